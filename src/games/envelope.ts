@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { Rng, rngStateFromKey } from "./rng.js";
+import { RESPONSE_CONTRACT, rulesTitle } from "./responseContract.js";
+import type { BaseConfig, EpisodeState, Game, GameRules, PolicyContext, StepResult } from "./types.js";
+import { GAME_NAMES } from "./types.js";
+
+/**
+ * The key an episode's generator is derived from. The config NAME (not its numbers) enters the key,
+ * so changing only the step cap does not change the board; a named variant gets its own stream.
+ */
+export function episodeKey(game: string, configName: string, seed: number): string {
+  return `s3gym/v1|${game}|${configName}|${seed}`;
+}
+
+/** The header line every observation starts with: the step about to be taken and the cap. */
+export function stepHeader(step: number, maxSteps: number): string {
+  return `Step ${step + 1} of ${maxSteps}`;
+}
+
+/** Splits an observation into its step header and the game's own body (the inverse of observe). */
+export function splitObservation(text: string): { step: number; maxSteps: number; body: string } {
+  const m = /^Step (\d+) of (\d+)\n/.exec(text);
+  if (!m) throw new Error("observation does not start with a 'Step k of N' line");
+  return { step: Number(m[1]) - 1, maxSteps: Number(m[2]), body: text.slice(m[0].length) };
+}
+
+/** Feedback for an unparsable or illegal action, naming the expected grammar. */
+export function invalidFeedback(grammar: string, why = "invalid action"): string {
+  return `${why}: expected '${grammar}'`;
+}
+
+/** A policy's generator: derived from what it sees, so it answers the same in-process and over HTTP. */
+export function policyRng(policy: string, ctx: PolicyContext): Rng {
+  const first = ctx.history[0]?.observation ?? ctx.observation;
+  return Rng.fromKey(`policy|${policy}|${ctx.history.length}|${first}|${ctx.observation}`);
+}
+
+function formatZodError(err: z.ZodError): string {
+  return err.issues.map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`).join("; ");
+}
+
+/** Wraps a game's pure rules into the public Game API. */
+export function makeGame<I, C extends BaseConfig>(rules: GameRules<I, C>): Game<I, C> {
+  const configNames = Object.keys(rules.configs);
+
+  function resolveConfig(config: string | C, configName?: string): { name: string; config: C } {
+    if (typeof config === "string") {
+      const c = (rules.configs as Record<string, C>)[config];
+      if (!c) throw new Error(`unknown config '${config}' for ${rules.name}: expected one of ${configNames.join(", ")}`);
+      return { name: config, config: structuredClone(c) };
+    }
+    const parsed = rules.configSchema.safeParse(config);
+    if (!parsed.success) throw new Error(`invalid ${rules.name} config: ${formatZodError(parsed.error)}`);
+    return { name: configName ?? "custom", config: parsed.data };
+  }
+
+  const stateSchema = z.object({
+    game: z.literal(rules.name),
+    configName: z.string().min(1),
+    config: rules.configSchema,
+    seed: z.number().int().nonnegative(),
+    step: z.number().int().nonnegative(),
+    done: z.boolean(),
+    rng: z.tuple([z.number().int(), z.number().int(), z.number().int(), z.number().int()]),
+    inner: rules.innerSchema,
+  });
+
+  const game: Game<I, C> = {
+    name: rules.name,
+    summary: rules.summary,
+    configs: rules.configs,
+    configSchema: rules.configSchema,
+    actionGrammar: rules.actionGrammar,
+    policies: rules.policies,
+    resolveConfig: (config) => resolveConfig(config),
+
+    reset(seed, config, configName) {
+      if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`seed must be a non-negative integer, got ${seed}`);
+      const resolved = resolveConfig(config, configName);
+      const rngState = rngStateFromKey(episodeKey(rules.name, resolved.name, seed));
+      const inner = rules.init(resolved.config, new Rng(rngState));
+      return { game: rules.name, configName: resolved.name, config: resolved.config, seed, step: 0, done: false, rng: rngState, inner };
+    },
+
+    observe(state) {
+      return `${stepHeader(state.step, state.config.maxSteps)}\n${rules.render(state.inner, state.config)}`;
+    },
+
+    step(state, action): StepResult<I, C> {
+      if (state.done) throw new Error(`${rules.name}: step() called on a finished episode`);
+      const next = structuredClone(state);
+      const t = rules.apply(next.inner, action, next.config, new Rng(next.rng));
+      next.step += 1;
+      const capped = !t.done && next.step >= next.config.maxSteps;
+      next.done = t.done || capped;
+      const feedback = capped ? `${t.feedback}${t.feedback ? " " : ""}(step cap of ${next.config.maxSteps} reached)` : t.feedback;
+      return { state: next, reward: t.reward, feedback, valid: t.valid, done: next.done };
+    },
+
+    score: (state) => rules.score(state.inner, state.config),
+
+    rules(config, configName) {
+      const resolved = resolveConfig(config, configName);
+      return `${rulesTitle(rules.name, resolved.name)}\n\n${rules.rulesBody(resolved.config).trim()}\n\n${RESPONSE_CONTRACT}`;
+    },
+
+    legalActions: (state) => (state.done ? [] : rules.legalActions(state.inner, state.config)),
+    clone: (state) => structuredClone(state),
+
+    fromState(json) {
+      const parsed = stateSchema.safeParse(json);
+      if (!parsed.success) throw new Error(`invalid ${rules.name} state: ${formatZodError(parsed.error)}`);
+      return parsed.data as EpisodeState<I, C>;
+    },
+  };
+  return game;
+}
+
+export { GAME_NAMES };

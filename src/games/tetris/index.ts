@@ -1,0 +1,2 @@
+import { notYetImplemented } from "../stub.js";
+export const game = notYetImplemented("tetris");

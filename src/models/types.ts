@@ -1,0 +1,88 @@
+/**
+ * One interface for "something that answers a chat" (architecture.md, "Model" boundary).
+ * Implementations: `openai:<model>` (any OpenAI-compatible endpoint) and `builtin:<policy>`.
+ */
+import type { EpisodeState, Game } from "../games/types.js";
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+/** Who is calling, so that the cache key is exact and repeats/samples are never collapsed. */
+export interface CallIdentity {
+  runId: string;
+  purpose: "step" | "summary" | "correction";
+  phase: "explore" | "eval" | null;
+  checkpoint: number | null;
+  episode: number | null;
+  step: number | null;
+  /** Sample index for repeated sampling of the same prompt (0 normally). */
+  sample: number;
+}
+
+export interface SamplingParams {
+  temperature?: number;
+  top_p?: number;
+  /** Maximum new tokens (sent as max_completion_tokens / max_tokens). */
+  max_tokens?: number;
+  seed?: number;
+  /** Extra JSON merged into the request body (e.g. { reasoning_effort: "low" }). */
+  extra_body?: Record<string, unknown>;
+}
+
+export interface CompletionRequest {
+  messages: ChatMessage[];
+  sampling: SamplingParams;
+  identity: CallIdentity;
+  /**
+   * In-process only, never sent over HTTP nor part of a cache key: the live game state, for the
+   * privileged `builtin:oracle` (the perfect-judge reference line). Other models ignore it.
+   */
+  privileged?: { game: Game; state: EpisodeState };
+}
+
+export interface Usage {
+  tokensIn: number;
+  tokensOut: number;
+  /** Prompt tokens served from the provider's prefix cache, when reported. */
+  tokensCached: number | null;
+}
+
+export interface CompletionResult {
+  /** The final answer text (content). Empty string when the model returned none. */
+  text: string;
+  /** Reasoning text for reasoning models (`reasoning_content`), else null. Never parsed for actions. */
+  reasoning: string | null;
+  /** `stop`, `length`, ... as the endpoint reported; null when unknown. */
+  finishReason: string | null;
+  usage: Usage;
+  latencyMs: number;
+  /** True when replayed from the on-disk cache. */
+  cached: boolean;
+  /** Transport retries made before this result. */
+  retries: number;
+}
+
+export interface Model {
+  /** The spec the user wrote, e.g. `openai:gpt-4o-mini`, `builtin:heuristic`. */
+  spec: string;
+  /** Host (and port) of the endpoint, or `builtin`. Never contains a key. */
+  endpointHost: string;
+  complete(request: CompletionRequest): Promise<CompletionResult>;
+}
+
+/**
+ * An infrastructure failure after retries (transport, timeout, 429, 5xx). Never a model's bad
+ * answer: that is data. `kind` is the error class recorded in calls.jsonl.
+ */
+export class ModelCallError extends Error {
+  constructor(
+    message: string,
+    readonly kind: string,
+    readonly retries: number,
+  ) {
+    super(message);
+    this.name = "ModelCallError";
+  }
+}
