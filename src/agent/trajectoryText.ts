@@ -1,0 +1,56 @@
+/**
+ * How an exploration episode is written into experience (History ICL context and the Summary Memory
+ * call): a seed-free header, per step the observation as shown, the action, the self-score and the
+ * visible feedback, then the end state. The verifier reward and score never appear here.
+ */
+
+export interface TrajectoryStep {
+  observation: string;
+  /** Parsed action, or null when the reply had none. */
+  action: string | null;
+  /** The model's own self-score, or null. */
+  selfScore: number | null;
+  feedback: string;
+}
+
+export interface Trajectory {
+  /** Exploration episode number (1-based). */
+  episode: number;
+  steps: TrajectoryStep[];
+  /** The observation after the last step (the end state). */
+  endObservation: string;
+}
+
+function stepText(s: TrajectoryStep, i: number): string {
+  return [
+    `--- Step ${i + 1} ---`,
+    "Observation:",
+    s.observation,
+    `Action: ${s.action ?? "(unparsable reply)"}`,
+    `Self-score: ${s.selfScore ?? "(none)"}`,
+    `Feedback: ${s.feedback || "(none)"}`,
+  ].join("\n");
+}
+
+/** The block's pieces in order: header, one per step, end state, footer. Truncation cuts steps from the tail. */
+export function trajectoryPieces(t: Trajectory): { header: string; steps: string[]; end: string; footer: string } {
+  return {
+    header: `=== Exploration episode ${t.episode} (${t.steps.length} steps) ===`,
+    steps: t.steps.map(stepText),
+    end: `End state:\n${t.endObservation}`,
+    footer: `=== End of exploration episode ${t.episode} ===`,
+  };
+}
+
+/**
+ * The episode block, keeping the first `keepSteps` steps. A cut block says how many later steps were
+ * omitted and loses its end state; `keepSteps = 0` gives "" (the block is dropped).
+ */
+export function renderTrajectory(t: Trajectory, keepSteps = t.steps.length): string {
+  if (keepSteps <= 0) return "";
+  const p = trajectoryPieces(t);
+  const kept = p.steps.slice(0, keepSteps);
+  const omitted = t.steps.length - kept.length;
+  const tail = omitted > 0 ? [`[... ${omitted} later steps omitted]`] : [p.end];
+  return [p.header, ...kept, ...tail, p.footer].join("\n");
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { buildStepMessages, messagesToPolicyContext } from "../../src/agent/stepPrompt.js";
+import { buildSummaryMessages, builtinSummary, isSummaryRequest, memoryText, parseSummary } from "../../src/agent/summaryPrompt.js";
+import { renderTrajectory } from "../../src/agent/trajectoryText.js";
+
+const turns = [
+  { observation: "Step 1 of 64\nboard A\n\nwith a blank line", response: "thinking\nAnswer: UP\nScore: 1", feedback: "ate an apple", reward: 1, scoreAfter: 1 },
+  { observation: "Step 2 of 64\nboard B", response: "", feedback: "invalid action: expected 'UP'", reward: 0, scoreAfter: 1 },
+];
+
+describe("step prompt", () => {
+  it("alternates user/assistant after the system message and ends on the current observation", () => {
+    const m = buildStepMessages({ rules: "RULES", experience: "EXP", turns, observation: "Step 3 of 64\nboard C", rewardVisibility: "hidden" });
+    expect(m.map((x) => x.role)).toEqual(["system", "user", "assistant", "user", "assistant", "user"]);
+    expect(m[1]!.content.startsWith("<experience>\nEXP\n</experience>")).toBe(true);
+    expect(m[4]!.content).toBe("(empty reply)");
+    expect(m[5]!.content).toContain("<feedback>invalid action: expected 'UP'</feedback>");
+    expect(m[5]!.content).toMatch(/board C\n<\/observation>\n\nReply with/);
+  });
+  it("never shows the verifier reward unless visibility is 'visible'", () => {
+    const hidden = JSON.stringify(buildStepMessages({ rules: "R", experience: "", turns, observation: "o", rewardVisibility: "hidden" }));
+    expect(hidden).not.toMatch(/reward/i);
+    const visible = JSON.stringify(buildStepMessages({ rules: "R", experience: "", turns, observation: "o", rewardVisibility: "visible" }));
+    expect(visible).toContain("verifier reward: 1");
+  });
+  it("earlier turns do not change when a step is appended (cacheable prefix)", () => {
+    const a = buildStepMessages({ rules: "R", experience: "E", turns: turns.slice(0, 1), observation: turns[1]!.observation, rewardVisibility: "hidden" });
+    const b = buildStepMessages({ rules: "R", experience: "E", turns, observation: "x", rewardVisibility: "hidden" });
+    expect(b.slice(0, a.length)).toEqual(a);
+  });
+  it("inverts to the policy context a text policy needs", () => {
+    const exp = "<observation>\nold episode\n</observation>";
+    const m = buildStepMessages({ rules: "RULES", experience: exp, turns, observation: "Step 3 of 64\nboard C", rewardVisibility: "visible" });
+    expect(messagesToPolicyContext(m)).toEqual({
+      rules: "RULES",
+      observation: "Step 3 of 64\nboard C",
+      history: [
+        { observation: turns[0]!.observation, action: "UP", feedback: "ate an apple" },
+        { observation: turns[1]!.observation, action: null, feedback: "invalid action: expected 'UP'" },
+      ],
+    });
+    expect(messagesToPolicyContext([{ role: "user", content: "hello" }])).toBeNull();
+  });
+});
+
+describe("summary memory", () => {
+  const trajectory = renderTrajectory({
+    episode: 4,
+    steps: [
+      { observation: "o1", action: "UP", selfScore: 1, feedback: "ate an apple" },
+      { observation: "o2", action: "LEFT", selfScore: 0, feedback: "blocked" },
+    ],
+    endObservation: "end",
+  });
+  it("parses exactly three ordered, non-empty sections", () => {
+    const ok = parseSummary("## Strategies to retain\n- a\n\n**Mistakes to avoid:**\n- b\n### Directions for the next episode\n- c");
+    expect(ok).toEqual({ ok: true, triple: { retain: "- a", avoid: "- b", next: "- c" } });
+    expect(parseSummary("## Mistakes to avoid\n- b\n## Strategies to retain\n- a\n## Directions for the next episode\n- c").ok).toBe(false);
+    expect(parseSummary("## Strategies to retain\n\n## Mistakes to avoid\n- b\n## Directions for the next episode\n- c").ok).toBe(false);
+    expect(parseSummary("just some prose").ok).toBe(false);
+  });
+  it("the built-in summary is deterministic, parses, and reflects the trajectory", () => {
+    const msgs = buildSummaryMessages({ rules: "R", previous: null, trajectory });
+    expect(isSummaryRequest(msgs)).toBe(true);
+    const text = builtinSummary(msgs);
+    expect(builtinSummary(msgs)).toBe(text);
+    const parsed = parseSummary(text);
+    expect(parsed.ok).toBe(true);
+    expect(text).toContain("'UP' was self-scored positive 1 time(s) in episode 4");
+    expect(text).toContain("1 of 2 steps drew negative feedback (e.g. 'blocked')");
+    if (parsed.ok) expect(memoryText(parsed.triple)).toContain("## Mistakes to avoid\n- 1 of 2");
+  });
+  it("trajectory blocks truncate from the tail and never carry rewards", () => {
+    expect(trajectory).not.toMatch(/reward/i);
+    const cut = renderTrajectory({ episode: 1, steps: [{ observation: "a", action: "x", selfScore: null, feedback: "" }, { observation: "b", action: null, selfScore: 2, feedback: "f" }], endObservation: "E" }, 1);
+    expect(cut).toBe("=== Exploration episode 1 (2 steps) ===\n--- Step 1 ---\nObservation:\na\nAction: x\nSelf-score: (none)\nFeedback: (none)\n[... 1 later steps omitted]\n=== End of exploration episode 1 ===");
+    expect(renderTrajectory({ episode: 1, steps: [], endObservation: "E" }, 0)).toBe("");
+  });
+});
