@@ -1,0 +1,49 @@
+/** Argument helpers shared by the `s3gym` subcommands: one-line errors that name the flag and the fix. */
+import { parseArgs } from "node:util";
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export type FlagSpec = Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }>;
+export type FlagValues<T extends FlagSpec> = {
+  [K in keyof T]?: T[K] extends { type: "boolean" } ? boolean : T[K] extends { multiple: true } ? string[] : string;
+};
+
+/** Thrown for `--help`: the dispatcher prints the usage to stdout and exits 0. */
+export class HelpRequested extends Error {
+  override name = "HelpRequested";
+}
+
+/** node:util parseArgs in strict mode, with its errors turned into UsageError. */
+export function parseFlags<T extends FlagSpec>(argv: string[], options: T, usage: string): { values: FlagValues<T> } {
+  if (argv.includes("--help") || argv.includes("-h")) throw new HelpRequested(`usage: ${usage}`);
+  try {
+    const { values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
+    return { values: values as FlagValues<T> };
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message.split("\n")[0]}\nusage: ${usage}`);
+  }
+}
+
+/** A non-negative integer flag value, or a UsageError naming the flag. */
+export function nonNegativeInt(flag: string, value: string | undefined, fallback?: number): number {
+  if (value === undefined) {
+    if (fallback === undefined) throw new UsageError(`--${flag} is required`);
+    return fallback;
+  }
+  if (!/^\d+$/.test(value.trim())) throw new UsageError(`--${flag} must be a non-negative integer, got '${value}'`);
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new UsageError(`--${flag} is too large: ${value}`);
+  return n;
+}
+
+/** A value from a fixed list, or a UsageError listing the valid values. */
+export function oneOf<T extends string>(flag: string, value: string | undefined, valid: readonly T[], fallback?: T): T {
+  if (value === undefined) {
+    if (fallback === undefined) throw new UsageError(`--${flag} is required: one of ${valid.join(", ")}`);
+    return fallback;
+  }
+  if (!(valid as readonly string[]).includes(value)) throw new UsageError(`unknown --${flag} '${value}': expected one of ${valid.join(", ")}`);
+  return value as T;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+/** The `s3gym` command: one dispatcher, one module per subcommand. */
+import { HelpRequested, UsageError } from "./args.js";
+
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, { about: string; load: () => Promise<Command> }> = {
+  games: { about: "list the games, their configs and parameters", load: async () => (await import("./games.js")).gamesCommand },
+  play: { about: "play one episode (built-in policy, actions file, or you at the terminal)", load: async () => (await import("./play.js")).playCommand },
+};
+
+function help(): string {
+  const rows = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(12)} ${c.about}`);
+  return `s3gym: the S3Gym benchmark kit\n\nusage: s3gym <command> [flags]\n\ncommands:\n${rows.join("\n")}\n\nRun 's3gym <command> --help' for a command's flags.\n`;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(help());
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`s3gym: unknown command '${name}': expected one of ${Object.keys(COMMANDS).join(", ")}\n`);
+    return 2;
+  }
+  try {
+    return await (await command.load())(rest);
+  } catch (e) {
+    if (e instanceof HelpRequested) {
+      process.stdout.write(`${e.message}\n`);
+      return 0;
+    }
+    if (e instanceof UsageError || (e instanceof Error && /^(unknown|invalid) /.test(e.message))) {
+      process.stderr.write(`s3gym ${name}: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`s3gym: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  },
+);

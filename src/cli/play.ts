@@ -1,0 +1,75 @@
+/**
+ * `s3gym play`: one episode of one game, by a built-in policy, a file of actions, or a person at the
+ * terminal. `--json` prints one step record per line, then `{"episode": true, "score", "steps"}`.
+ */
+import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { playEpisode, type ActionSource } from "../games/episode.js";
+import { decide, POLICY_NAMES } from "../games/policies.js";
+import { getGame } from "../games/registry.js";
+import { CONFIG_NAMES, GAME_NAMES } from "../games/types.js";
+import { nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
+
+const USAGE = "s3gym play --game G --config explore|eval --seed N [--policy random|heuristic|oracle|human] [--actions FILE] [--json]";
+
+function stdinLines(): () => Promise<string | undefined> {
+  const rl = createInterface({ input: process.stdin, terminal: false });
+  const it = rl[Symbol.asyncIterator]();
+  return async () => {
+    const next = await it.next();
+    if (next.done) {
+      rl.close();
+      return undefined;
+    }
+    return next.value;
+  };
+}
+
+export async function playCommand(argv: string[]): Promise<number> {
+  const { values } = parseFlags(
+    argv,
+    { game: { type: "string" }, config: { type: "string" }, seed: { type: "string" }, policy: { type: "string" }, actions: { type: "string" }, json: { type: "boolean" } },
+    USAGE,
+  );
+  const gameName = oneOf("game", values.game, GAME_NAMES);
+  const config = oneOf("config", values.config, CONFIG_NAMES);
+  const seed = nonNegativeInt("seed", values.seed);
+  const policies = [...POLICY_NAMES, "human"] as const;
+  if (values.actions !== undefined && values.policy !== undefined) throw new UsageError("give either --policy or --actions, not both");
+  const policy = oneOf("policy", values.policy, policies, "heuristic");
+  const game = getGame(gameName);
+  const json = values.json === true;
+  const out = (s: string) => process.stdout.write(s);
+
+  let source: ActionSource;
+  if (values.actions !== undefined) {
+    let lines: string[];
+    try {
+      lines = readFileSync(values.actions, "utf8").split(/\r?\n/).filter((l) => l.trim().length > 0);
+    } catch (e) {
+      throw new UsageError(`cannot read --actions file '${values.actions}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    let i = 0;
+    source = () => (i < lines.length ? { action: lines[i++]!, selfScore: null } : undefined);
+  } else if (policy === "human") {
+    const next = stdinLines();
+    source = async (ctx) => {
+      if (!json) out(`${ctx.observation}\nyour action> `);
+      const line = await next();
+      return line === undefined ? undefined : { action: line, selfScore: null };
+    };
+  } else {
+    source = (ctx, state) => decide(game, policy, state, ctx);
+  }
+
+  if (!json) out(`${game.rules(config)}\n\n`);
+  const human = policy === "human" && values.actions === undefined;
+  const result = await playEpisode(game, seed, config, source, (s) => {
+    if (json) out(`${JSON.stringify(s)}\n`);
+    else if (human) out(`${s.feedback}\n\n`);
+    else out(`${s.observation}\n> ${s.action ?? "(none)"}${s.self_score === null ? "" : `   (self-score ${s.self_score})`}\n${s.feedback}\n\n`);
+  });
+  if (json) out(`${JSON.stringify({ episode: true, score: result.score, steps: result.steps.length })}\n`);
+  else out(`${game.observe(result.state)}\n\nepisode over: score ${result.score} after ${result.steps.length} steps\n`);
+  return 0;
+}

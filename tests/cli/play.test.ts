@@ -1,0 +1,77 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const CLI = ["--import", "tsx", "src/cli/main.ts"];
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await run(process.execPath, [...CLI, ...args], { cwd: process.cwd() });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+describe("s3gym play", () => {
+  it("prints a byte-identical --json transcript for the same seed, then the episode line", async () => {
+    const args = ["play", "--game", "trust", "--config", "eval", "--seed", "4", "--policy", "heuristic", "--json"];
+    const [a, b] = await Promise.all([cli(args), cli(args)]);
+    expect(a.code).toBe(0);
+    expect(b.stdout).toBe(a.stdout);
+    const lines = a.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const last = lines.at(-1);
+    const steps = lines.slice(0, -1);
+    expect(Object.keys(steps[0]).sort()).toEqual(["action", "done", "feedback", "observation", "reward", "score_after", "self_score", "step", "valid"]);
+    expect(last.episode).toBe(true);
+    expect(last.steps).toBe(steps.length);
+    expect(last.score).toBeCloseTo(steps.reduce((s: number, x: { reward: number }) => s + x.reward, 0), 9);
+  });
+
+  it("replays an actions file, one action per line, and stops when it runs out", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "s3gym-play-"));
+    const file = join(dir, "actions.txt");
+    writeFileSync(file, "collaborate\n\ncheat\nnonsense\n");
+    const r = await cli(["play", "--game", "trust", "--config", "explore", "--seed", "0", "--actions", file, "--json"]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines.slice(0, -1).map((s) => [s.action, s.valid])).toEqual([
+      ["collaborate", true],
+      ["cheat", true],
+      ["nonsense", false],
+    ]);
+    expect(lines.at(-1)).toMatchObject({ episode: true, steps: 3 });
+  });
+
+  it("rejects bad arguments with a one-line message naming the valid values", async () => {
+    const bad = [
+      [["play", "--game", "go", "--config", "eval", "--seed", "0"], /unknown --game 'go': expected one of chess, minesweeper/],
+      [["play", "--game", "snake", "--config", "hard", "--seed", "0"], /unknown --config 'hard': expected one of explore, eval/],
+      [["play", "--game", "snake", "--config", "eval", "--seed=-3"], /--seed must be a non-negative integer/],
+      [["play", "--game", "snake", "--config", "eval", "--seed", "0", "--policy", "genius"], /unknown --policy 'genius': expected one of random, heuristic, oracle, human/],
+      [["dance"], /unknown command 'dance'/],
+    ] as const;
+    for (const [args, message] of bad) {
+      const r = await cli([...args]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split("\n").length).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it("s3gym games lists every game with both configs", async () => {
+    const r = await cli(["games", "--json"]);
+    expect(r.code).toBe(0);
+    const parsed = JSON.parse(r.stdout);
+    expect(Object.keys(parsed).sort()).toEqual(["chess", "minesweeper", "nullify", "pvz", "snake", "tetris", "trust"]);
+    for (const g of Object.values(parsed) as { configs: Record<string, { maxSteps: number }> }[]) {
+      expect(Object.keys(g.configs)).toEqual(["explore", "eval"]);
+      expect(g.configs.eval.maxSteps).toBeGreaterThan(0);
+    }
+  });
+});
