@@ -1,0 +1,87 @@
+/**
+ * `s3gym finetune --train FILE --model BASE [--suffix S] [--epochs N] [--base-url URL]
+ *  [--api-key-env NAME] [--poll-seconds S] [--max-wait-minutes M] [--dry-run]`
+ */
+import { describeApiError, runFineTune } from "../pathways/training/fineTuneJob.js";
+import { validateSftFile } from "../pathways/training/sftFormat.js";
+import { nonNegativeInt, parseFlags, UsageError } from "./args.js";
+
+const USAGE =
+  "s3gym finetune --train FILE --model BASE [--suffix S] [--epochs N] [--base-url URL] [--api-key-env NAME] [--poll-seconds 10] [--max-wait-minutes 720] [--dry-run]";
+/** Providers' usual default when no epoch count is given; only used for the dry-run estimate. */
+const ESTIMATE_EPOCHS = 3;
+
+export async function finetuneCommand(argv: string[]): Promise<number> {
+  const { values } = parseFlags(
+    argv,
+    {
+      train: { type: "string" },
+      model: { type: "string" },
+      suffix: { type: "string" },
+      epochs: { type: "string" },
+      "base-url": { type: "string" },
+      "api-key-env": { type: "string" },
+      "poll-seconds": { type: "string" },
+      "max-wait-minutes": { type: "string" },
+      "dry-run": { type: "boolean" },
+    },
+    USAGE,
+  );
+  if (!values.train) throw new UsageError(`--train is required\nusage: ${USAGE}`);
+  if (!values.model) throw new UsageError(`--model is required (the base model id, e.g. gpt-4o-mini-2024-07-18)\nusage: ${USAGE}`);
+  const epochs = values.epochs === undefined ? undefined : nonNegativeInt("epochs", values.epochs);
+  if (epochs === 0) throw new UsageError("--epochs must be at least 1");
+  const pollSeconds = nonNegativeInt("poll-seconds", values["poll-seconds"], 10);
+  const maxWaitMinutes = nonNegativeInt("max-wait-minutes", values["max-wait-minutes"], 720);
+
+  let report;
+  try {
+    report = await validateSftFile(values.train);
+  } catch (e) {
+    throw new UsageError(`cannot read --train file '${values.train}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const err = (s: string) => process.stderr.write(`${s}\n`);
+  for (const problem of report.errors.slice(0, 20)) err(`${values.train}: ${problem}`);
+  if (report.errors.length > 20) err(`... and ${report.errors.length - 20} more problems`);
+  const tokens = report.tokensPerExample;
+  const summary = tokens.length
+    ? `${report.examples} examples (${report.format}), tokens per example min ${Math.min(...tokens)} / mean ${Math.round(report.totalTokens / tokens.length)} / max ${Math.max(...tokens)}, total ${report.totalTokens}`
+    : "no valid examples";
+  err(summary);
+  if (report.errors.length > 0 || report.examples === 0) return 1;
+
+  if (values["dry-run"]) {
+    const e = epochs ?? ESTIMATE_EPOCHS;
+    process.stdout.write(`dry run: ${summary}\nestimated trained tokens: ${report.totalTokens * e} (${e} epochs${epochs ? "" : ", assumed"}); no API call made\n`);
+    return 0;
+  }
+  if (report.format !== "openai-chat") {
+    throw new UsageError(`fine-tuning APIs take the openai-chat format; rebuild the file with 'build-sft --format openai-chat'`);
+  }
+  const keyEnv = values["api-key-env"] ?? "OPENAI_API_KEY";
+  const apiKey = process.env[keyEnv];
+  if (!apiKey) throw new UsageError(`no API key: set the environment variable ${keyEnv} (or name another with --api-key-env)`);
+  try {
+    const outcome = await runFineTune({
+      trainFile: values.train,
+      model: values.model,
+      suffix: values.suffix,
+      epochs,
+      baseURL: values["base-url"] ?? process.env.OPENAI_BASE_URL,
+      apiKey,
+      pollMs: pollSeconds * 1000,
+      maxWaitMs: maxWaitMinutes * 60_000,
+      onProgress: err,
+    });
+    if (outcome.fineTunedModel && outcome.status === "succeeded") {
+      err(`evaluate it with: s3gym run --pathways training --checkpoints openai:${values.model},openai:${outcome.fineTunedModel}`);
+      process.stdout.write(`${outcome.fineTunedModel}\n`);
+      return 0;
+    }
+    err(`fine-tuning job ${outcome.jobId} ${outcome.status}: ${outcome.error ?? "no reason given"}`);
+    return 1;
+  } catch (e) {
+    err(`fine-tuning API error ${describeApiError(e)}`);
+    return 1;
+  }
+}
