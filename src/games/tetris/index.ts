@@ -1,2 +1,32 @@
-import { notYetImplemented } from "../stub.js";
-export const game = notYetImplemented("tetris");
+import { makeGame } from "../envelope.js";
+import { heuristic, random } from "./policies.js";
+import { render } from "./render.js";
+import {
+  actionGrammar,
+  apply,
+  configs,
+  configSchema,
+  init,
+  innerSchema,
+  legalActions,
+  rulesBody,
+  score,
+  type TetrisConfig,
+  type TetrisInner,
+} from "./rules.js";
+
+export const game = makeGame<TetrisInner, TetrisConfig>({
+  name: "tetris",
+  summary: "Hard-drop tetrominoes at a chosen column and rotation; clear full rows (score = lines cleared).",
+  configs,
+  configSchema,
+  innerSchema,
+  actionGrammar,
+  init,
+  apply,
+  render,
+  score,
+  rulesBody,
+  legalActions,
+  policies: { random, heuristic },
+});

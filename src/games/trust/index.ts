@@ -1,2 +1,32 @@
-import { notYetImplemented } from "../stub.js";
-export const game = notYetImplemented("trust");
+import { makeGame } from "../envelope.js";
+import { heuristic, random } from "./policies.js";
+import { render } from "./render.js";
+import {
+  actionGrammar,
+  apply,
+  configs,
+  configSchema,
+  init,
+  innerSchema,
+  legalActions,
+  rulesBody,
+  score,
+  type TrustConfig,
+  type TrustInner,
+} from "./rules.js";
+
+export const game = makeGame<TrustInner, TrustConfig>({
+  name: "trust",
+  summary: "The Evolution of Trust coin game: 5 rounds x 8 moves of collaborate/cheat against a hidden-type opponent.",
+  configs,
+  configSchema,
+  innerSchema,
+  actionGrammar,
+  init,
+  apply,
+  render,
+  score,
+  rulesBody,
+  legalActions,
+  policies: { random, heuristic },
+});

@@ -1,0 +1,123 @@
+/** Text-only trust policies: they read the observation and the rules text, never the hidden type. */
+import { splitObservation } from "../envelope.js";
+import type { Rng } from "../rng.js";
+import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
+import { parseObservation, type TrustFacts } from "./render.js";
+import { MOVES, OPPONENT_TYPES, opponentMove, payoff, POOL_PREFIX, type Move, type OpponentType } from "./rules.js";
+
+export const random: TextPolicy = (_ctx: PolicyContext, rng: Rng): PolicyDecision => ({ action: rng.pick(MOVES), selfScore: 0 });
+
+/** The opponent pool listed in the rules text; all eight types when the text does not list one. */
+export function poolFromRules(rules: string): OpponentType[] {
+  const lines = rules.split("\n");
+  const at = lines.indexOf(POOL_PREFIX);
+  if (at < 0) return [...OPPONENT_TYPES];
+  const pool: OpponentType[] = [];
+  for (let i = at + 1; i < lines.length; i++) {
+    const m = /^- ([a-z-]+):/.exec(lines[i]!);
+    if (!m) break;
+    if ((OPPONENT_TYPES as readonly string[]).includes(m[1]!)) pool.push(m[1] as OpponentType);
+  }
+  return pool.length > 0 ? pool : [...OPPONENT_TYPES];
+}
+
+/**
+ * The belief after the observed history: a uniform prior over the pool; a deterministic type keeps
+ * weight 1 while it explains every observed opponent move and drops out otherwise; the random type's
+ * weight halves with every observed move.
+ */
+export function beliefFrom(pool: readonly OpponentType[], history: TrustFacts["history"]): { dets: OpponentType[]; wr: number } {
+  const moves = history.reduce((n, r) => n + r.you.length, 0);
+  const dets = pool.filter((t) => {
+    if (t === "random") return false;
+    return history.every((r) => r.them.every((m, k) => opponentMove(t, r.you.slice(0, k), r.them.slice(0, k)) === m));
+  });
+  return { dets, wr: pool.includes("random") ? 0.5 ** moves : 0 };
+}
+
+const RANDOM_BEST = 1.5; // cheating against a fair coin: (3 + 0) / 2 per move.
+
+/**
+ * Everything the eight strategies' future moves depend on within a round: the move index up to the
+ * detective's four-move opening, your last two moves, whether you have cheated this round, and the
+ * opponent's last move. Histories with the same signature are interchangeable, which collapses the
+ * search tree into a small graph (memoised on this key).
+ */
+function signature(you: readonly Move[], them: readonly Move[]): string {
+  const k = you.length;
+  return `${Math.min(k, 4)}|${you[k - 1] ?? "-"}|${you[k - 2] ?? "-"}|${you.includes("cheat")}|${them[k - 1] ?? "-"}`;
+}
+
+/**
+ * Bayes-optimal planning against the belief. Deterministic types predict the opponent's move exactly,
+ * so the tree only branches where the types still in play disagree (plus one branch where only the
+ * random type remains, whose value is closed-form). Values are unnormalised: the sum over types of
+ * weight x coins, which makes them linear in the weights and the recursion simple. The start of a
+ * later round depends only on (rounds left, types still possible, random weight), which is memoised,
+ * so what a probe teaches for later rounds is counted too.
+ */
+class Planner {
+  private memo = new Map<string, number>();
+  constructor(private readonly movesPerRound: number) {}
+
+  /** Expected coins (unnormalised) of each move at this node, with the immediate part separated. */
+  q(you: Move[], them: Move[], dets: OpponentType[], wr: number, left: number, roundsAfter: number): Array<{ a: Move; value: number; now: number; mass: number }> {
+    const groups: Record<Move, OpponentType[]> = { collaborate: [], cheat: [] };
+    for (const t of dets) groups[opponentMove(t, you, them) as Move].push(t);
+    return MOVES.map((a) => {
+      let value = 0;
+      let now = 0;
+      let mass = 0;
+      for (const o of MOVES) {
+        const g = groups[o];
+        const m = g.length + wr / 2;
+        if (m === 0) continue;
+        now += m * payoff(a, o);
+        mass += m;
+        value += m * payoff(a, o) + this.value([...you, a], [...them, o], g, wr / 2, left - 1, roundsAfter);
+      }
+      return { a, value, now, mass };
+    });
+  }
+
+  value(you: Move[], them: Move[], dets: OpponentType[], wr: number, left: number, roundsAfter: number): number {
+    if (dets.length === 0) return wr * RANDOM_BEST * (left + roundsAfter * this.movesPerRound);
+    if (left === 0) return roundsAfter > 0 ? this.roundStart(roundsAfter, dets, wr) : 0;
+    const key = `${signature(you, them)}|${dets.join(",")}|${wr}|${left}|${roundsAfter}`;
+    let v = this.memo.get(key);
+    if (v === undefined) {
+      v = Math.max(...this.q(you, them, dets, wr, left, roundsAfter).map((x) => x.value));
+      this.memo.set(key, v);
+    }
+    return v;
+  }
+
+  roundStart(roundsLeft: number, dets: OpponentType[], wr: number): number {
+    return this.value([], [], dets, wr, this.movesPerRound, roundsLeft - 1);
+  }
+}
+
+/**
+ * Probe then exploit, done by planning: infer the opponent type from every round seen so far and play
+ * the move with the best expected coins over the rest of the game (probing moves win when what they
+ * reveal pays off later). Self-score: the expected payoff of the chosen move under the belief.
+ */
+export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
+  const f = parseObservation(splitObservation(ctx.observation).body);
+  if (f.over || f.round === null || f.move === null) return { action: "collaborate", selfScore: 0 };
+  const pool = poolFromRules(ctx.rules);
+  const current = f.history[f.round - 1] ?? { you: [], them: [] };
+  const past = f.history.slice(0, f.round - 1);
+  const belief = beliefFrom(pool, past);
+  // Condition on this round's moves as well: types that already contradict it drop out.
+  const inRound = beliefFrom(belief.dets, [current]);
+  const dets = inRound.dets;
+  const wr = belief.wr * 0.5 ** current.you.length;
+  if (dets.length === 0 && wr === 0) return { action: "cheat", selfScore: 0 };
+  const planner = new Planner(f.movesPerRound);
+  const left = f.movesPerRound - current.you.length;
+  const qs = planner.q(current.you.slice(), current.them.slice(), dets, wr, left, f.rounds - f.round);
+  let best = qs[0]!;
+  for (const x of qs.slice(1)) if (x.value > best.value + 1e-9 * Math.abs(best.value)) best = x;
+  return { action: best.a, selfScore: best.mass > 0 ? best.now / best.mass : 0 };
+};
