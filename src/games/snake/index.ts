@@ -1,2 +1,32 @@
-import { notYetImplemented } from "../stub.js";
-export const game = notYetImplemented("snake");
+import { makeGame } from "../envelope.js";
+import { heuristic, random } from "./policies.js";
+import { render } from "./render.js";
+import {
+  actionGrammar,
+  apply,
+  configSchema,
+  configs,
+  init,
+  innerSchema,
+  legalActions,
+  rulesBody,
+  score,
+  type SnakeConfig,
+  type SnakeInner,
+} from "./rules.js";
+
+export const game = makeGame<SnakeInner, SnakeConfig>({
+  name: "snake",
+  summary: "Snake on a walled board with 3 apples; collisions are no-ops in explore and fatal in eval; score = apples eaten",
+  configs,
+  configSchema,
+  innerSchema,
+  actionGrammar,
+  init,
+  apply,
+  render,
+  score,
+  rulesBody,
+  legalActions,
+  policies: { random, heuristic },
+});

@@ -1,0 +1,92 @@
+/** The snake observation text, the facts it shows, and its parser (the inverse). */
+import { DIRECTIONS, isWall, type Cell, type Direction, type SnakeConfig, type SnakeInner } from "./rules.js";
+
+export interface SnakeFacts {
+  rows: number;
+  cols: number;
+  direction: Direction;
+  /** Snake cells, head first. */
+  snake: Cell[];
+  apples: Cell[];
+  /** One string per row: `#` wall, `.` empty, `A` apple, `H` head, `o` body. */
+  grid: string[];
+}
+
+function gridOf(rows: number, cols: number, snake: readonly Cell[], apples: readonly Cell[]): string[] {
+  const g = Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c): string => (isWall(r, c, { rows, cols }) ? "#" : ".")));
+  for (const [r, c] of apples) g[r]![c] = "A";
+  snake.forEach(([r, c], i) => { g[r]![c] = i === 0 ? "H" : "o"; });
+  return g.map((row) => row.join(""));
+}
+
+export function facts(inner: SnakeInner, config: SnakeConfig): SnakeFacts {
+  const snake = inner.snake.map(([r, c]): Cell => [r, c]);
+  const apples = inner.apples.map(([r, c]): Cell => [r, c]);
+  return { rows: config.rows, cols: config.cols, direction: inner.direction, snake, apples, grid: gridOf(config.rows, config.cols, snake, apples) };
+}
+
+const cellList = (cells: readonly Cell[]): string => (cells.length ? cells.map(([r, c]) => `(${r}, ${c})`).join(" ") : "none");
+
+export function renderFacts(f: SnakeFacts): string {
+  const rw = String(f.rows - 1).length;
+  const cw = String(f.cols - 1).length;
+  const header = `${" ".repeat(rw)} ${Array.from({ length: f.cols }, (_, c) => String(c).padStart(cw)).join(" ")}`;
+  const lines = f.grid.map((row, r) => `${String(r).padStart(rw)} ${[...row].map((ch) => ch.padStart(cw)).join(" ")}`);
+  return [
+    `Snake board: ${f.rows} rows x ${f.cols} columns (the border is wall)`,
+    `Direction: ${f.direction}`,
+    `Snake (head to tail): ${cellList(f.snake)}`,
+    `Apples: ${cellList(f.apples)}`,
+    header,
+    ...lines,
+  ].join("\n");
+}
+
+export function render(inner: SnakeInner, config: SnakeConfig): string {
+  return renderFacts(facts(inner, config));
+}
+
+function parseCells(text: string, what: string): Cell[] {
+  if (text === "none") return [];
+  const out: Cell[] = [];
+  const re = /\((\d+), (\d+)\)/g;
+  let rest = text;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    out.push([Number(m[1]), Number(m[2])]);
+    rest = rest.replace(m[0], "");
+  }
+  if (rest.trim() !== "" || out.length === 0) throw new Error(`not a snake observation: bad ${what} list`);
+  return out;
+}
+
+/** Parses a snake observation body back into its facts; throws on any other text. */
+export function parseObservation(body: string): SnakeFacts {
+  const lines = body.replace(/\r\n/g, "\n").trimEnd().split("\n");
+  const fail = (why: string): never => {
+    throw new Error(`not a snake observation: ${why}`);
+  };
+  const head = /^Snake board: (\d+) rows x (\d+) columns \(the border is wall\)$/.exec(lines[0] ?? "") ?? fail("missing the 'Snake board:' line");
+  const rows = Number(head[1]);
+  const cols = Number(head[2]);
+  const dir = /^Direction: (\w+)$/.exec(lines[1] ?? "") ?? fail("missing the 'Direction:' line");
+  if (!(DIRECTIONS as readonly string[]).includes(dir[1]!)) fail(`unknown direction '${dir[1]}'`);
+  const snakeLine = /^Snake \(head to tail\): (.*)$/.exec(lines[2] ?? "") ?? fail("missing the 'Snake (head to tail):' line");
+  const applesLine = /^Apples: (.*)$/.exec(lines[3] ?? "") ?? fail("missing the 'Apples:' line");
+  const snake = parseCells(snakeLine[1]!, "snake");
+  if (snake.length === 0) fail("empty snake");
+  const apples = parseCells(applesLine[1]!, "apple");
+  const labels = (lines[4] ?? "").trim().split(/\s+/).map(Number);
+  if (labels.length !== cols || labels.some((v, i) => v !== i)) fail("bad column labels");
+  const gridLines = lines.slice(5);
+  if (gridLines.length !== rows) fail(`expected ${rows} grid rows, found ${gridLines.length}`);
+  const grid = gridLines.map((line, r) => {
+    const parts = line.trim().split(/\s+/);
+    if (Number(parts[0]) !== r || parts.length !== cols + 1) fail(`bad grid row ${r}`);
+    const cells = parts.slice(1);
+    if (cells.some((ch) => !/^[#.AHo]$/.test(ch))) fail(`unknown cell symbol in row ${r}`);
+    return cells.join("");
+  });
+  for (const [r, c] of [...snake, ...apples]) if (r >= rows || c >= cols) fail(`cell (${r}, ${c}) is off the board`);
+  if (gridOf(rows, cols, snake, apples).join("\n") !== grid.join("\n")) fail("the grid does not match the snake and apple lists");
+  return { rows, cols, direction: dir[1] as Direction, snake, apples, grid };
+}
