@@ -440,7 +440,7 @@ describe("chess rules text", () => {
 });
 
 describe("chess policies", () => {
-  function ctxFor(state: EpisodeState, history: PolicyContext["history"] = []): PolicyContext {
+  function ctxFor(state: EpisodeState<any, any>, history: PolicyContext["history"] = []): PolicyContext {
     return { rules: game.rules(state.configName), observation: game.observe(state), history };
   }
 

@@ -1,0 +1,117 @@
+/**
+ * `s3gym serve --port P [--host H] [--policy random|heuristic] [--latency-ms L] [--fault-rate p]
+ *  [--faults 429,500,timeout,garbage,empty] [--seed S]`: runs the OpenAI-compatible test server until
+ * SIGINT/SIGTERM. Bad values stop it before it starts, with one line naming the flag (exit 2).
+ */
+import { parseArgs } from "node:util";
+import { TEXT_POLICY_NAMES, type TextPolicyName } from "../games/policies.js";
+import { FAULT_KINDS, startServer, type FaultKind, type ServerOptions } from "../models/server.js";
+
+export const SERVE_USAGE =
+  "usage: s3gym serve [--port P] [--host H] [--policy random|heuristic] [--latency-ms L] [--fault-rate p] [--faults 429,500,timeout,garbage,empty] [--seed S]";
+
+export interface ServeIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  /** Stops the server when aborted (tests); by default SIGINT/SIGTERM do. */
+  signal?: AbortSignal;
+}
+
+const defaultIo: ServeIo = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
+
+class UsageError extends Error {}
+
+function intFlag(name: string, v: string | undefined, fallback: number, min: number, max: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer in ${min}..${max}, got '${v}'`);
+  return n;
+}
+
+/** Parses serve's flags into server options; throws UsageError naming the flag. */
+export function parseServeArgs(argv: string[]): ServerOptions & { port: number; host: string } {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        policy: { type: "string" },
+        "latency-ms": { type: "string" },
+        "fault-rate": { type: "string" },
+        faults: { type: "string" },
+        seed: { type: "string" },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message.split("\n")[0]}; ${SERVE_USAGE}`);
+  }
+  const str = (k: string): string | undefined => values[k] as string | undefined;
+  const policy = str("policy") ?? "heuristic";
+  if (!(TEXT_POLICY_NAMES as readonly string[]).includes(policy)) throw new UsageError(`--policy must be one of ${TEXT_POLICY_NAMES.join(", ")}, got '${policy}'`);
+  const rate = str("fault-rate");
+  const faultRate = rate === undefined ? 0 : Number(rate);
+  if (rate !== undefined && (rate.trim() === "" || !Number.isFinite(faultRate) || faultRate < 0 || faultRate > 1)) {
+    throw new UsageError(`--fault-rate must be a number in [0, 1], got '${rate}'`);
+  }
+  const faultList = str("faults");
+  const faults = faultList === undefined ? [...FAULT_KINDS] : faultList.split(",").map((f) => f.trim());
+  for (const f of faults) {
+    if (!(FAULT_KINDS as readonly string[]).includes(f)) throw new UsageError(`--faults must be a comma list of ${FAULT_KINDS.join(", ")}, got '${faultList}'`);
+  }
+  const host = str("host") ?? "127.0.0.1";
+  if (host.trim() === "") throw new UsageError("--host must not be empty (e.g. 127.0.0.1)");
+  return {
+    port: intFlag("port", str("port"), 8000, 0, 65535),
+    host,
+    policy: policy as TextPolicyName,
+    latencyMs: intFlag("latency-ms", str("latency-ms"), 0, 0, 3_600_000),
+    faultRate,
+    faults: faults as FaultKind[],
+    seed: intFlag("seed", str("seed"), 0, 0, 2 ** 32 - 1),
+  };
+}
+
+export async function serveCommand(argv: string[], io: ServeIo = defaultIo): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    io.out(SERVE_USAGE);
+    return 0;
+  }
+  let options: ReturnType<typeof parseServeArgs>;
+  try {
+    options = parseServeArgs(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`s3gym serve: ${e.message}`);
+    return 2;
+  }
+  let server;
+  try {
+    server = await startServer(options);
+  } catch (e) {
+    io.err(`s3gym serve: cannot listen on ${options.host}:${options.port}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    return 1;
+  }
+  const faults = options.faultRate ? `faults ${options.faults!.join(",")} at rate ${options.faultRate} (seed ${options.seed})` : "no faults";
+  io.out(`s3gym serve: listening on ${server.url} (policy ${options.policy}, latency ${options.latencyMs} ms, ${faults}); Ctrl-C stops it`);
+  await new Promise<void>((resolve) => {
+    if (io.signal) {
+      if (io.signal.aborted) return resolve();
+      io.signal.addEventListener("abort", () => resolve(), { once: true });
+      return;
+    }
+    const stop = (): void => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  await server.close();
+  io.out("s3gym serve: stopped");
+  return 0;
+}

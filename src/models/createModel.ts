@@ -1,0 +1,207 @@
+/**
+ * Builds a Model from what the user wrote on `--models` (a spec or a models-file alias) and the run
+ * context. Layers, outermost first:
+ *
+ *   observe (onCall) -> configure (alias name, sampling) -> cache -> limiter -> retry -> openai
+ *   observe (onCall) -> configure -> builtin
+ *
+ * The cache sits outside the limiter so a hit costs no slot; the limiter outside the retry layer so a
+ * call that is backing off keeps its slot (a 429 should slow the endpoint's traffic, not invite
+ * another call). Configuration errors surface before any call through validateModelSpecs.
+ */
+import { BuiltinModel } from "./builtinModel.js";
+import { ObservedModel, type OnCall } from "./callLog.js";
+import { LimitedModel, LimiterRegistry } from "./limiter.js";
+import { parseModelSpec, type ModelSpec } from "./modelSpec.js";
+import type { ModelsFileEntry, Price } from "./modelsFile.js";
+import { OpenAIModel, endpointHostOf, endpointIdOf } from "./openaiModel.js";
+import { CachedModel, ResponseCache } from "./responseCache.js";
+import { RETRY_DEFAULTS, RetryingModel, realSleep } from "./retry.js";
+import type { CompletionRequest, CompletionResult, Model, SamplingParams } from "./types.js";
+
+export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
+
+/** Everything models need from one CLI invocation. Create one per invocation (createModelContext). */
+export interface ModelContext {
+  /** `--base-url`, else OPENAI_BASE_URL, else null (OpenAI's own API). A models-file entry's base_url wins. */
+  baseUrl: string | null;
+  /** NAME of the environment variable holding the key (`--api-key-env`, default OPENAI_API_KEY). */
+  apiKeyEnv: string;
+  /** The models-file entries (empty without `--models-file`). */
+  models: ModelsFileEntry[];
+  /** Response cache directory, or null (`--no-cache`). */
+  cacheDir: string | null;
+  /** `--max-retries`: retries after the first attempt. */
+  maxRetries: number;
+  /** Per-attempt timeout in milliseconds. */
+  timeoutMs: number;
+  /** `--concurrency`: calls in flight per endpoint and key (a models-file entry may set its own). */
+  concurrency: number;
+  /** The run context's limiters (one per endpoint host + key variable). */
+  limiters: LimiterRegistry;
+  /** Called once per model call, success or failure (the runner writes calls.jsonl from it). */
+  onCall?: OnCall;
+  /** Backoff sleep; tests inject a fast one. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Where keys and OPENAI_BASE_URL are read; process.env by default. */
+  env?: Record<string, string | undefined>;
+  /** Backoff tuning (defaults: 500 ms base, 30 s cap, Retry-After capped at 10 min). */
+  backoff?: { baseDelayMs?: number; maxDelayMs?: number; maxRetryAfterMs?: number };
+}
+
+export const CONTEXT_DEFAULTS = { maxRetries: 5, timeoutMs: 600_000, concurrency: 8 } as const;
+
+/** A context with defaults filled in and its own fresh limiter registry. */
+export function createModelContext(o: Partial<ModelContext> = {}): ModelContext {
+  const env = o.env ?? process.env;
+  return {
+    baseUrl: o.baseUrl ?? (env.OPENAI_BASE_URL || null),
+    apiKeyEnv: o.apiKeyEnv ?? DEFAULT_API_KEY_ENV,
+    models: o.models ?? [],
+    cacheDir: o.cacheDir ?? null,
+    maxRetries: o.maxRetries ?? CONTEXT_DEFAULTS.maxRetries,
+    timeoutMs: o.timeoutMs ?? CONTEXT_DEFAULTS.timeoutMs,
+    concurrency: o.concurrency ?? CONTEXT_DEFAULTS.concurrency,
+    limiters: o.limiters ?? new LimiterRegistry(),
+    env,
+    ...(o.onCall ? { onCall: o.onCall } : {}),
+    ...(o.sleep ? { sleep: o.sleep } : {}),
+    ...(o.backoff ? { backoff: o.backoff } : {}),
+  };
+}
+
+/** A model name resolved against the context. Holds no key, only the NAME of its variable. */
+export interface ResolvedModel {
+  /** What the user wrote: a spec or an alias. */
+  name: string;
+  spec: ModelSpec;
+  entry: ModelsFileEntry | null;
+  /** Endpoint base URL (openai only; null for builtin). */
+  baseUrl: string | null;
+  /** Host (and port) of the endpoint, or `builtin`. */
+  endpointHost: string;
+  apiKeyEnv: string;
+  concurrency: number;
+  price: Price | null;
+  /** The entry's sampling (it overrides the runner's per field). */
+  sampling: SamplingParams;
+}
+
+/** Drops user:password@ from a URL before it is shown. */
+function showUrl(url: string): string {
+  return url.replace(/\/\/[^/@]*@/, "//");
+}
+
+/** Resolves one name; throws an Error naming the field at fault. Checks nothing in the environment. */
+export function resolveModel(name: string, ctx: ModelContext): ResolvedModel {
+  const entry = ctx.models.find((m) => m.alias === name) ?? null;
+  const where = entry ? `models file entry '${name}'` : `model '${name}'`;
+  let spec: ModelSpec;
+  try {
+    spec = parseModelSpec(entry ? entry.spec : name);
+  } catch (e) {
+    const hint = entry || ctx.models.length === 0 ? "" : ` (or an alias of the models file: ${ctx.models.map((m) => m.alias).join(", ")})`;
+    throw new Error(`${entry ? `${where}: spec: ` : ""}${(e as Error).message}${hint}`);
+  }
+  const common = { name, spec, entry, price: entry?.price ?? null, sampling: entry?.sampling ?? {}, concurrency: entry?.concurrency ?? ctx.concurrency };
+  if (spec.scheme === "builtin") return { ...common, baseUrl: null, endpointHost: "builtin", apiKeyEnv: "" };
+  const baseUrl = entry?.base_url ?? ctx.baseUrl ?? DEFAULT_BASE_URL;
+  let url: URL | null = null;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    const field = entry?.base_url ? `${where}: base_url` : "--base-url / OPENAI_BASE_URL";
+    throw new Error(`${field}: '${showUrl(baseUrl)}' is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)`);
+  }
+  return { ...common, baseUrl, endpointHost: endpointHostOf(baseUrl), apiKeyEnv: entry?.api_key_env ?? ctx.apiKeyEnv };
+}
+
+function numberProblems(ctx: ModelContext): string[] {
+  const p: string[] = [];
+  if (!Number.isInteger(ctx.maxRetries) || ctx.maxRetries < 0) p.push(`--max-retries must be an integer >= 0, got ${ctx.maxRetries}`);
+  if (!Number.isFinite(ctx.timeoutMs) || ctx.timeoutMs <= 0) p.push(`--timeout-ms must be a number > 0, got ${ctx.timeoutMs}`);
+  if (!Number.isInteger(ctx.concurrency) || ctx.concurrency < 1) p.push(`--concurrency must be an integer >= 1, got ${ctx.concurrency}`);
+  return p;
+}
+
+function keyProblem(r: ResolvedModel, ctx: ModelContext): string | null {
+  if (r.spec.scheme !== "openai") return null;
+  const key = (ctx.env ?? process.env)[r.apiKeyEnv];
+  if (key && key.length > 0) return null;
+  // Names the variable, never a value.
+  return `model '${r.name}' needs an API key: set the environment variable ${r.apiKeyEnv} (or name another variable with --api-key-env NAME or api_key_env in the models file; a local server without auth accepts any value, e.g. ${r.apiKeyEnv}=EMPTY)`;
+}
+
+/**
+ * Checks every model name before any call: scheme, alias, base URL, key presence, numbers. Throws
+ * one Error listing every problem; returns the resolved models (safe to put in a manifest).
+ */
+export function validateModelSpecs(specs: readonly string[], ctx: ModelContext): ResolvedModel[] {
+  const problems = numberProblems(ctx);
+  const resolved: ResolvedModel[] = [];
+  if (specs.length === 0) problems.push("--models is empty: name at least one model (e.g. builtin:heuristic or openai:gpt-4o-mini)");
+  for (const s of specs) {
+    try {
+      const r = resolveModel(s, ctx);
+      const k = keyProblem(r, ctx);
+      if (k) problems.push(k);
+      resolved.push(r);
+    } catch (e) {
+      problems.push((e as Error).message);
+    }
+  }
+  if (problems.length > 0) throw new Error(problems.length === 1 ? problems[0]! : `${problems.length} configuration problems: ${problems.join("; ")}`);
+  return resolved;
+}
+
+/** The entry's sampling overrides the request's field by field; extra_body merges (entry wins). */
+export function mergeSampling(request: SamplingParams, entry: SamplingParams): SamplingParams {
+  const merged: SamplingParams = { ...request, ...entry };
+  if (request.extra_body || entry.extra_body) merged.extra_body = { ...request.extra_body, ...entry.extra_body };
+  return merged;
+}
+
+/** Gives the stack the user's name and applies the entry's sampling before the cache key is taken. */
+class ConfiguredModel implements Model {
+  constructor(
+    readonly spec: string,
+    private readonly inner: Model,
+    private readonly sampling: SamplingParams,
+  ) {}
+
+  get endpointHost(): string {
+    return this.inner.endpointHost;
+  }
+
+  complete(request: CompletionRequest): Promise<CompletionResult> {
+    return this.inner.complete({ ...request, sampling: mergeSampling(request.sampling, this.sampling) });
+  }
+}
+
+export function createModel(spec: string, ctx: ModelContext): Model {
+  const [r] = validateModelSpecs([spec], ctx);
+  const resolved = r!;
+  let inner: Model;
+  if (resolved.spec.scheme === "builtin") {
+    inner = new BuiltinModel(resolved.spec.policy);
+  } else {
+    const baseUrl = resolved.baseUrl!;
+    const apiKey = (ctx.env ?? process.env)[resolved.apiKeyEnv]!;
+    const openai = new OpenAIModel({
+      spec: resolved.name,
+      model: resolved.spec.model,
+      baseUrl,
+      apiKey,
+      timeoutMs: ctx.timeoutMs,
+      ...(resolved.entry?.max_tokens_param ? { maxTokensParam: resolved.entry.max_tokens_param } : {}),
+    });
+    const retrying = new RetryingModel(openai, { maxRetries: ctx.maxRetries, sleep: ctx.sleep ?? realSleep, ...RETRY_DEFAULTS, ...ctx.backoff });
+    inner = new LimitedModel(retrying, ctx.limiters.get(resolved.endpointHost, resolved.apiKeyEnv, resolved.concurrency));
+    if (ctx.cacheDir) inner = new CachedModel(inner, new ResponseCache(ctx.cacheDir), { endpoint: endpointIdOf(baseUrl), model: resolved.spec.model });
+  }
+  return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling), ctx.onCall, resolved.price);
+}

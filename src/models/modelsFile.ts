@@ -1,0 +1,99 @@
+/**
+ * The models file (JSON or YAML): several endpoints, each under an alias that `--models` refers to,
+ * with its sampling parameters, prices and concurrency. It names the ENVIRONMENT VARIABLE that holds
+ * a key, never a key. Unknown fields are errors (a typo such as `temprature` must not be ignored).
+ */
+import { readFileSync } from "node:fs";
+import { extname } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export const Sampling = z.strictObject({
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().gt(0).max(1).optional(),
+  /** Maximum new tokens per call (sent as max_completion_tokens or max_tokens, see max_tokens_param). */
+  max_tokens: z.number().int().positive().optional(),
+  seed: z.number().int().optional(),
+  /** Extra JSON merged into the request body, e.g. { reasoning_effort: "low" }. */
+  extra_body: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Dollars per million tokens. `cached_input` prices prompt tokens served from the provider's cache. */
+export const Price = z.strictObject({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  cached_input: z.number().nonnegative().optional(),
+});
+export type Price = z.infer<typeof Price>;
+
+export const MAX_TOKENS_PARAMS = ["auto", "max_tokens", "max_completion_tokens"] as const;
+
+export const ModelsFileEntry = z.strictObject({
+  /** The name `--models` uses (no spaces or commas: `--models` is a comma list). */
+  alias: z.string().regex(/^[^\s,]+$/, "must be non-empty without spaces or commas"),
+  /** `openai:<model>` or `builtin:<policy>`. Checked by validateModelSpecs. */
+  spec: z.string().min(1),
+  /** OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1); default --base-url / OPENAI_BASE_URL. */
+  base_url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
+  /** The NAME of the environment variable holding the key (default --api-key-env / OPENAI_API_KEY). */
+  api_key_env: z.string().regex(ENV_NAME, "must be the NAME of an environment variable (letters, digits, _), not a key").optional(),
+  sampling: Sampling.optional(),
+  price: Price.optional(),
+  /** Calls in flight on this endpoint and key (default --concurrency). */
+  concurrency: z.number().int().positive().optional(),
+  /** How max_tokens is sent: `auto` = max_completion_tokens for api.openai.com, max_tokens elsewhere. */
+  max_tokens_param: z.enum(MAX_TOKENS_PARAMS).optional(),
+});
+export type ModelsFileEntry = z.infer<typeof ModelsFileEntry>;
+
+export const ModelsFile = z
+  .strictObject({ models: z.array(ModelsFileEntry).min(1) })
+  .superRefine((file, ctx) => {
+    const seen = new Set<string>();
+    file.models.forEach((m, i) => {
+      if (seen.has(m.alias)) ctx.addIssue({ code: "custom", path: ["models", i, "alias"], message: `duplicate alias '${m.alias}'` });
+      seen.add(m.alias);
+    });
+  });
+export type ModelsFile = z.infer<typeof ModelsFile>;
+
+/** `models[2].sampling.temperature` from a zod issue path. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((s, p) => (typeof p === "number" ? `${s}[${p}]` : s ? `${s}.${String(p)}` : String(p)), "") || "(top level)";
+}
+
+/**
+ * Validates parsed data. The error names the file, each bad field and what was expected; it never
+ * echoes values (a key pasted into the wrong field must not reach a terminal or a CI log).
+ */
+export function validateModelsFile(data: unknown, source: string): ModelsFileEntry[] {
+  const r = ModelsFile.safeParse(data);
+  if (!r.success) {
+    const lines = r.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`);
+    throw new Error(`models file ${source}: ${lines.join("; ")}`);
+  }
+  return r.data.models;
+}
+
+/** Parses text as JSON (`.json`) or YAML (anything else; YAML also reads JSON). */
+export function parseModelsFile(text: string, source: string): ModelsFileEntry[] {
+  let data: unknown;
+  try {
+    data = extname(source).toLowerCase() === ".json" ? JSON.parse(text) : parseYaml(text);
+  } catch (e) {
+    throw new Error(`models file ${source}: not valid ${extname(source).toLowerCase() === ".json" ? "JSON" : "YAML"}: ${(e as Error).message.split("\n")[0]}`);
+  }
+  return validateModelsFile(data, source);
+}
+
+export function loadModelsFile(path: string): ModelsFileEntry[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new Error(`models file ${path}: cannot read it (${(e as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+  return parseModelsFile(text, path);
+}

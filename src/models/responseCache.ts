@@ -1,0 +1,117 @@
+/**
+ * The exact on-disk response cache (architecture.md, "Cache"). The key is the sha256 of the canonical
+ * JSON of everything that makes a call this call: endpoint, model, full messages, the sampling
+ * parameters actually sent, and the call identity (run, purpose, phase, checkpoint, episode, step,
+ * sample index), so neither repeats nor samples are ever collapsed. Only successes are stored; errors
+ * are never cached. One file per key under a two-hex-digit shard, written to a temporary file and
+ * renamed, so a crash never leaves a torn entry. Entries hold the result only: no messages, no
+ * headers, no key.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { canonicalJson } from "./canonicalJson.js";
+import type { CallIdentity, ChatMessage, CompletionRequest, CompletionResult, Model, SamplingParams } from "./types.js";
+
+export interface CacheKeyInput {
+  /** Host and path of the endpoint (no credentials, no query), e.g. `api.openai.com/v1`. */
+  endpoint: string;
+  /** The model id sent to the API. */
+  model: string;
+  messages: readonly ChatMessage[];
+  sampling: SamplingParams;
+  identity: CallIdentity;
+}
+
+const FORMAT = 1;
+
+export function cacheKey(input: CacheKeyInput): string {
+  const { runId, purpose, phase, checkpoint, episode, step, sample } = input.identity;
+  const material = {
+    format: FORMAT,
+    endpoint: input.endpoint,
+    model: input.model,
+    // Only role and content: stray properties on a message object must not change the key.
+    messages: input.messages.map((m) => ({ role: m.role, content: m.content })),
+    sampling: input.sampling,
+    identity: { runId, purpose, phase, checkpoint, episode, step, sample },
+  };
+  return createHash("sha256").update(canonicalJson(material)).digest("hex");
+}
+
+const Entry = z.object({
+  format: z.literal(FORMAT),
+  key: z.string(),
+  result: z.object({
+    text: z.string(),
+    reasoning: z.string().nullable(),
+    finishReason: z.string().nullable(),
+    usage: z.object({ tokensIn: z.number(), tokensOut: z.number(), tokensCached: z.number().nullable() }),
+  }),
+});
+type CachedResult = z.infer<typeof Entry>["result"];
+
+let tempCounter = 0;
+
+export class ResponseCache {
+  constructor(readonly dir: string) {}
+
+  pathOf(key: string): string {
+    return join(this.dir, key.slice(0, 2), `${key}.json`);
+  }
+
+  /** The stored result, or null on a miss. An unreadable or foreign entry counts as a miss. */
+  get(key: string): CachedResult | null {
+    let text: string;
+    try {
+      text = readFileSync(this.pathOf(key), "utf8");
+    } catch {
+      return null;
+    }
+    try {
+      const entry = Entry.safeParse(JSON.parse(text));
+      return entry.success && entry.data.key === key ? entry.data.result : null;
+    } catch {
+      return null;
+    }
+  }
+
+  put(key: string, result: CompletionResult): void {
+    const file = this.pathOf(key);
+    mkdirSync(join(this.dir, key.slice(0, 2)), { recursive: true });
+    const entry = {
+      format: FORMAT,
+      key,
+      result: { text: result.text, reasoning: result.reasoning, finishReason: result.finishReason, usage: result.usage },
+    };
+    // Same directory as the target, so the rename is atomic; pid + counter keep writers apart.
+    const tmp = `${file}.tmp-${process.pid}-${++tempCounter}`;
+    writeFileSync(tmp, JSON.stringify(entry) + "\n");
+    renameSync(tmp, file);
+  }
+}
+
+/** The cache layer as a Model: a hit never reaches the limiter, the retry layer or the network. */
+export class CachedModel implements Model {
+  readonly spec: string;
+  readonly endpointHost: string;
+
+  constructor(
+    private readonly inner: Model,
+    private readonly cache: ResponseCache,
+    private readonly keyBase: { endpoint: string; model: string },
+  ) {
+    this.spec = inner.spec;
+    this.endpointHost = inner.endpointHost;
+  }
+
+  async complete(request: CompletionRequest): Promise<CompletionResult> {
+    const key = cacheKey({ ...this.keyBase, messages: request.messages, sampling: request.sampling, identity: request.identity });
+    const hit = this.cache.get(key);
+    if (hit) return { ...hit, latencyMs: 0, cached: true, retries: 0 };
+    const result = await this.inner.complete(request); // a failure throws: nothing is written
+    this.cache.put(key, result);
+    return result;
+  }
+}

@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { parseModelSpec } from "../../src/models/modelSpec.js";
+
+describe("parseModelSpec", () => {
+  it("parses openai and builtin specs", () => {
+    expect(parseModelSpec("openai:gpt-4o-mini")).toEqual({ scheme: "openai", model: "gpt-4o-mini" });
+    expect(parseModelSpec("builtin:oracle")).toEqual({ scheme: "builtin", policy: "oracle" });
+  });
+  it("keeps colons and slashes of the model id (only the first colon is the scheme's)", () => {
+    expect(parseModelSpec("openai:qwen/qwen3-8b:free")).toEqual({ scheme: "openai", model: "qwen/qwen3-8b:free" });
+  });
+  it("rejects an unknown scheme, naming the valid ones and an example", () => {
+    expect(() => parseModelSpec("anthropic:claude")).toThrow(/unknown scheme 'anthropic'.*openai:<model> \(e\.g\. openai:gpt-4o-mini\).*builtin:random\|heuristic\|oracle/);
+    expect(() => parseModelSpec("gpt-4o")).toThrow(/no scheme.*openai:<model>/);
+  });
+  it("rejects an empty model id and an unknown policy", () => {
+    expect(() => parseModelSpec("openai:")).toThrow(/empty/);
+    expect(() => parseModelSpec("builtin:genius")).toThrow(/unknown built-in policy 'genius'.*builtin:random\|heuristic\|oracle/);
+  });
+});
