@@ -1,2 +1,32 @@
-import { notYetImplemented } from "../stub.js";
-export const game = notYetImplemented("pvz");
+import { makeGame } from "../envelope.js";
+import { heuristic, random } from "./policies.js";
+import { render } from "./render.js";
+import {
+  actionGrammar,
+  apply,
+  configSchema,
+  configs,
+  init,
+  innerSchema,
+  legalActions,
+  rulesBody,
+  score,
+  type PvzConfig,
+  type PvzInner,
+} from "./rules.js";
+
+export const game = makeGame<PvzInner, PvzConfig>({
+  name: "pvz",
+  summary: "Plants vs Zombies: buy plants with sun to hold a lawn against waves of zombies; 1 per turn survived",
+  configs,
+  configSchema,
+  innerSchema,
+  actionGrammar,
+  init,
+  apply,
+  render,
+  score,
+  rulesBody,
+  legalActions,
+  policies: { random, heuristic },
+});

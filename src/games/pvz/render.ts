@@ -1,0 +1,126 @@
+/** The pvz observation text, its visible facts, and the parser that reads the facts back. */
+import { PLANT_LETTERS, PLANT_NAMES, type LawnPlant, type PlantLetter, type PvzConfig, type PvzInner, type ZombieLetter } from "./rules.js";
+
+export interface PvzFacts {
+  turn: number;
+  sun: number;
+  rows: number;
+  cols: number;
+  /** A zombie got past column 0 (shown as a last line). */
+  lost: boolean;
+  /** Plants row-major. */
+  plants: Array<{ row: number; col: number; type: LawnPlant }>;
+  /** Zombies row-major by cell, in order of arrival within a cell; hp null when the config hides it. */
+  zombies: Array<{ row: number; col: number; type: ZombieLetter; hp: number | null }>;
+  costs: Record<PlantLetter, number>;
+}
+
+export function facts(inner: PvzInner, config: PvzConfig): PvzFacts {
+  const plants: PvzFacts["plants"] = [];
+  const zombies: PvzFacts["zombies"] = [];
+  for (let r = 0; r < config.rows; r++) {
+    for (let c = 0; c < config.cols; c++) {
+      const p = inner.lawn[r]?.[c];
+      if (p) plants.push({ row: r, col: c, type: p.type });
+      for (const z of inner.zombies) {
+        if (z.row === r && z.col === c) zombies.push({ row: r, col: c, type: z.type, hp: config.showZombieHp ? z.hp : null });
+      }
+    }
+  }
+  return { turn: inner.turn, sun: inner.sun, rows: config.rows, cols: config.cols, lost: inner.lost, plants, zombies, costs: { ...config.plantCost } };
+}
+
+function cellText(f: PvzFacts, r: number, c: number): string {
+  const parts: string[] = [];
+  const p = f.plants.find((x) => x.row === r && x.col === c);
+  if (p) parts.push(p.type);
+  for (const z of f.zombies) if (z.row === r && z.col === c) parts.push(z.hp === null ? z.type : `${z.type}${z.hp}`);
+  return parts.length > 0 ? parts.join("+") : ".";
+}
+
+export function renderFacts(f: PvzFacts, showZombieHp: boolean): string {
+  const cells = Array.from({ length: f.rows }, (_, r) => Array.from({ length: f.cols }, (_, c) => cellText(f, r, c)));
+  const labels = Array.from({ length: f.cols }, (_, c) => `col${c}`);
+  const width = Math.max(...labels.map((s) => s.length), ...cells.flat().map((s) => s.length)) + 2;
+  const rowLabel = Math.max(...Array.from({ length: f.rows }, (_, r) => `row${r}`.length)) + 2;
+  const pad = (s: string, w: number) => s.padEnd(w);
+  const lines = [
+    `Turn ${f.turn}`,
+    `Sun: ${f.sun}`,
+    `Lawn (${f.rows} rows x ${f.cols} columns; zombies enter at column ${f.cols - 1} and walk toward column 0):`,
+    (" ".repeat(rowLabel) + labels.map((s) => pad(s, width)).join("")).trimEnd(),
+    ...cells.map((line, r) => (pad(`row${r}`, rowLabel) + line.map((s) => pad(s, width)).join("")).trimEnd()),
+    showZombieHp
+      ? "Cells: '.' empty; otherwise the plant letter, then each zombie as its letter and HP, joined by '+'."
+      : "Cells: '.' empty; otherwise the plant letter, then each zombie's letter (HP hidden), joined by '+'.",
+    `Plant costs: ${PLANT_LETTERS.map((k) => `${k} ${PLANT_NAMES[k]} ${f.costs[k]}`).join(", ")}`,
+  ];
+  if (f.lost) lines.push("A zombie got past column 0: the lawn is lost.");
+  return lines.join("\n");
+}
+
+export function render(inner: PvzInner, config: PvzConfig): string {
+  return renderFacts(facts(inner, config), config.showZombieHp);
+}
+
+function fail(why: string): never {
+  throw new Error(`not a pvz observation: ${why}`);
+}
+
+/** Reads the facts back from an observation body (the text after the step header). */
+export function parseObservation(body: string): PvzFacts {
+  const lines = body.split("\n");
+  let i = 0;
+  const next = (): string => {
+    const l = lines[i++];
+    if (l === undefined) fail("text ends early");
+    return l;
+  };
+  const turnM = /^Turn (\d+)$/.exec(next());
+  if (!turnM) fail("expected 'Turn <n>' on the first line");
+  const sunM = /^Sun: (\d+)$/.exec(next());
+  if (!sunM) fail("expected 'Sun: <n>'");
+  const lawnM = /^Lawn \((\d+) rows x (\d+) columns;/.exec(next());
+  if (!lawnM) fail("expected the 'Lawn (R rows x C columns; ...' line");
+  const rows = Number(lawnM[1]);
+  const cols = Number(lawnM[2]);
+  const header = next().trim().split(/\s+/);
+  if (header.length !== cols || header.some((h, c) => h !== `col${c}`)) fail("bad column labels");
+  const plants: PvzFacts["plants"] = [];
+  const zombies: PvzFacts["zombies"] = [];
+  for (let r = 0; r < rows; r++) {
+    const tokens = next().trim().split(/\s+/);
+    if (tokens[0] !== `row${r}` || tokens.length !== cols + 1) fail(`bad lawn line for row ${r}`);
+    for (let c = 0; c < cols; c++) {
+      const cell = tokens[c + 1] as string;
+      if (cell === ".") continue;
+      const parts = cell.split("+");
+      parts.forEach((part, k) => {
+        const pm = /^[XWSJH]$/.exec(part);
+        if (pm && k === 0) {
+          plants.push({ row: r, col: c, type: part as LawnPlant });
+          return;
+        }
+        const zm = /^([NRBI])(\d+)?$/.exec(part);
+        if (!zm) fail(`bad cell '${cell}' at row ${r}, column ${c}`);
+        zombies.push({ row: r, col: c, type: zm[1] as ZombieLetter, hp: zm[2] === undefined ? null : Number(zm[2]) });
+      });
+    }
+  }
+  if (!/^Cells: /.test(next())) fail("expected the 'Cells:' legend line");
+  const costLine = next();
+  if (!costLine.startsWith("Plant costs: ")) fail("expected 'Plant costs: ...'");
+  const costs = {} as Record<PlantLetter, number>;
+  for (const item of costLine.slice("Plant costs: ".length).split(", ")) {
+    const m = /^([XWSJHF]) [a-z -]+ (\d+)$/.exec(item);
+    if (!m) fail(`bad plant cost '${item}'`);
+    costs[m[1] as PlantLetter] = Number(m[2]);
+  }
+  if (PLANT_LETTERS.some((k) => costs[k] === undefined)) fail("plant costs incomplete");
+  let lost = false;
+  if (i < lines.length) {
+    if (lines[i] === "A zombie got past column 0: the lawn is lost." && i === lines.length - 1) lost = true;
+    else fail(`unexpected line '${lines[i]}'`);
+  }
+  return { turn: Number(turnM[1]), sun: Number(sunM[1]), rows, cols, lost, plants, zombies, costs };
+}
