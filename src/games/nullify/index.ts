@@ -1,2 +1,32 @@
-import { notYetImplemented } from "../stub.js";
-export const game = notYetImplemented("nullify");
+import { makeGame } from "../envelope.js";
+import { heuristic, random } from "./policies.js";
+import { render } from "./render.js";
+import {
+  actionGrammar,
+  apply,
+  configSchema,
+  configs,
+  init,
+  innerSchema,
+  legalActions,
+  type NullifyConfig,
+  type NullifyInner,
+  rulesBody,
+  score,
+} from "./rules.js";
+
+export const game = makeGame<NullifyInner, NullifyConfig>({
+  name: "nullify",
+  summary: "Combine numbers and operators (sums, *v, /v, floor, sqrt, ...) until every unit cancels out.",
+  configs,
+  configSchema,
+  innerSchema,
+  actionGrammar,
+  init: (config, rng) => init(config, rng),
+  apply: (inner, action) => apply(inner, action),
+  render,
+  score: (inner) => score(inner),
+  rulesBody,
+  legalActions: (inner) => legalActions(inner),
+  policies: { random, heuristic },
+});
