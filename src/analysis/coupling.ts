@@ -1,0 +1,244 @@
+/**
+ * Blockwise judgment-improvement coupling (metrics.md): does a block of exploration in which the model
+ * judged itself better come with a larger improvement of its evaluation curve?
+ */
+import * as ss from "simple-statistics";
+import type { CurvePoint } from "./curves.js";
+import { addCounts, emptyCounts, judgingStats, type JudgingCounts, type RewardRange } from "./judging.js";
+
+/** Pearson r; null when n < 2 or a variable is constant. */
+export function pearson(x: readonly number[], y: readonly number[]): number | null {
+  if (x.length !== y.length) throw new RangeError(`pearson: lengths differ (${x.length} vs ${y.length})`);
+  if (x.length < 2) return null;
+  const r = ss.sampleCorrelation(x as number[], y as number[]);
+  return Number.isFinite(r) ? r : null;
+}
+
+/**
+ * Spearman rho with average ranks for ties (simple-statistics' sampleRankCorrelation: Pearson r of
+ * the mid-ranks); null when n < 2 or a variable is constant.
+ */
+export function spearman(x: readonly number[], y: readonly number[]): number | null {
+  if (x.length !== y.length) throw new RangeError(`spearman: lengths differ (${x.length} vs ${y.length})`);
+  if (x.length < 2) return null;
+  const r = ss.sampleRankCorrelation(x as number[], y as number[]);
+  return Number.isFinite(r) ? r : null;
+}
+
+/**
+ * Pearson r of paired data where pair i counts `w[i]` times (a bootstrap resample expressed as
+ * multiplicities), without building the resample. Null when fewer than two pairs carry weight or a
+ * variable is constant over them. Agrees with simple-statistics' sampleCorrelation on the expanded
+ * sample (a property test checks it); used in bootstrap loops, where allocation dominates.
+ */
+export function pearsonWeighted(x: ArrayLike<number>, y: ArrayLike<number>, w: ArrayLike<number>): number | null {
+  let W = 0;
+  let sx = 0;
+  let sy = 0;
+  let xmin = Infinity;
+  let xmax = -Infinity;
+  let ymin = Infinity;
+  let ymax = -Infinity;
+  for (let i = 0; i < w.length; i++) {
+    const wi = w[i] as number;
+    if (wi === 0) continue;
+    const xi = x[i] as number;
+    const yi = y[i] as number;
+    W += wi;
+    sx += wi * xi;
+    sy += wi * yi;
+    if (xi < xmin) xmin = xi;
+    if (xi > xmax) xmax = xi;
+    if (yi < ymin) ymin = yi;
+    if (yi > ymax) ymax = yi;
+  }
+  // Constancy is tested on the values themselves: a centred sum of squares can be a rounding crumb.
+  if (W < 2 || xmin === xmax || ymin === ymax) return null;
+  const mx = sx / W;
+  const my = sy / W;
+  let sxx = 0;
+  let syy = 0;
+  let sxy = 0;
+  for (let i = 0; i < w.length; i++) {
+    const wi = w[i] as number;
+    if (wi === 0) continue;
+    const dx = (x[i] as number) - mx;
+    const dy = (y[i] as number) - my;
+    sxx += wi * dx * dx;
+    syy += wi * dy * dy;
+    sxy += wi * dx * dy;
+  }
+  return sxy / Math.sqrt(sxx * syy);
+}
+
+/** Indices 0..n-1 sorted by value (stable). */
+function argsort(v: ArrayLike<number>): Int32Array {
+  return Int32Array.from(Array.from({ length: v.length }, (_, i) => i).sort((a, b) => (v[a] as number) - (v[b] as number) || a - b));
+}
+
+/** Mid-ranks (1-based, ties averaged) of a weighted sample, walking a precomputed sort order. */
+function weightedMidranks(order: Int32Array, v: ArrayLike<number>, w: ArrayLike<number>, out: Float64Array): Float64Array {
+  let below = 0;
+  let i = 0;
+  const n = order.length;
+  while (i < n) {
+    const value = v[order[i] as number] as number;
+    let j = i;
+    let W = 0;
+    while (j < n && v[order[j] as number] === value) W += w[order[j++] as number] as number;
+    const rank = below + (W + 1) / 2;
+    for (let k = i; k < j; k++) out[order[k] as number] = rank;
+    below += W;
+    i = j;
+  }
+  return out;
+}
+
+/**
+ * Spearman rho (average ranks) of fixed paired data under many resampling weight vectors: the sort
+ * orders are computed once, each `rho(w)` is O(n) and allocation-free. Equal to sampleRankCorrelation
+ * on the expanded resample (a property test checks it).
+ */
+export class WeightedSpearman {
+  private readonly ox: Int32Array;
+  private readonly oy: Int32Array;
+  private readonly rx: Float64Array;
+  private readonly ry: Float64Array;
+
+  constructor(
+    private readonly x: ArrayLike<number>,
+    private readonly y: ArrayLike<number>,
+  ) {
+    if (x.length !== y.length) throw new RangeError(`WeightedSpearman: lengths differ (${x.length} vs ${y.length})`);
+    this.ox = argsort(x);
+    this.oy = argsort(y);
+    this.rx = new Float64Array(x.length);
+    this.ry = new Float64Array(x.length);
+  }
+
+  /** rho of the sample in which pair i appears w[i] times; null when undefined. */
+  rho(w: ArrayLike<number>): number | null {
+    weightedMidranks(this.ox, this.x, w, this.rx);
+    weightedMidranks(this.oy, this.y, w, this.ry);
+    return pearsonWeighted(this.rx, this.ry, w);
+  }
+}
+
+/** Resampling weights: n draws with replacement from 0..n-1, as multiplicities (reuses `w`). */
+export function resampleWeights(rng: { int(n: number): number }, n: number, w: Int32Array): Int32Array {
+  w.fill(0);
+  for (let i = 0; i < n; i++) {
+    const k = rng.int(n);
+    w[k] = (w[k] as number) + 1;
+  }
+  return w;
+}
+
+/**
+ * Tertile gap: mean g over the top third of blocks ranked by `key` minus mean g over the bottom third.
+ * Ranks come from a stable ascending sort by key, so ties are broken by block order (the earlier block
+ * ranks lower). Each third has floor(n / 3) blocks (the middle one takes the remainder); null when
+ * n < 3.
+ */
+export function tertileGap(key: readonly number[], g: readonly number[]): number | null {
+  if (key.length !== g.length) throw new RangeError(`tertileGap: lengths differ (${key.length} vs ${g.length})`);
+  const n = key.length;
+  const k = Math.floor(n / 3);
+  if (k === 0) return null;
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (key[a] as number) - (key[b] as number) || a - b);
+  let bottom = 0;
+  let top = 0;
+  for (let i = 0; i < k; i++) {
+    bottom += g[order[i] as number] as number;
+    top += g[order[n - 1 - i] as number] as number;
+  }
+  return top / k - bottom / k;
+}
+
+/** One coupling block of a run. */
+export interface Block {
+  /** The block's right checkpoint t: exploration episodes in (t - spacing, t]. */
+  t: number;
+  /** Agree over the block's scored steps. */
+  A: number;
+  /** NMAE over the block's scored steps (game-level range); null when the game's reward is constant. */
+  E: number | null;
+  /** Normalised improvement (y(t) - y(t - spacing)) / (max y - min y); 0 for a flat curve. */
+  g: number;
+  /** Scored steps in the block. */
+  nScored: number;
+}
+
+/** Greatest common divisor of non-negative integers (0 for none). */
+function gcd(a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}
+
+/** The checkpoint spacing of a curve: the gcd of its positive x values (3 in the paper); 0 if none. */
+export function checkpointSpacing(curve: readonly CurvePoint[]): number {
+  let s = 0;
+  for (const p of curve) if (p.x > 0) s = gcd(s, p.x);
+  return s;
+}
+
+/**
+ * The blocks of one history/memory run. `episodes` maps an exploration episode index to the counts of
+ * its steps; `range` is the game-level reward range. A block t (t a checkpoint > 0) exists when
+ * checkpoints t - spacing and t are both valid and its episodes (t - spacing, t] have at least one
+ * scored step. Blocks come in t order.
+ */
+export function runBlocks(
+  curve: readonly CurvePoint[],
+  episodes: ReadonlyMap<number, JudgingCounts>,
+  range: RewardRange | null,
+): Block[] {
+  const spacing = checkpointSpacing(curve);
+  if (spacing === 0) return [];
+  const y = new Map<number, number>();
+  for (const p of curve) if (p.y !== null) y.set(p.x, p.y);
+  if (y.size === 0) return [];
+  const ys = [...y.values()];
+  const spread = Math.max(...ys) - Math.min(...ys);
+  const blocks: Block[] = [];
+  for (const t of [...new Set(curve.map((p) => p.x))].sort((a, b) => a - b)) {
+    if (t <= 0) continue;
+    const yt = y.get(t);
+    const yp = y.get(t - spacing);
+    if (yt === undefined || yp === undefined) continue;
+    const acc = emptyCounts();
+    for (const [e, c] of episodes) if (e > t - spacing && e <= t) addCounts(acc, c);
+    const stats = judgingStats(acc, range);
+    if (stats.agree === null) continue; // no scored step
+    blocks.push({ t, A: stats.agree, E: stats.nmae, g: spread > 0 ? (yt - yp) / spread : 0, nScored: acc.n - acc.unscored });
+  }
+  return blocks;
+}
+
+/** Pooled coupling statistics of a list of blocks (in block order). */
+export interface CouplingStats {
+  n_blocks: number;
+  rho_agree: number | null;
+  rho_neg_err: number | null;
+  tertile_gap_agree: number | null;
+  tertile_gap_neg_err: number | null;
+}
+
+/**
+ * Spearman rho(A, g) and rho(-E, g), and the tertile gaps, over blocks. The -E statistics use the
+ * blocks whose E is defined (all of them unless the game's reward is constant).
+ */
+export function couplingStats(blocks: readonly Pick<Block, "A" | "E" | "g">[]): CouplingStats {
+  const A = blocks.map((b) => b.A);
+  const g = blocks.map((b) => b.g);
+  const withE = blocks.filter((b) => b.E !== null);
+  const negE = withE.map((b) => -(b.E as number));
+  const gE = withE.map((b) => b.g);
+  return {
+    n_blocks: blocks.length,
+    rho_agree: spearman(A, g),
+    rho_neg_err: spearman(negE, gE),
+    tertile_gap_agree: tertileGap(A, g),
+    tertile_gap_neg_err: tertileGap(negE, gE),
+  };
+}

@@ -1,0 +1,340 @@
+/**
+ * The compact, analysis-ready view of a data set: per run, the checkpoint curve's raw material (each
+ * valid checkpoint's evaluation episode scores) and, for the judged pathways, three numbers per
+ * exploration step (self-score, reward, episode). Observation and response text are dropped as each
+ * line streams past, so memory grows by ~24 bytes per judged step instead of the full record.
+ *
+ * Merging: records are grouped by their own run_id (not by directory), and duplicates are resolved
+ * by natural key with the LAST record winning: checkpoint x; episode (phase, checkpoint, episode);
+ * step (episode, step). That makes a resumed run (an interrupted episode re-run from its start) and
+ * the same run present in several data directories both count once.
+ */
+import { LogFormatError, discoverRuns, readRunDir, type ReadWarning } from "../logs/reader.js";
+import type { RunManifest } from "../logs/schema.js";
+
+/** The pathways whose exploration steps make the self-judging step set (metrics.md). */
+export const JUDGED_PATHWAYS: readonly string[] = ["history", "memory"];
+/** The pathway name of training runs (checkpoint = epoch). */
+export const TRAINING_PATHWAY = "training";
+
+/** One checkpoint of a run, as the metrics see it. */
+export interface CheckpointData {
+  /** Checkpoint x (exploration episodes seen), or the epoch in a training run. */
+  x: number;
+  /** The status written in checkpoints.jsonl. */
+  status: "ok" | "failed";
+  /** Status ok AND at least one score: only valid checkpoints have a value y(x). */
+  valid: boolean;
+  /** The scores of the checkpoint's `ok` evaluation episodes in episode order (empty when invalid). */
+  scores: number[];
+  /** Why it failed (from the record), or null. */
+  reason: string | null;
+}
+
+/** Exploration steps of a judged run in (episode, step) order; parallel typed arrays. */
+export interface ExploreSteps {
+  /** Self-score s; NaN where the step was unscored (s = null in the log). */
+  s: Float64Array;
+  /** Verifier reward r. */
+  r: Float64Array;
+  /** Exploration episode index (1..N_explore). */
+  episode: Int32Array;
+  length: number;
+}
+
+/** One run, compact. */
+export interface RunData {
+  run_id: string;
+  model: string;
+  game: string;
+  pathway: string;
+  /** Run directories its records came from (more than one when shards or copies overlap). */
+  sources: string[];
+  manifest: RunManifest | null;
+  /** Checkpoints recorded in checkpoints.jsonl, sorted by x. */
+  checkpoints: CheckpointData[];
+  /** Exploration steps of `ok` exploration episodes; null for pathways outside JUDGED_PATHWAYS. */
+  explore: ExploreSteps | null;
+  /** Counts for the report: judged exploration steps after deduplication; eval steps and other
+   * pathways' exploration steps as lines read; episodes after deduplication. */
+  counts: { steps: number; exploreSteps: number; evalSteps: number; episodes: number };
+}
+
+/** A loaded data set: runs sorted by (game, model, pathway, run_id), plus what was tolerated. */
+export interface Dataset {
+  dataDirs: string[];
+  runs: RunData[];
+  /** Human-readable warnings: torn lines, duplicates, inconsistencies. */
+  warnings: string[];
+}
+
+export interface LoadOptions {
+  /** Keep only runs of these models (exact model strings). */
+  models?: readonly string[];
+  /** Called for each warning as it happens (they are also collected in Dataset.warnings). */
+  onWarning?: (message: string) => void;
+}
+
+/** A growable Float64Array (JS arrays of numbers would cost more and may box). */
+class F64 {
+  data = new Float64Array(256);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Float64Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+  /** Drops the spare capacity (called when a run directory is done, so idle runs hold no slack). */
+  trim(): void {
+    if (this.data.length !== this.length) this.data = this.data.slice(0, Math.max(this.length, 1));
+  }
+}
+class I32 {
+  data = new Int32Array(256);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Int32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+  trim(): void {
+    if (this.data.length !== this.length) this.data = this.data.slice(0, Math.max(this.length, 1));
+  }
+}
+
+interface CheckpointLite {
+  status: "ok" | "failed";
+  reason: string | null;
+  scores: number[];
+  mean: number | null;
+}
+
+/** Accumulates one run_id's records from any number of files; `finish` resolves duplicates. */
+class RunBuilder {
+  readonly sources = new Set<string>();
+  manifest: RunManifest | null = null;
+  readonly checkpoints = new Map<number, CheckpointLite>();
+  /** key `${checkpoint}|${episode}` -> eval episode. */
+  readonly evalEpisodes = new Map<string, { x: number; episode: number; score: number; ok: boolean }>();
+  /** exploration episode -> ok? */
+  readonly exploreEpisodes = new Map<number, boolean>();
+  readonly judged: boolean;
+  readonly s = new F64();
+  readonly r = new F64();
+  readonly ep = new I32();
+  readonly st = new I32();
+  /** Lines read (duplicates included) of eval steps and of non-judged exploration steps. */
+  evalStepLines = 0;
+  exploreStepLines = 0;
+  dupCheckpoints = 0;
+  dupEpisodes = 0;
+
+  constructor(
+    readonly run_id: string,
+    readonly model: string,
+    readonly game: string,
+    readonly pathway: string,
+  ) {
+    this.judged = JUDGED_PATHWAYS.includes(pathway);
+  }
+
+  trim(): void {
+    this.s.trim();
+    this.r.trim();
+    this.ep.trim();
+    this.st.trim();
+  }
+
+  finish(warn: (m: string) => void): RunData {
+    const id = this.run_id;
+    if (this.dupCheckpoints > 0) warn(`run ${id}: ${this.dupCheckpoints} duplicate checkpoint record(s); the last of each is used`);
+    if (this.dupEpisodes > 0) warn(`run ${id}: ${this.dupEpisodes} duplicate episode record(s); the last of each is used`);
+
+    // Per-episode scores from episodes.jsonl (phase eval, status ok), grouped by checkpoint.
+    const byX = new Map<number, { episode: number; score: number }[]>();
+    const orphan = new Set<number>();
+    for (const e of this.evalEpisodes.values()) {
+      if (!this.checkpoints.has(e.x)) orphan.add(e.x);
+      if (!e.ok) continue;
+      const list = byX.get(e.x) ?? [];
+      list.push({ episode: e.episode, score: e.score });
+      byX.set(e.x, list);
+    }
+    if (orphan.size > 0) {
+      warn(`run ${id}: evaluation episodes for checkpoint(s) ${[...orphan].sort((a, b) => a - b).join(", ")} have no checkpoint record; ignored`);
+    }
+    const checkpoints: CheckpointData[] = [...this.checkpoints.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([x, c]) => {
+        let scores = (byX.get(x) ?? []).sort((a, b) => a.episode - b.episode).map((e) => e.score);
+        // Hand-written or converted logs may carry the scores only in the checkpoint record.
+        if (scores.length === 0 && c.status === "ok") scores = c.scores.slice();
+        const valid = c.status === "ok" && scores.length > 0;
+        if (c.status === "ok" && !valid) warn(`run ${id}: checkpoint ${x} is ok but has no evaluation scores; treated as having no value`);
+        if (valid && c.mean !== null) {
+          const m = scores.reduce((a, b) => a + b, 0) / scores.length;
+          if (Math.abs(m - c.mean) > 1e-9 * Math.max(1, Math.abs(m))) {
+            warn(`run ${id}: checkpoint ${x} record mean ${c.mean} differs from its episodes' mean ${m}; the episodes are used`);
+          }
+        }
+        return { x, status: c.status, valid, scores: valid ? scores : [], reason: c.reason };
+      });
+
+    let explore: ExploreSteps | null = null;
+    let exploreSteps = 0;
+    if (this.judged) {
+      // Keep steps of ok exploration episodes; for a repeated (episode, step) the last line wins.
+      const n = this.s.length;
+      const order: number[] = [];
+      let dropped = 0;
+      for (let i = 0; i < n; i++) {
+        if (this.exploreEpisodes.get(this.ep.data[i] as number) === true) order.push(i);
+        else dropped++;
+      }
+      if (dropped > 0) warn(`run ${id}: ${dropped} exploration step(s) without an ok episode record left out`);
+      const ep = this.ep.data;
+      const st = this.st.data;
+      order.sort((a, b) => (ep[a] as number) - (ep[b] as number) || (st[a] as number) - (st[b] as number) || a - b);
+      const keep: number[] = [];
+      for (let k = 0; k < order.length; k++) {
+        const i = order[k] as number;
+        const next = order[k + 1];
+        if (next !== undefined && ep[next] === ep[i] && st[next] === st[i]) continue; // superseded
+        keep.push(i);
+      }
+      const m = keep.length;
+      explore = { s: new Float64Array(m), r: new Float64Array(m), episode: new Int32Array(m), length: m };
+      for (let k = 0; k < m; k++) {
+        const i = keep[k] as number;
+        explore.s[k] = this.s.data[i] as number;
+        explore.r[k] = this.r.data[i] as number;
+        explore.episode[k] = ep[i] as number;
+      }
+      exploreSteps = m;
+    } else {
+      exploreSteps = this.exploreStepLines;
+    }
+    return {
+      run_id: id,
+      model: this.model,
+      game: this.game,
+      pathway: this.pathway,
+      sources: [...this.sources],
+      manifest: this.manifest,
+      checkpoints,
+      explore,
+      counts: {
+        steps: exploreSteps + this.evalStepLines,
+        exploreSteps,
+        evalSteps: this.evalStepLines,
+        episodes: this.evalEpisodes.size + this.exploreEpisodes.size,
+      },
+    };
+  }
+}
+
+/** Compares two runs for the canonical order (game, model, pathway, run_id). */
+export function compareRuns(a: RunData, b: RunData): number {
+  return (
+    a.game.localeCompare(b.game) ||
+    a.model.localeCompare(b.model) ||
+    a.pathway.localeCompare(b.pathway) ||
+    a.run_id.localeCompare(b.run_id)
+  );
+}
+
+/**
+ * Loads one or more data directories into a compact Dataset, streaming every file.
+ * Contract: every line is validated (LogFormatError names file, line, field); torn last lines and
+ * duplicates become warnings; a run_id whose records disagree on model/game/pathway is an error.
+ * Only the fields the metrics need are kept (see the module comment).
+ */
+export async function loadDataset(dataDirs: string | readonly string[], opts: LoadOptions = {}): Promise<Dataset> {
+  const dirs = typeof dataDirs === "string" ? [dataDirs] : [...dataDirs];
+  const warnings: string[] = [];
+  const warn = (m: string): void => {
+    warnings.push(m);
+    opts.onWarning?.(m);
+  };
+  const onWarning = (w: ReadWarning): void => warn(`${w.file}:${w.line}: ${w.message}`);
+  const wanted = opts.models ? new Set(opts.models) : null;
+  const builders = new Map<string, RunBuilder>();
+
+  const builderFor = (
+    rec: { run_id: string; model: string; game: string; pathway: string },
+    file: string,
+    line: number,
+  ): RunBuilder | null => {
+    if (wanted && !wanted.has(rec.model)) return null;
+    let b = builders.get(rec.run_id);
+    if (b === undefined) {
+      b = new RunBuilder(rec.run_id, rec.model, rec.game, rec.pathway);
+      builders.set(rec.run_id, b);
+    } else if (b.model !== rec.model || b.game !== rec.game || b.pathway !== rec.pathway) {
+      const field = b.model !== rec.model ? "model" : b.game !== rec.game ? "game" : "pathway";
+      throw new LogFormatError(file, line, field, `run ${rec.run_id} was seen as (${b.model}, ${b.game}, ${b.pathway}); this line says (${rec.model}, ${rec.game}, ${rec.pathway})`);
+    }
+    return b;
+  };
+
+  for (const loc of discoverRuns(dirs)) {
+    const before = new Set(builders.keys());
+    await readRunDir(
+      loc.runDir,
+      {
+        manifest: (m, file) => {
+          const b = builderFor(m, file, 0);
+          if (b) b.manifest = m;
+        },
+        checkpoint: (r, file, line) => {
+          const b = builderFor(r, file, line);
+          if (!b) return;
+          b.sources.add(loc.runDir);
+          if (b.checkpoints.has(r.checkpoint)) b.dupCheckpoints++;
+          b.checkpoints.set(r.checkpoint, { status: r.status, reason: r.reason, scores: r.scores, mean: r.mean });
+        },
+        episode: (r, file, line) => {
+          const b = builderFor(r, file, line);
+          if (!b) return;
+          b.sources.add(loc.runDir);
+          if (r.phase === "eval") {
+            if (r.checkpoint === null) throw new LogFormatError(file, line, "checkpoint", "an eval episode needs a checkpoint");
+            const key = `${r.checkpoint}|${r.episode}`;
+            if (b.evalEpisodes.has(key)) b.dupEpisodes++;
+            b.evalEpisodes.set(key, { x: r.checkpoint, episode: r.episode, score: r.score, ok: r.status === "ok" });
+          } else {
+            if (b.exploreEpisodes.has(r.episode)) b.dupEpisodes++;
+            b.exploreEpisodes.set(r.episode, r.status === "ok");
+          }
+        },
+        step: (r, file, line) => {
+          const b = builderFor(r, file, line);
+          if (!b) return;
+          b.sources.add(loc.runDir);
+          if (r.phase === "eval") {
+            b.evalStepLines++;
+          } else if (b.judged) {
+            // The only per-step data kept: s, r and the (episode, step) key.
+            b.s.push(r.self_score === null ? Number.NaN : r.self_score);
+            b.r.push(r.reward);
+            b.ep.push(r.episode);
+            b.st.push(r.step);
+          } else {
+            b.exploreStepLines++;
+          }
+        },
+      },
+      { onWarning },
+    );
+    // Runs touched by this directory give back their buffers' spare capacity.
+    for (const [id, b] of builders) if (!before.has(id) || b.sources.has(loc.runDir)) b.trim();
+  }
+  const runs = [...builders.values()].map((b) => b.finish(warn)).sort(compareRuns);
+  return { dataDirs: dirs, runs, warnings };
+}

@@ -1,0 +1,18 @@
+/**
+ * The analysis API in one import, for the CLI, the notebooks (via `dist/analysis/index.js`) and the
+ * kit's root index. Everything here is a plain function or type; danfojs appears only in the Frames
+ * type, and is loaded lazily by loadFrames.
+ */
+export * from "./bootstrap.js";
+export * from "./coupling.js";
+export * from "./couplingTables.js";
+export * from "./curves.js";
+export * from "./curveTables.js";
+export * from "./dataset.js";
+export * from "./frames.js";
+export * from "./judging.js";
+export * from "./judgingTables.js";
+export * from "./report.js";
+export * from "./runs.js";
+export * from "./synthetic.js";
+export * from "./table.js";

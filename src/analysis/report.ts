@@ -1,0 +1,114 @@
+/**
+ * One call that computes every table and every figure's data from a loaded data set. The CLI's
+ * `report` renders its output; a notebook can call it (or any single builder) and render the same
+ * rows, so the numbers have exactly one implementation.
+ */
+import { DEFAULT_B, type BootstrapConfig } from "./bootstrap.js";
+import { allBlocks, couplingTable, runLevelTable, type BlockRow, type CouplingRow, type RunLevelRow } from "./couplingTables.js";
+import {
+  analyzeCurves,
+  analyzeTraining,
+  mainResultsTable,
+  summaryVsHistoryTable,
+  trainingTable,
+  type CurveSeries,
+  type MainResultsRow,
+  type SummaryRow,
+  type TrainingRow,
+  type TrainingSeries,
+} from "./curveTables.js";
+import type { Dataset } from "./dataset.js";
+import type { RewardRange } from "./judging.js";
+import {
+  calibrationBins,
+  judgingInputs,
+  positiveRatesTable,
+  selfJudgingTable,
+  type CalibrationBin,
+  type PositiveRatesRow,
+  type SelfJudgingRow,
+} from "./judgingTables.js";
+import type { Table } from "./table.js";
+
+export interface ReportOptions {
+  /** Bootstrap resamples (default 2000). */
+  B?: number;
+  /** Seed of the bootstrap streams (default 0). */
+  seed?: number;
+  /** Interval coverage (default 0.95). */
+  level?: number;
+  /** The paper's rule: only models with results on every game enter the main table and dNABA. */
+  requireComplete?: boolean;
+}
+
+/** Every table of the report, by file stem. */
+export interface ReportTables {
+  main_results: Table<MainResultsRow>;
+  self_judging: Table<SelfJudgingRow>;
+  coupling: Table<CouplingRow>;
+  run_level: Table<RunLevelRow>;
+  summary_vs_history: Table<SummaryRow>;
+  training: Table<TrainingRow>;
+  positive_rates: Table<PositiveRatesRow>;
+}
+
+/** Everything `report` writes, as data. */
+export interface Report {
+  bootstrap: BootstrapConfig;
+  requireComplete: boolean;
+  tables: ReportTables;
+  /** Figure data. */
+  curves: CurveSeries[];
+  training: TrainingSeries[];
+  calibration: CalibrationBin[];
+  blocks: BlockRow[];
+  ranges: Map<string, RewardRange | null>;
+  /** Games each curve figure is drawn for. */
+  games: string[];
+  /** model -> games it lacks. */
+  incompleteModels: Map<string, string[]>;
+  /** Loader warnings carried along. */
+  warnings: string[];
+  /** Counts for the summary line. */
+  counts: { runs: number; trainingRuns: number; steps: number; judgedSteps: number };
+}
+
+/**
+ * Computes every table (rows with point + interval) and the figures' data. Pure given the data set
+ * and options: the same seed gives the same digits.
+ */
+export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
+  const cfg: BootstrapConfig = { B: opts.B ?? DEFAULT_B, seed: opts.seed ?? 0, level: opts.level ?? 0.95 };
+  const requireComplete = opts.requireComplete ?? false;
+  const ca = analyzeCurves(ds, cfg);
+  const tr = analyzeTraining(ds);
+  const ji = judgingInputs(ds);
+  const blocks = allBlocks(ji);
+  return {
+    bootstrap: cfg,
+    requireComplete,
+    tables: {
+      main_results: mainResultsTable(ca, cfg, { requireComplete }),
+      self_judging: selfJudgingTable(ji, cfg),
+      coupling: couplingTable(blocks, cfg),
+      run_level: runLevelTable(ji, cfg),
+      summary_vs_history: summaryVsHistoryTable(ca, cfg, { requireComplete }),
+      training: trainingTable(tr.rows, cfg),
+      positive_rates: positiveRatesTable(ji, cfg),
+    },
+    curves: ca.series,
+    training: tr.series,
+    calibration: calibrationBins(ji),
+    blocks,
+    ranges: ji.ranges,
+    games: ca.games,
+    incompleteModels: ca.incompleteModels,
+    warnings: ds.warnings,
+    counts: {
+      runs: ds.runs.length,
+      trainingRuns: tr.rows.length,
+      steps: ds.runs.reduce((a, r) => a + r.counts.steps, 0),
+      judgedSteps: ji.runs.reduce((a, r) => a + r.total.n, 0),
+    },
+  };
+}

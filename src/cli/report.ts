@@ -1,0 +1,199 @@
+/**
+ * `s3gym report --data DIR --out DIR [--bootstrap 2000] [--seed 0] [--models a,b] [--require-complete]`
+ *
+ * Loads one or more data directories (shards merged), computes every table with seeded bootstrap
+ * intervals and writes `<out>/tables/<name>.csv|.md`, the figures `<out>/<figure>.svg|.png`, and
+ * `<out>/report.json` (method, B, seed, inputs, warnings, files).
+ * Exit codes: 0 done; 1 the data could not be analysed (invalid log line, no runs); 2 bad arguments.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { DEFAULT_B } from "../analysis/bootstrap.js";
+import type { MainResultsRow } from "../analysis/curveTables.js";
+import { loadDataset, type Dataset } from "../analysis/dataset.js";
+import { buildReport, type Report } from "../analysis/report.js";
+import { toCsv, toMarkdown, type Table } from "../analysis/table.js";
+import { writeFigure, fileSafe } from "../figures/render.js";
+import { calibrationSpec, couplingSpec, curvesSpec, trainingSpec } from "../figures/specs.js";
+import { LogFormatError } from "../logs/reader.js";
+
+const OPTIONS = {
+  data: { type: "string", multiple: true },
+  out: { type: "string" },
+  bootstrap: { type: "string" },
+  seed: { type: "string" },
+  models: { type: "string" },
+  "require-complete": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+const VALID_FLAGS = "--data, --out, --bootstrap, --seed, --models, --require-complete, --help";
+
+export const REPORT_USAGE = `usage: s3gym report --data DIR [--data DIR ...] --out DIR [--bootstrap 2000] [--seed 0] [--models a,b] [--require-complete]
+
+  --data DIR          a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards)
+  --out DIR           where tables/ (CSV + Markdown), figures (SVG + PNG) and report.json are written
+  --bootstrap B       bootstrap resamples per interval (integer >= 1; default ${DEFAULT_B})
+  --seed N            seed of the bootstrap streams (integer >= 0; default 0): same seed, same digits
+  --models a,b        only these models (exact model strings as logged)
+  --require-complete  the paper's rule: only models with results on every game enter the main table`;
+
+/** A bad command line: reported as one line, exit code 2. */
+class UsageError extends Error {}
+
+interface ReportArgs {
+  data: string[];
+  out: string;
+  B: number;
+  seed: number;
+  models: string[] | null;
+  requireComplete: boolean;
+}
+
+function parseIntFlag(flag: string, raw: string | undefined, dflt: number, min: number): number {
+  if (raw === undefined) return dflt;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
+    throw new UsageError(`${flag} must be an integer >= ${min} (got '${raw}')`);
+  }
+  return Number(raw);
+}
+
+/** Parses report's argv (strict); throws UsageError with a one-line message naming the flag. */
+function parseReportArgs(argv: string[]): ReportArgs | "help" {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    const m = /'([^']+)'/.exec(err.message);
+    if (err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") throw new UsageError(`unknown option '${m?.[1] ?? "?"}': valid options are ${VALID_FLAGS}`);
+    if (err.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") throw new UsageError(`unexpected argument '${m?.[1] ?? "?"}': valid options are ${VALID_FLAGS}`);
+    throw new UsageError(`${err.message.split("\n")[0]} (valid options: ${VALID_FLAGS})`);
+  }
+  const v = parsed.values;
+  if (v.help) return "help";
+  const data = (v.data ?? []).flatMap((d) => d.split(",")).map((d) => d.trim()).filter((d) => d.length > 0);
+  if (data.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)");
+  if (v.out === undefined || v.out.trim() === "") throw new UsageError("--out is required: the directory to write tables/ and figures into");
+  let models: string[] | null = null;
+  if (v.models !== undefined) {
+    models = v.models.split(",").map((m) => m.trim()).filter((m) => m.length > 0);
+    if (models.length === 0) throw new UsageError("--models is empty: expected a comma list of model names as logged");
+  }
+  return {
+    data,
+    out: v.out,
+    B: parseIntFlag("--bootstrap", v.bootstrap, DEFAULT_B, 1),
+    seed: parseIntFlag("--seed", v.seed, 0, 0),
+    models,
+    requireComplete: v["require-complete"] ?? false,
+  };
+}
+
+/** The Markdown of the main table marks incomplete models with a dagger (the CSV keeps the name). */
+function markdownOf(name: string, table: Table<object>): string {
+  if (name !== "main_results") return toMarkdown(table);
+  return toMarkdown(table, (row, key, text) => (key === "model" && !(row as MainResultsRow).complete ? `${text} †` : text));
+}
+
+/**
+ * Writes a computed report under `outDir`: tables/<name>.csv and .md, the figures as SVG and PNG, and
+ * report.json. Returns the written paths.
+ */
+export async function writeReport(report: Report, outDir: string, dataDirs: readonly string[] = []): Promise<string[]> {
+  const tablesDir = join(outDir, "tables");
+  await mkdir(tablesDir, { recursive: true });
+  const files: string[] = [];
+  for (const [name, table] of Object.entries(report.tables) as [string, Table<object>][]) {
+    const csv = join(tablesDir, `${name}.csv`);
+    const md = join(tablesDir, `${name}.md`);
+    await writeFile(csv, toCsv(table));
+    await writeFile(md, markdownOf(name, table));
+    files.push(csv, md);
+  }
+  for (const game of report.games) files.push(...(await writeFigure(curvesSpec(game, report.curves), outDir, `curves_${fileSafe(game)}`)));
+  files.push(...(await writeFigure(trainingSpec(report.training), outDir, "training")));
+  files.push(...(await writeFigure(calibrationSpec(report.calibration, report.ranges), outDir, "calibration")));
+  files.push(...(await writeFigure(couplingSpec(report.blocks), outDir, "coupling")));
+  const meta = join(outDir, "report.json");
+  files.push(meta);
+  await writeFile(
+    meta,
+    JSON.stringify(
+      {
+        method: "percentile bootstrap",
+        level: report.bootstrap.level,
+        B: report.bootstrap.B,
+        seed: report.bootstrap.seed,
+        require_complete: report.requireComplete,
+        data: dataDirs,
+        counts: report.counts,
+        incomplete_models: Object.fromEntries(report.incompleteModels),
+        warnings: report.warnings,
+        files: files.map((f) => f.slice(outDir.length).replace(/^[\\/]/, "")),
+      },
+      null,
+      2,
+    ) + "\n",
+  );
+  return files;
+}
+
+/**
+ * The `report` subcommand. `argv` is everything after `report`. Returns the exit code (0 ok, 1 data
+ * problem, 2 bad arguments); prints one line per problem on stderr, a short summary on stdout.
+ */
+export async function reportCommand(argv: string[]): Promise<number> {
+  let args: ReportArgs | "help";
+  try {
+    args = parseReportArgs(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`s3gym report: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  if (args === "help") {
+    process.stdout.write(REPORT_USAGE + "\n");
+    return 0;
+  }
+  let ds: Dataset;
+  try {
+    ds = await loadDataset(args.data);
+  } catch (e) {
+    if (e instanceof LogFormatError) {
+      process.stderr.write(`s3gym report: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  if (args.models !== null) {
+    const present = [...new Set(ds.runs.map((r) => r.model))].sort();
+    const unknown = args.models.filter((m) => !present.includes(m));
+    if (unknown.length > 0) {
+      process.stderr.write(`s3gym report: --models: unknown model '${unknown[0]}': valid values are ${present.join(", ") || "(none: no runs)"}\n`);
+      return 2;
+    }
+    const keep = new Set(args.models);
+    ds = { ...ds, runs: ds.runs.filter((r) => keep.has(r.model)) };
+  }
+  if (ds.runs.length === 0) {
+    process.stderr.write(`s3gym report: no runs found in ${args.data.join(", ")}\n`);
+    return 1;
+  }
+  const shown = ds.warnings.slice(0, 20);
+  for (const w of shown) process.stderr.write(`warning: ${w}\n`);
+  if (ds.warnings.length > shown.length) process.stderr.write(`warning: ... and ${ds.warnings.length - shown.length} more (see report.json)\n`);
+
+  const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete });
+  const files = await writeReport(report, args.out, args.data);
+  const c = report.counts;
+  process.stdout.write(
+    `s3gym report: ${c.runs} runs (${c.trainingRuns} training), ${c.steps} steps from ${args.data.join(", ")}; ` +
+      `95% percentile bootstrap, B = ${args.B}, seed = ${args.seed}\n` +
+      `wrote ${files.length} files under ${args.out} (tables/*.csv, tables/*.md, figures *.svg + *.png, report.json)\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,44 @@
+/**
+ * Headless rendering of Vega-Lite specs: compile (vega-lite) -> parse and render to SVG (vega, no
+ * canvas, no browser) -> PNG (resvg, prebuilt binary, system fonts). Nothing is downloaded.
+ */
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Resvg } from "@resvg/resvg-js";
+import * as vega from "vega";
+import { compile, type TopLevelSpec } from "vega-lite";
+
+/** Renders a Vega-Lite spec to an SVG string. */
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+/** Rasterises an SVG to PNG at `scale` times its size (2 by default, for readable text). */
+export function svgToPng(svg: string, scale = 2): Buffer {
+  const r = new Resvg(svg, {
+    fitTo: { mode: "zoom", value: scale },
+    background: "white",
+    font: { loadSystemFonts: true, defaultFontFamily: "DejaVu Sans" },
+  });
+  return r.render().asPng();
+}
+
+/** Writes `<dir>/<name>.svg` and `<dir>/<name>.png`; returns the two paths. */
+export async function writeFigure(spec: TopLevelSpec, dir: string, name: string): Promise<string[]> {
+  const svg = await renderSvg(spec);
+  const svgPath = join(dir, `${name}.svg`);
+  const pngPath = join(dir, `${name}.png`);
+  await writeFile(svgPath, svg);
+  await writeFile(pngPath, svgToPng(svg));
+  return [svgPath, pngPath];
+}
+
+/** A file-name-safe form of a label (game or model names may hold ':' or '/'). */
+export function fileSafe(label: string): string {
+  return label.replace(/[^A-Za-z0-9._-]+/g, "_");
+}

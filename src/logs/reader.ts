@@ -1,0 +1,246 @@
+/**
+ * The streaming, validating, tolerant reader of step logs (logs.md, "Reading").
+ *
+ * - Streams: files are read line by line (readline), so no file is ever held whole in memory; callers
+ *   decide what to keep of each record (the analysis keeps a few numbers per step, never the text).
+ * - Validates every line against the zod schema of its file (schema.ts); an error names the file, the
+ *   line and the field.
+ * - Tolerates a torn LAST line (a crash mid-write): it is reported through `onWarning` and skipped. A
+ *   bad line anywhere else is an error, because line-atomic writes cannot produce it.
+ * - Merges several data directories (shards written with `--shard i/n`, or copies of the same runs):
+ *   `discoverRuns` lists the run directories of all of them; merging records of one run that appear in
+ *   several places is the caller's job (the analysis deduplicates by natural keys, so it is idempotent).
+ */
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import type { z } from "zod";
+import {
+  CallRecord,
+  CheckpointRecord,
+  EpisodeRecord,
+  MemoryRecord,
+  RUN_FILES,
+  RunManifest,
+  StepRecord,
+} from "./schema.js";
+
+/** A log line (or file) that does not match the schema. `line` is 1-based; 0 for whole-file problems. */
+export class LogFormatError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    /** The offending field's path (`reward`, `scores.2`), `(line)` for unparsable JSON, `(file)` for file problems. */
+    readonly field: string,
+    readonly detail: string,
+  ) {
+    super(`${file}${line > 0 ? `:${line}` : ""}: ${field === "(file)" ? "" : `field '${field}': `}${detail}`);
+    this.name = "LogFormatError";
+  }
+}
+
+/** Something the reader tolerated (a torn last line) and the user should hear about. */
+export interface ReadWarning {
+  file: string;
+  line: number;
+  message: string;
+}
+
+export interface ReadOptions {
+  /** Called for every tolerated problem; default: ignore (the loader collects them). */
+  onWarning?: (w: ReadWarning) => void;
+}
+
+/** A validated record and the 1-based line it came from. */
+export interface Numbered<T> {
+  value: T;
+  line: number;
+}
+
+/** Renders the first zod issue as (field, message), mentioning how many more there were. */
+function describeIssues(error: z.ZodError): { field: string; detail: string } {
+  const first = error.issues[0];
+  if (first === undefined) return { field: "(line)", detail: "invalid record" };
+  const field = first.path.length > 0 ? first.path.map(String).join(".") : "(record)";
+  const more = error.issues.length - 1;
+  return { field, detail: first.message + (more > 0 ? ` (and ${more} more issue${more > 1 ? "s" : ""})` : "") };
+}
+
+/**
+ * Streams the records of one JSONL file, each validated by `schema`.
+ * Contract: yields every complete valid line in file order with its line number; skips blank lines;
+ * throws LogFormatError (file, line, field) on the first invalid line, except that an unparsable
+ * LAST non-blank line is taken for a torn write: it is reported through `onWarning` and not yielded.
+ */
+export async function* readJsonl<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  opts: ReadOptions = {},
+): AsyncGenerator<Numbered<z.infer<S>>> {
+  const input = createReadStream(file, { encoding: "utf8" });
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  let lineNo = 0;
+  // An unparsable line is only an error once we know it was not the last one, so it waits here.
+  let pending: { line: number; detail: string } | null = null;
+  try {
+    for await (const text of lines) {
+      lineNo++;
+      if (text.trim().length === 0) continue;
+      if (pending !== null) throw new LogFormatError(file, pending.line, "(line)", pending.detail);
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch (e) {
+        pending = { line: lineNo, detail: `invalid JSON (${(e as Error).message})` };
+        continue;
+      }
+      const parsed = schema.safeParse(raw);
+      if (!parsed.success) {
+        const { field, detail } = describeIssues(parsed.error);
+        throw new LogFormatError(file, lineNo, field, detail);
+      }
+      yield { value: parsed.data, line: lineNo };
+    }
+  } finally {
+    lines.close();
+    input.destroy();
+  }
+  if (pending !== null) {
+    opts.onWarning?.({ file, line: pending.line, message: `torn last line ignored (${pending.detail})` });
+  }
+}
+
+/** Reads and validates a JSON file (manifest.json). Throws LogFormatError naming the file and field. */
+export function readJsonFile<S extends z.ZodType>(file: string, schema: S): z.infer<S> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new LogFormatError(file, 0, "(file)", `invalid JSON (${(e as Error).message})`);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const { field, detail } = describeIssues(parsed.error);
+    throw new LogFormatError(file, 0, field, detail);
+  }
+  return parsed.data;
+}
+
+/** One run directory found under a data directory. */
+export interface RunLocation {
+  /** The data directory given by the user (resolved). */
+  dataDir: string;
+  /** `<dataDir>/runs/<name>` (resolved). */
+  runDir: string;
+  /** The directory name (normally the run_id; the records' run_id is authoritative). */
+  name: string;
+}
+
+/**
+ * Lists the run directories of one or more data directories, in the order given and by name within
+ * each. A data directory holds `runs/<run_id>/`; a directory that is itself a run (it has steps.jsonl)
+ * is accepted too, so one run can be analysed alone. Throws a one-line error for a directory that is
+ * neither. The same directory given twice is listed once.
+ */
+export function discoverRuns(dataDirs: readonly string[]): RunLocation[] {
+  const out: RunLocation[] = [];
+  const seen = new Set<string>();
+  for (const given of dataDirs) {
+    const dataDir = resolve(given);
+    if (!existsSync(dataDir) || !statSync(dataDir).isDirectory()) {
+      throw new LogFormatError(given, 0, "(file)", "data directory not found");
+    }
+    const runsDir = join(dataDir, "runs");
+    let candidates: RunLocation[];
+    if (existsSync(runsDir) && statSync(runsDir).isDirectory()) {
+      candidates = readdirSync(runsDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort()
+        .map((name) => ({ dataDir, runDir: join(runsDir, name), name }));
+    } else if (existsSync(join(dataDir, RUN_FILES.steps.file))) {
+      candidates = [{ dataDir, runDir: dataDir, name: dataDir.split(/[\\/]/).pop() ?? dataDir }];
+    } else {
+      throw new LogFormatError(given, 0, "(file)", "no runs/ folder (expected <data>/runs/<run_id>/steps.jsonl)");
+    }
+    for (const c of candidates) {
+      if (seen.has(c.runDir)) continue;
+      seen.add(c.runDir);
+      out.push(c);
+    }
+  }
+  return out;
+}
+
+/** What a caller wants from each file of a run; a missing callback means the file is not read. */
+export interface RunVisitor {
+  manifest?: (m: RunManifest, file: string) => void;
+  checkpoint?: (r: CheckpointRecord, file: string, line: number) => void;
+  episode?: (r: EpisodeRecord, file: string, line: number) => void;
+  step?: (r: StepRecord, file: string, line: number) => void;
+  memory?: (r: MemoryRecord, file: string, line: number) => void;
+  call?: (r: CallRecord, file: string, line: number) => void;
+}
+
+/**
+ * Streams one run directory through a visitor, in a fixed order: manifest, checkpoints, episodes,
+ * steps, memory, calls (so a caller knows every episode's status before it sees the steps).
+ * steps.jsonl, episodes.jsonl and checkpoints.jsonl are required (a missing one is a LogFormatError);
+ * manifest.json, memory.jsonl and calls.jsonl are read only when present and wanted.
+ */
+export async function readRunDir(runDir: string, visitor: RunVisitor, opts: ReadOptions = {}): Promise<void> {
+  for (const f of [RUN_FILES.steps.file, RUN_FILES.episodes.file, RUN_FILES.checkpoints.file]) {
+    if (!existsSync(join(runDir, f))) throw new LogFormatError(join(runDir, f), 0, "(file)", "missing required file");
+  }
+  const manifestFile = join(runDir, "manifest.json");
+  if (visitor.manifest && existsSync(manifestFile)) visitor.manifest(readJsonFile(manifestFile, RunManifest), manifestFile);
+
+  async function each<S extends z.ZodType>(
+    file: string,
+    schema: S,
+    fn: ((r: z.infer<S>, file: string, line: number) => void) | undefined,
+    optional: boolean,
+  ): Promise<void> {
+    if (fn === undefined) return;
+    const path = join(runDir, file);
+    if (optional && !existsSync(path)) return;
+    for await (const { value, line } of readJsonl(path, schema, opts)) fn(value, path, line);
+  }
+  await each(RUN_FILES.checkpoints.file, CheckpointRecord, visitor.checkpoint, false);
+  await each(RUN_FILES.episodes.file, EpisodeRecord, visitor.episode, false);
+  await each(RUN_FILES.steps.file, StepRecord, visitor.step, false);
+  await each(RUN_FILES.memory.file, MemoryRecord, visitor.memory, true);
+  await each(RUN_FILES.calls.file, CallRecord, visitor.call, true);
+}
+
+/** Every record of one run directory as plain arrays: for small data, tests and notebooks. */
+export interface RunRecords {
+  runDir: string;
+  manifest: RunManifest | null;
+  steps: StepRecord[];
+  episodes: EpisodeRecord[];
+  checkpoints: CheckpointRecord[];
+  memory: MemoryRecord[];
+  calls: CallRecord[];
+}
+
+/**
+ * Reads one run directory whole into typed arrays (validated, torn last lines skipped and reported).
+ * Holds everything in memory: use it for one run or a small data set, never for a paper-scale matrix.
+ */
+export async function readRunRecords(runDir: string, opts: ReadOptions = {}): Promise<RunRecords> {
+  const out: RunRecords = { runDir, manifest: null, steps: [], episodes: [], checkpoints: [], memory: [], calls: [] };
+  await readRunDir(
+    runDir,
+    {
+      manifest: (m) => (out.manifest = m),
+      checkpoint: (r) => out.checkpoints.push(r),
+      episode: (r) => out.episodes.push(r),
+      step: (r) => out.steps.push(r),
+      memory: (r) => out.memory.push(r),
+      call: (r) => out.calls.push(r),
+    },
+    opts,
+  );
+  return out;
+}

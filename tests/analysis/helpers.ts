@@ -1,0 +1,130 @@
+/**
+ * Hand-made logs for tests: small builders of valid records and a writer of run directories. The
+ * tests compute their expected numbers by hand from the values written here, never by calling the
+ * code under test.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface Identity {
+  run_id: string;
+  model: string;
+  game: string;
+  pathway: string;
+}
+
+export function tempDir(prefix = "s3gym-analysis-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A valid step record; `s` null = unscored. */
+export function step(
+  id: Identity,
+  o: { phase?: "explore" | "eval"; checkpoint?: number | null; episode: number; step: number; s: number | null; r: number },
+): Record<string, unknown> {
+  const phase = o.phase ?? "explore";
+  return {
+    ...id,
+    phase,
+    config: phase,
+    checkpoint: o.checkpoint ?? null,
+    episode: o.episode,
+    seed: 100 + o.episode,
+    step: o.step,
+    observation: "board",
+    response: "Answer: x\nScore: 1",
+    action: "x",
+    self_score: o.s,
+    parse_error: o.s === null ? "no Score line" : null,
+    valid: true,
+    feedback: "ok",
+    reward: o.r,
+    score_after: o.r,
+    done: false,
+    tokens_in: 10,
+    tokens_out: 2,
+    latency_ms: 5,
+  };
+}
+
+/** A valid episode record. */
+export function episode(
+  id: Identity,
+  o: { phase: "explore" | "eval"; checkpoint?: number | null; episode: number; score?: number; status?: "ok" | "failed" },
+): Record<string, unknown> {
+  const status = o.status ?? "ok";
+  return {
+    ...id,
+    phase: o.phase,
+    config: o.phase,
+    checkpoint: o.checkpoint ?? null,
+    episode: o.episode,
+    seed: o.episode,
+    score: o.score ?? 0,
+    steps: 1,
+    status,
+    error: status === "failed" ? "retries exhausted" : null,
+    started_at: "2025-01-01T00:00:00.000Z",
+    ended_at: "2025-01-01T00:01:00.000Z",
+  };
+}
+
+/** A checkpoint record; `scores` null means failed. */
+export function checkpoint(id: Identity, x: number, scores: number[] | null): Record<string, unknown> {
+  const ok = scores !== null;
+  const s = scores ?? [];
+  return {
+    ...id,
+    checkpoint: x,
+    scores: s,
+    mean: ok && s.length ? s.reduce((a, b) => a + b, 0) / s.length : null,
+    status: ok ? "ok" : "failed",
+    reason: ok ? null : "endpoint kept failing",
+  };
+}
+
+/**
+ * A curve as records: for each checkpoint x, its eval scores (null = failed). Returns the checkpoint
+ * records and the eval episode records.
+ */
+export function curveRecords(id: Identity, curve: [number, number[] | null][]): { checkpoints: object[]; episodes: object[] } {
+  const checkpoints: object[] = [];
+  const episodes: object[] = [];
+  for (const [x, scores] of curve) {
+    checkpoints.push(checkpoint(id, x, scores));
+    if (scores === null) episodes.push(episode(id, { phase: "eval", checkpoint: x, episode: 0, score: 0, status: "failed" }));
+    else scores.forEach((score, e) => episodes.push(episode(id, { phase: "eval", checkpoint: x, episode: e, score })));
+  }
+  return { checkpoints, episodes };
+}
+
+/** Explore steps given per episode as [s, r] pairs; returns step and (ok) episode records. */
+export function exploreRecords(id: Identity, eps: Record<number, [number | null, number][]>): { steps: object[]; episodes: object[] } {
+  const steps: object[] = [];
+  const episodes: object[] = [];
+  for (const [e, list] of Object.entries(eps)) {
+    const ep = Number(e);
+    list.forEach(([s, r], k) => steps.push(step(id, { episode: ep, step: k, s, r })));
+    episodes.push(episode(id, { phase: "explore", episode: ep, score: list.reduce((a, [, r]) => a + r, 0) }));
+  }
+  return { steps, episodes };
+}
+
+function jsonl(records: readonly object[]): string {
+  return records.map((r) => JSON.stringify(r)).join("\n") + (records.length ? "\n" : "");
+}
+
+/** Writes `<dataDir>/runs/<run_id>/` with the three required files (and extra raw text if given). */
+export function writeRun(
+  dataDir: string,
+  id: Identity,
+  files: { steps?: object[]; episodes?: object[]; checkpoints?: object[]; stepsRaw?: string; dirName?: string },
+): string {
+  const dir = join(dataDir, "runs", files.dirName ?? id.run_id);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "steps.jsonl"), files.stepsRaw ?? jsonl(files.steps ?? []));
+  writeFileSync(join(dir, "episodes.jsonl"), jsonl(files.episodes ?? []));
+  writeFileSync(join(dir, "checkpoints.jsonl"), jsonl(files.checkpoints ?? []));
+  return dir;
+}

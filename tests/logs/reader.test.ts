@@ -1,0 +1,136 @@
+/** The streaming reader: validation errors name file/line/field; a torn LAST line is tolerated. */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { LogFormatError, discoverRuns, readJsonl, readRunDir, readRunRecords, type ReadWarning } from "../../src/logs/reader.js";
+import { StepRecord } from "../../src/logs/schema.js";
+import { checkpoint, episode, step, tempDir, writeRun } from "../analysis/helpers.js";
+
+const id = { run_id: "r1", model: "m", game: "snake", pathway: "history" };
+
+async function collect(file: string, warnings: ReadWarning[] = []): Promise<{ value: StepRecord; line: number }[]> {
+  const out: { value: StepRecord; line: number }[] = [];
+  for await (const rec of readJsonl(file, StepRecord, { onWarning: (w) => warnings.push(w) })) out.push(rec);
+  return out;
+}
+
+function writeLines(lines: string[], trailingNewline = true): string {
+  const dir = tempDir();
+  const file = join(dir, "steps.jsonl");
+  writeFileSync(file, lines.join("\n") + (trailingNewline ? "\n" : ""));
+  return file;
+}
+
+describe("readJsonl", () => {
+  it("yields validated records with their line numbers, skipping blank lines", async () => {
+    const a = JSON.stringify(step(id, { episode: 1, step: 0, s: 1, r: 0 }));
+    const b = JSON.stringify({ ...step(id, { episode: 1, step: 1, s: null, r: 1 }), extra_field: "ignored" });
+    const recs = await collect(writeLines([a, "", b]));
+    expect(recs.map((r) => r.line)).toEqual([1, 3]);
+    expect(recs[1]?.value.self_score).toBeNull();
+    expect(recs[1]?.value.reward).toBe(1);
+  });
+
+  it("names the file, the line and the field of an invalid record", async () => {
+    const good = JSON.stringify(step(id, { episode: 1, step: 0, s: 1, r: 0 }));
+    const bad = JSON.stringify({ ...step(id, { episode: 1, step: 1, s: 1, r: 0 }), reward: "high" });
+    const file = writeLines([good, bad, good]);
+    const err = await collect(file).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LogFormatError);
+    const e = err as LogFormatError;
+    expect(e.file).toBe(file);
+    expect(e.line).toBe(2);
+    expect(e.field).toBe("reward");
+    expect(e.message).toContain(`${file}:2`);
+    expect(e.message).toContain("reward");
+  });
+
+  it("names a missing field, and a wrong enum value", async () => {
+    const rec = step(id, { episode: 1, step: 0, s: 1, r: 0 });
+    delete (rec as Record<string, unknown>).valid;
+    const e1 = (await collect(writeLines([JSON.stringify(rec)])).catch((e: unknown) => e)) as LogFormatError;
+    expect(e1.field).toBe("valid");
+    const e2 = (await collect(writeLines([JSON.stringify({ ...step(id, { episode: 1, step: 0, s: 1, r: 0 }), phase: "train" })])).catch(
+      (e: unknown) => e,
+    )) as LogFormatError;
+    expect([e2.line, e2.field]).toEqual([1, "phase"]);
+  });
+
+  it("reports and skips a torn last line (no trailing newline)", async () => {
+    const good = JSON.stringify(step(id, { episode: 1, step: 0, s: 1, r: 0 }));
+    const torn = good.slice(0, 57);
+    const warnings: ReadWarning[] = [];
+    const recs = await collect(writeLines([good, good, torn], false), warnings);
+    expect(recs).toHaveLength(2);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.line).toBe(3);
+    expect(warnings[0]?.message).toMatch(/torn last line/);
+  });
+
+  it("treats an unparsable line that is NOT the last as an error", async () => {
+    const good = JSON.stringify(step(id, { episode: 1, step: 0, s: 1, r: 0 }));
+    const e = (await collect(writeLines([good, good.slice(0, 30), good])).catch((x: unknown) => x)) as LogFormatError;
+    expect(e).toBeInstanceOf(LogFormatError);
+    expect(e.line).toBe(2);
+    expect(e.message).toMatch(/invalid JSON/);
+  });
+
+  it("still tolerates the torn line when blank lines follow it", async () => {
+    const good = JSON.stringify(step(id, { episode: 1, step: 0, s: 1, r: 0 }));
+    const warnings: ReadWarning[] = [];
+    const recs = await collect(writeLines([good, "{\"run_id\":", "", ""]), warnings);
+    expect(recs).toHaveLength(1);
+    expect(warnings).toHaveLength(1);
+  });
+});
+
+describe("run directories", () => {
+  it("discovers runs of several data directories (shards) in order, each directory once", () => {
+    const a = tempDir();
+    const b = tempDir();
+    writeRun(a, { ...id, run_id: "x2" }, {});
+    writeRun(a, { ...id, run_id: "x1" }, {});
+    writeRun(b, { ...id, run_id: "y1" }, {});
+    const runs = discoverRuns([a, b, a]);
+    expect(runs.map((r) => r.name)).toEqual(["x1", "x2", "y1"]);
+  });
+
+  it("accepts a single run directory, and rejects a directory that is neither", () => {
+    const a = tempDir();
+    const dir = writeRun(a, id, {});
+    expect(discoverRuns([dir]).map((r) => r.runDir)).toEqual([dir]);
+    const empty = tempDir();
+    expect(() => discoverRuns([empty])).toThrow(/no runs\/ folder/);
+    expect(() => discoverRuns([join(empty, "nope")])).toThrow(/not found/);
+  });
+
+  it("requires steps, episodes and checkpoints; reads the optional files when present", async () => {
+    const a = tempDir();
+    const dir = writeRun(a, id, {
+      steps: [step(id, { episode: 1, step: 0, s: 1, r: 1 })],
+      episodes: [episode(id, { phase: "explore", episode: 1, score: 1 })],
+      checkpoints: [checkpoint(id, 0, [1])],
+    });
+    const call = { run_id: "r1", purpose: "step", phase: "explore", checkpoint: null, episode: 1, step: 0, tokens_in: 1, tokens_out: 1, tokens_cached: null, latency_ms: 3, retries: 0, cached: false, error: null, cost_usd: null };
+    writeFileSync(join(dir, "calls.jsonl"), JSON.stringify(call) + "\n");
+    const recs = await readRunRecords(dir);
+    expect([recs.steps.length, recs.episodes.length, recs.checkpoints.length, recs.calls.length, recs.memory.length]).toEqual([1, 1, 1, 1, 0]);
+    expect(recs.manifest).toBeNull();
+
+    const broken = join(a, "runs", "broken");
+    mkdirSync(broken, { recursive: true });
+    writeFileSync(join(broken, "steps.jsonl"), "");
+    writeFileSync(join(broken, "episodes.jsonl"), "");
+    await expect(readRunDir(broken, { step: () => undefined })).rejects.toThrow(/checkpoints\.jsonl.*missing required file/);
+  });
+
+  it("validates manifest.json and names its field", async () => {
+    const a = tempDir();
+    const dir = writeRun(a, id, {});
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify({ run_id: "r1", model: "m", game: "snake", pathway: "history" }));
+    const e = (await readRunRecords(dir).catch((x: unknown) => x)) as LogFormatError;
+    expect(e).toBeInstanceOf(LogFormatError);
+    expect(e.file).toMatch(/manifest\.json$/);
+    expect(e.field).toBe("kit_version");
+  });
+});
