@@ -58,6 +58,19 @@ describe("minesweeper uncovering", () => {
     expect(gridOf(last)).toEqual([".....", "23321", "?????", "?????", "?????"]);
   });
 
+  it("a flood never opens a flagged cell and does not spread through one", () => {
+    // (0,3) is a safe zero under a wrong flag. From (0,0) the flood opens row 0 up to the flag and
+    // row 1's numbers (0,2) touches; (0,4) and (1,4) are reachable only through (0,3), so they stay hidden.
+    const s = state(inner(["...F.", ".....", "xxxx.", ".....", "....."]));
+    const { last } = run(s, ["uncover (0, 0)"]);
+    expect(gridOf(last)).toEqual(["...F?", "2332?", "?????", "?????", "?????"]);
+    expect(last.inner.flagged[0]![3]).toBe(true);
+    // Taking the flag off and uncovering the cell lets the flood finish the top.
+    const { results } = run(last, ["unflag (0, 3)", "uncover (0, 3)"]);
+    expect(results[1]!.feedback).toBe("uncovered (0, 3): 3 cells opened");
+    expect(gridOf(results[1]!.state).slice(0, 2)).toEqual([".....", "23321"]);
+  });
+
   it("reveals a number alone (KORGym's neighbouring-zero quirk is not kept)", () => {
     const { last } = run(state(inner(WALL)), ["uncover (1, 0)"]);
     expect(gridOf(last)).toEqual(["?????", "2????", "?????", "?????", "?????"]);
@@ -108,16 +121,32 @@ describe("minesweeper lives", () => {
     expect(game.score(last)).toBe(0);
   });
 
-  it("an exploded mine counts as found for the all-mines win", () => {
+  it("uncovering a mine is never a win, even when it is the last mine not flagged", () => {
+    // Mines (0,0), (0,2) and (2,0) (flagged). Flag (0,2): 2 of 3 mines flagged, no wrong flag.
+    const s = state(inner(["x.x", "...", "M.."], { lives: 3 }), { lives: 3 }, "explore");
+    const { results, last } = run(s, ["flag (0, 2)", "uncover (0, 0)"]);
+    expect(results[0]!.reward).toBeCloseTo(1 / 3, 12);
+    expect(results[1]!.feedback).toBe("mine! lives left: 2");
+    expect(results[1]!.done).toBe(false);
+    expect(results[1]!.reward).toBe(0);
+    expect(last.inner.status).toBe("playing");
+    expect(game.score(last)).toBeCloseTo(2 / 3, 12);
+  });
+
+  it("an exploded mine is not flagged: the flag win is gone, uncovering every safe cell still wins", () => {
     // Three mines: (0,0) exploded, (2,0) flagged, (0,2) open; a wrong flag sits on (1,0).
     const s = state(inner(["*.x", "F..", "M.."], { lives: 2 }), { lives: 3 }, "explore");
-    const { results } = run(s, ["flag (0, 2)", "unflag (1, 0)"]);
-    // Every mine is flagged or exploded, but a safe cell is flagged too: no win yet.
-    expect(results[0]!.done).toBe(false);
+    const { results } = run(s, ["flag (0, 2)", "unflag (1, 0)", "uncover (2, 2)", "uncover (0, 1)", "uncover (1, 0)"]);
+    // Flagging the last hidden mine pays 1/3; removing the wrong flag leaves (0,0) unflagged: no win.
     expect(results[0]!.reward).toBeCloseTo(1 / 3, 12);
-    // Removing the wrong flag completes the win: 2/3 -> 1.
-    expect(results[1]!.done).toBe(true);
-    expect(results[1]!.reward).toBeCloseTo(1 / 3, 12);
+    expect(results[1]!.done).toBe(false);
+    expect(results[1]!.reward).toBe(0);
+    // (2,2) is a zero and opens (1,1), (1,2), (2,1); (0,1) is a 2; (1,0), the last safe cell, wins: 2/3 -> 1.
+    expect(gridOf(results[2]!.state)).toEqual(["*?F", "?31", "F1."]);
+    expect(results[3]!.done).toBe(false);
+    expect(results[4]!.done).toBe(true);
+    expect(results[4]!.reward).toBeCloseTo(1 / 3, 12);
+    expect(results[4]!.feedback).toContain("win");
   });
 
   it("eval: one life, a mine ends the game and keeps the flags earned", () => {

@@ -89,9 +89,26 @@ describe("turn order", () => {
     const r = game.step(state("eval", { turn: 2, plants: [[0, 0, "W"]], zombies: [[0, 1, "N", 1]] }), "pass");
     expect(r.state.inner.zombies).toEqual([]);
     expect(r.feedback).toContain("Peas destroyed 1 zombie");
-    // A wave entering at the end of turn 4 stands at the last column (it has not walked yet).
-    const w = game.step(state("eval", { turn: 4 }), "pass");
-    expect(w.state.inner.zombies.map((z) => z.col)).toEqual([5]);
+    // Turn 5 is due a wave in eval: the zombie already on the lawn walks 5 -> 4, then the wave of turn 5
+    // enters at the last column, where it stands when turn 6 begins (it has not walked yet).
+    const w = game.step(state("eval", { turn: 5, zombies: [[0, 5, "N"]] }), "pass");
+    expect(w.state.inner.zombies.map((z) => z.col)).toEqual([4, 5]);
+    expect(w.feedback).toContain("1 new zombie entered at column 5");
+    expect(w.state.inner.turn).toBe(6);
+    // The turn before (4) is due nothing: nothing enters at its end.
+    expect(game.step(state("eval", { turn: 4 }), "pass").state.inner.zombies).toEqual([]);
+  });
+
+  it("a wave's zombie is shot in the turn after it enters, not in the turn it enters", () => {
+    // A peashooter stands in every row, so the newcomer is in a shooter's row whatever row it draws.
+    const plants: P[] = [0, 1, 2, 3, 4].map((r) => [r, 0, "W"]);
+    const s1 = game.step(state("eval", { turn: 5, plants }), "pass").state;
+    expect(s1.inner.zombies).toHaveLength(1);
+    // Shooters fire before the spawn phase: the zombie of wave 5 enters untouched (4 HP)...
+    expect(s1.inner.zombies[0]).toMatchObject({ col: 5, hp: 4 });
+    // ...and in turn 6 it takes one pea (4 -> 3) and then walks (5 -> 4).
+    const s2 = game.step(s1, "pass").state;
+    expect(s2.inner.zombies[0]).toMatchObject({ col: 4, hp: 3 });
   });
 });
 
@@ -233,16 +250,16 @@ describe("zombies", () => {
 });
 
 describe("waves", () => {
-  /** Zombies that entered at the end of the turn played from a bare lawn at turn t. */
+  /** Zombies that entered at the end of turn t, played from a bare lawn (KORGym timing: the wave of turn t). */
   function waveAfter(cfg: Cfg, t: number, key = "w") {
     return game.step(state(cfg, { turn: t, key }), "pass").state.inner.zombies;
   }
 
   it("explore: one zombie due every 6 turns, one more per wave every 12 turns, no HP bonus", () => {
-    // Waves due on turns 6, 12, 18, ... enter in the spawn phase of turns 5, 11, 17, ...
-    const expected: Record<number, number> = { 6: 1, 12: 2, 18: 2, 24: 3, 30: 3, 36: 4, 42: 4, 48: 5, 54: 5, 60: 6 };
-    for (let due = 1; due <= 63; due++) {
-      const z = waveAfter("explore", due - 1);
+    // Waves due on turns 0, 6, 12, 18, ... enter in the spawn phase of those same turns.
+    const expected: Record<number, number> = { 0: 1, 6: 1, 12: 2, 18: 2, 24: 3, 30: 3, 36: 4, 42: 4, 48: 5, 54: 5, 60: 6 };
+    for (let due = 0; due <= 63; due++) {
+      const z = waveAfter("explore", due);
       expect(z.length).toBe(expected[due] ?? 0);
       for (const x of z) {
         expect(x.col).toBe(6);
@@ -253,6 +270,7 @@ describe("waves", () => {
 
   it("eval: one zombie due every 5 turns, one more per wave and +4 HP every 10 turns", () => {
     const expected: Record<number, [count: number, bonus: number]> = {
+      0: [1, 0],
       5: [1, 0],
       10: [2, 4],
       15: [2, 4],
@@ -266,8 +284,8 @@ describe("waves", () => {
       55: [6, 20],
       60: [7, 24],
     };
-    for (let due = 1; due <= 63; due++) {
-      const z = waveAfter("eval", due - 1);
+    for (let due = 0; due <= 63; due++) {
+      const z = waveAfter("eval", due);
       const [n, bonus] = expected[due] ?? [0, 0];
       expect(z.length).toBe(n);
       for (const x of z) {
@@ -277,17 +295,42 @@ describe("waves", () => {
     }
   });
 
-  it("the wave due on turn 0 is on the lawn at the start: one normal zombie at the last column", () => {
+  it("the lawn starts empty; the wave of turn 0 enters at the end of turn 0: one normal zombie at the last column", () => {
     for (const cfg of ["explore", "eval"] as const) {
       const rows = new Set<number>();
+      const first = game.observe(game.reset(0, cfg));
       for (let seed = 0; seed < 30; seed++) {
-        const z = game.reset(seed, cfg).inner.zombies;
+        const s0 = game.reset(seed, cfg);
+        expect(s0.inner.zombies).toEqual([]);
+        expect(s0.inner.sun).toBe(50);
+        // Nothing seed-dependent is visible before the first turn (as in KORGym).
+        expect(game.observe(s0)).toBe(first);
+        const z = game.step(s0, "pass").state.inner.zombies;
         expect(z).toHaveLength(1);
         expect(z[0]).toMatchObject({ type: "N", col: configs[cfg].cols - 1, hp: 4 });
         rows.add(z[0]!.row);
       }
       // The row is drawn by the episode's generator: every row shows up over 30 seeds.
       expect(rows.size).toBe(configs[cfg].rows);
+    }
+  });
+
+  it("passing every turn, the wave of turn 0 breaks through on turn `cols` (score = cols)", () => {
+    // Eval (6 columns): the zombie enters at column 5 at the end of turn 0, stands on 4, 3, 2, 1, 0 after
+    // turns 1..5 and walks past column 0 on turn 6; turns 0..5 held: score 6. Explore (7 columns): 7.
+    for (const [cfg, cols] of [["eval", 6], ["explore", 7]] as const) {
+      for (let seed = 0; seed < 5; seed++) {
+        let s = game.reset(seed, cfg);
+        const rewards: number[] = [];
+        while (!s.done) {
+          const r = game.step(s, "pass");
+          rewards.push(r.reward);
+          s = r.state;
+        }
+        expect(rewards).toEqual([...Array(cols).fill(1), 0]);
+        expect(game.score(s)).toBe(cols);
+        expect(s.inner.turn).toBe(cols);
+      }
     }
   });
 
@@ -298,7 +341,7 @@ describe("waves", () => {
     expect(availableZombies(20, configs.eval)).toEqual(["N", "R", "B", "I"]);
     const seen = (cfg: Cfg, due: number) => {
       const types = new Set<string>();
-      for (let k = 0; k < 60; k++) for (const z of waveAfter(cfg, due - 1, `avail${k}`)) types.add(z.type);
+      for (let k = 0; k < 60; k++) for (const z of waveAfter(cfg, due, `avail${k}`)) types.add(z.type);
       return [...types].sort();
     };
     expect(seen("eval", 5)).toEqual(["N"]);
@@ -456,7 +499,9 @@ describe("observation", () => {
   it("parseObservation rejects text that is not a pvz observation", () => {
     expect(() => parseObservation("Turn 3\nSun: 10\nBoard:\n")).toThrow(/not a pvz observation/);
     expect(() => parseObservation("hello")).toThrow(/not a pvz observation/);
-    const good = render(game.reset(0, "eval").inner, configs.eval);
+    // After the first turn the wave of turn 0 stands on the lawn: one `N` to corrupt.
+    const good = render(game.step(game.reset(0, "eval"), "pass").state.inner, configs.eval);
+    expect(good).toMatch(/ N\n| N /);
     expect(() => parseObservation(good.replace("row2", "row7"))).toThrow(/not a pvz observation/);
     expect(() => parseObservation(good.replace(/N/, "Q"))).toThrow(/not a pvz observation/);
   });

@@ -232,6 +232,24 @@ describe("game over", () => {
     expect(parseObservation(splitObservation(game.observe(r.state)).body).over).toBe(true);
   });
 
+  it("a piece falls from above the board: it cannot get under a filled cell near the top", () => {
+    // Row 2 has one filled cell at column 1, with nothing under it. J at 270 is `.*/.*/**`; at column 1
+    // its bottom-left cell would have to pass (row 2, column 1): falling from above, it rests with its
+    // top two rows above the board (top-out), although the spot under the overhang is free.
+    const board = [EMPTY8, "*.......", EMPTY8, EMPTY8, EMPTY8, EMPTY8, EMPTY8, EMPTY8];
+    const base = game.reset(0, "eval") as State;
+    const s = game.fromState({ ...base, inner: { board, current: "J", next: "O", placed: 0, lines: 0, over: false } }) as State;
+    const r = game.step(s, "1 270");
+    expect(r.valid).toBe(true);
+    expect(r.done).toBe(true);
+    expect(r.reward).toBe(0);
+    expect((r.state as State).inner.board).toEqual(board);
+    // One column to the right the path is clear and the J lands on the floor.
+    const ok = game.step(s, "2 270");
+    expect(ok.done).toBe(false);
+    expect((ok.state as State).inner.board.slice(5)).toEqual(["..*.....", "..*.....", ".**....."]);
+  });
+
   it("a piece resting with its top cell in row 1 is inside the board", () => {
     // Column 8 is free in rows 1-4 only: the vertical I rests in rows 1-4 and completes rows 2-4.
     const s = stateWith(["*******.", "*******.", "*******.", "****.***", "****.***", "****.***", "****.***"], "I", "T");

@@ -295,7 +295,8 @@ export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
   const safeHidden = hidden + flags - (mines - exploded);
   const stepsLeft = maxSteps - step;
   const canFlag = flags < mines && minesToFlag.length > 0;
-  const flagWins = flags + 1 + exploded === mines;
+  // A `*` mine cannot be flagged, so after a hit only uncovering every safe cell wins.
+  const flagWins = exploded === 0 && flags + 1 === mines;
 
   if (canFlag && (safes.length === 0 || stepsLeft <= minesToFlag.length || flagWins)) {
     const [r, c] = minesToFlag[0]!;

@@ -163,22 +163,23 @@ export function score(inner: MinesweeperInner, config: MinesweeperConfig): numbe
 }
 
 /**
- * The two ways to win: every safe cell uncovered; or every mine accounted for (flagged, or shown as
- * `*` after a hit with lives left, since such a mine cannot be flagged) with no flag on a safe cell.
+ * The two ways to win (games.md): every safe cell uncovered; or every mine flagged and no flag on a
+ * safe cell. A mine uncovered with lives left (`*`) cannot carry a flag, so after such a hit only the
+ * first way remains; in particular uncovering a mine is never a winning move.
  */
 export function isWin(inner: MinesweeperInner): boolean {
   let safeHidden = 0;
-  let mineOpen = 0;
+  let mineUnflagged = 0;
   let wrongFlags = 0;
   inner.mine.forEach((row, r) => row.forEach((isMine, c) => {
     if (isMine) {
-      if (!inner.flagged[r]![c] && !inner.exploded[r]![c]) mineOpen++;
+      if (!inner.flagged[r]![c]) mineUnflagged++;
     } else {
       if (!inner.revealed[r]![c]) safeHidden++;
       if (inner.flagged[r]![c]) wrongFlags++;
     }
   }));
-  return safeHidden === 0 || (mineOpen === 0 && wrongFlags === 0);
+  return safeHidden === 0 || (mineUnflagged === 0 && wrongFlags === 0);
 }
 
 function moveFirstClickMine(inner: MinesweeperInner, r: number, c: number): void {
@@ -263,6 +264,11 @@ export function legalActions(inner: MinesweeperInner, config: MinesweeperConfig)
   return out;
 }
 
+/** "a" or "an" before a number read aloud ("an 8x8", "an 11x11", "a 10x10"). */
+function article(n: number): string {
+  return /^(8|11|18)/.test(String(n)) ? "an" : "a";
+}
+
 export function rulesBody(config: MinesweeperConfig): string {
   const { rows, cols, mines, lives, maxSteps } = config;
   const start =
@@ -275,7 +281,7 @@ export function rulesBody(config: MinesweeperConfig): string {
       : `You have ${lives} lives. Uncovering a mine costs one life; while lives are left the mine is shown as \`*\`, the game goes on and the feedback says \`mine! lives left: k\`. Losing the last life ends the game.`;
   return [
     "## Objective",
-    `Find the ${mines} mines hidden on a ${rows}x${cols} board (${rows} rows, ${cols} columns): uncover every safe cell, or flag exactly the mines.`,
+    `Find the ${mines} mines hidden on ${article(rows)} ${rows}x${cols} board (${rows} rows, ${cols} columns): uncover every safe cell, or flag exactly the mines.`,
     "",
     "## Board",
     `Rows are numbered 0..${rows - 1} from the top, columns 0..${cols - 1} from the left; the labels are printed around the grid.`,
@@ -299,7 +305,7 @@ export function rulesBody(config: MinesweeperConfig): string {
     "",
     "## Rewards and the end",
     `Each flag placed on a mine earns 1/${mines}; removing a flag from a mine (unflag, or uncovering it) takes that 1/${mines} back; flags on safe cells earn and cost nothing. Other moves earn 0.`,
-    `You win when every safe cell is uncovered, or when every mine is flagged (or shown as \`*\`) and no safe cell is flagged: the win brings your episode total to 1.`,
+    `You win when every safe cell is uncovered, or when every mine is flagged and no safe cell is flagged: the win brings your episode total to 1. A mine you uncovered (\`*\`) cannot be flagged, so after such a hit only the first way is left.`,
     `The game ends on a win, when the last life is lost, or after ${maxSteps} steps (every reply counts as a step, valid or not).`,
   ].join("\n");
 }

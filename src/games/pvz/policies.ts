@@ -81,9 +81,11 @@ export function paramsFromRules(rules: string, f: PvzFacts): PvzConfig {
 
 /** HP of a zombie of type `z` first seen at `col` on turn `turn`, when nothing better is known. */
 function guessHp(z: ZombieLetter, col: number, turn: number, p: PvzConfig): number {
-  // It walked at most (cols-1-col) columns, so its wave was due that many turns ago at the latest; waves
-  // are due only on multiples of spawnEvery. A later wave has a larger bonus: an upper estimate.
-  const latest = Math.max(0, turn - (p.cols - 1 - col));
+  // The wave of turn d enters at the end of turn d and first walks in turn d+1, so a zombie that walked
+  // (cols-1-col) columns by the start of `turn` came with a wave due on turn-1-(cols-1-col) at the
+  // latest; waves are due only on multiples of spawnEvery. A later wave has a larger bonus: an upper
+  // estimate.
+  const latest = Math.max(0, turn - 1 - (p.cols - 1 - col));
   const due = latest - (latest % p.spawnEvery);
   return p.zombies[z].hp + hpBonusAt(due, p);
 }
@@ -110,7 +112,8 @@ function lawnFromFacts(f: PvzFacts, p: PvzConfig, prev: PvzInner | null): PvzInn
     if (hp === null) {
       const known = byCell.get(k)?.[i];
       if (known && known.type === z.type) hp = known.hp;
-      else if (prev && z.col === f.cols - 1) hp = p.zombies[z.type].hp + hpBonusAt(f.turn, p);
+      // A newcomer at the last column entered in the spawn phase of the previous turn, with that turn's wave.
+      else if (prev && z.col === f.cols - 1) hp = p.zombies[z.type].hp + hpBonusAt(f.turn - 1, p);
       else hp = guessHp(z.type, z.col, f.turn, p);
     }
     zombies.push({ type: z.type, row: z.row, col: z.col, hp: Math.max(1, hp) });
@@ -205,9 +208,10 @@ function sunflowerTarget(t: number, p: PvzConfig): number {
   return Math.min(p.rows * p.cols, Math.max(p.rows, Math.round(p.rows * 1.5)));
 }
 
-/** The first turn after t that a wave is due on (the wave of t itself is already visible). */
+/** The first wave not on the lawn yet at the start of turn t: due on t itself (it enters at the end of
+ * this turn) or later. */
 function nextWave(t: number, p: PvzConfig): number {
-  return (Math.floor(t / p.spawnEvery) + 1) * p.spawnEvery;
+  return Math.ceil(t / p.spawnEvery) * p.spawnEvery;
 }
 
 /** The HP a row should be able to stop, for a zombie type of the next wave. */

@@ -56,7 +56,7 @@ export const configSchema = z.strictObject({
   plantCost: z.strictObject({ X: count, W: count, S: count, J: count, H: count, F: count }),
   plantHp: z.strictObject({ X: positive, W: positive, S: positive, J: positive, H: positive }),
   zombies: z.strictObject({ N: zombieSpec, R: zombieSpec, B: zombieSpec, I: zombieSpec }),
-  /** A wave is due on every turn t with t % spawnEvery == 0: it is on the lawn when turn t begins. */
+  /** A wave is due on every turn t with t % spawnEvery == 0: it enters in the spawn phase of turn t. */
   spawnEvery: positive,
   /** Zombies in a wave: waveBase + floor(t / waveGrowthEvery). */
   waveBase: count,
@@ -154,7 +154,7 @@ export function availableZombies(t: number, config: PvzConfig): ZombieLetter[] {
   return ZOMBIE_LETTERS.filter((z) => config.zombies[z].fromTurn <= t);
 }
 
-export function init(config: PvzConfig, rng: Rng): PvzInner {
+export function init(config: PvzConfig, _rng: Rng): PvzInner {
   const inner: PvzInner = {
     turn: 0,
     sun: config.startSun,
@@ -163,9 +163,9 @@ export function init(config: PvzConfig, rng: Rng): PvzInner {
     lawn: Array.from({ length: config.rows }, () => Array.from({ length: config.cols }, () => null)),
     zombies: [],
   };
-  // The wave due on turn 0 is already on the lawn when the game starts (so the first observation
-  // depends on the seed); every later wave enters in the spawn phase of the turn before it is due.
-  spawnWave(inner, config, 0, rng);
+  // KORGym timing: the lawn starts empty (the same first observation for every seed); the wave of
+  // turn t enters in the spawn phase of turn t itself, after the zombies have moved, so it is first
+  // seen when turn t+1 begins. All draws happen in `apply`.
   return inner;
 }
 
@@ -354,7 +354,7 @@ export function apply(inner: PvzInner, action: string | null, config: PvzConfig,
     notes.push(`A zombie walked past column 0 in row ${res.breachRow}: the lawn is lost, game over.`);
     return { reward: 0, feedback: notes.join(" "), valid, done: true };
   }
-  const wave = spawnWave(inner, config, inner.turn + 1, rng);
+  const wave = spawnWave(inner, config, inner.turn, rng);
   if (wave.length > 0) {
     const rowsHit = wave.map((z) => z.row).join(", ");
     notes.push(`${plural(wave.length, "new zombie")} entered at column ${config.cols - 1} (row${wave.length === 1 ? "" : "s"} ${rowsHit}).`);
@@ -419,7 +419,7 @@ export function rulesBody(config: PvzConfig): string {
     "",
     "## Waves",
     "Turns are numbered from 0; the observation shows the number of the turn you are about to play.",
-    `A wave is due on every turn t that is a multiple of ${config.spawnEvery} (turns 0, ${config.spawnEvery}, ${2 * config.spawnEvery}, ...). It enters at column ${last} in the spawn phase of turn t-1 (the wave of turn 0 before the game starts), so it is on the lawn when turn t begins.`,
+    `A wave is due on every turn t that is a multiple of ${config.spawnEvery} (turns 0, ${config.spawnEvery}, ${2 * config.spawnEvery}, ...). It enters at column ${last} in the spawn phase of turn t (after the zombies have moved), so it is first on the lawn when turn t+1 begins and walks for the first time in turn t+1. The lawn starts empty.`,
     `The wave of turn t has ${growth} zombies, each in a random row with a random type among those available on turn t.`,
     hpRule,
     "",
@@ -428,8 +428,8 @@ export function rulesBody(config: PvzConfig): string {
     "2. Chili: each chili planted this turn clears its row.",
     `3. Sunflowers: +${config.sunflowerSun} sun each (a sunflower planted this turn already counts).`,
     "4. Shooters: every W and S fires (row by row, left to right); a zombie at 0 HP is removed at once.",
-    "5. Zombies: a zombie standing in a cell with a plant bites that plant (the plant loses the zombie's attack in HP and is removed at 0 HP) and does not move; any other zombie walks one column toward column 0. Zombies walk into plant cells and start biting the next turn. A zombie at column 0 that walks goes past the lawn: game over.",
-    `6. Spawn: the wave due on the next turn, if any, enters at column ${last}.`,
+    "5. Zombies: a zombie standing in a cell with a plant bites that plant (the plant loses the zombie's attack in HP and is removed at 0 HP) and does not move; any other zombie walks one column toward column 0. Zombies walk into plant cells and start biting the next turn. Who bites and who walks is decided by the plants standing when this phase begins (a zombie whose plant another zombie finishes this phase waits until the next turn). A zombie at column 0 that walks goes past the lawn: game over.",
+    `6. Spawn: the wave of this turn, if one is due, enters at column ${last}.`,
     `7. Sun: +${config.sunPerTurn}.`,
     `You start with ${config.startSun} sun. Plants cannot share a cell; plants may be placed in a cell where zombies stand.`,
     "",

@@ -140,6 +140,11 @@ export function legalActions(inner: SnakeInner): string[] {
   return inner.status === "playing" ? [...DIRECTIONS] : [];
 }
 
+/** "a" or "an" before a number read aloud ("an 8x8", "an 11x11", "a 10x10"). */
+function article(n: number): string {
+  return /^(8|11|18)/.test(String(n)) ? "an" : "a";
+}
+
 export function rulesBody(config: SnakeConfig): string {
   const { rows, cols, apples, maxSteps } = config;
   const collide =
@@ -152,7 +157,7 @@ export function rulesBody(config: SnakeConfig): string {
       : "An answer that is not one of the four directions ends the game.";
   return [
     "## Objective",
-    `Steer a snake on a ${rows}x${cols} board whose border is wall (a ${rows - 2}x${cols - 2} playing area) and eat as many apples as you can.`,
+    `Steer a snake on ${article(rows)} ${rows}x${cols} board whose border is wall (${article(rows - 2)} ${rows - 2}x${cols - 2} playing area) and eat as many apples as you can.`,
     "",
     "## Board",
     `Rows are numbered 0..${rows - 1} from the top, columns 0..${cols - 1} from the left (row 0, column 0, row ${rows - 1} and column ${cols - 1} are wall); the labels are printed around the grid.`,
