@@ -1,0 +1,72 @@
+/**
+ * Summary Memory (protocol.md, "Consolidation"): after each exploration episode the same model
+ * rewrites its memory from (previous memory, the new scored trajectory) into the triple
+ * retain / avoid / next. Pure helpers here; the runner makes the call and writes memory.jsonl.
+ *
+ * Versions: version 0 is the empty memory; version x is the memory in effect after exploration
+ * episode x (explore episode x+1 and checkpoint x read it). A malformed reply keeps version x-1's
+ * triple as version x, logged with parsed = false, so every version exists and is replayable.
+ */
+import { buildSummaryMessages, memoryText, parseSummary, type MemoryTriple } from "../agent/summaryPrompt.js";
+import { renderTrajectory, type Trajectory } from "../agent/trajectoryText.js";
+import type { ChatMessage } from "../models/types.js";
+import { fitHistory, makeHistoryBlock, type HistorySettings, type TokenCounter } from "./history.js";
+
+export interface MemoryVersion {
+  /** 0 = the empty initial memory; x = after exploration episode x. */
+  afterEpisode: number;
+  /** null: empty memory. */
+  triple: MemoryTriple | null;
+}
+
+export const EMPTY_MEMORY: MemoryVersion = { afterEpisode: 0, triple: null };
+
+/** The experience text of a memory version ("" when empty). */
+export function memoryExperience(v: MemoryVersion): string {
+  return memoryText(v.triple);
+}
+
+/**
+ * The summary call's messages. The trajectory is cut from its tail when the prompt would not leave
+ * `maxNewTokens` for the reply inside `contextTokens` (same additive count as History ICL).
+ */
+export function summaryMessages(
+  input: { rules: string; previous: MemoryTriple | null; trajectory: Trajectory },
+  settings: HistorySettings,
+  counter: TokenCounter,
+): { messages: ChatMessage[]; keptSteps: number } {
+  const bare = buildSummaryMessages({ rules: input.rules, previous: input.previous, trajectory: "" });
+  const budget = settings.contextTokens - settings.maxNewTokens - counter.messages(bare);
+  const [keep] = fitHistory([makeHistoryBlock(input.trajectory, counter)], budget, counter);
+  const keptSteps = Math.min(keep ?? 0, input.trajectory.steps.length);
+  const text = renderTrajectory(input.trajectory, keptSteps) || "(the episode does not fit the context budget)";
+  return { messages: buildSummaryMessages({ rules: input.rules, previous: input.previous, trajectory: text }), keptSteps };
+}
+
+/** The next version from a summary reply: parsed, or the previous triple kept with the reason. */
+export function nextMemory(
+  previous: MemoryVersion,
+  afterEpisode: number,
+  reply: string,
+): { version: MemoryVersion; parsed: boolean; error: string | null } {
+  const p = parseSummary(reply);
+  if (p.ok) return { version: { afterEpisode, triple: p.triple }, parsed: true, error: null };
+  return { version: { afterEpisode, triple: previous.triple }, parsed: false, error: p.error };
+}
+
+/** The memory.jsonl fields of a version (identity, parsed/error/response are the caller's). */
+export function memoryRecordFields(v: MemoryVersion): { after_episode: number; text: string; retain: string; avoid: string; next: string } {
+  return {
+    after_episode: v.afterEpisode,
+    text: memoryExperience(v),
+    retain: v.triple?.retain ?? "",
+    avoid: v.triple?.avoid ?? "",
+    next: v.triple?.next ?? "",
+  };
+}
+
+/** The version a memory.jsonl record describes (an all-empty triple is the empty memory). */
+export function memoryFromRecord(r: { after_episode: number; retain: string; avoid: string; next: string }): MemoryVersion {
+  const empty = r.retain === "" && r.avoid === "" && r.next === "";
+  return { afterEpisode: r.after_episode, triple: empty ? null : { retain: r.retain, avoid: r.avoid, next: r.next } };
+}

@@ -1,0 +1,83 @@
+/**
+ * What one run (model x game x pathway x run seed) carries down to its episodes: the resolved
+ * protocol settings, the game and its two configs, the model, the log writers and the progress
+ * events. Built per run by `openRun` (runLoop.ts); nothing here is a module-level singleton.
+ */
+import type { Game } from "../games/types.js";
+import type { Model } from "../models/types.js";
+import type { TokenizerName } from "../models/tokens.js";
+import type { CheckpointRecord, EpisodeRecord } from "../logs/schema.js";
+import type { TokenCounter } from "../pathways/history.js";
+import type { RunLogs } from "./runLogs.js";
+
+export const RUN_PATHWAYS = ["none", "history", "memory"] as const;
+export type RunPathway = (typeof RUN_PATHWAYS)[number];
+
+/** Every number of the protocol (protocol.md, "Defaults"): one config field each. */
+export interface ProtocolSettings {
+  exploreEpisodes: number;
+  checkpointEvery: number;
+  evalEpisodes: number;
+  /** Step cap; a game whose config sets a shorter cap keeps its own. */
+  maxSteps: number;
+  /** History ICL budget (and the bound the summary prompt is cut to). */
+  contextTokens: number;
+  /** Reply reserve, sent as max_tokens on every call. */
+  maxNewTokens: number;
+  tokenizer: TokenizerName;
+  rewardVisibility: "hidden" | "visible";
+  runSeed: number;
+}
+
+export const DEFAULT_SETTINGS: ProtocolSettings = {
+  exploreEpisodes: 30,
+  checkpointEvery: 3,
+  evalEpisodes: 3,
+  maxSteps: 64,
+  contextTokens: 100_000,
+  maxNewTokens: 14_000,
+  tokenizer: "o200k",
+  rewardVisibility: "hidden",
+  runSeed: 0,
+};
+
+/** A game config as a run uses it: the name that keys the generator, the values, the rules text. */
+export interface ResolvedConfig {
+  name: "explore" | "eval";
+  config: Record<string, unknown> & { maxSteps: number };
+  rules: string;
+}
+
+/** Progress hooks (progress.ts implements them; tests may record them). All optional. */
+export interface RunEvents {
+  runStarted?(runId: string, info: { totalEpisodes: number; doneEpisodes: number; label: string }): void;
+  step?(runId: string, tokensIn: number, tokensOut: number): void;
+  episodeDone?(runId: string, record: EpisodeRecord): void;
+  checkpointDone?(runId: string, record: CheckpointRecord): void;
+  runEnded?(runId: string, status: string): void;
+}
+
+export interface RunContext {
+  runId: string;
+  /** The model name as the user wrote it (spec or models-file alias): the `model` field of every record. */
+  modelName: string;
+  model: Model;
+  game: Game;
+  pathway: RunPathway | string;
+  settings: ProtocolSettings;
+  configs: Record<"explore" | "eval", ResolvedConfig>;
+  exploreSeeds: number[];
+  evalSeeds: number[];
+  logs: RunLogs;
+  counter: TokenCounter;
+  events: RunEvents;
+  /** Injectable clock for started_at / ended_at. */
+  now: () => Date;
+}
+
+/** The game's config with the run's step cap applied (a game's shorter cap wins). */
+export function resolveConfig(game: Game, name: "explore" | "eval", maxSteps: number): ResolvedConfig {
+  const base = game.configs[name] as Record<string, unknown> & { maxSteps: number };
+  const config = { ...structuredClone(base), maxSteps: Math.min(base.maxSteps, maxSteps) };
+  return { name, config, rules: game.rules(config, name) };
+}

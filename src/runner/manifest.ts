@@ -1,0 +1,113 @@
+/**
+ * manifest.json (logs.md): the run's full resolved configuration, the kit version, the model and its
+ * endpoint host, the seeds, started/ended, status and wall time. Never an API key: the config is
+ * built from settings and flags that hold names and numbers only (a key variable's NAME at most),
+ * and the endpoint is recorded as a host.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { canonicalJson } from "../models/canonicalJson.js";
+import { RunManifest } from "../logs/schema.js";
+import { writeJsonAtomic } from "../logs/writer.js";
+import type { RunContext } from "./context.js";
+import { checkpointList } from "./schedule.js";
+
+let kitVersion: string | null = null;
+/** The kit's package.json version (two levels up from src/runner or dist/runner). */
+export function getKitVersion(): string {
+  if (kitVersion === null) {
+    try {
+      kitVersion = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string }).version ?? "unknown";
+    } catch {
+      kitVersion = "unknown";
+    }
+  }
+  return kitVersion;
+}
+
+/** The part of the config that decides what the episodes are: it must not change on resume. */
+export function protocolConfig(run: Pick<RunContext, "settings" | "configs">): Record<string, unknown> {
+  const s = run.settings;
+  return {
+    explore_episodes: s.exploreEpisodes,
+    checkpoint_every: s.checkpointEvery,
+    eval_episodes: s.evalEpisodes,
+    max_steps: s.maxSteps,
+    context_tokens: s.contextTokens,
+    max_new_tokens: s.maxNewTokens,
+    tokenizer: s.tokenizer,
+    reward_visibility: s.rewardVisibility,
+    run_seed: s.runSeed,
+    game_configs: { explore: run.configs.explore.config, eval: run.configs.eval.config },
+  };
+}
+
+/**
+ * Throws when a rerun would continue a run under a different protocol (mixing two experiments in one
+ * directory). Names every differing field.
+ */
+export function checkResumable(previous: RunManifest, run: Pick<RunContext, "runId" | "settings" | "configs">): void {
+  const before = (previous.config as { protocol?: Record<string, unknown> }).protocol ?? {};
+  const now = protocolConfig(run);
+  const differ = Object.keys({ ...before, ...now }).filter((k) => canonicalJson(before[k]) !== canonicalJson(now[k]));
+  if (differ.length > 0) {
+    const detail = differ.map((k) => `${k}: ${canonicalJson(before[k])} -> ${canonicalJson(now[k])}`).join("; ");
+    throw new Error(
+      `run ${run.runId} already has logs under a different protocol (${detail}); rerun with the original flags to resume, or use another --data directory`,
+    );
+  }
+}
+
+export class ManifestWriter {
+  private readonly path: string;
+  private readonly startedMs = Date.now();
+  private readonly priorWallS: number;
+  private readonly startedAt: string;
+  private readonly invocations: number;
+
+  constructor(
+    private readonly run: RunContext,
+    /** Invocation settings worth recording (concurrency, cache, retries, shard ...): names and numbers only. */
+    private readonly invocation: Record<string, unknown>,
+    previous: RunManifest | null,
+    /** The checkpoints the run evaluates (default: the protocol's list). */
+    private readonly checkpoints: number[] = checkpointList(run.settings.exploreEpisodes, run.settings.checkpointEvery),
+  ) {
+    this.path = join(run.logs.dir, "manifest.json");
+    this.priorWallS = previous?.wall_s ?? 0;
+    this.startedAt = previous?.started_at ?? run.now().toISOString();
+    this.invocations = (typeof previous?.invocations === "number" ? previous.invocations : 0) + 1;
+  }
+
+  /** Writes the manifest (atomically). `ended`: the run finished in this invocation. */
+  write(status: string, ended: boolean, usage?: Record<string, unknown>): void {
+    const run = this.run;
+    const wall = this.priorWallS + (Date.now() - this.startedMs) / 1000;
+    writeJsonAtomic(this.path, RunManifest, {
+      run_id: run.runId,
+      model: run.modelName,
+      game: run.game.name,
+      pathway: run.pathway,
+      kit_version: getKitVersion(),
+      endpoint_host: run.model.endpointHost,
+      run_seed: run.settings.runSeed,
+      explore_seeds: run.exploreSeeds,
+      eval_seeds: run.evalSeeds,
+      reward_visibility: run.settings.rewardVisibility,
+      config: {
+        protocol: protocolConfig(run),
+        checkpoints: this.checkpoints,
+        sampling: { max_tokens: run.settings.maxNewTokens },
+        invocation: this.invocation,
+      },
+      started_at: this.startedAt,
+      ended_at: ended ? run.now().toISOString() : null,
+      status,
+      // Active wall time summed over invocations (a killed invocation counts up to its last write).
+      wall_s: Math.round(wall * 1000) / 1000,
+      invocations: this.invocations,
+      // Calls, tokens and dollars of every invocation so far (from calls.jsonl), once the run ends.
+      ...(usage ? { usage } : {}),
+    });
+  }
+}

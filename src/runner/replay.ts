@@ -1,0 +1,93 @@
+/**
+ * Rebuilds, from the logs alone, the exact messages a step's model call received (protocol.md:
+ * "the exact context is reproducible from the logs"). It uses the same functions the runner used:
+ * the manifest gives the protocol numbers and the game configs, steps.jsonl the earlier turns and the
+ * exploration trajectories, episodes.jsonl the end states, memory.jsonl the memory versions.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
+import { memoryText } from "../agent/summaryPrompt.js";
+import type { Game } from "../games/types.js";
+import { EpisodeRecord, MemoryRecord, RunManifest, StepRecord } from "../logs/schema.js";
+import type { ChatMessage } from "../models/types.js";
+import type { TokenizerName } from "../models/tokens.js";
+import { historyContext, makeHistoryBlock, TokenCounter } from "../pathways/history.js";
+import { memoryFromRecord } from "../pathways/memory.js";
+import { trajectoryFromSteps } from "./experience.js";
+import { readRunFile } from "./resume.js";
+
+export interface RunLogData {
+  manifest: RunManifest;
+  steps: StepRecord[];
+  episodes: EpisodeRecord[];
+  memory: MemoryRecord[];
+}
+
+/** Reads one run directory (whole files: meant for one run, in tests and notebooks). */
+export function loadRunLogs(dir: string): RunLogData {
+  return {
+    manifest: RunManifest.parse(JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"))),
+    steps: readRunFile(join(dir, "steps.jsonl"), StepRecord).lines.map((l) => l.value),
+    episodes: readRunFile(join(dir, "episodes.jsonl"), EpisodeRecord).lines.map((l) => l.value),
+    memory: readRunFile(join(dir, "memory.jsonl"), MemoryRecord).lines.map((l) => l.value),
+  };
+}
+
+export interface StepAddress {
+  phase: "explore" | "eval";
+  checkpoint: number | null;
+  episode: number;
+  step: number;
+}
+
+interface Protocol {
+  context_tokens: number;
+  max_new_tokens: number;
+  tokenizer: TokenizerName;
+  reward_visibility: "hidden" | "visible";
+  game_configs: Record<"explore" | "eval", Record<string, unknown>>;
+}
+
+/** The experience text of a step (history context, memory text, or ""). */
+export function rebuildExperience(data: RunLogData, at: StepAddress, view: { rules: string; turns: EarlierTurn[]; observation: string }): string {
+  const protocol = (data.manifest.config as { protocol: Protocol }).protocol;
+  // Experience Z_k: explore episode x reads Z_{x-1}; checkpoint c reads Z_c.
+  const k = at.phase === "explore" ? at.episode - 1 : at.checkpoint!;
+  if (data.manifest.pathway === "history") {
+    const counter = new TokenCounter(protocol.tokenizer);
+    const blocks = [];
+    for (let x = 1; x <= k; x++) {
+      const rec = data.episodes.find((e) => e.phase === "explore" && e.episode === x && e.status === "ok");
+      if (!rec) throw new Error(`exploration episode ${x} is not in episodes.jsonl`);
+      const steps = data.steps.filter((s) => s.phase === "explore" && s.episode === x);
+      blocks.push(makeHistoryBlock(trajectoryFromSteps(x, steps, String((rec as { end_observation?: unknown }).end_observation)), counter));
+    }
+    const settings = { contextTokens: protocol.context_tokens, maxNewTokens: protocol.max_new_tokens, tokenizer: protocol.tokenizer };
+    return historyContext(blocks, settings, { ...view, rewardVisibility: protocol.reward_visibility }, counter).text;
+  }
+  if (data.manifest.pathway === "memory") {
+    const rec = data.memory.find((m) => m.after_episode === k);
+    if (!rec) throw new Error(`memory version ${k} is not in memory.jsonl`);
+    return memoryText(memoryFromRecord(rec).triple);
+  }
+  return "";
+}
+
+/** The messages of the model call of step `at`, rebuilt from the logs. */
+export function rebuildStepMessages(data: RunLogData, game: Game, at: StepAddress): ChatMessage[] {
+  const protocol = (data.manifest.config as { protocol: Protocol }).protocol;
+  const configName = at.phase === "explore" ? "explore" : "eval";
+  const rules = game.rules(protocol.game_configs[configName] as never, configName);
+  const own = data.steps
+    .filter((s) => s.phase === at.phase && s.checkpoint === at.checkpoint && s.episode === at.episode)
+    .sort((a, b) => a.step - b.step);
+  const target = own.find((s) => s.step === at.step);
+  if (!target) throw new Error(`step ${JSON.stringify(at)} is not in steps.jsonl`);
+  const turns: EarlierTurn[] = own
+    .filter((s) => s.step < at.step)
+    .map((s) => ({ observation: s.observation, response: s.response, feedback: s.feedback, reward: s.reward, scoreAfter: s.score_after }));
+  const view = { rules, turns, observation: target.observation };
+  const experience = rebuildExperience(data, at, view);
+  return buildStepMessages({ ...view, experience, rewardVisibility: protocol.reward_visibility });
+}

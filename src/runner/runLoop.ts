@@ -1,0 +1,337 @@
+/**
+ * The protocol loop of one run (protocol.md, "One run") and the run matrix.
+ *
+ *   checkpoint(0)                        empty experience
+ *   for x in 1..N:
+ *     explore episode x                  explore config, seed explore[x-1], experience Z_{x-1}
+ *     consolidate                        history: append the block; memory: summary call
+ *     if x % every == 0: checkpoint(x)   launched, not awaited: it reads a frozen snapshot of Z_x
+ *   await every checkpoint
+ *
+ * Exploration episodes are sequential (each needs the previous consolidation); a checkpoint's
+ * evaluation episodes run concurrently with each other and with later exploration, throttled only by
+ * the model layer's per-endpoint limiter. When exploration episode x (or its consolidation) fails on
+ * infrastructure, exploration stops and every checkpoint >= x is recorded `failed` with that reason;
+ * earlier checkpoints are unaffected.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import type { Trajectory } from "../agent/trajectoryText.js";
+import type { Game } from "../games/types.js";
+import { RunManifest, type CheckpointRecord, type EpisodeRecord } from "../logs/schema.js";
+import { toCallRecord, type CallEvent, type OnCall } from "../models/callLog.js";
+import { ModelCallError, type Model } from "../models/types.js";
+import { TokenCounter } from "../pathways/history.js";
+import { resolveConfig, type ProtocolSettings, type RunContext, type RunEvents } from "./context.js";
+import { runEpisode, failureReason } from "./episodeRunner.js";
+import { createExperience, trajectoryFromSteps, type ExperienceSnapshot } from "./experience.js";
+import { checkResumable, ManifestWriter } from "./manifest.js";
+import { acquireRunLock, episodeKey, loadForResume, type ResumeState } from "./resume.js";
+import { RunLogs, runDir } from "./runLogs.js";
+import { checkpointList, totalEpisodes, type MatrixEntry } from "./schedule.js";
+import { evalSeeds, exploreSeeds } from "./seeds.js";
+import { summarizeCalls } from "./usage.js";
+
+export interface RunOutcome {
+  runId: string;
+  /** `complete`: every checkpoint ok; `failed`: some checkpoint failed; `error`: the run could not proceed (a bug, a lock, a config clash). */
+  status: "complete" | "failed" | "error";
+  checkpoints: CheckpointRecord[];
+  error: string | null;
+}
+
+function identityOf(run: RunContext) {
+  return { run_id: run.runId, model: run.modelName, game: run.game.name, pathway: run.pathway };
+}
+
+/**
+ * Plays checkpoint `c`: the eval seeds with the frozen experience, episodes already done (resume)
+ * reused, then writes the checkpoint record. Public: a training run evaluates a list of model
+ * checkpoints with exactly this function (pathway `training`, `c` = epoch, empty experience).
+ */
+export async function runCheckpoint(run: RunContext, c: number, experience: ExperienceSnapshot, done: ReadonlyMap<string, EpisodeRecord>): Promise<CheckpointRecord> {
+  const records = await Promise.all(
+    run.evalSeeds.map(async (seed, i) => {
+      const prior = done.get(episodeKey("eval", c, i));
+      if (prior) return prior;
+      return (await runEpisode(run, { phase: "eval", checkpoint: c, episode: i, seed, experience })).record;
+    }),
+  );
+  const failed = records.filter((r) => r.status !== "ok");
+  const scores = records.filter((r) => r.status === "ok").map((r) => r.score);
+  const record: CheckpointRecord = {
+    ...identityOf(run),
+    checkpoint: c,
+    // All scores in episode order when ok; when failed, only the episodes that completed.
+    scores,
+    mean: failed.length === 0 && scores.length > 0 ? scores.reduce((a, b) => a + b, 0) / scores.length : null,
+    status: failed.length === 0 ? "ok" : "failed",
+    reason: failed.length === 0 ? null : `evaluation episode ${failed[0]!.episode} failed: ${failed[0]!.error ?? "unknown"}`,
+    failed_episodes: failed.map((r) => r.episode),
+  };
+  run.logs.checkpoints.append(record);
+  run.logs.syncRecords();
+  run.events.checkpointDone?.(run.runId, record);
+  return record;
+}
+
+/** A checkpoint that never ran because exploration stopped before it. */
+function writeFailedCheckpoint(run: RunContext, c: number, reason: string): CheckpointRecord {
+  const record: CheckpointRecord = { ...identityOf(run), checkpoint: c, scores: [], mean: null, status: "failed", reason, failed_episodes: [] };
+  run.logs.checkpoints.append(record);
+  run.logs.syncRecords();
+  run.events.checkpointDone?.(run.runId, record);
+  return record;
+}
+
+/** The protocol loop over an opened run (logs already made resumable). */
+export async function runProtocol(run: RunContext, resume: ResumeState, onCheckpoint?: () => void): Promise<RunOutcome> {
+  const s = run.settings;
+  const checkpoints = checkpointList(s.exploreEpisodes, s.checkpointEvery);
+  const experience = createExperience(run, resume.memory);
+  const results = new Map<number, CheckpointRecord>(resume.checkpoints);
+  const pending: Promise<void>[] = [];
+  const errors: unknown[] = [];
+
+  const launch = (c: number): void => {
+    if (results.has(c)) return;
+    const snapshot = experience.snapshot();
+    // The rejection handler is attached now: a checkpoint may fail while exploration still runs.
+    pending.push(
+      runCheckpoint(run, c, snapshot, resume.episodes).then(
+        (r) => {
+          results.set(c, r);
+          onCheckpoint?.();
+        },
+        (e: unknown) => {
+          errors.push(e);
+        },
+      ),
+    );
+  };
+
+  launch(0);
+  let stop: { from: number; reason: string } | null = null;
+  try {
+    stop = await explore(run, resume, experience, launch, () => errors.length > 0);
+  } finally {
+    // Even when exploration throws (a bug), no checkpoint may still be writing once we return.
+    await Promise.allSettled(pending);
+  }
+  if (stop) for (const c of checkpoints) if (c >= stop.from && !results.has(c)) results.set(c, writeFailedCheckpoint(run, c, stop.reason));
+  if (errors.length > 0) throw errors[0];
+
+  const ordered = checkpoints.map((c) => results.get(c)).filter((r): r is CheckpointRecord => r !== undefined);
+  const status = ordered.length === checkpoints.length && ordered.every((r) => r.status === "ok") ? "complete" : "failed";
+  return { runId: run.runId, status, checkpoints: ordered, error: null };
+}
+
+/**
+ * Exploration episodes 1..N in order, each consolidated, launching checkpoint x after episode x.
+ * Done episodes (resume) are consolidated from their logged steps instead of being played. Returns
+ * where and why exploration stopped on an infrastructure failure, or null.
+ */
+async function explore(
+  run: RunContext,
+  resume: ResumeState,
+  experience: ReturnType<typeof createExperience>,
+  launch: (c: number) => void,
+  aborted: () => boolean,
+): Promise<{ from: number; reason: string } | null> {
+  const s = run.settings;
+  for (let x = 1; x <= s.exploreEpisodes && !aborted(); x++) {
+    let trajectory: Trajectory;
+    const done = resume.episodes.get(episodeKey("explore", null, x));
+    if (done) {
+      const end = (done as { end_observation?: unknown }).end_observation;
+      if (typeof end !== "string") throw new Error(`${run.runId}: exploration episode ${x} has no end_observation in episodes.jsonl; cannot rebuild its History block`);
+      trajectory = trajectoryFromSteps(x, resume.exploreSteps.get(x) ?? [], end);
+    } else {
+      if (resume.episodes.has(episodeKey("explore", null, x + 1))) throw new Error(`${run.runId}: exploration episode ${x + 1} is logged but ${x} is not`);
+      const outcome = await runEpisode(run, { phase: "explore", checkpoint: null, episode: x, seed: run.exploreSeeds[x - 1]!, experience: experience.snapshot() });
+      if (outcome.record.status !== "ok") return { from: x, reason: `exploration episode ${x} failed: ${outcome.record.error ?? "unknown"}` };
+      trajectory = trajectoryFromSteps(x, outcome.steps, outcome.endObservation);
+    }
+    if (experience.consolidated() < x) {
+      try {
+        await experience.consolidate(x, trajectory);
+      } catch (e) {
+        if (!(e instanceof ModelCallError)) throw e;
+        return { from: x, reason: `consolidation after exploration episode ${x} failed: ${failureReason(e)}` };
+      }
+    }
+    if (x % s.checkpointEvery === 0) launch(x);
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Routes model-call events to the calls.jsonl of the run named in the call identity. */
+export class CallRouter {
+  private readonly logs = new Map<string, RunLogs>();
+  /** Calls whose run is not open here (should not happen; counted so a test can assert it). */
+  unrouted = 0;
+
+  readonly onCall: OnCall = (e: CallEvent) => {
+    const logs = this.logs.get(e.identity.runId);
+    if (!logs) {
+      this.unrouted++;
+      return;
+    }
+    logs.calls.append(toCallRecord(e));
+  };
+
+  attach(runId: string, logs: RunLogs): void {
+    this.logs.set(runId, logs);
+  }
+  detach(runId: string): void {
+    this.logs.delete(runId);
+  }
+}
+
+export interface OpenRunOptions {
+  dataDir: string;
+  entry: MatrixEntry;
+  game: Game;
+  model: Model;
+  settings: ProtocolSettings;
+  router: CallRouter;
+  events?: RunEvents;
+  /** Names and numbers worth recording in the manifest (concurrency, cache, shard ...). */
+  invocation?: Record<string, unknown>;
+  now?: () => Date;
+  /** What to play once the run is open (default: the protocol loop; a training run evaluates its checkpoint list). */
+  play?: (run: RunContext, resume: ResumeState, onCheckpoint: () => void) => Promise<RunOutcome>;
+  /** Episodes the run plays in total, for progress (default: from the protocol settings). */
+  totalEpisodes?: number;
+  /** The checkpoints recorded in the manifest (default: the protocol's list). */
+  checkpoints?: number[];
+}
+
+/** Removes temporary files a kill left behind during an atomic rewrite. */
+function removeStaleTemps(dir: string): void {
+  for (const f of readdirSync(dir)) if (/^\..+\.tmp-\d+$/.test(f)) unlinkSync(join(dir, f));
+}
+
+/** Checks, before any call, that an existing run directory can be resumed with these settings. */
+export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game" | "model" | "settings">): void {
+  const path = join(runDir(o.dataDir, o.entry.runId), "manifest.json");
+  if (!existsSync(path)) return;
+  const previous = RunManifest.parse(JSON.parse(readFileSync(path, "utf8")));
+  const s = o.settings;
+  checkResumable(previous, {
+    runId: o.entry.runId,
+    settings: s,
+    configs: { explore: resolveConfig(o.game, "explore", s.maxSteps), eval: resolveConfig(o.game, "eval", s.maxSteps) },
+  });
+}
+
+function contextFor(
+  o: Pick<OpenRunOptions, "entry" | "game" | "model" | "settings">,
+  logs: RunLogs,
+  events: RunEvents,
+  now: () => Date,
+): RunContext {
+  const s = o.settings;
+  return {
+    runId: o.entry.runId,
+    modelName: o.entry.model,
+    model: o.model,
+    game: o.game,
+    pathway: o.entry.pathway,
+    settings: s,
+    configs: { explore: resolveConfig(o.game, "explore", s.maxSteps), eval: resolveConfig(o.game, "eval", s.maxSteps) },
+    exploreSeeds: exploreSeeds(s.runSeed, o.game.name, s.exploreEpisodes),
+    evalSeeds: evalSeeds(s.runSeed, o.game.name, s.evalEpisodes),
+    logs,
+    counter: new TokenCounter(s.tokenizer),
+    events,
+    now,
+  };
+}
+
+/** Opens (or resumes) one run and plays it to the end. Never throws: failures become the outcome. */
+export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
+  const dir = runDir(o.dataDir, o.entry.runId);
+  let release: (() => void) | null = null;
+  let logs: RunLogs | null = null;
+  try {
+    mkdirSync(dir, { recursive: true });
+    release = acquireRunLock(dir);
+    // Refuse a protocol clash before the resume rewrite touches any file.
+    preflightRun(o);
+    removeStaleTemps(dir);
+    const resume = loadForResume(dir);
+    logs = new RunLogs(dir, o.entry.pathway === "memory");
+    const events = o.events ?? {};
+    const run = contextFor(o, logs, events, o.now ?? (() => new Date()));
+    o.router.attach(run.runId, logs);
+    const manifest = new ManifestWriter(run, o.invocation ?? {}, resume.manifest, o.checkpoints);
+    manifest.write("running", false);
+    const s = run.settings;
+    events.runStarted?.(run.runId, {
+      totalEpisodes: o.totalEpisodes ?? totalEpisodes(s.exploreEpisodes, s.checkpointEvery, s.evalEpisodes),
+      doneEpisodes: resume.episodes.size,
+      label: `${o.entry.game}/${o.entry.pathway}/${o.entry.model}`,
+    });
+    let outcome: RunOutcome;
+    try {
+      outcome = await (o.play ?? runProtocol)(run, resume, () => manifest.write("running", false));
+    } catch (e) {
+      manifest.write("error", false);
+      throw e;
+    }
+    manifest.write(outcome.status, true, { ...summarizeCalls(dir) });
+    events.runEnded?.(run.runId, outcome.status);
+    return outcome;
+  } catch (e) {
+    o.events?.runEnded?.(o.entry.runId, "error");
+    return { runId: o.entry.runId, status: "error", checkpoints: [], error: e instanceof Error ? e.message : String(e) };
+  } finally {
+    o.router.detach(o.entry.runId);
+    logs?.close();
+    release?.();
+  }
+}
+
+export interface MatrixOptions {
+  dataDir: string;
+  entries: readonly MatrixEntry[];
+  settings: ProtocolSettings | ((entry: MatrixEntry) => ProtocolSettings);
+  /** The game of a matrix entry (the registry by default; tests pass wrapped games). */
+  game: (name: string) => Game;
+  /** One model per distinct model name, created once and shared by that model's runs. */
+  createModel: (name: string, onCall: OnCall) => Model;
+  events?: RunEvents;
+  invocation?: Record<string, unknown>;
+  now?: () => Date;
+}
+
+/**
+ * Runs a whole matrix concurrently: every run's exploration chain proceeds in parallel, and the
+ * endpoints' limiters (inside the models) bound the calls in flight. Resumable runs are checked first,
+ * so a protocol clash fails before any call.
+ */
+export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
+  const router = new CallRouter();
+  const models = new Map<string, Model>();
+  const settingsOf = (e: MatrixEntry) => (typeof o.settings === "function" ? o.settings(e) : o.settings);
+  for (const e of o.entries) if (!models.has(e.model)) models.set(e.model, o.createModel(e.model, router.onCall));
+  for (const e of o.entries) preflightRun({ dataDir: o.dataDir, entry: e, game: o.game(e.game), model: models.get(e.model)!, settings: settingsOf(e) });
+  return Promise.all(
+    o.entries.map((entry) =>
+      executeRun({
+        dataDir: o.dataDir,
+        entry,
+        game: o.game(entry.game),
+        model: models.get(entry.model)!,
+        settings: settingsOf(entry),
+        router,
+        ...(o.events ? { events: o.events } : {}),
+        ...(o.invocation ? { invocation: o.invocation } : {}),
+        ...(o.now ? { now: o.now } : {}),
+      }),
+    ),
+  );
+}

@@ -1,0 +1,29 @@
+/** Per-run token and cost totals, summed from calls.jsonl (every call of every invocation). */
+import { join } from "node:path";
+import { CallRecord } from "../logs/schema.js";
+import { readRunFile } from "./resume.js";
+
+export interface UsageTotals {
+  calls: number;
+  failed_calls: number;
+  cached_calls: number;
+  tokens_in: number;
+  tokens_out: number;
+  tokens_cached: number;
+  /** Null when no call had a price. */
+  cost_usd: number | null;
+}
+
+export function summarizeCalls(runDirectory: string): UsageTotals {
+  const t: UsageTotals = { calls: 0, failed_calls: 0, cached_calls: 0, tokens_in: 0, tokens_out: 0, tokens_cached: 0, cost_usd: null };
+  for (const { value: c } of readRunFile(join(runDirectory, "calls.jsonl"), CallRecord).lines) {
+    t.calls++;
+    if (c.error !== null) t.failed_calls++;
+    if (c.cached) t.cached_calls++;
+    t.tokens_in += c.tokens_in;
+    t.tokens_out += c.tokens_out;
+    t.tokens_cached += c.tokens_cached ?? 0;
+    if (c.cost_usd !== null) t.cost_usd = (t.cost_usd ?? 0) + c.cost_usd;
+  }
+  return t;
+}

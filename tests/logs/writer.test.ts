@@ -1,0 +1,74 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CheckpointRecord, RunManifest } from "../../src/logs/schema.js";
+import { InvalidRecordError, JsonlWriter, writeJsonAtomic } from "../../src/logs/writer.js";
+
+const rec = (checkpoint: number) => ({
+  run_id: "r",
+  model: "builtin:random",
+  game: "snake",
+  pathway: "none",
+  checkpoint,
+  scores: [1, 2],
+  mean: 1.5,
+  status: "ok" as const,
+  reason: null,
+});
+
+describe("JsonlWriter", () => {
+  it("appends one validated line per record, keeping extra fields", () => {
+    const dir = mkdtempSync(join(tmpdir(), "s3w-"));
+    const w = JsonlWriter.open(join(dir, "c.jsonl"), CheckpointRecord);
+    w.append(rec(0));
+    w.append({ ...rec(3), failed_episodes: [] });
+    w.close();
+    const lines = readFileSync(join(dir, "c.jsonl"), "utf8").split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toBe("");
+    expect(JSON.parse(lines[1]!)).toMatchObject({ checkpoint: 3, failed_episodes: [] });
+  });
+  it("refuses an invalid record and names the field; nothing is written", () => {
+    const dir = mkdtempSync(join(tmpdir(), "s3w-"));
+    const w = JsonlWriter.open(join(dir, "c.jsonl"), CheckpointRecord);
+    expect(() => w.append({ ...rec(0), mean: Number.NaN })).toThrow(InvalidRecordError);
+    expect(() => w.append({ ...rec(0), status: "meh" } as never)).toThrow(/status/);
+    w.close();
+    expect(readFileSync(join(dir, "c.jsonl"), "utf8")).toBe("");
+  });
+  it("cuts a torn last line before appending, so the next line starts clean", () => {
+    const dir = mkdtempSync(join(tmpdir(), "s3w-"));
+    const p = join(dir, "c.jsonl");
+    writeFileSync(p, `${JSON.stringify(rec(0))}\n{"run_id": "r", "mod`);
+    const w = JsonlWriter.open(p, CheckpointRecord);
+    expect(w.repairedBytes).toBeGreaterThan(0);
+    w.append(rec(3));
+    w.close();
+    const lines = readFileSync(p, "utf8").trimEnd().split("\n");
+    expect(lines.map((l) => JSON.parse(l).checkpoint)).toEqual([0, 3]);
+  });
+  it("writes a validated manifest atomically", () => {
+    const dir = mkdtempSync(join(tmpdir(), "s3w-"));
+    const p = join(dir, "manifest.json");
+    expect(() => writeJsonAtomic(p, RunManifest, { run_id: "r" } as never)).toThrow(/manifest.json/);
+    const m = {
+      run_id: "r",
+      model: "m",
+      game: "snake",
+      pathway: "none",
+      kit_version: "0",
+      endpoint_host: "builtin",
+      run_seed: 0,
+      explore_seeds: [0],
+      eval_seeds: [1],
+      reward_visibility: "hidden" as const,
+      config: {},
+      started_at: "x",
+      ended_at: null,
+      status: "running",
+    };
+    writeJsonAtomic(p, RunManifest, m);
+    expect(JSON.parse(readFileSync(p, "utf8"))).toEqual(m);
+  });
+});

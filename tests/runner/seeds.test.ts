@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { evalSeeds, exploreSeeds } from "../../src/runner/seeds.js";
+import { runId } from "../../src/runner/runId.js";
+import { buildMatrix, checkpointList, parseShard, shardMatrix, totalEpisodes } from "../../src/runner/schedule.js";
+import { GAME_NAMES } from "../../src/games/types.js";
+
+describe("seeds", () => {
+  it("explore and eval lists are disjoint by construction for every game and many run seeds", () => {
+    for (const game of GAME_NAMES)
+      for (let runSeed = 0; runSeed < 50; runSeed++) {
+        const ex = exploreSeeds(runSeed, game, 30);
+        const ev = evalSeeds(runSeed, game, 30);
+        expect(new Set(ex).size).toBe(30);
+        expect(new Set(ev).size).toBe(30);
+        expect(ex.filter((s) => ev.includes(s))).toEqual([]);
+        for (const s of [...ex, ...ev]) expect(Number.isSafeInteger(s) && s >= 0).toBe(true);
+      }
+  });
+  it("depend only on (run seed, game) and are prefix-stable", () => {
+    expect(exploreSeeds(3, "snake", 5)).toEqual(exploreSeeds(3, "snake", 30).slice(0, 5));
+    expect(evalSeeds(3, "snake", 3)).toEqual(evalSeeds(3, "snake", 10).slice(0, 3));
+    expect(evalSeeds(3, "snake", 3)).not.toEqual(evalSeeds(4, "snake", 3));
+    expect(evalSeeds(3, "snake", 3)).not.toEqual(evalSeeds(3, "tetris", 3));
+  });
+  it("rejects a bad run seed", () => {
+    expect(() => exploreSeeds(-1, "snake", 3)).toThrow(/run seed/);
+  });
+});
+
+describe("run id", () => {
+  it("is deterministic, one safe path segment, and tells apart specs that slug alike", () => {
+    const a = runId({ game: "snake", pathway: "history", model: "openai:qwen/qwen3-8b:free", runSeed: 0 });
+    expect(a).toBe(runId({ game: "snake", pathway: "history", model: "openai:qwen/qwen3-8b:free", runSeed: 0 }));
+    expect(a).toMatch(/^[A-Za-z0-9._-]+$/);
+    expect(a).not.toBe(runId({ game: "snake", pathway: "history", model: "openai:qwen_qwen3-8b:free", runSeed: 0 }));
+    expect(a).not.toBe(runId({ game: "snake", pathway: "history", model: "openai:qwen/qwen3-8b:free", runSeed: 1 }));
+    expect(runId({ game: "snake", pathway: "memory", model: "../../etc/passwd", runSeed: 0 })).not.toContain("/");
+  });
+});
+
+describe("schedule", () => {
+  it("checkpoints 0, every, 2*every, ... up to N (protocol defaults give 11)", () => {
+    expect(checkpointList(30, 3)).toEqual([0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30]);
+    expect(checkpointList(10, 3)).toEqual([0, 3, 6, 9]);
+    expect(checkpointList(0, 3)).toEqual([0]);
+    expect(totalEpisodes(30, 3, 3)).toBe(63);
+    expect(() => checkpointList(3, 0)).toThrow(/checkpoint-every/);
+  });
+  it("shards partition the matrix deterministically, whatever the flag order", () => {
+    const m = buildMatrix(["builtin:random", "builtin:heuristic"], [...GAME_NAMES], ["none", "history", "memory"], 0);
+    const m2 = buildMatrix(["builtin:heuristic", "builtin:random"], [...GAME_NAMES].reverse(), ["memory", "none", "history"], 0);
+    expect(m).toEqual(m2);
+    expect(m).toHaveLength(42);
+    const shards = [1, 2, 3, 4, 5].map((i) => shardMatrix(m, { index: i, count: 5 }).map((e) => e.runId));
+    const all = shards.flat();
+    expect(new Set(all).size).toBe(42);
+    expect(all.sort()).toEqual(m.map((e) => e.runId).sort());
+    for (const s of shards) expect(s.length === 8 || s.length === 9).toBe(true);
+  });
+  it("parses i/n and rejects nonsense", () => {
+    expect(parseShard("2/4")).toEqual({ index: 2, count: 4 });
+    for (const bad of ["0/4", "5/4", "a/b", "1", "1/0"]) expect(() => parseShard(bad)).toThrow(/shard/);
+  });
+});
