@@ -6,6 +6,8 @@ type Command = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { about: string; load: () => Promise<Command> }> = {
   games: { about: "list the games, their configs and parameters", load: async () => (await import("./games.js")).gamesCommand },
+  "build-sft": { about: "build a fine-tuning set from self-judged exploration steps (BuildSFT)", load: async () => (await import("./buildSft.js")).buildSftCommand },
+  "train-loop": { about: "explore -> build-sft -> your trainer -> evaluate, round after round, resumable", load: async () => (await import("./trainLoop.js")).trainLoopCommand },
   finetune: { about: "upload an SFT file to a fine-tuning API and poll the job to the end", load: async () => (await import("./finetune.js")).finetuneCommand },
   report: { about: "rebuild every paper table and figure from step logs", load: async () => (await import("./report.js")).reportCommand },
   run: { about: "play the S3Gym protocol over models x games x pathways, resumable", load: async () => (await import("./run.js")).runCommand },

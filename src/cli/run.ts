@@ -1,19 +1,24 @@
 /**
- * `s3gym run`: the S3Gym protocol over a matrix of models x games x pathways (protocol.md).
+ * `s3gym run`: the S3Gym protocol over a matrix of models x games x pathways (protocol.md), and the
+ * training pathway's checkpoint curves (`--pathways training --checkpoints m0,m1,...`: each checkpoint
+ * evaluated on every game's eval config, epoch = position in the list; src/runner/evalList.ts).
  * Every configuration error (a bad number, an unknown game or pathway, an unknown model scheme, a
  * missing API key, a protocol clash with existing logs) fails before any model call, naming the
  * flag, with exit code 2. Runs whose checkpoints failed on infrastructure end with exit code 1.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { GAMES, parseGameList } from "../games/registry.js";
 import type { Game } from "../games/types.js";
 import { createModel, createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
 import { loadModelsFile } from "../models/modelsFile.js";
 import { TOKENIZERS } from "../models/tokens.js";
+import { checkCheckpointModels, checkpointsFromSpecs, parseCheckpointList, parseCheckpointsFile, type CheckpointSpec } from "../pathways/training/checkpoints.js";
+import { runCheckpointList } from "../runner/evalList.js";
+import { runId } from "../runner/runId.js";
 import { RUN_PATHWAYS, DEFAULT_SETTINGS, type ProtocolSettings } from "../runner/context.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
-import { runMatrix, type RunOutcome } from "../runner/runLoop.js";
+import { preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } from "../runner/schedule.js";
 import { summarizeCalls } from "../runner/usage.js";
 import { runDir } from "../runner/runLogs.js";
@@ -21,6 +26,7 @@ import { HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./
 
 export const RUN_USAGE = [
   "s3gym run --models M1,M2 --games all|g1,g2 --pathways history,memory,none --data DIR",
+  "s3gym run --pathways training --checkpoints M0,M1,... | --checkpoints-file F [--label NAME] --games ... --data DIR",
   "  [--explore-episodes 30] [--checkpoint-every 3] [--eval-episodes 3] [--max-steps 64]",
   "  [--context-tokens 100000] [--max-new-tokens 14000] [--tokenizer o200k|cl100k] [--run-seed 0]",
   "  [--concurrency 8] [--shard i/n] [--base-url URL] [--api-key-env NAME] [--models-file F]",
@@ -51,7 +57,13 @@ const FLAGS = {
   "no-cache": { type: "boolean" },
   "reward-visibility": { type: "string" },
   progress: { type: "string" },
+  checkpoints: { type: "string" },
+  "checkpoints-file": { type: "string" },
+  label: { type: "string" },
 } as const;
+
+/** The pathway evaluated from a checkpoint list instead of the protocol loop. */
+const TRAINING = "training";
 
 /** Injection points for tests and embedding; the CLI uses the real process. */
 export interface RunCommandDeps {
@@ -78,7 +90,7 @@ function commaList(flag: string, value: string | undefined): string[] {
 }
 
 /** Games named on --games; a game that is still a placeholder in this build is a config error. */
-function resolveGames(value: string | undefined): Game[] {
+export function resolveGames(value: string | undefined): Game[] {
   if (value === undefined) throw new UsageError("--games is required: 'all' or a comma list");
   let names: string[];
   try {
@@ -98,7 +110,10 @@ function resolveGames(value: string | undefined): Game[] {
 }
 
 interface Parsed {
+  /** Models of the protocol-loop pathways (empty when only `training` is asked). */
   models: string[];
+  /** `--pathways training`: the run's label (the `model` of its records) and the checkpoint list. */
+  training: { label: string; checkpoints: CheckpointSpec[] } | null;
   games: Game[];
   pathways: string[];
   dataDir: string;
@@ -110,16 +125,82 @@ interface Parsed {
   modelsFile: string | null;
 }
 
+/** `--checkpoints` / `--checkpoints-file` / `--label`: only with `--pathways training`, which needs one list. */
+function parseTraining(v: { checkpoints?: string; "checkpoints-file"?: string; label?: string }, wanted: boolean): Parsed["training"] {
+  const given = [v.checkpoints !== undefined && "--checkpoints", v["checkpoints-file"] !== undefined && "--checkpoints-file", v.label !== undefined && "--label"].filter(Boolean);
+  if (!wanted) {
+    if (given.length > 0) throw new UsageError(`${given.join(", ")} ${given.length > 1 ? "are" : "is"} only used with --pathways training (add 'training' to --pathways, or drop ${given.length > 1 ? "them" : "it"})`);
+    return null;
+  }
+  if (v.checkpoints === undefined && v["checkpoints-file"] === undefined) {
+    throw new UsageError(
+      "--pathways training needs --checkpoints M0,M1,... or --checkpoints-file F: 'training' is not run by 's3gym run' as a protocol loop, it evaluates a list of model checkpoints (specs in epoch order; epoch 0 = the base model)",
+    );
+  }
+  if (v.checkpoints !== undefined && v["checkpoints-file"] !== undefined) throw new UsageError("give --checkpoints or --checkpoints-file, not both");
+  let specs: string[];
+  if (v.checkpoints !== undefined) {
+    try {
+      specs = parseCheckpointList(v.checkpoints);
+    } catch (e) {
+      throw new UsageError(`--checkpoints: ${(e as Error).message}`);
+    }
+  } else {
+    let text: string;
+    try {
+      text = readFileSync(v["checkpoints-file"]!, "utf8");
+    } catch (e) {
+      throw new UsageError(`--checkpoints-file: cannot read '${v["checkpoints-file"]}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    try {
+      specs = parseCheckpointsFile(text);
+    } catch (e) {
+      throw new UsageError(`--checkpoints-file ${v["checkpoints-file"]}: ${(e as Error).message}`);
+    }
+  }
+  if (v.label !== undefined && v.label.trim() === "") throw new UsageError("--label is empty: name the training run (it is the `model` of its records and its row in training.csv)");
+  // The label defaults to the base model's spec: training.csv's row then reads as that model's curve.
+  return { label: v.label?.trim() ?? specs[0]!, checkpoints: checkpointsFromSpecs(specs) };
+}
+
 function parse(argv: string[], env: Record<string, string | undefined>): Parsed {
   const { values: v } = parseFlags(argv, FLAGS, RUN_USAGE);
-  const models = commaList("models", v.models);
-  const games = resolveGames(v.games);
   const pathways = commaList("pathways", v.pathways);
-  for (const p of pathways) {
-    if (p === "training") throw new UsageError("--pathways: 'training' is not run by 's3gym run' (build the SFT set, train, then evaluate the checkpoints)");
-    oneOf("pathways", p, RUN_PATHWAYS);
-  }
+  for (const p of pathways) oneOf("pathways", p, [...RUN_PATHWAYS, TRAINING]);
+  const training = parseTraining(v, pathways.includes(TRAINING));
+  const loopPathways = pathways.filter((p) => p !== TRAINING);
+  let models: string[] = [];
+  if (loopPathways.length > 0) models = commaList("models", v.models);
+  else if (v.models !== undefined) throw new UsageError("--models is not used by --pathways training alone: the checkpoints are the models (name the run with --label)");
+  const games = resolveGames(v.games);
   if (v.data === undefined || v.data.trim() === "") throw new UsageError("--data is required: the data directory the logs go to");
+  const settings = settingsFromFlags(v);
+  let shard: Shard | null = null;
+  if (v.shard !== undefined) {
+    try {
+      shard = parseShard(v.shard);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  const ctx = modelContextFromFlags(v, env);
+  return {
+    models,
+    training,
+    games,
+    pathways,
+    dataDir: resolve(v.data),
+    settings,
+    shard,
+    cache: v["no-cache"] !== true,
+    progress: oneOf("progress", v.progress, ["auto", "bar", "lines", "off"] as const, "auto"),
+    ctx,
+    modelsFile: v["models-file"] ?? null,
+  };
+}
+
+/** The protocol numbers from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
+export function settingsFromFlags(v: Partial<Record<"explore-episodes" | "checkpoint-every" | "eval-episodes" | "max-steps" | "context-tokens" | "max-new-tokens" | "tokenizer" | "reward-visibility" | "run-seed", string>>): ProtocolSettings {
   const settings: ProtocolSettings = {
     exploreEpisodes: nonNegativeInt("explore-episodes", v["explore-episodes"], DEFAULT_SETTINGS.exploreEpisodes),
     checkpointEvery: atLeast("checkpoint-every", v["checkpoint-every"], DEFAULT_SETTINGS.checkpointEvery, 1),
@@ -134,14 +215,14 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
   if (settings.contextTokens <= settings.maxNewTokens) {
     throw new UsageError(`--context-tokens (${settings.contextTokens}) must exceed --max-new-tokens (${settings.maxNewTokens}): the reply is reserved inside the context`);
   }
-  let shard: Shard | null = null;
-  if (v.shard !== undefined) {
-    try {
-      shard = parseShard(v.shard);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-  }
+  return settings;
+}
+
+/** The model context from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
+export function modelContextFromFlags(
+  v: Partial<Record<"concurrency" | "max-retries" | "timeout-ms" | "base-url" | "api-key-env" | "models-file", string>>,
+  env: Record<string, string | undefined>,
+): Partial<ModelContext> {
   const ctx: Partial<ModelContext> = {
     concurrency: atLeast("concurrency", v.concurrency, 8, 1),
     maxRetries: nonNegativeInt("max-retries", v["max-retries"], 5),
@@ -160,18 +241,7 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
       throw new UsageError(`--models-file: ${(e as Error).message}`);
     }
   }
-  return {
-    models,
-    games,
-    pathways,
-    dataDir: resolve(v.data),
-    settings,
-    shard,
-    cache: v["no-cache"] !== true,
-    progress: oneOf("progress", v.progress, ["auto", "bar", "lines", "off"] as const, "auto"),
-    ctx,
-    modelsFile: v["models-file"] ?? null,
-  };
+  return ctx;
 }
 
 export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Promise<number> {
@@ -185,7 +255,14 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     p = parse(argv, env);
     ctx = createModelContext({ ...p.ctx, cacheDir: p.cache ? join(p.dataDir, "cache") : null, ...deps.modelContext });
     // Every model name, alias, base URL and key presence is checked before any call.
-    const resolved = validateModelSpecs(p.models, ctx);
+    const resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx) : [];
+    if (p.training) {
+      try {
+        validateModelSpecs([...new Set(p.training.checkpoints.map((c) => c.model))], ctx);
+      } catch (e) {
+        throw new UsageError(`--checkpoints: ${(e as Error).message}`);
+      }
+    }
     // A models-file entry's max_tokens overrides --max-new-tokens for its calls, so the History
     // budget must reserve that instead.
     maxNew = new Map(resolved.map((r) => [r.name, r.sampling.max_tokens ?? p.settings.maxNewTokens]));
@@ -201,31 +278,71 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     return 2;
   }
 
-  const matrix = buildMatrix(p.models, p.games.map((g) => g.name), p.pathways, p.settings.runSeed);
-  const entries = shardMatrix(matrix, p.shard);
+  const gameNames = p.games.map((g) => g.name);
+  const loopPathways = p.pathways.filter((x) => x !== TRAINING);
+  const trainingEntries: MatrixEntry[] = p.training
+    ? gameNames.map((game) => ({ model: p.training!.label, game, pathway: TRAINING, runSeed: p.settings.runSeed, runId: runId({ game, pathway: TRAINING, model: p.training!.label, runSeed: p.settings.runSeed }) }))
+    : [];
+  // One sorted list of every run (protocol-loop and training), so --shard splits them all alike.
+  const matrix = [...buildMatrix(p.models, gameNames, loopPathways, p.settings.runSeed), ...trainingEntries].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+  const selected = shardMatrix(matrix, p.shard);
+  const entries = selected.filter((e) => e.pathway !== TRAINING);
+  const trainingRuns = selected.filter((e) => e.pathway === TRAINING);
   const games = new Map(p.games.map((g) => [g.name as string, g]));
+  const settingsOf = (e: MatrixEntry): ProtocolSettings => ({ ...p.settings, maxNewTokens: maxNew.get(e.model) ?? p.settings.maxNewTokens });
+  const make = (name: string, onCall?: Parameters<typeof createModel>[1]["onCall"]) => createModel(name, { ...ctx, ...(onCall ? { onCall } : {}) });
+  try {
+    // Protocol clashes with existing logs, and a training run whose epochs were played by other
+    // models, are configuration errors: all found before any call.
+    for (const e of entries) preflightRun({ dataDir: p.dataDir, entry: e, game: games.get(e.game)!, model: make(e.model), settings: settingsOf(e) });
+    for (const e of trainingRuns) {
+      checkCheckpointModels(p.dataDir, e.runId, p.training!.checkpoints);
+      const settings = { ...p.settings, exploreEpisodes: 0, checkpointEvery: 1 };
+      preflightRun({ dataDir: p.dataDir, entry: e, game: games.get(e.game)!, model: make(p.training!.checkpoints[0]!.model), settings });
+    }
+  } catch (e) {
+    stderr.write(`s3gym run: ${(e as Error).message}\n`);
+    return 2;
+  }
   mkdirSync(p.dataDir, { recursive: true });
   const progress = new Progress(stderr, { mode: p.progress, ...(deps.progressIntervalMs ? { intervalMs: deps.progressIntervalMs } : {}) });
-  if (p.shard) stderr.write(`s3gym run: shard ${p.shard.index}/${p.shard.count}: ${entries.length} of ${matrix.length} runs\n`);
+  if (p.shard) stderr.write(`s3gym run: shard ${p.shard.index}/${p.shard.count}: ${selected.length} of ${matrix.length} runs\n`);
+  const invocation = {
+    concurrency: ctx.concurrency,
+    max_retries: ctx.maxRetries,
+    timeout_ms: ctx.timeoutMs,
+    cache: p.cache,
+    shard: p.shard ? `${p.shard.index}/${p.shard.count}` : null,
+    models_file: p.modelsFile,
+    api_key_env: ctx.apiKeyEnv,
+  };
   let outcomes: RunOutcome[];
   try {
-    outcomes = await runMatrix({
-      dataDir: p.dataDir,
-      entries,
-      settings: (e: MatrixEntry) => ({ ...p.settings, maxNewTokens: maxNew.get(e.model) ?? p.settings.maxNewTokens }),
-      game: (name) => games.get(name)!,
-      createModel: (name, onCall) => createModel(name, { ...ctx, onCall }),
-      events: progress,
-      invocation: {
-        concurrency: ctx.concurrency,
-        max_retries: ctx.maxRetries,
-        timeout_ms: ctx.timeoutMs,
-        cache: p.cache,
-        shard: p.shard ? `${p.shard.index}/${p.shard.count}` : null,
-        models_file: p.modelsFile,
-        api_key_env: ctx.apiKeyEnv,
-      },
-    });
+    const [loop, ...trained] = await Promise.all([
+      entries.length > 0
+        ? runMatrix({
+            dataDir: p.dataDir,
+            entries,
+            settings: settingsOf,
+            game: (name) => games.get(name)!,
+            createModel: (name, onCall) => make(name, onCall),
+            events: progress,
+            invocation,
+          })
+        : Promise.resolve([]),
+      ...trainingRuns.map((e) =>
+        runCheckpointList({
+          dataDir: p.dataDir,
+          modelName: e.model,
+          game: games.get(e.game)!,
+          settings: p.settings,
+          checkpoints: p.training!.checkpoints,
+          createModel: (name, onCall) => make(name, onCall),
+          events: progress,
+        }),
+      ),
+    ]);
+    outcomes = [...(loop as RunOutcome[]), ...(trained as RunOutcome[])].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   } catch (e) {
     progress.close();
     // A protocol clash with existing logs is found before any call: a configuration error.

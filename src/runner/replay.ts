@@ -12,7 +12,7 @@ import type { Game } from "../games/types.js";
 import { EpisodeRecord, MemoryRecord, RunManifest, StepRecord } from "../logs/schema.js";
 import type { ChatMessage } from "../models/types.js";
 import type { TokenizerName } from "../models/tokens.js";
-import { historyContext, makeHistoryBlock, TokenCounter } from "../pathways/history.js";
+import { historyContext, makeHistoryBlock, TokenCounter, type HistoryBlock } from "../pathways/history.js";
 import { memoryFromRecord } from "../pathways/memory.js";
 import { trajectoryFromSteps } from "./experience.js";
 import { readRunFile } from "./resume.js";
@@ -49,19 +49,33 @@ interface Protocol {
   game_configs: Record<"explore" | "eval", Record<string, unknown>>;
 }
 
+/**
+ * Per loaded run (the logs do not change once loaded): the History blocks and the token counter,
+ * built once, so rebuilding every step of a long run (BuildSFT) stays linear instead of re-tokenising
+ * every earlier episode at every step. The result is the same as building them afresh.
+ */
+const historyMemo = new WeakMap<RunLogData, { counter: TokenCounter; blocks: Map<number, HistoryBlock> }>();
+
 /** The experience text of a step (history context, memory text, or ""). */
 export function rebuildExperience(data: RunLogData, at: StepAddress, view: { rules: string; turns: EarlierTurn[]; observation: string }): string {
   const protocol = (data.manifest.config as { protocol: Protocol }).protocol;
   // Experience Z_k: explore episode x reads Z_{x-1}; checkpoint c reads Z_c.
   const k = at.phase === "explore" ? at.episode - 1 : at.checkpoint!;
   if (data.manifest.pathway === "history") {
-    const counter = new TokenCounter(protocol.tokenizer);
-    const blocks = [];
+    let memo = historyMemo.get(data);
+    if (!memo) historyMemo.set(data, (memo = { counter: new TokenCounter(protocol.tokenizer), blocks: new Map() }));
+    const counter = memo.counter;
+    const blocks: HistoryBlock[] = [];
     for (let x = 1; x <= k; x++) {
-      const rec = data.episodes.find((e) => e.phase === "explore" && e.episode === x && e.status === "ok");
-      if (!rec) throw new Error(`exploration episode ${x} is not in episodes.jsonl`);
-      const steps = data.steps.filter((s) => s.phase === "explore" && s.episode === x);
-      blocks.push(makeHistoryBlock(trajectoryFromSteps(x, steps, String((rec as { end_observation?: unknown }).end_observation)), counter));
+      let block = memo.blocks.get(x);
+      if (!block) {
+        const rec = data.episodes.find((e) => e.phase === "explore" && e.episode === x && e.status === "ok");
+        if (!rec) throw new Error(`exploration episode ${x} is not in episodes.jsonl`);
+        const steps = data.steps.filter((s) => s.phase === "explore" && s.episode === x);
+        block = makeHistoryBlock(trajectoryFromSteps(x, steps, String((rec as { end_observation?: unknown }).end_observation)), counter);
+        memo.blocks.set(x, block);
+      }
+      blocks.push(block);
     }
     const settings = { contextTokens: protocol.context_tokens, maxNewTokens: protocol.max_new_tokens, tokenizer: protocol.tokenizer };
     return historyContext(blocks, settings, { ...view, rewardVisibility: protocol.reward_visibility }, counter).text;

@@ -63,7 +63,7 @@ describe("flags and configuration errors (exit 2, before any call)", () => {
     [["--max-steps", "abc"], /--max-steps must be a non-negative integer/],
     [["--checkpoint-every", "0"], /--checkpoint-every must be at least 1/],
     [["--pathways", "none,dreams"], /unknown --pathways 'dreams'/],
-    [["--pathways", "training"], /'training' is not run by 's3gym run'/],
+    [["--pathways", "training"], /--pathways training needs --checkpoints/],
     [["--games", "go"], /--games: unknown game 'go'/],
     [["--models", "anthropic:claude"], /unknown scheme 'anthropic'/],
     [["--context-tokens", "1000", "--max-new-tokens", "1000"], /--context-tokens \(1000\) must exceed --max-new-tokens/],

@@ -31,9 +31,22 @@ const ShareGptExample = z.object({
 const ROLE_TO_FROM = { system: "system", user: "human", assistant: "gpt" } as const;
 const FROM_TO_ROLE = { system: "system", human: "user", gpt: "assistant" } as const;
 
-/** One training example in the requested format. */
-export function toSftExample(messages: ChatMessage[], format: SftFormat): Record<string, unknown> {
-  if (format === "openai-chat") return { messages: messages.map((m) => ({ role: m.role, content: m.content })) };
+/**
+ * One training example in the requested format. `maskEarlierAnswers` (openai-chat only) gives every
+ * assistant message but the last `"weight": 0`, the OpenAI fine-tuning field that leaves a message out
+ * of the loss: a BuildSFT example's earlier assistant turns are the model's own earlier answers of the
+ * episode, unfiltered, and only the final answer is the selected target. (ShareGPT has no per-turn
+ * field; LLaMA-Factory's `mask_history: true` does the same there.)
+ */
+export function toSftExample(messages: ChatMessage[], format: SftFormat, opts: { maskEarlierAnswers?: boolean } = {}): Record<string, unknown> {
+  if (format === "openai-chat") {
+    const last = messages.length - 1;
+    return {
+      messages: messages.map((m, i) =>
+        opts.maskEarlierAnswers && m.role === "assistant" && i < last ? { role: m.role, content: m.content, weight: 0 } : { role: m.role, content: m.content },
+      ),
+    };
+  }
   return { conversations: messages.map((m) => ({ from: ROLE_TO_FROM[m.role], value: m.content })) };
 }
 

@@ -1,0 +1,177 @@
+/**
+ * `s3gym build-sft`: turns the exploration steps of logged runs into a supervised fine-tuning set
+ * (BuildSFT, src/pathways/training/buildSft.ts). Prints kept / corrected / dropped per game on stdout;
+ * writes FILE.jsonl and its sidecars (.meta.json, .sources.jsonl, .calls.jsonl). Exit codes: 0 written;
+ * 1 nothing kept, or a correction call failed on infrastructure; 2 bad arguments (nothing called).
+ */
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { GAME_NAMES } from "../games/types.js";
+import { toCallRecord } from "../models/callLog.js";
+import { createModel, createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
+import { loadModelsFile } from "../models/modelsFile.js";
+import type { CallRecord } from "../logs/schema.js";
+import { PATHWAYS } from "../logs/schema.js";
+import { findRunDirs, formatCounts, LOW_SCORE_MODES, type LowScoreMode } from "../pathways/training/buildSft.js";
+import { writeSftFiles } from "../pathways/training/sftFiles.js";
+import { SFT_FORMATS } from "../pathways/training/sftFormat.js";
+import { HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
+
+export const BUILD_SFT_USAGE = [
+  "s3gym build-sft --data DIR [--data DIR ...] --out FILE.jsonl [--games all|g1,g2] [--models a,b] [--pathways p1,p2]",
+  "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
+  "  [--models-file F] [--base-url URL] [--api-key-env NAME] [--concurrency 8] [--max-retries 5] [--timeout-ms 600000] [--no-cache]",
+].join("\n");
+
+const FLAGS = {
+  data: { type: "string", multiple: true },
+  out: { type: "string" },
+  games: { type: "string" },
+  models: { type: "string" },
+  pathways: { type: "string" },
+  threshold: { type: "string" },
+  "low-score": { type: "string" },
+  "correct-model": { type: "string" },
+  format: { type: "string" },
+  "train-all-turns": { type: "boolean" },
+  "models-file": { type: "string" },
+  "base-url": { type: "string" },
+  "api-key-env": { type: "string" },
+  concurrency: { type: "string" },
+  "max-retries": { type: "string" },
+  "timeout-ms": { type: "string" },
+  "no-cache": { type: "boolean" },
+} as const;
+
+export interface BuildSftDeps {
+  env?: Record<string, string | undefined>;
+  stdout?: { write(text: string): unknown };
+  stderr?: { write(text: string): unknown };
+  /** Overrides of the correction models' context (tests). */
+  modelContext?: Partial<ModelContext>;
+}
+
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
+
+/** A finite number flag (may be negative or fractional). */
+export function numberFlag(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!NUMBER.test(value.trim())) throw new UsageError(`--${flag} must be a number, got '${value}'`);
+  return Number(value);
+}
+
+function list(flag: string, value: string | undefined, valid?: readonly string[]): string[] | null {
+  if (value === undefined) return null;
+  const items = [...new Set(value.split(",").map((s) => s.trim()).filter(Boolean))];
+  if (items.length === 0) throw new UsageError(`--${flag} is empty`);
+  if (valid) for (const i of items) if (!valid.includes(i)) throw new UsageError(`unknown --${flag} '${i}': expected one of ${valid.join(", ")}`);
+  return items;
+}
+
+/** The models a `correct` build will ask: the given spec, or every matching run's own model. */
+function correctionSpecs(data: string[], filter: { games: string[] | null; models: string[] | null; pathways: string[] | null }, given: string | null): string[] {
+  if (given !== null) return [given];
+  const specs = new Set<string>();
+  for (const dir of findRunDirs(data)) {
+    const path = join(dir, "manifest.json");
+    if (!existsSync(path)) continue;
+    const m = JSON.parse(readFileSync(path, "utf8")) as { model?: string; game?: string; pathway?: string };
+    if (!m.model || (filter.games && !filter.games.includes(m.game ?? "")) || (filter.models && !filter.models.includes(m.model)) || (filter.pathways && !filter.pathways.includes(m.pathway ?? ""))) continue;
+    specs.add(m.model);
+  }
+  return [...specs];
+}
+
+export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): Promise<number> {
+  const env = deps.env ?? process.env;
+  const stdout = deps.stdout ?? process.stdout;
+  const stderr = deps.stderr ?? process.stderr;
+  try {
+    const { values: v } = parseFlags(argv, FLAGS, BUILD_SFT_USAGE);
+    const data = (v.data ?? []).flatMap((d) => d.split(",")).map((d) => d.trim()).filter(Boolean);
+    if (data.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it for several)");
+    if (v.out === undefined || v.out.trim() === "") throw new UsageError("--out is required: the JSONL file to write (e.g. sft.jsonl)");
+    const games = v.games === undefined || v.games.trim() === "all" ? null : list("games", v.games, GAME_NAMES);
+    const models = list("models", v.models);
+    const pathways = list("pathways", v.pathways, PATHWAYS);
+    const threshold = numberFlag("threshold", v.threshold, 0);
+    const lowScore: LowScoreMode = oneOf("low-score", v["low-score"], LOW_SCORE_MODES, "drop");
+    const format = oneOf("format", v.format, SFT_FORMATS, "openai-chat");
+    if (v["correct-model"] !== undefined && lowScore !== "correct") throw new UsageError("--correct-model is only used with --low-score correct");
+    if (v["train-all-turns"] && format !== "openai-chat") throw new UsageError("--train-all-turns only applies to --format openai-chat (sharegpt carries no per-turn weight)");
+    for (const d of data) if (!existsSync(d)) throw new UsageError(`--data: '${d}' does not exist`);
+    let runDirs: string[];
+    try {
+      runDirs = findRunDirs(data);
+    } catch (e) {
+      throw new UsageError(`--data: ${(e as Error).message}`);
+    }
+    if (runDirs.length === 0) throw new UsageError(`--data: no runs found in ${data.join(", ")}`);
+
+    const calls: CallRecord[] = [];
+    let make: ((spec: string) => import("../models/types.js").Model) | undefined;
+    if (lowScore === "correct") {
+      const ctxIn: Partial<ModelContext> = {
+        concurrency: Math.max(1, nonNegativeInt("concurrency", v.concurrency, 8)),
+        maxRetries: nonNegativeInt("max-retries", v["max-retries"], 5),
+        timeoutMs: Math.max(1, nonNegativeInt("timeout-ms", v["timeout-ms"], 600_000)),
+        env,
+        cacheDir: v["no-cache"] ? null : join(resolve(data[0]!), "cache"),
+      };
+      if (v["base-url"] !== undefined) ctxIn.baseUrl = v["base-url"];
+      if (v["api-key-env"] !== undefined) ctxIn.apiKeyEnv = v["api-key-env"];
+      if (v["models-file"] !== undefined) {
+        try {
+          ctxIn.models = loadModelsFile(v["models-file"]);
+        } catch (e) {
+          throw new UsageError(`--models-file: ${(e as Error).message}`);
+        }
+      }
+      const ctx = createModelContext({ ...ctxIn, ...deps.modelContext, onCall: (e) => calls.push(toCallRecord(e)) });
+      const specs = correctionSpecs(data, { games, models, pathways }, v["correct-model"] ?? null);
+      try {
+        if (specs.length > 0) validateModelSpecs(specs, ctx);
+      } catch (e) {
+        throw new UsageError(`--correct-model: ${(e as Error).message}`);
+      }
+      make = (spec) => createModel(spec, ctx);
+    }
+
+    const out = resolve(v.out);
+    mkdirSync(dirname(out), { recursive: true });
+    const result = await writeSftFiles({
+      data,
+      out,
+      games,
+      models,
+      pathways,
+      threshold,
+      lowScore,
+      format,
+      maskEarlierAnswers: !v["train-all-turns"],
+      correctModel: v["correct-model"] ?? null,
+      ...(make ? { createModel: make } : {}),
+      concurrency: Math.max(1, nonNegativeInt("concurrency", v.concurrency, 8)),
+      calls,
+      onWarning: (w) => stderr.write(`warning: ${w}\n`),
+    });
+    for (const line of formatCounts(result, lowScore)) stdout.write(`${line}\n`);
+    stdout.write(`wrote ${result.examples} examples (${format}) to ${result.paths.jsonl}; counts and sources in ${result.paths.meta}\n`);
+    if (result.examples === 0) {
+      stderr.write(`s3gym build-sft: no example was kept (threshold ${threshold}); see the counts above\n`);
+      return 1;
+    }
+    return 0;
+  } catch (e) {
+    if (e instanceof HelpRequested) {
+      stdout.write(`${e.message}\n`);
+      return 0;
+    }
+    if (e instanceof UsageError) {
+      stderr.write(`s3gym build-sft: ${e.message}\n`);
+      return 2;
+    }
+    stderr.write(`s3gym build-sft: ${(e as Error).message}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * `s3gym train-loop`: explore with the current checkpoint -> build-sft -> the user's trainer command
+ * -> evaluate the new checkpoint -> repeat (src/pathways/training/trainLoop.ts). Resumable: rerun the
+ * same command. Exit codes: 0 every round done and every epoch evaluated; 1 the loop stopped (a
+ * trainer failure, an exploration or evaluation that did not complete, nothing kept by BuildSFT);
+ * 2 bad arguments or a rerun with other loop settings (nothing done).
+ */
+import { join, resolve } from "node:path";
+import { createModel, createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
+import { LOW_SCORE_MODES } from "../pathways/training/buildSft.js";
+import { SFT_FORMATS } from "../pathways/training/sftFormat.js";
+import { runTrainLoop, TRAINER_PLACEHOLDERS, TrainLoopConfigError, TrainLoopError } from "../pathways/training/trainLoop.js";
+import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
+import { HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
+import { numberFlag } from "./buildSft.js";
+import { modelContextFromFlags, resolveGames, settingsFromFlags } from "./run.js";
+
+export const TRAIN_LOOP_USAGE = [
+  "s3gym train-loop --model M0 --games all|g1,g2 --rounds K --trainer-cmd \"CMD {train} {round}\" --data DIR [--label NAME]",
+  "  [--explore-episodes 30] [--eval-episodes 3] [--max-steps 64] [--context-tokens 100000] [--max-new-tokens 14000]",
+  "  [--tokenizer o200k|cl100k] [--reward-visibility hidden|visible] [--run-seed 0]",
+  "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
+  "  [--concurrency 8] [--base-url URL] [--api-key-env NAME] [--models-file F] [--max-retries 5] [--timeout-ms 600000]",
+  "  [--no-cache] [--progress auto|bar|lines|off]",
+  "placeholders in --trainer-cmd (replaced by shell-quoted values; do not quote them yourself):",
+  ...Object.entries(TRAINER_PLACEHOLDERS).map(([k, v]) => `  {${k}}  ${v}`),
+  "the trainer prints the new checkpoint's model spec on its LAST stdout line.",
+].join("\n");
+
+const FLAGS = {
+  model: { type: "string" },
+  games: { type: "string" },
+  rounds: { type: "string" },
+  "trainer-cmd": { type: "string" },
+  data: { type: "string" },
+  label: { type: "string" },
+  "explore-episodes": { type: "string" },
+  "eval-episodes": { type: "string" },
+  "max-steps": { type: "string" },
+  "context-tokens": { type: "string" },
+  "max-new-tokens": { type: "string" },
+  tokenizer: { type: "string" },
+  "reward-visibility": { type: "string" },
+  "run-seed": { type: "string" },
+  threshold: { type: "string" },
+  "low-score": { type: "string" },
+  "correct-model": { type: "string" },
+  format: { type: "string" },
+  "train-all-turns": { type: "boolean" },
+  concurrency: { type: "string" },
+  "base-url": { type: "string" },
+  "api-key-env": { type: "string" },
+  "models-file": { type: "string" },
+  "max-retries": { type: "string" },
+  "timeout-ms": { type: "string" },
+  "no-cache": { type: "boolean" },
+  progress: { type: "string" },
+} as const;
+
+export interface TrainLoopDeps {
+  env?: Record<string, string | undefined>;
+  stdout?: { write(text: string): unknown };
+  stderr?: ProgressStream;
+  modelContext?: Partial<ModelContext>;
+  /** Working directory of the trainer command (default: the current one). */
+  cwd?: string;
+}
+
+/** The default label: the base model's spec with a suffix, so its training.csv row is told apart from `run --pathways training`'s. */
+export function defaultLoopLabel(baseModel: string): string {
+  return `${baseModel}+train-loop`;
+}
+
+export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {}): Promise<number> {
+  const env = deps.env ?? process.env;
+  const stdout = deps.stdout ?? process.stdout;
+  const stderr = deps.stderr ?? process.stderr;
+  let progress: Progress | null = null;
+  try {
+    const { values: v } = parseFlags(argv, FLAGS, TRAIN_LOOP_USAGE);
+    if (v.model === undefined || v.model.trim() === "") throw new UsageError("--model is required: the base model M0 (epoch 0 and round 1's explorer)");
+    const games = resolveGames(v.games);
+    if (v.rounds === undefined) throw new UsageError("--rounds is required: how many explore -> build-sft -> train -> evaluate rounds");
+    const rounds = nonNegativeInt("rounds", v.rounds);
+    if (rounds < 1) throw new UsageError("--rounds must be at least 1");
+    if (v["trainer-cmd"] === undefined || v["trainer-cmd"].trim() === "") {
+      throw new UsageError("--trainer-cmd is required: a shell command that trains on {train} and prints the new model spec on its last stdout line");
+    }
+    if (v.data === undefined || v.data.trim() === "") throw new UsageError("--data is required: the data directory (training runs go to DIR/runs, the loop to DIR/train-loop)");
+    if (v.label !== undefined && v.label.trim() === "") throw new UsageError("--label is empty");
+    const settings = settingsFromFlags(v);
+    if (settings.exploreEpisodes < 1) throw new UsageError("--explore-episodes must be at least 1: BuildSFT needs exploration steps");
+    const threshold = numberFlag("threshold", v.threshold, 0);
+    const lowScore = oneOf("low-score", v["low-score"], LOW_SCORE_MODES, "drop");
+    const format = oneOf("format", v.format, SFT_FORMATS, "openai-chat");
+    if (v["correct-model"] !== undefined && lowScore !== "correct") throw new UsageError("--correct-model is only used with --low-score correct");
+    if (v["train-all-turns"] && format !== "openai-chat") throw new UsageError("--train-all-turns only applies to --format openai-chat");
+    const dataDir = resolve(v.data);
+    const cache = v["no-cache"] !== true;
+    const ctx = createModelContext({ ...modelContextFromFlags(v, env), cacheDir: cache ? join(dataDir, "cache") : null, ...deps.modelContext });
+    try {
+      validateModelSpecs([v.model, ...(v["correct-model"] ? [v["correct-model"]] : [])], ctx);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const mode: ProgressMode = oneOf("progress", v.progress, ["auto", "bar", "lines", "off"] as const, "auto");
+    progress = new Progress(stderr, { mode });
+    const log = (line: string) => stderr.write(`${line}\n`);
+    const result = await runTrainLoop({
+      dataDir,
+      baseModel: v.model,
+      label: v.label?.trim() ?? defaultLoopLabel(v.model),
+      games,
+      rounds,
+      trainerCmd: v["trainer-cmd"],
+      settings,
+      sft: { threshold, lowScore, format, correctModel: v["correct-model"] ?? null, maskEarlierAnswers: !v["train-all-turns"] },
+      createModel: (spec, onCall) => createModel(spec, { ...ctx, ...(onCall ? { onCall } : {}) }),
+      validateSpec: (spec) => void validateModelSpecs([spec], ctx),
+      events: progress,
+      log,
+      trainer: { env, ...(deps.cwd ? { cwd: deps.cwd } : {}), echo: stderr },
+    });
+    progress.close();
+    for (const c of result.state.checkpoints.filter((x) => x.checkpoint <= rounds)) stdout.write(`epoch ${c.checkpoint}\t${c.model}\n`);
+    for (const c of result.curves) {
+      stdout.write(`${c.game}\t${c.runId}\t${c.means.map((m) => `epoch ${m.epoch}: ${m.mean === null ? "failed" : m.mean.toFixed(3)}`).join("\t")}\n`);
+    }
+    stdout.write(`train-loop: ${rounds} rounds done; state in ${join(result.dir, "state.json")}; 's3gym report --data ${v.data}' writes training.csv\n`);
+    return 0;
+  } catch (e) {
+    progress?.close();
+    if (e instanceof HelpRequested) {
+      stdout.write(`${e.message}\n`);
+      return 0;
+    }
+    if (e instanceof UsageError || e instanceof TrainLoopConfigError) {
+      stderr.write(`s3gym train-loop: ${e.message}\n`);
+      return 2;
+    }
+    // A TrainLoopError (trainer failed, a run did not complete ...) or anything unexpected: the loop stopped.
+    stderr.write(`s3gym train-loop: ${e instanceof TrainLoopError ? e.message : (e as Error).stack ?? String(e)}\n`);
+    return 1;
+  }
+}
