@@ -1,29 +1,39 @@
 /**
  * Scheduling benchmark: the full protocol (30 exploration episodes, a checkpoint of 3 evaluation
  * episodes every 3rd, 64 steps) for 7 games x History ICL, with `openai:` pointed at the test server
- * (`s3gym serve --latency-ms 20`, started in-process here). It prints the wall time, the
- * critical-path bound (the longest chain of dependent calls x latency: a run's exploration episodes
- * are sequential, and its last checkpoint's slowest evaluation episode follows them) and their ratio.
+ * (`s3gym serve --latency-ms 20`, started here). It prints the wall time, the critical-path bound
+ * (the longest chain of dependent calls x latency: a run's exploration episodes are sequential, and
+ * its last checkpoint's slowest evaluation episode follows them) and their ratio.
  * A ratio near 1 means the runner overlaps everything it may; the throughput bound
  * (calls x latency / concurrency) is printed too, since with a small --concurrency it dominates.
  *
  *   tsx bench/schedule.ts                                  # the full protocol, 7 games
  *   tsx bench/schedule.ts --games snake,trust --explore-episodes 6 --concurrency 32
+ *   node --cpu-prof --cpu-prof-dir prof --import tsx bench/schedule.ts ...   # profiles both processes
+ *   tsx bench/schedule.ts --usage-cache 0 ...   # the server re-tokenizes every prompt (as it used to)
  *
- * The server runs in its own process (as `s3gym serve` would), so its CPU (it tokenizes every prompt
- * to report usage) does not share the runner's event loop; `--server inline` starts it in-process.
+ * The breakdown explains the ratio: calls and tokens; the CPU of the server process (it parses
+ * every request and counts its tokens to report usage) and of the runner process, each against the
+ * wall time (each is one event loop, so max(server CPU, runner CPU) is a floor on the wall time
+ * whatever the latency); and, for the slowest run, where a dependent call's time goes: the nominal
+ * latency, the rest of what the client saw (HTTP, queueing in the server's event loop), and the gap
+ * between calls (the runner's own work per step: prompt building, logging, waiting for its loop).
+ * The machine's load average is printed too: other processes share the cores.
+ *
+ * The server runs in its own process (as `s3gym serve` would), so its CPU does not share the
+ * runner's event loop; `--server inline` starts it in-process (no separate server figures).
  *
  * It prints, it never asserts.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { runCommand } from "../src/cli/run.js";
 import { startServer } from "../src/models/server.js";
 import { readRunFile } from "../src/runner/resume.js";
-import { EpisodeRecord } from "../src/logs/schema.js";
+import { CallRecord, EpisodeRecord } from "../src/logs/schema.js";
 
 const { values: v } = parseArgs({
   options: {
@@ -38,6 +48,8 @@ const { values: v } = parseArgs({
     "context-tokens": { type: "string", default: "100000" },
     keep: { type: "boolean", default: false },
     server: { type: "string", default: "process" },
+    /** The server's usage-count cache entries; 0 re-tokenizes every prompt in full (the old server). */
+    "usage-cache": { type: "string" },
   },
 });
 
@@ -58,24 +70,79 @@ function criticalChain(runDir: string): { chain: number; calls: number } {
   return { chain, calls };
 }
 
-/** `s3gym serve --port 0 --latency-ms L` in a child process; resolves with its URL and a stopper. */
-async function serveInChild(latencyMs: number): Promise<{ url: string; close: () => Promise<void> }> {
-  const script = `import { serveCommand } from ${JSON.stringify(new URL("../src/cli/serve.ts", import.meta.url).href)}; process.exit(await serveCommand(["--port", "0", "--latency-ms", "${latencyMs}"]));`;
-  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+interface ServerStats {
+  requests: number;
+  cpuUserS: number;
+  cpuSystemS: number;
+  /** Event-loop utilisation of the server process since it listened. */
+  elu: number;
+}
+
+/**
+ * `s3gym serve --port 0 --latency-ms L` in a child process (startServer, as serveCommand runs it);
+ * resolves with its URL and a stopper that returns the child's CPU (since it listened: startup and
+ * module loading excluded) and request figures.
+ */
+async function serveInChild(latencyMs: number, usageCacheEntries: number | undefined): Promise<{ url: string; close: () => Promise<ServerStats | null> }> {
+  const server = JSON.stringify(new URL("../src/models/server.ts", import.meta.url).href);
+  const script = [
+    `import { startServer } from ${server};`,
+    `let requests = 0;`,
+    `const s = await startServer({ latencyMs: ${latencyMs}, onRequest: () => requests++${usageCacheEntries === undefined ? "" : `, usageCacheEntries: ${usageCacheEntries}`} });`,
+    `const cpu0 = process.cpuUsage();`,
+    `const elu0 = performance.eventLoopUtilization();`,
+    `console.log("listening on " + s.url);`,
+    `process.on("SIGTERM", async () => {`,
+    `  await s.close();`,
+    `  const cpu = process.cpuUsage(cpu0);`,
+    `  console.log("stats " + JSON.stringify({ requests, cpuUserS: cpu.user / 1e6, cpuSystemS: cpu.system / 1e6, elu: performance.eventLoopUtilization(elu0).utilization }));`,
+    `  process.exit(0);`,
+    `});`,
+  ].join("\n");
+  // `node --cpu-prof --cpu-prof-dir D --import tsx bench/schedule.ts` profiles the server too.
+  const prof = process.execArgv.filter((a, i, all) => a.startsWith("--cpu-prof") || all[i - 1] === "--cpu-prof-dir");
+  const child = spawn(process.execPath, [...prof, "--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  let buf = "";
+  child.stdout.on("data", (d: Buffer) => (buf += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    let buf = "";
-    child.stdout.on("data", (d: Buffer) => {
-      buf += d.toString();
+    child.stdout.on("data", () => {
       const m = /listening on (\S+)/.exec(buf);
       if (m) resolve(m[1]!);
     });
     child.on("exit", (code) => reject(new Error(`server exited with ${code}`)));
   });
-  return { url, close: () => new Promise((resolve) => (child.kill("SIGTERM"), child.on("exit", () => resolve()))) };
+  return {
+    url,
+    close: () =>
+      new Promise((resolve) => {
+        child.on("exit", () => {
+          const m = /stats (\{.*\})/.exec(buf);
+          resolve(m ? (JSON.parse(m[1]!) as ServerStats) : null);
+        });
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/** Where the slowest run's time went, from its logs. */
+function chainTiming(runDir: string): { elapsedS: number; exploreCalls: number; exploreLatencyS: number } {
+  const eps = readRunFile(join(runDir, "episodes.jsonl"), EpisodeRecord).lines.map((l) => l.value);
+  const calls = readRunFile(join(runDir, "calls.jsonl"), CallRecord).lines.map((l) => l.value);
+  const explore = eps.filter((e) => e.phase === "explore");
+  const t = (iso: string) => Date.parse(iso);
+  const start = Math.min(...explore.map((e) => t(e.started_at)));
+  const end = Math.max(...explore.map((e) => t(e.ended_at)));
+  const chainCalls = calls.filter((c) => c.phase === "explore");
+  return { elapsedS: (end - start) / 1000, exploreCalls: chainCalls.length, exploreLatencyS: chainCalls.reduce((n, c) => n + c.latency_ms, 0) / 1000 };
 }
 
 const latency = Number(v["latency-ms"]);
-const server = v.server === "inline" ? await startServer({ latencyMs: latency }) : await serveInChild(latency);
+const loadBefore = loadavg()[0]!;
+const usageCache = v["usage-cache"] === undefined ? undefined : Number(v["usage-cache"]);
+const server: { url: string; close: () => Promise<ServerStats | null | void> } =
+  v.server === "inline"
+    ? await startServer({ latencyMs: latency, ...(usageCache === undefined ? {} : { usageCacheEntries: usageCache }) })
+    : await serveInChild(latency, usageCache);
 const data = mkdtempSync(join(tmpdir(), "s3bench-"));
 const argv = [
   "--models", "openai:s3gym-heuristic",
@@ -92,26 +159,62 @@ const argv = [
   "--no-cache",
   "--progress", "lines",
 ];
+const cpu0 = process.cpuUsage();
+const elu0 = performance.eventLoopUtilization();
 const started = performance.now();
 const code = await runCommand(argv, { env: { ...process.env, OPENAI_API_KEY: "bench" }, stdout: { write: () => true }, progressIntervalMs: 15_000 });
 const wallS = (performance.now() - started) / 1000;
-await server.close();
+const runnerCpu = process.cpuUsage(cpu0);
+const runnerElu = performance.eventLoopUtilization(elu0).utilization;
+const loadAfter = loadavg()[0]!;
+const stats = (await server.close()) ?? null;
 
 let chain = 0;
 let calls = 0;
-for (const d of readdirSync(join(data, "runs"))) {
+let chainRun = "";
+let tokensIn = 0;
+let tokensOut = 0;
+let logged = 0;
+const runs = readdirSync(join(data, "runs"));
+for (const d of runs) {
   const c = criticalChain(join(data, "runs", d));
+  if (c.chain > chain) chainRun = d;
   chain = Math.max(chain, c.chain);
   calls += c.calls;
+  for (const l of readRunFile(join(data, "runs", d, "calls.jsonl"), CallRecord).lines) {
+    tokensIn += l.value.tokens_in;
+    tokensOut += l.value.tokens_out;
+    logged++;
+  }
 }
 const criticalS = (chain * latency) / 1000;
 const throughputS = (calls * latency) / 1000 / Number(v.concurrency);
+const runnerCpuS = (runnerCpu.user + runnerCpu.system) / 1e6;
+const serverCpuS = stats ? stats.cpuUserS + stats.cpuSystemS : null;
+const f1 = (x: number) => x.toFixed(1);
+const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
 console.log(`exit code            ${code}`);
+console.log(`protocol             ${runs.length} runs (${v.games} x ${v.pathways}), ${v["explore-episodes"]} exploration episodes, checkpoint every ${v["checkpoint-every"]}, ${v["eval-episodes"]} eval episodes, ${v["max-steps"]} max steps, ${v["context-tokens"]} context tokens, concurrency ${v.concurrency}${usageCache === undefined ? "" : `, server usage cache ${usageCache}`}`);
 console.log(`model calls          ${calls}`);
-console.log(`wall time            ${wallS.toFixed(1)} s`);
-console.log(`critical path        ${chain} dependent calls x ${latency} ms = ${criticalS.toFixed(1)} s`);
+console.log(`wall time            ${f1(wallS)} s`);
+console.log(`critical path        ${chain} dependent calls x ${latency} ms = ${f1(criticalS)} s`);
 console.log(`wall / critical path ${(wallS / criticalS).toFixed(2)}`);
-console.log(`throughput bound     ${calls} calls x ${latency} ms / ${v.concurrency} in flight = ${throughputS.toFixed(1)} s`);
+console.log(`throughput bound     ${calls} calls x ${latency} ms / ${v.concurrency} in flight = ${f1(throughputS)} s`);
 console.log(`wall / max(bounds)   ${(wallS / Math.max(criticalS, throughputS)).toFixed(2)}`);
+console.log(`--- breakdown`);
+console.log(`tokens               ${(tokensIn / 1e6).toFixed(1)}M in (${Math.round(tokensIn / Math.max(1, logged))} per call), ${(tokensOut / 1e6).toFixed(2)}M out, over ${logged} logged calls`);
+console.log(`latency (all calls)  ${calls} x ${latency} ms = ${f1((calls * latency) / 1000)} s of waiting, overlapped ${v.concurrency} wide`);
+if (stats && serverCpuS !== null) {
+  console.log(`server process       ${stats.requests} requests, CPU ${f1(serverCpuS)} s (${(serverCpuS * 1000 / Math.max(1, stats.requests)).toFixed(2)} ms per request) = ${pct(serverCpuS / wallS)} of wall; event loop busy ${pct(stats.elu)}`);
+} else console.log(`server process       inline (its CPU is counted in the runner's)`);
+console.log(`runner process       CPU ${f1(runnerCpuS)} s (${(runnerCpuS * 1000 / Math.max(1, calls)).toFixed(2)} ms per call) = ${pct(runnerCpuS / wallS)} of wall; event loop busy ${pct(runnerElu)}`);
+console.log(`single-loop floor    max(server CPU, runner CPU) = ${f1(Math.max(serverCpuS ?? 0, runnerCpuS))} s (each process is one event loop)`);
+if (chainRun) {
+  const t = chainTiming(join(data, "runs", chainRun));
+  const per = (s: number) => ((s * 1000) / Math.max(1, t.exploreCalls)).toFixed(1);
+  console.log(`slowest chain        ${chainRun}: ${t.exploreCalls} exploration calls in ${f1(t.elapsedS)} s = ${per(t.elapsedS)} ms per dependent call:`);
+  console.log(`                       ${latency} ms latency + ${(Number(per(t.exploreLatencyS)) - latency).toFixed(1)} ms more seen by the client (limiter, HTTP, server queue) + ${per(t.elapsedS - t.exploreLatencyS)} ms between calls (runner work, its loop's queue)`);
+}
+console.log(`machine              ${cpus().length} cores, load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (other processes share the cores)`);
 if (!v.keep) rmSync(data, { recursive: true, force: true });
 else console.log(`logs kept in ${data}`);

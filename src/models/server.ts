@@ -10,12 +10,13 @@
  *
  * The server logs nothing by default and never looks at the Authorization header.
  */
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { TEXT_POLICY_NAMES, type TextPolicyName } from "../games/policies.js";
 import { Rng } from "../games/rng.js";
 import { answerWithTextPolicy } from "./builtinModel.js";
-import { countMessageTokens, countTokens } from "./tokens.js";
+import { countTokens, MESSAGE_OVERHEAD_TOKENS } from "./tokens.js";
 import type { ChatMessage } from "./types.js";
 
 export const FAULT_KINDS = ["429", "500", "timeout", "garbage", "empty"] as const;
@@ -48,6 +49,13 @@ export interface ServerOptions {
   faultFor?: (n: number) => FaultKind | null;
   /** Sees every parsed chat request body (tests check what the model was shown). */
   onRequest?: (body: unknown) => void;
+  /**
+   * The tokenizer behind reported usage (default: o200k `countTokens`). Tests inject a wrapper to
+   * count invocations. It must split text like o200k does (see `UsageCounter`).
+   */
+  countTokens?: (text: string) => number;
+  /** Entries the usage counter caches (default 100000, approximately LRU); 0 counts every prompt in full, uncached. */
+  usageCacheEntries?: number;
   /** One line per request (method, path, status, fault); never headers. */
   log?: (line: string) => void;
 }
@@ -63,16 +71,110 @@ export interface RunningServer {
 export const SERVED_MODELS: Record<string, TextPolicyName> = Object.fromEntries(TEXT_POLICY_NAMES.map((p) => [`s3gym-${p}`, p]));
 
 /** Limits an answer to `max` tokens, as a server does when max_tokens is reached. */
-function truncateToTokens(text: string, max: number): string {
-  if (countTokens(text) <= max) return text;
+function truncateToTokens(text: string, max: number, count: (text: string) => number): string {
+  if (count(text) <= max) return text;
   let lo = 0;
   let hi = text.length;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (countTokens(text.slice(0, mid)) <= max) lo = mid;
+    if (count(text.slice(0, mid)) <= max) lo = mid;
     else hi = mid - 1;
   }
   return text.slice(0, lo);
+}
+
+/** Texts and segments up to this length are cached under their own text; longer ones under their sha1. */
+const RAW_KEY_MAX = 512;
+
+/**
+ * Calls `visit` with consecutive segments of `text` whose token counts add up to the count of the
+ * whole text. A segment ends after a "\n" that is followed by a printable ASCII character other
+ * than "/": o200k's (and cl100k's) pre-tokenizer always starts a new piece there (the only pieces
+ * that may hold a newline are whitespace runs, which stop at a non-space, and a punctuation run's
+ * trailing `[\r\n/]*`, which stops at anything but "\r", "\n" and "/"), and BPE never merges
+ * across pieces. Special tokens contain no newline, so they never straddle a cut either.
+ */
+export function forEachCountingSegment(text: string, visit: (segment: string) => void): void {
+  let start = 0;
+  const last = text.length - 1;
+  for (let i = text.indexOf("\n"); i >= 0 && i < last; i = text.indexOf("\n", i + 1)) {
+    const c = text.charCodeAt(i + 1);
+    if (c > 0x20 && c < 0x7f && c !== 0x2f) {
+      visit(text.slice(start, i + 1));
+      start = i + 1;
+    }
+  }
+  if (start < text.length) visit(start === 0 ? text : text.slice(start));
+}
+
+/**
+ * Prompt usage without re-tokenizing every prompt. A text is counted as the sum of its segments
+ * (`forEachCountingSegment`: about one per line), and each segment's count is cached, keyed by the
+ * segment (or its sha1 when long): the system prompt, earlier turns and the History blocks repeat
+ * from call to call, and when the experience's truncation moves (at every step once the context is
+ * full) only its new lines reach the tokenizer. The figures are exactly `countMessageTokens` /
+ * `countTokens`.
+ *
+ * The cache is bounded and approximately LRU: two generations of at most `maxEntries / 2` entries;
+ * a hit in the old one moves up, and when the young one fills, the old one is dropped. (A strict LRU
+ * re-inserts on every hit, which over thousands of segments per prompt costs as much as tokenizing.)
+ */
+export class UsageCounter {
+  /** key -> [the stored key, count]. */
+  private young = new Map<string, [string, number]>();
+  private old = new Map<string, [string, number]>();
+  private readonly generation: number;
+
+  constructor(
+    private readonly tokenize: (text: string) => number = (t) => countTokens(t),
+    maxEntries = 100_000,
+  ) {
+    this.generation = Math.floor(maxEntries / 2);
+  }
+
+  /** Entries held (at most `maxEntries`). */
+  get size(): number {
+    return this.young.size + this.old.size;
+  }
+
+  /** Exactly `countTokens(text)`. */
+  text(text: string): number {
+    if (text.length === 0) return 0;
+    if (this.generation <= 0) return this.tokenize(text);
+    if (text.length <= RAW_KEY_MAX) return this.cached(text);
+    let total = 0;
+    forEachCountingSegment(text, (s) => {
+      total += this.cached(s);
+    });
+    return total;
+  }
+
+  /** Exactly `countMessageTokens(messages)`: 3 priming tokens, and per message its overhead and content. */
+  messages(messages: readonly ChatMessage[]): number {
+    let n = 3;
+    for (const m of messages) n += MESSAGE_OVERHEAD_TOKENS + this.text(m.content);
+    return n;
+  }
+
+  private cached(text: string): number {
+    const raw = text.length <= RAW_KEY_MAX && text.charCodeAt(0) !== 0;
+    const key = raw ? text : `\u0000${createHash("sha1").update(text).digest("base64")}`;
+    let entry = this.young.get(key);
+    if (entry !== undefined) return entry[1];
+    entry = this.old.get(key);
+    if (entry === undefined) {
+      // Stored under a fresh copy: `key` may be a slice that pins a whole request body in memory
+      // (a JSON round trip copies losslessly, lone surrogates too).
+      const stored = raw ? (JSON.parse(JSON.stringify(key)) as string) : key;
+      entry = [stored, this.tokenize(text)];
+    }
+    this.young.set(entry[0], entry);
+    if (this.young.size >= this.generation) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    return entry[1];
+  }
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -118,6 +220,8 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const faultRate = opts.faultRate ?? 0;
   const seed = opts.seed ?? 0;
   let counter = 0;
+  const tokenize = opts.countTokens ?? ((t: string) => countTokens(t));
+  const usage = new UsageCounter(tokenize, opts.usageCacheEntries ?? 100_000);
   const held = new Set<NodeJS.Timeout>();
 
   const drawFault = (n: number): FaultKind | null => {
@@ -193,15 +297,16 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     }
     const max = body.max_completion_tokens ?? body.max_tokens;
     let finish = "stop";
-    if (typeof max === "number" && max >= 0 && countTokens(text) > max) {
-      text = truncateToTokens(text, max);
+    if (typeof max === "number" && max >= 0 && usage.text(text) > max) {
+      text = truncateToTokens(text, max, tokenize);
       finish = "length";
     }
     const message: Record<string, unknown> = { role: "assistant", content: text };
     const reasoning = opts.reasoning ? `(${policy} policy) reading the observation before answering.` : null;
     if (reasoning) message.reasoning_content = reasoning;
-    const promptTokens = countMessageTokens(messages);
-    const completionTokens = countTokens(text) + (reasoning ? countTokens(reasoning) : 0);
+    // Usage is counted only when it is reported (some local servers leave it out).
+    const promptTokens = opts.omitUsage ? 0 : usage.messages(messages);
+    const completionTokens = opts.omitUsage ? 0 : usage.text(text) + (reasoning ? usage.text(reasoning) : 0);
     sendJson(res, 200, {
       id: `chatcmpl-s3gym-${n}`,
       object: "chat.completion",

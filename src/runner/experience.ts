@@ -96,14 +96,17 @@ function historyExperience(run: RunContext): ExperienceState {
 
 /**
  * Memory: version 0 is written when the run starts; version x after exploration episode x. On
- * resume, `restored` holds the contiguous versions 0..k already on disk.
+ * resume, `restored` holds the contiguous versions 0..k already on disk. The state still starts at
+ * version 0 and replays the logged versions as consolidation walks through the done episodes (no
+ * summary call), so a checkpoint c < k whose episodes were interrupted is re-run with memory c,
+ * never with the newest version.
  */
 function memoryState(run: RunContext, restored: readonly MemoryRecord[]): ExperienceState {
   const writer = run.logs.memory;
   if (!writer) throw new Error("memory pathway without memory.jsonl");
   const identity = { run_id: run.runId, model: run.modelName, game: run.game.name, pathway: run.pathway };
   let current: MemoryVersion = EMPTY_MEMORY;
-  if (restored.length > 0) current = memoryFromRecord(restored[restored.length - 1]!);
+  if (restored.length > 0) current = memoryFromRecord(restored[0]!);
   else {
     writer.append({ ...identity, ...memoryRecordFields(EMPTY_MEMORY), parsed: true, error: null, response: null });
     run.logs.syncRecords();
@@ -118,6 +121,11 @@ function memoryState(run: RunContext, restored: readonly MemoryRecord[]): Experi
     },
     async consolidate(x, trajectory) {
       if (x !== current.afterEpisode + 1) throw new Error(`memory: consolidating episode ${x} after version ${current.afterEpisode}`);
+      const logged = restored.find((r) => r.after_episode === x);
+      if (logged) {
+        current = memoryFromRecord(logged);
+        return;
+      }
       const { messages, keptSteps } = summaryMessages({ rules: run.configs.explore.rules, previous: current.triple, trajectory }, settings, run.counter);
       // A ModelCallError propagates: the run loop treats it like a failed exploration episode.
       const result = await run.model.complete({

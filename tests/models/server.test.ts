@@ -1,9 +1,12 @@
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseResponse } from "../../src/agent/parseResponse.js";
-import { buildStepMessages } from "../../src/agent/stepPrompt.js";
+import { buildStepMessages, type EarlierTurn } from "../../src/agent/stepPrompt.js";
+import { renderTrajectory, type Trajectory } from "../../src/agent/trajectoryText.js";
 import { serveCommand } from "../../src/cli/serve.js";
 import { GAMES } from "../../src/games/registry.js";
-import { startServer, type RunningServer, type ServerOptions } from "../../src/models/server.js";
+import { forEachCountingSegment, startServer, UsageCounter, type RunningServer, type ServerOptions } from "../../src/models/server.js";
+import { countMessageTokens, countTokens } from "../../src/models/tokens.js";
 import { SENTINEL_KEY, summaryMessages } from "./helpers.js";
 
 let server: RunningServer | null = null;
@@ -114,6 +117,103 @@ describe("startServer", () => {
     await server!.close();
     server = null;
     expect(await again).toBe("dropped");
+  });
+});
+
+/** A History-style step prompt for `game`: `blocks` explored episodes (block 1 keeps `keepFirst` steps) and `turns` earlier turns. */
+function historyPrompt(gameName: string, o: { blocks: number; keepFirst: number; turns: number }) {
+  const game = GAMES[gameName as keyof typeof GAMES]!;
+  const trajectories: Trajectory[] = Array.from({ length: o.blocks }, (_, b) => ({
+    episode: b + 1,
+    steps: Array.from({ length: 12 }, (_, i) => ({
+      observation: game.observe(game.reset(100 * b + i, "explore")),
+      action: i % 3 === 0 ? null : `MOVE ${i}`,
+      selfScore: i % 4 === 0 ? null : (i % 7) - 2,
+      feedback: i % 2 ? "" : `feedback ${i} / ok`,
+    })),
+    endObservation: game.observe(game.reset(100 * b + 99, "explore")),
+  }));
+  const experience = trajectories.map((t, b) => renderTrajectory(t, b === 0 ? o.keepFirst : t.steps.length)).filter((t) => t).join("\n\n");
+  const turns: EarlierTurn[] = Array.from({ length: o.turns }, (_, i) => ({ observation: game.observe(game.reset(7000 + i, "explore")), response: `Answer: x ${i}`, feedback: i ? "ok" : "" }));
+  return buildStepMessages({ rules: game.rules("explore"), experience, turns, observation: game.observe(game.reset(9999, "explore")), rewardVisibility: "hidden" });
+}
+
+describe("usage counting", () => {
+  type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  const answer = (text: string) => JSON.parse(text) as { choices: { message: { content: string } }[]; usage: Usage };
+
+  it("reports exactly the tokenizer's counts, and repeated prompt text reaches the tokenizer once", async () => {
+    let calls = 0;
+    let chars = 0;
+    const url = await serve({ countTokens: (t) => (calls++, (chars += t.length), countTokens(t)) });
+    const total = (ms: { content: string }[]) => ms.reduce((n, m) => n + m.content.length, 0);
+    for (const gameName of ["snake", "chess", "tetris"]) {
+      const first = historyPrompt(gameName, { blocks: 4, keepFirst: 12, turns: 2 });
+      calls = 0;
+      const a = answer((await chat(url, { model: "s3gym-heuristic", messages: first })).text);
+      expect(a.usage.prompt_tokens).toBe(countMessageTokens(first));
+      expect(a.usage.completion_tokens).toBe(countTokens(a.choices[0]!.message.content));
+      expect(a.usage.total_tokens).toBe(a.usage.prompt_tokens + a.usage.completion_tokens);
+      expect(calls).toBeGreaterThan(0);
+
+      // The same request again: every count comes from the cache.
+      calls = 0;
+      const again = answer((await chat(url, { model: "s3gym-heuristic", messages: first })).text);
+      expect(again.usage).toEqual(a.usage);
+      expect(calls).toBe(0);
+
+      // The next step: the oldest block loses steps (the experience text changes) and the episode
+      // grows by a turn. Still exact, and only the new lines reach the tokenizer: the omission
+      // marker, the turns from the one that changed on, the answer.
+      const next = historyPrompt(gameName, { blocks: 4, keepFirst: 9, turns: 3 });
+      chars = 0;
+      const b = answer((await chat(url, { model: "s3gym-heuristic", messages: next })).text);
+      expect(b.usage.prompt_tokens).toBe(countMessageTokens(next));
+      expect(b.usage.completion_tokens).toBe(countTokens(b.choices[0]!.message.content));
+      expect(chars).toBeLessThanOrEqual(total(next.slice(first.length - 1)) + 200);
+      expect(chars).toBeLessThan(total(next) / 10);
+    }
+  });
+
+  it("usageCacheEntries 0 counts every prompt in full, with the same figures", async () => {
+    let calls = 0;
+    const url = await serve({ countTokens: (t) => (calls++, countTokens(t)), usageCacheEntries: 0 });
+    const messages = historyPrompt("snake", { blocks: 3, keepFirst: 5, turns: 1 });
+    for (let i = 0; i < 2; i++) {
+      calls = 0;
+      const a = answer((await chat(url, { model: "s3gym-heuristic", messages })).text);
+      expect(a.usage.prompt_tokens).toBe(countMessageTokens(messages));
+      expect(calls).toBe(messages.length + 1); // each message, then the answer
+    }
+  });
+
+  it("segments add up to the whole text's count, for any text (property)", () => {
+    const piece = fc.constantFrom("\n", "\n\n", "\r\n", " ", "  ", "\t", "/", "//", "-", "--- Step", "=", "a", "B", "word", " the", "'s", "1", "123456", "é", "ß", "日本", "🙂", "}", ".", "x/y", "\u00a0", "\u2028", "<|", "[...", ":", "#", "\u0301");
+    const counter = new UsageCounter((t) => countTokens(t), 16); // tiny LRU: evictions on every run
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 400 }), (parts) => {
+        const text = parts.join("");
+        const segments: string[] = [];
+        forEachCountingSegment(text, (s) => segments.push(s));
+        expect(segments.join("")).toBe(text);
+        const want = countTokens(text);
+        expect(segments.reduce((n, s) => n + countTokens(s), 0)).toBe(want);
+        expect(counter.text(text)).toBe(want);
+        expect(counter.text(text.repeat(40))).toBe(countTokens(text.repeat(40)));
+      }),
+      { numRuns: 1000 },
+    );
+    expect(counter.size).toBeLessThanOrEqual(16);
+  });
+
+  it("every game's real History prompts count exactly", () => {
+    const counter = new UsageCounter();
+    for (const gameName of Object.keys(GAMES)) {
+      for (const keepFirst of [12, 7, 0]) {
+        const messages = historyPrompt(gameName, { blocks: 3, keepFirst, turns: 4 });
+        expect(counter.messages(messages), gameName).toBe(countMessageTokens(messages));
+      }
+    }
   });
 });
 
