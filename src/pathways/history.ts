@@ -16,6 +16,12 @@
  * token per line break; blocks are joined by "\n\n". Per-piece counts are computed once per block,
  * which makes a per-step recomputation cheap, and BPE merges across piece boundaries only lower the
  * real count, so the additive figure is a (tight, ~0.1-1%) upper bound of the exact one.
+ *
+ * The per-step work is incremental, with the same output byte for byte (tests/pathways/history.test.ts
+ * checks it against a straightforward reference): each block's texts are rendered once (its step
+ * pieces and its whole text, and the joined whole blocks after the cut per block array), each earlier
+ * turn of the current episode is counted once, and the fit skips blocks whose dropped state is
+ * already over budget.
  */
 import type { EarlierTurn } from "../agent/stepPrompt.js";
 import { buildStepMessages } from "../agent/stepPrompt.js";
@@ -47,6 +53,17 @@ export class TokenCounter {
     return n;
   }
 
+  private readonly markers: number[] = [];
+  /** count(omissionMarker(omitted)), memoised by number (the fit loop asks for it at every step). */
+  marker(omitted: number): number {
+    let n = this.markers[omitted];
+    if (n === undefined) {
+      n = this.count(omissionMarker(omitted));
+      if (Number.isInteger(omitted) && omitted >= 0 && omitted < 1_000_000) this.markers[omitted] = n;
+    }
+    return n;
+  }
+
   /** Same formula as models/tokens.ts countMessageTokens, with per-message memoisation. */
   messages(messages: readonly ChatMessage[]): number {
     return messages.reduce((n, m) => n + MESSAGE_OVERHEAD_TOKENS + this.count(m.content), 3);
@@ -64,13 +81,33 @@ export interface HistoryBlock {
 
 export function makeHistoryBlock(trajectory: Trajectory, counter: TokenCounter): HistoryBlock {
   const p = trajectoryPieces(trajectory);
-  return {
+  const block: HistoryBlock = {
     trajectory,
     headerTokens: counter.count(p.header),
     stepTokens: p.steps.map((s) => counter.count(s)),
     endTokens: counter.count(p.end),
     footerTokens: counter.count(p.footer),
   };
+  renderedPieces.set(block, { ...p, full: null });
+  return block;
+}
+
+/**
+ * A block's rendered pieces (trajectoryPieces) and, once asked for, its whole text: blocks never
+ * change, so every step renders from these instead of re-rendering every kept step of every block.
+ */
+interface RenderedBlock {
+  header: string;
+  steps: string[];
+  end: string;
+  footer: string;
+  full: string | null;
+}
+const renderedPieces = new WeakMap<HistoryBlock, RenderedBlock>();
+function rendered(b: HistoryBlock): RenderedBlock {
+  let r = renderedPieces.get(b);
+  if (!r) renderedPieces.set(b, (r = { ...trajectoryPieces(b.trajectory), full: null }));
+  return r;
 }
 
 const prefixSums = new WeakMap<HistoryBlock, number[]>();
@@ -96,7 +133,7 @@ export function blockCost(b: HistoryBlock, keep: number, counter: TokenCounter):
   if (keep <= 0 || n === 0) return 0;
   const k = Math.min(keep, n);
   const steps = prefixSum(b)[k]!;
-  const tail = k === n ? b.endTokens : counter.count(omissionMarker(n - k));
+  const tail = k === n ? b.endTokens : counter.marker(n - k);
   // Pieces: header, k steps, tail, footer -> k + 3 pieces, k + 2 line breaks.
   return b.headerTokens + steps + tail + b.footerTokens + (k + 2) * counter.count("\n");
 }
@@ -132,6 +169,14 @@ export function fitHistory(blocks: readonly HistoryBlock[], budget: number, coun
     suffixCount[i] = suffixCount[i + 1]! + (full[i]! > 0 ? 1 : 0);
   }
   for (let b = 0; b < blocks.length; b++) {
+    // The block's last state (dropped) is its cheapest: every k > 0 costs that plus the block and
+    // a separator (token counts are non-negative). If even that does not fit, none of this block's
+    // states does, and the order moves on with the block dropped, as the step-by-step walk would.
+    const dropped = suffixCost[b + 1]! + Math.max(0, suffixCount[b + 1]! - 1) * sep;
+    if (dropped > budget) {
+      keep[b] = 0;
+      continue;
+    }
     for (let k = keep[b]! - 1; k >= 0; k--) {
       const own = blockCost(blocks[b]!, k, counter);
       const count = suffixCount[b + 1]! + (own > 0 ? 1 : 0);
@@ -143,12 +188,71 @@ export function fitHistory(blocks: readonly HistoryBlock[], budget: number, coun
   return keep; // all zero: nothing fits
 }
 
-/** The experience text for a keep vector. */
+/** renderTrajectory's keep argument: undefined means the whole block. */
+function keepOf(b: HistoryBlock, keep: number | undefined): number {
+  return keep === undefined ? b.trajectory.steps.length : keep;
+}
+
+/** Whether renderTrajectory(b.trajectory, keep) is the whole block (all steps and the end state). */
+function isWhole(b: HistoryBlock, keep: number | undefined): boolean {
+  const k = keepOf(b, keep);
+  return k > 0 && k >= b.trajectory.steps.length && Number.isInteger(k);
+}
+
+function wholeText(b: HistoryBlock): string {
+  const r = rendered(b);
+  return (r.full ??= [r.header, ...r.steps, r.end, r.footer].join("\n"));
+}
+
+/**
+ * renderTrajectory(b.trajectory, keep), from the block's cached pieces: a whole block is rendered once
+ * and reused, a cut one joins its cached first `keep` step texts. Same text, byte for byte.
+ */
+function renderBlock(b: HistoryBlock, keep: number | undefined): string {
+  const k = keepOf(b, keep);
+  if (k <= 0) return "";
+  if (!Number.isInteger(k)) return renderTrajectory(b.trajectory, k); // never from fitHistory
+  const n = b.trajectory.steps.length;
+  if (k >= n) return wholeText(b);
+  const r = rendered(b);
+  return [r.header, ...r.steps.slice(0, k), omissionMarker(n - k), r.footer].join("\n");
+}
+
+/**
+ * The joined whole texts of blocks[c..] per block array (a snapshot's frozen array is passed at every
+ * step): a fitted keep vector is "blocks before the cut dropped, the cut block cut, the rest whole",
+ * so the long whole tail is joined once, not at every step. At most WHOLE_SUFFIXES cut points are kept
+ * per array (concurrent episodes of one snapshot may sit at different cuts); the entry is rebuilt if
+ * the array's blocks changed.
+ */
+const WHOLE_SUFFIXES = 4;
+const wholeSuffixes = new WeakMap<readonly HistoryBlock[], { blocks: HistoryBlock[]; texts: Map<number, string> }>();
+function wholeSuffix(blocks: readonly HistoryBlock[], c: number): string {
+  let e = wholeSuffixes.get(blocks);
+  if (!e || e.blocks.length !== blocks.length || e.blocks.some((b, i) => b !== blocks[i])) {
+    wholeSuffixes.set(blocks, (e = { blocks: blocks.slice(), texts: new Map() }));
+  }
+  let text = e.texts.get(c);
+  if (text === undefined) {
+    text = blocks.slice(c).map(wholeText).join("\n\n");
+    if (e.texts.size >= WHOLE_SUFFIXES) e.texts.delete(e.texts.keys().next().value!);
+    e.texts.set(c, text);
+  }
+  return text;
+}
+
+/** The experience text for a keep vector: the non-empty renderTrajectory(block, keep) joined by "\n\n". */
 export function renderHistory(blocks: readonly HistoryBlock[], keep: readonly number[]): string {
-  return blocks
-    .map((b, i) => renderTrajectory(b.trajectory, keep[i]!))
-    .filter((t) => t.length > 0)
-    .join("\n\n");
+  let c = blocks.length; // blocks[c..] are whole
+  while (c > 0 && isWhole(blocks[c - 1]!, keep[c - 1])) c--;
+  const parts: string[] = [];
+  for (let i = 0; i < c; i++) {
+    const t = renderBlock(blocks[i]!, keep[i]);
+    if (t.length > 0) parts.push(t);
+  }
+  if (c === blocks.length) return parts.join("\n\n");
+  const whole = wholeSuffix(blocks, c);
+  return parts.length === 0 ? whole : parts.join("\n\n") + "\n\n" + whole;
 }
 
 /** Additive tokens of the <experience> wrapper stepPrompt.ts puts around a non-empty experience. */
@@ -162,8 +266,85 @@ export function experienceBudget(
   step: { rules: string; turns: EarlierTurn[]; observation: string; rewardVisibility: "hidden" | "visible" },
   counter: TokenCounter,
 ): number {
-  const bare = buildStepMessages({ ...step, experience: "" });
-  return settings.contextTokens - settings.maxNewTokens - counter.messages(bare) - wrapperTokens(counter);
+  return settings.contextTokens - settings.maxNewTokens - bareMessageTokens(step, counter) - wrapperTokens(counter);
+}
+
+/**
+ * What earlier turn j adds to the messages without experience: its user message (its observation,
+ * after turn j-1's feedback tag) and its assistant message, with their per-message overhead. The
+ * entry records everything that text depends on and is used only while all of it is unchanged.
+ */
+interface TurnTokens {
+  counter: TokenCounter;
+  visibility: "hidden" | "visible";
+  observation: string;
+  response: string;
+  prev: EarlierTurn | null;
+  prevFeedback: string | undefined;
+  prevReward: number | undefined;
+  prevScoreAfter: number | undefined;
+  tokens: number;
+}
+const turnTokens = new WeakMap<EarlierTurn, TurnTokens>();
+
+function turnTokensValid(e: TurnTokens | undefined, turn: EarlierTurn, prev: EarlierTurn | null, visibility: string, counter: TokenCounter): e is TurnTokens {
+  return (
+    e !== undefined &&
+    e.counter === counter &&
+    e.visibility === visibility &&
+    e.observation === turn.observation &&
+    e.response === turn.response &&
+    e.prev === prev &&
+    e.prevFeedback === prev?.feedback &&
+    e.prevReward === prev?.reward &&
+    e.prevScoreAfter === prev?.scoreAfter
+  );
+}
+
+/**
+ * counter.messages(buildStepMessages({ ...step, experience: "" })), incrementally: the current
+ * episode's turns only grow by one per step, so each earlier turn's messages are counted once (per
+ * turn object) and only the new turns and the current observation's message are built at a step.
+ * The messages still come from buildStepMessages (on the new tail of the turns), so the layout is
+ * the prompt's own.
+ */
+function bareMessageTokens(
+  step: { rules: string; turns: readonly EarlierTurn[]; observation: string; rewardVisibility: "hidden" | "visible" },
+  counter: TokenCounter,
+): number {
+  const { turns, rewardVisibility } = step;
+  let total = 3 + MESSAGE_OVERHEAD_TOKENS + counter.count(step.rules);
+  // Counted turns up to the first whose entry is missing or stale; every turn from it on is recounted.
+  let p = 0;
+  for (; p < turns.length; p++) {
+    const e = turnTokens.get(turns[p]!);
+    if (!turnTokensValid(e, turns[p]!, p > 0 ? turns[p - 1]! : null, rewardVisibility, counter)) break;
+    total += e.tokens;
+  }
+  // The messages from turn p-1 on (the one before the first to count, whose feedback opens turn p's
+  // user message; the last turn when all are counted, whose feedback opens the current message):
+  // system, then per turn j >= start its user message (index 1 + 2(j - start)) and its reply, then
+  // the current observation's user message.
+  const start = Math.max(0, p - 1);
+  const tail = buildStepMessages({ rules: "", experience: "", turns: turns.slice(start), observation: step.observation, rewardVisibility });
+  for (let j = p; j < turns.length; j++) {
+    const turn = turns[j]!;
+    const prev = j > 0 ? turns[j - 1]! : null;
+    const tokens = 2 * MESSAGE_OVERHEAD_TOKENS + counter.count(tail[1 + 2 * (j - start)]!.content) + counter.count(tail[2 + 2 * (j - start)]!.content);
+    turnTokens.set(turn, {
+      counter,
+      visibility: rewardVisibility,
+      observation: turn.observation,
+      response: turn.response,
+      prev,
+      prevFeedback: prev?.feedback,
+      prevReward: prev?.reward,
+      prevScoreAfter: prev?.scoreAfter,
+      tokens,
+    });
+    total += tokens;
+  }
+  return total + MESSAGE_OVERHEAD_TOKENS + counter.count(tail[tail.length - 1]!.content);
 }
 
 /** The history context of one step: the text and the keep vector that produced it. */
