@@ -1,6 +1,10 @@
 /**
  * The kit's library entry (`dist/index.js`): what notebooks and scripts import. Notebooks run under
  * tslab's Node10 resolution, so they import this built file (or `dist/analysis/index.js`) directly.
+ *
+ * tslab loads it with `require()`: nothing imported statically from here may reach vega (its node
+ * build has a top-level await, which `require()` refuses). The renderer is reached through the lazy
+ * wrappers of `notebooks/figures.ts` and `analysis/writeReport.ts`; tests/notebooks checks the graph.
  */
 export * from "./analysis/index.js";
 export * from "./logs/schema.js";
@@ -8,3 +12,8 @@ export { GAMES, getGame, parseGameList } from "./games/registry.js";
 export { GAME_NAMES, CONFIG_NAMES } from "./games/types.js";
 export type { Game, GameName, EpisodeState, PolicyContext, PolicyDecision } from "./games/types.js";
 export { parseResponse } from "./agent/parseResponse.js";
+export * from "./analysis/writeReport.js";
+export { curvesSpec, trainingSpec, calibrationSpec, couplingSpec } from "./figures/specs.js";
+export * from "./notebooks/html.js";
+export * from "./notebooks/settings.js";
+export * from "./notebooks/figures.js";

@@ -6,16 +6,11 @@
  * `<out>/report.json` (method, B, seed, inputs, warnings, files).
  * Exit codes: 0 done; 1 the data could not be analysed (invalid log line, no runs); 2 bad arguments.
  */
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_B } from "../analysis/bootstrap.js";
-import type { MainResultsRow } from "../analysis/curveTables.js";
 import { loadDataset, type Dataset } from "../analysis/dataset.js";
-import { buildReport, type Report } from "../analysis/report.js";
-import { toCsv, toMarkdown, type Table } from "../analysis/table.js";
-import { writeFigure, fileSafe } from "../figures/render.js";
-import { calibrationSpec, couplingSpec, curvesSpec, trainingSpec } from "../figures/specs.js";
+import { buildReport } from "../analysis/report.js";
+import { writeReport } from "../analysis/writeReport.js";
 import { LogFormatError } from "../logs/reader.js";
 
 const OPTIONS = {
@@ -91,54 +86,8 @@ function parseReportArgs(argv: string[]): ReportArgs | "help" {
   };
 }
 
-/** The Markdown of the main table marks incomplete models with a dagger (the CSV keeps the name). */
-function markdownOf(name: string, table: Table<object>): string {
-  if (name !== "main_results") return toMarkdown(table);
-  return toMarkdown(table, (row, key, text) => (key === "model" && !(row as MainResultsRow).complete ? `${text} †` : text));
-}
-
-/**
- * Writes a computed report under `outDir`: tables/<name>.csv and .md, the figures as SVG and PNG, and
- * report.json. Returns the written paths.
- */
-export async function writeReport(report: Report, outDir: string, dataDirs: readonly string[] = []): Promise<string[]> {
-  const tablesDir = join(outDir, "tables");
-  await mkdir(tablesDir, { recursive: true });
-  const files: string[] = [];
-  for (const [name, table] of Object.entries(report.tables) as [string, Table<object>][]) {
-    const csv = join(tablesDir, `${name}.csv`);
-    const md = join(tablesDir, `${name}.md`);
-    await writeFile(csv, toCsv(table));
-    await writeFile(md, markdownOf(name, table));
-    files.push(csv, md);
-  }
-  for (const game of report.games) files.push(...(await writeFigure(curvesSpec(game, report.curves), outDir, `curves_${fileSafe(game)}`)));
-  files.push(...(await writeFigure(trainingSpec(report.training), outDir, "training")));
-  files.push(...(await writeFigure(calibrationSpec(report.calibration, report.ranges), outDir, "calibration")));
-  files.push(...(await writeFigure(couplingSpec(report.blocks), outDir, "coupling")));
-  const meta = join(outDir, "report.json");
-  files.push(meta);
-  await writeFile(
-    meta,
-    JSON.stringify(
-      {
-        method: "percentile bootstrap",
-        level: report.bootstrap.level,
-        B: report.bootstrap.B,
-        seed: report.bootstrap.seed,
-        require_complete: report.requireComplete,
-        data: dataDirs,
-        counts: report.counts,
-        incomplete_models: Object.fromEntries(report.incompleteModels),
-        warnings: report.warnings,
-        files: files.map((f) => f.slice(outDir.length).replace(/^[\\/]/, "")),
-      },
-      null,
-      2,
-    ) + "\n",
-  );
-  return files;
-}
+/** Kept here for callers of the old location (bench/analysis.ts); the code lives in src/analysis/writeReport.ts. */
+export { writeReport };
 
 /**
  * The `report` subcommand. `argv` is everything after `report`. Returns the exit code (0 ok, 1 data

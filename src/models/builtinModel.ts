@@ -40,6 +40,9 @@ export class BuiltinModel implements Model {
   }
 
   async complete(request: CompletionRequest): Promise<CompletionResult> {
+    // A built-in answer is synchronous work; without a macrotask turn per call a whole offline matrix
+    // runs on microtasks alone and starves timers (the progress lines) and pending I/O.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     let text: string | null;
     if (this.policy === "oracle" && !isSummaryRequest(request.messages)) {
       const ctx = messagesToPolicyContext(request.messages);

@@ -1,0 +1,383 @@
+/**
+ * `s3gym reproduce [--quick] [--data DIR] [--out DIR] [--jobs N] [--no-notebooks]`: the README's first
+ * command (`npm run reproduce` builds, then runs this).
+ *
+ *   1. prerequisites   Jupyter (nbconvert + nbclient) and the tslab kernel spec, checked before anything
+ *                      long; a missing one prints the Debian and pip install commands and exits 2.
+ *   2. matrix          the default offline matrix through `s3gym run` (runCommand): builtin:random,
+ *                      builtin:heuristic, builtin:oracle x the seven games x none, history, memory, on
+ *                      the paper's schedule (30 exploration episodes, a checkpoint every 3, 3 evaluation
+ *                      episodes, 64 steps), split into --jobs shards run in parallel (`s3gym run --shard i/n`
+ *                      processes).
+ *   3. training        Figure 7's evaluation: `s3gym run --pathways training` with a checkpoint list
+ *                      (epoch 0 = builtin:random, later epochs builtin:heuristic) on every game.
+ *   4. report          `s3gym report --data DIR --out DIR` (every table, figure and report.json).
+ *   5. notebooks       every notebooks/*.ipynb executed headless into <out>/notebooks/; a failing cell
+ *                      fails the command. The tables and figures the notebooks write are checked to be
+ *                      byte-identical to the report's (one implementation).
+ *   6. summary         where every table and figure is, and the wall time of each phase.
+ *
+ * Rerunning reuses the logs (the runner resumes: done episodes are skipped) and ends with the same
+ * tables byte for byte: nothing under <out>/tables or in a figure depends on the time or the paths.
+ * `--quick` is the reduced schedule CI uses (3 exploration episodes, checkpoint every 3, 2 evaluation
+ * episodes, 16 steps); it defaults to its own directories (data/quick, figures/quick) because a data
+ * directory never mixes two protocols (the runner refuses).
+ *
+ * Exit codes: 0 done; 1 a phase failed (a run, the report, a notebook cell); 2 bad arguments or a
+ * missing prerequisite (nothing was run).
+ */
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { availableParallelism } from "node:os";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { checkJupyter, executeNotebook, formatJupyterProblems, type JupyterSetup } from "../notebooks/jupyter.js";
+import { HelpRequested, nonNegativeInt, parseFlags, UsageError } from "./args.js";
+
+export const REPRODUCE_USAGE = [
+  "s3gym reproduce [--quick] [--data DIR] [--out DIR] [--jobs N] [--no-notebooks]",
+  "",
+  "  --quick          the reduced schedule (CI): 3 exploration episodes, a checkpoint every 3,",
+  "                   2 evaluation episodes, 16 steps; defaults to --data data/quick --out figures/quick",
+  "  --data DIR       where the step logs go (default data/); rerunning resumes from them",
+  "  --out DIR        where tables, figures and executed notebooks go (default figures/)",
+  "  --jobs N         parallel shards of the run matrix and notebooks at a time (default: cores, at most 2)",
+  "  --no-notebooks   skip Jupyter: runs, tables and figures only",
+].join("\n");
+
+const FLAGS = {
+  quick: { type: "boolean" },
+  data: { type: "string" },
+  out: { type: "string" },
+  jobs: { type: "string" },
+  "no-notebooks": { type: "boolean" },
+} as const;
+
+/** The offline models of the default matrix: floor, reference and perfect-judge lines (not LLMs). */
+export const OFFLINE_MODELS = ["builtin:random", "builtin:heuristic", "builtin:oracle"] as const;
+export const PATHWAYS = ["none", "history", "memory"] as const;
+
+/** A schedule: the protocol numbers passed to `s3gym run`, and the training ladder's length. */
+export interface Schedule {
+  name: "paper" | "quick";
+  exploreEpisodes: number;
+  checkpointEvery: number;
+  evalEpisodes: number;
+  maxSteps: number;
+  /** Training epochs evaluated: epoch 0 = builtin:random, 1..epochs-1 = builtin:heuristic. */
+  trainingEpochs: number;
+}
+
+export const PAPER_SCHEDULE: Schedule = { name: "paper", exploreEpisodes: 30, checkpointEvery: 3, evalEpisodes: 3, maxSteps: 64, trainingEpochs: 4 };
+export const QUICK_SCHEDULE: Schedule = { name: "quick", exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, maxSteps: 16, trainingEpochs: 2 };
+
+/** The label of the training ladder's run (the `model` of its records, Figure 7's legend). */
+export const TRAINING_LABEL = "builtin-ladder";
+
+/** The `s3gym run` arguments of the default matrix (without --shard). */
+export function matrixArgs(schedule: Schedule, dataDir: string): string[] {
+  return [
+    "--models", OFFLINE_MODELS.join(","),
+    "--games", "all",
+    "--pathways", PATHWAYS.join(","),
+    "--data", dataDir,
+    "--explore-episodes", String(schedule.exploreEpisodes),
+    "--checkpoint-every", String(schedule.checkpointEvery),
+    "--eval-episodes", String(schedule.evalEpisodes),
+    "--max-steps", String(schedule.maxSteps),
+  ];
+}
+
+/** The training ladder: epoch 0 = builtin:random, epochs 1..K-1 = builtin:heuristic. */
+export function trainingLadder(schedule: Schedule): string[] {
+  return Array.from({ length: schedule.trainingEpochs }, (_, epoch) => (epoch === 0 ? "builtin:random" : "builtin:heuristic"));
+}
+
+/** The `s3gym run` arguments of the training-curve evaluation (pathway `training`). */
+export function trainingArgs(schedule: Schedule, dataDir: string): string[] {
+  return [
+    "--pathways", "training",
+    "--checkpoints", trainingLadder(schedule).join(","),
+    "--label", TRAINING_LABEL,
+    "--games", "all",
+    "--data", dataDir,
+    "--eval-episodes", String(schedule.evalEpisodes),
+    "--max-steps", String(schedule.maxSteps),
+  ];
+}
+
+interface Args {
+  schedule: Schedule;
+  data: string;
+  out: string;
+  jobs: number;
+  notebooks: boolean;
+}
+
+function parse(argv: string[]): Args {
+  const { values: v } = parseFlags(argv, FLAGS, REPRODUCE_USAGE);
+  const quick = v.quick === true;
+  const jobs = nonNegativeInt("jobs", v.jobs, Math.max(1, Math.min(2, availableParallelism())));
+  if (jobs < 1) throw new UsageError("--jobs must be at least 1");
+  for (const flag of ["data", "out"] as const) {
+    if (v[flag] !== undefined && v[flag]!.trim() === "") throw new UsageError(`--${flag} is empty: expected a directory`);
+  }
+  return {
+    schedule: quick ? QUICK_SCHEDULE : PAPER_SCHEDULE,
+    data: v.data ?? (quick ? join("data", "quick") : "data"),
+    out: v.out ?? (quick ? join("figures", "quick") : "figures"),
+    jobs,
+    notebooks: v["no-notebooks"] !== true,
+  };
+}
+
+/** The kit's root: `<root>/dist/cli/reproduce.js` (or `<root>/src/cli/reproduce.ts` under tsx). */
+export function kitRootFromCli(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+}
+
+/** The notebooks in execution order. */
+export function listNotebooks(root: string): string[] {
+  const dir = join(root, "notebooks");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".ipynb") && !f.startsWith("."))
+    .sort()
+    .map((f) => join(dir, f));
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** sha256 of every file under `dir` (recursively) except the named sub-folders, by relative path. */
+function hashTree(dir: string, skip: ReadonlySet<string>): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      const rel = relative(dir, p);
+      if (e.isDirectory()) {
+        if (!skip.has(rel)) walk(p);
+      } else if (e.isFile()) out.set(rel, createHash("sha256").update(readFileSync(p)).digest("hex"));
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return out;
+}
+
+/**
+ * Shard `--shard i/n` of the matrix as a child process running `s3gym run` (the runner is
+ * single-threaded: one core per shard). Its output goes straight to ours, so progress lines appear
+ * as they are written.
+ */
+function runShardProcess(argv: string[]): Promise<number> {
+  const here = fileURLToPath(import.meta.url);
+  // dist/cli/main.js when built; src/cli/main.ts under tsx (tests), with the same loader flags.
+  const main = join(dirname(here), here.endsWith(".ts") ? "main.ts" : "main.js");
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, main, "run", ...argv], { stdio: ["ignore", "inherit", "inherit"] });
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolvePromise(code ?? (signal ? 1 : 0)));
+  });
+}
+
+/**
+ * Phase 2: the default offline matrix: `s3gym run` with the flags of `matrixArgs`, one shard per job.
+ * Nothing else of the runner is used, so its flags, resume rules and refusals apply unchanged.
+ */
+async function runMatrixPhase(args: Args, dataAbs: string, log: (s: string) => void): Promise<number> {
+  const base = [...matrixArgs(args.schedule, dataAbs), "--progress", args.jobs > 1 ? "lines" : "auto"];
+  if (args.jobs === 1) {
+    const { runCommand } = await import("./run.js");
+    return runCommand(base);
+  }
+  log(`running the matrix as ${args.jobs} 's3gym run' processes in parallel (--shard i/${args.jobs})`);
+  const codes = await Promise.all(Array.from({ length: args.jobs }, (_, i) => runShardProcess([...base, "--shard", `${i + 1}/${args.jobs}`])));
+  return Math.max(...codes);
+}
+
+/**
+ * Phase 3: Figure 7's evaluation on built-in checkpoints through `s3gym run --pathways training`:
+ * per game, a checkpoint list whose epoch 0 is builtin:random and epochs 1..K-1 builtin:heuristic,
+ * labelled `builtin-ladder` (a floor-to-reference step that exercises the training pathway's logs,
+ * analysis and figure; not a result about training). Resumable like any run: done epochs are skipped.
+ */
+async function runTrainingPhase(args: Args, dataAbs: string): Promise<number> {
+  const { runCommand } = await import("./run.js");
+  return runCommand([...trainingArgs(args.schedule, dataAbs), "--progress", "auto"]);
+}
+
+/** The paper artefact each file reproduces, for the summary. */
+const WHAT: Record<string, string> = {
+  main_results: "paper Table 4",
+  self_judging: "paper Table 5",
+  coupling: "paper Table 6",
+  run_level: "Table 6's run-level correlations",
+  summary_vs_history: "paper Table 7",
+  training: "Figure 7's numbers",
+  positive_rates: "extra: Pr(r>0) vs Pr(s>0)",
+  curves_: "paper Figures 3-6",
+  calibration: "calibration plot (Table 5)",
+  coupling_fig: "coupling scatter (Table 6)",
+  training_fig: "paper Figure 7",
+};
+
+function describe(stem: string, isFigure: boolean): string {
+  if (isFigure) {
+    if (stem.startsWith("curves_")) return WHAT.curves_!;
+    return WHAT[`${stem}_fig`] ?? WHAT[stem] ?? "";
+  }
+  return WHAT[stem] ?? "";
+}
+
+export async function reproduceCommand(argv: string[]): Promise<number> {
+  const t0 = Date.now();
+  let args: Args;
+  try {
+    args = parse(argv);
+  } catch (e) {
+    if (e instanceof HelpRequested) {
+      process.stdout.write(`${e.message}\n`);
+      return 0;
+    }
+    if (e instanceof UsageError) {
+      process.stderr.write(`s3gym reproduce: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const say = (s: string): void => {
+    process.stdout.write(`[reproduce] ${s}\n`);
+  };
+  const root = kitRootFromCli();
+  const cwd = process.cwd();
+  const dataAbs = isAbsolute(args.data) ? args.data : resolve(cwd, args.data);
+  const outAbs = isAbsolute(args.out) ? args.out : resolve(cwd, args.out);
+  const shown = (p: string): string => (relative(cwd, p).startsWith("..") ? p : relative(cwd, p) || ".");
+  const timings: [string, number][] = [];
+  const phase = async <T>(name: string, f: () => Promise<T>): Promise<T> => {
+    const t = Date.now();
+    say(`${name} ...`);
+    const r = await f();
+    timings.push([name, Date.now() - t]);
+    say(`${name}: ${seconds(Date.now() - t)}`);
+    return r;
+  };
+
+  // 1. Prerequisites, before anything long.
+  const notebooks = listNotebooks(root);
+  let setup: JupyterSetup | null = null;
+  if (args.notebooks) {
+    if (notebooks.length === 0) {
+      process.stderr.write(`s3gym reproduce: no notebooks found in ${join(root, "notebooks")} (run it from a clone of the repository, or pass --no-notebooks)\n`);
+      return 2;
+    }
+    const check = checkJupyter(root);
+    if (!check.ok) {
+      process.stderr.write(formatJupyterProblems(check.problems));
+      return 2;
+    }
+    setup = check.setup;
+    say(`prerequisites ok: ${setup.python} has nbconvert + nbclient; tslab kernel spec registered`);
+  }
+  const s = args.schedule;
+  say(
+    `schedule ${s.name}: ${s.exploreEpisodes} exploration episodes, checkpoint every ${s.checkpointEvery}, ` +
+      `${s.evalEpisodes} evaluation episodes, ${s.maxSteps} steps; models ${OFFLINE_MODELS.join(", ")}; ` +
+      `pathways ${PATHWAYS.join(", ")}; all games; data ${shown(dataAbs)}, out ${shown(outAbs)}`,
+  );
+  if (existsSync(join(dataAbs, "runs"))) say(`${shown(dataAbs)} already holds runs: done episodes are reused (resume)`);
+
+  // 2. The matrix.
+  const runCode = await phase("matrix (s3gym run)", () => runMatrixPhase(args, dataAbs, say));
+  if (runCode !== 0) {
+    process.stderr.write(
+      `s3gym reproduce: 's3gym run' exited with ${runCode}` +
+        (runCode === 2
+          ? ` (a configuration problem: if ${shown(dataAbs)} holds runs written with other protocol numbers, pass another --data or remove it)\n`
+          : " (a run failed: see the lines above; rerunning resumes)\n"),
+    );
+    return runCode === 2 ? 2 : 1;
+  }
+
+  // 3. Training curves.
+  const trainCode = await phase("training curves (s3gym run --pathways training)", () => runTrainingPhase(args, dataAbs));
+  if (trainCode !== 0) {
+    process.stderr.write(`s3gym reproduce: 's3gym run --pathways training' exited with ${trainCode}\n`);
+    return trainCode === 2 ? 2 : 1;
+  }
+
+  // 4. The report, exactly `s3gym report`.
+  await mkdir(outAbs, { recursive: true });
+  const { reportCommand } = await import("./report.js");
+  const dataArg = relative(cwd, dataAbs).startsWith("..") ? dataAbs : relative(cwd, dataAbs) || ".";
+  const reportCode = await phase("report (s3gym report)", () => reportCommand(["--data", dataArg, "--out", outAbs]));
+  if (reportCode !== 0) return 1;
+  const notebookDir = join(outAbs, "notebooks");
+  const written = hashTree(outAbs, new Set(["notebooks", "quick"]));
+
+  // 5. The notebooks, headless.
+  const executed: string[] = [];
+  if (setup) {
+    await mkdir(notebookDir, { recursive: true });
+    const env = { S3GYM_DATA: dataAbs, S3GYM_OUT: outAbs };
+    const perNotebook: string[] = [];
+    await phase(`notebooks (${notebooks.length}, ${Math.min(args.jobs, notebooks.length)} at a time)`, async () => {
+      const queue = [...notebooks];
+      const worker = async (): Promise<void> => {
+        for (let nb = queue.shift(); nb !== undefined; nb = queue.shift()) {
+          const t = Date.now();
+          await executeNotebook(setup!, nb, notebookDir, env);
+          executed.push(join(notebookDir, basename(nb)));
+          perNotebook.push(`${basename(nb)} ${seconds(Date.now() - t)}`);
+          say(`  executed ${basename(nb)} in ${seconds(Date.now() - t)}`);
+        }
+      };
+      try {
+        await Promise.all(Array.from({ length: Math.min(args.jobs, notebooks.length) }, worker));
+      } catch (e) {
+        process.stderr.write(`s3gym reproduce: ${(e as Error).message}\n`);
+        throw e;
+      }
+    }).catch(() => null);
+    if (executed.length !== notebooks.length) return 1;
+    // The notebooks wrote their tables and figures with the report's own functions: same bytes.
+    const after = hashTree(outAbs, new Set(["notebooks", "quick"]));
+    const changed = [...written].filter(([f, h]) => after.has(f) && after.get(f) !== h).map(([f]) => f);
+    const extra = [...after.keys()].filter((f) => !written.has(f));
+    if (changed.length > 0 || extra.length > 0) {
+      process.stderr.write(
+        `s3gym reproduce: the notebooks' files differ from 's3gym report's: ${[...changed, ...extra].join(", ")} ` +
+          "(a notebook must call the report's builders and writers, never its own)\n",
+      );
+      return 1;
+    }
+  }
+
+  // 6. Where everything is.
+  const tables = readdirSync(join(outAbs, "tables")).filter((f) => f.endsWith(".md")).sort();
+  const figures = readdirSync(outAbs).filter((f) => f.endsWith(".svg")).sort();
+  const runs = existsSync(join(dataAbs, "runs")) ? readdirSync(join(dataAbs, "runs")).filter((d) => statSync(join(dataAbs, "runs", d)).isDirectory()).length : 0;
+  const lines: string[] = [
+    "",
+    `S3Gym reproduction (${s.name} schedule) done in ${seconds(Date.now() - t0)}`,
+    `  step logs   ${shown(dataAbs)}/runs/<run_id>/  (${runs} runs: manifest.json, steps/episodes/checkpoints/memory/calls .jsonl)`,
+    `  tables      ${shown(join(outAbs, "tables"))}/<name>.md and .csv:`,
+    ...tables.map((f) => `                ${f.replace(/\.md$/, "").padEnd(20)} ${describe(f.replace(/\.md$/, ""), false)}`),
+    `  figures     ${shown(outAbs)}/<name>.svg and .png:`,
+    ...figures.map((f) => `                ${f.replace(/\.svg$/, "").padEnd(20)} ${describe(f.replace(/\.svg$/, ""), true)}`),
+    `  report      ${shown(join(outAbs, "report.json"))}  (method, B, seed, inputs, counts, warnings, files)`,
+  ];
+  if (executed.length > 0) {
+    lines.push(`  notebooks   ${shown(notebookDir)}/ (executed copies; the committed ones in notebooks/ have no outputs):`);
+    for (const f of executed.sort()) lines.push(`                ${basename(f)}`);
+  } else lines.push("  notebooks   not executed (--no-notebooks)");
+  lines.push("  wall time by phase:");
+  for (const [name, ms] of timings) lines.push(`                ${name.padEnd(48)} ${seconds(ms).padStart(9)}`);
+  lines.push(`                ${"total".padEnd(48)} ${seconds(Date.now() - t0).padStart(9)}`);
+  process.stdout.write(lines.join("\n") + "\n");
+  return 0;
+}
