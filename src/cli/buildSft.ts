@@ -9,13 +9,13 @@ import { dirname, join, resolve } from "node:path";
 import { GAME_NAMES } from "../games/types.js";
 import { toCallRecord } from "../models/callLog.js";
 import { createModel, createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
-import { loadModelsFile } from "../models/modelsFile.js";
 import type { CallRecord } from "../logs/schema.js";
 import { PATHWAYS } from "../logs/schema.js";
 import { findRunDirs, formatCounts, LOW_SCORE_MODES, type LowScoreMode } from "../pathways/training/buildSft.js";
 import { writeSftFiles } from "../pathways/training/sftFiles.js";
 import { SFT_FORMATS } from "../pathways/training/sftFormat.js";
-import { HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
+import { HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
+import { atLeast, ENDPOINT_FLAGS, modelContextFromFlags } from "./sharedFlags.js";
 
 export const BUILD_SFT_USAGE = [
   "s3gym build-sft --data DIR [--data DIR ...] --out FILE.jsonl [--games all|g1,g2] [--models a,b] [--pathways p1,p2]",
@@ -34,13 +34,7 @@ const FLAGS = {
   "correct-model": { type: "string" },
   format: { type: "string" },
   "train-all-turns": { type: "boolean" },
-  "models-file": { type: "string" },
-  "base-url": { type: "string" },
-  "api-key-env": { type: "string" },
-  concurrency: { type: "string" },
-  "max-retries": { type: "string" },
-  "timeout-ms": { type: "string" },
-  "no-cache": { type: "boolean" },
+  ...ENDPOINT_FLAGS,
 } as const;
 
 export interface BuildSftDeps {
@@ -111,22 +105,7 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
     const calls: CallRecord[] = [];
     let make: ((spec: string) => import("../models/types.js").Model) | undefined;
     if (lowScore === "correct") {
-      const ctxIn: Partial<ModelContext> = {
-        concurrency: Math.max(1, nonNegativeInt("concurrency", v.concurrency, 8)),
-        maxRetries: nonNegativeInt("max-retries", v["max-retries"], 5),
-        timeoutMs: Math.max(1, nonNegativeInt("timeout-ms", v["timeout-ms"], 600_000)),
-        env,
-        cacheDir: v["no-cache"] ? null : join(resolve(data[0]!), "cache"),
-      };
-      if (v["base-url"] !== undefined) ctxIn.baseUrl = v["base-url"];
-      if (v["api-key-env"] !== undefined) ctxIn.apiKeyEnv = v["api-key-env"];
-      if (v["models-file"] !== undefined) {
-        try {
-          ctxIn.models = loadModelsFile(v["models-file"]);
-        } catch (e) {
-          throw new UsageError(`--models-file: ${(e as Error).message}`);
-        }
-      }
+      const ctxIn: Partial<ModelContext> = { ...modelContextFromFlags(v, env), cacheDir: v["no-cache"] ? null : join(resolve(data[0]!), "cache") };
       const ctx = createModelContext({ ...ctxIn, ...deps.modelContext, onCall: (e) => calls.push(toCallRecord(e)) });
       const specs = correctionSpecs(data, { games, models, pathways }, v["correct-model"] ?? null);
       try {
@@ -151,7 +130,7 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
       maskEarlierAnswers: !v["train-all-turns"],
       correctModel: v["correct-model"] ?? null,
       ...(make ? { createModel: make } : {}),
-      concurrency: Math.max(1, nonNegativeInt("concurrency", v.concurrency, 8)),
+      concurrency: atLeast("concurrency", v.concurrency, 8, 1),
       calls,
       onWarning: (w) => stderr.write(`warning: ${w}\n`),
     });

@@ -8,21 +8,19 @@
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { GAMES, parseGameList } from "../games/registry.js";
 import type { Game } from "../games/types.js";
 import { createModel, createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
-import { loadModelsFile } from "../models/modelsFile.js";
-import { TOKENIZERS } from "../models/tokens.js";
 import { checkCheckpointModels, checkpointsFromSpecs, parseCheckpointList, parseCheckpointsFile, type CheckpointSpec } from "../pathways/training/checkpoints.js";
 import { runCheckpointList } from "../runner/evalList.js";
 import { runId } from "../runner/runId.js";
-import { RUN_PATHWAYS, DEFAULT_SETTINGS, type ProtocolSettings } from "../runner/context.js";
+import { RUN_PATHWAYS, type ProtocolSettings } from "../runner/context.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
 import { preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } from "../runner/schedule.js";
 import { summarizeCalls } from "../runner/usage.js";
 import { runDir } from "../runner/runLogs.js";
-import { HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
+import { HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
+import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags } from "./sharedFlags.js";
 
 export const RUN_USAGE = [
   "s3gym run --models M1,M2 --games all|g1,g2 --pathways history,memory,none --data DIR",
@@ -39,23 +37,10 @@ const FLAGS = {
   games: { type: "string" },
   pathways: { type: "string" },
   data: { type: "string" },
-  "explore-episodes": { type: "string" },
+  ...PROTOCOL_FLAGS,
   "checkpoint-every": { type: "string" },
-  "eval-episodes": { type: "string" },
-  "max-steps": { type: "string" },
-  "context-tokens": { type: "string" },
-  "max-new-tokens": { type: "string" },
-  tokenizer: { type: "string" },
-  "run-seed": { type: "string" },
-  concurrency: { type: "string" },
   shard: { type: "string" },
-  "base-url": { type: "string" },
-  "api-key-env": { type: "string" },
-  "models-file": { type: "string" },
-  "max-retries": { type: "string" },
-  "timeout-ms": { type: "string" },
-  "no-cache": { type: "boolean" },
-  "reward-visibility": { type: "string" },
+  ...ENDPOINT_FLAGS,
   progress: { type: "string" },
   checkpoints: { type: "string" },
   "checkpoints-file": { type: "string" },
@@ -76,37 +61,11 @@ export interface RunCommandDeps {
   progressIntervalMs?: number;
 }
 
-function atLeast(flag: string, value: string | undefined, fallback: number, min: number): number {
-  const n = nonNegativeInt(flag, value, fallback);
-  if (n < min) throw new UsageError(`--${flag} must be at least ${min}, got ${n}`);
-  return n;
-}
-
 function commaList(flag: string, value: string | undefined): string[] {
   if (value === undefined) throw new UsageError(`--${flag} is required`);
   const items = [...new Set(value.split(",").map((s) => s.trim()).filter(Boolean))];
   if (items.length === 0) throw new UsageError(`--${flag} is empty`);
   return items;
-}
-
-/** Games named on --games; a game that is still a placeholder in this build is a config error. */
-export function resolveGames(value: string | undefined): Game[] {
-  if (value === undefined) throw new UsageError("--games is required: 'all' or a comma list");
-  let names: string[];
-  try {
-    names = parseGameList(value);
-  } catch (e) {
-    throw new UsageError(`--games: ${(e as Error).message}`);
-  }
-  return names.map((n) => {
-    const game = GAMES[n as keyof typeof GAMES];
-    try {
-      game.reset(0, "explore");
-    } catch (e) {
-      throw new UsageError(`--games: game '${n}' cannot be played in this build (${(e as Error).message})`);
-    }
-    return game;
-  });
 }
 
 interface Parsed {
@@ -197,51 +156,6 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     ctx,
     modelsFile: v["models-file"] ?? null,
   };
-}
-
-/** The protocol numbers from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
-export function settingsFromFlags(v: Partial<Record<"explore-episodes" | "checkpoint-every" | "eval-episodes" | "max-steps" | "context-tokens" | "max-new-tokens" | "tokenizer" | "reward-visibility" | "run-seed", string>>): ProtocolSettings {
-  const settings: ProtocolSettings = {
-    exploreEpisodes: nonNegativeInt("explore-episodes", v["explore-episodes"], DEFAULT_SETTINGS.exploreEpisodes),
-    checkpointEvery: atLeast("checkpoint-every", v["checkpoint-every"], DEFAULT_SETTINGS.checkpointEvery, 1),
-    evalEpisodes: atLeast("eval-episodes", v["eval-episodes"], DEFAULT_SETTINGS.evalEpisodes, 1),
-    maxSteps: atLeast("max-steps", v["max-steps"], DEFAULT_SETTINGS.maxSteps, 1),
-    contextTokens: atLeast("context-tokens", v["context-tokens"], DEFAULT_SETTINGS.contextTokens, 1),
-    maxNewTokens: atLeast("max-new-tokens", v["max-new-tokens"], DEFAULT_SETTINGS.maxNewTokens, 1),
-    tokenizer: oneOf("tokenizer", v.tokenizer, TOKENIZERS, DEFAULT_SETTINGS.tokenizer),
-    rewardVisibility: oneOf("reward-visibility", v["reward-visibility"], ["hidden", "visible"] as const, "hidden"),
-    runSeed: nonNegativeInt("run-seed", v["run-seed"], DEFAULT_SETTINGS.runSeed),
-  };
-  if (settings.contextTokens <= settings.maxNewTokens) {
-    throw new UsageError(`--context-tokens (${settings.contextTokens}) must exceed --max-new-tokens (${settings.maxNewTokens}): the reply is reserved inside the context`);
-  }
-  return settings;
-}
-
-/** The model context from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
-export function modelContextFromFlags(
-  v: Partial<Record<"concurrency" | "max-retries" | "timeout-ms" | "base-url" | "api-key-env" | "models-file", string>>,
-  env: Record<string, string | undefined>,
-): Partial<ModelContext> {
-  const ctx: Partial<ModelContext> = {
-    concurrency: atLeast("concurrency", v.concurrency, 8, 1),
-    maxRetries: nonNegativeInt("max-retries", v["max-retries"], 5),
-    timeoutMs: atLeast("timeout-ms", v["timeout-ms"], 600_000, 1),
-    env,
-  };
-  if (v["base-url"] !== undefined) ctx.baseUrl = v["base-url"];
-  if (v["api-key-env"] !== undefined) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v["api-key-env"])) throw new UsageError("--api-key-env must be the NAME of an environment variable (letters, digits, _), not a key");
-    ctx.apiKeyEnv = v["api-key-env"];
-  }
-  if (v["models-file"] !== undefined) {
-    try {
-      ctx.models = loadModelsFile(v["models-file"]);
-    } catch (e) {
-      throw new UsageError(`--models-file: ${(e as Error).message}`);
-    }
-  }
-  return ctx;
 }
 
 export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Promise<number> {

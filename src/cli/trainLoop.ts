@@ -13,7 +13,7 @@ import { runTrainLoop, TRAINER_PLACEHOLDERS, TrainLoopConfigError, TrainLoopErro
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
 import { HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
 import { numberFlag } from "./buildSft.js";
-import { modelContextFromFlags, resolveGames, settingsFromFlags } from "./run.js";
+import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags } from "./sharedFlags.js";
 
 export const TRAIN_LOOP_USAGE = [
   "s3gym train-loop --model M0 --games all|g1,g2 --rounds K --trainer-cmd \"CMD {train} {round}\" --data DIR [--label NAME]",
@@ -34,26 +34,13 @@ const FLAGS = {
   "trainer-cmd": { type: "string" },
   data: { type: "string" },
   label: { type: "string" },
-  "explore-episodes": { type: "string" },
-  "eval-episodes": { type: "string" },
-  "max-steps": { type: "string" },
-  "context-tokens": { type: "string" },
-  "max-new-tokens": { type: "string" },
-  tokenizer: { type: "string" },
-  "reward-visibility": { type: "string" },
-  "run-seed": { type: "string" },
+  ...PROTOCOL_FLAGS,
   threshold: { type: "string" },
   "low-score": { type: "string" },
   "correct-model": { type: "string" },
   format: { type: "string" },
   "train-all-turns": { type: "boolean" },
-  concurrency: { type: "string" },
-  "base-url": { type: "string" },
-  "api-key-env": { type: "string" },
-  "models-file": { type: "string" },
-  "max-retries": { type: "string" },
-  "timeout-ms": { type: "string" },
-  "no-cache": { type: "boolean" },
+  ...ENDPOINT_FLAGS,
   progress: { type: "string" },
 } as const;
 

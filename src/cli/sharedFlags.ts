@@ -1,0 +1,105 @@
+/**
+ * Flags shared by `run`, `train-loop` and `build-sft`: the protocol numbers and the endpoint
+ * settings, parsed in one place so every command names them, defaults them and rejects them alike.
+ */
+import { GAMES, parseGameList } from "../games/registry.js";
+import type { Game } from "../games/types.js";
+import type { ModelContext } from "../models/createModel.js";
+import { loadModelsFile } from "../models/modelsFile.js";
+import { TOKENIZERS } from "../models/tokens.js";
+import { DEFAULT_SETTINGS, type ProtocolSettings } from "../runner/context.js";
+import { nonNegativeInt, oneOf, UsageError } from "./args.js";
+
+/** Protocol numbers (`--checkpoint-every` only where a protocol loop runs: `s3gym run`). */
+export const PROTOCOL_FLAGS = {
+  "explore-episodes": { type: "string" },
+  "eval-episodes": { type: "string" },
+  "max-steps": { type: "string" },
+  "context-tokens": { type: "string" },
+  "max-new-tokens": { type: "string" },
+  tokenizer: { type: "string" },
+  "reward-visibility": { type: "string" },
+  "run-seed": { type: "string" },
+} as const;
+
+/** Where and how model calls go. */
+export const ENDPOINT_FLAGS = {
+  concurrency: { type: "string" },
+  "base-url": { type: "string" },
+  "api-key-env": { type: "string" },
+  "models-file": { type: "string" },
+  "max-retries": { type: "string" },
+  "timeout-ms": { type: "string" },
+  "no-cache": { type: "boolean" },
+} as const;
+
+export function atLeast(flag: string, value: string | undefined, fallback: number, min: number): number {
+  const n = nonNegativeInt(flag, value, fallback);
+  if (n < min) throw new UsageError(`--${flag} must be at least ${min}, got ${n}`);
+  return n;
+}
+
+/** Games named on --games; a game that is still a placeholder in this build is a config error. */
+export function resolveGames(value: string | undefined): Game[] {
+  if (value === undefined) throw new UsageError("--games is required: 'all' or a comma list");
+  let names: string[];
+  try {
+    names = parseGameList(value);
+  } catch (e) {
+    throw new UsageError(`--games: ${(e as Error).message}`);
+  }
+  return names.map((n) => {
+    const game = GAMES[n as keyof typeof GAMES];
+    try {
+      game.reset(0, "explore");
+    } catch (e) {
+      throw new UsageError(`--games: game '${n}' cannot be played in this build (${(e as Error).message})`);
+    }
+    return game;
+  });
+}
+
+/** The protocol numbers from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
+export function settingsFromFlags(v: Partial<Record<"explore-episodes" | "checkpoint-every" | "eval-episodes" | "max-steps" | "context-tokens" | "max-new-tokens" | "tokenizer" | "reward-visibility" | "run-seed", string>>): ProtocolSettings {
+  const settings: ProtocolSettings = {
+    exploreEpisodes: nonNegativeInt("explore-episodes", v["explore-episodes"], DEFAULT_SETTINGS.exploreEpisodes),
+    checkpointEvery: atLeast("checkpoint-every", v["checkpoint-every"], DEFAULT_SETTINGS.checkpointEvery, 1),
+    evalEpisodes: atLeast("eval-episodes", v["eval-episodes"], DEFAULT_SETTINGS.evalEpisodes, 1),
+    maxSteps: atLeast("max-steps", v["max-steps"], DEFAULT_SETTINGS.maxSteps, 1),
+    contextTokens: atLeast("context-tokens", v["context-tokens"], DEFAULT_SETTINGS.contextTokens, 1),
+    maxNewTokens: atLeast("max-new-tokens", v["max-new-tokens"], DEFAULT_SETTINGS.maxNewTokens, 1),
+    tokenizer: oneOf("tokenizer", v.tokenizer, TOKENIZERS, DEFAULT_SETTINGS.tokenizer),
+    rewardVisibility: oneOf("reward-visibility", v["reward-visibility"], ["hidden", "visible"] as const, "hidden"),
+    runSeed: nonNegativeInt("run-seed", v["run-seed"], DEFAULT_SETTINGS.runSeed),
+  };
+  if (settings.contextTokens <= settings.maxNewTokens) {
+    throw new UsageError(`--context-tokens (${settings.contextTokens}) must exceed --max-new-tokens (${settings.maxNewTokens}): the reply is reserved inside the context`);
+  }
+  return settings;
+}
+
+/** The model context from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
+export function modelContextFromFlags(
+  v: Partial<Record<"concurrency" | "max-retries" | "timeout-ms" | "base-url" | "api-key-env" | "models-file", string>>,
+  env: Record<string, string | undefined>,
+): Partial<ModelContext> {
+  const ctx: Partial<ModelContext> = {
+    concurrency: atLeast("concurrency", v.concurrency, 8, 1),
+    maxRetries: nonNegativeInt("max-retries", v["max-retries"], 5),
+    timeoutMs: atLeast("timeout-ms", v["timeout-ms"], 600_000, 1),
+    env,
+  };
+  if (v["base-url"] !== undefined) ctx.baseUrl = v["base-url"];
+  if (v["api-key-env"] !== undefined) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v["api-key-env"])) throw new UsageError("--api-key-env must be the NAME of an environment variable (letters, digits, _), not a key");
+    ctx.apiKeyEnv = v["api-key-env"];
+  }
+  if (v["models-file"] !== undefined) {
+    try {
+      ctx.models = loadModelsFile(v["models-file"]);
+    } catch (e) {
+      throw new UsageError(`--models-file: ${(e as Error).message}`);
+    }
+  }
+  return ctx;
+}
