@@ -75,6 +75,11 @@ function scalar(v: unknown, kind: ColumnKind): string {
   return String(v);
 }
 
+/** A cell's text as the Markdown (and HTML) tables print it: estimates with their interval. */
+export function displayCell(v: unknown, kind: ColumnKind): string {
+  return kind === "estimate" || kind === "estimate_point" ? fmtEstimate(isEstimate(v) ? v : null) : scalar(v, kind);
+}
+
 function csvField(s: string): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
@@ -119,7 +124,7 @@ export function toMarkdown<R extends object>(
     const rec = row as Record<string, unknown>;
     const cells = table.columns.map((c) => {
       const v = rec[c.key];
-      let text = c.kind === "estimate" || c.kind === "estimate_point" ? fmtEstimate(isEstimate(v) ? v : null) : scalar(v, c.kind);
+      let text = displayCell(v, c.kind);
       if (label) text = label(row, c.key, text);
       return mdCell(text);
     });

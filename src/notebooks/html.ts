@@ -4,7 +4,7 @@
  * the same notes; plain columns and danfojs frames render as a simple, bounded table.
  */
 import { cellLabel } from "../analysis/writeReport.js";
-import { fmt3, fmtEstimate, type Table } from "../analysis/table.js";
+import { displayCell, fmt3, type Table } from "../analysis/table.js";
 import type { Columns } from "../analysis/frames.js";
 
 /** Escapes text for HTML element content and attribute values. */
@@ -14,22 +14,6 @@ export function escapeHtml(s: string): string {
 
 const STYLE = "border-collapse:collapse;font-size:12px;font-family:DejaVu Sans,Arial,sans-serif";
 const CELL = "padding:2px 8px;border-bottom:1px solid #ddd";
-
-function isEstimate(v: unknown): v is { point: number | null; lo: number | null; hi: number | null } {
-  return typeof v === "object" && v !== null && "point" in v;
-}
-
-/** One cell's text exactly as the Markdown table prints it. */
-function cellText(v: unknown, kind: string): string {
-  if (kind === "estimate" || kind === "estimate_point") return fmtEstimate(isEstimate(v) ? v : null);
-  if (v === null || v === undefined) return "";
-  if (isEstimate(v)) return fmt3(v.point);
-  if (typeof v === "number") {
-    if (Number.isNaN(v)) return "";
-    return kind === "int" ? String(Math.round(v)) : kind === "text" ? String(v) : fmt3(v);
-  }
-  return String(v);
-}
 
 /**
  * A report table (`report.tables.<name>`) as an HTML table: a heading, estimates with their 95%
@@ -42,7 +26,7 @@ export function tableHtml<R extends object>(table: Table<R>): string {
   const body = table.rows.map((row) => {
     const rec = row as Record<string, unknown>;
     const cells = table.columns.map((c) => {
-      let text = cellText(rec[c.key], c.kind);
+      let text = displayCell(rec[c.key], c.kind);
       if (label) text = label(row, c.key, text);
       return `<td style="${CELL};text-align:${c.kind === "text" ? "left" : "right"};white-space:nowrap">${escapeHtml(text)}</td>`;
     });
