@@ -17,7 +17,7 @@ import {
   type BootstrapConfig,
   type Estimate,
 } from "./bootstrap.js";
-import { curveMetrics, curveMetricsSorted, summarizeDeltas, trainingMetrics, type CurveMetrics } from "./curves.js";
+import { curveMetrics, curveMetricsSorted, summarizeDeltas, trainingMetrics, type CurveMetrics, type TrainingMetrics } from "./curves.js";
 import type { Dataset, RunData } from "./dataset.js";
 import { distinct, groupBy, isTraining, runCurve } from "./runs.js";
 import type { Table } from "./table.js";
@@ -316,17 +316,9 @@ export function summaryVsHistoryTable(ca: CurveAnalysis, cfg: BootstrapConfig, o
 }
 
 /** A row of training.csv (one training run). */
-export interface TrainingRow {
+export interface TrainingRow extends TrainingMetrics {
   model: string;
   game: string;
-  y0: number | null;
-  y_final: number | null;
-  d_final: number | null;
-  avg: number | null;
-  max: number | null;
-  auc_plus: number | null;
-  n_above: number | null;
-  n_updated: number;
   run_id: string;
 }
 
