@@ -70,6 +70,11 @@ export async function playCommand(argv: string[]): Promise<number> {
     else out(`${s.observation}\n> ${s.action ?? "(none)"}${s.self_score === null ? "" : `   (self-score ${s.self_score})`}\n${s.feedback}\n\n`);
   });
   if (json) out(`${JSON.stringify({ episode: true, score: result.score, steps: result.steps.length })}\n`);
-  else out(`${game.observe(result.state)}\n\nepisode over: score ${result.score} after ${result.steps.length} steps\n`);
+  else {
+    // A person whose input ran out has just been shown the current screen; don't print it twice.
+    const screen = human && !result.state.done ? "\n" : `${game.observe(result.state)}\n\n`;
+    const why = result.state.done ? "episode over" : "stopped (no more actions)";
+    out(`${screen}${why}: score ${result.score} after ${result.steps.length} steps\n`);
+  }
   return 0;
 }
