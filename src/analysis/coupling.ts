@@ -6,10 +6,20 @@ import * as ss from "simple-statistics";
 import type { CurvePoint } from "./curves.js";
 import { addCounts, emptyCounts, judgingStats, type JudgingCounts, type RewardRange } from "./judging.js";
 
-/** Pearson r; null when n < 2 or a variable is constant. */
+/** Whether every value is the same (tested on the values: a centred sum of squares can be a crumb). */
+function isConstant(v: readonly number[]): boolean {
+  for (let i = 1; i < v.length; i++) if (v[i] !== v[0]) return false;
+  return true;
+}
+
+/**
+ * Pearson r; null when n < 2 or a variable is constant. Constancy is tested on the values, as
+ * pearsonWeighted does: the mean of [0.1, 0.1, 0.1] is 0.10000000000000002, so simple-statistics
+ * would return a rounding crumb (~1e-17, printed 0.000) instead of an undefined r.
+ */
 export function pearson(x: readonly number[], y: readonly number[]): number | null {
   if (x.length !== y.length) throw new RangeError(`pearson: lengths differ (${x.length} vs ${y.length})`);
-  if (x.length < 2) return null;
+  if (x.length < 2 || isConstant(x) || isConstant(y)) return null;
   const r = ss.sampleCorrelation(x as number[], y as number[]);
   return Number.isFinite(r) ? r : null;
 }

@@ -18,8 +18,8 @@ import {
   type Estimate,
 } from "./bootstrap.js";
 import { curveMetrics, curveMetricsSorted, summarizeDeltas, trainingMetrics, type CurveMetrics, type TrainingMetrics } from "./curves.js";
-import type { Dataset, RunData } from "./dataset.js";
-import { distinct, groupBy, isTraining, runCurve } from "./runs.js";
+import { compareText, type Dataset, type RunData } from "./dataset.js";
+import { distinct, groupBy, isTraining, requiredGames, runCurve } from "./runs.js";
 import type { Table } from "./table.js";
 
 const METRICS = ["avg", "max", "auc_plus", "naba"] as const;
@@ -66,7 +66,7 @@ export interface CurveAnalysis {
   nabaReplicates: Map<string, Float64Array | null>;
   /** model -> games it lacks (only incomplete models appear). */
   incompleteModels: Map<string, string[]>;
-  /** The games the completeness rule requires (every game with a non-training run in the data). */
+  /** The games the completeness rule requires (requiredGames of the data set, or of the reference set passed in). */
   games: string[];
   /** Human-readable remarks for the notes. */
   remarks: string[];
@@ -104,9 +104,11 @@ export function bootstrapRunCurve(
 /**
  * Runs the curve bootstrap over every non-training (model, game, pathway) group of the data set.
  * Completeness: a model is complete when it has a row with at least one valid checkpoint on every
- * game that has a non-training run in the data set.
+ * game of `games`: by default every game that has a non-training run in `ds` (requiredGames); when
+ * `ds` is a model-filtered view, pass requiredGames of the whole data set, so that selecting a model
+ * alone does not make it complete.
  */
-export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig): CurveAnalysis {
+export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly string[] = requiredGames(ds)): CurveAnalysis {
   const level = cfg.level ?? DEFAULT_LEVEL;
   const runs = ds.runs.filter((r) => !isTraining(r));
   const groups = groupBy(runs, (r) => rowKey(r.model, r.game, r.pathway));
@@ -181,7 +183,6 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig): CurveAnalysis 
     series.push({ model: first.model, game: first.game, pathway: first.pathway, points: pts });
   }
 
-  const games = distinct(runs.map((r) => r.game));
   const has = new Map<string, Set<string>>();
   for (const r of rows) {
     if (r.n_checkpoints === 0) continue;
@@ -195,9 +196,9 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig): CurveAnalysis 
     if (missing.length > 0) incompleteModels.set(model, missing);
   }
   for (const r of rows) r.complete = !incompleteModels.has(r.model);
-  rows.sort((a, b) => a.model.localeCompare(b.model) || a.game.localeCompare(b.game) || a.pathway.localeCompare(b.pathway));
-  series.sort((a, b) => a.game.localeCompare(b.game) || a.model.localeCompare(b.model) || a.pathway.localeCompare(b.pathway));
-  return { rows, series, nabaReplicates, incompleteModels, games, remarks };
+  rows.sort((a, b) => compareText(a.model, b.model) || compareText(a.game, b.game) || compareText(a.pathway, b.pathway));
+  series.sort((a, b) => compareText(a.game, b.game) || compareText(a.model, b.model) || compareText(a.pathway, b.pathway));
+  return { rows, series, nabaReplicates, incompleteModels, games: [...games], remarks };
 }
 
 /** Options of the table builders that depend on the paper's completeness rule. */
@@ -267,7 +268,7 @@ export function summaryVsHistoryTable(ca: CurveAnalysis, cfg: BootstrapConfig, o
   const rows: SummaryRow[] = [];
   let improved = 0;
   let gamesWithMean = 0;
-  for (const game of [...byGame.keys()].sort((a, b) => a.localeCompare(b))) {
+  for (const game of [...byGame.keys()].sort((a, b) => compareText(a, b))) {
     const gameRows = byGame.get(game) as MainResultsRow[];
     const deltas: { model: string; d: number | null; reps: Float64Array | null }[] = [];
     for (const model of distinct(gameRows.map((r) => r.model))) {
@@ -345,7 +346,7 @@ export function analyzeTraining(ds: Dataset): { rows: TrainingRow[]; series: Tra
     });
   }
   const cmp = (a: { model: string; game: string; run_id: string }, b: typeof a): number =>
-    a.model.localeCompare(b.model) || a.game.localeCompare(b.game) || a.run_id.localeCompare(b.run_id);
+    compareText(a.model, b.model) || compareText(a.game, b.game) || compareText(a.run_id, b.run_id);
   rows.sort(cmp);
   series.sort(cmp);
   return { rows, series };

@@ -7,7 +7,13 @@
  * Merging: records are grouped by their own run_id (not by directory), and duplicates are resolved
  * by natural key with the LAST record winning: checkpoint x; episode (phase, checkpoint, episode);
  * step (episode, step). That makes a resumed run (an interrupted episode re-run from its start) and
- * the same run present in several data directories both count once.
+ * the same run present in several data directories both count once. Two rules keep the merge of
+ * copies of one run taken at different times independent of the order of the directories:
+ * - an `ok` checkpoint or episode record is never replaced by a `failed` one (the runner re-plays
+ *   what failed and never what succeeded, so the ok record is the later truth);
+ * - an exploration episode's steps are those of the run directory its winning (ok) record came from:
+ *   the runner writes the record only after the steps it claims, so that directory holds them all,
+ *   while another copy may hold an interrupted attempt of the same episode.
  */
 import { LogFormatError, discoverRuns, readRunDir, type ReadWarning } from "../logs/reader.js";
 import type { RunManifest } from "../logs/schema.js";
@@ -122,8 +128,10 @@ class RunBuilder {
   readonly checkpoints = new Map<number, CheckpointLite>();
   /** key `${checkpoint}|${episode}` -> eval episode. */
   readonly evalEpisodes = new Map<string, { x: number; episode: number; score: number; ok: boolean }>();
-  /** exploration episode -> ok? */
-  readonly exploreEpisodes = new Map<number, boolean>();
+  /** exploration episode -> ok?, and the run directory (index in read order) of the winning record. */
+  readonly exploreEpisodes = new Map<number, { ok: boolean; src: number }>();
+  /** Step arrays are filled one run directory at a time: segment k starts at `start` and came from `src`. */
+  readonly stepSegments: { start: number; src: number }[] = [];
   readonly judged: boolean;
   readonly s = new F64();
   readonly r = new F64();
@@ -153,8 +161,8 @@ class RunBuilder {
 
   finish(warn: (m: string) => void): RunData {
     const id = this.run_id;
-    if (this.dupCheckpoints > 0) warn(`run ${id}: ${this.dupCheckpoints} duplicate checkpoint record(s); the last of each is used`);
-    if (this.dupEpisodes > 0) warn(`run ${id}: ${this.dupEpisodes} duplicate episode record(s); the last of each is used`);
+    if (this.dupCheckpoints > 0) warn(`run ${id}: ${this.dupCheckpoints} duplicate checkpoint record(s); the last of each is used (an ok one is never replaced by a failed one)`);
+    if (this.dupEpisodes > 0) warn(`run ${id}: ${this.dupEpisodes} duplicate episode record(s); the last of each is used (an ok one is never replaced by a failed one)`);
 
     // Per-episode scores from episodes.jsonl (phase eval, status ok), grouped by checkpoint.
     const byX = new Map<number, { episode: number; score: number }[]>();
@@ -189,15 +197,23 @@ class RunBuilder {
     let explore: ExploreSteps | null = null;
     let exploreSteps = 0;
     if (this.judged) {
-      // Keep steps of ok exploration episodes; for a repeated (episode, step) the last line wins.
+      // Keep steps of ok exploration episodes, from the run directory of the episode's record; for a
+      // repeated (episode, step) the last line wins.
       const n = this.s.length;
       const order: number[] = [];
       let dropped = 0;
+      let otherCopy = 0;
+      let seg = 0;
       for (let i = 0; i < n; i++) {
-        if (this.exploreEpisodes.get(this.ep.data[i] as number) === true) order.push(i);
-        else dropped++;
+        while (seg + 1 < this.stepSegments.length && (this.stepSegments[seg + 1] as { start: number }).start <= i) seg++;
+        const src = (this.stepSegments[seg] as { src: number }).src;
+        const rec = this.exploreEpisodes.get(this.ep.data[i] as number);
+        if (rec === undefined || !rec.ok) dropped++;
+        else if (rec.src !== src) otherCopy++;
+        else order.push(i);
       }
       if (dropped > 0) warn(`run ${id}: ${dropped} exploration step(s) without an ok episode record left out`);
+      if (otherCopy > 0) warn(`run ${id}: ${otherCopy} exploration step(s) of another copy of the run left out (an episode's steps come from the directory of its ok record)`);
       const ep = this.ep.data;
       const st = this.st.data;
       order.sort((a, b) => (ep[a] as number) - (ep[b] as number) || (st[a] as number) - (st[b] as number) || a - b);
@@ -239,13 +255,35 @@ class RunBuilder {
   }
 }
 
+/**
+ * The order of names (games, models, pathways, run_ids) everywhere in the analysis: UTF-16 code-unit
+ * order, never `localeCompare`. Collation depends on the process locale (in Czech "ch" sorts after
+ * "h", so `deepseek-chat` would follow `deepseek-coder`), and the order fixes the rows, the block order
+ * that breaks tertile ties and the pooled bootstraps' draws: the same seed must give the same digits on
+ * every machine.
+ */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * A view of a data set with only the runs of the given models (exact strings). The game-level facts
+ * (each game's NMAE reward range, the games the completeness rule requires) belong to the whole data
+ * set: pass the unfiltered one as `reference` to buildReport so that a model's numbers do not depend on
+ * which other models were selected (`s3gym report --models` does).
+ */
+export function filterModels(ds: Dataset, models: readonly string[]): Dataset {
+  const keep = new Set(models);
+  return { ...ds, runs: ds.runs.filter((r) => keep.has(r.model)) };
+}
+
 /** Compares two runs for the canonical order (game, model, pathway, run_id). */
 export function compareRuns(a: RunData, b: RunData): number {
   return (
-    a.game.localeCompare(b.game) ||
-    a.model.localeCompare(b.model) ||
-    a.pathway.localeCompare(b.pathway) ||
-    a.run_id.localeCompare(b.run_id)
+    compareText(a.game, b.game) ||
+    compareText(a.model, b.model) ||
+    compareText(a.pathway, b.pathway) ||
+    compareText(a.run_id, b.run_id)
   );
 }
 
@@ -283,7 +321,9 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
     return b;
   };
 
-  for (const loc of discoverRuns(dirs)) {
+  const locations = discoverRuns(dirs);
+  for (let src = 0; src < locations.length; src++) {
+    const loc = locations[src] as (typeof locations)[number];
     const before = new Set(builders.keys());
     await readRunDir(
       loc.runDir,
@@ -296,7 +336,9 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           const b = builderFor(r, file, line);
           if (!b) return;
           b.sources.add(loc.runDir);
-          if (b.checkpoints.has(r.checkpoint)) b.dupCheckpoints++;
+          const prev = b.checkpoints.get(r.checkpoint);
+          if (prev !== undefined) b.dupCheckpoints++;
+          if (prev?.status === "ok" && r.status !== "ok") return; // an ok record is never undone
           b.checkpoints.set(r.checkpoint, { status: r.status, reason: r.reason, scores: r.scores, mean: r.mean });
         },
         episode: (r, file, line) => {
@@ -306,11 +348,15 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           if (r.phase === "eval") {
             if (r.checkpoint === null) throw new LogFormatError(file, line, "checkpoint", "an eval episode needs a checkpoint");
             const key = `${r.checkpoint}|${r.episode}`;
-            if (b.evalEpisodes.has(key)) b.dupEpisodes++;
+            const prev = b.evalEpisodes.get(key);
+            if (prev !== undefined) b.dupEpisodes++;
+            if (prev?.ok === true && r.status !== "ok") return;
             b.evalEpisodes.set(key, { x: r.checkpoint, episode: r.episode, score: r.score, ok: r.status === "ok" });
           } else {
-            if (b.exploreEpisodes.has(r.episode)) b.dupEpisodes++;
-            b.exploreEpisodes.set(r.episode, r.status === "ok");
+            const prev = b.exploreEpisodes.get(r.episode);
+            if (prev !== undefined) b.dupEpisodes++;
+            if (prev?.ok === true && r.status !== "ok") return;
+            b.exploreEpisodes.set(r.episode, { ok: r.status === "ok", src });
           }
         },
         step: (r, file, line) => {
@@ -320,7 +366,10 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           if (r.phase === "eval") {
             b.evalStepLines++;
           } else if (b.judged) {
-            // The only per-step data kept: s, r and the (episode, step) key.
+            // The only per-step data kept: s, r and the (episode, step) key (and, per run directory, where
+            // its steps start in these arrays).
+            const last = b.stepSegments[b.stepSegments.length - 1];
+            if (last === undefined || last.src !== src) b.stepSegments.push({ start: b.s.length, src });
             b.s.push(r.self_score === null ? Number.NaN : r.self_score);
             b.r.push(r.reward);
             b.ep.push(r.episode);

@@ -11,8 +11,8 @@ import type { DataFrame } from "danfojs";
 import { discoverRuns, readRunDir } from "../logs/reader.js";
 import type { StepRecord } from "../logs/schema.js";
 import { curveMetrics } from "./curves.js";
-import { loadDataset, type Dataset } from "./dataset.js";
-import { judgingStats } from "./judging.js";
+import { filterModels, loadDataset, type Dataset } from "./dataset.js";
+import { judgingStats, type RewardRange } from "./judging.js";
 import { episodeCounts, gameRewardRanges, isJudged, runCurve, totalCounts } from "./runs.js";
 
 /** A column-oriented table: column name -> values (all columns the same length). */
@@ -87,18 +87,22 @@ export async function loadColumns(dataDirs: string | readonly string[], opts: Fr
       { onWarning },
     );
   }
-  const ds = await loadDataset(dirs, { ...(opts.models ? { models: opts.models } : {}) });
-  out.runs = runColumns(ds);
+  // The whole data set, then the model view: NMAE's range is the game's (all models), as in `report`.
+  const full = await loadDataset(dirs);
+  out.runs = runColumns(opts.models ? filterModels(full, opts.models) : full, gameRewardRanges(full));
   return out;
 }
 
-/** One row per run: identity, manifest facts, curve metrics, and judging numbers where they apply. */
-export function runColumns(ds: Dataset): Columns {
+/**
+ * One row per run: identity, manifest facts, curve metrics, and judging numbers where they apply.
+ * `ranges` (NMAE's game-level reward ranges) defaults to those of `ds`; pass the whole data set's when
+ * `ds` is a model-filtered view.
+ */
+export function runColumns(ds: Dataset, ranges: ReadonlyMap<string, RewardRange | null> = gameRewardRanges(ds)): Columns {
   const cols = emptyColumns([
     "run_id", "model", "game", "pathway", "status", "run_seed", "kit_version", "n_checkpoints", "n_valid",
     "y0", "avg", "max", "auc_plus", "naba", "n_steps", "n_explore_steps", "n_eval_steps", "agree", "nmae", "n_unscored",
   ]);
-  const ranges = gameRewardRanges(ds);
   const nan = (v: number | null): number => (v === null ? Number.NaN : v);
   for (const run of ds.runs) {
     const curve = runCurve(run);

@@ -40,16 +40,21 @@ export interface JudgingInputs {
   runs: JudgedRun[];
 }
 
-/** Computes the game ranges and per-run/per-episode counts of every history and memory run. */
-export function judgingInputs(ds: Dataset): JudgingInputs {
-  const ranges = gameRewardRanges(ds);
+/**
+ * Computes the game ranges and per-run/per-episode counts of every history and memory run. `ranges`
+ * defaults to gameRewardRanges(ds); when `ds` is a model-filtered view, pass the ranges of the whole
+ * data set (the range is a property of the game, so a model's NMAE must not depend on the selection).
+ */
+export function judgingInputs(ds: Dataset, ranges: ReadonlyMap<string, RewardRange | null> = gameRewardRanges(ds)): JudgingInputs {
   const runs: JudgedRun[] = [];
   for (const run of ds.runs) {
     if (!isJudged(run)) continue;
     const episodes = episodeCounts(run, ranges.get(run.game) ?? null);
     runs.push({ run, episodes, total: totalCounts(episodes) });
   }
-  return { ranges, runs };
+  const own = new Map<string, RewardRange | null>();
+  for (const run of ds.runs) own.set(run.game, ranges.get(run.game) ?? null);
+  return { ranges: own, runs };
 }
 
 /** The four step-level metrics' replicates from a cluster bootstrap over additive units. */

@@ -28,6 +28,7 @@ import {
   type PositiveRatesRow,
   type SelfJudgingRow,
 } from "./judgingTables.js";
+import { distinct, gameRewardRanges, requiredGames } from "./runs.js";
 import type { Table } from "./table.js";
 
 export interface ReportOptions {
@@ -39,6 +40,12 @@ export interface ReportOptions {
   level?: number;
   /** The paper's rule: only models with results on every game enter the main table and dNABA. */
   requireComplete?: boolean;
+  /**
+   * The whole data set when `ds` is a model-filtered view of it (filterModels, `--models`): each game's
+   * NMAE reward range and the games the completeness rule requires come from it, so a model's numbers
+   * and its completeness do not depend on which other models were selected. Default: `ds`.
+   */
+  reference?: Dataset;
 }
 
 /** Every table of the report, by file stem. */
@@ -63,7 +70,7 @@ export interface Report {
   calibration: CalibrationBin[];
   blocks: BlockRow[];
   ranges: Map<string, RewardRange | null>;
-  /** Games each curve figure is drawn for. */
+  /** Games a curve figure is drawn for (those with a non-training row in `ds`). */
   games: string[];
   /** model -> games it lacks. */
   incompleteModels: Map<string, string[]>;
@@ -80,9 +87,10 @@ export interface Report {
 export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
   const cfg: BootstrapConfig = { B: opts.B ?? DEFAULT_B, seed: opts.seed ?? 0, level: opts.level ?? 0.95 };
   const requireComplete = opts.requireComplete ?? false;
-  const ca = analyzeCurves(ds, cfg);
+  const ref = opts.reference ?? ds;
+  const ca = analyzeCurves(ds, cfg, requiredGames(ref));
   const tr = analyzeTraining(ds);
-  const ji = judgingInputs(ds);
+  const ji = judgingInputs(ds, gameRewardRanges(ref));
   const blocks = allBlocks(ji);
   return {
     bootstrap: cfg,
@@ -101,7 +109,7 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
     calibration: calibrationBins(ji),
     blocks,
     ranges: ji.ranges,
-    games: ca.games,
+    games: distinct(ca.series.map((c) => c.game)),
     incompleteModels: ca.incompleteModels,
     warnings: ds.warnings,
     counts: {

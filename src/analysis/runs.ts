@@ -4,7 +4,7 @@
  */
 import * as ss from "simple-statistics";
 import type { CurvePoint } from "./curves.js";
-import { JUDGED_PATHWAYS, TRAINING_PATHWAY, type Dataset, type RunData } from "./dataset.js";
+import { JUDGED_PATHWAYS, TRAINING_PATHWAY, compareText, type Dataset, type RunData } from "./dataset.js";
 import { addCounts, addStep, emptyCounts, type JudgingCounts, type RewardRange } from "./judging.js";
 
 /** A run's curve: y(x) = mean of the checkpoint's evaluation episode scores; null when invalid. */
@@ -45,6 +45,14 @@ export function gameRewardRanges(ds: Dataset): Map<string, RewardRange | null> {
   return out;
 }
 
+/**
+ * The games the completeness rule requires: every game with a non-training run in the data set (the
+ * paper's seven in a full data set).
+ */
+export function requiredGames(ds: Dataset): string[] {
+  return distinct(ds.runs.filter((r) => !isTraining(r)).map((r) => r.game));
+}
+
 /** Judging counts per exploration episode of a judged run (episode order), with the game range. */
 export function episodeCounts(run: RunData, range: RewardRange | null): Map<number, JudgingCounts> {
   const out = new Map<number, JudgingCounts>();
@@ -81,7 +89,7 @@ export function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<stri
   return out;
 }
 
-/** Sorted distinct values. */
+/** Sorted distinct values (code-unit order: the same on every machine, see compareText). */
 export function distinct(values: Iterable<string>): string[] {
-  return [...new Set(values)].sort((a, b) => a.localeCompare(b));
+  return [...new Set(values)].sort(compareText);
 }

@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { DEFAULT_B } from "../analysis/bootstrap.js";
-import { loadDataset, type Dataset } from "../analysis/dataset.js";
+import { filterModels, loadDataset, type Dataset } from "../analysis/dataset.js";
 import { buildReport } from "../analysis/report.js";
 import { writeReport } from "../analysis/writeReport.js";
 import { LogFormatError } from "../logs/reader.js";
@@ -125,9 +125,11 @@ export async function reportCommand(argv: string[]): Promise<number> {
       process.stderr.write(`s3gym report: --models: unknown model '${unknown[0]}': valid values are ${present.join(", ") || "(none: no runs)"}\n`);
       return 2;
     }
-    const keep = new Set(args.models);
-    ds = { ...ds, runs: ds.runs.filter((r) => keep.has(r.model)) };
   }
+  // --models is a view: the game-level facts (NMAE's reward range, the games --require-complete asks
+  // for) stay those of the whole data set, so a model's numbers do not depend on the selection.
+  const full = ds;
+  if (args.models !== null) ds = filterModels(ds, args.models);
   if (ds.runs.length === 0) {
     process.stderr.write(`s3gym report: no runs found in ${args.data.join(", ")}\n`);
     return 1;
@@ -136,7 +138,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   for (const w of shown) process.stderr.write(`warning: ${w}\n`);
   if (ds.warnings.length > shown.length) process.stderr.write(`warning: ... and ${ds.warnings.length - shown.length} more (see report.json)\n`);
 
-  const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete });
+  const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete, reference: full });
   const files = await writeReport(report, args.out, args.data);
   const c = report.counts;
   process.stdout.write(
