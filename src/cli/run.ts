@@ -212,7 +212,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     for (const e of trainingRuns) {
       checkCheckpointModels(p.dataDir, e.runId, p.training!.checkpoints);
       const settings = { ...p.settings, exploreEpisodes: 0, checkpointEvery: 1 };
-      preflightRun({ dataDir: p.dataDir, entry: e, game: games.get(e.game)!, model: make(p.training!.checkpoints[0]!.model), settings });
+      preflightRun({ dataDir: p.dataDir, entry: e, game: games.get(e.game)!, model: make(p.training!.checkpoints[0]!.model), settings, recordModel: false });
     }
   } catch (e) {
     stderr.write(`s3gym run: ${(e as Error).message}\n`);

@@ -7,7 +7,7 @@
 import type { CallRecord } from "../logs/schema.js";
 import { costUsd } from "./cost.js";
 import type { Price } from "./modelsFile.js";
-import { ModelCallError, type CallIdentity, type CompletionRequest, type CompletionResult, type Model } from "./types.js";
+import { ModelCallError, type CallIdentity, type CompletionRequest, type CompletionResult, type Model, type ResolvedModelInfo } from "./types.js";
 
 /**
  * What was measured for one call: the CallRecord fields that do not come from the identity (spelled
@@ -37,14 +37,18 @@ export function toCallRecord(e: CallEvent): CallRecord {
 export class ObservedModel implements Model {
   readonly spec: string;
   readonly endpointHost: string;
+  readonly resolved?: ResolvedModelInfo;
 
   constructor(
     private readonly inner: Model,
     private readonly onCall: OnCall | undefined,
     private readonly price: Price | null,
+    resolved?: ResolvedModelInfo,
   ) {
     this.spec = inner.spec;
     this.endpointHost = inner.endpointHost;
+    const r = resolved ?? inner.resolved;
+    if (r) this.resolved = r;
   }
 
   async complete(request: CompletionRequest): Promise<CompletionResult> {

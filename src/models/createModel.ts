@@ -203,5 +203,6 @@ export function createModel(spec: string, ctx: ModelContext): Model {
     inner = new LimitedModel(retrying, ctx.limiters.get(resolved.endpointHost, resolved.apiKeyEnv, resolved.concurrency));
     if (ctx.cacheDir) inner = new CachedModel(inner, new ResponseCache(ctx.cacheDir), { endpoint: endpointIdOf(baseUrl), model: resolved.spec.model });
   }
-  return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling), ctx.onCall, resolved.price);
+  const real = resolved.spec.scheme === "builtin" ? `builtin:${resolved.spec.policy}` : `openai:${resolved.spec.model}`;
+  return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling), ctx.onCall, resolved.price, { spec: real, sampling: resolved.sampling });
 }

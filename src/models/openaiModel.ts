@@ -10,6 +10,7 @@
  * `reasoning` (never parsed for actions).
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+import { httpFetch } from "./httpFetch.js";
 import type { MAX_TOKENS_PARAMS } from "./modelsFile.js";
 import { AttemptError, kindOfStatus, parseRetryAfter } from "./retry.js";
 import { countMessageTokens, countTokens, type TokenizerName } from "./tokens.js";
@@ -82,7 +83,32 @@ export function toAttemptError(e: unknown, secret: string | null, nowMs: number)
   }
   // The client parses a JSON content type with response.json(): a corrupt body surfaces as SyntaxError.
   if (e instanceof SyntaxError) return new AttemptError(`response body is not valid JSON: ${scrubSecret(e.message, secret)}`, "bad_response");
+  // A connection lost while the body is read (after the headers: a proxy or server dropping it, a
+  // restart) escapes the client's own classes: fetch's body reader throws `TypeError: terminated`
+  // with the socket error as its cause. That is the network failing, not a bug.
+  const net = networkErrorCode(e);
+  if (net !== null) {
+    const kind = /TIMEOUT/.test(net) || net === "ETIMEDOUT" ? "timeout" : "transport";
+    return new AttemptError(`connection lost while reading the response (${net}): ${scrubSecret((e as Error).message, secret)}`, kind);
+  }
   throw e;
+}
+
+/** Node network errno codes that mean the connection failed (not the request, not our code). */
+const NETWORK_ERRNO = new Set(["ECONNRESET", "ECONNREFUSED", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENETDOWN", "EAI_AGAIN", "ENOTFOUND"]);
+
+/**
+ * The code of a network failure in `e` or its cause chain (undici's `UND_ERR_*`, or an errno code),
+ * or `terminated` for fetch's body-read abort without a coded cause; null when `e` is not one.
+ */
+export function networkErrorCode(e: unknown): string | null {
+  let cur: unknown = e;
+  for (let depth = 0; depth < 5 && cur instanceof Error; depth++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === "string" && (code.startsWith("UND_ERR_") || NETWORK_ERRNO.has(code))) return code;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return e instanceof TypeError && e.message === "terminated" ? "terminated" : null;
 }
 
 interface WireMessage {
@@ -118,7 +144,9 @@ export class OpenAIModel implements Model {
     this.#maxTokensField = maxTokensFieldFor(o.baseUrl, o.maxTokensParam);
     this.#tokenizer = o.tokenizer ?? "o200k";
     this.#timeoutMs = o.timeoutMs;
-    this.#client = new OpenAI({ baseURL: o.baseUrl, apiKey: o.apiKey, maxRetries: 0, timeout: o.timeoutMs, logLevel: "off" });
+    // httpFetch, not the built-in fetch: undici's own 300 s headers timeout would cut every call
+    // longer than 5 minutes whatever --timeout-ms says (see httpFetch.ts).
+    this.#client = new OpenAI({ baseURL: o.baseUrl, apiKey: o.apiKey, maxRetries: 0, timeout: o.timeoutMs, logLevel: "off", fetch: httpFetch });
   }
 
   async complete(request: CompletionRequest): Promise<CompletionResult> {

@@ -64,11 +64,25 @@ export interface CompletionResult {
   retries: number;
 }
 
+/**
+ * What a model name resolved to (createModel): the real spec behind a models-file alias and the
+ * entry's sampling parameters. The run manifest records it and a resumed run must match it, since
+ * the run id comes from the name alone. Never a key, a URL or a header.
+ */
+export interface ResolvedModelInfo {
+  /** `openai:<model id>` or `builtin:<policy>`. */
+  spec: string;
+  /** The models-file entry's sampling (it overrides the runner's per field); {} without one. */
+  sampling: SamplingParams;
+}
+
 export interface Model {
   /** The spec the user wrote, e.g. `openai:gpt-4o-mini`, `builtin:heuristic`. */
   spec: string;
   /** Host (and port) of the endpoint, or `builtin`. Never contains a key. */
   endpointHost: string;
+  /** Set by createModel; absent on hand-built models (tests), which then go unrecorded. */
+  readonly resolved?: ResolvedModelInfo;
   complete(request: CompletionRequest): Promise<CompletionResult>;
 }
 

@@ -52,9 +52,16 @@ export async function runCheckpointList(o: CheckpointListOptions): Promise<RunOu
     router,
     ...(o.events ? { events: o.events } : {}),
     ...(o.now ? { now: o.now } : {}),
-    invocation: { checkpoint_models: o.checkpoints.map((c) => ({ checkpoint: c.checkpoint, model: c.model, endpoint_host: models.get(c.checkpoint)!.endpointHost })) },
+    invocation: {
+      checkpoint_models: o.checkpoints.map((c) => {
+        const m = models.get(c.checkpoint)!;
+        return { checkpoint: c.checkpoint, model: c.model, endpoint_host: m.endpointHost, ...(m.resolved ? { resolved: { spec: m.resolved.spec, sampling: m.resolved.sampling } } : {}) };
+      }),
+    },
     totalEpisodes: o.checkpoints.length * settings.evalEpisodes,
     checkpoints: [...epochs].sort((a, b) => a - b),
+    // Each checkpoint has its own model (recorded above), so no single `config.model`.
+    recordModel: false,
     play: async (run, resume, onCheckpoint) => {
       const records = await Promise.all(
         o.checkpoints.map(async (c) => {

@@ -145,6 +145,8 @@ function memoryState(run: RunContext, restored: readonly MemoryRecord[]): Experi
         tokens_in: result.usage.tokensIn,
         tokens_out: result.usage.tokensOut,
         latency_ms: result.latencyMs,
+        // A summary replayed from the response cache (latency 0) says so, like steps and calls.
+        cached: result.cached,
       });
       run.logs.syncRecords();
       current = next.version;

@@ -43,12 +43,32 @@ export function protocolConfig(run: Pick<RunContext, "settings" | "configs">): R
 }
 
 /**
- * Throws when a rerun would continue a run under a different protocol (mixing two experiments in one
- * directory). Names every differing field.
+ * What the run's model name resolved to (`config.model`): the spec behind a models-file alias and its
+ * sampling. The run id comes from the name alone, so this is what tells two models (or two
+ * temperatures) apart under one alias. Null for a model built by hand (tests): nothing to record.
  */
-export function checkResumable(previous: RunManifest, run: Pick<RunContext, "runId" | "settings" | "configs">): void {
-  const before = (previous.config as { protocol?: Record<string, unknown> }).protocol ?? {};
-  const now = protocolConfig(run);
+export function modelConfig(run: Pick<RunContext, "model">): { spec: string; sampling: Record<string, unknown> } | null {
+  const r = run.model.resolved;
+  return r ? { spec: r.spec, sampling: { ...r.sampling } } : null;
+}
+
+/**
+ * Throws when a rerun would continue a run under a different protocol (mixing two experiments in one
+ * directory). Names every differing field. The model (`config.model`) is compared when both the
+ * manifest and this invocation know it (a manifest from before it was recorded is not refused).
+ */
+export function checkResumable(
+  previous: RunManifest,
+  run: Pick<RunContext, "runId" | "settings" | "configs">,
+  modelNow: ReturnType<typeof modelConfig> = null,
+): void {
+  const before: Record<string, unknown> = { ...((previous.config as { protocol?: Record<string, unknown> }).protocol ?? {}) };
+  const now: Record<string, unknown> = protocolConfig(run);
+  const modelBefore = (previous.config as { model?: unknown }).model;
+  if (modelBefore !== undefined && modelBefore !== null && modelNow !== null) {
+    before.model = modelBefore;
+    now.model = modelNow;
+  }
   const differ = Object.keys({ ...before, ...now }).filter((k) => canonicalJson(before[k]) !== canonicalJson(now[k]));
   if (differ.length > 0) {
     const detail = differ.map((k) => `${k}: ${canonicalJson(before[k])} -> ${canonicalJson(now[k])}`).join("; ");
@@ -64,6 +84,7 @@ export class ManifestWriter {
   private readonly priorWallS: number;
   private readonly startedAt: string;
   private readonly invocations: number;
+  private readonly previousModel: unknown;
 
   constructor(
     private readonly run: RunContext,
@@ -72,11 +93,15 @@ export class ManifestWriter {
     previous: RunManifest | null,
     /** The checkpoints the run evaluates (default: the protocol's list). */
     private readonly checkpoints: number[] = checkpointList(run.settings.exploreEpisodes, run.settings.checkpointEvery),
+    /** Record `config.model` (not for a training run: each checkpoint has its own model, see the invocation). */
+    private readonly recordModel = true,
   ) {
     this.path = join(run.logs.dir, "manifest.json");
     this.priorWallS = previous?.wall_s ?? 0;
     this.startedAt = previous?.started_at ?? run.now().toISOString();
     this.invocations = (typeof previous?.invocations === "number" ? previous.invocations : 0) + 1;
+    // A model built by hand (no resolved spec) must not erase what an earlier invocation recorded.
+    this.previousModel = (previous?.config as { model?: unknown } | undefined)?.model ?? null;
   }
 
   /** Writes the manifest (atomically). `ended`: the run finished in this invocation. */
@@ -96,6 +121,7 @@ export class ManifestWriter {
       reward_visibility: run.settings.rewardVisibility,
       config: {
         protocol: protocolConfig(run),
+        ...(this.recordModel && (modelConfig(run) ?? this.previousModel) ? { model: modelConfig(run) ?? this.previousModel } : {}),
         checkpoints: this.checkpoints,
         sampling: { max_tokens: run.settings.maxNewTokens },
         invocation: this.invocation,

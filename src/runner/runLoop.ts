@@ -25,7 +25,7 @@ import { TokenCounter } from "../pathways/history.js";
 import { resolveConfig, type ProtocolSettings, type RunContext, type RunEvents } from "./context.js";
 import { runEpisode, failureReason } from "./episodeRunner.js";
 import { createExperience, trajectoryFromSteps, type ExperienceSnapshot } from "./experience.js";
-import { checkResumable, ManifestWriter } from "./manifest.js";
+import { checkResumable, ManifestWriter, modelConfig } from "./manifest.js";
 import { acquireRunLock, episodeKey, loadForResume, type ResumeState } from "./resume.js";
 import { RunLogs, runDir } from "./runLogs.js";
 import { checkpointList, totalEpisodes, type MatrixEntry } from "./schedule.js";
@@ -207,6 +207,8 @@ export interface OpenRunOptions {
   totalEpisodes?: number;
   /** The checkpoints recorded in the manifest (default: the protocol's list). */
   checkpoints?: number[];
+  /** Record the resolved model in the manifest and check it on resume (default true; false for a training run's checkpoint list). */
+  recordModel?: boolean;
 }
 
 /** Removes temporary files a kill left behind during an atomic rewrite. */
@@ -215,16 +217,21 @@ function removeStaleTemps(dir: string): void {
 }
 
 /** Checks, before any call, that an existing run directory can be resumed with these settings. */
-export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game" | "model" | "settings">): void {
+export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game" | "model" | "settings" | "recordModel">): void {
   const path = join(runDir(o.dataDir, o.entry.runId), "manifest.json");
   if (!existsSync(path)) return;
   const previous = RunManifest.parse(JSON.parse(readFileSync(path, "utf8")));
   const s = o.settings;
-  checkResumable(previous, {
-    runId: o.entry.runId,
-    settings: s,
-    configs: { explore: resolveConfig(o.game, "explore", s.maxSteps), eval: resolveConfig(o.game, "eval", s.maxSteps) },
-  });
+  checkResumable(
+    previous,
+    {
+      runId: o.entry.runId,
+      settings: s,
+      configs: { explore: resolveConfig(o.game, "explore", s.maxSteps), eval: resolveConfig(o.game, "eval", s.maxSteps) },
+    },
+    // A training run's models are its checkpoints' (checked by checkCheckpointModels), not one model.
+    o.recordModel === false ? null : modelConfig(o),
+  );
 }
 
 function contextFor(
@@ -267,7 +274,7 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
     const events = o.events ?? {};
     const run = contextFor(o, logs, events, o.now ?? (() => new Date()));
     o.router.attach(run.runId, logs);
-    const manifest = new ManifestWriter(run, o.invocation ?? {}, resume.manifest, o.checkpoints);
+    const manifest = new ManifestWriter(run, o.invocation ?? {}, resume.manifest, o.checkpoints, o.recordModel !== false);
     manifest.write("running", false);
     const s = run.settings;
     events.runStarted?.(run.runId, {

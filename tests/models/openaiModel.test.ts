@@ -106,6 +106,44 @@ describe("a server that stalls mid-body", () => {
       await new Promise((r) => srv.close(r));
     }
   });
+  it("a connection dropped after the headers (mid-body) is a transport failure: retried, not a bug", async () => {
+    // undici surfaces this as `TypeError: terminated` from the body read, outside the client's own
+    // error classes; before the fix it escaped as an `internal` error and ended the whole run.
+    const { url: good } = await serve();
+    let n = 0;
+    const srv = createServer((req, res) => {
+      if (n++ === 0) {
+        res.writeHead(200, { "content-type": "application/json", "content-length": "400" });
+        res.write('{"choices": [');
+        setTimeout(() => req.socket.destroy(), 10);
+        return;
+      }
+      // Then behave: forward to the real test server.
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        void fetch(`${good}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) })
+          .then(async (r) => {
+            res.writeHead(r.status, { "content-type": "application/json" });
+            res.end(await r.text());
+          });
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`;
+      const { sleep, waits } = recordingSleep();
+      const r = await new RetryingModel(model(url), { maxRetries: 2, sleep }).complete(request());
+      expect(r.text).toContain("## Strategies to retain");
+      expect(r.retries).toBe(1);
+      expect(waits).toHaveLength(1);
+      n = 0;
+      expect((await attemptError(model(url).complete(request()))).kind).toBe("transport");
+    } finally {
+      srv.closeAllConnections();
+      await new Promise((r) => srv.close(r));
+    }
+  });
 });
 
 describe("retry layer over HTTP", () => {

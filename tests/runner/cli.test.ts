@@ -3,7 +3,7 @@
  * end over HTTP against the OpenAI-compatible test server (all games x {history, memory}), with
  * faults, retries exhausted, and a sentinel API key that must never reach the disk or the output.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -204,6 +204,39 @@ describe("over HTTP against the test server", () => {
     expect(second.code).toBe(0);
     await readCompleteRun(dir, settings, { resumed: true });
   }, 120_000);
+
+  it("the response cache replays a run exactly, marked cached everywhere; --no-cache bypasses it", async () => {
+    const server = await serve();
+    const data = tmp("s3cache-");
+    const g = games.includes("snake") ? "snake" : games[0]!;
+    const argv = ["--models", "openai:s3gym-heuristic", "--games", g, "--pathways", "memory", "--data", data, "--explore-episodes", "2", "--checkpoint-every", "2",
+      "--eval-episodes", "1", "--max-steps", "3", "--base-url", server.url, "--progress", "off"];
+    const dir = join(data, "runs", buildMatrix(["openai:s3gym-heuristic"], [g], ["memory"], 0)[0]!.runId);
+    const read = (f: string) => lines<Record<string, unknown>>(dir, f);
+    const strip = (r: Record<string, unknown>) => {
+      const { latency_ms: _l, cached: _c, ...rest } = r;
+      return JSON.stringify(rest);
+    };
+    const first = await run(argv);
+    collected.push(first.out, first.err);
+    expect(first.code).toBe(0);
+    const calls = server.bodies.length;
+    const [steps, memory] = [read("steps.jsonl"), read("memory.jsonl")];
+    expect(steps.every((s) => s.cached === false)).toBe(true);
+    rmSync(join(data, "runs"), { recursive: true });
+    const second = await run(argv);
+    expect(second.code).toBe(0);
+    expect(server.bodies.length).toBe(calls); // every answer replayed: no request reached the server
+    expect(read("steps.jsonl").map(strip).sort()).toEqual(steps.map(strip).sort());
+    expect(read("steps.jsonl").every((s) => s.cached === true && s.latency_ms === 0)).toBe(true);
+    expect(read("calls.jsonl").every((c) => c.cached === true && c.error === null)).toBe(true);
+    expect(read("memory.jsonl").map(strip)).toEqual(memory.map(strip));
+    expect(read("memory.jsonl").slice(1).every((m) => m.cached === true && m.latency_ms === 0)).toBe(true);
+    rmSync(join(data, "runs"), { recursive: true });
+    expect((await run([...argv, "--no-cache"])).code).toBe(0);
+    expect(server.bodies.length).toBe(2 * calls);
+    expect(read("calls.jsonl").every((c) => c.cached === false)).toBe(true);
+  });
 
   it("an unreachable endpoint fails the run's checkpoints with transport errors (exit 1)", async () => {
     const data = tmp("s3down-");

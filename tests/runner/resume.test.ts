@@ -145,6 +145,32 @@ describe("loadForResume", () => {
     await readCompleteRun(dir, settings, { resumed: true });
   });
 
+  it("records the model behind an alias and its sampling, and refuses to resume under another one", async () => {
+    // run_id comes from the alias: editing the models file between two invocations used to continue
+    // the same run directory with another model (or temperature), mixing two experiments silently.
+    const data = mkdtempSync(join(tmpdir(), "s3alias-"));
+    const file = join(data, "models.json");
+    const write = (spec: string, temperature: number) => writeFileSync(file, JSON.stringify({ models: [{ alias: "pol", spec, sampling: { temperature } }] }));
+    const argv = ["--models", "pol", "--models-file", file, "--games", implementedGames()[0]!, "--pathways", "none", "--data", data,
+      "--explore-episodes", "0", "--eval-episodes", "1", "--max-steps", "2", "--progress", "off"];
+    const io = () => {
+      const err: string[] = [];
+      return { err, deps: { env: {}, stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } } };
+    };
+    write("builtin:heuristic", 0.2);
+    expect(await runCommand(argv, io().deps)).toBe(0);
+    const dir = readdirSync(join(data, "runs"))[0]!;
+    const manifest = JSON.parse(readFileSync(join(data, "runs", dir, "manifest.json"), "utf8"));
+    expect(manifest.config.model).toEqual({ spec: "builtin:heuristic", sampling: { temperature: 0.2 } });
+    expect(await runCommand(argv, io().deps)).toBe(0); // same alias, same model: resumes (nothing left to do)
+    for (const [spec, t] of [["builtin:random", 0.2], ["builtin:heuristic", 0.9]] as const) {
+      write(spec, t);
+      const o = io();
+      expect(await runCommand(argv, o.deps)).toBe(2);
+      expect(o.err.join("")).toMatch(/different protocol \(model: /);
+    }
+  });
+
   it("refuses to continue a run under a different protocol, naming the field", async () => {
     const data = mkdtempSync(join(tmpdir(), "s3res-"));
     const entries = buildMatrix(["builtin:random"], [implementedGames()[0]!], ["none"], 0);

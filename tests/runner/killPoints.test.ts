@@ -1,0 +1,133 @@
+/**
+ * Resume at every kind of kill point, deterministically: a reference run records the order of every
+ * line the writers append (steps, episodes, checkpoints, memory, calls, interleaved as the
+ * concurrent episodes wrote them); a "kill" after the k-th line is that prefix of every file (plus,
+ * every other time, half of line k+1: a torn write), a stale lock of a dead process and a stale
+ * manifest temp file. The rerun must give the reference's records exactly: each step once, the same
+ * experience at every step (the model's answers carry a hash of their whole prompt, so a checkpoint
+ * re-run with the wrong history or memory version shows up in the records), for none, history,
+ * memory and a training checkpoint list.
+ */
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { getGame } from "../../src/games/registry.js";
+import { JsonlWriter } from "../../src/logs/writer.js";
+import type { CompletionRequest, Model } from "../../src/models/types.js";
+import { runCheckpointList } from "../../src/runner/evalList.js";
+import { runMatrix, type RunOutcome } from "../../src/runner/runLoop.js";
+import { buildMatrix } from "../../src/runner/schedule.js";
+import { factory, implementedGames, small } from "./helpers.js";
+
+/**
+ * Prefixes every answer with a hash of the whole prompt: the records then pin the exact context.
+ * Evaluation calls are a little slower, as when the endpoint's limiter serves exploration first, so
+ * exploration runs ahead of the checkpoints: many kill points fall where a checkpoint's episodes
+ * are unfinished while later memory versions and History blocks are already on disk.
+ */
+class PromptHashing implements Model {
+  constructor(private readonly inner: Model) {}
+  get spec() {
+    return this.inner.spec;
+  }
+  get endpointHost() {
+    return this.inner.endpointHost;
+  }
+  async complete(r: CompletionRequest) {
+    if (r.identity.phase === "eval") await new Promise((resolve) => setTimeout(resolve, 2));
+    const res = await this.inner.complete(r);
+    return { ...res, text: `#${createHash("sha256").update(JSON.stringify(r.messages)).digest("hex").slice(0, 12)}\n${res.text}` };
+  }
+}
+const make = factory((_n, m) => new PromptHashing(m));
+
+const FILES = ["steps.jsonl", "episodes.jsonl", "checkpoints.jsonl", "memory.jsonl"];
+const VOLATILE = ["latency_ms", "cached", "started_at", "ended_at"];
+
+/** Every record of every run, timing aside, sorted: what must survive any kill. */
+function records(data: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const run of readdirSync(join(data, "runs")))
+    for (const f of FILES) {
+      const p = join(data, "runs", run, f);
+      if (!existsSync(p)) continue;
+      out[`${run}/${f}`] = readFileSync(p, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => {
+          const o = JSON.parse(l) as Record<string, unknown>;
+          for (const k of VOLATILE) delete o[k];
+          return JSON.stringify(o);
+        })
+        .sort();
+    }
+  return out;
+}
+
+/** A pid no process has now. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ["-e", ""]).pid!;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+async function everyKillPoint(play: (data: string) => Promise<RunOutcome[]>, runIds: string[], stride: number) {
+  const spy = vi.spyOn(JsonlWriter.prototype, "append");
+  const reference = mkdtempSync(join(tmpdir(), "s3kp-ref-"));
+  expect((await play(reference)).every((o) => o.status === "complete")).toBe(true);
+  const events = spy.mock.calls.map((args, i) => {
+    const path = (spy.mock.contexts[i] as unknown as { path: string }).path;
+    return { run: basename(dirname(path)), file: basename(path), line: JSON.stringify(args[0]) };
+  });
+  spy.mockRestore();
+  const want = records(reference);
+  expect(events.length).toBeGreaterThan(20);
+  const dead = deadPid();
+  const points = [...Array.from({ length: Math.ceil(events.length / stride) }, (_, i) => i * stride), events.length - 1];
+  for (const [i, k] of points.entries()) {
+    const torn = i % 2 === 1;
+    const data = mkdtempSync(join(tmpdir(), "s3kp-"));
+    for (const id of runIds) {
+      const dir = join(data, "runs", id);
+      mkdirSync(dir, { recursive: true });
+      const m = JSON.parse(readFileSync(join(reference, "runs", id, "manifest.json"), "utf8")) as Record<string, unknown>;
+      writeFileSync(join(dir, "manifest.json"), JSON.stringify({ ...m, status: "running", ended_at: null }));
+      writeFileSync(join(dir, ".manifest.json.tmp-999999"), '{"run_id": "half a manif');
+      writeFileSync(join(dir, ".lock"), `${dead}\n`);
+    }
+    for (const e of events.slice(0, k)) appendFileSync(join(data, "runs", e.run, e.file), `${e.line}\n`);
+    if (torn) appendFileSync(join(data, "runs", events[k]!.run, events[k]!.file), events[k]!.line.slice(0, events[k]!.line.length >> 1));
+    const outcomes = await play(data);
+    expect(outcomes.map((o) => [o.runId, o.status, o.error]), `killed after line ${k}${torn ? " (+ torn)" : ""}`).toEqual(runIds.map((id) => [id, "complete", null]));
+    expect(records(data), `killed after line ${k}${torn ? " (+ torn)" : ""}`).toEqual(want);
+    for (const id of runIds) expect(readdirSync(join(data, "runs", id)).filter((f) => f.startsWith("."))).toEqual([]);
+  }
+}
+
+describe("a kill after any line, then a rerun, gives the uninterrupted run's records", () => {
+  const game = implementedGames().includes("snake") ? "snake" : implementedGames()[0]!;
+
+  it("none, history and memory (checkpoint evaluations overlapping later exploration)", async () => {
+    const settings = small({ exploreEpisodes: 3, checkpointEvery: 1, evalEpisodes: 2, maxSteps: 3 });
+    const entries = buildMatrix(["builtin:heuristic"], [game], ["none", "history", "memory"], 0);
+    await everyKillPoint((data) => runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: make }), entries.map((e) => e.runId), 9);
+  }, 60_000);
+
+  it("a training checkpoint list", async () => {
+    const settings = small({ evalEpisodes: 2, maxSteps: 3 });
+    const checkpoints = [0, 1, 2].map((c) => ({ checkpoint: c, model: c === 0 ? "builtin:random" : "builtin:heuristic" }));
+    let id = "";
+    const play = async (data: string) => {
+      const o = await runCheckpointList({ dataDir: data, modelName: "toy-sft", game: getGame(game), settings, checkpoints, createModel: make });
+      id = o.runId;
+      return [o];
+    };
+    await play(mkdtempSync(join(tmpdir(), "s3kp-id-")));
+    await everyKillPoint(play, [id], 3);
+  }, 60_000);
+});
