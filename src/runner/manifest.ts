@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { canonicalJson } from "../models/canonicalJson.js";
 import { RunManifest } from "../logs/schema.js";
 import { writeJsonAtomic } from "../logs/writer.js";
-import type { RunContext } from "./context.js";
+import type { ProtocolSettings, RunContext } from "./context.js";
 import { checkpointList } from "./schedule.js";
 
 let kitVersion: string | null = null;
@@ -25,9 +25,8 @@ export function getKitVersion(): string {
   return kitVersion;
 }
 
-/** The part of the config that decides what the episodes are: it must not change on resume. */
-export function protocolConfig(run: Pick<RunContext, "settings" | "configs">): Record<string, unknown> {
-  const s = run.settings;
+/** The protocol numbers as recorded on disk (manifests, the train-loop state), snake_case. */
+export function settingsRecord(s: ProtocolSettings): Record<string, unknown> {
   return {
     explore_episodes: s.exploreEpisodes,
     checkpoint_every: s.checkpointEvery,
@@ -38,8 +37,12 @@ export function protocolConfig(run: Pick<RunContext, "settings" | "configs">): R
     tokenizer: s.tokenizer,
     reward_visibility: s.rewardVisibility,
     run_seed: s.runSeed,
-    game_configs: { explore: run.configs.explore.config, eval: run.configs.eval.config },
   };
+}
+
+/** The part of the config that decides what the episodes are: it must not change on resume. */
+export function protocolConfig(run: Pick<RunContext, "settings" | "configs">): Record<string, unknown> {
+  return { ...settingsRecord(run.settings), game_configs: { explore: run.configs.explore.config, eval: run.configs.eval.config } };
 }
 
 /**

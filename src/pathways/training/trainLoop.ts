@@ -42,6 +42,7 @@ import type { Model } from "../../models/types.js";
 import type { ProtocolSettings, RunEvents } from "../../runner/context.js";
 import { runCheckpointList } from "../../runner/evalList.js";
 import { acquireRunLock, readRunFile } from "../../runner/resume.js";
+import { settingsRecord } from "../../runner/manifest.js";
 import { runId } from "../../runner/runId.js";
 import { runDir } from "../../runner/runLogs.js";
 import type { LowScoreMode, SftCounts } from "./buildSft.js";
@@ -144,21 +145,13 @@ export function substituteCommand(template: string, values: Partial<Record<keyof
 }
 
 function identityOf(o: TrainLoopOptions): Pick<LoopState, "label" | "base_model" | "games" | "protocol" | "sft"> {
-  const s = o.settings;
+  // The loop has no protocol-loop checkpoints, so checkpoint_every is not part of its identity.
+  const { checkpoint_every: _unused, ...protocol } = settingsRecord(o.settings);
   return {
     label: o.label,
     base_model: o.baseModel,
     games: [...o.games.map((g) => g.name)].sort(),
-    protocol: {
-      explore_episodes: s.exploreEpisodes,
-      eval_episodes: s.evalEpisodes,
-      max_steps: s.maxSteps,
-      context_tokens: s.contextTokens,
-      max_new_tokens: s.maxNewTokens,
-      tokenizer: s.tokenizer,
-      reward_visibility: s.rewardVisibility,
-      run_seed: s.runSeed,
-    },
+    protocol,
     sft: { threshold: o.sft.threshold, low_score: o.sft.lowScore, format: o.sft.format, correct_model: o.sft.correctModel, mask_earlier_answers: o.sft.maskEarlierAnswers },
   };
 }
