@@ -12,7 +12,7 @@
  */
 import { mkdir, writeFile, appendFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Rng } from "../games/rng.js";
+import { Rng } from "../util/rng.js";
 
 /** What to generate. Defaults give one paper-scale matrix minus the training runs. */
 export interface SyntheticOptions {

@@ -33,7 +33,7 @@ import { mkdir } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkJupyter, executeNotebook, formatJupyterProblems, type JupyterSetup } from "../notebooks/jupyter.js";
+import { checkJupyter, executeNotebook, formatJupyterProblems, type JupyterSetup } from "../report/notebooks/jupyter.js";
 import { HelpRequested, nonNegativeInt, parseFlags, UsageError } from "./args.js";
 
 export const REPRODUCE_USAGE = [

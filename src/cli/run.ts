@@ -9,8 +9,9 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Game } from "../games/types.js";
-import { createModel, createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
-import { checkCheckpointModels, checkpointsFromSpecs, parseCheckpointList, parseCheckpointsFile, type CheckpointSpec } from "../pathways/training/checkpoints.js";
+import { createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
+import { createModel } from "../runner/createModel.js";
+import { checkCheckpointModels, checkpointsFromSpecs, parseCheckpointList, parseCheckpointsFile, type CheckpointSpec } from "../training/checkpoints.js";
 import { runCheckpointList } from "../runner/evalList.js";
 import { runId } from "../runner/runId.js";
 import { RUN_PATHWAYS, type ProtocolSettings } from "../runner/context.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Rng, rngStateFromKey } from "./rng.js";
+import { Rng, rngStateFromKey } from "../util/rng.js";
 import { RESPONSE_CONTRACT, rulesTitle } from "./responseContract.js";
 import type { BaseConfig, EpisodeState, Game, GameRules, PolicyContext, StepResult } from "./types.js";
 import { GAME_NAMES } from "./types.js";

@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { canonicalJson } from "./canonicalJson.js";
+import { canonicalJson } from "../util/canonicalJson.js";
 import type { CallIdentity, ChatMessage, CompletionRequest, CompletionResult, Model, SamplingParams } from "./types.js";
 
 export interface CacheKeyInput {

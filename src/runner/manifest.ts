@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { canonicalJson } from "../models/canonicalJson.js";
+import { canonicalJson } from "../util/canonicalJson.js";
 import { RunManifest } from "../logs/schema.js";
 import { writeJsonAtomic } from "../logs/writer.js";
 import type { ProtocolSettings, RunContext } from "./context.js";

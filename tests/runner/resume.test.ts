@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "../../src/cli/run.js";
 import { getGame } from "../../src/games/registry.js";
-import { startServer, type RunningServer } from "../../src/models/server.js";
+import { startServer, type RunningServer } from "../../src/builtin/server.js";
 import { loadForResume } from "../../src/runner/resume.js";
 import { runDir } from "../../src/runner/runLogs.js";
 import { runMatrix } from "../../src/runner/runLoop.js";

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runDir } from "../../runner/runLogs.js";
+import { runDir } from "../runner/runLogs.js";
 
 export interface CheckpointSpec {
   checkpoint: number;

@@ -1,5 +1,5 @@
 /**
- * The headless renderer (`src/figures/render.ts`) behind lazy imports, for the library entry: vega's
+ * The headless renderer (`src/report/figures/render.ts`) behind lazy imports, for the library entry: vega's
  * node build has a top-level await, so a module that imports it statically cannot be `require()`d,
  * and tslab loads the kit into a notebook with `require()`.
  */

@@ -5,9 +5,9 @@ import { buildStepMessages, type EarlierTurn } from "../../src/agent/stepPrompt.
 import { renderTrajectory, type Trajectory } from "../../src/agent/trajectoryText.js";
 import { serveCommand } from "../../src/cli/serve.js";
 import { GAMES } from "../../src/games/registry.js";
-import { forEachCountingSegment, startServer, UsageCounter, type RunningServer, type ServerOptions } from "../../src/models/server.js";
+import { forEachCountingSegment, startServer, UsageCounter, type RunningServer, type ServerOptions } from "../../src/builtin/server.js";
 import { countMessageTokens, countTokens } from "../../src/models/tokens.js";
-import { SENTINEL_KEY, summaryMessages } from "./helpers.js";
+import { SENTINEL_KEY, summaryMessages } from "../models/helpers.js";
 
 let server: RunningServer | null = null;
 afterEach(async () => {

@@ -9,7 +9,7 @@ import { messagesToPolicyContext } from "../agent/stepPrompt.js";
 import { oracleDecision, textPolicyDecision, type PolicyName, type TextPolicyName } from "../games/policies.js";
 import { getGame } from "../games/registry.js";
 import { parseRulesTitle } from "../games/responseContract.js";
-import type { ChatMessage, CompletionRequest, CompletionResult, Model } from "./types.js";
+import type { ChatMessage, CompletionRequest, CompletionResult, Model } from "../models/types.js";
 
 /** The reply a built-in policy gives: a one-line rationale, then the contract's two lines. */
 export function formatPolicyReply(policy: string, action: string, selfScore: number): string {

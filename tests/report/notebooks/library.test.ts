@@ -8,15 +8,15 @@ import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildReport, type Report } from "../../src/analysis/report.js";
-import { loadDataset } from "../../src/analysis/dataset.js";
-import { writeSyntheticData } from "../../src/analysis/synthetic.js";
-import { markdownOf, reportFigures, saveFigure, writeReport, writeTables } from "../../src/analysis/writeReport.js";
-import { columnsHtml, escapeHtml, frameHtml, tableHtml } from "../../src/notebooks/html.js";
-import { kitRoot, notebookSettings } from "../../src/notebooks/settings.js";
-import { tempDir } from "../analysis/helpers.js";
+import { buildReport, type Report } from "../../../src/analysis/report.js";
+import { loadDataset } from "../../../src/analysis/dataset.js";
+import { writeSyntheticData } from "../../../src/analysis/synthetic.js";
+import { markdownOf, reportFigures, saveFigure, writeReport, writeTables } from "../../../src/report/writeReport.js";
+import { columnsHtml, escapeHtml, frameHtml, tableHtml } from "../../../src/report/notebooks/html.js";
+import { kitRoot, notebookSettings } from "../../../src/report/notebooks/settings.js";
+import { tempDir } from "../../analysis/helpers.js";
 
-const ROOT = join(import.meta.dirname, "..", "..");
+const ROOT = join(import.meta.dirname, "..", "..", "..");
 
 let report: Report;
 let data: string;
@@ -130,7 +130,7 @@ describe("the library entry tslab loads with require()", () => {
       }
     };
     visit(join(ROOT, "src", "index.ts"));
-    expect(seen.has(join(ROOT, "src", "figures", "render.ts"))).toBe(false);
+    expect(seen.has(join(ROOT, "src", "report", "figures", "render.ts"))).toBe(false);
     expect([...external].filter((m) => /^vega($|-)|resvg/.test(m))).toEqual([]);
   });
 

@@ -6,15 +6,15 @@
  * The logs are an ordinary run directory (pathway `training`, phase `explore`, checkpoint null), which
  * BuildSFT reads like any other run; the run resumes like any other (done episodes are skipped).
  */
-import type { Game } from "../../games/types.js";
-import type { OnCall } from "../../models/callLog.js";
-import type { Model } from "../../models/types.js";
-import type { ProtocolSettings, RunEvents } from "../../runner/context.js";
-import { runEpisode } from "../../runner/episodeRunner.js";
-import type { ExperienceSnapshot } from "../../runner/experience.js";
-import { episodeKey } from "../../runner/resume.js";
-import { runId } from "../../runner/runId.js";
-import { CallRouter, executeRun, preflightRun, type RunOutcome } from "../../runner/runLoop.js";
+import type { Game } from "../games/types.js";
+import type { OnCall } from "../models/callLog.js";
+import type { Model } from "../models/types.js";
+import type { ProtocolSettings, RunEvents } from "../runner/context.js";
+import { runEpisode } from "../runner/episodeRunner.js";
+import type { ExperienceSnapshot } from "../runner/experience.js";
+import { episodeKey } from "../runner/resume.js";
+import { runId } from "../runner/runId.js";
+import { CallRouter, executeRun, preflightRun, type RunOutcome } from "../runner/runLoop.js";
 
 export interface ExplorationOptions {
   dataDir: string;

@@ -15,12 +15,12 @@
  * replay checks each observation against the logged one; a mismatch (logs of another game version)
  * drops the step rather than judging legality on the wrong board.
  */
-import { parseResponse } from "../../agent/parseResponse.js";
-import { EMPTY_REPLY } from "../../agent/stepPrompt.js";
-import { CONTRACT_REMINDER } from "../../games/responseContract.js";
-import type { EpisodeState, Game } from "../../games/types.js";
-import type { StepRecord } from "../../logs/schema.js";
-import type { ChatMessage, CompletionResult, Model } from "../../models/types.js";
+import { parseResponse } from "../agent/parseResponse.js";
+import { EMPTY_REPLY } from "../agent/stepPrompt.js";
+import { CONTRACT_REMINDER } from "../games/responseContract.js";
+import type { EpisodeState, Game } from "../games/types.js";
+import type { StepRecord } from "../logs/schema.js";
+import type { ChatMessage, CompletionResult, Model } from "../models/types.js";
 
 /** The user turn that asks for a correction. Carries the model's own action and self-score only. */
 export function correctionTurn(o: { action: string; selfScore: number; threshold: number; observation: string }): string {

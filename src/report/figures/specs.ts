@@ -3,10 +3,10 @@
  * notebook can draw the same figure from the same rows. Specs embed their data inline.
  */
 import type { TopLevelSpec } from "vega-lite";
-import type { CurveSeries, TrainingSeries } from "../analysis/curveTables.js";
-import type { BlockRow } from "../analysis/couplingTables.js";
-import type { RewardRange } from "../analysis/judging.js";
-import type { CalibrationBin } from "../analysis/judgingTables.js";
+import type { CurveSeries, TrainingSeries } from "../../analysis/curveTables.js";
+import type { BlockRow } from "../../analysis/couplingTables.js";
+import type { RewardRange } from "../../analysis/judging.js";
+import type { CalibrationBin } from "../../analysis/judgingTables.js";
 
 /** Fixed pathway colours, so History and Memory keep their colour in every figure. */
 const PATHWAY_COLOR: Record<string, string> = { history: "#4c78a8", memory: "#f58518", none: "#9d9d9d" };

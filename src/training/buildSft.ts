@@ -24,10 +24,10 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { getGame, isGameName } from "../../games/registry.js";
-import type { StepRecord } from "../../logs/schema.js";
-import type { ChatMessage, Model } from "../../models/types.js";
-import { loadRunLogs, rebuildStepMessages, type RunLogData } from "../../runner/replay.js";
+import { getGame, isGameName } from "../games/registry.js";
+import type { StepRecord } from "../logs/schema.js";
+import type { ChatMessage, Model } from "../models/types.js";
+import { loadRunLogs, rebuildStepMessages, type RunLogData } from "../runner/replay.js";
 import { CORRECTION_FAILURES, correctStep, type CorrectionFailure, type CorrectionOutcome } from "./correction.js";
 import { toSftExample, type SftFormat } from "./sftFormat.js";
 

@@ -7,17 +7,18 @@
  * Nothing written under `tables/` or into a figure depends on the time or on where the data lives:
  * rerunning on the same logs gives the same bytes. Only `report.json` names its inputs.
  *
- * The renderer (`src/figures/render.ts`) is imported lazily: vega's node build has a top-level
+ * The renderer (`src/report/figures/render.ts`) is imported lazily: vega's node build has a top-level
  * await, and a module graph with one cannot be `require()`d, which is how tslab (CommonJS) loads the
  * kit into a notebook. Keep every static import of this module free of vega.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { TopLevelSpec } from "vega-lite";
-import { calibrationSpec, couplingSpec, curvesSpec, trainingSpec } from "../figures/specs.js";
-import type { MainResultsRow } from "./curveTables.js";
-import type { Report, ReportTables } from "./report.js";
-import { toCsv, toMarkdown, type Table } from "./table.js";
+import { calibrationSpec, couplingSpec, curvesSpec, trainingSpec } from "./figures/specs.js";
+import type { MainResultsRow } from "../analysis/curveTables.js";
+import type { Report, ReportTables } from "../analysis/report.js";
+import type { Table } from "../analysis/table.js";
+import { toCsv, toMarkdown } from "./tables.js";
 
 /** The table names (`<out>/tables/<name>.csv|.md`) in the order `report` writes them. */
 export type TableName = keyof ReportTables;
@@ -65,8 +66,8 @@ export async function writeTables(report: Report, outDir: string, names?: readon
 }
 
 /** The renderer, loaded on first use (see the note at the top). */
-function renderer(): Promise<typeof import("../figures/render.js")> {
-  return import("../figures/render.js");
+function renderer(): Promise<typeof import("./figures/render.js")> {
+  return import("./figures/render.js");
 }
 
 /** The report's figures of the given groups (default all), in the order `report` writes them. */

@@ -3,9 +3,10 @@
  * cell text as its Markdown (`fmtEstimate`: `0.547 [0.412, 0.690]`, 3 decimals, missing = empty) and
  * the same notes; plain columns and danfojs frames render as a simple, bounded table.
  */
-import { cellLabel } from "../analysis/writeReport.js";
-import { displayCell, fmt3, type Table } from "../analysis/table.js";
-import type { Columns } from "../analysis/frames.js";
+import { cellLabel } from "../writeReport.js";
+import type { Table } from "../../analysis/table.js";
+import { displayCell, fmt3 } from "../tables.js";
+import type { Columns } from "../../analysis/frames.js";
 
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(s: string): string {

@@ -6,8 +6,8 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { z } from "zod";
-import { countMessageTokens } from "../../models/tokens.js";
-import type { ChatMessage } from "../../models/types.js";
+import { countMessageTokens } from "../models/tokens.js";
+import type { ChatMessage } from "../models/types.js";
 
 export const SFT_FORMATS = ["openai-chat", "sharegpt"] as const;
 export type SftFormat = (typeof SFT_FORMATS)[number];

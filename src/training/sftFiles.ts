@@ -9,9 +9,9 @@
  */
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import type { CallRecord } from "../../logs/schema.js";
-import { writeFileAtomic } from "../../logs/writer.js";
-import { getKitVersion } from "../../runner/manifest.js";
+import type { CallRecord } from "../logs/schema.js";
+import { writeFileAtomic } from "../logs/writer.js";
+import { getKitVersion } from "../runner/manifest.js";
 import { buildSft, type BuildSftOptions, type BuildSftResult } from "./buildSft.js";
 
 export interface SftPaths {

@@ -8,12 +8,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { writeSyntheticData } from "../../src/analysis/synthetic.js";
-import { reportCommand } from "../../src/cli/report.js";
-import { checkJupyter, executeNotebook } from "../../src/notebooks/jupyter.js";
-import { tempDir } from "../analysis/helpers.js";
+import { writeSyntheticData } from "../../../src/analysis/synthetic.js";
+import { reportCommand } from "../../../src/cli/report.js";
+import { checkJupyter, executeNotebook } from "../../../src/report/notebooks/jupyter.js";
+import { tempDir } from "../../analysis/helpers.js";
 
-const ROOT = join(import.meta.dirname, "..", "..");
+const ROOT = join(import.meta.dirname, "..", "..", "..");
 
 /** Source files the notebooks' imports compile from, whose dist/ output is missing or older. */
 function staleBuild(): string[] {

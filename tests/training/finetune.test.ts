@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { runFineTune } from "../../src/pathways/training/fineTuneJob.js";
-import { validateSftFile } from "../../src/pathways/training/sftFormat.js";
+import { runFineTune } from "../../src/training/fineTuneJob.js";
+import { validateSftFile } from "../../src/training/sftFormat.js";
 import { startFakeFineTuneServer, type FakeFineTuneServer } from "../helpers/fakeFineTuneServer.js";
 
 const SENTINEL = "sk-SENTINEL-finetune-0123456789";

@@ -10,11 +10,11 @@ import { describe, expect, it } from "vitest";
 import { buildSftCommand } from "../../src/cli/buildSft.js";
 import { getGame } from "../../src/games/registry.js";
 import { CONTRACT_REMINDER } from "../../src/games/responseContract.js";
-import { BuiltinModel } from "../../src/models/builtinModel.js";
+import { BuiltinModel } from "../../src/builtin/builtinModel.js";
 import type { CompletionRequest, CompletionResult, Model } from "../../src/models/types.js";
-import { answerText, buildSft, type SftExample } from "../../src/pathways/training/buildSft.js";
-import { replayToStep } from "../../src/pathways/training/correction.js";
-import { validateSftFile } from "../../src/pathways/training/sftFormat.js";
+import { answerText, buildSft, type SftExample } from "../../src/training/buildSft.js";
+import { replayToStep } from "../../src/training/correction.js";
+import { validateSftFile } from "../../src/training/sftFormat.js";
 import { resolveConfig } from "../../src/runner/context.js";
 import { playChosen, writeHandRun, type HandStep } from "../helpers/handLogs.js";
 

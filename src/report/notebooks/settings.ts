@@ -15,7 +15,7 @@
 import { existsSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_B } from "../analysis/bootstrap.js";
+import { DEFAULT_B } from "../../analysis/bootstrap.js";
 
 export interface NotebookSettings {
   /** Absolute data directories (shards merged by the loader). */
@@ -30,9 +30,9 @@ export interface NotebookSettings {
   root: string;
 }
 
-/** The kit's root: two folders above this compiled module (`<root>/dist/notebooks/settings.js`). */
+/** The kit's root: three folders above this compiled module (`<root>/dist/report/notebooks/settings.js`). */
 export function kitRoot(): string {
-  return resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+  return resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 }
 
 function intFrom(name: string, raw: string | undefined, dflt: number, min: number): number {

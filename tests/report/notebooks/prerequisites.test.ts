@@ -6,10 +6,10 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { matrixArgs, PAPER_SCHEDULE, QUICK_SCHEDULE, reproduceCommand } from "../../src/cli/reproduce.js";
-import { checkJupyter, formatJupyterProblems, INSTALL_HINTS, pythonCandidates } from "../../src/notebooks/jupyter.js";
+import { matrixArgs, PAPER_SCHEDULE, QUICK_SCHEDULE, reproduceCommand } from "../../../src/cli/reproduce.js";
+import { checkJupyter, formatJupyterProblems, INSTALL_HINTS, pythonCandidates } from "../../../src/report/notebooks/jupyter.js";
 
-const ROOT = join(import.meta.dirname, "..", "..");
+const ROOT = join(import.meta.dirname, "..", "..", "..");
 const NO_JUPYTER = { S3GYM_PYTHON: "/nonexistent/bin/python3", PATH: "/nonexistent/bin" };
 
 describe("checkJupyter", () => {

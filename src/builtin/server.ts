@@ -14,10 +14,10 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { TEXT_POLICY_NAMES, type TextPolicyName } from "../games/policies.js";
-import { Rng } from "../games/rng.js";
+import { Rng } from "../util/rng.js";
 import { answerWithTextPolicy } from "./builtinModel.js";
-import { countTokens, MESSAGE_OVERHEAD_TOKENS } from "./tokens.js";
-import type { ChatMessage } from "./types.js";
+import { countTokens, MESSAGE_OVERHEAD_TOKENS } from "../models/tokens.js";
+import type { ChatMessage } from "../models/types.js";
 
 export const FAULT_KINDS = ["429", "500", "timeout", "garbage", "empty"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
