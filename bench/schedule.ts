@@ -32,7 +32,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { runCommand } from "../src/cli/run.js";
 import { startServer } from "../src/builtin/server.js";
-import { readRunFile } from "../src/runner/resume.js";
+import { readRunFile } from "../src/logs/reader.js";
 import { CallRecord, EpisodeRecord } from "../src/logs/schema.js";
 
 const { values: v } = parseArgs({

@@ -17,6 +17,7 @@ import { writeSftFiles } from "../training/sftFiles.js";
 import { SFT_FORMATS } from "../training/sftFormat.js";
 import { HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
 import { atLeast, ENDPOINT_FLAGS, modelContextFromFlags } from "./sharedFlags.js";
+import { manifestPath } from "../logs/runDir.js";
 
 export const BUILD_SFT_USAGE = [
   "s3gym build-sft --data DIR [--data DIR ...] --out FILE.jsonl [--games all|g1,g2] [--models a,b] [--pathways p1,p2]",
@@ -68,7 +69,7 @@ function correctionSpecs(data: string[], filter: { games: string[] | null; model
   if (given !== null) return [given];
   const specs = new Set<string>();
   for (const dir of findRunDirs(data)) {
-    const path = join(dir, "manifest.json");
+    const path = manifestPath(dir);
     if (!existsSync(path)) continue;
     const m = JSON.parse(readFileSync(path, "utf8")) as { model?: string; game?: string; pathway?: string };
     if (!m.model || (filter.games && !filter.games.includes(m.game ?? "")) || (filter.models && !filter.models.includes(m.model)) || (filter.pathways && !filter.pathways.includes(m.pathway ?? ""))) continue;

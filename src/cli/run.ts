@@ -19,7 +19,7 @@ import { Progress, type ProgressMode, type ProgressStream } from "../runner/prog
 import { preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } from "../runner/schedule.js";
 import { summarizeCalls } from "../runner/usage.js";
-import { runDir } from "../runner/runLogs.js";
+import { runDir } from "../logs/runDir.js";
 import { HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags } from "./sharedFlags.js";
 

@@ -30,6 +30,7 @@ import type { ChatMessage, Model } from "../models/types.js";
 import { loadRunLogs, rebuildStepMessages, type RunLogData } from "../runner/replay.js";
 import { CORRECTION_FAILURES, correctStep, type CorrectionFailure, type CorrectionOutcome } from "./correction.js";
 import { toSftExample, type SftFormat } from "./sftFormat.js";
+import { isRunDir, manifestPath, runsDir } from "../logs/runDir.js";
 
 export const LOW_SCORE_MODES = ["drop", "correct"] as const;
 export type LowScoreMode = (typeof LOW_SCORE_MODES)[number];
@@ -173,11 +174,11 @@ export function findRunDirs(data: readonly string[]): string[] {
   const out: string[] = [];
   for (const d of data) {
     const dir = resolve(d);
-    if (existsSync(join(dir, "steps.jsonl")) || existsSync(join(dir, "manifest.json"))) {
+    if (isRunDir(dir)) {
       out.push(dir);
       continue;
     }
-    const runs = join(dir, "runs");
+    const runs = runsDir(dir);
     if (!existsSync(runs)) throw new Error(`${d}: no runs/ directory (expected a data directory holding runs/<run_id>/, or a run directory)`);
     for (const name of readdirSync(runs, { withFileTypes: true })) if (name.isDirectory()) out.push(join(runs, name.name));
   }
@@ -237,7 +238,7 @@ export async function buildSft(o: BuildSftOptions, sink: (ex: SftExample) => voi
   const mask = o.maskEarlierAnswers ?? true;
 
   for (const dir of findRunDirs(o.data)) {
-    if (!existsSync(join(dir, "manifest.json"))) {
+    if (!existsSync(manifestPath(dir))) {
       skipped.push({ dir, reason: "no manifest.json: the prompts cannot be rebuilt without the run's protocol and game configs" });
       warn(`${dir}: skipped (no manifest.json)`);
       continue;

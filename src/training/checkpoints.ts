@@ -4,8 +4,7 @@
  * line; blank lines and `#` comments skipped).
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { runDir } from "../runner/runLogs.js";
+import { manifestPath, runDir } from "../logs/runDir.js";
 
 export interface CheckpointSpec {
   checkpoint: number;
@@ -42,7 +41,7 @@ export function parseCheckpointsFile(text: string): string[] {
  * manifest's `config.invocation.checkpoint_models` (what the last invocation evaluated).
  */
 export function checkCheckpointModels(dataDir: string, runId: string, checkpoints: readonly CheckpointSpec[]): void {
-  const path = join(runDir(dataDir, runId), "manifest.json");
+  const path = manifestPath(runDir(dataDir, runId));
   if (!existsSync(path)) return;
   let recorded: Array<{ checkpoint: number; model: string }> = [];
   try {

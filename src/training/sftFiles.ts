@@ -7,10 +7,10 @@
  * accepts it; what is a correction is recorded in the sidecars. Each file is written to a temporary
  * name and renamed, so a crash never leaves half a training set under the final name.
  */
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { existsSync, unlinkSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import type { CallRecord } from "../logs/schema.js";
-import { writeFileAtomic } from "../logs/writer.js";
+import { AtomicLineFile, writeFileAtomic } from "../util/atomicWrite.js";
 import { getKitVersion } from "../runner/manifest.js";
 import { buildSft, type BuildSftOptions, type BuildSftResult } from "./buildSft.js";
 
@@ -24,33 +24,6 @@ export interface SftPaths {
 export function sftPaths(out: string): SftPaths {
   const jsonl = resolve(out);
   return { jsonl, meta: `${jsonl}.meta.json`, sources: `${jsonl}.sources.jsonl`, calls: `${jsonl}.calls.jsonl` };
-}
-
-class LineFile {
-  private fd: number;
-  readonly tmp: string;
-  constructor(readonly path: string) {
-    this.tmp = `${path}.tmp-${process.pid}`;
-    this.fd = openSync(this.tmp, "w");
-  }
-  write(line: string): void {
-    const buf = Buffer.from(`${line}\n`, "utf8");
-    let off = 0;
-    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
-  }
-  commit(): void {
-    fsyncSync(this.fd);
-    closeSync(this.fd);
-    renameSync(this.tmp, this.path);
-  }
-  abort(): void {
-    try {
-      closeSync(this.fd);
-    } catch {
-      // already closed
-    }
-    if (existsSync(this.tmp)) unlinkSync(this.tmp);
-  }
 }
 
 export interface WriteSftOptions extends BuildSftOptions {
@@ -67,8 +40,8 @@ export interface WriteSftResult extends BuildSftResult {
 /** Builds the SFT set from the logs and writes the JSONL and its sidecars. */
 export async function writeSftFiles(o: WriteSftOptions): Promise<WriteSftResult> {
   const paths = sftPaths(o.out);
-  const jsonl = new LineFile(paths.jsonl);
-  const sources = new LineFile(paths.sources);
+  const jsonl = new AtomicLineFile(paths.jsonl);
+  const sources = new AtomicLineFile(paths.sources);
   let result: BuildSftResult;
   let examples = 0;
   try {

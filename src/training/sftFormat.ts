@@ -6,6 +6,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { z } from "zod";
+import { formatIssues } from "../util/zodIssues.js";
 import { countMessageTokens } from "../models/tokens.js";
 import type { ChatMessage } from "../models/types.js";
 
@@ -54,11 +55,11 @@ export function toSftExample(messages: ChatMessage[], format: SftFormat, opts: {
 export function parseSftExample(value: unknown, format: SftFormat): ChatMessage[] {
   if (format === "openai-chat") {
     const r = OpenAIChatExample.safeParse(value);
-    if (!r.success) throw new Error(r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "));
+    if (!r.success) throw new Error(formatIssues(r.error));
     return r.data.messages.map((m) => ({ role: m.role, content: m.content }));
   }
   const r = ShareGptExample.safeParse(value);
-  if (!r.success) throw new Error(r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "));
+  if (!r.success) throw new Error(formatIssues(r.error));
   return r.data.conversations.map((m) => ({ role: FROM_TO_ROLE[m.from], content: m.value }));
 }
 

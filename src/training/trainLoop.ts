@@ -35,16 +35,17 @@ import { join } from "node:path";
 import { fnv1a32 } from "../util/rng.js";
 import type { Game } from "../games/types.js";
 import { CheckpointRecord, type CallRecord } from "../logs/schema.js";
-import { writeFileAtomic } from "../logs/writer.js";
+import { writeFileAtomic } from "../util/atomicWrite.js";
 import { toCallRecord, type OnCall } from "../models/callLog.js";
 import { canonicalJson } from "../util/canonicalJson.js";
 import type { Model } from "../models/types.js";
 import type { ProtocolSettings, RunEvents } from "../runner/context.js";
 import { runCheckpointList } from "../runner/evalList.js";
-import { acquireRunLock, readRunFile } from "../runner/resume.js";
+import { readRunFile } from "../logs/reader.js";
+import { acquireRunLock } from "../runner/resume.js";
 import { settingsRecord } from "../runner/manifest.js";
 import { runId } from "../runner/runId.js";
-import { runDir } from "../runner/runLogs.js";
+import { runDir, runFile } from "../logs/runDir.js";
 import type { LowScoreMode, SftCounts } from "./buildSft.js";
 import { checkCheckpointModels, type CheckpointSpec } from "./checkpoints.js";
 import { runExploration } from "./explore.js";
@@ -234,7 +235,7 @@ export interface TrainLoopResult {
 export function loopCurves(dataDir: string, label: string, games: readonly Game[], runSeed: number, maxEpoch: number): TrainLoopResult["curves"] {
   return games.map((game) => {
     const id = runId({ game: game.name, pathway: "training", model: label, runSeed });
-    const path = join(runDir(dataDir, id), "checkpoints.jsonl");
+    const path = runFile(runDir(dataDir, id), "checkpoints");
     const records = existsSync(path) ? readRunFile(path, CheckpointRecord).lines.map((l) => l.value) : [];
     const byEpoch = new Map<number, number | null>();
     for (const c of records) if (c.checkpoint <= maxEpoch) byEpoch.set(c.checkpoint, c.status === "ok" ? c.mean : null);

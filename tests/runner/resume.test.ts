@@ -12,7 +12,7 @@ import { runCommand } from "../../src/cli/run.js";
 import { getGame } from "../../src/games/registry.js";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
 import { loadForResume } from "../../src/runner/resume.js";
-import { runDir } from "../../src/runner/runLogs.js";
+import { runDir } from "../../src/logs/runDir.js";
 import { runMatrix } from "../../src/runner/runLoop.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
 import { factory, implementedGames, lines, readCompleteRun, small } from "./helpers.js";

@@ -11,7 +11,7 @@ import { reportCommand } from "../../src/cli/report.js";
 import { runCommand } from "../../src/cli/run.js";
 import { readRunRecords } from "../../src/logs/reader.js";
 import { runId } from "../../src/runner/runId.js";
-import { runDir } from "../../src/runner/runLogs.js";
+import { runDir } from "../../src/logs/runDir.js";
 import { evalSeeds } from "../../src/runner/seeds.js";
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));

@@ -3,13 +3,9 @@
  * memory.jsonl exists only for the memory pathway.
  */
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import { CallRecord, CheckpointRecord, EpisodeRecord, MemoryRecord, RUN_FILES, StepRecord } from "../logs/schema.js";
-import { JsonlWriter } from "../logs/writer.js";
-
-export function runDir(dataDir: string, runId: string): string {
-  return join(dataDir, "runs", runId);
-}
+import { runFile } from "./runDir.js";
+import { CallRecord, CheckpointRecord, EpisodeRecord, MemoryRecord, StepRecord } from "./schema.js";
+import { JsonlWriter } from "./writer.js";
 
 export class RunLogs {
   readonly steps: JsonlWriter<typeof StepRecord>;
@@ -23,11 +19,11 @@ export class RunLogs {
     withMemory: boolean,
   ) {
     mkdirSync(dir, { recursive: true });
-    this.steps = JsonlWriter.open(join(dir, RUN_FILES.steps.file), StepRecord);
-    this.episodes = JsonlWriter.open(join(dir, RUN_FILES.episodes.file), EpisodeRecord);
-    this.checkpoints = JsonlWriter.open(join(dir, RUN_FILES.checkpoints.file), CheckpointRecord);
-    this.calls = JsonlWriter.open(join(dir, RUN_FILES.calls.file), CallRecord);
-    this.memory = withMemory ? JsonlWriter.open(join(dir, RUN_FILES.memory.file), MemoryRecord) : null;
+    this.steps = JsonlWriter.open(runFile(dir, "steps"), StepRecord);
+    this.episodes = JsonlWriter.open(runFile(dir, "episodes"), EpisodeRecord);
+    this.checkpoints = JsonlWriter.open(runFile(dir, "checkpoints"), CheckpointRecord);
+    this.calls = JsonlWriter.open(runFile(dir, "calls"), CallRecord);
+    this.memory = withMemory ? JsonlWriter.open(runFile(dir, "memory"), MemoryRecord) : null;
   }
 
   /**
