@@ -12,7 +12,7 @@ import { rulesKnowing } from "../src/games/chess/policies.js";
 import { playEpisode } from "../src/games/episode.js";
 import { decide, POLICY_NAMES, type PolicyName } from "../src/games/policies.js";
 import { GAMES } from "../src/games/registry.js";
-import { Rng } from "../src/games/rng.js";
+import { Rng } from "../src/util/rng.js";
 import { CONFIG_NAMES, GAME_NAMES, type Game, type GameName, type TextPolicy } from "../src/games/types.js";
 
 const SEEDS = Array.from({ length: 50 }, (_, i) => i);

@@ -5,7 +5,7 @@
  * (it carries nothing over). `rulesKnowing` is the reference player that knows PIECE_RULES.
  */
 import { splitObservation } from "../envelope.js";
-import type { Rng } from "../rng.js";
+import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, TextPolicy } from "../types.js";
 import { parseObservation, type ChessFacts } from "./render.js";
 import { PIECE_RULES, destinations, occupancy, onBoard, parseAction, parseSquare, squareName, type PieceRule, type PieceType } from "./rules.js";
