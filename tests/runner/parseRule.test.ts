@@ -9,31 +9,18 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCommand } from "../../src/cli/run.js";
 import { getGame } from "../../src/games/registry.js";
-import type { CompletionRequest, CompletionResult, Model } from "../../src/models/types.js";
 import type { ParseRule } from "../../src/agent/parseResponse.js";
 import { runMatrix } from "../../src/runner/runLoop.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
-import { factory, lines, small } from "./helpers.js";
+import { factory, lines, RewritingModel, small } from "./helpers.js";
 
 /** Answers like gemini-2.5-pro: the contract lines inside a code fence, so the last line is the fence. */
-class FencedModel implements Model {
-  constructor(private readonly inner: Model) {}
-  get spec() {
-    return this.inner.spec;
-  }
-  get endpointHost() {
-    return this.inner.endpointHost;
-  }
-  async complete(r: CompletionRequest): Promise<CompletionResult> {
-    const res = await this.inner.complete(r);
-    return { ...res, text: `Let me think.\n\n\`\`\`text\n${res.text}\n\`\`\`` };
-  }
-}
+const fenced = (text: string) => `Let me think.\n\n\`\`\`text\n${text}\n\`\`\``;
 
 async function play(rule: ParseRule, data = mkdtempSync(join(tmpdir(), "s3rule-"))) {
   const entries = buildMatrix(["builtin:heuristic"], ["snake"], ["none"], 0);
   const settings = small({ exploreEpisodes: 0, evalEpisodes: 1, maxSteps: 4, parseRule: rule });
-  await runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: factory((_n, m) => new FencedModel(m)) });
+  await runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: factory((_n, m) => new RewritingModel(m, fenced)) });
   const dir = join(data, "runs", entries[0]!.runId);
   return { data, entries, settings, manifest: JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")), steps: lines<{ action: string | null; self_score: number | null; parse_error: string | null }>(dir, "steps.jsonl") };
 }
