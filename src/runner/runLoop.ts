@@ -271,7 +271,9 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
     // Refuse a protocol clash before the resume rewrite touches any file.
     preflightRun(o);
     removeStaleTemps(dir);
-    const resume = loadForResume(dir);
+    // The protocol loop's evaluation is built on its exploration; another player's (a training run's
+    // checkpoint list) is not.
+    const resume = loadForResume(dir, { explorationFeedsEvaluation: o.play === undefined });
     logs = new RunLogs(dir, o.entry.pathway === "memory");
     const events = o.events ?? {};
     const run = contextFor(o, logs, events, o.now ?? (() => new Date()));
