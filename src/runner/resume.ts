@@ -23,11 +23,11 @@
  * a second kill during the rewrite leaves the old or the new file. After resume, steps.jsonl contains
  * each step of each done episode exactly once.
  */
-import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { CheckpointRecord, EpisodeRecord, MemoryRecord, RunManifest, StepRecord } from "../logs/schema.js";
 import { readJsonFile, readRunFile, type RunFileLine } from "../logs/reader.js";
 import { writeFileAtomic } from "../util/atomicWrite.js";
-import { lockPath, manifestPath, runFile } from "../logs/runDir.js";
+import { manifestPath, runFile } from "../logs/runDir.js";
 
 export function episodeKey(phase: string, checkpoint: number | null, episode: number): string {
   return `${phase}|${checkpoint ?? "-"}|${episode}`;
@@ -182,49 +182,4 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
   state.removed.checkpoints = rewriteIfNeeded(cpPath, cp.lines.length, keptCp, cp.torn);
   if (existsSync(memPath)) state.removed.memory = rewriteIfNeeded(memPath, mem.lines.length, keptMem, mem.torn);
   return state;
-}
-
-// ---------------------------------------------------------------------------------------------
-// A lock per run directory: two processes appending to the same run would interleave episodes.
-
-const held = new Set<string>();
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/**
- * Takes `<dir>/.lock` (holding our pid). A lock left by a dead process (kill -9) is taken over; a
- * lock held by a live process is an error naming it.
- */
-export function acquireRunLock(dir: string): () => void {
-  const path = lockPath(dir);
-  if (held.has(path)) throw new Error(`run directory ${dir} is already being run by this process`);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(path, `${process.pid}\n`, { flag: "wx" });
-      held.add(path);
-      return () => {
-        held.delete(path);
-        try {
-          unlinkSync(path);
-        } catch {
-          // already gone
-        }
-      };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-      const pid = Number(readFileSync(path, "utf8").trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
-        throw new Error(`run directory ${dir} is in use by process ${pid} (remove ${path} if that is wrong)`);
-      }
-      unlinkSync(path); // stale: its owner died
-    }
-  }
-  throw new Error(`cannot lock ${dir}`);
 }

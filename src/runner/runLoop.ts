@@ -27,7 +27,8 @@ import { resolveConfig, type ProtocolSettings, type RunContext, type RunEvents }
 import { runEpisode, failureReason } from "./episodeRunner.js";
 import { createExperience, trajectoryFromSteps, type ExperienceSnapshot } from "./experience.js";
 import { checkResumable, ManifestWriter, modelConfig } from "./manifest.js";
-import { acquireRunLock, episodeKey, loadForResume, type ResumeState } from "./resume.js";
+import { episodeKey, loadForResume, type ResumeState } from "./resume.js";
+import { acquireRunLock } from "./runLock.js";
 import { manifestPath, runDir } from "../logs/runDir.js";
 import { RunLogs } from "../logs/runLogs.js";
 import { checkpointList, totalEpisodes, type MatrixEntry } from "./schedule.js";
