@@ -47,15 +47,24 @@ function cleanAction(raw: string): string | null {
 }
 
 /**
+ * Splits a reply at its last `</think>`: `reasoning` is everything up to and including it ("" when
+ * there is none), `visible` what follows, the only part parseResponse reads (the viewer shows the
+ * reasoning collapsed and the visible part as the answer).
+ */
+export function splitReasoning(text: string): { reasoning: string; visible: string } {
+  let after = 0;
+  for (const m of text.matchAll(/<\/think>/gi)) after = m.index + m[0].length;
+  return { reasoning: text.slice(0, after), visible: text.slice(after) };
+}
+
+/**
  * Parses the last non-empty lines of `text`: `Answer: <action>` then `Score: <number>`, or the single
  * line `Answer: <action>, Score: <number>`. Reasoning served inside the content as `<think>...</think>`
  * is ignored. An action without a parsable score keeps the action (self-score null).
  */
 export function parseResponse(text: string): ParsedResponse {
   // Only what follows the last `</think>` counts, so an action is always a substring of the reply.
-  let after = 0;
-  for (const m of text.matchAll(/<\/think>/gi)) after = m.index + m[0].length;
-  const visible = text.slice(after);
+  const { visible } = splitReasoning(text);
   const lines = visible.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length > 0);
   const last = lines.at(-1);
   const prev = lines.at(-2);
