@@ -389,7 +389,7 @@ export function viewerApp(): void {
         st.done ? h("span", { class: "badge" }, "done") : null,
       ];
       const promptBox = h("div", { class: "prompt" });
-      const promptButton = h("button", { type: "button" }, "show the exact prompt") as HTMLButtonElement;
+      const promptButton = h("button", { type: "button", class: "prompt-button" }, "show the exact prompt") as HTMLButtonElement;
       promptButton.addEventListener("click", () => void showPrompt(ep, st, promptBox));
       const sec = h(
         "section",
