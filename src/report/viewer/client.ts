@@ -320,7 +320,7 @@ export function viewerApp(): void {
             h("td", null, epLink(e.j, e.label)),
             h("td", null, e.phase),
             h("td", { class: "num" }, e.checkpoint ?? ""),
-            h("td", null, e.view),
+            h("td", null, e.phase === "eval" ? e.view : ""),
             h("td", { class: "num" }, e.seed),
             h("td", null, statusBadge(e.status), e.error ? ` ${e.error}` : ""),
             h("td", { class: "num" }, e.score),
@@ -378,8 +378,12 @@ export function viewerApp(): void {
   }
 
   async function episodePage(i: number, j: number, focusStep: number | null): Promise<void> {
-    const ep: Any = await load(`r${i}e${j}`);
+    const [ep, run]: Any[] = await Promise.all([load(`r${i}e${j}`), load(`r${i}`)]);
     const steps = ep.steps as Any[];
+    const order = (run.episodes as Any[]).map((e) => e.j as number);
+    const at = order.indexOf(j);
+    const prevEp = at > 0 ? order[at - 1] : undefined;
+    const nextEp = at >= 0 && at + 1 < order.length ? order[at + 1] : undefined;
     const sections: HTMLElement[] = steps.map((st) => {
       const badges: Child[] = [
         st.valid ? h("span", { class: "badge good" }, "valid") : h("span", { class: "badge bad" }, "invalid"),
@@ -390,7 +394,11 @@ export function viewerApp(): void {
       ];
       const promptBox = h("div", { class: "prompt" });
       const promptButton = h("button", { type: "button", class: "prompt-button" }, "show the exact prompt") as HTMLButtonElement;
-      promptButton.addEventListener("click", () => void showPrompt(ep, st, promptBox));
+      promptButton.addEventListener("click", () => {
+        void showPrompt(ep, st, promptBox).then(() => {
+          promptButton.textContent = promptBox.childNodes.length > 0 ? "hide the prompt" : "show the exact prompt";
+        });
+      });
       const sec = h(
         "section",
         {
@@ -415,15 +423,22 @@ export function viewerApp(): void {
           h("span", { class: "mono" }, String(st.score_after)),
           h("span", null),
         ),
-        h("div", { class: "label" }, "observation (as the model saw it)"),
-        pre(st.observation, "obs"),
-        h("div", { class: "label" }, "response"),
-        st.reasoning ? h("details", { class: "reasoning" }, h("summary", null, `reasoning (${st.reasoning.length} characters)`), pre(st.reasoning)) : null,
-        pre(st.answer, "response"),
-        st.action !== null ? h("div", null, h("span", { class: "label" }, "parsed action: "), h("code", { "data-field": "action" }, st.action)) : null,
-        st.parse_error !== null ? h("div", null, h("span", { class: "label" }, "parse error: "), h("span", { class: "status failed", "data-field": "parse_error" }, st.parse_error)) : null,
-        h("div", { class: "label" }, "feedback"),
-        pre(st.feedback || "(none)", "feedback"),
+        h(
+          "div",
+          { class: "cols" },
+          h("div", null, h("div", { class: "label" }, "observation (as the model saw it)"), pre(st.observation, "obs")),
+          h(
+            "div",
+            null,
+            h("div", { class: "label" }, "response"),
+            st.reasoning ? h("details", { class: "reasoning" }, h("summary", null, `reasoning (${st.reasoning.length} characters)`), pre(st.reasoning)) : null,
+            pre(st.answer, "response"),
+            st.action !== null ? h("div", null, h("span", { class: "label" }, "parsed action: "), h("code", { "data-field": "action" }, st.action)) : null,
+            st.parse_error !== null ? h("div", null, h("span", { class: "label" }, "parse error: "), h("span", { class: "status failed", "data-field": "parse_error" }, st.parse_error)) : null,
+            h("div", { class: "label" }, "feedback"),
+            pre(st.feedback || "(none)", "feedback"),
+          ),
+        ),
         h("div", { class: "small muted" }, `tokens in ${st.tokens_in} · out ${st.tokens_out} · latency ${st.latency_ms} ms`),
         ep.prompt === true ? promptButton : h("div", { class: "small muted" }, `prompt not available: ${ep.prompt}`),
         promptBox,
@@ -462,7 +477,13 @@ export function viewerApp(): void {
     const nErr = steps.filter(isErr).length;
     page(
       `${ep.run_id} · ${ep.title}`,
-      h("p", null, h("a", { href: `#/run/${i}` }, `← ${ep.run_id}`)),
+      h(
+        "p",
+        { class: "epnav" },
+        h("a", { href: `#/run/${i}` }, `↑ ${ep.run_id}`),
+        prevEp !== undefined ? h("a", { href: `#/run/${i}/ep/${prevEp}`, id: "prev-episode" }, "← previous episode") : null,
+        nextEp !== undefined ? h("a", { href: `#/run/${i}/ep/${nextEp}`, id: "next-episode" }, "next episode →") : null,
+      ),
       h("h1", null, ep.title),
       kvTable([
         ["status", h("span", null, statusBadge(ep.status), ep.error ? ` ${ep.error}` : "")],

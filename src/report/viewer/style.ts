@@ -32,7 +32,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .metric { font-variant-numeric: tabular-nums; font-size: 12px; }
 svg.spark { display: block; margin-top: 2px; }
 .chart { border: 1px solid var(--line); background: #fff; }
-.step { border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; margin: 10px 0; scroll-margin-top: 70px; }
+.step { border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; margin: 10px 0; scroll-margin-top: 100px; }
 .step.current { outline: 3px solid #f5b301; }
 .step.over { border-left: 5px solid var(--neg); }
 .step.perr { border-left: 5px solid var(--bad); }
@@ -49,6 +49,8 @@ svg.spark { display: block; margin-top: 2px; }
 .bar .fill.r { background: #7c8a96; }
 .bar .fill.r.pos { background: var(--ok); }
 .bar .fill.r.neg { background: var(--bad); }
+.cols { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 12px; }
+@media (max-width: 900px) { .cols { grid-template-columns: minmax(0, 1fr); } }
 .label { color: var(--muted); font-size: 12px; }
 .toolbar { display: flex; gap: 8px; flex-wrap: wrap; align-items: center; position: sticky; top: 41px; background: var(--bg); padding: 6px 0; z-index: 1; border-bottom: 1px solid var(--line); }
 button { font: inherit; font-size: 13px; padding: 2px 9px; border: 1px solid var(--line); background: var(--panel); border-radius: 4px; cursor: pointer; }
@@ -61,4 +63,5 @@ button:hover { background: #e8edf2; }
 details > summary { cursor: pointer; color: var(--muted); }
 .warnings li { color: var(--warn); }
 .kv th { width: 180px; }
+.epnav { display: flex; gap: 18px; }
 `;

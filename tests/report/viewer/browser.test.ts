@@ -21,6 +21,10 @@ import { rebuildStepMessages, loadRunLogs } from "../../../src/runner/replay.js"
 import { browserSkipReason, launchChromium } from "../../helpers/browser.js";
 import { HAND_STEPS, makeViewerFixture, readChunk, type ViewerFixture } from "./fixture.js";
 
+// Page-side callbacks run in the browser; the kit's tsconfig has no DOM library (it would clash with Node's).
+declare const window: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+declare const document: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
 const skip = browserSkipReason();
 const B = 200;
 
@@ -102,7 +106,7 @@ describe.skipIf(skip !== null)(`s3gym view in headless Chromium${skip ? ` (skipp
     const over = await page.$$eval(".step", (els) => els.map((e) => e.getAttribute("data-over")));
     expect(over).toEqual(HAND_STEPS.map((h) => (h.over ? "1" : "0")));
     // The reasoning is collapsed.
-    expect(await page.$eval("#step-1 details.reasoning", (d) => (d as HTMLDetailsElement).open)).toBe(false);
+    expect(await page.$eval("#step-1 details.reasoning", (d) => (d as unknown as { open: boolean }).open)).toBe(false);
     // The prompt of step 1, rebuilt from the logs, as the runner's replay builds it.
     await page.click("#step-1 .prompt-button");
     await page.waitForSelector("#step-1 .msg");
