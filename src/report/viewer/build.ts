@@ -142,21 +142,19 @@ function stepView(s: StepRecord): StepView {
   };
 }
 
+/**
+ * The run's calls, tokens and dollars (calls.jsonl). Copies of one run in several directories hold
+ * the same calls up to where each copy was taken, so adding them would count calls twice: the copy
+ * with the most calls is used.
+ */
 function usageOf(sources: readonly string[]): UsageTotals | null {
-  const withCalls = sources.filter((d) => existsSync(join(d, "calls.jsonl")));
-  if (withCalls.length === 0) return null;
-  const total: UsageTotals = { calls: 0, failed_calls: 0, cached_calls: 0, tokens_in: 0, tokens_out: 0, tokens_cached: 0, cost_usd: null };
-  for (const d of withCalls) {
+  let best: UsageTotals | null = null;
+  for (const d of sources) {
+    if (!existsSync(join(d, "calls.jsonl"))) continue;
     const u = summarizeCalls(d);
-    total.calls += u.calls;
-    total.failed_calls += u.failed_calls;
-    total.cached_calls += u.cached_calls;
-    total.tokens_in += u.tokens_in;
-    total.tokens_out += u.tokens_out;
-    total.tokens_cached += u.tokens_cached;
-    if (u.cost_usd !== null) total.cost_usd = (total.cost_usd ?? 0) + u.cost_usd;
+    if (best === null || u.calls > best.calls) best = u;
   }
-  return total;
+  return best;
 }
 
 interface CurveView {
@@ -330,7 +328,7 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
       usageNote:
         usage === null
           ? ""
-          : `From calls.jsonl${run.sources.length > 1 ? `, summed over ${run.sources.length} directories` : ""}: every model call (steps, summaries, corrections) of every invocation; cost_usd from the price table, when one was given.`,
+          : `From calls.jsonl${run.sources.length > 1 ? ` (of the copy with the most calls, among ${run.sources.length} directories)` : ""}: every model call (steps, summaries, corrections) of every invocation; cost_usd from the price table, when one was given.`,
       manifest: merged.manifest === null ? null : JSON.stringify(merged.manifest, null, 2),
       sources: run.sources,
       episodes: episodeRows,

@@ -14,47 +14,88 @@ import type { ChatMessage } from "../../models/types.js";
 import { rebuildEpisodeMessages, type RunLogData } from "../../runner/replay.js";
 import type { MergedEpisode, MergedRun } from "./runRecords.js";
 
+/**
+ * A first user message, whole or as an edit of the previous entry: keep its first `p` and last `s`
+ * characters and put `m` between them. History ICL's context changes between steps only where the
+ * budget cuts (the earliest blocks shrink; the later ones and the observation stay), so an entry is a
+ * few hundred characters instead of the whole context again.
+ */
+export type FirstEntry = string | { p: number; s: number; m: string };
+
 /** One episode's prompts, packed (see the module comment). */
 export interface PackedPrompts {
   /** The last step's messages. */
   base: ChatMessage[];
-  /** The distinct first user messages. */
-  firsts: string[];
+  /** The distinct first user messages, in the order the steps first use them. */
+  firsts: FirstEntry[];
   /** Per logged step: its index, how many messages of `base` it has, its first user message; or its messages whole. */
   steps: ({ step: number; n: number; first: number } | { step: number; whole: ChatMessage[] })[];
 }
 
-/** Step `i` (position in `steps`) of a packed episode, as the model received it. */
+/**
+ * Step `i` (position in `steps`) of a packed episode, as the model received it. Self-contained (no
+ * outer names): the page runs this very function's source to show a prompt.
+ */
 export function unpackPrompt(p: PackedPrompts, i: number): ChatMessage[] {
   const s = p.steps[i];
   if (s === undefined) throw new Error(`no step at position ${i}`);
   if ("whole" in s) return s.whole;
-  const out = p.base.slice(0, s.n).map((m) => ({ ...m }));
-  if (out[1] !== undefined) out[1] = { ...out[1], content: p.firsts[s.first] as string };
+  let first = "";
+  for (let f = 0; f <= s.first; f++) {
+    const e = p.firsts[f];
+    first = typeof e === "string" ? e : e === undefined ? first : first.slice(0, e.p) + e.m + first.slice(first.length - e.s);
+  }
+  const out = p.base.slice(0, s.n).map((m) => ({ role: m.role, content: m.content }));
+  if (out[1] !== undefined) out[1] = { role: out[1].role, content: first };
   return out;
 }
 
-function sameMessages(a: readonly ChatMessage[], b: readonly ChatMessage[]): boolean {
-  return a.length === b.length && a.every((m, i) => m.role === b[i]?.role && m.content === b[i]?.content);
+/** `next` as an edit of `prev` (common prefix and suffix kept), or whole when that is not shorter. */
+function firstEntry(prev: string | null, next: string): FirstEntry {
+  if (prev === null) return next;
+  const max = Math.min(prev.length, next.length);
+  let p = 0;
+  while (p < max && prev.charCodeAt(p) === next.charCodeAt(p)) p++;
+  let s = 0;
+  while (s < max - p && prev.charCodeAt(prev.length - 1 - s) === next.charCodeAt(next.length - 1 - s)) s++;
+  const m = next.slice(p, next.length - s);
+  return m.length + 40 < next.length ? { p, s, m } : next;
 }
 
-/** Packs one episode's per-step messages (each step's list as rebuilt). */
+/** What unpackPrompt makes of entry `e` after `prev` (the same rule, for the packer's own check). */
+function applyEntry(prev: string, e: FirstEntry): string {
+  return typeof e === "string" ? e : prev.slice(0, e.p) + e.m + prev.slice(prev.length - e.s);
+}
+
+/**
+ * Packs one episode's per-step messages (each step's list as rebuilt). Each step is checked as it is
+ * packed (its first user message from the entries, every other message from `base`), in time linear
+ * in the prompt text; a step that would not unpack to its own messages is stored whole.
+ */
 export function packPrompts(perStep: readonly { step: number; messages: ChatMessage[] }[]): PackedPrompts {
   const last = perStep[perStep.length - 1];
   const base = last ? last.messages : [];
-  const firsts: string[] = [];
+  const firsts: FirstEntry[] = [];
   const index = new Map<string, number>();
   const packed: PackedPrompts = { base, firsts, steps: [] };
+  let latest: string | null = null;
   for (const { step, messages } of perStep) {
-    const first = messages[1]?.content ?? "";
+    const fits = messages.length >= 2 && messages.length <= base.length && messages.every((m, j) => j === 1 || (m.role === base[j]?.role && m.content === base[j]?.content));
+    if (!fits || messages[1]?.role !== base[1]?.role) {
+      packed.steps.push({ step, whole: messages });
+      continue;
+    }
+    const first = (messages[1] as ChatMessage).content;
     let f = index.get(first);
     if (f === undefined) {
+      const entry = firstEntry(latest, first);
+      if (applyEntry(latest ?? "", entry) !== first) throw new Error("prompt packing: an edit does not reproduce its text"); // a bug, never data
       f = firsts.length;
-      firsts.push(first);
+      firsts.push(entry);
       index.set(first, f);
+      latest = first;
     }
     packed.steps.push({ step, n: messages.length, first: f });
-    if (!sameMessages(unpackPrompt(packed, packed.steps.length - 1), messages)) packed.steps[packed.steps.length - 1] = { step, whole: messages };
   }
   return packed;
 }

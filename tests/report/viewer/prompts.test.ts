@@ -30,6 +30,22 @@ describe("packPrompts / unpackPrompt", () => {
     perStep.forEach((s, i) => expect(unpackPrompt(p, i)).toEqual(s.messages));
   });
 
+  it("stores a changed experience as an edit of the previous one", () => {
+    const ctx = (cut: string) => `<experience>\n${cut}${"whole later block\n".repeat(50)}</experience>\n\n<observation>o0</observation>`;
+    const perStep = [
+      { step: 0, messages: [msg("system", "S"), msg("user", ctx("block 1 step 1\nblock 1 step 2\n"))] },
+      { step: 1, messages: [msg("system", "S"), msg("user", ctx("block 1 step 1\n[... 1 later steps omitted]\n")), msg("assistant", "a0"), msg("user", "f0 o1")] },
+    ];
+    const p = packPrompts(perStep);
+    expect(typeof p.firsts[0]).toBe("string");
+    const edit = p.firsts[1] as { p: number; s: number; m: string };
+    expect(typeof edit).toBe("object");
+    // Kept: "<experience>\nblock 1 step 1\n" (29 chars) before, the 50 whole blocks and the observation after.
+    expect(edit.p).toBe("<experience>\nblock 1 step 1\n".length);
+    expect(edit.m.length).toBeLessThan(40);
+    perStep.forEach((s, i) => expect(unpackPrompt(p, i)).toEqual(s.messages));
+  });
+
   it("stores a step whole when it is not a prefix of the last step", () => {
     const perStep = [
       { step: 0, messages: [msg("system", "OTHER RULES"), msg("user", "o0")] },
