@@ -88,9 +88,10 @@ export function viewerApp(): void {
     const known = ["complete", "failed", "degenerate", "ok"];
     return h("span", { class: `status ${known.includes(status) ? status : "other"}` }, status);
   }
+  /** A number for the eye (at most 4 decimals; the exact value is in the element's title). */
   function fmtNum(x: number | null | undefined): string {
     if (x === null || x === undefined || Number.isNaN(x)) return "";
-    return String(Math.round(x * 1000) / 1000);
+    return String(Math.round(x * 10000) / 10000);
   }
 
   const app = document.getElementById("app") as HTMLElement;
@@ -414,13 +415,13 @@ export function viewerApp(): void {
           "div",
           { class: "judge" },
           h("span", { class: "label" }, "self-score s"),
-          h("span", { class: "mono", "data-field": "self_score" }, st.self_score === null ? "(none)" : String(st.self_score)),
+          h("span", { class: "mono", "data-field": "self_score", title: st.self_score === null ? "unscored" : String(st.self_score) }, st.self_score === null ? "(none)" : fmtNum(st.self_score)),
           bar(st.self_score, ep.scale, "s"),
           h("span", { class: "label" }, "reward r"),
-          h("span", { class: "mono", "data-field": "reward" }, String(st.reward)),
+          h("span", { class: "mono", "data-field": "reward", title: String(st.reward) }, fmtNum(st.reward)),
           bar(st.reward, ep.scale, "r"),
           h("span", { class: "label" }, "score after"),
-          h("span", { class: "mono" }, String(st.score_after)),
+          h("span", { class: "mono", title: String(st.score_after) }, fmtNum(st.score_after)),
           h("span", null),
         ),
         h(

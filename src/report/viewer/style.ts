@@ -41,7 +41,7 @@ svg.spark { display: block; margin-top: 2px; }
 .badge.bad { color: var(--bad); border-color: var(--bad); }
 .badge.warn { color: var(--neg); border-color: var(--neg); }
 .badge.good { color: var(--ok); border-color: var(--ok); }
-.judge { display: grid; grid-template-columns: 90px 70px 260px; gap: 2px 8px; align-items: center; margin: 4px 0 8px; }
+.judge { display: grid; grid-template-columns: 90px 80px 260px; gap: 2px 8px; align-items: center; margin: 4px 0 8px; }
 .bar { position: relative; height: 12px; background: var(--panel); border: 1px solid var(--line); }
 .bar .axis { position: absolute; left: 50%; top: -2px; bottom: -2px; width: 1px; background: var(--muted); }
 .bar .fill { position: absolute; top: 0; bottom: 0; }
