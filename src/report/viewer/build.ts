@@ -21,7 +21,7 @@ import { DEFAULT_B, DEFAULT_LEVEL, describeBootstrap, type BootstrapConfig, type
 import { analyzeCurves, analyzeTraining, rowKey, type CurveSeries, type MainResultsRow, type TrainingRow } from "../../analysis/curveTables.js";
 import { compareText, loadDataset, type RunData } from "../../analysis/dataset.js";
 import { distinct, isTraining, runCurve } from "../../analysis/runs.js";
-import { fmt3, fmtEstimate } from "../../analysis/table.js";
+import { fmt3, fmtEstimate } from "../tables.js";
 import type { StepRecord } from "../../logs/schema.js";
 import { summarizeCalls, type UsageTotals } from "../../runner/usage.js";
 import { lineDiff } from "./diff.js";

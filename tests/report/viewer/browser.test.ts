@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveSite } from "../../../src/cli/view.js";
 import { loadDataset } from "../../../src/analysis/dataset.js";
 import { buildReport, type Report } from "../../../src/analysis/report.js";
-import { fmt3, fmtEstimate } from "../../../src/analysis/table.js";
+import { fmt3, fmtEstimate } from "../../../src/report/tables.js";
 import { getGame } from "../../../src/games/registry.js";
 import { buildViewer } from "../../../src/report/viewer/build.js";
 import { rebuildStepMessages, loadRunLogs } from "../../../src/runner/replay.js";
