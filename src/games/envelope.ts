@@ -32,8 +32,14 @@ export function invalidFeedback(grammar: string, why = "invalid action"): string
   return `${why}: expected '${grammar}'`;
 }
 
-/** A policy's generator: derived from what it sees, so it answers the same in-process and over HTTP. */
-export function policyRng(policy: string, ctx: PolicyContext): Rng {
+/**
+ * A policy's generator. With a seed (the call's: the runner derives it from the call identity and
+ * sends it over HTTP too) it is the seed's stream, so episodes with the same opening still differ.
+ * Without one (a bare HTTP request) it is derived from what the policy sees, which repeats on
+ * identical observations: the fallback, not the protocol's behaviour.
+ */
+export function policyRng(policy: string, ctx: PolicyContext, seed?: number): Rng {
+  if (seed !== undefined) return Rng.fromKey(`policy|${policy}|seed|${seed}`);
   const first = ctx.history[0]?.observation ?? ctx.observation;
   return Rng.fromKey(`policy|${policy}|${ctx.history.length}|${first}|${ctx.observation}`);
 }
