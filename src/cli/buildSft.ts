@@ -11,7 +11,7 @@ import { toCallRecord } from "../models/callLog.js";
 import { createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
 import { createModel } from "../runner/createModel.js";
 import type { CallRecord } from "../logs/schema.js";
-import { PATHWAYS } from "../logs/schema.js";
+import { RECORDED_PATHWAY_NAMES } from "../pathways/registry.js";
 import { findRunDirs, formatCounts, LOW_SCORE_MODES, type LowScoreMode } from "../training/buildSft.js";
 import { writeSftFiles } from "../training/sftFiles.js";
 import { SFT_FORMATS } from "../training/sftFormat.js";
@@ -89,7 +89,7 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
     if (v.out === undefined || v.out.trim() === "") throw new UsageError("--out is required: the JSONL file to write (e.g. sft.jsonl)");
     const games = v.games === undefined || v.games.trim() === "all" ? null : list("games", v.games, GAME_NAMES);
     const models = list("models", v.models);
-    const pathways = list("pathways", v.pathways, PATHWAYS);
+    const pathways = list("pathways", v.pathways, RECORDED_PATHWAY_NAMES);
     const threshold = numberFlag("threshold", v.threshold, 0);
     const lowScore: LowScoreMode = oneOf("low-score", v["low-score"], LOW_SCORE_MODES, "drop");
     const format = oneOf("format", v.format, SFT_FORMATS, "openai-chat");

@@ -9,7 +9,6 @@
 import { z } from "zod";
 
 export const PHASES = ["explore", "eval"] as const;
-export const PATHWAYS = ["none", "history", "memory", "training"] as const;
 
 /** Identity fields repeated on every line, so files from many runs can be concatenated. */
 const identity = {
@@ -19,7 +18,7 @@ const identity = {
   model: z.string().min(1),
   /** One of the seven games (free string so converted logs of other games still load). */
   game: z.string().min(1),
-  /** `none` | `history` | `memory` | `training` (free string for other tools' pathways). */
+  /** A registered pathway (`none`, `history`, `memory`: src/pathways/registry.ts) or `training` (free string for other tools' pathways). */
   pathway: z.string().min(1),
 };
 

@@ -10,7 +10,7 @@ import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
 import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
 import { ModelCallError } from "../models/types.js";
 import type { RunContext } from "./context.js";
-import type { ExperienceSnapshot } from "./experience.js";
+import type { ExperienceSnapshot } from "../pathways/types.js";
 
 export interface EpisodeTask {
   phase: "explore" | "eval";

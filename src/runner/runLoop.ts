@@ -25,7 +25,10 @@ import { ModelCallError, type Model } from "../models/types.js";
 import { TokenCounter } from "../pathways/history.js";
 import { resolveConfig, type ProtocolSettings, type RunContext, type RunEvents } from "./context.js";
 import { runEpisode, failureReason } from "./episodeRunner.js";
-import { createExperience, trajectoryFromSteps, type ExperienceSnapshot } from "./experience.js";
+import { createExperience } from "./experience.js";
+import { PATHWAYS } from "../pathways/registry.js";
+import { trajectoryFromSteps } from "../pathways/trajectory.js";
+import type { ExperienceSnapshot, ExperienceState } from "../pathways/types.js";
 import { checkResumable, ManifestWriter, modelConfig } from "./manifest.js";
 import { acquireRunLock, episodeKey, loadForResume, type ResumeState } from "./resume.js";
 import { manifestPath, runDir } from "../logs/runDir.js";
@@ -136,7 +139,7 @@ export async function runProtocol(run: RunContext, resume: ResumeState, onCheckp
 async function explore(
   run: RunContext,
   resume: ResumeState,
-  experience: ReturnType<typeof createExperience>,
+  experience: ExperienceState,
   launch: (c: number) => void,
   aborted: () => boolean,
 ): Promise<{ from: number; reason: string } | null> {
@@ -213,6 +216,11 @@ export interface OpenRunOptions {
   recordModel?: boolean;
 }
 
+/** The files a run's pathway writes besides the common ones (none for a training run's checkpoint list). */
+function pathwayFiles(pathway: string) {
+  return PATHWAYS.find((p) => p.name === pathway)?.files ?? [];
+}
+
 /** Removes temporary files a kill left behind during an atomic rewrite. */
 function removeStaleTemps(dir: string): void {
   for (const f of readdirSync(dir)) if (isAtomicTemp(f)) unlinkSync(join(dir, f));
@@ -272,7 +280,7 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
     preflightRun(o);
     removeStaleTemps(dir);
     const resume = loadForResume(dir);
-    logs = new RunLogs(dir, o.entry.pathway === "memory");
+    logs = new RunLogs(dir, pathwayFiles(o.entry.pathway));
     const events = o.events ?? {};
     const run = contextFor(o, logs, events, o.now ?? (() => new Date()));
     o.router.attach(run.runId, logs);
