@@ -4,7 +4,9 @@
  * writes FILE.jsonl and its sidecars (.meta.json, .sources.jsonl, .calls.jsonl). Exit codes: 0 written;
  * 1 nothing kept, or a correction call failed on infrastructure; 2 bad arguments (nothing called).
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { readJsonFile } from "../logs/reader.js";
+import { RunManifest } from "../logs/schema.js";
 import { dirname, join, resolve } from "node:path";
 import { GAME_NAMES } from "../games/types.js";
 import { toCallRecord } from "../models/callLog.js";
@@ -71,8 +73,8 @@ function correctionSpecs(data: string[], filter: { games: string[] | null; model
   for (const dir of findRunDirs(data)) {
     const path = manifestPath(dir);
     if (!existsSync(path)) continue;
-    const m = JSON.parse(readFileSync(path, "utf8")) as { model?: string; game?: string; pathway?: string };
-    if (!m.model || (filter.games && !filter.games.includes(m.game ?? "")) || (filter.models && !filter.models.includes(m.model)) || (filter.pathways && !filter.pathways.includes(m.pathway ?? ""))) continue;
+    const m = readJsonFile(path, RunManifest);
+    if ((filter.games && !filter.games.includes(m.game)) || (filter.models && !filter.models.includes(m.model)) || (filter.pathways && !filter.pathways.includes(m.pathway))) continue;
     specs.add(m.model);
   }
   return [...specs];

@@ -400,7 +400,7 @@ export const historyPathway = definePathway<readonly HistoryBlock[]>({
         const rec = logs.episodes.find((e) => e.phase === "explore" && e.episode === x && e.status === "ok");
         if (!rec) throw new Error(`exploration episode ${x} is not in episodes.jsonl`);
         const steps = logs.steps.filter((s) => s.phase === "explore" && s.episode === x);
-        block = makeHistoryBlock(trajectoryFromSteps(x, steps, String((rec as { end_observation?: unknown }).end_observation)), ctx.counter);
+        block = makeHistoryBlock(trajectoryFromSteps(x, steps, String(rec.end_observation)), ctx.counter);
         memo.set(x, block);
       }
       blocks.push(block);

@@ -56,7 +56,7 @@ export async function runCheckpointList(o: CheckpointListOptions): Promise<RunOu
     invocation: {
       checkpoint_models: o.checkpoints.map((c) => {
         const m = models.get(c.checkpoint)!;
-        return { checkpoint: c.checkpoint, model: c.model, endpoint_host: m.endpointHost, ...(m.resolved ? { resolved: { spec: m.resolved.spec, sampling: m.resolved.sampling } } : {}) };
+        return { checkpoint: c.checkpoint, model: c.model, endpoint_host: m.endpointHost, ...(m.resolved ? { resolved: { spec: m.resolved.spec, sampling: { ...m.resolved.sampling } } } : {}) };
       }),
     },
     totalEpisodes: o.checkpoints.length * settings.evalEpisodes,

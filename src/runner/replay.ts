@@ -15,6 +15,7 @@ import type { PathwayLogs } from "../pathways/types.js";
 import type { RunFileKind } from "../logs/runDir.js";
 import { readJsonFile, readRunFile } from "../logs/reader.js";
 import { manifestPath, runFile } from "../logs/runDir.js";
+import { manifestProtocol, settingsFromRecord } from "./protocolRecord.js";
 
 export interface RunLogData {
   manifest: RunManifest;
@@ -40,14 +41,6 @@ export interface StepAddress {
   step: number;
 }
 
-interface Protocol {
-  context_tokens: number;
-  max_new_tokens: number;
-  tokenizer: TokenizerName;
-  reward_visibility: "hidden" | "visible";
-  game_configs: Record<"explore" | "eval", Record<string, unknown>>;
-}
-
 /**
  * Per loaded run (the logs do not change once loaded): the pathway's view of the logs and the token
  * counter, made once, so a pathway's own memo (History blocks) lives as long as the loaded run and
@@ -68,18 +61,18 @@ function replayInputs(data: RunLogData, tokenizer: TokenizerName): { logs: Pathw
 /** The experience text of a step, rebuilt by the run's pathway from the logs ("" for a training run). */
 export function rebuildExperience(data: RunLogData, at: StepAddress, view: { rules: string; turns: EarlierTurn[]; observation: string }): string {
   if (data.manifest.pathway === TRAINING_PATHWAY) return "";
-  const protocol = (data.manifest.config as { protocol: Protocol }).protocol;
+  const settings = settingsFromRecord(manifestProtocol(data.manifest));
   // Experience Z_k: explore episode x reads Z_{x-1}; checkpoint c reads Z_c.
   const k = at.phase === "explore" ? at.episode - 1 : at.checkpoint!;
   const pathway = getPathway(data.manifest.pathway);
-  const { logs, counter } = replayInputs(data, protocol.tokenizer);
-  const ctx = { settings: { contextTokens: protocol.context_tokens, maxNewTokens: protocol.max_new_tokens, tokenizer: protocol.tokenizer }, counter };
-  return pathway.snapshot(pathway.rebuild(logs, k, ctx), ctx).forStep({ ...view, rewardVisibility: protocol.reward_visibility }).text;
+  const { logs, counter } = replayInputs(data, settings.tokenizer);
+  const ctx = { settings: { contextTokens: settings.contextTokens, maxNewTokens: settings.maxNewTokens, tokenizer: settings.tokenizer }, counter };
+  return pathway.snapshot(pathway.rebuild(logs, k, ctx), ctx).forStep({ ...view, rewardVisibility: settings.rewardVisibility }).text;
 }
 
 /** The messages of the model call of step `at`, rebuilt from the logs. */
 export function rebuildStepMessages(data: RunLogData, game: Game, at: StepAddress): ChatMessage[] {
-  const protocol = (data.manifest.config as { protocol: Protocol }).protocol;
+  const protocol = manifestProtocol(data.manifest);
   const configName = at.phase === "explore" ? "explore" : "eval";
   const rules = game.rules(protocol.game_configs[configName] as never, configName);
   const own = data.steps
