@@ -225,9 +225,15 @@ export const SettingsRecord = z.object({
   tokenizer: z.string().min(1),
   /** `hidden` (main setting) or `visible` (rewards shown in the prompt). */
   reward_visibility: z.enum(["hidden", "visible"]),
+  /**
+   * How replies are read (src/agent/parseResponse.ts): `last-answer` (the last Answer label, a Score
+   * only after it) or `strict-contract` (the literal two-line rule, `--strict-contract`). Absent in
+   * runs written before it was recorded, which were read by the literal rule.
+   */
+  parse_rule: z.enum(["last-answer", "strict-contract"]).optional(),
   /** The run seed the episode seeds derive from. */
   run_seed: z.number().int().nonnegative(),
-  });
+});
 export type SettingsRecord = z.infer<typeof SettingsRecord>;
 
 /** SettingsRecord plus the two game configs. */
@@ -237,7 +243,7 @@ export const ProtocolRecord = SettingsRecord.extend({
     explore: z.record(z.string(), z.unknown()),
     eval: z.record(z.string(), z.unknown()),
   }),
-  });
+});
 export type ProtocolRecord = z.infer<typeof ProtocolRecord>;
 
 /** What a model name resolved to: the spec behind a models-file alias, and the entry's sampling. */

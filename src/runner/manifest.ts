@@ -52,6 +52,8 @@ export function checkResumable(
   modelNow: ReturnType<typeof modelConfig> = null,
 ): void {
   const before: Record<string, unknown> = { ...(previous.config.protocol ?? {}) };
+  // A manifest from before `parse_rule` was recorded was read by the literal contract: resumable with --strict-contract.
+  if (Object.keys(before).length > 0 && before.parse_rule === undefined) before.parse_rule = "strict-contract";
   const now: Record<string, unknown> = protocolRecord(run);
   const modelBefore = previous.config.model;
   if (modelBefore !== undefined && modelBefore !== null && modelNow !== null) {

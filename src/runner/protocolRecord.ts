@@ -19,6 +19,7 @@ export function settingsRecord(s: ProtocolSettings): SettingsRecord {
     max_new_tokens: s.maxNewTokens,
     tokenizer: s.tokenizer,
     reward_visibility: s.rewardVisibility,
+    parse_rule: s.parseRule,
     run_seed: s.runSeed,
   };
 }
@@ -37,6 +38,8 @@ export function settingsFromRecord(r: SettingsRecord, where = "config.protocol")
     maxNewTokens: r.max_new_tokens,
     tokenizer: r.tokenizer as TokenizerName,
     rewardVisibility: r.reward_visibility,
+    // Absent before it was recorded: those runs were read by the literal contract.
+    parseRule: r.parse_rule ?? "strict-contract",
     runSeed: r.run_seed,
   };
 }
