@@ -9,8 +9,9 @@
  *
  * Versions: `SCHEMA_VERSION` is written into every manifest (`schema_version`) and covers all the
  * files of the run. A manifest without it was written before versions existed (version 0: main at
- * b999829, the fixture under tests/fixtures/data-v0); version 0 data reads, reports and resumes
- * unchanged, because version 1 only added declarations of fields version 0 already wrote.
+ * b999829, the fixture under tests/fixtures/data-v0); version 0 data reads, reports and loads for
+ * resume unchanged, because version 1 only added declarations of fields version 0 already wrote.
+ * (Whether a run may be continued is the games' `rules_version`, a separate check.)
  */
 import { z } from "zod";
 
@@ -341,6 +342,11 @@ export const RunManifest = z
     pathway: z.string().min(1),
     /** The kit version that wrote the run. */
     kit_version: z.string(),
+    /**
+     * The games' rules version the run played (src/games/version.ts); absent in manifests written
+     * before it was recorded, which played version 1. A run is only resumed under the same version.
+     */
+    rules_version: z.number().int().positive().optional(),
     /** The endpoint host (e.g. `api.openai.com`, `127.0.0.1:8000`), or `builtin`; never a key. */
     endpoint_host: z.string(),
     /** The run seed the episode seeds derive from. */

@@ -9,7 +9,8 @@
  */
 import { buildSummaryMessages, memoryText, parseSummary, type MemoryTriple } from "../agent/summaryPrompt.js";
 import { renderTrajectory, type Trajectory } from "../agent/trajectoryText.js";
-import type { ChatMessage } from "../models/types.js";
+import { callSeed } from "../models/callSeed.js";
+import type { CallIdentity, ChatMessage } from "../models/types.js";
 import { fitHistory, makeHistoryBlock, type HistorySettings, type TokenCounter } from "./history.js";
 import { definePathway, type PathwayHost } from "./types.js";
 
@@ -98,10 +99,12 @@ export const memoryPathway = definePathway<MemoryVersion>({
     if (logged) return memoryFromRecord(logged);
     const { messages, keptSteps } = summaryMessages({ rules: host.exploreRules, previous: current.triple, trajectory }, host.settings, host.counter);
     // A ModelCallError propagates: the run loop treats it like a failed exploration episode.
+    const identity: CallIdentity = { runId: host.runId, purpose: "summary", phase: "explore", checkpoint: null, episode: x, step: null, sample: 0 };
     const result = await host.model.complete({
       messages,
-      sampling: { max_tokens: host.settings.maxNewTokens },
-      identity: { runId: host.runId, purpose: "summary", phase: "explore", checkpoint: null, episode: x, step: null, sample: 0 },
+      // Every request carries a seed from its identity (a models file may turn sending it off).
+      sampling: { max_tokens: host.settings.maxNewTokens, seed: callSeed(identity) },
+      identity,
     });
     host.onUsage(result.usage.tokensIn, result.usage.tokensOut);
     const next = nextMemory(current, x, result.text);

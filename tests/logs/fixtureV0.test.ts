@@ -1,8 +1,9 @@
 /**
  * Data written by the kit before schema versions (main at b999829, tests/fixtures/data-v0; see
  * tests/fixtures/README.md) still reads, reports and resumes: every line validates against today's
- * schema, `s3gym report` writes the very table bytes that version wrote, and an interrupted run of
- * it resumes to completion, keeping its old lines as they were.
+ * schema, `s3gym report` writes the very table bytes that version wrote, and an interrupted run of it
+ * loads for resume; the runner then refuses to continue it only because the games' rules changed
+ * since (src/games/version.ts), saying so and leaving every file as it was.
  */
 import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +15,7 @@ import { readJsonFile, readRunDir, readRunFile } from "../../src/logs/reader.js"
 import { manifestPath, runFile, runsDir } from "../../src/logs/runDir.js";
 import { RUN_FILES, RunManifest, SCHEMA_VERSION } from "../../src/logs/schema.js";
 import { loadRunLogs } from "../../src/runner/replay.js";
+import { loadForResume } from "../../src/runner/resume.js";
 import { manifestProtocol, settingsFromRecord } from "../../src/runner/protocolRecord.js";
 
 const FIXTURE = join(import.meta.dirname, "..", "fixtures", "data-v0");
@@ -62,48 +64,41 @@ describe("data written before schema versions (version 0)", () => {
     for (const f of want) expect(readFileSync(join(out, "tables", f), "utf8"), f).toBe(readFileSync(join(TABLES, f), "utf8"));
   });
 
-  it("resumes: an interrupted version-0 run completes, its earlier lines kept as written", async () => {
+  it("resumes as far as the games' rules allow: the resume state loads from version-0 files; the runner refuses only because the rules changed since (issue 10), saying so and touching nothing", async () => {
     const data = mkdtempSync(join(tmpdir(), "s3gym-v0-resume-"));
     cpSync(FIXTURE, data, { recursive: true });
     const dir = join(runsDir(data), "trust__memory__builtin-heuristic-f585ac8e__seed0");
     // Interrupt it before checkpoint 3: cut the checkpoint-3 evaluation (its episode, steps, checkpoint record).
-    const cut = (kind: "steps" | "episodes" | "checkpoints") => {
+    for (const kind of ["steps", "episodes", "checkpoints"] as const) {
       const path = runFile(dir, kind);
-      const all = readFileSync(path, "utf8").split("\n").filter(Boolean);
-      const kept = all.filter((l) => (JSON.parse(l) as { checkpoint: number | null }).checkpoint !== 3);
+      const kept = readFileSync(path, "utf8").split("\n").filter(Boolean).filter((l) => (JSON.parse(l) as { checkpoint: number | null }).checkpoint !== 3);
       writeFileSync(path, kept.map((l) => `${l}\n`).join(""));
-      return { kept, removed: all.length - kept.length };
-    };
-    const before = { steps: cut("steps"), episodes: cut("episodes"), checkpoints: cut("checkpoints") };
-    expect(before.episodes.removed).toBe(1);
-    expect(before.checkpoints.removed).toBe(1);
+    }
+    const snapshot = () => Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), "utf8")]));
+    const before = snapshot();
+
+    // The resume state is read from the version-0 files as it would be for a resumable run.
+    const state = loadForResume(dir);
+    expect(state.manifest?.run_id).toBe("trust__memory__builtin-heuristic-f585ac8e__seed0");
+    expect([...state.episodes.keys()].sort()).toEqual(["eval|0|0", "explore|-|1", "explore|-|2", "explore|-|3"]);
+    expect([...state.checkpoints.keys()]).toEqual([0]);
+    expect(state.memory.map((m) => m.after_episode)).toEqual([0, 1, 2, 3]);
+    expect(state.exploreSteps.get(1)!.length).toBeGreaterThan(0);
+
+    // Version 0 played games rules version 1; this kit plays a later one, so `s3gym run` refuses to
+    // mix the two in one run (exit 2, before any call) and says why; nothing on disk changes.
     const out = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
-    const err = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    const errs: string[] = [];
+    const err = vi.spyOn(process.stderr, "write").mockImplementation((t) => (errs.push(String(t)), true));
     let code: number;
     try {
-      // Version 0 read replies by the literal contract (parse_rule was not recorded yet): resuming it
-      // under that rule is the same command plus --strict-contract (without it the clash is refused).
       code = await runCommand([...RUN_FLAGS, "--strict-contract", "--data", data]);
     } finally {
       out.mockRestore();
       err.mockRestore();
     }
-    expect(code).toBe(0);
-    const m = readJsonFile(manifestPath(dir), RunManifest);
-    expect(m.status).toBe("complete");
-    expect(m.schema_version).toBe(SCHEMA_VERSION);
-    expect(m.invocations).toBe(2);
-    for (const kind of ["steps", "episodes", "checkpoints"] as const) {
-      const now = readFileSync(runFile(dir, kind), "utf8").split("\n").filter(Boolean);
-      // The old lines come first, unchanged; the checkpoint-3 evaluation follows once.
-      expect(now.slice(0, before[kind].kept.length)).toEqual(before[kind].kept);
-      expect(now.length).toBeGreaterThan(before[kind].kept.length);
-      expect(now.slice(before[kind].kept.length).every((l) => (JSON.parse(l) as { checkpoint: number | null }).checkpoint === 3)).toBe(true);
-    }
-    const keys = readRunFile(runFile(dir, "steps"), RUN_FILES.steps.schema).lines.map((l) => `${l.value.phase}|${l.value.checkpoint}|${l.value.episode}|${l.value.step}`);
-    expect(new Set(keys).size).toBe(keys.length);
-    // The memory versions were reused, not asked for again: no summary call in this invocation.
-    const calls = readRunFile(runFile(dir, "calls"), RUN_FILES.calls.schema).lines.map((l) => l.value);
-    expect(calls.filter((c) => c.purpose === "summary")).toHaveLength(3);
+    expect(code).toBe(2);
+    expect(errs.join("")).toMatch(/games rules version 1/);
+    expect(snapshot()).toEqual(before);
   });
 });
