@@ -18,7 +18,7 @@ import { findRunDirs, formatCounts, LOW_SCORE_MODES, type LowScoreMode } from ".
 import { writeSftFiles } from "../training/sftFiles.js";
 import { SFT_FORMATS } from "../training/sftFormat.js";
 import { HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
-import { atLeast, ENDPOINT_FLAGS, modelContextFromFlags } from "./sharedFlags.js";
+import { ENDPOINT_FLAGS, modelContextFromFlags, rangedFlag } from "./sharedFlags.js";
 import { manifestPath } from "../logs/runDir.js";
 
 export const BUILD_SFT_USAGE = [
@@ -54,7 +54,7 @@ const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
 /** A finite number flag (may be negative or fractional). */
 export function numberFlag(flag: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!NUMBER.test(value.trim())) throw new UsageError(`--${flag} must be a number, got '${value}'`);
+  if (!NUMBER.test(value.trim()) || !Number.isFinite(Number(value))) throw new UsageError(`--${flag} must be a number, got '${value}'`);
   return Number(value);
 }
 
@@ -134,7 +134,7 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
       maskEarlierAnswers: !v["train-all-turns"],
       correctModel: v["correct-model"] ?? null,
       ...(make ? { createModel: make } : {}),
-      concurrency: atLeast("concurrency", v.concurrency, 8, 1),
+      concurrency: rangedFlag("concurrency", v.concurrency, 8),
       calls,
       onWarning: (w) => stderr.write(`warning: ${w}\n`),
     });

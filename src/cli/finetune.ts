@@ -29,10 +29,10 @@ export async function finetuneCommand(argv: string[]): Promise<number> {
   );
   if (!values.train) throw new UsageError(`--train is required\nusage: ${USAGE}`);
   if (!values.model) throw new UsageError(`--model is required (the base model id, e.g. gpt-4o-mini-2024-07-18)\nusage: ${USAGE}`);
-  const epochs = values.epochs === undefined ? undefined : nonNegativeInt("epochs", values.epochs);
+  const epochs = values.epochs === undefined ? undefined : nonNegativeInt("epochs", values.epochs, undefined, 1000);
   if (epochs === 0) throw new UsageError("--epochs must be at least 1");
-  const pollSeconds = nonNegativeInt("poll-seconds", values["poll-seconds"], 10);
-  const maxWaitMinutes = nonNegativeInt("max-wait-minutes", values["max-wait-minutes"], 720);
+  const pollSeconds = nonNegativeInt("poll-seconds", values["poll-seconds"], 10, 86_400);
+  const maxWaitMinutes = nonNegativeInt("max-wait-minutes", values["max-wait-minutes"], 720, 43_200);
 
   let report;
   try {

@@ -15,6 +15,7 @@
  */
 import type { PolicyName } from "../games/policies.js";
 import { ObservedModel, type OnCall } from "./callLog.js";
+import { MAX_TIMER_MS } from "./deadline.js";
 import { LimitedModel, LimiterRegistry } from "./limiter.js";
 import { parseModelSpec, type ModelSpec } from "./modelSpec.js";
 import type { ModelsFileEntry, Price } from "./modelsFile.js";
@@ -127,7 +128,8 @@ export function resolveModel(name: string, ctx: ModelContext): ResolvedModel {
 function numberProblems(ctx: ModelContext): string[] {
   const p: string[] = [];
   if (!Number.isInteger(ctx.maxRetries) || ctx.maxRetries < 0) p.push(`--max-retries must be an integer >= 0, got ${ctx.maxRetries}`);
-  if (!Number.isFinite(ctx.timeoutMs) || ctx.timeoutMs <= 0) p.push(`--timeout-ms must be a number > 0, got ${ctx.timeoutMs}`);
+  // Node clamps a timer above 2^31-1 ms to 1 ms: such a timeout would time out every call at once.
+  if (!Number.isFinite(ctx.timeoutMs) || ctx.timeoutMs <= 0 || ctx.timeoutMs > MAX_TIMER_MS) p.push(`--timeout-ms must be a number in 1..${MAX_TIMER_MS}, got ${ctx.timeoutMs}`);
   if (!Number.isInteger(ctx.concurrency) || ctx.concurrency < 1) p.push(`--concurrency must be an integer >= 1, got ${ctx.concurrency}`);
   return p;
 }
