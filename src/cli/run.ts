@@ -86,6 +86,19 @@ interface Parsed {
   modelsFile: string | null;
 }
 
+/** "N calls", with how many of them were replayed from the cache. */
+function callsText(calls: number, replayed: number): string {
+  return replayed > 0 ? `${calls} calls (${replayed} replayed from cache)` : `${calls} calls`;
+}
+
+/** Money spent, and apart from it what the replayed answers had cost (not charged again). */
+function spendText(spent: number | null, replayed: number | null): string {
+  const parts: string[] = [];
+  if (spent !== null) parts.push(`$${spent.toFixed(4)} spent`);
+  if (replayed !== null) parts.push(`$${replayed.toFixed(4)} replayed, not charged`);
+  return parts.length > 0 ? ` ${parts.join(", ")}` : "";
+}
+
 /** `--checkpoints` / `--checkpoints-file` / `--label`: only with `--pathways training`, which needs one list. */
 function parseTraining(v: { checkpoints?: string; "checkpoints-file"?: string; label?: string }, wanted: boolean): Parsed["training"] {
   const given = [v.checkpoints !== undefined && "--checkpoints", v["checkpoints-file"] !== undefined && "--checkpoints-file", v.label !== undefined && "--label"].filter(Boolean);
@@ -169,7 +182,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   let maxNew: Map<string, number>;
   try {
     p = parse(argv, env);
-    ctx = createModelContext({ ...p.ctx, cacheDir: p.cache ? join(p.dataDir, "cache") : null, ...deps.modelContext });
+    ctx = createModelContext({ ...p.ctx, cacheDir: p.cache ? join(p.dataDir, "cache") : null, onWarning: (m) => void stderr.write(`s3gym run: warning: ${m}\n`), ...deps.modelContext });
     // Every model name, alias, base URL and key presence is checked before any call.
     const resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx) : [];
     if (p.training) {
@@ -268,26 +281,30 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   progress.close();
 
   let bad = 0;
-  let total = { calls: 0, tokensIn: 0, tokensOut: 0, cost: 0, priced: false };
+  let total = { calls: 0, replayed: 0, tokensIn: 0, tokensOut: 0, cost: 0, priced: false, replayedCost: 0, replayedPriced: false };
   for (const o of outcomes) {
     const u = summarizeCalls(runDir(p.dataDir, o.runId));
     total = {
       calls: total.calls + u.calls,
+      replayed: total.replayed + u.cached_calls,
       tokensIn: total.tokensIn + u.tokens_in,
       tokensOut: total.tokensOut + u.tokens_out,
       cost: total.cost + (u.cost_usd ?? 0),
       priced: total.priced || u.cost_usd !== null,
+      replayedCost: total.replayedCost + (u.replayed_cost_usd ?? 0),
+      replayedPriced: total.replayedPriced || (u.replayed_cost_usd ?? null) !== null,
     };
     const ok = o.checkpoints.filter((c) => c.status === "ok").length;
     const failedReason = o.error ?? o.checkpoints.find((c) => c.status === "failed")?.reason ?? null;
     if (o.status !== "complete") bad++;
-    const cost = u.cost_usd === null ? "" : ` $${u.cost_usd.toFixed(4)}`;
+    const cost = spendText(u.cost_usd, u.replayed_cost_usd ?? null);
     stdout.write(
-      `${o.runId}\t${o.status}\t${ok}/${o.checkpoints.length || "-"} checkpoints ok\t${u.calls} calls\t${u.tokens_in} in / ${u.tokens_out} out${cost}${failedReason ? `\t${failedReason}` : ""}\n`,
+      `${o.runId}\t${o.status}\t${ok}/${o.checkpoints.length || "-"} checkpoints ok\t${callsText(u.calls, u.cached_calls)}\t${u.tokens_in} in / ${u.tokens_out} out${cost}${failedReason ? `\t${failedReason}` : ""}\n`,
     );
   }
+  const totalCost = spendText(total.priced ? total.cost : null, total.replayedPriced ? total.replayedCost : null);
   stdout.write(
-    `total\t${outcomes.length} runs, ${outcomes.length - bad} complete\t${total.calls} calls\t${total.tokensIn} in / ${total.tokensOut} out${total.priced ? ` $${total.cost.toFixed(4)}` : ""}\n`,
+    `total\t${outcomes.length} runs, ${outcomes.length - bad} complete\t${callsText(total.calls, total.replayed)}\t${total.tokensIn} in / ${total.tokensOut} out${totalCost}\n`,
   );
   return bad === 0 ? 0 : 1;
 }

@@ -193,8 +193,17 @@ export const CallRecord = z
     cached: z.boolean(),
     /** Null on success; else the error class (`http_429`, `http_5xx`, `timeout`, `transport`, ...). */
     error: z.string().nullable(),
-    /** Dollar cost from the user's price table; null when no price is known. */
+    /**
+     * Dollar cost from the user's price table; null when no price is known. For a call replayed from
+     * the cache (`cached`), the price of the answer when it was paid for: nothing is spent again, and
+     * the usage totals count it as replayed, not spent.
+     */
     cost_usd: z.number().nonnegative().nullable(),
+    /**
+     * Set when the endpoint's usage was inconsistent and part of it was not used, e.g. cached prompt
+     * tokens above the prompt tokens (tokens_cached is then null). Absent when the usage was sound.
+     */
+    usage_note: z.string().optional(),
     /** The sample index of the call identity (0 unless a step is sampled several times). */
     sample: z.number().int().nonnegative().optional(),
     /** The endpoint's finish reason; null on failure or when not reported. */
@@ -324,8 +333,16 @@ export const UsageRecord = z
     tokens_out: z.number().nonnegative(),
     /** Prompt tokens served from the provider's prefix cache (where reported). */
     tokens_cached: z.number().nonnegative(),
-    /** Dollars from the price table, summed over the calls that had a price; null when none had one. */
+    /**
+     * Dollars actually spent: the price-table cost of the calls the endpoint answered (replays from
+     * the response cache excluded: they cost nothing again); null when no such call had a price.
+     */
     cost_usd: z.number().nonnegative().nullable(),
+    /**
+     * What the calls replayed from the cache had cost when first paid for (not spent again); null
+     * when no replayed call had a price. Absent in manifests written before it was recorded.
+     */
+    replayed_cost_usd: z.number().nonnegative().nullable().optional(),
   });
 
 export const RunManifest = z

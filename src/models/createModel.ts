@@ -53,6 +53,8 @@ export interface ModelContext {
   env?: Record<string, string | undefined>;
   /** Backoff tuning (defaults: 500 ms base, 30 s cap, Retry-After capped at 10 min). */
   backoff?: { baseDelayMs?: number; maxDelayMs?: number; maxRetryAfterMs?: number };
+  /** Where a warning that does not stop the run goes (a cache that cannot be written); stderr by default. */
+  onWarning?: (message: string) => void;
 }
 
 export const CONTEXT_DEFAULTS = { maxRetries: 5, timeoutMs: 600_000, concurrency: 8 } as const;
@@ -73,7 +75,19 @@ export function createModelContext(o: Partial<ModelContext> = {}): ModelContext 
     ...(o.onCall ? { onCall: o.onCall } : {}),
     ...(o.sleep ? { sleep: o.sleep } : {}),
     ...(o.backoff ? { backoff: o.backoff } : {}),
+    ...(o.onWarning ? { onWarning: o.onWarning } : {}),
   };
+}
+
+/** One response cache per context: its models share it, so a write failure is told once. */
+const caches = new WeakMap<ModelContext, ResponseCache>();
+function cacheOf(ctx: ModelContext, dir: string): ResponseCache {
+  let c = caches.get(ctx);
+  if (!c || c.dir !== dir) {
+    c = new ResponseCache(dir, ctx.onWarning ?? ((m) => void process.stderr.write(`s3gym: warning: ${m}\n`)));
+    caches.set(ctx, c);
+  }
+  return c;
 }
 
 /** A model name resolved against the context. Holds no key, only the NAME of its variable. */
@@ -215,7 +229,7 @@ export function assembleModel(resolved: ResolvedModel, ctx: ModelContext, builti
     });
     const retrying = new RetryingModel(openai, { maxRetries: ctx.maxRetries, sleep: ctx.sleep ?? realSleep, ...RETRY_DEFAULTS, ...ctx.backoff });
     inner = new LimitedModel(retrying, ctx.limiters.get(resolved.endpointHost, resolved.apiKeyEnv, resolved.concurrency));
-    if (ctx.cacheDir) inner = new CachedModel(inner, new ResponseCache(ctx.cacheDir), { endpoint: endpointIdOf(baseUrl), model: resolved.spec.model });
+    if (ctx.cacheDir) inner = new CachedModel(inner, cacheOf(ctx, ctx.cacheDir), { endpoint: endpointIdOf(baseUrl), model: resolved.spec.model });
   }
   const real = resolved.spec.scheme === "builtin" ? `builtin:${resolved.spec.policy}` : `openai:${resolved.spec.model}`;
   return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling, resolved.entry?.send_seed !== false), ctx.onCall, resolved.price, { spec: real, sampling: resolved.sampling });

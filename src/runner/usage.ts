@@ -1,4 +1,7 @@
-/** Per-run token and cost totals, summed from calls.jsonl (every call of every invocation). */
+/**
+ * Per-run token and cost totals, summed from calls.jsonl (every call of every invocation). Money
+ * spent and the value of cache replays are kept apart; tokens count every call.
+ */
 import { CallRecord, type UsageRecord } from "../logs/schema.js";
 import { readRunFile } from "../logs/reader.js";
 import { runFile } from "../logs/runDir.js";
@@ -7,7 +10,7 @@ import { runFile } from "../logs/runDir.js";
 export type UsageTotals = UsageRecord;
 
 export function summarizeCalls(runDirectory: string): UsageTotals {
-  const t: UsageTotals = { calls: 0, failed_calls: 0, cached_calls: 0, tokens_in: 0, tokens_out: 0, tokens_cached: 0, cost_usd: null };
+  const t: UsageTotals = { calls: 0, failed_calls: 0, cached_calls: 0, tokens_in: 0, tokens_out: 0, tokens_cached: 0, cost_usd: null, replayed_cost_usd: null };
   for (const { value: c } of readRunFile(runFile(runDirectory, "calls"), CallRecord).lines) {
     t.calls++;
     if (c.error !== null) t.failed_calls++;
@@ -15,7 +18,10 @@ export function summarizeCalls(runDirectory: string): UsageTotals {
     t.tokens_in += c.tokens_in;
     t.tokens_out += c.tokens_out;
     t.tokens_cached += c.tokens_cached ?? 0;
-    if (c.cost_usd !== null) t.cost_usd = (t.cost_usd ?? 0) + c.cost_usd;
+    // A replay spends nothing: its price is reported apart (a resumed run's summary showed $0.4360
+    // where the calls actually made cost $0.3257).
+    if (c.cost_usd !== null && c.cached) t.replayed_cost_usd = (t.replayed_cost_usd ?? 0) + c.cost_usd;
+    else if (c.cost_usd !== null) t.cost_usd = (t.cost_usd ?? 0) + c.cost_usd;
   }
   return t;
 }
