@@ -27,24 +27,26 @@
  * missing prerequisite (nothing was run).
  */
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkJupyter, executeNotebook, formatJupyterProblems, type JupyterSetup } from "../notebooks/jupyter.js";
-import { HelpRequested, nonNegativeInt, parseFlags, UsageError } from "./args.js";
+import { formatJupyterProblems } from "../notebooks/jupyter.js";
+import { diffTrees, hashTree } from "../report/compareTrees.js";
+import { ENGINE_NAMES, listNotebooks, NOTEBOOK_ENGINES, runNotebooks, type EngineName } from "../report/notebooks/engines.js";
+import { HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
 
 export const REPRODUCE_USAGE = [
-  "s3gym reproduce [--quick] [--data DIR] [--out DIR] [--jobs N] [--no-notebooks]",
+  "s3gym reproduce [--quick] [--data DIR] [--out DIR] [--jobs N] [--engine node|jupyter] [--no-notebooks]",
   "",
   "  --quick          the reduced schedule (CI): 3 exploration episodes, a checkpoint every 3,",
   "                   2 evaluation episodes, 16 steps; defaults to --data data/quick --out figures/quick",
   "  --data DIR       where the step logs go (default data/); rerunning resumes from them",
   "  --out DIR        where tables, figures and executed notebooks go (default figures/)",
   "  --jobs N         parallel shards of the run matrix and notebooks at a time (default: cores, at most 2)",
-  "  --no-notebooks   skip Jupyter: runs, tables and figures only",
+  "  --engine E       how the notebooks run: node (default; Node alone) or jupyter (nbclient + the tslab kernel)",
+  "  --no-notebooks   skip the notebooks: runs, tables and figures only",
 ].join("\n");
 
 const FLAGS = {
@@ -53,6 +55,7 @@ const FLAGS = {
   out: { type: "string" },
   jobs: { type: "string" },
   "no-notebooks": { type: "boolean" },
+  engine: { type: "string" },
 } as const;
 
 /** The offline models of the default matrix: floor, reference and perfect-judge lines (not LLMs). */
@@ -114,6 +117,7 @@ interface Args {
   out: string;
   jobs: number;
   notebooks: boolean;
+  engine: EngineName;
 }
 
 function parse(argv: string[]): Args {
@@ -130,6 +134,7 @@ function parse(argv: string[]): Args {
     out: v.out ?? (quick ? join("figures", "quick") : "figures"),
     jobs,
     notebooks: v["no-notebooks"] !== true,
+    engine: oneOf("engine", v.engine, ENGINE_NAMES, "node"),
   };
 }
 
@@ -138,34 +143,8 @@ export function kitRootFromCli(): string {
   return resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 }
 
-/** The notebooks in execution order. */
-export function listNotebooks(root: string): string[] {
-  const dir = join(root, "notebooks");
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".ipynb") && !f.startsWith("."))
-    .sort()
-    .map((f) => join(dir, f));
-}
-
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
-}
-
-/** sha256 of every file under `dir` (recursively) except the named sub-folders, by relative path. */
-function hashTree(dir: string, skip: ReadonlySet<string>): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      const rel = relative(dir, p);
-      if (e.isDirectory()) {
-        if (!skip.has(rel)) walk(p);
-      } else if (e.isFile()) out.set(rel, createHash("sha256").update(readFileSync(p)).digest("hex"));
-    }
-  };
-  if (existsSync(dir)) walk(dir);
-  return out;
 }
 
 /**
@@ -269,19 +248,21 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
 
   // 1. Prerequisites, before anything long.
   const notebooks = listNotebooks(root);
-  let setup: JupyterSetup | null = null;
   if (args.notebooks) {
     if (notebooks.length === 0) {
       process.stderr.write(`s3gym reproduce: no notebooks found in ${join(root, "notebooks")} (run it from a clone of the repository, or pass --no-notebooks)\n`);
       return 2;
     }
-    const check = checkJupyter(root);
-    if (!check.ok) {
-      process.stderr.write(formatJupyterProblems(check.problems));
+    const problems = NOTEBOOK_ENGINES[args.engine].check(root);
+    if (problems.length > 0) {
+      process.stderr.write(
+        args.engine === "jupyter"
+          ? formatJupyterProblems(problems)
+          : `s3gym reproduce: the notebooks cannot run:\n${problems.map((p) => `- ${p}`).join("\n")}\n(Or run without the notebooks: 's3gym reproduce --no-notebooks' still writes every table and figure.)\n`,
+      );
       return 2;
     }
-    setup = check.setup;
-    say(`prerequisites ok: ${setup.python} has nbconvert + nbclient; tslab kernel spec registered`);
+    say(`prerequisites ok: the notebooks run with the ${args.engine} engine${args.engine === "node" ? " (tslab's executor in Node; no Jupyter needed)" : " (nbclient + the tslab kernel)"}`);
   }
   const s = args.schedule;
   say(
@@ -317,40 +298,36 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   const reportCode = await phase("report (s3gym report)", () => reportCommand(["--data", dataArg, "--out", outAbs]));
   if (reportCode !== 0) return 1;
   const notebookDir = join(outAbs, "notebooks");
-  const written = hashTree(outAbs, new Set(["notebooks", "quick"]));
+  const written = hashTree(outAbs);
 
   // 5. The notebooks, headless.
-  const executed: string[] = [];
-  if (setup) {
-    await mkdir(notebookDir, { recursive: true });
+  let executed: string[] = [];
+  if (args.notebooks) {
     const env = { S3GYM_DATA: dataAbs, S3GYM_OUT: outAbs };
-    const perNotebook: string[] = [];
-    await phase(`notebooks (${notebooks.length}, ${Math.min(args.jobs, notebooks.length)} at a time)`, async () => {
-      const queue = [...notebooks];
-      const worker = async (): Promise<void> => {
-        for (let nb = queue.shift(); nb !== undefined; nb = queue.shift()) {
-          const t = Date.now();
-          await executeNotebook(setup!, nb, notebookDir, env);
-          executed.push(join(notebookDir, basename(nb)));
-          perNotebook.push(`${basename(nb)} ${seconds(Date.now() - t)}`);
-          say(`  executed ${basename(nb)} in ${seconds(Date.now() - t)}`);
-        }
-      };
+    const jobs = Math.min(args.jobs, notebooks.length);
+    const ok = await phase(`notebooks (${notebooks.length}, ${jobs} at a time, ${args.engine} engine)`, async () => {
       try {
-        await Promise.all(Array.from({ length: Math.min(args.jobs, notebooks.length) }, worker));
+        executed = await runNotebooks({
+          engine: args.engine,
+          root,
+          notebooks,
+          outDir: notebookDir,
+          env,
+          jobs,
+          onDone: (nb, ms) => say(`  executed ${basename(nb)} in ${seconds(ms)}`),
+        });
+        return true;
       } catch (e) {
         process.stderr.write(`s3gym reproduce: ${(e as Error).message}\n`);
-        throw e;
+        return false;
       }
-    }).catch(() => null);
-    if (executed.length !== notebooks.length) return 1;
+    });
+    if (!ok) return 1;
     // The notebooks wrote their tables and figures with the report's own functions: same bytes.
-    const after = hashTree(outAbs, new Set(["notebooks", "quick"]));
-    const changed = [...written].filter(([f, h]) => after.has(f) && after.get(f) !== h).map(([f]) => f);
-    const extra = [...after.keys()].filter((f) => !written.has(f));
-    if (changed.length > 0 || extra.length > 0) {
+    const d = diffTrees(written, hashTree(outAbs));
+    if (d.changed.length > 0 || d.added.length > 0) {
       process.stderr.write(
-        `s3gym reproduce: the notebooks' files differ from 's3gym report's: ${[...changed, ...extra].join(", ")} ` +
+        `s3gym reproduce: the notebooks' files differ from 's3gym report's: ${[...d.changed, ...d.added].join(", ")} ` +
           "(a notebook must call the report's builders and writers, never its own)\n",
       );
       return 1;
