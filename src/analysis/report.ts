@@ -89,7 +89,7 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
   const requireComplete = opts.requireComplete ?? false;
   const ref = opts.reference ?? ds;
   const ca = analyzeCurves(ds, cfg, requiredGames(ref));
-  const tr = analyzeTraining(ds);
+  const tr = analyzeTraining(ds, cfg);
   const ji = judgingInputs(ds, gameRewardRanges(ref));
   const blocks = allBlocks(ji);
   return {
@@ -106,7 +106,7 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
     },
     curves: ca.series,
     training: tr.series,
-    calibration: calibrationBins(ji),
+    calibration: calibrationBins(ji, 10, cfg),
     blocks,
     ranges: ji.ranges,
     games: distinct(ca.series.map((c) => c.game)),
