@@ -66,6 +66,17 @@ export const StepRecord = z
     latency_ms: z.number().nonnegative(),
     /** Optional: true when the model answer was replayed from the on-disk cache. */
     cached: z.boolean().optional(),
+    /** Optional: why the model stopped (`stop`, `length`, ...) as the endpoint reported; null when it did not say. */
+    finish_reason: z.string().nullable().optional(),
+    /** Optional: prompt tokens the provider served from its prefix cache; null when not reported. */
+    tokens_cached: z.number().nonnegative().nullable().optional(),
+    /**
+     * Optional, history runs: steps of each earlier exploration episode the prompt kept, oldest first
+     * (0 = the episode was dropped to fit the context window).
+     */
+    history_keep: z.array(z.number().int().nonnegative()).optional(),
+    /** Optional, memory runs: the Summary Memory version the prompt carried (0 = the empty initial memory). */
+    memory_version: z.number().int().nonnegative().optional(),
   })
   .passthrough();
 export type StepRecord = z.infer<typeof StepRecord>;
