@@ -35,7 +35,11 @@ import { fileURLToPath } from "node:url";
 import { formatJupyterProblems } from "../notebooks/jupyter.js";
 import { diffTrees, hashTree } from "../report/compareTrees.js";
 import { ENGINE_NAMES, listNotebooks, NOTEBOOK_ENGINES, runNotebooks, type EngineName } from "../report/notebooks/engines.js";
+import { GAME_NAMES } from "../games/types.js";
+import { runId } from "../runner/runId.js";
+import { buildMatrix, totalEpisodes } from "../runner/schedule.js";
 import { HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
+import { RunWatch, runOutputFilter, type WatchedRun } from "./reproduceProgress.js";
 
 export const REPRODUCE_USAGE = [
   "s3gym reproduce [--quick] [--data DIR] [--out DIR] [--jobs N] [--engine node|jupyter] [--no-notebooks]",
@@ -147,35 +151,97 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
+/** A sink that passes whole lines through `keep` to `to` (partial lines wait for their newline). */
+function lineSink(keep: (line: string) => boolean, to: NodeJS.WritableStream): { write(s: string | Buffer): boolean; flush(): void } {
+  let pending = "";
+  return {
+    write(chunk) {
+      pending += chunk.toString();
+      const lines = pending.split("\n");
+      pending = lines.pop() ?? "";
+      for (const l of lines) if (keep(l)) to.write(`${l}\n`);
+      return true;
+    },
+    flush() {
+      if (pending !== "" && keep(pending)) to.write(`${pending}\n`);
+      pending = "";
+    },
+  };
+}
+
 /**
- * Shard `--shard i/n` of the matrix as a child process running `s3gym run` (the runner is
- * single-threaded: one core per shard). Its output goes straight to ours, so progress lines appear
- * as they are written.
+ * Shard `--shard i/n` of the matrix as a child process running `s3gym run --progress off` (the
+ * runner is single-threaded: one core per shard). Its per-run result lines are filtered
+ * (`runOutputFilter`): reproduce's watcher prints one line per finished run instead.
  */
 function runShardProcess(argv: string[]): Promise<number> {
   const here = fileURLToPath(import.meta.url);
   // dist/cli/main.js when built; src/cli/main.ts under tsx (tests), with the same loader flags.
   const main = join(dirname(here), here.endsWith(".ts") ? "main.ts" : "main.js");
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, main, "run", ...argv], { stdio: ["ignore", "inherit", "inherit"] });
+    const child = spawn(process.execPath, [...process.execArgv, main, "run", ...argv], { stdio: ["ignore", "pipe", "pipe"] });
+    const out = lineSink(runOutputFilter("stdout"), process.stdout);
+    const err = lineSink(runOutputFilter("stderr"), process.stderr);
+    child.stdout.on("data", (d: Buffer) => out.write(d));
+    child.stderr.on("data", (d: Buffer) => err.write(d));
     child.on("error", reject);
-    child.on("close", (code, signal) => resolvePromise(code ?? (signal ? 1 : 0)));
+    child.on("close", (code, signal) => {
+      out.flush();
+      err.flush();
+      resolvePromise(code ?? (signal ? 1 : 0));
+    });
   });
+}
+
+/** The runs of the default matrix, with the episodes each plays (what the progress line counts). */
+export function matrixRuns(schedule: Schedule): WatchedRun[] {
+  const total = totalEpisodes(schedule.exploreEpisodes, schedule.checkpointEvery, schedule.evalEpisodes);
+  return buildMatrix(OFFLINE_MODELS, GAME_NAMES, PATHWAYS, 0).map((e) => ({ runId: e.runId, totalEpisodes: total }));
+}
+
+/** The training ladder's runs (one per game), each evaluating every epoch. */
+export function trainingRuns(schedule: Schedule): WatchedRun[] {
+  return GAME_NAMES.map((game) => ({
+    runId: runId({ game, pathway: "training", model: TRAINING_LABEL, runSeed: 0 }),
+    totalEpisodes: schedule.trainingEpochs * schedule.evalEpisodes,
+  }));
+}
+
+/** Runs `f` while a watcher prints a line per finished run and the phase's progress line. */
+async function watched(label: string, dataAbs: string, runs: readonly WatchedRun[], f: () => Promise<number>): Promise<number> {
+  const watch = new RunWatch(dataAbs, runs, process.stdout, { label });
+  watch.start();
+  try {
+    return await f();
+  } finally {
+    watch.stop();
+  }
 }
 
 /**
  * Phase 2: the default offline matrix: `s3gym run` with the flags of `matrixArgs`, one shard per job.
  * Nothing else of the runner is used, so its flags, resume rules and refusals apply unchanged.
  */
-async function runMatrixPhase(args: Args, dataAbs: string, log: (s: string) => void): Promise<number> {
-  const base = [...matrixArgs(args.schedule, dataAbs), "--progress", args.jobs > 1 ? "lines" : "auto"];
-  if (args.jobs === 1) {
-    const { runCommand } = await import("./run.js");
-    return runCommand(base);
+async function runMatrixPhase(args: Args, dataAbs: string): Promise<number> {
+  const base = [...matrixArgs(args.schedule, dataAbs), "--progress", "off"];
+  return watched("matrix", dataAbs, matrixRuns(args.schedule), async () => {
+    if (args.jobs === 1) return runInProcess(base);
+    const codes = await Promise.all(Array.from({ length: args.jobs }, (_, i) => runShardProcess([...base, "--shard", `${i + 1}/${args.jobs}`])));
+    return Math.max(...codes);
+  });
+}
+
+/** `s3gym run` in this process, its output filtered like a shard's. */
+async function runInProcess(argv: string[]): Promise<number> {
+  const { runCommand } = await import("./run.js");
+  const stdout = lineSink(runOutputFilter("stdout"), process.stdout);
+  const stderr = lineSink(runOutputFilter("stderr"), process.stderr);
+  try {
+    return await runCommand(argv, { stdout, stderr });
+  } finally {
+    stdout.flush();
+    stderr.flush();
   }
-  log(`running the matrix as ${args.jobs} 's3gym run' processes in parallel (--shard i/${args.jobs})`);
-  const codes = await Promise.all(Array.from({ length: args.jobs }, (_, i) => runShardProcess([...base, "--shard", `${i + 1}/${args.jobs}`])));
-  return Math.max(...codes);
 }
 
 /**
@@ -185,8 +251,7 @@ async function runMatrixPhase(args: Args, dataAbs: string, log: (s: string) => v
  * analysis and figure; not a result about training). Resumable like any run: done epochs are skipped.
  */
 async function runTrainingPhase(args: Args, dataAbs: string): Promise<number> {
-  const { runCommand } = await import("./run.js");
-  return runCommand([...trainingArgs(args.schedule, dataAbs), "--progress", "auto"]);
+  return watched("training", dataAbs, trainingRuns(args.schedule), () => runInProcess([...trainingArgs(args.schedule, dataAbs), "--progress", "off"]));
 }
 
 /** The paper artefact each file reproduces, for the summary. */
@@ -273,7 +338,8 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   if (existsSync(join(dataAbs, "runs"))) say(`${shown(dataAbs)} already holds runs: done episodes are reused (resume)`);
 
   // 2. The matrix.
-  const runCode = await phase("matrix (s3gym run)", () => runMatrixPhase(args, dataAbs, say));
+  if (args.jobs > 1) say(`running the matrix as ${args.jobs} 's3gym run' processes in parallel (--shard i/${args.jobs})`);
+  const runCode = await phase("matrix (s3gym run)", () => runMatrixPhase(args, dataAbs));
   if (runCode !== 0) {
     process.stderr.write(
       `s3gym reproduce: 's3gym run' exited with ${runCode}` +
