@@ -32,10 +32,11 @@ import { mkdir } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { formatJupyterProblems } from "../notebooks/jupyter.js";
+import { formatJupyterProblems } from "../report/notebooks/jupyter.js";
 import { diffTrees, hashTree } from "../report/compareTrees.js";
 import { ENGINE_NAMES, listNotebooks, NOTEBOOK_ENGINES, runNotebooks, type EngineName } from "../report/notebooks/engines.js";
 import { GAME_NAMES } from "../games/types.js";
+import { runsDir } from "../logs/runDir.js";
 import { runId } from "../runner/runId.js";
 import { buildMatrix, totalEpisodes } from "../runner/schedule.js";
 import { HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
@@ -335,7 +336,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
       `${s.evalEpisodes} evaluation episodes, ${s.maxSteps} steps; models ${OFFLINE_MODELS.join(", ")}; ` +
       `pathways ${PATHWAYS.join(", ")}; all games; data ${shown(dataAbs)}, out ${shown(outAbs)}`,
   );
-  if (existsSync(join(dataAbs, "runs"))) say(`${shown(dataAbs)} already holds runs: done episodes are reused (resume)`);
+  if (existsSync(runsDir(dataAbs))) say(`${shown(dataAbs)} already holds runs: done episodes are reused (resume)`);
 
   // 2. The matrix.
   if (args.jobs > 1) say(`running the matrix as ${args.jobs} 's3gym run' processes in parallel (--shard i/${args.jobs})`);
@@ -403,7 +404,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   // 6. Where everything is.
   const tables = readdirSync(join(outAbs, "tables")).filter((f) => f.endsWith(".md")).sort();
   const figures = readdirSync(outAbs).filter((f) => f.endsWith(".svg")).sort();
-  const runs = existsSync(join(dataAbs, "runs")) ? readdirSync(join(dataAbs, "runs")).filter((d) => statSync(join(dataAbs, "runs", d)).isDirectory()).length : 0;
+  const runs = existsSync(runsDir(dataAbs)) ? readdirSync(runsDir(dataAbs)).filter((d) => statSync(join(runsDir(dataAbs), d)).isDirectory()).length : 0;
   const lines: string[] = [
     "",
     `S3Gym reproduction (${s.name} schedule) done in ${seconds(Date.now() - t0)}`,

@@ -16,9 +16,10 @@
 import { createRequire } from "node:module";
 import type { TopLevelSpec } from "vega-lite";
 import type { Columns } from "../../analysis/frames.js";
-import { displayCell, type Table } from "../../analysis/table.js";
-import { cellLabel, markdownOf } from "../../analysis/writeReport.js";
-import { columnsHtml, frameHtml, tableHtml } from "../../notebooks/html.js";
+import type { Table } from "../../analysis/table.js";
+import { displayCell } from "../tables.js";
+import { cellLabel, markdownOf } from "../writeReport.js";
+import { columnsHtml, frameHtml, tableHtml } from "./html.js";
 
 /** MIME type -> content (strings; binary content as base64). */
 export type MimeBundle = Record<string, string>;
@@ -100,7 +101,7 @@ export function specCaption(spec: TopLevelSpec): string {
 
 /** Renders any vega-lite spec headless and displays it (SVG + PNG + its title as text). */
 export async function showSpec(spec: TopLevelSpec): Promise<void> {
-  const { renderSvg, svgToPng } = await import("../../figures/render.js");
+  const { renderSvg, svgToPng } = await import("../figures/render.js");
   const svg = await renderSvg(spec);
   showFigure({ svg, png: svgToPng(svg), caption: specCaption(spec) });
 }

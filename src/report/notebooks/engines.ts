@@ -14,7 +14,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkJupyter } from "../../notebooks/jupyter.js";
+import { checkJupyter } from "./jupyter.js";
 import { executeWithNbclient } from "./nbclientRunner.js";
 import { cellOutputs, parseNotebook } from "./nbformat.js";
 import { CELL_MARK } from "./cellRunner.js";

@@ -14,7 +14,7 @@
  */
 import { spawn } from "node:child_process";
 import { basename, join, resolve } from "node:path";
-import type { JupyterSetup } from "../../notebooks/jupyter.js";
+import type { JupyterSetup } from "./jupyter.js";
 
 /** Seconds the kernel may take to start (nbclient's default is 60, too short on a loaded machine). */
 export const STARTUP_TIMEOUT_S = 180;
