@@ -159,7 +159,7 @@ export class RunWatch {
     const { episodes, total } = this.episodeTotals();
     const elapsed = (this.now() - this.startMs) / 1000;
     const playedNow = episodes - this.episodesAtStart;
-    const eta = playedNow > 0 && episodes < total ? `, ETA ${formatSeconds((elapsed / playedNow) * (total - episodes))}` : "";
+    const eta = playedNow > 0 && elapsed > 0 && episodes < total ? `, ETA ${formatSeconds((elapsed / playedNow) * (total - episodes))}` : "";
     const pct = total > 0 ? Math.floor((episodes / total) * 100) : 100;
     return `${this.opts.label}: ${runs}/${this.states.length} runs, ${episodes}/${total} episodes (${pct}%), ${formatSeconds(elapsed)}${eta}`;
   }

@@ -161,3 +161,14 @@ export function couplingSpec(blocks: readonly BlockRow[]): TopLevelSpec {
     },
   };
 }
+
+/** The title and subtitle lines of a vega-lite spec as one text (a figure's text/plain fallback). */
+export function specCaption(spec: TopLevelSpec): string {
+  const t = (spec as { title?: unknown }).title;
+  const lines = (v: unknown): string[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v.map(String) : [String(v)]);
+  if (t !== null && typeof t === "object" && !Array.isArray(t)) {
+    const o = t as { text?: unknown; subtitle?: unknown };
+    return [...lines(o.text), ...lines(o.subtitle)].join("\n");
+  }
+  return lines(t).join("\n") || "(untitled figure)";
+}

@@ -18,6 +18,7 @@ import type { TopLevelSpec } from "vega-lite";
 import type { Columns } from "../../analysis/frames.js";
 import type { Table } from "../../analysis/table.js";
 import { displayCell } from "../tables.js";
+import { specCaption } from "../figures/specs.js";
 import { cellLabel, markdownOf } from "../writeReport.js";
 import { columnsHtml, frameHtml, tableHtml } from "./html.js";
 
@@ -84,19 +85,6 @@ export function showFigure(figure: ShownFigure): void {
     "image/png": Buffer.from(figure.png).toString("base64"),
     "text/plain": figure.caption,
   });
-}
-
-/** The title and subtitle lines of a vega-lite spec, as one caption text. */
-export function specCaption(spec: TopLevelSpec): string {
-  const t = (spec as { title?: unknown }).title;
-  if (typeof t === "string") return t;
-  if (Array.isArray(t)) return t.join("\n");
-  if (t && typeof t === "object") {
-    const o = t as { text?: string | string[]; subtitle?: string | string[] };
-    const lines = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
-    return [...lines(o.text), ...lines(o.subtitle)].join("\n");
-  }
-  return "(untitled figure)";
 }
 
 /** Renders any vega-lite spec headless and displays it (SVG + PNG + its title as text). */

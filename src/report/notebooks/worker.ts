@@ -15,10 +15,11 @@
  * Lines starting with CELL_MARK on stderr tell the parent which cell is running (for its timeout
  * message); they are not shown.
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, resolve } from "node:path";
 import { CELL_MARK, runCells, type CellExecutor, type DisplayRequest, type OutputCollector } from "./cellRunner.js";
+import { writeFileAtomic } from "../../util/atomicWrite.js";
 import { parseNotebook, serializeNotebook } from "./nbformat.js";
 
 /** The real stderr, kept before the cells' writes are captured. */
@@ -91,9 +92,7 @@ async function main(argv: string[]): Promise<number> {
   });
   executor.close();
   // Atomic: a reader never sees half a notebook.
-  const tmp = `${dstAbs}.${process.pid}.tmp`;
-  writeFileSync(tmp, serializeNotebook(notebook));
-  renameSync(tmp, dstAbs);
+  writeFileAtomic(dstAbs, serializeNotebook(notebook), { durable: false });
   if (failure) {
     say(
       `${basename(srcAbs)}: cell ${failure.index + 1}${failure.id ? ` (id ${failure.id})` : ""} failed: ${failure.ename}: ${failure.evalue}\n` +
