@@ -75,10 +75,10 @@ export async function reportFigures(report: Report, groups: readonly FigureGroup
   const { fileSafe } = await renderer();
   const out: NamedFigure[] = [];
   const want = new Set(groups);
-  if (want.has("curves")) for (const game of report.games) out.push({ name: `curves_${fileSafe(game)}`, spec: curvesSpec(game, report.curves) });
-  if (want.has("training")) out.push({ name: "training", spec: trainingSpec(report.training) });
-  if (want.has("calibration")) out.push({ name: "calibration", spec: calibrationSpec(report.calibration, report.ranges) });
-  if (want.has("coupling")) out.push({ name: "coupling", spec: couplingSpec(report.blocks) });
+  if (want.has("curves")) for (const game of report.games) out.push({ name: `curves_${fileSafe(game)}`, spec: curvesSpec(game, report.curves, report.bootstrap) });
+  if (want.has("training")) out.push({ name: "training", spec: trainingSpec(report.training, report.bootstrap) });
+  if (want.has("calibration")) out.push({ name: "calibration", spec: calibrationSpec(report.calibration, report.ranges, report.bootstrap) });
+  if (want.has("coupling")) out.push({ name: "coupling", spec: couplingSpec(report.blocks, report.bootstrap) });
   return out;
 }
 
