@@ -408,3 +408,56 @@ export function trainingTable(rows: TrainingRow[], cfg: BootstrapConfig): Table<
     ],
   };
 }
+
+/** A row of main_results_wide: one model and metric; a cell per (game, pathway) column. */
+export interface MainResultsWideRow {
+  model: string;
+  /** `avg`, `max` or `auc_plus` (paper Table 4's three metrics). */
+  metric: string;
+  /** False when the model lacks results on some game (marked † like main_results). */
+  complete: boolean;
+  [column: string]: string | boolean | Estimate | null;
+}
+
+/** Paper Table 4's metrics, in its order. */
+const WIDE_METRICS = ["avg", "max", "auc_plus"] as const;
+/** Column labels of the pathways in the paper's layout (History ICL first, then Summary Memory). */
+const WIDE_PATHWAYS: Record<string, string> = { history: "ICL", memory: "Memory" };
+
+/**
+ * Paper Table 4 in the paper's layout, pivoted from `main_results` (the same builder's rows, no new
+ * number): a row per model and metric (Avg, Max, AUC+), games as column groups with ICL and Memory
+ * side by side (`<game> ICL`, `<game> Memory`). The `none` baseline stays in the long table only.
+ */
+export function mainResultsWideTable(main: Table<MainResultsRow>): Table<MainResultsWideRow> {
+  const rows = main.rows.filter((r) => r.pathway in WIDE_PATHWAYS);
+  const games = distinct(rows.map((r) => r.game)).sort((a, b) => compareText(a, b));
+  const pathways = Object.keys(WIDE_PATHWAYS).filter((p) => rows.some((r) => r.pathway === p));
+  const key = (game: string, pathway: string): string => `${game} ${WIDE_PATHWAYS[pathway]}`;
+  const models = distinct(rows.map((r) => r.model)).sort((a, b) => compareText(a, b));
+  const out: MainResultsWideRow[] = [];
+  for (const model of models) {
+    const mine = rows.filter((r) => r.model === model);
+    for (const metric of WIDE_METRICS) {
+      const row: MainResultsWideRow = { model, metric, complete: mine.every((r) => r.complete) };
+      for (const game of games)
+        for (const pathway of pathways) row[key(game, pathway)] = mine.find((r) => r.game === game && r.pathway === pathway)?.[metric] ?? null;
+      out.push(row);
+    }
+  }
+  return {
+    name: "main_results_wide",
+    title: "Main results in the paper's layout (Table 4): Avg, Max, AUC+ by game, ICL and Memory side by side",
+    columns: [
+      { key: "model", kind: "text" },
+      { key: "metric", kind: "text" },
+      ...games.flatMap((g) => pathways.map((p) => ({ key: key(g, p), kind: "estimate" as const }))),
+    ],
+    rows: out,
+    notes: [
+      ...main.notes.slice(0, 1),
+      "The same estimates as main_results (one row per model, game and pathway there), pivoted: ICL = History ICL, Memory = Summary Memory; the `none` baseline and NABA are in main_results. An empty cell: no run for that model, game and pathway.",
+      ...main.notes.slice(1),
+    ],
+  };
+}

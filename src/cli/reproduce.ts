@@ -258,6 +258,7 @@ async function runTrainingPhase(args: Args, dataAbs: string): Promise<number> {
 /** The paper artefact each file reproduces, for the summary. */
 const WHAT: Record<string, string> = {
   main_results: "paper Table 4",
+  main_results_wide: "paper Table 4 in the paper's layout",
   self_judging: "paper Table 5",
   coupling: "paper Table 6",
   run_level: "Table 6's run-level correlations",

@@ -34,11 +34,11 @@ export interface NamedFigure {
 }
 
 /**
- * How a table's cells are decorated in Markdown (and the notebooks' HTML): the main table marks
- * incomplete models with a dagger (the CSV keeps the plain name). Null for other tables.
+ * How a table's cells are decorated in Markdown (and the notebooks' HTML): the main tables (long and
+ * wide) mark incomplete models with a dagger (the CSV keeps the plain name). Null for other tables.
  */
 export function cellLabel(name: string): ((row: object, key: string, text: string) => string) | null {
-  if (name !== "main_results") return null;
+  if (name !== "main_results" && name !== "main_results_wide") return null;
   return (row, key, text) => (key === "model" && !(row as MainResultsRow).complete ? `${text} †` : text);
 }
 

@@ -52,17 +52,20 @@ const MODEL_COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b
 /** Tick labels: a value within 1e-9 of zero prints "0", never "-0.00". */
 const ZERO_SAFE = "abs(datum.value) < 1e-9 ? '0' : datum.label";
 
+/** The config every figure shares (exported for the tests). */
+export const FIGURE_CONFIG = {
+  font: "DejaVu Sans, sans-serif",
+  view: { stroke: "#ddd" },
+  axis: { labelExpr: ZERO_SAFE },
+  legend: { symbolOpacity: 1, labelLimit: 240 },
+  title: { anchor: "start", subtitleColor: "#444", subtitleFontSize: 11 },
+  concat: { spacing: 24 },
+} as const;
+
 const BASE = {
   $schema: "https://vega.github.io/schema/vega-lite/v6.json",
   background: "white",
-  config: {
-    font: "DejaVu Sans, sans-serif",
-    view: { stroke: "#ddd" },
-    axis: { labelExpr: ZERO_SAFE },
-    legend: { symbolOpacity: 1, labelLimit: 240 },
-    title: { anchor: "start", subtitleColor: "#444", subtitleFontSize: 11 },
-    concat: { spacing: 24 },
-  },
+  config: FIGURE_CONFIG,
 } as const;
 
 /** The one value of a non-empty list whose finite entries are all equal, else null. */

@@ -10,7 +10,7 @@
  * are the same bytes whichever engine ran it.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -58,6 +58,7 @@ const nodeEngine: NotebookEngine = {
   name: "node",
   check: (root) => kitProblems(root),
   execute(_root, notebook, outDir, env, timeoutS) {
+    mkdirSync(outDir, { recursive: true });
     const dst = join(outDir, basename(notebook));
     return new Promise((resolvePromise, reject) => {
       const child = spawn(process.execPath, [...workerCommand(), resolve(notebook), dst], {
@@ -97,6 +98,7 @@ const jupyterEngine: NotebookEngine = {
   async execute(root, notebook, outDir, env, timeoutS) {
     const r = checkJupyter(root);
     if (!r.ok) throw new Error(r.problems.join("\n"));
+    mkdirSync(outDir, { recursive: true });
     await executeWithNbclient(r.setup, notebook, outDir, env, timeoutS);
   },
 };
