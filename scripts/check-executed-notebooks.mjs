@@ -23,7 +23,17 @@ for (const name of names) {
     problems.push(`${name}: no executed copy in ${dir}`);
     continue;
   }
-  const nb = JSON.parse(readFileSync(path, "utf8"));
+  let nb;
+  try {
+    nb = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    problems.push(`${name}: not JSON (${e.message})`);
+    continue;
+  }
+  if (!Array.isArray(nb?.cells)) {
+    problems.push(`${name}: not a notebook (no cells array)`);
+    continue;
+  }
   const code = nb.cells.filter((c) => c.cell_type === "code");
   const notRun = code.filter((c) => c.execution_count === null || c.execution_count === undefined);
   if (notRun.length) problems.push(`${name}: ${notRun.length} of ${code.length} code cells did not run`);
