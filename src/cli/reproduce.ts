@@ -37,6 +37,7 @@ import { diffTrees, hashTree } from "../report/compareTrees.js";
 import { ENGINE_NAMES, listNotebooks, NOTEBOOK_ENGINES, runNotebooks, type EngineName } from "../report/notebooks/engines.js";
 import { GAME_NAMES } from "../games/types.js";
 import { runsDir } from "../logs/runDir.js";
+import { PATHWAY_NAMES } from "../pathways/registry.js";
 import { runId } from "../runner/runId.js";
 import { buildMatrix, totalEpisodes } from "../runner/schedule.js";
 import { HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
@@ -65,7 +66,8 @@ const FLAGS = {
 
 /** The offline models of the default matrix: floor, reference and perfect-judge lines (not LLMs). */
 export const OFFLINE_MODELS = ["builtin:random", "builtin:heuristic", "builtin:oracle"] as const;
-export const PATHWAYS = ["none", "history", "memory"] as const;
+/** The experience pathways of the default matrix: every registered one. */
+export const PATHWAYS: readonly string[] = PATHWAY_NAMES;
 
 /** A schedule: the protocol numbers passed to `s3gym run`, and the training ladder's length. */
 export interface Schedule {

@@ -1,6 +1,7 @@
 /** Data frames for ad hoc work: plain columns and danfojs DataFrames of a hand-made data set. */
 import { describe, expect, it } from "vitest";
-import { booleanColumn, loadColumns, loadFrames, numberColumn, STEP_COLUMNS, textColumn } from "../../src/analysis/frames.js";
+import { booleanColumn, loadColumns, loadFrames, numberColumn, STEP_COLUMNS, STEP_TEXT_COLUMNS, textColumn } from "../../src/analysis/frames.js";
+import { StepRecord } from "../../src/logs/schema.js";
 import { curveRecords, exploreRecords, tempDir, writeRun } from "./helpers.js";
 
 const H = { run_id: "g.history.m", model: "m", game: "g", pathway: "history" };
@@ -69,6 +70,10 @@ function loggedFields(): string {
 }
 
 describe("every logged field", () => {
+  it("the step columns are exactly the step schema's fields (text ones apart), so a new field cannot be forgotten", () => {
+    expect([...STEP_COLUMNS, ...STEP_TEXT_COLUMNS].sort()).toEqual(Object.keys(StepRecord.shape).sort());
+  });
+
   it("the schema's optional fields are columns (null/NaN where a run did not write them); extras follow", async () => {
     const cols = await loadColumns(loggedFields());
     expect(Object.keys(cols.steps)).toEqual([...STEP_COLUMNS, "custom_x"]);
