@@ -14,7 +14,7 @@
  */
 import { spawn } from "node:child_process";
 import { basename, join, resolve } from "node:path";
-import type { JupyterSetup } from "./jupyter.js";
+import { JUPYTER_NOISE, type JupyterSetup } from "./jupyter.js";
 
 /** Seconds the kernel may take to start (nbclient's default is 60, too short on a loaded machine). */
 export const STARTUP_TIMEOUT_S = 180;
@@ -82,8 +82,6 @@ write()
 sys.exit(code)
 `;
 
-/** Lines of the driver's stderr that are noise (debugpy's warnings), not the error. */
-const NOISE = /Debugger warning|frozen modules|PYDEVD|Debugging will proceed|Xfrozen_modules|^\s*$/;
 
 function runDriver(setup: JupyterSetup, notebook: string, dst: string, env: Record<string, string>, timeoutS: number): Promise<{ code: number; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
@@ -98,7 +96,7 @@ function runDriver(setup: JupyterSetup, notebook: string, dst: string, env: Reco
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
     child.on("error", reject);
-    child.on("close", (code, signal) => resolvePromise({ code: code ?? (signal ? 1 : 0), stderr: stderr.split("\n").filter((l) => !NOISE.test(l)).join("\n") }));
+    child.on("close", (code, signal) => resolvePromise({ code: code ?? (signal ? 1 : 0), stderr: stderr.split("\n").filter((l) => !JUPYTER_NOISE.test(l)).join("\n") }));
   });
 }
 
