@@ -11,6 +11,7 @@
  */
 import { getGame } from "../../games/registry.js";
 import type { ChatMessage } from "../../models/types.js";
+import { manifestProtocol } from "../../runner/protocolRecord.js";
 import { rebuildEpisodeMessages, type RunLogData } from "../../runner/replay.js";
 import type { MergedEpisode, MergedRun } from "./runRecords.js";
 
@@ -128,9 +129,10 @@ export function packPrompts(perStep: readonly { step: number; messages: ChatMess
 export function replayInput(run: MergedRun): RunLogData | string {
   const m = run.manifest;
   if (m === null) return "no manifest.json: the protocol settings the prompt depends on are unknown";
-  const protocol = (m.config as { protocol?: { game_configs?: unknown } }).protocol;
-  if (protocol === undefined || typeof protocol !== "object" || protocol.game_configs === undefined) {
-    return "manifest.json has no config.protocol (the run was not written by s3gym run)";
+  try {
+    manifestProtocol(m);
+  } catch (e) {
+    return (e as Error).message;
   }
   try {
     getGame(m.game);
