@@ -13,6 +13,7 @@ import type { MemoryRecord, StepRecord } from "../logs/schema.js";
 import { historyContext, makeHistoryBlock, type HistoryBlock } from "../pathways/history.js";
 import { EMPTY_MEMORY, memoryExperience, memoryFromRecord, memoryRecordFields, nextMemory, summaryMessages, type MemoryVersion } from "../pathways/memory.js";
 import type { RunContext } from "./context.js";
+import { declaredTactic } from "../agent/trajectoryText.js";
 
 /** What the experience depends on at one step. */
 export interface StepView {
@@ -55,7 +56,7 @@ export function trajectoryFromSteps(episode: number, steps: readonly StepRecord[
   const ordered = [...steps].sort((a, b) => a.step - b.step);
   return {
     episode,
-    steps: ordered.map((s) => ({ observation: s.observation, action: s.action, selfScore: s.self_score, feedback: s.feedback })),
+    steps: ordered.map((s) => ({ observation: s.observation, action: s.action, selfScore: s.self_score, feedback: s.feedback, tactic: declaredTactic(s.response) })),
     endObservation: endStateText(endObservation),
   };
 }
