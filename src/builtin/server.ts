@@ -85,7 +85,7 @@ type Answerer = (messages: readonly ChatMessage[], seed: number | undefined) => 
  */
 export function servedAnswerer(name: string): Answerer | null {
   const policy = SERVED_MODELS[name] ?? ((TEXT_POLICY_NAMES as readonly string[]).includes(name) ? (name as TextPolicyName) : undefined);
-  if (policy) return (messages) => answerWithTextPolicy(messages, policy);
+  if (policy) return (messages, seed) => answerWithTextPolicy(messages, policy, seed);
   const learner = parseLearnerName(name);
   if (!learner) return null;
   if (learner.checkpoint !== null) loadCheckpoint(learner.checkpoint);
@@ -303,6 +303,10 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
       openaiError(res, 400, messages, "invalid_request_error");
       return "400 bad messages";
     }
+    if (body.seed !== undefined && body.seed !== null && !Number.isSafeInteger(body.seed)) {
+      openaiError(res, 400, `seed must be an integer, got ${JSON.stringify(body.seed).slice(0, 40)}`, "invalid_request_error");
+      return "400 bad seed";
+    }
     const model = typeof body.model === "string" ? body.model : "s3gym";
     let answer: Answerer;
     try {
@@ -314,8 +318,8 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     const policy = SERVED_MODELS[model] ?? model;
     let text: string | null;
     try {
-      // The request's `seed` decides the learner's draws, as the call identity does in process.
-      const seed = typeof body.seed === "number" && Number.isSafeInteger(body.seed) ? body.seed : undefined;
+      // The request's `seed` decides the random draws, as in process (the runner always sends one).
+      const seed = typeof body.seed === "number" ? body.seed : undefined;
       text = fault === "empty" ? "" : answer(messages, seed);
     } catch (e) {
       text = null;
