@@ -45,7 +45,7 @@ export function policyRng(policy: string, ctx: PolicyContext, seed?: number): Rn
 }
 
 /** Wraps a game's pure rules into the public Game API. */
-export function makeGame<I, C extends BaseConfig>(rules: GameRules<I, C>): Game<I, C> {
+export function makeGame<I, C extends BaseConfig, F>(rules: GameRules<I, C, F>): Game<I, C, F> {
   const configNames = Object.keys(rules.configs);
 
   function resolveConfig(config: string | C, configName?: string): { name: string; config: C } {
@@ -70,7 +70,7 @@ export function makeGame<I, C extends BaseConfig>(rules: GameRules<I, C>): Game<
     inner: rules.innerSchema,
   });
 
-  const game: Game<I, C> = {
+  const game: Game<I, C, F> = {
     name: rules.name,
     summary: rules.summary,
     configs: rules.configs,
@@ -90,6 +90,9 @@ export function makeGame<I, C extends BaseConfig>(rules: GameRules<I, C>): Game<
     observe(state) {
       return `${stepHeader(state.step, state.config.maxSteps)}\n${rules.render(state.inner, state.config)}`;
     },
+
+    facts: (state) => rules.facts(state.inner, state.config),
+    parseObservation: (observation) => rules.parseObservation(splitObservation(observation).body),
 
     step(state, action): StepResult<I, C> {
       if (state.done) throw new Error(`${rules.name}: step() called on a finished episode`);
