@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Rng, rngStateFromKey } from "../util/rng.js";
+import { ConfigError } from "../util/errors.js";
 import { formatIssues } from "../util/zodIssues.js";
 import { RESPONSE_CONTRACT, rulesTitle } from "./responseContract.js";
 import type { BaseConfig, EpisodeState, Game, GameRules, PolicyContext, StepResult } from "./types.js";
@@ -51,11 +52,11 @@ export function makeGame<I, C extends BaseConfig, F>(rules: GameRules<I, C, F>):
   function resolveConfig(config: string | C, configName?: string): { name: string; config: C } {
     if (typeof config === "string") {
       const c = (rules.configs as Record<string, C>)[config];
-      if (!c) throw new Error(`unknown config '${config}' for ${rules.name}: expected one of ${configNames.join(", ")}`);
+      if (!c) throw new ConfigError(`unknown config '${config}' for ${rules.name}: expected one of ${configNames.join(", ")}`);
       return { name: config, config: structuredClone(c) };
     }
     const parsed = rules.configSchema.safeParse(config);
-    if (!parsed.success) throw new Error(`invalid ${rules.name} config: ${formatIssues(parsed.error)}`);
+    if (!parsed.success) throw new ConfigError(`invalid ${rules.name} config: ${formatIssues(parsed.error)}`);
     return { name: configName ?? "custom", config: parsed.data };
   }
 
