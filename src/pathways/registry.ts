@@ -6,7 +6,7 @@
  * below (docs/architecture.md, "Where each kind of change goes").
  */
 import { ConfigError } from "../util/errors.js";
-import { historyPathway } from "./history.js";
+import { historyPathway } from "./historyPathway.js";
 import { memoryPathway } from "./memory.js";
 import { nonePathway } from "./none.js";
 import type { ExperienceSnapshot, ExperienceState, PathwayDefinition, PathwayHost } from "./types.js";
