@@ -19,7 +19,8 @@ const ROOT = join(import.meta.dirname, "..", "..", "..");
 function staleBuild(): string[] {
   const stale: string[] = [];
   const src = join(ROOT, "src");
-  for (const dir of ["analysis", "figures", "logs", "notebooks", "games", "agent"]) {
+  // The layers the notebooks' imports compile from (src/figures and src/notebooks moved into report/).
+  for (const dir of ["analysis", "report", "logs", "games", "agent", "util"]) {
     for (const f of readdirSync(join(src, dir), { recursive: true, encoding: "utf8" })) {
       if (!f.endsWith(".ts")) continue;
       const built = join(ROOT, "dist", dir, f.replace(/\.ts$/, ".js"));
