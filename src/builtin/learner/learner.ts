@@ -15,7 +15,7 @@ import { isSummaryRequest } from "../../agent/summaryPrompt.js";
 import { messagesToPolicyContext } from "../../agent/stepPrompt.js";
 import { declaredTactic } from "../../agent/trajectoryText.js";
 import { parseRulesTitle } from "../../games/responseContract.js";
-import { findTactic, tacticNames } from "../../games/tactics.js";
+import { findTactic, tacticNames, type TacticSet } from "../../games/tactics.js";
 import { TACTIC_SETS } from "../../games/tacticSets.js";
 import { isGameName } from "../../games/registry.js";
 import type { LearnerOptions } from "../../models/modelSpec.js";
@@ -23,7 +23,7 @@ import type { ChatMessage } from "../../models/types.js";
 import { Rng } from "../../util/rng.js";
 import { loadCheckpoint, type LearnerCheckpoint } from "./checkpoint.js";
 import { chooseTactic } from "./choose.js";
-import { experienceOf, mergeVectors, parseEpisodeBlocks, parseMemoryText, round3, statsFromEpisodes, type TacticStats, type Vectors } from "./experienceText.js";
+import { experienceOf, mergeVectors, parseEpisodeBlocks, parseMemoryText, round3, statsFromEpisodes, type SeenEpisode, type TacticStats, type Vectors } from "./experienceText.js";
 import { learnerSummary } from "./summary.js";
 
 /** The generator of one purpose of one call: from the call's seed, or (no seed: a bare HTTP request) from the prompt. */
@@ -34,15 +34,42 @@ function callRng(purpose: string, seed: number | undefined, messages: readonly C
 }
 
 /** What the experience block says: tactic statistics and rule knowledge. */
-export function readExperience(experience: string, learn: ((steps: import("../../games/tactics.js").SeenStep[]) => { vectors?: Vectors }) | undefined): {
-  stats: TacticStats;
-  vectors: Vectors;
-} {
-  const episodes = parseEpisodeBlocks(experience);
-  const memory = parseMemoryText(experience);
-  const stats = statsFromEpisodes(episodes, memory.stats);
-  const fromSteps = learn ? learn(episodes.flatMap((e) => e.steps)).vectors : undefined;
-  return { stats, vectors: mergeVectors(memory.vectors, fromSteps) };
+export function readExperience(experience: string, learn: TacticSet["learn"]): { stats: TacticStats; vectors: Vectors } {
+  const { blocks, rest } = splitBlocks(experience);
+  const parsed = blocks.map((b) => parsedBlock(b, learn));
+  const memory = parseMemoryText(rest);
+  const stats = statsFromEpisodes(parsed.map((p) => p.episode), memory.stats);
+  return { stats, vectors: mergeVectors(memory.vectors, ...parsed.map((p) => p.vectors)) };
+}
+
+const HEADER_START = "=== Exploration episode ";
+/** Parsed blocks by their text: the same blocks return at every step of an episode and of later ones. */
+const blockCache = new Map<string, { episode: SeenEpisode; vectors: Vectors | undefined }>();
+const BLOCK_CACHE_MAX = 4096;
+
+function parsedBlock(text: string, learn: TacticSet["learn"]): { episode: SeenEpisode; vectors: Vectors | undefined } {
+  let hit = blockCache.get(text);
+  if (!hit) {
+    const episode = parseEpisodeBlocks(text)[0] ?? { episode: 0, tactic: null, selfReturn: 0, steps: [], truncated: false };
+    hit = { episode, vectors: learn ? learn(episode.steps).vectors : undefined };
+    if (blockCache.size >= BLOCK_CACHE_MAX) blockCache.clear();
+    blockCache.set(text, hit);
+  }
+  return hit;
+}
+
+/** Cuts an experience text at its History block headers (indexOf only: linear and fast); the rest is memory text. */
+export function splitBlocks(text: string): { blocks: string[]; rest: string } {
+  const starts: number[] = [];
+  let i = text.startsWith(HEADER_START) ? 0 : text.indexOf(`\n${HEADER_START}`);
+  while (i >= 0) {
+    const at = text[i] === "\n" ? i + 1 : i;
+    starts.push(at);
+    i = text.indexOf(`\n${HEADER_START}`, at);
+  }
+  if (starts.length === 0) return { blocks: [], rest: text };
+  const blocks = starts.map((s, k) => text.slice(s, k + 1 < starts.length ? starts[k + 1]! : text.length));
+  return { blocks, rest: text.slice(0, starts[0]) };
 }
 
 /**
