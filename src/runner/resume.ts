@@ -29,12 +29,13 @@ import { readJsonFile, readRunFile, type RunFileLine } from "../logs/reader.js";
 import { writeFileAtomic } from "../util/atomicWrite.js";
 import { manifestPath, runFile } from "../logs/runDir.js";
 
-export function episodeKey(phase: string, checkpoint: number | null, episode: number): string {
+/** An episode's place in a run: (phase, checkpoint, episode), the unit of resume (not the generator key: games/envelope.ts episodeKey). */
+export function episodeSlot(phase: string, checkpoint: number | null, episode: number): string {
   return `${phase}|${checkpoint ?? "-"}|${episode}`;
 }
 
 export interface ResumeState {
-  /** Done (`ok`) episode records by episodeKey. */
+  /** Done (`ok`) episode records by episodeSlot. */
   episodes: Map<string, EpisodeRecord>;
   /** Steps of done exploration episodes, by episode number (to rebuild History blocks / memory inputs). */
   exploreSteps: Map<number, StepRecord[]>;
@@ -66,7 +67,7 @@ function rewriteIfNeeded(path: string, all: number, kept: Line[], torn: boolean)
  */
 function dropWhatFollowsALostExploration(episodes: Map<string, EpisodeRecord>): void {
   let g = 1;
-  while (episodes.has(episodeKey("explore", null, g))) g++;
+  while (episodes.has(episodeSlot("explore", null, g))) g++;
   for (const [key, r] of [...episodes]) {
     if (r.phase === "explore" ? r.episode > g : (r.checkpoint ?? 0) >= g) episodes.delete(key);
   }
@@ -75,7 +76,7 @@ function dropWhatFollowsALostExploration(episodes: Map<string, EpisodeRecord>): 
 /** An ok checkpoint's scores are those of its evaluation episodes 0..n-1, each done. */
 function claimsHold(r: CheckpointRecord, episodes: ReadonlyMap<string, EpisodeRecord>): boolean {
   if (r.scores.length === 0) return false;
-  return r.scores.every((score, i) => episodes.get(episodeKey("eval", r.checkpoint, i))?.score === score);
+  return r.scores.every((score, i) => episodes.get(episodeSlot("eval", r.checkpoint, i))?.score === score);
 }
 
 export interface ResumeOptions {
@@ -104,7 +105,7 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
   const keptEp: Line[] = [];
   for (const l of ep.lines) {
     const r = l.value;
-    const key = episodeKey(r.phase, r.checkpoint, r.episode);
+    const key = episodeSlot(r.phase, r.checkpoint, r.episode);
     if (r.status !== "ok" || state.episodes.has(key)) continue;
     state.episodes.set(key, r);
     keptEp.push(l);
@@ -118,7 +119,7 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
   const outOfRange = new Set<string>();
   for (const l of st.lines) {
     const r = l.value;
-    const key = episodeKey(r.phase, r.checkpoint, r.episode);
+    const key = episodeSlot(r.phase, r.checkpoint, r.episode);
     const stepKey = `${key}|${r.step}`;
     const record = state.episodes.get(key);
     if (!record || seenSteps.has(stepKey)) continue;
@@ -150,11 +151,11 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
 
   const keptEp2 = keptEp.filter((l) => {
     const r = l.value as EpisodeRecord;
-    return state.episodes.has(episodeKey(r.phase, r.checkpoint, r.episode));
+    return state.episodes.has(episodeSlot(r.phase, r.checkpoint, r.episode));
   });
   const keptSt2 = keptSt.filter((l) => {
     const r = l.value as StepRecord;
-    return state.episodes.has(episodeKey(r.phase, r.checkpoint, r.episode));
+    return state.episodes.has(episodeSlot(r.phase, r.checkpoint, r.episode));
   });
   for (const l of keptSt2) {
     const r = l.value as StepRecord;
@@ -171,7 +172,7 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
     const r = l.value;
     const expected = state.memory.length;
     if (r.after_episode !== expected) continue;
-    if (expected > 0 && !state.episodes.has(episodeKey("explore", null, expected))) continue;
+    if (expected > 0 && !state.episodes.has(episodeSlot("explore", null, expected))) continue;
     state.memory.push(r);
     keptMem.push(l);
   }
