@@ -33,6 +33,18 @@ export interface Estimate {
   point: number | null;
   lo: number | null;
   hi: number | null;
+  /**
+   * How many resampling units (evaluation seeds, episodes, runs) the interval rests on; absent when
+   * the number is not bootstrapped. Tables print it as `<key>_n` in CSV.
+   */
+  n?: number;
+  /**
+   * True when `n` is below what bench/coverage showed the interval method needs for this metric
+   * (coverage.ts): Markdown and HTML then print `n=3` beside the interval and a note says why.
+   */
+  indicative?: boolean;
+  /** A short mark printed after the cell (e.g. `to x=27` when a failed last checkpoint shortens AUC+). */
+  mark?: string;
 }
 
 /** The estimate with no interval (a statistic that is not bootstrapped, or is missing). */
@@ -60,6 +72,15 @@ export function percentileInterval(replicates: ArrayLike<number>, level = DEFAUL
   vals.sort((a, b) => a - b);
   const alpha = (1 - level) / 2;
   return { lo: ss.quantileSorted(vals, alpha), hi: ss.quantileSorted(vals, 1 - alpha) };
+}
+
+/**
+ * Rounds to 12 significant digits: values equal in exact arithmetic but apart by floating-point noise
+ * (0.1 + 0.2 vs 0.3) become equal, so they tie when ranked (metrics.md, ranks). NaN and infinities
+ * pass through.
+ */
+export function roundSig(x: number, digits = 12): number {
+  return Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(digits)) : x;
 }
 
 /** Combines a point and replicates into an Estimate (no interval when the point is missing). */

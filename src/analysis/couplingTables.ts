@@ -4,6 +4,7 @@
  * its NABA). Intervals: blocks resampled (coupling), runs resampled (run level).
  */
 import { DEFAULT_LEVEL, bootstrapRng, describeBootstrap, estimate, type BootstrapConfig, type Estimate } from "./bootstrap.js";
+import { flagEstimate, smallNNote } from "./coverage.js";
 import { WeightedSpearman, couplingStats, pearson, pearsonWeighted, resampleWeights, runBlocks, spearman, type Block } from "./coupling.js";
 import { naba } from "./curves.js";
 import { judgingStats } from "./judging.js";
@@ -36,14 +37,37 @@ export interface CouplingRow {
   /** A game, or "all" (pooled over games; last). */
   game: string;
   n_blocks: number;
+  /** Runs the blocks come from (the resampling unit). */
+  n_runs: number;
   rho_agree: Estimate;
   rho_neg_err: Estimate;
   tertile_gap_agree: number | null;
   tertile_gap_neg_err: number | null;
 }
 
-/** The coupling row of a list of blocks: rho with intervals from B resamples of the blocks. */
-export function couplingRow(game: string, blocks: readonly Block[], cfg: BootstrapConfig): CouplingRow {
+/**
+ * Cluster multiplicities: `clusterOf[i]` is item i's cluster index (0..k-1); each replicate draws k
+ * clusters with replacement and gives every item its cluster's multiplicity.
+ */
+export function clusterIndex(keys: readonly string[]): { clusterOf: Int32Array; k: number } {
+  const ids = new Map<string, number>();
+  const clusterOf = Int32Array.from(keys, (key) => {
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = ids.size;
+      ids.set(key, id);
+    }
+    return id;
+  });
+  return { clusterOf, k: ids.size };
+}
+
+/**
+ * The coupling row of a list of blocks: rho with intervals from B resamples of whole RUNS (a run's
+ * blocks stay together: consecutive gains of one run are negatively correlated, so blocks are not
+ * independent units).
+ */
+export function couplingRow(game: string, blocks: readonly (Block & { run_id: string })[], cfg: BootstrapConfig): CouplingRow {
   const level = cfg.level ?? DEFAULT_LEVEL;
   const stats = couplingStats(blocks);
   const n = blocks.length;
@@ -63,23 +87,42 @@ export function couplingRow(game: string, blocks: readonly Block[], cfg: Bootstr
       withE.map((i) => -((blocks[i] as Block).E as number)),
       withE.map((i) => (blocks[i] as Block).g),
     );
+    const { clusterOf, k: nRuns } = clusterIndex(blocks.map((b) => b.run_id));
+    const runW = new Int32Array(nRuns);
     const w = new Int32Array(n);
     const wE = new Int32Array(withE.length);
     for (let b = 0; b < cfg.B; b++) {
-      resampleWeights(rng, n, w);
+      resampleWeights(rng, nRuns, runW);
+      for (let i = 0; i < n; i++) w[i] = runW[clusterOf[i] as number] as number;
       for (let k = 0; k < withE.length; k++) wE[k] = w[withE[k] as number] as number;
       repA[b] = rhoA.rho(w) ?? Number.NaN;
       repE[b] = rhoE.rho(wE) ?? Number.NaN;
     }
   }
+  const nRuns = new Set(blocks.map((b) => b.run_id)).size;
+  const flag = (e: Estimate): Estimate => (e.point === null ? e : flagEstimate({ ...e, n: nRuns }, "rho_agree"));
   return {
     game,
     n_blocks: stats.n_blocks,
-    rho_agree: estimate(stats.rho_agree, repA, level),
-    rho_neg_err: estimate(stats.rho_neg_err, repE, level),
+    n_runs: nRuns,
+    rho_agree: flag(estimate(stats.rho_agree, repA, level)),
+    rho_neg_err: flag(estimate(stats.rho_neg_err, repE, level)),
     tertile_gap_agree: stats.tertile_gap_agree,
     tertile_gap_neg_err: stats.tertile_gap_neg_err,
   };
+}
+
+/**
+ * A warning for runs that give few blocks (a schedule with fewer adjacent valid checkpoint pairs than
+ * the paper's ten): empty when every run has at least ten.
+ */
+function sparseScheduleNote(blocks: readonly BlockRow[]): string[] {
+  const per = new Map<string, number>();
+  for (const b of blocks) per.set(b.run_id, (per.get(b.run_id) ?? 0) + 1);
+  const few = [...per.entries()].filter(([, n]) => n < 10);
+  if (few.length === 0) return [];
+  const list = few.slice(0, 5).map(([id, n]) => `${id} (${n})`).join(", ");
+  return [`Runs with fewer than 10 blocks (failed checkpoints, unscored blocks or a short schedule): ${few.length}${few.length > 5 ? `, e.g. ${list}` : `: ${list}`}.`];
 }
 
 /** Paper Table 6: per game, and pooled over all blocks ("all", last). */
@@ -92,6 +135,7 @@ export function couplingTable(blocks: readonly BlockRow[], cfg: BootstrapConfig)
     columns: [
       { key: "game", kind: "text" },
       { key: "n_blocks", kind: "int" },
+      { key: "n_runs", kind: "int" },
       { key: "rho_agree", kind: "estimate" },
       { key: "rho_neg_err", kind: "estimate" },
       { key: "tertile_gap_agree", kind: "num" },
@@ -99,10 +143,19 @@ export function couplingTable(blocks: readonly BlockRow[], cfg: BootstrapConfig)
     ],
     rows,
     notes: [
-      describeBootstrap(cfg, "blocks"),
-      "Block t = exploration episodes (t-3, t] of a history or memory run, kept when checkpoints t-3 and t are valid and it has a scored step. rho: Spearman with average ranks, of A (Agree) and of -E (negative NMAE) against g = (y(t) - y(t-3)) / (max y - min y). Tertile gap: mean g of the top third of blocks minus the bottom third (floor(n/3) blocks each; ties by block order).",
+      describeBootstrap(cfg, "runs (a run's blocks stay together)"),
+      "Block t = exploration episodes (s, t] between adjacent checkpoints s < t of a history or memory run (t-3 with the default schedule), kept when s and t are valid and it has a scored step. rho: Spearman with average ranks (values compared at 12 significant digits), of A (Agree) and of -E (negative NMAE) against g = (y(t) - y(s)) / (max y - min y). Tertile gap: mean g of the top third of blocks minus the bottom third (floor(n/3) blocks each; ties by block order).",
+      ...smallNNote(rows, [
+        { key: "rho_agree", metric: "rho_agree" },
+        { key: "rho_neg_err", metric: "rho_agree" },
+      ]),
+      ...sparseScheduleNote(blocks),
     ],
   };
+}
+
+function cellFlag(e: Estimate, n: number): Estimate {
+  return e.point === null || e.lo === null ? e : flagEstimate({ ...e, n }, "pearson_cells");
 }
 
 /** run_level.csv's single row. */
@@ -110,23 +163,29 @@ export interface RunLevelRow {
   pearson_agree_naba: Estimate;
   spearman_agree_naba: Estimate;
   n_runs: number;
+  /** (model, game) cells: the resampling unit. */
+  n_cells: number;
 }
 
 /** Each judged run's (Agree, NABA), runs where either is missing left out. */
-export function runAgreeNaba(inputs: JudgingInputs): { run_id: string; game: string; agree: number; naba: number }[] {
-  const out: { run_id: string; game: string; agree: number; naba: number }[] = [];
+export function runAgreeNaba(inputs: JudgingInputs): { run_id: string; model: string; game: string; agree: number; naba: number }[] {
+  const out: { run_id: string; model: string; game: string; agree: number; naba: number }[] = [];
   for (const jr of inputs.runs) {
     const agree = judgingStats(jr.total, inputs.ranges.get(jr.run.game) ?? null).agree;
     const nb = naba(runCurve(jr.run));
-    if (agree !== null && nb !== null) out.push({ run_id: jr.run.run_id, game: jr.run.game, agree, naba: nb });
+    if (agree !== null && nb !== null) out.push({ run_id: jr.run.run_id, model: jr.run.model, game: jr.run.game, agree, naba: nb });
   }
   return out;
 }
 
-/** Run-level correlation of Agree and NABA over history and memory runs; runs resampled. */
+/**
+ * Run-level correlation of Agree and NABA over history and memory runs; (model, game) cells
+ * resampled, so a cell's paired runs (history and memory, same model, same seeds) stay together.
+ */
 export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Table<RunLevelRow> {
   const level = cfg.level ?? DEFAULT_LEVEL;
   const pts = runAgreeNaba(inputs);
+  const nCells = new Set(pts.map((p) => `${p.model}\u0000${p.game}`)).size;
   const x = pts.map((p) => p.agree);
   const y = pts.map((p) => p.naba);
   const pr = pearson(x, y);
@@ -139,13 +198,19 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
     repP = new Float64Array(cfg.B);
     repS = new Float64Array(cfg.B);
     const rho = new WeightedSpearman(x, y);
+    const { clusterOf, k } = clusterIndex(pts.map((p) => `${p.model}\u0000${p.game}`));
+    const cellW = new Int32Array(k);
     const w = new Int32Array(n);
     for (let b = 0; b < cfg.B; b++) {
-      resampleWeights(rng, n, w);
+      resampleWeights(rng, k, cellW);
+      for (let i = 0; i < n; i++) w[i] = cellW[clusterOf[i] as number] as number;
       repP[b] = pearsonWeighted(x, y, w) ?? Number.NaN;
       repS[b] = rho.rho(w) ?? Number.NaN;
     }
   }
+  const rowsOut: RunLevelRow[] = [
+    { pearson_agree_naba: cellFlag(estimate(pr, repP, level), nCells), spearman_agree_naba: cellFlag(estimate(sr, repS, level), nCells), n_runs: pts.length, n_cells: nCells },
+  ];
   return {
     name: "run_level",
     title: "Run level: a run's Agree against its NABA",
@@ -153,8 +218,16 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
       { key: "pearson_agree_naba", kind: "estimate_point" },
       { key: "spearman_agree_naba", kind: "estimate_point" },
       { key: "n_runs", kind: "int" },
+      { key: "n_cells", kind: "int" },
     ],
-    rows: [{ pearson_agree_naba: estimate(pr, repP, level), spearman_agree_naba: estimate(sr, repS, level), n_runs: pts.length }],
-    notes: [describeBootstrap(cfg, "runs"), "History and memory runs with both an Agree (a scored exploration step) and a NABA (a valid checkpoint 0)."],
+    rows: rowsOut,
+    notes: [
+      describeBootstrap(cfg, "(model, game) cells, a cell's history and memory runs together"),
+      "History and memory runs with both an Agree (a scored exploration step) and a NABA (a valid checkpoint 0).",
+      ...smallNNote(rowsOut, [
+        { key: "pearson_agree_naba", metric: "pearson_cells" },
+        { key: "spearman_agree_naba", metric: "pearson_cells" },
+      ]),
+    ],
   };
 }

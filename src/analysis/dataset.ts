@@ -33,6 +33,12 @@ export interface CheckpointData {
   valid: boolean;
   /** The scores of the checkpoint's `ok` evaluation episodes in episode order (empty when invalid). */
   scores: number[];
+  /**
+   * The evaluation seed of each score (parallel to `scores`), from episodes.jsonl; null when the scores
+   * came from the checkpoint record alone (hand-written or converted logs), so only the episode order
+   * can pair them. The bootstrap draws these seeds, not episodes (metrics.md, "Uncertainty").
+   */
+  seeds: number[] | null;
   /** Why it failed (from the record), or null. */
   reason: string | null;
 }
@@ -63,7 +69,14 @@ export interface RunData {
   explore: ExploreSteps | null;
   /** Counts for the report: judged exploration steps after deduplication; eval steps and other
    * pathways' exploration steps as lines read; episodes after deduplication. */
-  counts: { steps: number; exploreSteps: number; evalSteps: number; episodes: number };
+  counts: {
+    steps: number;
+    exploreSteps: number;
+    evalSteps: number;
+    episodes: number;
+    /** Exploration steps left out because their episode failed or never got a record (judged runs). */
+    leftOutSteps: number;
+  };
 }
 
 /** A loaded data set: runs sorted by (game, model, pathway, run_id), plus what was tolerated. */
@@ -127,7 +140,7 @@ class RunBuilder {
   manifest: RunManifest | null = null;
   readonly checkpoints = new Map<number, CheckpointLite>();
   /** key `${checkpoint}|${episode}` -> eval episode. */
-  readonly evalEpisodes = new Map<string, { x: number; episode: number; score: number; ok: boolean }>();
+  readonly evalEpisodes = new Map<string, { x: number; episode: number; seed: number; score: number; ok: boolean }>();
   /** exploration episode -> ok?, and the run directory (index in read order) of the winning record. */
   readonly exploreEpisodes = new Map<number, { ok: boolean; src: number }>();
   /** Step arrays are filled one run directory at a time: segment k starts at `start` and came from `src`. */
@@ -165,13 +178,13 @@ class RunBuilder {
     if (this.dupEpisodes > 0) warn(`run ${id}: ${this.dupEpisodes} duplicate episode record(s); the last of each is used (an ok one is never replaced by a failed one)`);
 
     // Per-episode scores from episodes.jsonl (phase eval, status ok), grouped by checkpoint.
-    const byX = new Map<number, { episode: number; score: number }[]>();
+    const byX = new Map<number, { episode: number; seed: number; score: number }[]>();
     const orphan = new Set<number>();
     for (const e of this.evalEpisodes.values()) {
       if (!this.checkpoints.has(e.x)) orphan.add(e.x);
       if (!e.ok) continue;
       const list = byX.get(e.x) ?? [];
-      list.push({ episode: e.episode, score: e.score });
+      list.push({ episode: e.episode, seed: e.seed, score: e.score });
       byX.set(e.x, list);
     }
     if (orphan.size > 0) {
@@ -180,9 +193,14 @@ class RunBuilder {
     const checkpoints: CheckpointData[] = [...this.checkpoints.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([x, c]) => {
-        let scores = (byX.get(x) ?? []).sort((a, b) => a.episode - b.episode).map((e) => e.score);
+        const eps = (byX.get(x) ?? []).sort((a, b) => a.episode - b.episode);
+        let scores = eps.map((e) => e.score);
+        let seeds: number[] | null = eps.map((e) => e.seed);
         // Hand-written or converted logs may carry the scores only in the checkpoint record.
-        if (scores.length === 0 && c.status === "ok") scores = c.scores.slice();
+        if (scores.length === 0 && c.status === "ok") {
+          scores = c.scores.slice();
+          seeds = null;
+        }
         const valid = c.status === "ok" && scores.length > 0;
         if (c.status === "ok" && !valid) warn(`run ${id}: checkpoint ${x} is ok but has no evaluation scores; treated as having no value`);
         if (valid && c.mean !== null) {
@@ -191,11 +209,12 @@ class RunBuilder {
             warn(`run ${id}: checkpoint ${x} record mean ${c.mean} differs from its episodes' mean ${m}; the episodes are used`);
           }
         }
-        return { x, status: c.status, valid, scores: valid ? scores : [], reason: c.reason };
+        return { x, status: c.status, valid, scores: valid ? scores : [], seeds: valid ? seeds : [], reason: c.reason };
       });
 
     let explore: ExploreSteps | null = null;
     let exploreSteps = 0;
+    let leftOutSteps = 0;
     if (this.judged) {
       // Keep steps of ok exploration episodes, from the run directory of the episode's record; for a
       // repeated (episode, step) the last line wins.
@@ -213,6 +232,7 @@ class RunBuilder {
         else order.push(i);
       }
       if (dropped > 0) warn(`run ${id}: ${dropped} exploration step(s) without an ok episode record left out`);
+      leftOutSteps = dropped;
       if (otherCopy > 0) warn(`run ${id}: ${otherCopy} exploration step(s) of another copy of the run left out (an episode's steps come from the directory of its ok record)`);
       const ep = this.ep.data;
       const st = this.st.data;
@@ -250,6 +270,7 @@ class RunBuilder {
         exploreSteps,
         evalSteps: this.evalStepLines,
         episodes: this.evalEpisodes.size + this.exploreEpisodes.size,
+        leftOutSteps,
       },
     };
   }
@@ -351,7 +372,7 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
             const prev = b.evalEpisodes.get(key);
             if (prev !== undefined) b.dupEpisodes++;
             if (prev?.ok === true && r.status !== "ok") return;
-            b.evalEpisodes.set(key, { x: r.checkpoint, episode: r.episode, score: r.score, ok: r.status === "ok" });
+            b.evalEpisodes.set(key, { x: r.checkpoint, episode: r.episode, seed: r.seed, score: r.score, ok: r.status === "ok" });
           } else {
             const prev = b.exploreEpisodes.get(r.episode);
             if (prev !== undefined) b.dupEpisodes++;

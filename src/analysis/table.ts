@@ -14,7 +14,9 @@ export type Cell = string | number | null | Estimate;
 /**
  * How a column renders.
  * - text: as is; int: an integer; num: 3 decimals;
- * - estimate: CSV gets three columns `<key>, <key>_lo, <key>_hi`; Markdown one cell with the interval;
+ * - estimate: CSV gets four columns `<key>, <key>_lo, <key>_hi, <key>_n` (n: the resampling units the
+ *   interval rests on); Markdown one cell with the interval, `n=K` beside it when K is fewer than the
+ *   coverage table supports (the estimate is `indicative`), and the estimate's mark if any;
  * - estimate_point: CSV gets only `<key>` (the issue fixes the CSV columns); Markdown still shows the
  *   interval when the row has one.
  */
@@ -42,7 +44,7 @@ export function csvHeader(columns: readonly Column[]): string[] {
   const out: string[] = [];
   for (const c of columns) {
     out.push(c.key);
-    if (c.kind === "estimate") out.push(`${c.key}_lo`, `${c.key}_hi`);
+    if (c.kind === "estimate") out.push(`${c.key}_lo`, `${c.key}_hi`, `${c.key}_n`);
   }
   return out;
 }
@@ -54,11 +56,17 @@ export function fmt3(x: number | null | undefined): string {
   return /^-0\.0+$/.test(s) ? s.slice(1) : s;
 }
 
-/** `0.547 [0.412, 0.690]`; the point alone when there is no interval; "" when missing. */
+/**
+ * `0.547 [0.412, 0.690]`; the point alone when there is no interval; "" when missing. An indicative
+ * estimate (fewer units than its interval needs) reads `0.547 [0.412, 0.690] n=3`; a mark follows last
+ * (`12.000 [...] to x=27`).
+ */
 export function fmtEstimate(e: Estimate | null | undefined): string {
   if (e === null || e === undefined || e.point === null) return "";
-  if (e.lo === null || e.hi === null) return fmt3(e.point);
-  return `${fmt3(e.point)} [${fmt3(e.lo)}, ${fmt3(e.hi)}]`;
+  let text = e.lo === null || e.hi === null ? fmt3(e.point) : `${fmt3(e.point)} [${fmt3(e.lo)}, ${fmt3(e.hi)}]`;
+  if (e.indicative === true && e.n !== undefined && e.lo !== null) text += ` n=${e.n}`;
+  if (e.mark !== undefined) text += ` ${e.mark}`;
+  return text;
 }
 
 function isEstimate(v: unknown): v is Estimate {
@@ -94,7 +102,8 @@ export function toCsv<R extends object>(table: Table<R>): string {
       const v = rec[c.key];
       if (c.kind === "estimate") {
         const e = isEstimate(v) ? v : null;
-        cells.push(fmt3(e?.point), fmt3(e?.point === null ? null : e?.lo), fmt3(e?.point === null ? null : e?.hi));
+        const has = e !== null && e.point !== null;
+        cells.push(fmt3(e?.point), fmt3(has ? e?.lo : null), fmt3(has ? e?.hi : null), has && e?.n !== undefined && e.lo !== null ? String(e.n) : "");
       } else {
         cells.push(scalar(v, c.kind));
       }
