@@ -62,7 +62,11 @@ export interface RunData {
   pathway: string;
   /** Run directories its records came from (more than one when shards or copies overlap). */
   sources: string[];
-  manifest: RunManifest | null;
+  /**
+   * The manifest's fields that validated (null without manifest.json): a manifest is optional
+   * (logs.md), and one written by another tool may lack the kit's fields (named in a warning).
+   */
+  manifest: Partial<RunManifest> | null;
   /** Checkpoints recorded in checkpoints.jsonl, sorted by x. */
   checkpoints: CheckpointData[];
   /** Exploration steps of `ok` exploration episodes; null for pathways outside JUDGED_PATHWAYS. */
@@ -137,7 +141,7 @@ interface CheckpointLite {
 /** Accumulates one run_id's records from any number of files; `finish` resolves duplicates. */
 class RunBuilder {
   readonly sources = new Set<string>();
-  manifest: RunManifest | null = null;
+  manifest: Partial<RunManifest> | null = null;
   readonly checkpoints = new Map<number, CheckpointLite>();
   /** key `${checkpoint}|${episode}` -> eval episode. */
   readonly evalEpisodes = new Map<string, { x: number; episode: number; seed: number; score: number; ok: boolean }>();
@@ -346,12 +350,15 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
   for (let src = 0; src < locations.length; src++) {
     const loc = locations[src] as (typeof locations)[number];
     const before = new Set(builders.keys());
+    let pendingManifest: { m: Partial<RunManifest>; file: string } | null = null;
     await readRunDir(
       loc.runDir,
       {
-        manifest: (m, file) => {
-          const b = builderFor(m, file, 0);
-          if (b) b.manifest = m;
+        manifestLenient: (m, file) => {
+          if (m.problems.length > 0) {
+            warn(`${file}: ${m.problems.length} field(s) not used: ${m.problems.slice(0, 8).join(", ")}${m.problems.length > 8 ? ", ..." : ""} (a manifest is optional: the three JSONL files are what the analysis requires; the fields that validate are used)`);
+          }
+          pendingManifest = { m: m.fields, file };
         },
         checkpoint: (r, file, line) => {
           const b = builderFor(r, file, line);
@@ -402,6 +409,21 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
       },
       { onWarning },
     );
+    // The manifest belongs to the run its records name; the records decide (a manifest's own identity
+    // fields may be missing, and one that contradicts the records is not used).
+    const pm = pendingManifest as { m: Partial<RunManifest>; file: string } | null;
+    if (pm !== null) {
+      const touched = [...builders.values()].filter((b) => b.sources.has(loc.runDir));
+      const target = pm.m.run_id !== undefined ? touched.find((b) => b.run_id === pm.m.run_id) : touched.length === 1 ? touched[0] : undefined;
+      const clash = target && (["model", "game", "pathway"] as const).find((k) => pm.m[k] !== undefined && pm.m[k] !== target[k]);
+      if (target === undefined) {
+        if (touched.length > 0) warn(`${pm.file}: names ${pm.m.run_id === undefined ? "no run_id" : `run ${pm.m.run_id}`}, which does not match the run(s) of its directory (${touched.map((b) => b.run_id).join(", ") || "none"}); not used`);
+      } else if (clash) {
+        warn(`${pm.file}: field '${clash}' says ${String(pm.m[clash])} but the run's records say ${target[clash]}; manifest not used`);
+      } else {
+        target.manifest = pm.m;
+      }
+    }
     // Runs touched by this directory give back their buffers' spare capacity.
     for (const [id, b] of builders) if (!before.has(id) || b.sources.has(loc.runDir)) b.trim();
   }
