@@ -37,7 +37,7 @@ import {
   type IntervalMethod,
   type WeightedStatistic,
 } from "../src/analysis/intervals.js";
-import { curveBuffers, curveUnderWeights, type SeedCurve } from "../src/analysis/seedCurves.js";
+import { curveStatistic, type SeedCurve } from "../src/analysis/seedCurves.js";
 import { Rng } from "../src/games/rng.js";
 
 const args = process.argv.slice(2);
@@ -97,14 +97,6 @@ function simCurve(rng: Rng, mu: readonly number[], effects: readonly number[]): 
   for (let c = 0; c < XS.length; c++) for (let k = 0; k < K; k++) scores[c * K + k] = (mu[c] as number) + (effects[k] as number) + SIGMA_EP * normal(rng);
   return { run_id: "sim", game: "sim", xs: XS, keys: Array.from({ length: K }, (_, k) => k), pairedBy: "seed", scores };
 }
-function curveStat(sc: SeedCurve, name: keyof CurveMetrics): WeightedStatistic {
-  const buf = curveBuffers(sc);
-  const m: CurveMetrics = { avg: null, max: null, auc_plus: null, naba: null };
-  return (w) => {
-    const { n, hasY0 } = curveUnderWeights(sc, w, buf);
-    return curveMetricsSorted(buf.xs, buf.ys, n, hasY0, m)[name] ?? Number.NaN;
-  };
-}
 function curveScenario(name: keyof CurveMetrics, kind: "improving" | "flat"): Scenario {
   const mu = muCurve(kind);
   return {
@@ -113,7 +105,7 @@ function curveScenario(name: keyof CurveMetrics, kind: "improving" | "flat"): Sc
     unit: "evaluation seeds",
     make: (rng, n) => {
       const sc = simCurve(rng, mu, Array.from({ length: n }, () => seedEffect(rng)));
-      return { design: simpleDesign(n), stat: curveStat(sc, name), truth: metricsOf(mu)[name] as number };
+      return { design: simpleDesign(n), stat: curveStatistic(sc, name), truth: metricsOf(mu)[name] as number };
     },
   };
 }
@@ -127,8 +119,8 @@ const dnabaScenario: Scenario = {
     const eff = Array.from({ length: n }, () => seedEffect(rng));
     const m = simCurve(rng, muM, eff);
     const h = simCurve(rng, muH, eff);
-    const sm = curveStat(m, "naba");
-    const sh = curveStat(h, "naba");
+    const sm = curveStatistic(m, "naba");
+    const sh = curveStatistic(h, "naba");
     return { design: simpleDesign(n), stat: (w) => sm(w) - sh(w), truth: (metricsOf(muM).naba as number) - (metricsOf(muH).naba as number) };
   },
 };

@@ -9,8 +9,16 @@
 import * as ss from "simple-statistics";
 import { Rng } from "../games/rng.js";
 
+/** The interval methods bench/coverage compares (intervals.ts implements them). */
+export type IntervalMethod = "percentile" | "bca" | "studentized";
+
 /** How intervals are made; printed under every table. */
 export interface BootstrapConfig {
+  /**
+   * The interval method (default DEFAULT_METHOD of coverage.ts: the one bench/coverage measured to
+   * cover best). Tables fall back to percentile where the method is not defined (see tableInterval).
+   */
+  method?: IntervalMethod;
   /** Resamples (default 2000). */
   B: number;
   /** Seed of every resampling stream. */
@@ -138,8 +146,20 @@ export function bootstrapEstimate<T>(
   return estimate(point, bootstrapReplicates(units, statistic, cfg.B, rng), cfg.level ?? DEFAULT_LEVEL);
 }
 
+/** The interval method a config asks for (the measured default when it names none). */
+export function methodOf(cfg: BootstrapConfig): IntervalMethod {
+  return cfg.method ?? "studentized";
+}
+
+/** How a method is named under a table. */
+export function describeMethod(method: IntervalMethod): string {
+  if (method === "percentile") return "percentile bootstrap";
+  if (method === "bca") return "BCa bootstrap";
+  return "studentized bootstrap (bootstrap-t, jackknife standard errors; BCa for two-stage rows, percentile for fewer than 3 or more than 50 units)";
+}
+
 /** The line printed under a table: method, level, B, seed and what was resampled. */
 export function describeBootstrap(cfg: BootstrapConfig, unit: string): string {
   const level = Math.round((cfg.level ?? DEFAULT_LEVEL) * 100);
-  return `Intervals: ${level}% percentile bootstrap, B = ${cfg.B}, seed = ${cfg.seed}; resampled: ${unit}.`;
+  return `Intervals: ${level}% ${describeMethod(methodOf(cfg))}, B = ${cfg.B}, seed = ${cfg.seed}; resampled: ${unit}.`;
 }

@@ -3,7 +3,8 @@
  * block improvement, with tertile gaps) and run_level (Pearson and Spearman of a run's Agree against
  * its NABA). Intervals: blocks resampled (coupling), runs resampled (run level).
  */
-import { DEFAULT_LEVEL, bootstrapRng, describeBootstrap, estimate, type BootstrapConfig, type Estimate } from "./bootstrap.js";
+import { DEFAULT_LEVEL, bootstrapRng, describeBootstrap, estimate, methodOf, type BootstrapConfig, type Estimate, type Interval } from "./bootstrap.js";
+import { clusterDesign, tableInterval } from "./intervals.js";
 import { flagEstimate, smallNNote } from "./coverage.js";
 import { WeightedSpearman, couplingStats, pearson, pearsonWeighted, resampleWeights, runBlocks, spearman, type Block } from "./coupling.js";
 import { naba } from "./curves.js";
@@ -100,13 +101,23 @@ export function couplingRow(game: string, blocks: readonly (Block & { run_id: st
     }
   }
   const nRuns = new Set(blocks.map((b) => b.run_id)).size;
+  // The measured default method (bootstrap-t) over runs as clusters of their blocks.
+  let ivA: Interval | null = null;
+  let ivE: Interval | null = null;
+  if (cfg.B > 0 && n > 0 && methodOf(cfg) !== "percentile") {
+    const studentA = clusteredRho(blocks, (b) => b.A, cfg, game, level);
+    const studentE = clusteredRho(blocks.filter((b) => b.E !== null), (b) => -(b.E as number), cfg, game, level);
+    ivA = studentA;
+    ivE = studentE;
+  }
+  const withIv = (e: Estimate, iv: Interval | null): Estimate => (iv === null || e.point === null ? e : { ...e, ...iv });
   const flag = (e: Estimate): Estimate => (e.point === null ? e : flagEstimate({ ...e, n: nRuns }, "rho_agree"));
   return {
     game,
     n_blocks: stats.n_blocks,
     n_runs: nRuns,
-    rho_agree: flag(estimate(stats.rho_agree, repA, level)),
-    rho_neg_err: flag(estimate(stats.rho_neg_err, repE, level)),
+    rho_agree: flag(withIv(estimate(stats.rho_agree, repA, level), ivA)),
+    rho_neg_err: flag(withIv(estimate(stats.rho_neg_err, repE, level), ivE)),
     tertile_gap_agree: stats.tertile_gap_agree,
     tertile_gap_neg_err: stats.tertile_gap_neg_err,
   };
@@ -123,6 +134,35 @@ function sparseScheduleNote(blocks: readonly BlockRow[]): string[] {
   if (few.length === 0) return [];
   const list = few.slice(0, 5).map(([id, n]) => `${id} (${n})`).join(", ");
   return [`Runs with fewer than 10 blocks (failed checkpoints, unscored blocks or a short schedule): ${few.length}${few.length > 5 ? `, e.g. ${list}` : `: ${list}`}.`];
+}
+
+/**
+ * Spearman rho(key, g) of blocks with runs as clusters, by tableInterval (the bootstrap-t where it
+ * applies); null when the blocks of a run are not contiguous (they are in allBlocks' order) or the
+ * method fell back to percentile (the caller's percentile pass then stands).
+ */
+function clusteredRho(
+  blocks: readonly (Block & { run_id: string })[],
+  key: (b: Block) => number,
+  cfg: BootstrapConfig,
+  game: string,
+  level: number,
+): Interval | null {
+  const sizes: number[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < blocks.length; i++) {
+    const id = (blocks[i] as { run_id: string }).run_id;
+    if (i > 0 && id === (blocks[i - 1] as { run_id: string }).run_id) sizes[sizes.length - 1]++;
+    else {
+      if (seen.has(id)) return null;
+      seen.add(id);
+      sizes.push(1);
+    }
+  }
+  if (sizes.length === 0) return null;
+  const ws = new WeightedSpearman(blocks.map(key), blocks.map((b) => b.g));
+  const r = tableInterval(clusterDesign(sizes), (w) => ws.rho(w) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "coupling", game), methodOf(cfg), level);
+  return r.method === "percentile" ? null : r.interval;
 }
 
 /** Paper Table 6: per game, and pooled over all blocks ("all", last). */
@@ -152,6 +192,10 @@ export function couplingTable(blocks: readonly BlockRow[], cfg: BootstrapConfig)
       ...sparseScheduleNote(blocks),
     ],
   };
+}
+
+function withInterval(e: Estimate, iv: Interval | null): Estimate {
+  return iv === null || e.point === null ? e : { ...e, ...iv };
 }
 
 function cellFlag(e: Estimate, n: number): Estimate {
@@ -192,6 +236,8 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
   const sr = spearman(x, y);
   let repP: Float64Array | null = null;
   let repS: Float64Array | null = null;
+  let studentP: Interval | null = null;
+  let studentS: Interval | null = null;
   if (cfg.B > 0 && pts.length > 0) {
     const rng = bootstrapRng(cfg.seed, "run_level");
     const n = pts.length;
@@ -207,9 +253,24 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
       repP[b] = pearsonWeighted(x, y, w) ?? Number.NaN;
       repS[b] = rho.rho(w) ?? Number.NaN;
     }
+    // The measured default method over cells (contiguous: runs come in (game, model, ...) order).
+    const contiguous = Array.from(clusterOf).every((c, i) => i === 0 || c === clusterOf[i - 1] || c === (clusterOf[i - 1] as number) + 1);
+    if (methodOf(cfg) !== "percentile" && contiguous) {
+      const sizes = Array.from({ length: k }, (_, c) => Array.from(clusterOf).filter((v) => v === c).length);
+      const d = clusterDesign(sizes);
+      const rp = tableInterval(d, (wt) => pearsonWeighted(x, y, wt) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "run_level"), methodOf(cfg), level);
+      const rs = tableInterval(d, (wt) => rho.rho(wt) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "run_level"), methodOf(cfg), level);
+      if (rp.method !== "percentile") studentP = rp.interval;
+      if (rs.method !== "percentile") studentS = rs.interval;
+    }
   }
   const rowsOut: RunLevelRow[] = [
-    { pearson_agree_naba: cellFlag(estimate(pr, repP, level), nCells), spearman_agree_naba: cellFlag(estimate(sr, repS, level), nCells), n_runs: pts.length, n_cells: nCells },
+    {
+      pearson_agree_naba: cellFlag(withInterval(estimate(pr, repP, level), studentP), nCells),
+      spearman_agree_naba: cellFlag(withInterval(estimate(sr, repS, level), studentS), nCells),
+      n_runs: pts.length,
+      n_cells: nCells,
+    },
   ];
   return {
     name: "run_level",

@@ -8,10 +8,10 @@
  * every method and the widths); rerun the bench and update both when the resampling changes.
  */
 import type { Estimate } from "./bootstrap.js";
-import type { IntervalMethod } from "./intervals.js";
+import { methodOf, type IntervalMethod } from "./bootstrap.js";
 
 /** The interval method of every table, chosen from the measured coverage (docs/analysis.md). */
-export const DEFAULT_METHOD: IntervalMethod = "percentile";
+export const DEFAULT_METHOD: IntervalMethod = methodOf({ B: 0, seed: 0 });
 
 /** The table metrics the coverage bench measures, with the unit they resample. */
 export type CoverageMetric =

@@ -12,14 +12,15 @@ import {
   bootstrapRng,
   describeBootstrap,
   estimate,
+  methodOf,
   percentileInterval,
   pointOnly,
   type BootstrapConfig,
   type Estimate,
 } from "./bootstrap.js";
 import { flagEstimate, smallNNote } from "./coverage.js";
-import { drawWeights } from "./intervals.js";
-import { curveBuffers, curveUnderWeights, sameSeeds, seedCurve, seedStream, type CurveBuffers, type SeedCurve } from "./seedCurves.js";
+import { drawWeights, simpleDesign, tableInterval } from "./intervals.js";
+import { curveBuffers, curveStatistic, curveUnderWeights, sameSeeds, seedCurve, seedStream, type CurveBuffers, type SeedCurve } from "./seedCurves.js";
 import { curveMetrics, curveMetricsSorted, summarizeDeltas, trainingMetrics, type CurveMetrics, type TrainingMetrics } from "./curves.js";
 import { compareText, type Dataset, type RunData } from "./dataset.js";
 import { distinct, groupBy, isTraining, requiredGames, runCurve } from "./runs.js";
@@ -223,6 +224,18 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
       row.naba = { ...row.naba, mark: `to x=${end}` };
       shortened.push(`${first.model} / ${first.game} / ${first.pathway} (0..${end} instead of 0..${last})`);
     }
+    // The measured default method (bootstrap-t) for a single run: seeds are one simple design. The
+    // same stream as above, so paired rows still see the same draws.
+    const method = methodOf(cfg);
+    const only = curves[0] as SeedCurve;
+    if (members.length === 1 && method !== "percentile" && B > 0) {
+      for (const name of METRICS) {
+        const e = row[name];
+        if (e.point === null) continue;
+        const r = tableInterval(simpleDesign(only.keys.length), curveStatistic(only, name), B, seedStream(cfg.seed, only), method, level);
+        row[name] = { ...e, lo: r.interval.lo, hi: r.interval.hi };
+      }
+    }
     if (!nabaReplicates.has(key)) nabaReplicates.set(key, null);
     rows.push(row);
     if (members.length > 1) remarks.push(`${first.model} / ${first.game} / ${first.pathway}: mean of ${members.length} runs (two-stage bootstrap: runs, then evaluation seeds)`);
@@ -258,6 +271,14 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
 /** An estimate with its unit count, flagged by the dNABA coverage. */
 function withN(e: Estimate, n: number): Estimate {
   return e.point === null ? e : flagEstimate({ ...e, n }, "dnaba");
+}
+
+/** The seed views of a memory and a history row that are single runs on the same seeds; else null. */
+function singlePair(mem: MainResultsRow, his: MainResultsRow, ca: CurveAnalysis): [SeedCurve, SeedCurve] | null {
+  if (mem.runs.length !== 1 || his.runs.length !== 1) return null;
+  const a = ca.seedCurves.get(mem.runs[0] as string);
+  const b = ca.seedCurves.get(his.runs[0] as string);
+  return a !== undefined && b !== undefined && sameSeeds(a, b) ? [a, b] : null;
 }
 
 /** Whether a memory row and a history row were evaluated on the same seeds (single runs). */
@@ -368,7 +389,7 @@ export function summaryVsHistoryTable(ca: CurveAnalysis, cfg: BootstrapConfig, o
   let gamesWithMean = 0;
   for (const game of [...byGame.keys()].sort((a, b) => compareText(a, b))) {
     const gameRows = byGame.get(game) as MainResultsRow[];
-    const deltas: { model: string; d: number | null; reps: Float64Array | null }[] = [];
+    const deltas: { model: string; d: number | null; reps: Float64Array | null; pair: [SeedCurve, SeedCurve] | null }[] = [];
     for (const model of distinct(gameRows.map((r) => r.model))) {
       const mem = gameRows.find((r) => r.model === model && r.pathway === "memory");
       const his = gameRows.find((r) => r.model === model && r.pathway === "history");
@@ -377,9 +398,16 @@ export function summaryVsHistoryTable(ca: CurveAnalysis, cfg: BootstrapConfig, o
       const rm = ca.nabaReplicates.get(rowKey(model, game, "memory")) ?? null;
       const rh = ca.nabaReplicates.get(rowKey(model, game, "history")) ?? null;
       const reps = d === null || rm === null || rh === null ? null : rm.map((v, b) => v - (rh[b] as number));
-      deltas.push({ model, d, reps });
+      const pair = singlePair(mem, his, ca);
+      deltas.push({ model, d, reps, pair });
       const n = Math.min(mem.n_seeds, his.n_seeds);
-      rows.push({ game, model, dnaba: withN(estimate(d, reps, level), n), n_models: null, wins: null, losses: null, ties: null });
+      let est = estimate(d, reps, level);
+      if (d !== null && pair !== null && methodOf(cfg) !== "percentile" && cfg.B > 0) {
+        const [sm, sh] = [curveStatistic(pair[0], "naba"), curveStatistic(pair[1], "naba")];
+        const r = tableInterval(simpleDesign(pair[0].keys.length), (w) => sm(w) - sh(w), cfg.B, seedStream(cfg.seed, pair[0]), methodOf(cfg), level);
+        est = { point: d, lo: r.interval.lo, hi: r.interval.hi };
+      }
+      rows.push({ game, model, dnaba: withN(est, n), n_models: null, wins: null, losses: null, ties: null });
       if (!pairedRows(mem, his, ca)) unpaired.push(`${game} / ${model}`);
     }
     if (deltas.length === 0) continue;
@@ -391,7 +419,17 @@ export function summaryVsHistoryTable(ca: CurveAnalysis, cfg: BootstrapConfig, o
       for (const x of defined) (x.reps as Float64Array).forEach((v, b) => ((reps as Float64Array)[b] += v / defined.length));
     }
     const nSeeds = Math.min(...gameRows.map((r) => r.n_seeds));
-    rows.push({ game, model: "mean", dnaba: withN(estimate(s.mean, reps, level), nSeeds), n_models: s.n, wins: s.wins, losses: s.losses, ties: s.ties });
+    let meanEst = estimate(s.mean, reps, level);
+    // Every model on the same seeds: the game mean is one statistic of one seed draw (bootstrap-t).
+    const pairs = defined.map((x) => x.pair);
+    const first = pairs[0];
+    if (s.mean !== null && first && pairs.every((p) => p !== null && sameSeeds(p[0], first[0])) && methodOf(cfg) !== "percentile" && cfg.B > 0) {
+      const stats = (pairs as [SeedCurve, SeedCurve][]).map(([m, h]) => [curveStatistic(m, "naba"), curveStatistic(h, "naba")] as const);
+      const stat = (w: ArrayLike<number>): number => stats.reduce((a, [sm, sh]) => a + sm(w) - sh(w), 0) / stats.length;
+      const r = tableInterval(simpleDesign(first[0].keys.length), stat, cfg.B, seedStream(cfg.seed, first[0]), methodOf(cfg), level);
+      meanEst = { point: s.mean, lo: r.interval.lo, hi: r.interval.hi };
+    }
+    rows.push({ game, model: "mean", dnaba: withN(meanEst, nSeeds), n_models: s.n, wins: s.wins, losses: s.losses, ties: s.ties });
     if (s.mean !== null) {
       gamesWithMean++;
       if (s.mean > 0) improved++;

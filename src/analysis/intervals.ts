@@ -13,24 +13,51 @@
  */
 import * as ss from "simple-statistics";
 import type { Rng } from "../games/rng.js";
-import { DEFAULT_LEVEL, percentileInterval, type Interval } from "./bootstrap.js";
+import { DEFAULT_LEVEL, percentileInterval, type Interval, type IntervalMethod } from "./bootstrap.js";
 
-export type IntervalMethod = "percentile" | "bca" | "studentized";
+export type { IntervalMethod };
 export const INTERVAL_METHODS: readonly IntervalMethod[] = ["percentile", "bca", "studentized"];
 
 /** A statistic of weighted units: NaN when it is undefined on that resample. */
 export type WeightedStatistic = (w: Int32Array) => number;
 
-/** Standard normal CDF. */
+/**
+ * Standard normal CDF from the complementary error function (Chebyshev fit, fractional error below
+ * 1.2e-7 everywhere: Numerical Recipes' erfcc). simple-statistics' table-free erf is coarser in the
+ * tails, where BCa reads it.
+ */
 export function normalCdf(x: number): number {
-  return 0.5 * (1 + ss.errorFunction(x / Math.SQRT2));
+  const z = Math.abs(x) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * z);
+  const erfc =
+    t *
+    Math.exp(
+      -z * z -
+        1.26551223 +
+        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    );
+  return x >= 0 ? 1 - erfc / 2 : erfc / 2;
 }
 
-/** Standard normal quantile (probit); +-Infinity at 0 and 1. */
+/**
+ * Standard normal quantile (Acklam's rational approximation, relative error below 1.2e-9);
+ * +-Infinity at 0 and 1.
+ */
 export function normalQuantile(p: number): number {
   if (p <= 0) return -Infinity;
   if (p >= 1) return Infinity;
-  return ss.probit(p);
+  const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
+  const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
+  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
+  const lo = 0.02425;
+  const tail = (q: number): number =>
+    (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+  if (p < lo) return tail(Math.sqrt(-2 * Math.log(p)));
+  if (p > 1 - lo) return -tail(Math.sqrt(-2 * Math.log(1 - p)));
+  const q = p - 0.5;
+  const r = q * q;
+  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
 }
 
 /** Multiplicities of n draws with replacement from 0..n-1 (reuses `w`). */
@@ -302,4 +329,34 @@ export function unitBootstrap(
       ? bcaInterval(point, replicates, bcaAcceleration(jk.values, jk.mult), level)
       : studentizedInterval(point, jackknifeSe(jk.values, jk.mult), tReps as Float64Array, level);
   return { point, interval, replicates };
+}
+
+/**
+ * The table interval (metrics.md: "the interval method is chosen by measured coverage"): the
+ * configured method (default: coverage.ts DEFAULT_METHOD, the bootstrap-t) where it is defined and
+ * affordable, else:
+ * - a two-stage design (pooled rows): BCa, with the jackknife over clusters (no leave-one-cluster-out
+ *   of a two-stage resample exists for the bootstrap-t; the bench measured BCa at or above percentile);
+ * - fewer than STUDENT_MIN_UNITS units: percentile (with two units every resample is either constant,
+ *   no standard error, or the data itself, t = 0: the bootstrap-t would collapse to the point);
+ * - more than STUDENT_MAX_UNITS units: percentile (a jackknife per replicate costs n evaluations, and
+ *   from 30 units on the bench measured the methods alike).
+ * Returns the estimate's interval, the replicates (percentile scale: for bands and differences) and
+ * the method used.
+ */
+export const STUDENT_MIN_UNITS = 3;
+export const STUDENT_MAX_UNITS = 50;
+
+export function tableInterval(
+  design: Design,
+  stat: WeightedStatistic,
+  B: number,
+  rng: Rng,
+  method: IntervalMethod,
+  level = DEFAULT_LEVEL,
+): UnitBootstrap & { method: IntervalMethod } {
+  let m = method;
+  if (m === "studentized" && !design.studentizable) m = "bca";
+  else if (m === "studentized" && (design.units < STUDENT_MIN_UNITS || design.units > STUDENT_MAX_UNITS)) m = "percentile";
+  return { ...unitBootstrap(design, stat, B, rng, m, level), method: m };
 }

@@ -11,6 +11,7 @@ import {
   bootstrapRng,
   describeBootstrap,
   estimate,
+  methodOf,
   pointOnly,
   type BootstrapConfig,
   type Estimate,
@@ -19,6 +20,7 @@ import { pearson, pearsonWeighted, resampleWeights, spearman } from "./coupling.
 import type { Dataset, RunData } from "./dataset.js";
 import { addCounts, emptyCounts, judgingStats, positiveRates, type JudgingCounts, type RewardRange } from "./judging.js";
 import { flagEstimate, smallNNote, type CoverageMetric } from "./coverage.js";
+import { simpleDesign, tableInterval, twoStageDesign, withinDesign } from "./intervals.js";
 import { distinct, episodeCounts, gameRewardRanges, isJudged, totalCounts } from "./runs.js";
 import type { Rng } from "../games/rng.js";
 import type { Table } from "./table.js";
@@ -136,12 +138,53 @@ export function selfJudgingRow(game: string, model: string, runs: readonly Judge
   const unit = runs.length === 0 ? "none" : pooled && runs.length > 1 ? "runs" : "episodes";
   const n = runs.length === 0 ? 0 : unit === "runs" ? runs.length : Math.min(...units.map((u) => u.length));
   let reps: CountReplicates | null = null;
+  const studentLo: Partial<Record<keyof CountReplicates, number | null>> = {};
+  const studentHi: Partial<Record<keyof CountReplicates, number | null>> = {};
   if (cfg.B > 0 && units.some((u) => u.length > 0)) {
     reps = bootstrapCounts(units, range, cfg.B, bootstrapRng(cfg.seed, "judging", game, model), unit === "runs");
   }
+  // The measured default: model rows the bootstrap-t over the within-run episode design, pooled rows
+  // BCa over the two-stage design (tableInterval); the stream is the percentile pass's, so the draws
+  // are the same ones.
+  const method = methodOf(cfg);
+  if (reps !== null && unit !== "none" && method !== "percentile") {
+    const flat = units.flat();
+    const sizes = units.map((u) => u.length);
+    const design = unit === "runs" ? twoStageDesign(sizes) : withinDesign(sizes);
+    const width = range === null ? 0 : range.max - range.min;
+    const ratio = (num: (c: JudgingCounts) => number, den: (c: JudgingCounts) => number) => {
+      const a = Float64Array.from(flat, num);
+      const d = Float64Array.from(flat, den);
+      return (w: ArrayLike<number>): number => {
+        let x = 0;
+        let y = 0;
+        for (let i = 0; i < a.length; i++) {
+          const wi = w[i] as number;
+          if (wi === 0) continue;
+          x += wi * (a[i] as number);
+          y += wi * (d[i] as number);
+        }
+        return y > 0 ? x / y : Number.NaN;
+      };
+    };
+    const scored = (c: JudgingCounts): number => c.n - c.unscored;
+    const stats: Record<keyof CountReplicates, (w: ArrayLike<number>) => number> = {
+      agree: ratio((c) => c.agree, scored),
+      nmae: width > 0 ? ratio((c) => c.absErr / width, scored) : () => Number.NaN,
+      over: ratio((c) => c.over, scored),
+      under: ratio((c) => c.under, scored),
+    };
+    for (const k of Object.keys(stats) as (keyof CountReplicates)[]) {
+      const r = tableInterval(design, stats[k], cfg.B, bootstrapRng(cfg.seed, "judging", game, model), method, level);
+      studentLo[k] = r.interval.lo;
+      studentHi[k] = r.interval.hi;
+    }
+  }
   const metricOf = (m: "agree" | "nmae"): CoverageMetric => (unit === "runs" ? `${m}_pooled` : m);
+  const withMethod = (e: Estimate, k: keyof CountReplicates): Estimate =>
+    e.point === null || !(k in studentLo) ? e : { ...e, lo: studentLo[k] ?? null, hi: studentHi[k] ?? null };
   const est = (point: number | null, r: Float64Array | undefined, m: "agree" | "nmae"): Estimate =>
-    r === undefined || point === null ? pointOnly(point) : flagEstimate({ ...estimate(point, r, level), n }, metricOf(m));
+    r === undefined || point === null ? pointOnly(point) : flagEstimate({ ...withMethod(estimate(point, r, level), m), n }, metricOf(m));
   return {
     game,
     model,
@@ -149,8 +192,8 @@ export function selfJudgingRow(game: string, model: string, runs: readonly Judge
     n_unscored: stats.n_unscored,
     agree: est(stats.agree, reps?.agree, "agree"),
     nmae: est(stats.nmae, reps?.nmae, "nmae"),
-    over: reps ? estimate(stats.over, reps.over, level) : pointOnly(stats.over),
-    under: reps ? estimate(stats.under, reps.under, level) : pointOnly(stats.under),
+    over: reps ? withMethod(estimate(stats.over, reps.over, level), "over") : pointOnly(stats.over),
+    under: reps ? withMethod(estimate(stats.under, reps.under, level), "under") : pointOnly(stats.under),
     n_runs: runs.length,
     n_episodes: units.reduce((a, u) => a + u.length, 0),
     unit,
@@ -230,11 +273,17 @@ export function positiveRatesTable(inputs: JudgingInputs, cfg: BootstrapConfig):
       const ps = pts.map((p) => p.p_s);
       const w = new Int32Array(pts.length);
       for (let b = 0; b < cfg.B; b++) reps[b] = pearsonWeighted(pr, ps, resampleWeights(rng, pts.length, w)) ?? Number.NaN;
+      if (methodOf(cfg) !== "percentile") {
+        const r = tableInterval(simpleDesign(pts.length), (wt) => pearsonWeighted(pr, ps, wt) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "positive_rates", game), methodOf(cfg), level);
+        if (r.method !== "percentile") {
+          return { game, n_runs: pts.length, pearson_pos_rates: { point, lo: r.interval.lo, hi: r.interval.hi, n: pts.length }, spearman_pos_rates: spearman(pr, ps) };
+        }
+      }
     }
     return {
       game,
       n_runs: pts.length,
-      pearson_pos_rates: estimate(point, reps, level),
+      pearson_pos_rates: point === null ? pointOnly(null) : { ...estimate(point, reps, level), n: pts.length },
       spearman_pos_rates: spearman(pts.map((p) => p.p_r), pts.map((p) => p.p_s)),
     };
   };

@@ -95,3 +95,10 @@ export function curveMetricsUnderWeights(sc: SeedCurve, w: ArrayLike<number>, bu
 export function sameSeeds(a: SeedCurve, b: SeedCurve): boolean {
   return a.pairedBy === b.pairedBy && a.keys.length === b.keys.length && a.keys.every((k, i) => k === b.keys[i]);
 }
+
+/** One curve metric of a run as a statistic of seed weights (NaN where undefined), for intervals.ts. */
+export function curveStatistic(sc: SeedCurve, name: keyof CurveMetrics): (w: ArrayLike<number>) => number {
+  const buf = curveBuffers(sc);
+  const m: CurveMetrics = { avg: null, max: null, auc_plus: null, naba: null };
+  return (w) => curveMetricsUnderWeights(sc, w, buf, m)[name] ?? Number.NaN;
+}

@@ -529,7 +529,7 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     expect(await quiet(() => reportCommand(["--data", dir, "--out", out, "--bootstrap", "30", "--seed", "9"]))).toBe(0);
     for (const [name, header] of Object.entries(columns)) {
       expect(readFileSync(join(out, "tables", `${name}.csv`), "utf8").split("\n")[0], name).toBe(header);
-      expect(readFileSync(join(out, "tables", `${name}.md`), "utf8"), name).toContain("percentile bootstrap, B = 30, seed = 9");
+      expect(readFileSync(join(out, "tables", `${name}.md`), "utf8"), name).toMatch(/studentized bootstrap \(bootstrap-t[^)]*\), B = 30, seed = 9/);
     }
     const md = readFileSync(join(out, "tables", "main_results.md"), "utf8");
     expect(md).toContain("| C † |");
@@ -556,7 +556,8 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     const few = buildReport(ds, { B: 40, seed: 3 });
     for (const name of Object.keys(report.tables) as (keyof Report["tables"])[]) {
       const t = report.tables[name] as Table<object>;
-      expect(t.notes[0]).toContain("percentile bootstrap, B = 2000, seed = 3");
+      expect(t.notes[0]).toContain("studentized bootstrap (bootstrap-t");
+      expect(t.notes[0]).toContain("B = 2000, seed = 3");
       expect(toMarkdown(t)).toContain("B = 2000, seed = 3");
       expect(toCsv(again.tables[name] as Table<object>)).toBe(toCsv(t));
     }
