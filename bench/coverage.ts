@@ -38,7 +38,7 @@ import {
   type WeightedStatistic,
 } from "../src/analysis/intervals.js";
 import { curveStatistic, type SeedCurve } from "../src/analysis/seedCurves.js";
-import { Rng } from "../src/games/rng.js";
+import { Rng } from "../src/util/rng.js";
 
 const args = process.argv.slice(2);
 const QUICK = args.includes("--quick");

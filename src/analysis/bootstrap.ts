@@ -7,7 +7,7 @@
  * models (--models) or adding a game leaves the other rows' digits unchanged.
  */
 import * as ss from "simple-statistics";
-import { Rng } from "../games/rng.js";
+import { Rng } from "../util/rng.js";
 
 /** The interval methods bench/coverage compares (intervals.ts implements them). */
 export type IntervalMethod = "percentile" | "bca" | "studentized";

@@ -6,7 +6,7 @@
  * several (replicate run seeds), a row's metric is the mean over its runs of the per-run metric (runs
  * where the metric is missing are left out), and the bootstrap averages the runs' replicates alike.
  */
-import type { Rng } from "../games/rng.js";
+import type { Rng } from "../util/rng.js";
 import {
   DEFAULT_LEVEL,
   bootstrapRng,

@@ -12,7 +12,7 @@
  * Which one the tables use is decided by the measured coverage (bench/coverage.ts, docs/analysis.md).
  */
 import * as ss from "simple-statistics";
-import type { Rng } from "../games/rng.js";
+import type { Rng } from "../util/rng.js";
 import { DEFAULT_LEVEL, percentileInterval, type Interval, type IntervalMethod } from "./bootstrap.js";
 
 export type { IntervalMethod };

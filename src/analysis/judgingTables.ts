@@ -22,7 +22,7 @@ import { addCounts, emptyCounts, judgingStats, positiveRates, type JudgingCounts
 import { flagEstimate, smallNNote, type CoverageMetric } from "./coverage.js";
 import { simpleDesign, tableInterval, twoStageDesign, withinDesign } from "./intervals.js";
 import { distinct, episodeCounts, gameRewardRanges, isJudged, totalCounts } from "./runs.js";
-import type { Rng } from "../games/rng.js";
+import type { Rng } from "../util/rng.js";
 import type { Table } from "./table.js";
 
 /** The pooled row's model label. */

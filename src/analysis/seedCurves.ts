@@ -9,7 +9,7 @@
  * seed list), so the b-th resample uses the same seeds on both sides: dNABA, pathway vs pathway and
  * model vs model contrasts are paired without either side knowing about the other.
  */
-import type { Rng } from "../games/rng.js";
+import type { Rng } from "../util/rng.js";
 import { bootstrapRng } from "./bootstrap.js";
 import type { CurveMetrics } from "./curves.js";
 import { curveMetricsSorted } from "./curves.js";

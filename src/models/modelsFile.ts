@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { formatIssues } from "../util/zodIssues.js";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -59,11 +60,6 @@ export const ModelsFile = z
   });
 export type ModelsFile = z.infer<typeof ModelsFile>;
 
-/** `models[2].sampling.temperature` from a zod issue path. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((s, p) => (typeof p === "number" ? `${s}[${p}]` : s ? `${s}.${String(p)}` : String(p)), "") || "(top level)";
-}
-
 /**
  * Validates parsed data. The error names the file, each bad field and what was expected; it never
  * echoes values (a key pasted into the wrong field must not reach a terminal or a CI log).
@@ -71,8 +67,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 export function validateModelsFile(data: unknown, source: string): ModelsFileEntry[] {
   const r = ModelsFile.safeParse(data);
   if (!r.success) {
-    const lines = r.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`);
-    throw new Error(`models file ${source}: ${lines.join("; ")}`);
+    throw new Error(`models file ${source}: ${formatIssues(r.error, { style: "brackets" })}`);
   }
   return r.data.models;
 }

@@ -10,7 +10,7 @@ import { WeightedSpearman, couplingStats, runBlocks, spearman, tertileGap } from
 import { loadDataset } from "../../src/analysis/dataset.js";
 import type { JudgingCounts } from "../../src/analysis/judging.js";
 import { buildReport, type Report } from "../../src/analysis/report.js";
-import { toCsv, toMarkdown } from "../../src/analysis/table.js";
+import { toCsv, toMarkdown } from "../../src/report/tables.js";
 import { reportCommand } from "../../src/cli/report.js";
 import { curveRecords, episode, exploreRecords, tempDir, writeRun, type Identity } from "./helpers.js";
 
