@@ -47,6 +47,7 @@ function scalar(v: unknown, kind: ColumnKind): string {
   if (isEstimate(v)) return fmt3(v.point);
   if (typeof v === "number") {
     if (Number.isNaN(v)) return "";
+    if (kind === "p") return v.toFixed(4);
     return kind === "int" ? String(Math.round(v)) : kind === "text" ? String(v) : fmt3(v);
   }
   return String(v);
