@@ -19,8 +19,10 @@
  *   truth 0.4 exactly. Units = cells.
  * Every method resamples the same units the tables do (the Design of src/analysis/intervals.ts).
  * Each cell's number of data sets grows from 500 until the coverage of every method is known to
- * +-2 points (1.96 binomial standard errors) or 2000 data sets; the table prints that half-width.
- * B = 500 resamples per interval (200 for the bootstrap-t, which runs a jackknife per resample).
+ * +-2 points (1.96 binomial standard errors) or 1600 data sets (enough for +-2 down to 80% coverage;
+ * cells far below that are known to +-2.5); the table prints that half-width.
+ * B = 400 resamples per interval (160 for the bootstrap-t, which runs a jackknife per resample).
+ * The cells are split over `--jobs N` processes (default 2: the machine's cores).
  */
 import { writeFileSync } from "node:fs";
 import * as ss from "simple-statistics";
@@ -44,11 +46,15 @@ const args = process.argv.slice(2);
 const QUICK = args.includes("--quick");
 const jsonAt = args.indexOf("--json");
 const JSON_OUT = jsonAt >= 0 ? args[jsonAt + 1] : undefined;
-const B = QUICK ? 300 : 500;
+const jobsAt = args.indexOf("--jobs");
+const JOBS = jobsAt >= 0 ? Math.max(1, Number(args[jobsAt + 1])) : 2;
+const partAt = args.indexOf("--part");
+const PART = partAt >= 0 ? (args[partAt + 1] as string).split("/").map(Number) : null;
+const B = QUICK ? 200 : 400;
 /** The bootstrap-t needs a jackknife per replicate: fewer replicates keep it affordable. */
-const B_STUDENT = QUICK ? 100 : 200;
+const B_STUDENT = QUICK ? 80 : 160;
 const N_MIN = QUICK ? 100 : 500;
-const N_MAX = QUICK ? 100 : 2000;
+const N_MAX = QUICK ? 100 : 1600;
 const HALF_WIDTH = 2;
 const UNITS = [3, 5, 10, 30];
 
@@ -320,24 +326,53 @@ function runCell(sc: Scenario, n: number): CellResult[] {
   });
 }
 
-const t0 = process.hrtime.bigint();
-const results: CellResult[] = [];
-process.stdout.write(`bench/coverage: B = ${B} (studentized ${B_STUDENT}), data sets ${N_MIN}..${N_MAX} per cell until +-${HALF_WIDTH} points${QUICK ? " (--quick: too few for +-2)" : ""}\n\n`);
-process.stdout.write("| metric | scenario | unit | n | data sets | percentile | BCa | studentized | median width (pct / BCa / stud) |\n| :-- | :-- | :-- | --: | --: | --: | --: | --: | --: |\n");
-for (const sc of SCENARIOS) {
-  for (const n of UNITS) {
-    const cell = runCell(sc, n);
-    results.push(...cell);
-    const cov = (m: IntervalMethod): string => {
-      const r = cell.find((c) => c.method === m) as CellResult;
-      return r.coverage === null ? "n/a" : `${r.coverage.toFixed(1)} +- ${(r.halfWidth as number).toFixed(1)}`;
-    };
-    const wid = INTERVAL_METHODS.map((m) => {
-      const r = cell.find((c) => c.method === m) as CellResult;
-      return r.medianWidth === null ? "n/a" : r.medianWidth.toFixed(3);
-    }).join(" / ");
-    process.stdout.write(`| ${sc.metric} | ${sc.scenario} | ${sc.unit} | ${n} | ${(cell[0] as CellResult).datasets} | ${cov("percentile")} | ${cov("bca")} | ${cov("studentized")} | ${wid} |\n`);
+const CELLS: [Scenario, number][] = SCENARIOS.flatMap((sc) => UNITS.map((n) => [sc, n] as [Scenario, number]));
+
+async function runParts(): Promise<CellResult[]> {
+  if (PART !== null) {
+    const [i, n] = PART as [number, number];
+    return CELLS.filter((_, k) => k % n === i).flatMap(([sc, u]) => runCell(sc, u));
   }
+  if (JOBS === 1) return CELLS.flatMap(([sc, u]) => runCell(sc, u));
+  const { spawn } = await import("node:child_process");
+  const { mkdtempSync, readFileSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const dir = mkdtempSync(join(tmpdir(), "s3gym-coverage-"));
+  const parts = await Promise.all(
+    Array.from({ length: JOBS }, (_, i) => {
+      const file = join(dir, `part${i}.json`);
+      const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, ...(QUICK ? ["--quick"] : []), "--part", `${i}/${JOBS}`, "--json", file], { stdio: ["ignore", "ignore", "inherit"] });
+      return new Promise<CellResult[]>((resolve, reject) =>
+        child.on("exit", (code) => (code === 0 ? resolve((JSON.parse(readFileSync(file, "utf8")) as { results: CellResult[] }).results) : reject(new Error(`part ${i} exited ${code}`)))),
+      );
+    }),
+  );
+  const all = parts.flat();
+  // Back in the cells' order.
+  return CELLS.flatMap(([sc, u]) => all.filter((r) => r.metric === sc.metric && r.scenario === sc.scenario && r.units === u));
+}
+
+const t0 = process.hrtime.bigint();
+const results = await runParts();
+const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+if (PART !== null) {
+  if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ results }) + "\n");
+  process.exit(0);
+}
+process.stdout.write(`bench/coverage: B = ${B} (studentized ${B_STUDENT}), data sets ${N_MIN}..${N_MAX} per cell until +-${HALF_WIDTH} points, ${JOBS} process(es)${QUICK ? " (--quick: too few for +-2)" : ""}\n\n`);
+process.stdout.write("| metric | scenario | unit | n | data sets | percentile | BCa | studentized | median width (pct / BCa / stud) |\n| :-- | :-- | :-- | --: | --: | --: | --: | --: | --: |\n");
+for (const [sc, n] of CELLS) {
+  const cell = results.filter((r) => r.metric === sc.metric && r.scenario === sc.scenario && r.units === n);
+  const cov = (m: IntervalMethod): string => {
+    const r = cell.find((c) => c.method === m) as CellResult;
+    return r.coverage === null ? "n/a" : `${r.coverage.toFixed(1)} +- ${(r.halfWidth as number).toFixed(1)}`;
+  };
+  const wid = INTERVAL_METHODS.map((m) => {
+    const r = cell.find((c) => c.method === m) as CellResult;
+    return r.medianWidth === null ? "n/a" : r.medianWidth.toFixed(3);
+  }).join(" / ");
+  process.stdout.write(`| ${sc.metric} | ${sc.scenario} | ${sc.unit} | ${n} | ${(cell[0] as CellResult).datasets} | ${cov("percentile")} | ${cov("bca")} | ${cov("studentized")} | ${wid} |\n`);
 }
 
 // The default method: the one that covers 95% +- 3 at 10 and 30 units for the most metrics (ties go
@@ -348,6 +383,5 @@ const score = (m: IntervalMethod): number =>
   counted.filter((r) => r.method === m && r.units >= 10 && r.coverage !== null && Math.abs(r.coverage - 95) <= 3).length;
 const best = [...INTERVAL_METHODS].sort((a, b) => score(b) - score(a))[0] as IntervalMethod;
 process.stdout.write(`\ncells within 95 +- 3 at n >= 10: ${INTERVAL_METHODS.map((m) => `${m} ${score(m)}`).join(", ")} of ${counted.filter((r) => r.method === "percentile" && r.units >= 10).length}; best: ${best}\n`);
-const wall = Number(process.hrtime.bigint() - t0) / 1e9;
 process.stdout.write(`wall ${wall.toFixed(1)} s\n`);
 if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ B, B_STUDENT, results, best, wall_s: wall }, null, 1) + "\n");
