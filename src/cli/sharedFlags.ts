@@ -20,6 +20,7 @@ export const PROTOCOL_FLAGS = {
   tokenizer: { type: "string" },
   "reward-visibility": { type: "string" },
   "run-seed": { type: "string" },
+  "strict-contract": { type: "boolean" },
 } as const;
 
 /** Where and how model calls go. */
@@ -60,7 +61,11 @@ export function resolveGames(value: string | undefined): Game[] {
 }
 
 /** The protocol numbers from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
-export function settingsFromFlags(v: Partial<Record<"explore-episodes" | "checkpoint-every" | "eval-episodes" | "max-steps" | "context-tokens" | "max-new-tokens" | "tokenizer" | "reward-visibility" | "run-seed", string>>): ProtocolSettings {
+export function settingsFromFlags(
+  v: Partial<Record<"explore-episodes" | "checkpoint-every" | "eval-episodes" | "max-steps" | "context-tokens" | "max-new-tokens" | "tokenizer" | "reward-visibility" | "run-seed", string>> & {
+    "strict-contract"?: boolean;
+  },
+): ProtocolSettings {
   const settings: ProtocolSettings = {
     exploreEpisodes: nonNegativeInt("explore-episodes", v["explore-episodes"], DEFAULT_SETTINGS.exploreEpisodes),
     checkpointEvery: atLeast("checkpoint-every", v["checkpoint-every"], DEFAULT_SETTINGS.checkpointEvery, 1),
@@ -71,6 +76,7 @@ export function settingsFromFlags(v: Partial<Record<"explore-episodes" | "checkp
     tokenizer: oneOf("tokenizer", v.tokenizer, TOKENIZERS, DEFAULT_SETTINGS.tokenizer),
     rewardVisibility: oneOf("reward-visibility", v["reward-visibility"], ["hidden", "visible"] as const, "hidden"),
     runSeed: nonNegativeInt("run-seed", v["run-seed"], DEFAULT_SETTINGS.runSeed),
+    parseRule: v["strict-contract"] === true ? "strict-contract" : DEFAULT_SETTINGS.parseRule,
   };
   if (settings.contextTokens <= settings.maxNewTokens) {
     throw new UsageError(`--context-tokens (${settings.contextTokens}) must exceed --max-new-tokens (${settings.maxNewTokens}): the reply is reserved inside the context`);

@@ -66,7 +66,7 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
       }
       throw e;
     }
-    const parsed = parseResponse(result.text);
+    const parsed = parseResponse(result.text, run.settings.parseRule);
     const next = game.step(state, parsed.action);
     const scoreAfter = game.score(next.state);
     const record: StepRecord = {
