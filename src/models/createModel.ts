@@ -169,12 +169,16 @@ export function mergeSampling(request: SamplingParams, entry: SamplingParams): S
   return merged;
 }
 
-/** Gives the stack the user's name and applies the entry's sampling before the cache key is taken. */
+/**
+ * Gives the stack the user's name and applies the entry's sampling before the cache key is taken;
+ * drops the runner's per-call `seed` when the entry says `send_seed: false`.
+ */
 class ConfiguredModel implements Model {
   constructor(
     readonly spec: string,
     private readonly inner: Model,
     private readonly sampling: SamplingParams,
+    private readonly sendSeed = true,
   ) {}
 
   get endpointHost(): string {
@@ -182,7 +186,9 @@ class ConfiguredModel implements Model {
   }
 
   complete(request: CompletionRequest): Promise<CompletionResult> {
-    return this.inner.complete({ ...request, sampling: mergeSampling(request.sampling, this.sampling) });
+    const sampling = mergeSampling(request.sampling, this.sampling);
+    if (!this.sendSeed) delete sampling.seed;
+    return this.inner.complete({ ...request, sampling });
   }
 }
 
@@ -210,5 +216,5 @@ export function assembleModel(resolved: ResolvedModel, ctx: ModelContext, builti
     if (ctx.cacheDir) inner = new CachedModel(inner, new ResponseCache(ctx.cacheDir), { endpoint: endpointIdOf(baseUrl), model: resolved.spec.model });
   }
   const real = resolved.spec.scheme === "builtin" ? `builtin:${resolved.spec.policy}` : `openai:${resolved.spec.model}`;
-  return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling), ctx.onCall, resolved.price, { spec: real, sampling: resolved.sampling });
+  return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling, resolved.entry?.send_seed !== false), ctx.onCall, resolved.price, { spec: real, sampling: resolved.sampling });
 }

@@ -46,6 +46,14 @@ export const ModelsFileEntry = z.strictObject({
   concurrency: z.number().int().positive().optional(),
   /** How max_tokens is sent: `auto` = max_completion_tokens for api.openai.com, max_tokens elsewhere. */
   max_tokens_param: z.enum(MAX_TOKENS_PARAMS).optional(),
+  /**
+   * Whether requests carry the per-call `seed` the runner derives from the call identity (default
+   * true). `false` for endpoints that reject the field; built-in models then draw from the identity.
+   */
+  send_seed: z.boolean().optional(),
+}).refine((e) => !(e.send_seed === false && e.sampling?.seed !== undefined), {
+  path: ["send_seed"],
+  message: "is false but sampling.seed is set: drop one of them",
 });
 export type ModelsFileEntry = z.infer<typeof ModelsFileEntry>;
 

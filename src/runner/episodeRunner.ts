@@ -8,7 +8,8 @@
 import { parseResponse } from "../agent/parseResponse.js";
 import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
 import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
-import { ModelCallError } from "../models/types.js";
+import { callSeed } from "../models/callSeed.js";
+import { ModelCallError, type CallIdentity } from "../models/types.js";
 import type { RunContext } from "./context.js";
 import type { ExperienceSnapshot } from "./experience.js";
 
@@ -52,10 +53,12 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
     const messages = buildStepMessages({ ...view, experience: experience.text });
     let result;
     try {
+      const callIdentity: CallIdentity = { runId: run.runId, purpose: "step", phase: task.phase, checkpoint: task.checkpoint, episode: task.episode, step: state.step, sample: 0 };
       result = await run.model.complete({
         messages,
-        sampling: { max_tokens: run.settings.maxNewTokens },
-        identity: { runId: run.runId, purpose: "step", phase: task.phase, checkpoint: task.checkpoint, episode: task.episode, step: state.step, sample: 0 },
+        // Every request carries a seed from its identity (a models file may turn sending it off).
+        sampling: { max_tokens: run.settings.maxNewTokens, seed: callSeed(callIdentity) },
+        identity: callIdentity,
         // Only builtin:oracle reads it; it is never sent over HTTP nor part of a cache key.
         privileged: { game, state },
       });
