@@ -11,7 +11,7 @@ import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
 import { callSeed } from "../models/callSeed.js";
 import { ModelCallError, type CallIdentity } from "../models/types.js";
 import type { RunContext } from "./context.js";
-import type { ExperienceSnapshot } from "./experience.js";
+import type { ExperienceSnapshot } from "../pathways/types.js";
 
 export interface EpisodeTask {
   phase: "explore" | "eval";
