@@ -140,6 +140,7 @@ export function studentizedInterval(point: number, se: number, tReplicates: Arra
     const v = tReplicates[i] as number;
     if (Number.isFinite(v)) vals.push(v);
   }
+  if (se === 0) return { lo: point, hi: point }; // the statistic does not move when a unit is left out
   if (vals.length === 0 || !Number.isFinite(se)) return { lo: null, hi: null };
   vals.sort((a, b) => a - b);
   const a = (1 - level) / 2;
@@ -316,7 +317,9 @@ export function unitBootstrap(
     if (tReps !== null) {
       const jk = groupJackknife(design, stat, w);
       const se = jackknifeSe(jk.values, jk.mult);
-      tReps[b] = se > 0 ? (v - point) / se : Number.NaN;
+      // A resample on which the statistic does not move (se 0) at the point is t = 0, not undefined:
+      // a constant statistic must give the interval [point, point], not none.
+      tReps[b] = se > 0 ? (v - point) / se : v === point ? 0 : Number.NaN;
     }
   }
   const none = { point, interval: { lo: null, hi: null }, replicates };

@@ -118,6 +118,13 @@ describe("designs", () => {
     expect(run(twoStageDesign([2, 2, 2]), 6)).toBe("bca");
   });
 
+  it("a constant statistic gets the interval [point, point] from every method, never none", () => {
+    for (const method of ["percentile", "bca", "studentized"] as const) {
+      const r = unitBootstrap(withinDesign([3, 3]), meanStat([1, 1, 1, 1, 1, 1]), 100, bootstrapRng(0, "c"), method);
+      expect(r.interval, method).toEqual({ lo: 1, hi: 1 });
+    }
+  });
+
   it("the bootstrap-t of a mean brackets the point and is no narrower than the percentile's on skewed data", () => {
     const x = [0, 0, 0, 0, 0, 0, 1, 2, 5, 20];
     const pct = unitBootstrap(simpleDesign(10), meanStat(x), 2000, bootstrapRng(1, "s"), "percentile");
