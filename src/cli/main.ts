@@ -12,6 +12,7 @@ const COMMANDS: Record<string, { about: string; load: () => Promise<Command> }> 
   report: { about: "rebuild every paper table and figure from step logs", load: async () => (await import("./report.js")).reportCommand },
   compare: { about: "paired comparison on shared evaluation seeds: difference, interval, permutation p, Holm", load: async () => (await import("./compare.js")).compareCommand },
   power: { about: "minimum detectable difference per game and metric for N evaluation episodes, from a pilot", load: async () => (await import("./power.js")).powerCommand },
+  notebooks: { about: "execute the notebooks headless (Node alone, or Jupyter) and compare their files", load: async () => (await import("./notebooks.js")).notebooksCommand },
   reproduce: { about: "the offline matrix, training curves, every table and figure, every notebook headless", load: async () => (await import("./reproduce.js")).reproduceCommand },
   run: { about: "play the S3Gym protocol over models x games x pathways, resumable", load: async () => (await import("./run.js")).runCommand },
   serve: { about: "an OpenAI-compatible server answering with the built-in policies (test double)", load: async () => (await import("./serve.js")).serveCommand },

@@ -5,7 +5,7 @@ import { actionGrammar, apply, configSchema, configs, init, innerSchema, legalAc
 
 export const game = makeGame<ChessInner, ChessConfig>({
   name: "chess",
-  summary: "Rule induction: capture static targets with a rook and pieces whose moves you must discover.",
+  summary: "Rule induction: capture static targets with pieces whose moves you must discover.",
   configs,
   configSchema,
   innerSchema,
