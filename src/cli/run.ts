@@ -21,7 +21,7 @@ import { preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } from "../runner/schedule.js";
 import { summarizeCalls } from "../runner/usage.js";
 import { runDir } from "../logs/runDir.js";
-import { HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
+import { exitCodeOf, HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags } from "./sharedFlags.js";
 
 export const RUN_USAGE = [
@@ -191,7 +191,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
       return 0;
     }
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return 2;
+    return exitCodeOf(e);
   }
 
   const gameNames = p.games.map((g) => g.name);
@@ -217,8 +217,9 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
       preflightRun({ dataDir: p.dataDir, entry: e, game: games.get(e.game)!, model: make(p.training!.checkpoints[0]!.model), settings, recordModel: false });
     }
   } catch (e) {
+    // Protocol and rules clashes, other models at recorded epochs: ConfigErrors (exit 2), found before any call.
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return 2;
+    return exitCodeOf(e);
   }
   mkdirSync(p.dataDir, { recursive: true });
   const progress = new Progress(stderr, { mode: p.progress, ...(deps.progressIntervalMs ? { intervalMs: deps.progressIntervalMs } : {}) });
@@ -261,9 +262,9 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     outcomes = [...(loop as RunOutcome[]), ...(trained as RunOutcome[])].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   } catch (e) {
     progress.close();
-    // A protocol clash with existing logs is found before any call: a configuration error.
+    // A protocol clash with existing logs is found before any call: a configuration error (exit 2).
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return 2;
+    return exitCodeOf(e);
   }
   progress.close();
 

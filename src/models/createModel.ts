@@ -13,15 +13,15 @@
  * model of a `builtin:` spec from its caller; `createModel` (`src/runner/createModel.ts`) is the one
  * place that wires the two together.
  */
-import type { PolicyName } from "../games/policies.js";
 import { ObservedModel, type OnCall } from "./callLog.js";
 import { LimitedModel, LimiterRegistry } from "./limiter.js";
-import { parseModelSpec, type ModelSpec } from "./modelSpec.js";
+import { parseModelSpec, specText, type BuiltinSpec, type ModelSpec } from "./modelSpec.js";
 import type { ModelsFileEntry, Price } from "./modelsFile.js";
 import { OpenAIModel, endpointHostOf, endpointIdOf } from "./openaiModel.js";
 import { CachedModel, ResponseCache } from "./responseCache.js";
 import { RETRY_DEFAULTS, RetryingModel, realSleep } from "./retry.js";
 import type { CompletionRequest, CompletionResult, Model, SamplingParams } from "./types.js";
+import { ConfigError } from "../util/errors.js";
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
@@ -106,7 +106,7 @@ export function resolveModel(name: string, ctx: ModelContext): ResolvedModel {
     spec = parseModelSpec(entry ? entry.spec : name);
   } catch (e) {
     const hint = entry || ctx.models.length === 0 ? "" : ` (or an alias of the models file: ${ctx.models.map((m) => m.alias).join(", ")})`;
-    throw new Error(`${entry ? `${where}: spec: ` : ""}${(e as Error).message}${hint}`);
+    throw new ConfigError(`${entry ? `${where}: spec: ` : ""}${(e as Error).message}${hint}`);
   }
   const common = { name, spec, entry, price: entry?.price ?? null, sampling: entry?.sampling ?? {}, concurrency: entry?.concurrency ?? ctx.concurrency };
   if (spec.scheme === "builtin") return { ...common, baseUrl: null, endpointHost: "builtin", apiKeyEnv: "" };
@@ -119,7 +119,7 @@ export function resolveModel(name: string, ctx: ModelContext): ResolvedModel {
   }
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
     const field = entry?.base_url ? `${where}: base_url` : "--base-url / OPENAI_BASE_URL";
-    throw new Error(`${field}: '${showUrl(baseUrl)}' is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)`);
+    throw new ConfigError(`${field}: '${showUrl(baseUrl)}' is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)`);
   }
   return { ...common, baseUrl, endpointHost: endpointHostOf(baseUrl), apiKeyEnv: entry?.api_key_env ?? ctx.apiKeyEnv };
 }
@@ -158,7 +158,7 @@ export function validateModelSpecs(specs: readonly string[], ctx: ModelContext):
       problems.push((e as Error).message);
     }
   }
-  if (problems.length > 0) throw new Error(problems.length === 1 ? problems[0]! : `${problems.length} configuration problems: ${problems.join("; ")}`);
+  if (problems.length > 0) throw new ConfigError(problems.length === 1 ? problems[0]! : `${problems.length} configuration problems: ${problems.join("; ")}`);
   return resolved;
 }
 
@@ -192,14 +192,14 @@ class ConfiguredModel implements Model {
   }
 }
 
-/** Makes the innermost model of a `builtin:<policy>` spec (the built-ins live above this layer). */
-export type BuiltinFactory = (policy: PolicyName) => Model;
+/** Makes the innermost model of a `builtin:` spec (the built-ins live above this layer). */
+export type BuiltinFactory = (spec: BuiltinSpec) => Model;
 
 /** Builds the stack of one resolved model; `builtin` supplies the innermost model of a builtin spec. */
 export function assembleModel(resolved: ResolvedModel, ctx: ModelContext, builtin: BuiltinFactory): Model {
   let inner: Model;
   if (resolved.spec.scheme === "builtin") {
-    inner = builtin(resolved.spec.policy);
+    inner = builtin(resolved.spec);
   } else {
     const baseUrl = resolved.baseUrl!;
     const apiKey = (ctx.env ?? process.env)[resolved.apiKeyEnv]!;
@@ -215,6 +215,6 @@ export function assembleModel(resolved: ResolvedModel, ctx: ModelContext, builti
     inner = new LimitedModel(retrying, ctx.limiters.get(resolved.endpointHost, resolved.apiKeyEnv, resolved.concurrency));
     if (ctx.cacheDir) inner = new CachedModel(inner, new ResponseCache(ctx.cacheDir), { endpoint: endpointIdOf(baseUrl), model: resolved.spec.model });
   }
-  const real = resolved.spec.scheme === "builtin" ? `builtin:${resolved.spec.policy}` : `openai:${resolved.spec.model}`;
+  const real = specText(resolved.spec);
   return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling, resolved.entry?.send_seed !== false), ctx.onCall, resolved.price, { spec: real, sampling: resolved.sampling });
 }

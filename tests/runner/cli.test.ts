@@ -152,12 +152,14 @@ describe("over HTTP against the test server", () => {
   }, 240_000);
 
   it("30% mixed faults: the run completes and no fault is recorded as a model answer", async () => {
-    const server = await serve({ faultRate: 0.3, seed: 7, retryAfterS: 0, timeoutHoldMs: 1000 });
+    // The timeout fault holds its answer far past --timeout-ms, and --timeout-ms leaves an ordinary call
+    // room on a loaded 2-core machine: with 300 ms, ordinary calls timed out 11 times in a row under load.
+    const server = await serve({ faultRate: 0.3, seed: 7, retryAfterS: 0, timeoutHoldMs: 6000 });
     const data = tmp("s3faults-");
     const g = games.filter((x) => ["snake", "trust"].includes(x));
     const r = await run(
       ["--models", "openai:s3gym-heuristic", "--games", g.join(","), "--pathways", "history,memory", "--data", data, ...schedule,
-        "--base-url", server.url, "--max-retries", "10", "--timeout-ms", "300", "--progress", "off"],
+        "--base-url", server.url, "--max-retries", "10", "--timeout-ms", "2000", "--progress", "off"],
       {},
       { modelContext: { sleep: () => Promise.resolve() } },
     );
