@@ -19,6 +19,7 @@ import { preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } from "../runner/schedule.js";
 import { summarizeCalls } from "../runner/usage.js";
 import { runDir } from "../runner/runLogs.js";
+import { terminalSafe } from "../models/secrets.js";
 import { HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags } from "./sharedFlags.js";
 
@@ -59,6 +60,13 @@ export interface RunCommandDeps {
   modelContext?: Partial<ModelContext>;
   /** Progress interval for the plain-lines mode (default 30 s). */
   progressIntervalMs?: number;
+}
+
+/** A stream whose text is redacted of every key in use and has its control characters escaped. */
+function safeStream<T extends { write(text: string): unknown }>(s: T): T {
+  const wrapped = Object.create(s) as T;
+  wrapped.write = (text: string) => s.write(terminalSafe(text));
+  return wrapped;
 }
 
 function commaList(flag: string, value: string | undefined): string[] {
@@ -160,8 +168,12 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
 
 export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Promise<number> {
   const env = deps.env ?? process.env;
-  const stdout = deps.stdout ?? process.stdout;
-  const stderr = deps.stderr ?? process.stderr;
+  // Everything printed goes through terminalSafe: it may hold a server's words (error bodies, model
+  // names) and must hold no key.
+  // The progress display writes its own cursor moves to the raw stream and escapes what it shows.
+  const stdout = safeStream(deps.stdout ?? process.stdout);
+  const rawStderr = deps.stderr ?? process.stderr;
+  const stderr = safeStream(rawStderr);
   let p: Parsed;
   let ctx: ModelContext;
   let maxNew: Map<string, number>;
@@ -219,7 +231,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     return 2;
   }
   mkdirSync(p.dataDir, { recursive: true });
-  const progress = new Progress(stderr, { mode: p.progress, ...(deps.progressIntervalMs ? { intervalMs: deps.progressIntervalMs } : {}) });
+  const progress = new Progress(rawStderr, { mode: p.progress, ...(deps.progressIntervalMs ? { intervalMs: deps.progressIntervalMs } : {}) });
   if (p.shard) stderr.write(`s3gym run: shard ${p.shard.index}/${p.shard.count}: ${selected.length} of ${matrix.length} runs\n`);
   const invocation = {
     concurrency: ctx.concurrency,

@@ -6,8 +6,10 @@ import { GAMES, parseGameList } from "../games/registry.js";
 import type { Game } from "../games/types.js";
 import type { ModelContext } from "../models/createModel.js";
 import { loadModelsFile } from "../models/modelsFile.js";
+import { looksLikeKey, registerSecret } from "../models/secrets.js";
 import { TOKENIZERS } from "../models/tokens.js";
-import { DEFAULT_SETTINGS, type ProtocolSettings } from "../runner/context.js";
+import { ANSWER_FROM, DEFAULT_SETTINGS, type ProtocolSettings } from "../runner/context.js";
+import { DEFAULT_MAX_BAD_REPLIES } from "../runner/replyMonitor.js";
 import { nonNegativeInt, oneOf, UsageError } from "./args.js";
 
 /** Protocol numbers (`--checkpoint-every` only where a protocol loop runs: `s3gym run`). */
@@ -20,6 +22,8 @@ export const PROTOCOL_FLAGS = {
   tokenizer: { type: "string" },
   "reward-visibility": { type: "string" },
   "run-seed": { type: "string" },
+  "answer-from": { type: "string" },
+  "max-bad-replies": { type: "string" },
 } as const;
 
 /** Where and how model calls go. */
@@ -60,7 +64,16 @@ export function resolveGames(value: string | undefined): Game[] {
 }
 
 /** The protocol numbers from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
-export function settingsFromFlags(v: Partial<Record<"explore-episodes" | "checkpoint-every" | "eval-episodes" | "max-steps" | "context-tokens" | "max-new-tokens" | "tokenizer" | "reward-visibility" | "run-seed", string>>): ProtocolSettings {
+/** `--max-bad-replies`: a share in [0, 1] (`0.5`) or a percentage (`50%`). */
+export function badReplyShare(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_BAD_REPLIES;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$/.exec(value);
+  const n = m ? Number(m[1]) / (m[2] ? 100 : 1) : NaN;
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`--max-bad-replies must be a share in 0..1 or a percentage 0%..100% (1 or 100% never stops a run), got '${value}'`);
+  return n;
+}
+
+export function settingsFromFlags(v: Partial<Record<"explore-episodes" | "checkpoint-every" | "eval-episodes" | "max-steps" | "context-tokens" | "max-new-tokens" | "tokenizer" | "reward-visibility" | "run-seed" | "answer-from" | "max-bad-replies", string>>): ProtocolSettings {
   const settings: ProtocolSettings = {
     exploreEpisodes: nonNegativeInt("explore-episodes", v["explore-episodes"], DEFAULT_SETTINGS.exploreEpisodes),
     checkpointEvery: atLeast("checkpoint-every", v["checkpoint-every"], DEFAULT_SETTINGS.checkpointEvery, 1),
@@ -71,6 +84,8 @@ export function settingsFromFlags(v: Partial<Record<"explore-episodes" | "checkp
     tokenizer: oneOf("tokenizer", v.tokenizer, TOKENIZERS, DEFAULT_SETTINGS.tokenizer),
     rewardVisibility: oneOf("reward-visibility", v["reward-visibility"], ["hidden", "visible"] as const, "hidden"),
     runSeed: nonNegativeInt("run-seed", v["run-seed"], DEFAULT_SETTINGS.runSeed),
+    answerFrom: oneOf("answer-from", v["answer-from"], ANSWER_FROM, "content"),
+    maxBadReplies: badReplyShare(v["max-bad-replies"]),
   };
   if (settings.contextTokens <= settings.maxNewTokens) {
     throw new UsageError(`--context-tokens (${settings.contextTokens}) must exceed --max-new-tokens (${settings.maxNewTokens}): the reply is reserved inside the context`);
@@ -91,7 +106,12 @@ export function modelContextFromFlags(
   };
   if (v["base-url"] !== undefined) ctx.baseUrl = v["base-url"];
   if (v["api-key-env"] !== undefined) {
+    // Neither message echoes the value: it may be a key pasted in the wrong place.
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v["api-key-env"])) throw new UsageError("--api-key-env must be the NAME of an environment variable (letters, digits, _), not a key");
+    if (looksLikeKey(v["api-key-env"])) {
+      registerSecret(v["api-key-env"]);
+      throw new UsageError("--api-key-env looks like a key, not the NAME of an environment variable (not shown): put the key in a variable (export MY_KEY=...) and pass --api-key-env MY_KEY");
+    }
     ctx.apiKeyEnv = v["api-key-env"];
   }
   if (v["models-file"] !== undefined) {

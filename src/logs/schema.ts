@@ -66,6 +66,15 @@ export const StepRecord = z
     latency_ms: z.number().nonnegative(),
     /** Optional: true when the model answer was replayed from the on-disk cache. */
     cached: z.boolean().optional(),
+    /**
+     * Optional: the reply's reasoning text (`reasoning_content` / `reasoning`), cut to 20,000
+     * characters; null when the reply had none. Never parsed unless `--answer-from` says so.
+     */
+    reasoning: z.string().nullable().optional(),
+    /** Optional: the reasoning's full length in characters (0 when none). */
+    reasoning_chars: z.number().int().nonnegative().optional(),
+    /** Optional: `reasoning` when the action and self-score were read from the reasoning (`--answer-from reasoning|both`). */
+    answer_source: z.enum(["content", "reasoning"]).optional(),
   })
   .passthrough();
 export type StepRecord = z.infer<typeof StepRecord>;
@@ -185,10 +194,14 @@ export const RunManifest = z
     config: z.record(z.string(), z.unknown()),
     started_at: z.string(),
     ended_at: z.string().nullable(),
-    /** `running` | `complete` | `failed` (some checkpoint failed) | `partial`. */
+    /** `running` | `complete` | `failed` (some checkpoint failed) | `degenerate` (stopped: too many bad replies) | `error`. */
     status: z.string(),
     /** Wall time in seconds, once ended. */
     wall_s: z.number().nonnegative().nullable().optional(),
+    /** Optional, once ended: this invocation's step replies by kind (`replies`, `bad`, `empty`, `noAnswer`, `noScore`, `withReasoning`, `cutAtLength`). */
+    replies: z.record(z.string(), z.number()).optional(),
+    /** Optional: why the run stopped as `degenerate` (what share of replies was empty or unparsable, whether reasoning was present). */
+    degenerate_reason: z.string().optional(),
   })
   .passthrough();
 export type RunManifest = z.infer<typeof RunManifest>;

@@ -16,6 +16,7 @@ import { parseModelSpec, type ModelSpec } from "./modelSpec.js";
 import type { ModelsFileEntry, Price } from "./modelsFile.js";
 import { OpenAIModel, endpointHostOf, endpointIdOf } from "./openaiModel.js";
 import { CachedModel, ResponseCache } from "./responseCache.js";
+import { keyValueProblem, looksLikeKey, registerSecret } from "./secrets.js";
 import { RETRY_DEFAULTS, RetryingModel, realSleep } from "./retry.js";
 import type { CompletionRequest, CompletionResult, Model, SamplingParams } from "./types.js";
 
@@ -130,8 +131,19 @@ function numberProblems(ctx: ModelContext): string[] {
 
 function keyProblem(r: ResolvedModel, ctx: ModelContext): string | null {
   if (r.spec.scheme !== "openai") return null;
+  // A key pasted where the NAME goes: refused without echoing it (it is a secret, and it is redacted
+  // from everything printed later in case something else does echo it).
+  if (looksLikeKey(r.apiKeyEnv)) {
+    registerSecret(r.apiKeyEnv);
+    const field = r.entry?.api_key_env ? `models file entry '${r.name}': api_key_env` : "--api-key-env";
+    return `model '${r.name}': ${field} looks like a key, not the NAME of an environment variable (not shown); put the key in a variable (export MY_KEY=...) and name it (${field === "--api-key-env" ? "--api-key-env MY_KEY" : "api_key_env: MY_KEY"})`;
+  }
   const key = (ctx.env ?? process.env)[r.apiKeyEnv];
-  if (key && key.length > 0) return null;
+  if (key && key.length > 0) {
+    registerSecret(key);
+    const bad = keyValueProblem(key);
+    return bad ? `model '${r.name}': the value of ${r.apiKeyEnv} ${bad}; set it again without the stray character` : null;
+  }
   // Names the variable, never a value.
   return `model '${r.name}' needs an API key: set the environment variable ${r.apiKeyEnv} (or name another variable with --api-key-env NAME or api_key_env in the models file; a local server without auth accepts any value, e.g. ${r.apiKeyEnv}=EMPTY)`;
 }

@@ -37,6 +37,9 @@ export function settingsRecord(s: ProtocolSettings): Record<string, unknown> {
     tokenizer: s.tokenizer,
     reward_visibility: s.rewardVisibility,
     run_seed: s.runSeed,
+    // Where answers are parsed changes what the episodes are; recorded only when not the default so
+    // that runs written before the flag existed still resume.
+    ...(s.answerFrom !== undefined && s.answerFrom !== "content" ? { answer_from: s.answerFrom } : {}),
   };
 }
 
@@ -107,8 +110,11 @@ export class ManifestWriter {
     this.previousModel = (previous?.config as { model?: unknown } | undefined)?.model ?? null;
   }
 
-  /** Writes the manifest (atomically). `ended`: the run finished in this invocation. */
-  write(status: string, ended: boolean, usage?: Record<string, unknown>): void {
+  /**
+   * Writes the manifest (atomically). `ended`: the run finished in this invocation. `extra`: fields
+   * known at the end (the reply statistics, why a run was degenerate).
+   */
+  write(status: string, ended: boolean, usage?: Record<string, unknown>, extra: Record<string, unknown> = {}): void {
     const run = this.run;
     const wall = this.priorWallS + (Date.now() - this.startedMs) / 1000;
     writeJsonAtomic(this.path, RunManifest, {
@@ -137,6 +143,7 @@ export class ManifestWriter {
       invocations: this.invocations,
       // Calls, tokens and dollars of every invocation so far (from calls.jsonl), once the run ends.
       ...(usage ? { usage } : {}),
+      ...extra,
     });
   }
 }

@@ -5,6 +5,7 @@
  * clean for whatever a script reads from it.
  */
 import type { CheckpointRecord, EpisodeRecord } from "../logs/schema.js";
+import { terminalSafe } from "../models/secrets.js";
 import type { RunEvents } from "./context.js";
 
 export type ProgressMode = "auto" | "bar" | "lines" | "off";
@@ -68,7 +69,7 @@ export class Progress implements RunEvents {
 
   runStarted(runId: string, info: { totalEpisodes: number; doneEpisodes: number; label: string }): void {
     this.runs.set(runId, {
-      label: info.label,
+      label: terminalSafe(info.label).replace(/\n/g, "\\n"),
       total: info.totalEpisodes,
       done: info.doneEpisodes,
       doneAtStart: info.doneEpisodes,
