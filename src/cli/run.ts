@@ -9,7 +9,9 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Game } from "../games/types.js";
-import { createModel, createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
+import { createModel, createModelContext, validateModelSpecs, type ModelContext, type ResolvedModel } from "../models/createModel.js";
+import { formatPreflight } from "../models/preflight.js";
+import { preflightModels } from "../runner/endpointPreflight.js";
 import { checkCheckpointModels, checkpointsFromSpecs, parseCheckpointList, parseCheckpointsFile, type CheckpointSpec } from "../pathways/training/checkpoints.js";
 import { runCheckpointList } from "../runner/evalList.js";
 import { runId } from "../runner/runId.js";
@@ -30,7 +32,9 @@ export const RUN_USAGE = [
   "  [--context-tokens 100000] [--max-new-tokens 14000] [--tokenizer o200k|cl100k] [--run-seed 0]",
   "  [--concurrency 8] [--shard i/n] [--base-url URL] [--api-key-env NAME] [--models-file F]",
   "  [--max-retries 5] [--timeout-ms 600000] [--no-cache] [--reward-visibility hidden|visible]",
-  "  [--progress auto|bar|lines|off]",
+  "  [--progress auto|bar|lines|off] [--answer-from content|reasoning|both] [--max-bad-replies 50%]",
+  "  [--max-tokens-param auto|max_tokens|max_completion_tokens] [--drop-params seed,top_p,temperature]",
+  "  [--no-preflight] [--estimate]",
 ].join("\n");
 
 const FLAGS = {
@@ -46,6 +50,8 @@ const FLAGS = {
   checkpoints: { type: "string" },
   "checkpoints-file": { type: "string" },
   label: { type: "string" },
+  "no-preflight": { type: "boolean" },
+  estimate: { type: "boolean" },
 } as const;
 
 /** The pathway evaluated from a checkpoint list instead of the protocol loop. */
@@ -90,6 +96,10 @@ interface Parsed {
   progress: ProgressMode;
   ctx: Partial<ModelContext>;
   modelsFile: string | null;
+  /** Check every endpoint before the first step call (`--no-preflight` skips it). */
+  preflight: boolean;
+  /** `--estimate`: play the matrix with the built-in heuristic in process and print what it would cost. */
+  estimate: boolean;
 }
 
 /** `--checkpoints` / `--checkpoints-file` / `--label`: only with `--pathways training`, which needs one list. */
@@ -163,6 +173,8 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     progress: oneOf("progress", v.progress, ["auto", "bar", "lines", "off"] as const, "auto"),
     ctx,
     modelsFile: v["models-file"] ?? null,
+    preflight: v["no-preflight"] !== true,
+    estimate: v.estimate === true,
   };
 }
 
@@ -177,14 +189,16 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   let p: Parsed;
   let ctx: ModelContext;
   let maxNew: Map<string, number>;
+  let resolved: ResolvedModel[] = [];
+  let checkpointModels: ResolvedModel[] = [];
   try {
     p = parse(argv, env);
     ctx = createModelContext({ ...p.ctx, cacheDir: p.cache ? join(p.dataDir, "cache") : null, ...deps.modelContext });
     // Every model name, alias, base URL and key presence is checked before any call.
-    const resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx) : [];
+    resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx) : [];
     if (p.training) {
       try {
-        validateModelSpecs([...new Set(p.training.checkpoints.map((c) => c.model))], ctx);
+        checkpointModels = validateModelSpecs([...new Set(p.training.checkpoints.map((c) => c.model))], ctx);
       } catch (e) {
         throw new UsageError(`--checkpoints: ${(e as Error).message}`);
       }
@@ -230,6 +244,23 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
     return 2;
   }
+  // Every endpoint checked before the first step call: model served, context long enough, the
+  // sampling parameters accepted. A refusal names the fix; nothing has run.
+  let preflightRecord: Record<string, unknown>[] = [];
+  if (p.preflight) {
+    const pre = await preflightModels([...resolved, ...checkpointModels], {
+      ctx,
+      game: p.games[0]!,
+      settingsOf: (name) => ({ ...p.settings, maxNewTokens: maxNew.get(name) ?? p.settings.maxNewTokens }),
+      cacheDir: ctx.cacheDir,
+    });
+    for (const r of pre.reports) stderr.write(`s3gym run: ${formatPreflight(r)}\n`);
+    if (pre.problems.length > 0) {
+      stderr.write(`s3gym run: preflight refused ${pre.problems.length === 1 ? "1 problem" : `${pre.problems.length} problems`}; nothing was run (--no-preflight skips the check)\n`);
+      return 2;
+    }
+    preflightRecord = pre.reports.map((r) => ({ model: r.name, host: r.host, max_model_len: r.maxModelLen, token_ratio: r.tokenRatio }));
+  }
   mkdirSync(p.dataDir, { recursive: true });
   const progress = new Progress(rawStderr, { mode: p.progress, ...(deps.progressIntervalMs ? { intervalMs: deps.progressIntervalMs } : {}) });
   if (p.shard) stderr.write(`s3gym run: shard ${p.shard.index}/${p.shard.count}: ${selected.length} of ${matrix.length} runs\n`);
@@ -241,6 +272,12 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     shard: p.shard ? `${p.shard.index}/${p.shard.count}` : null,
     models_file: p.modelsFile,
     api_key_env: ctx.apiKeyEnv,
+    answer_from: p.settings.answerFrom ?? "content",
+    max_bad_replies: p.settings.maxBadReplies,
+    ...(ctx.maxTokensParam ? { max_tokens_param: ctx.maxTokensParam } : {}),
+    ...(ctx.dropParams && ctx.dropParams.length > 0 ? { drop_params: ctx.dropParams } : {}),
+    // What each endpoint's preflight found (context length, the server's tokens per local token).
+    ...(preflightRecord.length > 0 ? { preflight: preflightRecord } : {}),
   };
   let outcomes: RunOutcome[];
   try {

@@ -5,7 +5,7 @@
 import { GAMES, parseGameList } from "../games/registry.js";
 import type { Game } from "../games/types.js";
 import type { ModelContext } from "../models/createModel.js";
-import { loadModelsFile } from "../models/modelsFile.js";
+import { DROPPABLE_PARAMS, loadModelsFile, MAX_TOKENS_PARAMS } from "../models/modelsFile.js";
 import { looksLikeKey, registerSecret } from "../models/secrets.js";
 import { TOKENIZERS } from "../models/tokens.js";
 import { ANSWER_FROM, DEFAULT_SETTINGS, type ProtocolSettings } from "../runner/context.js";
@@ -35,6 +35,8 @@ export const ENDPOINT_FLAGS = {
   "max-retries": { type: "string" },
   "timeout-ms": { type: "string" },
   "no-cache": { type: "boolean" },
+  "max-tokens-param": { type: "string" },
+  "drop-params": { type: "string" },
 } as const;
 
 export function atLeast(flag: string, value: string | undefined, fallback: number, min: number): number {
@@ -95,7 +97,7 @@ export function settingsFromFlags(v: Partial<Record<"explore-episodes" | "checkp
 
 /** The model context from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
 export function modelContextFromFlags(
-  v: Partial<Record<"concurrency" | "max-retries" | "timeout-ms" | "base-url" | "api-key-env" | "models-file", string>>,
+  v: Partial<Record<"concurrency" | "max-retries" | "timeout-ms" | "base-url" | "api-key-env" | "models-file" | "max-tokens-param" | "drop-params", string>>,
   env: Record<string, string | undefined>,
 ): Partial<ModelContext> {
   const ctx: Partial<ModelContext> = {
@@ -105,6 +107,11 @@ export function modelContextFromFlags(
     env,
   };
   if (v["base-url"] !== undefined) ctx.baseUrl = v["base-url"];
+  if (v["max-tokens-param"] !== undefined) ctx.maxTokensParam = oneOf("max-tokens-param", v["max-tokens-param"], MAX_TOKENS_PARAMS);
+  if (v["drop-params"] !== undefined) {
+    const list = v["drop-params"].split(",").map((x) => x.trim()).filter(Boolean);
+    ctx.dropParams = list.map((x) => oneOf("drop-params", x, DROPPABLE_PARAMS));
+  }
   if (v["api-key-env"] !== undefined) {
     // Neither message echoes the value: it may be a key pasted in the wrong place.
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v["api-key-env"])) throw new UsageError("--api-key-env must be the NAME of an environment variable (letters, digits, _), not a key");

@@ -73,6 +73,8 @@ export const StepRecord = z
     reasoning: z.string().nullable().optional(),
     /** Optional: the reasoning's full length in characters (0 when none). */
     reasoning_chars: z.number().int().nonnegative().optional(),
+    /** Optional: who counted this step's tokens: `server` (the endpoint's usage) or a local tokenizer (`o200k` ...): an estimate. */
+    tokens_counted_by: z.string().optional(),
     /** Optional: `reasoning` when the action and self-score were read from the reasoning (`--answer-from reasoning|both`). */
     answer_source: z.enum(["content", "reasoning"]).optional(),
   })
@@ -158,6 +160,8 @@ export const CallRecord = z
     tokens_out: z.number().nonnegative(),
     /** Prompt tokens the provider served from its prefix cache, when it reports them. */
     tokens_cached: z.number().nonnegative().nullable(),
+    /** Optional: `server` when the tokens are the endpoint's usage; a local tokenizer's name when estimated (no usage reported). */
+    tokens_counted_by: z.string().optional(),
     /** Wall time including retries, ms. */
     latency_ms: z.number().nonnegative(),
     /** Retries made before the final outcome. */

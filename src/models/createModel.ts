@@ -13,8 +13,8 @@ import { BuiltinModel } from "./builtinModel.js";
 import { ObservedModel, type OnCall } from "./callLog.js";
 import { LimitedModel, LimiterRegistry } from "./limiter.js";
 import { parseModelSpec, type ModelSpec } from "./modelSpec.js";
-import type { ModelsFileEntry, Price } from "./modelsFile.js";
-import { OpenAIModel, endpointHostOf, endpointIdOf } from "./openaiModel.js";
+import type { DroppableParam, ModelsFileEntry, Price } from "./modelsFile.js";
+import { OpenAIModel, endpointHostOf, endpointIdOf, type MaxTokensParam } from "./openaiModel.js";
 import { CachedModel, ResponseCache } from "./responseCache.js";
 import { keyValueProblem, looksLikeKey, registerSecret } from "./secrets.js";
 import { RETRY_DEFAULTS, RetryingModel, realSleep } from "./retry.js";
@@ -49,6 +49,10 @@ export interface ModelContext {
   env?: Record<string, string | undefined>;
   /** Backoff tuning (defaults: 500 ms base, 30 s cap, Retry-After capped at 10 min). */
   backoff?: { baseDelayMs?: number; maxDelayMs?: number; maxRetryAfterMs?: number };
+  /** `--max-tokens-param`: how the reply cap is sent where a models-file entry does not say (default auto). */
+  maxTokensParam?: MaxTokensParam;
+  /** `--drop-params`: sampling parameters never sent (a models-file entry's drop_params wins). */
+  dropParams?: readonly DroppableParam[];
 }
 
 export const CONTEXT_DEFAULTS = { maxRetries: 5, timeoutMs: 600_000, concurrency: 8 } as const;
@@ -66,6 +70,8 @@ export function createModelContext(o: Partial<ModelContext> = {}): ModelContext 
     concurrency: o.concurrency ?? CONTEXT_DEFAULTS.concurrency,
     limiters: o.limiters ?? new LimiterRegistry(),
     env,
+    ...(o.maxTokensParam ? { maxTokensParam: o.maxTokensParam } : {}),
+    ...(o.dropParams ? { dropParams: o.dropParams } : {}),
     ...(o.onCall ? { onCall: o.onCall } : {}),
     ...(o.sleep ? { sleep: o.sleep } : {}),
     ...(o.backoff ? { backoff: o.backoff } : {}),
@@ -87,6 +93,10 @@ export interface ResolvedModel {
   price: Price | null;
   /** The entry's sampling (it overrides the runner's per field). */
   sampling: SamplingParams;
+  /** How the reply cap is sent (entry, else --max-tokens-param, else auto). */
+  maxTokensParam: MaxTokensParam;
+  /** Parameters never sent (entry, else --drop-params). */
+  dropParams: readonly DroppableParam[];
 }
 
 /** Drops user:password@ from a URL before it is shown. */
@@ -105,7 +115,16 @@ export function resolveModel(name: string, ctx: ModelContext): ResolvedModel {
     const hint = entry || ctx.models.length === 0 ? "" : ` (or an alias of the models file: ${ctx.models.map((m) => m.alias).join(", ")})`;
     throw new Error(`${entry ? `${where}: spec: ` : ""}${(e as Error).message}${hint}`);
   }
-  const common = { name, spec, entry, price: entry?.price ?? null, sampling: entry?.sampling ?? {}, concurrency: entry?.concurrency ?? ctx.concurrency };
+  const common = {
+    name,
+    spec,
+    entry,
+    price: entry?.price ?? null,
+    sampling: entry?.sampling ?? {},
+    concurrency: entry?.concurrency ?? ctx.concurrency,
+    maxTokensParam: entry?.max_tokens_param ?? ctx.maxTokensParam ?? "auto",
+    dropParams: entry?.drop_params ?? ctx.dropParams ?? [],
+  };
   if (spec.scheme === "builtin") return { ...common, baseUrl: null, endpointHost: "builtin", apiKeyEnv: "" };
   const baseUrl = entry?.base_url ?? ctx.baseUrl ?? DEFAULT_BASE_URL;
   let url: URL | null = null;
@@ -177,12 +196,26 @@ export function mergeSampling(request: SamplingParams, entry: SamplingParams): S
   return merged;
 }
 
+/** `sampling` without the dropped parameters. */
+export function dropSampling(sampling: SamplingParams, drop: readonly DroppableParam[]): SamplingParams {
+  if (drop.length === 0) return sampling;
+  const out: SamplingParams = { ...sampling };
+  for (const p of drop) delete out[p];
+  return out;
+}
+
+/** What a call sends for `request` to this model: the entry's sampling merged in, dropped parameters out. */
+export function sentSampling(r: Pick<ResolvedModel, "sampling" | "dropParams">, request: SamplingParams): SamplingParams {
+  return dropSampling(mergeSampling(request, r.sampling), r.dropParams);
+}
+
 /** Gives the stack the user's name and applies the entry's sampling before the cache key is taken. */
 class ConfiguredModel implements Model {
   constructor(
     readonly spec: string,
     private readonly inner: Model,
     private readonly sampling: SamplingParams,
+    private readonly drop: readonly DroppableParam[] = [],
   ) {}
 
   get endpointHost(): string {
@@ -190,7 +223,7 @@ class ConfiguredModel implements Model {
   }
 
   complete(request: CompletionRequest): Promise<CompletionResult> {
-    return this.inner.complete({ ...request, sampling: mergeSampling(request.sampling, this.sampling) });
+    return this.inner.complete({ ...request, sampling: dropSampling(mergeSampling(request.sampling, this.sampling), this.drop) });
   }
 }
 
@@ -209,12 +242,12 @@ export function createModel(spec: string, ctx: ModelContext): Model {
       baseUrl,
       apiKey,
       timeoutMs: ctx.timeoutMs,
-      ...(resolved.entry?.max_tokens_param ? { maxTokensParam: resolved.entry.max_tokens_param } : {}),
+      maxTokensParam: resolved.maxTokensParam,
     });
     const retrying = new RetryingModel(openai, { maxRetries: ctx.maxRetries, sleep: ctx.sleep ?? realSleep, ...RETRY_DEFAULTS, ...ctx.backoff });
     inner = new LimitedModel(retrying, ctx.limiters.get(resolved.endpointHost, resolved.apiKeyEnv, resolved.concurrency));
     if (ctx.cacheDir) inner = new CachedModel(inner, new ResponseCache(ctx.cacheDir), { endpoint: endpointIdOf(baseUrl), model: resolved.spec.model });
   }
   const real = resolved.spec.scheme === "builtin" ? `builtin:${resolved.spec.policy}` : `openai:${resolved.spec.model}`;
-  return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling), ctx.onCall, resolved.price, { spec: real, sampling: resolved.sampling });
+  return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling, resolved.dropParams), ctx.onCall, resolved.price, { spec: real, sampling: dropSampling(resolved.sampling, resolved.dropParams) });
 }

@@ -38,6 +38,9 @@ export const Price = z.strictObject({
 export type Price = z.infer<typeof Price>;
 
 export const MAX_TOKENS_PARAMS = ["auto", "max_tokens", "max_completion_tokens"] as const;
+/** Sampling parameters `drop_params` / `--drop-params` can keep from being sent. */
+export const DROPPABLE_PARAMS = ["seed", "top_p", "temperature"] as const;
+export type DroppableParam = (typeof DROPPABLE_PARAMS)[number];
 
 export const ModelsFileEntry = z.strictObject({
   /** The name `--models` uses (no spaces or commas: `--models` is a comma list). */
@@ -56,8 +59,10 @@ export const ModelsFileEntry = z.strictObject({
   price: Price.optional(),
   /** Calls in flight on this endpoint and key (default --concurrency). */
   concurrency: z.number().int().positive().optional(),
-  /** How max_tokens is sent: `auto` = max_completion_tokens for api.openai.com, max_tokens elsewhere. */
+  /** How max_tokens is sent: `auto` = max_completion_tokens for api.openai.com, max_tokens elsewhere (default --max-tokens-param). */
   max_tokens_param: z.enum(MAX_TOKENS_PARAMS).optional(),
+  /** Sampling parameters never sent to this endpoint, whoever sets them (for servers that refuse them; default --drop-params). */
+  drop_params: z.array(z.enum(DROPPABLE_PARAMS)).optional(),
 });
 export type ModelsFileEntry = z.infer<typeof ModelsFileEntry>;
 

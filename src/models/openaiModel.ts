@@ -248,13 +248,14 @@ export class OpenAIModel implements Model {
     const tokensIn = num(u?.prompt_tokens);
     const tokensOut = num(u?.completion_tokens);
     if (tokensIn !== null && tokensOut !== null) {
-      return { tokensIn, tokensOut, tokensCached: num(u?.prompt_tokens_details?.cached_tokens) };
+      return { tokensIn, tokensOut, tokensCached: num(u?.prompt_tokens_details?.cached_tokens), countedBy: "server" };
     }
     // No usage reported (some local servers): count with the tokenizer, reasoning included.
     return {
       tokensIn: countMessageTokens(request.messages, this.#tokenizer),
       tokensOut: countTokens(text, this.#tokenizer) + countTokens(reasoning ?? "", this.#tokenizer),
       tokensCached: null,
+      countedBy: this.#tokenizer,
     };
   }
 }

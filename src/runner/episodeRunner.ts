@@ -143,6 +143,7 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
       cached: result.cached,
       finish_reason: result.finishReason,
       tokens_cached: result.usage.tokensCached,
+      ...(result.usage.countedBy !== undefined ? { tokens_counted_by: result.usage.countedBy } : {}),
       ...reasoningFields(result.reasoning),
       ...(answer.source !== "content" ? { answer_source: answer.source } : {}),
       ...experience.fields,

@@ -12,10 +12,12 @@ export interface UsageTotals {
   tokens_cached: number;
   /** Null when no call had a price. */
   cost_usd: number | null;
+  /** Successful calls by who counted their tokens (`server`, or a local tokenizer: estimates). */
+  tokens_counted_by: Record<string, number>;
 }
 
 export function summarizeCalls(runDirectory: string): UsageTotals {
-  const t: UsageTotals = { calls: 0, failed_calls: 0, cached_calls: 0, tokens_in: 0, tokens_out: 0, tokens_cached: 0, cost_usd: null };
+  const t: UsageTotals = { calls: 0, failed_calls: 0, cached_calls: 0, tokens_in: 0, tokens_out: 0, tokens_cached: 0, cost_usd: null, tokens_counted_by: {} };
   for (const { value: c } of readRunFile(join(runDirectory, "calls.jsonl"), CallRecord).lines) {
     t.calls++;
     if (c.error !== null) t.failed_calls++;
@@ -24,6 +26,8 @@ export function summarizeCalls(runDirectory: string): UsageTotals {
     t.tokens_out += c.tokens_out;
     t.tokens_cached += c.tokens_cached ?? 0;
     if (c.cost_usd !== null) t.cost_usd = (t.cost_usd ?? 0) + c.cost_usd;
+    const by = (c as { tokens_counted_by?: unknown }).tokens_counted_by;
+    if (typeof by === "string") t.tokens_counted_by[by] = (t.tokens_counted_by[by] ?? 0) + 1;
   }
   return t;
 }

@@ -42,6 +42,8 @@ export interface FakeOptions {
   nullContent?: boolean;
   /** Replaces the answer text (content for most families, reasoning for reasoning-only). */
   answer?: (messages: ChatMessage[], n: number) => string;
+  /** Every route answers 401 unless the bearer token is this (the message echoes the key sent, as OpenAI's does). */
+  requireKey?: string;
   /** Replaces the whole reply: [status, body text, content type]. */
   rawReply?: (n: number, body: Record<string, unknown>) => [number, string, string?] | null;
 }
@@ -142,6 +144,10 @@ export async function startFake(o: FakeOptions): Promise<FakeEndpoint> {
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
     paths.push(`${req.method} ${path}`);
+    const bearer = (req.headers.authorization ?? "").replace(/^Bearer /, "");
+    if (o.requireKey !== undefined && bearer !== o.requireKey) {
+      return send(res, 401, { error: { message: `Incorrect API key provided: ${bearer}`, type: "invalid_request_error", code: "invalid_api_key" } });
+    }
     if (req.method === "GET" && path === "/v1/models") {
       const data = models.map((id) => ({ id, object: "model", owned_by: o.family, ...(o.family === "vllm" ? { max_model_len: maxLen } : {}) }));
       return send(res, 200, { object: "list", data });

@@ -240,9 +240,11 @@ describe("over HTTP against the test server", () => {
 
   it("an unreachable endpoint fails the run's checkpoints with transport errors (exit 1)", async () => {
     const data = tmp("s3down-");
+    // --no-preflight: the preflight would refuse this endpoint before any run (endpoints.test.ts);
+    // this test is about an endpoint that goes away while a run plays.
     const r = await run(
       ["--models", "openai:s3gym-heuristic", "--games", games[0]!, "--pathways", "none", "--data", data, "--explore-episodes", "0", "--eval-episodes", "1",
-        "--base-url", "http://127.0.0.1:9/v1", "--max-retries", "0", "--progress", "off"],
+        "--base-url", "http://127.0.0.1:9/v1", "--max-retries", "0", "--progress", "off", "--no-preflight"],
     );
     collected.push(r.out, r.err);
     expect(r.code).toBe(1);
