@@ -31,8 +31,8 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { runCommand } from "../src/cli/run.js";
-import { startServer } from "../src/models/server.js";
-import { readRunFile } from "../src/runner/resume.js";
+import { startServer } from "../src/builtin/server.js";
+import { readRunFile } from "../src/logs/reader.js";
 import { CallRecord, EpisodeRecord } from "../src/logs/schema.js";
 
 const { values: v } = parseArgs({
@@ -84,7 +84,7 @@ interface ServerStats {
  * module loading excluded) and request figures.
  */
 async function serveInChild(latencyMs: number, usageCacheEntries: number | undefined): Promise<{ url: string; close: () => Promise<ServerStats | null> }> {
-  const server = JSON.stringify(new URL("../src/models/server.ts", import.meta.url).href);
+  const server = JSON.stringify(new URL("../src/builtin/server.ts", import.meta.url).href);
   const script = [
     `import { startServer } from ${server};`,
     `let requests = 0;`,

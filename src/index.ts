@@ -4,7 +4,7 @@
  *
  * tslab loads it with `require()`: nothing imported statically from here may reach vega (its node
  * build has a top-level await, which `require()` refuses). The renderer is reached through the lazy
- * wrappers of `notebooks/figures.ts` and `analysis/writeReport.ts`; tests/notebooks checks the graph.
+ * wrappers of `report/notebooks/figures.ts` and `report/writeReport.ts`; tests/report/notebooks checks the graph.
  */
 export * from "./analysis/index.js";
 export * from "./logs/schema.js";
@@ -12,8 +12,9 @@ export { GAMES, getGame, parseGameList } from "./games/registry.js";
 export { GAME_NAMES, CONFIG_NAMES } from "./games/types.js";
 export type { Game, GameName, EpisodeState, PolicyContext, PolicyDecision } from "./games/types.js";
 export { parseResponse } from "./agent/parseResponse.js";
-export * from "./analysis/writeReport.js";
-export { curvesSpec, trainingSpec, calibrationSpec, couplingSpec } from "./figures/specs.js";
-export * from "./notebooks/html.js";
-export * from "./notebooks/settings.js";
-export * from "./notebooks/figures.js";
+export * from "./report/tables.js";
+export * from "./report/writeReport.js";
+export { curvesSpec, trainingSpec, calibrationSpec, couplingSpec } from "./report/figures/specs.js";
+export * from "./report/notebooks/html.js";
+export * from "./report/notebooks/settings.js";
+export * from "./report/notebooks/figures.js";

@@ -7,7 +7,7 @@
  * models (--models) or adding a game leaves the other rows' digits unchanged.
  */
 import * as ss from "simple-statistics";
-import { Rng } from "../games/rng.js";
+import { Rng } from "../util/rng.js";
 
 /** How intervals are made; printed under every table. */
 export interface BootstrapConfig {

@@ -19,7 +19,7 @@ import { pearson, pearsonWeighted, resampleWeights, spearman } from "./coupling.
 import type { Dataset, RunData } from "./dataset.js";
 import { addCounts, emptyCounts, judgingStats, positiveRates, type JudgingCounts, type RewardRange } from "./judging.js";
 import { distinct, episodeCounts, gameRewardRanges, isJudged, totalCounts } from "./runs.js";
-import type { Rng } from "../games/rng.js";
+import type { Rng } from "../util/rng.js";
 import type { Table } from "./table.js";
 
 /** The pooled row's model label. */

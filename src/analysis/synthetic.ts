@@ -11,8 +11,8 @@
  * which other runs are generated.
  */
 import { mkdir, writeFile, appendFile } from "node:fs/promises";
-import { join } from "node:path";
-import { Rng } from "../games/rng.js";
+import { Rng } from "../util/rng.js";
+import { manifestPath, runDir, runFile } from "../logs/runDir.js";
 
 /** What to generate. Defaults give one paper-scale matrix minus the training runs. */
 export interface SyntheticOptions {
@@ -227,8 +227,8 @@ export async function writeSyntheticData(dir: string, opts: SyntheticOptions = {
     const ctx: RunCtx = { rng, id, profile: PROFILES[id.game] ?? DEFAULT_PROFILE, stepRange, unscoredRate, accuracy, rows: rowPool(rng) };
     const out = { steps: [] as string[], episodes: [] as string[], checkpoints: [] as string[] };
     plan(ctx, out);
-    const runDir = join(dir, "runs", id.run_id);
-    await mkdir(runDir, { recursive: true });
+    const runDirectory = runDir(dir, id.run_id);
+    await mkdir(runDirectory, { recursive: true });
     const manifest = {
       ...id,
       kit_version: "synthetic",
@@ -244,13 +244,13 @@ export async function writeSyntheticData(dir: string, opts: SyntheticOptions = {
       wall_s: 3600,
     };
     const files: [string, string][] = [
-      ["manifest.json", JSON.stringify(manifest, null, 2) + "\n"],
-      ["steps.jsonl", out.steps.join("\n") + (out.steps.length ? "\n" : "")],
-      ["episodes.jsonl", out.episodes.join("\n") + (out.episodes.length ? "\n" : "")],
-      ["checkpoints.jsonl", out.checkpoints.join("\n") + (out.checkpoints.length ? "\n" : "")],
+      [manifestPath(runDirectory), JSON.stringify(manifest, null, 2) + "\n"],
+      [runFile(runDirectory, "steps"), out.steps.join("\n") + (out.steps.length ? "\n" : "")],
+      [runFile(runDirectory, "episodes"), out.episodes.join("\n") + (out.episodes.length ? "\n" : "")],
+      [runFile(runDirectory, "checkpoints"), out.checkpoints.join("\n") + (out.checkpoints.length ? "\n" : "")],
     ];
-    for (const [name, text] of files) {
-      await writeFile(join(runDir, name), text);
+    for (const [path, text] of files) {
+      await writeFile(path, text);
       summary.bytes += Buffer.byteLength(text);
     }
     summary.steps += out.steps.length;
@@ -347,7 +347,7 @@ export async function writeSyntheticData(dir: string, opts: SyntheticOptions = {
 
   if (opts.tornLastLine && summary.runIds.length > 0) {
     const torn = '{"run_id":"torn","model":"x","game":"y","pathway":"history","phase":"explo';
-    await appendFile(join(dir, "runs", summary.runIds[0] as string, "steps.jsonl"), torn);
+    await appendFile(runFile(runDir(dir, summary.runIds[0] as string), "steps"), torn);
     summary.bytes += torn.length;
   }
   return summary;

@@ -1,6 +1,6 @@
 /**
  * `s3gym build-sft`: turns the exploration steps of logged runs into a supervised fine-tuning set
- * (BuildSFT, src/pathways/training/buildSft.ts). Prints kept / corrected / dropped per game on stdout;
+ * (BuildSFT, src/training/buildSft.ts). Prints kept / corrected / dropped per game on stdout;
  * writes FILE.jsonl and its sidecars (.meta.json, .sources.jsonl, .calls.jsonl). Exit codes: 0 written;
  * 1 nothing kept, or a correction call failed on infrastructure; 2 bad arguments (nothing called).
  */
@@ -8,14 +8,16 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { GAME_NAMES } from "../games/types.js";
 import { toCallRecord } from "../models/callLog.js";
-import { createModel, createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
+import { createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
+import { createModel } from "../runner/createModel.js";
 import type { CallRecord } from "../logs/schema.js";
 import { PATHWAYS } from "../logs/schema.js";
-import { findRunDirs, formatCounts, LOW_SCORE_MODES, type LowScoreMode } from "../pathways/training/buildSft.js";
-import { writeSftFiles } from "../pathways/training/sftFiles.js";
-import { SFT_FORMATS } from "../pathways/training/sftFormat.js";
+import { findRunDirs, formatCounts, LOW_SCORE_MODES, type LowScoreMode } from "../training/buildSft.js";
+import { writeSftFiles } from "../training/sftFiles.js";
+import { SFT_FORMATS } from "../training/sftFormat.js";
 import { HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
 import { atLeast, ENDPOINT_FLAGS, modelContextFromFlags } from "./sharedFlags.js";
+import { manifestPath } from "../logs/runDir.js";
 
 export const BUILD_SFT_USAGE = [
   "s3gym build-sft --data DIR [--data DIR ...] --out FILE.jsonl [--games all|g1,g2] [--models a,b] [--pathways p1,p2]",
@@ -67,7 +69,7 @@ function correctionSpecs(data: string[], filter: { games: string[] | null; model
   if (given !== null) return [given];
   const specs = new Set<string>();
   for (const dir of findRunDirs(data)) {
-    const path = join(dir, "manifest.json");
+    const path = manifestPath(dir);
     if (!existsSync(path)) continue;
     const m = JSON.parse(readFileSync(path, "utf8")) as { model?: string; game?: string; pathway?: string };
     if (!m.model || (filter.games && !filter.games.includes(m.game ?? "")) || (filter.models && !filter.models.includes(m.model)) || (filter.pathways && !filter.pathways.includes(m.pathway ?? ""))) continue;

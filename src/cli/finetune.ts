@@ -2,8 +2,8 @@
  * `s3gym finetune --train FILE --model BASE [--suffix S] [--epochs N] [--base-url URL]
  *  [--api-key-env NAME] [--poll-seconds S] [--max-wait-minutes M] [--dry-run]`
  */
-import { describeApiError, runFineTune } from "../pathways/training/fineTuneJob.js";
-import { validateSftFile } from "../pathways/training/sftFormat.js";
+import { describeApiError, runFineTune } from "../training/fineTuneJob.js";
+import { validateSftFile } from "../training/sftFormat.js";
 import { nonNegativeInt, parseFlags, UsageError } from "./args.js";
 
 const USAGE =

@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { DEFAULT_B } from "../analysis/bootstrap.js";
 import { filterModels, loadDataset, type Dataset } from "../analysis/dataset.js";
 import { buildReport } from "../analysis/report.js";
-import { writeReport } from "../analysis/writeReport.js";
+import { writeReport } from "../report/writeReport.js";
 import { LogFormatError } from "../logs/reader.js";
 
 const OPTIONS = {
@@ -86,7 +86,7 @@ function parseReportArgs(argv: string[]): ReportArgs | "help" {
   };
 }
 
-/** Kept here for callers of the old location (bench/analysis.ts); the code lives in src/analysis/writeReport.ts. */
+/** Kept here for callers of the old location (bench/analysis.ts); the code lives in src/report/writeReport.ts. */
 export { writeReport };
 
 /**

@@ -33,8 +33,9 @@ import { mkdir } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkJupyter, executeNotebook, formatJupyterProblems, type JupyterSetup } from "../notebooks/jupyter.js";
+import { checkJupyter, executeNotebook, formatJupyterProblems, type JupyterSetup } from "../report/notebooks/jupyter.js";
 import { HelpRequested, nonNegativeInt, parseFlags, UsageError } from "./args.js";
+import { runsDir } from "../logs/runDir.js";
 
 export const REPRODUCE_USAGE = [
   "s3gym reproduce [--quick] [--data DIR] [--out DIR] [--jobs N] [--no-notebooks]",
@@ -289,7 +290,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
       `${s.evalEpisodes} evaluation episodes, ${s.maxSteps} steps; models ${OFFLINE_MODELS.join(", ")}; ` +
       `pathways ${PATHWAYS.join(", ")}; all games; data ${shown(dataAbs)}, out ${shown(outAbs)}`,
   );
-  if (existsSync(join(dataAbs, "runs"))) say(`${shown(dataAbs)} already holds runs: done episodes are reused (resume)`);
+  if (existsSync(runsDir(dataAbs))) say(`${shown(dataAbs)} already holds runs: done episodes are reused (resume)`);
 
   // 2. The matrix.
   const runCode = await phase("matrix (s3gym run)", () => runMatrixPhase(args, dataAbs, say));
@@ -360,7 +361,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   // 6. Where everything is.
   const tables = readdirSync(join(outAbs, "tables")).filter((f) => f.endsWith(".md")).sort();
   const figures = readdirSync(outAbs).filter((f) => f.endsWith(".svg")).sort();
-  const runs = existsSync(join(dataAbs, "runs")) ? readdirSync(join(dataAbs, "runs")).filter((d) => statSync(join(dataAbs, "runs", d)).isDirectory()).length : 0;
+  const runs = existsSync(runsDir(dataAbs)) ? readdirSync(runsDir(dataAbs)).filter((d) => statSync(join(runsDir(dataAbs), d)).isDirectory()).length : 0;
   const lines: string[] = [
     "",
     `S3Gym reproduction (${s.name} schedule) done in ${seconds(Date.now() - t0)}`,

@@ -9,10 +9,11 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Game } from "../games/types.js";
-import { createModel, createModelContext, validateModelSpecs, type ModelContext, type ResolvedModel } from "../models/createModel.js";
+import { createModelContext, validateModelSpecs, type ModelContext, type ResolvedModel } from "../models/createModel.js";
 import { formatPreflight } from "../models/preflight.js";
+import { createModel } from "../runner/createModel.js";
 import { preflightModels } from "../runner/endpointPreflight.js";
-import { checkCheckpointModels, checkpointsFromSpecs, parseCheckpointList, parseCheckpointsFile, type CheckpointSpec } from "../pathways/training/checkpoints.js";
+import { checkCheckpointModels, checkpointsFromSpecs, parseCheckpointList, parseCheckpointsFile, type CheckpointSpec } from "../training/checkpoints.js";
 import { runCheckpointList } from "../runner/evalList.js";
 import { runId } from "../runner/runId.js";
 import { RUN_PATHWAYS, type ProtocolSettings } from "../runner/context.js";
@@ -20,7 +21,7 @@ import { Progress, type ProgressMode, type ProgressStream } from "../runner/prog
 import { preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } from "../runner/schedule.js";
 import { summarizeCalls } from "../runner/usage.js";
-import { runDir } from "../runner/runLogs.js";
+import { runDir } from "../logs/runDir.js";
 import { terminalSafe } from "../models/secrets.js";
 import { HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags } from "./sharedFlags.js";

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { TEXT_POLICY_NAMES, type TextPolicyName } from "../games/policies.js";
-import { FAULT_KINDS, startServer, type FaultKind, type ServerOptions } from "../models/server.js";
+import { FAULT_KINDS, startServer, type FaultKind, type ServerOptions } from "../builtin/server.js";
 
 export const SERVE_USAGE =
   "usage: s3gym serve [--port P] [--host H] [--policy random|heuristic] [--latency-ms L] [--fault-rate p] [--faults 429,500,timeout,garbage,empty] [--seed S]";

@@ -1,15 +1,16 @@
 /**
  * `s3gym train-loop`: explore with the current checkpoint -> build-sft -> the user's trainer command
- * -> evaluate the new checkpoint -> repeat (src/pathways/training/trainLoop.ts). Resumable: rerun the
+ * -> evaluate the new checkpoint -> repeat (src/training/trainLoop.ts). Resumable: rerun the
  * same command. Exit codes: 0 every round done and every epoch evaluated; 1 the loop stopped (a
  * trainer failure, an exploration or evaluation that did not complete, nothing kept by BuildSFT);
  * 2 bad arguments or a rerun with other loop settings (nothing done).
  */
 import { join, resolve } from "node:path";
-import { createModel, createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
-import { LOW_SCORE_MODES } from "../pathways/training/buildSft.js";
-import { SFT_FORMATS } from "../pathways/training/sftFormat.js";
-import { runTrainLoop, TRAINER_PLACEHOLDERS, TrainLoopConfigError, TrainLoopError } from "../pathways/training/trainLoop.js";
+import { createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
+import { createModel } from "../runner/createModel.js";
+import { LOW_SCORE_MODES } from "../training/buildSft.js";
+import { SFT_FORMATS } from "../training/sftFormat.js";
+import { runTrainLoop, TRAINER_PLACEHOLDERS, TrainLoopConfigError, TrainLoopError } from "../training/trainLoop.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
 import { HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
 import { numberFlag } from "./buildSft.js";

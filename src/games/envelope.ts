@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { Rng, rngStateFromKey } from "./rng.js";
+import { Rng, rngStateFromKey } from "../util/rng.js";
+import { formatIssues } from "../util/zodIssues.js";
 import { RESPONSE_CONTRACT, rulesTitle } from "./responseContract.js";
 import type { BaseConfig, EpisodeState, Game, GameRules, PolicyContext, StepResult } from "./types.js";
 import { GAME_NAMES } from "./types.js";
@@ -35,10 +36,6 @@ export function policyRng(policy: string, ctx: PolicyContext): Rng {
   return Rng.fromKey(`policy|${policy}|${ctx.history.length}|${first}|${ctx.observation}`);
 }
 
-function formatZodError(err: z.ZodError): string {
-  return err.issues.map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`).join("; ");
-}
-
 /** Wraps a game's pure rules into the public Game API. */
 export function makeGame<I, C extends BaseConfig>(rules: GameRules<I, C>): Game<I, C> {
   const configNames = Object.keys(rules.configs);
@@ -50,7 +47,7 @@ export function makeGame<I, C extends BaseConfig>(rules: GameRules<I, C>): Game<
       return { name: config, config: structuredClone(c) };
     }
     const parsed = rules.configSchema.safeParse(config);
-    if (!parsed.success) throw new Error(`invalid ${rules.name} config: ${formatZodError(parsed.error)}`);
+    if (!parsed.success) throw new Error(`invalid ${rules.name} config: ${formatIssues(parsed.error)}`);
     return { name: configName ?? "custom", config: parsed.data };
   }
 
@@ -109,7 +106,7 @@ export function makeGame<I, C extends BaseConfig>(rules: GameRules<I, C>): Game<
 
     fromState(json) {
       const parsed = stateSchema.safeParse(json);
-      if (!parsed.success) throw new Error(`invalid ${rules.name} state: ${formatZodError(parsed.error)}`);
+      if (!parsed.success) throw new Error(`invalid ${rules.name} state: ${formatIssues(parsed.error)}`);
       return parsed.data as EpisodeState<I, C>;
     },
   };

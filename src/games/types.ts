@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Rng, RngState } from "./rng.js";
+import type { Rng, RngState } from "../util/rng.js";
 
 export const GAME_NAMES = ["chess", "minesweeper", "nullify", "tetris", "snake", "pvz", "trust"] as const;
 export type GameName = (typeof GAME_NAMES)[number];

@@ -11,10 +11,11 @@
  *   `discoverRuns` lists the run directories of all of them; merging records of one run that appear in
  *   several places is the caller's job (the analysis deduplicates by natural keys, so it is idempotent).
  */
-import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import type { z } from "zod";
+import { JsonlSyntaxError, readJsonlLines, type TornLine } from "../util/jsonl.js";
+import { firstIssue } from "../util/zodIssues.js";
 import {
   CallRecord,
   CheckpointRecord,
@@ -24,6 +25,7 @@ import {
   RunManifest,
   StepRecord,
 } from "./schema.js";
+import { manifestPath, runFile, runsDir } from "./runDir.js";
 
 /** A log line (or file) that does not match the schema. `line` is 1-based; 0 for whole-file problems. */
 export class LogFormatError extends Error {
@@ -57,57 +59,69 @@ export interface Numbered<T> {
   line: number;
 }
 
-/** Renders the first zod issue as (field, message), mentioning how many more there were. */
-function describeIssues(error: z.ZodError): { field: string; detail: string } {
-  const first = error.issues[0];
-  if (first === undefined) return { field: "(line)", detail: "invalid record" };
-  const field = first.path.length > 0 ? first.path.map(String).join(".") : "(record)";
-  const more = error.issues.length - 1;
-  return { field, detail: first.message + (more > 0 ? ` (and ${more} more issue${more > 1 ? "s" : ""})` : "") };
+/** A JsonlSyntaxError of the line reader as the reader's own error (file, line, field). */
+function asLogFormatError(e: unknown): unknown {
+  return e instanceof JsonlSyntaxError ? new LogFormatError(e.file, e.line, "(line)", e.detail) : e;
 }
 
 /**
  * Streams the records of one JSONL file, each validated by `schema`.
- * Contract: yields every complete valid line in file order with its line number; skips blank lines;
- * throws LogFormatError (file, line, field) on the first invalid line, except that an unparsable
- * LAST non-blank line is taken for a torn write: it is reported through `onWarning` and not yielded.
+ * Contract (src/util/jsonl.ts): yields every complete valid line in file order with its line number;
+ * skips blank lines; throws LogFormatError (file, line, field) on the first invalid line, except that
+ * an unparsable LAST non-blank line is taken for a torn write: it is reported through `onWarning` and
+ * not yielded.
  */
 export async function* readJsonl<S extends z.ZodType>(
   file: string,
   schema: S,
   opts: ReadOptions = {},
 ): AsyncGenerator<Numbered<z.infer<S>>> {
-  const input = createReadStream(file, { encoding: "utf8" });
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  let lineNo = 0;
-  // An unparsable line is only an error once we know it was not the last one, so it waits here.
-  let pending: { line: number; detail: string } | null = null;
+  const onTorn = (t: TornLine) => opts.onWarning?.({ file, line: t.line, message: `torn last line ignored (${t.detail})` });
   try {
-    for await (const text of lines) {
-      lineNo++;
-      if (text.trim().length === 0) continue;
-      if (pending !== null) throw new LogFormatError(file, pending.line, "(line)", pending.detail);
-      let raw: unknown;
-      try {
-        raw = JSON.parse(text);
-      } catch (e) {
-        pending = { line: lineNo, detail: `invalid JSON (${(e as Error).message})` };
-        continue;
-      }
-      const parsed = schema.safeParse(raw);
+    for (const { json, line } of readJsonlLines(file, { onTorn })) {
+      const parsed = schema.safeParse(json);
       if (!parsed.success) {
-        const { field, detail } = describeIssues(parsed.error);
-        throw new LogFormatError(file, lineNo, field, detail);
+        const { field, detail } = firstIssue(parsed.error);
+        throw new LogFormatError(file, line, field, detail);
       }
-      yield { value: parsed.data, line: lineNo };
+      yield { value: parsed.data, line };
     }
-  } finally {
-    lines.close();
-    input.destroy();
+  } catch (e) {
+    throw asLogFormatError(e);
   }
-  if (pending !== null) {
-    opts.onWarning?.({ file, line: pending.line, message: `torn last line ignored (${pending.detail})` });
+}
+
+/** A validated line of a run file and its raw text (what a resume rewrite writes back). */
+export interface RunFileLine<T> {
+  line: number;
+  raw: string;
+  /** The line's JSON as written (extra fields kept), checked against the schema. */
+  value: T;
+}
+
+/**
+ * Reads a whole run file synchronously, for resume and replay: the complete valid lines in order,
+ * and whether a torn last line was left out. Stricter than `readJsonl` about the end: a last line
+ * without its newline counts as torn even if it parses, because resume appends after it. A missing
+ * file reads as empty. Throws LogFormatError naming the file, the line and the field.
+ */
+export function readRunFile<S extends z.ZodTypeAny>(path: string, schema: S): { lines: RunFileLine<z.infer<S>>[]; torn: boolean } {
+  const lines: RunFileLine<z.infer<S>>[] = [];
+  let torn = false;
+  if (!existsSync(path)) return { lines, torn };
+  try {
+    for (const { json, line, text } of readJsonlLines(path, { unterminatedIsTorn: true, onTorn: () => (torn = true) })) {
+      const parsed = schema.safeParse(json);
+      if (!parsed.success) {
+        const { field, detail } = firstIssue(parsed.error);
+        throw new LogFormatError(path, line, field, detail);
+      }
+      lines.push({ line, raw: text, value: json as z.infer<S> });
+    }
+  } catch (e) {
+    throw asLogFormatError(e);
   }
+  return { lines, torn };
 }
 
 /** Reads and validates a JSON file (manifest.json). Throws LogFormatError naming the file and field. */
@@ -120,7 +134,7 @@ export function readJsonFile<S extends z.ZodType>(file: string, schema: S): z.in
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    const { field, detail } = describeIssues(parsed.error);
+    const { field, detail } = firstIssue(parsed.error);
     throw new LogFormatError(file, 0, field, detail);
   }
   return parsed.data;
@@ -150,15 +164,15 @@ export function discoverRuns(dataDirs: readonly string[]): RunLocation[] {
     if (!existsSync(dataDir) || !statSync(dataDir).isDirectory()) {
       throw new LogFormatError(given, 0, "(file)", "data directory not found");
     }
-    const runsDir = join(dataDir, "runs");
+    const runsFolder = runsDir(dataDir);
     let candidates: RunLocation[];
-    if (existsSync(runsDir) && statSync(runsDir).isDirectory()) {
-      candidates = readdirSync(runsDir, { withFileTypes: true })
+    if (existsSync(runsFolder) && statSync(runsFolder).isDirectory()) {
+      candidates = readdirSync(runsFolder, { withFileTypes: true })
         .filter((d) => d.isDirectory())
         .map((d) => d.name)
         .sort()
-        .map((name) => ({ dataDir, runDir: join(runsDir, name), name }));
-    } else if (existsSync(join(dataDir, RUN_FILES.steps.file))) {
+        .map((name) => ({ dataDir, runDir: join(runsFolder, name), name }));
+    } else if (existsSync(runFile(dataDir, "steps"))) {
       candidates = [{ dataDir, runDir: dataDir, name: dataDir.split(/[\\/]/).pop() ?? dataDir }];
     } else {
       throw new LogFormatError(given, 0, "(file)", "no runs/ folder (expected <data>/runs/<run_id>/steps.jsonl)");
@@ -192,7 +206,7 @@ export async function readRunDir(runDir: string, visitor: RunVisitor, opts: Read
   for (const f of [RUN_FILES.steps.file, RUN_FILES.episodes.file, RUN_FILES.checkpoints.file]) {
     if (!existsSync(join(runDir, f))) throw new LogFormatError(join(runDir, f), 0, "(file)", "missing required file");
   }
-  const manifestFile = join(runDir, "manifest.json");
+  const manifestFile = manifestPath(runDir);
   if (visitor.manifest && existsSync(manifestFile)) visitor.manifest(readJsonFile(manifestFile, RunManifest), manifestFile);
 
   async function each<S extends z.ZodType>(

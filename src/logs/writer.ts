@@ -5,17 +5,11 @@
  * (kill -9, power loss) can tear at most the last line, never interleave two. `sync()` is called at
  * episode boundaries, so a finished episode's lines are durable before its record claims it is done.
  */
-import { closeSync, fstatSync, fsyncSync, openSync, readSync, renameSync, ftruncateSync, writeSync } from "node:fs";
-import { dirname, basename, join } from "node:path";
+import { closeSync, fstatSync, fsyncSync, openSync, readSync, ftruncateSync, writeSync } from "node:fs";
+import { basename } from "node:path";
 import type { z } from "zod";
-
-/** One-line description of a zod error: the field path and the message of the first issues. */
-function describeIssues(err: z.ZodError): string {
-  return err.issues
-    .slice(0, 3)
-    .map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`)
-    .join("; ");
-}
+import { writeFileAtomic } from "../util/atomicWrite.js";
+import { formatIssues } from "../util/zodIssues.js";
 
 export class InvalidRecordError extends Error {
   override name = "InvalidRecordError";
@@ -72,7 +66,7 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
   append(record: z.input<S>): void {
     if (this.fd === null) throw new Error(`${basename(this.path)}: writer is closed`);
     const parsed = this.schema.safeParse(record);
-    if (!parsed.success) throw new InvalidRecordError(`refusing to write an invalid line to ${basename(this.path)}: ${describeIssues(parsed.error)}`);
+    if (!parsed.success) throw new InvalidRecordError(`refusing to write an invalid line to ${basename(this.path)}: ${formatIssues(parsed.error, { max: 3 })}`);
     // Serialise the caller's object (not zod's output) so extra fields survive even without passthrough.
     const buf = Buffer.from(`${JSON.stringify(record)}\n`, "utf8");
     let off = 0;
@@ -97,39 +91,9 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
   }
 }
 
-/**
- * Replaces `path` with `content` atomically: a temporary file in the same folder, fsync, rename.
- * A crash leaves either the old file or the new one, never a mix (used for manifest.json and for the
- * resume rewrite of a JSONL file).
- */
-export function writeFileAtomic(path: string, content: string): void {
-  const tmp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}`);
-  const fd = openSync(tmp, "w");
-  try {
-    const buf = Buffer.from(content, "utf8");
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-  // Make the rename itself durable.
-  try {
-    const dfd = openSync(dirname(path), "r");
-    try {
-      fsyncSync(dfd);
-    } finally {
-      closeSync(dfd);
-    }
-  } catch {
-    // Some filesystems refuse fsync on a directory; the rename is still atomic.
-  }
-}
-
 /** Writes a JSON document atomically after validating it with `schema`. */
 export function writeJsonAtomic<S extends z.ZodTypeAny>(path: string, schema: S, value: z.input<S>): void {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new InvalidRecordError(`refusing to write an invalid ${basename(path)}: ${describeIssues(parsed.error)}`);
+  if (!parsed.success) throw new InvalidRecordError(`refusing to write an invalid ${basename(path)}: ${formatIssues(parsed.error, { max: 3 })}`);
   writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
 }

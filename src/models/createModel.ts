@@ -1,6 +1,6 @@
 /**
- * Builds a Model from what the user wrote on `--models` (a spec or a models-file alias) and the run
- * context. Layers, outermost first:
+ * Turns what the user wrote on `--models` (a spec or a models-file alias) and the run context into a
+ * model stack. Layers, outermost first:
  *
  *   observe (onCall) -> configure (alias name, sampling) -> cache -> limiter -> retry -> openai
  *   observe (onCall) -> configure -> builtin
@@ -8,8 +8,12 @@
  * The cache sits outside the limiter so a hit costs no slot; the limiter outside the retry layer so a
  * call that is backing off keeps its slot (a 429 should slow the endpoint's traffic, not invite
  * another call). Configuration errors surface before any call through validateModelSpecs.
+ *
+ * The built-in models live above this layer (`src/builtin/`), so `assembleModel` takes the innermost
+ * model of a `builtin:` spec from its caller; `createModel` (`src/runner/createModel.ts`) is the one
+ * place that wires the two together.
  */
-import { BuiltinModel } from "./builtinModel.js";
+import type { PolicyName } from "../games/policies.js";
 import { ObservedModel, type OnCall } from "./callLog.js";
 import { LimitedModel, LimiterRegistry } from "./limiter.js";
 import { parseModelSpec, type ModelSpec } from "./modelSpec.js";
@@ -227,12 +231,14 @@ class ConfiguredModel implements Model {
   }
 }
 
-export function createModel(spec: string, ctx: ModelContext): Model {
-  const [r] = validateModelSpecs([spec], ctx);
-  const resolved = r!;
+/** Makes the innermost model of a `builtin:<policy>` spec (the built-ins live above this layer). */
+export type BuiltinFactory = (policy: PolicyName) => Model;
+
+/** Builds the stack of one resolved model; `builtin` supplies the innermost model of a builtin spec. */
+export function assembleModel(resolved: ResolvedModel, ctx: ModelContext, builtin: BuiltinFactory): Model {
   let inner: Model;
   if (resolved.spec.scheme === "builtin") {
-    inner = new BuiltinModel(resolved.spec.policy);
+    inner = builtin(resolved.spec.policy);
   } else {
     const baseUrl = resolved.baseUrl!;
     const apiKey = (ctx.env ?? process.env)[resolved.apiKeyEnv]!;

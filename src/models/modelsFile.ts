@@ -8,6 +8,7 @@ import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { looksLikeKey } from "./secrets.js";
+import { formatIssues } from "../util/zodIssues.js";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Request fields extra_body may not set: the kit sends them itself (openaiModel.ts refuses them too). */
@@ -77,11 +78,6 @@ export const ModelsFile = z
   });
 export type ModelsFile = z.infer<typeof ModelsFile>;
 
-/** `models[2].sampling.temperature` from a zod issue path. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((s, p) => (typeof p === "number" ? `${s}[${p}]` : s ? `${s}.${String(p)}` : String(p)), "") || "(top level)";
-}
-
 /**
  * Validates parsed data. The error names the file, each bad field and what was expected; it never
  * echoes values (a key pasted into the wrong field must not reach a terminal or a CI log).
@@ -89,8 +85,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 export function validateModelsFile(data: unknown, source: string): ModelsFileEntry[] {
   const r = ModelsFile.safeParse(data);
   if (!r.success) {
-    const lines = r.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`);
-    throw new Error(`models file ${source}: ${lines.join("; ")}`);
+    throw new Error(`models file ${source}: ${formatIssues(r.error, { style: "brackets" })}`);
   }
   return r.data.models;
 }

@@ -8,10 +8,11 @@
  * headers, no key.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { canonicalJson } from "./canonicalJson.js";
+import { writeFileAtomic } from "../util/atomicWrite.js";
+import { canonicalJson } from "../util/canonicalJson.js";
 import type { CallIdentity, ChatMessage, CompletionRequest, CompletionResult, Model, SamplingParams } from "./types.js";
 
 export interface CacheKeyInput {
@@ -52,8 +53,6 @@ const Entry = z.object({
 });
 type CachedResult = z.infer<typeof Entry>["result"];
 
-let tempCounter = 0;
-
 export class ResponseCache {
   constructor(readonly dir: string) {}
 
@@ -85,10 +84,8 @@ export class ResponseCache {
       key,
       result: { text: result.text, reasoning: result.reasoning, finishReason: result.finishReason, usage: result.usage },
     };
-    // Same directory as the target, so the rename is atomic; pid + counter keep writers apart.
-    const tmp = `${file}.tmp-${process.pid}-${++tempCounter}`;
-    writeFileSync(tmp, JSON.stringify(entry) + "\n");
-    renameSync(tmp, file);
+    // Not durable: a lost entry is only a repeated call, and a sync per call would cost more.
+    writeFileAtomic(file, JSON.stringify(entry) + "\n", { durable: false });
   }
 }
 

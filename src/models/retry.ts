@@ -7,8 +7,8 @@
  * Backoff: exponential with full jitter, the jitter drawn from a generator seeded by the call's
  * identity, so a rerun waits the same way. A Retry-After header is honoured (never retried sooner).
  */
-import { Rng } from "../games/rng.js";
-import { canonicalJson } from "./canonicalJson.js";
+import { Rng } from "../util/rng.js";
+import { canonicalJson } from "../util/canonicalJson.js";
 import { ModelCallError, type CompletionRequest, type CompletionResult, type Model } from "./types.js";
 
 /**

@@ -9,7 +9,7 @@ import type { TokenizerName } from "../models/tokens.js";
 import type { CallRecord, CheckpointRecord, EpisodeRecord } from "../logs/schema.js";
 import type { ReplyKind, ReplyMonitor, ReplyStats } from "./replyMonitor.js";
 import type { TokenCounter } from "../pathways/history.js";
-import type { RunLogs } from "./runLogs.js";
+import type { RunLogs } from "../logs/runLogs.js";
 
 export const RUN_PATHWAYS = ["none", "history", "memory"] as const;
 export type RunPathway = (typeof RUN_PATHWAYS)[number];

@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildStepMessages } from "../agent/stepPrompt.js";
 import type { Game } from "../games/types.js";
-import { canonicalJson } from "../models/canonicalJson.js";
+import { canonicalJson } from "../util/canonicalJson.js";
 import { sentSampling, type ModelContext, type ResolvedModel } from "../models/createModel.js";
 import { endpointIdOf } from "../models/openaiModel.js";
 import { preflightEndpoint, type PreflightReport, type PreflightTarget } from "../models/preflight.js";

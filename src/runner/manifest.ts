@@ -5,12 +5,12 @@
  * and the endpoint is recorded as a host.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { canonicalJson } from "../models/canonicalJson.js";
+import { canonicalJson } from "../util/canonicalJson.js";
 import { RunManifest } from "../logs/schema.js";
 import { writeJsonAtomic } from "../logs/writer.js";
 import type { ProtocolSettings, RunContext } from "./context.js";
 import { checkpointList } from "./schedule.js";
+import { manifestPath } from "../logs/runDir.js";
 
 let kitVersion: string | null = null;
 /** The kit's package.json version (two levels up from src/runner or dist/runner). */
@@ -102,7 +102,7 @@ export class ManifestWriter {
     /** Record `config.model` (not for a training run: each checkpoint has its own model, see the invocation). */
     private readonly recordModel = true,
   ) {
-    this.path = join(run.logs.dir, "manifest.json");
+    this.path = manifestPath(run.logs.dir);
     this.priorWallS = previous?.wall_s ?? 0;
     this.startedAt = previous?.started_at ?? run.now().toISOString();
     this.invocations = (typeof previous?.invocations === "number" ? previous.invocations : 0) + 1;

@@ -4,8 +4,6 @@
  * the manifest gives the protocol numbers and the game configs, steps.jsonl the earlier turns and the
  * exploration trajectories, episodes.jsonl the end states, memory.jsonl the memory versions.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
 import { memoryText } from "../agent/summaryPrompt.js";
 import type { Game } from "../games/types.js";
@@ -15,7 +13,8 @@ import type { TokenizerName } from "../models/tokens.js";
 import { historyContext, makeHistoryBlock, TokenCounter, type HistoryBlock } from "../pathways/history.js";
 import { memoryFromRecord } from "../pathways/memory.js";
 import { trajectoryFromSteps } from "./experience.js";
-import { readRunFile } from "./resume.js";
+import { readJsonFile, readRunFile } from "../logs/reader.js";
+import { manifestPath, runFile } from "../logs/runDir.js";
 
 export interface RunLogData {
   manifest: RunManifest;
@@ -27,10 +26,10 @@ export interface RunLogData {
 /** Reads one run directory (whole files: meant for one run, in tests and notebooks). */
 export function loadRunLogs(dir: string): RunLogData {
   return {
-    manifest: RunManifest.parse(JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"))),
-    steps: readRunFile(join(dir, "steps.jsonl"), StepRecord).lines.map((l) => l.value),
-    episodes: readRunFile(join(dir, "episodes.jsonl"), EpisodeRecord).lines.map((l) => l.value),
-    memory: readRunFile(join(dir, "memory.jsonl"), MemoryRecord).lines.map((l) => l.value),
+    manifest: readJsonFile(manifestPath(dir), RunManifest),
+    steps: readRunFile(runFile(dir, "steps"), StepRecord).lines.map((l) => l.value),
+    episodes: readRunFile(runFile(dir, "episodes"), EpisodeRecord).lines.map((l) => l.value),
+    memory: readRunFile(runFile(dir, "memory"), MemoryRecord).lines.map((l) => l.value),
   };
 }
 

@@ -17,11 +17,11 @@
  * a second kill during the rewrite leaves the old or the new file. After resume, steps.jsonl contains
  * each step of each done episode exactly once.
  */
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, unlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import type { z } from "zod";
-import { CheckpointRecord, EpisodeRecord, MemoryRecord, RUN_FILES, RunManifest, StepRecord } from "../logs/schema.js";
-import { writeFileAtomic } from "../logs/writer.js";
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { CheckpointRecord, EpisodeRecord, MemoryRecord, RunManifest, StepRecord } from "../logs/schema.js";
+import { readJsonFile, readRunFile, type RunFileLine } from "../logs/reader.js";
+import { writeFileAtomic } from "../util/atomicWrite.js";
+import { lockPath, manifestPath, runFile } from "../logs/runDir.js";
 
 export function episodeKey(phase: string, checkpoint: number | null, episode: number): string {
   return `${phase}|${checkpoint ?? "-"}|${episode}`;
@@ -41,92 +41,7 @@ export interface ResumeState {
   removed: Record<string, number>;
 }
 
-interface Line {
-  raw: string;
-  value: unknown;
-}
-
-/** Calls `fn` on each complete line of `path`, reading in chunks (no whole-file string). */
-function forEachRawLine(path: string, fn: (line: string, isLast: boolean) => void): void {
-  const fd = openSync(path, "r");
-  try {
-    const buf = Buffer.alloc(1 << 20);
-    let rest = Buffer.alloc(0);
-    let pending: string | null = null;
-    for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) break;
-      let data = Buffer.concat([rest, buf.subarray(0, n)]);
-      let nl: number;
-      while ((nl = data.indexOf(0x0a)) >= 0) {
-        if (pending !== null) fn(pending, false);
-        pending = data.subarray(0, nl).toString("utf8");
-        data = data.subarray(nl + 1);
-      }
-      rest = Buffer.from(data);
-    }
-    // A trailing fragment without a newline is a torn write: it is the last line.
-    if (rest.length > 0) {
-      if (pending !== null) fn(pending, false);
-      fn(rest.toString("utf8"), true);
-    } else if (pending !== null) fn(pending, true);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Reads a JSONL file: complete valid lines in order. A last line that does not parse (or lacks its
- * newline) is a torn write and is reported as `torn`. Anything invalid elsewhere is an error naming
- * the file and line: line-atomic writes cannot produce it, so silently dropping it would hide damage.
- */
-export function readRunFile<S extends z.ZodTypeAny>(path: string, schema: S): { lines: Array<Line & { value: z.infer<S> }>; torn: boolean } {
-  const lines: Array<Line & { value: z.infer<S> }> = [];
-  let torn = false;
-  if (!existsSync(path)) return { lines, torn };
-  let lineNo = 0;
-  // A torn line lacks its newline; detect that separately from "last line parses".
-  const endsWithNewline = fileEndsWithNewline(path);
-  forEachRawLine(path, (raw, isLast) => {
-    lineNo++;
-    if (raw.trim() === "") return;
-    if (isLast && !endsWithNewline) {
-      torn = true;
-      return;
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch {
-      if (isLast) {
-        torn = true;
-        return;
-      }
-      throw new Error(`${path}:${lineNo}: not valid JSON; this file was not written by the s3gym runner or is damaged`);
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new Error(`${path}:${lineNo}: field '${issue?.path.join(".") || "(record)"}': ${issue?.message ?? "invalid"}`);
-    }
-    lines.push({ raw, value: json as z.infer<S> });
-  });
-  return { lines, torn };
-}
-
-function fileEndsWithNewline(path: string): boolean {
-  const fd = openSync(path, "r");
-  try {
-    const size = fstatSync(fd).size;
-    if (size === 0) return true;
-    const b = Buffer.alloc(1);
-    readSync(fd, b, 0, 1, size - 1);
-    return b[0] === 0x0a;
-  } finally {
-    closeSync(fd);
-  }
-}
-
+type Line = RunFileLine<unknown>;
 
 /** Rewrites `path` with `kept` lines when anything was removed. Returns the number of lines removed. */
 function rewriteIfNeeded(path: string, all: number, kept: Line[], torn: boolean): number {
@@ -145,15 +60,11 @@ export function loadForResume(dir: string): ResumeState {
     manifest: null,
     removed: {},
   };
-  const manifestPath = join(dir, "manifest.json");
-  if (existsSync(manifestPath)) {
-    const parsed = RunManifest.safeParse(JSON.parse(readFileSync(manifestPath, "utf8")));
-    if (!parsed.success) throw new Error(`${manifestPath}: not a run manifest (${parsed.error.issues[0]?.message ?? "invalid"})`);
-    state.manifest = parsed.data;
-  }
+  const manifestFile = manifestPath(dir);
+  if (existsSync(manifestFile)) state.manifest = readJsonFile(manifestFile, RunManifest);
 
   // Episodes first: they decide which steps survive.
-  const epPath = join(dir, RUN_FILES.episodes.file);
+  const epPath = runFile(dir, "episodes");
   const ep = readRunFile(epPath, EpisodeRecord);
   const keptEp: Line[] = [];
   for (const l of ep.lines) {
@@ -164,7 +75,7 @@ export function loadForResume(dir: string): ResumeState {
     keptEp.push(l);
   }
 
-  const stPath = join(dir, RUN_FILES.steps.file);
+  const stPath = runFile(dir, "steps");
   const st = readRunFile(stPath, StepRecord);
   const keptSt: Line[] = [];
   const seenSteps = new Set<string>();
@@ -200,7 +111,7 @@ export function loadForResume(dir: string): ResumeState {
     return state.episodes.has(episodeKey(r.phase, r.checkpoint, r.episode));
   });
 
-  const cpPath = join(dir, RUN_FILES.checkpoints.file);
+  const cpPath = runFile(dir, "checkpoints");
   const cp = readRunFile(cpPath, CheckpointRecord);
   const keptCp: Line[] = [];
   for (const l of cp.lines) {
@@ -210,7 +121,7 @@ export function loadForResume(dir: string): ResumeState {
     keptCp.push(l);
   }
 
-  const memPath = join(dir, RUN_FILES.memory.file);
+  const memPath = runFile(dir, "memory");
   const mem = readRunFile(memPath, MemoryRecord);
   const keptMem: Line[] = [];
   for (const l of mem.lines) {
@@ -249,7 +160,7 @@ function alive(pid: number): boolean {
  * lock held by a live process is an error naming it.
  */
 export function acquireRunLock(dir: string): () => void {
-  const path = join(dir, ".lock");
+  const path = lockPath(dir);
   if (held.has(path)) throw new Error(`run directory ${dir} is already being run by this process`);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

@@ -4,7 +4,7 @@
  * the model spec is slugged (anything outside [A-Za-z0-9._-] becomes '-') and, because slugging can
  * merge two specs (`openai:a/b` vs `openai:a_b`), a short hash of the exact spec is appended.
  */
-import { fnv1a32 } from "../games/rng.js";
+import { fnv1a32 } from "../util/rng.js";
 
 export interface RunKey {
   game: string;

@@ -16,6 +16,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { isAtomicTemp } from "../util/atomicWrite.js";
 import type { Trajectory } from "../agent/trajectoryText.js";
 import type { Game } from "../games/types.js";
 import { RunManifest, type CheckpointRecord, type EpisodeRecord } from "../logs/schema.js";
@@ -28,7 +29,8 @@ import { runEpisode, failureReason } from "./episodeRunner.js";
 import { createExperience, trajectoryFromSteps, type ExperienceSnapshot } from "./experience.js";
 import { checkResumable, ManifestWriter, modelConfig } from "./manifest.js";
 import { acquireRunLock, episodeKey, loadForResume, type ResumeState } from "./resume.js";
-import { RunLogs, runDir } from "./runLogs.js";
+import { manifestPath, runDir } from "../logs/runDir.js";
+import { RunLogs } from "../logs/runLogs.js";
 import { checkpointList, totalEpisodes, type MatrixEntry } from "./schedule.js";
 import { evalSeeds, exploreSeeds } from "./seeds.js";
 import { DEFAULT_MAX_BAD_REPLIES, ReplyMonitor, WARMUP_REPLIES } from "./replyMonitor.js";
@@ -224,12 +226,12 @@ export interface OpenRunOptions {
 
 /** Removes temporary files a kill left behind during an atomic rewrite. */
 function removeStaleTemps(dir: string): void {
-  for (const f of readdirSync(dir)) if (/^\..+\.tmp-\d+$/.test(f)) unlinkSync(join(dir, f));
+  for (const f of readdirSync(dir)) if (isAtomicTemp(f)) unlinkSync(join(dir, f));
 }
 
 /** Checks, before any call, that an existing run directory can be resumed with these settings. */
 export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game" | "model" | "settings" | "recordModel">): void {
-  const path = join(runDir(o.dataDir, o.entry.runId), "manifest.json");
+  const path = manifestPath(runDir(o.dataDir, o.entry.runId));
   if (!existsSync(path)) return;
   const previous = RunManifest.parse(JSON.parse(readFileSync(path, "utf8")));
   const s = o.settings;

@@ -9,7 +9,7 @@
  *   eval episode i (0-based):    base + 2i + 1
  * Lists are prefix-stable: asking for more episodes never changes the earlier seeds.
  */
-import { fnv1a32 } from "../games/rng.js";
+import { fnv1a32 } from "../util/rng.js";
 
 /** The even base seed of (run seed, game): below 2^31, so seeds stay small non-negative integers. */
 export function seedBase(runSeed: number, game: string): number {

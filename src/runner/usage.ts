@@ -1,7 +1,7 @@
 /** Per-run token and cost totals, summed from calls.jsonl (every call of every invocation). */
-import { join } from "node:path";
 import { CallRecord } from "../logs/schema.js";
-import { readRunFile } from "./resume.js";
+import { readRunFile } from "../logs/reader.js";
+import { runFile } from "../logs/runDir.js";
 
 export interface UsageTotals {
   calls: number;
@@ -18,7 +18,7 @@ export interface UsageTotals {
 
 export function summarizeCalls(runDirectory: string): UsageTotals {
   const t: UsageTotals = { calls: 0, failed_calls: 0, cached_calls: 0, tokens_in: 0, tokens_out: 0, tokens_cached: 0, cost_usd: null, tokens_counted_by: {} };
-  for (const { value: c } of readRunFile(join(runDirectory, "calls.jsonl"), CallRecord).lines) {
+  for (const { value: c } of readRunFile(runFile(runDirectory, "calls"), CallRecord).lines) {
     t.calls++;
     if (c.error !== null) t.failed_calls++;
     if (c.cached) t.cached_calls++;

@@ -10,9 +10,9 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { trainLoopCommand } from "../../src/cli/trainLoop.js";
 import { readRunRecords } from "../../src/logs/reader.js";
-import { loopDir, roundDir, shellQuote, substituteCommand } from "../../src/pathways/training/trainLoop.js";
+import { loopDir, roundDir, shellQuote, substituteCommand } from "../../src/training/trainLoop.js";
 import { runId } from "../../src/runner/runId.js";
-import { runDir } from "../../src/runner/runLogs.js";
+import { runDir } from "../../src/logs/runDir.js";
 import { exploreSeeds } from "../../src/runner/seeds.js";
 
 const TRAINER = fileURLToPath(new URL("../helpers/fakeTrainer.mjs", import.meta.url));

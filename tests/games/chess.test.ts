@@ -5,7 +5,7 @@ import { game } from "../../src/games/chess/index.js";
 import { heuristic, random } from "../../src/games/chess/policies.js";
 import { facts, parseObservation, render } from "../../src/games/chess/render.js";
 import { PIECE_RULES, configs, type ChessConfig, type ChessInner } from "../../src/games/chess/rules.js";
-import { Rng } from "../../src/games/rng.js";
+import { Rng } from "../../src/util/rng.js";
 import type { EpisodeState, PolicyContext } from "../../src/games/types.js";
 
 type Cfg = "explore" | "eval";

@@ -4,7 +4,7 @@ import { game } from "../../src/games/minesweeper/index.js";
 import { analyse, heuristic } from "../../src/games/minesweeper/policies.js";
 import { facts, parseObservation, render } from "../../src/games/minesweeper/render.js";
 import { configs, type MinesweeperConfig, type MinesweeperInner } from "../../src/games/minesweeper/rules.js";
-import { Rng } from "../../src/games/rng.js";
+import { Rng } from "../../src/util/rng.js";
 import type { EpisodeState } from "../../src/games/types.js";
 
 type State = EpisodeState<MinesweeperInner, MinesweeperConfig>;

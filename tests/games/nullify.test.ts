@@ -13,7 +13,7 @@ import {
   type Unit,
 } from "../../src/games/nullify/rules.js";
 import { solve } from "../../src/games/nullify/solver.js";
-import { Rng } from "../../src/games/rng.js";
+import { Rng } from "../../src/util/rng.js";
 import type { EpisodeState } from "../../src/games/types.js";
 
 type State = EpisodeState<NullifyInner, NullifyConfig>;

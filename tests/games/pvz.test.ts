@@ -10,7 +10,7 @@ import { game } from "../../src/games/pvz/index.js";
 import { paramsFromRules, reconstruct } from "../../src/games/pvz/policies.js";
 import { facts, parseObservation, render } from "../../src/games/pvz/render.js";
 import { availableZombies, configs, parseAction, type PvzConfig, type PvzInner } from "../../src/games/pvz/rules.js";
-import { rngStateFromKey } from "../../src/games/rng.js";
+import { rngStateFromKey } from "../../src/util/rng.js";
 import type { EpisodeState } from "../../src/games/types.js";
 
 type Cfg = "explore" | "eval";

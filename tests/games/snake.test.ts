@@ -1,6 +1,6 @@
 /** Snake rule scenarios (games.md, "snake"), built by hand. */
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../src/games/rng.js";
+import { Rng } from "../../src/util/rng.js";
 import { game } from "../../src/games/snake/index.js";
 import { heuristic } from "../../src/games/snake/policies.js";
 import { facts, parseObservation, render } from "../../src/games/snake/render.js";

@@ -1,7 +1,7 @@
 /** Tetris rule scenarios (games.md, "tetris"); generic properties live in contract.test.ts. */
 import { describe, expect, it } from "vitest";
 import { episodeKey, splitObservation } from "../../src/games/envelope.js";
-import { Rng, rngStateFromKey } from "../../src/games/rng.js";
+import { Rng, rngStateFromKey } from "../../src/util/rng.js";
 import { game } from "../../src/games/tetris/index.js";
 import { heuristic, random } from "../../src/games/tetris/policies.js";
 import { facts, parseObservation, render } from "../../src/games/tetris/render.js";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { episodeKey, splitObservation } from "../../src/games/envelope.js";
 import { playEpisode } from "../../src/games/episode.js";
 import { textPolicyDecision } from "../../src/games/policies.js";
-import { Rng, rngStateFromKey } from "../../src/games/rng.js";
+import { Rng, rngStateFromKey } from "../../src/util/rng.js";
 import { game } from "../../src/games/trust/index.js";
 import { heuristic, poolFromRules, random } from "../../src/games/trust/policies.js";
 import { facts, parseObservation, render } from "../../src/games/trust/render.js";

@@ -16,7 +16,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { answerWithTextPolicy } from "../../src/models/builtinModel.js";
+import { answerWithTextPolicy } from "../../src/builtin/builtinModel.js";
 import { countMessageTokens, countTokens } from "../../src/models/tokens.js";
 import type { ChatMessage } from "../../src/models/types.js";
 

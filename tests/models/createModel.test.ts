@@ -7,9 +7,10 @@ import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { CallRecord } from "../../src/logs/schema.js";
 import { toCallRecord, type CallEvent } from "../../src/models/callLog.js";
-import { createModel, createModelContext, mergeSampling, validateModelSpecs, type ModelContext } from "../../src/models/createModel.js";
+import { createModelContext, mergeSampling, validateModelSpecs, type ModelContext } from "../../src/models/createModel.js";
+import { createModel } from "../../src/runner/createModel.js";
 import { parseModelsFile } from "../../src/models/modelsFile.js";
-import { startServer, type RunningServer, type ServerOptions } from "../../src/models/server.js";
+import { startServer, type RunningServer, type ServerOptions } from "../../src/builtin/server.js";
 import { ModelCallError } from "../../src/models/types.js";
 import { SENTINEL_KEY, identity, recordingSleep, request } from "./helpers.js";
 

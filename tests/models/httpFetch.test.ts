@@ -10,7 +10,7 @@ import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { httpFetch } from "../../src/models/httpFetch.js";
 import { OpenAIModel } from "../../src/models/openaiModel.js";
-import { startServer, type RunningServer } from "../../src/models/server.js";
+import { startServer, type RunningServer } from "../../src/builtin/server.js";
 import { request } from "./helpers.js";
 
 const closers: Array<() => Promise<unknown>> = [];

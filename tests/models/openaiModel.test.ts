@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { OpenAIModel, maxTokensFieldFor, requestBody, scrubSecret } from "../../src/models/openaiModel.js";
 import { AttemptError, RetryingModel } from "../../src/models/retry.js";
-import { startServer, type RunningServer, type ServerOptions } from "../../src/models/server.js";
+import { startServer, type RunningServer, type ServerOptions } from "../../src/builtin/server.js";
 import { ModelCallError } from "../../src/models/types.js";
 import { SENTINEL_KEY, recordingSleep, request } from "./helpers.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../src/games/rng.js";
+import { Rng } from "../../src/util/rng.js";
 import { AttemptError, backoffDelayMs, kindOfStatus, parseRetryAfter, withRetry, type RetryOptions } from "../../src/models/retry.js";
 import { ModelCallError } from "../../src/models/types.js";
 import { recordingSleep } from "./helpers.js";

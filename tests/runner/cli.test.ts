@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCommand } from "../../src/cli/run.js";
-import { startServer, type RunningServer, type ServerOptions } from "../../src/models/server.js";
+import { startServer, type RunningServer, type ServerOptions } from "../../src/builtin/server.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
 import { historyBlocksOf, implementedGames, lines, readCompleteRun, small } from "./helpers.js";
 

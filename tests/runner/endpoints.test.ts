@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runCommand } from "../../src/cli/run.js";
 import { clearSecrets } from "../../src/models/secrets.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
-import { runDir } from "../../src/runner/runLogs.js";
+import { runDir } from "../../src/logs/runDir.js";
 import { startFake, type FakeEndpoint, type FakeOptions } from "../helpers/fakeEndpoints.js";
 import { lines } from "./helpers.js";
 

@@ -7,7 +7,7 @@ import { readRunRecords } from "../../src/logs/reader.js";
 import type { Model } from "../../src/models/types.js";
 import { runCheckpointList } from "../../src/runner/evalList.js";
 import { runMatrix } from "../../src/runner/runLoop.js";
-import { runDir } from "../../src/runner/runLogs.js";
+import { runDir } from "../../src/logs/runDir.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
 import { evalSeeds } from "../../src/runner/seeds.js";
 import { factory, implementedGames, RecordingModel, small } from "./helpers.js";

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { getGame } from "../../src/games/registry.js";
 import { readRunRecords } from "../../src/logs/reader.js";
 import type { CompletionRequest, CompletionResult, Model } from "../../src/models/types.js";
-import { runDir } from "../../src/runner/runLogs.js";
+import { runDir } from "../../src/logs/runDir.js";
 import { runMatrix } from "../../src/runner/runLoop.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
 import { factory, FaultyModel, implementedGames, lines, readCompleteRun, small } from "./helpers.js";

@@ -1,7 +1,7 @@
 /** Shared test doubles for the runner tests: built-in models behind the real call log, recorders, faults. */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BuiltinModel } from "../../src/models/builtinModel.js";
+import { BuiltinModel } from "../../src/builtin/builtinModel.js";
 import { ObservedModel, type OnCall } from "../../src/models/callLog.js";
 import { parseModelSpec } from "../../src/models/modelSpec.js";
 import { ModelCallError, type CompletionRequest, type CompletionResult, type Model } from "../../src/models/types.js";

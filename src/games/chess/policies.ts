@@ -4,7 +4,7 @@
  * learns their move vectors from its own accepted and rejected moves (in-episode probing).
  */
 import { splitObservation } from "../envelope.js";
-import type { Rng } from "../rng.js";
+import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, TextPolicy } from "../types.js";
 import { parseObservation, type ChessFacts } from "./render.js";
 import { PIECE_RULES, destinations, occupancy, onBoard, parseAction, parseSquare, squareName, type PieceRule, type PieceType } from "./rules.js";

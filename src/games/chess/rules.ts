@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { invalidFeedback } from "../envelope.js";
-import type { Rng } from "../rng.js";
+import type { Rng } from "../../util/rng.js";
 import { formatNumber, normalizeAction } from "../text.js";
 import type { BaseConfig, Transition } from "../types.js";
 

@@ -4,7 +4,7 @@
  * frontier; self-score = the expected score change of its own action.
  */
 import { splitObservation } from "../envelope.js";
-import type { Rng } from "../rng.js";
+import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
 import { parseObservation, type MinesweeperFacts } from "./render.js";
 import { neighbours } from "./rules.js";

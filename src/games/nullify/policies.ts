@@ -1,5 +1,5 @@
 import { splitObservation } from "../envelope.js";
-import type { Rng } from "../rng.js";
+import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
 import type { Unit } from "./arith.js";
 import { parseObservation } from "./render.js";

@@ -5,7 +5,7 @@
  * would get through, keep sunflowers up, and make each row able to stop the next strong zombie.
  */
 import { splitObservation } from "../envelope.js";
-import type { Rng } from "../rng.js";
+import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
 import { parseObservation, type PvzFacts } from "./render.js";
 import {

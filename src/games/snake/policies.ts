@@ -4,7 +4,7 @@
  * shortest path (BFS aware of the body clearing over time) to an apple. Self-score 1 if its move eats.
  */
 import { splitObservation } from "../envelope.js";
-import type { Rng } from "../rng.js";
+import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
 import { parseObservation, type SnakeFacts } from "./render.js";
 import { collision, DELTA, DIRECTIONS, isWall, sameCell, type Cell, type Direction } from "./rules.js";

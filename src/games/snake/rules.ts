@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { invalidFeedback } from "../envelope.js";
-import type { Rng } from "../rng.js";
+import type { Rng } from "../../util/rng.js";
 import { normalizeAction } from "../text.js";
 import type { Transition } from "../types.js";
 

@@ -1,6 +1,6 @@
 /** Text-only tetris policies: they read the observation, never the hidden state. */
 import { splitObservation } from "../envelope.js";
-import type { Rng } from "../rng.js";
+import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
 import { parseObservation } from "./render.js";
 import { dropShape, FILLED, lockAndClear, ROTATIONS, SHAPES } from "./rules.js";

@@ -1,6 +1,6 @@
 /** Text-only trust policies: they read the observation and the rules text, never the hidden type. */
 import { splitObservation } from "../envelope.js";
-import type { Rng } from "../rng.js";
+import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
 import { parseObservation, type TrustFacts } from "./render.js";
 import { MOVES, OPPONENT_TYPES, opponentMove, payoff, POOL_PREFIX, type Move, type OpponentType } from "./rules.js";

@@ -1,0 +1,58 @@
+/**
+ * `builtin:random|heuristic|oracle`: offline models that answer the same chat messages a real model
+ * gets. Step prompts are answered by the game's text policy from the messages alone (the game is
+ * recognised from the rules title); summary prompts by the deterministic summary. `oracle` is
+ * privileged and in-process only: it needs the live state the runner passes in `privileged`.
+ */
+import { builtinSummary, isSummaryRequest } from "../agent/summaryPrompt.js";
+import { messagesToPolicyContext } from "../agent/stepPrompt.js";
+import { oracleDecision, textPolicyDecision, type PolicyName, type TextPolicyName } from "../games/policies.js";
+import { getGame } from "../games/registry.js";
+import { parseRulesTitle } from "../games/responseContract.js";
+import type { ChatMessage, CompletionRequest, CompletionResult, Model } from "../models/types.js";
+
+/** The reply a built-in policy gives: a one-line rationale, then the contract's two lines. */
+export function formatPolicyReply(policy: string, action: string, selfScore: number): string {
+  return `(${policy} policy)\nAnswer: ${action}\nScore: ${selfScore}`;
+}
+
+/**
+ * Answers chat messages with a text policy. Returns null when the messages are neither a step
+ * prompt for a known game nor a summary prompt (the server turns that into an HTTP 400).
+ */
+export function answerWithTextPolicy(messages: readonly ChatMessage[], policy: TextPolicyName): string | null {
+  if (isSummaryRequest(messages)) return builtinSummary(messages);
+  const ctx = messagesToPolicyContext(messages);
+  if (!ctx) return null;
+  const title = parseRulesTitle(ctx.rules);
+  if (!title) return null;
+  const game = getGame(title.game);
+  const d = textPolicyDecision(game, policy, ctx);
+  return formatPolicyReply(policy, d.action, d.selfScore);
+}
+
+export class BuiltinModel implements Model {
+  readonly endpointHost = "builtin";
+  readonly spec: string;
+
+  constructor(readonly policy: PolicyName) {
+    this.spec = `builtin:${policy}`;
+  }
+
+  async complete(request: CompletionRequest): Promise<CompletionResult> {
+    // A built-in answer is synchronous work; without a macrotask turn per call a whole offline matrix
+    // runs on microtasks alone and starves timers (the progress lines) and pending I/O.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    let text: string | null;
+    if (this.policy === "oracle" && !isSummaryRequest(request.messages)) {
+      const ctx = messagesToPolicyContext(request.messages);
+      if (!ctx || !request.privileged) throw new Error("builtin:oracle needs the live game state (in-process runs only)");
+      const d = oracleDecision(request.privileged.game, request.privileged.state, ctx);
+      text = formatPolicyReply("oracle", d.action, d.selfScore);
+    } else {
+      text = answerWithTextPolicy(request.messages, this.policy === "oracle" ? "heuristic" : this.policy);
+    }
+    if (text === null) throw new Error(`${this.spec} cannot answer this prompt: it is neither an S3Gym step prompt nor a summary prompt`);
+    return { text, reasoning: null, finishReason: "stop", usage: { tokensIn: 0, tokensOut: 0, tokensCached: null }, latencyMs: 0, cached: false, retries: 0 };
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The layout of a data directory, the one place it is spelled (logs.md, "Layout"):
+ *
+ *   <data>/runs/<run_id>/manifest.json        the run's identity, settings and status (RunManifest)
+ *   <data>/runs/<run_id>/steps.jsonl          one StepRecord per step        (and episodes, checkpoints,
+ *   <data>/runs/<run_id>/<kind>.jsonl         memory, calls: RUN_FILES of schema.ts)
+ *   <data>/runs/<run_id>/.lock                the pid of the process running it (resume refuses a live one)
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { RUN_FILES } from "./schema.js";
+
+/** The folder of a data directory that holds one folder per run. */
+export const RUNS_DIR = "runs";
+export const MANIFEST_FILE = "manifest.json";
+export const LOCK_FILE = ".lock";
+
+export type RunFileKind = keyof typeof RUN_FILES;
+
+/** `<data>/runs`. */
+export function runsDir(dataDir: string): string {
+  return join(dataDir, RUNS_DIR);
+}
+
+/** `<data>/runs/<run_id>`. */
+export function runDir(dataDir: string, runId: string): string {
+  return join(dataDir, RUNS_DIR, runId);
+}
+
+/** A run's JSONL file of the given kind (`steps` -> `<run>/steps.jsonl`). */
+export function runFile(dir: string, kind: RunFileKind): string {
+  return join(dir, RUN_FILES[kind].file);
+}
+
+/** `<run>/manifest.json`. */
+export function manifestPath(dir: string): string {
+  return join(dir, MANIFEST_FILE);
+}
+
+/** `<run>/.lock`. */
+export function lockPath(dir: string): string {
+  return join(dir, LOCK_FILE);
+}
+
+/** Whether `dir` is itself a run directory (it holds a manifest or a steps file). */
+export function isRunDir(dir: string): boolean {
+  return existsSync(runFile(dir, "steps")) || existsSync(manifestPath(dir));
+}

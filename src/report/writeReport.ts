@@ -1,0 +1,130 @@
+/**
+ * Writing a computed report to disk: `<out>/tables/<name>.csv|.md`, the figures `<out>/<figure>.svg|.png`
+ * and `<out>/report.json`. `s3gym report` calls `writeReport`; the notebooks call the same functions
+ * for their own section (`writeTables`, `reportFigures` + `saveFigure`), so a table or a figure has
+ * one implementation and a notebook writes the very bytes `report` writes.
+ *
+ * Nothing written under `tables/` or into a figure depends on the time or on where the data lives:
+ * rerunning on the same logs gives the same bytes. Only `report.json` names its inputs.
+ *
+ * The renderer (`src/report/figures/render.ts`) is imported lazily: vega's node build has a top-level
+ * await, and a module graph with one cannot be `require()`d, which is how tslab (CommonJS) loads the
+ * kit into a notebook. Keep every static import of this module free of vega.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { TopLevelSpec } from "vega-lite";
+import { calibrationSpec, couplingSpec, curvesSpec, trainingSpec } from "./figures/specs.js";
+import type { MainResultsRow } from "../analysis/curveTables.js";
+import type { Report, ReportTables } from "../analysis/report.js";
+import type { Table } from "../analysis/table.js";
+import { toCsv, toMarkdown } from "./tables.js";
+
+/** The table names (`<out>/tables/<name>.csv|.md`) in the order `report` writes them. */
+export type TableName = keyof ReportTables;
+
+/** Figure groups: `curves` is one figure per game (`curves_<game>`), the others one figure each. */
+export type FigureGroup = "curves" | "training" | "calibration" | "coupling";
+export const FIGURE_GROUPS: readonly FigureGroup[] = ["curves", "training", "calibration", "coupling"];
+
+/** A figure to draw: its file stem under `<out>/` and its vega-lite spec. */
+export interface NamedFigure {
+  name: string;
+  spec: TopLevelSpec;
+}
+
+/**
+ * How a table's cells are decorated in Markdown (and the notebooks' HTML): the main table marks
+ * incomplete models with a dagger (the CSV keeps the plain name). Null for other tables.
+ */
+export function cellLabel(name: string): ((row: object, key: string, text: string) => string) | null {
+  if (name !== "main_results") return null;
+  return (row, key, text) => (key === "model" && !(row as MainResultsRow).complete ? `${text} †` : text);
+}
+
+/** The Markdown `report` writes for a table. */
+export function markdownOf(name: string, table: Table<object>): string {
+  const label = cellLabel(name);
+  return label ? toMarkdown(table, label) : toMarkdown(table);
+}
+
+/** Writes `<out>/tables/<name>.csv` and `.md` for the named tables (default all); returns the paths. */
+export async function writeTables(report: Report, outDir: string, names?: readonly TableName[]): Promise<string[]> {
+  const tablesDir = join(outDir, "tables");
+  await mkdir(tablesDir, { recursive: true });
+  const files: string[] = [];
+  const wanted = names ? new Set<string>(names) : null;
+  for (const [name, table] of Object.entries(report.tables) as [string, Table<object>][]) {
+    if (wanted && !wanted.has(name)) continue;
+    const csv = join(tablesDir, `${name}.csv`);
+    const md = join(tablesDir, `${name}.md`);
+    await writeFile(csv, toCsv(table));
+    await writeFile(md, markdownOf(name, table));
+    files.push(csv, md);
+  }
+  return files;
+}
+
+/** The renderer, loaded on first use (see the note at the top). */
+function renderer(): Promise<typeof import("./figures/render.js")> {
+  return import("./figures/render.js");
+}
+
+/** The report's figures of the given groups (default all), in the order `report` writes them. */
+export async function reportFigures(report: Report, groups: readonly FigureGroup[] = FIGURE_GROUPS): Promise<NamedFigure[]> {
+  const { fileSafe } = await renderer();
+  const out: NamedFigure[] = [];
+  const want = new Set(groups);
+  if (want.has("curves")) for (const game of report.games) out.push({ name: `curves_${fileSafe(game)}`, spec: curvesSpec(game, report.curves) });
+  if (want.has("training")) out.push({ name: "training", spec: trainingSpec(report.training) });
+  if (want.has("calibration")) out.push({ name: "calibration", spec: calibrationSpec(report.calibration, report.ranges) });
+  if (want.has("coupling")) out.push({ name: "coupling", spec: couplingSpec(report.blocks) });
+  return out;
+}
+
+/**
+ * Renders one figure, writes `<dir>/<name>.svg` and `.png`, and returns the SVG text (a notebook
+ * displays it). The same bytes as `report`'s figure of that name.
+ */
+export async function saveFigure(figure: NamedFigure, dir: string): Promise<{ svg: string; files: string[] }> {
+  await mkdir(dir, { recursive: true });
+  const { renderSvg, svgToPng } = await renderer();
+  const svg = await renderSvg(figure.spec);
+  const svgPath = join(dir, `${figure.name}.svg`);
+  const pngPath = join(dir, `${figure.name}.png`);
+  await writeFile(svgPath, svg);
+  await writeFile(pngPath, svgToPng(svg));
+  return { svg, files: [svgPath, pngPath] };
+}
+
+/**
+ * Writes a computed report under `outDir`: tables/<name>.csv and .md, the figures as SVG and PNG, and
+ * report.json (method, B, seed, inputs as given, counts, warnings, files relative to `outDir`).
+ * Returns the written paths.
+ */
+export async function writeReport(report: Report, outDir: string, dataDirs: readonly string[] = []): Promise<string[]> {
+  const files = await writeTables(report, outDir);
+  for (const figure of await reportFigures(report)) files.push(...(await saveFigure(figure, outDir)).files);
+  const meta = join(outDir, "report.json");
+  files.push(meta);
+  await writeFile(
+    meta,
+    JSON.stringify(
+      {
+        method: "percentile bootstrap",
+        level: report.bootstrap.level,
+        B: report.bootstrap.B,
+        seed: report.bootstrap.seed,
+        require_complete: report.requireComplete,
+        data: dataDirs,
+        counts: report.counts,
+        incomplete_models: Object.fromEntries(report.incompleteModels),
+        warnings: report.warnings,
+        files: files.map((f) => f.slice(outDir.length).replace(/^[\\/]/, "")),
+      },
+      null,
+      2,
+    ) + "\n",
+  );
+  return files;
+}

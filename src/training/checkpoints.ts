@@ -1,0 +1,62 @@
+/**
+ * The checkpoint list of a training run (protocol.md, "Training runs"): model specs in epoch order,
+ * epoch 0 = the base model. From `--checkpoints m0,m1,...` or `--checkpoints-file F` (one spec per
+ * line; blank lines and `#` comments skipped).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { manifestPath, runDir } from "../logs/runDir.js";
+
+export interface CheckpointSpec {
+  checkpoint: number;
+  model: string;
+}
+
+/** Specs in order -> epochs 0..K-1. */
+export function checkpointsFromSpecs(specs: readonly string[]): CheckpointSpec[] {
+  return specs.map((model, checkpoint) => ({ checkpoint, model }));
+}
+
+/** Parses `m0,m1,...` (whitespace around items ignored; an empty item is an error). */
+export function parseCheckpointList(text: string): string[] {
+  const items = text.split(",").map((s) => s.trim());
+  if (items.length === 0 || items.every((s) => s === "")) throw new Error("the checkpoint list is empty");
+  const empty = items.findIndex((s) => s === "");
+  if (empty >= 0) throw new Error(`checkpoint ${empty} is empty (two commas in a row, or a trailing comma?)`);
+  return items;
+}
+
+/** Parses a checkpoints file: one model spec per line, `#` comments and blank lines skipped. */
+export function parseCheckpointsFile(text: string): string[] {
+  const specs = text
+    .split(/\r?\n/)
+    .map((l) => l.replace(/#.*$/, "").trim())
+    .filter((l) => l.length > 0);
+  if (specs.length === 0) throw new Error("the file lists no checkpoint (one model spec per line)");
+  return specs;
+}
+
+/**
+ * Refuses to continue a training run whose recorded checkpoint models differ from the new list at
+ * the same epoch: resume would reuse the old model's evaluation episodes under the new spec. Reads the
+ * manifest's `config.invocation.checkpoint_models` (what the last invocation evaluated).
+ */
+export function checkCheckpointModels(dataDir: string, runId: string, checkpoints: readonly CheckpointSpec[]): void {
+  const path = manifestPath(runDir(dataDir, runId));
+  if (!existsSync(path)) return;
+  let recorded: Array<{ checkpoint: number; model: string }> = [];
+  try {
+    const m = JSON.parse(readFileSync(path, "utf8")) as { config?: { invocation?: { checkpoint_models?: Array<{ checkpoint: number; model: string }> } } };
+    recorded = m.config?.invocation?.checkpoint_models ?? [];
+  } catch {
+    return;
+  }
+  const clashes = checkpoints.flatMap((c) => {
+    const before = recorded.find((r) => r.checkpoint === c.checkpoint);
+    return before && before.model !== c.model ? [`epoch ${c.checkpoint}: ${before.model} -> ${c.model}`] : [];
+  });
+  if (clashes.length > 0) {
+    throw new Error(
+      `training run ${runId} already evaluated other models at the same epochs (${clashes.join("; ")}); give this checkpoint list its own --label (or --data directory)`,
+    );
+  }
+}

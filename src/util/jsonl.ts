@@ -1,0 +1,106 @@
+/**
+ * The one JSONL line reader and its torn-line contract, shared by the analysis reader and resume.
+ *
+ * Writers append a line and its newline in ONE write(2), so a crash can tear only the last line. The
+ * contract: every non-blank line is parsed as JSON and yielded in file order with its 1-based line
+ * number and raw text; the LAST non-blank line is a torn write when it does not parse (or, with
+ * `unterminatedIsTorn`, when it lacks its newline): it is not yielded, it is reported through
+ * `onTorn`. An unparsable line anywhere else throws JsonlSyntaxError: line-atomic writes cannot
+ * produce it, so dropping it silently would hide damage.
+ *
+ * The file is read in fixed-size chunks (memory is bounded by the longest line, never the file), and
+ * each line is parsed once, in time linear in its length.
+ */
+import { closeSync, openSync, readSync } from "node:fs";
+
+/** One parsed line. */
+export interface JsonlLine {
+  /** 1-based line number in the file (blank lines count). */
+  line: number;
+  /** The line's text without its newline (what a rewrite puts back). */
+  text: string;
+  /** JSON.parse of the text. */
+  json: unknown;
+}
+
+/** A torn last line that was not yielded. */
+export interface TornLine {
+  line: number;
+  /** Why it counts as torn: the JSON error, or the missing newline. */
+  detail: string;
+}
+
+/** A line that does not parse and is not the last one. */
+export class JsonlSyntaxError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly detail: string,
+  ) {
+    super(`${file}:${line}: ${detail}`);
+    this.name = "JsonlSyntaxError";
+  }
+}
+
+export interface JsonlReadOptions {
+  /** Take a last line without its newline for torn even if it parses (resume; default false). */
+  unterminatedIsTorn?: boolean;
+  /** Told about the torn last line, if any. */
+  onTorn?: (torn: TornLine) => void;
+  /** Chunk size in bytes (tests use a tiny one to cross chunk borders). */
+  chunkBytes?: number;
+}
+
+/** Raw lines with their numbers and whether each ended in a newline, read in chunks. */
+function* rawLines(path: string, chunkBytes: number): Generator<{ text: string; line: number; terminated: boolean }> {
+  const fd = openSync(path, "r");
+  try {
+    const buf = Buffer.alloc(chunkBytes);
+    let parts: Buffer[] = [];
+    let line = 0;
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      let start = 0;
+      for (let nl = buf.indexOf(0x0a, start); nl >= 0 && nl < n; nl = buf.indexOf(0x0a, start)) {
+        parts.push(Buffer.from(buf.subarray(start, nl)));
+        const text = Buffer.concat(parts).toString("utf8");
+        parts = [];
+        start = nl + 1;
+        yield { text, line: ++line, terminated: true };
+      }
+      if (start < n) parts.push(Buffer.from(buf.subarray(start, n)));
+    }
+    if (parts.length > 0) yield { text: Buffer.concat(parts).toString("utf8"), line: ++line, terminated: false };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The parsed lines of a JSONL file, under the torn-line contract above. */
+export function* readJsonlLines(path: string, opts: JsonlReadOptions = {}): Generator<JsonlLine> {
+  // A suspicious line is only judged once we know whether a non-blank line follows it.
+  let held: { line: number; text: string; json: unknown; problem: string | null } | null = null;
+  for (const raw of rawLines(path, opts.chunkBytes ?? 1 << 16)) {
+    if (raw.text.trim().length === 0) continue;
+    if (held !== null) {
+      // Only the last line can lack its newline, so a problem here is always a JSON error.
+      if (held.problem !== null) throw new JsonlSyntaxError(path, held.line, held.problem);
+      yield { line: held.line, text: held.text, json: held.json };
+      held = null;
+    }
+    let json: unknown;
+    let problem: string | null = null;
+    try {
+      json = JSON.parse(raw.text);
+    } catch (e) {
+      json = undefined;
+      problem = `invalid JSON (${(e as Error).message})`;
+    }
+    if (problem === null && !raw.terminated && opts.unterminatedIsTorn) problem = "no newline at the end (an interrupted write)";
+    held = { line: raw.line, text: raw.text, json, problem };
+  }
+  if (held === null) return;
+  if (held.problem !== null) opts.onTorn?.({ line: held.line, detail: held.problem });
+  else yield { line: held.line, text: held.text, json: held.json };
+}

@@ -1,0 +1,63 @@
+/** Rendering rules: 3 decimals, `0.547 [0.412, 0.690]`, missing = empty cell, notes under the table. */
+import { describe, expect, it } from "vitest";
+import type { Table } from "../../src/analysis/table.js";
+import { csvHeader, fmt3, fmtEstimate, toCsv, toMarkdown } from "../../src/report/tables.js";
+
+describe("number formatting", () => {
+  it("prints 3 decimals and never -0.000", () => {
+    expect(fmt3(0.5474)).toBe("0.547");
+    expect(fmt3(12)).toBe("12.000");
+    expect(fmt3(-0.0001)).toBe("0.000");
+    expect(fmt3(-1.23456)).toBe("-1.235");
+  });
+
+  it("prints missing values as empty strings", () => {
+    expect(fmt3(null)).toBe("");
+    expect(fmt3(Number.NaN)).toBe("");
+    expect(fmtEstimate({ point: null, lo: 1, hi: 2 })).toBe("");
+  });
+
+  it("prints an estimate as `point [lo, hi]`, or the point alone without an interval", () => {
+    expect(fmtEstimate({ point: 0.547, lo: 0.412, hi: 0.69 })).toBe("0.547 [0.412, 0.690]");
+    expect(fmtEstimate({ point: 0.547, lo: null, hi: null })).toBe("0.547");
+  });
+});
+
+describe("CSV and Markdown", () => {
+  const table: Table = {
+    name: "t",
+    title: "A table",
+    columns: [
+      { key: "model", kind: "text" },
+      { key: "n", kind: "int" },
+      { key: "avg", kind: "estimate" },
+      { key: "naba", kind: "estimate_point" },
+      { key: "gap", kind: "num" },
+    ],
+    rows: [
+      { model: "a,b", n: 3, avg: { point: 0.5, lo: 0.25, hi: 0.75 }, naba: { point: 2, lo: 1, hi: 3 }, gap: null },
+      { model: "c", n: 0, avg: { point: null, lo: null, hi: null }, naba: { point: null, lo: null, hi: null }, gap: -0.25 },
+    ],
+    notes: ["Intervals: 95% percentile bootstrap, B = 10, seed = 0; resampled: runs."],
+  };
+
+  it("expands estimate columns in the CSV header only for `estimate`", () => {
+    expect(csvHeader(table.columns)).toEqual(["model", "n", "avg", "avg_lo", "avg_hi", "naba", "gap"]);
+  });
+
+  it("writes CSV with empty cells for missing values (never 0) and quotes commas", () => {
+    expect(toCsv(table)).toBe(
+      ["model,n,avg,avg_lo,avg_hi,naba,gap", '"a,b",3,0.500,0.250,0.750,2.000,', "c,0,,,,,-0.250", ""].join("\n"),
+    );
+  });
+
+  it("writes Markdown with intervals in one cell and the notes under the table", () => {
+    const md = toMarkdown(table);
+    const lines = md.split("\n");
+    expect(lines[0]).toBe("## A table");
+    expect(lines).toContain("| model | n | avg | naba | gap |");
+    expect(lines).toContain("| a,b | 3 | 0.500 [0.250, 0.750] | 2.000 [1.000, 3.000] |  |");
+    expect(lines).toContain("| c | 0 |  |  | -0.250 |");
+    expect(md.indexOf("Intervals: 95% percentile bootstrap, B = 10, seed = 0")).toBeGreaterThan(md.indexOf("| c | 0 |"));
+  });
+});
