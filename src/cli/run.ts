@@ -20,10 +20,9 @@ import { RUN_PATHWAYS, type ProtocolSettings } from "../runner/context.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
 import { preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } from "../runner/schedule.js";
-import { summarizeCalls } from "../runner/usage.js";
-import { runDir } from "../logs/runDir.js";
 import { terminalSafe } from "../models/secrets.js";
 import { HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
+import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags } from "./sharedFlags.js";
 
 export const RUN_USAGE = [
@@ -315,27 +314,11 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   }
   progress.close();
 
-  let bad = 0;
-  let total = { calls: 0, tokensIn: 0, tokensOut: 0, cost: 0, priced: false };
-  for (const o of outcomes) {
-    const u = summarizeCalls(runDir(p.dataDir, o.runId));
-    total = {
-      calls: total.calls + u.calls,
-      tokensIn: total.tokensIn + u.tokens_in,
-      tokensOut: total.tokensOut + u.tokens_out,
-      cost: total.cost + (u.cost_usd ?? 0),
-      priced: total.priced || u.cost_usd !== null,
-    };
-    const ok = o.checkpoints.filter((c) => c.status === "ok").length;
-    const failedReason = o.error ?? o.checkpoints.find((c) => c.status === "failed")?.reason ?? null;
-    if (o.status !== "complete") bad++;
-    const cost = u.cost_usd === null ? "" : ` $${u.cost_usd.toFixed(4)}`;
-    stdout.write(
-      `${o.runId}\t${o.status}\t${ok}/${o.checkpoints.length || "-"} checkpoints ok\t${u.calls} calls\t${u.tokens_in} in / ${u.tokens_out} out${cost}${failedReason ? `\t${failedReason}` : ""}\n`,
-    );
-  }
-  stdout.write(
-    `total\t${outcomes.length} runs, ${outcomes.length - bad} complete\t${total.calls} calls\t${total.tokensIn} in / ${total.tokensOut} out${total.priced ? ` $${total.cost.toFixed(4)}` : ""}\n`,
-  );
+  const summaries = outcomes.map((o) => summarizeRun(p.dataDir, o));
+  for (const s of summaries) stdout.write(`${formatRunSummary(s)}\n`);
+  stdout.write(`${formatTotals(summaries)}\n`);
+  const bad = summaries.filter((s) => s.status !== "complete").length;
+  // The next step, on stderr so that stdout keeps one line per run and the total.
+  if (summaries.some((s) => s.checkpointsOk > 0)) stderr.write(`s3gym run: tables and figures: ${reportCommand(p.dataDir)}\n`);
   return bad === 0 ? 0 : 1;
 }

@@ -14,10 +14,14 @@ export interface UsageTotals {
   cost_usd: number | null;
   /** Successful calls by who counted their tokens (`server`, or a local tokenizer: estimates). */
   tokens_counted_by: Record<string, number>;
+  /** Transport retries over every call. */
+  retries: number;
+  /** Dollars of the calls actually made (replays from the cache cost nothing); null when no call had a price. */
+  spent_usd: number | null;
 }
 
 export function summarizeCalls(runDirectory: string): UsageTotals {
-  const t: UsageTotals = { calls: 0, failed_calls: 0, cached_calls: 0, tokens_in: 0, tokens_out: 0, tokens_cached: 0, cost_usd: null, tokens_counted_by: {} };
+  const t: UsageTotals = { calls: 0, failed_calls: 0, cached_calls: 0, tokens_in: 0, tokens_out: 0, tokens_cached: 0, cost_usd: null, tokens_counted_by: {}, retries: 0, spent_usd: null };
   for (const { value: c } of readRunFile(runFile(runDirectory, "calls"), CallRecord).lines) {
     t.calls++;
     if (c.error !== null) t.failed_calls++;
@@ -26,6 +30,8 @@ export function summarizeCalls(runDirectory: string): UsageTotals {
     t.tokens_out += c.tokens_out;
     t.tokens_cached += c.tokens_cached ?? 0;
     if (c.cost_usd !== null) t.cost_usd = (t.cost_usd ?? 0) + c.cost_usd;
+    if (c.cost_usd !== null && !c.cached) t.spent_usd = (t.spent_usd ?? 0) + c.cost_usd;
+    t.retries += c.retries;
     const by = (c as { tokens_counted_by?: unknown }).tokens_counted_by;
     if (typeof by === "string") t.tokens_counted_by[by] = (t.tokens_counted_by[by] ?? 0) + 1;
   }

@@ -249,6 +249,9 @@ describe("token counts say who counted them", () => {
 
   it("vLLM reports usage: counted by the server", async () => {
     const r = await against({ family: "vllm" });
+    // The end of the run: scores per run and the command that builds the tables.
+    expect(r.out).toMatch(/\tcomplete\t2\/2 checkpoints ok\ty0 [\d.]+ -> x1 [\d.]+, Avg [\d.]+\t/);
+    expect(r.err).toContain(`tables and figures: s3gym report --data ${r.data} --out figures`);
     const steps = lines<{ tokens_counted_by?: string }>(r.dir, "steps.jsonl");
     expect(steps.every((s) => s.tokens_counted_by === "server")).toBe(true);
     expect(r.out).not.toMatch(/estimated/);
