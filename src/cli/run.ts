@@ -316,9 +316,9 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
 
   const summaries = outcomes.map((o) => summarizeRun(p.dataDir, o));
   for (const s of summaries) stdout.write(`${formatRunSummary(s)}\n`);
-  stdout.write(`${formatTotals(summaries)}\n`);
+  // The next step ends the total line (stdout keeps one line per run and the total).
+  const next = summaries.some((s) => s.checkpointsOk > 0) ? `\tnext: ${reportCommand(p.dataDir)}` : "";
+  stdout.write(`${formatTotals(summaries)}${next}\n`);
   const bad = summaries.filter((s) => s.status !== "complete").length;
-  // The next step, on stderr so that stdout keeps one line per run and the total.
-  if (summaries.some((s) => s.checkpointsOk > 0)) stderr.write(`s3gym run: tables and figures: ${reportCommand(p.dataDir)}\n`);
   return bad === 0 ? 0 : 1;
 }

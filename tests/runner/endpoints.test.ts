@@ -251,7 +251,7 @@ describe("token counts say who counted them", () => {
     const r = await against({ family: "vllm" });
     // The end of the run: scores per run and the command that builds the tables.
     expect(r.out).toMatch(/\tcomplete\t2\/2 checkpoints ok\ty0 [\d.]+ -> x1 [\d.]+, Avg [\d.]+\t/);
-    expect(r.err).toContain(`tables and figures: s3gym report --data ${r.data} --out figures`);
+    expect(r.out).toContain(`\tnext: s3gym report --data ${r.data} --out figures\n`);
     const steps = lines<{ tokens_counted_by?: string }>(r.dir, "steps.jsonl");
     expect(steps.every((s) => s.tokens_counted_by === "server")).toBe(true);
     expect(r.out).not.toMatch(/estimated/);
