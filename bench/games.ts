@@ -1,46 +1,96 @@
 /**
- * Games benchmark (prints, never asserts): steps per second per game, config and policy, and the mean
- * eval score over seeds 0..19 of random vs heuristic per game. Run: npm run bench:games
+ * Games benchmark (prints, never asserts). Per game and config, over seeds 0..49:
+ * - reset p50 / p99 (ms) beside steps per second of each built-in policy;
+ * - the mean +- sd of the episode score of random, heuristic and oracle, and for chess of a player
+ *   that knows the hidden rules, so each config's difficulty is visible; "heuristic > random" must
+ *   hold everywhere.
+ * Policies get the generator the runner would give them in-process (from the call identity).
+ * Run: npm run bench:games
  */
 import { performance } from "node:perf_hooks";
+import { rulesKnowing } from "../src/games/chess/policies.js";
 import { playEpisode } from "../src/games/episode.js";
-import { textPolicyDecision, type TextPolicyName } from "../src/games/policies.js";
+import { decide, POLICY_NAMES, type PolicyName } from "../src/games/policies.js";
 import { GAMES } from "../src/games/registry.js";
-import { CONFIG_NAMES, GAME_NAMES, type GameName } from "../src/games/types.js";
+import { Rng } from "../src/util/rng.js";
+import { CONFIG_NAMES, GAME_NAMES, type Game, type GameName, type TextPolicy } from "../src/games/types.js";
 
-const SEEDS = Array.from({ length: 20 }, (_, i) => i);
-const POLICIES: TextPolicyName[] = ["random", "heuristic"];
+const SEEDS = Array.from({ length: 50 }, (_, i) => i);
+const RESETS = 2000;
 
-async function episodes(game: GameName, config: string, policy: TextPolicyName) {
-  const g = GAMES[game];
-  let steps = 0;
-  let score = 0;
-  const t0 = performance.now();
-  for (const seed of SEEDS) {
-    const r = await playEpisode(g, seed, config, (ctx) => textPolicyDecision(g, policy, ctx));
-    steps += r.steps.length;
-    score += r.score;
-  }
-  const seconds = (performance.now() - t0) / 1000;
-  return { stepsPerSecond: steps / seconds, meanScore: score / SEEDS.length, steps };
+/** The player label, and how it decides. */
+type Player = { name: string; play: (game: Game, seed: number) => ReturnType<typeof playEpisode> };
+
+const builtin = (policy: PolicyName): Player => ({
+  name: policy,
+  play: (game, seed) => playEpisode(game, seed, configNow, (ctx, state) => decide(game, policy, state, ctx)),
+});
+
+const reference = (name: string, policy: TextPolicy): Player => ({
+  name,
+  play: (game, seed) => playEpisode(game, seed, configNow, (ctx) => policy(ctx, Rng.fromKey(`bench|${name}|${seed}|${ctx.history.length}`))),
+});
+
+let configNow = "eval";
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 }
 
-const speed: string[] = ["| game | config | policy | steps | steps/s |", "| --- | --- | --- | ---: | ---: |"];
-const quality: string[] = ["| game | random (eval mean) | heuristic (eval mean) | heuristic beats random |", "| --- | ---: | ---: | --- |"];
-for (const game of GAME_NAMES) {
-  const evalMeans: Record<string, number> = {};
+function resetTimes(game: Game, config: string): { p50: number; p99: number } {
+  for (let s = 0; s < 50; s++) game.reset(100_000 + s, config); // warm up the JIT
+  const t: number[] = [];
+  for (let s = 0; s < RESETS; s++) {
+    const t0 = performance.now();
+    game.reset(s, config);
+    t.push(performance.now() - t0);
+  }
+  t.sort((a, b) => a - b);
+  return { p50: quantile(t, 0.5), p99: quantile(t, 0.99) };
+}
+
+function meanSd(xs: number[]): { mean: number; sd: number } {
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, xs.length - 1));
+  return { mean, sd };
+}
+
+const fmt = (x: number): string => (Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(3));
+
+const speed: string[] = ["| game | config | reset p50 ms | reset p99 ms | random steps/s | heuristic steps/s | oracle steps/s |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"];
+const quality: string[] = [
+  "| game | config | random | heuristic | oracle | rules-knowing | heuristic > random |",
+  "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+];
+
+for (const name of GAME_NAMES as readonly GameName[]) {
+  const game = GAMES[name];
   for (const config of CONFIG_NAMES) {
-    for (const policy of POLICIES) {
-      const r = await episodes(game, config, policy);
-      speed.push(`| ${game} | ${config} | ${policy} | ${r.steps} | ${Math.round(r.stepsPerSecond)} |`);
-      if (config === "eval") evalMeans[policy] = r.meanScore;
+    configNow = config;
+    const reset = resetTimes(game, config);
+    const players: Player[] = [...POLICY_NAMES.map(builtin), ...(name === "chess" ? [reference("rules-knowing", rulesKnowing)] : [])];
+    const scores: Record<string, { mean: number; sd: number }> = {};
+    const rate: Record<string, number> = {};
+    for (const p of players) {
+      const s: number[] = [];
+      let steps = 0;
+      const t0 = performance.now();
+      for (const seed of SEEDS) {
+        const r = await p.play(game, seed);
+        s.push(r.score);
+        steps += r.steps.length;
+      }
+      rate[p.name] = steps / ((performance.now() - t0) / 1000);
+      scores[p.name] = meanSd(s);
     }
+    speed.push(`| ${name} | ${config} | ${reset.p50.toFixed(3)} | ${reset.p99.toFixed(3)} | ${Math.round(rate.random!)} | ${Math.round(rate.heuristic!)} | ${Math.round(rate.oracle!)} |`);
+    const cell = (k: string) => (scores[k] ? `${fmt(scores[k]!.mean)} +- ${fmt(scores[k]!.sd)}` : "-");
+    quality.push(
+      `| ${name} | ${config} | ${cell("random")} | ${cell("heuristic")} | ${cell("oracle")} | ${cell("rules-knowing")} | ${scores.heuristic!.mean > scores.random!.mean ? "yes" : "NO"} |`,
+    );
   }
-  const rnd = evalMeans.random!;
-  const heu = evalMeans.heuristic!;
-  quality.push(`| ${game} | ${rnd.toFixed(3)} | ${heu.toFixed(3)} | ${heu > rnd ? "yes" : "NO"} |`);
 }
-console.log(`Steps per second (seeds 0..19, text policies decide from the observation text; node ${process.version})\n`);
+console.log(`Reset time (${RESETS} seeds) and steps per second (seeds 0..49), node ${process.version}\n`);
 console.log(speed.join("\n"));
-console.log("\nMean eval score over seeds 0..19\n");
+console.log("\nEpisode score, mean +- sd over seeds 0..49\n");
 console.log(quality.join("\n"));

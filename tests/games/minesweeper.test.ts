@@ -169,15 +169,42 @@ describe("minesweeper lives", () => {
 describe("minesweeper first-click rule (eval)", () => {
   const FIRST = ["xx...", ".....", ".....", ".....", "....x"];
 
-  it("moves a mine under the first uncover to the first mine-free cell in row-major order", () => {
+  /** Where the mine under (0,0) went: the one mine cell that was not a mine before. */
+  const movedTo = (st: State): [number, number] => {
+    const before = inner(FIRST).mine;
+    for (let r = 0; r < 5; r++) for (let c = 0; c < 5; c++) if (st.inner.mine[r]![c] && !before[r]![c]) return [r, c];
+    throw new Error("no mine moved");
+  };
+
+  it("moves a mine under the first uncover to a mine-free cell and recomputes the numbers", () => {
     const s = state(inner(FIRST, { firstUncoverPending: true }));
-    const { results, last } = run(s, ["uncover (0, 0)", "uncover (1, 3)"]);
+    const { results, last } = run(s, ["uncover (0, 0)"]);
     expect(results[0]!.done).toBe(false);
     expect(results[0]!.feedback).not.toContain("mine");
-    expect(last.inner.mine[0]).toEqual([false, true, true, false, false]);
-    // (0,0) now sees (0,1) only; (1,3) sees the moved mine at (0,2) (it saw none before the move).
-    expect(gridOf(last)[0]).toBe("1????");
-    expect(gridOf(last)[1]).toBe("???1?");
+    expect(last.inner.mine[0]![0]).toBe(false);
+    expect(last.inner.mine.flat().filter(Boolean)).toHaveLength(3);
+    const [mr, mc] = movedTo(last);
+    expect(FIRST[mr]![mc]).toBe(".");
+    // (0,0)'s number counts (0,1) plus the moved mine if it landed next to (0,0).
+    const adjacent = mr <= 1 && mc <= 1 ? 1 : 0;
+    expect(gridOf(last)[0]![0]).toBe(String(1 + adjacent));
+  });
+
+  it("draws the new cell from the episode generator: deterministic per state, spread over the free cells", () => {
+    const counts = new Map<string, number>();
+    const N = 2200;
+    for (let k = 0; k < N; k++) {
+      const s = state(inner(FIRST, { firstUncoverPending: true }));
+      const seeded = game.fromState({ ...s, rng: Rng.fromKey(`first-click-${k}`).state });
+      const a = run(seeded, ["uncover (0, 0)"]).last;
+      expect(movedTo(run(seeded, ["uncover (0, 0)"]).last)).toEqual(movedTo(a));
+      const key = movedTo(a).join(",");
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    // 22 mine-free cells besides the clicked one: each about 100 times, reading order not favoured.
+    expect(counts.size).toBe(22);
+    for (const n of counts.values()) expect(Math.abs(n - N / 22)).toBeLessThan(45);
+    expect(counts.get("0,2")!).toBeLessThan(150);
   });
 
   it("protects only the first uncover", () => {
@@ -199,7 +226,9 @@ describe("minesweeper first-click rule (eval)", () => {
 
   it("credits a flag that the moved mine lands under", () => {
     const s = state(inner(FIRST, { firstUncoverPending: true }));
-    const { results, last } = run(s, ["flag (0, 2)", "uncover (0, 0)"]);
+    // Flagging draws nothing, so with the same generator state the mine lands where it does alone.
+    const [mr, mc] = movedTo(run(s, ["uncover (0, 0)"]).last);
+    const { results, last } = run(s, [`flag (${mr}, ${mc})`, "uncover (0, 0)"]);
     expect(results[0]!.reward).toBe(0);
     expect(results[1]!.reward).toBeCloseTo(1 / 3, 12);
     expect(game.score(last)).toBeCloseTo(1 / 3, 12);

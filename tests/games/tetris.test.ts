@@ -215,8 +215,8 @@ describe("illegal and unparsable actions", () => {
 });
 
 describe("game over", () => {
-  it("a piece that would rest above the top row ends the game and is not placed", () => {
-    // Rows 2..8 are filled except column 8 (no full row); an O at columns 1-2 would stick out.
+  it("a piece that overlaps filled cells where it spawns (top row on row 0) ends the game and is not placed", () => {
+    // Rows 2..8 are filled except column 8 (no full row); an O spawning at columns 1-2 in rows 1-2 overlaps row 2.
     const rows = Array(7).fill("*******.");
     const s = stateWith(rows, "O", "T");
     const r = game.step(s, "1 0");
@@ -232,22 +232,26 @@ describe("game over", () => {
     expect(parseObservation(splitObservation(game.observe(r.state)).body).over).toBe(true);
   });
 
-  it("a piece falls from above the board: it cannot get under a filled cell near the top", () => {
+  it("a piece spawns with its top at row 0 and falls, so it can slide under an overhang near the top (KORGym)", () => {
     // Row 2 has one filled cell at column 1, with nothing under it. J at 270 is `.*/.*/**`; at column 1
-    // its bottom-left cell would have to pass (row 2, column 1): falling from above, it rests with its
-    // top two rows above the board (top-out), although the spot under the overhang is free.
+    // it spawns in rows 1-3, where only column 2 of rows 1-2 and columns 1-2 of row 3 are its cells:
+    // none overlaps, and it falls to the floor, its foot passing under the overhang.
     const board = [EMPTY8, "*.......", EMPTY8, EMPTY8, EMPTY8, EMPTY8, EMPTY8, EMPTY8];
     const base = game.reset(0, "eval") as State;
     const s = game.fromState({ ...base, inner: { board, current: "J", next: "O", placed: 0, lines: 0, over: false } }) as State;
     const r = game.step(s, "1 270");
     expect(r.valid).toBe(true);
-    expect(r.done).toBe(true);
+    expect(r.done).toBe(false);
     expect(r.reward).toBe(0);
-    expect((r.state as State).inner.board).toEqual(board);
-    // One column to the right the path is clear and the J lands on the floor.
-    const ok = game.step(s, "2 270");
-    expect(ok.done).toBe(false);
-    expect((ok.state as State).inner.board.slice(5)).toEqual(["..*.....", "..*.....", ".**....."]);
+    expect((r.state as State).inner.board).toEqual([EMPTY8, "*.......", EMPTY8, EMPTY8, EMPTY8, ".*......", ".*......", "**......"]);
+    // A J at rotation 0 (`*../***`) in column 1 spawns in rows 1-2 with a cell on the filled one:
+    // game over, nothing placed; one column to the right it spawns clear and falls.
+    const over = game.step(s, "1 0");
+    expect(over.done).toBe(true);
+    expect(over.reward).toBe(0);
+    expect((over.state as State).inner.board).toEqual(board);
+    expect((over.state as State).inner.placed).toBe(0);
+    expect(game.step(s, "2 0").done).toBe(false);
   });
 
   it("a piece resting with its top cell in row 1 is inside the board", () => {
@@ -261,18 +265,23 @@ describe("game over", () => {
     expect((r.state as State).inner.board).toEqual([EMPTY8, EMPTY8, EMPTY8, ".......*", x, x, x, x]);
   });
 
-  it("the game ends when, after a placement, the next piece has no position at all", () => {
-    // Row 2 becomes "*******." (not full) with row 1 empty: no 2-high O can rest inside the board.
+  it("there is no look-ahead end rule: after a placement the game goes on whatever the next piece is", () => {
+    // Row 2 becomes "*******." (not full) with row 1 empty: no 2-high O could rest inside the board,
+    // but the game only ends when a piece is placed where it overlaps at its spawn rows.
     const s = stateWith(["***.....", "*******.", "*******.", "*******.", "*******.", "*******.", "*******."], "I", "O");
     const r = game.step(s, "4 0");
     expect(r.valid).toBe(true);
-    expect(r.done).toBe(true);
+    expect(r.done).toBe(false);
     expect(r.reward).toBe(0);
     const inner = (r.state as State).inner;
     expect(inner.board[1]).toBe("*******.");
     expect(inner.placed).toBe(1);
     expect(inner.current).toBe("O");
-    expect(r.feedback).toContain("next O has no room");
+    // The O then spawns in rows 1-2 and overlaps row 2 at any column: game over, not placed.
+    const end = game.step(r.state, "1 0");
+    expect(end.done).toBe(true);
+    expect((end.state as State).inner.placed).toBe(1);
+    expect(end.feedback).toContain("game over");
   });
 
   it("the same board is not over when the next piece can still enter", () => {

@@ -5,7 +5,7 @@ import { playEpisode } from "../../src/games/episode.js";
 import { textPolicyDecision } from "../../src/games/policies.js";
 import { Rng, rngStateFromKey } from "../../src/util/rng.js";
 import { game } from "../../src/games/trust/index.js";
-import { heuristic, poolFromRules, random } from "../../src/games/trust/policies.js";
+import { heuristic, random } from "../../src/games/trust/policies.js";
 import { facts, parseObservation, render } from "../../src/games/trust/render.js";
 import { configs, OPPONENT_TYPES, type Move, type OpponentType, type TrustConfig, type TrustInner } from "../../src/games/trust/rules.js";
 import type { EpisodeState } from "../../src/games/types.js";
@@ -70,7 +70,7 @@ describe("configs", () => {
     for (const n of Object.values(ev)) expect(Math.abs(n - 100)).toBeLessThan(40);
   });
 
-  it("the rules text gives the real rounds, moves, cap, payoffs and the config's opponent pool", () => {
+  it("the rules text gives the real rounds, moves, cap and payoffs, and names no opponent type or drawing rule", () => {
     const ex = game.rules("explore");
     expect(ex).toContain("5 rounds of 8 moves (40 moves)");
     expect(ex).toContain("after 64 steps");
@@ -79,10 +79,16 @@ describe("configs", () => {
     expect(ex).toContain("you cheat, the opponent collaborates: +3");
     expect(ex).toContain("both cheat: 0");
     expect(ex).toContain("collaborate | cheat");
-    expect(poolFromRules(ex)).toEqual(["always-collaborate", "always-cheat", "copycat"]);
-    expect(ex).not.toContain("detective");
     const ev = game.rules("eval");
-    expect(poolFromRules(ev)).toEqual([...OPPONENT_TYPES]);
+    for (const text of [ex, ev]) {
+      expect(text).toContain("The opponent follows one fixed hidden strategy for the whole game.");
+      expect(text).toContain("starts afresh at the beginning of every round");
+      // Type names in either spelling, the strategies' wording, and how the opponent is drawn.
+      for (const t of [...OPPONENT_TYPES, "always collaborate", "always cheat", "copy cat", "copy kitten", "cheater"]) expect(text.toLowerCase()).not.toContain(t);
+      expect(text).not.toMatch(/copies|previous move|grudge|drawn|uniform|equally likely|probability|at random|weaker|types?\b/i);
+    }
+    // The two configs' texts are the same: the pools differ, but the text does not say so.
+    expect(ev.replace("config: eval", "config: explore")).toBe(ex);
     const custom = game.rules({ rounds: 3, movesPerRound: 4, opponents: ["grudger"], maxSteps: 20 }, "custom");
     expect(custom).toContain("3 rounds of 4 moves (12 moves)");
     expect(custom).toContain("from -12 to 36");
@@ -300,12 +306,20 @@ describe("policies", () => {
   });
 
   it("heuristic's self-score is the expected payoff of its move under the belief", () => {
-    // Explore, first move: 2 of the 3 types collaborate, so cheating earns 3 x 2/3 = 2 (collaborating 1).
-    const d = heuristic(ctx(stateFor("copycat", "explore"), "explore"), Rng.fromKey("h"));
-    expect(d).toEqual({ action: "cheat", selfScore: 2 });
-    // Eval, first move: 6 of 7 fixed types collaborate, random does half the time: P(collab) = 13/16.
-    const e = heuristic(ctx(stateFor("copycat"), "eval"), Rng.fromKey("h"));
-    expect(e.selfScore).toBeCloseTo(e.action === "collaborate" ? 2 * (13 / 16) - 3 / 16 : 3 * (13 / 16), 12);
+    // First move, prior over the eight characters (the rules text lists no pool, so explore and eval
+    // start alike): 6 of 7 fixed types collaborate, random does half the time: P(collab) = 13/16.
+    for (const config of ["explore", "eval"] as const) {
+      const e = heuristic(ctx(stateFor("copycat", config), config), Rng.fromKey("h"));
+      expect(e.selfScore).toBeCloseTo(e.action === "collaborate" ? 2 * (13 / 16) - 3 / 16 : 3 * (13 / 16), 12);
+    }
+    // After you cheated and the opponent collaborated on move 1, always-cheat is ruled out. On move 2
+    // copycat, grudger, detective (its opening) and simpleton (you cheated: it switches) cheat;
+    // always-collaborate and copykitten collaborate; random's weight, 1/2 after one move, splits
+    // 1/4 each way. So P(collaborate) = (2 + 1/4) / (6 + 1/2).
+    const after = play(stateFor("copycat"), [X]).state;
+    const d2 = heuristic(ctx(after, "eval"), Rng.fromKey("h"));
+    const pc = (2 + 0.25) / (6 + 0.5);
+    expect(d2.selfScore).toBeCloseTo(d2.action === "collaborate" ? 2 * pc - (1 - pc) : 3 * pc, 12);
   });
 
   it("heuristic exploits an identified always-collaborate and stops feeding always-cheat", () => {

@@ -1,7 +1,8 @@
 /**
- * Text-only chess policies. They read the observation and this episode's history, and know the
- * rook's rules because the rules text states them; A and B are treated as unknown: the heuristic
- * learns their move vectors from its own accepted and rejected moves (in-episode probing).
+ * Text-only chess policies. They read the observation and this episode's history; told rules (the
+ * rook, in custom configs) are known because the rules text states them. A and B are unknown: the
+ * heuristic learns their move vectors from its own accepted and rejected moves within the episode
+ * (it carries nothing over). `rulesKnowing` is the reference player that knows PIECE_RULES.
  */
 import { splitObservation } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
@@ -55,8 +56,12 @@ export const random: TextPolicy = (ctx, rng) => {
 // ---------------------------------------------------------------------------------------------
 // Heuristic
 
-/** Probes try vectors up to this Chebyshev length: chess-like pieces move short distances. */
-const PROBE_RADIUS = 3;
+/**
+ * Probes try vectors up to this Chebyshev length, each one on its own: the heuristic assumes nothing
+ * about a rule's shape (no mirror-image inference), so finding a type's moves costs real probes and
+ * its eval score stays well below a rules-knowing player's (bench/games prints both).
+ */
+const PROBE_RADIUS = 4;
 /** Spare steps kept beyond the estimated rook clean-up before probing stops. */
 const SLACK = 2;
 
@@ -67,19 +72,6 @@ interface Knowledge {
   bad: Set<string>;
   /** Rejected while something stood in between: not ruled out, but not worth the same probe again. */
   inconclusive: Set<string>;
-}
-
-/** The 8 images of a vector under the board's symmetries (reflections and the diagonal swap). */
-function images(dx: number, dy: number): string[] {
-  const out = new Set<string>();
-  for (const [a, b] of [
-    [dx, dy],
-    [dy, dx],
-  ] as const) {
-    for (const sa of [1, -1]) for (const sb of [1, -1]) out.add(key(sa * a, sb * b));
-  }
-  out.delete(key(dx, dy));
-  return [...out];
 }
 
 /**
@@ -160,32 +152,16 @@ function lifted(v: View, p: Sq): string[] {
 }
 
 /**
- * Steps the rook(s) alone would need to clear the board, greedily taking the nearest target each
- * time: the budget probing must leave untouched. Unreachable targets are charged 3 steps each.
+ * Steps the known moves would need to clear the board: per target, the fewest moves any piece needs
+ * by what is known of its rule (3 when nothing known reaches it). The budget probing must leave.
  */
-function cleanupEstimate(v: View): number {
-  const rook = v.pieces.find((p) => !v.facts.hidden.includes(p.type) && p.type === "R");
-  if (!rook) return 3 * v.targets.length;
-  const grid = lifted(v, rook);
-  let pos: Sq = { x: rook.x, y: rook.y };
-  let left = v.targets.length;
+function cleanupEstimate(v: View, ruleOf: (t: PieceType) => Pick<PieceRule, "kind" | "vectors">): number {
   let total = 0;
-  while (left > 0) {
-    let best: { d: number; t: Sq } | null = null;
-    for (let y = 0; y < v.size; y++) {
-      for (let x = 0; x < v.size; x++) {
-        if (grid[y * v.size + x] !== "t") continue;
-        // Distance to this specific target: the others stay as obstacles.
-        const g = grid.map((c, i) => (c === "t" && i !== y * v.size + x ? "#" : c));
-        const d = distToTarget(PIECE_RULES.R, v.size, g, pos, best ? best.d : Infinity);
-        if (d < (best?.d ?? Infinity)) best = { d, t: { x, y } };
-      }
-    }
-    if (!best) return total + 3 * left;
-    total += best.d;
-    grid[best.t.y * v.size + best.t.x] = ".";
-    pos = best.t;
-    left -= 1;
+  for (const t of v.targets) {
+    let d = Infinity;
+    const g = v.grid.map((c, i) => (c === "t" && i !== t.y * v.size + t.x ? "." : c));
+    for (const p of v.pieces) d = Math.min(d, distToTarget(ruleOf(p.type), v.size, lifted({ ...v, grid: g }, p), p, d));
+    total += d === Infinity ? 3 : d;
   }
   return total;
 }
@@ -222,13 +198,34 @@ function nearestTarget(v: View, s: Sq): number {
 }
 
 /**
+ * Moves by `ruleOf`'s rules ranked by how soon they lead to a capture (shortest path by the rule,
+ * searched up to `cap` moves), then by how many targets the landing square lines up.
+ */
+function planned(v: View, ruleOf: (t: PieceType) => Pick<PieceRule, "kind" | "vectors">, cap: number): { cands: Candidate[]; bestDist: number } {
+  const cands: Candidate[] = [];
+  let bestDist = Infinity;
+  for (const p of v.pieces) {
+    const rule = ruleOf(p.type);
+    const grid = lifted(v, p);
+    for (const d of destinations(rule, v.size, v.grid, p.x, p.y)) {
+      const dist = 1 + distToTarget(rule, v.size, grid, d, cap);
+      if (dist === Infinity) continue;
+      bestDist = Math.min(bestDist, dist);
+      const after = grid.slice();
+      after[d.y * v.size + d.x] = p.type;
+      const lined = at(v, d.x, d.y) === "t" ? 0 : destinations(rule, v.size, after, d.x, d.y).filter((n) => at(v, n.x, n.y) === "t").length;
+      cands.push({ action: move(p, d), rank: [-dist, lined] });
+    }
+  }
+  return { cands, bestDist };
+}
+
+/**
  * Greedy captures, then probing while the step budget allows, then the shortest known plan:
- * 1. capture now with the rook or a hidden piece's proven vector (self-estimate 1/targets);
- * 2. if more steps remain than the rook needs to clear the board (+2): try an untested vector that
- *    would land on a target, else one that brings a hidden piece closer to a target; vectors whose
- *    mirror images proved legal go first, those whose images failed go last;
- * 3. otherwise take the first move of the shortest capture plan by known moves (usually lining the
- *    rook up with a target);
+ * 1. capture now with a proven vector (or a told rule; self-estimate 1/targets);
+ * 2. if more steps remain than the known moves need to clear the board (+2): try an untested vector
+ *    that would land on a target, else one that brings a hidden piece closer to a target;
+ * 3. otherwise take the first move of the shortest capture plan by known moves;
  * 4. with no plan left, probe anyway; END only when no untested vector remains either.
  */
 export const heuristic: TextPolicy = (ctx, rng) => {
@@ -242,22 +239,8 @@ export const heuristic: TextPolicy = (ctx, rng) => {
   };
 
   // 1 and 3: moves by known rules, ranked by how soon they lead to a capture.
-  const planned: Candidate[] = [];
-  let bestDist = Infinity;
-  for (const p of v.pieces) {
-    const rule = ruleOf(p.type);
-    const grid = lifted(v, p);
-    for (const d of destinations(rule, v.size, v.grid, p.x, p.y)) {
-      const dist = 1 + distToTarget(rule, v.size, grid, d, 8);
-      if (dist === Infinity) continue;
-      bestDist = Math.min(bestDist, dist);
-      const after = grid.slice();
-      after[d.y * v.size + d.x] = p.type;
-      const lined = at(v, d.x, d.y) === "t" ? 0 : destinations(rule, v.size, after, d.x, d.y).filter((n) => at(v, n.x, n.y) === "t").length;
-      planned.push({ action: move(p, d), rank: [-dist, lined, p.type === "R" ? 1 : 0] });
-    }
-  }
-  if (bestDist === 1) return { action: (best(planned, rng) as Candidate).action, selfScore: perCapture };
+  const { cands: plan, bestDist } = planned(v, ruleOf, 8);
+  if (bestDist === 1) return { action: (best(plan, rng) as Candidate).action, selfScore: perCapture };
 
   // 2: probes of untested vectors.
   const probes: Candidate[] = [];
@@ -273,17 +256,26 @@ export const heuristic: TextPolicy = (ctx, rng) => {
         const c = at(v, to.x, to.y);
         if (c !== "." && c !== "t") continue;
         if (k.inconclusive.has(kk) && lineBlocked(v, p, to)) continue;
-        const imgs = images(dx, dy);
-        const prior = imgs.some((i) => k.legal.has(i)) ? 2 : imgs.some((i) => k.bad.has(i)) ? 0 : 1;
         const gain = nearestTarget(v, p) - nearestTarget(v, to);
-        probes.push({ action: move(p, to), rank: [prior, c === "t" ? 1 : 0, gain] });
+        probes.push({ action: move(p, to), rank: [c === "t" ? 1 : 0, gain] });
       }
     }
   }
   const stepsLeft = maxSteps - step;
-  const spare = stepsLeft > cleanupEstimate(v) + SLACK;
+  const spare = stepsLeft > cleanupEstimate(v, ruleOf) + SLACK;
   if (spare && probes.length) return { action: (best(probes, rng) as Candidate).action, selfScore: 0 };
-  if (planned.length) return { action: (best(planned, rng) as Candidate).action, selfScore: 0 };
+  if (plan.length) return { action: (best(plan, rng) as Candidate).action, selfScore: 0 };
   if (probes.length) return { action: (best(probes, rng) as Candidate).action, selfScore: 0 };
   return { action: "END", selfScore: 0 };
+};
+
+/**
+ * A player that knows the hidden rules (PIECE_RULES) and plays the shortest capture greedily: the
+ * reference line for "what knowing the rules is worth". Not a built-in model; bench and tests use it.
+ */
+export const rulesKnowing: TextPolicy = (ctx, rng) => {
+  const v = view(ctx.observation);
+  const { cands, bestDist } = planned(v, (t) => PIECE_RULES[t], Infinity);
+  if (!cands.length) return { action: "END", selfScore: 0 };
+  return { action: (best(cands, rng) as Candidate).action, selfScore: bestDist === 1 ? 1 / Math.max(1, v.facts.targetsTotal) : 0 };
 };

@@ -1,6 +1,8 @@
 /**
- * Chess (rule induction): white pieces capture static black targets. The rook's rules are told; the
- * rules of A and B are hidden and must be discovered from "illegal move" feedback (games.md, chess).
+ * Chess (rule induction): white pieces capture static black targets. Every piece on the board has
+ * hidden rules (A and B) that must be discovered from "illegal move" feedback (games.md, chess): a
+ * piece whose rules the text tells (the rook) could score without any induction, so the default
+ * configs place none. The rook stays defined as data for custom configs and rule tests.
  */
 import { z } from "zod";
 import { invalidFeedback } from "../envelope.js";
@@ -71,6 +73,11 @@ export const configSchema = z
     pieces: z.object({ R: count, A: count, B: count }),
     /** Static black targets to capture. */
     targets: z.number().int().min(1),
+    /**
+     * The generator's closeness bound: every target is at most this many moves from some piece's
+     * start by that piece's own rule (explore keeps targets near; eval allows up to the step cap).
+     */
+    reach: z.number().int().min(1),
     maxSteps: z.number().int().min(1),
   })
   .refine((c) => c.pieces.R + c.pieces.A + c.pieces.B >= 1, { message: "at least one white piece is needed" })
@@ -80,9 +87,14 @@ export const configSchema = z
 
 export type ChessConfig = z.infer<typeof configSchema> & BaseConfig;
 
+/**
+ * Only hidden-rule pieces (games.md): explore is lenient by geometry (a small board, one piece of each
+ * type, targets at most 3 moves from a piece); eval is the 15x15 variant with targets anywhere the
+ * pieces can reach within the step cap.
+ */
 export const configs: Record<"explore" | "eval", ChessConfig> = {
-  explore: { size: 8, pieces: { R: 1, A: 2, B: 0 }, targets: 3, maxSteps: 64 },
-  eval: { size: 15, pieces: { R: 1, A: 2, B: 2 }, targets: 5, maxSteps: 64 },
+  explore: { size: 8, pieces: { R: 0, A: 1, B: 1 }, targets: 3, reach: 3, maxSteps: 64 },
+  eval: { size: 15, pieces: { R: 0, A: 2, B: 2 }, targets: 5, reach: 64, maxSteps: 64 },
 };
 
 const coord = z.number().int().min(0).max(MAX_SIZE - 1);
@@ -170,27 +182,27 @@ export function destinations(rule: Pick<PieceRule, "kind" | "vectors">, size: nu
 }
 
 /**
- * Whether the piece on `start` can ever reach `goal` moving alone (every other piece and target
- * stays put; landing on `goal` ends the search). Used by the generator's reachability rule.
+ * Moves a piece on `start` needs to reach each square moving alone by `rule` (-1: never), with the
+ * occupied squares of `grid` as obstacles it can neither land on nor (sliding) pass.
  */
-export function reachableAlone(rule: PieceRule, size: number, grid: readonly string[], start: { x: number; y: number }, goal: { x: number; y: number }): boolean {
+export function moveDistances(rule: Pick<PieceRule, "kind" | "vectors">, size: number, grid: readonly string[], start: { x: number; y: number }): Int16Array {
   const g = grid.slice();
   g[start.y * size + start.x] = ".";
-  for (let i = 0; i < g.length; i++) if (g[i] === "t" && i !== goal.y * size + goal.x) g[i] = "#";
-  const seen = new Set<number>([start.y * size + start.x]);
+  const dist = new Int16Array(size * size).fill(-1);
+  dist[start.y * size + start.x] = 0;
   const queue = [start];
-  while (queue.length) {
-    const cur = queue.shift() as { x: number; y: number };
-    for (const d of destinations(rule, size, g, cur.x, cur.y)) {
-      if (d.x === goal.x && d.y === goal.y) return true;
-      const k = d.y * size + d.x;
-      if (!seen.has(k) && g[k] === ".") {
-        seen.add(k);
-        queue.push(d);
+  for (let head = 0; head < queue.length; head++) {
+    const cur = queue[head] as { x: number; y: number };
+    const d = dist[cur.y * size + cur.x] as number;
+    for (const n of destinations(rule, size, g, cur.x, cur.y)) {
+      const k = n.y * size + n.x;
+      if (dist[k] === -1) {
+        dist[k] = d + 1;
+        queue.push(n);
       }
     }
   }
-  return false;
+  return dist;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -202,24 +214,34 @@ function pieceOrder(config: ChessConfig): PieceType[] {
 }
 
 /**
- * Draws distinct squares for the pieces (R, then A, then B) and the targets, and redraws until every
- * target can be reached by at least one piece moving alone. Because every movement set is symmetric,
- * moves are reversible, so a piece's reachable region only grows as targets disappear: the whole
- * set can always be captured, and a full clear is possible on every board.
+ * Places the pieces (R, then A, then B) on distinct squares from one shuffle of the board, then draws
+ * the targets uniformly among the free squares that some piece reaches within `reach` moves by its
+ * own rule (the other pieces standing still as obstacles, targets ignored as games.md says). So every
+ * target is reachable by construction: A keeps its square colour and B both coordinate parities, and
+ * targets land only where they can go. Piece placements that leave too few such squares are redrawn
+ * from the same generator.
  */
 export function init(config: ChessConfig, rng: Rng): ChessInner {
+  const n = config.size;
   const types = pieceOrder(config);
   const all: Array<{ x: number; y: number }> = [];
-  for (let y = 0; y < config.size; y++) for (let x = 0; x < config.size; x++) all.push({ x, y });
+  for (let y = 0; y < n; y++) for (let x = 0; x < n; x++) all.push({ x, y });
   for (let attempt = 0; attempt < 1000; attempt++) {
     const squares = rng.shuffled(all);
     const pieces = types.map((type, i) => ({ type, ...(squares[i] as { x: number; y: number }) }));
-    const targets = squares.slice(types.length, types.length + config.targets);
-    const grid = occupancy(config.size, pieces, targets);
-    const ok = targets.every((t) => pieces.some((p) => reachableAlone(PIECE_RULES[p.type], config.size, grid, p, t)));
-    if (ok) return { pieces, targets, captured: 0 };
+    const grid = occupancy(n, pieces, []);
+    const near = new Uint8Array(n * n);
+    for (const p of pieces) {
+      const dist = moveDistances(PIECE_RULES[p.type], n, grid, p);
+      for (let k = 0; k < dist.length; k++) if ((dist[k] as number) >= 1 && (dist[k] as number) <= config.reach) near[k] = 1;
+    }
+    // The rest of the shuffle is already a uniform order of the free squares: take the first fits.
+    const candidates = squares.slice(types.length).filter((q) => near[q.y * n + q.x] === 1);
+    if (candidates.length < config.targets) continue;
+    const targets = candidates.slice(0, config.targets);
+    return { pieces, targets, captured: 0 };
   }
-  throw new Error("chess: no board with reachable targets after 1000 draws (config too crowded?)");
+  throw new Error(`chess: no placement leaves ${config.targets} target squares within ${config.reach} moves after 1000 draws (config too crowded?)`);
 }
 
 export function score(inner: ChessInner, config: ChessConfig): number {
@@ -322,6 +344,10 @@ export function rulesBody(config: ChessConfig): string {
     lines.push(
       `- ${listTypes(hidden)} ${hidden.length === 1 ? "moves" : "move"} by fixed rules you must discover. The rules are the same in every game. A move that breaks them is rejected with the feedback "illegal move" and changes nothing.`,
     );
+    // The example is a piece that is not on the board: it explains the notion without a hint.
+    if (config.pieces.R === 0) {
+      lines.push("- A movement rule says which squares a piece may move to from where it stands. For example (a piece that is not in this game), a rook would slide any distance along a rank or a file.");
+    }
   }
   lines.push(
     "- No piece may leave the board or land on a square occupied by one of your own pieces. Only one piece moves per step.",

@@ -182,19 +182,23 @@ export function isWin(inner: MinesweeperInner): boolean {
   return safeHidden === 0 || (mineUnflagged === 0 && wrongFlags === 0);
 }
 
-function moveFirstClickMine(inner: MinesweeperInner, r: number, c: number): void {
+/**
+ * Moves the mine under the first uncover to a mine-free cell drawn from the episode's generator
+ * (games.md). Not "the first mine-free cell in reading order": stated in the rules text, that made
+ * the top-left cells likelier mines.
+ */
+function moveFirstClickMine(inner: MinesweeperInner, r: number, c: number, rng: Rng): void {
+  const free: Array<[number, number]> = [];
   for (let rr = 0; rr < inner.mine.length; rr++) {
-    for (let cc = 0; cc < inner.mine[0]!.length; cc++) {
-      if (!inner.mine[rr]![cc]) {
-        inner.mine[rr]![cc] = true;
-        inner.mine[r]![c] = false;
-        return;
-      }
-    }
+    for (let cc = 0; cc < inner.mine[0]!.length; cc++) if (!inner.mine[rr]![cc]) free.push([rr, cc]);
   }
+  if (free.length === 0) return;
+  const [tr, tc] = rng.pick(free);
+  inner.mine[tr]![tc] = true;
+  inner.mine[r]![c] = false;
 }
 
-export function apply(inner: MinesweeperInner, action: string | null, config: MinesweeperConfig, _rng: Rng): Transition {
+export function apply(inner: MinesweeperInner, action: string | null, config: MinesweeperConfig, rng: Rng): Transition {
   const invalid = (why: string): Transition => ({ reward: 0, feedback: invalidFeedback(actionGrammar, why), valid: false, done: false });
   if (inner.status !== "playing") return { reward: 0, feedback: "the game is over", valid: false, done: true };
   if (action === null) return invalid("no action found");
@@ -223,7 +227,7 @@ export function apply(inner: MinesweeperInner, action: string | null, config: Mi
     inner.flagged[r]![c] = false;
     if (inner.firstUncoverPending) {
       inner.firstUncoverPending = false;
-      if (inner.mine[r]![c]) moveFirstClickMine(inner, r, c);
+      if (inner.mine[r]![c]) moveFirstClickMine(inner, r, c, rng);
     }
     if (inner.mine[r]![c]) {
       inner.livesLeft -= 1;
@@ -274,7 +278,7 @@ export function rulesBody(config: MinesweeperConfig): string {
   const start =
     config.start === "opening"
       ? "The game starts with one safe empty cell and the region it opens already uncovered."
-      : "The game starts with nothing uncovered. Your first uncover never hits a mine: if a mine is there, it moves to the first mine-free cell in reading order (row by row, left to right) and the numbers change accordingly.";
+      : "The game starts with nothing uncovered. Your first uncover never hits a mine: if a mine is there, it moves to another cell without a mine, chosen at random, and the numbers change accordingly.";
   const livesText =
     lives === 1
       ? "You have 1 life: uncovering a mine ends the game."

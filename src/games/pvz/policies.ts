@@ -97,27 +97,33 @@ function lawnFromFacts(f: PvzFacts, p: PvzConfig, prev: PvzInner | null): PvzInn
     const old = prev?.lawn[pl.row]?.[pl.col];
     (lawn[pl.row] as PvzInner["lawn"][number])[pl.col] = { type: pl.type, hp: old && old.type === pl.type ? old.hp : p.plantHp[pl.type] };
   }
-  const zombies: Zombie[] = [];
-  const byCell = new Map<string, Zombie[]>();
-  for (const z of prev?.zombies ?? []) {
+  // Bites follow arrival order (KORGym's timing), so the replayed list keeps it: zombies known from
+  // `prev` keep their place in its list, newcomers (in the observation's order) go after them. The
+  // observation lists each cell's zombies in arrival order, which is how they are matched.
+  const byCell = new Map<string, Array<{ z: Zombie; order: number }>>();
+  (prev?.zombies ?? []).forEach((z, order) => {
     const k = `${z.row},${z.col}`;
-    byCell.set(k, [...(byCell.get(k) ?? []), z]);
-  }
+    byCell.set(k, [...(byCell.get(k) ?? []), { z, order }]);
+  });
+  const placed: Array<{ z: Zombie; order: number }> = [];
+  let newcomer = prev?.zombies.length ?? 0;
   const seen = new Map<string, number>();
   for (const z of f.zombies) {
     const k = `${z.row},${z.col}`;
     const i = seen.get(k) ?? 0;
     seen.set(k, i + 1);
+    const known = byCell.get(k)?.[i];
+    const match = known && known.z.type === z.type ? known : undefined;
     let hp = z.hp;
     if (hp === null) {
-      const known = byCell.get(k)?.[i];
-      if (known && known.type === z.type) hp = known.hp;
+      if (match) hp = match.z.hp;
       // A newcomer at the last column entered in the spawn phase of the previous turn, with that turn's wave.
       else if (prev && z.col === f.cols - 1) hp = p.zombies[z.type].hp + hpBonusAt(f.turn - 1, p);
       else hp = guessHp(z.type, z.col, f.turn, p);
     }
-    zombies.push({ type: z.type, row: z.row, col: z.col, hp: Math.max(1, hp) });
+    placed.push({ z: { type: z.type, row: z.row, col: z.col, hp: Math.max(1, hp) }, order: match ? match.order : newcomer++ });
   }
+  const zombies = placed.sort((a, b) => a.order - b.order).map((x) => x.z);
   return { turn: f.turn, sun: f.sun, survived: 0, lost: f.lost, lawn, zombies };
 }
 

@@ -180,13 +180,16 @@ export interface CombatResult {
   eaten: number;
 }
 
-/** The zombie a pea flying right from column `col` in `row` hits: the nearest one at a larger column. */
+/**
+ * The zombie a pea flying right from column `col` in `row` hits: the nearest one at or ahead of the
+ * shooter's own column (KORGym: a zombie standing in the shooter's cell is hit).
+ */
 function target(zombies: Zombie[], row: number, col: number): number {
   let best = -1;
   for (let i = 0; i < zombies.length; i++) {
     const z = zombies[i] as Zombie;
     // Strict `<` keeps the earliest arrival among zombies sharing the nearest cell.
-    if (z.row === row && z.col > col && (best < 0 || z.col < (zombies[best] as Zombie).col)) best = i;
+    if (z.row === row && z.col >= col && (best < 0 || z.col < (zombies[best] as Zombie).col)) best = i;
   }
   return best;
 }
@@ -233,20 +236,17 @@ export function resolveCombat(inner: PvzInner, config: PvzConfig, chiliRows: num
     }
   }
 
-  // Whether a zombie bites or walks is decided by where the plants stand as the phase begins: a
-  // zombie whose plant was finished by another zombie in the same cell waits until the next turn.
-  const blocked = inner.zombies.map((z) => inner.lawn[z.row]?.[z.col] != null);
+  // KORGym's timing: zombies act one by one in arrival order, each deciding from the lawn as it is
+  // at its turn, so a zombie whose plant an earlier zombie in that cell just finished walks on.
   for (let i = 0; i < inner.zombies.length; i++) {
     const z = inner.zombies[i] as Zombie;
-    if (blocked[i]) {
-      const line = inner.lawn[z.row] as (Plant | null)[];
-      const p = line[z.col];
-      if (p) {
-        p.hp -= config.zombies[z.type].attack;
-        if (p.hp <= 0) {
-          line[z.col] = null;
-          res.eaten += 1;
-        }
+    const line = inner.lawn[z.row] as (Plant | null)[];
+    const p = line[z.col];
+    if (p) {
+      p.hp -= config.zombies[z.type].attack;
+      if (p.hp <= 0) {
+        line[z.col] = null;
+        res.eaten += 1;
       }
     } else if (z.col === 0) {
       res.breachRow = z.row;
@@ -405,7 +405,7 @@ export function rulesBody(config: PvzConfig): string {
     "",
     "## Plants (letter: cost in sun, HP, effect)",
     `- X sunflower: ${cost.X} sun, ${hp.X} HP; gives +${config.sunflowerSun} sun every turn.`,
-    `- W peashooter: ${cost.W} sun, ${hp.W} HP; every turn shoots one pea (${config.peaDamage} damage) at the nearest zombie in its row AHEAD of it (at a larger column; a zombie in its own cell is not hit).`,
+    `- W peashooter: ${cost.W} sun, ${hp.W} HP; every turn shoots one pea (${config.peaDamage} damage) at the nearest zombie in its row at or ahead of its own column (a zombie standing in the peashooter's own cell is hit first; zombies behind it are never hit).`,
     `- S three-line shooter: ${cost.S} sun, ${hp.S} HP; shoots like a peashooter in its own row and in each existing adjacent row (one pea per row; at the lawn edge only two rows).`,
     `- J wall-nut: ${cost.J} sun, ${hp.J} HP; does nothing but block.`,
     `- H torchwood: ${cost.H} sun, ${hp.H} HP; a pea that reaches it on the way to its target (torchwood right of the shooter, not beyond the target zombie) deals +${config.torchwoodBonus} damage (at most once per pea).`,
@@ -428,7 +428,7 @@ export function rulesBody(config: PvzConfig): string {
     "2. Chili: each chili planted this turn clears its row.",
     `3. Sunflowers: +${config.sunflowerSun} sun each (a sunflower planted this turn already counts).`,
     "4. Shooters: every W and S fires (row by row, left to right); a zombie at 0 HP is removed at once.",
-    "5. Zombies: a zombie standing in a cell with a plant bites that plant (the plant loses the zombie's attack in HP and is removed at 0 HP) and does not move; any other zombie walks one column toward column 0. Zombies walk into plant cells and start biting the next turn. Who bites and who walks is decided by the plants standing when this phase begins (a zombie whose plant another zombie finishes this phase waits until the next turn). A zombie at column 0 that walks goes past the lawn: game over.",
+    "5. Zombies: a zombie standing in a cell with a plant bites that plant (the plant loses the zombie's attack in HP and is removed at 0 HP) and does not move; any other zombie walks one column toward column 0. Zombies walk into plant cells and start biting the next turn. Zombies act one at a time in the order they arrived, each seeing the lawn as it is at its turn: a zombie whose plant an earlier zombie in the same cell has just finished walks on at once. A zombie at column 0 that walks goes past the lawn: game over.",
     `6. Spawn: the wave of this turn, if one is due, enters at column ${last}.`,
     `7. Sun: +${config.sunPerTurn}.`,
     `You start with ${config.startSun} sun. Plants cannot share a cell; plants may be placed in a cell where zombies stand.`,

@@ -67,8 +67,8 @@ function evaluate(board: string[]): number {
 
 /**
  * Two-ply placement search: every placement of the current piece followed by the best placement of
- * the next one (its shape is the standard tetromino named in the observation). A placement that tops
- * out, or after which the next piece cannot enter, is a last resort.
+ * the next one (its shape is the standard tetromino named in the observation). A placement that ends
+ * the game, or after which the next piece has nowhere to go, is a last resort.
  */
 export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
   const f = parseObservation(splitObservation(ctx.observation).body);
@@ -78,7 +78,7 @@ export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
     const drop = dropShape(f.board, p.shape, p.left)!;
     let value: number;
     let cleared = 0;
-    if (drop.overflow) {
+    if (drop.blocked) {
       value = 2 * DEAD;
     } else {
       const first = lockAndClear(f.board, p.shape, p.left, drop.top);
@@ -86,7 +86,7 @@ export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
       value = DEAD + W_LINES * cleared + evaluate(first.board);
       for (const q of nextPlacements) {
         const d2 = dropShape(first.board, q.shape, q.left)!;
-        if (d2.overflow) continue;
+        if (d2.blocked) continue;
         const second = lockAndClear(first.board, q.shape, q.left, d2.top);
         value = Math.max(value, W_LINES * (cleared + second.cleared) + evaluate(second.board));
       }

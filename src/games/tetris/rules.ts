@@ -78,7 +78,7 @@ export const innerSchema = z.object({
   placed: z.number().int().nonnegative(),
   /** Lines cleared so far: the verifier score. */
   lines: z.number().int().nonnegative(),
-  /** The game ended because a piece could not enter the board. */
+  /** The game ended because a piece overlapped filled cells where it spawned. */
   over: z.boolean(),
 });
 export type TetrisInner = z.infer<typeof innerSchema>;
@@ -95,18 +95,18 @@ export function init(config: TetrisConfig, rng: Rng): TetrisInner {
   return { board: emptyBoard(config), current, next, placed: 0, lines: 0, over: false };
 }
 
-/** Where a hard drop comes to rest. `top` may be negative: the piece then sticks out above the board. */
+/** Where a dropped piece comes to rest, or that it cannot spawn. */
 export interface Drop {
-  /** Board row of the shape's top row when resting. */
+  /** Board row of the shape's top row when resting (0 when blocked). */
   top: number;
-  /** Whether any cell rests above the top row. */
-  overflow: boolean;
+  /** The piece overlaps filled cells where it spawns (top row on board row 0): the game is over. */
+  blocked: boolean;
 }
 
 /**
- * Drops `shape` with its leftmost cell in 0-based column `left`, straight down from above the board.
- * Returns null when the shape does not fit horizontally. Cells above the board never collide, so the
- * piece stops at the first filled cell (or the floor) under it, as a hard drop does.
+ * Drops `shape` with its leftmost cell in 0-based column `left`, as KORGym does: the piece spawns
+ * with its top row on board row 0 and falls straight down while the next row is free, so it can slide
+ * under an overhang in the top rows. Returns null when the shape does not fit horizontally.
  */
 export function dropShape(board: string[], shape: string[], left: number): Drop | null {
   const width = board[0]!.length;
@@ -119,15 +119,15 @@ export function dropShape(board: string[], shape: string[], left: number): Drop 
       for (let c = 0; c < w; c++) {
         if (shape[r]![c] !== FILLED) continue;
         if (br >= board.length) return false;
-        if (br >= 0 && board[br]![left + c] === FILLED) return false;
+        if (board[br]![left + c] === FILLED) return false;
       }
     }
     return true;
   };
-  let top = -h;
+  if (!fits(0)) return { top: 0, blocked: true };
+  let top = 0;
   while (fits(top + 1)) top += 1;
-  // Shapes are tight grids (every row holds a cell), so a negative top means a cell above the board.
-  return { top, overflow: top < 0 };
+  return { top, blocked: false };
 }
 
 /** Locks `shape` into a copy of the board and clears full rows. The drop must not overflow. */
@@ -140,18 +140,6 @@ export function lockAndClear(board: string[], shape: string[], left: number, top
   const kept = rows.map((r) => r.join("")).filter((r) => r !== FILLED.repeat(width));
   const cleared = board.length - kept.length;
   return { board: [...Array.from({ length: cleared }, () => EMPTY.repeat(width)), ...kept], cleared };
-}
-
-/** Whether `piece` has at least one (column, rotation) where it comes to rest fully inside the board. */
-export function canEnter(board: string[], piece: Piece): boolean {
-  const width = board[0]!.length;
-  for (const shape of SHAPES[piece]) {
-    for (let left = 0; left + shape[0]!.length <= width; left++) {
-      const d = dropShape(board, shape, left);
-      if (d && !d.overflow) return true;
-    }
-  }
-  return false;
 }
 
 /** Parses a normalised action into a 1-based column and a rotation; null if it does not match. */
@@ -179,10 +167,10 @@ export function apply(inner: TetrisInner, action: string | null, config: TetrisC
     return noop(`illegal placement: ${inner.current} at rotation ${parsed.rotation} is ${w} wide, so its column must be 1..${config.width - w + 1}`);
   }
   const drop = dropShape(inner.board, shape, parsed.column - 1)!;
-  if (drop.overflow) {
-    // Top out: the piece would rest sticking out above the board, so it cannot enter; it is not locked.
+  if (drop.blocked) {
+    // KORGym's end rule: the spawned piece overlaps filled cells at the top; it is not locked.
     inner.over = true;
-    return { reward: 0, feedback: `the ${inner.current} would stick out above the top row: game over`, valid: true, done: true };
+    return { reward: 0, feedback: `the ${inner.current} has no room to enter at column ${parsed.column} (filled cells at the top): game over`, valid: true, done: true };
   }
   const { board, cleared } = lockAndClear(inner.board, shape, parsed.column - 1, drop.top);
   inner.board = board;
@@ -190,12 +178,9 @@ export function apply(inner: TetrisInner, action: string | null, config: TetrisC
   inner.lines += cleared;
   const placedMsg = `placed ${inner.current} at column ${parsed.column}, rotation ${parsed.rotation}`;
   const clearedMsg = cleared > 0 ? `; cleared ${plural(cleared, "line")}` : "";
+  // No look-ahead end rule (KORGym has none): the game goes on whatever the next piece is.
   inner.current = inner.next;
   inner.next = rng.pick(PIECES);
-  if (!canEnter(inner.board, inner.current)) {
-    inner.over = true;
-    return { reward: cleared, feedback: `${placedMsg}${clearedMsg}; the next ${inner.current} has no room to enter: game over`, valid: true, done: true };
-  }
   return { reward: cleared, feedback: `${placedMsg}${clearedMsg}`, valid: true, done: false };
 }
 
@@ -225,7 +210,7 @@ export function rulesBody(config: TetrisConfig): string {
     "",
     "## Action",
     `\`${actionGrammar}\`: the column (1..${width}) where the piece's leftmost cell goes, and a rotation, one of 0, 90, 180 or 270 (as drawn in the observation).`,
-    "The piece is then hard-dropped straight down from above the board until it rests on the floor or on a filled cell.",
+    "The piece appears with its top row in the top row of the board at that column and rotation, then falls straight down until it rests on the floor or on a filled cell (so it can slide under an overhang near the top).",
     `Example: \`Answer: 3 90\` drops the current piece, rotated 90 degrees clockwise, with its leftmost cell in column 3.`,
     `A placement that does not fit horizontally (the piece would reach past column ${width}) is illegal: nothing happens and the same piece stays. So is an unparsable answer.`,
     "",
@@ -233,7 +218,7 @@ export function rulesBody(config: TetrisConfig): string {
     "Every full row is cleared and the rows above it move down. Each cleared line counts one point; nothing else counts.",
     "",
     "## End",
-    "The game ends when a piece cannot enter the board: when the dropped piece would come to rest with any cell above the top row (that piece is not placed), or when, after a placement, the next piece has no column and rotation at which it would rest fully inside the board.",
+    "The game ends when the piece, where it appears (its top row in the top row of the board, at the column and rotation you chose), overlaps a filled cell: that piece is not placed.",
     `It also ends after ${maxSteps} steps (every answer is one step, legal or not).`,
   ].join("\n");
 }

@@ -1,25 +1,18 @@
-/** Text-only trust policies: they read the observation and the rules text, never the hidden type. */
+/** Text-only trust policies: they read the observation, never the hidden type. */
 import { splitObservation } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
 import { parseObservation, type TrustFacts } from "./render.js";
-import { MOVES, OPPONENT_TYPES, opponentMove, payoff, POOL_PREFIX, type Move, type OpponentType } from "./rules.js";
+import { MOVES, OPPONENT_TYPES, opponentMove, payoff, type Move, type OpponentType } from "./rules.js";
 
 export const random: TextPolicy = (_ctx: PolicyContext, rng: Rng): PolicyDecision => ({ action: rng.pick(MOVES), selfScore: 0 });
 
-/** The opponent pool listed in the rules text; all eight types when the text does not list one. */
-export function poolFromRules(rules: string): OpponentType[] {
-  const lines = rules.split("\n");
-  const at = lines.indexOf(POOL_PREFIX);
-  if (at < 0) return [...OPPONENT_TYPES];
-  const pool: OpponentType[] = [];
-  for (let i = at + 1; i < lines.length; i++) {
-    const m = /^- ([a-z-]+):/.exec(lines[i]!);
-    if (!m) break;
-    if ((OPPONENT_TYPES as readonly string[]).includes(m[1]!)) pool.push(m[1] as OpponentType);
-  }
-  return pool.length > 0 ? pool : [...OPPONENT_TYPES];
-}
+/**
+ * The heuristic's prior: the eight characters of The Evolution of Trust (the game the rules text
+ * names), uniformly. The rules text lists no types and no drawing rule, so this is outside knowledge
+ * of the game, like a model's; it is the same in both configs (explore's pool is smaller).
+ */
+export const PRIOR_TYPES: readonly OpponentType[] = OPPONENT_TYPES;
 
 /**
  * The belief after the observed history: a uniform prior over the pool; a deterministic type keeps
@@ -105,7 +98,7 @@ class Planner {
 export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
   const f = parseObservation(splitObservation(ctx.observation).body);
   if (f.over || f.round === null || f.move === null) return { action: "collaborate", selfScore: 0 };
-  const pool = poolFromRules(ctx.rules);
+  const pool = PRIOR_TYPES;
   const current = f.history[f.round - 1] ?? { you: [], them: [] };
   const past = f.history.slice(0, f.round - 1);
   const belief = beliefFrom(pool, past);

@@ -23,20 +23,6 @@ export const OPPONENT_TYPES = [
 ] as const;
 export type OpponentType = (typeof OPPONENT_TYPES)[number];
 
-/** One-line descriptions, used in the rules text. */
-export const OPPONENT_DESCRIPTIONS: Record<OpponentType, string> = {
-  copycat: "collaborates first, then copies your previous move",
-  "always-collaborate": "always collaborates",
-  "always-cheat": "always cheats",
-  grudger: "collaborates until you cheat once, then cheats for the rest of the round",
-  detective:
-    "plays collaborate, cheat, collaborate, collaborate; from then on copies your previous move if you have cheated at any point in the round, else always cheats",
-  copykitten: "collaborates, and cheats only right after you cheated twice in a row",
-  simpleton:
-    "collaborates first; then, if you collaborated on the previous move it repeats its own previous move, otherwise it switches",
-  random: "collaborates or cheats with probability 1/2 each, independently every move",
-};
-
 /** Payoff to the player for (your move, opponent's move). */
 export function payoff(you: Move, them: Move): number {
   if (you === "collaborate") return them === "collaborate" ? 2 : -1;
@@ -169,9 +155,6 @@ export function legalActions(inner: TrustInner, config: TrustConfig): string[] {
   return isOver(inner, config) ? [] : [...MOVES];
 }
 
-/** The line of the rules text that lists the opponent pool; the heuristic reads it back. */
-export const POOL_PREFIX = "Possible opponent types (one is drawn at random, each equally likely):";
-
 export function rulesBody(config: TrustConfig): string {
   const { rounds, movesPerRound, maxSteps } = config;
   const total = rounds * movesPerRound;
@@ -188,12 +171,12 @@ export function rulesBody(config: TrustConfig): string {
     `Your total is the sum over all ${total} moves (from ${-total} to ${3 * total}).`,
     "",
     "## The opponent",
-    "The opponent has a hidden type that stays the same for the whole game. Its strategy only looks at the current round and starts afresh at the beginning of every round.",
-    POOL_PREFIX,
-    ...config.opponents.map((t) => `- ${t}: ${OPPONENT_DESCRIPTIONS[t]}`),
+    // Which strategies exist and how one is chosen is what experience must teach (games.md: rewards
+    // driven by hidden opponents are where self-judging fails), so the text names neither.
+    "The opponent follows one fixed hidden strategy for the whole game. The strategy sees only the moves of the current round and starts afresh at the beginning of every round.",
     "",
     "## Observation",
-    "You see the round and move numbers and the full history of both sides' moves in all rounds so far; never the opponent's type or a running total.",
+    "You see the round and move numbers and the full history of both sides' moves in all rounds so far; never the opponent's strategy or a running total.",
     "",
     "## Action",
     `\`${actionGrammar}\`: answer \`collaborate\` or \`cheat\`. Example: \`Answer: collaborate\`.`,
