@@ -152,12 +152,14 @@ describe("over HTTP against the test server", () => {
   }, 240_000);
 
   it("30% mixed faults: the run completes and no fault is recorded as a model answer", async () => {
-    const server = await serve({ faultRate: 0.3, seed: 7, retryAfterS: 0, timeoutHoldMs: 1000 });
+    // The client's timeout leaves room for a loaded machine (2 cores shared by parallel test files):
+    // at 300 ms, legitimate answers timed out too, and zero-backoff retries piled more work on the server.
+    const server = await serve({ faultRate: 0.3, seed: 7, retryAfterS: 0, timeoutHoldMs: 4000 });
     const data = tmp("s3faults-");
     const g = games.filter((x) => ["snake", "trust"].includes(x));
     const r = await run(
       ["--models", "openai:s3gym-heuristic", "--games", g.join(","), "--pathways", "history,memory", "--data", data, ...schedule,
-        "--base-url", server.url, "--max-retries", "10", "--timeout-ms", "300", "--progress", "off"],
+        "--base-url", server.url, "--max-retries", "10", "--timeout-ms", "1500", "--progress", "off"],
       {},
       { modelContext: { sleep: () => Promise.resolve() } },
     );
