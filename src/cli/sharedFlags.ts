@@ -24,6 +24,7 @@ export const PROTOCOL_FLAGS = {
   "run-seed": { type: "string" },
   "answer-from": { type: "string" },
   "max-bad-replies": { type: "string" },
+  "strict-contract": { type: "boolean" },
 } as const;
 
 /** Where and how model calls go. */
@@ -65,7 +66,6 @@ export function resolveGames(value: string | undefined): Game[] {
   });
 }
 
-/** The protocol numbers from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
 /** `--max-bad-replies`: a share in [0, 1] (`0.5`) or a percentage (`50%`). */
 export function badReplyShare(value: string | undefined): number {
   if (value === undefined) return DEFAULT_MAX_BAD_REPLIES;
@@ -75,7 +75,12 @@ export function badReplyShare(value: string | undefined): number {
   return n;
 }
 
-export function settingsFromFlags(v: Partial<Record<"explore-episodes" | "checkpoint-every" | "eval-episodes" | "max-steps" | "context-tokens" | "max-new-tokens" | "tokenizer" | "reward-visibility" | "run-seed" | "answer-from" | "max-bad-replies", string>>): ProtocolSettings {
+/** The protocol numbers from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
+export function settingsFromFlags(
+  v: Partial<Record<"explore-episodes" | "checkpoint-every" | "eval-episodes" | "max-steps" | "context-tokens" | "max-new-tokens" | "tokenizer" | "reward-visibility" | "run-seed" | "answer-from" | "max-bad-replies", string>> & {
+    "strict-contract"?: boolean;
+  },
+): ProtocolSettings {
   const settings: ProtocolSettings = {
     exploreEpisodes: nonNegativeInt("explore-episodes", v["explore-episodes"], DEFAULT_SETTINGS.exploreEpisodes),
     checkpointEvery: atLeast("checkpoint-every", v["checkpoint-every"], DEFAULT_SETTINGS.checkpointEvery, 1),
@@ -88,6 +93,7 @@ export function settingsFromFlags(v: Partial<Record<"explore-episodes" | "checkp
     runSeed: nonNegativeInt("run-seed", v["run-seed"], DEFAULT_SETTINGS.runSeed),
     answerFrom: oneOf("answer-from", v["answer-from"], ANSWER_FROM, "content"),
     maxBadReplies: badReplyShare(v["max-bad-replies"]),
+    parseRule: v["strict-contract"] === true ? "strict-contract" : DEFAULT_SETTINGS.parseRule,
   };
   if (settings.contextTokens <= settings.maxNewTokens) {
     throw new UsageError(`--context-tokens (${settings.contextTokens}) must exceed --max-new-tokens (${settings.maxNewTokens}): the reply is reserved inside the context`);

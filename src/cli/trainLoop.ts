@@ -19,7 +19,7 @@ import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, se
 export const TRAIN_LOOP_USAGE = [
   "s3gym train-loop --model M0 --games all|g1,g2 --rounds K --trainer-cmd \"CMD {train} {round}\" --data DIR [--label NAME]",
   "  [--explore-episodes 30] [--eval-episodes 3] [--max-steps 64] [--context-tokens 100000] [--max-new-tokens 14000]",
-  "  [--tokenizer o200k|cl100k] [--reward-visibility hidden|visible] [--run-seed 0]",
+  "  [--tokenizer o200k|cl100k] [--reward-visibility hidden|visible] [--strict-contract] [--run-seed 0]",
   "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
   "  [--concurrency 8] [--base-url URL] [--api-key-env NAME] [--models-file F] [--max-retries 5] [--timeout-ms 600000]",
   "  [--no-cache] [--progress auto|bar|lines|off]",

@@ -6,18 +6,39 @@
  * about content (nothing else is removed or guessed).
  */
 export function normalizeAction(raw: string): string {
-  let s = raw.trim();
-  // Strip wrapping markdown emphasis / code marks: **x**, *x*, __x__, _x_, `x`.
-  for (let changed = true; changed; ) {
-    changed = false;
-    const m = /^(\*\*|__|\*|_|`)([\s\S]*)\1$/.exec(s);
-    if (m && m[2] !== undefined && m[2].trim().length > 0) {
-      s = m[2].trim();
-      changed = true;
+  // Index arithmetic, not a regex: `^(\*\*|__|\*|_|`)([\s\S]*)\1$` in a loop is quadratic on a long
+  // run of marks, and this reads model text (linear in its length, protocol.md "One step").
+  let a = 0;
+  let b = raw.length;
+  const trim = () => {
+    while (a < b && isSpace(raw.charCodeAt(a))) a++;
+    while (b > a && isSpace(raw.charCodeAt(b - 1))) b--;
+  };
+  trim();
+  // Strip wrapping markdown emphasis / code marks: **x**, *x*, __x__, _x_, `x` (the first that wraps).
+  for (;;) {
+    const mark = WRAPPING_MARKS.find((m) => b - a >= 2 * m.length && raw.startsWith(m, a) && raw.endsWith(m, b));
+    if (mark === undefined) break;
+    const [outerA, outerB] = [a, b];
+    a += mark.length;
+    b -= mark.length;
+    trim();
+    if (a >= b) {
+      [a, b] = [outerA, outerB];
+      break;
     }
   }
-  s = s.replace(/\.$/, "").trim();
-  return s.replace(/\s+/g, " ").toLowerCase();
+  if (b > a && raw[b - 1] === ".") b--;
+  trim();
+  // Same as `.replace(/\s+/g, " ")`, but a single plain space (most of a long text) is not a match.
+  return raw.slice(a, b).replace(/\s{2,}|[^\S ]/g, " ").toLowerCase();
+}
+
+const WRAPPING_MARKS = ["**", "__", "*", "_", "`"] as const;
+
+/** Exactly the characters `String.prototype.trim` removes (ECMAScript WhiteSpace and LineTerminator). */
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0xfeff || c === 0x2028 || c === 0x2029 || (c >= 0x2000 && c <= 0x200a) || c === 0x3000 || c === 0x1680 || c === 0x202f || c === 0x205f;
 }
 
 /** Formats a number with at most `decimals` decimals and no trailing zeros (-0 prints as 0). */

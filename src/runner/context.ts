@@ -3,6 +3,7 @@
  * protocol settings, the game and its two configs, the model, the log writers and the progress
  * events. Built per run by `openRun` (runLoop.ts); nothing here is a module-level singleton.
  */
+import { DEFAULT_PARSE_RULE, type ParseRule } from "../agent/parseResponse.js";
 import type { Game } from "../games/types.js";
 import type { Model } from "../models/types.js";
 import type { TokenizerName } from "../models/tokens.js";
@@ -27,6 +28,8 @@ export interface ProtocolSettings {
   maxNewTokens: number;
   tokenizer: TokenizerName;
   rewardVisibility: "hidden" | "visible";
+  /** How replies are read (agent/parseResponse.ts): KORGym-compatible `last-answer`, or `strict-contract`. */
+  parseRule: ParseRule;
   runSeed: number;
   /**
    * Where the Answer/Score lines are read (`--answer-from`): `content` (default; a reasoning field is
@@ -50,6 +53,7 @@ export const DEFAULT_SETTINGS: ProtocolSettings = {
   maxNewTokens: 14_000,
   tokenizer: "o200k",
   rewardVisibility: "hidden",
+  parseRule: DEFAULT_PARSE_RULE,
   runSeed: 0,
 };
 

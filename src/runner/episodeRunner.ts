@@ -5,7 +5,7 @@
  * failure is recorded, the game decides what it costs); only a ModelCallError (infrastructure, after
  * the model layer's retries) ends the episode early, as `failed` with its reason.
  */
-import { parseResponse, type ParsedResponse } from "../agent/parseResponse.js";
+import { parseResponse, type ParsedResponse, type ParseRule } from "../agent/parseResponse.js";
 import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
 import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
 import { redactSecrets } from "../models/secrets.js";
@@ -68,11 +68,11 @@ export interface Answer {
  * shown in later turns as its two contract lines, not as the whole reasoning (which could be tens of
  * thousands of tokens per turn).
  */
-export function answerOf(result: Pick<CompletionResult, "text" | "reasoning">, from: AnswerFrom): Answer {
-  const content: Answer = { parsed: parseResponse(result.text), text: result.text, source: "content", turnText: result.text };
+export function answerOf(result: Pick<CompletionResult, "text" | "reasoning">, from: AnswerFrom, rule?: ParseRule): Answer {
+  const content: Answer = { parsed: parseResponse(result.text, rule), text: result.text, source: "content", turnText: result.text };
   if (from === "content" || (from === "both" && content.parsed.action !== null)) return content;
   const reasoning = result.reasoning ?? "";
-  const parsed = parseResponse(reasoning);
+  const parsed = parseResponse(reasoning, rule);
   if (from === "both" && parsed.action === null) return content;
   const turnText = parsed.action === null ? result.text : `Answer: ${parsed.action}\nScore: ${parsed.selfScore ?? ""}`.trimEnd();
   return { parsed, text: reasoning, source: "reasoning", turnText };
@@ -116,7 +116,7 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
       }
       throw e;
     }
-    const answer = answerOf(result, run.settings.answerFrom ?? "content");
+    const answer = answerOf(result, run.settings.answerFrom ?? "content", run.settings.parseRule);
     const parsed = answer.parsed;
     const kind = replyKind(answer.text, parsed);
     run.replies.record(kind, { reasoning: hasReasoning(result), finishReason: result.finishReason });

@@ -36,6 +36,7 @@ export function settingsRecord(s: ProtocolSettings): Record<string, unknown> {
     max_new_tokens: s.maxNewTokens,
     tokenizer: s.tokenizer,
     reward_visibility: s.rewardVisibility,
+    parse_rule: s.parseRule,
     run_seed: s.runSeed,
     // Where answers are parsed changes what the episodes are; recorded only when not the default so
     // that runs written before the flag existed still resume.
@@ -69,6 +70,8 @@ export function checkResumable(
   modelNow: ReturnType<typeof modelConfig> = null,
 ): void {
   const before: Record<string, unknown> = { ...((previous.config as { protocol?: Record<string, unknown> }).protocol ?? {}) };
+  // A manifest from before `parse_rule` was recorded was read by the literal contract: resumable with --strict-contract.
+  if (Object.keys(before).length > 0 && before.parse_rule === undefined) before.parse_rule = "strict-contract";
   const now: Record<string, unknown> = protocolConfig(run);
   const modelBefore = (previous.config as { model?: unknown }).model;
   if (modelBefore !== undefined && modelBefore !== null && modelNow !== null) {

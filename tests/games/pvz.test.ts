@@ -9,7 +9,7 @@ import { textPolicyDecision } from "../../src/games/policies.js";
 import { game } from "../../src/games/pvz/index.js";
 import { paramsFromRules, reconstruct } from "../../src/games/pvz/policies.js";
 import { facts, parseObservation, render } from "../../src/games/pvz/render.js";
-import { availableZombies, configs, parseAction, type PvzConfig, type PvzInner } from "../../src/games/pvz/rules.js";
+import { availableZombies, configs, parseAction, parseAnswer, type PvzConfig, type PvzInner } from "../../src/games/pvz/rules.js";
 import { rngStateFromKey } from "../../src/util/rng.js";
 import type { EpisodeState } from "../../src/games/types.js";
 
@@ -375,9 +375,44 @@ describe("actions", () => {
     expect(parseAction("**w 2 3.**")).toEqual([{ plant: "W", row: 2, col: 3 }]);
     expect(parseAction("J (1, 2);")).toEqual([{ plant: "J", row: 1, col: 2 }]);
     expect(parseAction(" Pass ")).toEqual([]);
-    for (const bad of ["", "plant X 1 0", "Z 1 1", "X 1", "X 1 0; nonsense", "pass; X 1 0", "X -1 0", "X 1 0 2", "X (1, 2"]) {
+    for (const bad of ["", "plant X 1 0", "Z 1 1", "X 1", "X -1 0", "X 1 0 2", "X (1, 2", "nonsense; Z 1 1", ";;"]) {
       expect(parseAction(bad)).toBeNull();
     }
+  });
+
+  it("a partly malformed answer keeps its well-formed placements and names each malformed part (as KORGym plays it)", () => {
+    // Deliberate change (issue 19): these were unparsable as a whole before.
+    expect(parseAction("X 1 0; nonsense")).toEqual([{ plant: "X", row: 1, col: 0 }]);
+    expect(parseAction("pass; X 1 0")).toEqual([{ plant: "X", row: 1, col: 0 }]);
+    // A real gemini-2.5-pro answer: `F 3` has no column.
+    expect(parseAnswer("F 3; W 1 0; J 0 0")).toEqual({
+      placements: [
+        { plant: "W", row: 1, col: 0 },
+        { plant: "J", row: 0, col: 0 },
+      ],
+      malformed: ["f 3"],
+    });
+    expect(parseAnswer("pass")).toEqual({ placements: [], malformed: [] });
+    expect(parseAnswer("F 3; Z 1 1")).toBeNull();
+
+    const s = state("eval", { sun: 160, plants: [[2, 2, "J"]] });
+    const r = game.step(s, "F 3; X 1 0; W 2 2; Q 0 0");
+    expect(r.valid).toBe(true);
+    expect(r.reward).toBe(1);
+    expect(plantAt(r.state, 1, 0)?.type).toBe("X");
+    expect(r.state.inner.sun).toBe(160 - 50 + 10 + 25);
+    expect(r.feedback).toContain("Planted: X 1 0.");
+    expect(r.feedback).toContain(`Skipped: 'f 3' (not a placement: ${game.actionGrammar}); 'q 0 0' (not a placement: ${game.actionGrammar}); W 2 2 (cell occupied).`);
+  });
+
+  it("the feedback quotes at most three malformed parts, each shortened (model text goes back into the prompt)", () => {
+    const s = state("eval", { sun: 160 });
+    const r = game.step(s, `X 1 0; ${"y".repeat(100)}; a; b; c; d`);
+    expect(r.feedback).toContain(`'${"y".repeat(30)}...' (not a placement`);
+    expect(r.feedback).toContain("'a' (not a placement");
+    expect(r.feedback).toContain("'b' (not a placement");
+    expect(r.feedback).not.toContain("'c'");
+    expect(r.feedback).toContain("; 2 more malformed parts.");
   });
 
   it("a multi-placement with bad placements plants the rest and is valid", () => {

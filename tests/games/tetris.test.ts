@@ -5,6 +5,7 @@ import { Rng, rngStateFromKey } from "../../src/util/rng.js";
 import { game } from "../../src/games/tetris/index.js";
 import { heuristic, random } from "../../src/games/tetris/policies.js";
 import { facts, parseObservation, render } from "../../src/games/tetris/render.js";
+import { parseAction } from "../../src/games/tetris/rules.js";
 import { configs, PIECES, SHAPES, type Piece, type TetrisInner } from "../../src/games/tetris/rules.js";
 import type { EpisodeState } from "../../src/games/types.js";
 
@@ -211,6 +212,14 @@ describe("illegal and unparsable actions", () => {
 
   it("action parsing tolerates case, spacing, a trailing period and emphasis", () => {
     for (const a of ["  3 90 ", "**3 90**", "3 90.", "3   90", "3, 90"]) expect(game.step(s, a).valid).toBe(true);
+  });
+
+  it("a degree sign after the rotation is accepted (real models write `90°`; KORGym's grammar took it)", () => {
+    expect(parseAction("3 90°")).toEqual({ column: 3, rotation: 90 });
+    expect(parseAction("3, 270 °")).toEqual({ column: 3, rotation: 270 });
+    expect(parseAction("**1 0°**")).toEqual({ column: 1, rotation: 0 });
+    expect(game.step(s, "3 90°").feedback).toBe(game.step(s, "3 90").feedback);
+    for (const bad of ["3° 90", "3 90°°", "3 °", "3 45°"]) expect(parseAction(bad), bad).toBeNull();
   });
 });
 

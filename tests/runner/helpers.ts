@@ -51,6 +51,24 @@ export class RecordingModel implements Model {
   }
 }
 
+/** Rewrites every reply text of the inner model (a model's answer shape, not a fault). */
+export class RewritingModel implements Model {
+  constructor(
+    private readonly inner: Model,
+    private readonly rewrite: (text: string, r: CompletionRequest) => string,
+  ) {}
+  get spec() {
+    return this.inner.spec;
+  }
+  get endpointHost() {
+    return this.inner.endpointHost;
+  }
+  async complete(r: CompletionRequest): Promise<CompletionResult> {
+    const res = await this.inner.complete(r);
+    return { ...res, text: this.rewrite(res.text, r) };
+  }
+}
+
 /** Throws ModelCallError (infrastructure) for the calls `fails` selects. */
 export class FaultyModel implements Model {
   constructor(

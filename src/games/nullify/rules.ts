@@ -285,15 +285,20 @@ function illegal(why: string): Transition {
   return { reward: 0, feedback: invalidFeedback(actionGrammar, why), valid: false, done: false };
 }
 
+/** Reads `<i> <j>` (two unit indices as typed); null if the answer is not that. */
+export function parseAction(raw: string): [number, number] | null {
+  const m = /^(\d+) (\d+)$/.exec(normalizeAction(raw));
+  return m ? [Number(m[1]), Number(m[2])] : null;
+}
+
 export function apply(inner: NullifyInner, action: string | null): Transition {
   if (inner.status !== "playing") {
     return { reward: 0, feedback: invalidFeedback(actionGrammar, "the game is already over"), valid: false, done: true };
   }
   if (action === null) return illegal("no action found");
-  const m = /^(\d+) (\d+)$/.exec(normalizeAction(action));
-  if (!m) return illegal("could not read two unit indices");
-  const i = Number(m[1]);
-  const j = Number(m[2]);
+  const parsed = parseAction(action);
+  if (!parsed) return illegal("could not read two unit indices");
+  const [i, j] = parsed;
   const n = inner.units.length;
   if (i >= n || j >= n) return illegal(`index out of range (units are numbered 0 to ${n - 1})`);
   if (i === j) return illegal("a unit cannot combine with itself");

@@ -124,19 +124,40 @@ export interface Placement {
   col: number;
 }
 
-/** Parses an answer: `pass` -> [], placements -> their list, anything else -> null. */
-export function parseAction(raw: string): Placement[] | null {
+/** An answer read part by part: its well-formed placements, and each part that is not one, as written. */
+export interface ParsedAnswer {
+  placements: Placement[];
+  malformed: string[];
+}
+
+/**
+ * Parses an answer: `pass` -> no placements; otherwise each `;`-separated part is a placement or is
+ * listed as malformed (KORGym plays the well-formed placements of a partly malformed answer, and so
+ * does this game: the malformed parts are skipped with feedback naming them). Null when no part is a
+ * placement (nothing to play: the answer is unparsable).
+ */
+export function parseAnswer(raw: string): ParsedAnswer | null {
   const s = normalizeAction(raw);
-  if (s === "pass") return [];
+  if (s === "pass") return { placements: [], malformed: [] };
   const parts = s.split(";").map((p) => p.trim()).filter((p) => p.length > 0);
-  if (parts.length === 0) return null;
-  const out: Placement[] = [];
+  const out: ParsedAnswer = { placements: [], malformed: [] };
   for (const part of parts) {
     const m = /^([xwsjhf]) ?(\()? ?(\d+) ?(?:, ?| )(\d+) ?(\))?$/.exec(part);
-    if (!m || Boolean(m[2]) !== Boolean(m[5])) return null;
-    out.push({ plant: (m[1] as string).toUpperCase() as PlantLetter, row: Number(m[3]), col: Number(m[4]) });
+    if (!m || Boolean(m[2]) !== Boolean(m[5])) out.malformed.push(part);
+    else out.placements.push({ plant: (m[1] as string).toUpperCase() as PlantLetter, row: Number(m[3]), col: Number(m[4]) });
   }
-  return out;
+  return out.placements.length > 0 ? out : null;
+}
+
+/** Feedback for the malformed parts of an answer: a few, each shortened (model text goes back into the prompt). */
+function malformedNotes(parts: string[]): string[] {
+  const shown = parts.slice(0, 3).map((p) => `'${p.length > 30 ? `${p.slice(0, 30)}...` : p}' (not a placement: ${actionGrammar})`);
+  return parts.length > 3 ? [...shown, `${parts.length - 3} more malformed part${parts.length === 4 ? "" : "s"}`] : shown;
+}
+
+/** The well-formed placements of an answer (`pass` -> []), or null when it holds none (see parseAnswer). */
+export function parseAction(raw: string): Placement[] | null {
+  return parseAnswer(raw)?.placements ?? null;
 }
 
 /** Zombies in the wave due on turn t (0 when no wave is due). */
@@ -329,7 +350,8 @@ export function plantPhase(inner: PvzInner, placements: Placement[], config: Pvz
 export function apply(inner: PvzInner, action: string | null, config: PvzConfig, rng: Rng): Transition {
   if (inner.lost) return { reward: 0, feedback: "The lawn is already lost: the game is over.", valid: false, done: true };
   const notes: string[] = [];
-  const placements = action === null ? null : parseAction(action);
+  const answer = action === null ? null : parseAnswer(action);
+  const placements = answer === null ? null : answer.placements;
   let placed = 0;
   let chiliRows: number[] = [];
   if (placements === null) {
@@ -340,7 +362,8 @@ export function apply(inner: PvzInner, action: string | null, config: PvzConfig,
     chiliRows = planted.chiliRows;
     if (placements.length === 0) notes.push("You passed.");
     if (planted.done.length > 0) notes.push(`Planted: ${planted.done.join("; ")}.`);
-    if (planted.skipped.length > 0) notes.push(`Skipped: ${planted.skipped.join("; ")}.`);
+    const skipped = [...malformedNotes(answer!.malformed), ...planted.skipped];
+    if (skipped.length > 0) notes.push(`Skipped: ${skipped.join("; ")}.`);
     if (placements.length > 0 && placed === 0) notes.push(`${invalidFeedback(actionGrammar, "invalid action: no placement succeeded")}.`);
   }
   const valid = placements !== null && (placements.length === 0 || placed > 0);

@@ -142,9 +142,12 @@ export function lockAndClear(board: string[], shape: string[], left: number, top
   return { board: [...Array.from({ length: cleared }, () => EMPTY.repeat(width)), ...kept], cleared };
 }
 
-/** Parses a normalised action into a 1-based column and a rotation; null if it does not match. */
+/**
+ * Parses a normalised action into a 1-based column and a rotation; null if it does not match. A degree
+ * sign after the rotation (`3 90°`) is accepted: real models write it, and KORGym's grammar took it.
+ */
 export function parseAction(raw: string): { column: number; rotation: Rotation } | null {
-  const m = /^(\d{1,3})(?:\s*,\s*|\s+)(\d{1,3})$/.exec(normalizeAction(raw));
+  const m = /^(\d{1,3})(?:\s*,\s*|\s+)(\d{1,3}) ?°?$/.exec(normalizeAction(raw));
   if (!m) return null;
   const rotation = Number(m[2]);
   if (!(ROTATIONS as readonly number[]).includes(rotation)) return null;
