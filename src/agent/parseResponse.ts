@@ -129,12 +129,23 @@ function parseScore(text: string, start: number, end: number): number | null {
 
 /** The part of the reply outside `<think>` blocks: after the last `</think>`, up to an unclosed `<think>`. */
 function visiblePart(text: string): string {
+  return splitReasoning(text).visible;
+}
+
+/**
+ * A reply split into what parsing reads (`visible`: after the last `</think>`, up to an unclosed
+ * `<think>`) and the rest (`reasoning`: the think blocks before it, then an unclosed one after it,
+ * "" when there is none). The viewer shows the reasoning collapsed and the visible part as the answer.
+ */
+export function splitReasoning(text: string): { reasoning: string; visible: string } {
   let after = 0;
   THINK_CLOSE.lastIndex = 0;
   for (let m = THINK_CLOSE.exec(text); m !== null; m = THINK_CLOSE.exec(text)) after = m.index + m[0].length;
   const rest = text.slice(after);
   const open = THINK_OPEN.exec(rest);
-  return open ? rest.slice(0, open.index) : rest;
+  const visible = open ? rest.slice(0, open.index) : rest;
+  const tail = open ? rest.slice(open.index) : "";
+  return { reasoning: [text.slice(0, after), tail].filter((t) => t.length > 0).join("\n"), visible };
 }
 
 const shorten = (s: string) => (s.length > 40 ? `${s.slice(0, 40)}...` : s);

@@ -13,6 +13,7 @@ const COMMANDS: Record<string, { about: string; load: () => Promise<Command> }> 
   reproduce: { about: "the offline matrix, training curves, every table and figure, every notebook headless", load: async () => (await import("./reproduce.js")).reproduceCommand },
   run: { about: "play the S3Gym protocol over models x games x pathways, resumable", load: async () => (await import("./run.js")).runCommand },
   serve: { about: "an OpenAI-compatible server answering with the built-in policies (test double)", load: async () => (await import("./serve.js")).serveCommand },
+  view: { about: "browse runs, episodes and steps in a browser (a static site from the step logs)", load: async () => (await import("./view.js")).viewCommand },
   play: { about: "play one episode (built-in policy, actions file, or you at the terminal)", load: async () => (await import("./play.js")).playCommand },
 };
 

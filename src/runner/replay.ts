@@ -89,14 +89,33 @@ export function rebuildExperience(data: RunLogData, at: StepAddress, view: { rul
 
 /** The messages of the model call of step `at`, rebuilt from the logs. */
 export function rebuildStepMessages(data: RunLogData, game: Game, at: StepAddress): ChatMessage[] {
+  const own = episodeSteps(data, at);
+  const target = own.find((s) => s.step === at.step);
+  if (!target) throw new Error(`step ${JSON.stringify(at)} is not in steps.jsonl`);
+  return messagesAt(data, game, at, own, target);
+}
+
+/**
+ * The messages of every step of one episode (in step order, one list per logged step), rebuilt from
+ * the logs: rebuildStepMessages for each step, with the episode's steps gathered once (the viewer
+ * rebuilds whole episodes).
+ */
+export function rebuildEpisodeMessages(data: RunLogData, game: Game, at: Omit<StepAddress, "step">): { step: number; messages: ChatMessage[] }[] {
+  const own = episodeSteps(data, { ...at, step: 0 });
+  return own.map((s) => ({ step: s.step, messages: messagesAt(data, game, { ...at, step: s.step }, own, s) }));
+}
+
+/** The logged steps of the episode of `at`, in step order. */
+function episodeSteps(data: RunLogData, at: StepAddress): StepRecord[] {
+  return data.steps
+    .filter((s) => s.phase === at.phase && s.checkpoint === at.checkpoint && s.episode === at.episode)
+    .sort((a, b) => a.step - b.step);
+}
+
+function messagesAt(data: RunLogData, game: Game, at: StepAddress, own: readonly StepRecord[], target: StepRecord): ChatMessage[] {
   const protocol = (data.manifest.config as { protocol: Protocol }).protocol;
   const configName = at.phase === "explore" ? "explore" : "eval";
   const rules = game.rules(protocol.game_configs[configName] as never, configName);
-  const own = data.steps
-    .filter((s) => s.phase === at.phase && s.checkpoint === at.checkpoint && s.episode === at.episode)
-    .sort((a, b) => a.step - b.step);
-  const target = own.find((s) => s.step === at.step);
-  if (!target) throw new Error(`step ${JSON.stringify(at)} is not in steps.jsonl`);
   const turns: EarlierTurn[] = own
     .filter((s) => s.step < at.step)
     .map((s) => ({ observation: s.observation, response: s.response, feedback: s.feedback, reward: s.reward, scoreAfter: s.score_after }));

@@ -1,0 +1,105 @@
+/**
+ * Viewer benchmark: generates the paper-scale synthetic data set (7 models x 7 games x 2 pathways =
+ * 98 runs, ~116k steps) and one ten times larger (10 replicate run seeds per cell: 980 runs, ~1.2M
+ * steps), builds the viewer site of each in a fresh child process, and prints the build time and the
+ * peak memory. It prints, it never asserts: the point is that time grows linearly with the data and
+ * memory stays flat (the site is written one run at a time; only the analysis' compact columns, ~24
+ * bytes per judged step, are held for the whole data set, as in `report`).
+ *
+ *   npm run bench:view                          # scales 1 and 10, B = 2000
+ *   npm run bench:view -- --scales 1 --B 200 --keep
+ *
+ * Synthetic manifests carry no protocol block, so this measures everything but the prompt rebuild
+ * (whose cost is the runner's replay, per step of runs written by `s3gym run`).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { SYNTHETIC_GAMES, SYNTHETIC_MODELS, writeSyntheticData } from "../src/analysis/synthetic.js";
+import { buildViewer } from "../src/report/viewer/build.js";
+
+const MB = 1024 * 1024;
+
+interface ChildResult {
+  build_s: number;
+  peak_rss_mb: number;
+  runs: number;
+  episodes: number;
+  steps: number;
+  chunks: number;
+  site_mb: number;
+}
+
+async function child(dataDir: string, outDir: string, B: number): Promise<void> {
+  const t0 = performance.now();
+  const s = await buildViewer({ dataDirs: [dataDir], outDir, B, seed: 0 });
+  const res: ChildResult = {
+    build_s: (performance.now() - t0) / 1000,
+    // resourceUsage().maxRSS is in kilobytes on Linux and macOS.
+    peak_rss_mb: process.resourceUsage().maxRSS / 1024,
+    runs: s.runs,
+    episodes: s.episodes,
+    steps: s.steps,
+    chunks: s.chunks,
+    site_mb: s.bytes / MB,
+  };
+  process.stdout.write(JSON.stringify(res) + "\n");
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      scales: { type: "string", default: "1,10" },
+      B: { type: "string", default: "2000" },
+      keep: { type: "boolean", default: false },
+      child: { type: "boolean", default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  const B = Number(values.B);
+  if (values.child) {
+    const [dataDir, outDir] = process.argv.slice(-2) as [string, string];
+    await child(dataDir, outDir, B);
+    return;
+  }
+  const rows: string[] = [];
+  for (const scale of (values.scales ?? "1,10").split(",").map(Number)) {
+    const root = mkdtempSync(join(tmpdir(), `s3gym-bench-view-x${scale}-`));
+    const dataDir = join(root, "data");
+    const outDir = join(root, "site");
+    const g0 = performance.now();
+    const gen = await writeSyntheticData(dataDir, { seed: 0, models: SYNTHETIC_MODELS, games: SYNTHETIC_GAMES, pathways: ["history", "memory"], runSeeds: scale });
+    process.stdout.write(`x${scale}: generated ${gen.runs} runs, ${gen.steps} steps, ${(gen.bytes / MB).toFixed(0)} MB in ${((performance.now() - g0) / 1000).toFixed(1)} s\n`);
+    const proc = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--child", "--B", String(B), dataDir, outDir], {
+      encoding: "utf8",
+      maxBuffer: 64 * MB,
+    });
+    if (proc.status !== 0) {
+      process.stderr.write(proc.stderr);
+      throw new Error(`view child failed at scale ${scale} (exit ${proc.status})`);
+    }
+    const r = JSON.parse(proc.stdout.trim().split("\n").pop() ?? "{}") as ChildResult;
+    rows.push(
+      `| x${scale} | ${r.runs} | ${r.episodes} | ${r.steps} | ${(gen.bytes / MB).toFixed(0)} | ${r.chunks} | ${r.site_mb.toFixed(0)} | ${r.build_s.toFixed(1)} | ${((r.build_s * 1e6) / r.steps).toFixed(1)} | ${r.peak_rss_mb.toFixed(0)} |`,
+    );
+    process.stdout.write(`x${scale}: site built in ${r.build_s.toFixed(1)} s, peak RSS ${r.peak_rss_mb.toFixed(0)} MB\n`);
+    if (values.keep) process.stdout.write(`x${scale}: kept ${root}\n`);
+    else rmSync(root, { recursive: true, force: true });
+  }
+  process.stdout.write(
+    [
+      "",
+      `s3gym view build with B = ${B} (load + curve bootstrap as report, then every run's chunks written)`,
+      "| scale | runs | episodes | steps | data MB | chunks | site MB | build s | µs per step | peak RSS MB |",
+      "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+      ...rows,
+      "",
+    ].join("\n"),
+  );
+}
+
+await main();

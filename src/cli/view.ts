@@ -1,0 +1,144 @@
+/**
+ * `s3gym view --data DIR [--data DIR ...] [--out DIR] [--serve] [--port P] [--bootstrap B] [--seed N]`
+ *
+ * Builds the static viewer site from the step logs (src/report/viewer/build.ts): open
+ * `<out>/index.html` from disk, or pass `--serve` to serve it on 127.0.0.1 (only that address; the
+ * server answers GET and HEAD for files under `<out>` and nothing else, with the page's
+ * Content-Security-Policy as a header). Exit codes: 0 done (or served until interrupted); 1 the data
+ * could not be read; 2 bad arguments.
+ */
+import { createReadStream, existsSync, statSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { extname, join, resolve, sep } from "node:path";
+import { DEFAULT_B } from "../analysis/bootstrap.js";
+import { LogFormatError } from "../logs/reader.js";
+import { buildViewer } from "../report/viewer/build.js";
+import { contentSecurityPolicy } from "../report/viewer/html.js";
+import { nonNegativeInt, parseFlags, UsageError } from "./args.js";
+
+export const VIEW_USAGE = `s3gym view --data DIR [--data DIR ...] [--out DIR] [--serve] [--port 8765] [--bootstrap ${DEFAULT_B}] [--seed 0]
+
+  --data DIR     a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards)
+  --out DIR      where the site is written (default ./s3gym-view): index.html and chunks/
+  --serve        serve the site on http://127.0.0.1:PORT/ until interrupted (Ctrl-C)
+  --port P       the port for --serve (default 8765; 0 picks a free one)
+  --bootstrap B  bootstrap resamples of the curve intervals (default ${DEFAULT_B}, as report)
+  --seed N       seed of the bootstrap streams (default 0, as report)`;
+
+const FLAGS = {
+  data: { type: "string", multiple: true },
+  out: { type: "string" },
+  serve: { type: "boolean" },
+  port: { type: "string" },
+  bootstrap: { type: "string" },
+  seed: { type: "string" },
+} as const;
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+};
+
+/** The file under `root` a request path names, or null (outside the root, hidden, not a file). */
+export function resolveRequest(root: string, urlPath: string): string | null {
+  let path: string;
+  try {
+    path = decodeURIComponent(urlPath.split("?")[0] ?? "/");
+  } catch {
+    return null;
+  }
+  if (path.includes("\0") || path.split("/").some((part) => part === ".." || part.startsWith("."))) return null;
+  const base = resolve(root);
+  const file = resolve(base, "." + (path.endsWith("/") ? path + "index.html" : path));
+  if (file !== base && !file.startsWith(base + sep)) return null;
+  if (!(extname(file) in TYPES) || !existsSync(file) || !statSync(file).isFile()) return null;
+  return file;
+}
+
+/** Serves the site in `root` on 127.0.0.1:`port` (0: any free port). Resolves once listening. */
+export function serveSite(root: string, port: number): Promise<{ server: Server; url: string }> {
+  const csp = contentSecurityPolicy();
+  const server = createServer((req, res) => {
+    const headers = { "Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff", "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.writeHead(405, { ...headers, Allow: "GET, HEAD", "Content-Type": "text/plain; charset=utf-8" }).end("method not allowed\n");
+      return;
+    }
+    const file = resolveRequest(root, req.url ?? "/");
+    if (file === null) {
+      res.writeHead(404, { ...headers, "Content-Type": "text/plain; charset=utf-8" }).end("not found\n");
+      return;
+    }
+    res.writeHead(200, { ...headers, "Content-Type": TYPES[extname(file)] as string });
+    if (req.method === "HEAD") res.end();
+    else createReadStream(file).pipe(res);
+  });
+  return new Promise((resolvePromise, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      const addr = server.address();
+      const actual = typeof addr === "object" && addr !== null ? addr.port : port;
+      resolvePromise({ server, url: `http://127.0.0.1:${actual}/` });
+    });
+  });
+}
+
+export async function viewCommand(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, FLAGS, VIEW_USAGE);
+  const data = (values.data ?? []).flatMap((d) => d.split(",")).map((d) => d.trim()).filter((d) => d.length > 0);
+  if (data.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)");
+  const out = values.out ?? "s3gym-view";
+  const B = nonNegativeInt("bootstrap", values.bootstrap, DEFAULT_B);
+  if (B < 1) throw new UsageError("--bootstrap must be at least 1");
+  const seed = nonNegativeInt("seed", values.seed, 0);
+  const port = nonNegativeInt("port", values.port, 8765);
+  if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
+  if (values.port !== undefined && !values.serve) throw new UsageError("--port needs --serve");
+
+  const t0 = performance.now();
+  let summary;
+  try {
+    summary = await buildViewer({
+      dataDirs: data,
+      outDir: out,
+      B,
+      seed,
+      onRun: (done, total) => {
+        if (process.stderr.isTTY) process.stderr.write(`\rs3gym view: ${done}/${total} runs`);
+      },
+    });
+  } catch (e) {
+    if (process.stderr.isTTY) process.stderr.write("\n");
+    if (e instanceof LogFormatError || (e instanceof Error && /not written by s3gym view/.test(e.message))) {
+      process.stderr.write(`s3gym view: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  if (process.stderr.isTTY) process.stderr.write("\n");
+  for (const w of summary.warnings.slice(0, 10)) process.stderr.write(`warning: ${w}\n`);
+  if (summary.warnings.length > 10) process.stderr.write(`warning: ... and ${summary.warnings.length - 10} more (listed on the overview page)\n`);
+  if (summary.runs === 0) {
+    process.stderr.write(`s3gym view: no runs found in ${data.join(", ")}\n`);
+    return 1;
+  }
+  const index = join(resolve(out), "index.html");
+  process.stdout.write(
+    `s3gym view: ${summary.runs} runs, ${summary.episodes} episodes, ${summary.steps} steps -> ${summary.chunks} chunks, ` +
+      `${(summary.bytes / 1024 / 1024).toFixed(1)} MB in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+  );
+  if (!values.serve) {
+    process.stdout.write(`open ${index}\n`);
+    return 0;
+  }
+  const { server, url } = await serveSite(out, port);
+  process.stdout.write(`serving ${resolve(out)} on ${url} (Ctrl-C to stop)\n`);
+  await new Promise<void>((done) => {
+    const stop = (): void => {
+      server.close(() => done());
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  return 0;
+}

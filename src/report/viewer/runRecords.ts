@@ -1,0 +1,97 @@
+/**
+ * One run's full records for the viewer, merged over the run directories that hold it (shards, or
+ * copies of the same run). Unlike the analysis loader, which keeps a few numbers per step, the viewer
+ * needs the text, so it reads ONE run at a time: memory is bounded by the largest run, never by the
+ * data set.
+ *
+ * Merge rules are the analysis loader's (src/analysis/dataset.ts), so the viewer shows the records the
+ * report counted: the last record of a key wins, an `ok` checkpoint or episode is never replaced by
+ * a `failed` one, and an episode's steps come from the directory of its winning record (another copy
+ * may hold an interrupted attempt). Steps with no episode record (an episode cut by a crash) are kept
+ * as an unfinished episode, from the last directory that has them.
+ */
+import { readRunRecords, type ReadOptions } from "../../logs/reader.js";
+import type { CheckpointRecord, EpisodeRecord, MemoryRecord, RunManifest, StepRecord } from "../../logs/schema.js";
+
+/** The view an evaluation episode belongs to (views.md); `eval` when the log predates views. */
+export function viewOf(r: { phase: string; view?: unknown }): string {
+  return r.phase === "eval" && typeof r.view === "string" && r.view.length > 0 ? r.view : r.phase === "eval" ? "eval" : "explore";
+}
+
+/** The natural key of an episode: phase, checkpoint, view, episode. */
+export function episodeKeyOf(r: { phase: string; checkpoint: number | null; episode: number; view?: unknown }): string {
+  return `${r.phase}|${r.checkpoint ?? "-"}|${viewOf(r)}|${r.episode}`;
+}
+
+/** One episode of a merged run: its record (null when the episode never finished) and its steps. */
+export interface MergedEpisode {
+  key: string;
+  record: EpisodeRecord | null;
+  /** In step order, one per step index (the last line of a repeated step wins). */
+  steps: StepRecord[];
+}
+
+export interface MergedRun {
+  manifest: RunManifest | null;
+  checkpoints: CheckpointRecord[];
+  /** Exploration episodes by number, then evaluation episodes by (checkpoint, view, episode). */
+  episodes: MergedEpisode[];
+  /** Memory versions by after_episode (memory pathway only). */
+  memory: MemoryRecord[];
+}
+
+function better<T extends { status: string }>(prev: T | undefined, next: T): boolean {
+  return !(prev?.status === "ok" && next.status !== "ok");
+}
+
+function compareEpisodes(a: MergedEpisode, b: MergedEpisode): number {
+  const ra = a.record ?? a.steps[0];
+  const rb = b.record ?? b.steps[0];
+  if (!ra || !rb) return 0;
+  if (ra.phase !== rb.phase) return ra.phase === "explore" ? -1 : 1;
+  const va = viewOf(ra);
+  const vb = viewOf(rb);
+  return (ra.checkpoint ?? -1) - (rb.checkpoint ?? -1) || (va < vb ? -1 : va > vb ? 1 : 0) || ra.episode - rb.episode;
+}
+
+/** Reads the run directories `sources` (in order) and merges their records (see the module comment). */
+export async function readMergedRun(sources: readonly string[], opts: ReadOptions = {}): Promise<MergedRun> {
+  let manifest: RunManifest | null = null;
+  const checkpoints = new Map<number, CheckpointRecord>();
+  const records = new Map<string, { record: EpisodeRecord; src: number }>();
+  const stepsBySrc = new Map<string, Map<number, Map<number, StepRecord>>>();
+  const memory = new Map<number, MemoryRecord>();
+  for (let src = 0; src < sources.length; src++) {
+    const r = await readRunRecords(sources[src] as string, opts);
+    if (r.manifest) manifest = r.manifest;
+    for (const c of r.checkpoints) if (better(checkpoints.get(c.checkpoint), c)) checkpoints.set(c.checkpoint, c);
+    for (const e of r.episodes) {
+      const key = episodeKeyOf(e);
+      if (better(records.get(key)?.record, e)) records.set(key, { record: e, src });
+    }
+    for (const s of r.steps) {
+      const key = episodeKeyOf(s);
+      let bySrc = stepsBySrc.get(key);
+      if (!bySrc) stepsBySrc.set(key, (bySrc = new Map()));
+      let steps = bySrc.get(src);
+      if (!steps) bySrc.set(src, (steps = new Map()));
+      steps.set(s.step, s);
+    }
+    for (const m of r.memory) memory.set(m.after_episode, m);
+  }
+  const episodes: MergedEpisode[] = [];
+  for (const key of new Set([...records.keys(), ...stepsBySrc.keys()])) {
+    const rec = records.get(key);
+    const bySrc = stepsBySrc.get(key);
+    const src = rec ? rec.src : Math.max(...(bySrc?.keys() ?? []));
+    const steps = [...(bySrc?.get(src)?.values() ?? [])].sort((a, b) => a.step - b.step);
+    episodes.push({ key, record: rec?.record ?? null, steps });
+  }
+  episodes.sort(compareEpisodes);
+  return {
+    manifest,
+    checkpoints: [...checkpoints.values()].sort((a, b) => a.checkpoint - b.checkpoint),
+    episodes,
+    memory: [...memory.values()].sort((a, b) => a.after_episode - b.after_episode),
+  };
+}

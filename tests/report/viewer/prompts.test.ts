@@ -1,0 +1,108 @@
+/**
+ * The viewer's prompts are the ones the model received: a real History run (context small enough
+ * that the History blocks are cut) is recorded call by call, and every step's packed-then-unpacked
+ * prompt must equal the recorded request byte for byte.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { getGame } from "../../../src/games/registry.js";
+import type { ChatMessage } from "../../../src/models/types.js";
+import { episodePrompts, packPrompts, replayInput, unpackPrompt } from "../../../src/report/viewer/prompts.js";
+import { readMergedRun } from "../../../src/report/viewer/runRecords.js";
+import { runDir } from "../../../src/logs/runDir.js";
+import { runMatrix } from "../../../src/runner/runLoop.js";
+import { buildMatrix } from "../../../src/runner/schedule.js";
+import { factory, RecordingModel, small } from "../../runner/helpers.js";
+
+const msg = (role: ChatMessage["role"], content: string): ChatMessage => ({ role, content });
+
+describe("packPrompts / unpackPrompt", () => {
+  it("round-trips prefix-growing prompts whose first user message changes", () => {
+    const perStep = [
+      { step: 0, messages: [msg("system", "S"), msg("user", "E1 o0")] },
+      { step: 1, messages: [msg("system", "S"), msg("user", "E1 o0"), msg("assistant", "a0"), msg("user", "f0 o1")] },
+      { step: 2, messages: [msg("system", "S"), msg("user", "E2 o0"), msg("assistant", "a0"), msg("user", "f0 o1"), msg("assistant", "a1"), msg("user", "f1 o2")] },
+    ];
+    const p = packPrompts(perStep);
+    expect(p.firsts).toEqual(["E1 o0", "E2 o0"]);
+    perStep.forEach((s, i) => expect(unpackPrompt(p, i)).toEqual(s.messages));
+  });
+
+  it("stores a changed experience as an edit of the previous one", () => {
+    const ctx = (cut: string) => `<experience>\n${cut}${"whole later block\n".repeat(50)}</experience>\n\n<observation>o0</observation>`;
+    const perStep = [
+      { step: 0, messages: [msg("system", "S"), msg("user", ctx("block 1 step 1\nblock 1 step 2\n"))] },
+      { step: 1, messages: [msg("system", "S"), msg("user", ctx("block 1 step 1\n[... 1 later steps omitted]\n")), msg("assistant", "a0"), msg("user", "f0 o1")] },
+    ];
+    const p = packPrompts(perStep);
+    expect(typeof p.firsts[0]).toBe("string");
+    const edit = p.firsts[1] as { p: number; s: number; m: string };
+    expect(typeof edit).toBe("object");
+    // Kept: "<experience>\nblock 1 step 1\n" (29 chars) before, the 50 whole blocks and the observation after.
+    expect(edit.p).toBe("<experience>\nblock 1 step 1\n".length);
+    expect(edit.m.length).toBeLessThan(40);
+    perStep.forEach((s, i) => expect(unpackPrompt(p, i)).toEqual(s.messages));
+  });
+
+  it("stores a step whole when it is not a prefix of the last step", () => {
+    const perStep = [
+      { step: 0, messages: [msg("system", "OTHER RULES"), msg("user", "o0")] },
+      { step: 1, messages: [msg("system", "S"), msg("user", "o0"), msg("assistant", "a0"), msg("user", "o1")] },
+    ];
+    const p = packPrompts(perStep);
+    expect("whole" in (p.steps[0] as object)).toBe(true);
+    perStep.forEach((s, i) => expect(unpackPrompt(p, i)).toEqual(s.messages));
+  });
+});
+
+describe("rebuilt prompts equal what the model received", () => {
+  it("for every step of a History run whose context is cut, and of a memory run", async () => {
+    const data = mkdtempSync(join(tmpdir(), "s3view-prompt-"));
+    const recorders: RecordingModel[] = [];
+    const entries = buildMatrix(["builtin:heuristic"], ["minesweeper"], ["history", "memory"], 0);
+    // ~2.5k tokens of context: the rules and the current episode leave room for only part of the History.
+    const settings = small({ exploreEpisodes: 3, checkpointEvery: 3, contextTokens: 2600, maxNewTokens: 100 });
+    await runMatrix({
+      dataDir: data,
+      entries,
+      settings,
+      game: getGame,
+      createModel: factory((_n, m) => {
+        const r = new RecordingModel(m);
+        recorders.push(r);
+        return r;
+      }),
+    });
+    const requests = recorders.flatMap((r) => r.requests).filter((q) => q.identity.purpose === "step");
+    let compared = 0;
+    let cut = 0;
+    for (const e of entries) {
+      const merged = await readMergedRun([runDir(data, e.runId)]);
+      const input = replayInput(merged);
+      expect(typeof input).not.toBe("string");
+      for (const ep of merged.episodes) {
+        const packed = episodePrompts(input, ep);
+        if (typeof packed === "string") throw new Error(packed);
+        ep.steps.forEach((s, k) => {
+          const req = requests.find(
+            (q) => q.identity.runId === e.runId && q.identity.phase === s.phase && q.identity.checkpoint === s.checkpoint && q.identity.episode === s.episode && q.identity.step === s.step,
+          );
+          expect(req, `${e.runId} ${ep.key} step ${s.step}`).toBeDefined();
+          const got = unpackPrompt(packed, k);
+          expect(got).toEqual(req!.messages.map((m) => ({ role: m.role, content: m.content })));
+          if (got[1]!.content.includes("later steps omitted")) cut++;
+          compared++;
+        });
+      }
+    }
+    expect(compared).toBe(requests.length);
+    expect(cut).toBeGreaterThan(0); // the History budget really cut blocks in some prompts
+  }, 120_000);
+
+  it("says why when the prompt cannot be rebuilt", () => {
+    const none = replayInput({ manifest: null, checkpoints: [], episodes: [], memory: [] });
+    expect(none).toMatch(/no manifest\.json/);
+  });
+});
