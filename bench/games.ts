@@ -10,6 +10,7 @@
 import { performance } from "node:perf_hooks";
 import { rulesKnowing } from "../src/games/chess/policies.js";
 import { playEpisode } from "../src/games/episode.js";
+import { callSeed } from "../src/models/callSeed.js";
 import { decide, POLICY_NAMES, type PolicyName } from "../src/games/policies.js";
 import { GAMES } from "../src/games/registry.js";
 import { Rng } from "../src/util/rng.js";
@@ -23,7 +24,10 @@ type Player = { name: string; play: (game: Game, seed: number) => ReturnType<typ
 
 const builtin = (policy: PolicyName): Player => ({
   name: policy,
-  play: (game, seed) => playEpisode(game, seed, configNow, (ctx, state) => decide(game, policy, state, ctx)),
+  play: (game, seed) =>
+    playEpisode(game, seed, configNow, (ctx, state) =>
+      decide(game, policy, state, ctx, callSeed({ runId: `bench|${game.name}|${configNow}`, purpose: "step", phase: "eval", checkpoint: 0, episode: seed, step: state.step, sample: 0 })),
+    ),
 });
 
 const reference = (name: string, policy: TextPolicy): Player => ({

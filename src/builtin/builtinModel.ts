@@ -9,6 +9,7 @@ import { messagesToPolicyContext } from "../agent/stepPrompt.js";
 import { oracleDecision, textPolicyDecision, type PolicyName, type TextPolicyName } from "../games/policies.js";
 import { getGame } from "../games/registry.js";
 import { parseRulesTitle } from "../games/responseContract.js";
+import { callSeed } from "../models/callSeed.js";
 import type { ChatMessage, CompletionRequest, CompletionResult, Model } from "../models/types.js";
 
 /** The reply a built-in policy gives: a one-line rationale, then the contract's two lines. */
@@ -20,14 +21,14 @@ export function formatPolicyReply(policy: string, action: string, selfScore: num
  * Answers chat messages with a text policy. Returns null when the messages are neither a step
  * prompt for a known game nor a summary prompt (the server turns that into an HTTP 400).
  */
-export function answerWithTextPolicy(messages: readonly ChatMessage[], policy: TextPolicyName): string | null {
+export function answerWithTextPolicy(messages: readonly ChatMessage[], policy: TextPolicyName, seed?: number): string | null {
   if (isSummaryRequest(messages)) return builtinSummary(messages);
   const ctx = messagesToPolicyContext(messages);
   if (!ctx) return null;
   const title = parseRulesTitle(ctx.rules);
   if (!title) return null;
   const game = getGame(title.game);
-  const d = textPolicyDecision(game, policy, ctx);
+  const d = textPolicyDecision(game, policy, ctx, seed);
   return formatPolicyReply(policy, d.action, d.selfScore);
 }
 
@@ -44,13 +45,16 @@ export class BuiltinModel implements Model {
     // runs on microtasks alone and starves timers (the progress lines) and pending I/O.
     await new Promise<void>((resolve) => setImmediate(resolve));
     let text: string | null;
+    // The request's seed (the runner sends one from the call identity), else the identity itself
+    // (a models file can turn sending off): the same draws as `s3gym serve` given that seed.
+    const seed = request.sampling.seed ?? callSeed(request.identity);
     if (this.policy === "oracle" && !isSummaryRequest(request.messages)) {
       const ctx = messagesToPolicyContext(request.messages);
       if (!ctx || !request.privileged) throw new Error("builtin:oracle needs the live game state (in-process runs only)");
-      const d = oracleDecision(request.privileged.game, request.privileged.state, ctx);
+      const d = oracleDecision(request.privileged.game, request.privileged.state, ctx, seed);
       text = formatPolicyReply("oracle", d.action, d.selfScore);
     } else {
-      text = answerWithTextPolicy(request.messages, this.policy === "oracle" ? "heuristic" : this.policy);
+      text = answerWithTextPolicy(request.messages, this.policy === "oracle" ? "heuristic" : this.policy, seed);
     }
     if (text === null) throw new Error(`${this.spec} cannot answer this prompt: it is neither an S3Gym step prompt nor a summary prompt`);
     return { text, reasoning: null, finishReason: "stop", usage: { tokensIn: 0, tokensOut: 0, tokensCached: null }, latencyMs: 0, cached: false, retries: 0 };

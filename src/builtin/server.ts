@@ -281,11 +281,17 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
       openaiError(res, 400, messages, "invalid_request_error");
       return "400 bad messages";
     }
+    if (body.seed !== undefined && body.seed !== null && !Number.isSafeInteger(body.seed)) {
+      openaiError(res, 400, `seed must be an integer, got ${JSON.stringify(body.seed).slice(0, 40)}`, "invalid_request_error");
+      return "400 bad seed";
+    }
     const model = typeof body.model === "string" ? body.model : "s3gym";
     const policy = SERVED_MODELS[model] ?? opts.policy ?? "heuristic";
     let text: string | null;
     try {
-      text = fault === "empty" ? "" : answerWithTextPolicy(messages, policy);
+      // The request's `seed` decides the random draws, as in process (the runner always sends one).
+      const seed = typeof body.seed === "number" ? body.seed : undefined;
+      text = fault === "empty" ? "" : answerWithTextPolicy(messages, policy, seed);
     } catch (e) {
       text = null;
       openaiError(res, 400, `cannot answer this prompt: ${(e as Error).message}`, "invalid_request_error");

@@ -9,6 +9,7 @@ import { decide, POLICY_NAMES } from "../games/policies.js";
 import { getGame } from "../games/registry.js";
 import { CONFIG_NAMES, GAME_NAMES } from "../games/types.js";
 import { nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
+import { callSeed } from "../models/callSeed.js";
 
 const USAGE = "s3gym play --game G --config explore|eval --seed N [--policy random|heuristic|oracle|human] [--actions FILE] [--json]";
 
@@ -59,7 +60,10 @@ export async function playCommand(argv: string[]): Promise<number> {
       return line === undefined ? undefined : { action: line, selfScore: null };
     };
   } else {
-    source = (ctx, state) => decide(game, policy, state, ctx);
+    // The seed a run would send for this episode's steps, so `play` shows the run's kind of draws
+    // (two seeds with the same opening play differently) rather than the observation-only fallback.
+    source = (ctx, state) =>
+      decide(game, policy, state, ctx, callSeed({ runId: `play|${game.name}|${config}|${seed}`, purpose: "step", phase: null, checkpoint: null, episode: null, step: state.step, sample: 0 }));
   }
 
   if (!json) out(`${game.rules(config)}\n\n`);

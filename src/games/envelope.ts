@@ -4,13 +4,15 @@ import { formatIssues } from "../util/zodIssues.js";
 import { RESPONSE_CONTRACT, rulesTitle } from "./responseContract.js";
 import type { BaseConfig, EpisodeState, Game, GameRules, PolicyContext, StepResult } from "./types.js";
 import { GAME_NAMES } from "./types.js";
+import { RULES_VERSION } from "./version.js";
 
 /**
  * The key an episode's generator is derived from. The config NAME (not its numbers) enters the key,
- * so changing only the step cap does not change the board; a named variant gets its own stream.
+ * so changing only the step cap does not change the board; a named variant gets its own stream. The
+ * rules version (`v<RULES_VERSION>`) enters it too: new rules, new boards for the same seed.
  */
 export function episodeKey(game: string, configName: string, seed: number): string {
-  return `s3gym/v1|${game}|${configName}|${seed}`;
+  return `s3gym/v${RULES_VERSION}|${game}|${configName}|${seed}`;
 }
 
 /** The header line every observation starts with: the step about to be taken and the cap. */
@@ -30,8 +32,14 @@ export function invalidFeedback(grammar: string, why = "invalid action"): string
   return `${why}: expected '${grammar}'`;
 }
 
-/** A policy's generator: derived from what it sees, so it answers the same in-process and over HTTP. */
-export function policyRng(policy: string, ctx: PolicyContext): Rng {
+/**
+ * A policy's generator. With a seed (the call's: the runner derives it from the call identity and
+ * sends it over HTTP too) it is the seed's stream, so episodes with the same opening still differ.
+ * Without one (a bare HTTP request) it is derived from what the policy sees, which repeats on
+ * identical observations: the fallback, not the protocol's behaviour.
+ */
+export function policyRng(policy: string, ctx: PolicyContext, seed?: number): Rng {
+  if (seed !== undefined) return Rng.fromKey(`policy|${policy}|seed|${seed}`);
   const first = ctx.history[0]?.observation ?? ctx.observation;
   return Rng.fromKey(`policy|${policy}|${ctx.history.length}|${first}|${ctx.observation}`);
 }

@@ -16,17 +16,21 @@ export function isPolicyName(name: string): name is PolicyName {
   return (POLICY_NAMES as readonly string[]).includes(name);
 }
 
-export function textPolicyDecision(game: Game, policy: TextPolicyName, ctx: PolicyContext): PolicyDecision {
-  return game.policies[policy](ctx, policyRng(policy, ctx));
+/**
+ * A text policy's decision. `seed` (the call's seed: from its identity in process, the request's
+ * `seed` over HTTP) decides every random draw; without one the draws come from what the policy sees.
+ */
+export function textPolicyDecision(game: Game, policy: TextPolicyName, ctx: PolicyContext, seed?: number): PolicyDecision {
+  return game.policies[policy](ctx, policyRng(policy, ctx, seed));
 }
 
 /** Heuristic's action with the exact reward it will earn, from the live state. */
-export function oracleDecision(game: Game, state: EpisodeState, ctx: PolicyContext): PolicyDecision {
-  const { action } = textPolicyDecision(game, "heuristic", ctx);
+export function oracleDecision(game: Game, state: EpisodeState, ctx: PolicyContext, seed?: number): PolicyDecision {
+  const { action } = textPolicyDecision(game, "heuristic", ctx, seed);
   const simulated = game.step(game.clone(state), action);
   return { action, selfScore: simulated.reward };
 }
 
-export function decide(game: Game, policy: PolicyName, state: EpisodeState, ctx: PolicyContext): PolicyDecision {
-  return policy === "oracle" ? oracleDecision(game, state, ctx) : textPolicyDecision(game, policy, ctx);
+export function decide(game: Game, policy: PolicyName, state: EpisodeState, ctx: PolicyContext, seed?: number): PolicyDecision {
+  return policy === "oracle" ? oracleDecision(game, state, ctx, seed) : textPolicyDecision(game, policy, ctx, seed);
 }

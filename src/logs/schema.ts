@@ -184,6 +184,11 @@ export const RunManifest = z
     pathway: z.string().min(1),
     /** The kit version that wrote the run. */
     kit_version: z.string(),
+    /**
+     * The games' rules version the run played (src/games/version.ts); absent in manifests written
+     * before it was recorded, which played version 1. A run is only resumed under the same version.
+     */
+    rules_version: z.number().int().positive().optional(),
     /** The endpoint host (e.g. `api.openai.com`, `127.0.0.1:8000`), or `builtin`; never a key. */
     endpoint_host: z.string(),
     /** The run seed the episode seeds derive from. */

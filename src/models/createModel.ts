@@ -127,7 +127,8 @@ export function resolveModel(name: string, ctx: ModelContext): ResolvedModel {
     sampling: entry?.sampling ?? {},
     concurrency: entry?.concurrency ?? ctx.concurrency,
     maxTokensParam: entry?.max_tokens_param ?? ctx.maxTokensParam ?? "auto",
-    dropParams: entry?.drop_params ?? ctx.dropParams ?? [],
+    // `send_seed: false` is dropping the runner's per-call seed.
+    dropParams: dropList(entry?.drop_params ?? ctx.dropParams ?? [], entry?.send_seed === false),
   };
   if (spec.scheme === "builtin") return { ...common, baseUrl: null, endpointHost: "builtin", apiKeyEnv: "" };
   const baseUrl = entry?.base_url ?? ctx.baseUrl ?? DEFAULT_BASE_URL;
@@ -198,6 +199,10 @@ export function mergeSampling(request: SamplingParams, entry: SamplingParams): S
   const merged: SamplingParams = { ...request, ...entry };
   if (request.extra_body || entry.extra_body) merged.extra_body = { ...request.extra_body, ...entry.extra_body };
   return merged;
+}
+
+function dropList(list: readonly DroppableParam[], noSeed: boolean): DroppableParam[] {
+  return noSeed && !list.includes("seed") ? [...list, "seed"] : [...list];
 }
 
 /** `sampling` without the dropped parameters. */

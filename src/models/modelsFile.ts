@@ -64,6 +64,14 @@ export const ModelsFileEntry = z.strictObject({
   max_tokens_param: z.enum(MAX_TOKENS_PARAMS).optional(),
   /** Sampling parameters never sent to this endpoint, whoever sets them (for servers that refuse them; default --drop-params). */
   drop_params: z.array(z.enum(DROPPABLE_PARAMS)).optional(),
+  /**
+   * Whether requests carry the per-call `seed` the runner derives from the call identity (default
+   * true). `false` for endpoints that reject the field; built-in models then draw from the identity.
+   */
+  send_seed: z.boolean().optional(),
+}).refine((e) => !(e.send_seed === false && e.sampling?.seed !== undefined), {
+  path: ["send_seed"],
+  message: "is false but sampling.seed is set: drop one of them",
 });
 export type ModelsFileEntry = z.infer<typeof ModelsFileEntry>;
 

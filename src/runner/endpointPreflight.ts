@@ -60,7 +60,8 @@ export async function preflightModels(
       apiKey: env[r.apiKeyEnv] ?? "",
       apiKeyEnv: r.apiKeyEnv,
       fromModelsFile: r.entry !== null,
-      sampling: sentSampling(r, { max_tokens: s.maxNewTokens }),
+      // The run sends a per-call seed with every request (callSeed); the probe sends one too.
+      sampling: sentSampling(r, { max_tokens: s.maxNewTokens, seed: 0 }),
       maxTokensParam: r.maxTokensParam,
       contextTokens: s.contextTokens,
       maxNewTokens: s.maxNewTokens,

@@ -8,8 +8,9 @@
 import { parseResponse, type ParsedResponse, type ParseRule } from "../agent/parseResponse.js";
 import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
 import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
+import { callSeed } from "../models/callSeed.js";
 import { redactSecrets } from "../models/secrets.js";
-import { ModelCallError, type CompletionResult } from "../models/types.js";
+import { ModelCallError, type CallIdentity, type CompletionResult } from "../models/types.js";
 import type { AnswerFrom, RunContext } from "./context.js";
 import { replyKind } from "./replyMonitor.js";
 import type { ExperienceSnapshot } from "./experience.js";
@@ -102,10 +103,12 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
     const messages = buildStepMessages({ ...view, experience: experience.text });
     let result;
     try {
+      const callIdentity: CallIdentity = { runId: run.runId, purpose: "step", phase: task.phase, checkpoint: task.checkpoint, episode: task.episode, step: state.step, sample: 0 };
       result = await run.model.complete({
         messages,
-        sampling: { max_tokens: run.settings.maxNewTokens },
-        identity: { runId: run.runId, purpose: "step", phase: task.phase, checkpoint: task.checkpoint, episode: task.episode, step: state.step, sample: 0 },
+        // Every request carries a seed from its identity (a models file may turn sending it off).
+        sampling: { max_tokens: run.settings.maxNewTokens, seed: callSeed(callIdentity) },
+        identity: callIdentity,
         // Only builtin:oracle reads it; it is never sent over HTTP nor part of a cache key.
         privileged: { game, state },
       });

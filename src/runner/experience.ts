@@ -13,6 +13,8 @@ import type { MemoryRecord, StepRecord } from "../logs/schema.js";
 import { historyContext, makeHistoryBlock, type HistoryBlock } from "../pathways/history.js";
 import { EMPTY_MEMORY, memoryExperience, memoryFromRecord, memoryRecordFields, nextMemory, summaryMessages, type MemoryVersion } from "../pathways/memory.js";
 import type { RunContext } from "./context.js";
+import { callSeed } from "../models/callSeed.js";
+import type { CallIdentity } from "../models/types.js";
 
 /** What the experience depends on at one step. */
 export interface StepView {
@@ -128,10 +130,11 @@ function memoryState(run: RunContext, restored: readonly MemoryRecord[]): Experi
       }
       const { messages, keptSteps } = summaryMessages({ rules: run.configs.explore.rules, previous: current.triple, trajectory }, settings, run.counter);
       // A ModelCallError propagates: the run loop treats it like a failed exploration episode.
+      const callIdentity: CallIdentity = { runId: run.runId, purpose: "summary", phase: "explore", checkpoint: null, episode: x, step: null, sample: 0 };
       const result = await run.model.complete({
         messages,
-        sampling: { max_tokens: run.settings.maxNewTokens },
-        identity: { runId: run.runId, purpose: "summary", phase: "explore", checkpoint: null, episode: x, step: null, sample: 0 },
+        sampling: { max_tokens: run.settings.maxNewTokens, seed: callSeed(callIdentity) },
+        identity: callIdentity,
       });
       run.events.step?.(run.runId, result.usage.tokensIn, result.usage.tokensOut);
       const next = nextMemory(current, x, result.text);

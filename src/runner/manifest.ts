@@ -10,6 +10,7 @@ import { RunManifest } from "../logs/schema.js";
 import { writeJsonAtomic } from "../logs/writer.js";
 import type { ProtocolSettings, RunContext } from "./context.js";
 import { checkpointList } from "./schedule.js";
+import { RULES_VERSION, UNRECORDED_RULES_VERSION } from "../games/version.js";
 import { manifestPath } from "../logs/runDir.js";
 
 let kitVersion: string | null = null;
@@ -69,6 +70,7 @@ export function checkResumable(
   run: Pick<RunContext, "runId" | "settings" | "configs">,
   modelNow: ReturnType<typeof modelConfig> = null,
 ): void {
+  checkRulesVersion(previous, run.runId);
   const before: Record<string, unknown> = { ...((previous.config as { protocol?: Record<string, unknown> }).protocol ?? {}) };
   // A manifest from before `parse_rule` was recorded was read by the literal contract: resumable with --strict-contract.
   if (Object.keys(before).length > 0 && before.parse_rule === undefined) before.parse_rule = "strict-contract";
@@ -85,6 +87,20 @@ export function checkResumable(
       `run ${run.runId} already has logs under a different protocol (${detail}); rerun with the original flags to resume, or use another --data directory`,
     );
   }
+}
+
+/**
+ * Throws when the run was logged under other game rules: its episodes and a resumed run's would
+ * score under two rule sets. The old data stays readable: `s3gym report` reads it as it is.
+ */
+export function checkRulesVersion(previous: Pick<RunManifest, "rules_version">, runId: string): void {
+  const before = previous.rules_version ?? UNRECORDED_RULES_VERSION;
+  if (before === RULES_VERSION) return;
+  throw new Error(
+    `run ${runId} was logged under games rules version ${before}, but this kit plays rules version ${RULES_VERSION} ` +
+      `(the rules changed what a score means, see src/games/version.ts), so resuming it would mix two rule sets in one run; ` +
+      `its logs still read and report as they are: start the new runs in another --data directory, or resume with the kit version that wrote it`,
+  );
 }
 
 export class ManifestWriter {
@@ -126,6 +142,7 @@ export class ManifestWriter {
       game: run.game.name,
       pathway: run.pathway,
       kit_version: getKitVersion(),
+      rules_version: RULES_VERSION,
       endpoint_host: run.model.endpointHost,
       run_seed: run.settings.runSeed,
       explore_seeds: run.exploreSeeds,

@@ -20,7 +20,8 @@ import { EMPTY_REPLY } from "../agent/stepPrompt.js";
 import { CONTRACT_REMINDER } from "../games/responseContract.js";
 import type { EpisodeState, Game } from "../games/types.js";
 import type { StepRecord } from "../logs/schema.js";
-import type { ChatMessage, CompletionResult, Model } from "../models/types.js";
+import { callSeed } from "../models/callSeed.js";
+import type { CallIdentity, ChatMessage, CompletionResult, Model } from "../models/types.js";
 
 /** The user turn that asks for a correction. Carries the model's own action and self-score only. */
 export function correctionTurn(o: { action: string; selfScore: number; threshold: number; observation: string }): string {
@@ -107,10 +108,11 @@ export async function correctStep(o: {
   const s = o.step;
   const replay = replayToStep(o.game, { seed: s.seed, config: o.episodeConfig, configName: s.config }, o.earlier, s);
   if (!replay.ok) return { ok: false, why: "replay_mismatch", detail: replay.reason, response: null };
+  const identity: CallIdentity = { runId: o.runId, purpose: "correction", phase: "explore", checkpoint: null, episode: s.episode, step: s.step, sample: 0 };
   const result = await o.model.complete({
     messages: correctionMessages(o.stepMessages, s, o.threshold),
-    sampling: { max_tokens: o.maxTokens },
-    identity: { runId: o.runId, purpose: "correction", phase: "explore", checkpoint: null, episode: s.episode, step: s.step, sample: 0 },
+    sampling: { max_tokens: o.maxTokens, seed: callSeed(identity) },
+    identity,
     // In-process only (builtin:oracle reads it); never sent over HTTP nor part of a cache key.
     privileged: { game: o.game, state: replay.state },
   });

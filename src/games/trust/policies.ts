@@ -53,6 +53,11 @@ class Planner {
   private memo = new Map<string, number>();
   constructor(private readonly movesPerRound: number) {}
 
+  /** Memoised values so far (the planner is shared across decisions; see plannerFor). */
+  get size(): number {
+    return this.memo.size;
+  }
+
   /** Expected coins (unnormalised) of each move at this node, with the immediate part separated. */
   q(you: Move[], them: Move[], dets: OpponentType[], wr: number, left: number, roundsAfter: number): Array<{ a: Move; value: number; now: number; mass: number }> {
     const groups: Record<Move, OpponentType[]> = { collaborate: [], cheat: [] };
@@ -90,6 +95,24 @@ class Planner {
   }
 }
 
+/** Memo entries kept before a shared planner starts afresh (bounds memory in a long process). */
+const PLANNER_MEMO_LIMIT = 500_000;
+const planners = new Map<number, Planner>();
+
+/**
+ * One planner per round length, shared by every decision: its values are a pure function of their
+ * key, so reuse changes no answer, and it keeps the early-round decisions (tens of ms cold, with all
+ * eight types still possible) from being recomputed on every call of a long run.
+ */
+function plannerFor(movesPerRound: number): Planner {
+  let p = planners.get(movesPerRound);
+  if (!p || p.size > PLANNER_MEMO_LIMIT) {
+    p = new Planner(movesPerRound);
+    planners.set(movesPerRound, p);
+  }
+  return p;
+}
+
 /**
  * Probe then exploit, done by planning: infer the opponent type from every round seen so far and play
  * the move with the best expected coins over the rest of the game (probing moves win when what they
@@ -107,7 +130,7 @@ export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
   const dets = inRound.dets;
   const wr = belief.wr * 0.5 ** current.you.length;
   if (dets.length === 0 && wr === 0) return { action: "cheat", selfScore: 0 };
-  const planner = new Planner(f.movesPerRound);
+  const planner = plannerFor(f.movesPerRound);
   const left = f.movesPerRound - current.you.length;
   const qs = planner.q(current.you.slice(), current.them.slice(), dets, wr, left, f.rounds - f.round);
   let best = qs[0]!;
