@@ -18,10 +18,9 @@
 import { LogFormatError, discoverRuns, readRunDir, type ReadWarning } from "../logs/reader.js";
 import type { RunManifest } from "../logs/schema.js";
 
-/** The pathways whose exploration steps make the self-judging step set (metrics.md). */
-export const JUDGED_PATHWAYS: readonly string[] = ["history", "memory"];
-/** The pathway name of training runs (checkpoint = epoch). */
-export const TRAINING_PATHWAY = "training";
+import { JUDGED_PATHWAYS, TRAINING_PATHWAY } from "../pathways/registry.js";
+// The judged set and the training runs' name come from the pathway registry (one list of pathways).
+export { JUDGED_PATHWAYS, TRAINING_PATHWAY };
 
 /** One checkpoint of a run, as the metrics see it. */
 export interface CheckpointData {

@@ -4,14 +4,16 @@
  * writes FILE.jsonl and its sidecars (.meta.json, .sources.jsonl, .calls.jsonl). Exit codes: 0 written;
  * 1 nothing kept, or a correction call failed on infrastructure; 2 bad arguments (nothing called).
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { readJsonFile } from "../logs/reader.js";
+import { RunManifest } from "../logs/schema.js";
 import { dirname, join, resolve } from "node:path";
 import { GAME_NAMES } from "../games/types.js";
 import { toCallRecord } from "../models/callLog.js";
 import { createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
 import { createModel } from "../runner/createModel.js";
 import type { CallRecord } from "../logs/schema.js";
-import { PATHWAYS } from "../logs/schema.js";
+import { RECORDED_PATHWAY_NAMES } from "../pathways/registry.js";
 import { findRunDirs, formatCounts, LOW_SCORE_MODES, type LowScoreMode } from "../training/buildSft.js";
 import { writeSftFiles } from "../training/sftFiles.js";
 import { SFT_FORMATS } from "../training/sftFormat.js";
@@ -71,8 +73,8 @@ function correctionSpecs(data: string[], filter: { games: string[] | null; model
   for (const dir of findRunDirs(data)) {
     const path = manifestPath(dir);
     if (!existsSync(path)) continue;
-    const m = JSON.parse(readFileSync(path, "utf8")) as { model?: string; game?: string; pathway?: string };
-    if (!m.model || (filter.games && !filter.games.includes(m.game ?? "")) || (filter.models && !filter.models.includes(m.model)) || (filter.pathways && !filter.pathways.includes(m.pathway ?? ""))) continue;
+    const m = readJsonFile(path, RunManifest);
+    if ((filter.games && !filter.games.includes(m.game)) || (filter.models && !filter.models.includes(m.model)) || (filter.pathways && !filter.pathways.includes(m.pathway))) continue;
     specs.add(m.model);
   }
   return [...specs];
@@ -89,7 +91,7 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
     if (v.out === undefined || v.out.trim() === "") throw new UsageError("--out is required: the JSONL file to write (e.g. sft.jsonl)");
     const games = v.games === undefined || v.games.trim() === "all" ? null : list("games", v.games, GAME_NAMES);
     const models = list("models", v.models);
-    const pathways = list("pathways", v.pathways, PATHWAYS);
+    const pathways = list("pathways", v.pathways, RECORDED_PATHWAY_NAMES);
     const threshold = numberFlag("threshold", v.threshold, 0);
     const lowScore: LowScoreMode = oneOf("low-score", v["low-score"], LOW_SCORE_MODES, "drop");
     const format = oneOf("format", v.format, SFT_FORMATS, "openai-chat");

@@ -36,6 +36,7 @@ import { fileURLToPath } from "node:url";
 import { checkJupyter, executeNotebook, formatJupyterProblems, type JupyterSetup } from "../report/notebooks/jupyter.js";
 import { HelpRequested, nonNegativeInt, parseFlags, UsageError } from "./args.js";
 import { runsDir } from "../logs/runDir.js";
+import { PATHWAY_NAMES } from "../pathways/registry.js";
 
 export const REPRODUCE_USAGE = [
   "s3gym reproduce [--quick] [--data DIR] [--out DIR] [--jobs N] [--no-notebooks]",
@@ -58,7 +59,8 @@ const FLAGS = {
 
 /** The offline models of the default matrix: floor, reference and perfect-judge lines (not LLMs). */
 export const OFFLINE_MODELS = ["builtin:random", "builtin:heuristic", "builtin:oracle"] as const;
-export const PATHWAYS = ["none", "history", "memory"] as const;
+/** The experience pathways of the default matrix: every registered one. */
+export const PATHWAYS: readonly string[] = PATHWAY_NAMES;
 
 /** A schedule: the protocol numbers passed to `s3gym run`, and the training ladder's length. */
 export interface Schedule {

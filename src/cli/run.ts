@@ -16,7 +16,8 @@ import { preflightModels } from "../runner/endpointPreflight.js";
 import { checkCheckpointModels, checkpointsFromSpecs, parseCheckpointList, parseCheckpointsFile, type CheckpointSpec } from "../training/checkpoints.js";
 import { runCheckpointList } from "../runner/evalList.js";
 import { runId } from "../runner/runId.js";
-import { RUN_PATHWAYS, type ProtocolSettings } from "../runner/context.js";
+import type { ProtocolSettings } from "../runner/context.js";
+import { PATHWAY_NAMES, TRAINING_PATHWAY } from "../pathways/registry.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
 import { preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } from "../runner/schedule.js";
@@ -55,7 +56,7 @@ const FLAGS = {
 } as const;
 
 /** The pathway evaluated from a checkpoint list instead of the protocol loop. */
-const TRAINING = "training";
+const TRAINING = TRAINING_PATHWAY;
 
 /** Injection points for tests and embedding; the CLI uses the real process. */
 export interface RunCommandDeps {
@@ -143,7 +144,7 @@ function parseTraining(v: { checkpoints?: string; "checkpoints-file"?: string; l
 function parse(argv: string[], env: Record<string, string | undefined>): Parsed {
   const { values: v } = parseFlags(argv, FLAGS, RUN_USAGE);
   const pathways = commaList("pathways", v.pathways);
-  for (const p of pathways) oneOf("pathways", p, [...RUN_PATHWAYS, TRAINING]);
+  for (const p of pathways) oneOf("pathways", p, [...PATHWAY_NAMES, TRAINING]);
   const training = parseTraining(v, pathways.includes(TRAINING));
   const loopPathways = pathways.filter((p) => p !== TRAINING);
   let models: string[] = [];

@@ -1,29 +1,45 @@
 /**
- * The log files of one run directory (logs.md, "Layout"), each an append-only validated writer.
- * memory.jsonl exists only for the memory pathway.
+ * The log files of one run directory (logs.md, "Layout"), each an append-only validated writer:
+ * steps, episodes, checkpoints and calls for every run, plus the files a pathway declares as its own
+ * (memory.jsonl for the memory pathway).
  */
 import { mkdirSync } from "node:fs";
-import { runFile } from "./runDir.js";
-import { CallRecord, CheckpointRecord, EpisodeRecord, MemoryRecord, StepRecord } from "./schema.js";
+import type { z } from "zod";
+import { runFile, type RunFileKind } from "./runDir.js";
+import { CallRecord, CheckpointRecord, EpisodeRecord, RUN_FILES, StepRecord } from "./schema.js";
 import { JsonlWriter } from "./writer.js";
+
+/** The files every run writes; the others belong to a pathway. */
+const COMMON = ["steps", "episodes", "checkpoints", "calls"] as const satisfies readonly RunFileKind[];
 
 export class RunLogs {
   readonly steps: JsonlWriter<typeof StepRecord>;
   readonly episodes: JsonlWriter<typeof EpisodeRecord>;
   readonly checkpoints: JsonlWriter<typeof CheckpointRecord>;
   readonly calls: JsonlWriter<typeof CallRecord>;
-  readonly memory: JsonlWriter<typeof MemoryRecord> | null;
+  /** The pathway's own files, opened because it declared them. */
+  private readonly own = new Map<RunFileKind, JsonlWriter<z.ZodTypeAny>>();
 
   constructor(
     readonly dir: string,
-    withMemory: boolean,
+    pathwayFiles: readonly RunFileKind[],
   ) {
     mkdirSync(dir, { recursive: true });
     this.steps = JsonlWriter.open(runFile(dir, "steps"), StepRecord);
     this.episodes = JsonlWriter.open(runFile(dir, "episodes"), EpisodeRecord);
     this.checkpoints = JsonlWriter.open(runFile(dir, "checkpoints"), CheckpointRecord);
     this.calls = JsonlWriter.open(runFile(dir, "calls"), CallRecord);
-    this.memory = withMemory ? JsonlWriter.open(runFile(dir, "memory"), MemoryRecord) : null;
+    for (const kind of pathwayFiles) {
+      if ((COMMON as readonly string[]).includes(kind)) continue;
+      this.own.set(kind, JsonlWriter.open(runFile(dir, kind), RUN_FILES[kind].schema));
+    }
+  }
+
+  /** Appends to one of the pathway's own files; throws when the pathway did not declare it. */
+  append<K extends RunFileKind>(kind: K, record: z.input<(typeof RUN_FILES)[K]["schema"]>): void {
+    const w = this.own.get(kind);
+    if (!w) throw new Error(`${this.dir}: ${RUN_FILES[kind].file} is not a file of this run's pathway (declare it in the pathway's files)`);
+    w.append(record);
   }
 
   /**
@@ -34,14 +50,14 @@ export class RunLogs {
     this.steps.sync();
   }
 
-  /** After the episode / checkpoint / memory record: make the claim itself durable. */
+  /** After the episode / checkpoint / pathway record: make the claim itself durable. */
   syncRecords(): void {
     this.episodes.sync();
     this.checkpoints.sync();
-    this.memory?.sync();
+    for (const w of this.own.values()) w.sync();
   }
 
   close(): void {
-    for (const w of [this.steps, this.episodes, this.checkpoints, this.calls, this.memory]) w?.close();
+    for (const w of [this.steps, this.episodes, this.checkpoints, this.calls, ...this.own.values()]) w.close();
   }
 }

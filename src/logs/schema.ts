@@ -4,12 +4,21 @@
  * from the schemas, and the writer and the reader both validate against them (logs.md).
  *
  * Unknown extra fields are allowed (`.passthrough()`) so logs converted from other tools, or written by
- * hand for a test, stay analysable.
+ * hand for a test, stay analysable. Fields the kit writes that older data (or other tools) may lack
+ * are `.optional()`; everything the kit writes is declared here.
+ *
+ * Versions: `SCHEMA_VERSION` is written into every manifest (`schema_version`) and covers all the
+ * files of the run. A manifest without it was written before versions existed (version 0: main at
+ * b999829, the fixture under tests/fixtures/data-v0); version 0 data reads, reports and loads for
+ * resume unchanged, because version 1 only added declarations of fields version 0 already wrote.
+ * (Whether a run may be continued is the games' `rules_version`, a separate check.)
  */
 import { z } from "zod";
 
+/** The version of the data contract this kit writes (the manifest's `schema_version`). */
+export const SCHEMA_VERSION = 1;
+
 export const PHASES = ["explore", "eval"] as const;
-export const PATHWAYS = ["none", "history", "memory", "training"] as const;
 
 /** Identity fields repeated on every line, so files from many runs can be concatenated. */
 const identity = {
@@ -19,7 +28,7 @@ const identity = {
   model: z.string().min(1),
   /** One of the seven games (free string so converted logs of other games still load). */
   game: z.string().min(1),
-  /** `none` | `history` | `memory` | `training` (free string for other tools' pathways). */
+  /** A registered pathway (`none`, `history`, `memory`: src/pathways/registry.ts) or `training` (free string for other tools' pathways). */
   pathway: z.string().min(1),
 };
 
@@ -66,6 +75,14 @@ export const StepRecord = z
     latency_ms: z.number().nonnegative(),
     /** Optional: true when the model answer was replayed from the on-disk cache. */
     cached: z.boolean().optional(),
+    /** The endpoint's finish reason (`stop`; `length` marks a reply cut off at max_tokens); null when not reported. */
+    finish_reason: z.string().nullable().optional(),
+    /** Prompt tokens the provider served from its prefix cache, when it reports them (else null). */
+    tokens_cached: z.number().nonnegative().nullable().optional(),
+    /** History runs: steps kept per earlier exploration episode in this step's prompt (episode 1 first; 0 = dropped). */
+    history_keep: z.array(z.number().int().nonnegative()).optional(),
+    /** Memory runs: the memory version (after_episode of memory.jsonl) this step's prompt carried. */
+    memory_version: z.number().int().nonnegative().optional(),
     /**
      * Optional: the reply's reasoning text (`reasoning_content` / `reasoning`), cut to 20,000
      * characters; null when the reply had none. Never parsed unless `--answer-from` says so.
@@ -103,6 +120,8 @@ export const EpisodeRecord = z
     started_at: z.string(),
     /** ISO 8601. */
     ended_at: z.string(),
+    /** The observation after the last step: a History block ends with it (without its "Step k of N" header). */
+    end_observation: z.string().optional(),
   })
   .passthrough();
 export type EpisodeRecord = z.infer<typeof EpisodeRecord>;
@@ -120,6 +139,8 @@ export const CheckpointRecord = z
     status: z.enum(["ok", "failed"]),
     /** Null, or why the checkpoint failed. */
     reason: z.string().nullable(),
+    /** Evaluation episodes that failed (empty when ok, and when exploration stopped before the checkpoint ran). */
+    failed_episodes: z.array(z.number().int().nonnegative()).optional(),
   })
   .passthrough();
 export type CheckpointRecord = z.infer<typeof CheckpointRecord>;
@@ -141,18 +162,33 @@ export const MemoryRecord = z
     error: z.string().nullable(),
     /** The raw summary reply (null for version 0). */
     response: z.string().nullable(),
+    /** Steps of the episode's trajectory the summary prompt kept (its tail is cut to fit the context budget). */
+    trajectory_steps_kept: z.number().int().nonnegative().optional(),
+    /** Prompt tokens of the summary call. */
+    tokens_in: z.number().nonnegative().optional(),
+    /** Completion tokens of the summary call. */
+    tokens_out: z.number().nonnegative().optional(),
+    /** Wall time of the summary call in milliseconds (0 when replayed from the cache). */
+    latency_ms: z.number().nonnegative().optional(),
+    /** True when the summary was replayed from the on-disk response cache. */
+    cached: z.boolean().optional(),
   })
   .passthrough();
 export type MemoryRecord = z.infer<typeof MemoryRecord>;
 
 export const CallRecord = z
   .object({
+    /** The run the call belongs to. */
     run_id: z.string().min(1),
-    /** `step` | `summary` | `correction`. */
+    /** `step` (a step's answer) | `summary` (a memory update) | `correction` (BuildSFT's corrected answer). */
     purpose: z.enum(["step", "summary", "correction"]),
+    /** The phase of the episode the call served; null when it served none. */
     phase: z.enum(PHASES).nullable(),
+    /** The checkpoint of an evaluation call; null otherwise. */
     checkpoint: z.number().int().nonnegative().nullable(),
+    /** The episode the call served; null when it served none. */
     episode: z.number().int().nonnegative().nullable(),
+    /** The 0-based step of a step call; null for a summary. */
     step: z.number().int().nonnegative().nullable(),
     /** Prompt tokens (from the API's usage, or counted with the tokenizer when absent). */
     tokens_in: z.number().nonnegative(),
@@ -172,15 +208,161 @@ export const CallRecord = z
     error: z.string().nullable(),
     /** Dollar cost from the user's price table; null when no price is known. */
     cost_usd: z.number().nonnegative().nullable(),
+    /** The sample index of the call identity (0 unless a step is sampled several times). */
+    sample: z.number().int().nonnegative().optional(),
+    /** The endpoint's finish reason; null on failure or when not reported. */
+    finish_reason: z.string().nullable().optional(),
   })
   .passthrough();
 export type CallRecord = z.infer<typeof CallRecord>;
 
+/**
+ * The protocol numbers as recorded (`config.protocol`, and the train-loop state), snake_case; with
+ * the game configs they decide what the episodes are, so a resume under other numbers is refused.
+ * Nested config objects drop keys they do not declare when read (the manifest itself keeps extras). `src/runner/protocolRecord.ts` is the one two-way
+ * mapping between these and the runner's ProtocolSettings.
+ */
+export const SettingsRecord = z.object({
+  /** N_explore: exploration episodes (0 for a training run's checkpoint list). */
+  explore_episodes: z.number().int().nonnegative(),
+  /** A checkpoint after every this many exploration episodes. */
+  checkpoint_every: z.number().int().positive(),
+  /** Evaluation episodes per checkpoint. */
+  eval_episodes: z.number().int().nonnegative(),
+  /** The step cap (a game whose config sets a shorter cap keeps its own). */
+  max_steps: z.number().int().positive(),
+  /** The context window the History ICL budget and the summary prompt are fitted to, in tokens. */
+  context_tokens: z.number().int().positive(),
+  /** The reply reserve, sent as max_tokens on every call. */
+  max_new_tokens: z.number().int().positive(),
+  /** The tokenizer the budget counts with (`o200k` | `cl100k`). */
+  tokenizer: z.string().min(1),
+  /** `hidden` (main setting) or `visible` (rewards shown in the prompt). */
+  reward_visibility: z.enum(["hidden", "visible"]),
+  /**
+   * How replies are read (src/agent/parseResponse.ts): `last-answer` (the last Answer label, a Score
+   * only after it) or `strict-contract` (the literal two-line rule, `--strict-contract`). Absent in
+   * runs written before it was recorded, which were read by the literal rule.
+   */
+  parse_rule: z.enum(["last-answer", "strict-contract"]).optional(),
+  /** The run seed the episode seeds derive from. */
+  run_seed: z.number().int().nonnegative(),
+  /**
+   * Where the Answer/Score lines were read (`--answer-from`): `reasoning` or `both`; absent for the
+   * default `content` (so runs written before the flag still resume).
+   */
+  answer_from: z.enum(["content", "reasoning", "both"]).optional(),
+});
+export type SettingsRecord = z.infer<typeof SettingsRecord>;
+
+/** SettingsRecord plus the two game configs. */
+export const ProtocolRecord = SettingsRecord.extend({
+  /** The two game configs exactly as played (each game's schema in src/games/<game>/, step cap applied). */
+  game_configs: z.object({
+    explore: z.record(z.string(), z.unknown()),
+    eval: z.record(z.string(), z.unknown()),
+  }),
+});
+export type ProtocolRecord = z.infer<typeof ProtocolRecord>;
+
+/** What a model name resolved to: the spec behind a models-file alias, and the entry's sampling. */
+export const ResolvedModelRecord = z
+  .object({
+    /** The real spec, e.g. `openai:gpt-4o-mini` behind the alias `mini`. */
+    spec: z.string().min(1),
+    /** The models-file entry's sampling (temperature, extra_body ...); {} when none. */
+    sampling: z.record(z.string(), z.unknown()),
+  });
+
+/** One model of a training run's checkpoint list, as evaluated by the last invocation. */
+export const CheckpointModelRecord = z
+  .object({
+    /** The epoch. */
+    checkpoint: z.number().int().nonnegative(),
+    /** The model name as given on --checkpoints. */
+    model: z.string().min(1),
+    /** Its endpoint host, or `builtin`. */
+    endpoint_host: z.string().optional(),
+    /** What the name resolved to, when known. */
+    resolved: ResolvedModelRecord.nullable().optional(),
+  });
+
+/** Settings of the invocation that do not decide the episodes (they may change between invocations). */
+export const InvocationRecord = z
+  .object({
+    /** --concurrency: calls in flight per endpoint. */
+    concurrency: z.number().int().positive().optional(),
+    /** --max-retries. */
+    max_retries: z.number().int().nonnegative().optional(),
+    /** --timeout-ms, per attempt. */
+    timeout_ms: z.number().positive().optional(),
+    /** Whether the response cache was on. */
+    cache: z.boolean().optional(),
+    /** `--shard i/n` as given, or null. */
+    shard: z.string().nullable().optional(),
+    /** The --models-file path as given, or null. */
+    models_file: z.string().nullable().optional(),
+    /** The NAME of the API key's environment variable (never its value). */
+    api_key_env: z.string().optional(),
+    /** Training runs: the checkpoint list this invocation evaluated. */
+    checkpoint_models: z.array(CheckpointModelRecord).optional(),
+    /** BuildSFT's exploration runs: true (no checkpoints are evaluated). */
+    exploration_only: z.boolean().optional(),
+  });
+
+/** The run's resolved configuration (`config`). Optional parts are absent in hand-written or converted logs. */
+export const RunConfigRecord = z
+  .object({
+    /** The protocol numbers and game configs. */
+    protocol: ProtocolRecord.optional(),
+    /** What the run's model name resolved to (absent for a training run: see invocation.checkpoint_models). */
+    model: ResolvedModelRecord.nullable().optional(),
+    /** The checkpoints the run evaluates (epochs for a training run). */
+    checkpoints: z.array(z.number().int().nonnegative()).optional(),
+    /** Sampling parameters every call of the run sends. */
+    sampling: z.object({ /** = protocol.max_new_tokens. */ max_tokens: z.number().int().positive() }).optional(),
+    /** The invocation's settings. */
+    invocation: InvocationRecord.optional(),
+  });
+export type RunConfigRecord = z.infer<typeof RunConfigRecord>;
+
+/** Calls, tokens and dollars of every invocation so far, summed from calls.jsonl when the run ends. */
+export type UsageRecord = z.infer<typeof UsageRecord>;
+export const UsageRecord = z
+  .object({
+    /** Model calls made (failed ones included). */
+    calls: z.number().int().nonnegative(),
+    /** Calls that ended in an error after their retries. */
+    failed_calls: z.number().int().nonnegative(),
+    /** Calls replayed from the response cache. */
+    cached_calls: z.number().int().nonnegative(),
+    /** Prompt tokens. */
+    tokens_in: z.number().nonnegative(),
+    /** Completion tokens. */
+    tokens_out: z.number().nonnegative(),
+    /** Prompt tokens served from the provider's prefix cache (where reported). */
+    tokens_cached: z.number().nonnegative(),
+    /** Dollars from the price table, summed over the calls that had a price; null when none had one. */
+    cost_usd: z.number().nonnegative().nullable(),
+    /** Successful calls by who counted their tokens: `server` (the endpoint's usage) or a local tokenizer's name (estimates). */
+    tokens_counted_by: z.record(z.string(), z.number().int().nonnegative()).optional(),
+    /** Transport retries summed over the calls. */
+    retries: z.number().int().nonnegative().optional(),
+    /** Dollars of the calls actually made (cache replays cost nothing); null when none had a price. */
+    spent_usd: z.number().nonnegative().nullable().optional(),
+  });
+
 export const RunManifest = z
   .object({
+    /** The data contract version (SCHEMA_VERSION); absent in data written before versions existed (version 0). */
+    schema_version: z.number().int().nonnegative().optional(),
+    /** Deterministic from (game, pathway, model, run seed); the directory's name. */
     run_id: z.string().min(1),
+    /** The model name as given (spec or models-file alias); a training run's label. */
     model: z.string().min(1),
+    /** The game. */
     game: z.string().min(1),
+    /** The pathway (see the records' identity). */
     pathway: z.string().min(1),
     /** The kit version that wrote the run. */
     kit_version: z.string(),
@@ -200,13 +382,19 @@ export const RunManifest = z
     /** `hidden` (the main setting) or `visible` (ablation: rewards shown in the prompt). */
     reward_visibility: z.enum(["hidden", "visible"]),
     /** The full resolved configuration of the run. */
-    config: z.record(z.string(), z.unknown()),
+    config: RunConfigRecord,
+    /** ISO 8601: when the first invocation started the run. */
     started_at: z.string(),
+    /** ISO 8601 when the run ended; null while running (or killed). */
     ended_at: z.string().nullable(),
     /** `running` | `complete` | `failed` (some checkpoint failed) | `degenerate` (stopped: too many bad replies) | `error`. */
     status: z.string(),
-    /** Wall time in seconds, once ended. */
+    /** Active wall time in seconds summed over invocations (a killed one counts up to its last manifest write). */
     wall_s: z.number().nonnegative().nullable().optional(),
+    /** How many invocations have written this run. */
+    invocations: z.number().int().positive().optional(),
+    /** Calls, tokens and dollars, once the run ended. */
+    usage: UsageRecord.optional(),
     /** Optional, once ended: this invocation's step replies by kind (`replies`, `bad`, `empty`, `noAnswer`, `noScore`, `withReasoning`, `cutAtLength`). */
     replies: z.record(z.string(), z.number()).optional(),
     /** Optional: why the run stopped as `degenerate` (what share of replies was empty or unparsable, whether reasoning was present). */

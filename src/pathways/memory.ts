@@ -9,8 +9,10 @@
  */
 import { buildSummaryMessages, memoryText, parseSummary, type MemoryTriple } from "../agent/summaryPrompt.js";
 import { renderTrajectory, type Trajectory } from "../agent/trajectoryText.js";
-import type { ChatMessage } from "../models/types.js";
+import { callSeed } from "../models/callSeed.js";
+import type { CallIdentity, ChatMessage } from "../models/types.js";
 import { fitHistory, makeHistoryBlock, type HistorySettings, type TokenCounter } from "./history.js";
+import { definePathway, type PathwayHost } from "./types.js";
 
 export interface MemoryVersion {
   /** 0 = the empty initial memory; x = after exploration episode x. */
@@ -69,4 +71,69 @@ export function memoryRecordFields(v: MemoryVersion): { after_episode: number; t
 export function memoryFromRecord(r: { after_episode: number; retain: string; avoid: string; next: string }): MemoryVersion {
   const empty = r.retain === "" && r.avoid === "" && r.next === "";
   return { afterEpisode: r.after_episode, triple: empty ? null : { retain: r.retain, avoid: r.avoid, next: r.next } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pathway definition (registered in registry.ts).
+
+/**
+ * Summary Memory: the state is the memory version in effect. Version 0 is written when the run
+ * starts; version x after exploration episode x. On resume the state still starts at version 0 and
+ * takes the logged versions as consolidation walks through the done episodes (no summary call), so
+ * a checkpoint c < k whose episodes were interrupted is re-run with memory c, never with the newest.
+ */
+export const memoryPathway = definePathway<MemoryVersion>({
+  name: "memory",
+  judged: true,
+  files: ["memory"],
+  create(host) {
+    const restored = host.restored("memory");
+    if (restored.length > 0) return memoryFromRecord(restored[0]!);
+    host.append("memory", { ...identityOf(host), ...memoryRecordFields(EMPTY_MEMORY), parsed: true, error: null, response: null });
+    return EMPTY_MEMORY;
+  },
+  consolidated: (v) => v.afterEpisode,
+  async consolidate(host, current, x, trajectory) {
+    if (x !== current.afterEpisode + 1) throw new Error(`memory: consolidating episode ${x} after version ${current.afterEpisode}`);
+    const logged = host.restored("memory").find((r) => r.after_episode === x);
+    if (logged) return memoryFromRecord(logged);
+    const { messages, keptSteps } = summaryMessages({ rules: host.exploreRules, previous: current.triple, trajectory }, host.settings, host.counter);
+    // A ModelCallError propagates: the run loop treats it like a failed exploration episode.
+    const identity: CallIdentity = { runId: host.runId, purpose: "summary", phase: "explore", checkpoint: null, episode: x, step: null, sample: 0 };
+    const result = await host.model.complete({
+      messages,
+      // Every request carries a seed from its identity (a models file may turn sending it off).
+      sampling: { max_tokens: host.settings.maxNewTokens, seed: callSeed(identity) },
+      identity,
+    });
+    host.onUsage(result.usage.tokensIn, result.usage.tokensOut);
+    const next = nextMemory(current, x, result.text);
+    host.append("memory", {
+      ...identityOf(host),
+      ...memoryRecordFields(next.version),
+      parsed: next.parsed,
+      error: next.error,
+      response: result.text,
+      trajectory_steps_kept: keptSteps,
+      tokens_in: result.usage.tokensIn,
+      tokens_out: result.usage.tokensOut,
+      latency_ms: result.latencyMs,
+      // A summary replayed from the response cache (latency 0) says so, like steps and calls.
+      cached: result.cached,
+    });
+    return next.version;
+  },
+  snapshot(v) {
+    const text = memoryExperience(v);
+    return { forStep: () => ({ text, fields: { memory_version: v.afterEpisode } }) };
+  },
+  rebuild(logs, k) {
+    const rec = logs.records("memory").find((m) => m.after_episode === k);
+    if (!rec) throw new Error(`memory version ${k} is not in memory.jsonl`);
+    return memoryFromRecord(rec);
+  },
+});
+
+function identityOf(host: PathwayHost) {
+  return { run_id: host.runId, model: host.modelName, game: host.gameName, pathway: host.pathway };
 }

@@ -12,9 +12,6 @@ import type { ReplyKind, ReplyMonitor, ReplyStats } from "./replyMonitor.js";
 import type { TokenCounter } from "../pathways/history.js";
 import type { RunLogs } from "../logs/runLogs.js";
 
-export const RUN_PATHWAYS = ["none", "history", "memory"] as const;
-export type RunPathway = (typeof RUN_PATHWAYS)[number];
-
 /** Every number of the protocol (protocol.md, "Defaults"): one config field each. */
 export interface ProtocolSettings {
   exploreEpisodes: number;
@@ -83,7 +80,8 @@ export interface RunContext {
   modelName: string;
   model: Model;
   game: Game;
-  pathway: RunPathway | string;
+  /** A registered pathway (src/pathways/registry.ts), or `training` for a checkpoint list. */
+  pathway: string;
   settings: ProtocolSettings;
   configs: Record<"explore" | "eval", ResolvedConfig>;
   exploreSeeds: number[];

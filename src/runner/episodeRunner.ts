@@ -13,7 +13,7 @@ import { redactSecrets } from "../models/secrets.js";
 import { ModelCallError, type CallIdentity, type CompletionResult } from "../models/types.js";
 import type { AnswerFrom, RunContext } from "./context.js";
 import { replyKind } from "./replyMonitor.js";
-import type { ExperienceSnapshot } from "./experience.js";
+import type { ExperienceSnapshot } from "../pathways/types.js";
 
 export interface EpisodeTask {
   phase: "explore" | "eval";

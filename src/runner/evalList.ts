@@ -10,9 +10,10 @@ import type { Game } from "../games/types.js";
 import type { OnCall } from "../models/callLog.js";
 import type { Model } from "../models/types.js";
 import type { ProtocolSettings } from "./context.js";
-import type { ExperienceSnapshot } from "./experience.js";
+import type { ExperienceSnapshot } from "../pathways/types.js";
 import { CallRouter, executeRun, runCheckpoint, type RunOutcome } from "./runLoop.js";
 import { runId } from "./runId.js";
+import { TRAINING_PATHWAY } from "../pathways/registry.js";
 
 export interface CheckpointListOptions {
   dataDir: string;
@@ -34,7 +35,7 @@ export interface CheckpointListOptions {
 const NO_EXPERIENCE: ExperienceSnapshot = { forStep: () => ({ text: "", fields: {} }) };
 
 export async function runCheckpointList(o: CheckpointListOptions): Promise<RunOutcome> {
-  const pathway = o.pathway ?? "training";
+  const pathway = o.pathway ?? TRAINING_PATHWAY;
   if (o.checkpoints.length === 0) throw new Error("runCheckpointList: the checkpoint list is empty");
   const epochs = o.checkpoints.map((c) => c.checkpoint);
   if (new Set(epochs).size !== epochs.length) throw new Error(`runCheckpointList: duplicate checkpoint index in ${epochs.join(", ")}`);
@@ -55,7 +56,7 @@ export async function runCheckpointList(o: CheckpointListOptions): Promise<RunOu
     invocation: {
       checkpoint_models: o.checkpoints.map((c) => {
         const m = models.get(c.checkpoint)!;
-        return { checkpoint: c.checkpoint, model: c.model, endpoint_host: m.endpointHost, ...(m.resolved ? { resolved: { spec: m.resolved.spec, sampling: m.resolved.sampling } } : {}) };
+        return { checkpoint: c.checkpoint, model: c.model, endpoint_host: m.endpointHost, ...(m.resolved ? { resolved: { spec: m.resolved.spec, sampling: { ...m.resolved.sampling } } } : {}) };
       }),
     },
     totalEpisodes: o.checkpoints.length * settings.evalEpisodes,

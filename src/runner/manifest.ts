@@ -6,9 +6,15 @@
  */
 import { readFileSync } from "node:fs";
 import { canonicalJson } from "../util/canonicalJson.js";
-import { RunManifest } from "../logs/schema.js";
+import { InvocationRecord, RunManifest, SCHEMA_VERSION, type RunConfigRecord } from "../logs/schema.js";
+import type { z } from "zod";
+import { protocolRecord } from "./protocolRecord.js";
+import type { UsageTotals } from "./usage.js";
+
+/** What a caller records as `config.invocation`. */
+export type InvocationInput = z.input<typeof InvocationRecord>;
 import { writeJsonAtomic } from "../logs/writer.js";
-import type { ProtocolSettings, RunContext } from "./context.js";
+import type { RunContext } from "./context.js";
 import { checkpointList } from "./schedule.js";
 import { RULES_VERSION, UNRECORDED_RULES_VERSION } from "../games/version.js";
 import { manifestPath } from "../logs/runDir.js";
@@ -24,30 +30,6 @@ export function getKitVersion(): string {
     }
   }
   return kitVersion;
-}
-
-/** The protocol numbers as recorded on disk (manifests, the train-loop state), snake_case. */
-export function settingsRecord(s: ProtocolSettings): Record<string, unknown> {
-  return {
-    explore_episodes: s.exploreEpisodes,
-    checkpoint_every: s.checkpointEvery,
-    eval_episodes: s.evalEpisodes,
-    max_steps: s.maxSteps,
-    context_tokens: s.contextTokens,
-    max_new_tokens: s.maxNewTokens,
-    tokenizer: s.tokenizer,
-    reward_visibility: s.rewardVisibility,
-    parse_rule: s.parseRule,
-    run_seed: s.runSeed,
-    // Where answers are parsed changes what the episodes are; recorded only when not the default so
-    // that runs written before the flag existed still resume.
-    ...(s.answerFrom !== undefined && s.answerFrom !== "content" ? { answer_from: s.answerFrom } : {}),
-  };
-}
-
-/** The part of the config that decides what the episodes are: it must not change on resume. */
-export function protocolConfig(run: Pick<RunContext, "settings" | "configs">): Record<string, unknown> {
-  return { ...settingsRecord(run.settings), game_configs: { explore: run.configs.explore.config, eval: run.configs.eval.config } };
 }
 
 /**
@@ -71,11 +53,11 @@ export function checkResumable(
   modelNow: ReturnType<typeof modelConfig> = null,
 ): void {
   checkRulesVersion(previous, run.runId);
-  const before: Record<string, unknown> = { ...((previous.config as { protocol?: Record<string, unknown> }).protocol ?? {}) };
+  const before: Record<string, unknown> = { ...(previous.config.protocol ?? {}) };
   // A manifest from before `parse_rule` was recorded was read by the literal contract: resumable with --strict-contract.
   if (Object.keys(before).length > 0 && before.parse_rule === undefined) before.parse_rule = "strict-contract";
-  const now: Record<string, unknown> = protocolConfig(run);
-  const modelBefore = (previous.config as { model?: unknown }).model;
+  const now: Record<string, unknown> = protocolRecord(run);
+  const modelBefore = previous.config.model;
   if (modelBefore !== undefined && modelBefore !== null && modelNow !== null) {
     before.model = modelBefore;
     now.model = modelNow;
@@ -109,12 +91,12 @@ export class ManifestWriter {
   private readonly priorWallS: number;
   private readonly startedAt: string;
   private readonly invocations: number;
-  private readonly previousModel: unknown;
+  private readonly previousModel: RunConfigRecord["model"];
 
   constructor(
     private readonly run: RunContext,
     /** Invocation settings worth recording (concurrency, cache, retries, shard ...): names and numbers only. */
-    private readonly invocation: Record<string, unknown>,
+    private readonly invocation: InvocationInput,
     previous: RunManifest | null,
     /** The checkpoints the run evaluates (default: the protocol's list). */
     private readonly checkpoints: number[] = checkpointList(run.settings.exploreEpisodes, run.settings.checkpointEvery),
@@ -126,17 +108,18 @@ export class ManifestWriter {
     this.startedAt = previous?.started_at ?? run.now().toISOString();
     this.invocations = (typeof previous?.invocations === "number" ? previous.invocations : 0) + 1;
     // A model built by hand (no resolved spec) must not erase what an earlier invocation recorded.
-    this.previousModel = (previous?.config as { model?: unknown } | undefined)?.model ?? null;
+    this.previousModel = previous?.config.model ?? null;
   }
 
   /**
    * Writes the manifest (atomically). `ended`: the run finished in this invocation. `extra`: fields
    * known at the end (the reply statistics, why a run was degenerate).
    */
-  write(status: string, ended: boolean, usage?: Record<string, unknown>, extra: Record<string, unknown> = {}): void {
+  write(status: string, ended: boolean, usage?: UsageTotals, extra: { replies?: Record<string, number>; degenerate_reason?: string } = {}): void {
     const run = this.run;
     const wall = this.priorWallS + (Date.now() - this.startedMs) / 1000;
     writeJsonAtomic(this.path, RunManifest, {
+      schema_version: SCHEMA_VERSION,
       run_id: run.runId,
       model: run.modelName,
       game: run.game.name,
@@ -149,7 +132,7 @@ export class ManifestWriter {
       eval_seeds: run.evalSeeds,
       reward_visibility: run.settings.rewardVisibility,
       config: {
-        protocol: protocolConfig(run),
+        protocol: protocolRecord(run),
         ...(this.recordModel && (modelConfig(run) ?? this.previousModel) ? { model: modelConfig(run) ?? this.previousModel } : {}),
         checkpoints: this.checkpoints,
         sampling: { max_tokens: run.settings.maxNewTokens },

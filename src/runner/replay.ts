@@ -5,16 +5,17 @@
  * exploration trajectories, episodes.jsonl the end states, memory.jsonl the memory versions.
  */
 import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
-import { memoryText } from "../agent/summaryPrompt.js";
 import type { Game } from "../games/types.js";
 import { EpisodeRecord, MemoryRecord, RunManifest, StepRecord } from "../logs/schema.js";
 import type { ChatMessage } from "../models/types.js";
 import type { TokenizerName } from "../models/tokens.js";
-import { historyContext, makeHistoryBlock, TokenCounter, type HistoryBlock } from "../pathways/history.js";
-import { memoryFromRecord } from "../pathways/memory.js";
-import { trajectoryFromSteps } from "./experience.js";
+import { TokenCounter } from "../pathways/history.js";
+import { getPathway, TRAINING_PATHWAY } from "../pathways/registry.js";
+import type { PathwayLogs } from "../pathways/types.js";
+import type { RunFileKind } from "../logs/runDir.js";
 import { readJsonFile, readRunFile } from "../logs/reader.js";
 import { manifestPath, runFile } from "../logs/runDir.js";
+import { manifestProtocol, settingsFromRecord } from "./protocolRecord.js";
 
 export interface RunLogData {
   manifest: RunManifest;
@@ -40,51 +41,33 @@ export interface StepAddress {
   step: number;
 }
 
-interface Protocol {
-  context_tokens: number;
-  max_new_tokens: number;
-  tokenizer: TokenizerName;
-  reward_visibility: "hidden" | "visible";
-  game_configs: Record<"explore" | "eval", Record<string, unknown>>;
+/**
+ * Per loaded run (the logs do not change once loaded): the pathway's view of the logs and the token
+ * counter, made once, so a pathway's own memo (History blocks) lives as long as the loaded run and
+ * rebuilding every step of a long run (BuildSFT) stays linear.
+ */
+const replayMemo = new WeakMap<RunLogData, { logs: PathwayLogs; counter: TokenCounter }>();
+
+function replayInputs(data: RunLogData, tokenizer: TokenizerName): { logs: PathwayLogs; counter: TokenCounter } {
+  let memo = replayMemo.get(data);
+  if (!memo) {
+    const own: Partial<Record<RunFileKind, readonly unknown[]>> = { memory: data.memory };
+    const logs: PathwayLogs = { steps: data.steps, episodes: data.episodes, records: (file) => (own[file] ?? []) as never };
+    replayMemo.set(data, (memo = { logs, counter: new TokenCounter(tokenizer) }));
+  }
+  return memo;
 }
 
-/**
- * Per loaded run (the logs do not change once loaded): the History blocks and the token counter,
- * built once, so rebuilding every step of a long run (BuildSFT) stays linear instead of re-tokenising
- * every earlier episode at every step. The result is the same as building them afresh.
- */
-const historyMemo = new WeakMap<RunLogData, { counter: TokenCounter; blocks: Map<number, HistoryBlock> }>();
-
-/** The experience text of a step (history context, memory text, or ""). */
+/** The experience text of a step, rebuilt by the run's pathway from the logs ("" for a training run). */
 export function rebuildExperience(data: RunLogData, at: StepAddress, view: { rules: string; turns: EarlierTurn[]; observation: string }): string {
-  const protocol = (data.manifest.config as { protocol: Protocol }).protocol;
+  if (data.manifest.pathway === TRAINING_PATHWAY) return "";
+  const settings = settingsFromRecord(manifestProtocol(data.manifest));
   // Experience Z_k: explore episode x reads Z_{x-1}; checkpoint c reads Z_c.
   const k = at.phase === "explore" ? at.episode - 1 : at.checkpoint!;
-  if (data.manifest.pathway === "history") {
-    let memo = historyMemo.get(data);
-    if (!memo) historyMemo.set(data, (memo = { counter: new TokenCounter(protocol.tokenizer), blocks: new Map() }));
-    const counter = memo.counter;
-    const blocks: HistoryBlock[] = [];
-    for (let x = 1; x <= k; x++) {
-      let block = memo.blocks.get(x);
-      if (!block) {
-        const rec = data.episodes.find((e) => e.phase === "explore" && e.episode === x && e.status === "ok");
-        if (!rec) throw new Error(`exploration episode ${x} is not in episodes.jsonl`);
-        const steps = data.steps.filter((s) => s.phase === "explore" && s.episode === x);
-        block = makeHistoryBlock(trajectoryFromSteps(x, steps, String((rec as { end_observation?: unknown }).end_observation)), counter);
-        memo.blocks.set(x, block);
-      }
-      blocks.push(block);
-    }
-    const settings = { contextTokens: protocol.context_tokens, maxNewTokens: protocol.max_new_tokens, tokenizer: protocol.tokenizer };
-    return historyContext(blocks, settings, { ...view, rewardVisibility: protocol.reward_visibility }, counter).text;
-  }
-  if (data.manifest.pathway === "memory") {
-    const rec = data.memory.find((m) => m.after_episode === k);
-    if (!rec) throw new Error(`memory version ${k} is not in memory.jsonl`);
-    return memoryText(memoryFromRecord(rec).triple);
-  }
-  return "";
+  const pathway = getPathway(data.manifest.pathway);
+  const { logs, counter } = replayInputs(data, settings.tokenizer);
+  const ctx = { settings: { contextTokens: settings.contextTokens, maxNewTokens: settings.maxNewTokens, tokenizer: settings.tokenizer }, counter };
+  return pathway.snapshot(pathway.rebuild(logs, k, ctx), ctx).forStep({ ...view, rewardVisibility: settings.rewardVisibility }).text;
 }
 
 /** The messages of the model call of step `at`, rebuilt from the logs. */
@@ -113,7 +96,7 @@ function episodeSteps(data: RunLogData, at: StepAddress): StepRecord[] {
 }
 
 function messagesAt(data: RunLogData, game: Game, at: StepAddress, own: readonly StepRecord[], target: StepRecord): ChatMessage[] {
-  const protocol = (data.manifest.config as { protocol: Protocol }).protocol;
+  const protocol = manifestProtocol(data.manifest);
   const configName = at.phase === "explore" ? "explore" : "eval";
   const rules = game.rules(protocol.game_configs[configName] as never, configName);
   const turns: EarlierTurn[] = own

@@ -14,7 +14,8 @@
  * infrastructure, exploration stops and every checkpoint >= x is recorded `failed` with that reason;
  * earlier checkpoints are unaffected.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
+import { readJsonFile } from "../logs/reader.js";
 import { join } from "node:path";
 import { isAtomicTemp } from "../util/atomicWrite.js";
 import type { Trajectory } from "../agent/trajectoryText.js";
@@ -26,8 +27,11 @@ import { ModelCallError, type Model } from "../models/types.js";
 import { TokenCounter } from "../pathways/history.js";
 import { resolveConfig, type ProtocolSettings, type RunContext, type RunEvents } from "./context.js";
 import { runEpisode, failureReason } from "./episodeRunner.js";
-import { createExperience, trajectoryFromSteps, type ExperienceSnapshot } from "./experience.js";
-import { checkResumable, ManifestWriter, modelConfig } from "./manifest.js";
+import { createExperience } from "./experience.js";
+import { PATHWAYS } from "../pathways/registry.js";
+import { trajectoryFromSteps } from "../pathways/trajectory.js";
+import type { ExperienceSnapshot, ExperienceState } from "../pathways/types.js";
+import { checkResumable, ManifestWriter, modelConfig, type InvocationInput } from "./manifest.js";
 import { acquireRunLock, episodeKey, loadForResume, type ResumeState } from "./resume.js";
 import { manifestPath, runDir } from "../logs/runDir.js";
 import { RunLogs } from "../logs/runLogs.js";
@@ -142,7 +146,7 @@ export async function runProtocol(run: RunContext, resume: ResumeState, onCheckp
 async function explore(
   run: RunContext,
   resume: ResumeState,
-  experience: ReturnType<typeof createExperience>,
+  experience: ExperienceState,
   launch: (c: number) => void,
   aborted: () => boolean,
 ): Promise<{ from: number; reason: string } | null> {
@@ -151,8 +155,8 @@ async function explore(
     let trajectory: Trajectory;
     const done = resume.episodes.get(episodeKey("explore", null, x));
     if (done) {
-      const end = (done as { end_observation?: unknown }).end_observation;
-      if (typeof end !== "string") throw new Error(`${run.runId}: exploration episode ${x} has no end_observation in episodes.jsonl; cannot rebuild its History block`);
+      const end = done.end_observation;
+      if (end === undefined) throw new Error(`${run.runId}: exploration episode ${x} has no end_observation in episodes.jsonl; cannot rebuild its History block`);
       trajectory = trajectoryFromSteps(x, resume.exploreSteps.get(x) ?? [], end);
     } else {
       if (resume.episodes.has(episodeKey("explore", null, x + 1))) throw new Error(`${run.runId}: exploration episode ${x + 1} is logged but ${x} is not`);
@@ -212,7 +216,7 @@ export interface OpenRunOptions {
   router: CallRouter;
   events?: RunEvents;
   /** Names and numbers worth recording in the manifest (concurrency, cache, shard ...). */
-  invocation?: Record<string, unknown>;
+  invocation?: InvocationInput;
   now?: () => Date;
   /** What to play once the run is open (default: the protocol loop; a training run evaluates its checkpoint list). */
   play?: (run: RunContext, resume: ResumeState, onCheckpoint: () => void) => Promise<RunOutcome>;
@@ -224,6 +228,11 @@ export interface OpenRunOptions {
   recordModel?: boolean;
 }
 
+/** The files a run's pathway writes besides the common ones (none for a training run's checkpoint list). */
+function pathwayFiles(pathway: string) {
+  return PATHWAYS.find((p) => p.name === pathway)?.files ?? [];
+}
+
 /** Removes temporary files a kill left behind during an atomic rewrite. */
 function removeStaleTemps(dir: string): void {
   for (const f of readdirSync(dir)) if (isAtomicTemp(f)) unlinkSync(join(dir, f));
@@ -233,7 +242,7 @@ function removeStaleTemps(dir: string): void {
 export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game" | "model" | "settings" | "recordModel">): void {
   const path = manifestPath(runDir(o.dataDir, o.entry.runId));
   if (!existsSync(path)) return;
-  const previous = RunManifest.parse(JSON.parse(readFileSync(path, "utf8")));
+  const previous = readJsonFile(path, RunManifest);
   const s = o.settings;
   checkResumable(
     previous,
@@ -284,7 +293,7 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
     preflightRun(o);
     removeStaleTemps(dir);
     const resume = loadForResume(dir);
-    logs = new RunLogs(dir, o.entry.pathway === "memory");
+    logs = new RunLogs(dir, pathwayFiles(o.entry.pathway));
     const events = o.events ?? {};
     const run = contextFor(o, logs, events, o.now ?? (() => new Date()));
     o.router.attach(run.runId, logs);
@@ -327,7 +336,7 @@ export interface MatrixOptions {
   /** One model per distinct model name, created once and shared by that model's runs. */
   createModel: (name: string, onCall: OnCall) => Model;
   events?: RunEvents;
-  invocation?: Record<string, unknown>;
+  invocation?: InvocationInput;
   now?: () => Date;
 }
 

@@ -1,24 +1,10 @@
 /** Per-run token and cost totals, summed from calls.jsonl (every call of every invocation). */
-import { CallRecord } from "../logs/schema.js";
+import { CallRecord, type UsageRecord } from "../logs/schema.js";
 import { readRunFile } from "../logs/reader.js";
 import { runFile } from "../logs/runDir.js";
 
-export interface UsageTotals {
-  calls: number;
-  failed_calls: number;
-  cached_calls: number;
-  tokens_in: number;
-  tokens_out: number;
-  tokens_cached: number;
-  /** Null when no call had a price. */
-  cost_usd: number | null;
-  /** Successful calls by who counted their tokens (`server`, or a local tokenizer: estimates). */
-  tokens_counted_by: Record<string, number>;
-  /** Transport retries over every call. */
-  retries: number;
-  /** Dollars of the calls actually made (replays from the cache cost nothing); null when no call had a price. */
-  spent_usd: number | null;
-}
+/** The manifest's `usage` (documented in src/logs/schema.ts). */
+export type UsageTotals = UsageRecord & Required<Pick<UsageRecord, "tokens_counted_by" | "retries">> & { spent_usd: number | null };
 
 export function summarizeCalls(runDirectory: string): UsageTotals {
   const t: UsageTotals = { calls: 0, failed_calls: 0, cached_calls: 0, tokens_in: 0, tokens_out: 0, tokens_cached: 0, cost_usd: null, tokens_counted_by: {}, retries: 0, spent_usd: null };

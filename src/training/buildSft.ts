@@ -204,14 +204,9 @@ async function mapPool<T, R>(items: readonly T[], limit: number, fn: (t: T) => P
   return out;
 }
 
-interface Protocol {
-  max_new_tokens?: number;
-  game_configs?: { explore?: Record<string, unknown> };
-}
-
 /** The run's logs with reward visibility forced to `hidden` (what a correction prompt is built from). */
 function hiddenView(data: RunLogData): RunLogData {
-  const config = data.manifest.config as { protocol?: Record<string, unknown> };
+  const config = data.manifest.config;
   if (config.protocol?.reward_visibility !== "visible") return data;
   return { ...data, manifest: { ...data.manifest, config: { ...config, protocol: { ...config.protocol, reward_visibility: "hidden" } } } };
 }
@@ -261,8 +256,8 @@ export async function buildSft(o: BuildSftOptions, sink: (ex: SftExample) => voi
       continue;
     }
     const game = getGame(m.game);
-    const protocol = ((m.config as { protocol?: Protocol }).protocol ?? {}) as Protocol;
-    const exploreConfig = protocol.game_configs?.explore;
+    const protocol = m.config.protocol;
+    const exploreConfig = protocol?.game_configs.explore;
     if (!exploreConfig) {
       skipped.push({ dir, reason: "manifest.json has no config.protocol.game_configs.explore" });
       warn(`${dir}: skipped (manifest.json has no config.protocol.game_configs)`);
@@ -312,7 +307,7 @@ export async function buildSft(o: BuildSftOptions, sink: (ex: SftExample) => voi
       const spec = o.correctModel ?? m.model;
       const model = modelFor(spec);
       const hidden = hiddenView(data);
-      const maxTokens = protocol.max_new_tokens ?? 14_000;
+      const maxTokens = protocol.max_new_tokens;
       const results = await mapPool(low, o.concurrency ?? 8, async (it) => {
         const at = { phase: "explore" as const, checkpoint: null, episode: it.step.episode, step: it.step.step };
         try {

@@ -3,7 +3,9 @@
  * epoch 0 = the base model. From `--checkpoints m0,m1,...` or `--checkpoints-file F` (one spec per
  * line; blank lines and `#` comments skipped).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { readJsonFile } from "../logs/reader.js";
+import { RunManifest } from "../logs/schema.js";
 import { manifestPath, runDir } from "../logs/runDir.js";
 
 export interface CheckpointSpec {
@@ -45,8 +47,7 @@ export function checkCheckpointModels(dataDir: string, runId: string, checkpoint
   if (!existsSync(path)) return;
   let recorded: Array<{ checkpoint: number; model: string }> = [];
   try {
-    const m = JSON.parse(readFileSync(path, "utf8")) as { config?: { invocation?: { checkpoint_models?: Array<{ checkpoint: number; model: string }> } } };
-    recorded = m.config?.invocation?.checkpoint_models ?? [];
+    recorded = readJsonFile(path, RunManifest).config.invocation?.checkpoint_models ?? [];
   } catch {
     return;
   }

@@ -11,10 +11,11 @@ import type { OnCall } from "../models/callLog.js";
 import type { Model } from "../models/types.js";
 import type { ProtocolSettings, RunEvents } from "../runner/context.js";
 import { runEpisode } from "../runner/episodeRunner.js";
-import type { ExperienceSnapshot } from "../runner/experience.js";
+import type { ExperienceSnapshot } from "../pathways/types.js";
 import { episodeKey } from "../runner/resume.js";
 import { runId } from "../runner/runId.js";
 import { CallRouter, executeRun, preflightRun, type RunOutcome } from "../runner/runLoop.js";
+import { TRAINING_PATHWAY } from "../pathways/registry.js";
 
 export interface ExplorationOptions {
   dataDir: string;
@@ -38,19 +39,19 @@ export function explorationSettings(s: ProtocolSettings): ProtocolSettings {
 }
 
 export function explorationRunId(o: Pick<ExplorationOptions, "model" | "game" | "settings" | "pathway">): string {
-  return runId({ game: o.game.name, pathway: o.pathway ?? "training", model: o.model, runSeed: o.settings.runSeed });
+  return runId({ game: o.game.name, pathway: o.pathway ?? TRAINING_PATHWAY, model: o.model, runSeed: o.settings.runSeed });
 }
 
 /** Checks, before any call, that an existing exploration run can be resumed with these settings. */
 export function preflightExploration(o: ExplorationOptions, model: Model): void {
-  const pathway = o.pathway ?? "training";
+  const pathway = o.pathway ?? TRAINING_PATHWAY;
   const entry = { model: o.model, game: o.game.name, pathway, runSeed: o.settings.runSeed, runId: explorationRunId(o) };
   preflightRun({ dataDir: o.dataDir, entry, game: o.game, model, settings: explorationSettings(o.settings) });
 }
 
 /** Plays (or resumes) the exploration episodes; never throws: failures become the outcome. */
 export async function runExploration(o: ExplorationOptions): Promise<RunOutcome> {
-  const pathway = o.pathway ?? "training";
+  const pathway = o.pathway ?? TRAINING_PATHWAY;
   const settings = explorationSettings(o.settings);
   const router = new CallRouter();
   const model = o.createModel(o.model, router.onCall);

@@ -43,7 +43,7 @@ import type { ProtocolSettings, RunEvents } from "../runner/context.js";
 import { runCheckpointList } from "../runner/evalList.js";
 import { readRunFile } from "../logs/reader.js";
 import { acquireRunLock } from "../runner/resume.js";
-import { settingsRecord } from "../runner/manifest.js";
+import { settingsRecord } from "../runner/protocolRecord.js";
 import { runId } from "../runner/runId.js";
 import { runDir, runFile } from "../logs/runDir.js";
 import type { LowScoreMode, SftCounts } from "./buildSft.js";
@@ -51,6 +51,7 @@ import { checkCheckpointModels, type CheckpointSpec } from "./checkpoints.js";
 import { runExploration } from "./explore.js";
 import { writeSftFiles } from "./sftFiles.js";
 import type { SftFormat } from "./sftFormat.js";
+import { TRAINING_PATHWAY } from "../pathways/registry.js";
 
 export interface TrainLoopOptions {
   dataDir: string;
@@ -234,7 +235,7 @@ export interface TrainLoopResult {
 /** The loop's evaluated curve per game, read from the training runs' checkpoints.jsonl (epochs 0..maxEpoch). */
 export function loopCurves(dataDir: string, label: string, games: readonly Game[], runSeed: number, maxEpoch: number): TrainLoopResult["curves"] {
   return games.map((game) => {
-    const id = runId({ game: game.name, pathway: "training", model: label, runSeed });
+    const id = runId({ game: game.name, pathway: TRAINING_PATHWAY, model: label, runSeed });
     const path = runFile(runDir(dataDir, id), "checkpoints");
     const records = existsSync(path) ? readRunFile(path, CheckpointRecord).lines.map((l) => l.value) : [];
     const byEpoch = new Map<number, number | null>();
@@ -252,7 +253,7 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopResult
   const log = o.log ?? (() => {});
   // A label already used for another checkpoint list (e.g. by `run --pathways training`) is refused before anything runs.
   try {
-    for (const game of o.games) checkCheckpointModels(o.dataDir, runId({ game: game.name, pathway: "training", model: o.label, runSeed: o.settings.runSeed }), state.checkpoints);
+    for (const game of o.games) checkCheckpointModels(o.dataDir, runId({ game: game.name, pathway: TRAINING_PATHWAY, model: o.label, runSeed: o.settings.runSeed }), state.checkpoints);
   } catch (e) {
     throw new TrainLoopConfigError((e as Error).message);
   }
@@ -266,7 +267,7 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopResult
       if (state.evaluated >= epoch) return;
       log(`train-loop: evaluating epochs 0..${epoch} (${list.map((c) => c.model).join(", ")}) on ${o.games.map((g) => g.name).join(", ")}`);
       try {
-        for (const game of o.games) checkCheckpointModels(o.dataDir, runId({ game: game.name, pathway: "training", model: o.label, runSeed: o.settings.runSeed }), list);
+        for (const game of o.games) checkCheckpointModels(o.dataDir, runId({ game: game.name, pathway: TRAINING_PATHWAY, model: o.label, runSeed: o.settings.runSeed }), list);
       } catch (e) {
         throw new TrainLoopConfigError((e as Error).message);
       }

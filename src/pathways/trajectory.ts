@@ -1,0 +1,29 @@
+/**
+ * An exploration episode's trajectory from its records: the one path used live, on resume and by
+ * the replay, so all three give a pathway the same input.
+ */
+import type { Trajectory } from "../agent/trajectoryText.js";
+import { splitObservation } from "../games/envelope.js";
+import type { StepRecord } from "../logs/schema.js";
+
+/**
+ * The end state of a block: the final observation without its "Step k of N" header, which after the
+ * last step would read "Step 9 of 8" and only confuse.
+ */
+export function endStateText(observation: string): string {
+  try {
+    return splitObservation(observation).body;
+  } catch {
+    return observation;
+  }
+}
+
+/** The trajectory of exploration episode `episode` from its step records and the episode's end_observation. */
+export function trajectoryFromSteps(episode: number, steps: readonly StepRecord[], endObservation: string): Trajectory {
+  const ordered = [...steps].sort((a, b) => a.step - b.step);
+  return {
+    episode,
+    steps: ordered.map((s) => ({ observation: s.observation, action: s.action, selfScore: s.self_score, feedback: s.feedback })),
+    endObservation: endStateText(endObservation),
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * What a pathway is (architecture.md, "Pathway"): a registered definition that says how the
+ * experience state Z of a run is created, consolidated after each exploration episode, frozen for a
+ * checkpoint, and rebuilt from the logs alone. The runner (live path and resume) and the replay both
+ * drive a pathway only through this interface; neither names a pathway.
+ *
+ * States are values: `consolidate` returns the next state and never mutates the one it was given, so
+ * a snapshot taken for a checkpoint stays what it was while later exploration consolidates.
+ */
+import type { EarlierTurn } from "../agent/stepPrompt.js";
+import type { Trajectory } from "../agent/trajectoryText.js";
+import type { RunFileKind } from "../logs/runDir.js";
+import type { EpisodeRecord, RUN_FILES, StepRecord } from "../logs/schema.js";
+import type { TokenizerName } from "../models/tokens.js";
+import type { Model } from "../models/types.js";
+import type { z } from "zod";
+import type { TokenCounter } from "./history.js";
+
+/** What the experience may depend on at one step. */
+export interface StepView {
+  rules: string;
+  turns: EarlierTurn[];
+  observation: string;
+  rewardVisibility: "hidden" | "visible";
+}
+
+/** A frozen experience: the text for any step read with it, and the step-record fields that pin it. */
+export interface ExperienceSnapshot {
+  forStep(view: StepView): { text: string; fields: Record<string, unknown> };
+}
+
+/** The protocol numbers a pathway may use (the same for a live run and for a replay of its logs). */
+export interface PathwaySettings {
+  contextTokens: number;
+  maxNewTokens: number;
+  tokenizer: TokenizerName;
+}
+
+/** A record of one of the run's files, as its writer takes it. */
+export type RunRecordOf<K extends RunFileKind> = z.input<(typeof RUN_FILES)[K]["schema"]>;
+/** A record of one of the run's files, as the reader gives it. */
+export type RunRecord<K extends RunFileKind> = z.infer<(typeof RUN_FILES)[K]["schema"]>;
+
+/** What a live run offers the pathway: identity, numbers, the model, its own log files. */
+export interface PathwayHost {
+  runId: string;
+  /** The model name as the user wrote it (the `model` field of every record). */
+  modelName: string;
+  gameName: string;
+  pathway: string;
+  settings: PathwaySettings;
+  /** The rules text of the explore config (what a summary prompt quotes). */
+  exploreRules: string;
+  counter: TokenCounter;
+  model: Model;
+  /** Records of the pathway's own files already on disk when the run resumed (clean prefixes). */
+  restored<K extends RunFileKind>(file: K): readonly RunRecord<K>[];
+  /** Appends a record to one of the pathway's own files (declared in `files`) and makes it durable. */
+  append<K extends RunFileKind>(file: K, record: RunRecordOf<K>): void;
+  /** Tokens of a pathway's own model call, for the progress display. */
+  onUsage(tokensIn: number, tokensOut: number): void;
+}
+
+/** A run's records as the replay reads them (whole files of one run). */
+export interface PathwayLogs {
+  steps: readonly StepRecord[];
+  episodes: readonly EpisodeRecord[];
+  /** The records of one of the pathway's own files, in file order (empty when the file is absent). */
+  records<K extends RunFileKind>(file: K): readonly RunRecord<K>[];
+}
+
+/** What a replay offers the pathway instead of a host: the run's numbers and a token counter. */
+export interface ReplayContext {
+  settings: PathwaySettings;
+  counter: TokenCounter;
+}
+
+export interface PathwayDefinition<S> {
+  /** The name on `--pathways`, in run ids and in every record's `pathway` field. */
+  readonly name: string;
+  /**
+   * Whether its exploration steps make the self-judging step set (metrics.md): steps a model scored
+   * while learning from experience. `none` is not judged.
+   */
+  readonly judged: boolean;
+  /** The run files it writes besides steps, episodes, checkpoints and calls (`memory`: memory.jsonl). */
+  readonly files: readonly RunFileKind[];
+  /** Z_0 of a live run (written to the pathway's files when it is logged, unless restored). */
+  create(host: PathwayHost): S;
+  /** How many exploration episodes the state has consolidated (x of Z_x). */
+  consolidated(state: S): number;
+  /**
+   * Z_x from Z_{x-1} and exploration episode x's trajectory. May call the model (a ModelCallError
+   * propagates: the run loop treats it as a failed exploration episode); on resume, a state already
+   * in the pathway's files is taken from there instead of being computed again.
+   */
+  consolidate(host: PathwayHost, state: S, x: number, trajectory: Trajectory): Promise<S>;
+  /** The experience a state gives to the steps that read it (an exploration episode, a checkpoint). */
+  snapshot(state: S, ctx: ReplayContext): ExperienceSnapshot;
+  /** Z_k from the logs alone (replay: the exact context of any logged step). */
+  rebuild(logs: PathwayLogs, k: number, ctx: ReplayContext): S;
+}
+
+/** The live experience of one run: a pathway definition bound to its host and current state. */
+export interface ExperienceState {
+  /** The highest exploration episode x whose consolidation is done (0: none). */
+  consolidated(): number;
+  /** The experience as it is now, frozen (later consolidations do not change it). */
+  snapshot(): ExperienceSnapshot;
+  /** Consolidates exploration episode x (must be consolidated() + 1). */
+  consolidate(x: number, trajectory: Trajectory): Promise<void>;
+}
+
+/** Declares a pathway (keeps its state type checked inside, erased in the registry). */
+export function definePathway<S>(d: PathwayDefinition<S>): PathwayDefinition<S> {
+  return d;
+}
