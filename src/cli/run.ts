@@ -247,7 +247,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   }
   // Every endpoint checked before the first step call: model served, context long enough, the
   // sampling parameters accepted. A refusal names the fix; nothing has run.
-  let preflightRecord: Record<string, unknown>[] = [];
+  let preflightRecord: { model: string; host: string; max_model_len: number | null; token_ratio: number | null }[] = [];
   if (p.preflight) {
     const pre = await preflightModels([...resolved, ...checkpointModels], {
       ctx,
@@ -276,7 +276,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     answer_from: p.settings.answerFrom ?? "content",
     max_bad_replies: p.settings.maxBadReplies,
     ...(ctx.maxTokensParam ? { max_tokens_param: ctx.maxTokensParam } : {}),
-    ...(ctx.dropParams && ctx.dropParams.length > 0 ? { drop_params: ctx.dropParams } : {}),
+    ...(ctx.dropParams && ctx.dropParams.length > 0 ? { drop_params: [...ctx.dropParams] } : {}),
     // What each endpoint's preflight found (context length, the server's tokens per local token).
     ...(preflightRecord.length > 0 ? { preflight: preflightRecord } : {}),
   };

@@ -308,6 +308,18 @@ export const InvocationRecord = z
     checkpoint_models: z.array(CheckpointModelRecord).optional(),
     /** BuildSFT's exploration runs: true (no checkpoints are evaluated). */
     exploration_only: z.boolean().optional(),
+    /** --answer-from: where the Answer/Score lines were read (`content`, `reasoning`, `both`). */
+    answer_from: z.enum(["content", "reasoning", "both"]).optional(),
+    /** --max-bad-replies: the share (0..1) of unusable step replies that stops a run as `degenerate`. */
+    max_bad_replies: z.number().min(0).max(1).optional(),
+    /** --max-tokens-param, when given: how the reply cap was sent where the models file did not say. */
+    max_tokens_param: z.enum(["auto", "max_tokens", "max_completion_tokens"]).optional(),
+    /** --drop-params, when given: sampling parameters never sent. */
+    drop_params: z.array(z.string()).optional(),
+    /** What each endpoint's preflight found: its context length (`max_model_len`) and the server's tokens per local token (`/tokenize`), null where the server did not tell. */
+    preflight: z
+      .array(z.object({ model: z.string(), host: z.string(), max_model_len: z.number().int().positive().nullable(), token_ratio: z.number().positive().nullable() }))
+      .optional(),
   });
 
 /** The run's resolved configuration (`config`). Optional parts are absent in hand-written or converted logs. */
