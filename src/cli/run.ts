@@ -35,7 +35,7 @@ export const RUN_USAGE = [
   "  [--max-retries 5] [--timeout-ms 600000] [--no-cache] [--reward-visibility hidden|visible] [--strict-contract]",
   "  [--progress auto|bar|lines|off] [--answer-from content|reasoning|both] [--max-bad-replies 50%]",
   "  [--max-tokens-param auto|max_tokens|max_completion_tokens] [--drop-params seed,top_p,temperature]",
-  "  [--no-preflight] [--estimate]",
+  "  [--no-preflight]",
 ].join("\n");
 
 const FLAGS = {
@@ -52,7 +52,6 @@ const FLAGS = {
   "checkpoints-file": { type: "string" },
   label: { type: "string" },
   "no-preflight": { type: "boolean" },
-  estimate: { type: "boolean" },
 } as const;
 
 /** The pathway evaluated from a checkpoint list instead of the protocol loop. */
@@ -99,8 +98,6 @@ interface Parsed {
   modelsFile: string | null;
   /** Check every endpoint before the first step call (`--no-preflight` skips it). */
   preflight: boolean;
-  /** `--estimate`: play the matrix with the built-in heuristic in process and print what it would cost. */
-  estimate: boolean;
 }
 
 /** `--checkpoints` / `--checkpoints-file` / `--label`: only with `--pathways training`, which needs one list. */
@@ -175,7 +172,6 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     ctx,
     modelsFile: v["models-file"] ?? null,
     preflight: v["no-preflight"] !== true,
-    estimate: v.estimate === true,
   };
 }
 
