@@ -14,7 +14,9 @@ export type { Game, GameName, EpisodeState, PolicyContext, PolicyDecision } from
 export { parseResponse } from "./agent/parseResponse.js";
 export * from "./report/tables.js";
 export * from "./report/writeReport.js";
-export { curvesSpec, trainingSpec, calibrationSpec, couplingSpec } from "./report/figures/specs.js";
+export { curvesSpec, trainingSpec, calibrationSpec, couplingSpec, specCaption } from "./report/figures/specs.js";
 export * from "./report/notebooks/html.js";
 export * from "./report/notebooks/settings.js";
 export * from "./report/notebooks/figures.js";
+export * from "./report/notebooks/display.js";
+export * from "./report/notebooks/export.js";

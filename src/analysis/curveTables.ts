@@ -48,6 +48,9 @@ export interface SeriesPoint {
   y: number;
   lo: number | null;
   hi: number | null;
+  /** Runs with a valid checkpoint at x, and the evaluation episodes behind y. */
+  n_runs: number;
+  n_episodes: number;
 }
 
 /** The curve of a (model, game, pathway) row, for the figures. */
@@ -129,16 +132,17 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
       naba: new Float64Array(B),
     };
     const counts: Record<MetricName, number> = { avg: 0, max: 0, auc_plus: 0, naba: 0 };
-    const band = new Map<number, { sum: Float64Array; pointSum: number; n: number }>();
+    const band = new Map<number, { sum: Float64Array; pointSum: number; n: number; episodes: number }>();
     members.forEach((run, k) => {
       const p = points[k] as CurveMetrics;
       for (const name of METRICS) if (p[name] !== null) counts[name]++;
       const validXs = run.checkpoints.filter((c) => c.valid).map((c) => c.x);
       for (const c of run.checkpoints) {
         if (!c.valid) continue;
-        const slot = band.get(c.x) ?? { sum: new Float64Array(B), pointSum: 0, n: 0 };
+        const slot = band.get(c.x) ?? { sum: new Float64Array(B), pointSum: 0, n: 0, episodes: 0 };
         slot.pointSum += c.scores.reduce((a, b) => a + b, 0) / c.scores.length;
         slot.n++;
+        slot.episodes += c.scores.length;
         band.set(c.x, slot);
       }
       const slots = validXs.map((x) => (band.get(x) as { sum: Float64Array }).sum);
@@ -178,7 +182,7 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
       .sort((a, b) => a[0] - b[0])
       .map(([x, s]) => {
         const iv = B > 0 ? percentileInterval(s.sum.map((v) => v / s.n), level) : { lo: null, hi: null };
-        return { x, y: s.pointSum / s.n, lo: iv.lo, hi: iv.hi };
+        return { x, y: s.pointSum / s.n, lo: iv.lo, hi: iv.hi, n_runs: s.n, n_episodes: s.episodes };
       });
     series.push({ model: first.model, game: first.game, pathway: first.pathway, points: pts });
   }
@@ -328,11 +332,33 @@ export interface TrainingSeries {
   model: string;
   game: string;
   run_id: string;
-  points: { x: number; y: number }[];
+  /** Valid epochs: mean score y, its percentile bootstrap interval (evaluation episodes resampled), n episodes. */
+  points: TrainingPoint[];
 }
 
-/** Training metrics per training run (rows sorted by model, game, run_id), and their curves. */
-export function analyzeTraining(ds: Dataset): { rows: TrainingRow[]; series: TrainingSeries[] } {
+/** One epoch of a training curve. */
+export interface TrainingPoint {
+  x: number;
+  y: number;
+  lo: number | null;
+  hi: number | null;
+  n: number;
+}
+
+/**
+ * Training metrics per training run (rows sorted by model, game, run_id), and their curves. With
+ * `cfg` (B > 0) each epoch's mean gets a percentile bootstrap interval over its evaluation episodes
+ * (stream keyed by seed, "training", run_id, epoch); the table itself stays descriptive.
+ */
+export function analyzeTraining(ds: Dataset, cfg?: BootstrapConfig): { rows: TrainingRow[]; series: TrainingSeries[] } {
+  const level = cfg?.level ?? DEFAULT_LEVEL;
+  const band = (runId: string, x: number, scores: readonly number[]): { lo: number | null; hi: number | null } => {
+    if (!cfg || cfg.B === 0 || scores.length === 0) return { lo: null, hi: null };
+    const rng = bootstrapRng(cfg.seed, "training", runId, String(x));
+    const reps = new Float64Array(cfg.B);
+    for (let b = 0; b < cfg.B; b++) reps[b] = resampleMean(scores, rng);
+    return percentileInterval(reps, level);
+  };
   const rows: TrainingRow[] = [];
   const series: TrainingSeries[] = [];
   for (const run of ds.runs.filter(isTraining)) {
@@ -342,7 +368,11 @@ export function analyzeTraining(ds: Dataset): { rows: TrainingRow[]; series: Tra
       model: run.model,
       game: run.game,
       run_id: run.run_id,
-      points: curve.filter((p) => p.y !== null).map((p) => ({ x: p.x, y: p.y as number })),
+      // y is the curve's own value (runCurve), so the figure and the table agree to the last digit.
+      points: run.checkpoints.flatMap((c, i) => {
+        const y = curve[i]?.y ?? null;
+        return c.valid && y !== null ? [{ x: c.x, y, ...band(run.run_id, c.x, c.scores), n: c.scores.length }] : [];
+      }),
     });
   }
   const cmp = (a: { model: string; game: string; run_id: string }, b: typeof a): number =>
@@ -375,6 +405,59 @@ export function trainingTable(rows: TrainingRow[], cfg: BootstrapConfig): Table<
       `${describeBootstrap(cfg, "nothing (this table has no intervals)")}`,
       "Epoch 0 is the base model (y0); avg and max are over the valid updated epochs (1..K-1), n_above counts those above y0, AUC+ uses spacing 1. y_final is the last recorded epoch (missing when it failed).",
       ...dup.map(([k, v]) => `${k.replace("|", " / ")}: ${v.length} training runs (${v.map((r) => r.run_id).join(", ")}), one row each.`),
+    ],
+  };
+}
+
+/** A row of main_results_wide: one model and metric; a cell per (game, pathway) column. */
+export interface MainResultsWideRow {
+  model: string;
+  /** `avg`, `max` or `auc_plus` (paper Table 4's three metrics). */
+  metric: string;
+  /** False when the model lacks results on some game (marked † like main_results). */
+  complete: boolean;
+  [column: string]: string | boolean | Estimate | null;
+}
+
+/** Paper Table 4's metrics, in its order. */
+const WIDE_METRICS = ["avg", "max", "auc_plus"] as const;
+/** Column labels of the pathways in the paper's layout (History ICL first, then Summary Memory). */
+const WIDE_PATHWAYS: Record<string, string> = { history: "ICL", memory: "Memory" };
+
+/**
+ * Paper Table 4 in the paper's layout, pivoted from `main_results` (the same builder's rows, no new
+ * number): a row per model and metric (Avg, Max, AUC+), games as column groups with ICL and Memory
+ * side by side (`<game> ICL`, `<game> Memory`). The `none` baseline stays in the long table only.
+ */
+export function mainResultsWideTable(main: Table<MainResultsRow>): Table<MainResultsWideRow> {
+  const rows = main.rows.filter((r) => r.pathway in WIDE_PATHWAYS);
+  const games = distinct(rows.map((r) => r.game)).sort((a, b) => compareText(a, b));
+  const pathways = Object.keys(WIDE_PATHWAYS).filter((p) => rows.some((r) => r.pathway === p));
+  const key = (game: string, pathway: string): string => `${game} ${WIDE_PATHWAYS[pathway]}`;
+  const models = distinct(rows.map((r) => r.model)).sort((a, b) => compareText(a, b));
+  const out: MainResultsWideRow[] = [];
+  for (const model of models) {
+    const mine = rows.filter((r) => r.model === model);
+    for (const metric of WIDE_METRICS) {
+      const row: MainResultsWideRow = { model, metric, complete: mine.every((r) => r.complete) };
+      for (const game of games)
+        for (const pathway of pathways) row[key(game, pathway)] = mine.find((r) => r.game === game && r.pathway === pathway)?.[metric] ?? null;
+      out.push(row);
+    }
+  }
+  return {
+    name: "main_results_wide",
+    title: "Main results in the paper's layout (Table 4): Avg, Max, AUC+ by game, ICL and Memory side by side",
+    columns: [
+      { key: "model", kind: "text" },
+      { key: "metric", kind: "text" },
+      ...games.flatMap((g) => pathways.map((p) => ({ key: key(g, p), kind: "estimate" as const }))),
+    ],
+    rows: out,
+    notes: [
+      ...main.notes.slice(0, 1),
+      "The same estimates as main_results (one row per model, game and pathway there), pivoted: ICL = History ICL, Memory = Summary Memory; the `none` baseline and NABA are in main_results. An empty cell: no run for that model, game and pathway.",
+      ...main.notes.slice(1),
     ],
   };
 }

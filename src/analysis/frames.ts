@@ -18,12 +18,64 @@ import { episodeCounts, gameRewardRanges, isJudged, runCurve, totalCounts } from
 /** A column-oriented table: column name -> values (all columns the same length). */
 export type Columns = Record<string, (string | number | boolean | null)[]>;
 
+/**
+ * The step columns: every field of the step schema (`src/logs/schema.ts`) except the text ones, in the
+ * schema's order, whether or not a run wrote it (a missing optional field is null). Step records may
+ * carry further fields (logs of other tools); they are appended after these, in order of appearance.
+ */
+export const STEP_COLUMNS = [
+  "run_id", "model", "game", "pathway", "phase", "config", "checkpoint", "episode", "seed", "step", "action",
+  "self_score", "parse_error", "valid", "reward", "score_after", "done", "tokens_in", "tokens_out", "latency_ms",
+  "cached", "finish_reason", "tokens_cached", "history_keep", "memory_version",
+] as const;
+/** The step text fields, kept only with `{ text: true }` (they are most of the bytes). */
+export const STEP_TEXT_COLUMNS = ["observation", "response", "feedback"] as const;
+export const EPISODE_COLUMNS = [
+  "run_id", "model", "game", "pathway", "phase", "config", "checkpoint", "episode", "seed", "score", "steps",
+  "status", "error", "started_at", "ended_at",
+] as const;
+/** `n_scores` is the length of the record's `scores`; the scores themselves are in the episodes frame. */
+export const CHECKPOINT_COLUMNS = ["run_id", "model", "game", "pathway", "checkpoint", "n_scores", "mean", "status", "reason"] as const;
+export const RUN_COLUMNS = [
+  "run_id", "model", "game", "pathway", "status", "run_seed", "kit_version", "n_checkpoints", "n_valid",
+  "y0", "avg", "max", "auc_plus", "naba", "n_steps", "n_explore_steps", "n_eval_steps", "agree", "nmae", "n_unscored",
+] as const;
+/** Columns where null becomes NaN (numeric), so arithmetic and danfojs' numeric dtype work. */
+const NUMERIC_NULLABLE = new Set(["checkpoint", "self_score", "mean", "tokens_cached", "memory_version"]);
+
+/** What one column holds (after null -> NaN in numeric nullable columns; `history_keep` as JSON text). */
+type Col<T> = T[];
+/** Typed plain columns of the steps frame (`cols.steps.reward` is a `number[]`). */
+export interface StepColumns extends Columns {
+  run_id: Col<string>; model: Col<string>; game: Col<string>; pathway: Col<string>; phase: Col<string>; config: Col<string>;
+  checkpoint: Col<number>; episode: Col<number>; seed: Col<number>; step: Col<number>; action: Col<string | null>;
+  self_score: Col<number>; parse_error: Col<string | null>; valid: Col<boolean>; reward: Col<number>; score_after: Col<number>;
+  done: Col<boolean>; tokens_in: Col<number>; tokens_out: Col<number>; latency_ms: Col<number>; cached: Col<boolean | null>;
+  finish_reason: Col<string | null>; tokens_cached: Col<number>; history_keep: Col<string | null>; memory_version: Col<number>;
+}
+export interface EpisodeColumns extends Columns {
+  run_id: Col<string>; model: Col<string>; game: Col<string>; pathway: Col<string>; phase: Col<string>; config: Col<string>;
+  checkpoint: Col<number | null>; episode: Col<number>; seed: Col<number>; score: Col<number>; steps: Col<number>;
+  status: Col<string>; error: Col<string | null>; started_at: Col<string>; ended_at: Col<string>;
+}
+export interface CheckpointColumns extends Columns {
+  run_id: Col<string>; model: Col<string>; game: Col<string>; pathway: Col<string>; checkpoint: Col<number>;
+  n_scores: Col<number>; mean: Col<number>; status: Col<string>; reason: Col<string | null>;
+}
+/** One row per run; NaN where a metric does not apply (e.g. agree on a `none` run). */
+export interface RunColumns extends Columns {
+  run_id: Col<string>; model: Col<string>; game: Col<string>; pathway: Col<string>; status: Col<string | null>;
+  run_seed: Col<number | null>; kit_version: Col<string | null>; n_checkpoints: Col<number>; n_valid: Col<number>;
+  y0: Col<number>; avg: Col<number>; max: Col<number>; auc_plus: Col<number>; naba: Col<number>; n_steps: Col<number>;
+  n_explore_steps: Col<number>; n_eval_steps: Col<number>; agree: Col<number>; nmae: Col<number>; n_unscored: Col<number>;
+}
+
 /** Plain columns of the four frames. */
 export interface FrameColumns {
-  steps: Columns;
-  episodes: Columns;
-  checkpoints: Columns;
-  runs: Columns;
+  steps: StepColumns;
+  episodes: EpisodeColumns;
+  checkpoints: CheckpointColumns;
+  runs: RunColumns;
 }
 
 export interface FrameOptions {
@@ -35,28 +87,41 @@ export interface FrameOptions {
   onWarning?: (message: string) => void;
 }
 
-const STEP_COLS = [
-  "run_id", "model", "game", "pathway", "phase", "config", "checkpoint", "episode", "seed", "step", "action",
-  "self_score", "parse_error", "valid", "reward", "score_after", "done", "tokens_in", "tokens_out", "latency_ms",
-] as const;
-const TEXT_COLS = ["observation", "response", "feedback"] as const;
-const EPISODE_COLS = [
-  "run_id", "model", "game", "pathway", "phase", "config", "checkpoint", "episode", "seed", "score", "steps",
-  "status", "error", "started_at", "ended_at",
-] as const;
-const CHECKPOINT_COLS = ["run_id", "model", "game", "pathway", "checkpoint", "n_scores", "mean", "status", "reason"] as const;
-/** Columns where null becomes NaN (numeric). */
-const NUMERIC_NULLABLE = new Set(["checkpoint", "self_score", "mean"]);
+/**
+ * Builds columns row by row: the named columns always exist; a field outside them (an extra field
+ * of a converted log) becomes a new column, null in the rows before it appeared. Array and object
+ * values are stored as JSON text (a frame cell holds a scalar).
+ */
+class ColumnBuilder {
+  readonly cols: Columns;
+  private rows = 0;
 
-function emptyColumns(names: readonly string[]): Columns {
-  return Object.fromEntries(names.map((n) => [n, []]));
+  constructor(
+    private readonly names: readonly string[],
+    private readonly extras: boolean,
+    private readonly skip: ReadonlySet<string> = new Set(),
+  ) {
+    this.cols = Object.fromEntries(names.map((n) => [n, []]));
+  }
+
+  push(rec: Record<string, unknown>): void {
+    for (const n of this.names) (this.cols[n] as unknown[]).push(cellValue(n, rec[n]));
+    if (this.extras) {
+      for (const k of Object.keys(rec)) {
+        if (k in this.cols || this.skip.has(k)) continue;
+        this.cols[k] = new Array(this.rows).fill(null);
+        (this.cols[k] as unknown[]).push(cellValue(k, rec[k]));
+      }
+      for (const [k, v] of Object.entries(this.cols)) if (v.length === this.rows) v.push(cellValue(k, undefined));
+    }
+    this.rows++;
+  }
 }
 
-function push(cols: Columns, names: readonly string[], rec: Record<string, unknown>): void {
-  for (const n of names) {
-    const v = rec[n];
-    (cols[n] as unknown[]).push(v === null || v === undefined ? (NUMERIC_NULLABLE.has(n) ? Number.NaN : null) : v);
-  }
+function cellValue(name: string, v: unknown): string | number | boolean | null {
+  if (v === null || v === undefined) return NUMERIC_NULLABLE.has(name) ? Number.NaN : null;
+  if (typeof v === "object") return JSON.stringify(v);
+  return v as string | number | boolean;
 }
 
 /**
@@ -67,30 +132,30 @@ function push(cols: Columns, names: readonly string[], rec: Record<string, unkno
 export async function loadColumns(dataDirs: string | readonly string[], opts: FrameOptions = {}): Promise<FrameColumns> {
   const dirs = typeof dataDirs === "string" ? [dataDirs] : [...dataDirs];
   const wanted = opts.models ? new Set(opts.models) : null;
-  const stepCols = opts.text ? [...STEP_COLS, ...TEXT_COLS] : [...STEP_COLS];
-  const out: FrameColumns = {
-    steps: emptyColumns(stepCols),
-    episodes: emptyColumns(EPISODE_COLS),
-    checkpoints: emptyColumns(CHECKPOINT_COLS),
-    runs: {},
-  };
+  const steps = new ColumnBuilder(opts.text ? [...STEP_COLUMNS, ...STEP_TEXT_COLUMNS] : STEP_COLUMNS, true, opts.text ? new Set() : new Set(STEP_TEXT_COLUMNS));
+  const episodes = new ColumnBuilder(EPISODE_COLUMNS, false);
+  const checkpoints = new ColumnBuilder(CHECKPOINT_COLUMNS, false);
   const keep = (m: string): boolean => wanted === null || wanted.has(m);
   const onWarning = (w: { file: string; line: number; message: string }): void => opts.onWarning?.(`${w.file}:${w.line}: ${w.message}`);
   for (const loc of discoverRuns(dirs)) {
     await readRunDir(
       loc.runDir,
       {
-        checkpoint: (r) => keep(r.model) && push(out.checkpoints, CHECKPOINT_COLS, { ...r, n_scores: r.scores.length }),
-        episode: (r) => keep(r.model) && push(out.episodes, EPISODE_COLS, r),
-        step: (r: StepRecord) => keep(r.model) && push(out.steps, stepCols, r),
+        checkpoint: (r) => keep(r.model) && checkpoints.push({ ...r, n_scores: r.scores.length }),
+        episode: (r) => keep(r.model) && episodes.push(r),
+        step: (r: StepRecord) => keep(r.model) && steps.push(r),
       },
       { onWarning },
     );
   }
   // The whole data set, then the model view: NMAE's range is the game's (all models), as in `report`.
   const full = await loadDataset(dirs);
-  out.runs = runColumns(opts.models ? filterModels(full, opts.models) : full, gameRewardRanges(full));
-  return out;
+  return {
+    steps: steps.cols as StepColumns,
+    episodes: episodes.cols as EpisodeColumns,
+    checkpoints: checkpoints.cols as CheckpointColumns,
+    runs: runColumns(opts.models ? filterModels(full, opts.models) : full, gameRewardRanges(full)),
+  };
 }
 
 /**
@@ -98,11 +163,8 @@ export async function loadColumns(dataDirs: string | readonly string[], opts: Fr
  * `ranges` (NMAE's game-level reward ranges) defaults to those of `ds`; pass the whole data set's when
  * `ds` is a model-filtered view.
  */
-export function runColumns(ds: Dataset, ranges: ReadonlyMap<string, RewardRange | null> = gameRewardRanges(ds)): Columns {
-  const cols = emptyColumns([
-    "run_id", "model", "game", "pathway", "status", "run_seed", "kit_version", "n_checkpoints", "n_valid",
-    "y0", "avg", "max", "auc_plus", "naba", "n_steps", "n_explore_steps", "n_eval_steps", "agree", "nmae", "n_unscored",
-  ]);
+export function runColumns(ds: Dataset, ranges: ReadonlyMap<string, RewardRange | null> = gameRewardRanges(ds)): RunColumns {
+  const rows = new ColumnBuilder(RUN_COLUMNS, false);
   const nan = (v: number | null): number => (v === null ? Number.NaN : v);
   for (const run of ds.runs) {
     const curve = runCurve(run);
@@ -110,7 +172,7 @@ export function runColumns(ds: Dataset, ranges: ReadonlyMap<string, RewardRange 
     const range = ranges.get(run.game) ?? null;
     const j = isJudged(run) ? judgingStats(totalCounts(episodeCounts(run, range)), range) : null;
     const y0 = curve.find((p) => p.x === 0)?.y ?? null;
-    push(cols, Object.keys(cols), {
+    rows.push({
       run_id: run.run_id,
       model: run.model,
       game: run.game,
@@ -133,7 +195,7 @@ export function runColumns(ds: Dataset, ranges: ReadonlyMap<string, RewardRange 
       n_unscored: j === null ? Number.NaN : j.n_unscored,
     });
   }
-  return cols;
+  return rows.cols as RunColumns;
 }
 
 /** The four danfojs DataFrames. */
@@ -157,4 +219,42 @@ export async function loadFrames(dataDirs: string | readonly string[], opts: Fra
     return n === 0 ? new dfd.DataFrame([]) : new dfd.DataFrame(c);
   };
   return { steps: frame(cols.steps), episodes: frame(cols.episodes), checkpoints: frame(cols.checkpoints), runs: frame(cols.runs) };
+}
+
+/** Plain columns, or a danfojs DataFrame (typed structurally: notebooks cannot resolve danfojs' types). */
+export type ColumnSource = Columns | { columns: string[]; column(name: string): { values: unknown } };
+
+function isFrame(src: ColumnSource): src is { columns: string[]; column(name: string): { values: unknown } } {
+  return Array.isArray((src as { columns?: unknown }).columns) && typeof (src as { column?: unknown }).column === "function";
+}
+
+/** A column's raw values, or an error naming the column and the ones that exist. */
+function rawColumn(src: ColumnSource, name: string): unknown[] {
+  const names = isFrame(src) ? src.columns : Object.keys(src);
+  if (!names.includes(name)) throw new Error(`no column '${name}': the columns are ${names.join(", ") || "(none: the frame is empty)"}`);
+  const v = isFrame(src) ? src.column(name).values : (src as Columns)[name];
+  return Array.isArray(v) ? v : [];
+}
+
+function typed<T>(src: ColumnSource, name: string, kind: string, ok: (v: unknown) => boolean, map: (v: unknown) => T): T[] {
+  const values = rawColumn(src, name);
+  return values.map((v, i) => {
+    if (!ok(v)) throw new Error(`column '${name}' is not ${kind}: row ${i} holds ${JSON.stringify(v)}`);
+    return map(v);
+  });
+}
+
+/** A numeric column as numbers (missing values as NaN); an error if a cell is not a number. */
+export function numberColumn(src: ColumnSource, name: string): number[] {
+  return typed(src, name, "numeric", (v) => v === null || v === undefined || typeof v === "number", (v) => (typeof v === "number" ? v : Number.NaN));
+}
+
+/** A text column as strings (missing values as null); an error if a cell is not text. */
+export function textColumn(src: ColumnSource, name: string): (string | null)[] {
+  return typed(src, name, "text", (v) => v === null || v === undefined || typeof v === "string", (v) => (typeof v === "string" ? v : null));
+}
+
+/** A boolean column (missing values as null); an error if a cell is not true/false. */
+export function booleanColumn(src: ColumnSource, name: string): (boolean | null)[] {
+  return typed(src, name, "boolean", (v) => v === null || v === undefined || typeof v === "boolean", (v) => (typeof v === "boolean" ? v : null));
 }

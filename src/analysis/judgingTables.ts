@@ -11,7 +11,9 @@ import {
   bootstrapRng,
   describeBootstrap,
   estimate,
+  percentileInterval,
   pointOnly,
+  resampleMean,
   type BootstrapConfig,
   type Estimate,
 } from "./bootstrap.js";
@@ -228,40 +230,92 @@ export interface CalibrationBin {
   bin: number;
   s_mean: number;
   r_mean: number;
+  /** Percentile bootstrap interval of r_mean (null without resamples, or when it is undefined in every one). */
+  r_lo: number | null;
+  r_hi: number | null;
+  /** Steps in the bin. */
   n: number;
+  /** Runs with a step in the bin. */
+  n_runs: number;
 }
+
+/** What calibrationBins resampled, for the figure's caption. */
+export const CALIBRATION_RESAMPLED = "runs (each bin's mean reward; a game with one run resamples the bin's steps)";
 
 /**
  * Calibration bins per game: scored exploration steps of history/memory runs, s clipped into the game
  * range, `nBins` equal-width bins over that range (one bin when the range is a point). Empty bins are
- * left out.
+ * left out. With `cfg` (B > 0) every bin's mean reward gets a percentile interval: a cluster
+ * bootstrap over the game's runs (a run's steps stay together, as Table 5 resamples); a game with one
+ * run resamples the bin's steps. A replicate in which a bin is empty is left out of its interval.
  */
-export function calibrationBins(inputs: JudgingInputs, nBins = 10): CalibrationBin[] {
+export function calibrationBins(inputs: JudgingInputs, nBins = 10, cfg?: BootstrapConfig): CalibrationBin[] {
   const out: CalibrationBin[] = [];
+  const level = cfg?.level ?? DEFAULT_LEVEL;
   for (const game of distinct(inputs.runs.map((r) => r.run.game))) {
     const range = inputs.ranges.get(game);
     if (!range) continue;
     const width = range.max - range.min;
     const k = width > 0 ? nBins : 1;
-    const sumS = new Float64Array(k);
-    const sumR = new Float64Array(k);
-    const cnt = new Float64Array(k);
+    // Per run and bin: sums of clipped s and r, the count, and the bin's rewards (for one-run games).
+    const perRun: { sumS: Float64Array; sumR: Float64Array; cnt: Float64Array; rewards: number[][] }[] = [];
     for (const jr of inputs.runs) {
       if (jr.run.game !== game || jr.run.explore === null) continue;
       const ex = jr.run.explore;
+      const u = { sumS: new Float64Array(k), sumR: new Float64Array(k), cnt: new Float64Array(k), rewards: Array.from({ length: k }, () => [] as number[]) };
       for (let i = 0; i < ex.length; i++) {
         const s = ex.s[i] as number;
         if (Number.isNaN(s)) continue;
         const c = Math.min(range.max, Math.max(range.min, s));
         const bin = width > 0 ? Math.min(k - 1, Math.floor(((c - range.min) / width) * k)) : 0;
-        sumS[bin] = (sumS[bin] as number) + c;
-        sumR[bin] = (sumR[bin] as number) + (ex.r[i] as number);
-        cnt[bin] = (cnt[bin] as number) + 1;
+        u.sumS[bin] = (u.sumS[bin] as number) + c;
+        u.sumR[bin] = (u.sumR[bin] as number) + (ex.r[i] as number);
+        u.cnt[bin] = (u.cnt[bin] as number) + 1;
+        u.rewards[bin]!.push(ex.r[i] as number);
+      }
+      perRun.push(u);
+    }
+    const total = (f: "sumS" | "sumR" | "cnt", b: number): number => perRun.reduce((a, u) => a + (u[f][b] as number), 0);
+    const B = cfg?.B ?? 0;
+    const reps = Array.from({ length: k }, () => new Float64Array(B));
+    if (B > 0 && perRun.length > 1) {
+      const rng = bootstrapRng(cfg!.seed, "calibration", game);
+      const sumR = new Float64Array(k);
+      const cnt = new Float64Array(k);
+      for (let rep = 0; rep < B; rep++) {
+        sumR.fill(0);
+        cnt.fill(0);
+        for (let j = 0; j < perRun.length; j++) {
+          const u = perRun[rng.int(perRun.length)]!;
+          for (let b = 0; b < k; b++) {
+            sumR[b] = (sumR[b] as number) + (u.sumR[b] as number);
+            cnt[b] = (cnt[b] as number) + (u.cnt[b] as number);
+          }
+        }
+        for (let b = 0; b < k; b++) reps[b]![rep] = (cnt[b] as number) > 0 ? (sumR[b] as number) / (cnt[b] as number) : Number.NaN;
+      }
+    } else if (B > 0 && perRun.length === 1) {
+      const u = perRun[0]!;
+      for (let b = 0; b < k; b++) {
+        const rng = bootstrapRng(cfg!.seed, "calibration", game, String(b));
+        const rs = u.rewards[b]!;
+        for (let rep = 0; rep < B; rep++) reps[b]![rep] = rs.length > 0 ? resampleMean(rs, rng) : Number.NaN;
       }
     }
     for (let b = 0; b < k; b++) {
-      const n = cnt[b] as number;
-      if (n > 0) out.push({ game, bin: b, s_mean: (sumS[b] as number) / n, r_mean: (sumR[b] as number) / n, n });
+      const n = total("cnt", b);
+      if (n === 0) continue;
+      const iv = B > 0 ? percentileInterval(reps[b]!, level) : { lo: null, hi: null };
+      out.push({
+        game,
+        bin: b,
+        s_mean: total("sumS", b) / n,
+        r_mean: total("sumR", b) / n,
+        r_lo: iv.lo,
+        r_hi: iv.hi,
+        n,
+        n_runs: perRun.filter((u) => (u.cnt[b] as number) > 0).length,
+      });
     }
   }
   return out;

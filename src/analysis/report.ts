@@ -12,7 +12,9 @@ import {
   summaryVsHistoryTable,
   trainingTable,
   type CurveSeries,
+  mainResultsWideTable,
   type MainResultsRow,
+  type MainResultsWideRow,
   type SummaryRow,
   type TrainingRow,
   type TrainingSeries,
@@ -51,6 +53,8 @@ export interface ReportOptions {
 /** Every table of the report, by file stem. */
 export interface ReportTables {
   main_results: Table<MainResultsRow>;
+  /** main_results pivoted to the paper's layout (games as column groups, ICL and Memory side by side). */
+  main_results_wide: Table<MainResultsWideRow>;
   self_judging: Table<SelfJudgingRow>;
   coupling: Table<CouplingRow>;
   run_level: Table<RunLevelRow>;
@@ -89,14 +93,16 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
   const requireComplete = opts.requireComplete ?? false;
   const ref = opts.reference ?? ds;
   const ca = analyzeCurves(ds, cfg, requiredGames(ref));
-  const tr = analyzeTraining(ds);
+  const tr = analyzeTraining(ds, cfg);
   const ji = judgingInputs(ds, gameRewardRanges(ref));
   const blocks = allBlocks(ji);
+  const main = mainResultsTable(ca, cfg, { requireComplete });
   return {
     bootstrap: cfg,
     requireComplete,
     tables: {
-      main_results: mainResultsTable(ca, cfg, { requireComplete }),
+      main_results: main,
+      main_results_wide: mainResultsWideTable(main),
       self_judging: selfJudgingTable(ji, cfg),
       coupling: couplingTable(blocks, cfg),
       run_level: runLevelTable(ji, cfg),
@@ -106,7 +112,7 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
     },
     curves: ca.series,
     training: tr.series,
-    calibration: calibrationBins(ji),
+    calibration: calibrationBins(ji, 10, cfg),
     blocks,
     ranges: ji.ranges,
     games: distinct(ca.series.map((c) => c.game)),

@@ -17,10 +17,19 @@ export class HelpRequested extends Error {
 
 /** node:util parseArgs in strict mode, with its errors turned into UsageError. */
 export function parseFlags<T extends FlagSpec>(argv: string[], options: T, usage: string): { values: FlagValues<T> } {
+  return { values: strictParse(argv, options, usage, false).values };
+}
+
+/** As `parseFlags`, also accepting positional arguments (e.g. the notebook names of `s3gym notebooks`). */
+export function parseFlagsAndPositionals<T extends FlagSpec>(argv: string[], options: T, usage: string): { values: FlagValues<T>; positionals: string[] } {
+  return strictParse(argv, options, usage, true);
+}
+
+function strictParse<T extends FlagSpec>(argv: string[], options: T, usage: string, allowPositionals: boolean): { values: FlagValues<T>; positionals: string[] } {
   if (argv.includes("--help") || argv.includes("-h")) throw new HelpRequested(`usage: ${usage}`);
   try {
-    const { values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
-    return { values: values as FlagValues<T> };
+    const { values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals });
+    return { values: values as FlagValues<T>, positionals };
   } catch (e) {
     throw new UsageError(`${(e as Error).message.split("\n")[0]}\nusage: ${usage}`);
   }

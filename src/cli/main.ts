@@ -10,6 +10,7 @@ const COMMANDS: Record<string, { about: string; load: () => Promise<Command> }> 
   "train-loop": { about: "explore -> build-sft -> your trainer -> evaluate, round after round, resumable", load: async () => (await import("./trainLoop.js")).trainLoopCommand },
   finetune: { about: "upload an SFT file to a fine-tuning API and poll the job to the end", load: async () => (await import("./finetune.js")).finetuneCommand },
   report: { about: "rebuild every paper table and figure from step logs", load: async () => (await import("./report.js")).reportCommand },
+  notebooks: { about: "execute the notebooks headless (Node alone, or Jupyter) and compare their files", load: async () => (await import("./notebooks.js")).notebooksCommand },
   reproduce: { about: "the offline matrix, training curves, every table and figure, every notebook headless", load: async () => (await import("./reproduce.js")).reproduceCommand },
   run: { about: "play the S3Gym protocol over models x games x pathways, resumable", load: async () => (await import("./run.js")).runCommand },
   serve: { about: "an OpenAI-compatible server answering with the built-in policies (test double)", load: async () => (await import("./serve.js")).serveCommand },

@@ -27,26 +27,32 @@
  * missing prerequisite (nothing was run).
  */
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkJupyter, executeNotebook, formatJupyterProblems, type JupyterSetup } from "../report/notebooks/jupyter.js";
-import { HelpRequested, nonNegativeInt, parseFlags, UsageError } from "./args.js";
+import { formatJupyterProblems } from "../report/notebooks/jupyter.js";
+import { diffTrees, hashTree } from "../report/compareTrees.js";
+import { ENGINE_NAMES, listNotebooks, NOTEBOOK_ENGINES, runNotebooks, type EngineName } from "../report/notebooks/engines.js";
+import { GAME_NAMES } from "../games/types.js";
 import { runsDir } from "../logs/runDir.js";
 import { PATHWAY_NAMES } from "../pathways/registry.js";
+import { runId } from "../runner/runId.js";
+import { buildMatrix, totalEpisodes } from "../runner/schedule.js";
+import { HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
+import { RunWatch, runOutputFilter, type WatchedRun } from "./reproduceProgress.js";
 
 export const REPRODUCE_USAGE = [
-  "s3gym reproduce [--quick] [--data DIR] [--out DIR] [--jobs N] [--no-notebooks]",
+  "s3gym reproduce [--quick] [--data DIR] [--out DIR] [--jobs N] [--engine node|jupyter] [--no-notebooks]",
   "",
   "  --quick          the reduced schedule (CI): 3 exploration episodes, a checkpoint every 3,",
   "                   2 evaluation episodes, 16 steps; defaults to --data data/quick --out figures/quick",
   "  --data DIR       where the step logs go (default data/); rerunning resumes from them",
   "  --out DIR        where tables, figures and executed notebooks go (default figures/)",
   "  --jobs N         parallel shards of the run matrix and notebooks at a time (default: cores, at most 2)",
-  "  --no-notebooks   skip Jupyter: runs, tables and figures only",
+  "  --engine E       how the notebooks run: node (default; Node alone) or jupyter (nbclient + the tslab kernel)",
+  "  --no-notebooks   skip the notebooks: runs, tables and figures only",
 ].join("\n");
 
 const FLAGS = {
@@ -55,6 +61,7 @@ const FLAGS = {
   out: { type: "string" },
   jobs: { type: "string" },
   "no-notebooks": { type: "boolean" },
+  engine: { type: "string" },
 } as const;
 
 /** The offline models of the default matrix: floor, reference and perfect-judge lines (not LLMs). */
@@ -117,6 +124,7 @@ interface Args {
   out: string;
   jobs: number;
   notebooks: boolean;
+  engine: EngineName;
 }
 
 function parse(argv: string[]): Args {
@@ -133,6 +141,7 @@ function parse(argv: string[]): Args {
     out: v.out ?? (quick ? join("figures", "quick") : "figures"),
     jobs,
     notebooks: v["no-notebooks"] !== true,
+    engine: oneOf("engine", v.engine, ENGINE_NAMES, "node"),
   };
 }
 
@@ -141,65 +150,101 @@ export function kitRootFromCli(): string {
   return resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 }
 
-/** The notebooks in execution order. */
-export function listNotebooks(root: string): string[] {
-  const dir = join(root, "notebooks");
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".ipynb") && !f.startsWith("."))
-    .sort()
-    .map((f) => join(dir, f));
-}
-
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** sha256 of every file under `dir` (recursively) except the named sub-folders, by relative path. */
-function hashTree(dir: string, skip: ReadonlySet<string>): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      const rel = relative(dir, p);
-      if (e.isDirectory()) {
-        if (!skip.has(rel)) walk(p);
-      } else if (e.isFile()) out.set(rel, createHash("sha256").update(readFileSync(p)).digest("hex"));
-    }
+/** A sink that passes whole lines through `keep` to `to` (partial lines wait for their newline). */
+function lineSink(keep: (line: string) => boolean, to: NodeJS.WritableStream): { write(s: string | Buffer): boolean; flush(): void } {
+  let pending = "";
+  return {
+    write(chunk) {
+      pending += chunk.toString();
+      const lines = pending.split("\n");
+      pending = lines.pop() ?? "";
+      for (const l of lines) if (keep(l)) to.write(`${l}\n`);
+      return true;
+    },
+    flush() {
+      if (pending !== "" && keep(pending)) to.write(`${pending}\n`);
+      pending = "";
+    },
   };
-  if (existsSync(dir)) walk(dir);
-  return out;
 }
 
 /**
- * Shard `--shard i/n` of the matrix as a child process running `s3gym run` (the runner is
- * single-threaded: one core per shard). Its output goes straight to ours, so progress lines appear
- * as they are written.
+ * Shard `--shard i/n` of the matrix as a child process running `s3gym run --progress off` (the
+ * runner is single-threaded: one core per shard). Its per-run result lines are filtered
+ * (`runOutputFilter`): reproduce's watcher prints one line per finished run instead.
  */
 function runShardProcess(argv: string[]): Promise<number> {
   const here = fileURLToPath(import.meta.url);
   // dist/cli/main.js when built; src/cli/main.ts under tsx (tests), with the same loader flags.
   const main = join(dirname(here), here.endsWith(".ts") ? "main.ts" : "main.js");
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, main, "run", ...argv], { stdio: ["ignore", "inherit", "inherit"] });
+    const child = spawn(process.execPath, [...process.execArgv, main, "run", ...argv], { stdio: ["ignore", "pipe", "pipe"] });
+    const out = lineSink(runOutputFilter("stdout"), process.stdout);
+    const err = lineSink(runOutputFilter("stderr"), process.stderr);
+    child.stdout.on("data", (d: Buffer) => out.write(d));
+    child.stderr.on("data", (d: Buffer) => err.write(d));
     child.on("error", reject);
-    child.on("close", (code, signal) => resolvePromise(code ?? (signal ? 1 : 0)));
+    child.on("close", (code, signal) => {
+      out.flush();
+      err.flush();
+      resolvePromise(code ?? (signal ? 1 : 0));
+    });
   });
+}
+
+/** The runs of the default matrix, with the episodes each plays (what the progress line counts). */
+export function matrixRuns(schedule: Schedule): WatchedRun[] {
+  const total = totalEpisodes(schedule.exploreEpisodes, schedule.checkpointEvery, schedule.evalEpisodes);
+  return buildMatrix(OFFLINE_MODELS, GAME_NAMES, PATHWAYS, 0).map((e) => ({ runId: e.runId, totalEpisodes: total }));
+}
+
+/** The training ladder's runs (one per game), each evaluating every epoch. */
+export function trainingRuns(schedule: Schedule): WatchedRun[] {
+  return GAME_NAMES.map((game) => ({
+    runId: runId({ game, pathway: "training", model: TRAINING_LABEL, runSeed: 0 }),
+    totalEpisodes: schedule.trainingEpochs * schedule.evalEpisodes,
+  }));
+}
+
+/** Runs `f` while a watcher prints a line per finished run and the phase's progress line. */
+async function watched(label: string, dataAbs: string, runs: readonly WatchedRun[], f: () => Promise<number>): Promise<number> {
+  const watch = new RunWatch(dataAbs, runs, process.stdout, { label });
+  watch.start();
+  try {
+    return await f();
+  } finally {
+    watch.stop();
+  }
 }
 
 /**
  * Phase 2: the default offline matrix: `s3gym run` with the flags of `matrixArgs`, one shard per job.
  * Nothing else of the runner is used, so its flags, resume rules and refusals apply unchanged.
  */
-async function runMatrixPhase(args: Args, dataAbs: string, log: (s: string) => void): Promise<number> {
-  const base = [...matrixArgs(args.schedule, dataAbs), "--progress", args.jobs > 1 ? "lines" : "auto"];
-  if (args.jobs === 1) {
-    const { runCommand } = await import("./run.js");
-    return runCommand(base);
+async function runMatrixPhase(args: Args, dataAbs: string): Promise<number> {
+  const base = [...matrixArgs(args.schedule, dataAbs), "--progress", "off"];
+  return watched("matrix", dataAbs, matrixRuns(args.schedule), async () => {
+    if (args.jobs === 1) return runInProcess(base);
+    const codes = await Promise.all(Array.from({ length: args.jobs }, (_, i) => runShardProcess([...base, "--shard", `${i + 1}/${args.jobs}`])));
+    return Math.max(...codes);
+  });
+}
+
+/** `s3gym run` in this process, its output filtered like a shard's. */
+async function runInProcess(argv: string[]): Promise<number> {
+  const { runCommand } = await import("./run.js");
+  const stdout = lineSink(runOutputFilter("stdout"), process.stdout);
+  const stderr = lineSink(runOutputFilter("stderr"), process.stderr);
+  try {
+    return await runCommand(argv, { stdout, stderr });
+  } finally {
+    stdout.flush();
+    stderr.flush();
   }
-  log(`running the matrix as ${args.jobs} 's3gym run' processes in parallel (--shard i/${args.jobs})`);
-  const codes = await Promise.all(Array.from({ length: args.jobs }, (_, i) => runShardProcess([...base, "--shard", `${i + 1}/${args.jobs}`])));
-  return Math.max(...codes);
 }
 
 /**
@@ -209,13 +254,13 @@ async function runMatrixPhase(args: Args, dataAbs: string, log: (s: string) => v
  * analysis and figure; not a result about training). Resumable like any run: done epochs are skipped.
  */
 async function runTrainingPhase(args: Args, dataAbs: string): Promise<number> {
-  const { runCommand } = await import("./run.js");
-  return runCommand([...trainingArgs(args.schedule, dataAbs), "--progress", "auto"]);
+  return watched("training", dataAbs, trainingRuns(args.schedule), () => runInProcess([...trainingArgs(args.schedule, dataAbs), "--progress", "off"]));
 }
 
 /** The paper artefact each file reproduces, for the summary. */
 const WHAT: Record<string, string> = {
   main_results: "paper Table 4",
+  main_results_wide: "paper Table 4 in the paper's layout",
   self_judging: "paper Table 5",
   coupling: "paper Table 6",
   run_level: "Table 6's run-level correlations",
@@ -272,19 +317,21 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
 
   // 1. Prerequisites, before anything long.
   const notebooks = listNotebooks(root);
-  let setup: JupyterSetup | null = null;
   if (args.notebooks) {
     if (notebooks.length === 0) {
       process.stderr.write(`s3gym reproduce: no notebooks found in ${join(root, "notebooks")} (run it from a clone of the repository, or pass --no-notebooks)\n`);
       return 2;
     }
-    const check = checkJupyter(root);
-    if (!check.ok) {
-      process.stderr.write(formatJupyterProblems(check.problems));
+    const problems = NOTEBOOK_ENGINES[args.engine].check(root);
+    if (problems.length > 0) {
+      process.stderr.write(
+        args.engine === "jupyter"
+          ? formatJupyterProblems(problems)
+          : `s3gym reproduce: the notebooks cannot run:\n${problems.map((p) => `- ${p}`).join("\n")}\n(Or run without the notebooks: 's3gym reproduce --no-notebooks' still writes every table and figure.)\n`,
+      );
       return 2;
     }
-    setup = check.setup;
-    say(`prerequisites ok: ${setup.python} has nbconvert + nbclient; tslab kernel spec registered`);
+    say(`prerequisites ok: the notebooks run with the ${args.engine} engine${args.engine === "node" ? " (tslab's executor in Node; no Jupyter needed)" : " (nbclient + the tslab kernel)"}`);
   }
   const s = args.schedule;
   say(
@@ -295,7 +342,8 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   if (existsSync(runsDir(dataAbs))) say(`${shown(dataAbs)} already holds runs: done episodes are reused (resume)`);
 
   // 2. The matrix.
-  const runCode = await phase("matrix (s3gym run)", () => runMatrixPhase(args, dataAbs, say));
+  if (args.jobs > 1) say(`running the matrix as ${args.jobs} 's3gym run' processes in parallel (--shard i/${args.jobs})`);
+  const runCode = await phase("matrix (s3gym run)", () => runMatrixPhase(args, dataAbs));
   if (runCode !== 0) {
     process.stderr.write(
       `s3gym reproduce: 's3gym run' exited with ${runCode}` +
@@ -320,40 +368,36 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   const reportCode = await phase("report (s3gym report)", () => reportCommand(["--data", dataArg, "--out", outAbs]));
   if (reportCode !== 0) return 1;
   const notebookDir = join(outAbs, "notebooks");
-  const written = hashTree(outAbs, new Set(["notebooks", "quick"]));
+  const written = hashTree(outAbs);
 
   // 5. The notebooks, headless.
-  const executed: string[] = [];
-  if (setup) {
-    await mkdir(notebookDir, { recursive: true });
+  let executed: string[] = [];
+  if (args.notebooks) {
     const env = { S3GYM_DATA: dataAbs, S3GYM_OUT: outAbs };
-    const perNotebook: string[] = [];
-    await phase(`notebooks (${notebooks.length}, ${Math.min(args.jobs, notebooks.length)} at a time)`, async () => {
-      const queue = [...notebooks];
-      const worker = async (): Promise<void> => {
-        for (let nb = queue.shift(); nb !== undefined; nb = queue.shift()) {
-          const t = Date.now();
-          await executeNotebook(setup!, nb, notebookDir, env);
-          executed.push(join(notebookDir, basename(nb)));
-          perNotebook.push(`${basename(nb)} ${seconds(Date.now() - t)}`);
-          say(`  executed ${basename(nb)} in ${seconds(Date.now() - t)}`);
-        }
-      };
+    const jobs = Math.min(args.jobs, notebooks.length);
+    const ok = await phase(`notebooks (${notebooks.length}, ${jobs} at a time, ${args.engine} engine)`, async () => {
       try {
-        await Promise.all(Array.from({ length: Math.min(args.jobs, notebooks.length) }, worker));
+        executed = await runNotebooks({
+          engine: args.engine,
+          root,
+          notebooks,
+          outDir: notebookDir,
+          env,
+          jobs,
+          onDone: (nb, ms) => say(`  executed ${basename(nb)} in ${seconds(ms)}`),
+        });
+        return true;
       } catch (e) {
         process.stderr.write(`s3gym reproduce: ${(e as Error).message}\n`);
-        throw e;
+        return false;
       }
-    }).catch(() => null);
-    if (executed.length !== notebooks.length) return 1;
+    });
+    if (!ok) return 1;
     // The notebooks wrote their tables and figures with the report's own functions: same bytes.
-    const after = hashTree(outAbs, new Set(["notebooks", "quick"]));
-    const changed = [...written].filter(([f, h]) => after.has(f) && after.get(f) !== h).map(([f]) => f);
-    const extra = [...after.keys()].filter((f) => !written.has(f));
-    if (changed.length > 0 || extra.length > 0) {
+    const d = diffTrees(written, hashTree(outAbs));
+    if (d.changed.length > 0 || d.added.length > 0) {
       process.stderr.write(
-        `s3gym reproduce: the notebooks' files differ from 's3gym report's: ${[...changed, ...extra].join(", ")} ` +
+        `s3gym reproduce: the notebooks' files differ from 's3gym report's: ${[...d.changed, ...d.added].join(", ")} ` +
           "(a notebook must call the report's builders and writers, never its own)\n",
       );
       return 1;

@@ -51,7 +51,8 @@ export function displayCell(v: unknown, kind: ColumnKind): string {
   return kind === "estimate" || kind === "estimate_point" ? fmtEstimate(isEstimate(v) ? v : null) : scalar(v, kind);
 }
 
-function csvField(s: string): string {
+/** One CSV field: quoted (inner quotes doubled) when it holds a comma, a quote or a line break. */
+export function csvField(s: string): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 

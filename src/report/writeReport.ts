@@ -14,7 +14,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { TopLevelSpec } from "vega-lite";
-import { calibrationSpec, couplingSpec, curvesSpec, trainingSpec } from "./figures/specs.js";
+import { calibrationSpec, couplingSpec, curvesSpec, specCaption, trainingSpec } from "./figures/specs.js";
 import type { MainResultsRow } from "../analysis/curveTables.js";
 import type { Report, ReportTables } from "../analysis/report.js";
 import type { Table } from "../analysis/table.js";
@@ -34,11 +34,11 @@ export interface NamedFigure {
 }
 
 /**
- * How a table's cells are decorated in Markdown (and the notebooks' HTML): the main table marks
- * incomplete models with a dagger (the CSV keeps the plain name). Null for other tables.
+ * How a table's cells are decorated in Markdown (and the notebooks' HTML): the main tables (long and
+ * wide) mark incomplete models with a dagger (the CSV keeps the plain name). Null for other tables.
  */
 export function cellLabel(name: string): ((row: object, key: string, text: string) => string) | null {
-  if (name !== "main_results") return null;
+  if (name !== "main_results" && name !== "main_results_wide") return null;
   return (row, key, text) => (key === "model" && !(row as MainResultsRow).complete ? `${text} †` : text);
 }
 
@@ -75,26 +75,37 @@ export async function reportFigures(report: Report, groups: readonly FigureGroup
   const { fileSafe } = await renderer();
   const out: NamedFigure[] = [];
   const want = new Set(groups);
-  if (want.has("curves")) for (const game of report.games) out.push({ name: `curves_${fileSafe(game)}`, spec: curvesSpec(game, report.curves) });
-  if (want.has("training")) out.push({ name: "training", spec: trainingSpec(report.training) });
-  if (want.has("calibration")) out.push({ name: "calibration", spec: calibrationSpec(report.calibration, report.ranges) });
-  if (want.has("coupling")) out.push({ name: "coupling", spec: couplingSpec(report.blocks) });
+  if (want.has("curves")) for (const game of report.games) out.push({ name: `curves_${fileSafe(game)}`, spec: curvesSpec(game, report.curves, report.bootstrap) });
+  if (want.has("training")) out.push({ name: "training", spec: trainingSpec(report.training, report.bootstrap) });
+  if (want.has("calibration")) out.push({ name: "calibration", spec: calibrationSpec(report.calibration, report.ranges, report.bootstrap) });
+  if (want.has("coupling")) out.push({ name: "coupling", spec: couplingSpec(report.blocks, report.bootstrap) });
   return out;
 }
 
+/** A figure as saved: its SVG text and PNG bytes (what a notebook displays), caption, and files. */
+export interface SavedFigure {
+  name: string;
+  svg: string;
+  png: Buffer;
+  /** The figure's title and caption lines (n, interval method), the text a reader without images gets. */
+  caption: string;
+  files: string[];
+}
+
 /**
- * Renders one figure, writes `<dir>/<name>.svg` and `.png`, and returns the SVG text (a notebook
- * displays it). The same bytes as `report`'s figure of that name.
+ * Renders one figure and writes `<dir>/<name>.svg` and `.png`: the same bytes as `report`'s figure
+ * of that name. A notebook passes the result to `showFigure`.
  */
-export async function saveFigure(figure: NamedFigure, dir: string): Promise<{ svg: string; files: string[] }> {
+export async function saveFigure(figure: NamedFigure, dir: string): Promise<SavedFigure> {
   await mkdir(dir, { recursive: true });
   const { renderSvg, svgToPng } = await renderer();
   const svg = await renderSvg(figure.spec);
+  const png = svgToPng(svg);
   const svgPath = join(dir, `${figure.name}.svg`);
   const pngPath = join(dir, `${figure.name}.png`);
   await writeFile(svgPath, svg);
-  await writeFile(pngPath, svgToPng(svg));
-  return { svg, files: [svgPath, pngPath] };
+  await writeFile(pngPath, png);
+  return { name: figure.name, svg, png, caption: specCaption(figure.spec), files: [svgPath, pngPath] };
 }
 
 /**

@@ -73,19 +73,21 @@ export function rebuildExperience(data: RunLogData, at: StepAddress, view: { rul
 /** The messages of the model call of step `at`, rebuilt from the logs. */
 export function rebuildStepMessages(data: RunLogData, game: Game, at: StepAddress): ChatMessage[] {
   const own = episodeSteps(data, at);
-  const target = own.find((s) => s.step === at.step);
-  if (!target) throw new Error(`step ${JSON.stringify(at)} is not in steps.jsonl`);
-  return messagesAt(data, game, at, own, target);
+  const k = own.findIndex((s) => s.step === at.step);
+  if (k < 0) throw new Error(`step ${JSON.stringify(at)} is not in steps.jsonl`);
+  return messagesAt(data, game, at, turnsOf(own).slice(0, k), own[k]!);
 }
 
 /**
  * The messages of every step of one episode (in step order, one list per logged step), rebuilt from
- * the logs: rebuildStepMessages for each step, with the episode's steps gathered once (the viewer
- * rebuilds whole episodes).
+ * the logs: rebuildStepMessages for each step, with the episode's steps gathered once and each
+ * earlier turn one object throughout, as in a live episode, so the History budget counts every turn
+ * once (its token counts are memoised per turn object) and a whole episode costs what playing it did.
  */
 export function rebuildEpisodeMessages(data: RunLogData, game: Game, at: Omit<StepAddress, "step">): { step: number; messages: ChatMessage[] }[] {
   const own = episodeSteps(data, { ...at, step: 0 });
-  return own.map((s) => ({ step: s.step, messages: messagesAt(data, game, { ...at, step: s.step }, own, s) }));
+  const turns = turnsOf(own);
+  return own.map((s, k) => ({ step: s.step, messages: messagesAt(data, game, { ...at, step: s.step }, turns.slice(0, k), s) }));
 }
 
 /** The logged steps of the episode of `at`, in step order. */
@@ -95,13 +97,15 @@ function episodeSteps(data: RunLogData, at: StepAddress): StepRecord[] {
     .sort((a, b) => a.step - b.step);
 }
 
-function messagesAt(data: RunLogData, game: Game, at: StepAddress, own: readonly StepRecord[], target: StepRecord): ChatMessage[] {
+/** Each step of an episode as an earlier turn of the steps after it. */
+function turnsOf(own: readonly StepRecord[]): EarlierTurn[] {
+  return own.map((s) => ({ observation: s.observation, response: s.response, feedback: s.feedback, reward: s.reward, scoreAfter: s.score_after }));
+}
+
+function messagesAt(data: RunLogData, game: Game, at: StepAddress, turns: EarlierTurn[], target: StepRecord): ChatMessage[] {
   const protocol = manifestProtocol(data.manifest);
   const configName = at.phase === "explore" ? "explore" : "eval";
   const rules = game.rules(protocol.game_configs[configName] as never, configName);
-  const turns: EarlierTurn[] = own
-    .filter((s) => s.step < at.step)
-    .map((s) => ({ observation: s.observation, response: s.response, feedback: s.feedback, reward: s.reward, scoreAfter: s.score_after }));
   const view = { rules, turns, observation: target.observation };
   const experience = rebuildExperience(data, at, view);
   return buildStepMessages({ ...view, experience, rewardVisibility: protocol.reward_visibility });

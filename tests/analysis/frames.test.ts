@@ -1,6 +1,7 @@
 /** Data frames for ad hoc work: plain columns and danfojs DataFrames of a hand-made data set. */
 import { describe, expect, it } from "vitest";
-import { loadColumns, loadFrames } from "../../src/analysis/frames.js";
+import { booleanColumn, loadColumns, loadFrames, numberColumn, STEP_COLUMNS, STEP_TEXT_COLUMNS, textColumn } from "../../src/analysis/frames.js";
+import { StepRecord } from "../../src/logs/schema.js";
 import { curveRecords, exploreRecords, tempDir, writeRun } from "./helpers.js";
 
 const H = { run_id: "g.history.m", model: "m", game: "g", pathway: "history" };
@@ -40,10 +41,70 @@ describe("loadColumns", () => {
 describe("loadFrames", () => {
   it("wraps the columns in danfojs DataFrames", async () => {
     const f = await loadFrames(fixture());
-    expect(f.steps.shape).toEqual([3, 20]);
+    // Every non-text field of the step schema, optional ones included (20 required + 5 optional).
+    expect(f.steps.shape).toEqual([3, 25]);
     expect(f.episodes.shape[0]).toBe(6);
     expect(f.checkpoints.shape[0]).toBe(3);
     expect(f.runs.shape[0]).toBe(1);
     expect(f.runs.columns).toContain("naba");
+  });
+});
+
+/** Steps as a history run and a memory run write them, plus a field another tool added on one line. */
+function loggedFields(): string {
+  const dir = tempDir();
+  const e = exploreRecords(H, { 1: [[1, 1], [null, 0]], 2: [[0, 1]] });
+  const steps = (e.steps as Record<string, unknown>[]).map((s, i) => ({
+    ...s,
+    cached: i === 0,
+    finish_reason: i === 2 ? null : "stop",
+    tokens_cached: i === 1 ? 128 : null,
+    history_keep: i === 0 ? [] : [3, 0],
+    ...(i === 1 ? { custom_x: "v" } : {}),
+  }));
+  writeRun(dir, H, { episodes: e.episodes, steps });
+  const M = { ...H, run_id: "g.memory.m", pathway: "memory" };
+  const m = exploreRecords(M, { 1: [[1, 1]] });
+  writeRun(dir, M, { episodes: m.episodes, steps: (m.steps as Record<string, unknown>[]).map((s) => ({ ...s, memory_version: 4 })) });
+  return dir;
+}
+
+describe("every logged field", () => {
+  it("the step columns are exactly the step schema's fields (text ones apart), so a new field cannot be forgotten", () => {
+    expect([...STEP_COLUMNS, ...STEP_TEXT_COLUMNS].sort()).toEqual(Object.keys(StepRecord.shape).sort());
+  });
+
+  it("the schema's optional fields are columns (null/NaN where a run did not write them); extras follow", async () => {
+    const cols = await loadColumns(loggedFields());
+    expect(Object.keys(cols.steps)).toEqual([...STEP_COLUMNS, "custom_x"]);
+    expect(cols.steps.run_id).toEqual(["g.history.m", "g.history.m", "g.history.m", "g.memory.m"]);
+    expect(cols.steps.cached).toEqual([true, false, false, null]);
+    expect(cols.steps.finish_reason).toEqual(["stop", "stop", null, null]);
+    expect(cols.steps.tokens_cached).toEqual([Number.NaN, 128, Number.NaN, Number.NaN]);
+    expect(cols.steps.history_keep).toEqual(["[]", "[3,0]", "[3,0]", null]);
+    expect(cols.steps.memory_version).toEqual([Number.NaN, Number.NaN, Number.NaN, 4]);
+    expect(cols.steps.custom_x).toEqual([null, "v", null, null]);
+  });
+});
+
+describe("typed column accessors", () => {
+  it("read plain columns and danfojs frames alike, with NaN / null for missing values", async () => {
+    const dir = loggedFields();
+    const cols = await loadColumns(dir);
+    const frames = await loadFrames(dir);
+    for (const src of [cols.steps, frames.steps]) {
+      expect(numberColumn(src, "reward")).toEqual([1, 0, 1, 1]);
+      expect(numberColumn(src, "self_score")).toEqual([1, Number.NaN, 0, 1]);
+      expect(textColumn(src, "finish_reason")).toEqual(["stop", "stop", null, null]);
+      expect(booleanColumn(src, "valid")).toEqual([true, true, true, true]);
+    }
+  });
+
+  it("name the column and the ones that exist, or the row whose value has the wrong type", async () => {
+    const cols = await loadColumns(loggedFields());
+    expect(() => numberColumn(cols.steps, "rewards")).toThrow(/no column 'rewards': the columns are run_id, model, game/);
+    expect(() => numberColumn(cols.steps, "model")).toThrow(`column 'model' is not numeric: row 0 holds "m"`);
+    expect(() => textColumn(cols.steps, "reward")).toThrow("column 'reward' is not text: row 0 holds 1");
+    expect(() => booleanColumn({ x: [true, 1] }, "x")).toThrow("column 'x' is not boolean: row 1 holds 1");
   });
 });

@@ -107,6 +107,26 @@ describe("main_results", () => {
   });
 });
 
+describe("main_results_wide", () => {
+  it("pivots the same estimates: a row per model and metric, ICL and Memory side by side per game", () => {
+    const t = report.tables.main_results_wide;
+    expect(t.columns.map((c) => c.key)).toEqual(["model", "metric", "g ICL", "g Memory"]);
+    expect(t.rows.map((r) => [r.model, r.metric])).toEqual([
+      ["m", "avg"],
+      ["m", "max"],
+      ["m", "auc_plus"],
+    ]);
+    const cell = (metric: string, col: string) => (t.rows.find((r) => r.metric === metric)![col] as { point: number }).point;
+    // Hand-computed above: H Avg 2, Max 3, AUC+ 7.5; M Avg 1, Max 2, AUC+ 6.
+    expect([cell("avg", "g ICL"), cell("max", "g ICL"), cell("auc_plus", "g ICL")]).toEqual([2, 3, 7.5]);
+    expect([cell("avg", "g Memory"), cell("max", "g Memory"), cell("auc_plus", "g Memory")]).toEqual([1, 2, 6]);
+    // The very Estimate objects of main_results (same intervals).
+    const [h] = report.tables.main_results.rows;
+    expect(t.rows[0]!["g ICL"]).toBe(h!.avg);
+    expect(t.notes[0]).toBe(report.tables.main_results.notes[0]);
+  });
+});
+
 describe("summary_vs_history", () => {
   it("dNABA per model and the game's mean row with wins/losses/ties", () => {
     const rows = report.tables.summary_vs_history.rows;

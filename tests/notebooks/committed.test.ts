@@ -84,11 +84,13 @@ describe("committed notebooks", () => {
         expect(md).toContain("S3GYM_OUT");
       });
 
-      it("imports only the built kit (never ../src) and renders through tslab's display", () => {
+      it("imports only the built kit (never ../src) and displays through the kit's bundles, never HTML alone", () => {
         const code = load(name).cells.filter((c) => c.cell_type === "code").map(text).join("\n");
         expect(code).not.toMatch(/from\s+["']\.\.\/src/);
         expect(code).toMatch(/from\s+["']\.\.\/dist\/(index|analysis\/index)\.js["']/);
-        expect(code).toContain("tslab.display.html(");
+        // Issue 14: an HTML-only output does not survive export (nbconvert --to latex drops it).
+        expect(code).toMatch(/\bshow(Table|Figure|Spec|Frame|Columns)\(/);
+        expect(code).not.toContain("tslab.display.html(");
       });
     });
   }

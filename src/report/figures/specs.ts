@@ -1,163 +1,349 @@
 /**
  * Vega-Lite specs of the report's figures, built from the analysis' data (never from the logs), so a
  * notebook can draw the same figure from the same rows. Specs embed their data inline.
+ *
+ * Rules every figure follows, so a reader can trust it:
+ * - legends at full opacity; pathways differ by colour AND dash AND marker, so coinciding lines stay
+ *   distinguishable (a dashed line over a solid one shows both);
+ * - panels are laid out with `concat`, one per model or game present: no empty panel;
+ * - integer quantities (checkpoint, epoch) get integer ticks; a tick at zero never prints "-0.00";
+ * - a quantity that is constant in a panel gets a padded axis around it and the panel says so;
+ * - intervals wherever the analysis has them (curve bands, training bands, calibration error bars);
+ * - the caption (title subtitle) states n and the interval method, with B and the seed.
  */
 import type { TopLevelSpec } from "vega-lite";
+import type { BootstrapConfig } from "../../analysis/bootstrap.js";
 import type { CurveSeries, TrainingSeries } from "../../analysis/curveTables.js";
 import type { BlockRow } from "../../analysis/couplingTables.js";
 import type { RewardRange } from "../../analysis/judging.js";
 import type { CalibrationBin } from "../../analysis/judgingTables.js";
 
-/** Fixed pathway colours, so History and Memory keep their colour in every figure. */
-const PATHWAY_COLOR: Record<string, string> = { history: "#4c78a8", memory: "#f58518", none: "#9d9d9d" };
+/** Fixed pathway colours, dashes and markers, so History and Memory look the same in every figure. */
+const PATHWAY_STYLE: Record<string, { color: string; dash: number[]; shape: string }> = {
+  history: { color: "#4c78a8", dash: [1, 0], shape: "circle" },
+  memory: { color: "#f58518", dash: [6, 3], shape: "square" },
+  none: { color: "#7f7f7f", dash: [2, 2], shape: "triangle-up" },
+};
 const OTHER_COLORS = ["#54a24b", "#e45756", "#72b7b2", "#b279a2"];
+const OTHER_DASHES = [[8, 2, 2, 2], [4, 4], [1, 3], [10, 4]];
+const OTHER_SHAPES = ["diamond", "cross", "triangle-down", "wedge"];
 
-/** The pathway colour scale for the pathways present (known ones first, in a fixed order). */
-function pathwayScale(pathways: Iterable<string>): { domain: string[]; range: string[] } {
+/** Colour, dash and shape scales for the pathways present (known ones first, in a fixed order). */
+function pathwayScales(pathways: Iterable<string>): { color: object; strokeDash: object; shape: object; size: object } {
   const present = new Set(pathways);
-  const known = Object.keys(PATHWAY_COLOR).filter((p) => present.has(p));
-  const other = [...present].filter((p) => !(p in PATHWAY_COLOR)).sort();
+  const known = Object.keys(PATHWAY_STYLE).filter((p) => present.has(p));
+  const other = [...present].filter((p) => !(p in PATHWAY_STYLE)).sort();
+  const domain = [...known, ...other];
+  const pick = <T>(k: "color" | "dash" | "shape", extra: readonly T[]): T[] => [
+    ...known.map((p) => PATHWAY_STYLE[p]![k] as T),
+    ...other.map((_, i) => extra[i % extra.length] as T),
+  ];
   return {
-    domain: [...known, ...other],
-    range: [...known.map((p) => PATHWAY_COLOR[p] as string), ...other.map((_, i) => OTHER_COLORS[i % OTHER_COLORS.length] as string)],
+    color: { domain, range: pick("color", OTHER_COLORS) },
+    strokeDash: { domain, range: pick("dash", OTHER_DASHES) },
+    shape: { domain, range: pick("shape", OTHER_SHAPES) },
+    size: { domain, range: domain.map((_, i) => Math.max(14, 110 - 40 * i)) },
   };
 }
+
+/** Model colours for the training figure (a line per model). */
+const MODEL_COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b", "#9d755d"];
+
+/** Tick labels: a value within 1e-9 of zero prints "0", never "-0.00". */
+const ZERO_SAFE = "abs(datum.value) < 1e-9 ? '0' : datum.label";
+
+/** The config every figure shares (exported for the tests). */
+export const FIGURE_CONFIG = {
+  font: "DejaVu Sans, sans-serif",
+  view: { stroke: "#ddd" },
+  axis: { labelExpr: ZERO_SAFE },
+  legend: { symbolOpacity: 1, labelLimit: 240 },
+  title: { anchor: "start", subtitleColor: "#444", subtitleFontSize: 11 },
+  concat: { spacing: 24 },
+} as const;
 
 const BASE = {
   $schema: "https://vega.github.io/schema/vega-lite/v6.json",
   background: "white",
-  config: { font: "DejaVu Sans, sans-serif", view: { stroke: "#ddd" } },
+  config: FIGURE_CONFIG,
 } as const;
+
+/** The one value of a non-empty list whose finite entries are all equal, else null. */
+export function constantValue(values: readonly (number | null | undefined)[]): number | null {
+  const finite = values.filter((v): v is number => typeof v === "number" && Number.isFinite(v));
+  if (finite.length === 0) return null;
+  const first = finite[0]!;
+  return finite.every((v) => Math.abs(v - first) <= 1e-12 * Math.max(1, Math.abs(first))) ? first : null;
+}
+
+/** An axis domain around a constant: +-50% of it, or +-1 around zero. */
+export function paddedDomain(c: number): [number, number] {
+  const pad = Math.abs(c) > 0 ? Math.abs(c) / 2 : 1;
+  return [c - pad, c + pad];
+}
+
+/** Short number text for captions and notes (up to 3 decimals, no trailing zeros, no "-0"). */
+function short(x: number): string {
+  const s = Number(x.toFixed(3)).toString();
+  return s === "-0" ? "0" : s;
+}
+
+/** "3" or "2-4": the range of a list of counts. */
+function countRange(ns: readonly number[]): string {
+  if (ns.length === 0) return "0";
+  const lo = Math.min(...ns);
+  const hi = Math.max(...ns);
+  return lo === hi ? String(lo) : `${lo}-${hi}`;
+}
+
+function bootText(cfg: BootstrapConfig): string {
+  return `${Math.round((cfg.level ?? 0.95) * 100)}% percentile bootstrap, B = ${cfg.B}, seed ${cfg.seed}`;
+}
+
+/** An integer x axis: the distinct values as ticks when few, else whole-number ticks. */
+function integerAxis(xs: readonly number[], title: string): object {
+  const values = [...new Set(xs)].sort((a, b) => a - b);
+  return { title, format: "d", ...(values.length > 0 && values.length <= 12 ? { values } : { tickMinStep: 1 }) };
+}
+
+/** A y scale: padded around a constant, else vega's own (zero not forced). */
+function yScale(values: readonly (number | null)[]): { scale: object; constant: number | null } {
+  const c = constantValue(values);
+  return c === null ? { scale: { zero: false, nice: true }, constant: null } : { scale: { domain: paddedDomain(c) }, constant: c };
+}
+
+/** The default B/seed when a caller gives none (the report always passes its own). */
+const DEFAULT_BOOT: BootstrapConfig = { B: 2000, seed: 0, level: 0.95 };
 
 /**
  * Paper Figures 3-6: one game's checkpoint curves, a panel per model, History and Memory (and None
  * when present) overlaid, each with its 95% bootstrap band (evaluation episodes resampled).
  */
-export function curvesSpec(game: string, series: readonly CurveSeries[]): TopLevelSpec {
-  const values = series
-    .filter((s) => s.game === game)
-    .flatMap((s) => s.points.map((p) => ({ model: s.model, pathway: s.pathway, x: p.x, y: p.y, lo: p.lo, hi: p.hi })));
-  const x = { field: "x", type: "quantitative", title: "checkpoint x (exploration episodes)" } as const;
-  const color = { field: "pathway", type: "nominal", scale: pathwayScale(values.map((v) => v.pathway)), title: "pathway" } as const;
-  return {
-    ...BASE,
-    title: `${game}: evaluation score by checkpoint (95% bootstrap band)`,
-    data: { values },
-    facet: { field: "model", type: "nominal", title: null },
-    columns: 4,
-    spec: {
+export function curvesSpec(game: string, series: readonly CurveSeries[], boot: BootstrapConfig = DEFAULT_BOOT): TopLevelSpec {
+  const mine = series.filter((s) => s.game === game);
+  const values = mine.flatMap((s) =>
+    // `band` repeats the pathway under another name: a legend-less channel on the same field would
+    // merge with the lines' legend and remove it (vega-lite merges legends by field).
+    s.points.map((p) => ({ model: s.model, pathway: s.pathway, band: s.pathway, x: p.x, y: p.y, lo: p.lo ?? p.y, hi: p.hi ?? p.y, n: p.n_episodes })),
+  );
+  const scales = pathwayScales(values.map((v) => v.pathway));
+  const models = [...new Set(mine.map((s) => s.model))].sort();
+  const xAxis = integerAxis(values.map((v) => v.x), "checkpoint x (exploration episodes)");
+  const panels = models.map((model) => {
+    const vs = values.filter((v) => v.model === model);
+    const y = yScale(vs.flatMap((v) => [v.y, v.lo, v.hi]));
+    const x = { field: "x", type: "quantitative", axis: xAxis, scale: { nice: false } };
+    const yEnc = { field: "y", type: "quantitative", title: "score (game units)", scale: y.scale };
+    const color = { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" };
+    return {
+      title: { text: model, subtitle: y.constant === null ? "" : `constant: every point is ${short(y.constant)}`, anchor: "middle", fontSize: 12 },
       width: 220,
       height: 150,
+      transform: [{ filter: { field: "model", equal: model } }],
       layer: [
         {
+          // The band uses the fill channel (its own scale, no legend): the legend comes from the lines alone,
+          // at full opacity, instead of merging with the band's 0.18.
           mark: { type: "area", opacity: 0.18 },
-          encoding: { x, y: { field: "lo", type: "quantitative", title: "score (game units)" }, y2: { field: "hi" }, color },
+          encoding: { x, y: { ...yEnc, field: "lo" }, y2: { field: "hi" }, fill: { field: "band", type: "nominal", scale: scales.color, legend: null } },
         },
         {
-          mark: { type: "line", point: { size: 18 } },
-          encoding: { x, y: { field: "y", type: "quantitative", title: "score (game units)" }, color },
+          mark: { type: "line", strokeWidth: 2 },
+          encoding: { x, y: yEnc, color, strokeDash: { field: "pathway", type: "nominal", scale: scales.strokeDash, title: "pathway" } },
+        },
+        {
+          // Markers shrink from history to memory to none: coinciding points stay visible as nested marks.
+          mark: { type: "point", filled: true, opacity: 1 },
+          encoding: {
+            x,
+            y: yEnc,
+            color,
+            shape: { field: "pathway", type: "nominal", scale: scales.shape, title: "pathway" },
+            size: { field: "pathway", type: "ordinal", scale: scales.size, title: "pathway" },
+          },
         },
       ],
-    },
-  };
-}
-
-/** Paper Figure 7: training curves (score by epoch), a panel per game, a line per model, y0 dashed. */
-export function trainingSpec(series: readonly TrainingSeries[]): TopLevelSpec {
-  const values: Record<string, unknown>[] = [];
-  for (const s of series) {
-    const label = s.model;
-    for (const p of s.points) values.push({ kind: "point", game: s.game, model: label, run_id: s.run_id, x: p.x, y: p.y });
-    const y0 = s.points.find((p) => p.x === 0);
-    if (y0) values.push({ kind: "y0", game: s.game, model: label, run_id: s.run_id, y: y0.y });
-  }
+    };
+  });
+  const nEp = countRange(values.map((v) => v.n));
   return {
     ...BASE,
-    title: "Training pathway: evaluation score by epoch (epoch 0 = base model, dashed)",
+    title: {
+      text: `${game}: evaluation score by checkpoint`,
+      subtitle: [
+        `Lines: mean score of the evaluation episodes at each checkpoint (n = ${nEp} episodes per point); ${models.length} model(s) x ${new Set(values.map((v) => v.pathway)).size} pathway(s).`,
+        `Bands: ${bootText(boot)}, each run's evaluation episodes resampled within each checkpoint.`,
+      ],
+    },
     data: { values },
-    facet: { field: "game", type: "nominal", title: null },
+    concat: panels,
     columns: 4,
     resolve: { scale: { y: "independent" } },
-    spec: {
+  } as unknown as TopLevelSpec;
+}
+
+/**
+ * Paper Figure 7: training curves (score by epoch), a panel per game, a line per model with its
+ * bootstrap band, epoch 0 (the base model) dashed across.
+ */
+export function trainingSpec(series: readonly TrainingSeries[], boot: BootstrapConfig = DEFAULT_BOOT): TopLevelSpec {
+  const values: Record<string, unknown>[] = [];
+  for (const s of series) {
+    // `band` repeats the model for the legend-less band and base-line channels (see curvesSpec).
+    for (const p of s.points) values.push({ kind: "point", game: s.game, model: s.model, band: s.model, run_id: s.run_id, x: p.x, y: p.y, lo: p.lo ?? p.y, hi: p.hi ?? p.y, n: p.n });
+    const y0 = s.points.find((p) => p.x === 0);
+    if (y0) values.push({ kind: "y0", game: s.game, model: s.model, band: s.model, run_id: s.run_id, y: y0.y });
+  }
+  const games = [...new Set(series.map((s) => s.game))].sort();
+  const models = [...new Set(series.map((s) => s.model))].sort();
+  const color = { field: "model", type: "nominal", title: "model", scale: { domain: models, range: models.map((_, i) => MODEL_COLORS[i % MODEL_COLORS.length]) } };
+  const points = values.filter((v) => v.kind === "point") as { game: string; x: number; y: number; lo: number; hi: number; n: number }[];
+  const panels = games.map((game) => {
+    const vs = points.filter((v) => v.game === game);
+    const y = yScale(vs.flatMap((v) => [v.y, v.lo, v.hi]));
+    const x = { field: "x", type: "quantitative", axis: integerAxis(vs.map((v) => v.x), "epoch"), scale: { nice: false } };
+    const yEnc = { field: "y", type: "quantitative", title: "score (game units)", scale: y.scale };
+    return {
+      title: { text: game, subtitle: y.constant === null ? "" : `constant: every epoch scores ${short(y.constant)}`, anchor: "middle", fontSize: 12 },
       width: 220,
       height: 150,
+      transform: [{ filter: { field: "game", equal: game } }],
       layer: [
         {
           transform: [{ filter: "datum.kind === 'point'" }],
-          mark: { type: "line", point: { size: 14 } },
-          encoding: {
-            x: { field: "x", type: "quantitative", title: "epoch" },
-            y: { field: "y", type: "quantitative", title: "score (game units)" },
-            color: { field: "model", type: "nominal" },
-            detail: { field: "run_id", type: "nominal" },
-          },
+          mark: { type: "area", opacity: 0.18 },
+          encoding: { x, y: { ...yEnc, field: "lo" }, y2: { field: "hi" }, fill: { ...color, field: "band", legend: null }, detail: { field: "run_id", type: "nominal" } },
+        },
+        {
+          transform: [{ filter: "datum.kind === 'point'" }],
+          mark: { type: "line", strokeWidth: 2, point: { size: 36, filled: true } },
+          encoding: { x, y: yEnc, color, detail: { field: "run_id", type: "nominal" } },
         },
         {
           transform: [{ filter: "datum.kind === 'y0'" }],
-          mark: { type: "rule", strokeDash: [4, 3], opacity: 0.7 },
-          encoding: { y: { field: "y", type: "quantitative" }, color: { field: "model", type: "nominal" } },
+          mark: { type: "rule", strokeDash: [4, 3], opacity: 0.8 },
+          encoding: { y: { field: "y", type: "quantitative", scale: y.scale }, stroke: { ...color, field: "band", legend: null } },
         },
       ],
+    };
+  });
+  const nEp = countRange(points.map((v) => v.n));
+  return {
+    ...BASE,
+    title: {
+      text: "Training pathway: evaluation score by epoch",
+      subtitle: [
+        `Lines: mean score of each epoch's evaluation episodes (n = ${nEp} per epoch); dashed: epoch 0, the base model. ${series.length} training run(s).`,
+        `Bands: ${bootText(boot)}, each epoch's evaluation episodes resampled.`,
+      ],
     },
-  };
+    data: { values },
+    ...(panels.length > 0 ? { concat: panels, columns: 4 } : { mark: "text", encoding: { text: { value: "no training runs in this data set" } } }),
+    resolve: { scale: { y: "independent" } },
+  } as unknown as TopLevelSpec;
 }
 
 /**
  * Calibration: per game, mean verifier reward against mean (clipped) self-score in equal-width bins of
- * the self-score, point area by step count; the diagonal is perfect calibration.
+ * the self-score, point area by step count, error bars the bootstrap interval of the bin's mean
+ * reward; the diagonal is perfect calibration.
  */
-export function calibrationSpec(bins: readonly CalibrationBin[], ranges: ReadonlyMap<string, RewardRange | null>): TopLevelSpec {
-  const values: Record<string, unknown>[] = bins.map((b) => ({ kind: "bin", game: b.game, s: b.s_mean, r: b.r_mean, n: b.n }));
-  for (const game of new Set(bins.map((b) => b.game))) {
-    const rg = ranges.get(game);
-    if (!rg) continue;
-    values.push({ kind: "diag", game, s: rg.min, r: rg.min }, { kind: "diag", game, s: rg.max, r: rg.max });
-  }
-  return {
-    ...BASE,
-    title: "Calibration: verifier reward vs self-score (exploration steps, history + memory)",
-    data: { values },
-    facet: { field: "game", type: "nominal", title: null },
-    columns: 4,
-    resolve: { scale: { x: "independent", y: "independent" } },
-    spec: {
+export function calibrationSpec(bins: readonly CalibrationBin[], ranges: ReadonlyMap<string, RewardRange | null>, boot: BootstrapConfig = DEFAULT_BOOT): TopLevelSpec {
+  const games = [...new Set(bins.map((b) => b.game))].sort();
+  const values: Record<string, unknown>[] = bins.map((b) => ({
+    kind: "bin",
+    game: b.game,
+    s: b.s_mean,
+    r: b.r_mean,
+    lo: b.r_lo ?? b.r_mean,
+    hi: b.r_hi ?? b.r_mean,
+    n: b.n,
+  }));
+  const maxN = Math.max(1, ...bins.map((b) => b.n));
+  const panels = games.map((game) => {
+    const gb = bins.filter((b) => b.game === game);
+    const rg = ranges.get(game) ?? null;
+    const lo = Math.min(rg?.min ?? Infinity, ...gb.map((b) => Math.min(b.s_mean, b.r_lo ?? b.r_mean)));
+    const hi = Math.max(rg?.max ?? -Infinity, ...gb.map((b) => Math.max(b.s_mean, b.r_hi ?? b.r_mean)));
+    const constant = hi - lo <= 1e-12;
+    const domain = constant ? paddedDomain(lo) : [lo, hi];
+    values.push({ kind: "diag", game, s: domain[0], r: domain[0] }, { kind: "diag", game, s: domain[1], r: domain[1] });
+    const steps = gb.reduce((a, b) => a + b.n, 0);
+    const runs = Math.max(0, ...gb.map((b) => b.n_runs));
+    const sx = { field: "s", type: "quantitative", title: "self-score s (clipped to the reward range)", scale: { domain, nice: false } };
+    const ry = { field: "r", type: "quantitative", title: "mean verifier reward r", scale: { domain, nice: false } };
+    return {
+      title: {
+        text: game,
+        subtitle: constant ? `constant: r = s = ${short(lo)} (n = ${steps} steps)` : `n = ${steps} scored steps from ${runs} run(s)`,
+        anchor: "middle",
+        fontSize: 12,
+      },
       width: 180,
       height: 180,
+      transform: [{ filter: { field: "game", equal: game } }],
       layer: [
-        {
-          transform: [{ filter: "datum.kind === 'diag'" }],
-          mark: { type: "line", strokeDash: [4, 3], color: "#888" },
-          encoding: { x: { field: "s", type: "quantitative" }, y: { field: "r", type: "quantitative" } },
-        },
+        { transform: [{ filter: "datum.kind === 'diag'" }], mark: { type: "line", strokeDash: [4, 3], color: "#888" }, encoding: { x: sx, y: ry } },
+        { transform: [{ filter: "datum.kind === 'bin'" }], mark: { type: "rule", color: "#4c78a8", strokeWidth: 1.5 }, encoding: { x: sx, y: { ...ry, field: "lo" }, y2: { field: "hi" } } },
         {
           transform: [{ filter: "datum.kind === 'bin'" }],
-          mark: { type: "circle", opacity: 0.8 },
-          encoding: {
-            x: { field: "s", type: "quantitative", title: "self-score s (clipped to the reward range)" },
-            y: { field: "r", type: "quantitative", title: "mean verifier reward r" },
-            size: { field: "n", type: "quantitative", title: "steps" },
-          },
+          mark: { type: "circle", opacity: 0.85, color: "#4c78a8" },
+          encoding: { x: sx, y: ry, size: { field: "n", type: "quantitative", title: "steps in bin", scale: { domain: [0, maxN], range: [12, 400] } } },
         },
       ],
+    };
+  });
+  return {
+    ...BASE,
+    title: {
+      text: "Calibration: verifier reward vs self-score (exploration steps of history + memory runs)",
+      subtitle: [
+        `Points: mean reward of the scored steps in each of 10 equal-width self-score bins (area: steps; n per game under its name); dashed: perfect calibration.`,
+        `Bars: ${bootText(boot)} of each bin's mean reward, runs resampled (a game with one run: its steps).`,
+      ],
     },
-  };
+    data: { values },
+    ...(panels.length > 0 ? { concat: panels, columns: 4 } : { mark: "text", encoding: { text: { value: "no scored exploration steps in this data set" } } }),
+    resolve: { scale: { x: "independent", y: "independent" } },
+  } as unknown as TopLevelSpec;
 }
 
 /** The coupling scatter: block agreement A_t against block improvement g_t, coloured by game. */
-export function couplingSpec(blocks: readonly BlockRow[]): TopLevelSpec {
+export function couplingSpec(blocks: readonly BlockRow[], boot: BootstrapConfig = DEFAULT_BOOT): TopLevelSpec {
   const values = blocks.map((b) => ({ game: b.game, pathway: b.pathway, model: b.model, t: b.t, A: b.A, g: b.g }));
+  const g = yScale(values.map((v) => v.g));
+  const runs = new Set(blocks.map((b) => b.run_id)).size;
+  const shapes = pathwayScales(values.map((v) => v.pathway)).shape;
   return {
     ...BASE,
-    title: "Coupling: block agreement A_t vs improvement g_t",
+    title: {
+      text: "Coupling: block agreement A_t vs improvement g_t",
+      subtitle: [
+        `n = ${blocks.length} blocks from ${runs} run(s); each point is one block of exploration between two checkpoints.`,
+        `Table 6 (coupling) gives the Spearman correlations with intervals (${bootText(boot)}).`,
+        ...(g.constant === null ? [] : [`constant: g_t is ${short(g.constant)} in every block (no checkpoint score changed).`]),
+      ],
+    },
     data: { values },
     width: 420,
     height: 300,
-    mark: { type: "point", opacity: 0.6, filled: true, size: 22 },
+    mark: { type: "point", opacity: 0.75, filled: true, size: 36 },
     encoding: {
       x: { field: "A", type: "quantitative", title: "A_t (Agree over the block's scored steps)", scale: { domain: [0, 1] } },
-      y: { field: "g", type: "quantitative", title: "g_t (normalised improvement)" },
-      color: { field: "game", type: "nominal" },
-      shape: { field: "pathway", type: "nominal" },
+      y: { field: "g", type: "quantitative", title: "g_t (normalised improvement)", scale: g.scale },
+      color: { field: "game", type: "nominal", title: "game" },
+      shape: { field: "pathway", type: "nominal", title: "pathway", scale: shapes },
     },
-  };
+  } as unknown as TopLevelSpec;
+}
+
+/** The title and subtitle lines of a vega-lite spec as one text (a figure's text/plain fallback). */
+export function specCaption(spec: TopLevelSpec): string {
+  const t = (spec as { title?: unknown }).title;
+  const lines = (v: unknown): string[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v.map(String) : [String(v)]);
+  if (t !== null && typeof t === "object" && !Array.isArray(t)) {
+    const o = t as { text?: unknown; subtitle?: unknown };
+    return [...lines(o.text), ...lines(o.subtitle)].filter((l) => l !== "").join("\n");
+  }
+  return lines(t).join("\n") || "(untitled figure)";
 }

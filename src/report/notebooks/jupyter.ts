@@ -1,9 +1,10 @@
 /**
- * Running the kit's notebooks headless with Debian's (or pip's) Jupyter and the tslab kernel.
+ * What the Jupyter engine needs: Debian's (or pip's) Jupyter and the tslab kernel spec (the driver that
+ * runs a notebook through them is nbclientRunner.ts).
  * `checkJupyter` finds what is missing and says exactly how to install it, instead of letting
  * nbconvert fail obscurely halfway through a reproduction.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 
@@ -89,42 +90,5 @@ export function formatJupyterProblems(problems: readonly string[]): string {
   ].join("\n");
 }
 
-/** Lines of nbconvert's stderr that are noise, not the error. */
-const NOISE = /Debugger warning|frozen modules|PYDEVD|Debugging will proceed|Xfrozen_modules|^\s*$/;
-
-/**
- * Executes one notebook into `outDir` (same file name), with the kernel's working directory the
- * notebook's own folder. A failing cell makes nbconvert exit non-zero, which rejects with the last
- * lines of its report (the cell and the error): that is the notebook's test.
- */
-export function executeNotebook(setup: JupyterSetup, notebook: string, outDir: string, env: Record<string, string>, timeoutS = 900): Promise<void> {
-  const args = [
-    "-m",
-    "nbconvert",
-    "--to",
-    "notebook",
-    "--execute",
-    notebook,
-    "--output-dir",
-    outDir,
-    `--ExecutePreprocessor.timeout=${timeoutS}`,
-    "--log-level=WARN",
-  ];
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(setup.python, args, { env: { ...process.env, ...QUIET, ...env, PATH: setup.path }, stdio: ["ignore", "pipe", "pipe"] });
-    let stderr = "";
-    const keep = (d: Buffer): void => {
-      stderr = (stderr + d.toString()).slice(-200_000);
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      if (code === 0) resolvePromise();
-      else {
-        const tail = stderr.split("\n").filter((l) => !NOISE.test(l)).slice(-40).join("\n");
-        reject(new Error(`notebook ${notebook} failed (nbconvert ${signal ? `killed by ${signal}` : `exit ${code}`}):\n${tail}`));
-      }
-    });
-  });
-}
+/** Lines of a Jupyter process's stderr that are noise (debugpy's warnings), not the error. */
+export const JUPYTER_NOISE = /Debugger warning|frozen modules|PYDEVD|Debugging will proceed|Xfrozen_modules|^\s*$/;

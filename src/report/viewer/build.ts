@@ -287,7 +287,8 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
       });
       if (head.phase === "eval" && head.checkpoint !== null) {
         const list = byCheckpoint.get(head.checkpoint) ?? [];
-        list.push({ j, label: view === "eval" ? `#${head.episode}` : `${view} #${head.episode}`, score: score || status });
+        // A failed episode's score means nothing (metrics leave it out): its status stands instead.
+        list.push({ j, label: view === "eval" ? `#${head.episode}` : `${view} #${head.episode}`, score: status === "ok" ? score : status });
         byCheckpoint.set(head.checkpoint, list);
       }
       totalSteps += steps.length;

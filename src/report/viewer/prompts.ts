@@ -11,6 +11,7 @@
  */
 import { getGame } from "../../games/registry.js";
 import type { ChatMessage } from "../../models/types.js";
+import { manifestProtocol } from "../../runner/protocolRecord.js";
 import { rebuildEpisodeMessages, type RunLogData } from "../../runner/replay.js";
 import type { MergedEpisode, MergedRun } from "./runRecords.js";
 
@@ -26,7 +27,7 @@ export type FirstEntry = string | { p: number; s: number; m: string };
 export interface PackedPrompts {
   /** The last step's messages. */
   base: ChatMessage[];
-  /** The distinct first user messages, in the order the steps first use them. */
+  /** The first user messages, one entry each time the text changes from one step to the next. */
   firsts: FirstEntry[];
   /** Per logged step: its index, how many messages of `base` it has, its first user message; or its messages whole. */
   steps: ({ step: number; n: number; first: number } | { step: number; whole: ChatMessage[] })[];
@@ -50,52 +51,76 @@ export function unpackPrompt(p: PackedPrompts, i: number): ChatMessage[] {
   return out;
 }
 
+/** Length of the common prefix of `a` and `b` (at most `max`): 4096-character slices compared natively, then characters. */
+function commonPrefix(a: string, b: string, max: number): number {
+  const C = 4096;
+  let p = 0;
+  while (p + C <= max && a.slice(p, p + C) === b.slice(p, p + C)) p += C;
+  while (p < max && a.charCodeAt(p) === b.charCodeAt(p)) p++;
+  return p;
+}
+
+/** Length of the common suffix of `a` and `b` (at most `max`), the same way. */
+function commonSuffix(a: string, b: string, max: number): number {
+  const C = 4096;
+  let s = 0;
+  while (s + C <= max && a.slice(a.length - s - C, a.length - s) === b.slice(b.length - s - C, b.length - s)) s += C;
+  while (s < max && a.charCodeAt(a.length - 1 - s) === b.charCodeAt(b.length - 1 - s)) s++;
+  return s;
+}
+
 /** `next` as an edit of `prev` (common prefix and suffix kept), or whole when that is not shorter. */
 function firstEntry(prev: string | null, next: string): FirstEntry {
   if (prev === null) return next;
   const max = Math.min(prev.length, next.length);
-  let p = 0;
-  while (p < max && prev.charCodeAt(p) === next.charCodeAt(p)) p++;
-  let s = 0;
-  while (s < max - p && prev.charCodeAt(prev.length - 1 - s) === next.charCodeAt(next.length - 1 - s)) s++;
+  const p = commonPrefix(prev, next, max);
+  const s = commonSuffix(prev, next, max - p);
   const m = next.slice(p, next.length - s);
   return m.length + 40 < next.length ? { p, s, m } : next;
 }
 
-/** What unpackPrompt makes of entry `e` after `prev` (the same rule, for the packer's own check). */
-function applyEntry(prev: string, e: FirstEntry): string {
-  return typeof e === "string" ? e : prev.slice(0, e.p) + e.m + prev.slice(prev.length - e.s);
+/** Whether entry `e` after `prev` has the length of `text` (what unpackPrompt builds is `prev`'s ends around `e.m`). */
+function entryFits(prev: string, e: FirstEntry, text: string): boolean {
+  return typeof e === "string" ? e === text : e.p + e.s <= prev.length && e.p + e.m.length + e.s === text.length;
+}
+
+/**
+ * Whether `m` is `b`: role and length always, the text itself when `full` (the system message and the
+ * step's own newest turn). The messages in between are the earlier turns, built by the same
+ * buildStepMessages from the same turn objects, so comparing each of them at every step (quadratic
+ * in the episode) would only re-check that function's determinism.
+ */
+function sameAs(m: ChatMessage, b: ChatMessage | undefined, full: boolean): boolean {
+  return b !== undefined && m.role === b.role && m.content.length === b.content.length && (!full || m.content === b.content);
 }
 
 /**
  * Packs one episode's per-step messages (each step's list as rebuilt). Each step is checked as it is
- * packed (its first user message from the entries, every other message from `base`), in time linear
- * in the prompt text; a step that would not unpack to its own messages is stored whole.
+ * packed (its first user message against the entries, the others against `base`: see sameAs); a
+ * step that does not match is stored whole.
  */
 export function packPrompts(perStep: readonly { step: number; messages: ChatMessage[] }[]): PackedPrompts {
   const last = perStep[perStep.length - 1];
   const base = last ? last.messages : [];
   const firsts: FirstEntry[] = [];
-  const index = new Map<string, number>();
   const packed: PackedPrompts = { base, firsts, steps: [] };
   let latest: string | null = null;
   for (const { step, messages } of perStep) {
-    const fits = messages.length >= 2 && messages.length <= base.length && messages.every((m, j) => j === 1 || (m.role === base[j]?.role && m.content === base[j]?.content));
+    const fits = messages.length >= 2 && messages.length <= base.length && messages.every((m, j) => j === 1 || sameAs(m, base[j], j === 0 || j >= messages.length - 2));
     if (!fits || messages[1]?.role !== base[1]?.role) {
       packed.steps.push({ step, whole: messages });
       continue;
     }
+    // A new entry only when the text changed since the previous step (the experience is refitted
+    // as the episode grows and never returns to an earlier cut), so no map keyed by whole contexts.
     const first = (messages[1] as ChatMessage).content;
-    let f = index.get(first);
-    if (f === undefined) {
+    if (first !== latest) {
       const entry = firstEntry(latest, first);
-      if (applyEntry(latest ?? "", entry) !== first) throw new Error("prompt packing: an edit does not reproduce its text"); // a bug, never data
-      f = firsts.length;
+      if (!entryFits(latest ?? "", entry, first)) throw new Error("prompt packing: an edit does not fit its text"); // a bug, never data
       firsts.push(entry);
-      index.set(first, f);
       latest = first;
     }
-    packed.steps.push({ step, n: messages.length, first: f });
+    packed.steps.push({ step, n: messages.length, first: firsts.length - 1 });
   }
   return packed;
 }
@@ -104,9 +129,10 @@ export function packPrompts(perStep: readonly { step: number; messages: ChatMess
 export function replayInput(run: MergedRun): RunLogData | string {
   const m = run.manifest;
   if (m === null) return "no manifest.json: the protocol settings the prompt depends on are unknown";
-  const protocol = (m.config as { protocol?: { game_configs?: unknown } }).protocol;
-  if (protocol === undefined || typeof protocol !== "object" || protocol.game_configs === undefined) {
-    return "manifest.json has no config.protocol (the run was not written by s3gym run)";
+  try {
+    manifestProtocol(m);
+  } catch (e) {
+    return (e as Error).message;
   }
   try {
     getGame(m.game);

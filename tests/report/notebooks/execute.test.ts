@@ -1,97 +1,134 @@
 /**
- * Executes notebooks headless (Jupyter + tslab, as `s3gym reproduce` does) against a small synthetic
- * data set: every cell runs without error, tables are displayed as HTML with intervals, figures
- * inline, and the files written are byte-identical to `s3gym report`'s. Needs Jupyter, the tslab
- * kernel spec and a built kit (`npm run build`): skipped with the reason otherwise. CI has all three
- * (and also runs every notebook through `npm run reproduce -- --quick`).
+ * Executes the kit's notebooks headless against a small synthetic data set, as `s3gym reproduce`
+ * does: with the Node engine (always: Node alone is enough, `npm test` builds the kit first), and
+ * with the Jupyter engine when Jupyter and the tslab kernel spec are installed (CI installs them).
+ *
+ * Every code cell runs without error; tables display as HTML + the report's Markdown + aligned text,
+ * figures as SVG + PNG + their caption; the files written are byte-identical to `s3gym report`'s,
+ * and the two engines write the same bytes.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { writeSyntheticData } from "../../../src/analysis/synthetic.js";
 import { reportCommand } from "../../../src/cli/report.js";
-import { checkJupyter, executeNotebook } from "../../../src/report/notebooks/jupyter.js";
+import { executedProblems, NOTEBOOK_ENGINES } from "../../../src/report/notebooks/engines.js";
 import { tempDir } from "../../analysis/helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 
-/** Source files the notebooks' imports compile from, whose dist/ output is missing or older. */
+/** Source files whose dist/ output is missing or older (the notebooks import the built kit). */
 function staleBuild(): string[] {
   const stale: string[] = [];
   const src = join(ROOT, "src");
-  for (const dir of ["analysis", "figures", "logs", "notebooks", "games", "agent"]) {
-    for (const f of readdirSync(join(src, dir), { recursive: true, encoding: "utf8" })) {
-      if (!f.endsWith(".ts")) continue;
-      const built = join(ROOT, "dist", dir, f.replace(/\.ts$/, ".js"));
-      if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(src, dir, f)).mtimeMs) stale.push(`src/${dir}/${f}`);
-    }
+  for (const f of readdirSync(src, { recursive: true, encoding: "utf8" })) {
+    if (!f.endsWith(".ts")) continue;
+    const built = join(ROOT, "dist", f.replace(/\.ts$/, ".js"));
+    if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(src, f)).mtimeMs) stale.push(`src/${f}`);
   }
   return stale;
 }
 
-function unavailable(): string | null {
-  const check = checkJupyter(ROOT);
-  if (!check.ok) return `Jupyter/tslab not available: ${check.problems[0]!.split("\n")[0]}`;
-  const dist = join(ROOT, "dist", "index.js");
-  if (!existsSync(dist)) return "the kit is not built: run 'npm run build'";
+function buildProblem(): string | null {
+  const problems = NOTEBOOK_ENGINES.node.check(ROOT);
+  if (problems.length > 0) return problems[0]!;
   const stale = staleBuild();
-  if (stale.length > 0) return `dist/ is older than ${stale[0]}: run 'npm run build'`;
-  return null;
+  return stale.length > 0 ? `dist/ is older than ${stale[0]}: run 'npm run build' (npm test does)` : null;
 }
 
-const reason = unavailable();
+const notBuilt = buildProblem();
+const noJupyter = notBuilt ?? (NOTEBOOK_ENGINES.jupyter.check(ROOT)[0]?.split("\n")[0] ?? null);
 
 interface Output {
   output_type: string;
   data?: Record<string, unknown>;
   text?: string[] | string;
-  ename?: string;
+}
+type Nb = { cells: { cell_type: string; id: string; outputs?: Output[] }[] };
+
+const text = (v: unknown): string => (Array.isArray(v) ? v.join("") : typeof v === "string" ? v : "");
+const NAMES = ["00_explore_logs.ipynb", "01_main_results.ipynb"];
+
+let data: string;
+let ref: string;
+beforeAll(async () => {
+  data = tempDir("s3gym-nb-exec-data-");
+  await writeSyntheticData(data, {
+    seed: 5,
+    models: ["alpha-7b", "bravo-8b"],
+    games: ["snake", "trust"],
+    exploreEpisodes: 6,
+    evalEpisodes: 2,
+    stepsPerEpisode: [3, 6],
+    training: { models: ["alpha-7b"], epochs: 3 },
+  });
+  ref = tempDir("s3gym-nb-exec-ref-");
+  const quiet = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+  try {
+    expect(await reportCommand(["--data", data, "--out", ref, "--bootstrap", "200"])).toBe(0);
+  } finally {
+    quiet.mockRestore();
+  }
+});
+
+async function execute(engine: "node" | "jupyter", names: readonly string[]): Promise<string> {
+  const out = tempDir(`s3gym-nb-exec-${engine}-`);
+  const env = { S3GYM_DATA: data, S3GYM_OUT: out, S3GYM_BOOTSTRAP: "200", S3GYM_SEED: "0" };
+  await Promise.all(names.map((n) => NOTEBOOK_ENGINES[engine].execute(ROOT, join(ROOT, "notebooks", n), join(out, "notebooks"), env, 300)));
+  return out;
 }
 
-describe("notebooks execute headless", () => {
-  it.skipIf(reason !== null)(
-    `00 (danfojs, custom plot) and 01 (Table 4) run on a synthetic data set${reason ? ` (skipped: ${reason})` : ""}`,
+const WRITTEN = ["tables/main_results.csv", "tables/main_results.md", "curves_snake.svg", "curves_snake.png", "curves_trust.svg", "curves_trust.png"];
+
+describe("notebooks with the node engine (Node alone)", () => {
+  it.skipIf(notBuilt !== null)(
+    `00 (frames, paired comparison, export) and 01 (Table 4, Figures 3-6) run, with outputs that survive export${notBuilt ? ` (skipped: ${notBuilt})` : ""}`,
     async () => {
-      const data = tempDir("s3gym-nb-exec-data-");
-      const out = tempDir("s3gym-nb-exec-out-");
-      const executed = join(out, "notebooks");
-      mkdirSync(executed);
-      await writeSyntheticData(data, {
-        seed: 5,
-        models: ["alpha-7b", "bravo-8b"],
-        games: ["snake", "trust"],
-        exploreEpisodes: 6,
-        evalEpisodes: 2,
-        stepsPerEpisode: [3, 6],
-        training: { models: ["alpha-7b"], epochs: 3 },
-      });
-      const check = checkJupyter(ROOT);
-      if (!check.ok) throw new Error("unreachable");
-      const env = { S3GYM_DATA: data, S3GYM_OUT: out, S3GYM_BOOTSTRAP: "200", S3GYM_SEED: "0" };
-      const names = ["00_explore_logs.ipynb", "01_main_results.ipynb"];
-      await Promise.all(names.map((n) => executeNotebook(check.setup, join(ROOT, "notebooks", n), executed, env, 300)));
-
-      for (const n of names) {
-        const nb = JSON.parse(readFileSync(join(executed, n), "utf8")) as { cells: { cell_type: string; outputs?: Output[] }[] };
-        const outputs = nb.cells.flatMap((c) => c.outputs ?? []);
-        expect(outputs.filter((o) => o.output_type === "error"), n).toEqual([]);
-        const html = outputs.map((o) => String(o.data?.["text/html"] ?? "")).join("\n");
-        expect(html, n).toContain("<svg");
-        if (n.startsWith("01")) {
-          expect(html).toMatch(/<td[^>]*>\d+\.\d{3} \[-?\d+\.\d{3}, -?\d+\.\d{3}\]<\/td>/);
-          const text = outputs.map((o) => (Array.isArray(o.text) ? o.text.join("") : (o.text ?? ""))).join("");
-          expect(text).toContain("identical to the report's table: true");
+      const out = await execute("node", NAMES);
+      for (const n of NAMES) {
+        expect(executedProblems(join(out, "notebooks", n)), n).toEqual([]);
+        const nb = JSON.parse(readFileSync(join(out, "notebooks", n), "utf8")) as Nb;
+        const displays = nb.cells.flatMap((c) => c.outputs ?? []).filter((o) => o.output_type === "display_data");
+        // Every figure: SVG + PNG + its caption; every table: HTML + Markdown (or its text) + plain text.
+        const figures = displays.filter((o) => o.data?.["image/svg+xml"] !== undefined);
+        expect(figures.length, n).toBeGreaterThan(0);
+        for (const f of figures) {
+          expect(Object.keys(f.data!).sort()).toEqual(["image/png", "image/svg+xml", "text/plain"]);
+          expect(String(f.data!["image/png"]).startsWith("iVBORw0KGgo")).toBe(true); // base64 of the PNG signature
         }
+        for (const d of displays.filter((o) => o.data?.["text/html"] !== undefined)) expect(d.data!["text/plain"], n).toBeDefined();
       }
+      const nb01 = JSON.parse(readFileSync(join(out, "notebooks", "01_main_results.ipynb"), "utf8")) as Nb;
+      const tableOut = nb01.cells.find((c) => c.id === "01-03")!.outputs![0]!;
+      expect(Object.keys(tableOut.data!).sort()).toEqual(["text/html", "text/markdown", "text/plain"]);
+      // The Markdown in the notebook is the report's file, byte for byte; the text has the same cells.
+      expect(text(tableOut.data!["text/markdown"])).toBe(readFileSync(join(ref, "tables", "main_results.md"), "utf8"));
+      expect(text(tableOut.data!["text/plain"])).toMatch(/\d+\.\d{3} \[-?\d+\.\d{3}, -?\d+\.\d{3}\]/);
+      const curveCaption = text(nb01.cells.find((c) => c.id === "01-06")!.outputs!.find((o) => o.data?.["text/plain"])!.data!["text/plain"]);
+      expect(curveCaption).toContain("n = 2 episodes per point");
+      expect(curveCaption).toContain("95% percentile bootstrap, B = 200, seed 0");
+      const streams = nb01.cells.flatMap((c) => c.outputs ?? []).map((o) => text(o.text)).join("");
+      expect(streams).toContain("identical to the report's table: true");
+      // 00 exported through fs.
+      expect(readdirSync(join(out, "exports")).sort()).toEqual(["00_eval_episodes_snake.json", "00_paired_snake.csv"]);
+      expect(readFileSync(join(out, "exports", "00_paired_snake.csv"), "utf8").split("\n")[0]).toBe("game,model,n_pairs,memory_minus_history,lo,hi");
+      // The notebooks wrote the report's files, byte for byte.
+      for (const f of WRITTEN) expect(readFileSync(join(out, f)).equals(readFileSync(join(ref, f))), f).toBe(true);
+    },
+    300_000,
+  );
+});
 
-      // The notebook wrote the report's files, byte for byte.
-      const ref = tempDir("s3gym-nb-exec-ref-");
-      const quiet = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
-      const rc = await reportCommand(["--data", data, "--out", ref, "--bootstrap", "200"]);
-      quiet.mockRestore();
-      expect(rc).toBe(0);
-      const written = ["tables/main_results.csv", "tables/main_results.md", "curves_snake.svg", "curves_snake.png", "curves_trust.svg"];
-      for (const f of written) expect(readFileSync(join(out, f)).equals(readFileSync(join(ref, f))), f).toBe(true);
+describe("notebooks with the jupyter engine", () => {
+  it.skipIf(noJupyter !== null)(
+    `01 writes the same bytes as with the node engine and the same kinds of output${noJupyter ? ` (skipped: ${noJupyter})` : ""}`,
+    async () => {
+      const out = await execute("jupyter", ["01_main_results.ipynb"]);
+      expect(executedProblems(join(out, "notebooks", "01_main_results.ipynb"))).toEqual([]);
+      for (const f of WRITTEN) expect(readFileSync(join(out, f)).equals(readFileSync(join(ref, f))), f).toBe(true);
+      const nb = JSON.parse(readFileSync(join(out, "notebooks", "01_main_results.ipynb"), "utf8")) as Nb;
+      const tableOut = nb.cells.find((c) => c.id === "01-03")!.outputs!.find((o) => o.output_type === "display_data")!;
+      expect(Object.keys(tableOut.data!).sort()).toEqual(["text/html", "text/markdown", "text/plain"]);
     },
     300_000,
   );

@@ -87,7 +87,7 @@ describe("the report's writers", () => {
     const whole = tempDir("s3gym-nb-whole-");
     const parts = tempDir("s3gym-nb-parts-");
     await writeReport(report, whole, [data]);
-    await writeTables(report, parts, ["main_results", "training"]);
+    await writeTables(report, parts, ["main_results", "main_results_wide", "training"]);
     await writeTables(report, parts, ["self_judging", "positive_rates", "coupling", "run_level", "summary_vs_history"]);
     for (const figure of await reportFigures(report)) await saveFigure(figure, parts);
     const list = (d: string): string[] =>

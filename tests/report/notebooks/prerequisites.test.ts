@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { matrixArgs, PAPER_SCHEDULE, QUICK_SCHEDULE, reproduceCommand } from "../../../src/cli/reproduce.js";
 import { checkJupyter, formatJupyterProblems, INSTALL_HINTS, pythonCandidates } from "../../../src/report/notebooks/jupyter.js";
+import { NOTEBOOK_ENGINES } from "../../../src/report/notebooks/engines.js";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 const NO_JUPYTER = { S3GYM_PYTHON: "/nonexistent/bin/python3", PATH: "/nonexistent/bin" };
@@ -42,7 +43,7 @@ describe("reproduce prerequisites", () => {
     vi.unstubAllEnvs();
   });
 
-  it("exits 2 with install hints, before running anything, when python/jupyter is missing", async () => {
+  it("--engine jupyter exits 2 with install hints, before running anything, when python/jupyter is missing", async () => {
     vi.stubEnv("S3GYM_PYTHON", NO_JUPYTER.S3GYM_PYTHON);
     vi.stubEnv("PATH", NO_JUPYTER.PATH);
     let out = "";
@@ -51,7 +52,8 @@ describe("reproduce prerequisites", () => {
     vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
     const base = mkdtempSync(join(tmpdir(), "s3gym-repro-"));
     const t = Date.now();
-    const rc = await reproduceCommand(["--quick", "--data", join(base, "data"), "--out", join(base, "out")]);
+    // The default engine (node) needs no Jupyter: only the Jupyter engine checks for it (deliberate change, issue 14).
+    const rc = await reproduceCommand(["--quick", "--engine", "jupyter", "--data", join(base, "data"), "--out", join(base, "out")]);
     expect(rc).toBe(2);
     expect(Date.now() - t).toBeLessThan(30_000);
     expect(err).toContain("sudo apt-get update && sudo apt-get install -y jupyter-nbconvert python3-nbclient jupyter-client python3-ipykernel");
@@ -62,11 +64,37 @@ describe("reproduce prerequisites", () => {
     expect(existsSync(join(base, "out"))).toBe(false);
   });
 
+  it("rejects an unknown engine with exit 2, naming the valid ones", async () => {
+    let err = "";
+    vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
+    expect(await reproduceCommand(["--engine", "ipython"])).toBe(2);
+    expect(err).toContain("unknown --engine 'ipython': expected one of node, jupyter");
+  });
+
   it("rejects unknown flags with exit 2", async () => {
     let err = "";
     vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
     expect(await reproduceCommand(["--fast"])).toBe(2);
     expect(err).toContain("--fast");
+  });
+});
+
+describe("the notebook engines' prerequisites", () => {
+  it("the node engine needs only npm ci and npm run build, and says which is missing", () => {
+    const bare = mkdtempSync(join(tmpdir(), "s3gym-nokit-"));
+    const problems = NOTEBOOK_ENGINES.node.check(bare);
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toContain("tslab is not installed");
+    expect(problems[0]).toContain("run 'npm ci'");
+    expect(problems[1]).toContain("the kit is not built");
+    expect(problems[1]).toContain("run 'npm run build'");
+    // This checkout has both (the test suite builds before it runs).
+    expect(NOTEBOOK_ENGINES.node.check(ROOT)).toEqual([]);
+  });
+
+  it("the jupyter engine adds Jupyter's own problems", () => {
+    const problems = NOTEBOOK_ENGINES.jupyter.check(ROOT, NO_JUPYTER);
+    expect(problems.join("\n")).toContain("S3GYM_PYTHON=/nonexistent/bin/python3");
   });
 });
 

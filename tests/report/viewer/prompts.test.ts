@@ -46,6 +46,21 @@ describe("packPrompts / unpackPrompt", () => {
     perStep.forEach((s, i) => expect(unpackPrompt(p, i)).toEqual(s.messages));
   });
 
+  it("finds the edit across the 4096-character chunks of long contexts, wherever the change is", () => {
+    const long = Array.from({ length: 12_000 }, (_, i) => "abcdefghij"[i % 10]).join("");
+    for (const at of [0, 1, 4095, 4096, 4097, 8191, 8192, 11_999]) {
+      for (const change of ["", "X", "XYZ".repeat(2000)]) {
+        const edited = long.slice(0, at) + change + long.slice(at + 1);
+        const perStep = [
+          { step: 0, messages: [msg("system", "S"), msg("user", long)] },
+          { step: 1, messages: [msg("system", "S"), msg("user", edited), msg("assistant", "a0"), msg("user", "o1")] },
+        ];
+        const p = packPrompts(perStep);
+        perStep.forEach((s, i) => expect(unpackPrompt(p, i), `at ${at}, change of ${change.length}`).toEqual(s.messages));
+      }
+    }
+  });
+
   it("stores a step whole when it is not a prefix of the last step", () => {
     const perStep = [
       { step: 0, messages: [msg("system", "OTHER RULES"), msg("user", "o0")] },

@@ -1,0 +1,150 @@
+/**
+ * The figure specs follow the rules a reader relies on (specs.ts header): legends at full opacity,
+ * pathways told apart by dash and marker, one panel per model or game (no empty panel), integer
+ * ticks on integer axes, no "-0" tick, padded axes and a note for a constant, intervals, and n plus
+ * the interval method in every caption. Checked on the compiled Vega and the rendered SVG.
+ */
+import { describe, expect, it } from "vitest";
+import { compile, type TopLevelSpec } from "vega-lite";
+import type { CurveSeries, TrainingSeries } from "../../../src/analysis/curveTables.js";
+import { calibrationSpec, constantValue, FIGURE_CONFIG, couplingSpec, curvesSpec, paddedDomain, specCaption, trainingSpec } from "../../../src/report/figures/specs.js";
+import { renderSvg } from "../../../src/report/figures/render.js";
+
+const BOOT = { B: 500, seed: 7, level: 0.95 };
+const pt = (x: number, y: number, lo: number, hi: number, n = 3) => ({ x, y, lo, hi, n_runs: 1, n_episodes: n });
+const curves: CurveSeries[] = [
+  // m1: history and memory coincide exactly; m2: constant 1 everywhere.
+  { model: "m1", game: "g", pathway: "history", points: [pt(0, 1, 0.5, 1.5), pt(3, 2, 1.5, 2.5), pt(6, 2, 1.5, 2.5)] },
+  { model: "m1", game: "g", pathway: "memory", points: [pt(0, 1, 0.5, 1.5), pt(3, 2, 1.5, 2.5), pt(6, 2, 1.5, 2.5)] },
+  { model: "m2", game: "g", pathway: "history", points: [pt(0, 1, 1, 1, 2), pt(3, 1, 1, 1, 2), pt(6, 1, 1, 1, 2)] },
+  { model: "m1", game: "other", pathway: "history", points: [pt(0, 5, 5, 5)] },
+];
+
+type Json = Record<string, unknown>;
+const vega = (spec: TopLevelSpec): Json => compile(spec).spec as unknown as Json;
+const find = (v: unknown, pred: (o: Json) => boolean, out: Json[] = []): Json[] => {
+  if (Array.isArray(v)) v.forEach((x) => find(x, pred, out));
+  else if (v && typeof v === "object") {
+    if (pred(v as Json)) out.push(v as Json);
+    Object.values(v).forEach((x) => find(x, pred, out));
+  }
+  return out;
+};
+
+describe("helpers", () => {
+  it("constantValue and paddedDomain", () => {
+    expect(constantValue([2, 2, null, 2])).toBe(2);
+    expect(constantValue([2, 2.5])).toBeNull();
+    expect(constantValue([])).toBeNull();
+    expect(paddedDomain(0)).toEqual([-1, 1]);
+    expect(paddedDomain(4)).toEqual([2, 6]);
+    expect(paddedDomain(-2)).toEqual([-3, -1]);
+  });
+});
+
+describe("curvesSpec", () => {
+  const spec = curvesSpec("g", curves, BOOT);
+  const v = vega(spec);
+
+  it("one panel per model of the game, a legend that is not the band's", () => {
+    expect((spec as unknown as { concat: unknown[] }).concat).toHaveLength(2);
+    const legends = find(v, (o) => Array.isArray(o.legends)).flatMap((o) => o.legends as Json[]);
+    expect(legends.length).toBeGreaterThan(0);
+    // No legend symbol drawn at the band's opacity.
+    expect(JSON.stringify(legends)).not.toContain("0.18");
+  });
+
+  it("history and memory differ in colour, dash, marker and marker size", () => {
+    const scales = (v.scales as Json[]).filter((s) => ["color", "strokeDash", "shape", "size"].includes(String(s.name)));
+    const by = Object.fromEntries(scales.map((s) => [s.name, s.range as unknown[]]));
+    for (const k of ["color", "strokeDash", "shape", "size"]) {
+      expect(by[k], k).toHaveLength(2);
+      expect(JSON.stringify(by[k]![0]), k).not.toBe(JSON.stringify(by[k]![1]));
+    }
+  });
+
+  it("integer checkpoint ticks, a constant panel padded and labelled, n and the method in the caption", () => {
+    const panels = (spec as unknown as { concat: { title: { text: string; subtitle: string }; layer: { encoding: { x: { axis: Json }; y: { scale: Json } } }[] }[] }).concat;
+    expect(panels[0]!.layer[1]!.encoding.x.axis).toMatchObject({ format: "d", values: [0, 3, 6] });
+    expect(panels[1]!.title).toMatchObject({ text: "m2", subtitle: "constant: every point is 1" });
+    expect(panels[1]!.layer[1]!.encoding.y.scale).toEqual({ domain: [0.5, 1.5] });
+    expect(panels[0]!.title.subtitle).toBe("");
+    const caption = specCaption(spec);
+    expect(caption).toContain("n = 2-3 episodes per point");
+    expect(caption).toContain("95% percentile bootstrap, B = 500, seed 7");
+  });
+});
+
+describe("trainingSpec", () => {
+  const series: TrainingSeries[] = ["a", "b", "c", "d", "e"].map((game) => ({
+    model: "t",
+    game,
+    run_id: `${game}.t`,
+    points: [
+      { x: 0, y: 0, lo: 0, hi: 0, n: 2 },
+      { x: 1, y: 1, lo: 0.5, hi: 1.5, n: 2 },
+    ],
+  }));
+  it("a panel per game only (5 games: 5 panels, no empty sixth), integer epochs, bands, caption", () => {
+    const spec = trainingSpec(series, BOOT) as unknown as { concat: { layer: { mark: { type: string }; encoding: { x?: { axis: Json } } }[] }[] };
+    expect(spec.concat).toHaveLength(5);
+    expect(spec.concat[0]!.layer.map((l) => l.mark.type)).toEqual(["area", "line", "rule"]);
+    expect(spec.concat[0]!.layer[1]!.encoding.x!.axis).toMatchObject({ format: "d", values: [0, 1] });
+    expect(specCaption(spec as unknown as TopLevelSpec)).toContain("n = 2 per epoch");
+  });
+});
+
+describe("calibrationSpec and couplingSpec", () => {
+  it("error bars from the bins' intervals; a constant game padded and noted", () => {
+    const bins = [
+      { game: "g", bin: 0, s_mean: 0, r_mean: 0.2, r_lo: 0, r_hi: 0.5, n: 10, n_runs: 2 },
+      { game: "k", bin: 0, s_mean: 1, r_mean: 1, r_lo: 1, r_hi: 1, n: 4, n_runs: 1 },
+    ];
+    const spec = calibrationSpec(bins, new Map([["g", { min: 0, max: 1 }], ["k", { min: 1, max: 1 }]]), BOOT) as unknown as {
+      concat: { title: { subtitle: string }; layer: { mark: { type: string }; encoding: { x: { scale: { domain: number[] } }; y: { field: string }; y2?: { field: string } } }[] }[];
+    };
+    const rule = spec.concat[0]!.layer[1]!;
+    expect(rule.mark.type).toBe("rule");
+    expect([rule.encoding.y.field, rule.encoding.y2!.field]).toEqual(["lo", "hi"]);
+    expect(spec.concat[0]!.title.subtitle).toBe("n = 10 scored steps from 2 run(s)");
+    expect(spec.concat[1]!.title.subtitle).toBe("constant: r = s = 1 (n = 4 steps)");
+    expect(spec.concat[1]!.layer[0]!.encoding.x.scale.domain).toEqual([0.5, 1.5]);
+  });
+
+  it("a constant g_t gets a padded axis and a note; the caption gives n", () => {
+    const blocks = [1, 2, 3].map((t) => ({ run_id: `r${t % 2}`, model: "m", game: "g", pathway: "history", t, A: t / 4, E: 0.1, g: 0, nScored: 5 }));
+    const spec = couplingSpec(blocks, BOOT) as unknown as { encoding: { y: { scale: Json } } };
+    expect(spec.encoding.y.scale).toEqual({ domain: [-1, 1] });
+    const caption = specCaption(spec as unknown as TopLevelSpec);
+    expect(caption).toContain("n = 3 blocks from 2 run(s)");
+    expect(caption).toContain("constant: g_t is 0 in every block");
+  });
+});
+
+describe("rendered", () => {
+  const labelsOf = (svg: string): string[] => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]!);
+
+  it("a tick a hair below zero prints 0, not -0.00 (the figures' label guard)", async () => {
+    const spec = {
+      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      config: FIGURE_CONFIG,
+      data: { values: [{ x: 1, y: -0.2 }, { x: 2, y: 0.5 }] },
+      mark: "point",
+      encoding: { x: { field: "x", type: "quantitative" }, y: { field: "y", type: "quantitative", axis: { values: [-1e-12, 0.5], format: ".4f" } } },
+    } as TopLevelSpec;
+    const labels = labelsOf(await renderSvg(spec));
+    expect(labels).toContain("0");
+    expect(labels).toContain("0.5000");
+    expect(labels.filter((l) => /^[-\u2212]0(\.0+)?$/.test(l))).toEqual([]);
+  });
+
+  it("the calibration figure of a range around zero has a 0 tick and no negative zero", async () => {
+    const bins = [
+      { game: "g", bin: 0, s_mean: -0.1, r_mean: -0.05, r_lo: -0.1, r_hi: 0, n: 10, n_runs: 2 },
+      { game: "g", bin: 9, s_mean: 0.1, r_mean: 0.1, r_lo: 0.05, r_hi: 0.1, n: 5, n_runs: 2 },
+    ];
+    const labels = labelsOf(await renderSvg(calibrationSpec(bins, new Map([["g", { min: -0.1, max: 0.1 }]]), BOOT)));
+    expect(labels).toContain("0");
+    expect(labels.filter((l) => /^[-\u2212]0(\.0+)?$/.test(l))).toEqual([]);
+  });
+});
