@@ -1,8 +1,18 @@
 /** Argument helpers shared by the `s3gym` subcommands: one-line errors that name the flag and the fix. */
 import { parseArgs } from "node:util";
+import { ConfigError } from "../util/errors.js";
 
-export class UsageError extends Error {
+/** A bad flag: a ConfigError (exit 2), named for the CLI. */
+export class UsageError extends ConfigError {
   override name = "UsageError";
+}
+
+/**
+ * The exit code of a command that stopped on `e`, by the error's TYPE (never its message): 2 for input
+ * the user can fix before anything runs (ConfigError, UsageError included), 1 for anything else.
+ */
+export function exitCodeOf(e: unknown): 1 | 2 {
+  return e instanceof ConfigError ? 2 : 1;
 }
 
 export type FlagSpec = Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }>;
@@ -45,6 +55,15 @@ export function nonNegativeInt(flag: string, value: string | undefined, fallback
   const n = Number(value);
   if (!Number.isSafeInteger(n)) throw new UsageError(`--${flag} is too large: ${value}`);
   return n;
+}
+
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
+
+/** A finite number flag (may be negative or fractional). */
+export function numberFlag(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!NUMBER.test(value.trim())) throw new UsageError(`--${flag} must be a number, got '${value}'`);
+  return Number(value);
 }
 
 /** A value from a fixed list, or a UsageError listing the valid values. */

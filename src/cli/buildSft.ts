@@ -14,11 +14,10 @@ import { createModelContext, validateModelSpecs, type ModelContext } from "../mo
 import { createModel } from "../runner/createModel.js";
 import type { CallRecord } from "../logs/schema.js";
 import { RECORDED_PATHWAY_NAMES } from "../pathways/registry.js";
-import { findRunDirs, formatCounts, LOW_SCORE_MODES, type LowScoreMode } from "../training/buildSft.js";
+import { findRunDirs, formatCounts } from "../training/buildSft.js";
 import { writeSftFiles } from "../training/sftFiles.js";
-import { SFT_FORMATS } from "../training/sftFormat.js";
-import { HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
-import { atLeast, ENDPOINT_FLAGS, modelContextFromFlags } from "./sharedFlags.js";
+import { exitCodeOf, HelpRequested, parseFlags, UsageError } from "./args.js";
+import { atLeast, ENDPOINT_FLAGS, modelContextFromFlags, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
 import { manifestPath } from "../logs/runDir.js";
 
 export const BUILD_SFT_USAGE = [
@@ -33,11 +32,7 @@ const FLAGS = {
   games: { type: "string" },
   models: { type: "string" },
   pathways: { type: "string" },
-  threshold: { type: "string" },
-  "low-score": { type: "string" },
-  "correct-model": { type: "string" },
-  format: { type: "string" },
-  "train-all-turns": { type: "boolean" },
+  ...SFT_FLAGS,
   ...ENDPOINT_FLAGS,
 } as const;
 
@@ -49,14 +44,6 @@ export interface BuildSftDeps {
   modelContext?: Partial<ModelContext>;
 }
 
-const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
-
-/** A finite number flag (may be negative or fractional). */
-export function numberFlag(flag: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!NUMBER.test(value.trim())) throw new UsageError(`--${flag} must be a number, got '${value}'`);
-  return Number(value);
-}
 
 function list(flag: string, value: string | undefined, valid?: readonly string[]): string[] | null {
   if (value === undefined) return null;
@@ -92,11 +79,7 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
     const games = v.games === undefined || v.games.trim() === "all" ? null : list("games", v.games, GAME_NAMES);
     const models = list("models", v.models);
     const pathways = list("pathways", v.pathways, RECORDED_PATHWAY_NAMES);
-    const threshold = numberFlag("threshold", v.threshold, 0);
-    const lowScore: LowScoreMode = oneOf("low-score", v["low-score"], LOW_SCORE_MODES, "drop");
-    const format = oneOf("format", v.format, SFT_FORMATS, "openai-chat");
-    if (v["correct-model"] !== undefined && lowScore !== "correct") throw new UsageError("--correct-model is only used with --low-score correct");
-    if (v["train-all-turns"] && format !== "openai-chat") throw new UsageError("--train-all-turns only applies to --format openai-chat (sharegpt carries no per-turn weight)");
+    const { threshold, lowScore, format, correctModel, maskEarlierAnswers } = sftFromFlags(v);
     for (const d of data) if (!existsSync(d)) throw new UsageError(`--data: '${d}' does not exist`);
     let runDirs: string[];
     try {
@@ -111,7 +94,7 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
     if (lowScore === "correct") {
       const ctxIn: Partial<ModelContext> = { ...modelContextFromFlags(v, env), cacheDir: v["no-cache"] ? null : join(resolve(data[0]!), "cache") };
       const ctx = createModelContext({ ...ctxIn, ...deps.modelContext, onCall: (e) => calls.push(toCallRecord(e)) });
-      const specs = correctionSpecs(data, { games, models, pathways }, v["correct-model"] ?? null);
+      const specs = correctionSpecs(data, { games, models, pathways }, correctModel);
       try {
         if (specs.length > 0) validateModelSpecs(specs, ctx);
       } catch (e) {
@@ -131,8 +114,8 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
       threshold,
       lowScore,
       format,
-      maskEarlierAnswers: !v["train-all-turns"],
-      correctModel: v["correct-model"] ?? null,
+      maskEarlierAnswers,
+      correctModel,
       ...(make ? { createModel: make } : {}),
       concurrency: atLeast("concurrency", v.concurrency, 8, 1),
       calls,
@@ -150,11 +133,7 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
       stdout.write(`${e.message}\n`);
       return 0;
     }
-    if (e instanceof UsageError) {
-      stderr.write(`s3gym build-sft: ${e.message}\n`);
-      return 2;
-    }
     stderr.write(`s3gym build-sft: ${(e as Error).message}\n`);
-    return 1;
+    return exitCodeOf(e);
   }
 }

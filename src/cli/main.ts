@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /** The `s3gym` command: one dispatcher, one module per subcommand. */
-import { HelpRequested, UsageError } from "./args.js";
+import { exitCodeOf, HelpRequested } from "./args.js";
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -41,8 +41,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${e.message}\n`);
       return 0;
     }
-    if (e instanceof UsageError || (e instanceof Error && /^(unknown|invalid) /.test(e.message))) {
-      process.stderr.write(`s3gym ${name}: ${e.message}\n`);
+    // By type, never by message text: input the user can fix exits 2; anything else is thrown (exit 1).
+    if (exitCodeOf(e) === 2) {
+      process.stderr.write(`s3gym ${name}: ${(e as Error).message}\n`);
       return 2;
     }
     throw e;

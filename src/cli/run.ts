@@ -22,7 +22,7 @@ import { Progress, type ProgressMode, type ProgressStream } from "../runner/prog
 import { preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } from "../runner/schedule.js";
 import { terminalSafe } from "../models/secrets.js";
-import { HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
+import { exitCodeOf, HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags } from "./sharedFlags.js";
 
@@ -212,7 +212,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
       return 0;
     }
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return 2;
+    return exitCodeOf(e);
   }
 
   const gameNames = p.games.map((g) => g.name);
@@ -238,8 +238,9 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
       preflightRun({ dataDir: p.dataDir, entry: e, game: games.get(e.game)!, model: make(p.training!.checkpoints[0]!.model), settings, recordModel: false });
     }
   } catch (e) {
+    // Protocol and rules clashes, other models at recorded epochs: ConfigErrors (exit 2), found before any call.
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return 2;
+    return exitCodeOf(e);
   }
   // Every endpoint checked before the first step call: model served, context long enough, the
   // sampling parameters accepted. A refusal names the fix; nothing has run.
@@ -305,9 +306,9 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     outcomes = [...(loop as RunOutcome[]), ...(trained as RunOutcome[])].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   } catch (e) {
     progress.close();
-    // A protocol clash with existing logs is found before any call: a configuration error.
+    // A protocol clash with existing logs is found before any call: a configuration error (exit 2).
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return 2;
+    return exitCodeOf(e);
   }
   progress.close();
 

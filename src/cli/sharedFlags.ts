@@ -10,7 +10,9 @@ import { looksLikeKey, registerSecret } from "../models/secrets.js";
 import { TOKENIZERS } from "../models/tokens.js";
 import { ANSWER_FROM, DEFAULT_SETTINGS, type ProtocolSettings } from "../runner/context.js";
 import { DEFAULT_MAX_BAD_REPLIES } from "../runner/replyMonitor.js";
-import { nonNegativeInt, oneOf, UsageError } from "./args.js";
+import { LOW_SCORE_MODES, type LowScoreMode } from "../training/buildSft.js";
+import { SFT_FORMATS, type SftFormat } from "../training/sftFormat.js";
+import { nonNegativeInt, numberFlag, oneOf, UsageError } from "./args.js";
 
 /** Protocol numbers (`--checkpoint-every` only where a protocol loop runs: `s3gym run`). */
 export const PROTOCOL_FLAGS = {
@@ -39,6 +41,31 @@ export const ENDPOINT_FLAGS = {
   "max-tokens-param": { type: "string" },
   "drop-params": { type: "string" },
 } as const;
+
+/** BuildSFT's selection and format (`build-sft`, and each round of `train-loop`). */
+export const SFT_FLAGS = {
+  threshold: { type: "string" },
+  "low-score": { type: "string" },
+  "correct-model": { type: "string" },
+  format: { type: "string" },
+  "train-all-turns": { type: "boolean" },
+} as const;
+
+/** BuildSFT's options from SFT_FLAGS; a UsageError names the flag. */
+export function sftFromFlags(v: Partial<Record<"threshold" | "low-score" | "correct-model" | "format", string>> & { "train-all-turns"?: boolean }): {
+  threshold: number;
+  lowScore: LowScoreMode;
+  format: SftFormat;
+  correctModel: string | null;
+  maskEarlierAnswers: boolean;
+} {
+  const threshold = numberFlag("threshold", v.threshold, 0);
+  const lowScore = oneOf("low-score", v["low-score"], LOW_SCORE_MODES, "drop");
+  const format = oneOf("format", v.format, SFT_FORMATS, "openai-chat");
+  if (v["correct-model"] !== undefined && lowScore !== "correct") throw new UsageError("--correct-model is only used with --low-score correct");
+  if (v["train-all-turns"] && format !== "openai-chat") throw new UsageError("--train-all-turns only applies to --format openai-chat (sharegpt carries no per-turn weight)");
+  return { threshold, lowScore, format, correctModel: v["correct-model"] ?? null, maskEarlierAnswers: !v["train-all-turns"] };
+}
 
 export function atLeast(flag: string, value: string | undefined, fallback: number, min: number): number {
   const n = nonNegativeInt(flag, value, fallback);

@@ -8,13 +8,10 @@
 import { join, resolve } from "node:path";
 import { createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
 import { createModel } from "../runner/createModel.js";
-import { LOW_SCORE_MODES } from "../training/buildSft.js";
-import { SFT_FORMATS } from "../training/sftFormat.js";
-import { runTrainLoop, TRAINER_PLACEHOLDERS, TrainLoopConfigError, TrainLoopError } from "../training/trainLoop.js";
+import { runTrainLoop, TRAINER_PLACEHOLDERS, TrainLoopError } from "../training/trainLoop.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
-import { HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
-import { numberFlag } from "./buildSft.js";
-import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags } from "./sharedFlags.js";
+import { exitCodeOf, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
+import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
 
 export const TRAIN_LOOP_USAGE = [
   "s3gym train-loop --model M0 --games all|g1,g2 --rounds K --trainer-cmd \"CMD {train} {round}\" --data DIR [--label NAME]",
@@ -36,11 +33,7 @@ const FLAGS = {
   data: { type: "string" },
   label: { type: "string" },
   ...PROTOCOL_FLAGS,
-  threshold: { type: "string" },
-  "low-score": { type: "string" },
-  "correct-model": { type: "string" },
-  format: { type: "string" },
-  "train-all-turns": { type: "boolean" },
+  ...SFT_FLAGS,
   ...ENDPOINT_FLAGS,
   progress: { type: "string" },
 } as const;
@@ -78,16 +71,12 @@ export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {})
     if (v.label !== undefined && v.label.trim() === "") throw new UsageError("--label is empty");
     const settings = settingsFromFlags(v);
     if (settings.exploreEpisodes < 1) throw new UsageError("--explore-episodes must be at least 1: BuildSFT needs exploration steps");
-    const threshold = numberFlag("threshold", v.threshold, 0);
-    const lowScore = oneOf("low-score", v["low-score"], LOW_SCORE_MODES, "drop");
-    const format = oneOf("format", v.format, SFT_FORMATS, "openai-chat");
-    if (v["correct-model"] !== undefined && lowScore !== "correct") throw new UsageError("--correct-model is only used with --low-score correct");
-    if (v["train-all-turns"] && format !== "openai-chat") throw new UsageError("--train-all-turns only applies to --format openai-chat");
+    const sft = sftFromFlags(v);
     const dataDir = resolve(v.data);
     const cache = v["no-cache"] !== true;
     const ctx = createModelContext({ ...modelContextFromFlags(v, env), cacheDir: cache ? join(dataDir, "cache") : null, ...deps.modelContext });
     try {
-      validateModelSpecs([v.model, ...(v["correct-model"] ? [v["correct-model"]] : [])], ctx);
+      validateModelSpecs([v.model, ...(sft.correctModel ? [sft.correctModel] : [])], ctx);
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
@@ -102,7 +91,7 @@ export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {})
       rounds,
       trainerCmd: v["trainer-cmd"],
       settings,
-      sft: { threshold, lowScore, format, correctModel: v["correct-model"] ?? null, maskEarlierAnswers: !v["train-all-turns"] },
+      sft,
       createModel: (spec, onCall) => createModel(spec, { ...ctx, ...(onCall ? { onCall } : {}) }),
       validateSpec: (spec) => void validateModelSpecs([spec], ctx),
       events: progress,
@@ -122,8 +111,9 @@ export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {})
       stdout.write(`${e.message}\n`);
       return 0;
     }
-    if (e instanceof UsageError || e instanceof TrainLoopConfigError) {
-      stderr.write(`s3gym train-loop: ${e.message}\n`);
+    if (exitCodeOf(e) === 2) {
+      // A bad flag, or a rerun with other loop settings (TrainLoopConfigError): nothing was done.
+      stderr.write(`s3gym train-loop: ${(e as Error).message}\n`);
       return 2;
     }
     // A TrainLoopError (trainer failed, a run did not complete ...) or anything unexpected: the loop stopped.

@@ -136,6 +136,8 @@ export async function viewCommand(argv: string[]): Promise<number> {
   await new Promise<void>((done) => {
     const stop = (): void => {
       server.close(() => done());
+      // A browser keeps idle connections open; without this, Ctrl-C waits for their keep-alive timeout.
+      server.closeAllConnections();
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Rng, rngStateFromKey } from "../util/rng.js";
+import { ConfigError } from "../util/errors.js";
 import { formatIssues } from "../util/zodIssues.js";
 import { RESPONSE_CONTRACT, rulesTitle } from "./responseContract.js";
 import type { BaseConfig, EpisodeState, Game, GameRules, PolicyContext, StepResult } from "./types.js";
@@ -45,17 +46,17 @@ export function policyRng(policy: string, ctx: PolicyContext, seed?: number): Rn
 }
 
 /** Wraps a game's pure rules into the public Game API. */
-export function makeGame<I, C extends BaseConfig>(rules: GameRules<I, C>): Game<I, C> {
+export function makeGame<I, C extends BaseConfig, F>(rules: GameRules<I, C, F>): Game<I, C, F> {
   const configNames = Object.keys(rules.configs);
 
   function resolveConfig(config: string | C, configName?: string): { name: string; config: C } {
     if (typeof config === "string") {
       const c = (rules.configs as Record<string, C>)[config];
-      if (!c) throw new Error(`unknown config '${config}' for ${rules.name}: expected one of ${configNames.join(", ")}`);
+      if (!c) throw new ConfigError(`unknown config '${config}' for ${rules.name}: expected one of ${configNames.join(", ")}`);
       return { name: config, config: structuredClone(c) };
     }
     const parsed = rules.configSchema.safeParse(config);
-    if (!parsed.success) throw new Error(`invalid ${rules.name} config: ${formatIssues(parsed.error)}`);
+    if (!parsed.success) throw new ConfigError(`invalid ${rules.name} config: ${formatIssues(parsed.error)}`);
     return { name: configName ?? "custom", config: parsed.data };
   }
 
@@ -70,7 +71,7 @@ export function makeGame<I, C extends BaseConfig>(rules: GameRules<I, C>): Game<
     inner: rules.innerSchema,
   });
 
-  const game: Game<I, C> = {
+  const game: Game<I, C, F> = {
     name: rules.name,
     summary: rules.summary,
     configs: rules.configs,
@@ -90,6 +91,9 @@ export function makeGame<I, C extends BaseConfig>(rules: GameRules<I, C>): Game<
     observe(state) {
       return `${stepHeader(state.step, state.config.maxSteps)}\n${rules.render(state.inner, state.config)}`;
     },
+
+    facts: (state) => rules.facts(state.inner, state.config),
+    parseObservation: (observation) => rules.parseObservation(splitObservation(observation).body),
 
     step(state, action): StepResult<I, C> {
       if (state.done) throw new Error(`${rules.name}: step() called on a finished episode`);

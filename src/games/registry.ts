@@ -7,6 +7,7 @@ import { game as snake } from "./snake/index.js";
 import { game as tetris } from "./tetris/index.js";
 import { game as trust } from "./trust/index.js";
 import { GAME_NAMES, type Game, type GameName } from "./types.js";
+import { ConfigError } from "../util/errors.js";
 
 export const GAMES: Record<GameName, Game> = { chess, minesweeper, nullify, tetris, snake, pvz, trust };
 
@@ -16,7 +17,7 @@ export function isGameName(name: string): name is GameName {
 
 /** The game called `name`; throws an error that lists the valid names. */
 export function getGame(name: string): Game {
-  if (!isGameName(name)) throw new Error(`unknown game '${name}': expected one of ${GAME_NAMES.join(", ")}`);
+  if (!isGameName(name)) throw new ConfigError(`unknown game '${name}': expected one of ${GAME_NAMES.join(", ")}`);
   return GAMES[name];
 }
 
@@ -24,7 +25,7 @@ export function getGame(name: string): Game {
 export function parseGameList(list: string): GameName[] {
   if (list.trim() === "all") return [...GAME_NAMES];
   const names = list.split(",").map((s) => s.trim()).filter(Boolean);
-  if (names.length === 0) throw new Error(`--games is empty: expected 'all' or a comma list of ${GAME_NAMES.join(", ")}`);
+  if (names.length === 0) throw new ConfigError(`--games is empty: expected 'all' or a comma list of ${GAME_NAMES.join(", ")}`);
   for (const n of names) getGame(n);
   return names as GameName[];
 }

@@ -17,7 +17,7 @@ export interface BaseConfig {
  * (`makeGame`) adds the step counter, the cap, the seed-derived generator, cloning and JSON restore,
  * so the seven games do not each reimplement them.
  */
-export interface GameRules<I, C extends BaseConfig> {
+export interface GameRules<I, C extends BaseConfig, F = unknown> {
   name: GameName;
   /** One line for `s3gym games`. */
   summary: string;
@@ -38,6 +38,13 @@ export interface GameRules<I, C extends BaseConfig> {
   apply(inner: I, action: string | null, config: C, rng: Rng): Transition;
   /** The observation body: what a player sees (never the verifier score). */
   render(inner: I, config: C): string;
+  /** The facts the observation shows, as data (what a text policy or a model may read off the screen). */
+  facts(inner: I, config: C): F;
+  /**
+   * The inverse of `render`: an observation body back into its facts; throws on any other text. The
+   * contract test checks parseObservation(render(x)) equals facts(x) for every game.
+   */
+  parseObservation(body: string): F;
   /** The verifier's running episode score. */
   score(inner: I, config: C): number;
   /** Rules text for the config in use (without the title line and the response contract). */
@@ -96,7 +103,7 @@ export interface PolicyDecision {
 export type TextPolicy = (ctx: PolicyContext, rng: Rng) => PolicyDecision;
 
 /** The public game API (architecture.md, "Game" boundary). */
-export interface Game<I = any, C extends BaseConfig = any> {
+export interface Game<I = any, C extends BaseConfig = any, F = any> {
   name: GameName;
   summary: string;
   configs: Record<ConfigName, C>;
@@ -106,6 +113,10 @@ export interface Game<I = any, C extends BaseConfig = any> {
   resolveConfig(config: string | C): { name: string; config: C };
   reset(seed: number, config: string | C, configName?: string): EpisodeState<I, C>;
   observe(state: EpisodeState<I, C>): string;
+  /** The facts `observe(state)` shows, as data. */
+  facts(state: EpisodeState<I, C>): F;
+  /** An observation (with its "Step k of N" header) back into its facts; throws on any other text. */
+  parseObservation(observation: string): F;
   step(state: EpisodeState<I, C>, action: string | null): StepResult<I, C>;
   score(state: EpisodeState<I, C>): number;
   rules(config: string | C, configName?: string): string;

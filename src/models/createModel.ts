@@ -23,6 +23,7 @@ import { CachedModel, ResponseCache } from "./responseCache.js";
 import { keyValueProblem, looksLikeKey, registerSecret } from "./secrets.js";
 import { RETRY_DEFAULTS, RetryingModel, realSleep } from "./retry.js";
 import type { CompletionRequest, CompletionResult, Model, SamplingParams } from "./types.js";
+import { ConfigError } from "../util/errors.js";
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
@@ -117,7 +118,7 @@ export function resolveModel(name: string, ctx: ModelContext): ResolvedModel {
     spec = parseModelSpec(entry ? entry.spec : name);
   } catch (e) {
     const hint = entry || ctx.models.length === 0 ? "" : ` (or an alias of the models file: ${ctx.models.map((m) => m.alias).join(", ")})`;
-    throw new Error(`${entry ? `${where}: spec: ` : ""}${(e as Error).message}${hint}`);
+    throw new ConfigError(`${entry ? `${where}: spec: ` : ""}${(e as Error).message}${hint}`);
   }
   const common = {
     name,
@@ -140,7 +141,7 @@ export function resolveModel(name: string, ctx: ModelContext): ResolvedModel {
   }
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
     const field = entry?.base_url ? `${where}: base_url` : "--base-url / OPENAI_BASE_URL";
-    throw new Error(`${field}: '${showUrl(baseUrl)}' is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)`);
+    throw new ConfigError(`${field}: '${showUrl(baseUrl)}' is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)`);
   }
   return { ...common, baseUrl, endpointHost: endpointHostOf(baseUrl), apiKeyEnv: entry?.api_key_env ?? ctx.apiKeyEnv };
 }
@@ -190,7 +191,7 @@ export function validateModelSpecs(specs: readonly string[], ctx: ModelContext):
       problems.push((e as Error).message);
     }
   }
-  if (problems.length > 0) throw new Error(problems.length === 1 ? problems[0]! : `${problems.length} configuration problems: ${problems.join("; ")}`);
+  if (problems.length > 0) throw new ConfigError(problems.length === 1 ? problems[0]! : `${problems.length} configuration problems: ${problems.join("; ")}`);
   return resolved;
 }
 

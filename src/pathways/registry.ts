@@ -5,7 +5,8 @@
  * Adding a pathway = one module exporting its `definePathway({...})` plus one line in PATHWAYS
  * below (docs/architecture.md, "Where each kind of change goes").
  */
-import { historyPathway } from "./history.js";
+import { ConfigError } from "../util/errors.js";
+import { historyPathway } from "./historyPathway.js";
 import { memoryPathway } from "./memory.js";
 import { nonePathway } from "./none.js";
 import type { ExperienceSnapshot, ExperienceState, PathwayDefinition, PathwayHost } from "./types.js";
@@ -31,7 +32,7 @@ export const TRAINING_PATHWAY = "training";
 /** Every name a run's `pathway` field may hold when the kit wrote it. */
 export const RECORDED_PATHWAY_NAMES: readonly string[] = [...PATHWAY_NAMES, TRAINING_PATHWAY];
 
-export class UnknownPathwayError extends Error {
+export class UnknownPathwayError extends ConfigError {
   override name = "UnknownPathwayError";
 }
 

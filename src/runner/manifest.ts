@@ -18,6 +18,7 @@ import type { RunContext } from "./context.js";
 import { checkpointList } from "./schedule.js";
 import { RULES_VERSION, UNRECORDED_RULES_VERSION } from "../games/version.js";
 import { manifestPath } from "../logs/runDir.js";
+import { ConfigError } from "../util/errors.js";
 
 let kitVersion: string | null = null;
 /** The kit's package.json version (two levels up from src/runner or dist/runner). */
@@ -65,7 +66,7 @@ export function checkResumable(
   const differ = Object.keys({ ...before, ...now }).filter((k) => canonicalJson(before[k]) !== canonicalJson(now[k]));
   if (differ.length > 0) {
     const detail = differ.map((k) => `${k}: ${canonicalJson(before[k])} -> ${canonicalJson(now[k])}`).join("; ");
-    throw new Error(
+    throw new ConfigError(
       `run ${run.runId} already has logs under a different protocol (${detail}); rerun with the original flags to resume, or use another --data directory`,
     );
   }
@@ -78,7 +79,7 @@ export function checkResumable(
 export function checkRulesVersion(previous: Pick<RunManifest, "rules_version">, runId: string): void {
   const before = previous.rules_version ?? UNRECORDED_RULES_VERSION;
   if (before === RULES_VERSION) return;
-  throw new Error(
+  throw new ConfigError(
     `run ${runId} was logged under games rules version ${before}, but this kit plays rules version ${RULES_VERSION} ` +
       `(the rules changed what a score means, see src/games/version.ts), so resuming it would mix two rule sets in one run; ` +
       `its logs still read and report as they are: start the new runs in another --data directory, or resume with the kit version that wrote it`,

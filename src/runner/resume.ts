@@ -23,12 +23,13 @@ import { readJsonFile, readRunFile, type RunFileLine } from "../logs/reader.js";
 import { writeFileAtomic } from "../util/atomicWrite.js";
 import { lockPath, manifestPath, runFile } from "../logs/runDir.js";
 
-export function episodeKey(phase: string, checkpoint: number | null, episode: number): string {
+/** An episode's place in a run: (phase, checkpoint, episode), the unit of resume (not the generator key: games/envelope.ts episodeKey). */
+export function episodeSlot(phase: string, checkpoint: number | null, episode: number): string {
   return `${phase}|${checkpoint ?? "-"}|${episode}`;
 }
 
 export interface ResumeState {
-  /** Done (`ok`) episode records by episodeKey. */
+  /** Done (`ok`) episode records by episodeSlot. */
   episodes: Map<string, EpisodeRecord>;
   /** Steps of done exploration episodes, by episode number (to rebuild History blocks / memory inputs). */
   exploreSteps: Map<number, StepRecord[]>;
@@ -69,7 +70,7 @@ export function loadForResume(dir: string): ResumeState {
   const keptEp: Line[] = [];
   for (const l of ep.lines) {
     const r = l.value;
-    const key = episodeKey(r.phase, r.checkpoint, r.episode);
+    const key = episodeSlot(r.phase, r.checkpoint, r.episode);
     if (r.status !== "ok" || state.episodes.has(key)) continue;
     state.episodes.set(key, r);
     keptEp.push(l);
@@ -82,7 +83,7 @@ export function loadForResume(dir: string): ResumeState {
   const stepCount = new Map<string, number>();
   for (const l of st.lines) {
     const r = l.value;
-    const key = episodeKey(r.phase, r.checkpoint, r.episode);
+    const key = episodeSlot(r.phase, r.checkpoint, r.episode);
     const stepKey = `${key}|${r.step}`;
     if (!state.episodes.has(key) || seenSteps.has(stepKey)) continue;
     seenSteps.add(stepKey);
@@ -104,11 +105,11 @@ export function loadForResume(dir: string): ResumeState {
   }
   const keptEp2 = keptEp.filter((l) => {
     const r = l.value as EpisodeRecord;
-    return state.episodes.has(episodeKey(r.phase, r.checkpoint, r.episode));
+    return state.episodes.has(episodeSlot(r.phase, r.checkpoint, r.episode));
   });
   const keptSt2 = keptSt.filter((l) => {
     const r = l.value as StepRecord;
-    return state.episodes.has(episodeKey(r.phase, r.checkpoint, r.episode));
+    return state.episodes.has(episodeSlot(r.phase, r.checkpoint, r.episode));
   });
 
   const cpPath = runFile(dir, "checkpoints");
@@ -128,7 +129,7 @@ export function loadForResume(dir: string): ResumeState {
     const r = l.value;
     const expected = state.memory.length;
     if (r.after_episode !== expected) continue;
-    if (expected > 0 && !state.episodes.has(episodeKey("explore", null, expected))) continue;
+    if (expected > 0 && !state.episodes.has(episodeSlot("explore", null, expected))) continue;
     state.memory.push(r);
     keptMem.push(l);
   }

@@ -32,7 +32,7 @@ import { PATHWAYS } from "../pathways/registry.js";
 import { trajectoryFromSteps } from "../pathways/trajectory.js";
 import type { ExperienceSnapshot, ExperienceState } from "../pathways/types.js";
 import { checkResumable, ManifestWriter, modelConfig, type InvocationInput } from "./manifest.js";
-import { acquireRunLock, episodeKey, loadForResume, type ResumeState } from "./resume.js";
+import { acquireRunLock, episodeSlot, loadForResume, type ResumeState } from "./resume.js";
 import { manifestPath, runDir } from "../logs/runDir.js";
 import { RunLogs } from "../logs/runLogs.js";
 import { checkpointList, totalEpisodes, type MatrixEntry } from "./schedule.js";
@@ -64,7 +64,7 @@ function identityOf(run: RunContext) {
 export async function runCheckpoint(run: RunContext, c: number, experience: ExperienceSnapshot, done: ReadonlyMap<string, EpisodeRecord>): Promise<CheckpointRecord> {
   const records = await Promise.all(
     run.evalSeeds.map(async (seed, i) => {
-      const prior = done.get(episodeKey("eval", c, i));
+      const prior = done.get(episodeSlot("eval", c, i));
       if (prior) return prior;
       return (await runEpisode(run, { phase: "eval", checkpoint: c, episode: i, seed, experience })).record;
     }),
@@ -153,13 +153,13 @@ async function explore(
   const s = run.settings;
   for (let x = 1; x <= s.exploreEpisodes && !aborted(); x++) {
     let trajectory: Trajectory;
-    const done = resume.episodes.get(episodeKey("explore", null, x));
+    const done = resume.episodes.get(episodeSlot("explore", null, x));
     if (done) {
       const end = done.end_observation;
       if (end === undefined) throw new Error(`${run.runId}: exploration episode ${x} has no end_observation in episodes.jsonl; cannot rebuild its History block`);
       trajectory = trajectoryFromSteps(x, resume.exploreSteps.get(x) ?? [], end);
     } else {
-      if (resume.episodes.has(episodeKey("explore", null, x + 1))) throw new Error(`${run.runId}: exploration episode ${x + 1} is logged but ${x} is not`);
+      if (resume.episodes.has(episodeSlot("explore", null, x + 1))) throw new Error(`${run.runId}: exploration episode ${x + 1} is logged but ${x} is not`);
       const outcome = await runEpisode(run, { phase: "explore", checkpoint: null, episode: x, seed: run.exploreSeeds[x - 1]!, experience: experience.snapshot() });
       if (outcome.record.status !== "ok") return { from: x, reason: `exploration episode ${x} failed: ${outcome.record.error ?? "unknown"}` };
       trajectory = trajectoryFromSteps(x, outcome.steps, outcome.endObservation);

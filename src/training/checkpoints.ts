@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { readJsonFile } from "../logs/reader.js";
 import { RunManifest } from "../logs/schema.js";
 import { manifestPath, runDir } from "../logs/runDir.js";
+import { ConfigError } from "../util/errors.js";
 
 export interface CheckpointSpec {
   checkpoint: number;
@@ -21,9 +22,9 @@ export function checkpointsFromSpecs(specs: readonly string[]): CheckpointSpec[]
 /** Parses `m0,m1,...` (whitespace around items ignored; an empty item is an error). */
 export function parseCheckpointList(text: string): string[] {
   const items = text.split(",").map((s) => s.trim());
-  if (items.length === 0 || items.every((s) => s === "")) throw new Error("the checkpoint list is empty");
+  if (items.length === 0 || items.every((s) => s === "")) throw new ConfigError("the checkpoint list is empty");
   const empty = items.findIndex((s) => s === "");
-  if (empty >= 0) throw new Error(`checkpoint ${empty} is empty (two commas in a row, or a trailing comma?)`);
+  if (empty >= 0) throw new ConfigError(`checkpoint ${empty} is empty (two commas in a row, or a trailing comma?)`);
   return items;
 }
 
@@ -33,7 +34,7 @@ export function parseCheckpointsFile(text: string): string[] {
     .split(/\r?\n/)
     .map((l) => l.replace(/#.*$/, "").trim())
     .filter((l) => l.length > 0);
-  if (specs.length === 0) throw new Error("the file lists no checkpoint (one model spec per line)");
+  if (specs.length === 0) throw new ConfigError("the file lists no checkpoint (one model spec per line)");
   return specs;
 }
 
@@ -56,7 +57,7 @@ export function checkCheckpointModels(dataDir: string, runId: string, checkpoint
     return before && before.model !== c.model ? [`epoch ${c.checkpoint}: ${before.model} -> ${c.model}`] : [];
   });
   if (clashes.length > 0) {
-    throw new Error(
+    throw new ConfigError(
       `training run ${runId} already evaluated other models at the same epochs (${clashes.join("; ")}); give this checkpoint list its own --label (or --data directory)`,
     );
   }

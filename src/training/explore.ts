@@ -12,7 +12,7 @@ import type { Model } from "../models/types.js";
 import type { ProtocolSettings, RunEvents } from "../runner/context.js";
 import { runEpisode } from "../runner/episodeRunner.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";
-import { episodeKey } from "../runner/resume.js";
+import { episodeSlot } from "../runner/resume.js";
 import { runId } from "../runner/runId.js";
 import { CallRouter, executeRun, preflightRun, type RunOutcome } from "../runner/runLoop.js";
 import { TRAINING_PATHWAY } from "../pathways/registry.js";
@@ -72,7 +72,7 @@ export async function runExploration(o: ExplorationOptions): Promise<RunOutcome>
       const records = await Promise.all(
         run.exploreSeeds.map(async (seed, i) => {
           const x = i + 1;
-          const prior = resume.episodes.get(episodeKey("explore", null, x));
+          const prior = resume.episodes.get(episodeSlot("explore", null, x));
           if (prior) return prior;
           return (await runEpisode(run, { phase: "explore", checkpoint: null, episode: x, seed, experience: NO_EXPERIENCE })).record;
         }),

@@ -52,6 +52,7 @@ import { runExploration } from "./explore.js";
 import { writeSftFiles } from "./sftFiles.js";
 import type { SftFormat } from "./sftFormat.js";
 import { TRAINING_PATHWAY } from "../pathways/registry.js";
+import { ConfigError } from "../util/errors.js";
 
 export interface TrainLoopOptions {
   dataDir: string;
@@ -120,7 +121,7 @@ export class TrainLoopError extends Error {
   override name = "TrainLoopError";
 }
 /** A rerun that does not match the loop's recorded settings: exit 2, nothing done. */
-export class TrainLoopConfigError extends Error {
+export class TrainLoopConfigError extends ConfigError {
   override name = "TrainLoopConfigError";
 }
 

@@ -85,6 +85,25 @@ describe.each(games)("%s", (name) => {
       }
     });
 
+    it("observe -> parseObservation gives the state's facts, from the start and mid-episode", () => {
+      for (let seed = 0; seed < 4; seed++) {
+        let state = game.reset(seed, config);
+        const rules = game.rules(config);
+        const history: { observation: string; action: string | null; feedback: string }[] = [];
+        for (let i = 0; i < 12; i++) {
+          const observation = game.observe(state);
+          expect(game.parseObservation(observation)).toEqual(game.facts(state));
+          if (state.done) break;
+          const d = textPolicyDecision(game, i % 2 ? "random" : "heuristic", { rules, observation, history });
+          const r = game.step(state, d.action);
+          history.push({ observation, action: d.action, feedback: r.feedback });
+          state = r.state;
+        }
+      }
+      // Text that is not this game's observation is refused, not misread.
+      expect(() => game.parseObservation(`Step 1 of 8\nnot a ${name} board`)).toThrow();
+    });
+
     it("step() does not mutate its input state, and clone() is independent", () => {
       const s0 = game.reset(1, config);
       const before = JSON.stringify(s0);

@@ -1,6 +1,6 @@
 /**
  * Data written by the kit before schema versions (main at b999829, tests/fixtures/data-v0; see
- * tests/fixtures/README.md) still reads, reports and resumes: every line validates against today's
+ * tests/fixtures/README.md) still reads, reports and loads for resume: every line validates against today's
  * schema, `s3gym report` writes the very table bytes that version wrote, and an interrupted run of it
  * loads for resume; the runner then refuses to continue it only because the games' rules changed
  * since (src/games/version.ts), saying so and leaving every file as it was.

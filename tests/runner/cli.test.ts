@@ -152,14 +152,14 @@ describe("over HTTP against the test server", () => {
   }, 240_000);
 
   it("30% mixed faults: the run completes and no fault is recorded as a model answer", async () => {
-    // The client's timeout leaves room for a loaded machine (2 cores shared by parallel test files):
-    // at 300 ms, legitimate answers timed out too, and zero-backoff retries piled more work on the server.
-    const server = await serve({ faultRate: 0.3, seed: 7, retryAfterS: 0, timeoutHoldMs: 4000 });
+    // The timeout fault holds its answer far past --timeout-ms, and --timeout-ms leaves an ordinary call
+    // room on a loaded 2-core machine: with 300 ms, ordinary calls timed out 11 times in a row under load.
+    const server = await serve({ faultRate: 0.3, seed: 7, retryAfterS: 0, timeoutHoldMs: 6000 });
     const data = tmp("s3faults-");
     const g = games.filter((x) => ["snake", "trust"].includes(x));
     const r = await run(
       ["--models", "openai:s3gym-heuristic", "--games", g.join(","), "--pathways", "history,memory", "--data", data, ...schedule,
-        "--base-url", server.url, "--max-retries", "10", "--timeout-ms", "1500", "--progress", "off"],
+        "--base-url", server.url, "--max-retries", "10", "--timeout-ms", "2000", "--progress", "off"],
       {},
       { modelContext: { sleep: () => Promise.resolve() } },
     );
@@ -242,11 +242,12 @@ describe("over HTTP against the test server", () => {
 
   it("an unreachable endpoint fails the run's checkpoints with transport errors (exit 1)", async () => {
     const data = tmp("s3down-");
-    // --no-preflight: the preflight would refuse this endpoint before any run (endpoints.test.ts);
-    // this test is about an endpoint that goes away while a run plays.
     const r = await run(
       ["--models", "openai:s3gym-heuristic", "--games", games[0]!, "--pathways", "none", "--data", data, "--explore-episodes", "0", "--eval-episodes", "1",
-        "--base-url", "http://127.0.0.1:9/v1", "--max-retries", "0", "--progress", "off", "--no-preflight"],
+        "--base-url", "http://127.0.0.1:9/v1", "--max-retries", "0", "--progress", "off",
+        // The preflight would refuse this endpoint before any run (endpoints.test.ts); this test is
+        // about an endpoint failing while a run plays.
+        "--no-preflight"],
     );
     collected.push(r.out, r.err);
     expect(r.code).toBe(1);

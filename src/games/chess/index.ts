@@ -1,11 +1,11 @@
 import { makeGame } from "../envelope.js";
 import { heuristic, random } from "./policies.js";
-import { render } from "./render.js";
+import { facts, parseObservation, render, type ChessFacts } from "./render.js";
 import { actionGrammar, apply, configSchema, configs, init, innerSchema, legalActions, rulesBody, score, type ChessConfig, type ChessInner } from "./rules.js";
 
-export const game = makeGame<ChessInner, ChessConfig>({
+export const game = makeGame<ChessInner, ChessConfig, ChessFacts>({
   name: "chess",
-  summary: "Rule induction: capture static targets with a rook and pieces whose moves you must discover.",
+  summary: "Rule induction: capture static targets with pieces whose moves you must discover.",
   configs,
   configSchema,
   innerSchema,
@@ -13,6 +13,8 @@ export const game = makeGame<ChessInner, ChessConfig>({
   init,
   apply,
   render,
+  facts,
+  parseObservation,
   score,
   rulesBody,
   legalActions,

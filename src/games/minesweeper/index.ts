@@ -1,6 +1,6 @@
 import { makeGame } from "../envelope.js";
 import { heuristic, random } from "./policies.js";
-import { render } from "./render.js";
+import { facts, parseObservation, render, type MinesweeperFacts } from "./render.js";
 import {
   actionGrammar,
   apply,
@@ -15,7 +15,7 @@ import {
   type MinesweeperInner,
 } from "./rules.js";
 
-export const game = makeGame<MinesweeperInner, MinesweeperConfig>({
+export const game = makeGame<MinesweeperInner, MinesweeperConfig, MinesweeperFacts>({
   name: "minesweeper",
   summary: "Minesweeper with flood fill, lives in explore and the first-click rule in eval; score = correct flags / mines, 1 on a win",
   configs,
@@ -25,6 +25,8 @@ export const game = makeGame<MinesweeperInner, MinesweeperConfig>({
   init,
   apply,
   render,
+  facts,
+  parseObservation,
   score,
   rulesBody,
   legalActions,

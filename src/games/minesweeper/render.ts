@@ -1,4 +1,5 @@
 /** The minesweeper observation text, the facts it shows, and its parser (the inverse). */
+import { formatLabelledGrid, parseLabelledGrid } from "../grid.js";
 import { adjacentMines, type MinesweeperConfig, type MinesweeperInner } from "./rules.js";
 
 export interface MinesweeperFacts {
@@ -25,21 +26,12 @@ export function facts(inner: MinesweeperInner, config: MinesweeperConfig): Mines
   return { rows: config.rows, cols: config.cols, mines: config.mines, livesLeft: inner.livesLeft, flagsPlaced, grid };
 }
 
-function formatGrid(grid: string[], cols: number): string[] {
-  const rw = String(grid.length - 1).length;
-  const cw = String(cols - 1).length;
-  const pad = (s: string | number, w: number): string => String(s).padStart(w, " ");
-  const header = `${" ".repeat(rw)} ${Array.from({ length: cols }, (_, c) => pad(c, cw)).join(" ")}`;
-  const lines = grid.map((row, r) => `${pad(r, rw)} ${[...row].map((ch) => pad(ch, cw)).join(" ")}`);
-  return [header, ...lines];
-}
-
 export function renderFacts(f: MinesweeperFacts): string {
   return [
     `Minesweeper board: ${f.rows} rows x ${f.cols} columns, ${f.mines} mines`,
     `Lives left: ${f.livesLeft}`,
     `Flags placed: ${f.flagsPlaced} of ${f.mines}`,
-    ...formatGrid(f.grid, f.cols),
+    ...formatLabelledGrid(f.grid, f.cols),
   ].join("\n");
 }
 
@@ -60,16 +52,6 @@ export function parseObservation(body: string): MinesweeperFacts {
   const lives = /^Lives left: (\d+)$/.exec(lines[1] ?? "") ?? fail("missing the 'Lives left:' line");
   const flags = /^Flags placed: (\d+) of (\d+)$/.exec(lines[2] ?? "") ?? fail("missing the 'Flags placed:' line");
   if (Number(flags[2]) !== mines) fail("flag limit differs from the mine count");
-  const gridLines = lines.slice(4);
-  if (gridLines.length !== rows) fail(`expected ${rows} grid rows, found ${gridLines.length}`);
-  const header = (lines[3] ?? "").trim().split(/\s+/).map(Number);
-  if (header.length !== cols || header.some((v, i) => v !== i)) fail("bad column labels");
-  const grid = gridLines.map((line, r) => {
-    const parts = line.trim().split(/\s+/);
-    if (Number(parts[0]) !== r || parts.length !== cols + 1) fail(`bad grid row ${r}`);
-    const cells = parts.slice(1);
-    if (cells.some((ch) => !/^[?F.*1-8]$/.test(ch))) fail(`unknown cell symbol in row ${r}`);
-    return cells.join("");
-  });
+  const grid = parseLabelledGrid(lines.slice(3), rows, cols, /^[?F.*1-8]$/, fail);
   return { rows, cols, mines, livesLeft: Number(lives[1]), flagsPlaced: Number(flags[1]), grid };
 }

@@ -1,6 +1,6 @@
 import { makeGame } from "../envelope.js";
 import { heuristic, random } from "./policies.js";
-import { render } from "./render.js";
+import { facts, parseObservation, render, type NullifyFacts } from "./render.js";
 import {
   actionGrammar,
   apply,
@@ -15,7 +15,7 @@ import {
   score,
 } from "./rules.js";
 
-export const game = makeGame<NullifyInner, NullifyConfig>({
+export const game = makeGame<NullifyInner, NullifyConfig, NullifyFacts>({
   name: "nullify",
   summary: "Combine numbers and operators (sums, *v, /v, floor, sqrt, ...) until every unit cancels out.",
   configs,
@@ -25,6 +25,8 @@ export const game = makeGame<NullifyInner, NullifyConfig>({
   init: (config, rng) => init(config, rng),
   apply: (inner, action) => apply(inner, action),
   render,
+  facts,
+  parseObservation,
   score: (inner) => score(inner),
   rulesBody,
   legalActions: (inner) => legalActions(inner),

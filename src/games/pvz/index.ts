@@ -1,6 +1,6 @@
 import { makeGame } from "../envelope.js";
 import { heuristic, random } from "./policies.js";
-import { render } from "./render.js";
+import { facts, parseObservation, render, type PvzFacts } from "./render.js";
 import {
   actionGrammar,
   apply,
@@ -15,7 +15,7 @@ import {
   type PvzInner,
 } from "./rules.js";
 
-export const game = makeGame<PvzInner, PvzConfig>({
+export const game = makeGame<PvzInner, PvzConfig, PvzFacts>({
   name: "pvz",
   summary: "Plants vs Zombies: buy plants with sun to hold a lawn against waves of zombies; 1 per turn survived",
   configs,
@@ -25,6 +25,8 @@ export const game = makeGame<PvzInner, PvzConfig>({
   init,
   apply,
   render,
+  facts,
+  parseObservation,
   score,
   rulesBody,
   legalActions,

@@ -1,6 +1,6 @@
 import { makeGame } from "../envelope.js";
 import { heuristic, random } from "./policies.js";
-import { render } from "./render.js";
+import { facts, parseObservation, render, type SnakeFacts } from "./render.js";
 import {
   actionGrammar,
   apply,
@@ -15,7 +15,7 @@ import {
   type SnakeInner,
 } from "./rules.js";
 
-export const game = makeGame<SnakeInner, SnakeConfig>({
+export const game = makeGame<SnakeInner, SnakeConfig, SnakeFacts>({
   name: "snake",
   summary: "Snake on a walled board with 3 apples; collisions are no-ops in explore and fatal in eval; score = apples eaten",
   configs,
@@ -25,6 +25,8 @@ export const game = makeGame<SnakeInner, SnakeConfig>({
   init,
   apply,
   render,
+  facts,
+  parseObservation,
   score,
   rulesBody,
   legalActions,

@@ -1,4 +1,5 @@
 /** The snake observation text, the facts it shows, and its parser (the inverse). */
+import { formatLabelledGrid, parseLabelledGrid } from "../grid.js";
 import { DIRECTIONS, isWall, type Cell, type Direction, type SnakeConfig, type SnakeInner } from "./rules.js";
 
 export interface SnakeFacts {
@@ -28,17 +29,12 @@ export function facts(inner: SnakeInner, config: SnakeConfig): SnakeFacts {
 const cellList = (cells: readonly Cell[]): string => (cells.length ? cells.map(([r, c]) => `(${r}, ${c})`).join(" ") : "none");
 
 export function renderFacts(f: SnakeFacts): string {
-  const rw = String(f.rows - 1).length;
-  const cw = String(f.cols - 1).length;
-  const header = `${" ".repeat(rw)} ${Array.from({ length: f.cols }, (_, c) => String(c).padStart(cw)).join(" ")}`;
-  const lines = f.grid.map((row, r) => `${String(r).padStart(rw)} ${[...row].map((ch) => ch.padStart(cw)).join(" ")}`);
   return [
     `Snake board: ${f.rows} rows x ${f.cols} columns (the border is wall)`,
     `Direction: ${f.direction}`,
     `Snake (head to tail): ${cellList(f.snake)}`,
     `Apples: ${cellList(f.apples)}`,
-    header,
-    ...lines,
+    ...formatLabelledGrid(f.grid, f.cols),
   ].join("\n");
 }
 
@@ -75,17 +71,7 @@ export function parseObservation(body: string): SnakeFacts {
   const snake = parseCells(snakeLine[1]!, "snake");
   if (snake.length === 0) fail("empty snake");
   const apples = parseCells(applesLine[1]!, "apple");
-  const labels = (lines[4] ?? "").trim().split(/\s+/).map(Number);
-  if (labels.length !== cols || labels.some((v, i) => v !== i)) fail("bad column labels");
-  const gridLines = lines.slice(5);
-  if (gridLines.length !== rows) fail(`expected ${rows} grid rows, found ${gridLines.length}`);
-  const grid = gridLines.map((line, r) => {
-    const parts = line.trim().split(/\s+/);
-    if (Number(parts[0]) !== r || parts.length !== cols + 1) fail(`bad grid row ${r}`);
-    const cells = parts.slice(1);
-    if (cells.some((ch) => !/^[#.AHo]$/.test(ch))) fail(`unknown cell symbol in row ${r}`);
-    return cells.join("");
-  });
+  const grid = parseLabelledGrid(lines.slice(4), rows, cols, /^[#.AHo]$/, fail);
   for (const [r, c] of [...snake, ...apples]) if (r >= rows || c >= cols) fail(`cell (${r}, ${c}) is off the board`);
   if (gridOf(rows, cols, snake, apples).join("\n") !== grid.join("\n")) fail("the grid does not match the snake and apple lists");
   return { rows, cols, direction: dir[1] as Direction, snake, apples, grid };

@@ -1,6 +1,6 @@
 import { makeGame } from "../envelope.js";
 import { heuristic, random } from "./policies.js";
-import { render } from "./render.js";
+import { facts, parseObservation, render, type TetrisFacts } from "./render.js";
 import {
   actionGrammar,
   apply,
@@ -15,7 +15,7 @@ import {
   type TetrisInner,
 } from "./rules.js";
 
-export const game = makeGame<TetrisInner, TetrisConfig>({
+export const game = makeGame<TetrisInner, TetrisConfig, TetrisFacts>({
   name: "tetris",
   summary: "Hard-drop tetrominoes at a chosen column and rotation; clear full rows (score = lines cleared).",
   configs,
@@ -25,6 +25,8 @@ export const game = makeGame<TetrisInner, TetrisConfig>({
   init,
   apply,
   render,
+  facts,
+  parseObservation,
   score,
   rulesBody,
   legalActions,

@@ -1,6 +1,6 @@
 import { makeGame } from "../envelope.js";
 import { heuristic, random } from "./policies.js";
-import { render } from "./render.js";
+import { facts, parseObservation, render, type TrustFacts } from "./render.js";
 import {
   actionGrammar,
   apply,
@@ -15,7 +15,7 @@ import {
   type TrustInner,
 } from "./rules.js";
 
-export const game = makeGame<TrustInner, TrustConfig>({
+export const game = makeGame<TrustInner, TrustConfig, TrustFacts>({
   name: "trust",
   summary: "The Evolution of Trust coin game: 5 rounds x 8 moves of collaborate/cheat against a hidden-type opponent.",
   configs,
@@ -25,6 +25,8 @@ export const game = makeGame<TrustInner, TrustConfig>({
   init,
   apply,
   render,
+  facts,
+  parseObservation,
   score,
   rulesBody,
   legalActions,

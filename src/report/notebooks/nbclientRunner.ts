@@ -65,7 +65,8 @@ try:
         except CellExecutionError:
             text = stderr_of(cell).strip() or "(the kernel printed nothing on stderr)"
             first = text.splitlines()[0]
-            m = re.match(r"^([A-Za-z_][\w.]*): (.*)$", first)
+            # The exception line ("RangeError: boom"), after node's source excerpt when there is one.
+            m = next(filter(None, (re.match(r"^([A-Za-z_][\w.]*): (.+)$", l) for l in text.splitlines())), None)
             cell.outputs.append(nbformat.v4.new_output("error", ename=m.group(1) if m else "Error",
                                 evalue=m.group(2) if m else first, traceback=text.splitlines()))
             cell.execution_count = count

@@ -4,6 +4,7 @@
  * indent 1, text split into lines), so the two engines' notebooks read alike and diff cleanly.
  */
 import { z } from "zod";
+import { firstIssue } from "../../util/zodIssues.js";
 
 /** nbformat's "multiline string": one string, or a list of lines each ending in "\n" but the last. */
 const Multiline = z.union([z.string(), z.array(z.string())]);
@@ -50,8 +51,8 @@ export function parseNotebook(text: string, name: string): Notebook {
   }
   const r = NotebookSchema.safeParse(raw);
   if (!r.success) {
-    const issue = r.error.issues[0]!;
-    throw new Error(`${name}: not an nbformat 4 notebook: ${issue.path.join(".") || "(top level)"}: ${issue.message}`);
+    const { field, detail } = firstIssue(r.error);
+    throw new Error(`${name}: not an nbformat 4 notebook: ${field}: ${detail}`);
   }
   return r.data;
 }

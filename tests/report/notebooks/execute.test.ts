@@ -7,7 +7,7 @@
  * figures as SVG + PNG + their caption; the files written are byte-identical to `s3gym report`'s,
  * and the two engines write the same bytes.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { writeSyntheticData } from "../../../src/analysis/synthetic.js";
@@ -129,6 +129,29 @@ describe("notebooks with the jupyter engine", () => {
       const nb = JSON.parse(readFileSync(join(out, "notebooks", "01_main_results.ipynb"), "utf8")) as Nb;
       const tableOut = nb.cells.find((c) => c.id === "01-03")!.outputs!.find((o) => o.output_type === "display_data")!;
       expect(Object.keys(tableOut.data!).sort()).toEqual(["text/html", "text/markdown", "text/plain"]);
+    },
+    300_000,
+  );
+
+  it.skipIf(noJupyter !== null)(
+    `a failing cell names the cell and the real error (not "<Error>: "), and later cells do not run${noJupyter ? ` (skipped: ${noJupyter})` : ""}`,
+    async () => {
+      const dir = tempDir("s3gym-nb-jfail-");
+      const cell = (id: string, source: string) => ({ cell_type: "code", id, metadata: {}, source, outputs: [], execution_count: null });
+      const nb = {
+        nbformat: 4,
+        nbformat_minor: 5,
+        metadata: { kernelspec: { name: "tslab", display_name: "TypeScript", language: "typescript" } },
+        cells: [cell("a", "console.log('hi');"), cell("b", "throw new RangeError('boom in cell b');"), cell("c", "console.log('never');")],
+      };
+      writeFileSync(join(dir, "bad.ipynb"), JSON.stringify(nb));
+      const err = await NOTEBOOK_ENGINES.jupyter.execute(ROOT, join(dir, "bad.ipynb"), join(dir, "out"), {}, 120).then(() => null, (e: Error) => e);
+      expect(err?.message).toContain("bad.ipynb failed (jupyter engine, exit 1)");
+      expect(err?.message).toContain("cell 2 (id b) failed:");
+      expect(err?.message).toContain("RangeError: boom in cell b");
+      const out = JSON.parse(readFileSync(join(dir, "out", "bad.ipynb"), "utf8")) as { cells: { execution_count: number | null; outputs: Output[] }[] };
+      expect(out.cells.map((c) => c.execution_count)).toEqual([1, 2, null]);
+      expect(out.cells[1]!.outputs.find((o) => o.output_type === "error")).toMatchObject({ ename: "RangeError", evalue: "boom in cell b" });
     },
     300_000,
   );

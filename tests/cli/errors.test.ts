@@ -1,0 +1,69 @@
+/**
+ * Exit codes come from the error's type, never from its message, and the flags two commands share
+ * are declared once: build-sft and train-loop read BuildSFT's flags through the same parser, so the
+ * same bad flag gets the same message and the same exit code from both.
+ */
+import { describe, expect, it } from "vitest";
+import { buildSftCommand } from "../../src/cli/buildSft.js";
+import { exitCodeOf, UsageError } from "../../src/cli/args.js";
+import { SFT_FLAGS, sftFromFlags } from "../../src/cli/sharedFlags.js";
+import { trainLoopCommand } from "../../src/cli/trainLoop.js";
+import { getGame } from "../../src/games/registry.js";
+import { UnknownPathwayError } from "../../src/pathways/registry.js";
+import { TrainLoopConfigError } from "../../src/training/trainLoop.js";
+import { ConfigError } from "../../src/util/errors.js";
+
+function caught(f: () => unknown): unknown {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  return null;
+}
+
+describe("exit codes by error type", () => {
+  it("input a person can fix exits 2, anything else 1, whatever the message says", () => {
+    expect(exitCodeOf(new UsageError("--x is bad"))).toBe(2);
+    expect(exitCodeOf(new ConfigError("a clash"))).toBe(2);
+    expect(exitCodeOf(new UnknownPathwayError("unknown pathway 'p'"))).toBe(2);
+    expect(exitCodeOf(new TrainLoopConfigError("other settings"))).toBe(2);
+    expect(exitCodeOf(caught(() => getGame("go")))).toBe(2);
+    expect(exitCodeOf(caught(() => getGame("snake").reset(0, "nope")))).toBe(2);
+    // The old rule matched messages starting with "unknown"/"invalid"; a bug saying so is still a bug.
+    expect(exitCodeOf(new Error("unknown failure inside the runner"))).toBe(1);
+    expect(exitCodeOf(new TypeError("invalid thing"))).toBe(1);
+    expect(exitCodeOf("a string")).toBe(1);
+  });
+});
+
+describe("BuildSFT's flags, declared once", () => {
+  it("parse to the same options, and refuse alike", () => {
+    expect(Object.keys(SFT_FLAGS)).toEqual(["threshold", "low-score", "correct-model", "format", "train-all-turns"]);
+    expect(sftFromFlags({})).toEqual({ threshold: 0, lowScore: "drop", format: "openai-chat", correctModel: null, maskEarlierAnswers: true });
+    expect(sftFromFlags({ threshold: "-0.5", "low-score": "correct", "correct-model": "builtin:oracle", "train-all-turns": true })).toEqual({
+      threshold: -0.5,
+      lowScore: "correct",
+      format: "openai-chat",
+      correctModel: "builtin:oracle",
+      maskEarlierAnswers: false,
+    });
+    expect(() => sftFromFlags({ format: "sharegpt", "train-all-turns": true })).toThrow(UsageError);
+  });
+
+  it("build-sft and train-loop give the same message and exit 2 for the same bad flag", async () => {
+    const outputs: string[][] = [];
+    const io = () => {
+      const err: string[] = [];
+      outputs.push(err);
+      return { stdout: { write: () => true }, stderr: { write: (t: string) => (err.push(t), true), isTTY: false } };
+    };
+    const bad = ["--threshold", "high"];
+    const a = await buildSftCommand(["--data", "/nonexistent", "--out", "/tmp/x.jsonl", ...bad], io());
+    const b = await trainLoopCommand(["--model", "builtin:random", "--games", "snake", "--rounds", "1", "--trainer-cmd", "true", "--data", "/tmp/nowhere", ...bad], io());
+    expect([a, b]).toEqual([2, 2]);
+    const message = (s: string[]) => s.join("").replace(/^s3gym [a-z-]+: /, "");
+    expect(message(outputs[0]!)).toBe("--threshold must be a number, got 'high'\n");
+    expect(message(outputs[1]!)).toBe(message(outputs[0]!));
+  });
+});
