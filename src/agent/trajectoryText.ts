@@ -11,6 +11,17 @@ export interface TrajectoryStep {
   /** The model's own self-score, or null. */
   selfScore: number | null;
   feedback: string;
+  /**
+   * The tactic the reply declared on a `Tactic: <name>` line (builtin:learner writes one; any model
+   * may), or null/absent. Shown in the block so that experience can refer to it.
+   */
+  tactic?: string | null;
+}
+
+/** A reply's declared tactic: the first line `Tactic: <name>` (a lower-case hyphenated word), else null. */
+export function declaredTactic(reply: string): string | null {
+  const m = /^[ \t]*Tactic:[ \t]*([a-z0-9][a-z0-9-]{0,39})[ \t]*$/m.exec(reply);
+  return m ? m[1]! : null;
 }
 
 export interface Trajectory {
@@ -26,6 +37,7 @@ function stepText(s: TrajectoryStep, i: number): string {
     `--- Step ${i + 1} ---`,
     "Observation:",
     s.observation,
+    ...(s.tactic ? [`Tactic: ${s.tactic}`] : []),
     `Action: ${s.action ?? "(unparsable reply)"}`,
     `Self-score: ${s.selfScore ?? "(none)"}`,
     `Feedback: ${s.feedback || "(none)"}`,

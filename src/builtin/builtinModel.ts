@@ -11,6 +11,8 @@ import { getGame } from "../games/registry.js";
 import { parseRulesTitle } from "../games/responseContract.js";
 import { callSeed } from "../models/callSeed.js";
 import type { ChatMessage, CompletionRequest, CompletionResult, Model } from "../models/types.js";
+import type { BuiltinSpec } from "../models/modelSpec.js";
+import { LearnerModel } from "./learner/model.js";
 
 /** The reply a built-in policy gives: a one-line rationale, then the contract's two lines. */
 export function formatPolicyReply(policy: string, action: string, selfScore: number): string {
@@ -30,6 +32,12 @@ export function answerWithTextPolicy(messages: readonly ChatMessage[], policy: T
   const game = getGame(title.game);
   const d = textPolicyDecision(game, policy, ctx, seed);
   return formatPolicyReply(policy, d.action, d.selfScore);
+}
+
+/** The innermost model of a `builtin:` spec: a policy model, or the learner with its options. */
+export function makeBuiltinModel(spec: BuiltinSpec): Model {
+  if (spec.policy === "learner") return new LearnerModel((spec as Extract<BuiltinSpec, { policy: "learner" }>).learner);
+  return new BuiltinModel(spec.policy);
 }
 
 export class BuiltinModel implements Model {

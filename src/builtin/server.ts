@@ -16,6 +16,9 @@ import type { AddressInfo } from "node:net";
 import { TEXT_POLICY_NAMES, type TextPolicyName } from "../games/policies.js";
 import { Rng } from "../util/rng.js";
 import { answerWithTextPolicy } from "./builtinModel.js";
+import { loadCheckpoint } from "./learner/checkpoint.js";
+import { answerLearner } from "./learner/learner.js";
+import { parseLearnerName } from "../models/modelSpec.js";
 import { countTokens, MESSAGE_OVERHEAD_TOKENS } from "../models/tokens.js";
 import type { ChatMessage } from "../models/types.js";
 
@@ -27,8 +30,11 @@ export interface ServerOptions {
   port?: number;
   /** Default 127.0.0.1: the server is for this machine only. */
   host?: string;
-  /** Policy for requests whose model is not `s3gym-random` / `s3gym-heuristic`. Default heuristic. */
-  policy?: TextPolicyName;
+  /**
+   * Policy for requests whose model is not `s3gym-random` / `s3gym-heuristic` / a learner name:
+   * `random`, `heuristic`, or a learner name (`learner`, `learner?judge=0.3`). Default heuristic.
+   */
+  policy?: string;
   /** Delay before every answer (and every fault). */
   latencyMs?: number;
   /** Probability that a chat request gets a fault. */
@@ -69,6 +75,22 @@ export interface RunningServer {
 
 /** Model ids listed by /v1/models; a request naming one of them gets that policy. */
 export const SERVED_MODELS: Record<string, TextPolicyName> = Object.fromEntries(TEXT_POLICY_NAMES.map((p) => [`s3gym-${p}`, p]));
+
+type Answerer = (messages: readonly ChatMessage[], seed: number | undefined) => string | null;
+
+/**
+ * What answers a request naming `name`: a served policy id, a text policy name, or a learner name
+ * (`learner`, `learner?judge=0.3`, `learner@<checkpoint file>`); null for any other name. Throws on a
+ * learner name with bad options (the message names the option).
+ */
+export function servedAnswerer(name: string): Answerer | null {
+  const policy = SERVED_MODELS[name] ?? ((TEXT_POLICY_NAMES as readonly string[]).includes(name) ? (name as TextPolicyName) : undefined);
+  if (policy) return (messages, seed) => answerWithTextPolicy(messages, policy, seed);
+  const learner = parseLearnerName(name);
+  if (!learner) return null;
+  if (learner.checkpoint !== null) loadCheckpoint(learner.checkpoint);
+  return (messages, seed) => answerLearner(messages, learner, seed);
+}
 
 /** Limits an answer to `max` tokens, as a server does when max_tokens is reached. */
 function truncateToTokens(text: string, max: number, count: (text: string) => number): string {
@@ -286,12 +308,19 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
       return "400 bad seed";
     }
     const model = typeof body.model === "string" ? body.model : "s3gym";
-    const policy = SERVED_MODELS[model] ?? opts.policy ?? "heuristic";
+    let answer: Answerer;
+    try {
+      answer = servedAnswerer(model) ?? servedAnswerer(opts.policy ?? "heuristic")!;
+    } catch (e) {
+      openaiError(res, 400, `model: ${(e as Error).message}`, "invalid_request_error");
+      return "400 bad model options";
+    }
+    const policy = SERVED_MODELS[model] ?? model;
     let text: string | null;
     try {
       // The request's `seed` decides the random draws, as in process (the runner always sends one).
       const seed = typeof body.seed === "number" ? body.seed : undefined;
-      text = fault === "empty" ? "" : answerWithTextPolicy(messages, policy, seed);
+      text = fault === "empty" ? "" : answer(messages, seed);
     } catch (e) {
       text = null;
       openaiError(res, 400, `cannot answer this prompt: ${(e as Error).message}`, "invalid_request_error");
@@ -331,7 +360,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     const started = Date.now();
     const done = (outcome: string): void => opts.log?.(`${req.method} ${path} ${outcome} ${Date.now() - started}ms`);
     if (req.method === "GET" && path === "/v1/models") {
-      sendJson(res, 200, { object: "list", data: Object.keys(SERVED_MODELS).map((id) => ({ id, object: "model", created: 0, owned_by: "s3gym" })) });
+      sendJson(res, 200, { object: "list", data: [...Object.keys(SERVED_MODELS), "learner"].map((id) => ({ id, object: "model", created: 0, owned_by: "s3gym" })) });
       return done("200");
     }
     if (req.method === "POST" && path === "/v1/chat/completions") {

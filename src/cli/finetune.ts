@@ -2,12 +2,14 @@
  * `s3gym finetune --train FILE --model BASE [--suffix S] [--epochs N] [--base-url URL]
  *  [--api-key-env NAME] [--poll-seconds S] [--max-wait-minutes M] [--dry-run]`
  */
+import { join } from "node:path";
+import { fineTuneBuiltin } from "../training/builtinFineTune.js";
 import { describeApiError, runFineTune } from "../training/fineTuneJob.js";
 import { validateSftFile } from "../training/sftFormat.js";
 import { nonNegativeInt, parseFlags, UsageError } from "./args.js";
 
 const USAGE =
-  "s3gym finetune --train FILE --model BASE [--suffix S] [--epochs N] [--base-url URL] [--api-key-env NAME] [--poll-seconds 10] [--max-wait-minutes 720] [--dry-run]";
+  "s3gym finetune --train FILE --model BASE [--backend openai|builtin] [--data DIR (builtin: checkpoints go to DIR/checkpoints)] [--suffix S] [--epochs N] [--base-url URL] [--api-key-env NAME] [--poll-seconds 10] [--max-wait-minutes 720] [--dry-run]";
 /** Providers' usual default when no epoch count is given; only used for the dry-run estimate. */
 const ESTIMATE_EPOCHS = 3;
 
@@ -24,6 +26,8 @@ export async function finetuneCommand(argv: string[]): Promise<number> {
       "poll-seconds": { type: "string" },
       "max-wait-minutes": { type: "string" },
       "dry-run": { type: "boolean" },
+      backend: { type: "string" },
+      data: { type: "string" },
     },
     USAGE,
   );
@@ -31,6 +35,22 @@ export async function finetuneCommand(argv: string[]): Promise<number> {
   if (!values.model) throw new UsageError(`--model is required (the base model id, e.g. gpt-4o-mini-2024-07-18)\nusage: ${USAGE}`);
   const epochs = values.epochs === undefined ? undefined : nonNegativeInt("epochs", values.epochs);
   if (epochs === 0) throw new UsageError("--epochs must be at least 1");
+  const backend = values.backend ?? "openai";
+  if (backend !== "openai" && backend !== "builtin") throw new UsageError(`--backend must be openai or builtin, got '${backend}'`);
+  if (backend === "builtin") {
+    // The offline update of builtin:learner: reads the SFT set, writes a content-addressed checkpoint.
+    let r;
+    try {
+      r = fineTuneBuiltin({ train: values.train, model: values.model, epochs: epochs ?? 1, outDir: join(values.data ?? "data", "checkpoints") });
+    } catch (e) {
+      process.stderr.write(`s3gym finetune: ${(e as Error).message}\n`);
+      return 1;
+    }
+    const per = Object.entries(r.counted).map(([g, n]) => `${g} ${n}`).join(", ") || "none";
+    process.stderr.write(`read ${r.examples} examples; tactics counted per game: ${per}; wrote ${r.path}\n`);
+    process.stdout.write(`${r.spec}\n`);
+    return 0;
+  }
   const pollSeconds = nonNegativeInt("poll-seconds", values["poll-seconds"], 10);
   const maxWaitMinutes = nonNegativeInt("max-wait-minutes", values["max-wait-minutes"], 720);
 

@@ -5,12 +5,12 @@
  *   1. prerequisites   Jupyter (nbconvert + nbclient) and the tslab kernel spec, checked before anything
  *                      long; a missing one prints the Debian and pip install commands and exits 2.
  *   2. matrix          the default offline matrix through `s3gym run` (runCommand): builtin:random,
- *                      builtin:heuristic, builtin:oracle x the seven games x none, history, memory, on
+ *                      builtin:heuristic, builtin:oracle, builtin:learner, builtin:learner?judge=0.25 x the seven games x none, history, memory, on
  *                      the paper's schedule (30 exploration episodes, a checkpoint every 3, 3 evaluation
  *                      episodes, 64 steps), split into --jobs shards run in parallel (`s3gym run --shard i/n`
  *                      processes).
- *   3. training        Figure 7's evaluation: `s3gym run --pathways training` with a checkpoint list
- *                      (epoch 0 = builtin:random, later epochs builtin:heuristic) on every game.
+ *   3. training        Figure 7: `s3gym train-loop --trainer builtin` on builtin:learner, a real offline
+ *                      training loop (explore, build-sft, fine-tune, evaluate) of 19 rounds (20 checkpoints).
  *   4. report          `s3gym report --data DIR --out DIR` (every table, figure and report.json).
  *   5. notebooks       every notebooks/*.ipynb executed headless into <out>/notebooks/; a failing cell
  *                      fails the command. The tables and figures the notebooks write are checked to be
@@ -65,7 +65,7 @@ const FLAGS = {
 } as const;
 
 /** The offline models of the default matrix: floor, reference and perfect-judge lines (not LLMs). */
-export const OFFLINE_MODELS = ["builtin:random", "builtin:heuristic", "builtin:oracle"] as const;
+export const OFFLINE_MODELS = ["builtin:random", "builtin:heuristic", "builtin:oracle", "builtin:learner", "builtin:learner?judge=0.25"] as const;
 /** The experience pathways of the default matrix: every registered one. */
 export const PATHWAYS: readonly string[] = PATHWAY_NAMES;
 
@@ -77,14 +77,24 @@ export interface Schedule {
   evalEpisodes: number;
   maxSteps: number;
   /** Training epochs evaluated: epoch 0 = builtin:random, 1..epochs-1 = builtin:heuristic. */
-  trainingEpochs: number;
+  /** Rounds of Figure 7's offline training loop of builtin:learner (rounds + 1 checkpoints). */
+  trainingRounds: number;
+  /** Exploration episodes per game per round of that loop. */
+  loopExploreEpisodes: number;
 }
 
-export const PAPER_SCHEDULE: Schedule = { name: "paper", exploreEpisodes: 30, checkpointEvery: 3, evalEpisodes: 3, maxSteps: 64, trainingEpochs: 4 };
-export const QUICK_SCHEDULE: Schedule = { name: "quick", exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, maxSteps: 16, trainingEpochs: 2 };
+export const PAPER_SCHEDULE: Schedule = { name: "paper", exploreEpisodes: 30, checkpointEvery: 3, evalEpisodes: 3, maxSteps: 64, trainingRounds: 19, loopExploreEpisodes: 3 };
+export const QUICK_SCHEDULE: Schedule = { name: "quick", exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, maxSteps: 16, trainingRounds: 3, loopExploreEpisodes: 1 };
 
-/** The label of the training ladder's run (the `model` of its records, Figure 7's legend). */
-export const TRAINING_LABEL = "builtin-ladder";
+/** The label of the training loop's runs (the `model` of its records, Figure 7's legend). */
+export const TRAINING_LABEL = "builtin:learner+train-loop";
+/** The model the loop trains: the learner with a fair judge. */
+export const TRAINING_MODEL = "builtin:learner";
+/**
+ * BuildSFT's threshold in the loop: keep steps the learner scored above 0 (its fair estimates are 0
+ * for most steps of every tactic, so the protocol's default 0 would keep nearly everything).
+ */
+export const LOOP_THRESHOLD = 0.01;
 
 /** The `s3gym run` arguments of the default matrix (without --shard). */
 export function matrixArgs(schedule: Schedule, dataDir: string): string[] {
@@ -100,21 +110,22 @@ export function matrixArgs(schedule: Schedule, dataDir: string): string[] {
   ];
 }
 
-/** The training ladder: epoch 0 = builtin:random, epochs 1..K-1 = builtin:heuristic. */
-export function trainingLadder(schedule: Schedule): string[] {
-  return Array.from({ length: schedule.trainingEpochs }, (_, epoch) => (epoch === 0 ? "builtin:random" : "builtin:heuristic"));
-}
-
-/** The `s3gym run` arguments of the training-curve evaluation (pathway `training`). */
+/**
+ * The `s3gym train-loop` arguments of Figure 7: builtin:learner explores, BuildSFT keeps its
+ * self-scored positives, the builtin fine-tune writes a checkpoint, each checkpoint is evaluated.
+ */
 export function trainingArgs(schedule: Schedule, dataDir: string): string[] {
   return [
-    "--pathways", "training",
-    "--checkpoints", trainingLadder(schedule).join(","),
+    "--model", TRAINING_MODEL,
+    "--trainer", "builtin",
+    "--rounds", String(schedule.trainingRounds),
     "--label", TRAINING_LABEL,
     "--games", "all",
     "--data", dataDir,
+    "--explore-episodes", String(schedule.loopExploreEpisodes),
     "--eval-episodes", String(schedule.evalEpisodes),
     "--max-steps", String(schedule.maxSteps),
+    "--threshold", String(LOOP_THRESHOLD),
   ];
 }
 
@@ -202,11 +213,11 @@ export function matrixRuns(schedule: Schedule): WatchedRun[] {
   return buildMatrix(OFFLINE_MODELS, GAME_NAMES, PATHWAYS, 0).map((e) => ({ runId: e.runId, totalEpisodes: total }));
 }
 
-/** The training ladder's runs (one per game), each evaluating every epoch. */
+/** The training loop's evaluation runs (one per game), each evaluating every epoch. */
 export function trainingRuns(schedule: Schedule): WatchedRun[] {
   return GAME_NAMES.map((game) => ({
     runId: runId({ game, pathway: "training", model: TRAINING_LABEL, runSeed: 0 }),
-    totalEpisodes: schedule.trainingEpochs * schedule.evalEpisodes,
+    totalEpisodes: (schedule.trainingRounds + 1) * schedule.evalEpisodes,
   }));
 }
 
@@ -248,13 +259,19 @@ async function runInProcess(argv: string[]): Promise<number> {
 }
 
 /**
- * Phase 3: Figure 7's evaluation on built-in checkpoints through `s3gym run --pathways training`:
- * per game, a checkpoint list whose epoch 0 is builtin:random and epochs 1..K-1 builtin:heuristic,
- * labelled `builtin-ladder` (a floor-to-reference step that exercises the training pathway's logs,
- * analysis and figure; not a result about training). Resumable like any run: done epochs are skipped.
+ * Phase 3: Figure 7 from a real offline training loop: `s3gym train-loop --trainer builtin` on
+ * builtin:learner (explore -> build-sft -> fine-tune -> evaluate, `trainingRounds` rounds, every game).
+ * Its per-round log lines are kept back and shown only when the loop fails. Resumable like any loop.
  */
 async function runTrainingPhase(args: Args, dataAbs: string): Promise<number> {
-  return watched("training", dataAbs, trainingRuns(args.schedule), () => runInProcess([...trainingArgs(args.schedule, dataAbs), "--progress", "off"]));
+  const { trainLoopCommand } = await import("./trainLoop.js");
+  const held: string[] = [];
+  const keep = { write: (t: string | Uint8Array) => (held.push(String(t)), true) };
+  const code = await watched("training", dataAbs, trainingRuns(args.schedule), () =>
+    trainLoopCommand([...trainingArgs(args.schedule, dataAbs), "--progress", "off"], { stdout: keep as never, stderr: keep as never }),
+  );
+  if (code !== 0) process.stderr.write(held.join(""));
+  return code;
 }
 
 /** The paper artefact each file reproduces, for the summary. */
@@ -355,9 +372,9 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   }
 
   // 3. Training curves.
-  const trainCode = await phase("training curves (s3gym run --pathways training)", () => runTrainingPhase(args, dataAbs));
+  const trainCode = await phase("training loop (s3gym train-loop --trainer builtin)", () => runTrainingPhase(args, dataAbs));
   if (trainCode !== 0) {
-    process.stderr.write(`s3gym reproduce: 's3gym run --pathways training' exited with ${trainCode}\n`);
+    process.stderr.write(`s3gym reproduce: 's3gym train-loop --trainer builtin' exited with ${trainCode}\n`);
     return trainCode === 2 ? 2 : 1;
   }
 

@@ -1,14 +1,15 @@
 /**
- * `s3gym serve --port P [--host H] [--policy random|heuristic] [--latency-ms L] [--fault-rate p]
+ * `s3gym serve --port P [--host H] [--policy random|heuristic|learner[?judge=x]] [--latency-ms L] [--fault-rate p]
  *  [--faults 429,500,timeout,garbage,empty] [--seed S]`: runs the OpenAI-compatible test server until
  * SIGINT/SIGTERM. Bad values stop it before it starts, with one line naming the flag (exit 2).
  */
 import { parseArgs } from "node:util";
-import { TEXT_POLICY_NAMES, type TextPolicyName } from "../games/policies.js";
+import { TEXT_POLICY_NAMES } from "../games/policies.js";
+import { parseLearnerName } from "../models/modelSpec.js";
 import { FAULT_KINDS, startServer, type FaultKind, type ServerOptions } from "../builtin/server.js";
 
 export const SERVE_USAGE =
-  "usage: s3gym serve [--port P] [--host H] [--policy random|heuristic] [--latency-ms L] [--fault-rate p] [--faults 429,500,timeout,garbage,empty] [--seed S]";
+  "usage: s3gym serve [--port P] [--host H] [--policy random|heuristic|learner[?judge=x]] [--latency-ms L] [--fault-rate p] [--faults 429,500,timeout,garbage,empty] [--seed S]";
 
 export interface ServeIo {
   out: (line: string) => void;
@@ -51,7 +52,15 @@ export function parseServeArgs(argv: string[]): ServerOptions & { port: number; 
   }
   const str = (k: string): string | undefined => values[k] as string | undefined;
   const policy = str("policy") ?? "heuristic";
-  if (!(TEXT_POLICY_NAMES as readonly string[]).includes(policy)) throw new UsageError(`--policy must be one of ${TEXT_POLICY_NAMES.join(", ")}, got '${policy}'`);
+  if (!(TEXT_POLICY_NAMES as readonly string[]).includes(policy)) {
+    let learner;
+    try {
+      learner = parseLearnerName(policy);
+    } catch (e) {
+      throw new UsageError(`--policy: ${(e as Error).message}`);
+    }
+    if (!learner) throw new UsageError(`--policy must be one of ${TEXT_POLICY_NAMES.join(", ")} or learner[?judge=x], got '${policy}'`);
+  }
   const rate = str("fault-rate");
   const faultRate = rate === undefined ? 0 : Number(rate);
   if (rate !== undefined && (rate.trim() === "" || !Number.isFinite(faultRate) || faultRate < 0 || faultRate > 1)) {
@@ -67,7 +76,7 @@ export function parseServeArgs(argv: string[]): ServerOptions & { port: number; 
   return {
     port: intFlag("port", str("port"), 8000, 0, 65535),
     host,
-    policy: policy as TextPolicyName,
+    policy,
     latencyMs: intFlag("latency-ms", str("latency-ms"), 0, 0, 3_600_000),
     faultRate,
     faults: faults as FaultKind[],

@@ -8,13 +8,13 @@
 import { join, resolve } from "node:path";
 import { createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
 import { createModel } from "../runner/createModel.js";
-import { runTrainLoop, TRAINER_PLACEHOLDERS, TrainLoopError } from "../training/trainLoop.js";
+import { BUILTIN_TRAINER, runTrainLoop, TRAINER_PLACEHOLDERS, TrainLoopError } from "../training/trainLoop.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
 import { exitCodeOf, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
 
 export const TRAIN_LOOP_USAGE = [
-  "s3gym train-loop --model M0 --games all|g1,g2 --rounds K --trainer-cmd \"CMD {train} {round}\" --data DIR [--label NAME]",
+  "s3gym train-loop --model M0 --games all|g1,g2 --rounds K --trainer-cmd \"CMD {train} {round}\" | --trainer builtin --data DIR [--label NAME]",
   "  [--explore-episodes 30] [--eval-episodes 3] [--max-steps 64] [--context-tokens 100000] [--max-new-tokens 14000]",
   "  [--tokenizer o200k|cl100k] [--reward-visibility hidden|visible] [--strict-contract] [--run-seed 0]",
   "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
@@ -30,6 +30,7 @@ const FLAGS = {
   games: { type: "string" },
   rounds: { type: "string" },
   "trainer-cmd": { type: "string" },
+  trainer: { type: "string" },
   data: { type: "string" },
   label: { type: "string" },
   ...PROTOCOL_FLAGS,
@@ -64,8 +65,11 @@ export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {})
     if (v.rounds === undefined) throw new UsageError("--rounds is required: how many explore -> build-sft -> train -> evaluate rounds");
     const rounds = nonNegativeInt("rounds", v.rounds);
     if (rounds < 1) throw new UsageError("--rounds must be at least 1");
-    if (v["trainer-cmd"] === undefined || v["trainer-cmd"].trim() === "") {
-      throw new UsageError("--trainer-cmd is required: a shell command that trains on {train} and prints the new model spec on its last stdout line");
+    if (v.trainer !== undefined && v.trainer !== "builtin") throw new UsageError(`--trainer must be 'builtin' (the offline fine-tune of builtin:learner), got '${v.trainer}'`);
+    if (v.trainer !== undefined && v["trainer-cmd"] !== undefined) throw new UsageError("give either --trainer builtin or --trainer-cmd, not both");
+    if (v.trainer === "builtin" && !v.model.startsWith("builtin:learner")) throw new UsageError(`--trainer builtin fine-tunes builtin:learner[@ckpt][?judge=x]; --model is '${v.model}'`);
+    if (v.trainer === undefined && (v["trainer-cmd"] === undefined || v["trainer-cmd"].trim() === "")) {
+      throw new UsageError("--trainer-cmd is required: a shell command that trains on {train} and prints the new model spec on its last stdout line (or --trainer builtin for builtin:learner)");
     }
     if (v.data === undefined || v.data.trim() === "") throw new UsageError("--data is required: the data directory (training runs go to DIR/runs, the loop to DIR/train-loop)");
     if (v.label !== undefined && v.label.trim() === "") throw new UsageError("--label is empty");
@@ -89,7 +93,7 @@ export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {})
       label: v.label?.trim() ?? defaultLoopLabel(v.model),
       games,
       rounds,
-      trainerCmd: v["trainer-cmd"],
+      trainerCmd: v.trainer === "builtin" ? BUILTIN_TRAINER : v["trainer-cmd"]!,
       settings,
       sft,
       createModel: (spec, onCall) => createModel(spec, { ...ctx, ...(onCall ? { onCall } : {}) }),

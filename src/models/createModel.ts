@@ -13,10 +13,9 @@
  * model of a `builtin:` spec from its caller; `createModel` (`src/runner/createModel.ts`) is the one
  * place that wires the two together.
  */
-import type { PolicyName } from "../games/policies.js";
 import { ObservedModel, type OnCall } from "./callLog.js";
 import { LimitedModel, LimiterRegistry } from "./limiter.js";
-import { parseModelSpec, type ModelSpec } from "./modelSpec.js";
+import { parseModelSpec, specText, type BuiltinSpec, type ModelSpec } from "./modelSpec.js";
 import type { DroppableParam, ModelsFileEntry, Price } from "./modelsFile.js";
 import { OpenAIModel, endpointHostOf, endpointIdOf, type MaxTokensParam } from "./openaiModel.js";
 import { CachedModel, ResponseCache } from "./responseCache.js";
@@ -237,14 +236,14 @@ class ConfiguredModel implements Model {
   }
 }
 
-/** Makes the innermost model of a `builtin:<policy>` spec (the built-ins live above this layer). */
-export type BuiltinFactory = (policy: PolicyName) => Model;
+/** Makes the innermost model of a `builtin:` spec (the built-ins live above this layer). */
+export type BuiltinFactory = (spec: BuiltinSpec) => Model;
 
 /** Builds the stack of one resolved model; `builtin` supplies the innermost model of a builtin spec. */
 export function assembleModel(resolved: ResolvedModel, ctx: ModelContext, builtin: BuiltinFactory): Model {
   let inner: Model;
   if (resolved.spec.scheme === "builtin") {
-    inner = builtin(resolved.spec.policy);
+    inner = builtin(resolved.spec);
   } else {
     const baseUrl = resolved.baseUrl!;
     const apiKey = (ctx.env ?? process.env)[resolved.apiKeyEnv]!;
@@ -260,6 +259,6 @@ export function assembleModel(resolved: ResolvedModel, ctx: ModelContext, builti
     inner = new LimitedModel(retrying, ctx.limiters.get(resolved.endpointHost, resolved.apiKeyEnv, resolved.concurrency));
     if (ctx.cacheDir) inner = new CachedModel(inner, new ResponseCache(ctx.cacheDir), { endpoint: endpointIdOf(baseUrl), model: resolved.spec.model });
   }
-  const real = resolved.spec.scheme === "builtin" ? `builtin:${resolved.spec.policy}` : `openai:${resolved.spec.model}`;
+  const real = specText(resolved.spec);
   return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling, resolved.dropParams), ctx.onCall, resolved.price, { spec: real, sampling: dropSampling(resolved.sampling, resolved.dropParams) });
 }

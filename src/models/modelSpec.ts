@@ -1,14 +1,63 @@
 /**
  * Model specs as the user writes them on `--models`: `openai:<model>` (any OpenAI-compatible
- * endpoint) or `builtin:random|heuristic|oracle` (offline policies in-process).
+ * endpoint), `builtin:random|heuristic|oracle` (offline policies in-process), or
+ * `builtin:learner[@<checkpoint file>][?judge=<0..1>]` (the offline learner, learner.md). The
+ * learner's options are part of the name, so they are part of the model identity (run id, cache
+ * key, manifest).
  */
 import { POLICY_NAMES, isPolicyName, type PolicyName } from "../games/policies.js";
 
-export type ModelSpec = { scheme: "openai"; model: string } | { scheme: "builtin"; policy: PolicyName };
+/** `builtin:learner`'s options, parsed from its name. */
+export interface LearnerOptions {
+  /** Probability that a self-score is the fair estimate (else an uninformed draw). Default 1. */
+  judge: number;
+  /** A checkpoint file written by `s3gym finetune --backend builtin`, or null (the untrained learner). */
+  checkpoint: string | null;
+}
+
+export type BuiltinSpec = { scheme: "builtin"; policy: PolicyName } | { scheme: "builtin"; policy: "learner"; learner: LearnerOptions };
+
+export type ModelSpec = { scheme: "openai"; model: string } | BuiltinSpec;
 
 export const MODEL_SCHEMES = ["openai", "builtin"] as const;
 
-const EXPECTED = `expected openai:<model> (e.g. openai:gpt-4o-mini) or builtin:${POLICY_NAMES.join("|")}`;
+const EXPECTED = `expected openai:<model> (e.g. openai:gpt-4o-mini) or builtin:${POLICY_NAMES.join("|")}|learner`;
+const LEARNER_FORM = "learner[@<checkpoint file>][?judge=<number in 0..1>]";
+
+/**
+ * Parses `learner`, `learner?judge=0.3`, `learner@<file>`, `learner@<file>?judge=0.3` (the text after
+ * `builtin:`, or a served model name). Returns null when `name` is not a learner name at all; throws
+ * an Error naming the option and the fix when it is one with bad options.
+ */
+export function parseLearnerName(name: string): LearnerOptions | null {
+  if (name !== "learner" && !name.startsWith("learner?") && !name.startsWith("learner@")) return null;
+  const q = name.lastIndexOf("?");
+  const head = q >= 0 ? name.slice(0, q) : name;
+  const query = q >= 0 ? name.slice(q + 1) : null;
+  let checkpoint: string | null = null;
+  if (head !== "learner") {
+    checkpoint = head.slice("learner@".length);
+    if (checkpoint.trim() === "") throw new Error(`'${name}': the checkpoint file after '@' is empty; expected ${LEARNER_FORM}`);
+  }
+  let judge = 1;
+  if (query !== null) {
+    for (const part of query.split("&")) {
+      const [k, v, ...extra] = part.split("=");
+      if (k !== "judge") throw new Error(`'${name}': unknown learner option '${k ?? ""}'; expected ${LEARNER_FORM}`);
+      const x = Number(v);
+      if (extra.length > 0 || v === undefined || v.trim() === "" || !Number.isFinite(x) || x < 0 || x > 1) {
+        throw new Error(`'${name}': judge must be a number in 0..1, got '${v ?? ""}'; expected ${LEARNER_FORM}`);
+      }
+      judge = x;
+    }
+  }
+  return { judge, checkpoint };
+}
+
+/** The learner's name with its options in one canonical form (`learner@f?judge=0.3`; judge 1 left out). */
+export function learnerName(o: LearnerOptions): string {
+  return `learner${o.checkpoint !== null ? `@${o.checkpoint}` : ""}${o.judge !== 1 ? `?judge=${o.judge}` : ""}`;
+}
 
 /**
  * Parses a spec. Only the first colon separates the scheme, because model ids may contain colons
@@ -24,8 +73,21 @@ export function parseModelSpec(spec: string): ModelSpec {
     return { scheme: "openai", model: rest };
   }
   if (scheme === "builtin") {
-    if (!isPolicyName(rest)) throw new Error(`model '${spec}': unknown built-in policy '${rest}'; expected builtin:${POLICY_NAMES.join("|")}`);
+    let learner: LearnerOptions | null;
+    try {
+      learner = parseLearnerName(rest);
+    } catch (e) {
+      throw new Error(`model 'builtin:${(e as Error).message.slice(1)}`);
+    }
+    if (learner) return { scheme: "builtin", policy: "learner", learner };
+    if (!isPolicyName(rest)) throw new Error(`model '${spec}': unknown built-in policy '${rest}'; expected builtin:${POLICY_NAMES.join("|")}|${LEARNER_FORM}`);
     return { scheme: "builtin", policy: rest };
   }
   throw new Error(`model '${spec}': unknown scheme '${scheme}'; ${EXPECTED}`);
+}
+
+/** The spec's canonical text (`builtin:learner?judge=0.3`, `openai:<model>`). */
+export function specText(spec: ModelSpec): string {
+  if (spec.scheme === "openai") return `openai:${spec.model}`;
+  return spec.policy === "learner" ? `builtin:${learnerName((spec as Extract<BuiltinSpec, { policy: "learner" }>).learner)}` : `builtin:${spec.policy}`;
 }

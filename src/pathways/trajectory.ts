@@ -2,7 +2,7 @@
  * An exploration episode's trajectory from its records: the one path used live, on resume and by
  * the replay, so all three give a pathway the same input.
  */
-import type { Trajectory } from "../agent/trajectoryText.js";
+import { declaredTactic, type Trajectory } from "../agent/trajectoryText.js";
 import { splitObservation } from "../games/envelope.js";
 import type { StepRecord } from "../logs/schema.js";
 
@@ -23,7 +23,8 @@ export function trajectoryFromSteps(episode: number, steps: readonly StepRecord[
   const ordered = [...steps].sort((a, b) => a.step - b.step);
   return {
     episode,
-    steps: ordered.map((s) => ({ observation: s.observation, action: s.action, selfScore: s.self_score, feedback: s.feedback })),
+    // The reply's declared `Tactic:` line, when it has one, is shown in the block (builtin:learner writes one).
+    steps: ordered.map((s) => ({ observation: s.observation, action: s.action, selfScore: s.self_score, feedback: s.feedback, tactic: declaredTactic(s.response) })),
     endObservation: endStateText(endObservation),
   };
 }

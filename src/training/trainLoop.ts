@@ -29,6 +29,7 @@
  * the fields; `--rounds` may grow (the loop continues) and the trainer command may change (it applies
  * to rounds not yet trained).
  */
+import { fineTuneBuiltin } from "./builtinFineTune.js";
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
@@ -78,6 +79,12 @@ export interface TrainLoopOptions {
   /** The trainer's environment (default process.env), working directory, and where its stderr is echoed live. */
   trainer?: { env?: Record<string, string | undefined>; cwd?: string; echo?: { write(text: string): unknown } };
 }
+
+/**
+ * The trainer command value that means "the builtin offline fine-tune" (`--trainer builtin`): the loop
+ * calls fineTuneBuiltin in process instead of a shell command (only builtin:learner models).
+ */
+export const BUILTIN_TRAINER = "(builtin: s3gym finetune --backend builtin)";
 
 /** Placeholders of the trainer command, each replaced by its value shell-quoted. */
 export const TRAINER_PLACEHOLDERS = {
@@ -347,6 +354,20 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopResult
         saveState(dir, state);
       }
 
+      if (!round.trainer && o.trainerCmd === BUILTIN_TRAINER) {
+        // The offline update of builtin:learner, in process: the new checkpoint file is content-addressed.
+        const started = Date.now();
+        let ft;
+        try {
+          ft = fineTuneBuiltin({ train: round.sft.file, model: round.explore_model, epochs: 1, outDir: join(o.dataDir, "checkpoints") });
+        } catch (e) {
+          throw new TrainLoopError(`round ${r}: the builtin trainer failed: ${(e as Error).message}`);
+        }
+        round.trainer = { command: BUILTIN_TRAINER, model: ft.spec, finished_at: new Date().toISOString(), wall_s: Math.round((Date.now() - started) / 100) / 10 };
+        state.checkpoints = [...state.checkpoints.filter((c) => c.checkpoint !== r), { checkpoint: r, model: ft.spec }].sort((a, b) => a.checkpoint - b.checkpoint);
+        saveState(dir, state);
+        log(`train-loop: round ${r}: new checkpoint (epoch ${r}): ${ft.spec}`);
+      }
       if (!round.trainer) {
         const values = { train: round.sft.file, round: String(r), model: round.explore_model, base: o.baseModel, dir: rdir, format: o.sft.format, label: o.label };
         const command = substituteCommand(o.trainerCmd, values);

@@ -37,7 +37,7 @@ describe("startServer", () => {
     const r = await fetch(`${url}/models`);
     const body = (await r.json()) as { object: string; data: { id: string }[] };
     expect(body.object).toBe("list");
-    expect(body.data.map((m) => m.id)).toEqual(["s3gym-random", "s3gym-heuristic"]);
+    expect(body.data.map((m) => m.id)).toEqual(["s3gym-random", "s3gym-heuristic", "learner"]);
   });
   it("answers a game's step prompt with its text policy, in the response contract", async () => {
     const url = await serve();

@@ -1,23 +1,26 @@
 /**
- * The runs `s3gym reproduce` asks for, on a tiny schedule: the matrix and training arguments are
- * accepted by the real `s3gym run`, produce the 63 matrix runs and the 7 training runs the tables
- * need, and a second pass resumes (plays nothing) and rebuilds byte-identical tables.
+ * The runs `s3gym reproduce` asks for, on a tiny schedule: the matrix arguments are accepted by the
+ * real `s3gym run` and the training arguments by the real `s3gym train-loop`, they produce the 105
+ * matrix runs and the 7 training runs the tables need, and a second pass resumes (plays nothing) and
+ * rebuilds byte-identical tables. (Issue 15 replaced the random -> heuristic ladder by the learner's
+ * offline training loop and added the learner to the matrix: the counts and arguments changed.)
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { matrixArgs, trainingArgs, trainingLadder, PAPER_SCHEDULE, QUICK_SCHEDULE, TRAINING_LABEL, type Schedule } from "../../src/cli/reproduce.js";
+import { matrixArgs, trainingArgs, PAPER_SCHEDULE, TRAINING_LABEL, type Schedule } from "../../src/cli/reproduce.js";
+import { trainLoopCommand } from "../../src/cli/trainLoop.js";
 import { reportCommand } from "../../src/cli/report.js";
 import { runCommand } from "../../src/cli/run.js";
 import { tempDir } from "../analysis/helpers.js";
 
-const TINY: Schedule = { name: "quick", exploreEpisodes: 1, checkpointEvery: 1, evalEpisodes: 1, maxSteps: 3, trainingEpochs: 2 };
+const TINY: Schedule = { name: "quick", exploreEpisodes: 1, checkpointEvery: 1, evalEpisodes: 1, maxSteps: 3, trainingRounds: 1, loopExploreEpisodes: 1 };
 
 const sink = { write: () => true };
 
 async function pass(data: string, out: string): Promise<Map<string, string>> {
   expect(await runCommand([...matrixArgs(TINY, data), "--progress", "off"], { stdout: sink, stderr: sink })).toBe(0);
-  expect(await runCommand([...trainingArgs(TINY, data), "--progress", "off"], { stdout: sink, stderr: sink })).toBe(0);
+  expect(await trainLoopCommand([...trainingArgs(TINY, data), "--progress", "off"], { stdout: sink, stderr: sink as never })).toBe(0);
   const quiet = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
   try {
     expect(await reportCommand(["--data", data, "--out", out, "--bootstrap", "50"])).toBe(0);
@@ -28,19 +31,18 @@ async function pass(data: string, out: string): Promise<Map<string, string>> {
 }
 
 describe("reproduce's runs", () => {
-  it("the training ladder is random at epoch 0, then heuristic", () => {
-    expect(trainingLadder(PAPER_SCHEDULE)).toEqual(["builtin:random", "builtin:heuristic", "builtin:heuristic", "builtin:heuristic"]);
-    expect(trainingLadder(QUICK_SCHEDULE)).toEqual(["builtin:random", "builtin:heuristic"]);
+  it("Figure 7 is builtin:learner's offline training loop: 19 rounds (20 checkpoints) with the builtin trainer", () => {
     const a = trainingArgs(PAPER_SCHEDULE, "/d");
-    expect(a.slice(0, 6)).toEqual(["--pathways", "training", "--checkpoints", "builtin:random,builtin:heuristic,builtin:heuristic,builtin:heuristic", "--label", TRAINING_LABEL]);
+    expect(a.slice(0, 8)).toEqual(["--model", "builtin:learner", "--trainer", "builtin", "--rounds", "19", "--label", TRAINING_LABEL]);
+    expect(a[a.indexOf("--threshold") + 1]).toBe("0.01");
   });
 
   it("matrix + training through s3gym run give every table; a rerun resumes to the same bytes", async () => {
     const data = tempDir("s3gym-repro-flow-");
     const first = await pass(data, tempDir("s3gym-repro-out1-"));
-    expect(readdirSync(join(data, "runs"))).toHaveLength(63 + 7);
+    expect(readdirSync(join(data, "runs"))).toHaveLength(105 + 7);
     const csv = (name: string) => first.get(`${name}.csv`)!.trim().split("\n").slice(1);
-    expect(csv("main_results")).toHaveLength(63);
+    expect(csv("main_results")).toHaveLength(105);
     const training = csv("training");
     expect(training).toHaveLength(7);
     for (const row of training) expect(row.startsWith(`${TRAINING_LABEL},`)).toBe(true);

@@ -1,7 +1,7 @@
 /** Shared test doubles for the runner tests: built-in models behind the real call log, recorders, faults. */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BuiltinModel } from "../../src/builtin/builtinModel.js";
+import { makeBuiltinModel } from "../../src/builtin/builtinModel.js";
 import { ObservedModel, type OnCall } from "../../src/models/callLog.js";
 import { parseModelSpec } from "../../src/models/modelSpec.js";
 import { ModelCallError, type CompletionRequest, type CompletionResult, type Model } from "../../src/models/types.js";
@@ -27,7 +27,7 @@ export function implementedGames(): GameName[] {
 export function builtin(name: string): Model {
   const spec = parseModelSpec(name);
   if (spec.scheme !== "builtin") throw new Error(`not builtin: ${name}`);
-  return new BuiltinModel(spec.policy);
+  return makeBuiltinModel(spec);
 }
 
 /** A model factory for runMatrix: built-in policy, optionally wrapped, behind the real call log. */

@@ -8,7 +8,7 @@ import { splitObservation } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, TextPolicy } from "../types.js";
 import { parseObservation, type ChessFacts } from "./render.js";
-import { PIECE_RULES, destinations, occupancy, onBoard, parseAction, parseSquare, squareName, type PieceRule, type PieceType } from "./rules.js";
+import { PIECE_RULES, PIECE_TYPES, destinations, occupancy, onBoard, parseAction, parseSquare, squareName, type PieceRule, type PieceType } from "./rules.js";
 
 interface Sq {
   x: number;
@@ -79,8 +79,10 @@ interface Knowledge {
  * one rejected with the bare "illegal move" rules the vector out unless something stood between the
  * squares on a straight line (then a blocked path could explain it, and the move proves nothing).
  */
-function learn(history: PolicyContext["history"], hidden: PieceType[]): Map<PieceType, Knowledge> {
-  const k = new Map<PieceType, Knowledge>(hidden.map((t) => [t, { legal: new Set<string>(), bad: new Set<string>(), inconclusive: new Set<string>() }]));
+function learn(history: PolicyContext["history"], hidden: PieceType[], prior: VectorPrior = {}): Map<PieceType, Knowledge> {
+  const k = new Map<PieceType, Knowledge>(
+    hidden.map((t) => [t, { legal: new Set<string>(prior[t]?.legal ?? []), bad: new Set<string>(prior[t]?.bad ?? []), inconclusive: new Set<string>() }]),
+  );
   for (const h of history) {
     if (h.action === null) continue;
     const a = parseAction(h.action);
@@ -107,6 +109,20 @@ function learn(history: PolicyContext["history"], hidden: PieceType[]): Map<Piec
     }
   }
   return k;
+}
+
+/**
+ * Displacements known legal and known illegal per hidden type, as "dx,dy", learned elsewhere (the
+ * learner's earlier episodes, its memory or its checkpoint): the heuristic starts from them.
+ */
+export type VectorPrior = Partial<Record<string, { legal: readonly string[]; bad: readonly string[] }>>;
+
+/** What `steps` (any episode's observations, actions and feedback) prove about the hidden types. */
+export function learnVectors(steps: readonly PolicyContext["history"][number][]): Record<string, { legal: string[]; bad: string[] }> {
+  const hidden = PIECE_TYPES.filter((t) => PIECE_RULES[t].hidden);
+  const out: Record<string, { legal: string[]; bad: string[] }> = {};
+  for (const [t, k] of learn([...steps], [...hidden])) out[t] = { legal: [...k.legal].sort(), bad: [...k.bad].filter((v) => !k.legal.has(v)).sort() };
+  return out;
 }
 
 /** Whether a straight-line move (rank, file or diagonal) would pass over something. */
@@ -228,11 +244,14 @@ function planned(v: View, ruleOf: (t: PieceType) => Pick<PieceRule, "kind" | "ve
  * 3. otherwise take the first move of the shortest capture plan by known moves;
  * 4. with no plan left, probe anyway; END only when no untested vector remains either.
  */
-export const heuristic: TextPolicy = (ctx, rng) => {
+export const heuristic: TextPolicy = (ctx, rng) => heuristicKnowing({})(ctx, rng);
+
+/** The heuristic starting from vectors known beforehand (`builtin:learner`'s chess knowledge). */
+export const heuristicKnowing = (prior: VectorPrior): TextPolicy => (ctx, rng) => {
   const { step, maxSteps } = splitObservation(ctx.observation);
   const v = view(ctx.observation);
   const perCapture = 1 / Math.max(1, v.facts.targetsTotal);
-  const know = learn(ctx.history, v.facts.hidden);
+  const know = learn(ctx.history, v.facts.hidden, prior);
   const ruleOf = (t: PieceType): Pick<PieceRule, "kind" | "vectors"> => {
     const k = know.get(t);
     return k ? knownRule(k) : PIECE_RULES[t];

@@ -119,8 +119,21 @@ function plannerFor(movesPerRound: number): Planner {
  * reveal pays off later). Self-score: the expected payoff of the chosen move under the belief.
  */
 export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
+  const qs = beliefValues(ctx);
+  if (qs === null) return { action: "collaborate", selfScore: 0 };
+  if (qs.length === 0) return { action: "cheat", selfScore: 0 };
+  let best = qs[0]!;
+  for (const x of qs.slice(1)) if (x.value > best.value + 1e-9 * Math.abs(best.value)) best = x;
+  return { action: best.a, selfScore: best.mass > 0 ? best.now / best.mass : 0 };
+};
+
+/**
+ * Each move's planned value and immediate expected payoff under the belief from the observed history;
+ * null when the game is over, [] when no type explains the history.
+ */
+export function beliefValues(ctx: PolicyContext): Array<{ a: Move; value: number; now: number; mass: number }> | null {
   const f = parseObservation(splitObservation(ctx.observation).body);
-  if (f.over || f.round === null || f.move === null) return { action: "collaborate", selfScore: 0 };
+  if (f.over || f.round === null || f.move === null) return null;
   const pool = PRIOR_TYPES;
   const current = f.history[f.round - 1] ?? { you: [], them: [] };
   const past = f.history.slice(0, f.round - 1);
@@ -129,11 +142,14 @@ export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
   const inRound = beliefFrom(belief.dets, [current]);
   const dets = inRound.dets;
   const wr = belief.wr * 0.5 ** current.you.length;
-  if (dets.length === 0 && wr === 0) return { action: "cheat", selfScore: 0 };
+  if (dets.length === 0 && wr === 0) return [];
   const planner = plannerFor(f.movesPerRound);
   const left = f.movesPerRound - current.you.length;
-  const qs = planner.q(current.you.slice(), current.them.slice(), dets, wr, left, f.rounds - f.round);
-  let best = qs[0]!;
-  for (const x of qs.slice(1)) if (x.value > best.value + 1e-9 * Math.abs(best.value)) best = x;
-  return { action: best.a, selfScore: best.mass > 0 ? best.now / best.mass : 0 };
-};
+  return planner.q(current.you.slice(), current.them.slice(), dets, wr, left, f.rounds - f.round);
+}
+
+/** The expected payoff of `move` now under the belief (the heuristic's estimator, for any move). */
+export function beliefPayoff(ctx: PolicyContext, move: Move): number {
+  const q = beliefValues(ctx)?.find((x) => x.a === move);
+  return q && q.mass > 0 ? q.now / q.mass : 0;
+}

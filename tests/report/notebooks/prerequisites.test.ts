@@ -99,10 +99,10 @@ describe("the notebook engines' prerequisites", () => {
 });
 
 describe("the default offline matrix", () => {
-  it("is the three offline models, all games, none/history/memory, on the paper's schedule", () => {
+  it("is the five offline models (the learner with a fair and a poor judge among them), all games, none/history/memory, on the paper's schedule", () => {
     const a = matrixArgs(PAPER_SCHEDULE, "/d");
     const flag = (name: string) => a[a.indexOf(name) + 1];
-    expect(flag("--models")).toBe("builtin:random,builtin:heuristic,builtin:oracle");
+    expect(flag("--models")).toBe("builtin:random,builtin:heuristic,builtin:oracle,builtin:learner,builtin:learner?judge=0.25");
     expect(flag("--games")).toBe("all");
     expect(flag("--pathways")).toBe("none,history,memory");
     expect(flag("--data")).toBe("/d");

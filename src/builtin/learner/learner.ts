@@ -1,0 +1,129 @@
+/**
+ * `builtin:learner` (learner.md): the kit's positive control. It decides from the prompt TEXT alone
+ * (rules, experience block, the episode's earlier turns, the observation), in process or over HTTP:
+ *
+ *   tactic   the one its earlier replies in this episode named; else chosen from the experience:
+ *            per visible earlier episode, its tactic and the sum of its OWN self-scores (chooseTactic)
+ *   action   that tactic's policy, with rule knowledge (chess vectors) from every visible step,
+ *            the memory's vectors and the checkpoint's
+ *   score    with probability `judge` the tactic's fair text-only estimate, else a uniform draw from
+ *            the game's estimate range (an uninformed judge)
+ *
+ * Every draw comes from the call's seed (the request's `seed`; in process the call identity's).
+ */
+import { isSummaryRequest } from "../../agent/summaryPrompt.js";
+import { messagesToPolicyContext } from "../../agent/stepPrompt.js";
+import { declaredTactic } from "../../agent/trajectoryText.js";
+import { parseRulesTitle } from "../../games/responseContract.js";
+import { findTactic, tacticNames, type TacticSet } from "../../games/tactics.js";
+import { TACTIC_SETS } from "../../games/tacticSets.js";
+import { isGameName } from "../../games/registry.js";
+import type { LearnerOptions } from "../../models/modelSpec.js";
+import type { ChatMessage } from "../../models/types.js";
+import { Rng } from "../../util/rng.js";
+import { loadCheckpoint, type LearnerCheckpoint } from "./checkpoint.js";
+import { chooseTactic } from "./choose.js";
+import { experienceOf, mergeVectors, parseEpisodeBlocks, parseMemoryText, round3, statsFromEpisodes, type SeenEpisode, type TacticStats, type Vectors } from "./experienceText.js";
+import { learnerSummary } from "./summary.js";
+
+/** The generator of one purpose of one call: from the call's seed, or (no seed: a bare HTTP request) from the prompt. */
+function callRng(purpose: string, seed: number | undefined, messages: readonly ChatMessage[]): Rng {
+  if (seed !== undefined) return Rng.fromKey(`learner|${purpose}|seed|${seed}`);
+  const last = messages.at(-1)?.content ?? "";
+  return Rng.fromKey(`learner|${purpose}|${messages.length}|${last}`);
+}
+
+/** What the experience block says: tactic statistics and rule knowledge. */
+export function readExperience(experience: string, learn: TacticSet["learn"]): { stats: TacticStats; vectors: Vectors } {
+  const { blocks, rest } = splitBlocks(experience);
+  const parsed = blocks.map((b) => parsedBlock(b, learn));
+  const memory = parseMemoryText(rest);
+  const stats = statsFromEpisodes(parsed.map((p) => p.episode), memory.stats);
+  return { stats, vectors: mergeVectors(memory.vectors, ...parsed.map((p) => p.vectors)) };
+}
+
+const HEADER_START = "=== Exploration episode ";
+/** Parsed blocks by their text: the same blocks return at every step of an episode and of later ones. */
+const blockCache = new Map<string, { episode: SeenEpisode; vectors: Vectors | undefined }>();
+const BLOCK_CACHE_MAX = 4096;
+
+function parsedBlock(text: string, learn: TacticSet["learn"]): { episode: SeenEpisode; vectors: Vectors | undefined } {
+  let hit = blockCache.get(text);
+  if (!hit) {
+    const episode = parseEpisodeBlocks(text)[0] ?? { episode: 0, tactic: null, selfReturn: 0, steps: [], truncated: false };
+    hit = { episode, vectors: learn ? learn(episode.steps).vectors : undefined };
+    if (blockCache.size >= BLOCK_CACHE_MAX) blockCache.clear();
+    blockCache.set(text, hit);
+  }
+  return hit;
+}
+
+/** Cuts an experience text at its History block headers (indexOf only: linear and fast); the rest is memory text. */
+export function splitBlocks(text: string): { blocks: string[]; rest: string } {
+  const starts: number[] = [];
+  let i = text.startsWith(HEADER_START) ? 0 : text.indexOf(`\n${HEADER_START}`);
+  while (i >= 0) {
+    const at = text[i] === "\n" ? i + 1 : i;
+    starts.push(at);
+    i = text.indexOf(`\n${HEADER_START}`, at);
+  }
+  if (starts.length === 0) return { blocks: [], rest: text };
+  const blocks = starts.map((s, k) => text.slice(s, k + 1 < starts.length ? starts[k + 1]! : text.length));
+  return { blocks, rest: text.slice(0, starts[0]) };
+}
+
+/**
+ * An uninformed judge's self-score: uniform on [-w, w], w the width of the game's estimate range.
+ * Centred on 0 so that an episode's SUM of such scores says nothing about the episode either (a draw
+ * from [lo, hi] with lo >= 0 would grow with the episode's length, and lasting longer is what the
+ * better tactics do: the sum would leak their quality).
+ */
+export function uninformedScore(range: readonly [number, number], rng: Rng): number {
+  const w = range[1] - range[0];
+  return -w + rng.float() * 2 * w;
+}
+
+export interface LearnerAnswer {
+  text: string;
+  tactic: string;
+  why: string;
+}
+
+/**
+ * The learner's reply to a step prompt (or its summary for a summary prompt); null when the messages
+ * are neither (the server answers 400).
+ */
+export function answerLearner(messages: readonly ChatMessage[], options: LearnerOptions, seed?: number): string | null {
+  if (isSummaryRequest(messages)) return learnerSummary(messages);
+  return learnerStep(messages, options, seed)?.text ?? null;
+}
+
+export function learnerStep(messages: readonly ChatMessage[], options: LearnerOptions, seed?: number): LearnerAnswer | null {
+  const ctx = messagesToPolicyContext(messages);
+  if (!ctx) return null;
+  const title = parseRulesTitle(ctx.rules);
+  if (!title || !isGameName(title.game)) return null;
+  const set = TACTIC_SETS[title.game];
+  const names = tacticNames(set);
+  const ck: LearnerCheckpoint | null = options.checkpoint !== null ? loadCheckpoint(options.checkpoint) : null;
+  const fromCk = ck?.games[title.game];
+  const firstUser = messages.find((m) => m.role === "user")?.content ?? "";
+  const exp = readExperience(experienceOf(firstUser), set.learn);
+
+  // The tactic this episode's earlier replies named (the episode keeps one tactic).
+  const firstOwn = messages.find((m) => m.role === "assistant");
+  const named = firstOwn ? declaredTactic(firstOwn.content) : null;
+  let tactic = named && findTactic(set, named) ? named : null;
+  let why = "the tactic this episode's earlier replies named";
+  if (!tactic) {
+    const phase = title.configName === "eval" ? "eval" : "explore";
+    const prior = fromCk && Object.values(fromCk.prior).some((x) => x > 0) ? fromCk.prior : null;
+    ({ tactic, why } = chooseTactic(names, exp.stats, phase, prior, callRng("choose", seed, messages)));
+  }
+  const t = findTactic(set, tactic)!;
+  const knowledge = set.learn ? { vectors: mergeVectors(exp.vectors, fromCk?.vectors) } : {};
+  const d = t.policy(ctx, callRng("act", seed, messages), knowledge);
+  const judgeRng = callRng("judge", seed, messages);
+  const score = judgeRng.float() < options.judge ? d.selfScore : uninformedScore(set.scoreRange, judgeRng);
+  return { text: `Tactic: ${tactic}\nAnswer: ${d.action}\nScore: ${round3(score)}`, tactic, why };
+}
