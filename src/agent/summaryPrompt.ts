@@ -56,7 +56,20 @@ export function isSummaryRequest(messages: readonly ChatMessage[]): boolean {
   return messages.some((m) => m.role === "system" && m.content.startsWith(SUMMARY_TITLE));
 }
 
-const HEADING = /^\s*(?:#{1,6}\s*)?[*_]*\s*(strategies to retain|mistakes to avoid|directions for the next episode)\s*[*_]*\s*:?\s*[*_]*\s*$/i;
+/**
+ * A section heading, matched on the trimmed line. Linear by construction: a line longer than any
+ * heading is never matched (a reply of one long line cannot reach the regex), and no two adjacent
+ * quantifiers share characters (the previous `\s*[*_]*\s*:?\s*[*_]*\s*$` backtracked in
+ * O(n^4): "## Strategies to retain" followed by 1,000 spaces never finished).
+ */
+const HEADING = /^(?:#{1,6})?[\s*_]*(strategies to retain|mistakes to avoid|directions for the next episode)[\s*_]*(?::[\s*_]*)?$/i;
+const MAX_HEADING_LINE = 100;
+
+function headingOf(line: string): string | null {
+  const t = line.trim();
+  if (t.length > MAX_HEADING_LINE) return null;
+  return HEADING.exec(t)?.[1] ?? null;
+}
 
 /** Parses a summary reply into the triple; all three sections, in order, each non-empty. */
 export function parseSummary(text: string): { ok: true; triple: MemoryTriple } | { ok: false; error: string } {
@@ -68,8 +81,8 @@ export function parseSummary(text: string): { ok: true; triple: MemoryTriple } |
   const found: { key: keyof MemoryTriple; line: number }[] = [];
   const lines = text.split(/\r?\n/);
   lines.forEach((line, i) => {
-    const m = HEADING.exec(line);
-    if (m) found.push({ key: keyOf[m[1]!.toLowerCase()]!, line: i });
+    const title = headingOf(line);
+    if (title !== null) found.push({ key: keyOf[title.toLowerCase()]!, line: i });
   });
   const order = found.map((f) => f.key).join(",");
   if (order !== "retain,avoid,next") {

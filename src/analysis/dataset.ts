@@ -126,9 +126,11 @@ class RunBuilder {
   manifest: RunManifest | null = null;
   readonly checkpoints = new Map<number, CheckpointLite>();
   /** key `${checkpoint}|${episode}` -> eval episode. */
-  readonly evalEpisodes = new Map<string, { x: number; episode: number; score: number; ok: boolean }>();
+  readonly evalEpisodes = new Map<string, { x: number; episode: number; score: number; ok: boolean; steps: number }>();
   /** exploration episode -> ok?, and the run directory (index in read order) of the winning record. */
-  readonly exploreEpisodes = new Map<number, { ok: boolean; src: number }>();
+  readonly exploreEpisodes = new Map<number, { ok: boolean; src: number; steps: number }>();
+  /** Step indices seen per episode (`eval|x|e` or `explore|e`), to find gaps against the records. */
+  readonly stepIndices = new Map<string, number[]>();
   /** Step arrays are filled one run directory at a time: segment k starts at `start` and came from `src`. */
   readonly stepSegments: { start: number; src: number }[] = [];
   readonly judged: boolean;
@@ -158,6 +160,24 @@ class RunBuilder {
     this.st.trim();
   }
 
+  /** Ok episodes whose steps on disk are not exactly 0..steps-1 (a cut or edited steps.jsonl). */
+  private warnStepGaps(warn: (m: string) => void): void {
+    const bad: string[] = [];
+    const check = (key: string, steps: number, label: string): void => {
+      const seen = [...new Set(this.stepIndices.get(key) ?? [])].sort((a, b) => a - b);
+      const exact = seen.length === steps && seen.every((v, i) => v === i);
+      if (exact) return;
+      const missing: number[] = [];
+      const have = new Set(seen);
+      for (let i = 0; i < steps && missing.length < 4; i++) if (!have.has(i)) missing.push(i);
+      bad.push(`${label} (record: ${steps} steps; on disk: ${seen.length}${missing.length > 0 ? `; missing step ${missing.join(", ")}${missing.length === 4 ? ", ..." : ""}` : ""})`);
+    };
+    for (const e of this.evalEpisodes.values()) if (e.ok) check(`eval|${e.x}|${e.episode}`, e.steps, `eval episode ${e.episode} of checkpoint ${e.x}`);
+    for (const [episode, e] of this.exploreEpisodes) if (e.ok) check(`explore|${episode}`, e.steps, `exploration episode ${episode}`);
+    this.stepIndices.clear();
+    if (bad.length > 0) warn(`run ${this.run_id}: ${bad.length} episode(s) with gaps in their step indices: ${bad.slice(0, 3).join("; ")}${bad.length > 3 ? `; and ${bad.length - 3} more` : ""}`);
+  }
+
   finish(warn: (m: string) => void): RunData {
     const id = this.run_id;
     if (this.dupCheckpoints > 0) warn(`run ${id}: ${this.dupCheckpoints} duplicate checkpoint record(s); the last of each is used (an ok one is never replaced by a failed one)`);
@@ -176,10 +196,19 @@ class RunBuilder {
     if (orphan.size > 0) {
       warn(`run ${id}: evaluation episodes for checkpoint(s) ${[...orphan].sort((a, b) => a - b).join(", ")} have no checkpoint record; ignored`);
     }
+    this.warnStepGaps(warn);
     const checkpoints: CheckpointData[] = [...this.checkpoints.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([x, c]) => {
         let scores = (byX.get(x) ?? []).sort((a, b) => a.episode - b.episode).map((e) => e.score);
+        // A record that outlived its episodes (a damaged or emptied episodes.jsonl) is said out loud:
+        // its numbers are no longer backed by the episodes they claim (a rerun plays them again).
+        if (c.status === "ok" && scores.length < c.scores.length) {
+          warn(
+            `run ${id}: checkpoint ${x} lists ${c.scores.length} evaluation score(s) but only ${scores.length} of its evaluation episodes are in episodes.jsonl` +
+              (scores.length === 0 ? "; the record's scores are used (rerun the same command to play the missing episodes)" : "; the episodes on disk are used (rerun the same command to play the missing ones)"),
+          );
+        }
         // Hand-written or converted logs may carry the scores only in the checkpoint record.
         if (scores.length === 0 && c.status === "ok") scores = c.scores.slice();
         const valid = c.status === "ok" && scores.length > 0;
@@ -350,18 +379,22 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
             const prev = b.evalEpisodes.get(key);
             if (prev !== undefined) b.dupEpisodes++;
             if (prev?.ok === true && r.status !== "ok") return;
-            b.evalEpisodes.set(key, { x: r.checkpoint, episode: r.episode, score: r.score, ok: r.status === "ok" });
+            b.evalEpisodes.set(key, { x: r.checkpoint, episode: r.episode, score: r.score, ok: r.status === "ok", steps: r.steps });
           } else {
             const prev = b.exploreEpisodes.get(r.episode);
             if (prev !== undefined) b.dupEpisodes++;
             if (prev?.ok === true && r.status !== "ok") return;
-            b.exploreEpisodes.set(r.episode, { ok: r.status === "ok", src });
+            b.exploreEpisodes.set(r.episode, { ok: r.status === "ok", src, steps: r.steps });
           }
         },
         step: (r, file, line) => {
           const b = builderFor(r, file, line);
           if (!b) return;
           b.sources.add(loc.runDir);
+          const stepsKey = r.phase === "eval" ? `eval|${r.checkpoint}|${r.episode}` : `explore|${r.episode}`;
+          const seen = b.stepIndices.get(stepsKey);
+          if (seen) seen.push(r.step);
+          else b.stepIndices.set(stepsKey, [r.step]);
           if (r.phase === "eval") {
             b.evalStepLines++;
           } else if (b.judged) {

@@ -11,6 +11,7 @@
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import { messageOfErrorBody, safeServerText } from "./errorBody.js";
+import { MAX_TIMER_MS, startDeadline } from "./deadline.js";
 import { httpFetch } from "./httpFetch.js";
 import { RESERVED_BODY_FIELDS, type MAX_TOKENS_PARAMS } from "./modelsFile.js";
 import { AttemptError, kindOfStatus, parseRetryAfter } from "./retry.js";
@@ -198,16 +199,18 @@ export class OpenAIModel implements Model {
     this.#tokenizer = o.tokenizer ?? "o200k";
     this.#timeoutMs = o.timeoutMs;
     // httpFetch, not the built-in fetch: undici's own 300 s headers timeout would cut every call
-    // longer than 5 minutes whatever --timeout-ms says (see httpFetch.ts).
-    this.#client = new OpenAI({ baseURL: o.baseUrl, apiKey: o.apiKey, maxRetries: 0, timeout: o.timeoutMs, logLevel: "off", fetch: normalizingFetch });
+    // longer than 5 minutes whatever --timeout-ms says (see httpFetch.ts). The client's own timer is
+    // a plain setTimeout that a blocked event loop turns into a false timeout, so it is set out of
+    // the way: the lag-tolerant deadline in complete() is the only clock.
+    this.#client = new OpenAI({ baseURL: o.baseUrl, apiKey: o.apiKey, maxRetries: 0, timeout: MAX_TIMER_MS, logLevel: "off", fetch: normalizingFetch });
   }
 
   async complete(request: CompletionRequest): Promise<CompletionResult> {
     const started = performance.now();
     // The client's timeout stops at the response headers; this one also bounds reading the body,
-    // so a server that sends headers and then stalls cannot hang a run.
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), this.#timeoutMs);
+    // so a server that sends headers and then stalls cannot hang a run. It counts only time in
+    // which the answer could have been read (deadline.ts): a blocked event loop is not the server's.
+    const deadline = startDeadline(this.#timeoutMs);
     let raw: unknown;
     try {
       const body = requestBody(this.model, request, this.#maxTokensField);
@@ -216,7 +219,7 @@ export class OpenAIModel implements Model {
       if (deadline.signal.aborted) throw new AttemptError("request timed out", "timeout");
       throw toAttemptError(e, this.#secret, Date.now());
     } finally {
-      clearTimeout(timer);
+      deadline.clear();
     }
     const latencyMs = Math.round(performance.now() - started);
     // A 200 whose body is not a chat completion is a broken response, not a model answer. Some

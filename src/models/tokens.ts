@@ -2,17 +2,109 @@
  * Token counting with a real tokenizer (pure JS, nothing downloaded at run time). o200k_base is the
  * default (GPT-4o family); cl100k_base is available for older models. Used for the History ICL
  * context budget and for usage when an endpoint reports none.
+ *
+ * Bounded work on any text (issue 12): byte-pair encoding is quadratic in the length of ONE
+ * pre-token (the tokenizer's regex splits text into words, punctuation runs and whitespace runs, and
+ * merges bytes inside each), so a reply of 200,000 `x` took 29 s and froze the process, turning other
+ * runs' in-flight calls into false timeouts. A pre-token longer than MAX_PIECE characters is therefore
+ * counted in MAX_PIECE slices: the count of such a run is then linear (and within a few tokens of the
+ * exact one: real BPE never merges across ~100 characters of a run into one token anyway). Text with no
+ * such pre-token, which is all ordinary text, is counted by one call of the library as before, so
+ * its count is exactly the library's.
  */
 import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants";
 import type { ChatMessage } from "./types.js";
 
 export const TOKENIZERS = ["o200k", "cl100k"] as const;
 export type TokenizerName = (typeof TOKENIZERS)[number];
 
+/**
+ * The longest pre-token counted whole. BPE on 256 characters costs ~0.05 ms; English words, numbers
+ * (split in threes) and code punctuation are far shorter, so ordinary text never reaches it.
+ */
+export const MAX_PIECE = 256;
+
+/**
+ * Special-token text (`<|endoftext|>`) in outside text is counted as ordinary characters: the
+ * library's default refuses it with an exception, which a model's reply must never be able to raise.
+ */
+const ORDINARY = { disallowedSpecial: new Set<string>() } as const;
+
+const ENCODINGS = {
+  o200k: { count: (t: string) => countO200k(t, ORDINARY), split: O200K_TOKEN_SPLIT_REGEX },
+  cl100k: { count: (t: string) => countCl100k(t, ORDINARY), split: CL100K_TOKEN_SPLIT_REGEX },
+} as const;
+
+/** Where a slice of at most `max` code units ending at or before `end` may stop: never inside a surrogate pair. */
+function sliceEnd(text: string, start: number, max: number): number {
+  const end = Math.min(text.length, start + max);
+  if (end < text.length && end > start + 1) {
+    const c = text.charCodeAt(end - 1);
+    if (c >= 0xd800 && c <= 0xdbff) return end - 1; // a high surrogate: keep its pair together
+  }
+  return end;
+}
+
+/**
+ * The pre-tokenizer regex never sees more than WINDOW characters at once: on one run of millions of
+ * letters it backtracks deep enough to overflow the stack (5 MB of CJK text throws RangeError).
+ */
+const WINDOW = 16_384;
+/** A match ending this close to a window's end may be cut by it (a contraction suffix, a lookahead). */
+const MARGIN = 8;
+
+/** Visits the pre-tokens of `text` as [start, end) spans, scanning it a window at a time. */
+function forEachPiece(text: string, split: RegExp, visit: (start: number, end: number) => void): void {
+  let pos = 0;
+  while (pos < text.length) {
+    const winEnd = sliceEnd(text, pos, WINDOW);
+    const last = winEnd === text.length;
+    const window = text.slice(pos, winEnd);
+    let next = winEnd;
+    let accepted = false;
+    for (const m of window.matchAll(split)) {
+      const s = pos + m.index;
+      const e = s + m[0].length;
+      if (!last && e > winEnd - MARGIN) {
+        // Possibly cut by the window: scan it again from its start in the next window, unless nothing
+        // before it was accepted (one pre-token fills the window: a long run, counted in slices anyway).
+        if (accepted) next = s;
+        else {
+          visit(s, e);
+          next = e;
+        }
+        break;
+      }
+      visit(s, e);
+      accepted = true;
+    }
+    pos = next;
+  }
+}
+
 export function countTokens(text: string, tokenizer: TokenizerName = "o200k"): number {
   if (text.length === 0) return 0;
-  return tokenizer === "cl100k" ? countCl100k(text) : countO200k(text);
+  const enc = ENCODINGS[tokenizer];
+  if (text.length <= MAX_PIECE) return enc.count(text);
+  let total = 0;
+  let from = 0; // start of the text not yet counted
+  let long = false;
+  forEachPiece(text, enc.split, (start, end) => {
+    if (end - start <= MAX_PIECE) return;
+    long = true;
+    if (start > from) total += enc.count(text.slice(from, start));
+    for (let i = start; i < end; ) {
+      const e = sliceEnd(text, i, MAX_PIECE);
+      total += enc.count(text.slice(i, Math.min(e, end)));
+      i = Math.min(e, end);
+    }
+    from = end;
+  });
+  if (!long) return enc.count(text);
+  if (from < text.length) total += enc.count(text.slice(from));
+  return total;
 }
 
 /** Per-message framing overhead of chat formats (role markers); a small constant, as OpenAI documents. */

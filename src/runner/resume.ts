@@ -10,6 +10,12 @@
  *     episodes are played again from their start);
  *   - episodes.jsonl keeps only `ok` records; checkpoints.jsonl only `ok` checkpoints (a failed
  *     checkpoint is evaluated again: its failure was the infrastructure's, not the model's);
+ *   - an ok episode record stays only with its steps 0..n-1 all on disk (a cut steps.jsonl replays
+ *     the episode); when exploration episode g is missing, later exploration episodes and the
+ *     evaluation episodes of checkpoints >= g are replayed too (they were built on it);
+ *   - an ok checkpoint record stays only while every evaluation episode it claims is done with the
+ *     score it lists: a record never outlives its episodes (emptying episodes.jsonl used to leave
+ *     "complete" runs with 24 of 40 steps); the checkpoint is evaluated again and recorded anew;
  *   - memory.jsonl keeps the contiguous versions 0..k of done exploration episodes;
  *   - calls.jsonl is kept whole: it audits every call made (calls of a discarded attempt were made and
  *     paid for), so it may hold more calls than steps.jsonl holds steps.
@@ -17,11 +23,11 @@
  * a second kill during the rewrite leaves the old or the new file. After resume, steps.jsonl contains
  * each step of each done episode exactly once.
  */
-import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { CheckpointRecord, EpisodeRecord, MemoryRecord, RunManifest, StepRecord } from "../logs/schema.js";
 import { readJsonFile, readRunFile, type RunFileLine } from "../logs/reader.js";
 import { writeFileAtomic } from "../util/atomicWrite.js";
-import { lockPath, manifestPath, runFile } from "../logs/runDir.js";
+import { manifestPath, runFile } from "../logs/runDir.js";
 
 /** An episode's place in a run: (phase, checkpoint, episode), the unit of resume (not the generator key: games/envelope.ts episodeKey). */
 export function episodeSlot(phase: string, checkpoint: number | null, episode: number): string {
@@ -52,7 +58,36 @@ function rewriteIfNeeded(path: string, all: number, kept: Line[], torn: boolean)
   return removed + (torn ? 1 : 0);
 }
 
-export function loadForResume(dir: string): ResumeState {
+/**
+ * Exploration episode x is built on episodes 1..x-1 (their History blocks or memory versions), and
+ * checkpoint c's evaluation on episodes 1..c. When episode g is missing (lost from a damaged or
+ * emptied log), what was built on it cannot be kept as if nothing happened: later exploration
+ * episodes and the evaluation episodes of checkpoints >= g are dropped and played again (a response
+ * cache makes that free when the endpoint is deterministic).
+ */
+function dropWhatFollowsALostExploration(episodes: Map<string, EpisodeRecord>): void {
+  let g = 1;
+  while (episodes.has(episodeSlot("explore", null, g))) g++;
+  for (const [key, r] of [...episodes]) {
+    if (r.phase === "explore" ? r.episode > g : (r.checkpoint ?? 0) >= g) episodes.delete(key);
+  }
+}
+
+/** An ok checkpoint's scores are those of its evaluation episodes 0..n-1, each done. */
+function claimsHold(r: CheckpointRecord, episodes: ReadonlyMap<string, EpisodeRecord>): boolean {
+  if (r.scores.length === 0) return false;
+  return r.scores.every((score, i) => episodes.get(episodeSlot("eval", r.checkpoint, i))?.score === score);
+}
+
+export interface ResumeOptions {
+  /**
+   * Whether evaluation depends on exploration (the protocol loop: default true). A training run's
+   * checkpoints are epochs of fine-tuned models with no exploration episodes before them.
+   */
+  explorationFeedsEvaluation?: boolean;
+}
+
+export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeState {
   const state: ResumeState = {
     episodes: new Map(),
     exploreSteps: new Map(),
@@ -81,28 +116,39 @@ export function loadForResume(dir: string): ResumeState {
   const keptSt: Line[] = [];
   const seenSteps = new Set<string>();
   const stepCount = new Map<string, number>();
+  const outOfRange = new Set<string>();
   for (const l of st.lines) {
     const r = l.value;
     const key = episodeSlot(r.phase, r.checkpoint, r.episode);
     const stepKey = `${key}|${r.step}`;
-    if (!state.episodes.has(key) || seenSteps.has(stepKey)) continue;
+    const record = state.episodes.get(key);
+    if (!record || seenSteps.has(stepKey)) continue;
     seenSteps.add(stepKey);
     stepCount.set(key, (stepCount.get(key) ?? 0) + 1);
+    if (r.step < 0 || r.step >= record.steps) outOfRange.add(key);
     keptSt.push(l);
-    if (r.phase === "explore") {
-      const list = state.exploreSteps.get(r.episode) ?? [];
-      list.push(r);
-      state.exploreSteps.set(r.episode, list);
-    }
   }
-  // An ok record whose steps are not all on disk cannot come from this writer (steps are fsynced
-  // first); if it happens anyway (a hand-edited file), play the episode again rather than trust it.
+  // An ok record whose steps are not exactly 0..steps-1 on disk cannot come from this writer (steps
+  // are fsynced first); if it happens anyway (a cut or hand-edited file), the episode is played again
+  // rather than trusted: distinct indices, as many as the record says, none out of range.
   for (const [key, r] of [...state.episodes]) {
-    if ((stepCount.get(key) ?? 0) !== r.steps) {
-      state.episodes.delete(key);
-      if (r.phase === "explore") state.exploreSteps.delete(r.episode);
-    }
+    if ((stepCount.get(key) ?? 0) !== r.steps || outOfRange.has(key)) state.episodes.delete(key);
   }
+  if (opts.explorationFeedsEvaluation !== false) dropWhatFollowsALostExploration(state.episodes);
+
+  const cpPath = runFile(dir, "checkpoints");
+  const cp = readRunFile(cpPath, CheckpointRecord);
+  const keptCp: Line[] = [];
+  for (const l of cp.lines) {
+    const r = l.value;
+    if (r.status !== "ok" || state.checkpoints.has(r.checkpoint)) continue;
+    // A checkpoint record never outlives the episodes it claims: when one of them is gone, the
+    // record goes too, the missing episodes are played again and a new record is written.
+    if (!claimsHold(r, state.episodes)) continue;
+    state.checkpoints.set(r.checkpoint, r);
+    keptCp.push(l);
+  }
+
   const keptEp2 = keptEp.filter((l) => {
     const r = l.value as EpisodeRecord;
     return state.episodes.has(episodeSlot(r.phase, r.checkpoint, r.episode));
@@ -111,15 +157,12 @@ export function loadForResume(dir: string): ResumeState {
     const r = l.value as StepRecord;
     return state.episodes.has(episodeSlot(r.phase, r.checkpoint, r.episode));
   });
-
-  const cpPath = runFile(dir, "checkpoints");
-  const cp = readRunFile(cpPath, CheckpointRecord);
-  const keptCp: Line[] = [];
-  for (const l of cp.lines) {
-    const r = l.value;
-    if (r.status !== "ok" || state.checkpoints.has(r.checkpoint)) continue;
-    state.checkpoints.set(r.checkpoint, r);
-    keptCp.push(l);
+  for (const l of keptSt2) {
+    const r = l.value as StepRecord;
+    if (r.phase !== "explore") continue;
+    const list = state.exploreSteps.get(r.episode) ?? [];
+    list.push(r);
+    state.exploreSteps.set(r.episode, list);
   }
 
   const memPath = runFile(dir, "memory");
@@ -140,49 +183,4 @@ export function loadForResume(dir: string): ResumeState {
   state.removed.checkpoints = rewriteIfNeeded(cpPath, cp.lines.length, keptCp, cp.torn);
   if (existsSync(memPath)) state.removed.memory = rewriteIfNeeded(memPath, mem.lines.length, keptMem, mem.torn);
   return state;
-}
-
-// ---------------------------------------------------------------------------------------------
-// A lock per run directory: two processes appending to the same run would interleave episodes.
-
-const held = new Set<string>();
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/**
- * Takes `<dir>/.lock` (holding our pid). A lock left by a dead process (kill -9) is taken over; a
- * lock held by a live process is an error naming it.
- */
-export function acquireRunLock(dir: string): () => void {
-  const path = lockPath(dir);
-  if (held.has(path)) throw new Error(`run directory ${dir} is already being run by this process`);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(path, `${process.pid}\n`, { flag: "wx" });
-      held.add(path);
-      return () => {
-        held.delete(path);
-        try {
-          unlinkSync(path);
-        } catch {
-          // already gone
-        }
-      };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-      const pid = Number(readFileSync(path, "utf8").trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
-        throw new Error(`run directory ${dir} is in use by process ${pid} (remove ${path} if that is wrong)`);
-      }
-      unlinkSync(path); // stale: its owner died
-    }
-  }
-  throw new Error(`cannot lock ${dir}`);
 }

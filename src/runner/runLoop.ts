@@ -32,7 +32,8 @@ import { PATHWAYS } from "../pathways/registry.js";
 import { trajectoryFromSteps } from "../pathways/trajectory.js";
 import type { ExperienceSnapshot, ExperienceState } from "../pathways/types.js";
 import { checkResumable, ManifestWriter, modelConfig, type InvocationInput } from "./manifest.js";
-import { acquireRunLock, episodeSlot, loadForResume, type ResumeState } from "./resume.js";
+import { episodeSlot, loadForResume, type ResumeState } from "./resume.js";
+import { acquireRunLock } from "./runLock.js";
 import { manifestPath, runDir } from "../logs/runDir.js";
 import { RunLogs } from "../logs/runLogs.js";
 import { checkpointList, totalEpisodes, type MatrixEntry } from "./schedule.js";
@@ -292,7 +293,9 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
     // Refuse a protocol clash before the resume rewrite touches any file.
     preflightRun(o);
     removeStaleTemps(dir);
-    const resume = loadForResume(dir);
+    // The protocol loop's evaluation is built on its exploration; another player's (a training run's
+    // checkpoint list) is not.
+    const resume = loadForResume(dir, { explorationFeedsEvaluation: o.play === undefined });
     logs = new RunLogs(dir, pathwayFiles(o.entry.pathway));
     const events = o.events ?? {};
     const run = contextFor(o, logs, events, o.now ?? (() => new Date()));

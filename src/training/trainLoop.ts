@@ -43,7 +43,7 @@ import type { Model } from "../models/types.js";
 import type { ProtocolSettings, RunEvents } from "../runner/context.js";
 import { runCheckpointList } from "../runner/evalList.js";
 import { readRunFile } from "../logs/reader.js";
-import { acquireRunLock } from "../runner/resume.js";
+import { acquireRunLock } from "../runner/runLock.js";
 import { settingsRecord } from "../runner/protocolRecord.js";
 import { runId } from "../runner/runId.js";
 import { runDir, runFile } from "../logs/runDir.js";

@@ -100,6 +100,31 @@ describe("loadDataset", () => {
     expect(e.field).toBe("game");
   });
 
+  it("warns when a checkpoint's record outlived its episodes, and on gaps in step indices (issue 12)", async () => {
+    const dir = tempDir();
+    writeRun(dir, H, {
+      checkpoints: [checkpoint(H, 0, [1, 3]), checkpoint(H, 3, [2])],
+      episodes: [
+        episode(H, { phase: "eval", checkpoint: 0, episode: 0, score: 1 }), // episode 1 of checkpoint 0 is gone
+        { ...episode(H, { phase: "eval", checkpoint: 3, episode: 0, score: 2 }), steps: 3 },
+        { ...episode(H, { phase: "explore", episode: 1 }), steps: 2 },
+      ],
+      steps: [
+        step(H, { phase: "eval", checkpoint: 0, episode: 0, step: 0, s: 1, r: 1 }),
+        step(H, { phase: "eval", checkpoint: 3, episode: 0, step: 0, s: 1, r: 1 }),
+        step(H, { phase: "eval", checkpoint: 3, episode: 0, step: 2, s: 1, r: 1 }), // step 1 missing
+        step(H, { episode: 1, step: 0, s: 1, r: 1 }),
+        step(H, { episode: 1, step: 1, s: 1, r: 1 }),
+      ],
+    });
+    const ds = await loadDataset(dir);
+    expect(ds.warnings).toEqual([
+      "run g.history.m: 1 episode(s) with gaps in their step indices: eval episode 0 of checkpoint 3 (record: 3 steps; on disk: 2; missing step 1)",
+      "run g.history.m: checkpoint 0 lists 2 evaluation score(s) but only 1 of its evaluation episodes are in episodes.jsonl; the episodes on disk are used (rerun the same command to play the missing ones)",
+      "run g.history.m: checkpoint 0 record mean 2 differs from its episodes' mean 1; the episodes are used",
+    ]);
+  });
+
   it("reports a torn last line and goes on", async () => {
     const dir = tempDir();
     const d = writeRun(dir, H, { checkpoints: [checkpoint(H, 0, [1])] });
@@ -107,7 +132,9 @@ describe("loadDataset", () => {
     const seen: string[] = [];
     const ds = await loadDataset(dir, { onWarning: (w) => seen.push(w) });
     expect(ds.runs).toHaveLength(1);
-    expect(seen).toHaveLength(1);
+    // The torn line, and (issue 12) that the checkpoint's record is not backed by any episode.
+    expect(seen).toHaveLength(2);
     expect(seen[0]).toMatch(/episodes\.jsonl:1: torn last line ignored/);
+    expect(seen[1]).toMatch(/checkpoint 0 lists 1 evaluation score\(s\) but only 0 of its evaluation episodes are in episodes\.jsonl/);
   });
 });
