@@ -87,6 +87,7 @@ export class ObservedModel implements Model {
       tokens_in: usage.tokensIn,
       tokens_out: usage.tokensOut,
       tokens_cached: usage.tokensCached,
+      ...(result.usage.countedBy !== undefined ? { tokens_counted_by: result.usage.countedBy } : {}),
       latency_ms: result.latencyMs,
       retries: result.retries,
       cached: result.cached,
