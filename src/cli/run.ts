@@ -22,7 +22,8 @@ import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } fr
 import { summarizeCalls } from "../runner/usage.js";
 import { runDir } from "../logs/runDir.js";
 import { exitCodeOf, HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
-import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags } from "./sharedFlags.js";
+import { atLeast, ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags } from "./sharedFlags.js";
+import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
 
 export const RUN_USAGE = [
   "s3gym run --models M1,M2 --games all|g1,g2 --pathways history,memory,none --data DIR",
@@ -31,7 +32,7 @@ export const RUN_USAGE = [
   "  [--context-tokens 100000] [--max-new-tokens 14000] [--tokenizer o200k|cl100k] [--run-seed 0]",
   "  [--concurrency 8] [--shard i/n] [--base-url URL] [--api-key-env NAME] [--models-file F]",
   "  [--max-retries 5] [--timeout-ms 600000] [--no-cache] [--reward-visibility hidden|visible] [--strict-contract]",
-  "  [--progress auto|bar|lines|off]",
+  "  [--progress auto|bar|lines|off] [--broad-batch 5] [--verifier-model M]   (the last two: --pathways verified)",
 ].join("\n");
 
 const FLAGS = {
@@ -47,6 +48,8 @@ const FLAGS = {
   checkpoints: { type: "string" },
   "checkpoints-file": { type: "string" },
   label: { type: "string" },
+  "broad-batch": { type: "string" },
+  "verifier-model": { type: "string" },
 } as const;
 
 /** The pathway evaluated from a checkpoint list instead of the protocol loop. */
@@ -84,6 +87,8 @@ interface Parsed {
   progress: ProgressMode;
   ctx: Partial<ModelContext>;
   modelsFile: string | null;
+  /** `--pathways verified`: its schedule and roles' model (verified.md). */
+  verified: { broadBatch: number; verifierModel: string | null } | null;
 }
 
 /** `--checkpoints` / `--checkpoints-file` / `--label`: only with `--pathways training`, which needs one list. */
@@ -145,7 +150,14 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     }
   }
   const ctx = modelContextFromFlags(v, env);
+  const wantsVerified = pathways.includes("verified");
+  if (!wantsVerified && (v["broad-batch"] !== undefined || v["verifier-model"] !== undefined)) {
+    throw new UsageError("--broad-batch and --verifier-model are only used with --pathways verified (add 'verified' to --pathways, or drop them)");
+  }
+  if (v["verifier-model"] !== undefined && v["verifier-model"].trim() === "") throw new UsageError("--verifier-model is empty: name a model spec (e.g. builtin:learner), or drop it to use the run's model");
+  const verified = wantsVerified ? { broadBatch: atLeast("broad-batch", v["broad-batch"], DEFAULT_BROAD_BATCH, 1), verifierModel: v["verifier-model"]?.trim() ?? null } : null;
   return {
+    verified,
     models,
     training,
     games,
@@ -172,6 +184,13 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     ctx = createModelContext({ ...p.ctx, cacheDir: p.cache ? join(p.dataDir, "cache") : null, ...deps.modelContext });
     // Every model name, alias, base URL and key presence is checked before any call.
     const resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx) : [];
+    if (p.verified?.verifierModel) {
+      try {
+        validateModelSpecs([p.verified.verifierModel], ctx);
+      } catch (e) {
+        throw new UsageError(`--verifier-model: ${(e as Error).message}`);
+      }
+    }
     if (p.training) {
       try {
         validateModelSpecs([...new Set(p.training.checkpoints.map((c) => c.model))], ctx);
@@ -205,7 +224,12 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   const entries = selected.filter((e) => e.pathway !== TRAINING);
   const trainingRuns = selected.filter((e) => e.pathway === TRAINING);
   const games = new Map(p.games.map((g) => [g.name as string, g]));
-  const settingsOf = (e: MatrixEntry): ProtocolSettings => ({ ...p.settings, maxNewTokens: maxNew.get(e.model) ?? p.settings.maxNewTokens });
+  const settingsOf = (e: MatrixEntry): ProtocolSettings => ({
+    ...p.settings,
+    maxNewTokens: maxNew.get(e.model) ?? p.settings.maxNewTokens,
+    // Only the verified runs carry (and record) their schedule and roles' model.
+    ...(e.pathway === "verified" && p.verified ? { verified: p.verified } : {}),
+  });
   const make = (name: string, onCall?: Parameters<typeof createModel>[1]["onCall"]) => createModel(name, { ...ctx, ...(onCall ? { onCall } : {}) });
   try {
     // Protocol clashes with existing logs, and a training run whose epochs were played by other

@@ -10,7 +10,7 @@ import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
 import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
 import { callSeed } from "../models/callSeed.js";
 import { ModelCallError, type CallIdentity } from "../models/types.js";
-import type { RunContext } from "./context.js";
+import type { ResolvedConfig, RunContext } from "./context.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";
 
 export interface EpisodeTask {
@@ -21,6 +21,8 @@ export interface EpisodeTask {
   episode: number;
   seed: number;
   experience: ExperienceSnapshot;
+  /** An exploration episode's config when its pathway chose one (a named explore variant); default by phase. */
+  config?: ResolvedConfig;
 }
 
 export interface EpisodeOutcome {
@@ -36,7 +38,8 @@ export function failureReason(e: ModelCallError): string {
 }
 
 export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeOutcome> {
-  const cfg = task.phase === "explore" ? run.configs.explore : run.configs.eval;
+  // Evaluation always plays the eval config: a variant is only ever an exploration episode's.
+  const cfg = task.phase === "eval" ? run.configs.eval : (task.config ?? run.configs.explore);
   const game = run.game;
   const identity = { run_id: run.runId, model: run.modelName, game: game.name, pathway: run.pathway };
   const where = { phase: task.phase, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed };

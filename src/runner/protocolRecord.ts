@@ -21,6 +21,8 @@ export function settingsRecord(s: ProtocolSettings): SettingsRecord {
     reward_visibility: s.rewardVisibility,
     parse_rule: s.parseRule,
     run_seed: s.runSeed,
+    // Only verified runs record it, so every other run's protocol reads as before.
+    ...(s.verified ? { verified: { broad_batch: s.verified.broadBatch, verifier_model: s.verified.verifierModel } } : {}),
   };
 }
 
@@ -41,6 +43,7 @@ export function settingsFromRecord(r: SettingsRecord, where = "config.protocol")
     // Absent before it was recorded: those runs were read by the literal contract.
     parseRule: r.parse_rule ?? "strict-contract",
     runSeed: r.run_seed,
+    ...(r.verified ? { verified: { broadBatch: r.verified.broad_batch, verifierModel: r.verified.verifier_model } } : {}),
   };
 }
 
