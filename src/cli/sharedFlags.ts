@@ -83,6 +83,8 @@ export const FLAG_RANGES = {
   "run-seed": { min: 0, max: 4_294_967_295 },
   concurrency: { min: 1, max: 10_000 },
   "max-retries": { min: 0, max: 100 },
+  /** Exploration episodes per verified batch (`--pathways verified`). */
+  "broad-batch": { min: 1, max: 10_000 },
   /** Node's timers hold at most 2^31-1 ms; a larger delay is clamped to 1 ms. */
   "timeout-ms": { min: 1, max: MAX_TIMER_MS },
 } as const satisfies Record<string, IntRange>;
