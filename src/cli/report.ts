@@ -139,7 +139,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   if (ds.warnings.length > shown.length) process.stderr.write(`warning: ... and ${ds.warnings.length - shown.length} more (see report.json)\n`);
 
   const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete, reference: full });
-  const files = await writeReport(report, args.out, args.data);
+  const files = await writeReport(report, args.out, args.data, { onWarning: (w) => process.stderr.write(`warning: ${w}\n`) });
   const c = report.counts;
   process.stdout.write(
     `s3gym report: ${c.runs} runs (${c.trainingRuns} training), ${c.steps} steps from ${args.data.join(", ")}; ` +

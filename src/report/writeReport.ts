@@ -11,8 +11,12 @@
  * await, and a module graph with one cannot be `require()`d, which is how tslab (CommonJS) loads the
  * kit into a notebook. Keep every static import of this module free of vega.
  */
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
+import { z } from "zod";
+import { fnv1a32 } from "../util/rng.js";
+import { replaceFileSet, type FileSetFaults } from "../util/fileSet.js";
 import type { TopLevelSpec } from "vega-lite";
 import { calibrationSpec, couplingSpec, curvesSpec, specCaption, trainingSpec } from "./figures/specs.js";
 import type { MainResultsRow } from "../analysis/curveTables.js";
@@ -70,12 +74,26 @@ function renderer(): Promise<typeof import("./figures/render.js")> {
   return import("./figures/render.js");
 }
 
+/**
+ * The curve figure's file stem of each game: `curves_<game>` with the name made file-safe. Two games
+ * whose names make the same stem (`a/b`, `a_b`) would overwrite one figure; each of them gets a short
+ * hash of its exact name appended instead, so every game keeps its own figure, the same on every run.
+ */
+export function curveFigureNames(games: readonly string[], fileSafe: (label: string) => string): Map<string, string> {
+  const stems = new Map(games.map((g) => [g, `curves_${fileSafe(g)}`]));
+  const users = new Map<string, number>();
+  for (const stem of stems.values()) users.set(stem, (users.get(stem) ?? 0) + 1);
+  for (const [g, stem] of stems) if (users.get(stem)! > 1) stems.set(g, `${stem}-${fnv1a32(g).toString(16).padStart(8, "0")}`);
+  return stems;
+}
+
 /** The report's figures of the given groups (default all), in the order `report` writes them. */
 export async function reportFigures(report: Report, groups: readonly FigureGroup[] = FIGURE_GROUPS): Promise<NamedFigure[]> {
   const { fileSafe } = await renderer();
   const out: NamedFigure[] = [];
   const want = new Set(groups);
-  if (want.has("curves")) for (const game of report.games) out.push({ name: `curves_${fileSafe(game)}`, spec: curvesSpec(game, report.curves, report.bootstrap) });
+  const stems = curveFigureNames(report.games, fileSafe);
+  if (want.has("curves")) for (const game of report.games) out.push({ name: stems.get(game)!, spec: curvesSpec(game, report.curves, report.bootstrap) });
   if (want.has("training")) out.push({ name: "training", spec: trainingSpec(report.training, report.bootstrap) });
   if (want.has("calibration")) out.push({ name: "calibration", spec: calibrationSpec(report.calibration, report.ranges, report.bootstrap) });
   if (want.has("coupling")) out.push({ name: "coupling", spec: couplingSpec(report.blocks, report.bootstrap) });
@@ -108,16 +126,55 @@ export async function saveFigure(figure: NamedFigure, dir: string): Promise<Save
   return { name: figure.name, svg, png, caption: specCaption(figure.spec), files: [svgPath, pngPath] };
 }
 
+/** What report.json says the report owns (`files`); read leniently: only the list matters here. */
+const OwnedFiles = z.object({ files: z.array(z.string()) });
+
 /**
- * Writes a computed report under `outDir`: tables/<name>.csv and .md, the figures as SVG and PNG, and
- * report.json (method, B, seed, inputs as given, counts, warnings, files relative to `outDir`).
+ * The files an earlier report in `outDir` wrote, from its report.json: the only files a new report
+ * may remove. No report.json, or one that is not a report's, owns nothing (and `onWarning` says so
+ * for the latter): a folder's other files are never touched.
+ */
+export function ownedReportFiles(outDir: string, onWarning: (w: string) => void = () => {}): string[] {
+  const path = join(outDir, "report.json");
+  if (!existsSync(path)) return [];
+  try {
+    const parsed = OwnedFiles.safeParse(JSON.parse(readFileSync(path, "utf8")));
+    if (parsed.success) return parsed.data.files;
+  } catch {
+    // not JSON: said below
+  }
+  onWarning(`${path} is not a report's index (no 'files' list); no earlier report file is removed`);
+  return [];
+}
+
+export interface WriteReportOptions {
+  /** Problems that do not stop the report (an unreadable earlier report.json). */
+  onWarning?: (w: string) => void;
+  /** Test hooks that stop the writer between two steps, as a kill would. */
+  faults?: FileSetFaults;
+}
+
+/**
+ * Writes a computed report under `outDir` as one set: tables/<name>.csv and .md, the figures as SVG
+ * and PNG, and report.json (method, B, seed, inputs as given, counts, warnings, and `files`: what the
+ * report owns, relative to `outDir`). Everything is written into a staging folder first and then
+ * moved into place (src/util/fileSet.ts), so a killed report leaves the previous set, never a mix;
+ * files the previous report owned and this one no longer writes are removed, other files are kept.
  * Returns the written paths.
  */
-export async function writeReport(report: Report, outDir: string, dataDirs: readonly string[] = []): Promise<string[]> {
+export async function writeReport(report: Report, outDir: string, dataDirs: readonly string[] = [], opts: WriteReportOptions = {}): Promise<string[]> {
+  const previous = () => ownedReportFiles(outDir, opts.onWarning);
+  const rel = await replaceFileSet(outDir, "report", (stage) => writeReportFiles(report, stage, dataDirs), previous, opts);
+  return rel.map((f) => join(outDir, f));
+}
+
+/** Writes the report's files under `dir` (the staging folder); returns them relative to it, report.json last. */
+async function writeReportFiles(report: Report, outDir: string, dataDirs: readonly string[]): Promise<string[]> {
   const files = await writeTables(report, outDir);
   for (const figure of await reportFigures(report)) files.push(...(await saveFigure(figure, outDir)).files);
   const meta = join(outDir, "report.json");
   files.push(meta);
+  const owned = files.map((f) => relative(outDir, f).split(sep).join("/"));
   await writeFile(
     meta,
     JSON.stringify(
@@ -131,11 +188,11 @@ export async function writeReport(report: Report, outDir: string, dataDirs: read
         counts: report.counts,
         incomplete_models: Object.fromEntries(report.incompleteModels),
         warnings: report.warnings,
-        files: files.map((f) => f.slice(outDir.length).replace(/^[\\/]/, "")),
+        files: owned,
       },
       null,
       2,
     ) + "\n",
   );
-  return files;
+  return owned;
 }

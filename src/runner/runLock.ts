@@ -19,17 +19,9 @@
  */
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { lockPath } from "../logs/runDir.js";
+import { pidIsAlive } from "../util/pid.js";
 
 const held = new Set<string>();
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -64,7 +56,7 @@ function ownerOf(path: string): number | null {
 
 function isLive(pid: number): boolean {
   // Our own pid in a lock we do not hold is a previous process's (pids are reused, e.g. in containers).
-  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid);
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && pidIsAlive(pid);
 }
 
 /** Deepest marker chain followed before giving up (each level is one process killed mid-takeover). */

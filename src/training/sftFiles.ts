@@ -5,12 +5,13 @@
  * asked for, `FILE.jsonl.calls.jsonl` (their model calls, in the calls.jsonl format, purpose
  * `correction`). The JSONL stays plain (only `messages` / `conversations`) so every fine-tuning API
  * accepts it; what is a correction is recorded in the sidecars. Each file is written to a temporary
- * name and renamed, so a crash never leaves half a training set under the final name.
+ * name and renamed, so a crash never leaves half a training set under the final name; the next build
+ * removes the temporaries a killed build left (those of a pid that is no longer running).
  */
 import { existsSync, unlinkSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import type { CallRecord } from "../logs/schema.js";
-import { AtomicLineFile, writeFileAtomic } from "../util/atomicWrite.js";
+import { AtomicLineFile, removeDeadWritersTemps, writeFileAtomic } from "../util/atomicWrite.js";
 import { getKitVersion } from "../runner/manifest.js";
 import { buildSft, type BuildSftOptions, type BuildSftResult } from "./buildSft.js";
 
@@ -40,6 +41,8 @@ export interface WriteSftResult extends BuildSftResult {
 /** Builds the SFT set from the logs and writes the JSONL and its sidecars. */
 export async function writeSftFiles(o: WriteSftOptions): Promise<WriteSftResult> {
   const paths = sftPaths(o.out);
+  // A killed build left `.FILE.jsonl.tmp-<pid>-<n>` files that no later build would ever touch.
+  removeDeadWritersTemps([paths.jsonl, paths.sources, paths.calls, paths.meta]);
   const jsonl = new AtomicLineFile(paths.jsonl);
   const sources = new AtomicLineFile(paths.sources);
   let result: BuildSftResult;

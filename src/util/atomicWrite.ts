@@ -4,8 +4,9 @@
  * either the old file or the new one, never a mix, plus at most a stale temporary that
  * `isAtomicTemp` recognises so the next run can remove it.
  */
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { pidIsAlive } from "./pid.js";
 
 let tempCounter = 0;
 
@@ -17,6 +18,39 @@ export function atomicTempPath(path: string): string {
 /** Whether a file name is a temporary of this module (also the `.<name>.tmp-<pid>` form of older versions). */
 export function isAtomicTemp(name: string): boolean {
   return /^\..+\.tmp-\d+(-\d+)?$/.test(name);
+}
+
+/**
+ * Removes the temporaries that killed writers of `paths` left in their folders: `.<name>.tmp-<pid>…`
+ * of exactly those file names, and only when that pid is no longer running (a live pid may be
+ * another writer at work; our own pid is a previous process's, pids being reused). A folder that
+ * holds no run lock (build-sft's output folder) is cleaned this way; a run directory, whose lock
+ * rules out other writers, removes every temporary. Returns the removed paths.
+ */
+export function removeDeadWritersTemps(paths: readonly string[]): string[] {
+  const byDir = new Map<string, Set<string>>();
+  for (const p of paths) {
+    const names = byDir.get(dirname(p)) ?? new Set<string>();
+    names.add(basename(p));
+    byDir.set(dirname(p), names);
+  }
+  const removed: string[] = [];
+  for (const [dir, names] of byDir) {
+    if (!existsSync(dir)) continue;
+    for (const f of readdirSync(dir)) {
+      const m = /^\.(.+)\.tmp-(\d+)(?:-\d+)?$/.exec(f);
+      if (!m || !names.has(m[1]!)) continue;
+      const pid = Number(m[2]);
+      if (pid !== process.pid && pidIsAlive(pid)) continue;
+      try {
+        unlinkSync(join(dir, f));
+        removed.push(join(dir, f));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      }
+    }
+  }
+  return removed;
 }
 
 function writeAll(fd: number, text: string): void {

@@ -3,7 +3,8 @@
  * evaluation and unfinished episodes excluded, normalisation, dedupe), the sidecars, and the
  * correction path with a built-in model (legal, recorded, and never shown the verifier reward).
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -294,5 +295,20 @@ describe("build-sft --low-score correct", () => {
     expect(calls[0]).toMatchObject({ purpose: "correction", phase: "explore", episode: 1, step: 1, error: null });
     const meta = JSON.parse(readFileSync(`${out}.meta.json`, "utf8"));
     expect(meta).toMatchObject({ low_score: "correct", correct_model: "builtin:heuristic", corrections: { calls: 1 } });
+  });
+});
+
+describe("build-sft's temporaries", () => {
+  it("a killed build's .tmp-<pid> files go at the next build; a live writer's and other files' stay", async () => {
+    const dir = tmp("s3sfttmp-");
+    const out = join(dir, "sft.jsonl");
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const live = process.ppid;
+    const stale = [`.sft.jsonl.tmp-${dead}-1`, `.sft.jsonl.sources.jsonl.tmp-${dead}-2`, `.sft.jsonl.meta.json.tmp-${dead}`];
+    const kept = [`.sft.jsonl.tmp-${live}-1`, `.other.jsonl.tmp-${dead}-1`, `sft.jsonl.tmp-${dead}-1`];
+    for (const f of [...stale, ...kept]) writeFileSync(join(dir, f), "partial");
+    const r = await cli(["--data", handData(), "--out", out]);
+    expect(r.code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual([...kept, "sft.jsonl", "sft.jsonl.meta.json", "sft.jsonl.sources.jsonl"].sort());
   });
 });
