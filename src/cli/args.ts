@@ -1,4 +1,6 @@
 /** Argument helpers shared by the `s3gym` subcommands: one-line errors that name the flag and the fix. */
+import { statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../util/errors.js";
 
@@ -113,4 +115,29 @@ export function oneOf<T extends string>(flag: string, value: string | undefined,
   }
   if (!(valid as readonly string[]).includes(value)) throw new UsageError(`unknown --${flag} '${value}': expected one of ${valid.join(", ")}`);
   return value as T;
+}
+
+/**
+ * A folder flag (`--data`, `--out`): the path, or a UsageError when it or a folder above it is a
+ * file (mkdir would fail with EEXIST/ENOTDIR, exit 1, after the plan was made). Missing folders are
+ * fine: they are created.
+ */
+export function folderFlag(flag: string, path: string): string {
+  let p = resolve(path);
+  for (;;) {
+    let isDir: boolean | null = null;
+    try {
+      isDir = statSync(p).isDirectory();
+    } catch {
+      // missing (or unreadable): look further up
+    }
+    if (isDir === false) {
+      const where = p === resolve(path) ? "is a file" : `is inside ${p}, which is a file`;
+      throw new UsageError(`--${flag} ${path} ${where}, not a folder: give a folder (a missing one is created)`);
+    }
+    if (isDir === true) return path;
+    const up = dirname(p);
+    if (up === p) return path;
+    p = up;
+  }
 }

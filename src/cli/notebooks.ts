@@ -14,7 +14,7 @@ import { existsSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { diffTrees, hashTree } from "../report/compareTrees.js";
 import { ENGINE_NAMES, listNotebooks, NOTEBOOK_ENGINES, NOTEBOOK_TIMEOUT_S, runNotebooks, selectNotebooks, type EngineName } from "../report/notebooks/engines.js";
-import { HelpRequested, nonNegativeInt, oneOf, parseFlagsAndPositionals, UsageError } from "./args.js";
+import { folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlagsAndPositionals, UsageError } from "./args.js";
 import { kitRootFromCli } from "./reproduce.js";
 
 export const NOTEBOOKS_USAGE = [
@@ -60,7 +60,7 @@ function parse(argv: string[]): Args {
   return {
     engine: oneOf("engine", v.engine, ENGINE_NAMES, "node"),
     data: v.data ?? "data",
-    out: v.out ?? "figures",
+    out: folderFlag("out", v.out ?? "figures"),
     jobs,
     timeoutS,
     compare: v.compare ?? null,

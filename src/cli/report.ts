@@ -7,7 +7,7 @@
  * Exit codes: 0 done; 1 the data could not be analysed (invalid log line, no runs); 2 bad arguments.
  */
 import { parseArgs } from "node:util";
-import { joinNegativeNumbers } from "./args.js";
+import { folderFlag, joinNegativeNumbers, UsageError as FlagError } from "./args.js";
 import { DEFAULT_B } from "../analysis/bootstrap.js";
 import { filterModels, loadDataset, type Dataset } from "../analysis/dataset.js";
 import { buildReport } from "../analysis/report.js";
@@ -71,6 +71,12 @@ function parseReportArgs(argv: string[]): ReportArgs | "help" {
   const data = (v.data ?? []).flatMap((d) => d.split(",")).map((d) => d.trim()).filter((d) => d.length > 0);
   if (data.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)");
   if (v.out === undefined || v.out.trim() === "") throw new UsageError("--out is required: the directory to write tables/ and figures into");
+  try {
+    folderFlag("out", v.out);
+  } catch (e) {
+    if (e instanceof FlagError) throw new UsageError(e.message);
+    throw e;
+  }
   let models: string[] | null = null;
   if (v.models !== undefined) {
     models = v.models.split(",").map((m) => m.trim()).filter((m) => m.length > 0);

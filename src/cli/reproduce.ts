@@ -40,7 +40,7 @@ import { runsDir } from "../logs/runDir.js";
 import { PATHWAY_NAMES } from "../pathways/registry.js";
 import { runId } from "../runner/runId.js";
 import { buildMatrix, totalEpisodes } from "../runner/schedule.js";
-import { HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
+import { folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
 import { RunWatch, runOutputFilter, type WatchedRun } from "./reproduceProgress.js";
 
 export const REPRODUCE_USAGE = [
@@ -151,8 +151,8 @@ function parse(argv: string[]): Args {
   }
   return {
     schedule: quick ? QUICK_SCHEDULE : PAPER_SCHEDULE,
-    data: v.data ?? (quick ? join("data", "quick") : "data"),
-    out: v.out ?? (quick ? join("figures", "quick") : "figures"),
+    data: folderFlag("data", v.data ?? (quick ? join("data", "quick") : "data")),
+    out: folderFlag("out", v.out ?? (quick ? join("figures", "quick") : "figures")),
     jobs,
     notebooks: v["no-notebooks"] !== true,
     engine: oneOf("engine", v.engine, ENGINE_NAMES, "node"),

@@ -22,7 +22,7 @@ import { Progress, type ProgressMode, type ProgressStream } from "../runner/prog
 import { planMatrix, preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } from "../runner/schedule.js";
 import { terminalSafe } from "../models/secrets.js";
-import { exitCodeOf, HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
+import { exitCodeOf, folderFlag, HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, rangedFlag, resolveGames, settingsFromFlags } from "./sharedFlags.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
@@ -176,7 +176,7 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     training,
     games,
     pathways,
-    dataDir: resolve(v.data),
+    dataDir: resolve(folderFlag("data", v.data)),
     settings,
     shard,
     cache: v["no-cache"] !== true,
@@ -243,7 +243,15 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     ? gameNames.map((game) => ({ model: p.training!.label, game, pathway: TRAINING, runSeed: p.settings.runSeed, runId: runId({ game, pathway: TRAINING, model: p.training!.label, runSeed: p.settings.runSeed }) }))
     : [];
   // One sorted list of every run (protocol-loop and training), so --shard splits them all alike.
-  const matrix = [...buildMatrix(p.models, gameNames, loopPathways, p.settings.runSeed), ...trainingEntries].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+  let planned: MatrixEntry[];
+  try {
+    planned = buildMatrix(p.models, gameNames, loopPathways, p.settings.runSeed);
+  } catch (e) {
+    // Two model specs that share a run id (a ConfigError naming both).
+    stderr.write(`s3gym run: ${(e as Error).message}\n`);
+    return exitCodeOf(e);
+  }
+  const matrix = [...planned, ...trainingEntries].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   const selected = shardMatrix(matrix, p.shard);
   const entries = selected.filter((e) => e.pathway !== TRAINING);
   const trainingRuns = selected.filter((e) => e.pathway === TRAINING);

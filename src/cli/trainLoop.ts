@@ -10,7 +10,7 @@ import { createModelContext, validateModelSpecs, type ModelContext } from "../mo
 import { createModel } from "../runner/createModel.js";
 import { BUILTIN_TRAINER, runTrainLoop, TRAINER_PLACEHOLDERS, TrainLoopError } from "../training/trainLoop.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
-import { exitCodeOf, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
+import { exitCodeOf, folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
 
 export const TRAIN_LOOP_USAGE = [
@@ -76,7 +76,7 @@ export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {})
     const settings = settingsFromFlags(v);
     if (settings.exploreEpisodes < 1) throw new UsageError("--explore-episodes must be at least 1: BuildSFT needs exploration steps");
     const sft = sftFromFlags(v);
-    const dataDir = resolve(v.data);
+    const dataDir = resolve(folderFlag("data", v.data));
     const cache = v["no-cache"] !== true;
     const ctx = createModelContext({ ...modelContextFromFlags(v, env), cacheDir: cache ? join(dataDir, "cache") : null, ...deps.modelContext });
     try {

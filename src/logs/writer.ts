@@ -10,6 +10,7 @@ import { basename } from "node:path";
 import type { z } from "zod";
 import { writeFileAtomic } from "../util/atomicWrite.js";
 import { formatIssues } from "../util/zodIssues.js";
+import { stringifyWellFormed } from "../util/wellFormedJson.js";
 
 export class InvalidRecordError extends Error {
   override name = "InvalidRecordError";
@@ -68,7 +69,8 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
     const parsed = this.schema.safeParse(record);
     if (!parsed.success) throw new InvalidRecordError(`refusing to write an invalid line to ${basename(this.path)}: ${formatIssues(parsed.error, { max: 3 })}`);
     // Serialise the caller's object (not zod's output) so extra fields survive even without passthrough.
-    const buf = Buffer.from(`${JSON.stringify(record)}\n`, "utf8");
+    // Lone surrogates (a reply cut inside an emoji) become U+FFFD: the line stays JSON for every reader.
+    const buf = Buffer.from(`${stringifyWellFormed(record)}\n`, "utf8");
     let off = 0;
     // A regular file accepts the whole buffer in one call; the loop only guards against a short write.
     while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
@@ -95,5 +97,5 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
 export function writeJsonAtomic<S extends z.ZodTypeAny>(path: string, schema: S, value: z.input<S>): void {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new InvalidRecordError(`refusing to write an invalid ${basename(path)}: ${formatIssues(parsed.error, { max: 3 })}`);
-  writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+  writeFileAtomic(path, `${stringifyWellFormed(value, 2)}\n`);
 }

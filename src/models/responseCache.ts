@@ -14,6 +14,7 @@ import { z } from "zod";
 import { writeFileAtomic } from "../util/atomicWrite.js";
 import { canonicalJson } from "../util/canonicalJson.js";
 import type { CallIdentity, ChatMessage, CompletionRequest, CompletionResult, Model, SamplingParams } from "./types.js";
+import { stringifyWellFormed } from "../util/wellFormedJson.js";
 
 export interface CacheKeyInput {
   /** Host and path of the endpoint (no credentials, no query), e.g. `api.openai.com/v1`. */
@@ -111,7 +112,8 @@ export class ResponseCache {
       result: { text: result.text, reasoning: result.reasoning, finishReason: result.finishReason, usage: result.usage },
     };
     // Not durable: a lost entry is only a repeated call, and a sync per call would cost more.
-    writeFileAtomic(file, JSON.stringify(entry) + "\n", { durable: false });
+    // A lone surrogate in a reply is stored as U+FFFD, as the logs record it (util/wellFormedJson.ts).
+    writeFileAtomic(file, stringifyWellFormed(entry) + "\n", { durable: false });
   }
 }
 

@@ -15,7 +15,8 @@
  * earlier checkpoints are unaffected.
  */
 import { existsSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
-import { readJsonFile } from "../logs/reader.js";
+import { LogFormatError, readJsonFile } from "../logs/reader.js";
+import { ConfigError } from "../util/errors.js";
 import { join } from "node:path";
 import { isAtomicTemp } from "../util/atomicWrite.js";
 import type { Trajectory } from "../agent/trajectoryText.js";
@@ -249,7 +250,14 @@ function removeStaleTemps(dir: string): void {
 export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game" | "model" | "settings" | "recordModel">): void {
   const path = manifestPath(runDir(o.dataDir, o.entry.runId));
   if (!existsSync(path)) return;
-  const previous = readJsonFile(path, RunManifest);
+  let previous: RunManifest;
+  try {
+    previous = readJsonFile(path, RunManifest);
+  } catch (e) {
+    // Fixable before any call (exit 2): the message names the file and what is wrong with it.
+    if (e instanceof LogFormatError) throw new ConfigError(`${e.message}; this run cannot be resumed from it: restore the manifest, or move the run directory away to start that run over`);
+    throw e;
+  }
   const s = o.settings;
   checkResumable(
     previous,

@@ -1,6 +1,8 @@
 /**
  * What a run plays and in which order (protocol.md, "One run"), and the run matrix with its shards.
  */
+import { ConfigError } from "../util/errors.js";
+import { escapeControl } from "../util/outsideText.js";
 import { runId } from "./runId.js";
 
 /**
@@ -31,7 +33,10 @@ export interface MatrixEntry {
 /**
  * The run matrix: models x games x pathways for one run seed, sorted by run_id so that the order
  * (and therefore every shard) depends only on the set of runs, not on how the flags were ordered.
- * Duplicates on the command line are merged.
+ * Duplicates on the command line are merged. Two DIFFERENT model specs whose run ids coincide (their
+ * slugs agree and so does the 32-bit hash of the spec: rare, but a search finds such pairs, e.g.
+ * `openai:m@=#=x` and `openai:m^#/~+x`) would share one run directory; that is refused here, naming
+ * both, before anything runs.
  */
 export function buildMatrix(models: readonly string[], games: readonly string[], pathways: readonly string[], runSeed: number): MatrixEntry[] {
   const byId = new Map<string, MatrixEntry>();
@@ -39,6 +44,10 @@ export function buildMatrix(models: readonly string[], games: readonly string[],
     for (const game of games)
       for (const pathway of pathways) {
         const id = runId({ game, pathway, model, runSeed });
+        const other = byId.get(id);
+        if (other !== undefined && other.model !== model) {
+          throw new ConfigError(`models '${escapeControl(other.model)}' and '${escapeControl(model)}' map to the same run id ${id} (one run directory for two models): rename one of them, e.g. with an alias in a models file`);
+        }
         byId.set(id, { model, game, pathway, runSeed, runId: id });
       }
   return [...byId.values()].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));

@@ -10,10 +10,10 @@ import { describe, expect, it } from "vitest";
 import { parseSummary } from "../../src/agent/summaryPrompt.js";
 import { getGame } from "../../src/games/registry.js";
 import { readRunRecords } from "../../src/logs/reader.js";
-import type { CompletionRequest, CompletionResult, Model } from "../../src/models/types.js";
+import type { Model } from "../../src/models/types.js";
 import { runMatrix } from "../../src/runner/runLoop.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
-import { factory, small } from "../runner/helpers.js";
+import { factory, RewritingModel, small } from "../runner/helpers.js";
 import { PATHS, SHAPES } from "./replyShapes.js";
 
 describe("degenerate replies on every text path", () => {
@@ -33,23 +33,11 @@ describe("degenerate replies on every text path", () => {
 });
 
 /** The model's answer for explore episode 1, step 0 (and its summary) replaced by `reply`. */
-class HugeReply implements Model {
-  constructor(
-    private readonly inner: Model,
-    private readonly reply: string,
-  ) {}
-  get spec() {
-    return this.inner.spec;
-  }
-  get endpointHost() {
-    return this.inner.endpointHost;
-  }
-  async complete(r: CompletionRequest): Promise<CompletionResult> {
-    const res = await this.inner.complete(r);
+const hugeReply = (m: Model, reply: string): Model =>
+  new RewritingModel(m, (text, r) => {
     const first = r.identity.phase === "explore" && r.identity.episode === 1 && (r.identity.purpose === "summary" || r.identity.step === 0);
-    return first ? { ...res, text: this.reply } : res;
-  }
-}
+    return first ? reply : text;
+  });
 
 describe("a 5 MB reply in a run", () => {
   const MB5 = 5_000_000;
@@ -59,7 +47,7 @@ describe("a 5 MB reply in a run", () => {
         const data = mkdtempSync(join(tmpdir(), "s3redteam-"));
         const reply = SHAPES[shape]!(MB5);
         const entries = buildMatrix(["builtin:heuristic"], ["snake"], [pathway], 0);
-        const [o] = await runMatrix({ dataDir: data, entries, settings: small(), game: getGame, createModel: factory((_n, m) => new HugeReply(m, reply)) });
+        const [o] = await runMatrix({ dataDir: data, entries, settings: small(), game: getGame, createModel: factory((_n, m) => hugeReply(m, reply)) });
         expect(o!.error).toBeNull();
         expect(o!.status).toBe("complete");
         const r = await readRunRecords(join(data, "runs", entries[0]!.runId));

@@ -8,11 +8,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { getGame } from "../../src/games/registry.js";
 import { readRunRecords } from "../../src/logs/reader.js";
-import type { CompletionRequest, CompletionResult, Model } from "../../src/models/types.js";
+import type { CompletionRequest, Model } from "../../src/models/types.js";
 import { runDir } from "../../src/logs/runDir.js";
 import { runMatrix } from "../../src/runner/runLoop.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
-import { factory, FaultyModel, implementedGames, lines, readCompleteRun, small } from "./helpers.js";
+import { factory, FaultyModel, implementedGames, lines, readCompleteRun, RewritingModel, small } from "./helpers.js";
 
 const game = implementedGames().includes("minesweeper") ? "minesweeper" : implementedGames()[0]!;
 const settings = small({ exploreEpisodes: 6, checkpointEvery: 3, evalEpisodes: 2 });
@@ -87,29 +87,21 @@ describe("infrastructure failures", () => {
 });
 
 /** Answers garbage on some steps: a model's bad answer, not an infrastructure failure. */
-class BabblingModel implements Model {
-  constructor(private readonly inner: Model) {}
-  get spec() {
-    return this.inner.spec;
-  }
-  get endpointHost() {
-    return this.inner.endpointHost;
-  }
-  async complete(r: CompletionRequest): Promise<CompletionResult> {
-    const res = await this.inner.complete(r);
-    if (r.identity.purpose === "summary") return { ...res, text: "no sections at all" };
-    if ((r.identity.step ?? 0) % 2 === 1) return { ...res, text: r.identity.step === 1 ? "" : "I would rather not say." };
-    if (r.identity.step === 2) return { ...res, text: "Answer: nonsense move\nScore: high" };
-    return res;
-  }
-}
+/** Bad replies: summaries without sections, empty and evasive odd steps, an unparsable step 2. */
+const babbling = (m: Model): Model =>
+  new RewritingModel(m, (text, r) => {
+    if (r.identity.purpose === "summary") return "no sections at all";
+    if ((r.identity.step ?? 0) % 2 === 1) return r.identity.step === 1 ? "" : "I would rather not say.";
+    if (r.identity.step === 2) return "Answer: nonsense move\nScore: high";
+    return text;
+  });
 
 describe("bad answers are data", () => {
   it("unparsable replies are steps with parse_error, never retried, never failures; a malformed summary keeps the memory", async () => {
     const data = mkdtempSync(join(tmpdir(), "s3babble-"));
     // Over half of these replies are bad: the degenerate-run stop (tested in endpoints.test.ts) is
     // switched off so that every bad reply can be checked as a step.
-    const { outcome, dir } = await run(data, "memory", (m) => new BabblingModel(m), { maxBadReplies: 1 });
+    const { outcome, dir } = await run(data, "memory", babbling, { maxBadReplies: 1 });
     expect(outcome.status).toBe("complete");
     const r = await readCompleteRun(dir, settings);
     const odd = r.steps.filter((s) => s.step % 2 === 1);
