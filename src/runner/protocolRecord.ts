@@ -21,6 +21,9 @@ export function settingsRecord(s: ProtocolSettings): SettingsRecord {
     reward_visibility: s.rewardVisibility,
     parse_rule: s.parseRule,
     run_seed: s.runSeed,
+    // Where answers are parsed changes what the episodes are; recorded only when not the default so
+    // that runs written before the flag existed still resume.
+    ...(s.answerFrom !== undefined && s.answerFrom !== "content" ? { answer_from: s.answerFrom } : {}),
   };
 }
 
@@ -41,6 +44,7 @@ export function settingsFromRecord(r: SettingsRecord, where = "config.protocol")
     // Absent before it was recorded: those runs were read by the literal contract.
     parseRule: r.parse_rule ?? "strict-contract",
     runSeed: r.run_seed,
+    ...(r.answer_from !== undefined ? { answerFrom: r.answer_from } : {}),
   };
 }
 
