@@ -172,7 +172,7 @@ describe("trust: opponent knowledge from its transcripts", () => {
     const g = getGame("trust");
     const rules = g.rules("explore");
     let s = g.fromState({ ...g.reset(9, "explore"), inner: { opponent: "always-collaborate", history: [] } });
-    const turns = [];
+    const turns: Array<{ observation: string; response: string; feedback: string }> = [];
     for (const a of ["collaborate", "collaborate"]) {
       const obs = g.observe(s);
       const r = g.step(s, a);
