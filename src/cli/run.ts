@@ -19,7 +19,7 @@ import { runId } from "../runner/runId.js";
 import type { ProtocolSettings } from "../runner/context.js";
 import { PATHWAY_NAMES, TRAINING_PATHWAY } from "../pathways/registry.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
-import { preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
+import { planMatrix, preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } from "../runner/schedule.js";
 import { terminalSafe } from "../models/secrets.js";
 import { exitCodeOf, HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
@@ -231,7 +231,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   try {
     // Protocol clashes with existing logs, and a training run whose epochs were played by other
     // models, are configuration errors: all found before any call.
-    for (const e of entries) preflightRun({ dataDir: p.dataDir, entry: e, game: games.get(e.game)!, model: make(e.model), settings: settingsOf(e) });
+    planMatrix(p.dataDir, entries, settingsOf, (e) => make(e.model), (g) => games.get(g)!);
     for (const e of trainingRuns) {
       checkCheckpointModels(p.dataDir, e.runId, p.training!.checkpoints);
       const settings = { ...p.settings, exploreEpisodes: 0, checkpointEvery: 1 };

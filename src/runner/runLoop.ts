@@ -31,6 +31,7 @@ import { createExperience } from "./experience.js";
 import { PATHWAYS } from "../pathways/registry.js";
 import { trajectoryFromSteps } from "../pathways/trajectory.js";
 import type { ExperienceSnapshot, ExperienceState } from "../pathways/types.js";
+import { checkDataDirProtocol } from "./dataDirProtocol.js";
 import { checkResumable, ManifestWriter, modelConfig, type InvocationInput } from "./manifest.js";
 import { episodeSlot, loadForResume, type ResumeState } from "./resume.js";
 import { acquireRunLock } from "./runLock.js";
@@ -344,6 +345,25 @@ export interface MatrixOptions {
 }
 
 /**
+ * Checks a planned matrix against the data directory before any call: one protocol per directory
+ * (the other runs already there, dataDirProtocol.ts), and each run being resumed field by field
+ * (preflightRun). Throws a ConfigError naming the differing numbers.
+ */
+export function planMatrix(
+  dataDir: string,
+  entries: readonly MatrixEntry[],
+  settingsOf: (e: MatrixEntry) => ProtocolSettings,
+  modelOf: (e: MatrixEntry) => Model,
+  game: (name: string) => Game,
+): void {
+  // A run's own earlier invocations first: their message is the more specific (rules version, model).
+  for (const e of entries) preflightRun({ dataDir, entry: e, game: game(e.game), model: modelOf(e), settings: settingsOf(e) });
+  // The compared numbers are the matrix's own (a models-file max_tokens, the only per-entry
+  // difference, is not compared), so the first entry's settings stand for all of them.
+  if (entries.length > 0) checkDataDirProtocol(dataDir, settingsOf(entries[0]!), new Set(entries.map((e) => e.runId)));
+}
+
+/**
  * Runs a whole matrix concurrently: every run's exploration chain proceeds in parallel, and the
  * endpoints' limiters (inside the models) bound the calls in flight. Resumable runs are checked first,
  * so a protocol clash fails before any call.
@@ -353,7 +373,7 @@ export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
   const models = new Map<string, Model>();
   const settingsOf = (e: MatrixEntry) => (typeof o.settings === "function" ? o.settings(e) : o.settings);
   for (const e of o.entries) if (!models.has(e.model)) models.set(e.model, o.createModel(e.model, router.onCall));
-  for (const e of o.entries) preflightRun({ dataDir: o.dataDir, entry: e, game: o.game(e.game), model: models.get(e.model)!, settings: settingsOf(e) });
+  planMatrix(o.dataDir, o.entries, settingsOf, (e) => models.get(e.model)!, o.game);
   return Promise.all(
     o.entries.map((entry) =>
       executeRun({
