@@ -10,6 +10,7 @@ import type { TokenizerName } from "../models/tokens.js";
 import type { CheckpointRecord, EpisodeRecord } from "../logs/schema.js";
 import type { TokenCounter } from "../pathways/history.js";
 import type { RunLogs } from "../logs/runLogs.js";
+import type { ViewSettings } from "./views.js";
 
 /** Every number of the protocol (protocol.md, "Defaults"): one config field each. */
 export interface ProtocolSettings {
@@ -27,6 +28,8 @@ export interface ProtocolSettings {
   /** How replies are read (agent/parseResponse.ts): KORGym-compatible `last-answer`, or `strict-contract`. */
   parseRule: ParseRule;
   runSeed: number;
+  /** `--views` (views.md): the id and replay views; absent = the protocol's `eval` view alone (today's run). */
+  views?: ViewSettings;
 }
 
 export const DEFAULT_SETTINGS: ProtocolSettings = {
@@ -70,6 +73,8 @@ export interface RunContext {
   configs: Record<"explore" | "eval", ResolvedConfig>;
   exploreSeeds: number[];
   evalSeeds: number[];
+  /** The `id` view's seeds (runs with `--views ...,id`; runner/views.ts), recorded in the manifest. */
+  idSeeds?: number[];
   logs: RunLogs;
   counter: TokenCounter;
   events: RunEvents;

@@ -12,6 +12,7 @@ import { callSeed } from "../models/callSeed.js";
 import { ModelCallError, type CallIdentity } from "../models/types.js";
 import type { RunContext } from "./context.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";
+import type { ExtraView } from "./views.js";
 
 export interface EpisodeTask {
   phase: "explore" | "eval";
@@ -21,6 +22,8 @@ export interface EpisodeTask {
   episode: number;
   seed: number;
   experience: ExperienceSnapshot;
+  /** An eval episode of the `id` or `replay` view (explore config; runner/views.ts); absent = the protocol's `eval` view. */
+  view?: ExtraView;
 }
 
 export interface EpisodeOutcome {
@@ -36,10 +39,13 @@ export function failureReason(e: ModelCallError): string {
 }
 
 export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeOutcome> {
-  const cfg = task.phase === "explore" ? run.configs.explore : run.configs.eval;
+  // The views play the explore config (views.md): the same distribution as exploration, unseen or re-played seeds.
+  const cfg = task.phase === "explore" || task.view !== undefined ? run.configs.explore : run.configs.eval;
   const game = run.game;
   const identity = { run_id: run.runId, model: run.modelName, game: game.name, pathway: run.pathway };
-  const where = { phase: task.phase, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed };
+  // `view` only on a view's records: an eval record without it is `eval` (and byte-for-byte today's).
+  const view = task.view !== undefined ? { view: task.view } : {};
+  const where = { phase: task.phase, ...view, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed };
   const startedAt = run.now().toISOString();
   let state = game.reset(task.seed, cfg.config, cfg.name);
   const turns: EarlierTurn[] = [];
@@ -48,12 +54,12 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
 
   while (!state.done) {
     const observation = game.observe(state);
-    const view = { rules: cfg.rules, turns, observation, rewardVisibility: run.settings.rewardVisibility };
-    const experience = task.experience.forStep(view);
-    const messages = buildStepMessages({ ...view, experience: experience.text });
+    const prompt = { rules: cfg.rules, turns, observation, rewardVisibility: run.settings.rewardVisibility };
+    const experience = task.experience.forStep(prompt);
+    const messages = buildStepMessages({ ...prompt, experience: experience.text });
     let result;
     try {
-      const callIdentity: CallIdentity = { runId: run.runId, purpose: "step", phase: task.phase, checkpoint: task.checkpoint, episode: task.episode, step: state.step, sample: 0 };
+      const callIdentity: CallIdentity = { runId: run.runId, purpose: "step", phase: task.phase, checkpoint: task.checkpoint, episode: task.episode, step: state.step, sample: 0, ...view };
       result = await run.model.complete({
         messages,
         // Every request carries a seed from its identity (a models file may turn sending it off).
