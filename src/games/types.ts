@@ -13,6 +13,13 @@ export interface BaseConfig {
 }
 
 /**
+ * When an episode counts as solved (views.md "Forgetting on replay"; the verified pathway reads the
+ * same): a fixed score (`score >= value`), or the median of the run's checkpoint-0 scores of the same
+ * config (games whose scores are counts with no natural "solved": apples, lines, turns, payoffs).
+ */
+export type SuccessThreshold = { kind: "fixed"; value: number } | { kind: "median-checkpoint-0" };
+
+/**
  * What one game module implements: pure rules over its own inner state. The shared envelope
  * (`makeGame`) adds the step counter, the cap, the seed-derived generator, cloning and JSON restore,
  * so the seven games do not each reimplement them.
@@ -23,6 +30,11 @@ export interface GameRules<I, C extends BaseConfig, F = unknown> {
   summary: string;
   /** The two configs of games.md, as data. */
   configs: Record<ConfigName, C>;
+  /**
+   * `success_threshold`: when an episode is solved (SuccessThreshold). Game data beside the configs,
+   * not inside them: the configs are recorded in every manifest and compared on resume.
+   */
+  successThreshold: SuccessThreshold;
   /** Validates a config read from anywhere (named variants included). */
   configSchema: z.ZodType<C>;
   /** Validates an inner state restored from JSON. */
@@ -107,6 +119,8 @@ export interface Game<I = any, C extends BaseConfig = any, F = any> {
   name: GameName;
   summary: string;
   configs: Record<ConfigName, C>;
+  /** When an episode counts as solved (`success_threshold`; read it through games/successThreshold.ts). */
+  successThreshold: SuccessThreshold;
   configSchema: z.ZodType<C>;
   actionGrammar: string;
   /** Resolves a config name (explore|eval) or validates an explicit config object. */

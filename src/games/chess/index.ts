@@ -7,6 +7,8 @@ export const game = makeGame<ChessInner, ChessConfig, ChessFacts>({
   name: "chess",
   summary: "Rule induction: capture static targets with pieces whose moves you must discover.",
   configs,
+  // success_threshold (views.md): every target captured.
+  successThreshold: { kind: "fixed", value: 1 },
   configSchema,
   innerSchema,
   actionGrammar,

@@ -19,6 +19,8 @@ export const game = makeGame<MinesweeperInner, MinesweeperConfig, MinesweeperFac
   name: "minesweeper",
   summary: "Minesweeper with flood fill, lives in explore and the first-click rule in eval; score = correct flags / mines, 1 on a win",
   configs,
+  // success_threshold (views.md): no natural "solved" score, so the median of checkpoint 0.
+  successThreshold: { kind: "median-checkpoint-0" },
   configSchema,
   innerSchema,
   actionGrammar,

@@ -19,6 +19,8 @@ export const game = makeGame<NullifyInner, NullifyConfig, NullifyFacts>({
   name: "nullify",
   summary: "Combine numbers and operators (sums, *v, /v, floor, sqrt, ...) until every unit cancels out.",
   configs,
+  // success_threshold (views.md): the board cancelled out.
+  successThreshold: { kind: "fixed", value: 1 },
   configSchema,
   innerSchema,
   actionGrammar,

@@ -19,6 +19,8 @@ export const game = makeGame<PvzInner, PvzConfig, PvzFacts>({
   name: "pvz",
   summary: "Plants vs Zombies: buy plants with sun to hold a lawn against waves of zombies; 1 per turn survived",
   configs,
+  // success_threshold (views.md): no natural "solved" score, so the median of checkpoint 0.
+  successThreshold: { kind: "median-checkpoint-0" },
   configSchema,
   innerSchema,
   actionGrammar,

@@ -19,6 +19,8 @@ export const game = makeGame<SnakeInner, SnakeConfig, SnakeFacts>({
   name: "snake",
   summary: "Snake on a walled board with 3 apples; collisions are no-ops in explore and fatal in eval; score = apples eaten",
   configs,
+  // success_threshold (views.md): no natural "solved" score, so the median of checkpoint 0.
+  successThreshold: { kind: "median-checkpoint-0" },
   configSchema,
   innerSchema,
   actionGrammar,

@@ -19,6 +19,8 @@ export const game = makeGame<TetrisInner, TetrisConfig, TetrisFacts>({
   name: "tetris",
   summary: "Hard-drop tetrominoes at a chosen column and rotation; clear full rows (score = lines cleared).",
   configs,
+  // success_threshold (views.md): no natural "solved" score, so the median of checkpoint 0.
+  successThreshold: { kind: "median-checkpoint-0" },
   configSchema,
   innerSchema,
   actionGrammar,

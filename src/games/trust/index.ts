@@ -19,6 +19,8 @@ export const game = makeGame<TrustInner, TrustConfig, TrustFacts>({
   name: "trust",
   summary: "The Evolution of Trust coin game: 5 rounds x 8 moves of collaborate/cheat against a hidden-type opponent.",
   configs,
+  // success_threshold (views.md): no natural "solved" score, so the median of checkpoint 0.
+  successThreshold: { kind: "median-checkpoint-0" },
   configSchema,
   innerSchema,
   actionGrammar,
