@@ -9,8 +9,10 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Game } from "../games/types.js";
-import { createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
+import { createModelContext, validateModelSpecs, type ModelContext, type ResolvedModel } from "../models/createModel.js";
+import { formatPreflight } from "../models/preflight.js";
 import { createModel } from "../runner/createModel.js";
+import { preflightModels } from "../runner/endpointPreflight.js";
 import { checkCheckpointModels, checkpointsFromSpecs, parseCheckpointList, parseCheckpointsFile, type CheckpointSpec } from "../training/checkpoints.js";
 import { runCheckpointList } from "../runner/evalList.js";
 import { runId } from "../runner/runId.js";
@@ -19,9 +21,9 @@ import { PATHWAY_NAMES, TRAINING_PATHWAY } from "../pathways/registry.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
 import { preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } from "../runner/schedule.js";
-import { summarizeCalls } from "../runner/usage.js";
-import { runDir } from "../logs/runDir.js";
+import { terminalSafe } from "../models/secrets.js";
 import { exitCodeOf, HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
+import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
 
 export const RUN_USAGE = [
@@ -32,7 +34,9 @@ export const RUN_USAGE = [
   "  [--concurrency 8] [--shard i/n] [--base-url URL] [--api-key-env NAME] [--models-file F]",
   "  [--max-retries 5] [--timeout-ms 600000] [--no-cache] [--reward-visibility hidden|visible] [--strict-contract]",
   "  [--views eval,id,replay] [--view-episodes N] [--replay-episodes K]",
-  "  [--progress auto|bar|lines|off]",
+  "  [--progress auto|bar|lines|off] [--answer-from content|reasoning|both] [--max-bad-replies 50%]",
+  "  [--max-tokens-param auto|max_tokens|max_completion_tokens] [--drop-params seed,top_p,temperature]",
+  "  [--no-preflight]",
 ].join("\n");
 
 const FLAGS = {
@@ -49,6 +53,7 @@ const FLAGS = {
   checkpoints: { type: "string" },
   "checkpoints-file": { type: "string" },
   label: { type: "string" },
+  "no-preflight": { type: "boolean" },
 } as const;
 
 /** The pathway evaluated from a checkpoint list instead of the protocol loop. */
@@ -63,6 +68,13 @@ export interface RunCommandDeps {
   modelContext?: Partial<ModelContext>;
   /** Progress interval for the plain-lines mode (default 30 s). */
   progressIntervalMs?: number;
+}
+
+/** A stream whose text is redacted of every key in use and has its control characters escaped. */
+function safeStream<T extends { write(text: string): unknown }>(s: T): T {
+  const wrapped = Object.create(s) as T;
+  wrapped.write = (text: string) => s.write(terminalSafe(text));
+  return wrapped;
 }
 
 function commaList(flag: string, value: string | undefined): string[] {
@@ -86,6 +98,8 @@ interface Parsed {
   progress: ProgressMode;
   ctx: Partial<ModelContext>;
   modelsFile: string | null;
+  /** Check every endpoint before the first step call (`--no-preflight` skips it). */
+  preflight: boolean;
 }
 
 /** `--checkpoints` / `--checkpoints-file` / `--label`: only with `--pathways training`, which needs one list. */
@@ -164,24 +178,31 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     progress: oneOf("progress", v.progress, ["auto", "bar", "lines", "off"] as const, "auto"),
     ctx,
     modelsFile: v["models-file"] ?? null,
+    preflight: v["no-preflight"] !== true,
   };
 }
 
 export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Promise<number> {
   const env = deps.env ?? process.env;
-  const stdout = deps.stdout ?? process.stdout;
-  const stderr = deps.stderr ?? process.stderr;
+  // Everything printed goes through terminalSafe: it may hold a server's words (error bodies, model
+  // names) and must hold no key.
+  // The progress display writes its own cursor moves to the raw stream and escapes what it shows.
+  const stdout = safeStream(deps.stdout ?? process.stdout);
+  const rawStderr = deps.stderr ?? process.stderr;
+  const stderr = safeStream(rawStderr);
   let p: Parsed;
   let ctx: ModelContext;
   let maxNew: Map<string, number>;
+  let resolved: ResolvedModel[] = [];
+  let checkpointModels: ResolvedModel[] = [];
   try {
     p = parse(argv, env);
     ctx = createModelContext({ ...p.ctx, cacheDir: p.cache ? join(p.dataDir, "cache") : null, ...deps.modelContext });
     // Every model name, alias, base URL and key presence is checked before any call.
-    const resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx) : [];
+    resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx) : [];
     if (p.training) {
       try {
-        validateModelSpecs([...new Set(p.training.checkpoints.map((c) => c.model))], ctx);
+        checkpointModels = validateModelSpecs([...new Set(p.training.checkpoints.map((c) => c.model))], ctx);
       } catch (e) {
         throw new UsageError(`--checkpoints: ${(e as Error).message}`);
       }
@@ -228,8 +249,25 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
     return exitCodeOf(e);
   }
+  // Every endpoint checked before the first step call: model served, context long enough, the
+  // sampling parameters accepted. A refusal names the fix; nothing has run.
+  let preflightRecord: { model: string; host: string; max_model_len: number | null; token_ratio: number | null }[] = [];
+  if (p.preflight) {
+    const pre = await preflightModels([...resolved, ...checkpointModels], {
+      ctx,
+      game: p.games[0]!,
+      settingsOf: (name) => ({ ...p.settings, maxNewTokens: maxNew.get(name) ?? p.settings.maxNewTokens }),
+      cacheDir: ctx.cacheDir,
+    });
+    for (const r of pre.reports) stderr.write(`s3gym run: ${formatPreflight(r)}\n`);
+    if (pre.problems.length > 0) {
+      stderr.write(`s3gym run: preflight refused ${pre.problems.length === 1 ? "1 problem" : `${pre.problems.length} problems`}; nothing was run (--no-preflight skips the check)\n`);
+      return 2;
+    }
+    preflightRecord = pre.reports.map((r) => ({ model: r.name, host: r.host, max_model_len: r.maxModelLen, token_ratio: r.tokenRatio }));
+  }
   mkdirSync(p.dataDir, { recursive: true });
-  const progress = new Progress(stderr, { mode: p.progress, ...(deps.progressIntervalMs ? { intervalMs: deps.progressIntervalMs } : {}) });
+  const progress = new Progress(rawStderr, { mode: p.progress, ...(deps.progressIntervalMs ? { intervalMs: deps.progressIntervalMs } : {}) });
   if (p.shard) stderr.write(`s3gym run: shard ${p.shard.index}/${p.shard.count}: ${selected.length} of ${matrix.length} runs\n`);
   const invocation = {
     concurrency: ctx.concurrency,
@@ -239,6 +277,12 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     shard: p.shard ? `${p.shard.index}/${p.shard.count}` : null,
     models_file: p.modelsFile,
     api_key_env: ctx.apiKeyEnv,
+    answer_from: p.settings.answerFrom ?? "content",
+    max_bad_replies: p.settings.maxBadReplies,
+    ...(ctx.maxTokensParam ? { max_tokens_param: ctx.maxTokensParam } : {}),
+    ...(ctx.dropParams && ctx.dropParams.length > 0 ? { drop_params: [...ctx.dropParams] } : {}),
+    // What each endpoint's preflight found (context length, the server's tokens per local token).
+    ...(preflightRecord.length > 0 ? { preflight: preflightRecord } : {}),
   };
   let outcomes: RunOutcome[];
   try {
@@ -275,27 +319,11 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   }
   progress.close();
 
-  let bad = 0;
-  let total = { calls: 0, tokensIn: 0, tokensOut: 0, cost: 0, priced: false };
-  for (const o of outcomes) {
-    const u = summarizeCalls(runDir(p.dataDir, o.runId));
-    total = {
-      calls: total.calls + u.calls,
-      tokensIn: total.tokensIn + u.tokens_in,
-      tokensOut: total.tokensOut + u.tokens_out,
-      cost: total.cost + (u.cost_usd ?? 0),
-      priced: total.priced || u.cost_usd !== null,
-    };
-    const ok = o.checkpoints.filter((c) => c.status === "ok").length;
-    const failedReason = o.error ?? o.checkpoints.find((c) => c.status === "failed")?.reason ?? null;
-    if (o.status !== "complete") bad++;
-    const cost = u.cost_usd === null ? "" : ` $${u.cost_usd.toFixed(4)}`;
-    stdout.write(
-      `${o.runId}\t${o.status}\t${ok}/${o.checkpoints.length || "-"} checkpoints ok\t${u.calls} calls\t${u.tokens_in} in / ${u.tokens_out} out${cost}${failedReason ? `\t${failedReason}` : ""}\n`,
-    );
-  }
-  stdout.write(
-    `total\t${outcomes.length} runs, ${outcomes.length - bad} complete\t${total.calls} calls\t${total.tokensIn} in / ${total.tokensOut} out${total.priced ? ` $${total.cost.toFixed(4)}` : ""}\n`,
-  );
+  const summaries = outcomes.map((o) => summarizeRun(p.dataDir, o));
+  for (const s of summaries) stdout.write(`${formatRunSummary(s)}\n`);
+  // The next step ends the total line (stdout keeps one line per run and the total).
+  const next = summaries.some((s) => s.checkpointsOk > 0) ? `\tnext: ${reportCommand(p.dataDir)}` : "";
+  stdout.write(`${formatTotals(summaries)}${next}\n`);
+  const bad = summaries.filter((s) => s.status !== "complete").length;
   return bad === 0 ? 0 : 1;
 }

@@ -5,9 +5,11 @@
 import { GAMES, parseGameList } from "../games/registry.js";
 import type { Game } from "../games/types.js";
 import type { ModelContext } from "../models/createModel.js";
-import { loadModelsFile } from "../models/modelsFile.js";
+import { DROPPABLE_PARAMS, loadModelsFile, MAX_TOKENS_PARAMS } from "../models/modelsFile.js";
+import { looksLikeKey, registerSecret } from "../models/secrets.js";
 import { TOKENIZERS } from "../models/tokens.js";
-import { DEFAULT_SETTINGS, type ProtocolSettings } from "../runner/context.js";
+import { ANSWER_FROM, DEFAULT_SETTINGS, type ProtocolSettings } from "../runner/context.js";
+import { DEFAULT_MAX_BAD_REPLIES } from "../runner/replyMonitor.js";
 import { DEFAULT_REPLAY_EPISODES, type ViewSettings } from "../runner/views.js";
 import { VIEWS } from "../logs/schema.js";
 import { LOW_SCORE_MODES, type LowScoreMode } from "../training/buildSft.js";
@@ -24,6 +26,8 @@ export const PROTOCOL_FLAGS = {
   tokenizer: { type: "string" },
   "reward-visibility": { type: "string" },
   "run-seed": { type: "string" },
+  "answer-from": { type: "string" },
+  "max-bad-replies": { type: "string" },
   "strict-contract": { type: "boolean" },
 } as const;
 
@@ -36,6 +40,8 @@ export const ENDPOINT_FLAGS = {
   "max-retries": { type: "string" },
   "timeout-ms": { type: "string" },
   "no-cache": { type: "boolean" },
+  "max-tokens-param": { type: "string" },
+  "drop-params": { type: "string" },
 } as const;
 
 /** BuildSFT's selection and format (`build-sft`, and each round of `train-loop`). */
@@ -89,9 +95,18 @@ export function resolveGames(value: string | undefined): Game[] {
   });
 }
 
+/** `--max-bad-replies`: a share in [0, 1] (`0.5`) or a percentage (`50%`). */
+export function badReplyShare(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_BAD_REPLIES;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$/.exec(value);
+  const n = m ? Number(m[1]) / (m[2] ? 100 : 1) : NaN;
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`--max-bad-replies must be a share in 0..1 or a percentage 0%..100% (1 or 100% never stops a run), got '${value}'`);
+  return n;
+}
+
 /** The protocol numbers from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
 export function settingsFromFlags(
-  v: Partial<Record<"explore-episodes" | "checkpoint-every" | "eval-episodes" | "max-steps" | "context-tokens" | "max-new-tokens" | "tokenizer" | "reward-visibility" | "run-seed", string>> & {
+  v: Partial<Record<"explore-episodes" | "checkpoint-every" | "eval-episodes" | "max-steps" | "context-tokens" | "max-new-tokens" | "tokenizer" | "reward-visibility" | "run-seed" | "answer-from" | "max-bad-replies", string>> & {
     "strict-contract"?: boolean;
   },
 ): ProtocolSettings {
@@ -105,6 +120,8 @@ export function settingsFromFlags(
     tokenizer: oneOf("tokenizer", v.tokenizer, TOKENIZERS, DEFAULT_SETTINGS.tokenizer),
     rewardVisibility: oneOf("reward-visibility", v["reward-visibility"], ["hidden", "visible"] as const, "hidden"),
     runSeed: nonNegativeInt("run-seed", v["run-seed"], DEFAULT_SETTINGS.runSeed),
+    answerFrom: oneOf("answer-from", v["answer-from"], ANSWER_FROM, "content"),
+    maxBadReplies: badReplyShare(v["max-bad-replies"]),
     parseRule: v["strict-contract"] === true ? "strict-contract" : DEFAULT_SETTINGS.parseRule,
   };
   if (settings.contextTokens <= settings.maxNewTokens) {
@@ -149,7 +166,7 @@ export function viewsFromFlags(v: Partial<Record<"views" | "view-episodes" | "re
 
 /** The model context from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
 export function modelContextFromFlags(
-  v: Partial<Record<"concurrency" | "max-retries" | "timeout-ms" | "base-url" | "api-key-env" | "models-file", string>>,
+  v: Partial<Record<"concurrency" | "max-retries" | "timeout-ms" | "base-url" | "api-key-env" | "models-file" | "max-tokens-param" | "drop-params", string>>,
   env: Record<string, string | undefined>,
 ): Partial<ModelContext> {
   const ctx: Partial<ModelContext> = {
@@ -159,8 +176,18 @@ export function modelContextFromFlags(
     env,
   };
   if (v["base-url"] !== undefined) ctx.baseUrl = v["base-url"];
+  if (v["max-tokens-param"] !== undefined) ctx.maxTokensParam = oneOf("max-tokens-param", v["max-tokens-param"], MAX_TOKENS_PARAMS);
+  if (v["drop-params"] !== undefined) {
+    const list = v["drop-params"].split(",").map((x) => x.trim()).filter(Boolean);
+    ctx.dropParams = list.map((x) => oneOf("drop-params", x, DROPPABLE_PARAMS));
+  }
   if (v["api-key-env"] !== undefined) {
+    // Neither message echoes the value: it may be a key pasted in the wrong place.
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v["api-key-env"])) throw new UsageError("--api-key-env must be the NAME of an environment variable (letters, digits, _), not a key");
+    if (looksLikeKey(v["api-key-env"])) {
+      registerSecret(v["api-key-env"]);
+      throw new UsageError("--api-key-env looks like a key, not the NAME of an environment variable (not shown): put the key in a variable (export MY_KEY=...) and pass --api-key-env MY_KEY");
+    }
     ctx.apiKeyEnv = v["api-key-env"];
   }
   if (v["models-file"] !== undefined) {

@@ -111,6 +111,17 @@ export const StepRecord = z
     history_keep: z.array(z.number().int().nonnegative()).optional(),
     /** Memory runs: the memory version (after_episode of memory.jsonl) this step's prompt carried. */
     memory_version: z.number().int().nonnegative().optional(),
+    /**
+     * Optional: the reply's reasoning text (`reasoning_content` / `reasoning`), cut to 20,000
+     * characters; null when the reply had none. Never parsed unless `--answer-from` says so.
+     */
+    reasoning: z.string().nullable().optional(),
+    /** Optional: the reasoning's full length in characters (0 when none). */
+    reasoning_chars: z.number().int().nonnegative().optional(),
+    /** Optional: who counted this step's tokens: `server` (the endpoint's usage) or a local tokenizer (`o200k` ...): an estimate. */
+    tokens_counted_by: z.string().optional(),
+    /** Optional: `reasoning` when the action and self-score were read from the reasoning (`--answer-from reasoning|both`). */
+    answer_source: z.enum(["content", "reasoning"]).optional(),
   })
   .passthrough();
 export type StepRecord = z.infer<typeof StepRecord>;
@@ -222,6 +233,8 @@ export const CallRecord = z
     tokens_out: z.number().nonnegative(),
     /** Prompt tokens the provider served from its prefix cache, when it reports them. */
     tokens_cached: z.number().nonnegative().nullable(),
+    /** Optional: `server` when the tokens are the endpoint's usage; a local tokenizer's name when estimated (no usage reported). */
+    tokens_counted_by: z.string().optional(),
     /** Wall time including retries, ms. */
     latency_ms: z.number().nonnegative(),
     /** Retries made before the final outcome. */
@@ -285,6 +298,11 @@ export const SettingsRecord = z.object({
       replay_episodes: z.number().int().nonnegative(),
     })
     .optional(),
+  /**
+   * Where the Answer/Score lines were read (`--answer-from`): `reasoning` or `both`; absent for the
+   * default `content` (so runs written before the flag still resume).
+   */
+  answer_from: z.enum(["content", "reasoning", "both"]).optional(),
 });
 export type SettingsRecord = z.infer<typeof SettingsRecord>;
 
@@ -341,6 +359,18 @@ export const InvocationRecord = z
     checkpoint_models: z.array(CheckpointModelRecord).optional(),
     /** BuildSFT's exploration runs: true (no checkpoints are evaluated). */
     exploration_only: z.boolean().optional(),
+    /** --answer-from: where the Answer/Score lines were read (`content`, `reasoning`, `both`). */
+    answer_from: z.enum(["content", "reasoning", "both"]).optional(),
+    /** --max-bad-replies: the share (0..1) of unusable step replies that stops a run as `degenerate`. */
+    max_bad_replies: z.number().min(0).max(1).optional(),
+    /** --max-tokens-param, when given: how the reply cap was sent where the models file did not say. */
+    max_tokens_param: z.enum(["auto", "max_tokens", "max_completion_tokens"]).optional(),
+    /** --drop-params, when given: sampling parameters never sent. */
+    drop_params: z.array(z.string()).optional(),
+    /** What each endpoint's preflight found: its context length (`max_model_len`) and the server's tokens per local token (`/tokenize`), null where the server did not tell. */
+    preflight: z
+      .array(z.object({ model: z.string(), host: z.string(), max_model_len: z.number().int().positive().nullable(), token_ratio: z.number().positive().nullable() }))
+      .optional(),
   });
 
 /** The run's resolved configuration (`config`). Optional parts are absent in hand-written or converted logs. */
@@ -377,6 +407,12 @@ export const UsageRecord = z
     tokens_cached: z.number().nonnegative(),
     /** Dollars from the price table, summed over the calls that had a price; null when none had one. */
     cost_usd: z.number().nonnegative().nullable(),
+    /** Successful calls by who counted their tokens: `server` (the endpoint's usage) or a local tokenizer's name (estimates). */
+    tokens_counted_by: z.record(z.string(), z.number().int().nonnegative()).optional(),
+    /** Transport retries summed over the calls. */
+    retries: z.number().int().nonnegative().optional(),
+    /** Dollars of the calls actually made (cache replays cost nothing); null when none had a price. */
+    spent_usd: z.number().nonnegative().nullable().optional(),
   });
 
 export const RunManifest = z
@@ -416,7 +452,7 @@ export const RunManifest = z
     started_at: z.string(),
     /** ISO 8601 when the run ended; null while running (or killed). */
     ended_at: z.string().nullable(),
-    /** `running` | `complete` | `failed` (some checkpoint failed) | `partial`. */
+    /** `running` | `complete` | `failed` (some checkpoint failed) | `degenerate` (stopped: too many bad replies) | `error`. */
     status: z.string(),
     /** Active wall time in seconds summed over invocations (a killed one counts up to its last manifest write). */
     wall_s: z.number().nonnegative().nullable().optional(),
@@ -424,6 +460,10 @@ export const RunManifest = z
     invocations: z.number().int().positive().optional(),
     /** Calls, tokens and dollars, once the run ended. */
     usage: UsageRecord.optional(),
+    /** Optional, once ended: this invocation's step replies by kind (`replies`, `bad`, `empty`, `noAnswer`, `noScore`, `withReasoning`, `cutAtLength`). */
+    replies: z.record(z.string(), z.number()).optional(),
+    /** Optional: why the run stopped as `degenerate` (what share of replies was empty or unparsable, whether reasoning was present). */
+    degenerate_reason: z.string().optional(),
   })
   .passthrough();
 export type RunManifest = z.infer<typeof RunManifest>;

@@ -75,6 +75,7 @@ export class ObservedModel implements Model {
       tokens_in: result.usage.tokensIn,
       tokens_out: result.usage.tokensOut,
       tokens_cached: result.usage.tokensCached,
+      ...(result.usage.countedBy !== undefined ? { tokens_counted_by: result.usage.countedBy } : {}),
       latency_ms: result.latencyMs,
       retries: result.retries,
       cached: result.cached,

@@ -16,9 +16,10 @@
 import { ObservedModel, type OnCall } from "./callLog.js";
 import { LimitedModel, LimiterRegistry } from "./limiter.js";
 import { parseModelSpec, specText, type BuiltinSpec, type ModelSpec } from "./modelSpec.js";
-import type { ModelsFileEntry, Price } from "./modelsFile.js";
-import { OpenAIModel, endpointHostOf, endpointIdOf } from "./openaiModel.js";
+import type { DroppableParam, ModelsFileEntry, Price } from "./modelsFile.js";
+import { OpenAIModel, endpointHostOf, endpointIdOf, type MaxTokensParam } from "./openaiModel.js";
 import { CachedModel, ResponseCache } from "./responseCache.js";
+import { keyValueProblem, looksLikeKey, registerSecret } from "./secrets.js";
 import { RETRY_DEFAULTS, RetryingModel, realSleep } from "./retry.js";
 import type { CompletionRequest, CompletionResult, Model, SamplingParams } from "./types.js";
 import { ConfigError } from "../util/errors.js";
@@ -52,6 +53,10 @@ export interface ModelContext {
   env?: Record<string, string | undefined>;
   /** Backoff tuning (defaults: 500 ms base, 30 s cap, Retry-After capped at 10 min). */
   backoff?: { baseDelayMs?: number; maxDelayMs?: number; maxRetryAfterMs?: number };
+  /** `--max-tokens-param`: how the reply cap is sent where a models-file entry does not say (default auto). */
+  maxTokensParam?: MaxTokensParam;
+  /** `--drop-params`: sampling parameters never sent (a models-file entry's drop_params wins). */
+  dropParams?: readonly DroppableParam[];
 }
 
 export const CONTEXT_DEFAULTS = { maxRetries: 5, timeoutMs: 600_000, concurrency: 8 } as const;
@@ -69,6 +74,8 @@ export function createModelContext(o: Partial<ModelContext> = {}): ModelContext 
     concurrency: o.concurrency ?? CONTEXT_DEFAULTS.concurrency,
     limiters: o.limiters ?? new LimiterRegistry(),
     env,
+    ...(o.maxTokensParam ? { maxTokensParam: o.maxTokensParam } : {}),
+    ...(o.dropParams ? { dropParams: o.dropParams } : {}),
     ...(o.onCall ? { onCall: o.onCall } : {}),
     ...(o.sleep ? { sleep: o.sleep } : {}),
     ...(o.backoff ? { backoff: o.backoff } : {}),
@@ -90,6 +97,10 @@ export interface ResolvedModel {
   price: Price | null;
   /** The entry's sampling (it overrides the runner's per field). */
   sampling: SamplingParams;
+  /** How the reply cap is sent (entry, else --max-tokens-param, else auto). */
+  maxTokensParam: MaxTokensParam;
+  /** Parameters never sent (entry, else --drop-params). */
+  dropParams: readonly DroppableParam[];
 }
 
 /** Drops user:password@ from a URL before it is shown. */
@@ -108,7 +119,17 @@ export function resolveModel(name: string, ctx: ModelContext): ResolvedModel {
     const hint = entry || ctx.models.length === 0 ? "" : ` (or an alias of the models file: ${ctx.models.map((m) => m.alias).join(", ")})`;
     throw new ConfigError(`${entry ? `${where}: spec: ` : ""}${(e as Error).message}${hint}`);
   }
-  const common = { name, spec, entry, price: entry?.price ?? null, sampling: entry?.sampling ?? {}, concurrency: entry?.concurrency ?? ctx.concurrency };
+  const common = {
+    name,
+    spec,
+    entry,
+    price: entry?.price ?? null,
+    sampling: entry?.sampling ?? {},
+    concurrency: entry?.concurrency ?? ctx.concurrency,
+    maxTokensParam: entry?.max_tokens_param ?? ctx.maxTokensParam ?? "auto",
+    // `send_seed: false` is dropping the runner's per-call seed.
+    dropParams: dropList(entry?.drop_params ?? ctx.dropParams ?? [], entry?.send_seed === false),
+  };
   if (spec.scheme === "builtin") return { ...common, baseUrl: null, endpointHost: "builtin", apiKeyEnv: "" };
   const baseUrl = entry?.base_url ?? ctx.baseUrl ?? DEFAULT_BASE_URL;
   let url: URL | null = null;
@@ -134,8 +155,19 @@ function numberProblems(ctx: ModelContext): string[] {
 
 function keyProblem(r: ResolvedModel, ctx: ModelContext): string | null {
   if (r.spec.scheme !== "openai") return null;
+  // A key pasted where the NAME goes: refused without echoing it (it is a secret, and it is redacted
+  // from everything printed later in case something else does echo it).
+  if (looksLikeKey(r.apiKeyEnv)) {
+    registerSecret(r.apiKeyEnv);
+    const field = r.entry?.api_key_env ? `models file entry '${r.name}': api_key_env` : "--api-key-env";
+    return `model '${r.name}': ${field} looks like a key, not the NAME of an environment variable (not shown); put the key in a variable (export MY_KEY=...) and name it (${field === "--api-key-env" ? "--api-key-env MY_KEY" : "api_key_env: MY_KEY"})`;
+  }
   const key = (ctx.env ?? process.env)[r.apiKeyEnv];
-  if (key && key.length > 0) return null;
+  if (key && key.length > 0) {
+    registerSecret(key);
+    const bad = keyValueProblem(key);
+    return bad ? `model '${r.name}': the value of ${r.apiKeyEnv} ${bad}; set it again without the stray character` : null;
+  }
   // Names the variable, never a value.
   return `model '${r.name}' needs an API key: set the environment variable ${r.apiKeyEnv} (or name another variable with --api-key-env NAME or api_key_env in the models file; a local server without auth accepts any value, e.g. ${r.apiKeyEnv}=EMPTY)`;
 }
@@ -169,16 +201,30 @@ export function mergeSampling(request: SamplingParams, entry: SamplingParams): S
   return merged;
 }
 
-/**
- * Gives the stack the user's name and applies the entry's sampling before the cache key is taken;
- * drops the runner's per-call `seed` when the entry says `send_seed: false`.
- */
+function dropList(list: readonly DroppableParam[], noSeed: boolean): DroppableParam[] {
+  return noSeed && !list.includes("seed") ? [...list, "seed"] : [...list];
+}
+
+/** `sampling` without the dropped parameters. */
+export function dropSampling(sampling: SamplingParams, drop: readonly DroppableParam[]): SamplingParams {
+  if (drop.length === 0) return sampling;
+  const out: SamplingParams = { ...sampling };
+  for (const p of drop) delete out[p];
+  return out;
+}
+
+/** What a call sends for `request` to this model: the entry's sampling merged in, dropped parameters out. */
+export function sentSampling(r: Pick<ResolvedModel, "sampling" | "dropParams">, request: SamplingParams): SamplingParams {
+  return dropSampling(mergeSampling(request, r.sampling), r.dropParams);
+}
+
+/** Gives the stack the user's name and applies the entry's sampling before the cache key is taken. */
 class ConfiguredModel implements Model {
   constructor(
     readonly spec: string,
     private readonly inner: Model,
     private readonly sampling: SamplingParams,
-    private readonly sendSeed = true,
+    private readonly drop: readonly DroppableParam[] = [],
   ) {}
 
   get endpointHost(): string {
@@ -186,9 +232,7 @@ class ConfiguredModel implements Model {
   }
 
   complete(request: CompletionRequest): Promise<CompletionResult> {
-    const sampling = mergeSampling(request.sampling, this.sampling);
-    if (!this.sendSeed) delete sampling.seed;
-    return this.inner.complete({ ...request, sampling });
+    return this.inner.complete({ ...request, sampling: dropSampling(mergeSampling(request.sampling, this.sampling), this.drop) });
   }
 }
 
@@ -209,12 +253,12 @@ export function assembleModel(resolved: ResolvedModel, ctx: ModelContext, builti
       baseUrl,
       apiKey,
       timeoutMs: ctx.timeoutMs,
-      ...(resolved.entry?.max_tokens_param ? { maxTokensParam: resolved.entry.max_tokens_param } : {}),
+      maxTokensParam: resolved.maxTokensParam,
     });
     const retrying = new RetryingModel(openai, { maxRetries: ctx.maxRetries, sleep: ctx.sleep ?? realSleep, ...RETRY_DEFAULTS, ...ctx.backoff });
     inner = new LimitedModel(retrying, ctx.limiters.get(resolved.endpointHost, resolved.apiKeyEnv, resolved.concurrency));
     if (ctx.cacheDir) inner = new CachedModel(inner, new ResponseCache(ctx.cacheDir), { endpoint: endpointIdOf(baseUrl), model: resolved.spec.model });
   }
   const real = specText(resolved.spec);
-  return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling, resolved.entry?.send_seed !== false), ctx.onCall, resolved.price, { spec: real, sampling: resolved.sampling });
+  return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling, resolved.dropParams), ctx.onCall, resolved.price, { spec: real, sampling: dropSampling(resolved.sampling, resolved.dropParams) });
 }

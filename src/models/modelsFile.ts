@@ -7,9 +7,13 @@ import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { looksLikeKey } from "./secrets.js";
 import { formatIssues } from "../util/zodIssues.js";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Request fields extra_body may not set: the kit sends them itself (openaiModel.ts refuses them too). */
+export const RESERVED_BODY_FIELDS = ["model", "messages", "stream"] as const;
+const RESERVED = RESERVED_BODY_FIELDS;
 
 export const Sampling = z.strictObject({
   temperature: z.number().min(0).max(2).optional(),
@@ -17,8 +21,13 @@ export const Sampling = z.strictObject({
   /** Maximum new tokens per call (sent as max_completion_tokens or max_tokens, see max_tokens_param). */
   max_tokens: z.number().int().positive().optional(),
   seed: z.number().int().optional(),
-  /** Extra JSON merged into the request body, e.g. { reasoning_effort: "low" }. */
-  extra_body: z.record(z.string(), z.unknown()).optional(),
+  /** Extra JSON merged into the request body, e.g. { reasoning_effort: "low" }; never `model`, `messages` or `stream`. */
+  extra_body: z
+    .record(z.string(), z.unknown())
+    .refine((b) => !RESERVED.some((f) => Object.prototype.hasOwnProperty.call(b, f)), {
+      message: "may not set model, messages or stream (the kit sends them itself; the model id goes in spec)",
+    })
+    .optional(),
 });
 
 /** Dollars per million tokens. `cached_input` prices prompt tokens served from the provider's cache. */
@@ -30,6 +39,9 @@ export const Price = z.strictObject({
 export type Price = z.infer<typeof Price>;
 
 export const MAX_TOKENS_PARAMS = ["auto", "max_tokens", "max_completion_tokens"] as const;
+/** Sampling parameters `drop_params` / `--drop-params` can keep from being sent. */
+export const DROPPABLE_PARAMS = ["seed", "top_p", "temperature"] as const;
+export type DroppableParam = (typeof DROPPABLE_PARAMS)[number];
 
 export const ModelsFileEntry = z.strictObject({
   /** The name `--models` uses (no spaces or commas: `--models` is a comma list). */
@@ -39,13 +51,19 @@ export const ModelsFileEntry = z.strictObject({
   /** OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1); default --base-url / OPENAI_BASE_URL. */
   base_url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
   /** The NAME of the environment variable holding the key (default --api-key-env / OPENAI_API_KEY). */
-  api_key_env: z.string().regex(ENV_NAME, "must be the NAME of an environment variable (letters, digits, _), not a key").optional(),
+  api_key_env: z
+    .string()
+    .regex(ENV_NAME, "must be the NAME of an environment variable (letters, digits, _), not a key")
+    .refine((n) => !looksLikeKey(n), "looks like a key, not the NAME of an environment variable (not shown): put the key in a variable and name it here")
+    .optional(),
   sampling: Sampling.optional(),
   price: Price.optional(),
   /** Calls in flight on this endpoint and key (default --concurrency). */
   concurrency: z.number().int().positive().optional(),
-  /** How max_tokens is sent: `auto` = max_completion_tokens for api.openai.com, max_tokens elsewhere. */
+  /** How max_tokens is sent: `auto` = max_completion_tokens for api.openai.com, max_tokens elsewhere (default --max-tokens-param). */
   max_tokens_param: z.enum(MAX_TOKENS_PARAMS).optional(),
+  /** Sampling parameters never sent to this endpoint, whoever sets them (for servers that refuse them; default --drop-params). */
+  drop_params: z.array(z.enum(DROPPABLE_PARAMS)).optional(),
   /**
    * Whether requests carry the per-call `seed` the runner derives from the call identity (default
    * true). `false` for endpoints that reject the field; built-in models then draw from the identity.

@@ -10,10 +10,12 @@
  * `reasoning` (never parsed for actions).
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+import { messageOfErrorBody, safeServerText } from "./errorBody.js";
 import { MAX_TIMER_MS, startDeadline } from "./deadline.js";
 import { httpFetch } from "./httpFetch.js";
-import type { MAX_TOKENS_PARAMS } from "./modelsFile.js";
+import { RESERVED_BODY_FIELDS, type MAX_TOKENS_PARAMS } from "./modelsFile.js";
 import { AttemptError, kindOfStatus, parseRetryAfter } from "./retry.js";
+import { redactSecrets } from "./secrets.js";
 import { countMessageTokens, countTokens, type TokenizerName } from "./tokens.js";
 import type { CompletionRequest, CompletionResult, Model, SamplingParams, Usage } from "./types.js";
 
@@ -43,16 +45,25 @@ export function endpointIdOf(baseUrl: string): string {
   return `${u.host}${u.pathname.replace(/\/+$/, "")}`;
 }
 
-/** Removes the key (and anything shaped like a bearer token or an OpenAI-style key) from text. */
+/** Removes the key, every registered key value and anything shaped like a key; escapes control characters; cuts. */
 export function scrubSecret(text: string, secret: string | null): string {
-  let out = secret && secret.length > 0 ? text.split(secret).join("[redacted]") : text;
-  out = out.replace(/Bearer\s+\S+/gi, "Bearer [redacted]").replace(/\bsk-[A-Za-z0-9_*.-]{6,}/g, "sk-[redacted]");
-  return out.length > 400 ? `${out.slice(0, 400)}...` : out;
+  return safeServerText(redactSecrets(text, [secret]), 400);
 }
 
-/** The request body: messages, sampling, extra_body merged last (it may set any provider field). */
+/** The reserved fields `extra_body` tries to set (empty when none). */
+export function reservedFieldsIn(extra: Record<string, unknown> | undefined): string[] {
+  return extra ? RESERVED_BODY_FIELDS.filter((f) => Object.prototype.hasOwnProperty.call(extra, f)) : [];
+}
+
+/**
+ * The request body: messages, sampling, then extra_body (provider fields such as
+ * `reasoning_effort`). extra_body may not set `model`, `messages` or `stream` (refused at config
+ * time by the models file; refused here too, for a SamplingParams built in code).
+ */
 export function requestBody(model: string, request: CompletionRequest, maxTokensField: "max_tokens" | "max_completion_tokens"): Record<string, unknown> {
   const s: SamplingParams = request.sampling;
+  const reserved = reservedFieldsIn(s.extra_body);
+  if (reserved.length > 0) throw new Error(`extra_body may not set ${reserved.join(", ")}: the kit sends them itself`);
   const body: Record<string, unknown> = {
     model,
     messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
@@ -80,7 +91,10 @@ export function toAttemptError(e: unknown, secret: string | null, nowMs: number)
     return new AttemptError(`connection failed${cause}`, "transport");
   }
   if (e instanceof APIError && typeof e.status === "number") {
-    return new AttemptError(`HTTP ${e.status}: ${scrubSecret(e.message, secret)}`, kindOfStatus(e.status), parseRetryAfter(e.headers, nowMs));
+    // normalizingFetch put the server's own message, already made safe, in `error.message`.
+    const said = (e.error as { message?: unknown } | undefined)?.message;
+    const message = typeof said === "string" ? said : e.message.replace(/^\d{3}\s+/, "");
+    return new AttemptError(`HTTP ${e.status}: ${scrubSecret(message, secret)}`, kindOfStatus(e.status), parseRetryAfter(e.headers, nowMs));
   }
   // The client parses a JSON content type with response.json(): a corrupt body surfaces as SyntaxError.
   if (e instanceof SyntaxError) return new AttemptError(`response body is not valid JSON: ${scrubSecret(e.message, secret)}`, "bad_response");
@@ -110,6 +124,45 @@ export function networkErrorCode(e: unknown): string | null {
     cur = (cur as { cause?: unknown }).cause;
   }
   return e instanceof TypeError && e.message === "terminated" ? "terminated" : null;
+}
+
+/** Bytes of an error body read (a proxy's HTML page or a megabyte dump needs no more). */
+const ERROR_BODY_BYTES = 64 * 1024;
+
+async function readCapped(res: Response, max: number): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < max) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  await reader.cancel().catch(() => undefined);
+  return Buffer.concat(chunks).toString("utf8").slice(0, max);
+}
+
+/**
+ * The transport, with every error body rewritten to the one shape the openai client reads
+ * (`{"error": {"message": ...}}`), the message taken from whatever shape the server used
+ * (errorBody.ts) and made safe. Without it, vLLM's `{"object": "error", "message": ...}` reached the
+ * user as "400 status code (no body)". Status and headers (Retry-After) are kept.
+ */
+export async function normalizingFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const res = await httpFetch(input, init);
+  if (res.ok) return res;
+  const message = messageOfErrorBody(await readCapped(res, ERROR_BODY_BYTES));
+  const headers = new Headers(res.headers);
+  for (const h of ["content-length", "content-encoding", "transfer-encoding"]) headers.delete(h);
+  headers.set("content-type", "application/json");
+  return new Response(JSON.stringify({ error: { message } }), { status: res.status, statusText: res.statusText, headers });
+}
+
+/** The kind of a JSON value, for protocol-error messages. */
+function kindOf(x: unknown): string {
+  return x === null ? "null" : Array.isArray(x) ? "an array" : typeof x === "object" ? "an object" : `a ${typeof x}`;
 }
 
 interface WireMessage {
@@ -149,7 +202,7 @@ export class OpenAIModel implements Model {
     // longer than 5 minutes whatever --timeout-ms says (see httpFetch.ts). The client's own timer is
     // a plain setTimeout that a blocked event loop turns into a false timeout, so it is set out of
     // the way: the lag-tolerant deadline in complete() is the only clock.
-    this.#client = new OpenAI({ baseURL: o.baseUrl, apiKey: o.apiKey, maxRetries: 0, timeout: MAX_TIMER_MS, logLevel: "off", fetch: httpFetch });
+    this.#client = new OpenAI({ baseURL: o.baseUrl, apiKey: o.apiKey, maxRetries: 0, timeout: MAX_TIMER_MS, logLevel: "off", fetch: normalizingFetch });
   }
 
   async complete(request: CompletionRequest): Promise<CompletionResult> {
@@ -169,13 +222,24 @@ export class OpenAIModel implements Model {
       deadline.clear();
     }
     const latencyMs = Math.round(performance.now() - started);
-    // A 200 whose body is not a chat completion is a broken response, not a model answer.
+    // A 200 whose body is not a chat completion is a broken response, not a model answer. Some
+    // servers (proxies, Ollama on a model error) answer 200 with an error body: keep what they said.
+    const said = (raw as { error?: unknown } | null)?.error;
+    if (said !== undefined && said !== null && !Array.isArray((raw as { choices?: unknown }).choices)) {
+      throw new AttemptError(`the server answered 200 with an error: ${messageOfErrorBody(JSON.stringify(raw))}`, "bad_response");
+    }
     const choice = (raw as { choices?: unknown } | null)?.choices;
     const first = Array.isArray(choice) ? (choice[0] as { message?: WireMessage; finish_reason?: unknown } | undefined) : undefined;
     if (!first || typeof first.message !== "object" || first.message === null) {
       throw new AttemptError("response is not a chat completion (no choices[0].message)", "bad_response");
     }
     const message = first.message;
+    // Null or absent content is the model saying nothing (reasoning-only replies do that): data.
+    // Anything else that is not a string (an array of parts, a number) is the server breaking the
+    // protocol; reading it as "" would log a model's empty answer that never happened.
+    if (message.content !== undefined && message.content !== null && typeof message.content !== "string") {
+      throw new AttemptError(`protocol error: choices[0].message.content is ${kindOf(message.content)}, expected a string or null`, "protocol");
+    }
     const text = typeof message.content === "string" ? message.content : "";
     const reasoning = str(message.reasoning_content) ?? str(message.reasoning);
     const finishReason = typeof first.finish_reason === "string" ? first.finish_reason : null;
@@ -187,13 +251,14 @@ export class OpenAIModel implements Model {
     const tokensIn = num(u?.prompt_tokens);
     const tokensOut = num(u?.completion_tokens);
     if (tokensIn !== null && tokensOut !== null) {
-      return { tokensIn, tokensOut, tokensCached: num(u?.prompt_tokens_details?.cached_tokens) };
+      return { tokensIn, tokensOut, tokensCached: num(u?.prompt_tokens_details?.cached_tokens), countedBy: "server" };
     }
     // No usage reported (some local servers): count with the tokenizer, reasoning included.
     return {
       tokensIn: countMessageTokens(request.messages, this.#tokenizer),
       tokensOut: countTokens(text, this.#tokenizer) + countTokens(reasoning ?? "", this.#tokenizer),
       tokensCached: null,
+      countedBy: this.#tokenizer,
     };
   }
 }

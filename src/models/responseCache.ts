@@ -49,7 +49,7 @@ const Entry = z.object({
     text: z.string(),
     reasoning: z.string().nullable(),
     finishReason: z.string().nullable(),
-    usage: z.object({ tokensIn: z.number(), tokensOut: z.number(), tokensCached: z.number().nullable() }),
+    usage: z.object({ tokensIn: z.number(), tokensOut: z.number(), tokensCached: z.number().nullable(), countedBy: z.string().optional() }),
   }),
 });
 type CachedResult = z.infer<typeof Entry>["result"];

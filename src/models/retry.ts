@@ -11,8 +11,11 @@ import { Rng } from "../util/rng.js";
 import { canonicalJson } from "../util/canonicalJson.js";
 import { ModelCallError, type CompletionRequest, type CompletionResult, type Model } from "./types.js";
 
-/** Error classes recorded in calls.jsonl. */
-export type FailureKind = "http_429" | "http_5xx" | "http_4xx" | "timeout" | "transport" | "bad_response";
+/**
+ * Error classes recorded in calls.jsonl. `protocol`: a well-formed 200 that breaks the chat
+ * completion contract in a way a retry cannot fix (content that is an array of parts or a number).
+ */
+export type FailureKind = "http_429" | "http_5xx" | "http_4xx" | "timeout" | "transport" | "bad_response" | "protocol";
 
 /** One failed attempt, already classified (and already scrubbed of secrets) by the adapter. */
 export class AttemptError extends Error {
@@ -27,7 +30,7 @@ export class AttemptError extends Error {
   }
 
   get retryable(): boolean {
-    return this.kind !== "http_4xx";
+    return this.kind !== "http_4xx" && this.kind !== "protocol";
   }
 }
 

@@ -53,6 +53,12 @@ export interface Usage {
   tokensOut: number;
   /** Prompt tokens served from the provider's prefix cache, when reported. */
   tokensCached: number | null;
+  /**
+   * Who counted: `server` (the endpoint's usage), or the local tokenizer's name (`o200k`, ...) when the
+   * endpoint reported none: then the counts are an estimate with a tokenizer that may not be the
+   * served model's. Absent for built-in models (no tokens) and for results cached before this field.
+   */
+  countedBy?: string;
 }
 
 export interface CompletionResult {

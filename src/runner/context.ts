@@ -7,7 +7,8 @@ import { DEFAULT_PARSE_RULE, type ParseRule } from "../agent/parseResponse.js";
 import type { Game } from "../games/types.js";
 import type { Model } from "../models/types.js";
 import type { TokenizerName } from "../models/tokens.js";
-import type { CheckpointRecord, EpisodeRecord } from "../logs/schema.js";
+import type { CallRecord, CheckpointRecord, EpisodeRecord } from "../logs/schema.js";
+import type { ReplyKind, ReplyMonitor, ReplyStats } from "./replyMonitor.js";
 import type { TokenCounter } from "../pathways/history.js";
 import type { RunLogs } from "../logs/runLogs.js";
 import type { ViewSettings } from "./views.js";
@@ -30,7 +31,18 @@ export interface ProtocolSettings {
   runSeed: number;
   /** `--views` (views.md): the id and replay views; absent = the protocol's `eval` view alone (today's run). */
   views?: ViewSettings;
+  /**
+   * Where the Answer/Score lines are read (`--answer-from`): `content` (default; a reasoning field is
+   * kept but never parsed, it may hold decoy lines), `reasoning`, or `both` (content, then the
+   * reasoning when the content holds no action). Recorded in the manifest when not `content`.
+   */
+  answerFrom?: AnswerFrom;
+  /** `--max-bad-replies`: the share (0..1) of bad step replies that stops a run as degenerate. Default 0.5. */
+  maxBadReplies?: number;
 }
+
+export const ANSWER_FROM = ["content", "reasoning", "both"] as const;
+export type AnswerFrom = (typeof ANSWER_FROM)[number];
 
 export const DEFAULT_SETTINGS: ProtocolSettings = {
   exploreEpisodes: 30,
@@ -56,6 +68,10 @@ export interface ResolvedConfig {
 export interface RunEvents {
   runStarted?(runId: string, info: { totalEpisodes: number; doneEpisodes: number; label: string }): void;
   step?(runId: string, tokensIn: number, tokensOut: number): void;
+  /** One step reply classified (degenerate detection), with the run's reply statistics so far. */
+  reply?(runId: string, kind: ReplyKind, stats: Readonly<ReplyStats>): void;
+  /** One model call measured (calls.jsonl line): retries, cost, cached. */
+  call?(runId: string, record: CallRecord): void;
   episodeDone?(runId: string, record: EpisodeRecord): void;
   checkpointDone?(runId: string, record: CheckpointRecord): void;
   runEnded?(runId: string, status: string): void;
@@ -78,6 +94,8 @@ export interface RunContext {
   logs: RunLogs;
   counter: TokenCounter;
   events: RunEvents;
+  /** Classifies step replies and trips when the run is degenerate (replyMonitor.ts). */
+  replies: ReplyMonitor;
   /** Injectable clock for started_at / ended_at. */
   now: () => Date;
 }

@@ -5,12 +5,14 @@
  * failure is recorded, the game decides what it costs); only a ModelCallError (infrastructure, after
  * the model layer's retries) ends the episode early, as `failed` with its reason.
  */
-import { parseResponse } from "../agent/parseResponse.js";
+import { parseResponse, type ParsedResponse, type ParseRule } from "../agent/parseResponse.js";
 import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
 import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
 import { callSeed } from "../models/callSeed.js";
-import { ModelCallError, type CallIdentity } from "../models/types.js";
-import type { RunContext } from "./context.js";
+import { redactSecrets } from "../models/secrets.js";
+import { ModelCallError, type CallIdentity, type CompletionResult } from "../models/types.js";
+import type { AnswerFrom, RunContext } from "./context.js";
+import { replyKind } from "./replyMonitor.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";
 import type { ExtraView } from "./views.js";
 
@@ -35,7 +37,49 @@ export interface EpisodeOutcome {
 
 /** The reason recorded for an infrastructure failure; never contains a key (the model layer scrubs). */
 export function failureReason(e: ModelCallError): string {
-  return `${e.kind} after ${e.retries} retries: ${e.message}`;
+  return redactSecrets(`${e.kind} after ${e.retries} retries: ${e.message}`);
+}
+
+/** Characters of reasoning kept per step record (the full length is recorded beside it). */
+export const REASONING_CHARS = 20_000;
+
+/** The step record's reasoning fields: the text (cut to REASONING_CHARS) and its full length. */
+export function reasoningFields(reasoning: string | null): { reasoning: string | null; reasoning_chars: number } {
+  if (reasoning === null) return { reasoning: null, reasoning_chars: 0 };
+  if (reasoning.length <= REASONING_CHARS) return { reasoning, reasoning_chars: reasoning.length };
+  // Never cut between the two halves of a surrogate pair (a lone surrogate is invalid UTF-8 on disk).
+  const end = /[\ud800-\udbff]/.test(reasoning.charAt(REASONING_CHARS - 1)) ? REASONING_CHARS - 1 : REASONING_CHARS;
+  return { reasoning: reasoning.slice(0, end), reasoning_chars: reasoning.length };
+}
+
+/** True when the reply carried reasoning: a reasoning field, or a `<think>` block in the content. */
+export function hasReasoning(result: Pick<CompletionResult, "text" | "reasoning">): boolean {
+  return (result.reasoning !== null && result.reasoning.trim() !== "") || /<\/think>/i.test(result.text);
+}
+
+export interface Answer {
+  parsed: ParsedResponse;
+  /** The text the answer was parsed from. */
+  text: string;
+  source: "content" | "reasoning";
+  /** What the episode's later prompts show as this turn's answer. */
+  turnText: string;
+}
+
+/**
+ * Parses the reply under `--answer-from`. The content is the default and the only source unless the
+ * user opts in: a reasoning text can hold decoy Answer lines. An answer read from the reasoning is
+ * shown in later turns as its two contract lines, not as the whole reasoning (which could be tens of
+ * thousands of tokens per turn).
+ */
+export function answerOf(result: Pick<CompletionResult, "text" | "reasoning">, from: AnswerFrom, rule?: ParseRule): Answer {
+  const content: Answer = { parsed: parseResponse(result.text, rule), text: result.text, source: "content", turnText: result.text };
+  if (from === "content" || (from === "both" && content.parsed.action !== null)) return content;
+  const reasoning = result.reasoning ?? "";
+  const parsed = parseResponse(reasoning, rule);
+  if (from === "both" && parsed.action === null) return content;
+  const turnText = parsed.action === null ? result.text : `Answer: ${parsed.action}\nScore: ${parsed.selfScore ?? ""}`.trimEnd();
+  return { parsed, text: reasoning, source: "reasoning", turnText };
 }
 
 export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeOutcome> {
@@ -53,6 +97,12 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
   let error: string | null = null;
 
   while (!state.done) {
+    // A degenerate run stops playing: its remaining episodes end here, named.
+    const degenerate = run.replies.tripped;
+    if (degenerate !== null) {
+      error = `run stopped as degenerate: ${degenerate}`;
+      break;
+    }
     const observation = game.observe(state);
     const prompt = { rules: cfg.rules, turns, observation, rewardVisibility: run.settings.rewardVisibility };
     const experience = task.experience.forStep(prompt);
@@ -75,7 +125,11 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
       }
       throw e;
     }
-    const parsed = parseResponse(result.text, run.settings.parseRule);
+    const answer = answerOf(result, run.settings.answerFrom ?? "content", run.settings.parseRule);
+    const parsed = answer.parsed;
+    const kind = replyKind(answer.text, parsed);
+    run.replies.record(kind, { reasoning: hasReasoning(result), finishReason: result.finishReason });
+    run.events.reply?.(run.runId, kind, run.replies.stats);
     const next = game.step(state, parsed.action);
     const scoreAfter = game.score(next.state);
     const record: StepRecord = {
@@ -98,12 +152,15 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
       cached: result.cached,
       finish_reason: result.finishReason,
       tokens_cached: result.usage.tokensCached,
+      ...(result.usage.countedBy !== undefined ? { tokens_counted_by: result.usage.countedBy } : {}),
+      ...reasoningFields(result.reasoning),
+      ...(answer.source !== "content" ? { answer_source: answer.source } : {}),
       ...experience.fields,
     };
     run.logs.steps.append(record);
     steps.push(record);
     run.events.step?.(run.runId, result.usage.tokensIn, result.usage.tokensOut);
-    turns.push({ observation, response: result.text, feedback: next.feedback, reward: next.reward, scoreAfter });
+    turns.push({ observation, response: answer.turnText, feedback: next.feedback, reward: next.reward, scoreAfter });
     state = next.state;
   }
 

@@ -39,7 +39,7 @@ export async function runCheckpointList(o: CheckpointListOptions): Promise<RunOu
   if (o.checkpoints.length === 0) throw new Error("runCheckpointList: the checkpoint list is empty");
   const epochs = o.checkpoints.map((c) => c.checkpoint);
   if (new Set(epochs).size !== epochs.length) throw new Error(`runCheckpointList: duplicate checkpoint index in ${epochs.join(", ")}`);
-  const router = new CallRouter();
+  const router = new CallRouter(o.events);
   const models = new Map(o.checkpoints.map((c) => [c.checkpoint, o.createModel(c.model, router.onCall)]));
   // The manifest's protocol block: no exploration, one "checkpoint" per listed epoch.
   const settings: ProtocolSettings = { ...o.settings, exploreEpisodes: 0, checkpointEvery: 1 };

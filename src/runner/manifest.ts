@@ -112,8 +112,11 @@ export class ManifestWriter {
     this.previousModel = previous?.config.model ?? null;
   }
 
-  /** Writes the manifest (atomically). `ended`: the run finished in this invocation. */
-  write(status: string, ended: boolean, usage?: UsageTotals): void {
+  /**
+   * Writes the manifest (atomically). `ended`: the run finished in this invocation. `extra`: fields
+   * known at the end (the reply statistics, why a run was degenerate).
+   */
+  write(status: string, ended: boolean, usage?: UsageTotals, extra: { replies?: Record<string, number>; degenerate_reason?: string } = {}): void {
     const run = this.run;
     const wall = this.priorWallS + (Date.now() - this.startedMs) / 1000;
     writeJsonAtomic(this.path, RunManifest, {
@@ -145,6 +148,7 @@ export class ManifestWriter {
       invocations: this.invocations,
       // Calls, tokens and dollars of every invocation so far (from calls.jsonl), once the run ends.
       ...(usage ? { usage } : {}),
+      ...extra,
     });
   }
 }

@@ -1,11 +1,18 @@
 /**
- * Progress on stderr (architecture.md, "Progress"): on a TTY a live bar per run (episodes, steps,
- * tokens, failures, ETA), redrawn in place; otherwise (CI, a pipe, a file) plain lines every
- * `intervalMs` for the runs that moved, and one line when a run ends. Never stdout: stdout stays
- * clean for whatever a script reads from it.
+ * Progress on stderr (architecture.md, "Progress"; endpoints.md, "While it runs"): per run the
+ * episodes, steps, tokens, dollars spent so far, retries, bad-reply rate and ETA; and a matrix line
+ * with the overall ETA. On a TTY a live bar per run, redrawn in place; otherwise (CI, a pipe, a
+ * file) plain lines every `intervalMs` for the runs that moved (and the matrix, when there are
+ * several runs), and one line when a run ends. Never stdout: stdout stays clean for scripts.
+ *
+ * The numbers live in `ProgressState` (no I/O), which other displays can render from
+ * (`snapshot()`, `formatRunProgress`, `formatMatrixProgress`); `Progress` only draws them. Labels
+ * are escaped: a model name is outside text.
  */
-import type { CheckpointRecord, EpisodeRecord } from "../logs/schema.js";
+import type { CallRecord, CheckpointRecord, EpisodeRecord } from "../logs/schema.js";
+import { terminalSafe } from "../models/secrets.js";
 import type { RunEvents } from "./context.js";
+import type { ReplyKind, ReplyStats } from "./replyMonitor.js";
 
 export type ProgressMode = "auto" | "bar" | "lines" | "off";
 
@@ -16,7 +23,8 @@ export interface ProgressStream {
   columns?: number;
 }
 
-interface RunProgress {
+/** One run's progress as the events told it (this invocation; `done` includes resumed episodes). */
+export interface RunProgress {
   label: string;
   total: number;
   done: number;
@@ -24,13 +32,36 @@ interface RunProgress {
   steps: number;
   tokensIn: number;
   tokensOut: number;
+  /** Episodes (or checkpoints that never played) that failed on infrastructure. */
   failures: number;
+  /** Dollars of calls actually made (cache replays cost nothing); null while no call had a price. */
+  spentUsd: number | null;
+  /** Transport retries of this invocation's calls. */
+  retries: number;
+  /** Step replies classified, and the unusable ones among them (replyMonitor.ts). */
+  replies: number;
+  badReplies: number;
+  /** `complete`, `failed`, `degenerate`, `error` once ended; null while running. */
   status: string | null;
   startedMs: number;
   changed: boolean;
 }
 
-function compact(n: number): string {
+/** The whole invocation, summed over its runs. */
+export interface MatrixProgress {
+  runs: number;
+  finished: number;
+  total: number;
+  done: number;
+  spentUsd: number | null;
+  retries: number;
+  replies: number;
+  badReplies: number;
+  /** Milliseconds left at this invocation's pace; null before the first episode ends. */
+  etaMs: number | null;
+}
+
+export function compact(n: number): string {
   if (n >= 1e9) return `${(n / 1e9).toFixed(1)}G`;
   if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
   if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
@@ -44,31 +75,34 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }
 
-export class Progress implements RunEvents {
-  private readonly runs = new Map<string, RunProgress>();
-  private readonly mode: "bar" | "lines" | "off";
-  private timer: NodeJS.Timeout | null = null;
-  private drawn = 0;
-  private readonly now: () => number;
+/** Dollars with enough digits to see small runs move. */
+export function formatUsd(usd: number): string {
+  return `$${usd < 10 ? usd.toFixed(4) : usd.toFixed(2)}`;
+}
 
-  constructor(
-    private readonly stream: ProgressStream,
-    opts: { mode?: ProgressMode; intervalMs?: number; now?: () => number } = {},
-  ) {
-    const mode = opts.mode ?? "auto";
-    this.mode = mode === "auto" ? (stream.isTTY ? "bar" : "lines") : mode;
-    this.now = opts.now ?? Date.now;
-    if (this.mode !== "off") {
-      const interval = opts.intervalMs ?? (this.mode === "bar" ? 250 : 30_000);
-      this.timer = setInterval(() => this.tick(), interval);
-      // Progress must never keep the process alive.
-      this.timer.unref();
-    }
-  }
+const percent = (n: number, d: number): string => `${d === 0 ? 0 : Math.round((100 * n) / d)}%`;
+
+/** ", $0.0123 spent, 3 retries, 12% bad replies": only what is known and not zero. */
+function extras(x: { spentUsd: number | null; retries: number; replies: number; badReplies: number }): string {
+  const parts: string[] = [];
+  if (x.spentUsd !== null) parts.push(`${formatUsd(x.spentUsd)} spent`);
+  if (x.retries > 0) parts.push(`${x.retries} retries`);
+  if (x.replies > 0 && x.badReplies > 0) parts.push(`${percent(x.badReplies, x.replies)} bad replies`);
+  return parts.map((p) => `, ${p}`).join("");
+}
+
+/** The numbers behind the display. Pure: the clock is injected. */
+export class ProgressState implements RunEvents {
+  readonly runs = new Map<string, RunProgress>();
+  private firstStartMs: number | null = null;
+
+  constructor(private readonly now: () => number = Date.now) {}
 
   runStarted(runId: string, info: { totalEpisodes: number; doneEpisodes: number; label: string }): void {
+    const started = this.now();
+    this.firstStartMs ??= started;
     this.runs.set(runId, {
-      label: info.label,
+      label: terminalSafe(info.label).replace(/\n/g, "\\n"),
       total: info.totalEpisodes,
       done: info.doneEpisodes,
       doneAtStart: info.doneEpisodes,
@@ -76,8 +110,12 @@ export class Progress implements RunEvents {
       tokensIn: 0,
       tokensOut: 0,
       failures: 0,
+      spentUsd: null,
+      retries: 0,
+      replies: 0,
+      badReplies: 0,
       status: null,
-      startedMs: this.now(),
+      startedMs: started,
       changed: true,
     });
   }
@@ -88,6 +126,23 @@ export class Progress implements RunEvents {
     r.steps++;
     r.tokensIn += tokensIn;
     r.tokensOut += tokensOut;
+    r.changed = true;
+  }
+
+  reply(runId: string, kind: ReplyKind, _stats: Readonly<ReplyStats>): void {
+    const r = this.runs.get(runId);
+    if (!r) return;
+    r.replies++;
+    if (kind !== "ok") r.badReplies++;
+    r.changed = true;
+  }
+
+  call(runId: string, record: CallRecord): void {
+    const r = this.runs.get(runId);
+    if (!r) return;
+    r.retries += record.retries;
+    // Money actually spent: a replayed answer was paid for by an earlier invocation.
+    if (record.cost_usd !== null && !record.cached) r.spentUsd = (r.spentUsd ?? 0) + record.cost_usd;
     r.changed = true;
   }
 
@@ -113,22 +168,111 @@ export class Progress implements RunEvents {
     if (!r) return;
     r.status = status;
     r.changed = true;
-    if (this.mode === "lines") this.stream.write(`[s3gym] ${this.line(r)}\n`);
   }
 
-  /** ETA from this invocation's pace (episodes already done before a resume do not count). */
-  private eta(r: RunProgress): string {
+  /** Milliseconds left for one run at this invocation's pace; null before its first episode ends. */
+  etaMs(r: RunProgress): number | null {
     const doneNow = r.done - r.doneAtStart;
     const left = r.total - r.done;
-    if (r.status !== null || left <= 0) return "";
-    if (doneNow === 0) return " ETA ?";
-    return ` ETA ${formatDuration(((this.now() - r.startedMs) / doneNow) * left)}`;
+    if (r.status !== null || left <= 0) return 0;
+    if (doneNow === 0) return null;
+    return ((this.now() - r.startedMs) / doneNow) * left;
+  }
+
+  matrix(): MatrixProgress {
+    const all = [...this.runs.values()];
+    const sum = (f: (r: RunProgress) => number) => all.reduce((n, r) => n + f(r), 0);
+    const priced = all.some((r) => r.spentUsd !== null);
+    const total = sum((r) => r.total);
+    const done = sum((r) => r.done);
+    const doneNow = sum((r) => r.done - r.doneAtStart);
+    // Runs that ended early (failed, degenerate) leave nothing to wait for.
+    const left = sum((r) => (r.status === null ? Math.max(0, r.total - r.done) : 0));
+    const elapsed = this.firstStartMs === null ? 0 : this.now() - this.firstStartMs;
+    return {
+      runs: all.length,
+      finished: all.filter((r) => r.status !== null).length,
+      total,
+      done,
+      spentUsd: priced ? sum((r) => r.spentUsd ?? 0) : null,
+      retries: sum((r) => r.retries),
+      replies: sum((r) => r.replies),
+      badReplies: sum((r) => r.badReplies),
+      etaMs: left === 0 ? 0 : doneNow === 0 ? null : (elapsed / doneNow) * left,
+    };
+  }
+
+  /** A copy of every run's numbers and the matrix totals. */
+  snapshot(): { runs: Array<RunProgress & { runId: string; etaMs: number | null }>; matrix: MatrixProgress } {
+    return { runs: [...this.runs].map(([runId, r]) => ({ ...r, runId, etaMs: this.etaMs(r) })), matrix: this.matrix() };
+  }
+}
+
+const eta = (ms: number | null): string => (ms === 0 ? "" : ms === null ? " ETA ?" : ` ETA ${formatDuration(ms)}`);
+
+/** One run's plain progress line (no prefix). */
+export function formatRunProgress(r: RunProgress, etaMs: number | null): string {
+  const fail = r.failures > 0 ? `, ${r.failures} failed` : "";
+  const state = r.status ?? `${r.done}/${r.total} episodes`;
+  return `${r.label}: ${state} (${r.done}/${r.total} episodes, ${compact(r.steps)} steps, tokens ${compact(r.tokensIn)} in / ${compact(r.tokensOut)} out${extras(r)}${fail})${eta(etaMs)}`;
+}
+
+/** The matrix line: runs finished, episodes, dollars, retries, bad replies, overall ETA. */
+export function formatMatrixProgress(m: MatrixProgress): string {
+  return `${m.finished}/${m.runs} runs finished, ${m.done}/${m.total} episodes${extras(m)}${eta(m.etaMs)}`;
+}
+
+export class Progress implements RunEvents {
+  readonly state: ProgressState;
+  private readonly mode: "bar" | "lines" | "off";
+  private timer: NodeJS.Timeout | null = null;
+  private drawn = 0;
+  private matrixChanged = false;
+
+  constructor(
+    private readonly stream: ProgressStream,
+    opts: { mode?: ProgressMode; intervalMs?: number; now?: () => number } = {},
+  ) {
+    const mode = opts.mode ?? "auto";
+    this.mode = mode === "auto" ? (stream.isTTY ? "bar" : "lines") : mode;
+    this.state = new ProgressState(opts.now ?? Date.now);
+    if (this.mode !== "off") {
+      const interval = opts.intervalMs ?? (this.mode === "bar" ? 250 : 30_000);
+      this.timer = setInterval(() => this.tick(), interval);
+      // Progress must never keep the process alive.
+      this.timer.unref();
+    }
+  }
+
+  runStarted(runId: string, info: { totalEpisodes: number; doneEpisodes: number; label: string }): void {
+    this.state.runStarted(runId, info);
+    this.matrixChanged = true;
+  }
+  step(runId: string, tokensIn: number, tokensOut: number): void {
+    this.state.step(runId, tokensIn, tokensOut);
+  }
+  reply(runId: string, kind: ReplyKind, stats: Readonly<ReplyStats>): void {
+    this.state.reply(runId, kind, stats);
+  }
+  call(runId: string, record: CallRecord): void {
+    this.state.call(runId, record);
+  }
+  episodeDone(runId: string, record: EpisodeRecord): void {
+    this.state.episodeDone(runId, record);
+    this.matrixChanged = true;
+  }
+  checkpointDone(runId: string, record: CheckpointRecord): void {
+    this.state.checkpointDone(runId, record);
+  }
+  runEnded(runId: string, status: string): void {
+    this.state.runEnded(runId, status);
+    this.matrixChanged = true;
+    const r = this.state.runs.get(runId);
+    if (r && this.mode === "lines") this.stream.write(`[s3gym] ${this.line(r)}\n`);
   }
 
   line(r: RunProgress): string {
-    const fail = r.failures > 0 ? `, ${r.failures} failed` : "";
-    const state = r.status ?? `${r.done}/${r.total} episodes`;
-    return `${r.label}: ${state} (${r.done}/${r.total} episodes, ${compact(r.steps)} steps, tokens ${compact(r.tokensIn)} in / ${compact(r.tokensOut)} out${fail})${this.eta(r)}`;
+    return formatRunProgress(r, this.state.etaMs(r));
   }
 
   private bar(r: RunProgress, width: number): string {
@@ -140,28 +284,34 @@ export class Progress implements RunEvents {
   private tick(): void {
     if (this.mode === "bar") this.redraw();
     else if (this.mode === "lines") {
-      for (const r of this.runs.values()) {
+      for (const r of this.state.runs.values()) {
         if (!r.changed || r.status !== null) continue;
         r.changed = false;
         this.stream.write(`[s3gym] ${this.line(r)}\n`);
       }
+      // With one run the matrix line would repeat the run's.
+      if (this.matrixChanged && this.state.runs.size > 1) this.stream.write(`[s3gym] matrix: ${formatMatrixProgress(this.state.matrix())}\n`);
+      this.matrixChanged = false;
     }
   }
 
   private redraw(): void {
     const cols = this.stream.columns ?? 120;
     const rows = Math.max(3, (this.stream.rows ?? 40) - 2);
-    const all = [...this.runs.values()];
+    const all = [...this.state.runs.values()];
     const active = all.filter((r) => r.status === null);
     const shown = active.slice(0, rows - 1);
-    const finished = all.length - active.length;
     const labelWidth = Math.min(48, Math.max(8, ...shown.map((r) => r.label.length)));
     const lines = shown.map((r) => {
       const fail = r.failures > 0 ? ` ${r.failures} failed` : "";
-      const text = `${r.label.padEnd(labelWidth).slice(0, labelWidth)} ${this.bar(r, 20)} ${r.done}/${r.total} ep ${compact(r.steps)} st ${compact(r.tokensIn + r.tokensOut)} tok${fail}${this.eta(r)}`;
+      const money = r.spentUsd !== null ? ` ${formatUsd(r.spentUsd)}` : "";
+      const retries = r.retries > 0 ? ` ${r.retries} retries` : "";
+      const bad = r.badReplies > 0 ? ` ${percent(r.badReplies, r.replies)} bad` : "";
+      const text = `${r.label.padEnd(labelWidth).slice(0, labelWidth)} ${this.bar(r, 20)} ${r.done}/${r.total} ep ${compact(r.steps)} st ${compact(r.tokensIn + r.tokensOut)} tok${money}${retries}${bad}${fail}${eta(this.state.etaMs(r))}`;
       return text.slice(0, cols - 1);
     });
-    lines.push(`${finished}/${all.length} runs finished${active.length > shown.length ? `, ${active.length - shown.length} more running` : ""}`);
+    const more = active.length > shown.length ? `, ${active.length - shown.length} more running` : "";
+    lines.push(`${formatMatrixProgress(this.state.matrix())}${more}`.slice(0, cols - 1));
     let out = this.drawn > 0 ? `\x1b[${this.drawn}A` : "";
     for (const l of lines) out += `\x1b[2K${l}\n`;
     // Clear lines left over from a taller previous frame.

@@ -21,6 +21,11 @@ export function settingsRecord(s: ProtocolSettings): SettingsRecord {
     reward_visibility: s.rewardVisibility,
     parse_rule: s.parseRule,
     run_seed: s.runSeed,
+    // Where answers are parsed changes what the episodes are; recorded only when not the default so
+    // that runs written before the flag existed still resume.
+    ...(s.answerFrom !== undefined && s.answerFrom !== "content" ? { answer_from: s.answerFrom } : {}),
+    // Only with --views: a run without them records (and compares on resume) exactly what it did before views existed.
+    ...(s.views ? { views: { names: ["eval", ...s.views.extra], view_episodes: s.views.viewEpisodes, replay_episodes: s.views.replayEpisodes } } : {}),
   };
 }
 
@@ -41,6 +46,16 @@ export function settingsFromRecord(r: SettingsRecord, where = "config.protocol")
     // Absent before it was recorded: those runs were read by the literal contract.
     parseRule: r.parse_rule ?? "strict-contract",
     runSeed: r.run_seed,
+    ...(r.answer_from !== undefined ? { answerFrom: r.answer_from } : {}),
+    ...(r.views
+      ? {
+          views: {
+            extra: (["id", "replay"] as const).filter((v) => r.views!.names.includes(v)),
+            viewEpisodes: r.views.view_episodes,
+            replayEpisodes: r.views.replay_episodes,
+          },
+        }
+      : {}),
   };
 }
 

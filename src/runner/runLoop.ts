@@ -22,6 +22,7 @@ import type { Trajectory } from "../agent/trajectoryText.js";
 import type { Game } from "../games/types.js";
 import { RunManifest, type CheckpointRecord, type EpisodeRecord } from "../logs/schema.js";
 import { toCallRecord, type CallEvent, type OnCall } from "../models/callLog.js";
+import { redactSecrets } from "../models/secrets.js";
 import { ModelCallError, type Model } from "../models/types.js";
 import { TokenCounter } from "../pathways/history.js";
 import { resolveConfig, type ProtocolSettings, type RunContext, type RunEvents } from "./context.js";
@@ -38,12 +39,17 @@ import { RunLogs } from "../logs/runLogs.js";
 import { checkpointList, totalEpisodes, type MatrixEntry } from "./schedule.js";
 import { evalSeeds, exploreSeeds, idSeeds } from "./seeds.js";
 import { extraViews, viewCheckpointKey, viewEpisodes, viewEpisodeTotal, type ExtraView, type ViewEpisode } from "./views.js";
+import { DEFAULT_MAX_BAD_REPLIES, ReplyMonitor, WARMUP_REPLIES } from "./replyMonitor.js";
 import { summarizeCalls } from "./usage.js";
 
 export interface RunOutcome {
   runId: string;
-  /** `complete`: every checkpoint ok; `failed`: some checkpoint failed; `error`: the run could not proceed (a bug, a lock, a config clash). */
-  status: "complete" | "failed" | "error";
+  /**
+   * `complete`: every checkpoint ok; `failed`: some checkpoint failed; `degenerate`: stopped because
+   * too many replies were empty or unparsable (replyMonitor.ts; `error` says what was seen);
+   * `error`: the run could not proceed (a bug, a lock, a config clash).
+   */
+  status: "complete" | "failed" | "degenerate" | "error";
   checkpoints: CheckpointRecord[];
   error: string | null;
 }
@@ -230,13 +236,18 @@ export class CallRouter {
   /** Calls whose run is not open here (should not happen; counted so a test can assert it). */
   unrouted = 0;
 
+  /** `events` hears every routed call (progress shows retries and dollars from it). */
+  constructor(private readonly events: RunEvents = {}) {}
+
   readonly onCall: OnCall = (e: CallEvent) => {
     const logs = this.logs.get(e.identity.runId);
     if (!logs) {
       this.unrouted++;
       return;
     }
-    logs.calls.append(toCallRecord(e));
+    const record = toCallRecord(e);
+    logs.calls.append(record);
+    this.events.call?.(e.identity.runId, record);
   };
 
   attach(runId: string, logs: RunLogs): void {
@@ -317,6 +328,7 @@ function contextFor(
     logs,
     counter: new TokenCounter(s.tokenizer),
     events,
+    replies: new ReplyMonitor(s.maxBadReplies ?? DEFAULT_MAX_BAD_REPLIES, WARMUP_REPLIES, s.answerFrom ?? "content"),
     now,
   };
 }
@@ -354,12 +366,14 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
       manifest.write("error", false);
       throw e;
     }
-    manifest.write(outcome.status, true, { ...summarizeCalls(dir) });
+    const degenerate = run.replies.verdict();
+    if (degenerate !== null) outcome = { ...outcome, status: "degenerate", error: degenerate };
+    manifest.write(outcome.status, true, { ...summarizeCalls(dir) }, { replies: { ...run.replies.stats }, ...(degenerate !== null ? { degenerate_reason: degenerate } : {}) });
     events.runEnded?.(run.runId, outcome.status);
     return outcome;
   } catch (e) {
     o.events?.runEnded?.(o.entry.runId, "error");
-    return { runId: o.entry.runId, status: "error", checkpoints: [], error: e instanceof Error ? e.message : String(e) };
+    return { runId: o.entry.runId, status: "error", checkpoints: [], error: redactSecrets(e instanceof Error ? e.message : String(e)) };
   } finally {
     o.router.detach(o.entry.runId);
     logs?.close();
@@ -386,7 +400,7 @@ export interface MatrixOptions {
  * so a protocol clash fails before any call.
  */
 export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
-  const router = new CallRouter();
+  const router = new CallRouter(o.events);
   const models = new Map<string, Model>();
   const settingsOf = (e: MatrixEntry) => (typeof o.settings === "function" ? o.settings(e) : o.settings);
   for (const e of o.entries) if (!models.has(e.model)) models.set(e.model, o.createModel(e.model, router.onCall));

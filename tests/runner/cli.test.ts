@@ -244,7 +244,10 @@ describe("over HTTP against the test server", () => {
     const data = tmp("s3down-");
     const r = await run(
       ["--models", "openai:s3gym-heuristic", "--games", games[0]!, "--pathways", "none", "--data", data, "--explore-episodes", "0", "--eval-episodes", "1",
-        "--base-url", "http://127.0.0.1:9/v1", "--max-retries", "0", "--progress", "off"],
+        "--base-url", "http://127.0.0.1:9/v1", "--max-retries", "0", "--progress", "off",
+        // The preflight would refuse this endpoint before any run (endpoints.test.ts); this test is
+        // about an endpoint failing while a run plays.
+        "--no-preflight"],
     );
     collected.push(r.out, r.err);
     expect(r.code).toBe(1);

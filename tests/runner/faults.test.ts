@@ -17,9 +17,9 @@ import { factory, FaultyModel, implementedGames, lines, readCompleteRun, small }
 const game = implementedGames().includes("minesweeper") ? "minesweeper" : implementedGames()[0]!;
 const settings = small({ exploreEpisodes: 6, checkpointEvery: 3, evalEpisodes: 2 });
 
-async function run(data: string, pathway: string, wrap?: (m: Model) => Model) {
+async function run(data: string, pathway: string, wrap?: (m: Model) => Model, over: Partial<typeof settings> = {}) {
   const entries = buildMatrix(["builtin:heuristic"], [game], [pathway], 0);
-  const [o] = await runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: factory(wrap ? (_n, m) => wrap(m) : undefined) });
+  const [o] = await runMatrix({ dataDir: data, entries, settings: { ...settings, ...over }, game: getGame, createModel: factory(wrap ? (_n, m) => wrap(m) : undefined) });
   return { outcome: o!, dir: runDir(data, entries[0]!.runId) };
 }
 
@@ -107,7 +107,9 @@ class BabblingModel implements Model {
 describe("bad answers are data", () => {
   it("unparsable replies are steps with parse_error, never retried, never failures; a malformed summary keeps the memory", async () => {
     const data = mkdtempSync(join(tmpdir(), "s3babble-"));
-    const { outcome, dir } = await run(data, "memory", (m) => new BabblingModel(m));
+    // Over half of these replies are bad: the degenerate-run stop (tested in endpoints.test.ts) is
+    // switched off so that every bad reply can be checked as a step.
+    const { outcome, dir } = await run(data, "memory", (m) => new BabblingModel(m), { maxBadReplies: 1 });
     expect(outcome.status).toBe("complete");
     const r = await readCompleteRun(dir, settings);
     const odd = r.steps.filter((s) => s.step % 2 === 1);

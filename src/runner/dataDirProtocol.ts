@@ -1,0 +1,65 @@
+/**
+ * One protocol per data directory (README: "a data directory never mixes two protocols"), checked
+ * when a run is planned. The per-run check (manifest.ts checkResumable) only compares a run with its
+ * own earlier invocations; this one compares the planned protocol with every other run already in
+ * the directory, so `report` never puts runs of two schedules side by side.
+ *
+ * Compared: the numbers that make curves comparable (exploration episodes, checkpoint spacing,
+ * evaluation episodes, step cap, context budget, tokenizer, reward visibility, parse rule, answer
+ * source). Not compared: the run seed (replicates share a directory), max_new_tokens (a models-file
+ * entry may set its own), the game configs (each game has its own), and training or exploration-only
+ * runs, whose schedule is their checkpoint list.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { manifestPath, runsDir } from "../logs/runDir.js";
+import { canonicalJson } from "../util/canonicalJson.js";
+import type { ProtocolSettings } from "./context.js";
+import { settingsRecord } from "./protocolRecord.js";
+
+const COMPARED = ["explore_episodes", "checkpoint_every", "eval_episodes", "max_steps", "context_tokens", "tokenizer", "reward_visibility", "parse_rule", "answer_from"] as const;
+
+/** Pathways whose manifests carry a protocol loop's schedule. */
+const LOOP_PATHWAYS = new Set(["none", "history", "memory", "verified"]);
+
+type Compared = Partial<Record<(typeof COMPARED)[number], unknown>>;
+
+function comparedOf(record: Record<string, unknown>): Compared {
+  const out: Compared = {};
+  for (const k of COMPARED) out[k] = record[k] ?? (k === "answer_from" ? "content" : k === "parse_rule" ? "strict-contract" : undefined);
+  return out;
+}
+
+/**
+ * Throws when runs already in `dataDir` were written under another protocol than `settings`, naming
+ * an example run and each differing number (`field: theirs -> planned`). Runs in `skip` (those being
+ * resumed, checked field by field elsewhere) and unreadable manifests are left out.
+ */
+export function checkDataDirProtocol(dataDir: string, settings: ProtocolSettings, skip: ReadonlySet<string> = new Set()): void {
+  const root = runsDir(dataDir);
+  if (!existsSync(root)) return;
+  const planned = comparedOf(settingsRecord(settings) as Record<string, unknown>);
+  const clashes = new Map<string, { example: string; runs: number }>();
+  for (const id of readdirSync(root).sort()) {
+    if (skip.has(id)) continue;
+    let manifest: { pathway?: unknown; config?: { protocol?: Record<string, unknown>; invocation?: { exploration_only?: unknown } } };
+    try {
+      manifest = JSON.parse(readFileSync(manifestPath(join(root, id)), "utf8"));
+    } catch {
+      continue;
+    }
+    const protocol = manifest.config?.protocol;
+    if (!protocol || typeof manifest.pathway !== "string" || !LOOP_PATHWAYS.has(manifest.pathway) || manifest.config?.invocation?.exploration_only === true) continue;
+    const theirs = comparedOf(protocol);
+    const diff = COMPARED.filter((k) => canonicalJson(theirs[k] ?? null) !== canonicalJson(planned[k] ?? null))
+      .map((k) => `${k}: ${canonicalJson(theirs[k] ?? null)} -> ${canonicalJson(planned[k] ?? null)}`)
+      .join(", ");
+    if (diff === "") continue;
+    const seen = clashes.get(diff);
+    if (seen) seen.runs++;
+    else clashes.set(diff, { example: id, runs: 1 });
+  }
+  if (clashes.size === 0) return;
+  const lines = [...clashes].map(([diff, c]) => `${c.runs} run${c.runs > 1 ? "s" : ""} (e.g. ${c.example}) differ: ${diff}`);
+  throw new Error(`--data ${dataDir} already holds runs of another protocol: ${lines.join("; ")}; a data directory holds one protocol (report would put both side by side): use another --data directory, or rerun with the original flags`);
+}

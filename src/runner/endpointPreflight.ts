@@ -1,0 +1,99 @@
+/**
+ * The preflight of a whole invocation (endpoints.md, "Known before the first token"): one check per
+ * distinct endpoint x model x parameters among the run's models, before any step call
+ * (src/models/preflight.ts does the checking). The probe is the run's real first step prompt, so the
+ * chat template and the parameters are exercised as the run will exercise them.
+ *
+ * A probe that passed is remembered in the data directory's cache (`cache/preflight/<key>.json`,
+ * keyed like the response cache by endpoint, model, parameters and prompt), so a resumed run does not
+ * pay for it again; the model list and the context are checked every time (they cost nothing).
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildStepMessages } from "../agent/stepPrompt.js";
+import type { Game } from "../games/types.js";
+import { canonicalJson } from "../util/canonicalJson.js";
+import { sentSampling, type ModelContext, type ResolvedModel } from "../models/createModel.js";
+import { endpointIdOf } from "../models/openaiModel.js";
+import { preflightEndpoint, type PreflightReport, type PreflightTarget } from "../models/preflight.js";
+import { resolveConfig, type ProtocolSettings } from "./context.js";
+import { exploreSeeds } from "./seeds.js";
+
+/** The first step prompt of `game` under `settings` (exploration episode 1, empty experience). */
+export function firstStepPrompt(game: Game, settings: ProtocolSettings) {
+  const cfg = resolveConfig(game, "explore", settings.maxSteps);
+  const seed = exploreSeeds(settings.runSeed, game.name, 1)[0] ?? 0;
+  const observation = game.observe(game.reset(seed, cfg.config, cfg.name));
+  return buildStepMessages({ rules: cfg.rules, turns: [], observation, experience: "", rewardVisibility: settings.rewardVisibility });
+}
+
+function probeKey(t: PreflightTarget): string {
+  const material = { format: 1, endpoint: endpointIdOf(t.baseUrl), model: t.model, sampling: t.sampling, maxTokensParam: t.maxTokensParam, messages: t.probe };
+  return createHash("sha256").update(canonicalJson(material)).digest("hex");
+}
+
+export interface InvocationPreflight {
+  reports: PreflightReport[];
+  /** Every refusal, in model order. */
+  problems: string[];
+}
+
+/**
+ * Checks every openai model of the invocation (builtin models need none). `settingsOf` gives each
+ * model's settings (its max_tokens may override --max-new-tokens); `cacheDir` (null: --no-cache)
+ * remembers passed probes.
+ */
+export async function preflightModels(
+  models: readonly ResolvedModel[],
+  o: { ctx: ModelContext; game: Game; settingsOf: (name: string) => ProtocolSettings; cacheDir: string | null },
+): Promise<InvocationPreflight> {
+  const env = o.ctx.env ?? process.env;
+  const targets = new Map<string, PreflightTarget>();
+  for (const r of models) {
+    if (r.spec.scheme !== "openai" || r.baseUrl === null) continue;
+    const s = o.settingsOf(r.name);
+    const t: PreflightTarget = {
+      name: r.name,
+      model: r.spec.model,
+      baseUrl: r.baseUrl,
+      apiKey: env[r.apiKeyEnv] ?? "",
+      apiKeyEnv: r.apiKeyEnv,
+      fromModelsFile: r.entry !== null,
+      // The run sends a per-call seed with every request (callSeed); the probe sends one too.
+      sampling: sentSampling(r, { max_tokens: s.maxNewTokens, seed: 0 }),
+      maxTokensParam: r.maxTokensParam,
+      contextTokens: s.contextTokens,
+      maxNewTokens: s.maxNewTokens,
+      tokenizer: s.tokenizer,
+      timeoutMs: o.ctx.timeoutMs,
+      probe: firstStepPrompt(o.game, s),
+    };
+    const key = probeKey(t);
+    if (!targets.has(key)) targets.set(key, t);
+  }
+  const dir = o.cacheDir ? join(o.cacheDir, "preflight") : null;
+  const reports = await Promise.all(
+    [...targets].map(async ([key, t]) => {
+      const file = dir ? join(dir, `${key}.json`) : null;
+      let known = false;
+      if (file) {
+        try {
+          known = (JSON.parse(readFileSync(file, "utf8")) as { probe_ok?: unknown }).probe_ok === true;
+        } catch {
+          known = false;
+        }
+      }
+      const report = await preflightEndpoint({ ...t, probeKnownGood: known });
+      if (file && dir && report.probeOk && !known) {
+        mkdirSync(dir, { recursive: true });
+        const tmp = `${file}.tmp-${process.pid}`;
+        // Names and numbers only: no key, no prompt.
+        writeFileSync(tmp, `${JSON.stringify({ probe_ok: true, model: t.model, host: report.host, max_model_len: report.maxModelLen, token_ratio: report.tokenRatio })}\n`);
+        renameSync(tmp, file);
+      }
+      return report;
+    }),
+  );
+  return { reports, problems: reports.flatMap((r) => r.problems) };
+}
