@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runCommand } from "../../src/cli/run.js";
+import { loadDataset } from "../../src/analysis/dataset.js";
 import { getGame } from "../../src/games/registry.js";
 import { GAME_NAMES } from "../../src/games/types.js";
 import { RunManifest } from "../../src/logs/schema.js";
@@ -175,6 +176,10 @@ describe("a run with --views", () => {
       const calls = lines<{ view?: string; phase: string | null }>(b, "calls.jsonl");
       expect(calls.filter((c) => c.view !== undefined).length).toBe(sent.length);
     }
+    // The analysis reads the eval view as the curve: the same checkpoints as the run without views.
+    const [dsPlain, dsViewed] = [await loadDataset(plain), await loadDataset(viewed)];
+    expect(dsViewed.runs.map((r) => r.checkpoints)).toEqual(dsPlain.runs.map((r) => r.checkpoints));
+    expect(dsViewed.warnings).toEqual([]);
   }, 60_000);
 
   it("without --views, a run's files are byte for byte those main wrote before views existed (measured timings aside)", async () => {
@@ -185,7 +190,8 @@ describe("a run with --views", () => {
     expect(Object.keys(got)).toEqual(Object.keys(want));
     // JSONL lines of concurrent episodes may interleave in another order; each line is byte for byte.
     const sorted = (t: string) => t.split("\n").sort().join("\n");
-    for (const k of Object.keys(want)) expect(sorted(got[k]!), k).toBe(sorted(want[k]!));
+    const why = "a run without --views changed; if deliberate, regenerate: npx tsx tests/runner/fixtures/noViewsRun.ts . tests/runner/fixtures/no-views";
+    for (const k of Object.keys(want)) expect(sorted(got[k]!), `${k}: ${why}`).toBe(sorted(want[k]!));
   }, 30_000);
 });
 
