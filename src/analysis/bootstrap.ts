@@ -9,8 +9,16 @@
 import * as ss from "simple-statistics";
 import { Rng } from "../util/rng.js";
 
+/** The interval methods bench/coverage compares (intervals.ts implements them). */
+export type IntervalMethod = "percentile" | "bca" | "studentized";
+
 /** How intervals are made; printed under every table. */
 export interface BootstrapConfig {
+  /**
+   * The interval method (default DEFAULT_METHOD of coverage.ts: the one bench/coverage measured to
+   * cover best). Tables fall back to percentile where the method is not defined (see tableInterval).
+   */
+  method?: IntervalMethod;
   /** Resamples (default 2000). */
   B: number;
   /** Seed of every resampling stream. */
@@ -33,6 +41,18 @@ export interface Estimate {
   point: number | null;
   lo: number | null;
   hi: number | null;
+  /**
+   * How many resampling units (evaluation seeds, episodes, runs) the interval rests on; absent when
+   * the number is not bootstrapped. Tables print it as `<key>_n` in CSV.
+   */
+  n?: number;
+  /**
+   * True when `n` is below what bench/coverage showed the interval method needs for this metric
+   * (coverage.ts): Markdown and HTML then print `n=3` beside the interval and a note says why.
+   */
+  indicative?: boolean;
+  /** A short mark printed after the cell (e.g. `to x=27` when a failed last checkpoint shortens AUC+). */
+  mark?: string;
 }
 
 /** The estimate with no interval (a statistic that is not bootstrapped, or is missing). */
@@ -60,6 +80,15 @@ export function percentileInterval(replicates: ArrayLike<number>, level = DEFAUL
   vals.sort((a, b) => a - b);
   const alpha = (1 - level) / 2;
   return { lo: ss.quantileSorted(vals, alpha), hi: ss.quantileSorted(vals, 1 - alpha) };
+}
+
+/**
+ * Rounds to 12 significant digits: values equal in exact arithmetic but apart by floating-point noise
+ * (0.1 + 0.2 vs 0.3) become equal, so they tie when ranked (metrics.md, ranks). NaN and infinities
+ * pass through.
+ */
+export function roundSig(x: number, digits = 12): number {
+  return Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(digits)) : x;
 }
 
 /** Combines a point and replicates into an Estimate (no interval when the point is missing). */
@@ -117,8 +146,20 @@ export function bootstrapEstimate<T>(
   return estimate(point, bootstrapReplicates(units, statistic, cfg.B, rng), cfg.level ?? DEFAULT_LEVEL);
 }
 
+/** The interval method a config asks for (the measured default when it names none). */
+export function methodOf(cfg: BootstrapConfig): IntervalMethod {
+  return cfg.method ?? "studentized";
+}
+
+/** How a method is named under a table. */
+export function describeMethod(method: IntervalMethod): string {
+  if (method === "percentile") return "percentile bootstrap";
+  if (method === "bca") return "BCa bootstrap";
+  return "studentized bootstrap (bootstrap-t, jackknife standard errors; BCa for two-stage rows, percentile for fewer than 3 or more than 50 units)";
+}
+
 /** The line printed under a table: method, level, B, seed and what was resampled. */
 export function describeBootstrap(cfg: BootstrapConfig, unit: string): string {
   const level = Math.round((cfg.level ?? DEFAULT_LEVEL) * 100);
-  return `Intervals: ${level}% percentile bootstrap, B = ${cfg.B}, seed = ${cfg.seed}; resampled: ${unit}.`;
+  return `Intervals: ${level}% ${describeMethod(methodOf(cfg))}, B = ${cfg.B}, seed = ${cfg.seed}; resampled: ${unit}.`;
 }

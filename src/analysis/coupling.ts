@@ -3,6 +3,7 @@
  * judged itself better come with a larger improvement of its evaluation curve?
  */
 import * as ss from "simple-statistics";
+import { roundSig } from "./bootstrap.js";
 import type { CurvePoint } from "./curves.js";
 import { addCounts, emptyCounts, judgingStats, type JudgingCounts, type RewardRange } from "./judging.js";
 
@@ -26,12 +27,17 @@ export function pearson(x: readonly number[], y: readonly number[]): number | nu
 
 /**
  * Spearman rho with average ranks for ties (simple-statistics' sampleRankCorrelation: Pearson r of
- * the mid-ranks); null when n < 2 or a variable is constant.
+ * the mid-ranks); null when n < 2 or a variable is constant. Values are compared after rounding to 12
+ * significant digits (roundSig), so block errors equal in exact arithmetic but apart by floating-point
+ * noise (0.20000000000000004 and 0.19999999999999998) tie instead of getting different ranks.
  */
 export function spearman(x: readonly number[], y: readonly number[]): number | null {
   if (x.length !== y.length) throw new RangeError(`spearman: lengths differ (${x.length} vs ${y.length})`);
   if (x.length < 2) return null;
-  const r = ss.sampleRankCorrelation(x as number[], y as number[]);
+  const rx = x.map((v) => roundSig(v));
+  const ry = y.map((v) => roundSig(v));
+  if (isConstant(rx) || isConstant(ry)) return null;
+  const r = ss.sampleRankCorrelation(rx, ry);
   return Number.isFinite(r) ? r : null;
 }
 
@@ -115,13 +121,16 @@ export class WeightedSpearman {
   private readonly rx: Float64Array;
   private readonly ry: Float64Array;
 
-  constructor(
-    private readonly x: ArrayLike<number>,
-    private readonly y: ArrayLike<number>,
-  ) {
+  private readonly x: Float64Array;
+  private readonly y: Float64Array;
+
+  constructor(x: ArrayLike<number>, y: ArrayLike<number>) {
     if (x.length !== y.length) throw new RangeError(`WeightedSpearman: lengths differ (${x.length} vs ${y.length})`);
-    this.ox = argsort(x);
-    this.oy = argsort(y);
+    // Ties after rounding to 12 significant digits, as spearman().
+    this.x = Float64Array.from(x, (v) => roundSig(v));
+    this.y = Float64Array.from(y, (v) => roundSig(v));
+    this.ox = argsort(this.x);
+    this.oy = argsort(this.y);
     this.rx = new Float64Array(x.length);
     this.ry = new Float64Array(x.length);
   }
@@ -155,7 +164,9 @@ export function tertileGap(key: readonly number[], g: readonly number[]): number
   const n = key.length;
   const k = Math.floor(n / 3);
   if (k === 0) return null;
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (key[a] as number) - (key[b] as number) || a - b);
+  // Keys rounded to 12 significant digits, so floating-point crumbs do not order tied blocks.
+  const rk = key.map((v) => roundSig(v));
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (rk[a] as number) - (rk[b] as number) || a - b);
   let bottom = 0;
   let top = 0;
   for (let i = 0; i < k; i++) {
@@ -167,13 +178,15 @@ export function tertileGap(key: readonly number[], g: readonly number[]): number
 
 /** One coupling block of a run. */
 export interface Block {
-  /** The block's right checkpoint t: exploration episodes in (t - spacing, t]. */
+  /** The block's left checkpoint s (the previous checkpoint of the run's schedule). */
+  s: number;
+  /** The block's right checkpoint t: exploration episodes in (s, t]. */
   t: number;
   /** Agree over the block's scored steps. */
   A: number;
   /** NMAE over the block's scored steps (game-level range); null when the game's reward is constant. */
   E: number | null;
-  /** Normalised improvement (y(t) - y(t - spacing)) / (max y - min y); 0 for a flat curve. */
+  /** Normalised improvement (y(t) - y(s)) / (max y - min y); 0 for a flat curve. */
   g: number;
   /** Scored steps in the block. */
   nScored: number;
@@ -194,33 +207,35 @@ export function checkpointSpacing(curve: readonly CurvePoint[]): number {
 
 /**
  * The blocks of one history/memory run. `episodes` maps an exploration episode index to the counts of
- * its steps; `range` is the game-level reward range. A block t (t a checkpoint > 0) exists when
- * checkpoints t - spacing and t are both valid and its episodes (t - spacing, t] have at least one
- * scored step. Blocks come in t order.
+ * its steps; `range` is the game-level reward range. Block t is the exploration between two ADJACENT
+ * checkpoints s < t of the run's schedule (every checkpoint recorded, valid or failed), episodes in
+ * (s, t]; any spacing works (0, 3, ..., 27, 29 gives ten blocks, the last one two episodes wide). It
+ * exists when s and t are both valid and its episodes have at least one scored step. Blocks come in t
+ * order.
  */
 export function runBlocks(
   curve: readonly CurvePoint[],
   episodes: ReadonlyMap<number, JudgingCounts>,
   range: RewardRange | null,
 ): Block[] {
-  const spacing = checkpointSpacing(curve);
-  if (spacing === 0) return [];
   const y = new Map<number, number>();
   for (const p of curve) if (p.y !== null) y.set(p.x, p.y);
   if (y.size === 0) return [];
   const ys = [...y.values()];
   const spread = Math.max(...ys) - Math.min(...ys);
+  const schedule = [...new Set(curve.map((p) => p.x))].sort((a, b) => a - b);
   const blocks: Block[] = [];
-  for (const t of [...new Set(curve.map((p) => p.x))].sort((a, b) => a - b)) {
-    if (t <= 0) continue;
+  for (let i = 1; i < schedule.length; i++) {
+    const s = schedule[i - 1] as number;
+    const t = schedule[i] as number;
     const yt = y.get(t);
-    const yp = y.get(t - spacing);
-    if (yt === undefined || yp === undefined) continue;
+    const ys0 = y.get(s);
+    if (yt === undefined || ys0 === undefined) continue;
     const acc = emptyCounts();
-    for (const [e, c] of episodes) if (e > t - spacing && e <= t) addCounts(acc, c);
+    for (const [e, c] of episodes) if (e > s && e <= t) addCounts(acc, c);
     const stats = judgingStats(acc, range);
     if (stats.agree === null) continue; // no scored step
-    blocks.push({ t, A: stats.agree, E: stats.nmae, g: spread > 0 ? (yt - yp) / spread : 0, nScored: acc.n - acc.unscored });
+    blocks.push({ s, t, A: stats.agree, E: stats.nmae, g: spread > 0 ? (yt - ys0) / spread : 0, nScored: acc.n - acc.unscored });
   }
   return blocks;
 }

@@ -3,7 +3,9 @@
  * block improvement, with tertile gaps) and run_level (Pearson and Spearman of a run's Agree against
  * its NABA). Intervals: blocks resampled (coupling), runs resampled (run level).
  */
-import { DEFAULT_LEVEL, bootstrapRng, describeBootstrap, estimate, type BootstrapConfig, type Estimate } from "./bootstrap.js";
+import { DEFAULT_LEVEL, bootstrapRng, describeBootstrap, estimate, methodOf, type BootstrapConfig, type Estimate, type Interval } from "./bootstrap.js";
+import { clusterDesign, tableInterval } from "./intervals.js";
+import { flagEstimate, smallNNote } from "./coverage.js";
 import { WeightedSpearman, couplingStats, pearson, pearsonWeighted, resampleWeights, runBlocks, spearman, type Block } from "./coupling.js";
 import { naba } from "./curves.js";
 import { judgingStats } from "./judging.js";
@@ -36,14 +38,37 @@ export interface CouplingRow {
   /** A game, or "all" (pooled over games; last). */
   game: string;
   n_blocks: number;
+  /** Runs the blocks come from (the resampling unit). */
+  n_runs: number;
   rho_agree: Estimate;
   rho_neg_err: Estimate;
   tertile_gap_agree: number | null;
   tertile_gap_neg_err: number | null;
 }
 
-/** The coupling row of a list of blocks: rho with intervals from B resamples of the blocks. */
-export function couplingRow(game: string, blocks: readonly Block[], cfg: BootstrapConfig): CouplingRow {
+/**
+ * Cluster multiplicities: `clusterOf[i]` is item i's cluster index (0..k-1); each replicate draws k
+ * clusters with replacement and gives every item its cluster's multiplicity.
+ */
+export function clusterIndex(keys: readonly string[]): { clusterOf: Int32Array; k: number } {
+  const ids = new Map<string, number>();
+  const clusterOf = Int32Array.from(keys, (key) => {
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = ids.size;
+      ids.set(key, id);
+    }
+    return id;
+  });
+  return { clusterOf, k: ids.size };
+}
+
+/**
+ * The coupling row of a list of blocks: rho with intervals from B resamples of whole RUNS (a run's
+ * blocks stay together: consecutive gains of one run are negatively correlated, so blocks are not
+ * independent units).
+ */
+export function couplingRow(game: string, blocks: readonly (Block & { run_id: string })[], cfg: BootstrapConfig): CouplingRow {
   const level = cfg.level ?? DEFAULT_LEVEL;
   const stats = couplingStats(blocks);
   const n = blocks.length;
@@ -63,23 +88,81 @@ export function couplingRow(game: string, blocks: readonly Block[], cfg: Bootstr
       withE.map((i) => -((blocks[i] as Block).E as number)),
       withE.map((i) => (blocks[i] as Block).g),
     );
+    const { clusterOf, k: nRuns } = clusterIndex(blocks.map((b) => b.run_id));
+    const runW = new Int32Array(nRuns);
     const w = new Int32Array(n);
     const wE = new Int32Array(withE.length);
     for (let b = 0; b < cfg.B; b++) {
-      resampleWeights(rng, n, w);
+      resampleWeights(rng, nRuns, runW);
+      for (let i = 0; i < n; i++) w[i] = runW[clusterOf[i] as number] as number;
       for (let k = 0; k < withE.length; k++) wE[k] = w[withE[k] as number] as number;
       repA[b] = rhoA.rho(w) ?? Number.NaN;
       repE[b] = rhoE.rho(wE) ?? Number.NaN;
     }
   }
+  const nRuns = new Set(blocks.map((b) => b.run_id)).size;
+  // The measured default method (bootstrap-t) over runs as clusters of their blocks.
+  let ivA: Interval | null = null;
+  let ivE: Interval | null = null;
+  if (cfg.B > 0 && n > 0 && methodOf(cfg) !== "percentile") {
+    const studentA = clusteredRho(blocks, (b) => b.A, cfg, game, level);
+    const studentE = clusteredRho(blocks.filter((b) => b.E !== null), (b) => -(b.E as number), cfg, game, level);
+    ivA = studentA;
+    ivE = studentE;
+  }
+  const withIv = (e: Estimate, iv: Interval | null): Estimate => (iv === null || e.point === null ? e : { ...e, ...iv });
+  const flag = (e: Estimate): Estimate => (e.point === null ? e : flagEstimate({ ...e, n: nRuns }, "rho_agree"));
   return {
     game,
     n_blocks: stats.n_blocks,
-    rho_agree: estimate(stats.rho_agree, repA, level),
-    rho_neg_err: estimate(stats.rho_neg_err, repE, level),
+    n_runs: nRuns,
+    rho_agree: flag(withIv(estimate(stats.rho_agree, repA, level), ivA)),
+    rho_neg_err: flag(withIv(estimate(stats.rho_neg_err, repE, level), ivE)),
     tertile_gap_agree: stats.tertile_gap_agree,
     tertile_gap_neg_err: stats.tertile_gap_neg_err,
   };
+}
+
+/**
+ * A warning for runs that give few blocks (a schedule with fewer adjacent valid checkpoint pairs than
+ * the paper's ten): empty when every run has at least ten.
+ */
+function sparseScheduleNote(blocks: readonly BlockRow[]): string[] {
+  const per = new Map<string, number>();
+  for (const b of blocks) per.set(b.run_id, (per.get(b.run_id) ?? 0) + 1);
+  const few = [...per.entries()].filter(([, n]) => n < 10);
+  if (few.length === 0) return [];
+  const list = few.slice(0, 5).map(([id, n]) => `${id} (${n})`).join(", ");
+  return [`Runs with fewer than 10 blocks (failed checkpoints, unscored blocks or a short schedule): ${few.length}${few.length > 5 ? `, e.g. ${list}` : `: ${list}`}.`];
+}
+
+/**
+ * Spearman rho(key, g) of blocks with runs as clusters, by tableInterval (the bootstrap-t where it
+ * applies); null when the blocks of a run are not contiguous (they are in allBlocks' order) or the
+ * method fell back to percentile (the caller's percentile pass then stands).
+ */
+function clusteredRho(
+  blocks: readonly (Block & { run_id: string })[],
+  key: (b: Block) => number,
+  cfg: BootstrapConfig,
+  game: string,
+  level: number,
+): Interval | null {
+  const sizes: number[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < blocks.length; i++) {
+    const id = (blocks[i] as { run_id: string }).run_id;
+    if (i > 0 && id === (blocks[i - 1] as { run_id: string }).run_id) sizes[sizes.length - 1]++;
+    else {
+      if (seen.has(id)) return null;
+      seen.add(id);
+      sizes.push(1);
+    }
+  }
+  if (sizes.length === 0) return null;
+  const ws = new WeightedSpearman(blocks.map(key), blocks.map((b) => b.g));
+  const r = tableInterval(clusterDesign(sizes), (w) => ws.rho(w) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "coupling", game), methodOf(cfg), level);
+  return r.method === "percentile" ? null : r.interval;
 }
 
 /** Paper Table 6: per game, and pooled over all blocks ("all", last). */
@@ -92,6 +175,7 @@ export function couplingTable(blocks: readonly BlockRow[], cfg: BootstrapConfig)
     columns: [
       { key: "game", kind: "text" },
       { key: "n_blocks", kind: "int" },
+      { key: "n_runs", kind: "int" },
       { key: "rho_agree", kind: "estimate" },
       { key: "rho_neg_err", kind: "estimate" },
       { key: "tertile_gap_agree", kind: "num" },
@@ -99,10 +183,23 @@ export function couplingTable(blocks: readonly BlockRow[], cfg: BootstrapConfig)
     ],
     rows,
     notes: [
-      describeBootstrap(cfg, "blocks"),
-      "Block t = exploration episodes (t-3, t] of a history or memory run, kept when checkpoints t-3 and t are valid and it has a scored step. rho: Spearman with average ranks, of A (Agree) and of -E (negative NMAE) against g = (y(t) - y(t-3)) / (max y - min y). Tertile gap: mean g of the top third of blocks minus the bottom third (floor(n/3) blocks each; ties by block order).",
+      describeBootstrap(cfg, "runs (a run's blocks stay together)"),
+      "Block t = exploration episodes (s, t] between adjacent checkpoints s < t of a history or memory run (t-3 with the default schedule), kept when s and t are valid and it has a scored step. rho: Spearman with average ranks (values compared at 12 significant digits), of A (Agree) and of -E (negative NMAE) against g = (y(t) - y(s)) / (max y - min y). Tertile gap: mean g of the top third of blocks minus the bottom third (floor(n/3) blocks each; ties by block order).",
+      ...smallNNote(rows, [
+        { key: "rho_agree", metric: "rho_agree" },
+        { key: "rho_neg_err", metric: "rho_agree" },
+      ]),
+      ...sparseScheduleNote(blocks),
     ],
   };
+}
+
+function withInterval(e: Estimate, iv: Interval | null): Estimate {
+  return iv === null || e.point === null ? e : { ...e, ...iv };
+}
+
+function cellFlag(e: Estimate, n: number): Estimate {
+  return e.point === null || e.lo === null ? e : flagEstimate({ ...e, n }, "pearson_cells");
 }
 
 /** run_level.csv's single row. */
@@ -110,42 +207,71 @@ export interface RunLevelRow {
   pearson_agree_naba: Estimate;
   spearman_agree_naba: Estimate;
   n_runs: number;
+  /** (model, game) cells: the resampling unit. */
+  n_cells: number;
 }
 
 /** Each judged run's (Agree, NABA), runs where either is missing left out. */
-export function runAgreeNaba(inputs: JudgingInputs): { run_id: string; game: string; agree: number; naba: number }[] {
-  const out: { run_id: string; game: string; agree: number; naba: number }[] = [];
+export function runAgreeNaba(inputs: JudgingInputs): { run_id: string; model: string; game: string; agree: number; naba: number }[] {
+  const out: { run_id: string; model: string; game: string; agree: number; naba: number }[] = [];
   for (const jr of inputs.runs) {
     const agree = judgingStats(jr.total, inputs.ranges.get(jr.run.game) ?? null).agree;
     const nb = naba(runCurve(jr.run));
-    if (agree !== null && nb !== null) out.push({ run_id: jr.run.run_id, game: jr.run.game, agree, naba: nb });
+    if (agree !== null && nb !== null) out.push({ run_id: jr.run.run_id, model: jr.run.model, game: jr.run.game, agree, naba: nb });
   }
   return out;
 }
 
-/** Run-level correlation of Agree and NABA over history and memory runs; runs resampled. */
+/**
+ * Run-level correlation of Agree and NABA over history and memory runs; (model, game) cells
+ * resampled, so a cell's paired runs (history and memory, same model, same seeds) stay together.
+ */
 export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Table<RunLevelRow> {
   const level = cfg.level ?? DEFAULT_LEVEL;
   const pts = runAgreeNaba(inputs);
+  const nCells = new Set(pts.map((p) => `${p.model}\u0000${p.game}`)).size;
   const x = pts.map((p) => p.agree);
   const y = pts.map((p) => p.naba);
   const pr = pearson(x, y);
   const sr = spearman(x, y);
   let repP: Float64Array | null = null;
   let repS: Float64Array | null = null;
+  let studentP: Interval | null = null;
+  let studentS: Interval | null = null;
   if (cfg.B > 0 && pts.length > 0) {
     const rng = bootstrapRng(cfg.seed, "run_level");
     const n = pts.length;
     repP = new Float64Array(cfg.B);
     repS = new Float64Array(cfg.B);
     const rho = new WeightedSpearman(x, y);
+    const { clusterOf, k } = clusterIndex(pts.map((p) => `${p.model}\u0000${p.game}`));
+    const cellW = new Int32Array(k);
     const w = new Int32Array(n);
     for (let b = 0; b < cfg.B; b++) {
-      resampleWeights(rng, n, w);
+      resampleWeights(rng, k, cellW);
+      for (let i = 0; i < n; i++) w[i] = cellW[clusterOf[i] as number] as number;
       repP[b] = pearsonWeighted(x, y, w) ?? Number.NaN;
       repS[b] = rho.rho(w) ?? Number.NaN;
     }
+    // The measured default method over cells (contiguous: runs come in (game, model, ...) order).
+    const contiguous = Array.from(clusterOf).every((c, i) => i === 0 || c === clusterOf[i - 1] || c === (clusterOf[i - 1] as number) + 1);
+    if (methodOf(cfg) !== "percentile" && contiguous) {
+      const sizes = Array.from({ length: k }, (_, c) => Array.from(clusterOf).filter((v) => v === c).length);
+      const d = clusterDesign(sizes);
+      const rp = tableInterval(d, (wt) => pearsonWeighted(x, y, wt) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "run_level"), methodOf(cfg), level);
+      const rs = tableInterval(d, (wt) => rho.rho(wt) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "run_level"), methodOf(cfg), level);
+      if (rp.method !== "percentile") studentP = rp.interval;
+      if (rs.method !== "percentile") studentS = rs.interval;
+    }
   }
+  const rowsOut: RunLevelRow[] = [
+    {
+      pearson_agree_naba: cellFlag(withInterval(estimate(pr, repP, level), studentP), nCells),
+      spearman_agree_naba: cellFlag(withInterval(estimate(sr, repS, level), studentS), nCells),
+      n_runs: pts.length,
+      n_cells: nCells,
+    },
+  ];
   return {
     name: "run_level",
     title: "Run level: a run's Agree against its NABA",
@@ -153,8 +279,16 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
       { key: "pearson_agree_naba", kind: "estimate_point" },
       { key: "spearman_agree_naba", kind: "estimate_point" },
       { key: "n_runs", kind: "int" },
+      { key: "n_cells", kind: "int" },
     ],
-    rows: [{ pearson_agree_naba: estimate(pr, repP, level), spearman_agree_naba: estimate(sr, repS, level), n_runs: pts.length }],
-    notes: [describeBootstrap(cfg, "runs"), "History and memory runs with both an Agree (a scored exploration step) and a NABA (a valid checkpoint 0)."],
+    rows: rowsOut,
+    notes: [
+      describeBootstrap(cfg, "(model, game) cells, a cell's history and memory runs together"),
+      "History and memory runs with both an Agree (a scored exploration step) and a NABA (a valid checkpoint 0).",
+      ...smallNNote(rowsOut, [
+        { key: "pearson_agree_naba", metric: "pearson_cells" },
+        { key: "spearman_agree_naba", metric: "pearson_cells" },
+      ]),
+    ],
   };
 }

@@ -6,17 +6,22 @@
  * several (replicate run seeds), a row's metric is the mean over its runs of the per-run metric (runs
  * where the metric is missing are left out), and the bootstrap averages the runs' replicates alike.
  */
+import type { Rng } from "../util/rng.js";
 import {
   DEFAULT_LEVEL,
   bootstrapRng,
   describeBootstrap,
   estimate,
+  methodOf,
   percentileInterval,
   pointOnly,
   resampleMean,
   type BootstrapConfig,
   type Estimate,
 } from "./bootstrap.js";
+import { flagEstimate, smallNNote } from "./coverage.js";
+import { drawWeights, simpleDesign, tableInterval } from "./intervals.js";
+import { curveBuffers, curveStatistic, curveUnderWeights, sameSeeds, seedCurve, seedStream, type CurveBuffers, type SeedCurve } from "./seedCurves.js";
 import { curveMetrics, curveMetricsSorted, summarizeDeltas, trainingMetrics, type CurveMetrics, type TrainingMetrics } from "./curves.js";
 import { compareText, type Dataset, type RunData } from "./dataset.js";
 import { distinct, groupBy, isTraining, requiredGames, runCurve } from "./runs.js";
@@ -32,6 +37,8 @@ export interface MainResultsRow {
   pathway: string;
   /** Valid checkpoints (summed over the row's runs). */
   n_checkpoints: number;
+  /** Evaluation seeds the intervals rest on (the fewest over the row's runs). */
+  n_seeds: number;
   avg: Estimate;
   max: Estimate;
   auc_plus: Estimate;
@@ -73,6 +80,8 @@ export interface CurveAnalysis {
   games: string[];
   /** Human-readable remarks for the notes. */
   remarks: string[];
+  /** run_id -> its evaluation-seed view (what the curve bootstrap drew from). */
+  seedCurves: Map<string, SeedCurve>;
 }
 
 /** The row key of a (model, game, pathway) group. */
@@ -81,26 +90,41 @@ export function rowKey(model: string, game: string, pathway: string): string {
 }
 
 /**
- * Bootstrap replicates of a run's curve metrics: B resamples of the evaluation episodes within each
- * valid checkpoint (with replacement, same count), the stream keyed by (seed, "curve", run_id).
- * Calls `onReplicate(b, metrics, ys)` with the resampled valid y values (x order) of replicate b.
+ * Bootstrap replicates of a row's curve metrics (metrics.md, "Uncertainty"). The unit is the
+ * EVALUATION SEED: a replicate draws seed multiplicities once (seedStream: shared by every run of the
+ * game with the same seed list, so paired rows see the same draw) and uses them at every checkpoint.
+ * With several runs in the row (replicate run seeds) it is two-stage: runs are drawn first (their own
+ * stream), then each run's seeds; a run's seed stream advances once per replicate whether or not the
+ * run was drawn, so pairing across rows holds draw by draw.
+ * Calls `onReplicate(b, k, mult, metrics, buf, n)` for each run k with multiplicity mult > 0.
  */
-export function bootstrapRunCurve(
-  run: RunData,
+export function bootstrapRowCurves(
+  key: string,
+  curves: readonly SeedCurve[],
   cfg: BootstrapConfig,
-  onReplicate: (b: number, m: CurveMetrics, ys: Float64Array) => void,
+  onReplicate: (b: number, k: number, mult: number, m: CurveMetrics, buf: CurveBuffers, n: number) => void,
 ): void {
-  const valid = run.checkpoints.filter((c) => c.valid);
-  if (valid.length === 0) return;
-  const xs = Float64Array.from(valid.map((c) => c.x));
-  const ys = new Float64Array(valid.length);
-  const hasY0 = valid[0]?.x === 0;
-  const rng = bootstrapRng(cfg.seed, "curve", run.run_id);
+  const R = curves.length;
+  const streams = curves.map((sc) => seedStream(cfg.seed, sc));
+  const bufs = curves.map(curveBuffers);
+  const weights = curves.map((sc) => new Int32Array(sc.keys.length));
+  const runW = new Int32Array(R);
+  const runRng = bootstrapRng(cfg.seed, "curve-runs", key);
   const m: CurveMetrics = { avg: null, max: null, auc_plus: null, naba: null };
   for (let b = 0; b < cfg.B; b++) {
-    for (let i = 0; i < valid.length; i++) ys[i] = resampleMean((valid[i] as { scores: number[] }).scores, rng);
-    curveMetricsSorted(xs, ys, valid.length, hasY0, m);
-    onReplicate(b, m, ys);
+    if (R === 1) runW[0] = 1;
+    else drawWeights(runRng, R, runW);
+    for (let k = 0; k < R; k++) {
+      const sc = curves[k] as SeedCurve;
+      const w = weights[k] as Int32Array;
+      drawWeights(streams[k] as Rng, sc.keys.length, w);
+      const mult = runW[k] as number;
+      if (mult === 0 || sc.xs.length === 0) continue;
+      const buf = bufs[k] as CurveBuffers;
+      const { n, hasY0 } = curveUnderWeights(sc, w, buf);
+      curveMetricsSorted(buf.xs, buf.ys, n, hasY0, m);
+      onReplicate(b, k, mult, m, buf, n);
+    }
   }
 }
 
@@ -119,55 +143,77 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
   const series: CurveSeries[] = [];
   const nabaReplicates = new Map<string, Float64Array | null>();
   const remarks: string[] = [];
+  const seedCurves = new Map<string, SeedCurve>();
+  // The last checkpoint of a game's schedule (the largest x any of its runs recorded): a run whose last
+  // valid checkpoint is earlier has a shorter AUC+ range, which the table marks.
+  const lastX = new Map<string, number>();
+  for (const r of runs) for (const c of r.checkpoints) lastX.set(r.game, Math.max(lastX.get(r.game) ?? 0, c.x));
+  const byEpisode: string[] = [];
+  const shortened: string[] = [];
 
   for (const [key, members] of groups) {
     const first = members[0] as RunData;
+    const curves = members.map(seedCurve);
+    for (const sc of curves) seedCurves.set(sc.run_id, sc);
+    for (const sc of curves) if (sc.pairedBy === "episode" && sc.xs.length > 0) byEpisode.push(sc.run_id);
     const points = members.map((r) => curveMetrics(runCurve(r)));
     const B = cfg.B;
-    // Accumulate replicate means over the runs where each metric is defined (a per-run property).
+    // Replicate sums over the drawn runs where each metric is defined, with their weights.
     const sums: Record<MetricName, Float64Array> = {
       avg: new Float64Array(B),
       max: new Float64Array(B),
       auc_plus: new Float64Array(B),
       naba: new Float64Array(B),
     };
-    const counts: Record<MetricName, number> = { avg: 0, max: 0, auc_plus: 0, naba: 0 };
-    const band = new Map<number, { sum: Float64Array; pointSum: number; n: number; episodes: number }>();
-    members.forEach((run, k) => {
-      const p = points[k] as CurveMetrics;
-      for (const name of METRICS) if (p[name] !== null) counts[name]++;
-      const validXs = run.checkpoints.filter((c) => c.valid).map((c) => c.x);
+    const wsum: Record<MetricName, Float64Array> = {
+      avg: new Float64Array(B),
+      max: new Float64Array(B),
+      auc_plus: new Float64Array(B),
+      naba: new Float64Array(B),
+    };
+    const band = new Map<number, { sum: Float64Array; w: Float64Array; pointSum: number; n: number; episodes: number }>();
+    for (const run of members) {
       for (const c of run.checkpoints) {
         if (!c.valid) continue;
-        const slot = band.get(c.x) ?? { sum: new Float64Array(B), pointSum: 0, n: 0, episodes: 0 };
+        const slot = band.get(c.x) ?? { sum: new Float64Array(B), w: new Float64Array(B), pointSum: 0, n: 0, episodes: 0 };
         slot.pointSum += c.scores.reduce((a, b) => a + b, 0) / c.scores.length;
         slot.n++;
         slot.episodes += c.scores.length;
         band.set(c.x, slot);
       }
-      const slots = validXs.map((x) => (band.get(x) as { sum: Float64Array }).sum);
-      bootstrapRunCurve(run, cfg, (b, m, ys) => {
-        for (const name of METRICS) {
-          const v = m[name];
-          if (v !== null) (sums[name] as Float64Array)[b] += v;
-        }
-        for (let i = 0; i < slots.length; i++) (slots[i] as Float64Array)[b] += ys[i] as number;
-      });
+    }
+    bootstrapRowCurves(key, curves, cfg, (b, _k, mult, m, buf, n) => {
+      for (const name of METRICS) {
+        const v = m[name];
+        if (v === null) continue;
+        (sums[name] as Float64Array)[b] += mult * v;
+        (wsum[name] as Float64Array)[b] += mult;
+      }
+      for (let i = 0; i < n; i++) {
+        const slot = band.get(buf.xs[i] as number);
+        if (slot === undefined) continue;
+        (slot.sum as Float64Array)[b] += mult * (buf.ys[i] as number);
+        (slot.w as Float64Array)[b] += mult;
+      }
     });
+    const nSeeds = Math.min(...curves.map((c) => c.keys.length));
+    const last = lastX.get(first.game) ?? 0;
     const est = (name: MetricName): Estimate => {
       const defined = points.map((p) => p[name]).filter((v): v is number => v !== null);
       if (defined.length === 0) return pointOnly(null);
       const point = defined.reduce((a, b) => a + b, 0) / defined.length;
       if (B === 0) return pointOnly(point);
-      const reps = sums[name].map((v) => v / counts[name]);
+      const reps = sums[name].map((v, b) => ((wsum[name][b] as number) > 0 ? v / (wsum[name][b] as number) : Number.NaN));
       if (name === "naba") nabaReplicates.set(key, reps);
-      return estimate(point, reps, level);
+      const e: Estimate = { ...estimate(point, reps, level), n: nSeeds };
+      return flagEstimate(e, name);
     };
     const row: MainResultsRow = {
       model: first.model,
       game: first.game,
       pathway: first.pathway,
       n_checkpoints: members.reduce((a, r) => a + r.checkpoints.filter((c) => c.valid).length, 0),
+      n_seeds: Number.isFinite(nSeeds) ? nSeeds : 0,
       avg: est("avg"),
       max: est("max"),
       auc_plus: est("auc_plus"),
@@ -175,17 +221,39 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
       runs: members.map((r) => r.run_id),
       complete: true,
     };
+    // A failed (or missing) last checkpoint shortens AUC+'s range: say so beside the number.
+    const ends = curves.map((c) => (c.xs.length > 0 ? (c.xs[c.xs.length - 1] as number) : 0));
+    const end = Math.max(...ends);
+    if (row.auc_plus.point !== null && end < last) {
+      row.auc_plus = { ...row.auc_plus, mark: `to x=${end}` };
+      row.naba = { ...row.naba, mark: `to x=${end}` };
+      shortened.push(`${first.model} / ${first.game} / ${first.pathway} (0..${end} instead of 0..${last})`);
+    }
+    // The measured default method (bootstrap-t) for a single run: seeds are one simple design. The
+    // same stream as above, so paired rows still see the same draws.
+    const method = methodOf(cfg);
+    const only = curves[0] as SeedCurve;
+    if (members.length === 1 && method !== "percentile" && B > 0) {
+      for (const name of METRICS) {
+        const e = row[name];
+        if (e.point === null) continue;
+        const r = tableInterval(simpleDesign(only.keys.length), curveStatistic(only, name), B, seedStream(cfg.seed, only), method, level);
+        row[name] = { ...e, lo: r.interval.lo, hi: r.interval.hi };
+      }
+    }
     if (!nabaReplicates.has(key)) nabaReplicates.set(key, null);
     rows.push(row);
-    if (members.length > 1) remarks.push(`${first.model} / ${first.game} / ${first.pathway}: mean of ${members.length} runs`);
+    if (members.length > 1) remarks.push(`${first.model} / ${first.game} / ${first.pathway}: mean of ${members.length} runs (two-stage bootstrap: runs, then evaluation seeds)`);
     const pts: SeriesPoint[] = [...band.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([x, s]) => {
-        const iv = B > 0 ? percentileInterval(s.sum.map((v) => v / s.n), level) : { lo: null, hi: null };
+        const iv = B > 0 ? percentileInterval(s.sum.map((v, b) => ((s.w[b] as number) > 0 ? v / (s.w[b] as number) : Number.NaN)), level) : { lo: null, hi: null };
         return { x, y: s.pointSum / s.n, lo: iv.lo, hi: iv.hi, n_runs: s.n, n_episodes: s.episodes };
       });
     series.push({ model: first.model, game: first.game, pathway: first.pathway, points: pts });
   }
+  if (shortened.length > 0) remarks.push(`AUC+ and NABA marked "to x=..." stop at an earlier checkpoint because the last one failed or is missing: ${shortened.join("; ")}.`);
+  if (byEpisode.length > 0) remarks.push(`Runs whose evaluation scores carry no seeds (checkpoint records only): seeds paired by episode index: ${byEpisode.join(", ")}.`);
 
   const has = new Map<string, Set<string>>();
   for (const r of rows) {
@@ -202,7 +270,27 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
   for (const r of rows) r.complete = !incompleteModels.has(r.model);
   rows.sort((a, b) => compareText(a.model, b.model) || compareText(a.game, b.game) || compareText(a.pathway, b.pathway));
   series.sort((a, b) => compareText(a.game, b.game) || compareText(a.model, b.model) || compareText(a.pathway, b.pathway));
-  return { rows, series, nabaReplicates, incompleteModels, games: [...games], remarks };
+  return { rows, series, nabaReplicates, incompleteModels, games: [...games], remarks, seedCurves };
+}
+
+/** An estimate with its unit count, flagged by the dNABA coverage. */
+function withN(e: Estimate, n: number): Estimate {
+  return e.point === null ? e : flagEstimate({ ...e, n }, "dnaba");
+}
+
+/** The seed views of a memory and a history row that are single runs on the same seeds; else null. */
+function singlePair(mem: MainResultsRow, his: MainResultsRow, ca: CurveAnalysis): [SeedCurve, SeedCurve] | null {
+  if (mem.runs.length !== 1 || his.runs.length !== 1) return null;
+  const a = ca.seedCurves.get(mem.runs[0] as string);
+  const b = ca.seedCurves.get(his.runs[0] as string);
+  return a !== undefined && b !== undefined && sameSeeds(a, b) ? [a, b] : null;
+}
+
+/** Whether a memory row and a history row were evaluated on the same seeds (single runs). */
+function pairedRows(mem: MainResultsRow, his: MainResultsRow, ca: CurveAnalysis): boolean {
+  const a = ca.seedCurves.get(mem.runs[0] ?? "");
+  const b = ca.seedCurves.get(his.runs[0] ?? "");
+  return a !== undefined && b !== undefined && mem.runs.length === 1 && his.runs.length === 1 ? sameSeeds(a, b) : mem.runs.length > 1 || his.runs.length > 1;
 }
 
 /** Options of the table builders that depend on the paper's completeness rule. */
@@ -220,6 +308,27 @@ function incompleteNote(ca: CurveAnalysis, requireComplete: boolean): string[] {
     : [`† incomplete model (no results on every game of the data set): ${list}.`];
 }
 
+/**
+ * The note for intervals that exclude their own point (Max and AUC+ are biased upward under
+ * resampling: a resample's best checkpoint is at least as good as the data's, so on a near-flat curve
+ * the whole interval can sit above the point). Empty when none does.
+ */
+export function excludesPointNote(rows: readonly object[], keys: readonly string[]): string[] {
+  const hits: string[] = [];
+  for (const key of keys) {
+    let count = 0;
+    for (const row of rows) {
+      const e = (row as Record<string, unknown>)[key] as Estimate | undefined;
+      if (e && e.point !== null && e.lo !== null && e.hi !== null && (e.point < e.lo || e.point > e.hi)) count++;
+    }
+    if (count > 0) hits.push(`${key}: ${count} row${count > 1 ? "s" : ""}`);
+  }
+  if (hits.length === 0) return [];
+  return [
+    `Intervals that exclude their own point (${hits.join(", ")}): the maximum over checkpoints of resampled means is biased upward, so its percentile interval can lie above the estimate. Read such an interval as a sign that the curve is flat within noise, not as a range for the point.`,
+  ];
+}
+
 /** Paper Table 4: Avg, Max, AUC+ (with intervals) and NABA per (model, game, pathway). */
 export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: CurveTableOptions = {}): Table<MainResultsRow> {
   const rows = opts.requireComplete ? ca.rows.filter((r) => r.complete) : ca.rows;
@@ -231,6 +340,7 @@ export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: 
       { key: "game", kind: "text" },
       { key: "pathway", kind: "text" },
       { key: "n_checkpoints", kind: "int" },
+      { key: "n_seeds", kind: "int" },
       { key: "avg", kind: "estimate" },
       { key: "max", kind: "estimate" },
       { key: "auc_plus", kind: "estimate" },
@@ -238,8 +348,15 @@ export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: 
     ],
     rows,
     notes: [
-      describeBootstrap(cfg, "evaluation episodes within each checkpoint of each run"),
+      describeBootstrap(cfg, "evaluation seeds, drawn once per resample and used at every checkpoint of the run (the same draw for every run of the game with the same seeds)"),
       "Scores are in each game's own units; raw AUC+ is comparable only within one game. Failed checkpoints are left out (AUC+ joins their valid neighbours); a run whose checkpoint 0 failed has no AUC+ or NABA.",
+      ...smallNNote(rows, [
+        { key: "avg", metric: "avg" },
+        { key: "max", metric: "max" },
+        { key: "auc_plus", metric: "auc_plus" },
+        { key: "naba", metric: "naba" },
+      ]),
+      ...excludesPointNote(rows, ["max", "auc_plus"]),
       ...incompleteNote(ca, opts.requireComplete ?? false),
       ...ca.remarks,
     ],
@@ -251,6 +368,8 @@ export interface SummaryRow {
   game: string;
   model: string;
   dnaba: Estimate;
+  /** Models the "mean" row rests on (those with a defined dNABA); null on model rows. */
+  n_models: number | null;
   /** Counts over models (the "mean" row only; null on model rows). */
   wins: number | null;
   losses: number | null;
@@ -270,11 +389,12 @@ export function summaryVsHistoryTable(ca: CurveAnalysis, cfg: BootstrapConfig, o
     (r) => r.game,
   );
   const rows: SummaryRow[] = [];
+  const unpaired: string[] = [];
   let improved = 0;
   let gamesWithMean = 0;
   for (const game of [...byGame.keys()].sort((a, b) => compareText(a, b))) {
     const gameRows = byGame.get(game) as MainResultsRow[];
-    const deltas: { model: string; d: number | null; reps: Float64Array | null }[] = [];
+    const deltas: { model: string; d: number | null; reps: Float64Array | null; pair: [SeedCurve, SeedCurve] | null }[] = [];
     for (const model of distinct(gameRows.map((r) => r.model))) {
       const mem = gameRows.find((r) => r.model === model && r.pathway === "memory");
       const his = gameRows.find((r) => r.model === model && r.pathway === "history");
@@ -283,8 +403,17 @@ export function summaryVsHistoryTable(ca: CurveAnalysis, cfg: BootstrapConfig, o
       const rm = ca.nabaReplicates.get(rowKey(model, game, "memory")) ?? null;
       const rh = ca.nabaReplicates.get(rowKey(model, game, "history")) ?? null;
       const reps = d === null || rm === null || rh === null ? null : rm.map((v, b) => v - (rh[b] as number));
-      deltas.push({ model, d, reps });
-      rows.push({ game, model, dnaba: estimate(d, reps, level), wins: null, losses: null, ties: null });
+      const pair = singlePair(mem, his, ca);
+      deltas.push({ model, d, reps, pair });
+      const n = Math.min(mem.n_seeds, his.n_seeds);
+      let est = estimate(d, reps, level);
+      if (d !== null && pair !== null && methodOf(cfg) !== "percentile" && cfg.B > 0) {
+        const [sm, sh] = [curveStatistic(pair[0], "naba"), curveStatistic(pair[1], "naba")];
+        const r = tableInterval(simpleDesign(pair[0].keys.length), (w) => sm(w) - sh(w), cfg.B, seedStream(cfg.seed, pair[0]), methodOf(cfg), level);
+        est = { point: d, lo: r.interval.lo, hi: r.interval.hi };
+      }
+      rows.push({ game, model, dnaba: withN(est, n), n_models: null, wins: null, losses: null, ties: null });
+      if (!pairedRows(mem, his, ca)) unpaired.push(`${game} / ${model}`);
     }
     if (deltas.length === 0) continue;
     const s = summarizeDeltas(deltas.map((x) => x.d));
@@ -294,7 +423,18 @@ export function summaryVsHistoryTable(ca: CurveAnalysis, cfg: BootstrapConfig, o
       reps = new Float64Array(cfg.B);
       for (const x of defined) (x.reps as Float64Array).forEach((v, b) => ((reps as Float64Array)[b] += v / defined.length));
     }
-    rows.push({ game, model: "mean", dnaba: estimate(s.mean, reps, level), wins: s.wins, losses: s.losses, ties: s.ties });
+    const nSeeds = Math.min(...gameRows.map((r) => r.n_seeds));
+    let meanEst = estimate(s.mean, reps, level);
+    // Every model on the same seeds: the game mean is one statistic of one seed draw (bootstrap-t).
+    const pairs = defined.map((x) => x.pair);
+    const first = pairs[0];
+    if (s.mean !== null && first && pairs.every((p) => p !== null && sameSeeds(p[0], first[0])) && methodOf(cfg) !== "percentile" && cfg.B > 0) {
+      const stats = (pairs as [SeedCurve, SeedCurve][]).map(([m, h]) => [curveStatistic(m, "naba"), curveStatistic(h, "naba")] as const);
+      const stat = (w: ArrayLike<number>): number => stats.reduce((a, [sm, sh]) => a + sm(w) - sh(w), 0) / stats.length;
+      const r = tableInterval(simpleDesign(first[0].keys.length), stat, cfg.B, seedStream(cfg.seed, first[0]), methodOf(cfg), level);
+      meanEst = { point: s.mean, lo: r.interval.lo, hi: r.interval.hi };
+    }
+    rows.push({ game, model: "mean", dnaba: withN(meanEst, nSeeds), n_models: s.n, wins: s.wins, losses: s.losses, ties: s.ties });
     if (s.mean !== null) {
       gamesWithMean++;
       if (s.mean > 0) improved++;
@@ -307,14 +447,17 @@ export function summaryVsHistoryTable(ca: CurveAnalysis, cfg: BootstrapConfig, o
       { key: "game", kind: "text" },
       { key: "model", kind: "text" },
       { key: "dnaba", kind: "estimate" },
+      { key: "n_models", kind: "int" },
       { key: "wins", kind: "int" },
       { key: "losses", kind: "int" },
       { key: "ties", kind: "int" },
     ],
     rows,
     notes: [
-      describeBootstrap(cfg, "evaluation episodes within each checkpoint of both runs (memory and history)"),
-      `Across games: memory's mean dNABA is positive on ${improved} of ${gamesWithMean} games. Wins / losses / ties count models per game (a tie is |dNABA| < 1e-9); they are empty on model rows.`,
+      describeBootstrap(cfg, "evaluation seeds, one draw shared by the memory and the history run (paired: both were evaluated on the same seeds) and used at every checkpoint"),
+      `Across games: memory's mean dNABA is positive on ${improved} of ${gamesWithMean} games. Wins / losses / ties count models per game (a tie is |dNABA| < 1e-9); they are empty on model rows. n_models: the models a game's mean rests on.`,
+      ...smallNNote(rows, [{ key: "dnaba", metric: "dnaba" }]),
+      ...(unpaired.length > 0 ? [`Not paired (the two runs were evaluated on different seeds, so their draws are independent): ${unpaired.join(", ")}.`] : []),
       ...incompleteNote(ca, opts.requireComplete ?? false),
     ],
   };

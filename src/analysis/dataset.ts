@@ -32,6 +32,12 @@ export interface CheckpointData {
   valid: boolean;
   /** The scores of the checkpoint's `ok` evaluation episodes in episode order (empty when invalid). */
   scores: number[];
+  /**
+   * The evaluation seed of each score (parallel to `scores`), from episodes.jsonl; null when the scores
+   * came from the checkpoint record alone (hand-written or converted logs), so only the episode order
+   * can pair them. The bootstrap draws these seeds, not episodes (metrics.md, "Uncertainty").
+   */
+  seeds: number[] | null;
   /** Why it failed (from the record), or null. */
   reason: string | null;
 }
@@ -55,14 +61,25 @@ export interface RunData {
   pathway: string;
   /** Run directories its records came from (more than one when shards or copies overlap). */
   sources: string[];
-  manifest: RunManifest | null;
+  /**
+   * The manifest's fields that validated (null without manifest.json): a manifest is optional
+   * (logs.md), and one written by another tool may lack the kit's fields (named in a warning).
+   */
+  manifest: Partial<RunManifest> | null;
   /** Checkpoints recorded in checkpoints.jsonl, sorted by x. */
   checkpoints: CheckpointData[];
   /** Exploration steps of `ok` exploration episodes; null for pathways outside JUDGED_PATHWAYS. */
   explore: ExploreSteps | null;
   /** Counts for the report: judged exploration steps after deduplication; eval steps and other
    * pathways' exploration steps as lines read; episodes after deduplication. */
-  counts: { steps: number; exploreSteps: number; evalSteps: number; episodes: number };
+  counts: {
+    steps: number;
+    exploreSteps: number;
+    evalSteps: number;
+    episodes: number;
+    /** Exploration steps left out because their episode failed or never got a record (judged runs). */
+    leftOutSteps: number;
+  };
 }
 
 /** A loaded data set: runs sorted by (game, model, pathway, run_id), plus what was tolerated. */
@@ -123,10 +140,10 @@ interface CheckpointLite {
 /** Accumulates one run_id's records from any number of files; `finish` resolves duplicates. */
 class RunBuilder {
   readonly sources = new Set<string>();
-  manifest: RunManifest | null = null;
+  manifest: Partial<RunManifest> | null = null;
   readonly checkpoints = new Map<number, CheckpointLite>();
   /** key `${checkpoint}|${episode}` -> eval episode. */
-  readonly evalEpisodes = new Map<string, { x: number; episode: number; score: number; ok: boolean; steps: number }>();
+  readonly evalEpisodes = new Map<string, { x: number; episode: number; seed: number; score: number; ok: boolean; steps: number }>();
   /** exploration episode -> ok?, and the run directory (index in read order) of the winning record. */
   readonly exploreEpisodes = new Map<number, { ok: boolean; src: number; steps: number }>();
   /** Step indices seen per episode (`eval|x|e` or `explore|e`), to find gaps against the records. */
@@ -184,13 +201,13 @@ class RunBuilder {
     if (this.dupEpisodes > 0) warn(`run ${id}: ${this.dupEpisodes} duplicate episode record(s); the last of each is used (an ok one is never replaced by a failed one)`);
 
     // Per-episode scores from episodes.jsonl (phase eval, status ok), grouped by checkpoint.
-    const byX = new Map<number, { episode: number; score: number }[]>();
+    const byX = new Map<number, { episode: number; seed: number; score: number }[]>();
     const orphan = new Set<number>();
     for (const e of this.evalEpisodes.values()) {
       if (!this.checkpoints.has(e.x)) orphan.add(e.x);
       if (!e.ok) continue;
       const list = byX.get(e.x) ?? [];
-      list.push({ episode: e.episode, score: e.score });
+      list.push({ episode: e.episode, seed: e.seed, score: e.score });
       byX.set(e.x, list);
     }
     if (orphan.size > 0) {
@@ -200,7 +217,9 @@ class RunBuilder {
     const checkpoints: CheckpointData[] = [...this.checkpoints.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([x, c]) => {
-        let scores = (byX.get(x) ?? []).sort((a, b) => a.episode - b.episode).map((e) => e.score);
+        const eps = (byX.get(x) ?? []).sort((a, b) => a.episode - b.episode);
+        let scores = eps.map((e) => e.score);
+        let seeds: number[] | null = eps.map((e) => e.seed);
         // A record that outlived its episodes (a damaged or emptied episodes.jsonl) is said out loud:
         // its numbers are no longer backed by the episodes they claim (a rerun plays them again).
         if (c.status === "ok" && scores.length < c.scores.length) {
@@ -210,7 +229,10 @@ class RunBuilder {
           );
         }
         // Hand-written or converted logs may carry the scores only in the checkpoint record.
-        if (scores.length === 0 && c.status === "ok") scores = c.scores.slice();
+        if (scores.length === 0 && c.status === "ok") {
+          scores = c.scores.slice();
+          seeds = null;
+        }
         const valid = c.status === "ok" && scores.length > 0;
         if (c.status === "ok" && !valid) warn(`run ${id}: checkpoint ${x} is ok but has no evaluation scores; treated as having no value`);
         if (valid && c.mean !== null) {
@@ -219,11 +241,12 @@ class RunBuilder {
             warn(`run ${id}: checkpoint ${x} record mean ${c.mean} differs from its episodes' mean ${m}; the episodes are used`);
           }
         }
-        return { x, status: c.status, valid, scores: valid ? scores : [], reason: c.reason };
+        return { x, status: c.status, valid, scores: valid ? scores : [], seeds: valid ? seeds : [], reason: c.reason };
       });
 
     let explore: ExploreSteps | null = null;
     let exploreSteps = 0;
+    let leftOutSteps = 0;
     if (this.judged) {
       // Keep steps of ok exploration episodes, from the run directory of the episode's record; for a
       // repeated (episode, step) the last line wins.
@@ -241,6 +264,7 @@ class RunBuilder {
         else order.push(i);
       }
       if (dropped > 0) warn(`run ${id}: ${dropped} exploration step(s) without an ok episode record left out`);
+      leftOutSteps = dropped;
       if (otherCopy > 0) warn(`run ${id}: ${otherCopy} exploration step(s) of another copy of the run left out (an episode's steps come from the directory of its ok record)`);
       const ep = this.ep.data;
       const st = this.st.data;
@@ -278,6 +302,7 @@ class RunBuilder {
         exploreSteps,
         evalSteps: this.evalStepLines,
         episodes: this.evalEpisodes.size + this.exploreEpisodes.size,
+        leftOutSteps,
       },
     };
   }
@@ -353,12 +378,15 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
   for (let src = 0; src < locations.length; src++) {
     const loc = locations[src] as (typeof locations)[number];
     const before = new Set(builders.keys());
+    let pendingManifest: { m: Partial<RunManifest>; file: string } | null = null;
     await readRunDir(
       loc.runDir,
       {
-        manifest: (m, file) => {
-          const b = builderFor(m, file, 0);
-          if (b) b.manifest = m;
+        manifestLenient: (m, file) => {
+          if (m.problems.length > 0) {
+            warn(`${file}: ${m.problems.length} field(s) not used: ${m.problems.slice(0, 8).join(", ")}${m.problems.length > 8 ? ", ..." : ""} (a manifest is optional: the three JSONL files are what the analysis requires; the fields that validate are used)`);
+          }
+          pendingManifest = { m: m.fields, file };
         },
         checkpoint: (r, file, line) => {
           const b = builderFor(r, file, line);
@@ -382,7 +410,7 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
             const prev = b.evalEpisodes.get(key);
             if (prev !== undefined) b.dupEpisodes++;
             if (prev?.ok === true && r.status !== "ok") return;
-            b.evalEpisodes.set(key, { x: r.checkpoint, episode: r.episode, score: r.score, ok: r.status === "ok", steps: r.steps });
+            b.evalEpisodes.set(key, { x: r.checkpoint, episode: r.episode, seed: r.seed, score: r.score, ok: r.status === "ok", steps: r.steps });
           } else {
             const prev = b.exploreEpisodes.get(r.episode);
             if (prev !== undefined) b.dupEpisodes++;
@@ -417,6 +445,21 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
       },
       { onWarning },
     );
+    // The manifest belongs to the run its records name; the records decide (a manifest's own identity
+    // fields may be missing, and one that contradicts the records is not used).
+    const pm = pendingManifest as { m: Partial<RunManifest>; file: string } | null;
+    if (pm !== null) {
+      const touched = [...builders.values()].filter((b) => b.sources.has(loc.runDir));
+      const target = pm.m.run_id !== undefined ? touched.find((b) => b.run_id === pm.m.run_id) : touched.length === 1 ? touched[0] : undefined;
+      const clash = target && (["model", "game", "pathway"] as const).find((k) => pm.m[k] !== undefined && pm.m[k] !== target[k]);
+      if (target === undefined) {
+        if (touched.length > 0) warn(`${pm.file}: names ${pm.m.run_id === undefined ? "no run_id" : `run ${pm.m.run_id}`}, which does not match the run(s) of its directory (${touched.map((b) => b.run_id).join(", ") || "none"}); not used`);
+      } else if (clash) {
+        warn(`${pm.file}: field '${clash}' says ${String(pm.m[clash])} but the run's records say ${target[clash]}; manifest not used`);
+      } else {
+        target.manifest = pm.m;
+      }
+    }
     // Runs touched by this directory give back their buffers' spare capacity.
     for (const [id, b] of builders) if (!before.has(id) || b.sources.has(loc.runDir)) b.trim();
   }

@@ -16,3 +16,8 @@ export * from "./report.js";
 export * from "./runs.js";
 export * from "./synthetic.js";
 export * from "./table.js";
+export * from "./compare.js";
+export * from "./coverage.js";
+export * from "./intervals.js";
+export * from "./power.js";
+export * from "./seedCurves.js";

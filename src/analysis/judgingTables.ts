@@ -11,6 +11,7 @@ import {
   bootstrapRng,
   describeBootstrap,
   estimate,
+  methodOf,
   percentileInterval,
   pointOnly,
   resampleMean,
@@ -20,6 +21,8 @@ import {
 import { pearson, pearsonWeighted, resampleWeights, spearman } from "./coupling.js";
 import type { Dataset, RunData } from "./dataset.js";
 import { addCounts, emptyCounts, judgingStats, positiveRates, type JudgingCounts, type RewardRange } from "./judging.js";
+import { flagEstimate, smallNNote, type CoverageMetric } from "./coverage.js";
+import { simpleDesign, tableInterval, twoStageDesign, withinDesign } from "./intervals.js";
 import { distinct, episodeCounts, gameRewardRanges, isJudged, totalCounts } from "./runs.js";
 import type { Rng } from "../util/rng.js";
 import type { Table } from "./table.js";
@@ -68,20 +71,35 @@ interface CountReplicates {
 }
 
 /**
- * Cluster bootstrap of step-level metrics: B resamples (with replacement, same count) of `units`
- * (runs, or episodes of a single run), each summed into one step set; NaN where a metric is missing.
+ * Cluster bootstrap of step-level metrics (metrics.md, "Uncertainty"): `runs` holds each run's
+ * per-episode counts. Per replicate, each run's episodes are resampled (with replacement, same count)
+ * and summed; with `twoStage`, runs are first drawn with replacement (pooled rows) and each draw
+ * resamples its episodes anew. Without it every run is kept (a per-model row's two runs), so its
+ * interval reflects episode variation within its runs and never collapses to the runs' min-max.
+ * NaN where a metric is missing.
  */
-export function bootstrapCounts(units: readonly JudgingCounts[], range: RewardRange | null, B: number, rng: Rng): CountReplicates {
+export function bootstrapCounts(
+  runs: readonly (readonly JudgingCounts[])[],
+  range: RewardRange | null,
+  B: number,
+  rng: Rng,
+  twoStage: boolean,
+): CountReplicates {
   const out: CountReplicates = {
     agree: new Float64Array(B),
     nmae: new Float64Array(B),
     over: new Float64Array(B),
     under: new Float64Array(B),
   };
-  const n = units.length;
+  const R = runs.length;
+  const acc = emptyCounts();
   for (let b = 0; b < B; b++) {
-    const acc = emptyCounts();
-    for (let i = 0; i < n; i++) addCounts(acc, units[rng.int(n)] as JudgingCounts);
+    Object.assign(acc, emptyCounts());
+    for (let i = 0; i < R; i++) {
+      const eps = runs[twoStage ? rng.int(R) : i] as readonly JudgingCounts[];
+      const n = eps.length;
+      for (let j = 0; j < n; j++) addCounts(acc, eps[rng.int(n)] as JudgingCounts);
+    }
     const s = judgingStats(acc, range);
     out.agree[b] = s.agree ?? Number.NaN;
     out.nmae[b] = s.nmae ?? Number.NaN;
@@ -104,6 +122,8 @@ export interface SelfJudgingRow {
   under: Estimate;
   /** Runs behind the row, and what the bootstrap resampled. */
   n_runs: number;
+  /** Exploration episodes behind the row (summed over its runs). */
+  n_episodes: number;
   unit: "runs" | "episodes" | "none";
 }
 
@@ -113,21 +133,71 @@ export function selfJudgingRow(game: string, model: string, runs: readonly Judge
   const total = emptyCounts();
   for (const r of runs) addCounts(total, r.total);
   const stats = judgingStats(total, range);
-  // A single run has no between-run variation to resample: its episodes are the clusters then.
-  const units = runs.length === 1 ? [...(runs[0] as JudgedRun).episodes.values()] : runs.map((r) => r.total);
-  const unit = runs.length === 0 ? "none" : runs.length === 1 ? "episodes" : "runs";
+  // Pooled rows: runs, then episodes within each drawn run (two-stage). Per-model rows (a model's few
+  // runs): episodes within each of its runs; drawing 2 runs would give only three distinct resamples.
+  const pooled = model === POOLED;
+  const units = runs.map((r) => [...r.episodes.values()]);
+  const unit = runs.length === 0 ? "none" : pooled && runs.length > 1 ? "runs" : "episodes";
+  const n = runs.length === 0 ? 0 : unit === "runs" ? runs.length : Math.min(...units.map((u) => u.length));
   let reps: CountReplicates | null = null;
-  if (cfg.B > 0 && units.length > 0) reps = bootstrapCounts(units, range, cfg.B, bootstrapRng(cfg.seed, "judging", game, model));
+  const studentLo: Partial<Record<keyof CountReplicates, number | null>> = {};
+  const studentHi: Partial<Record<keyof CountReplicates, number | null>> = {};
+  if (cfg.B > 0 && units.some((u) => u.length > 0)) {
+    reps = bootstrapCounts(units, range, cfg.B, bootstrapRng(cfg.seed, "judging", game, model), unit === "runs");
+  }
+  // The measured default: model rows the bootstrap-t over the within-run episode design, pooled rows
+  // BCa over the two-stage design (tableInterval); the stream is the percentile pass's, so the draws
+  // are the same ones.
+  const method = methodOf(cfg);
+  if (reps !== null && unit !== "none" && method !== "percentile") {
+    const flat = units.flat();
+    const sizes = units.map((u) => u.length);
+    const design = unit === "runs" ? twoStageDesign(sizes) : withinDesign(sizes);
+    const width = range === null ? 0 : range.max - range.min;
+    const ratio = (num: (c: JudgingCounts) => number, den: (c: JudgingCounts) => number) => {
+      const a = Float64Array.from(flat, num);
+      const d = Float64Array.from(flat, den);
+      return (w: ArrayLike<number>): number => {
+        let x = 0;
+        let y = 0;
+        for (let i = 0; i < a.length; i++) {
+          const wi = w[i] as number;
+          if (wi === 0) continue;
+          x += wi * (a[i] as number);
+          y += wi * (d[i] as number);
+        }
+        return y > 0 ? x / y : Number.NaN;
+      };
+    };
+    const scored = (c: JudgingCounts): number => c.n - c.unscored;
+    const stats: Record<keyof CountReplicates, (w: ArrayLike<number>) => number> = {
+      agree: ratio((c) => c.agree, scored),
+      nmae: width > 0 ? ratio((c) => c.absErr / width, scored) : () => Number.NaN,
+      over: ratio((c) => c.over, scored),
+      under: ratio((c) => c.under, scored),
+    };
+    for (const k of Object.keys(stats) as (keyof CountReplicates)[]) {
+      const r = tableInterval(design, stats[k], cfg.B, bootstrapRng(cfg.seed, "judging", game, model), method, level);
+      studentLo[k] = r.interval.lo;
+      studentHi[k] = r.interval.hi;
+    }
+  }
+  const metricOf = (m: "agree" | "nmae"): CoverageMetric => (unit === "runs" ? `${m}_pooled` : m);
+  const withMethod = (e: Estimate, k: keyof CountReplicates): Estimate =>
+    e.point === null || !(k in studentLo) ? e : { ...e, lo: studentLo[k] ?? null, hi: studentHi[k] ?? null };
+  const est = (point: number | null, r: Float64Array | undefined, m: "agree" | "nmae"): Estimate =>
+    r === undefined || point === null ? pointOnly(point) : flagEstimate({ ...withMethod(estimate(point, r, level), m), n }, metricOf(m));
   return {
     game,
     model,
     n_steps: stats.n_steps,
     n_unscored: stats.n_unscored,
-    agree: reps ? estimate(stats.agree, reps.agree, level) : pointOnly(stats.agree),
-    nmae: reps ? estimate(stats.nmae, reps.nmae, level) : pointOnly(stats.nmae),
-    over: reps ? estimate(stats.over, reps.over, level) : pointOnly(stats.over),
-    under: reps ? estimate(stats.under, reps.under, level) : pointOnly(stats.under),
+    agree: est(stats.agree, reps?.agree, "agree"),
+    nmae: est(stats.nmae, reps?.nmae, "nmae"),
+    over: reps ? withMethod(estimate(stats.over, reps.over, level), "over") : pointOnly(stats.over),
+    under: reps ? withMethod(estimate(stats.under, reps.under, level), "under") : pointOnly(stats.under),
     n_runs: runs.length,
+    n_episodes: units.reduce((a, u) => a + u.length, 0),
     unit,
   };
 }
@@ -145,7 +215,9 @@ export function selfJudgingTable(inputs: JudgingInputs, cfg: BootstrapConfig): T
     rows.push(selfJudgingRow(game, POOLED, gameRuns, range, cfg));
     if (range) rangeNotes.push(`${game} [${range.min}, ${range.max}]${range.max === range.min ? " (constant: NMAE missing)" : ""}`);
   }
-  const single = rows.filter((r) => r.unit === "episodes").map((r) => `${r.game} / ${r.model}`);
+  const leftOut = distinct(inputs.runs.map((r) => r.run.game))
+    .map((g) => [g, inputs.runs.filter((r) => r.run.game === g).reduce((a, r) => a + r.run.counts.leftOutSteps, 0)] as const)
+    .filter(([, n]) => n > 0);
   return {
     name: "self_judging",
     title: "Self-judging: agreement and error of self-scores against the verifier (exploration steps)",
@@ -161,10 +233,16 @@ export function selfJudgingTable(inputs: JudgingInputs, cfg: BootstrapConfig): T
     ],
     rows,
     notes: [
-      describeBootstrap(cfg, "runs (cluster bootstrap, a run's steps kept together); a row with a single run resamples its episodes"),
+      describeBootstrap(cfg, "pooled rows (all): runs, then exploration episodes within each drawn run; model rows: exploration episodes within each of the model's runs (an episode's steps stay together)"),
       "Step set: exploration steps of history and memory runs. n_steps counts every step; agree, nmae, over and under are over the scored ones (n_steps - n_unscored).",
       `NMAE normalises by the game-level reward range (r_min, r_max), self-scores clipped into it: ${rangeNotes.join("; ") || "none"}.`,
-      ...(single.length > 0 ? [`Rows with a single run (episodes resampled): ${single.join(", ")}.`] : []),
+      ...smallNNote(rows, [
+        { key: "agree", metric: (r) => ((r as SelfJudgingRow).unit === "runs" ? "agree_pooled" : "agree") },
+        { key: "nmae", metric: (r) => ((r as SelfJudgingRow).unit === "runs" ? "nmae_pooled" : "nmae") },
+      ]),
+      ...(leftOut.length > 0
+        ? [`Left out: steps of exploration episodes that failed for infrastructure (or have no episode record), not the model's behaviour under the protocol: ${leftOut.map(([g, n]) => `${g} ${n}`).join(", ")}.`]
+        : []),
     ],
   };
 }
@@ -197,11 +275,17 @@ export function positiveRatesTable(inputs: JudgingInputs, cfg: BootstrapConfig):
       const ps = pts.map((p) => p.p_s);
       const w = new Int32Array(pts.length);
       for (let b = 0; b < cfg.B; b++) reps[b] = pearsonWeighted(pr, ps, resampleWeights(rng, pts.length, w)) ?? Number.NaN;
+      if (methodOf(cfg) !== "percentile") {
+        const r = tableInterval(simpleDesign(pts.length), (wt) => pearsonWeighted(pr, ps, wt) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "positive_rates", game), methodOf(cfg), level);
+        if (r.method !== "percentile") {
+          return { game, n_runs: pts.length, pearson_pos_rates: { point, lo: r.interval.lo, hi: r.interval.hi, n: pts.length }, spearman_pos_rates: spearman(pr, ps) };
+        }
+      }
     }
     return {
       game,
       n_runs: pts.length,
-      pearson_pos_rates: estimate(point, reps, level),
+      pearson_pos_rates: point === null ? pointOnly(null) : { ...estimate(point, reps, level), n: pts.length },
       spearman_pos_rates: spearman(pts.map((p) => p.p_r), pts.map((p) => p.p_s)),
     };
   };

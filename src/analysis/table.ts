@@ -10,12 +10,15 @@ export type Cell = string | number | null | Estimate;
 
 /**
  * How a column renders.
- * - text: as is; int: an integer; num: 3 decimals;
- * - estimate: CSV gets three columns `<key>, <key>_lo, <key>_hi`; Markdown one cell with the interval;
+ * - text: as is; int: an integer; num: 3 decimals; p: a p-value, 4 decimals (0.0001 is the smallest
+ *   10,000 random flips can give, and 3 decimals would print it as 0);
+ * - estimate: CSV gets four columns `<key>, <key>_lo, <key>_hi, <key>_n` (n: the resampling units the
+ *   interval rests on); Markdown one cell with the interval, `n=K` beside it when K is fewer than the
+ *   coverage table supports (the estimate is `indicative`), and the estimate's mark if any;
  * - estimate_point: CSV gets only `<key>` (the issue fixes the CSV columns); Markdown still shows the
  *   interval when the row has one.
  */
-export type ColumnKind = "text" | "int" | "num" | "estimate" | "estimate_point";
+export type ColumnKind = "text" | "int" | "num" | "p" | "estimate" | "estimate_point";
 
 export interface Column {
   key: string;

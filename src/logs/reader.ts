@@ -186,9 +186,52 @@ export function discoverRuns(dataDirs: readonly string[]): RunLocation[] {
   return out;
 }
 
+/**
+ * A manifest read field by field: the fields that validate, and the ones that did not (missing or
+ * invalid), each named. logs.md requires only the three JSONL files; a manifest written by another
+ * tool or by hand may lack the kit's own fields, and the analysis uses what it can.
+ */
+export interface LenientManifest {
+  /** The fields that validated against RunManifest's schema (unknown extra fields are kept as is). */
+  fields: Partial<RunManifest>;
+  /** `field (why)` for every schema field that is missing or invalid; empty when the manifest is complete. */
+  problems: string[];
+}
+
+/**
+ * Reads manifest.json leniently (see LenientManifest): never throws for its content. Unparsable JSON
+ * or a non-object gives no fields and one problem.
+ */
+export function readManifestLenient(file: string): LenientManifest {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    return { fields: {}, problems: [`(file) (invalid JSON: ${(e as Error).message})`] };
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { fields: {}, problems: ["(file) (not a JSON object)"] };
+  const rec = raw as Record<string, unknown>;
+  const fields: Record<string, unknown> = {};
+  const problems: string[] = [];
+  const shape = RunManifest.shape as Record<string, z.ZodType>;
+  for (const [key, value] of Object.entries(rec)) if (!(key in shape)) fields[key] = value;
+  for (const [key, schema] of Object.entries(shape)) {
+    const parsed = schema.safeParse(rec[key]);
+    if (parsed.success) {
+      if (parsed.data !== undefined) fields[key] = parsed.data;
+    } else {
+      problems.push(`${key} (${key in rec ? (parsed.error.issues[0]?.message ?? "invalid") : "missing"})`);
+    }
+  }
+  return { fields: fields as Partial<RunManifest>, problems };
+}
+
 /** What a caller wants from each file of a run; a missing callback means the file is not read. */
 export interface RunVisitor {
+  /** The manifest, strictly validated (a LogFormatError names the first bad field). */
   manifest?: (m: RunManifest, file: string) => void;
+  /** The manifest read field by field instead (used by the analysis: a manifest never stops a report). */
+  manifestLenient?: (m: LenientManifest, file: string) => void;
   checkpoint?: (r: CheckpointRecord, file: string, line: number) => void;
   episode?: (r: EpisodeRecord, file: string, line: number) => void;
   step?: (r: StepRecord, file: string, line: number) => void;
@@ -208,6 +251,7 @@ export async function readRunDir(runDir: string, visitor: RunVisitor, opts: Read
   }
   const manifestFile = manifestPath(runDir);
   if (visitor.manifest && existsSync(manifestFile)) visitor.manifest(readJsonFile(manifestFile, RunManifest), manifestFile);
+  if (visitor.manifestLenient && existsSync(manifestFile)) visitor.manifestLenient(readManifestLenient(manifestFile), manifestFile);
 
   async function each<S extends z.ZodType>(
     file: string,

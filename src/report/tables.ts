@@ -8,12 +8,12 @@
 import type { Estimate } from "../analysis/bootstrap.js";
 import type { Column, ColumnKind, Table } from "../analysis/table.js";
 
-/** The CSV header of a table: estimate columns expand to `<key>, <key>_lo, <key>_hi`. */
+/** The CSV header of a table: estimate columns expand to `<key>, <key>_lo, <key>_hi, <key>_n`. */
 export function csvHeader(columns: readonly Column[]): string[] {
   const out: string[] = [];
   for (const c of columns) {
     out.push(c.key);
-    if (c.kind === "estimate") out.push(`${c.key}_lo`, `${c.key}_hi`);
+    if (c.kind === "estimate") out.push(`${c.key}_lo`, `${c.key}_hi`, `${c.key}_n`);
   }
   return out;
 }
@@ -25,11 +25,17 @@ export function fmt3(x: number | null | undefined): string {
   return /^-0\.0+$/.test(s) ? s.slice(1) : s;
 }
 
-/** `0.547 [0.412, 0.690]`; the point alone when there is no interval; "" when missing. */
+/**
+ * `0.547 [0.412, 0.690]`; the point alone when there is no interval; "" when missing. An indicative
+ * estimate (fewer units than its interval needs, coverage.ts) reads `0.547 [0.412, 0.690] n=3`; a
+ * mark follows last (`12.000 [...] to x=27`).
+ */
 export function fmtEstimate(e: Estimate | null | undefined): string {
   if (e === null || e === undefined || e.point === null) return "";
-  if (e.lo === null || e.hi === null) return fmt3(e.point);
-  return `${fmt3(e.point)} [${fmt3(e.lo)}, ${fmt3(e.hi)}]`;
+  let text = e.lo === null || e.hi === null ? fmt3(e.point) : `${fmt3(e.point)} [${fmt3(e.lo)}, ${fmt3(e.hi)}]`;
+  if (e.indicative === true && e.n !== undefined && e.lo !== null) text += ` n=${e.n}`;
+  if (e.mark !== undefined) text += ` ${e.mark}`;
+  return text;
 }
 
 function isEstimate(v: unknown): v is Estimate {
@@ -41,6 +47,7 @@ function scalar(v: unknown, kind: ColumnKind): string {
   if (isEstimate(v)) return fmt3(v.point);
   if (typeof v === "number") {
     if (Number.isNaN(v)) return "";
+    if (kind === "p") return v.toFixed(4);
     return kind === "int" ? String(Math.round(v)) : kind === "text" ? String(v) : fmt3(v);
   }
   return String(v);
@@ -66,7 +73,8 @@ export function toCsv<R extends object>(table: Table<R>): string {
       const v = rec[c.key];
       if (c.kind === "estimate") {
         const e = isEstimate(v) ? v : null;
-        cells.push(fmt3(e?.point), fmt3(e?.point === null ? null : e?.lo), fmt3(e?.point === null ? null : e?.hi));
+        const has = e !== null && e.point !== null;
+        cells.push(fmt3(e?.point), fmt3(has ? e?.lo : null), fmt3(has ? e?.hi : null), has && e?.n !== undefined && e.lo !== null ? String(e.n) : "");
       } else {
         cells.push(scalar(v, c.kind));
       }

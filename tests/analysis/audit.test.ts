@@ -292,14 +292,18 @@ describe("Table 5 (self_judging) from logs: the pooled step set and the game-lev
     const by = (g: string, m: string): Record<string, string> => rows.find((r) => r.game === g && r.model === m) as Record<string, string>;
     // A: A-h scored 4 (agree 2, over 1, under 1, err 1 + 1 + 1.5 + 2 = 5.5), A-m scored 2 (agree 1, over 1,
     // err 0 + 3 = 3). n 7, unscored 1. Agree 3/6 = 0.5, Over 2/6, Under 1/6, NMAE 8.5/6/5 = 0.28333.
-    // Runs resampled: {h,h} Agree 4/8, {m,m} 2/4, {h,m} 3/6 -> always 0.5 -> [0.5, 0.5].
-    // NMAE: {h,h} 11/8/5 = 0.275 (p = 1/4), {m,m} 6/4/5 = 0.3 (p = 1/4), mixed 0.2833 -> [0.275, 0.300].
+    // A model row resamples EPISODES within each of its runs (issue 11): A-h ep1 = agree 2/2, err 2; ep2 =
+    // agree 0/2, err 3.5; A-m has one episode (agree 1/2, err 3). A-h draws {1,1} (p 1/4): Agree 5/6, NMAE
+    // 7/6/5; mixed (p 1/2): 3/6, 8.5/30; {2,2} (p 1/4): 1/6, 10/30 -> Agree [1/6, 5/6], NMAE [0.233, 0.333].
+    // (Resampling the two runs instead gave [0.5, 0.5]: three possible resamples, all equal.)
     const a = by("g1", "A");
     expect([a.n_steps, a.n_unscored]).toEqual(["7", "1"]);
-    expect([num(a.agree), num(a.agree_lo), num(a.agree_hi)]).toEqual([0.5, 0.5, 0.5]);
+    expect([num(a.agree), num(a.agree_lo), num(a.agree_hi)]).toEqual([0.5, 0.167, 0.833]);
     expect(num(a.nmae)).toBeCloseTo(0.283, 3);
-    expect([num(a.nmae_lo), num(a.nmae_hi)]).toEqual([0.275, 0.3]);
+    expect([num(a.nmae_lo), num(a.nmae_hi)]).toEqual([0.233, 0.333]);
     expect([num(a.over), num(a.under)]).toEqual([0.333, 0.167]);
+    // n: the fewest episodes of the row's runs (A-m has 1).
+    expect(a.agree_n).toBe("1");
     // B: (-3,0) agree, clip to -2 -> err 2; (1,1) agree, err 0. NMAE with the GAME range = 2/2/5 = 0.2
     // (B's own range [0, 1] would clip -3 to 0 and give 0). One run with one episode -> interval degenerate.
     const b = by("g1", "B");
@@ -307,13 +311,19 @@ describe("Table 5 (self_judging) from logs: the pooled step set and the game-lev
       "2", "0", "1.000", "1.000", "1.000", "0.200", "0.200", "0.200", "0.000", "0.000",
     ]);
     // Pooled g1 (runs A-h, A-m, B-h): n 9, unscored 1, scored 8, Agree 5/8 = 0.625, Over 0.25, Under 0.125,
-    // NMAE 10.5/8/5 = 0.2625. Runs resampled (3 of them): no B drawn (p = 8/27) -> Agree exactly 0.5, so
-    // lo = 0.5; B three times (p = 1/27 > 2.5%) -> Agree 1, hi = 1. NMAE: BBB = 0.2 (lo), mmm = 0.3 (hi).
+    // NMAE 10.5/8/5 = 0.2625. Two-stage (runs, then episodes within each drawn run): B three times (p 1/27 >
+    // 2.5%) -> Agree 1, so hi = 1, and NMAE 0.2, the smallest any resample can reach (A-h {1,1} is 0.2 too),
+    // so NMAE lo = 0.2. Runs alone gave Agree lo = 0.5 exactly; now e.g. {A-h with {2,2}, A-m, A-m}
+    // (p 3/27 * 1/4 = 2.8%) gives 2/8 = 0.25, so lo < 0.5; and NMAE 13/40 = 0.325 there, so hi > 0.3.
     const all = by("g1", "all");
     expect([all.n_steps, all.n_unscored]).toEqual(["9", "1"]);
-    expect([num(all.agree), num(all.agree_lo), num(all.agree_hi)]).toEqual([0.625, 0.5, 1]);
+    expect(num(all.agree)).toBe(0.625);
+    expect(num(all.agree_lo)).toBeLessThan(0.5);
+    expect(num(all.agree_hi)).toBe(1);
     expect(num(all.nmae)).toBeCloseTo(0.2625, 2); // prints 0.263
-    expect([num(all.nmae_lo), num(all.nmae_hi)]).toEqual([0.2, 0.3]);
+    expect(num(all.nmae_lo)).toBe(0.2);
+    expect(num(all.nmae_hi)).toBeGreaterThan(0.3);
+    expect(all.agree_n).toBe("3"); // runs
     expect([num(all.over), num(all.under)]).toEqual([0.25, 0.125]);
     // Rows: models first, "all" last within the game.
     expect(rows.map((r) => `${r.game}/${r.model}`)).toEqual(["g1/A", "g1/B", "g1/all", "g2/C", "g2/all"]);
@@ -328,12 +338,13 @@ describe("Table 5 (self_judging) from logs: the pooled step set and the game-lev
     ]);
   });
 
-  it("Over / Under show their intervals in the Markdown (runs resampled)", () => {
-    // A: Over {h,h} 2/8 = 0.25, {m,m} 2/4 = 0.5 -> [0.250, 0.500]; Under {m,m} 0, {h,h} 0.25 -> [0.000, 0.250].
+  it("Over / Under show their intervals in the Markdown (episodes within runs resampled)", () => {
+    // A: Over: A-h ep1 0 of 2, ep2 1 of 2, A-m 1 of 2 -> {1,1} 1/6, mixed 2/6, {2,2} 3/6 -> [0.167, 0.500];
+    // Under: ep2 1, A-m 0 -> {1,1} 0, mixed 1/6, {2,2} 2/6 -> [0.000, 0.333].
     const md = toMarkdown(report.tables.self_judging);
     const line = md.split("\n").find((l) => l.startsWith("| g1 | A |")) as string;
-    expect(line).toContain("0.333 [0.250, 0.500]");
-    expect(line).toContain("0.167 [0.000, 0.250]");
+    expect(line).toContain("0.333 [0.167, 0.500]");
+    expect(line).toContain("0.167 [0.000, 0.333]");
     expect(md).toContain("B = 2000, seed = 11");
   });
 
@@ -435,20 +446,31 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     expect([am.auc_plus_lo, am.auc_plus_hi]).toEqual(["", ""]);
   });
 
-  it("intervals resample episodes within checkpoints (hand-enumerated replicate values)", () => {
-    // D/g1/memory: y0 = 1 always (one episode); y3 = mean of 2 draws from {2, 4}: 2 (p 1/4), 3 (1/2), 4 (1/4).
-    // Avg = (1 + y3)/2 -> [1.5, 2.5]; Max = y3 -> [2, 4]; AUC+ = 1.5 (y3 - 1) -> [1.5, 4.5]; NABA = AUC+/1.
+  it("intervals resample evaluation seeds, drawn once and used at every checkpoint (hand-enumerated)", () => {
+    // D/g1/memory: x0 seed 0 -> 1; x3 seeds 0, 1 -> 2, 4. Two seeds drawn with replacement:
+    // {0,0} (p 1/4): y0 1, y3 2 -> Avg 1.5, Max 2, AUC+ 1.5; {0,1} (p 1/2): y0 1, y3 3 -> Avg 2, Max 3, AUC+ 3;
+    // {1,1} (p 1/4): seed 1 has no score at x0, so x0 drops out of that resample -> Avg = Max = 4, no AUC+.
+    // Avg [1.5, 4], Max [2, 4], AUC+ over the defined replicates (1.5 w.p. 1/3, 3 w.p. 2/3) [1.5, 3].
     const dm = csvOf(report, "main_results").find((r) => r.model === "D" && r.pathway === "memory") as Record<string, string>;
     expect([dm.avg_lo, dm.avg_hi, dm.max_lo, dm.max_hi, dm.auc_plus_lo, dm.auc_plus_hi]).toEqual([
-      "1.500", "2.500", "2.000", "4.000", "1.500", "4.500",
+      "1.500", "4.000", "2.000", "4.000", "1.500", "3.000",
     ]);
-    // A/g1/history, re-implemented: stream "curve/<run_id>", per replicate the valid checkpoints in x order,
-    // each resampled with n draws of rng.int(n); Avg of the resampled curve.
-    const rng = bootstrapRng(3, "curve", "A-g1-history");
-    const valid = [[1, 3], [4], [1, 2], [5, 7]];
+    expect([dm.n_seeds, dm.avg_n]).toEqual(["2", "2"]);
+    // A/g1/history, re-implemented: the seed list {0, 1}; per replicate two draws of rng.int(2) from the
+    // game's stream for that seed list; each valid checkpoint the weighted mean of its drawn seeds' scores.
+    const rng = bootstrapRng(3, "curve", "g1", "seed", "0,1");
+    const bySeed = [[1, 3], [4], [1, 2], [5, 7]];
     const reps: number[] = [];
     for (let b = 0; b < 2000; b++) {
-      const ys = valid.map((s) => s.reduce((acc) => acc + (s[rng.int(s.length)] as number), 0) / s.length);
+      const w = [0, 0];
+      for (let i = 0; i < 2; i++) w[rng.int(2)]++;
+      const ys: number[] = [];
+      for (const sc of bySeed) {
+        let sum = 0;
+        let W = 0;
+        sc.forEach((v, k) => ((sum += (w[k] as number) * v), (W += w[k] as number)));
+        if (W > 0) ys.push(sum / W);
+      }
       reps.push(ys.reduce((a, c) => a + c, 0) / ys.length);
     }
     const [lo, hi] = pct(reps) as [number, number];
@@ -457,20 +479,21 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     expect(ah?.avg.hi).toBeCloseTo(hi, 12);
   });
 
-  it("dNABA resamples both runs; wins / losses / ties and the game mean", () => {
-    // D: memory NABA 1.5 (y3 - 1) in {1.5, 3, 4.5} w.p. 1/4, 1/2, 1/4; history NABA 1.5 max(0, y3 - 1) with
-    // y3 in {0, 1, 2} -> {0, 0, 1.5} w.p. 3/4, 1/4. dNABA = 3 - 0 = 3; replicates: 0 = 1.5 - 1.5 (p 1/16),
-    // 4.5 - 0 (p 3/16) -> [0, 4.5]. Memory alone resampled would give [1.5, 4.5]; history alone [1.5, 3].
+  it("dNABA is paired: one seed draw for both runs; wins / losses / ties and the game mean", () => {
+    // D: memory x0 {s0: 1}, x3 {s0: 2, s1: 4}; history x0 {s0: 1}, x3 {s0: 0, s1: 2}. The SAME draw on both:
+    // {0,0} (1/4): memory NABA 1.5, history 0 -> 1.5; {0,1} (1/2): 3 - 0 = 3; {1,1} (1/4): no x0 -> no NABA.
+    // dNABA = 3 - 0 = 3, interval over the defined replicates [1.5, 3]. (Independent draws, as before issue 11,
+    // gave [0, 4.5]: memory 1.5 against history 1.5 is a pairing no real resample of the seeds can make.)
     // Model rows: A empty (memory has no NABA), B 0 - 9 = -9, C 1.5 - 1.5 = 0 (tie), D 3 (win).
-    // Mean over defined = (-9 + 0 + 3)/3 = -2; replicates (-9 + 0 + d_D)/3 with d_D in {0, ..., 4.5}:
-    // -3 (p 1/16) and -1.5 (p 3/16) are the ends -> [-3, -1.5]. Wins 1, losses 1, ties 1.
+    // Mean over defined = (-9 + 0 + 3)/3 = -2; replicates (-9 + 0 + d_D)/3 with d_D in {1.5, 3} -> [-2.5, -2].
+    // n_models 3 (A has no dNABA). Wins 1, losses 1, ties 1.
     const rows = csvOf(report, "summary_vs_history");
-    expect(rows.map((r) => [r.game, r.model, r.dnaba, r.dnaba_lo, r.dnaba_hi, r.wins, r.losses, r.ties].join(" "))).toEqual([
-      "g1 A      ",
-      "g1 B -9.000 -9.000 -9.000   ",
-      "g1 C 0.000 0.000 0.000   ",
-      "g1 D 3.000 0.000 4.500   ",
-      "g1 mean -2.000 -3.000 -1.500 1 1 1",
+    expect(rows.map((r) => [r.game, r.model, r.dnaba, r.dnaba_lo, r.dnaba_hi, r.n_models, r.wins, r.losses, r.ties].join(" "))).toEqual([
+      "g1 A       ",
+      "g1 B -9.000 -9.000 -9.000    ",
+      "g1 C 0.000 0.000 0.000    ",
+      "g1 D 3.000 1.500 3.000    ",
+      "g1 mean -2.000 -2.500 -2.000 3 1 1 1",
     ]);
   });
 
@@ -490,24 +513,24 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     expect(new Set(csvOf(rc, "main_results").map((r) => r.model))).toEqual(new Set(["A", "B"]));
     // Mean over A (missing) and B (-9) -> -9, one loss.
     const mean = csvOf(rc, "summary_vs_history").find((r) => r.model === "mean") as Record<string, string>;
-    expect([mean.dnaba, mean.wins, mean.losses, mean.ties]).toEqual(["-9.000", "0", "1", "0"]);
+    expect([mean.dnaba, mean.n_models, mean.wins, mean.losses, mean.ties]).toEqual(["-9.000", "1", "0", "1", "0"]);
   });
 
   it("`report` writes every CSV with exactly the issue's columns; Markdown flags incomplete models with †", async () => {
     // Columns copied from issue 4.
     const columns: Record<string, string> = {
-      main_results: "model,game,pathway,n_checkpoints,avg,avg_lo,avg_hi,max,max_lo,max_hi,auc_plus,auc_plus_lo,auc_plus_hi,naba",
-      self_judging: "game,model,n_steps,n_unscored,agree,agree_lo,agree_hi,nmae,nmae_lo,nmae_hi,over,under",
-      coupling: "game,n_blocks,rho_agree,rho_agree_lo,rho_agree_hi,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,tertile_gap_agree,tertile_gap_neg_err",
-      run_level: "pearson_agree_naba,spearman_agree_naba,n_runs",
-      summary_vs_history: "game,model,dnaba,dnaba_lo,dnaba_hi,wins,losses,ties",
+      main_results: "model,game,pathway,n_checkpoints,n_seeds,avg,avg_lo,avg_hi,avg_n,max,max_lo,max_hi,max_n,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,naba",
+      self_judging: "game,model,n_steps,n_unscored,agree,agree_lo,agree_hi,agree_n,nmae,nmae_lo,nmae_hi,nmae_n,over,under",
+      coupling: "game,n_blocks,n_runs,rho_agree,rho_agree_lo,rho_agree_hi,rho_agree_n,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,rho_neg_err_n,tertile_gap_agree,tertile_gap_neg_err",
+      run_level: "pearson_agree_naba,spearman_agree_naba,n_runs,n_cells",
+      summary_vs_history: "game,model,dnaba,dnaba_lo,dnaba_hi,dnaba_n,n_models,wins,losses,ties",
       training: "model,game,y0,y_final,d_final,avg,max,auc_plus,n_above,n_updated",
     };
     const out = tempDir("s3gym-audit-out-");
     expect(await quiet(() => reportCommand(["--data", dir, "--out", out, "--bootstrap", "30", "--seed", "9"]))).toBe(0);
     for (const [name, header] of Object.entries(columns)) {
       expect(readFileSync(join(out, "tables", `${name}.csv`), "utf8").split("\n")[0], name).toBe(header);
-      expect(readFileSync(join(out, "tables", `${name}.md`), "utf8"), name).toContain("percentile bootstrap, B = 30, seed = 9");
+      expect(readFileSync(join(out, "tables", `${name}.md`), "utf8"), name).toMatch(/studentized bootstrap \(bootstrap-t[^)]*\), B = 30, seed = 9/);
     }
     const md = readFileSync(join(out, "tables", "main_results.md"), "utf8");
     expect(md).toContain("| C † |");
@@ -532,15 +555,20 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     // for any seed; with B = 40 the type-7 interpolation (index 0.975 between the two smallest
     // replicates) depends on the draws.
     const few = buildReport(ds, { B: 40, seed: 3 });
-    const other = buildReport(ds, { B: 40, seed: 4 });
     for (const name of Object.keys(report.tables) as (keyof Report["tables"])[]) {
       const t = report.tables[name] as Table<object>;
-      expect(t.notes[0]).toContain("percentile bootstrap, B = 2000, seed = 3");
+      expect(t.notes[0]).toContain("studentized bootstrap (bootstrap-t");
+      expect(t.notes[0]).toContain("B = 2000, seed = 3");
       expect(toMarkdown(t)).toContain("B = 2000, seed = 3");
       expect(toCsv(again.tables[name] as Table<object>)).toBe(toCsv(t));
     }
     expect(toCsv(buildReport(ds, { B: 40, seed: 3 }).tables.main_results)).toBe(toCsv(few.tables.main_results));
-    expect(toCsv(other.tables.main_results)).not.toBe(toCsv(few.tables.main_results));
+    // With two seeds per run the replicates have three atoms, so one other seed can land on the same
+    // interpolated ends; among four other seeds at least one must not.
+    // (With B = 3 the ends interpolate between the two extreme replicates, so they follow the draws.)
+    const three = toCsv(buildReport(ds, { B: 3, seed: 3 }).tables.main_results);
+    const others = [4, 5, 6, 7].map((seed) => toCsv(buildReport(ds, { B: 3, seed }).tables.main_results));
+    expect(others.some((o) => o !== three)).toBe(true);
   });
 });
 
@@ -586,16 +614,18 @@ describe("coupling (Table 6) and run level from logs", () => {
     expect(rows.map((r) => r.game)).toEqual(["g1", "all"]);
   });
 
-  it("coupling intervals resample blocks (re-implemented: stream coupling/<game>, average-rank Spearman)", () => {
+  it("coupling intervals resample whole runs (re-implemented: stream coupling/<game>, average-rank Spearman)", () => {
+    // Blocks 0, 1 are R1's, 2, 3 R2's: a replicate draws two runs and takes all their blocks.
     const A = [0.5, 1, 1, 0];
     const negE = [-0.25, -0.25, 0, -1];
     const g = [0.5, 0.75, 0, 0];
+    const runBlocksOf = [[0, 1], [2, 3]];
     for (const game of ["g1", "all"]) {
       const rng = bootstrapRng(5, "coupling", game);
       const ra: number[] = [];
       const re: number[] = [];
       for (let b = 0; b < 2000; b++) {
-        const idx = Array.from({ length: 4 }, () => rng.int(4));
+        const idx = Array.from({ length: 2 }, () => rng.int(2)).flatMap((r) => runBlocksOf[r] as number[]);
         ra.push(spearmanRef(idx.map((i) => A[i] as number), idx.map((i) => g[i] as number)));
         re.push(spearmanRef(idx.map((i) => negE[i] as number), idx.map((i) => g[i] as number)));
       }
@@ -606,15 +636,17 @@ describe("coupling (Table 6) and run level from logs", () => {
       expect(row?.rho_agree.hi).toBeCloseTo(ahi, 12);
       expect(row?.rho_neg_err.lo).toBeCloseTo(elo, 12);
       expect(row?.rho_neg_err.hi).toBeCloseTo(ehi, 12);
+      expect(row?.n_runs).toBe(2);
     }
   });
 
   it("run level: Pearson and Spearman of Agree vs NABA over runs", () => {
     // R1 Agree: scored 10 (eps 1, 2, 4-9, 10, 11), agree 3 (eps 1, 10, 11) -> 0.3. NABA: valid 0, 3, 9, 12 with
     // c = 0, 2, 1, 4: 3*2/2 + 6*3/2 + 3*5/2 = 3 + 9 + 7.5 = 19.5, scale 1 -> 19.5.
-    // R2 Agree 1/2 = 0.5, NABA 0 (flat). Two points, opposite directions -> r = rho = -1; resampled runs give
-    // -1 or undefined (a run drawn twice) -> [-1, -1].
-    expect(toCsv(report.tables.run_level)).toBe("pearson_agree_naba,spearman_agree_naba,n_runs\n-1.000,-1.000,2\n");
+    // R2 Agree 1/2 = 0.5, NABA 0 (flat). Two points, opposite directions -> r = rho = -1. Both runs are one
+    // (model, game) cell (M, g1), and cells are resampled with their runs together: every replicate is
+    // the same two runs -> [-1, -1], and the row says it rests on 1 cell.
+    expect(toCsv(report.tables.run_level)).toBe("pearson_agree_naba,spearman_agree_naba,n_runs,n_cells\n-1.000,-1.000,2,1\n");
     expect(toMarkdown(report.tables.run_level)).toContain("-1.000 [-1.000, -1.000]");
   });
 });

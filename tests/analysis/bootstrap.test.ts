@@ -92,8 +92,10 @@ describe("intervals contain their point estimate for monotone statistics", () =>
 
 describe("describeBootstrap", () => {
   it("names method, level, B, seed and the resampled unit", () => {
-    expect(describeBootstrap({ B: 2000, seed: 0 }, "blocks")).toBe(
+    expect(describeBootstrap({ B: 2000, seed: 0, method: "percentile" }, "blocks")).toBe(
       "Intervals: 95% percentile bootstrap, B = 2000, seed = 0; resampled: blocks.",
     );
+    // The default is the method bench/coverage measured best (issue 11): the bootstrap-t.
+    expect(describeBootstrap({ B: 2000, seed: 0 }, "blocks")).toMatch(/^Intervals: 95% studentized bootstrap \(bootstrap-t, jackknife standard errors; BCa for two-stage rows/);
   });
 });

@@ -10,13 +10,13 @@ import { writeSyntheticData, type SyntheticOptions } from "../../src/analysis/sy
 import { reportCommand } from "../../src/cli/report.js";
 import { tempDir } from "./helpers.js";
 
-/** The CSV columns, copied from issue 4 (not from the code). */
+/** The CSV columns, copied from issue 4 (not from the code), with issue 11's unit counts (`<key>_n`, n_seeds, n_runs, n_cells, n_models). */
 const COLUMNS: Record<string, string> = {
-  main_results: "model,game,pathway,n_checkpoints,avg,avg_lo,avg_hi,max,max_lo,max_hi,auc_plus,auc_plus_lo,auc_plus_hi,naba",
-  self_judging: "game,model,n_steps,n_unscored,agree,agree_lo,agree_hi,nmae,nmae_lo,nmae_hi,over,under",
-  coupling: "game,n_blocks,rho_agree,rho_agree_lo,rho_agree_hi,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,tertile_gap_agree,tertile_gap_neg_err",
-  run_level: "pearson_agree_naba,spearman_agree_naba,n_runs",
-  summary_vs_history: "game,model,dnaba,dnaba_lo,dnaba_hi,wins,losses,ties",
+  main_results: "model,game,pathway,n_checkpoints,n_seeds,avg,avg_lo,avg_hi,avg_n,max,max_lo,max_hi,max_n,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,naba",
+  self_judging: "game,model,n_steps,n_unscored,agree,agree_lo,agree_hi,agree_n,nmae,nmae_lo,nmae_hi,nmae_n,over,under",
+  coupling: "game,n_blocks,n_runs,rho_agree,rho_agree_lo,rho_agree_hi,rho_agree_n,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,rho_neg_err_n,tertile_gap_agree,tertile_gap_neg_err",
+  run_level: "pearson_agree_naba,spearman_agree_naba,n_runs,n_cells",
+  summary_vs_history: "game,model,dnaba,dnaba_lo,dnaba_hi,dnaba_n,n_models,wins,losses,ties",
   training: "model,game,y0,y_final,d_final,avg,max,auc_plus,n_above,n_updated",
 };
 
@@ -91,15 +91,17 @@ describe("report on two shard directories", () => {
       expect(text, f).not.toMatch(/NaN|null|undefined|Infinity/);
     }
     const main = readFileSync(join(out, "tables", "main_results.csv"), "utf8").split("\n")[1] ?? "";
-    expect(main.split(",")[4]).toMatch(/^-?\d+\.\d{3}$/);
+    expect(main.split(",")[4]).toMatch(/^\d+$/); // n_seeds
+    expect(main.split(",")[5]).toMatch(/^-?\d+\.\d{3}$/); // avg
   });
 
   it("prints the method, B and seed under every Markdown table", () => {
     for (const name of [...Object.keys(COLUMNS), "positive_rates"]) {
       const md = readFileSync(join(out, "tables", `${name}.md`), "utf8");
-      expect(md, name).toMatch(/Intervals: 95% percentile bootstrap, B = 50, seed = 0/);
+      expect(md, name).toMatch(/Intervals: 95% studentized bootstrap \(bootstrap-t[^)]*\), B = 50, seed = 0/);
     }
-    expect(readFileSync(join(out, "tables", "main_results.md"), "utf8")).toMatch(/\| \d+\.\d{3} \[-?\d+\.\d{3}, -?\d+\.\d{3}\] \|/);
+    // 3 evaluation seeds: fewer than the coverage table supports, so the interval says n=3 beside it.
+    expect(readFileSync(join(out, "tables", "main_results.md"), "utf8")).toMatch(/\| \d+\.\d{3} \[-?\d+\.\d{3}, -?\d+\.\d{3}\] n=3 \|/);
   });
 
   it("reports every model and flags the incomplete one", () => {
@@ -130,7 +132,9 @@ describe("report on two shard directories", () => {
     for (const name of Object.keys(COLUMNS)) {
       expect(readFileSync(join(again, "tables", `${name}.csv`), "utf8"), name).toBe(readFileSync(join(out, "tables", `${name}.csv`), "utf8"));
     }
-    expect(readFileSync(join(other, "tables", "main_results.csv"), "utf8")).not.toBe(readFileSync(join(out, "tables", "main_results.csv"), "utf8"));
+    // self_judging: its rows resample many episodes, so another seed moves their interval ends. (The
+    // main table's 3-seed bootstrap-t intervals sit on the few atoms of the t distribution for any seed.)
+    expect(readFileSync(join(other, "tables", "self_judging.csv"), "utf8")).not.toBe(readFileSync(join(out, "tables", "self_judging.csv"), "utf8"));
   });
 
   it("--require-complete leaves the incomplete model out of the main table", async () => {

@@ -21,6 +21,15 @@ describe("number formatting", () => {
     expect(fmtEstimate({ point: 0.547, lo: 0.412, hi: 0.69 })).toBe("0.547 [0.412, 0.690]");
     expect(fmtEstimate({ point: 0.547, lo: null, hi: null })).toBe("0.547");
   });
+
+  it("says beside an indicative interval how many units it rests on, and prints a mark last", () => {
+    expect(fmtEstimate({ point: 0.547, lo: 0.41, hi: 0.69, n: 3, indicative: true })).toBe("0.547 [0.410, 0.690] n=3");
+    // enough units: no n= (the CSV still has it)
+    expect(fmtEstimate({ point: 0.547, lo: 0.41, hi: 0.69, n: 30 })).toBe("0.547 [0.410, 0.690]");
+    expect(fmtEstimate({ point: 12, lo: 10, hi: 14, n: 3, indicative: true, mark: "to x=27" })).toBe("12.000 [10.000, 14.000] n=3 to x=27");
+    // no interval: nothing to call indicative
+    expect(fmtEstimate({ point: 0.5, lo: null, hi: null, n: 3, indicative: true })).toBe("0.500");
+  });
 });
 
 describe("CSV and Markdown", () => {
@@ -35,19 +44,19 @@ describe("CSV and Markdown", () => {
       { key: "gap", kind: "num" },
     ],
     rows: [
-      { model: "a,b", n: 3, avg: { point: 0.5, lo: 0.25, hi: 0.75 }, naba: { point: 2, lo: 1, hi: 3 }, gap: null },
+      { model: "a,b", n: 3, avg: { point: 0.5, lo: 0.25, hi: 0.75, n: 3, indicative: true }, naba: { point: 2, lo: 1, hi: 3 }, gap: null },
       { model: "c", n: 0, avg: { point: null, lo: null, hi: null }, naba: { point: null, lo: null, hi: null }, gap: -0.25 },
     ],
     notes: ["Intervals: 95% percentile bootstrap, B = 10, seed = 0; resampled: runs."],
   };
 
   it("expands estimate columns in the CSV header only for `estimate`", () => {
-    expect(csvHeader(table.columns)).toEqual(["model", "n", "avg", "avg_lo", "avg_hi", "naba", "gap"]);
+    expect(csvHeader(table.columns)).toEqual(["model", "n", "avg", "avg_lo", "avg_hi", "avg_n", "naba", "gap"]);
   });
 
   it("writes CSV with empty cells for missing values (never 0) and quotes commas", () => {
     expect(toCsv(table)).toBe(
-      ["model,n,avg,avg_lo,avg_hi,naba,gap", '"a,b",3,0.500,0.250,0.750,2.000,', "c,0,,,,,-0.250", ""].join("\n"),
+      ["model,n,avg,avg_lo,avg_hi,avg_n,naba,gap", '"a,b",3,0.500,0.250,0.750,3,2.000,', "c,0,,,,,,-0.250", ""].join("\n"),
     );
   });
 
@@ -56,7 +65,7 @@ describe("CSV and Markdown", () => {
     const lines = md.split("\n");
     expect(lines[0]).toBe("## A table");
     expect(lines).toContain("| model | n | avg | naba | gap |");
-    expect(lines).toContain("| a,b | 3 | 0.500 [0.250, 0.750] | 2.000 [1.000, 3.000] |  |");
+    expect(lines).toContain("| a,b | 3 | 0.500 [0.250, 0.750] n=3 | 2.000 [1.000, 3.000] |  |");
     expect(lines).toContain("| c | 0 |  |  | -0.250 |");
     expect(md.indexOf("Intervals: 95% percentile bootstrap, B = 10, seed = 0")).toBeGreaterThan(md.indexOf("| c | 0 |"));
   });

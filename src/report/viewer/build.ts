@@ -72,7 +72,9 @@ export function isOverConfident(s: { self_score: number | null; reward: number }
 
 /** The status a run shows: the manifest's own (complete / failed / degenerate / ...), else derived. */
 function runStatus(run: RunData): { status: string; note: string } {
-  if (run.manifest !== null) return { status: run.manifest.status, note: "status from manifest.json" };
+  // A manifest is optional and may be partial (only its valid fields are kept): use its status when it has one.
+  const status = run.manifest?.status;
+  if (status !== undefined) return { status, note: "status from manifest.json" };
   const failed = run.checkpoints.some((c) => c.status !== "ok");
   return { status: failed ? "failed" : "complete", note: "no manifest.json: status derived from checkpoints.jsonl" };
 }

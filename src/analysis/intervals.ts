@@ -1,0 +1,365 @@
+/**
+ * Bootstrap intervals over resampling UNITS (metrics.md, "Uncertainty"): a statistic is a function of
+ * unit multiplicities w (unit i drawn w[i] times), so one code path serves every table (evaluation
+ * seeds, episodes, runs, model x game cells) and bench/coverage, which measures how well each method
+ * covers. Three candidate methods:
+ * - percentile: the (1-level)/2 and (1+level)/2 quantiles of the replicates;
+ * - BCa: percentile with bias correction z0 (share of replicates below the point) and acceleration a
+ *   (from the leave-one-unit-out jackknife), Efron (1987);
+ * - studentized (bootstrap-t): t*_b = (theta*_b - theta) / se*_b with se*_b the jackknife standard
+ *   error of the resample, interval theta - t*_{hi} se .. theta - t*_{lo} se, se the jackknife se of
+ *   the data. It needs n jackknife evaluations per replicate, so it is the expensive one.
+ * Which one the tables use is decided by the measured coverage (bench/coverage.ts, docs/analysis.md).
+ */
+import * as ss from "simple-statistics";
+import type { Rng } from "../util/rng.js";
+import { DEFAULT_LEVEL, percentileInterval, type Interval, type IntervalMethod } from "./bootstrap.js";
+
+export type { IntervalMethod };
+export const INTERVAL_METHODS: readonly IntervalMethod[] = ["percentile", "bca", "studentized"];
+
+/** A statistic of weighted units: NaN when it is undefined on that resample. */
+export type WeightedStatistic = (w: Int32Array) => number;
+
+/**
+ * Standard normal CDF from the complementary error function (Chebyshev fit, fractional error below
+ * 1.2e-7 everywhere: Numerical Recipes' erfcc). simple-statistics' table-free erf is coarser in the
+ * tails, where BCa reads it.
+ */
+export function normalCdf(x: number): number {
+  const z = Math.abs(x) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * z);
+  const erfc =
+    t *
+    Math.exp(
+      -z * z -
+        1.26551223 +
+        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    );
+  return x >= 0 ? 1 - erfc / 2 : erfc / 2;
+}
+
+/**
+ * Standard normal quantile (Acklam's rational approximation, relative error below 1.2e-9);
+ * +-Infinity at 0 and 1.
+ */
+export function normalQuantile(p: number): number {
+  if (p <= 0) return -Infinity;
+  if (p >= 1) return Infinity;
+  const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
+  const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
+  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
+  const lo = 0.02425;
+  const tail = (q: number): number =>
+    (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+  if (p < lo) return tail(Math.sqrt(-2 * Math.log(p)));
+  if (p > 1 - lo) return -tail(Math.sqrt(-2 * Math.log(1 - p)));
+  const q = p - 0.5;
+  const r = q * q;
+  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
+}
+
+/** Multiplicities of n draws with replacement from 0..n-1 (reuses `w`). */
+export function drawWeights(rng: Rng, n: number, w: Int32Array): Int32Array {
+  w.fill(0);
+  for (let i = 0; i < n; i++) {
+    const k = rng.int(n);
+    w[k] = (w[k] as number) + 1;
+  }
+  return w;
+}
+
+/** Jackknife standard error from leave-one-out values with multiplicities; NaN when undefined. */
+export function jackknifeSe(values: readonly number[], mult: readonly number[]): number {
+  let n = 0;
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as number;
+    if (!Number.isFinite(v)) return Number.NaN;
+    n += mult[i] as number;
+    sum += (mult[i] as number) * v;
+  }
+  if (n < 2) return Number.NaN;
+  const mean = sum / n;
+  let ss2 = 0;
+  for (let i = 0; i < values.length; i++) ss2 += (mult[i] as number) * ((values[i] as number) - mean) ** 2;
+  return Math.sqrt(((n - 1) / n) * ss2);
+}
+
+/** BCa acceleration from jackknife values (with multiplicities); 0 when they do not vary. */
+export function bcaAcceleration(values: readonly number[], mult: readonly number[]): number {
+  let n = 0;
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) {
+    n += mult[i] as number;
+    sum += (mult[i] as number) * (values[i] as number);
+  }
+  const mean = sum / n;
+  let s2 = 0;
+  let s3 = 0;
+  for (let i = 0; i < values.length; i++) {
+    const d = mean - (values[i] as number);
+    s2 += (mult[i] as number) * d * d;
+    s3 += (mult[i] as number) * d * d * d;
+  }
+  return s2 > 0 ? s3 / (6 * s2 ** 1.5) : 0;
+}
+
+/**
+ * BCa interval from replicates, the point and the acceleration. z0 counts replicates below the point
+ * (ties count half); a z0 at +-Infinity (every replicate on one side) gives the percentile interval's
+ * end on that side, which is all the data can say.
+ */
+export function bcaInterval(point: number, replicates: ArrayLike<number>, accel: number, level = DEFAULT_LEVEL): Interval {
+  const vals: number[] = [];
+  for (let i = 0; i < replicates.length; i++) {
+    const v = replicates[i] as number;
+    if (!Number.isNaN(v)) vals.push(v);
+  }
+  if (vals.length === 0) return { lo: null, hi: null };
+  vals.sort((a, b) => a - b);
+  let below = 0;
+  for (const v of vals) below += v < point ? 1 : v === point ? 0.5 : 0;
+  const z0 = normalQuantile(below / vals.length);
+  const acc = Number.isFinite(accel) ? accel : 0;
+  if (!Number.isFinite(z0)) return { lo: vals[0] as number, hi: vals[vals.length - 1] as number };
+  const adj = (alpha: number): number => {
+    const z = normalQuantile(alpha);
+    const q = normalCdf(z0 + (z0 + z) / (1 - acc * (z0 + z)));
+    return Number.isFinite(q) ? Math.min(1, Math.max(0, q)) : alpha;
+  };
+  const a = (1 - level) / 2;
+  return { lo: ss.quantileSorted(vals, adj(a)), hi: ss.quantileSorted(vals, adj(1 - a)) };
+}
+
+/** Studentized interval from t replicates (NaN ones left out), the point and its standard error. */
+export function studentizedInterval(point: number, se: number, tReplicates: ArrayLike<number>, level = DEFAULT_LEVEL): Interval {
+  const vals: number[] = [];
+  for (let i = 0; i < tReplicates.length; i++) {
+    const v = tReplicates[i] as number;
+    if (Number.isFinite(v)) vals.push(v);
+  }
+  if (se === 0) return { lo: point, hi: point }; // the statistic does not move when a unit is left out
+  if (vals.length === 0 || !Number.isFinite(se)) return { lo: null, hi: null };
+  vals.sort((a, b) => a - b);
+  const a = (1 - level) / 2;
+  return { lo: point - ss.quantileSorted(vals, 1 - a) * se, hi: point - ss.quantileSorted(vals, a) * se };
+}
+
+/**
+ * How units are drawn (metrics.md's resampling units). Flat units 0..n-1 (seeds, episodes, blocks)
+ * belong to jackknife groups (`groups[i]`): the units a leave-one-out removes together.
+ * - simpleDesign(n): n units drawn with replacement (evaluation seeds);
+ * - clusterDesign(sizes): whole clusters drawn (runs with their blocks, cells with their runs);
+ * - withinDesign(sizes): every cluster kept, its sub-units drawn (a model row's episodes per run);
+ * - twoStageDesign(sizes): clusters drawn, then each draw's sub-units (pooled rows: runs, episodes).
+ * `studentizable` is false for two-stage: a resample's sub-unit weights inside a cluster differ, so
+ * "one copy of a cluster" has no weight vector to remove, and the bootstrap-t needs one.
+ */
+export interface Design {
+  n: number;
+  groups: Int32Array;
+  nGroups: number;
+  draw: (rng: Rng, w: Int32Array) => void;
+  studentizable: boolean;
+  /** The unit count a table prints as `n` (clusters for cluster designs, the smallest cluster's size within). */
+  units: number;
+  /** The flat units of each group (for the jackknife). */
+  members: number[][];
+}
+
+function membersOf(groups: Int32Array, nGroups: number): number[][] {
+  const members: number[][] = Array.from({ length: nGroups }, () => []);
+  for (let i = 0; i < groups.length; i++) (members[groups[i] as number] as number[]).push(i);
+  return members;
+}
+
+export function simpleDesign(n: number): Design {
+  const groups = Int32Array.from({ length: n }, (_, i) => i);
+  return { n, groups, nGroups: n, draw: (rng, w) => drawWeights(rng, n, w), studentizable: true, units: n, members: membersOf(groups, n) };
+}
+
+function offsets(sizes: readonly number[]): number[] {
+  const out: number[] = [];
+  let o = 0;
+  for (const s of sizes) {
+    out.push(o);
+    o += s;
+  }
+  out.push(o);
+  return out;
+}
+
+export function clusterDesign(sizes: readonly number[]): Design {
+  const off = offsets(sizes);
+  const n = off[sizes.length] as number;
+  const C = sizes.length;
+  const groups = new Int32Array(n);
+  sizes.forEach((sz, c) => groups.fill(c, off[c] as number, (off[c] as number) + sz));
+  const cw = new Int32Array(C);
+  return {
+    n,
+    groups,
+    nGroups: C,
+    draw: (rng, w) => {
+      drawWeights(rng, C, cw);
+      for (let i = 0; i < n; i++) w[i] = cw[groups[i] as number] as number;
+    },
+    studentizable: true,
+    units: C,
+    members: membersOf(groups, C),
+  };
+}
+
+export function withinDesign(sizes: readonly number[]): Design {
+  const off = offsets(sizes);
+  const n = off[sizes.length] as number;
+  const groups = Int32Array.from({ length: n }, (_, i) => i);
+  return {
+    n,
+    groups,
+    nGroups: n,
+    members: membersOf(groups, n),
+    draw: (rng, w) => {
+      w.fill(0);
+      sizes.forEach((sz, c) => {
+        const o = off[c] as number;
+        for (let j = 0; j < sz; j++) {
+          const k = o + rng.int(sz);
+          w[k] = (w[k] as number) + 1;
+        }
+      });
+    },
+    studentizable: true,
+    units: sizes.length === 0 ? 0 : Math.min(...sizes),
+  };
+}
+
+export function twoStageDesign(sizes: readonly number[]): Design {
+  const off = offsets(sizes);
+  const n = off[sizes.length] as number;
+  const C = sizes.length;
+  const groups = new Int32Array(n);
+  sizes.forEach((sz, c) => groups.fill(c, off[c] as number, (off[c] as number) + sz));
+  return {
+    n,
+    groups,
+    nGroups: C,
+    draw: (rng, w) => {
+      w.fill(0);
+      for (let d = 0; d < C; d++) {
+        const c = rng.int(C);
+        const sz = sizes[c] as number;
+        const o = off[c] as number;
+        for (let j = 0; j < sz; j++) {
+          const k = o + rng.int(sz);
+          w[k] = (w[k] as number) + 1;
+        }
+      }
+    },
+    studentizable: false,
+    units: C,
+    members: membersOf(groups, C),
+  };
+}
+
+/**
+ * Leave-one-group-out values at weights w: for each group whose units all carry weight, one copy of
+ * the group removed (every unit's weight minus one); multiplicity = the group's smallest weight.
+ */
+export function groupJackknife(design: Design, stat: WeightedStatistic, w: Int32Array): { values: number[]; mult: number[] } {
+  const members = design.members;
+  const values: number[] = [];
+  const mult: number[] = [];
+  for (const idx of members) {
+    let m = Infinity;
+    for (const i of idx) m = Math.min(m, w[i] as number);
+    if (!(m > 0) || idx.length === 0) continue;
+    for (const i of idx) w[i] = (w[i] as number) - 1;
+    values.push(stat(w));
+    for (const i of idx) w[i] = (w[i] as number) + 1;
+    mult.push(m);
+  }
+  return { values, mult };
+}
+
+/** What a unit bootstrap returns: the point, the interval, and the replicates (percentile scale). */
+export interface UnitBootstrap {
+  point: number;
+  interval: Interval;
+  replicates: Float64Array;
+}
+
+/**
+ * The bootstrap of a statistic under a design with the given method. `stat` must not keep `w`. The
+ * point is stat(all ones). B weight vectors are drawn from `rng`; BCa adds one group jackknife of the
+ * data, studentized one per replicate (null interval for a design that is not studentizable).
+ */
+export function unitBootstrap(
+  design: Design,
+  stat: WeightedStatistic,
+  B: number,
+  rng: Rng,
+  method: IntervalMethod = "percentile",
+  level = DEFAULT_LEVEL,
+): UnitBootstrap {
+  const ones = new Int32Array(design.n).fill(1);
+  const point = stat(ones);
+  const replicates = new Float64Array(B);
+  const student = method === "studentized" && design.studentizable;
+  const tReps = student ? new Float64Array(B) : null;
+  const w = new Int32Array(design.n);
+  for (let b = 0; b < B; b++) {
+    design.draw(rng, w);
+    const v = stat(w);
+    replicates[b] = v;
+    if (tReps !== null) {
+      const jk = groupJackknife(design, stat, w);
+      const se = jackknifeSe(jk.values, jk.mult);
+      // A resample on which the statistic does not move (se 0) at the point is t = 0, not undefined:
+      // a constant statistic must give the interval [point, point], not none.
+      tReps[b] = se > 0 ? (v - point) / se : v === point ? 0 : Number.NaN;
+    }
+  }
+  const none = { point, interval: { lo: null, hi: null }, replicates };
+  if (!Number.isFinite(point) || design.n === 0) return none;
+  if (method === "percentile") return { point, interval: percentileInterval(replicates, level), replicates };
+  if (method === "studentized" && !student) return none;
+  const jk = groupJackknife(design, stat, ones);
+  const interval =
+    method === "bca"
+      ? bcaInterval(point, replicates, bcaAcceleration(jk.values, jk.mult), level)
+      : studentizedInterval(point, jackknifeSe(jk.values, jk.mult), tReps as Float64Array, level);
+  return { point, interval, replicates };
+}
+
+/**
+ * The table interval (metrics.md: "the interval method is chosen by measured coverage"): the
+ * configured method (default: coverage.ts DEFAULT_METHOD, the bootstrap-t) where it is defined and
+ * affordable, else:
+ * - a two-stage design (pooled rows): BCa, with the jackknife over clusters (no leave-one-cluster-out
+ *   of a two-stage resample exists for the bootstrap-t; the bench measured BCa at or above percentile);
+ * - fewer than STUDENT_MIN_UNITS units: percentile (with two units every resample is either constant,
+ *   no standard error, or the data itself, t = 0: the bootstrap-t would collapse to the point);
+ * - more than STUDENT_MAX_UNITS units: percentile (a jackknife per replicate costs n evaluations, and
+ *   from 30 units on the bench measured the methods alike).
+ * Returns the estimate's interval, the replicates (percentile scale: for bands and differences) and
+ * the method used.
+ */
+export const STUDENT_MIN_UNITS = 3;
+export const STUDENT_MAX_UNITS = 50;
+
+export function tableInterval(
+  design: Design,
+  stat: WeightedStatistic,
+  B: number,
+  rng: Rng,
+  method: IntervalMethod,
+  level = DEFAULT_LEVEL,
+): UnitBootstrap & { method: IntervalMethod } {
+  let m = method;
+  if (m === "studentized" && !design.studentizable) m = "bca";
+  else if (m === "studentized" && (design.units < STUDENT_MIN_UNITS || design.units > STUDENT_MAX_UNITS)) m = "percentile";
+  return { ...unitBootstrap(design, stat, B, rng, m, level), method: m };
+}

@@ -1,0 +1,226 @@
+/**
+ * What a paired comparison of this size can detect (metrics.md, "Comparisons and power"): from a
+ * pilot data directory, per game and curve metric, the minimum detectable difference (MDD) at 80%
+ * power and two-sided alpha 0.05 for N evaluation episodes per checkpoint, by SIMULATION from the
+ * pilot, not by a normal formula:
+ * - the pilot's pairs are the comparisons `compare` would make on it: per model, its memory run
+ *   against its history run on the same seeds (else consecutive runs of the game on the same seeds);
+ * - a simulated experiment draws N of the pilot's evaluation seeds with replacement and, for each, a
+ *   random swap of the two sides (the sign-flip null: no difference, the seed-level variation of the
+ *   pilot kept, checkpoints of a seed moving together); T = mean over pairs of metric(a) - metric(b);
+ * - the test rejects when |T| exceeds the 95% quantile of |T| under that null; an effect d shifts T
+ *   by d, and the MDD is the smallest d rejected in 80% of the simulated experiments.
+ * With N <= 5 the exact sign-flip test `compare` uses cannot reach p < 0.05 at all (its smallest p is
+ * 2 / 2^N), so the MDD there is missing: no difference is detectable with that few seeds.
+ */
+import { compareText, type Dataset, type RunData } from "./dataset.js";
+import { curveMetricsSorted, type CurveMetrics } from "./curves.js";
+import { bootstrapRng } from "./bootstrap.js";
+import { COMPARE_METRICS } from "./compare.js";
+import { seedCurve, type SeedCurve } from "./seedCurves.js";
+import type { Table } from "./table.js";
+
+export type PowerMetric = (typeof COMPARE_METRICS)[number];
+
+export interface PowerOptions {
+  /** Evaluation episodes per checkpoint to assess (default 3, 5, 10, 20, 50). */
+  episodes?: readonly number[];
+  metrics?: readonly PowerMetric[];
+  /** Simulated experiments per (game, metric, N) (default 2000). */
+  sims?: number;
+  seed?: number;
+  alpha?: number;
+  power?: number;
+}
+
+export const DEFAULT_EPISODES = [3, 5, 10, 20, 50] as const;
+
+/** A row of the power table. */
+export interface PowerRow {
+  game: string;
+  metric: PowerMetric;
+  episodes: number;
+  /** Minimum detectable difference in the metric's units; null when no difference is detectable. */
+  mdd: number | null;
+}
+
+/** Two runs of a game on the same seeds, as the pilot's stand-in for a comparison. */
+interface PilotPair {
+  a: SeedCurve;
+  b: SeedCurve;
+  xs: number[];
+  /** Scores aligned on xs x keys (NaN where absent). */
+  A: Float64Array;
+  B: Float64Array;
+}
+
+function pair(a: SeedCurve, b: SeedCurve): PilotPair {
+  const xs = [...new Set([...a.xs, ...b.xs])].sort((x, y) => x - y);
+  const K = a.keys.length;
+  const align = (sc: SeedCurve): Float64Array => {
+    const out = new Float64Array(xs.length * K).fill(Number.NaN);
+    xs.forEach((x, r) => {
+      const c = sc.xs.indexOf(x);
+      if (c >= 0) for (let k = 0; k < K; k++) out[r * K + k] = sc.scores[c * K + k] as number;
+    });
+    return out;
+  };
+  return { a, b, xs, A: align(a), B: align(b) };
+}
+
+function samePair(a: SeedCurve, b: SeedCurve): boolean {
+  return a.pairedBy === b.pairedBy && a.keys.join(",") === b.keys.join(",");
+}
+
+/** The pilot pairs of a game: memory vs history per model, else consecutive runs on the same seeds. */
+export function pilotPairs(runs: readonly RunData[]): PilotPair[] {
+  const curves = runs.map((r) => ({ run: r, sc: seedCurve(r) })).filter((c) => c.sc.keys.length > 0 && c.sc.xs.length > 0);
+  const out: PilotPair[] = [];
+  for (const model of [...new Set(curves.map((c) => c.run.model))].sort(compareText)) {
+    const mem = curves.find((c) => c.run.model === model && c.run.pathway === "memory");
+    const his = curves.find((c) => c.run.model === model && c.run.pathway === "history");
+    if (mem && his && samePair(mem.sc, his.sc)) out.push(pair(mem.sc, his.sc));
+  }
+  if (out.length > 0) return out;
+  for (let i = 1; i < curves.length; i++) {
+    const a = (curves[i - 1] as { sc: SeedCurve }).sc;
+    const b = (curves[i] as { sc: SeedCurve }).sc;
+    if (samePair(a, b)) out.push(pair(a, b));
+  }
+  return out;
+}
+
+
+/** The simulated null distribution of T for N drawn seeds: sims values of the four metrics at once. */
+function nullDistribution(pairs: readonly PilotPair[], N: number, sims: number, seed: number, game: string): Record<PowerMetric, Float64Array> {
+  const rng = bootstrapRng(seed, "power", game, String(N));
+  const out: Record<PowerMetric, Float64Array> = { avg: new Float64Array(sims), max: new Float64Array(sims), auc_plus: new Float64Array(sims), naba: new Float64Array(sims) };
+  const K = (pairs[0] as PilotPair).a.keys.length;
+  const draw = new Int32Array(N);
+  const swap = new Uint8Array(N);
+  const rows = Math.max(...pairs.map((p) => p.xs.length));
+  const xb = new Float64Array(rows);
+  const ya = new Float64Array(rows);
+  const yb = new Float64Array(rows);
+  const ma: CurveMetrics = { avg: null, max: null, auc_plus: null, naba: null };
+  const mb: CurveMetrics = { avg: null, max: null, auc_plus: null, naba: null };
+  for (let s = 0; s < sims; s++) {
+    for (let j = 0; j < N; j++) {
+      draw[j] = rng.int(K);
+      swap[j] = rng.int(2);
+    }
+    const acc: Record<PowerMetric, number> = { avg: 0, max: 0, auc_plus: 0, naba: 0 };
+    for (const p of pairs) {
+      let n = 0;
+      for (let r = 0; r < p.xs.length; r++) {
+        let sa = 0;
+        let sb = 0;
+        let ca = 0;
+        let cb = 0;
+        for (let j = 0; j < N; j++) {
+          const k = draw[j] as number;
+          let va = p.A[r * K + k] as number;
+          let vb = p.B[r * K + k] as number;
+          if (swap[j]) [va, vb] = [vb, va];
+          if (!Number.isNaN(va)) {
+            sa += va;
+            ca++;
+          }
+          if (!Number.isNaN(vb)) {
+            sb += vb;
+            cb++;
+          }
+        }
+        if (ca === 0 || cb === 0) continue; // a checkpoint must exist on both sides to be compared
+        xb[n] = p.xs[r] as number;
+        ya[n] = sa / ca;
+        yb[n] = sb / cb;
+        n++;
+      }
+      const hasY0 = n > 0 && xb[0] === 0;
+      curveMetricsSorted(xb, ya, n, hasY0, ma);
+      curveMetricsSorted(xb, yb, n, hasY0, mb);
+      for (const m of COMPARE_METRICS) acc[m] += (ma[m] ?? Number.NaN) - (mb[m] ?? Number.NaN);
+    }
+    for (const m of COMPARE_METRICS) out[m][s] = acc[m] / pairs.length;
+  }
+  return out;
+}
+
+/** Quantile (linear interpolation) of sorted finite values. */
+function quantile(sorted: readonly number[], q: number): number {
+  const h = (sorted.length - 1) * q;
+  const lo = Math.floor(h);
+  const a = sorted[lo] as number;
+  const b = sorted[Math.min(lo + 1, sorted.length - 1)] as number;
+  return a + (h - lo) * (b - a);
+}
+
+/**
+ * The MDD from a simulated null sample of T: the test rejects |T| > c (c = the 1 - alpha quantile of
+ * |T|); with an effect d, T + d; the smallest d >= 0 rejected with the given power (bisection: the
+ * rejection rate grows with d for a null symmetric around 0). Null when the null sample is empty.
+ */
+export function mddFromNull(t: ArrayLike<number>, alpha = 0.05, power = 0.8): number | null {
+  const vals: number[] = [];
+  for (let i = 0; i < t.length; i++) if (Number.isFinite(t[i] as number)) vals.push(t[i] as number);
+  if (vals.length === 0) return null;
+  const abs = vals.map(Math.abs).sort((a, b) => a - b);
+  const c = quantile(abs, 1 - alpha);
+  const rate = (d: number): number => vals.filter((v) => Math.abs(v + d) > c).length / vals.length;
+  if (rate(0) >= power) return 0;
+  let lo = 0;
+  let hi = c + (abs[abs.length - 1] as number) + 1e-12;
+  while (rate(hi) < power) hi *= 2;
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    if (rate(mid) >= power) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/** The power table: one row per (game, metric, episodes). Pure and seeded. */
+export function powerTable(ds: Dataset, opts: PowerOptions = {}): Table<PowerRow> {
+  const episodes = opts.episodes ?? DEFAULT_EPISODES;
+  const metrics = opts.metrics ?? ["avg", "auc_plus", "naba"];
+  const sims = opts.sims ?? 2000;
+  const seed = opts.seed ?? 0;
+  const alpha = opts.alpha ?? 0.05;
+  const power = opts.power ?? 0.8;
+  const rows: PowerRow[] = [];
+  const pilots: string[] = [];
+  const skipped: string[] = [];
+  const runs = ds.runs.filter((r) => r.pathway !== "training");
+  for (const game of [...new Set(runs.map((r) => r.game))].sort(compareText)) {
+    const pairs = pilotPairs(runs.filter((r) => r.game === game));
+    if (pairs.length === 0) {
+      skipped.push(game);
+      continue;
+    }
+    pilots.push(`${game}: ${pairs.length} pair${pairs.length > 1 ? "s" : ""} on ${(pairs[0] as PilotPair).a.keys.length} seeds`);
+    for (const N of episodes) {
+      // The exact sign-flip test cannot reject at alpha with too few seeds (smallest p = 2 / 2^N).
+      const detectable = 2 / 2 ** N <= alpha;
+      const dist = detectable ? nullDistribution(pairs, N, sims, seed, game) : null;
+      for (const metric of metrics) rows.push({ game, metric, episodes: N, mdd: dist === null ? null : mddFromNull(dist[metric], alpha, power) });
+    }
+  }
+  rows.sort((a, b) => compareText(a.game, b.game) || metrics.indexOf(a.metric) - metrics.indexOf(b.metric) || a.episodes - b.episodes);
+  return {
+    name: "power",
+    title: `Minimum detectable difference (paired, ${Math.round(power * 100)}% power, two-sided alpha ${alpha})`,
+    columns: [
+      { key: "game", kind: "text" },
+      { key: "metric", kind: "text" },
+      { key: "episodes", kind: "int" },
+      { key: "mdd", kind: "num" },
+    ],
+    rows,
+    notes: [
+      `Simulated from the pilot (${pilots.join("; ") || "no pairs"}): ${sims} experiments per row, seed ${seed}. Each draws N of the pilot's evaluation seeds with replacement and swaps the two sides of a seed at random (no difference; a seed's checkpoints move together); the difference is the mean over the game's pairs, as \`s3gym compare\` computes it. mdd: the smallest shift of that difference detected in ${Math.round(power * 100)}% of experiments, in the metric's own units.`,
+      `An empty mdd: with N <= ${Math.floor(Math.log2(2 / alpha))} seeds the exact sign-flip test cannot reach p < ${alpha} at all (smallest p = 2 / 2^N), so no difference is detectable; the paper's 3 episodes per checkpoint is that case.`,
+      ...(skipped.length > 0 ? [`No pilot pairs (two runs of the game on the same seeds) for: ${skipped.join(", ")}.`] : []),
+    ],
+  };
+}
