@@ -11,18 +11,16 @@
  * The report runs in a child (`node --import tsx bench/analysis.ts --child ...`) so its peak RSS is
  * its own, not the generator's.
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { loadDataset } from "../src/analysis/dataset.js";
 import { buildReport } from "../src/analysis/report.js";
 import { SYNTHETIC_GAMES, SYNTHETIC_MODELS, writeSyntheticData } from "../src/analysis/synthetic.js";
 import { writeReport } from "../src/cli/report.js";
+import { MB, parseScaledBenchArgs, runChild } from "./scaledBench.js";
 
-const MB = 1024 * 1024;
 
 interface ChildResult {
   load_s: number;
@@ -64,23 +62,11 @@ async function child(dataDir: string, outDir: string, B: number): Promise<void> 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      scales: { type: "string", default: "1,10" },
-      B: { type: "string", default: "2000" },
-      keep: { type: "boolean", default: false },
-      child: { type: "boolean", default: false },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
-  const B = Number(values.B);
-  if (values.child) {
-    const [dataDir, outDir] = process.argv.slice(-2) as [string, string];
-    await child(dataDir, outDir, B);
+  const { scales, B, keep, child: childArgs } = parseScaledBenchArgs();
+  if (childArgs) {
+    await child(childArgs[0], childArgs[1], B);
     return;
   }
-  const scales = (values.scales ?? "1,10").split(",").map(Number);
   const rows: string[] = [];
   for (const scale of scales) {
     const root = mkdtempSync(join(tmpdir(), `s3gym-bench-x${scale}-`));
@@ -100,22 +86,13 @@ async function main(): Promise<void> {
       `x${scale}: generated ${gen.runs} runs (${gen.trainingRuns} training), ${gen.steps} steps, ${(gen.bytes / MB).toFixed(0)} MB in ${genS.toFixed(1)} s\n`,
     );
     const w0 = performance.now();
-    const proc = spawnSync(
-      process.execPath,
-      ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), "--child", "--B", String(B), dataDir, outDir],
-      { encoding: "utf8", maxBuffer: 64 * MB },
-    );
+    const res = runChild<ChildResult>(fileURLToPath(import.meta.url), B, dataDir, outDir, `report at scale ${scale}`, ["--expose-gc"]);
     const wall = (performance.now() - w0) / 1000;
-    if (proc.status !== 0) {
-      process.stderr.write(proc.stderr);
-      throw new Error(`report child failed at scale ${scale} (exit ${proc.status})`);
-    }
-    const res = JSON.parse(proc.stdout.trim().split("\n").pop() ?? "{}") as ChildResult;
     rows.push(
       `| x${scale} | ${res.runs} | ${res.steps} | ${(gen.bytes / MB).toFixed(0)} | ${res.load_s.toFixed(1)} | ${res.tables_s.toFixed(1)} | ${res.write_s.toFixed(1)} | ${wall.toFixed(1)} | ${res.peak_rss_mb.toFixed(0)} | ${res.heap_after_load_mb.toFixed(0)} |`,
     );
     process.stdout.write(`x${scale}: report in ${wall.toFixed(1)} s wall, peak RSS ${res.peak_rss_mb.toFixed(0)} MB\n`);
-    if (values.keep) process.stdout.write(`x${scale}: kept ${root}\n`);
+    if (keep) process.stdout.write(`x${scale}: kept ${root}\n`);
     else rmSync(root, { recursive: true, force: true });
   }
   process.stdout.write(

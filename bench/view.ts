@@ -12,16 +12,14 @@
  * Synthetic manifests carry no protocol block, so this measures everything but the prompt rebuild
  * (whose cost is the runner's replay, per step of runs written by `s3gym run`).
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { SYNTHETIC_GAMES, SYNTHETIC_MODELS, writeSyntheticData } from "../src/analysis/synthetic.js";
 import { buildViewer } from "../src/report/viewer/build.js";
+import { MB, parseScaledBenchArgs, runChild } from "./scaledBench.js";
 
-const MB = 1024 * 1024;
 
 interface ChildResult {
   build_s: number;
@@ -50,44 +48,25 @@ async function child(dataDir: string, outDir: string, B: number): Promise<void> 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      scales: { type: "string", default: "1,10" },
-      B: { type: "string", default: "2000" },
-      keep: { type: "boolean", default: false },
-      child: { type: "boolean", default: false },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
-  const B = Number(values.B);
-  if (values.child) {
-    const [dataDir, outDir] = process.argv.slice(-2) as [string, string];
-    await child(dataDir, outDir, B);
+  const { scales, B, keep, child: childArgs } = parseScaledBenchArgs();
+  if (childArgs) {
+    await child(childArgs[0], childArgs[1], B);
     return;
   }
   const rows: string[] = [];
-  for (const scale of (values.scales ?? "1,10").split(",").map(Number)) {
+  for (const scale of scales) {
     const root = mkdtempSync(join(tmpdir(), `s3gym-bench-view-x${scale}-`));
     const dataDir = join(root, "data");
     const outDir = join(root, "site");
     const g0 = performance.now();
     const gen = await writeSyntheticData(dataDir, { seed: 0, models: SYNTHETIC_MODELS, games: SYNTHETIC_GAMES, pathways: ["history", "memory"], runSeeds: scale });
     process.stdout.write(`x${scale}: generated ${gen.runs} runs, ${gen.steps} steps, ${(gen.bytes / MB).toFixed(0)} MB in ${((performance.now() - g0) / 1000).toFixed(1)} s\n`);
-    const proc = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--child", "--B", String(B), dataDir, outDir], {
-      encoding: "utf8",
-      maxBuffer: 64 * MB,
-    });
-    if (proc.status !== 0) {
-      process.stderr.write(proc.stderr);
-      throw new Error(`view child failed at scale ${scale} (exit ${proc.status})`);
-    }
-    const r = JSON.parse(proc.stdout.trim().split("\n").pop() ?? "{}") as ChildResult;
+    const r = runChild<ChildResult>(fileURLToPath(import.meta.url), B, dataDir, outDir, `view at scale ${scale}`);
     rows.push(
       `| x${scale} | ${r.runs} | ${r.episodes} | ${r.steps} | ${(gen.bytes / MB).toFixed(0)} | ${r.chunks} | ${r.site_mb.toFixed(0)} | ${r.build_s.toFixed(1)} | ${((r.build_s * 1e6) / r.steps).toFixed(1)} | ${r.peak_rss_mb.toFixed(0)} |`,
     );
     process.stdout.write(`x${scale}: site built in ${r.build_s.toFixed(1)} s, peak RSS ${r.peak_rss_mb.toFixed(0)} MB\n`);
-    if (values.keep) process.stdout.write(`x${scale}: kept ${root}\n`);
+    if (keep) process.stdout.write(`x${scale}: kept ${root}\n`);
     else rmSync(root, { recursive: true, force: true });
   }
   process.stdout.write(

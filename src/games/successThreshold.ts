@@ -1,32 +1,20 @@
 /**
- * The per-game success threshold (`success_threshold`, views.md "Forgetting on replay"): when one
- * episode counts as solved. One accessor so every reader (the replay forgetting table, the verified
- * pathway) decides "solved" alike.
+ * The per-game success threshold (`success_threshold`, views.md "Forgetting on replay", verified.md):
+ * the episode score at or above which an episode counts as solved. Each game declares it beside its
+ * configs (src/games/<game>/index.ts); this accessor is how every reader gets it, so the replay
+ * forgetting table and the verified pathway's verifier decide "solved" alike.
+ * Chess, minesweeper and nullify: the game won (score 1); tetris 3 lines; snake 3 apples; pvz 32
+ * turns held; trust 40 coins (one per move of the 5 x 8 explore game).
  */
 import { GAMES } from "./registry.js";
-import { GAME_NAMES, type GameName, type SuccessThreshold } from "./types.js";
+import { GAME_NAMES, type GameName } from "./types.js";
 
-export type { SuccessThreshold };
-
-/** The game's threshold rule; throws naming the game when it is not one of the seven. */
-export function successThreshold(game: string): SuccessThreshold {
-  if (!(GAME_NAMES as readonly string[]).includes(game)) throw new Error(`success threshold: unknown game '${game}' (expected one of ${GAME_NAMES.join(", ")})`);
-  return GAMES[game as GameName].successThreshold;
+/** The success threshold of a game; null for a name that is not a game of the kit. */
+export function successThreshold(game: string): number | null {
+  return (GAME_NAMES as readonly string[]).includes(game) ? GAMES[game as GameName].successThreshold : null;
 }
 
-/**
- * The threshold as a number: the fixed value, or the median of `checkpoint0Scores` (the run's
- * checkpoint-0 scores of the config whose episodes are judged); null when the median rule has no scores.
- */
-export function resolveSuccessThreshold(rule: SuccessThreshold, checkpoint0Scores: readonly number[]): number | null {
-  if (rule.kind === "fixed") return rule.value;
-  if (checkpoint0Scores.length === 0) return null;
-  const s = [...checkpoint0Scores].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
-/** Solved: the score reaches the threshold (>=, so a fixed 1.0 is reached by a perfect episode). */
+/** Solved: the score reaches the threshold (>=, so a threshold of 1 is reached by a won game). */
 export function isSolved(score: number, threshold: number): boolean {
   return score >= threshold;
 }

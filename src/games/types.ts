@@ -13,13 +13,6 @@ export interface BaseConfig {
 }
 
 /**
- * When an episode counts as solved (views.md "Forgetting on replay"; the verified pathway reads the
- * same): a fixed score (`score >= value`), or the median of the run's checkpoint-0 scores of the same
- * config (games whose scores are counts with no natural "solved": apples, lines, turns, payoffs).
- */
-export type SuccessThreshold = { kind: "fixed"; value: number } | { kind: "median-checkpoint-0" };
-
-/**
  * What one game module implements: pure rules over its own inner state. The shared envelope
  * (`makeGame`) adds the step counter, the cap, the seed-derived generator, cloning and JSON restore,
  * so the seven games do not each reimplement them.
@@ -31,10 +24,17 @@ export interface GameRules<I, C extends BaseConfig, F = unknown> {
   /** The two configs of games.md, as data. */
   configs: Record<ConfigName, C>;
   /**
-   * `success_threshold`: when an episode is solved (SuccessThreshold). Game data beside the configs,
-   * not inside them: the configs are recorded in every manifest and compared on resume.
+   * `success_threshold`: the episode score at or above which an episode counts as solved (replay
+   * forgetting, the verified pathway). Game data beside the configs, not inside them: the configs are
+   * recorded in every manifest and compared on resume.
    */
-  successThreshold: SuccessThreshold;
+  successThreshold: number;
+  /**
+   * Named explore variants (verified.md): configs a curriculum may choose for an exploration
+   * episode besides `explore` (at least two; names other than explore/eval). Evaluation never
+   * plays them; each one's rules text states how it differs.
+   */
+  exploreVariants: Record<string, C>;
   /** Validates a config read from anywhere (named variants included). */
   configSchema: z.ZodType<C>;
   /** Validates an inner state restored from JSON. */
@@ -120,7 +120,9 @@ export interface Game<I = any, C extends BaseConfig = any, F = any> {
   summary: string;
   configs: Record<ConfigName, C>;
   /** When an episode counts as solved (`success_threshold`; read it through games/successThreshold.ts). */
-  successThreshold: SuccessThreshold;
+  successThreshold: number;
+  /** Named explore variants (GameRules.exploreVariants); never evaluated. */
+  exploreVariants: Record<string, C>;
   configSchema: z.ZodType<C>;
   actionGrammar: string;
   /** Resolves a config name (explore|eval) or validates an explicit config object. */

@@ -9,11 +9,18 @@
  * source). Not compared: the run seed (replicates share a directory), max_new_tokens (a models-file
  * entry may set its own), the game configs (each game has its own), and training or exploration-only
  * runs, whose schedule is their checkpoint list.
+ *
+ * Older data: a run directory without a readable manifest, or a manifest without `config.protocol`
+ * (written before the protocol was recorded), cannot say its protocol and is left out of the check
+ * (docs/endpoints.md); a manifest from before `parse_rule` / `answer_from` were recorded compares
+ * as the defaults of that time (`strict-contract`, `content`), as the per-run resume check does.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
 import { manifestPath, runsDir } from "../logs/runDir.js";
 import { canonicalJson } from "../util/canonicalJson.js";
+import { ConfigError } from "../util/errors.js";
 import type { ProtocolSettings } from "./context.js";
 import { settingsRecord } from "./protocolRecord.js";
 
@@ -21,6 +28,15 @@ const COMPARED = ["explore_episodes", "checkpoint_every", "eval_episodes", "max_
 
 /** Pathways whose manifests carry a protocol loop's schedule. */
 const LOOP_PATHWAYS = new Set(["none", "history", "memory", "verified"]);
+
+/** The part of a manifest this check reads; anything else in it is not looked at here. */
+const ManifestHead = z.object({
+  pathway: z.string(),
+  config: z.object({
+    protocol: z.record(z.string(), z.unknown()).optional(),
+    invocation: z.object({ exploration_only: z.boolean().optional() }).passthrough().optional(),
+  }).passthrough(),
+}).passthrough();
 
 type Compared = Partial<Record<(typeof COMPARED)[number], unknown>>;
 
@@ -42,14 +58,17 @@ export function checkDataDirProtocol(dataDir: string, settings: ProtocolSettings
   const clashes = new Map<string, { example: string; runs: number }>();
   for (const id of readdirSync(root).sort()) {
     if (skip.has(id)) continue;
-    let manifest: { pathway?: unknown; config?: { protocol?: Record<string, unknown>; invocation?: { exploration_only?: unknown } } };
+    let raw: unknown;
     try {
-      manifest = JSON.parse(readFileSync(manifestPath(join(root, id)), "utf8"));
+      raw = JSON.parse(readFileSync(manifestPath(join(root, id)), "utf8"));
     } catch {
       continue;
     }
-    const protocol = manifest.config?.protocol;
-    if (!protocol || typeof manifest.pathway !== "string" || !LOOP_PATHWAYS.has(manifest.pathway) || manifest.config?.invocation?.exploration_only === true) continue;
+    const parsed = ManifestHead.safeParse(raw);
+    if (!parsed.success) continue;
+    const manifest = parsed.data;
+    const protocol = manifest.config.protocol;
+    if (!protocol || !LOOP_PATHWAYS.has(manifest.pathway) || manifest.config.invocation?.exploration_only === true) continue;
     const theirs = comparedOf(protocol);
     const diff = COMPARED.filter((k) => canonicalJson(theirs[k] ?? null) !== canonicalJson(planned[k] ?? null))
       .map((k) => `${k}: ${canonicalJson(theirs[k] ?? null)} -> ${canonicalJson(planned[k] ?? null)}`)
@@ -61,5 +80,5 @@ export function checkDataDirProtocol(dataDir: string, settings: ProtocolSettings
   }
   if (clashes.size === 0) return;
   const lines = [...clashes].map(([diff, c]) => `${c.runs} run${c.runs > 1 ? "s" : ""} (e.g. ${c.example}) differ: ${diff}`);
-  throw new Error(`--data ${dataDir} already holds runs of another protocol: ${lines.join("; ")}; a data directory holds one protocol (report would put both side by side): use another --data directory, or rerun with the original flags`);
+  throw new ConfigError(`--data ${dataDir} already holds runs of another protocol: ${lines.join("; ")}; a data directory holds one protocol (report would put both side by side): use another --data directory, or rerun with the original flags`);
 }

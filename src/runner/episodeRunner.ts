@@ -11,7 +11,7 @@ import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
 import { callSeed } from "../models/callSeed.js";
 import { redactSecrets } from "../models/secrets.js";
 import { ModelCallError, type CallIdentity, type CompletionResult } from "../models/types.js";
-import type { AnswerFrom, RunContext } from "./context.js";
+import type { AnswerFrom, ResolvedConfig, RunContext } from "./context.js";
 import { replyKind } from "./replyMonitor.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";
 import type { ExtraView } from "./views.js";
@@ -26,6 +26,8 @@ export interface EpisodeTask {
   experience: ExperienceSnapshot;
   /** An eval episode of the `id` or `replay` view (explore config; runner/views.ts); absent = the protocol's `eval` view. */
   view?: ExtraView;
+  /** An exploration episode's config when its pathway chose one (a named explore variant); default by phase. */
+  config?: ResolvedConfig;
 }
 
 export interface EpisodeOutcome {
@@ -83,8 +85,10 @@ export function answerOf(result: Pick<CompletionResult, "text" | "reasoning">, f
 }
 
 export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeOutcome> {
-  // The views play the explore config (views.md): the same distribution as exploration, unseen or re-played seeds.
-  const cfg = task.phase === "explore" || task.view !== undefined ? run.configs.explore : run.configs.eval;
+  // Evaluation plays the eval config, except the id and replay views, which play the explore config
+  // (views.md: the exploration distribution, unseen or re-played seeds); a variant is only ever an
+  // exploration episode's.
+  const cfg = task.phase === "eval" ? (task.view !== undefined ? run.configs.explore : run.configs.eval) : (task.config ?? run.configs.explore);
   const game = run.game;
   const identity = { run_id: run.runId, model: run.modelName, game: game.name, pathway: run.pathway };
   // `view` only on a view's records: an eval record without it is `eval` (and byte-for-byte today's).

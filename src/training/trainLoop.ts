@@ -31,7 +31,7 @@
  */
 import { fineTuneBuiltin } from "./builtinFineTune.js";
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { fnv1a32 } from "../util/rng.js";
 import type { Game } from "../games/types.js";
@@ -47,13 +47,16 @@ import { acquireRunLock } from "../runner/runLock.js";
 import { settingsRecord } from "../runner/protocolRecord.js";
 import { runId } from "../runner/runId.js";
 import { runDir, runFile } from "../logs/runDir.js";
-import type { LowScoreMode, SftCounts } from "./buildSft.js";
-import { checkCheckpointModels, type CheckpointSpec } from "./checkpoints.js";
+import type { LowScoreMode } from "./buildSft.js";
+import { checkCheckpointModels } from "./checkpoints.js";
 import { runExploration } from "./explore.js";
 import { writeSftFiles } from "./sftFiles.js";
 import type { SftFormat } from "./sftFormat.js";
 import { TRAINING_PATHWAY } from "../pathways/registry.js";
 import { ConfigError } from "../util/errors.js";
+import { LoopStateFileError, readLoopStateFile, type LoopState, type RoundState } from "./loopState.js";
+
+export type { LoopState, RoundState } from "./loopState.js";
 
 export interface TrainLoopOptions {
   dataDir: string;
@@ -96,32 +99,6 @@ export const TRAINER_PLACEHOLDERS = {
   format: "the SFT format (openai-chat or sharegpt)",
   label: "the loop's label",
 } as const;
-
-export interface RoundState {
-  round: number;
-  /** M_{r-1}, the model that explored. */
-  explore_model: string;
-  explore_run_seed: number;
-  explored: boolean;
-  sft: { file: string; examples: number; total: SftCounts } | null;
-  trainer: { command: string; model: string; finished_at: string; wall_s: number } | null;
-}
-
-export interface LoopState {
-  version: 1;
-  label: string;
-  base_model: string;
-  games: string[];
-  protocol: Record<string, unknown>;
-  sft: Record<string, unknown>;
-  /** Epoch -> model: epoch 0 = M0, epoch r = what round r's trainer printed. */
-  checkpoints: CheckpointSpec[];
-  /** The highest epoch whose evaluation completed on every game (-1: none). */
-  evaluated: number;
-  rounds: RoundState[];
-  trainer_cmd: string;
-  updated_at: string;
-}
 
 /** A loop that cannot proceed (exploration or evaluation failed, the trainer failed ...): exit 1. */
 export class TrainLoopError extends Error {
@@ -170,10 +147,15 @@ function identityOf(o: TrainLoopOptions): Pick<LoopState, "label" | "base_model"
 export function loadLoopState(dir: string, o: TrainLoopOptions): LoopState {
   const path = join(dir, "state.json");
   const id = identityOf(o);
-  if (!existsSync(path)) {
+  let state: LoopState | null;
+  try {
+    state = readLoopStateFile(path);
+  } catch (e) {
+    throw e instanceof LoopStateFileError ? new TrainLoopConfigError(e.message) : e;
+  }
+  if (state === null) {
     return { version: 1, ...id, checkpoints: [{ checkpoint: 0, model: o.baseModel }], evaluated: -1, rounds: [], trainer_cmd: o.trainerCmd, updated_at: new Date().toISOString() };
   }
-  const state = JSON.parse(readFileSync(path, "utf8")) as LoopState;
   const differ = (Object.keys(id) as Array<keyof typeof id>).filter((k) => canonicalJson(state[k]) !== canonicalJson(id[k]));
   if (differ.length > 0) {
     const detail = differ.map((k) => `${k}: ${canonicalJson(state[k])} -> ${canonicalJson(id[k])}`).join("; ");

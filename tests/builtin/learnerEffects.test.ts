@@ -115,7 +115,9 @@ describe("chess: rule knowledge from experience, and a checkpoint trained on the
     const ft = fineTuneBuiltin({ train: sft, model: "builtin:learner", epochs: 1, outDir: join(data, "checkpoints") });
     expect(ft.spec).toBe(`builtin:learner@${ft.path}`);
     expect(ft.counted.tetris).toBeGreaterThan(0);
-    const after = await runCurves([ft.spec], ["chess", "tetris"], ["none"], learnerSettings({ exploreEpisodes: 1, checkpointEvery: 1 }), data);
+    // Its own data directory: its schedule (1 exploration episode) differs from the runs in `data`,
+    // and one directory holds one protocol (src/runner/dataDirProtocol.ts).
+    const after = await runCurves([ft.spec], ["chess", "tetris"], ["none"], learnerSettings({ exploreEpisodes: 1, checkpointEvery: 1 }));
     for (const g of ["chess", "tetris"]) {
       const untrained = curves.get(`builtin:learner|${g}|none`)!.get(0)!;
       const trained = after.get(`${ft.spec}|${g}|none`)!.get(0)!;

@@ -6,6 +6,7 @@ import {
   apply,
   configSchema,
   configs,
+  exploreVariants,
   init,
   innerSchema,
   legalActions,
@@ -19,8 +20,9 @@ export const game = makeGame<MinesweeperInner, MinesweeperConfig, MinesweeperFac
   name: "minesweeper",
   summary: "Minesweeper with flood fill, lives in explore and the first-click rule in eval; score = correct flags / mines, 1 on a win",
   configs,
-  // success_threshold (views.md): no natural "solved" score, so the median of checkpoint 0.
-  successThreshold: { kind: "median-checkpoint-0" },
+  exploreVariants,
+  // success_threshold (views.md, verified.md): solved when the score reaches 1 (the board won).
+  successThreshold: 1,
   configSchema,
   innerSchema,
   actionGrammar,

@@ -6,6 +6,7 @@ import {
   apply,
   configSchema,
   configs,
+  exploreVariants,
   init,
   innerSchema,
   legalActions,
@@ -19,8 +20,9 @@ export const game = makeGame<NullifyInner, NullifyConfig, NullifyFacts>({
   name: "nullify",
   summary: "Combine numbers and operators (sums, *v, /v, floor, sqrt, ...) until every unit cancels out.",
   configs,
-  // success_threshold (views.md): the board cancelled out.
-  successThreshold: { kind: "fixed", value: 1 },
+  exploreVariants,
+  // success_threshold (views.md, verified.md): solved when the score reaches 1 (the board cancelled out).
+  successThreshold: 1,
   configSchema,
   innerSchema,
   actionGrammar,

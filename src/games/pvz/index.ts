@@ -6,6 +6,7 @@ import {
   apply,
   configSchema,
   configs,
+  exploreVariants,
   init,
   innerSchema,
   legalActions,
@@ -19,8 +20,9 @@ export const game = makeGame<PvzInner, PvzConfig, PvzFacts>({
   name: "pvz",
   summary: "Plants vs Zombies: buy plants with sun to hold a lawn against waves of zombies; 1 per turn survived",
   configs,
-  // success_threshold (views.md): no natural "solved" score, so the median of checkpoint 0.
-  successThreshold: { kind: "median-checkpoint-0" },
+  exploreVariants,
+  // success_threshold (views.md, verified.md): solved when the score reaches 32 (32 turns held).
+  successThreshold: 32,
   configSchema,
   innerSchema,
   actionGrammar,

@@ -6,6 +6,7 @@ import {
   apply,
   configSchema,
   configs,
+  exploreVariants,
   init,
   innerSchema,
   legalActions,
@@ -19,8 +20,9 @@ export const game = makeGame<SnakeInner, SnakeConfig, SnakeFacts>({
   name: "snake",
   summary: "Snake on a walled board with 3 apples; collisions are no-ops in explore and fatal in eval; score = apples eaten",
   configs,
-  // success_threshold (views.md): no natural "solved" score, so the median of checkpoint 0.
-  successThreshold: { kind: "median-checkpoint-0" },
+  exploreVariants,
+  // success_threshold (views.md, verified.md): solved when the score reaches 3 (3 apples eaten).
+  successThreshold: 3,
   configSchema,
   innerSchema,
   actionGrammar,

@@ -5,6 +5,7 @@ import {
   actionGrammar,
   apply,
   configs,
+  exploreVariants,
   configSchema,
   init,
   innerSchema,
@@ -19,8 +20,9 @@ export const game = makeGame<TetrisInner, TetrisConfig, TetrisFacts>({
   name: "tetris",
   summary: "Hard-drop tetrominoes at a chosen column and rotation; clear full rows (score = lines cleared).",
   configs,
-  // success_threshold (views.md): no natural "solved" score, so the median of checkpoint 0.
-  successThreshold: { kind: "median-checkpoint-0" },
+  exploreVariants,
+  // success_threshold (views.md, verified.md): solved when the score reaches 3 (3 lines cleared).
+  successThreshold: 3,
   configSchema,
   innerSchema,
   actionGrammar,

@@ -5,6 +5,7 @@ import {
   actionGrammar,
   apply,
   configs,
+  exploreVariants,
   configSchema,
   init,
   innerSchema,
@@ -19,8 +20,9 @@ export const game = makeGame<TrustInner, TrustConfig, TrustFacts>({
   name: "trust",
   summary: "The Evolution of Trust coin game: 5 rounds x 8 moves of collaborate/cheat against a hidden-type opponent.",
   configs,
-  // success_threshold (views.md): no natural "solved" score, so the median of checkpoint 0.
-  successThreshold: { kind: "median-checkpoint-0" },
+  exploreVariants,
+  // success_threshold (views.md, verified.md): solved when the score reaches 40 (40 coins (one per move of the 5 x 8 explore game)).
+  successThreshold: 40,
   configSchema,
   innerSchema,
   actionGrammar,

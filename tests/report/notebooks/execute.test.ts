@@ -10,7 +10,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { writeSyntheticData } from "../../../src/analysis/synthetic.js";
+import { writeNotebookTestData } from "./data.js";
 import { reportCommand } from "../../../src/cli/report.js";
 import { executedProblems, NOTEBOOK_ENGINES } from "../../../src/report/notebooks/engines.js";
 import { tempDir } from "../../analysis/helpers.js";
@@ -53,15 +53,7 @@ let data: string;
 let ref: string;
 beforeAll(async () => {
   data = tempDir("s3gym-nb-exec-data-");
-  await writeSyntheticData(data, {
-    seed: 5,
-    models: ["alpha-7b", "bravo-8b"],
-    games: ["snake", "trust"],
-    exploreEpisodes: 6,
-    evalEpisodes: 2,
-    stepsPerEpisode: [3, 6],
-    training: { models: ["alpha-7b"], epochs: 3 },
-  });
+  await writeNotebookTestData(data, 5);
   ref = tempDir("s3gym-nb-exec-ref-");
   const quiet = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
   try {

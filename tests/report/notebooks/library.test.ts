@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildReport, type Report } from "../../../src/analysis/report.js";
 import { loadDataset } from "../../../src/analysis/dataset.js";
-import { writeSyntheticData } from "../../../src/analysis/synthetic.js";
+import { writeNotebookTestData } from "./data.js";
 import { markdownOf, reportFigures, saveFigure, writeReport, writeTables } from "../../../src/report/writeReport.js";
 import { columnsHtml, escapeHtml, frameHtml, tableHtml } from "../../../src/report/notebooks/html.js";
 import { kitRoot, notebookSettings } from "../../../src/report/notebooks/settings.js";
@@ -23,15 +23,7 @@ let data: string;
 
 beforeAll(async () => {
   data = tempDir("s3gym-nb-lib-");
-  await writeSyntheticData(data, {
-    seed: 3,
-    models: ["alpha-7b", "bravo-8b"],
-    games: ["snake", "trust"],
-    exploreEpisodes: 6,
-    evalEpisodes: 2,
-    stepsPerEpisode: [3, 6],
-    training: { models: ["alpha-7b"], epochs: 3 },
-  });
+  await writeNotebookTestData(data, 3);
   report = buildReport(await loadDataset([data]), { B: 100, seed: 0 });
 });
 
