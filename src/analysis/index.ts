@@ -21,3 +21,6 @@ export * from "./coverage.js";
 export * from "./intervals.js";
 export * from "./power.js";
 export * from "./seedCurves.js";
+export * from "./cost.js";
+export * from "./viewMetrics.js";
+export * from "./viewTables.js";
