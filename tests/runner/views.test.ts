@@ -215,11 +215,20 @@ describe("s3gym run --views flags", () => {
     expect(q.err.join("")).toMatch(message);
     expect(readdirSync(data)).toEqual([]);
   });
-  it("a rerun with other views is a protocol clash naming `views`; the same views resume", async () => {
+  it("views may be added to a finished run (only the view episodes are played); other or fewer views are a clash naming `views`", async () => {
     const data = mkdtempSync(join(tmpdir(), "s3v-clash-"));
     const q = quiet();
-    expect(await runCommand([...base, "--data", data, "--views", "eval,id"], q.deps)).toBe(0);
-    expect(await runCommand([...base, "--data", data, "--views", "eval,id"], q.deps)).toBe(0);
+    expect(await runCommand([...base, "--data", data], q.deps)).toBe(0);
+    const run = join(data, "runs", readdirSync(join(data, "runs"))[0]!);
+    const before = recordsOf(run, "episodes.jsonl");
+    expect(await runCommand([...base, "--data", data, "--views", "eval,id,replay", "--replay-episodes", "2"], q.deps)).toBe(0);
+    const eps = lines<{ view?: string; checkpoint: number }>(run, "episodes.jsonl");
+    // The old episodes untouched; id at checkpoints 0 and 2 (1 episode each), replay at 2 (2 episodes).
+    expect(recordsOf(run, "episodes.jsonl", (r) => r.view === undefined)).toEqual(before);
+    expect(eps.filter((e) => e.view !== undefined).map((e) => `${e.view}@${e.checkpoint}`).sort()).toEqual(["id@0", "id@2", "replay@2", "replay@2"]);
+    expect(await runCommand([...base, "--data", data, "--views", "eval,id,replay", "--replay-episodes", "2"], q.deps)).toBe(0);
+    expect(lines(run, "episodes.jsonl")).toHaveLength(eps.length); // the same views resume: nothing new
+    expect(await runCommand([...base, "--data", data, "--views", "eval,id"], q.deps)).toBe(2);
     expect(await runCommand([...base, "--data", data], q.deps)).toBe(2);
     expect(q.err.join("")).toMatch(/different protocol \(views:/);
   });
