@@ -35,7 +35,8 @@ function add(u: Usage, c: Pick<CallRecord, "tokens_in" | "tokens_out" | "tokens_
   if (c.cost_usd !== null) u.usd = (u.usd ?? 0) + c.cost_usd;
 }
 
-function plus(a: Usage, b: Usage): Usage {
+/** The usage of two sets of calls together. */
+export function addUsage(a: Usage, b: Usage): Usage {
   return {
     calls: a.calls + b.calls,
     tokens_in: a.tokens_in + b.tokens_in,
@@ -92,7 +93,7 @@ export function costPerCheckpoint(acc: RunCost, xs: readonly number[]): CostPoin
   const episodes = [...acc.explore.keys()].sort((a, b) => a - b);
   return xs.map((x) => {
     let explore = emptyUsage();
-    for (const e of episodes) if (e <= x) explore = plus(explore, acc.explore.get(e) as Usage);
+    for (const e of episodes) if (e <= x) explore = addUsage(explore, acc.explore.get(e) as Usage);
     return { x, explore, eval: acc.eval.get(x) ?? emptyUsage() };
   });
 }

@@ -12,7 +12,7 @@
  * (the protocol has one run per model, game and pathway; replicate run seeds give one row each).
  */
 import { describeBootstrap, methodOf, pointOnly, type BootstrapConfig, type Estimate } from "./bootstrap.js";
-import { costPerCheckpoint, gainPerMillionTokens, totalTokens, type CostPoint, type Usage } from "./cost.js";
+import { addUsage, costPerCheckpoint, emptyUsage, gainPerMillionTokens, totalTokens, type CostPoint } from "./cost.js";
 import { flagEstimate, smallNNote, type CoverageMetric } from "./coverage.js";
 import { curveMetrics, type CurveMetrics } from "./curves.js";
 import { compareRuns, type CheckpointData, type Dataset, type ExtraViewName, type RunData } from "./dataset.js";
@@ -236,7 +236,7 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
     const points = costPerCheckpoint(run.cost, xs);
     for (const p of points) costRows.push(costRow(id, p));
     const lastExplore = points.length > 0 ? (points[points.length - 1] as CostPoint).explore : costPerCheckpoint(run.cost, [Number.MAX_SAFE_INTEGER])[0]!.explore;
-    const evalAll = [...run.cost.eval.values()].reduce(sumUsage, { calls: 0, tokens_in: 0, tokens_cached: 0, tokens_out: 0, usd: null });
+    const evalAll = [...run.cost.eval.values()].reduce(addUsage, emptyUsage());
     const curve = weightedCurve(seedCurve(run));
     const naba = curveMetrics(curve).naba;
     const oodg = transferGain(curve, lastX.get("eval")?.get(run.game)).final_gain;
@@ -349,16 +349,6 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       ],
     },
     series,
-  };
-}
-
-function sumUsage(a: Usage, b: Usage): Usage {
-  return {
-    calls: a.calls + b.calls,
-    tokens_in: a.tokens_in + b.tokens_in,
-    tokens_cached: a.tokens_cached + b.tokens_cached,
-    tokens_out: a.tokens_out + b.tokens_out,
-    usd: a.usd === null && b.usd === null ? null : (a.usd ?? 0) + (b.usd ?? 0),
   };
 }
 

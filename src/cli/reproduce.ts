@@ -265,22 +265,21 @@ async function watched(label: string, dataAbs: string, runs: readonly WatchedRun
  * Nothing else of the runner is used, so its flags, resume rules and refusals apply unchanged.
  */
 async function runMatrixPhase(args: Args, dataAbs: string): Promise<number> {
-  const base = [...matrixArgs(args.schedule, dataAbs), "--progress", "off"];
-  return watched("matrix", dataAbs, matrixRuns(args.schedule), async () => {
-    if (args.jobs === 1) return runInProcess(base);
-    const codes = await Promise.all(Array.from({ length: args.jobs }, (_, i) => runShardProcess([...base, "--shard", `${i + 1}/${args.jobs}`])));
+  return runSharded("matrix", [...matrixArgs(args.schedule, dataAbs), "--progress", "off"], matrixRuns(args.schedule), args.jobs, dataAbs);
+}
+
+/** `s3gym run` with `base` in `jobs` shard processes (or in this process for one job), watched as `label`. */
+function runSharded(label: string, base: string[], runs: readonly WatchedRun[], jobs: number, dataAbs: string): Promise<number> {
+  return watched(label, dataAbs, runs, async () => {
+    if (jobs === 1) return runInProcess(base);
+    const codes = await Promise.all(Array.from({ length: jobs }, (_, i) => runShardProcess([...base, "--shard", `${i + 1}/${jobs}`])));
     return Math.max(...codes);
   });
 }
 
 /** Phase 2b: VIEWS_MODEL's runs with the evaluation views (`viewsArgs`), sharded like the matrix. */
 async function runViewsPhase(args: Args, dataAbs: string): Promise<number> {
-  const base = [...viewsArgs(args.schedule, dataAbs), "--progress", "off"];
-  return watched("views", dataAbs, viewRuns(args.schedule), async () => {
-    if (args.jobs === 1) return runInProcess(base);
-    const codes = await Promise.all(Array.from({ length: args.jobs }, (_, i) => runShardProcess([...base, "--shard", `${i + 1}/${args.jobs}`])));
-    return Math.max(...codes);
-  });
+  return runSharded("views", [...viewsArgs(args.schedule, dataAbs), "--progress", "off"], viewRuns(args.schedule), args.jobs, dataAbs);
 }
 
 /** `s3gym run` in this process, its output filtered like a shard's. */
