@@ -24,3 +24,6 @@ export * from "./seedCurves.js";
 export * from "./cost.js";
 export * from "./viewMetrics.js";
 export * from "./viewTables.js";
+export * from "./verifiedData.js";
+export * from "./verifiedFacts.js";
+export * from "./verifiedTables.js";

@@ -33,6 +33,8 @@ import {
 import { distinct, gameRewardRanges, requiredGames } from "./runs.js";
 import type { Table } from "./table.js";
 import { analyzeViews, hasViews, type CostRow, type CostRunRow, type ForgettingRow, type ViewRow, type ViewSeries, type ViewUpdateRow } from "./viewTables.js";
+import type { VerifiedInputs } from "./verifiedData.js";
+import { tokensByPathwayTable, verifiedVsTables, verifierReliabilityTable, type ReliabilityRow, type TokensRow } from "./verifiedTables.js";
 
 export interface ReportOptions {
   /** Bootstrap resamples (default 2000). */
@@ -49,6 +51,11 @@ export interface ReportOptions {
    * and its completeness do not depend on which other models were selected. Default: `ds`.
    */
   reference?: Dataset;
+  /**
+   * The verified pathway's inputs (loadVerifiedInputs): when the data has verified runs, the report
+   * adds verifier_reliability, verified_vs_memory, verified_vs_history and tokens_by_pathway.
+   */
+  verified?: VerifiedInputs;
 }
 
 /** Every table of the report, by file stem. */
@@ -69,6 +76,11 @@ export interface ReportTables {
   views?: Table<ViewRow>;
   view_updates?: Table<ViewUpdateRow>;
   forgetting?: Table<ForgettingRow>;
+  /** Verified runs only (docs/verified.md). */
+  verifier_reliability?: Table<ReliabilityRow>;
+  verified_vs_memory?: Table<SummaryRow>;
+  verified_vs_history?: Table<SummaryRow>;
+  tokens_by_pathway?: Table<TokensRow>;
 }
 
 /** Everything `report` writes, as data. */
@@ -126,6 +138,7 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
       cost: va.cost,
       cost_runs: va.costRuns,
       ...(withViews ? { views: va.views, view_updates: va.updates, forgetting: va.forgetting } : {}),
+      ...verifiedTables(ds, ca, cfg, requireComplete, opts.verified),
     },
     curves: ca.series,
     training: tr.series,
@@ -144,4 +157,13 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
       judgedSteps: ji.runs.reduce((a, r) => a + r.total.n, 0),
     },
   };
+}
+
+/** The verified pathway's tables, only when the data has verified runs and their inputs were loaded. */
+function verifiedTables(ds: Dataset, ca: ReturnType<typeof analyzeCurves>, cfg: BootstrapConfig, requireComplete: boolean, inputs: VerifiedInputs | undefined): Partial<ReportTables> {
+  if (!inputs || inputs.verified.length === 0 || !ds.runs.some((r) => r.pathway === "verified")) return {};
+  // A model-filtered data set (--models) filters the inputs alike.
+  const models = new Set(ds.runs.map((r) => r.model));
+  inputs = { verified: inputs.verified.filter((r) => models.has(r.model)), usage: inputs.usage.filter((u) => models.has(u.model)) };
+  return { verifier_reliability: verifierReliabilityTable(inputs), ...verifiedVsTables(ca, cfg, { requireComplete }), tokens_by_pathway: tokensByPathwayTable(inputs) };
 }
