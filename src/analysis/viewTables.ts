@@ -324,6 +324,7 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       ],
       rows: costRows,
       notes: [
+        describeBootstrap(cfg, "nothing: cost is counted from calls.jsonl, not estimated, so it has no interval"),
         "From calls.jsonl (every call made, retried and discarded attempts included). explore_*: the step calls of exploration episodes 1..x and the memory summaries after them; eval_*: the calls of checkpoint x's evaluation episodes, all views. Cached prompt tokens are part of tokens_in. Dollars come from the models file's prices: empty when no call had one. Built-in models count no tokens (0).",
       ],
     },
@@ -345,6 +346,7 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       ],
       rows: costRunRows,
       notes: [
+        describeBootstrap(cfg, "nothing: cost is counted, not estimated; the intervals of naba and oodg are in main_results and views"),
         "explore_*: exploration and consolidation up to the run's last checkpoint; eval_*: every evaluation call. naba and oodg (= y(last) - y(0)) are the eval view's; *_per_mtok divides them by the exploration tokens in millions (in + out), empty when no token was counted (built-in models).",
       ],
     },
