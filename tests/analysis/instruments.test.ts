@@ -59,6 +59,8 @@ describe("every report table marks instruments", () => {
     for (const [name, table] of Object.entries(report.tables) as [string, Table<object>][]) {
       const md = markdownOf(name, table);
       const byRow = table.columns.some((c) => c.key === "model");
+      // A model table with no rows (the synthetic data has no verified runs) has nothing to mark.
+      if (byRow && table.rows.length === 0) continue;
       expect(table.notes.some((n) => (byRow ? n.startsWith(ROW_NOTE) : n.startsWith("Pooled over runs that include instruments (builtin:learner)"))), name).toBe(true);
       if (byRow && table.rows.length > 0) {
         const rows = md.split("\n").filter((l) => l.startsWith("| builtin:learner") || l.includes("| builtin:learner"));
