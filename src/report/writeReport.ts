@@ -15,6 +15,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { TopLevelSpec } from "vega-lite";
 import { calibrationSpec, couplingSpec, curvesSpec, specCaption, trainingSpec } from "./figures/specs.js";
+import { costGainSpec, viewsSpec } from "./figures/viewSpecs.js";
 import type { MainResultsRow } from "../analysis/curveTables.js";
 import type { Report, ReportTables } from "../analysis/report.js";
 import { INSTRUMENT_MARK, isInstrument } from "../analysis/instruments.js";
@@ -24,9 +25,12 @@ import { toCsv, toMarkdown } from "./tables.js";
 /** The table names (`<out>/tables/<name>.csv|.md`) in the order `report` writes them. */
 export type TableName = keyof ReportTables;
 
-/** Figure groups: `curves` is one figure per game (`curves_<game>`), the others one figure each. */
-export type FigureGroup = "curves" | "training" | "calibration" | "coupling";
-export const FIGURE_GROUPS: readonly FigureGroup[] = ["curves", "training", "calibration", "coupling"];
+/**
+ * Figure groups: `curves` is one figure per game (`curves_<game>`), the others one figure each.
+ * `views` (`views_<game>` per game) and `cost_gain` are drawn only when the data has views (views.md).
+ */
+export type FigureGroup = "curves" | "training" | "calibration" | "coupling" | "views" | "cost_gain";
+export const FIGURE_GROUPS: readonly FigureGroup[] = ["curves", "training", "calibration", "coupling", "views", "cost_gain"];
 
 /** A figure to draw: its file stem under `<out>/` and its vega-lite spec. */
 export interface NamedFigure {
@@ -86,6 +90,8 @@ export async function reportFigures(report: Report, groups: readonly FigureGroup
   if (want.has("training")) out.push({ name: "training", spec: trainingSpec(report.training, report.bootstrap) });
   if (want.has("calibration")) out.push({ name: "calibration", spec: calibrationSpec(report.calibration, report.ranges, report.bootstrap) });
   if (want.has("coupling")) out.push({ name: "coupling", spec: couplingSpec(report.blocks, report.bootstrap) });
+  if (want.has("views")) for (const game of report.viewGames) out.push({ name: `views_${fileSafe(game)}`, spec: viewsSpec(game, report.views, report.bootstrap) });
+  if (want.has("cost_gain") && report.viewGames.length > 0) out.push({ name: "cost_gain", spec: costGainSpec(report.tables.cost_runs.rows, report.bootstrap) });
   return out;
 }
 

@@ -58,6 +58,10 @@ export function checkResumable(
   // A manifest from before `parse_rule` was recorded was read by the literal contract: resumable with --strict-contract.
   if (Object.keys(before).length > 0 && before.parse_rule === undefined) before.parse_rule = "strict-contract";
   const now: Record<string, unknown> = protocolRecord(run);
+  // Views may be ADDED to a run that had none (views.md): they never change what its exploration and
+  // eval episodes are, and each checkpoint's views read the snapshot rebuilt from the logs. Changing
+  // or dropping views a run already plays is a clash like any other.
+  if (before.views === undefined && now.views !== undefined) delete now.views;
   const modelBefore = previous.config.model;
   if (modelBefore !== undefined && modelBefore !== null && modelNow !== null) {
     before.model = modelBefore;
@@ -131,6 +135,7 @@ export class ManifestWriter {
       run_seed: run.settings.runSeed,
       explore_seeds: run.exploreSeeds,
       eval_seeds: run.evalSeeds,
+      ...(run.idSeeds ? { id_seeds: run.idSeeds } : {}),
       reward_visibility: run.settings.rewardVisibility,
       config: {
         protocol: protocolRecord(run),
