@@ -22,6 +22,7 @@ import { calibrationSpec, couplingSpec, curvesSpec, specCaption, trainingSpec } 
 import { costGainSpec, viewsSpec } from "./figures/viewSpecs.js";
 import type { MainResultsRow } from "../analysis/curveTables.js";
 import type { Report, ReportTables } from "../analysis/report.js";
+import { INSTRUMENT_MARK, isInstrument } from "../analysis/instruments.js";
 import type { Table } from "../analysis/table.js";
 import { toCsv, toMarkdown } from "./tables.js";
 
@@ -42,18 +43,24 @@ export interface NamedFigure {
 }
 
 /**
- * How a table's cells are decorated in Markdown (and the notebooks' HTML): the main tables (long and
- * wide) mark incomplete models with a dagger (the CSV keeps the plain name). Null for other tables.
+ * How a table's cells are decorated in Markdown (and the notebooks' HTML and text): in every table an
+ * instrument's model name gets ‡ (analysis/instruments.ts), and the main tables (long and wide) mark
+ * incomplete models with a dagger. The CSV keeps the plain name.
  */
-export function cellLabel(name: string): ((row: object, key: string, text: string) => string) | null {
-  if (name !== "main_results" && name !== "main_results_wide") return null;
-  return (row, key, text) => (key === "model" && !(row as MainResultsRow).complete ? `${text} †` : text);
+export function cellLabel(name: string): (row: object, key: string, text: string) => string {
+  const main = name === "main_results" || name === "main_results_wide";
+  return (row, key, text) => {
+    if (key !== "model") return text;
+    let out = text;
+    if (main && !(row as MainResultsRow).complete) out = `${out} †`;
+    if (isInstrument(String((row as { model?: unknown }).model ?? ""))) out = `${out} ${INSTRUMENT_MARK}`;
+    return out;
+  };
 }
 
 /** The Markdown `report` writes for a table. */
 export function markdownOf(name: string, table: Table<object>): string {
-  const label = cellLabel(name);
-  return label ? toMarkdown(table, label) : toMarkdown(table);
+  return toMarkdown(table, cellLabel(name));
 }
 
 /** Writes `<out>/tables/<name>.csv` and `.md` for the named tables (default all); returns the paths. */
