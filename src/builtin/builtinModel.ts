@@ -5,6 +5,7 @@
  * privileged and in-process only: it needs the live state the runner passes in `privileged`.
  */
 import { builtinSummary, isSummaryRequest } from "../agent/summaryPrompt.js";
+import { builtinRoleAnswer, isRoleRequest } from "../agent/builtinRoles.js";
 import { messagesToPolicyContext } from "../agent/stepPrompt.js";
 import { oracleDecision, textPolicyDecision, type PolicyName, type TextPolicyName } from "../games/policies.js";
 import { getGame } from "../games/registry.js";
@@ -25,6 +26,8 @@ export function formatPolicyReply(policy: string, action: string, selfScore: num
  */
 export function answerWithTextPolicy(messages: readonly ChatMessage[], policy: TextPolicyName, seed?: number): string | null {
   if (isSummaryRequest(messages)) return builtinSummary(messages);
+  // The verified pathway's curriculum and verifier prompts (same answer in process and over HTTP).
+  if (isRoleRequest(messages)) return builtinRoleAnswer(messages);
   const ctx = messagesToPolicyContext(messages);
   if (!ctx) return null;
   const title = parseRulesTitle(ctx.rules);
@@ -56,7 +59,7 @@ export class BuiltinModel implements Model {
     // The request's seed (the runner sends one from the call identity), else the identity itself
     // (a models file can turn sending off): the same draws as `s3gym serve` given that seed.
     const seed = request.sampling.seed ?? callSeed(request.identity);
-    if (this.policy === "oracle" && !isSummaryRequest(request.messages)) {
+    if (this.policy === "oracle" && !isSummaryRequest(request.messages) && !isRoleRequest(request.messages)) {
       const ctx = messagesToPolicyContext(request.messages);
       if (!ctx || !request.privileged) throw new Error("builtin:oracle needs the live game state (in-process runs only)");
       const d = oracleDecision(request.privileged.game, request.privileged.state, ctx, seed);

@@ -66,8 +66,11 @@ const FLAGS = {
 
 /** The offline models of the default matrix: floor, reference and perfect-judge lines (not LLMs). */
 export const OFFLINE_MODELS = ["builtin:random", "builtin:heuristic", "builtin:oracle", "builtin:learner", "builtin:learner?judge=0.25"] as const;
-/** The experience pathways of the default matrix: every registered one. */
-export const PATHWAYS: readonly string[] = PATHWAY_NAMES;
+/**
+ * The experience pathways of the default matrix: every registered one but `verified`, which the
+ * reproduction runs for the learner only (its roles make it the costlier pathway per episode).
+ */
+export const PATHWAYS: readonly string[] = PATHWAY_NAMES.filter((p) => p !== "verified");
 
 /** A schedule: the protocol numbers passed to `s3gym run`, and the training ladder's length. */
 export interface Schedule {

@@ -27,7 +27,8 @@ import { ESTIMATE_POLICY, estimateMatrix } from "../runner/estimate.js";
 import { formatEstimate } from "./estimateTable.js";
 import { exitCodeOf, HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
-import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags } from "./sharedFlags.js";
+import { atLeast, ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags } from "./sharedFlags.js";
+import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
 
 export const RUN_USAGE = [
   "s3gym run --models M1,M2 --games all|g1,g2 --pathways history,memory,none --data DIR",
@@ -38,8 +39,8 @@ export const RUN_USAGE = [
   "  [--max-retries 5] [--timeout-ms 600000] [--no-cache] [--reward-visibility hidden|visible] [--strict-contract]",
   "  [--progress auto|bar|lines|off] [--answer-from content|reasoning|both] [--max-bad-replies 50%]",
   "  [--max-tokens-param auto|max_tokens|max_completion_tokens] [--drop-params seed,top_p,temperature]",
-  "  [--no-preflight] [--estimate]",
-  "  --estimate: play the matrix in process with builtin:heuristic (no endpoint called) and print calls, tokens,",
+  "  [--no-preflight] [--broad-batch 5] [--verifier-model M]   (the last two: --pathways verified only)",
+  "  [--estimate]: play the matrix in process with builtin:heuristic (no endpoint called) and print calls, tokens,",
   "              prefix-cache share and dollars per model x game x pathway; nothing is written to --data",
 ].join("\n");
 
@@ -56,6 +57,8 @@ const FLAGS = {
   checkpoints: { type: "string" },
   "checkpoints-file": { type: "string" },
   label: { type: "string" },
+  "broad-batch": { type: "string" },
+  "verifier-model": { type: "string" },
   "no-preflight": { type: "boolean" },
   estimate: { type: "boolean" },
 } as const;
@@ -102,6 +105,8 @@ interface Parsed {
   progress: ProgressMode;
   ctx: Partial<ModelContext>;
   modelsFile: string | null;
+  /** `--pathways verified`: its schedule and roles' model (verified.md). */
+  verified: { broadBatch: number; verifierModel: string | null } | null;
   /** Check every endpoint before the first step call (`--no-preflight` skips it). */
   preflight: boolean;
   /** `--estimate`: print what the run would cost instead of running it. */
@@ -167,7 +172,14 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     }
   }
   const ctx = modelContextFromFlags(v, env);
+  const wantsVerified = pathways.includes("verified");
+  if (!wantsVerified && (v["broad-batch"] !== undefined || v["verifier-model"] !== undefined)) {
+    throw new UsageError("--broad-batch and --verifier-model are only used with --pathways verified (add 'verified' to --pathways, or drop them)");
+  }
+  if (v["verifier-model"] !== undefined && v["verifier-model"].trim() === "") throw new UsageError("--verifier-model is empty: name a model spec (e.g. builtin:learner), or drop it to use the run's model");
+  const verified = wantsVerified ? { broadBatch: atLeast("broad-batch", v["broad-batch"], DEFAULT_BROAD_BATCH, 1), verifierModel: v["verifier-model"]?.trim() ?? null } : null;
   return {
+    verified,
     models,
     training,
     games,
@@ -197,11 +209,21 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   let maxNew: Map<string, number>;
   let resolved: ResolvedModel[] = [];
   let checkpointModels: ResolvedModel[] = [];
+  /** `--verifier-model` when it is not one of --models (preflighted with them). */
+  let roleModels: ResolvedModel[] = [];
   try {
     p = parse(argv, env);
     ctx = createModelContext({ ...p.ctx, cacheDir: p.cache ? join(p.dataDir, "cache") : null, ...deps.modelContext });
     // Every model name, alias, base URL and key presence is checked before any call.
     resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx, { keys: !p.estimate }) : [];
+    if (p.verified?.verifierModel) {
+      try {
+        // Preflighted with the others: the roles' endpoint must answer as well as the actor's.
+        roleModels = validateModelSpecs([p.verified.verifierModel], ctx, { keys: !p.estimate }).filter((r) => !resolved.some((m) => m.name === r.name));
+      } catch (e) {
+        throw new UsageError(`--verifier-model: ${(e as Error).message}`);
+      }
+    }
     if (p.training) {
       try {
         checkpointModels = validateModelSpecs([...new Set(p.training.checkpoints.map((c) => c.model))], ctx);
@@ -235,7 +257,12 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   const entries = selected.filter((e) => e.pathway !== TRAINING);
   const trainingRuns = selected.filter((e) => e.pathway === TRAINING);
   const games = new Map(p.games.map((g) => [g.name as string, g]));
-  const settingsOf = (e: MatrixEntry): ProtocolSettings => ({ ...p.settings, maxNewTokens: maxNew.get(e.model) ?? p.settings.maxNewTokens });
+  const settingsOf = (e: MatrixEntry): ProtocolSettings => ({
+    ...p.settings,
+    maxNewTokens: maxNew.get(e.model) ?? p.settings.maxNewTokens,
+    // Only the verified runs carry (and record) their schedule and roles' model.
+    ...(e.pathway === "verified" && p.verified ? { verified: p.verified } : {}),
+  });
   const make = (name: string, onCall?: Parameters<typeof createModel>[1]["onCall"]) => createModel(name, { ...ctx, ...(onCall ? { onCall } : {}) });
   try {
     // Protocol clashes with existing logs, and a training run whose epochs were played by other
@@ -270,7 +297,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   // sampling parameters accepted. A refusal names the fix; nothing has run.
   let preflightRecord: { model: string; host: string; max_model_len: number | null; token_ratio: number | null }[] = [];
   if (p.preflight) {
-    const pre = await preflightModels([...resolved, ...checkpointModels], {
+    const pre = await preflightModels([...resolved, ...checkpointModels, ...roleModels], {
       ctx,
       game: p.games[0]!,
       settingsOf: (name) => ({ ...p.settings, maxNewTokens: maxNew.get(name) ?? p.settings.maxNewTokens }),

@@ -23,6 +23,12 @@ export interface GameRules<I, C extends BaseConfig, F = unknown> {
   summary: string;
   /** The two configs of games.md, as data. */
   configs: Record<ConfigName, C>;
+  /**
+   * Named explore variants (verified.md): configs a curriculum may choose for an exploration
+   * episode besides `explore` (at least two; names other than explore/eval). Evaluation never
+   * plays them; each one's rules text states how it differs.
+   */
+  exploreVariants: Record<string, C>;
   /** Validates a config read from anywhere (named variants included). */
   configSchema: z.ZodType<C>;
   /** Validates an inner state restored from JSON. */
@@ -107,6 +113,8 @@ export interface Game<I = any, C extends BaseConfig = any, F = any> {
   name: GameName;
   summary: string;
   configs: Record<ConfigName, C>;
+  /** Named explore variants (GameRules.exploreVariants); never evaluated. */
+  exploreVariants: Record<string, C>;
   configSchema: z.ZodType<C>;
   actionGrammar: string;
   /** Resolves a config name (explore|eval) or validates an explicit config object. */

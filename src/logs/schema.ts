@@ -145,6 +145,29 @@ export const CheckpointRecord = z
   .passthrough();
 export type CheckpointRecord = z.infer<typeof CheckpointRecord>;
 
+/** One fact of a verified memory version: "in condition C, action A led to effect E", with its evidence. */
+export const VerifiedFactRecord = z.object({
+  /** Stable id (`f1`, `f2` ... in order of first verification); a fact keeps it across versions. */
+  id: z.string().min(1),
+  /** The condition C, as the verifier wrote it. */
+  condition: z.string(),
+  /** The action A. */
+  action: z.string(),
+  /** The effect E. */
+  effect: z.string(),
+  /** Evidence count: exploration episodes whose verdict stated this fact. */
+  support: z.number().int().positive(),
+  /** Those episodes, ascending. */
+  episodes: z.array(z.number().int().positive()),
+  /** Per supporting episode, the step numbers (1-based, as in the trajectory text) the verdict cited. */
+  steps: z.array(z.object({ /** The episode. */ episode: z.number().int().positive(), /** Its cited steps. */ steps: z.array(z.number().int().positive()) })),
+  /** Later verified episodes that stated another effect for the same condition and action. */
+  contradictions: z.number().int().nonnegative(),
+  /** `active`, or `disputed` after one contradiction (a second drops the fact). */
+  status: z.enum(["active", "disputed"]),
+});
+export type VerifiedFactRecord = z.infer<typeof VerifiedFactRecord>;
+
 export const MemoryRecord = z
   .object({
     ...identity,
@@ -172,16 +195,109 @@ export const MemoryRecord = z
     latency_ms: z.number().nonnegative().optional(),
     /** True when the summary was replayed from the on-disk response cache. */
     cached: z.boolean().optional(),
+    /**
+     * Verified runs: the facts of this memory version (verified.md, "Consolidation"), sorted by support;
+     * `text` is their rendering under the context budget and retain/avoid/next are empty. A version
+     * whose verdict was rejected repeats the previous version's facts (parsed = false).
+     */
+    facts: z.array(VerifiedFactRecord).optional(),
+    /** Verified runs: ids of facts dropped by this version (a second contradiction). */
+    dropped_fact_ids: z.array(z.string()).optional(),
   })
   .passthrough();
 export type MemoryRecord = z.infer<typeof MemoryRecord>;
+
+
+/** Verified runs: one curriculum decision per exploration batch (curriculum.jsonl). */
+export const CurriculumRecord = z
+  .object({
+    ...identity,
+    /** 1-based batch number (broad batches first, then one deep batch per episode). */
+    batch: z.number().int().positive(),
+    /** `broad` or `deep`. */
+    phase: z.enum(["broad", "deep"]),
+    /** The memory version the decision saw (= the first episode of the batch - 1). */
+    memory_version: z.number().int().nonnegative(),
+    /** The choice per episode of the batch, in episode order. */
+    choices: z.array(
+      z.object({
+        /** The exploration episode. */
+        episode: z.number().int().positive(),
+        /** The seed, one of the run's exploration seeds. */
+        seed: z.number().int().nonnegative(),
+        /** `explore` or one of the game's named explore variants. */
+        variant: z.string().min(1),
+      }),
+    ),
+    /** The reason text of the reply (empty when the reply was rejected). */
+    reason: z.string(),
+    /** Whether the reply parsed; when false the choices are the fallback (the next untried seeds, variant explore). */
+    parsed: z.boolean(),
+    /** Null, or why the reply was rejected. */
+    error: z.string().nullable(),
+    /** The raw reply. */
+    response: z.string(),
+    /** Prompt tokens of the curriculum call. */
+    tokens_in: z.number().nonnegative(),
+    /** Completion tokens of the curriculum call. */
+    tokens_out: z.number().nonnegative(),
+    /** Wall time of the call in ms (0 when replayed from the cache). */
+    latency_ms: z.number().nonnegative(),
+    /** True when the reply was replayed from the on-disk response cache. */
+    cached: z.boolean().optional(),
+  })
+  .passthrough();
+export type CurriculumRecord = z.infer<typeof CurriculumRecord>;
+
+/** Verified runs: the verifier's verdict on one exploration episode (verdicts.jsonl). */
+export const VerdictRecord = z
+  .object({
+    ...identity,
+    /** The exploration episode judged. */
+    episode: z.number().int().positive(),
+    /** Its seed. */
+    seed: z.number().int().nonnegative(),
+    /** Its config (`explore` or a named variant). */
+    config: z.string().min(1),
+    /** `success` / `failure` / `uncertain`; null when the reply was rejected. */
+    outcome: z.enum(["success", "failure", "uncertain"]).nullable(),
+    /** The causal facts stated (empty when rejected). */
+    facts: z.array(
+      z.object({
+        /** Condition C. */ condition: z.string(),
+        /** Action A. */ action: z.string(),
+        /** Effect E. */ effect: z.string(),
+        /** Supporting step numbers (1-based). */ steps: z.array(z.number().int().positive()),
+      }),
+    ),
+    /** Whether the reply parsed; when false the memory is kept unchanged. */
+    parsed: z.boolean(),
+    /** Null, or why the reply was rejected. */
+    error: z.string().nullable(),
+    /** The raw reply. */
+    response: z.string(),
+    /** The model that verified (the run's model, or --verifier-model). */
+    verifier_model: z.string().min(1),
+    /** Steps of the trajectory the verifier prompt kept (its tail is cut to fit the context budget). */
+    trajectory_steps_kept: z.number().int().nonnegative(),
+    /** Prompt tokens of the verifier call. */
+    tokens_in: z.number().nonnegative(),
+    /** Completion tokens of the verifier call. */
+    tokens_out: z.number().nonnegative(),
+    /** Wall time of the call in ms (0 when replayed from the cache). */
+    latency_ms: z.number().nonnegative(),
+    /** True when the reply was replayed from the on-disk response cache. */
+    cached: z.boolean().optional(),
+  })
+  .passthrough();
+export type VerdictRecord = z.infer<typeof VerdictRecord>;
 
 export const CallRecord = z
   .object({
     /** The run the call belongs to. */
     run_id: z.string().min(1),
-    /** `step` (a step's answer) | `summary` (a memory update) | `correction` (BuildSFT's corrected answer). */
-    purpose: z.enum(["step", "summary", "correction"]),
+    /** `step` (a step's answer) | `summary` (a memory update) | `correction` (BuildSFT's corrected answer) | `curriculum` / `verifier` (the verified pathway's roles). */
+    purpose: z.enum(["step", "summary", "correction", "curriculum", "verifier"]),
     /** The phase of the episode the call served; null when it served none. */
     phase: z.enum(PHASES).nullable(),
     /** The checkpoint of an evaluation call; null otherwise. */
@@ -247,6 +363,15 @@ export const SettingsRecord = z.object({
   parse_rule: z.enum(["last-answer", "strict-contract"]).optional(),
   /** The run seed the episode seeds derive from. */
   run_seed: z.number().int().nonnegative(),
+  /** Verified runs only (verified.md): the exploration schedule and the roles' model. */
+  verified: z
+    .object({
+      /** Episodes per broad batch (`--broad-batch`): they are played concurrently from one memory. */
+      broad_batch: z.number().int().positive(),
+      /** The model of the curriculum and verifier roles (`--verifier-model`); null: the run's model. */
+      verifier_model: z.string().min(1).nullable(),
+    })
+    .optional(),
   /**
    * Where the Answer/Score lines were read (`--answer-from`): `reasoning` or `both`; absent for the
    * default `content` (so runs written before the flag still resume).
@@ -421,5 +546,7 @@ export const RUN_FILES = {
   episodes: { file: "episodes.jsonl", schema: EpisodeRecord },
   checkpoints: { file: "checkpoints.jsonl", schema: CheckpointRecord },
   memory: { file: "memory.jsonl", schema: MemoryRecord },
+  curriculum: { file: "curriculum.jsonl", schema: CurriculumRecord },
+  verdicts: { file: "verdicts.jsonl", schema: VerdictRecord },
   calls: { file: "calls.jsonl", schema: CallRecord },
 } as const;

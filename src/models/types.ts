@@ -12,7 +12,7 @@ export interface ChatMessage {
 /** Who is calling, so that the cache key is exact and repeats/samples are never collapsed. */
 export interface CallIdentity {
   runId: string;
-  purpose: "step" | "summary" | "correction";
+  purpose: "step" | "summary" | "correction" | "curriculum" | "verifier";
   phase: "explore" | "eval" | null;
   checkpoint: number | null;
   episode: number | null;

@@ -9,13 +9,14 @@ import { ConfigError } from "../util/errors.js";
 import { historyPathway } from "./historyPathway.js";
 import { memoryPathway } from "./memory.js";
 import { nonePathway } from "./none.js";
+import { verifiedPathway } from "./verified.js";
 import type { ExperienceSnapshot, ExperienceState, PathwayDefinition, PathwayHost } from "./types.js";
 
 // The state type is the definition's own business; the registry holds them erased.
 type AnyPathway = PathwayDefinition<any>;
 
 /** Every experience pathway, in the order `--pathways all` and the tables use. */
-export const PATHWAYS: readonly AnyPathway[] = [nonePathway, historyPathway, memoryPathway];
+export const PATHWAYS: readonly AnyPathway[] = [nonePathway, historyPathway, memoryPathway, verifiedPathway];
 
 /** Their names. */
 export const PATHWAY_NAMES: readonly string[] = PATHWAYS.map((p) => p.name);
@@ -47,11 +48,25 @@ export function getPathway(name: string): AnyPathway {
 export function openExperience<S>(def: PathwayDefinition<S>, host: PathwayHost): ExperienceState {
   let state = def.create(host);
   const ctx = { settings: host.settings, counter: host.counter };
-  return {
+  const live: ExperienceState = {
     consolidated: () => def.consolidated(state),
     snapshot: (): ExperienceSnapshot => def.snapshot(state, ctx),
     async consolidate(x, trajectory) {
       state = await def.consolidate(host, state, x, trajectory);
     },
   };
+  const plans = def.exploration;
+  // A host without an exploration offer (a test's, a replay's) drives the pathway episode by episode.
+  if (plans && host.exploration) {
+    const offer = host.exploration;
+    live.exploration = {
+      batches: (n) => plans.batches(n, offer.broadBatch),
+      async plan(batch) {
+        const r = await plans.plan(host, state, batch);
+        state = r.state;
+        return r.episodes;
+      },
+    };
+  }
+  return live;
 }

@@ -41,6 +41,49 @@ export type RunRecordOf<K extends RunFileKind> = z.input<(typeof RUN_FILES)[K]["
 /** A record of one of the run's files, as the reader gives it. */
 export type RunRecord<K extends RunFileKind> = z.infer<(typeof RUN_FILES)[K]["schema"]>;
 
+/** An exploration batch of a pathway that plans its own exploration (verified.md, "Budget and schedule"). */
+export interface ExplorationBatch {
+  /** 1-based, in order. */
+  index: number;
+  /** `broad`: episodes played concurrently from one memory; `deep`: one episode at a time. */
+  phase: "broad" | "deep";
+  /** The exploration episode numbers of the batch, ascending and contiguous. */
+  episodes: number[];
+}
+
+/** What an exploration episode plays: one of the run's exploration seeds, and `explore` or a named explore variant. */
+export interface PlannedEpisode {
+  episode: number;
+  seed: number;
+  config: string;
+}
+
+/** What the run offers a pathway that plans its own exploration. */
+export interface ExplorationHost {
+  /** The run's exploration seeds, in order (shared by every pathway of the game). */
+  seeds: readonly number[];
+  /** `explore` first, then the game's named explore variants: rules text and how each differs from explore. */
+  configs: readonly { name: string; rules: string; differs: string }[];
+  /** Episodes per broad batch (`--broad-batch`). */
+  broadBatch: number;
+  /** The model that answers the pathway's own roles (curriculum, verifier): `--verifier-model`, else the run's. */
+  roleModel: Model;
+  /** Its name as the user wrote it (recorded on every verdict). */
+  roleModelName: string;
+}
+
+/** How a pathway that plans its own exploration drives the exploration loop (the runner's batched explorer). */
+export interface PathwayExploration<S> {
+  /** The batches of a run of `exploreEpisodes` episodes (cover 1..N once, in order). */
+  batches(exploreEpisodes: number, broadBatch: number): ExplorationBatch[];
+  /**
+   * What each episode of the batch plays, decided from the state before the batch (may call the
+   * model; a ModelCallError propagates: the run loop treats it as a failed exploration episode). On
+   * resume a decision already in the pathway's files is taken from there.
+   */
+  plan(host: PathwayHost, state: S, batch: ExplorationBatch): Promise<{ state: S; episodes: PlannedEpisode[] }>;
+}
+
 /** What a live run offers the pathway: identity, numbers, the model, its own log files. */
 export interface PathwayHost {
   runId: string;
@@ -59,6 +102,8 @@ export interface PathwayHost {
   append<K extends RunFileKind>(file: K, record: RunRecordOf<K>): void;
   /** Tokens of a pathway's own model call, for the progress display. */
   onUsage(tokensIn: number, tokensOut: number): void;
+  /** Present when the pathway plans its own exploration (its definition has `exploration`). */
+  exploration?: ExplorationHost;
 }
 
 /** A run's records as the replay reads them (whole files of one run). */
@@ -99,6 +144,11 @@ export interface PathwayDefinition<S> {
   snapshot(state: S, ctx: ReplayContext): ExperienceSnapshot;
   /** Z_k from the logs alone (replay: the exact context of any logged step). */
   rebuild(logs: PathwayLogs, k: number, ctx: ReplayContext): S;
+  /**
+   * Optional: the pathway chooses what its exploration episodes play and in which batches (verified:
+   * curriculum, broad-then-deep). Absent: episode x plays exploration seed x on `explore`, one at a time.
+   */
+  readonly exploration?: PathwayExploration<S>;
 }
 
 /** The live experience of one run: a pathway definition bound to its host and current state. */
@@ -109,6 +159,11 @@ export interface ExperienceState {
   snapshot(): ExperienceSnapshot;
   /** Consolidates exploration episode x (must be consolidated() + 1). */
   consolidate(x: number, trajectory: Trajectory): Promise<void>;
+  /** Present when the pathway plans its exploration: its batches, and the plan of one batch. */
+  exploration?: {
+    batches(exploreEpisodes: number): ExplorationBatch[];
+    plan(batch: ExplorationBatch): Promise<PlannedEpisode[]>;
+  };
 }
 
 /** Declares a pathway (keeps its state type checked inside, erased in the registry). */

@@ -29,6 +29,12 @@ export interface ProtocolSettings {
   parseRule: ParseRule;
   runSeed: number;
   /**
+   * Verified runs only (verified.md): episodes per broad batch and the model of the curriculum and
+   * verifier roles (null: the run's model). Absent for every other pathway, so their recorded
+   * protocol is unchanged.
+   */
+  verified?: { broadBatch: number; verifierModel: string | null };
+  /**
    * Where the Answer/Score lines are read (`--answer-from`): `content` (default; a reasoning field is
    * kept but never parsed, it may hold decoy lines), `reasoning`, or `both` (content, then the
    * reasoning when the content holds no action). Recorded in the manifest when not `content`.
@@ -56,7 +62,8 @@ export const DEFAULT_SETTINGS: ProtocolSettings = {
 
 /** A game config as a run uses it: the name that keys the generator, the values, the rules text. */
 export interface ResolvedConfig {
-  name: "explore" | "eval";
+  /** `explore`, `eval`, or a named explore variant. */
+  name: string;
   config: Record<string, unknown> & { maxSteps: number };
   rules: string;
 }
@@ -84,6 +91,10 @@ export interface RunContext {
   pathway: string;
   settings: ProtocolSettings;
   configs: Record<"explore" | "eval", ResolvedConfig>;
+  /** The game's named explore variants, step cap applied (played only when a pathway plans its exploration). */
+  variants: Record<string, ResolvedConfig>;
+  /** The model of a pathway's own roles (`--verifier-model`); absent: the run's model. */
+  roleModel?: { name: string; model: Model };
   exploreSeeds: number[];
   evalSeeds: number[];
   logs: RunLogs;
@@ -97,7 +108,25 @@ export interface RunContext {
 
 /** The game's config with the run's step cap applied (a game's shorter cap wins). */
 export function resolveConfig(game: Game, name: "explore" | "eval", maxSteps: number): ResolvedConfig {
-  const base = game.configs[name] as Record<string, unknown> & { maxSteps: number };
+  return capped(game, name, game.configs[name] as Record<string, unknown> & { maxSteps: number }, maxSteps);
+}
+
+function capped(game: Game, name: string, base: Record<string, unknown> & { maxSteps: number }, maxSteps: number): ResolvedConfig {
   const config = { ...structuredClone(base), maxSteps: Math.min(base.maxSteps, maxSteps) };
   return { name, config, rules: game.rules(config, name) };
+}
+
+/** The game's named explore variants, each with the run's step cap applied. */
+export function resolveVariants(game: Game, maxSteps: number): Record<string, ResolvedConfig> {
+  const out: Record<string, ResolvedConfig> = {};
+  for (const [name, c] of Object.entries(game.exploreVariants ?? {})) out[name] = capped(game, name, c as Record<string, unknown> & { maxSteps: number }, maxSteps);
+  return out;
+}
+
+/** How a variant's numbers differ from explore's ("mines 14 (explore 10)"), for the curriculum prompt. */
+export function variantDifference(explore: Record<string, unknown>, variant: Record<string, unknown>): string {
+  const keys = [...new Set([...Object.keys(explore), ...Object.keys(variant)])].sort();
+  const show = (v: unknown) => (v === undefined ? "unset" : JSON.stringify(v));
+  const diff = keys.filter((k) => JSON.stringify(explore[k]) !== JSON.stringify(variant[k])).map((k) => `${k} ${show(variant[k])} (explore ${show(explore[k])})`);
+  return diff.length > 0 ? diff.join(", ") : "the explore config";
 }

@@ -11,7 +11,7 @@ import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
 import { callSeed } from "../models/callSeed.js";
 import { redactSecrets } from "../models/secrets.js";
 import { ModelCallError, type CallIdentity, type CompletionResult } from "../models/types.js";
-import type { AnswerFrom, RunContext } from "./context.js";
+import type { AnswerFrom, ResolvedConfig, RunContext } from "./context.js";
 import { replyKind } from "./replyMonitor.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";
 
@@ -23,6 +23,8 @@ export interface EpisodeTask {
   episode: number;
   seed: number;
   experience: ExperienceSnapshot;
+  /** An exploration episode's config when its pathway chose one (a named explore variant); default by phase. */
+  config?: ResolvedConfig;
 }
 
 export interface EpisodeOutcome {
@@ -80,7 +82,8 @@ export function answerOf(result: Pick<CompletionResult, "text" | "reasoning">, f
 }
 
 export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeOutcome> {
-  const cfg = task.phase === "explore" ? run.configs.explore : run.configs.eval;
+  // Evaluation always plays the eval config: a variant is only ever an exploration episode's.
+  const cfg = task.phase === "eval" ? run.configs.eval : (task.config ?? run.configs.explore);
   const game = run.game;
   const identity = { run_id: run.runId, model: run.modelName, game: game.name, pathway: run.pathway };
   const where = { phase: task.phase, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed };

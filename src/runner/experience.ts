@@ -3,15 +3,33 @@
  * run's pathway definition bound to a host made of the run context. `snapshot()` freezes the state
  * for a checkpoint, so a checkpoint's evaluations may run while later exploration consolidates.
  */
-import type { MemoryRecord } from "../logs/schema.js";
+import type { RunFileKind } from "../logs/runDir.js";
 import { getPathway, openExperience } from "../pathways/registry.js";
-import type { ExperienceState, PathwayHost } from "../pathways/types.js";
-import type { RunContext } from "./context.js";
+import type { ExperienceState, ExplorationHost, PathwayHost } from "../pathways/types.js";
+import { variantDifference, type RunContext } from "./context.js";
 
-/** The pathway's view of a live run. `restoredMemory`: memory.jsonl's clean prefix on resume. */
-export function pathwayHost(run: RunContext, restoredMemory: readonly MemoryRecord[]): PathwayHost {
-  const restored = { memory: restoredMemory } as Record<string, readonly unknown[]>;
+/** The clean prefixes of the pathway's own files that resume kept (memory, curriculum, verdicts). */
+export type RestoredFiles = Partial<Record<RunFileKind, readonly unknown[]>>;
+
+/** What a pathway that plans its exploration is offered: seeds, explore + variants, broad batch, role model. */
+export function explorationHost(run: RunContext): ExplorationHost {
+  const explore = run.configs.explore;
+  const variants = Object.values(run.variants);
   return {
+    seeds: run.exploreSeeds,
+    configs: [
+      { name: explore.name, rules: explore.rules, differs: "the explore config" },
+      ...variants.map((v) => ({ name: v.name, rules: v.rules, differs: variantDifference(explore.config, v.config) })),
+    ],
+    broadBatch: run.settings.verified?.broadBatch ?? 5,
+    roleModel: run.roleModel?.model ?? run.model,
+    roleModelName: run.roleModel?.name ?? run.modelName,
+  };
+}
+
+/** The pathway's view of a live run. `restored`: its files' clean prefixes on resume. */
+export function pathwayHost(run: RunContext, restored: RestoredFiles): PathwayHost {
+  const host: PathwayHost = {
     runId: run.runId,
     modelName: run.modelName,
     gameName: run.game.name,
@@ -27,8 +45,10 @@ export function pathwayHost(run: RunContext, restoredMemory: readonly MemoryReco
     },
     onUsage: (tokensIn, tokensOut) => run.events.step?.(run.runId, tokensIn, tokensOut),
   };
+  if (getPathway(run.pathway).exploration) host.exploration = explorationHost(run);
+  return host;
 }
 
-export function createExperience(run: RunContext, restoredMemory: readonly MemoryRecord[]): ExperienceState {
-  return openExperience(getPathway(run.pathway), pathwayHost(run, restoredMemory));
+export function createExperience(run: RunContext, restored: RestoredFiles): ExperienceState {
+  return openExperience(getPathway(run.pathway), pathwayHost(run, restored));
 }

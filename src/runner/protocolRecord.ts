@@ -21,6 +21,8 @@ export function settingsRecord(s: ProtocolSettings): SettingsRecord {
     reward_visibility: s.rewardVisibility,
     parse_rule: s.parseRule,
     run_seed: s.runSeed,
+    // Only verified runs record it, so every other run's protocol reads as before.
+    ...(s.verified ? { verified: { broad_batch: s.verified.broadBatch, verifier_model: s.verified.verifierModel } } : {}),
     // Where answers are parsed changes what the episodes are; recorded only when not the default so
     // that runs written before the flag existed still resume.
     ...(s.answerFrom !== undefined && s.answerFrom !== "content" ? { answer_from: s.answerFrom } : {}),
@@ -44,6 +46,7 @@ export function settingsFromRecord(r: SettingsRecord, where = "config.protocol")
     // Absent before it was recorded: those runs were read by the literal contract.
     parseRule: r.parse_rule ?? "strict-contract",
     runSeed: r.run_seed,
+    ...(r.verified ? { verified: { broadBatch: r.verified.broad_batch, verifierModel: r.verified.verifier_model } } : {}),
     ...(r.answer_from !== undefined ? { answerFrom: r.answer_from } : {}),
   };
 }

@@ -4,6 +4,7 @@
  * the manifest gives the protocol numbers and the game configs, steps.jsonl the earlier turns and the
  * exploration trajectories, episodes.jsonl the end states, memory.jsonl the memory versions.
  */
+import { resolveVariants } from "./context.js";
 import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
 import type { Game } from "../games/types.js";
 import { EpisodeRecord, MemoryRecord, RunManifest, StepRecord } from "../logs/schema.js";
@@ -59,11 +60,12 @@ function replayInputs(data: RunLogData, tokenizer: TokenizerName): { logs: Pathw
 }
 
 /** The experience text of a step, rebuilt by the run's pathway from the logs ("" for a training run). */
-export function rebuildExperience(data: RunLogData, at: StepAddress, view: { rules: string; turns: EarlierTurn[]; observation: string }): string {
+export function rebuildExperience(data: RunLogData, at: StepAddress, view: { rules: string; turns: EarlierTurn[]; observation: string }, loggedVersion?: number): string {
   if (data.manifest.pathway === TRAINING_PATHWAY) return "";
   const settings = settingsFromRecord(manifestProtocol(data.manifest));
-  // Experience Z_k: explore episode x reads Z_{x-1}; checkpoint c reads Z_c.
-  const k = at.phase === "explore" ? at.episode - 1 : at.checkpoint!;
+  // Experience Z_k: explore episode x reads Z_{x-1} (or, in a verified broad batch, the version before
+  // the batch, which its steps record as memory_version); checkpoint c reads Z_c.
+  const k = at.phase === "explore" ? (loggedVersion ?? at.episode - 1) : at.checkpoint!;
   const pathway = getPathway(data.manifest.pathway);
   const { logs, counter } = replayInputs(data, settings.tokenizer);
   const ctx = { settings: { contextTokens: settings.contextTokens, maxNewTokens: settings.maxNewTokens, tokenizer: settings.tokenizer }, counter };
@@ -105,8 +107,12 @@ function turnsOf(own: readonly StepRecord[]): EarlierTurn[] {
 function messagesAt(data: RunLogData, game: Game, at: StepAddress, turns: EarlierTurn[], target: StepRecord): ChatMessage[] {
   const protocol = manifestProtocol(data.manifest);
   const configName = at.phase === "explore" ? "explore" : "eval";
-  const rules = game.rules(protocol.game_configs[configName] as never, configName);
+  // An exploration episode a pathway played on a named explore variant (verified) read that variant's rules.
+  const variant = at.phase === "explore" && target.config !== "explore" ? resolveVariants(game, protocol.max_steps)[target.config] : undefined;
+  const rules = variant ? variant.rules : game.rules(protocol.game_configs[configName] as never, configName);
   const view = { rules, turns, observation: target.observation };
-  const experience = rebuildExperience(data, at, view);
+  // A pathway that plans its exploration plays a batch from one version: its steps record which.
+  const plans = data.manifest.pathway !== TRAINING_PATHWAY && getPathway(data.manifest.pathway).exploration !== undefined;
+  const experience = rebuildExperience(data, at, view, plans ? target.memory_version : undefined);
   return buildStepMessages({ ...view, experience, rewardVisibility: protocol.reward_visibility });
 }

@@ -17,6 +17,10 @@
  *     score it lists: a record never outlives its episodes (emptying episodes.jsonl used to leave
  *     "complete" runs with 24 of 40 steps); the checkpoint is evaluated again and recorded anew;
  *   - memory.jsonl keeps the contiguous versions 0..k of done exploration episodes;
+ *   - verified runs: verdicts.jsonl keeps one verdict per exploration episode x <= k+1 that is done
+ *     (k = the last memory version kept; verdict k+1 may precede its memory version when a kill fell
+ *     between the two), curriculum.jsonl one decision per batch whose memory (version first - 1)
+ *     is kept: a decision or verdict made on lost experience is made again;
  *   - calls.jsonl is kept whole: it audits every call made (calls of a discarded attempt were made and
  *     paid for), so it may hold more calls than steps.jsonl holds steps.
  * A file is rewritten only when something is removed, atomically (temporary file, fsync, rename), so
@@ -24,7 +28,7 @@
  * each step of each done episode exactly once.
  */
 import { existsSync } from "node:fs";
-import { CheckpointRecord, EpisodeRecord, MemoryRecord, RunManifest, StepRecord } from "../logs/schema.js";
+import { CheckpointRecord, CurriculumRecord, EpisodeRecord, MemoryRecord, RunManifest, StepRecord, VerdictRecord } from "../logs/schema.js";
 import { readJsonFile, readRunFile, type RunFileLine } from "../logs/reader.js";
 import { writeFileAtomic } from "../util/atomicWrite.js";
 import { manifestPath, runFile } from "../logs/runDir.js";
@@ -43,6 +47,10 @@ export interface ResumeState {
   checkpoints: Map<number, CheckpointRecord>;
   /** Memory versions 0..k, in order. */
   memory: MemoryRecord[];
+  /** Verified runs: the kept curriculum decisions, in file order. */
+  curriculum: CurriculumRecord[];
+  /** Verified runs: the kept verdicts, in file order. */
+  verdicts: VerdictRecord[];
   manifest: RunManifest | null;
   /** Lines removed per file (for the progress line and the tests). */
   removed: Record<string, number>;
@@ -93,6 +101,8 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
     exploreSteps: new Map(),
     checkpoints: new Map(),
     memory: [],
+    curriculum: [],
+    verdicts: [],
     manifest: null,
     removed: {},
   };
@@ -177,10 +187,37 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
     keptMem.push(l);
   }
 
+  // Verified runs' own files: only what was decided on experience that is still there.
+  const lastMemory = state.memory.length - 1;
+  const verPath = runFile(dir, "verdicts");
+  const ver = readRunFile(verPath, VerdictRecord);
+  const keptVer: Line[] = [];
+  const judged = new Set<number>();
+  for (const l of ver.lines) {
+    const r = l.value;
+    if (judged.has(r.episode) || r.episode > lastMemory + 1 || !state.episodes.has(episodeSlot("explore", null, r.episode))) continue;
+    judged.add(r.episode);
+    state.verdicts.push(r);
+    keptVer.push(l);
+  }
+  const curPath = runFile(dir, "curriculum");
+  const cur = readRunFile(curPath, CurriculumRecord);
+  const keptCur: Line[] = [];
+  const decided = new Set<number>();
+  for (const l of cur.lines) {
+    const r = l.value;
+    if (decided.has(r.batch) || r.memory_version > lastMemory) continue;
+    decided.add(r.batch);
+    state.curriculum.push(r);
+    keptCur.push(l);
+  }
+
   // Steps before episodes: a kill between the two rewrites leaves records whose steps are all there.
   state.removed.steps = rewriteIfNeeded(stPath, st.lines.length, keptSt2, st.torn);
   state.removed.episodes = rewriteIfNeeded(epPath, ep.lines.length, keptEp2, ep.torn);
   state.removed.checkpoints = rewriteIfNeeded(cpPath, cp.lines.length, keptCp, cp.torn);
   if (existsSync(memPath)) state.removed.memory = rewriteIfNeeded(memPath, mem.lines.length, keptMem, mem.torn);
+  if (existsSync(verPath)) state.removed.verdicts = rewriteIfNeeded(verPath, ver.lines.length, keptVer, ver.torn);
+  if (existsSync(curPath)) state.removed.curriculum = rewriteIfNeeded(curPath, cur.lines.length, keptCur, cur.torn);
   return state;
 }

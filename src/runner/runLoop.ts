@@ -25,9 +25,10 @@ import { toCallRecord, type CallEvent, type OnCall } from "../models/callLog.js"
 import { redactSecrets } from "../models/secrets.js";
 import { ModelCallError, type Model } from "../models/types.js";
 import { TokenCounter } from "../pathways/history.js";
-import { resolveConfig, type ProtocolSettings, type RunContext, type RunEvents } from "./context.js";
+import { resolveConfig, resolveVariants, type ProtocolSettings, type RunContext, type RunEvents } from "./context.js";
 import { runEpisode, failureReason } from "./episodeRunner.js";
 import { createExperience } from "./experience.js";
+import { exploreInBatches } from "./batchedExplore.js";
 import { PATHWAYS } from "../pathways/registry.js";
 import { trajectoryFromSteps } from "../pathways/trajectory.js";
 import type { ExperienceSnapshot, ExperienceState } from "../pathways/types.js";
@@ -102,7 +103,7 @@ function writeFailedCheckpoint(run: RunContext, c: number, reason: string): Chec
 export async function runProtocol(run: RunContext, resume: ResumeState, onCheckpoint?: () => void): Promise<RunOutcome> {
   const s = run.settings;
   const checkpoints = checkpointList(s.exploreEpisodes, s.checkpointEvery);
-  const experience = createExperience(run, resume.memory);
+  const experience = createExperience(run, { memory: resume.memory, curriculum: resume.curriculum, verdicts: resume.verdicts });
   const results = new Map<number, CheckpointRecord>(resume.checkpoints);
   const pending: Promise<void>[] = [];
   const errors: unknown[] = [];
@@ -127,7 +128,9 @@ export async function runProtocol(run: RunContext, resume: ResumeState, onCheckp
   launch(0);
   let stop: { from: number; reason: string } | null = null;
   try {
-    stop = await explore(run, resume, experience, launch, () => errors.length > 0);
+    // A pathway that plans its exploration (verified) is explored in its batches; the others one by one.
+    const explorer = experience.exploration ? exploreInBatches : explore;
+    stop = await explorer(run, resume, experience, launch, () => errors.length > 0);
   } finally {
     // Even when exploration throws (a bug), no checkpoint may still be writing once we return.
     await Promise.allSettled(pending);
@@ -228,6 +231,8 @@ export interface OpenRunOptions {
   checkpoints?: number[];
   /** Record the resolved model in the manifest and check it on resume (default true; false for a training run's checkpoint list). */
   recordModel?: boolean;
+  /** The model of the pathway's own roles (verified: `--verifier-model`); absent: the run's model. */
+  roleModel?: { name: string; model: Model };
 }
 
 /** The files a run's pathway writes besides the common ones (none for a training run's checkpoint list). */
@@ -259,7 +264,7 @@ export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game
 }
 
 function contextFor(
-  o: Pick<OpenRunOptions, "entry" | "game" | "model" | "settings">,
+  o: Pick<OpenRunOptions, "entry" | "game" | "model" | "settings" | "roleModel">,
   logs: RunLogs,
   events: RunEvents,
   now: () => Date,
@@ -273,6 +278,8 @@ function contextFor(
     pathway: o.entry.pathway,
     settings: s,
     configs: { explore: resolveConfig(o.game, "explore", s.maxSteps), eval: resolveConfig(o.game, "eval", s.maxSteps) },
+    variants: resolveVariants(o.game, s.maxSteps),
+    ...(o.roleModel ? { roleModel: o.roleModel } : {}),
     exploreSeeds: exploreSeeds(s.runSeed, o.game.name, s.exploreEpisodes),
     evalSeeds: evalSeeds(s.runSeed, o.game.name, s.evalEpisodes),
     logs,
@@ -373,6 +380,13 @@ export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
   const models = new Map<string, Model>();
   const settingsOf = (e: MatrixEntry) => (typeof o.settings === "function" ? o.settings(e) : o.settings);
   for (const e of o.entries) if (!models.has(e.model)) models.set(e.model, o.createModel(e.model, router.onCall));
+  // The verified pathway's roles may be answered by another model (`--verifier-model`): one instance per name too.
+  const roleModelOf = (e: MatrixEntry): { name: string; model: Model } | undefined => {
+    const name = settingsOf(e).verified?.verifierModel;
+    if (!name) return undefined;
+    if (!models.has(name)) models.set(name, o.createModel(name, router.onCall));
+    return { name, model: models.get(name)! };
+  };
   planMatrix(o.dataDir, o.entries, settingsOf, (e) => models.get(e.model)!, o.game);
   return Promise.all(
     o.entries.map((entry) =>
@@ -382,6 +396,7 @@ export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
         game: o.game(entry.game),
         model: models.get(entry.model)!,
         settings: settingsOf(entry),
+        ...(roleModelOf(entry) ? { roleModel: roleModelOf(entry)! } : {}),
         router,
         ...(o.events ? { events: o.events } : {}),
         ...(o.invocation ? { invocation: o.invocation } : {}),

@@ -27,19 +27,21 @@ function undeclared(schema: z.ZodType, value: unknown, path: string): string[] {
 }
 
 describe("every written field is declared in src/logs/schema.ts", () => {
-  it("for none, history, memory and a training run", async () => {
+  it("for none, history, memory, verified and a training run", async () => {
     const data = mkdtempSync(join(tmpdir(), "s3gym-schema-"));
     const quiet = [vi.spyOn(process.stdout, "write").mockImplementation(() => true), vi.spyOn(process.stderr, "write").mockImplementation(() => true)];
     try {
       const common = ["--games", "trust", "--eval-episodes", "1", "--max-steps", "4", "--data", data, "--progress", "off"];
-      expect(await runCommand(["--models", "builtin:heuristic", "--pathways", "none,history,memory", "--explore-episodes", "3", "--checkpoint-every", "3", ...common])).toBe(0);
+      expect(await runCommand(["--models", "builtin:heuristic", "--pathways", "none,history,memory,verified", "--explore-episodes", "3", "--checkpoint-every", "3", ...common])).toBe(0);
+      // The learner's verdicts carry facts (chess vectors), so the fact records are checked too.
+      expect(await runCommand(["--models", "builtin:learner", "--pathways", "verified", "--explore-episodes", "3", "--checkpoint-every", "3", "--broad-batch", "2", ...common.map((a) => (a === "trust" ? "chess" : a))])).toBe(0);
       expect(await runCommand(["--pathways", "training", "--checkpoints", "builtin:random,builtin:heuristic", "--label", "ladder", ...common])).toBe(0);
     } finally {
       for (const q of quiet) q.mockRestore();
     }
     const missing = new Set<string>();
     const runs = readdirSync(runsDir(data));
-    expect(runs).toHaveLength(4);
+    expect(runs).toHaveLength(6);
     for (const r of runs) {
       const dir = join(runsDir(data), r);
       for (const p of undeclared(RunManifest, JSON.parse(readFileSync(manifestPath(dir), "utf8")), "manifest")) missing.add(p);

@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { builtinSummary } from "../../src/agent/summaryPrompt.js";
+import { isVerifierRequest } from "../../src/agent/verifierPrompt.js";
 import type { Trajectory } from "../../src/agent/trajectoryText.js";
-import type { EpisodeRecord, MemoryRecord, StepRecord } from "../../src/logs/schema.js";
+import type { EpisodeRecord, StepRecord } from "../../src/logs/schema.js";
 import type { CompletionRequest, Model } from "../../src/models/types.js";
 import { TokenCounter } from "../../src/pathways/history.js";
 import { getPathway, JUDGED_PATHWAYS, openExperience, PATHWAY_NAMES, PATHWAYS, RECORDED_PATHWAY_NAMES, UnknownPathwayError } from "../../src/pathways/registry.js";
@@ -25,10 +26,18 @@ function episode(x: number): { steps: StepRecord[]; record: EpisodeRecord } {
   return { steps, record };
 }
 
+/** A verdict stating one fact per episode (its feedback), so every verified memory version differs. */
+function fakeVerdict(r: CompletionRequest): string {
+  const user = r.messages.find((m) => m.role === "user")?.content ?? "";
+  const episode = /=== Exploration episode (\d+)/.exec(user)?.[1];
+  const feedback = /^Feedback: (.*)$/m.exec(user)?.[1];
+  return `Outcome: success\nFact: episode ${episode} | up | ${feedback} | steps 1,2`;
+}
+
 const summaryModel: Model = {
   spec: "fake",
   endpointHost: "fake",
-  complete: async (r: CompletionRequest) => ({ text: builtinSummary(r.messages), usage: { tokensIn: 1, tokensOut: 1, tokensCached: null }, latencyMs: 0, cached: false, finishReason: "stop" }),
+  complete: async (r: CompletionRequest) => ({ text: isVerifierRequest(r.messages) ? fakeVerdict(r) : builtinSummary(r.messages), usage: { tokensIn: 1, tokensOut: 1, tokensCached: null }, latencyMs: 0, cached: false, finishReason: "stop" }),
 } as unknown as Model;
 
 function host(pathway: string, written: { file: string; record: unknown }[]): PathwayHost {
@@ -50,16 +59,16 @@ function host(pathway: string, written: { file: string; record: unknown }[]): Pa
 const view = { rules: "# Snake rules", turns: [], observation: "Step 1 of 8\nnow", rewardVisibility: "hidden" as const };
 
 describe("the pathway registry", () => {
-  it("lists none, history and memory once each; history and memory are judged; training is a recorded name only", () => {
-    expect(PATHWAY_NAMES).toEqual(["none", "history", "memory"]);
+  it("lists none, history, memory and verified once each; history and memory are judged; training is a recorded name only", () => {
+    expect(PATHWAY_NAMES).toEqual(["none", "history", "memory", "verified"]);
     expect(new Set(PATHWAY_NAMES).size).toBe(PATHWAYS.length);
     expect(JUDGED_PATHWAYS).toEqual(["history", "memory"]);
-    expect(RECORDED_PATHWAY_NAMES).toEqual(["none", "history", "memory", "training"]);
+    expect(RECORDED_PATHWAY_NAMES).toEqual(["none", "history", "memory", "verified", "training"]);
   });
 
   it("names the registered pathways when asked for another", () => {
     expect(() => getPathway("verified-typo")).toThrow(UnknownPathwayError);
-    expect(() => getPathway("verified-typo")).toThrow("unknown pathway 'verified-typo': expected none, history, memory");
+    expect(() => getPathway("verified-typo")).toThrow("unknown pathway 'verified-typo': expected none, history, memory, verified");
   });
 });
 
@@ -91,11 +100,11 @@ describe.each(PATHWAY_NAMES)("pathway %s keeps the contract", (name) => {
 
     // Only declared files are written.
     expect([...new Set(written.map((w) => w.file))].every((f) => def.files.includes(f as never))).toBe(true);
-    const memory = written.filter((w) => w.file === "memory").map((w) => w.record as MemoryRecord);
+    const own = (file: string) => written.filter((w) => w.file === file).map((w) => w.record);
     const logs: PathwayLogs = {
       steps: episodes.flatMap((e) => e.steps),
       episodes: episodes.map((e) => e.record),
-      records: (file) => (file === "memory" ? memory : []) as never,
+      records: (file) => own(file) as never,
     };
     const ctx = { settings, counter: new TokenCounter("o200k") };
     for (let k = 0; k <= 3; k++) expect(def.snapshot(def.rebuild(logs, k, ctx), ctx).forStep(view).text).toBe(texts[k]);

@@ -137,7 +137,8 @@ export async function readCompleteRun(dir: string, s: ProtocolSettings, opts: { 
     expect(c.mean).toBeCloseTo(scores.reduce((a, b) => a + b, 0) / scores.length, 10);
   }
   if (r.manifest?.pathway === "memory") expect(r.memory.map((m) => m.after_episode)).toEqual(Array.from({ length: s.exploreEpisodes + 1 }, (_, i) => i));
-  const summaries = r.manifest?.pathway === "memory" ? s.exploreEpisodes : 0;
+  // The pathway's own calls: a summary per exploration episode (memory); a verdict per episode and a curriculum per batch (verified).
+  const summaries = r.manifest?.pathway === "memory" ? s.exploreEpisodes : r.manifest?.pathway === "verified" ? s.exploreEpisodes + lines(dir, "curriculum.jsonl").length : 0;
   // calls.jsonl audits every call made: after a resume it also holds the calls of discarded attempts.
   const okCalls = r.calls.filter((c) => c.error === null).length;
   if (opts.resumed) expect(okCalls).toBeGreaterThanOrEqual(r.steps.length + summaries);

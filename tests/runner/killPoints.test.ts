@@ -6,7 +6,8 @@
  * manifest temp file. The rerun must give the reference's records exactly: each step once, the same
  * experience at every step (the model's answers carry a hash of their whole prompt, so a checkpoint
  * re-run with the wrong history or memory version shows up in the records), for none, history,
- * memory and a training checkpoint list.
+ * memory, verified (curriculum decisions, verdicts, fact memories, broad batches) and a training
+ * checkpoint list.
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -44,7 +45,7 @@ class PromptHashing implements Model {
 }
 const make = factory((_n, m) => new PromptHashing(m));
 
-const FILES = ["steps.jsonl", "episodes.jsonl", "checkpoints.jsonl", "memory.jsonl"];
+const FILES = ["steps.jsonl", "episodes.jsonl", "checkpoints.jsonl", "memory.jsonl", "curriculum.jsonl", "verdicts.jsonl"];
 const VOLATILE = ["latency_ms", "cached", "started_at", "ended_at"];
 
 /** Every record of every run, timing aside, sorted: what must survive any kill. */
@@ -117,6 +118,12 @@ describe("a kill after any line, then a rerun, gives the uninterrupted run's rec
     const entries = buildMatrix(["builtin:heuristic"], [game], ["none", "history", "memory"], 0);
     await everyKillPoint((data) => runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: make }), entries.map((e) => e.runId), 9);
   }, 60_000);
+
+  it("verified: a kill inside a broad batch, between a verdict and its memory version, or before a curriculum decision", async () => {
+    const settings = small({ exploreEpisodes: 5, checkpointEvery: 2, evalEpisodes: 1, maxSteps: 3, verified: { broadBatch: 2, verifierModel: null } });
+    const entries = buildMatrix(["builtin:learner"], ["chess"], ["verified"], 0);
+    await everyKillPoint((data) => runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: make }), entries.map((e) => e.runId), 5);
+  }, 120_000);
 
   it("a training checkpoint list", async () => {
     const settings = small({ evalEpisodes: 2, maxSteps: 3 });

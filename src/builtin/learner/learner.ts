@@ -25,6 +25,8 @@ import { loadCheckpoint, type LearnerCheckpoint } from "./checkpoint.js";
 import { chooseTactic } from "./choose.js";
 import { experienceOf, mergeVectors, parseEpisodeBlocks, parseMemoryText, round3, statsFromEpisodes, type SeenEpisode, type TacticStats, type Vectors } from "./experienceText.js";
 import { learnerSummary } from "./summary.js";
+import { learnerRoleAnswer } from "./roles/index.js";
+import { readVerifiedFacts } from "./roles/memory.js";
 
 /** The generator of one purpose of one call: from the call's seed, or (no seed: a bare HTTP request) from the prompt. */
 function callRng(purpose: string, seed: number | undefined, messages: readonly ChatMessage[]): Rng {
@@ -38,8 +40,11 @@ export function readExperience(experience: string, learn: TacticSet["learn"]): {
   const { blocks, rest } = splitBlocks(experience);
   const parsed = blocks.map((b) => parsedBlock(b, learn));
   const memory = parseMemoryText(rest);
+  // A verified memory's facts (roles/memory.ts) count like a summary's statistics.
+  const verified = readVerifiedFacts(rest);
+  for (const [t, v] of verified.stats) if (!memory.stats.has(t)) memory.stats.set(t, v);
   const stats = statsFromEpisodes(parsed.map((p) => p.episode), memory.stats);
-  return { stats, vectors: mergeVectors(memory.vectors, ...parsed.map((p) => p.vectors)) };
+  return { stats, vectors: mergeVectors(memory.vectors, verified.vectors, ...parsed.map((p) => p.vectors)) };
 }
 
 const HEADER_START = "=== Exploration episode ";
@@ -95,6 +100,9 @@ export interface LearnerAnswer {
  */
 export function answerLearner(messages: readonly ChatMessage[], options: LearnerOptions, seed?: number): string | null {
   if (isSummaryRequest(messages)) return learnerSummary(messages);
+  // The verified pathway's curriculum and verifier roles (roles/): answered before the step path.
+  const role = learnerRoleAnswer(messages);
+  if (role !== null) return role;
   return learnerStep(messages, options, seed)?.text ?? null;
 }
 

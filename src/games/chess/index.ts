@@ -1,12 +1,13 @@
 import { makeGame } from "../envelope.js";
 import { heuristic, random } from "./policies.js";
 import { facts, parseObservation, render, type ChessFacts } from "./render.js";
-import { actionGrammar, apply, configSchema, configs, init, innerSchema, legalActions, rulesBody, score, type ChessConfig, type ChessInner } from "./rules.js";
+import { actionGrammar, apply, configSchema, configs, exploreVariants, init, innerSchema, legalActions, rulesBody, score, type ChessConfig, type ChessInner } from "./rules.js";
 
 export const game = makeGame<ChessInner, ChessConfig, ChessFacts>({
   name: "chess",
   summary: "Rule induction: capture static targets with pieces whose moves you must discover.",
   configs,
+  exploreVariants,
   configSchema,
   innerSchema,
   actionGrammar,

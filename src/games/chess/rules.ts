@@ -97,6 +97,16 @@ export const configs: Record<"explore" | "eval", ChessConfig> = {
   eval: { size: 15, pieces: { R: 0, A: 2, B: 2 }, targets: 5, reach: 64, maxSteps: 64 },
 };
 
+/**
+ * Named explore variants (verified.md): what a curriculum may choose for an exploration episode
+ * besides `explore`. Evaluation never plays them; their rules text states them (more targets; a
+ * bigger board with a longer reach).
+ */
+export const exploreVariants: Record<string, ChessConfig> = {
+  "more-targets": { ...configs.explore, pieces: { ...configs.explore.pieces }, targets: 5 },
+  "wide-board": { ...configs.explore, pieces: { ...configs.explore.pieces }, size: 10, reach: 5 },
+};
+
 const coord = z.number().int().min(0).max(MAX_SIZE - 1);
 
 export const innerSchema = z.object({

@@ -32,6 +32,15 @@ export const configs: Record<"explore" | "eval", MinesweeperConfig> = {
   eval: { rows: 10, cols: 10, mines: 16, lives: 1, start: "first-click", maxSteps: 64 },
 };
 
+/**
+ * Named explore variants (verified.md): what a curriculum may choose for an exploration episode
+ * besides `explore`. Evaluation never plays them; their rules text states them.
+ */
+export const exploreVariants: Record<string, MinesweeperConfig> = {
+  "more-mines": { ...configs.explore, mines: 14 },
+  "one-life": { ...configs.explore, lives: 1 },
+};
+
 const boolGrid = z.array(z.array(z.boolean()));
 export const innerSchema = z.object({
   /** Where the mines are (hidden from the player). */

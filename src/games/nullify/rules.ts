@@ -54,6 +54,16 @@ export const configs: Record<"explore" | "eval", NullifyConfig> = {
   eval: { minGenSteps: 6, maxGenSteps: 10, maxOperand: 10, unaryOperators: [...UNARY_OPERATORS], maxSteps: 64 },
 };
 
+/**
+ * Named explore variants (verified.md): what a curriculum may choose for an exploration episode
+ * besides `explore`. Evaluation never plays them; their rules text states them (longer puzzles;
+ * the unary operators of eval).
+ */
+export const exploreVariants: Record<string, NullifyConfig> = {
+  longer: { ...configs.explore, unaryOperators: [...configs.explore.unaryOperators], minGenSteps: 5, maxGenSteps: 7 },
+  unary: { ...configs.explore, unaryOperators: [...UNARY_OPERATORS] },
+};
+
 const finite = z.number().finite();
 const nonZeroInt = z.number().int().refine((v) => v !== 0, { message: "operand must be non-zero" });
 export const unitSchema: z.ZodType<Unit> = z.discriminatedUnion("kind", [

@@ -96,6 +96,16 @@ export const configs: Record<"explore" | "eval", PvzConfig> = {
   eval: configSchema.parse({ ...structuredClone(common), rows: 5, cols: 6, spawnEvery: 5, waveGrowthEvery: 10, hpBonus: 4, showZombieHp: false }),
 };
 
+/**
+ * Named explore variants (verified.md): what a curriculum may choose for an exploration episode
+ * besides `explore`. Evaluation never plays them; their rules text states them (a wider lawn with
+ * eval's five rows; faster waves).
+ */
+export const exploreVariants: Record<string, PvzConfig> = {
+  "five-rows": configSchema.parse({ ...structuredClone(configs.explore), rows: 5 }),
+  "fast-waves": configSchema.parse({ ...structuredClone(configs.explore), spawnEvery: 4, waveGrowthEvery: 8 }),
+};
+
 const plantSchema = z.strictObject({ type: z.enum(LAWN_PLANTS), hp: positive });
 export type Plant = z.infer<typeof plantSchema>;
 const zombieSchema = z.strictObject({ type: z.enum(ZOMBIE_LETTERS), row: count, col: count, hp: positive });

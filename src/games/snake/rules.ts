@@ -32,6 +32,15 @@ export const configs: Record<"explore" | "eval", SnakeConfig> = {
   eval: { rows: 10, cols: 10, apples: 3, onCollision: "end", onInvalid: "end", maxSteps: 64 },
 };
 
+/**
+ * Named explore variants (verified.md): what a curriculum may choose for an exploration episode
+ * besides `explore`. Evaluation never plays them; their rules text states them.
+ */
+export const exploreVariants: Record<string, SnakeConfig> = {
+  "more-apples": { ...configs.explore, apples: 5 },
+  "big-board": { ...configs.explore, rows: 10, cols: 10 },
+};
+
 export const DIRECTIONS = ["UP", "DOWN", "LEFT", "RIGHT"] as const;
 export type Direction = (typeof DIRECTIONS)[number];
 export const DELTA: Record<Direction, [number, number]> = { UP: [-1, 0], DOWN: [1, 0], LEFT: [0, -1], RIGHT: [0, 1] };

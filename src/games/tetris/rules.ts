@@ -67,6 +67,15 @@ export const configs: Record<"explore" | "eval", TetrisConfig> = {
   eval: { width: 8, height: 8, maxSteps: 64 },
 };
 
+/**
+ * Named explore variants (verified.md): what a curriculum may choose for an exploration episode
+ * besides `explore`. Evaluation never plays them; their rules text states them.
+ */
+export const exploreVariants: Record<string, TetrisConfig> = {
+  narrow: { ...configs.explore, width: 8 },
+  low: { ...configs.explore, height: 8 },
+};
+
 const pieceSchema = z.enum(PIECES);
 
 export const innerSchema = z.object({

@@ -85,6 +85,16 @@ export const configs: Record<"explore" | "eval", TrustConfig> = {
   eval: { rounds: 5, movesPerRound: 8, opponents: [...OPPONENT_TYPES], maxSteps: 64 },
 };
 
+/**
+ * Named explore variants (verified.md): what a curriculum may choose for an exploration episode
+ * besides `explore`. Evaluation never plays them; their rules text states them (the round lengths;
+ * the opponent pool stays unnamed, as in every trust rules text).
+ */
+export const exploreVariants: Record<string, TrustConfig> = {
+  "short-rounds": { ...configs.explore, opponents: [...configs.explore.opponents], rounds: 8, movesPerRound: 4 },
+  "long-rounds": { ...configs.explore, opponents: [...configs.explore.opponents], rounds: 3, movesPerRound: 12 },
+};
+
 const moveSchema = z.enum(MOVES);
 
 export const innerSchema = z.object({
