@@ -37,7 +37,7 @@ export const RUN_USAGE = [
   "  [--context-tokens 100000] [--max-new-tokens 14000] [--tokenizer o200k|cl100k] [--run-seed 0]",
   "  [--concurrency 8] [--shard i/n] [--base-url URL] [--api-key-env NAME] [--models-file F]",
   "  [--max-retries 5] [--timeout-ms 600000] [--no-cache] [--reward-visibility hidden|visible] [--strict-contract]",
-  "  [--progress auto|bar|lines|off] [--answer-from content|reasoning|both] [--max-bad-replies 50%]",
+  "  [--progress auto|bar|lines|off] [--answer-from content|reasoning|both] [--max-bad-replies 50%] [--history-cut anchored|per-step]",
   "  [--max-tokens-param auto|max_tokens|max_completion_tokens] [--drop-params seed,top_p,temperature]",
   "  [--no-preflight] [--broad-batch 5] [--verifier-model M]   (the last two: --pathways verified only)",
   "  [--estimate]: play the matrix in process with builtin:heuristic (no endpoint called) and print calls, tokens,",
