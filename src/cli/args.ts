@@ -25,6 +25,25 @@ export class HelpRequested extends Error {
   override name = "HelpRequested";
 }
 
+/**
+ * `--flag -5` as `--flag=-5` for string-valued flags: node's parseArgs refuses a value that starts
+ * with a dash ("argument is ambiguous"), which hid the real message (the flag's range) from whoever
+ * typed a negative number. Only values that read as numbers are joined; `--flag -x` stays an error.
+ */
+export function joinNegativeNumbers(argv: readonly string[], options: Record<string, { type: string }>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = argv[i + 1];
+    const name = a.startsWith("--") && !a.includes("=") ? a.slice(2) : null;
+    if (name !== null && options[name]?.type === "string" && next !== undefined && /^-(\d|\.\d|Infinity)/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
 /** node:util parseArgs in strict mode, with its errors turned into UsageError. */
 export function parseFlags<T extends FlagSpec>(argv: string[], options: T, usage: string): { values: FlagValues<T> } {
   return { values: strictParse(argv, options, usage, false).values };
@@ -38,23 +57,43 @@ export function parseFlagsAndPositionals<T extends FlagSpec>(argv: string[], opt
 function strictParse<T extends FlagSpec>(argv: string[], options: T, usage: string, allowPositionals: boolean): { values: FlagValues<T>; positionals: string[] } {
   if (argv.includes("--help") || argv.includes("-h")) throw new HelpRequested(`usage: ${usage}`);
   try {
-    const { values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals });
+    const { values, positionals } = parseArgs({ args: joinNegativeNumbers(argv, options), options, strict: true, allowPositionals });
     return { values: values as FlagValues<T>, positionals };
   } catch (e) {
     throw new UsageError(`${(e as Error).message.split("\n")[0]}\nusage: ${usage}`);
   }
 }
 
-/** A non-negative integer flag value, or a UsageError naming the flag. */
-export function nonNegativeInt(flag: string, value: string | undefined, fallback?: number): number {
+/** An inclusive integer range a flag accepts. */
+export interface IntRange {
+  min: number;
+  max: number;
+}
+
+/**
+ * An integer flag value inside `range`, or a UsageError naming the flag and the range. Every
+ * numeric flag has an upper bound: `--timeout-ms 9999999999` used to be clamped by Node to 1 ms
+ * (every call timed out) and `--explore-episodes 100000000` ran V8 out of memory.
+ */
+export function intFlag(flag: string, value: string | undefined, fallback: number | undefined, range: IntRange): number {
   if (value === undefined) {
-    if (fallback === undefined) throw new UsageError(`--${flag} is required`);
+    if (fallback === undefined) throw new UsageError(`--${flag} is required (an integer in ${range.min}..${range.max})`);
     return fallback;
   }
-  if (!/^\d+$/.test(value.trim())) throw new UsageError(`--${flag} must be a non-negative integer, got '${value}'`);
-  const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw new UsageError(`--${flag} is too large: ${value}`);
+  const t = value.trim();
+  const n = Number(t);
+  if (!/^-?\d+$/.test(t) || (n < 0 && range.min >= 0)) {
+    const kind = range.min >= 0 ? "a non-negative integer" : "an integer";
+    throw new UsageError(`--${flag} must be ${kind} in ${range.min}..${range.max}, got '${value}'`);
+  }
+  if (n < range.min) throw new UsageError(`--${flag} must be at least ${range.min} (range ${range.min}..${range.max}), got ${t}`);
+  if (n > range.max) throw new UsageError(`--${flag} must be at most ${range.max} (range ${range.min}..${range.max}), got ${t}`);
   return n;
+}
+
+/** A non-negative integer flag value (at most `max`), or a UsageError naming the flag and the range. */
+export function nonNegativeInt(flag: string, value: string | undefined, fallback?: number, max: number = Number.MAX_SAFE_INTEGER): number {
+  return intFlag(flag, value, fallback, { min: 0, max });
 }
 
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
@@ -62,7 +101,7 @@ const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
 /** A finite number flag (may be negative or fractional). */
 export function numberFlag(flag: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!NUMBER.test(value.trim())) throw new UsageError(`--${flag} must be a number, got '${value}'`);
+  if (!NUMBER.test(value.trim()) || !Number.isFinite(Number(value))) throw new UsageError(`--${flag} must be a number, got '${value}'`);
   return Number(value);
 }
 

@@ -17,7 +17,7 @@ import { RECORDED_PATHWAY_NAMES } from "../pathways/registry.js";
 import { findRunDirs, formatCounts } from "../training/buildSft.js";
 import { writeSftFiles } from "../training/sftFiles.js";
 import { exitCodeOf, HelpRequested, parseFlags, UsageError } from "./args.js";
-import { atLeast, ENDPOINT_FLAGS, modelContextFromFlags, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
+import { ENDPOINT_FLAGS, modelContextFromFlags, rangedFlag, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
 import { manifestPath } from "../logs/runDir.js";
 
 export const BUILD_SFT_USAGE = [
@@ -117,7 +117,7 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
       maskEarlierAnswers,
       correctModel,
       ...(make ? { createModel: make } : {}),
-      concurrency: atLeast("concurrency", v.concurrency, 8, 1),
+      concurrency: rangedFlag("concurrency", v.concurrency, 8),
       calls,
       onWarning: (w) => stderr.write(`warning: ${w}\n`),
     });

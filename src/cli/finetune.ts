@@ -33,7 +33,7 @@ export async function finetuneCommand(argv: string[]): Promise<number> {
   );
   if (!values.train) throw new UsageError(`--train is required\nusage: ${USAGE}`);
   if (!values.model) throw new UsageError(`--model is required (the base model id, e.g. gpt-4o-mini-2024-07-18)\nusage: ${USAGE}`);
-  const epochs = values.epochs === undefined ? undefined : nonNegativeInt("epochs", values.epochs);
+  const epochs = values.epochs === undefined ? undefined : nonNegativeInt("epochs", values.epochs, undefined, 1000);
   if (epochs === 0) throw new UsageError("--epochs must be at least 1");
   const backend = values.backend ?? "openai";
   if (backend !== "openai" && backend !== "builtin") throw new UsageError(`--backend must be openai or builtin, got '${backend}'`);
@@ -51,8 +51,8 @@ export async function finetuneCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${r.spec}\n`);
     return 0;
   }
-  const pollSeconds = nonNegativeInt("poll-seconds", values["poll-seconds"], 10);
-  const maxWaitMinutes = nonNegativeInt("max-wait-minutes", values["max-wait-minutes"], 720);
+  const pollSeconds = nonNegativeInt("poll-seconds", values["poll-seconds"], 10, 86_400);
+  const maxWaitMinutes = nonNegativeInt("max-wait-minutes", values["max-wait-minutes"], 720, 43_200);
 
   let report;
   try {

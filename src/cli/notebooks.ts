@@ -53,9 +53,9 @@ function parse(argv: string[]): Args {
   for (const flag of ["data", "out", "compare"] as const) {
     if (v[flag] !== undefined && v[flag]!.trim() === "") throw new UsageError(`--${flag} is empty: expected a directory`);
   }
-  const jobs = nonNegativeInt("jobs", v.jobs, 2);
+  const jobs = nonNegativeInt("jobs", v.jobs, 2, 256);
   if (jobs < 1) throw new UsageError("--jobs must be at least 1");
-  const timeoutS = nonNegativeInt("timeout", v.timeout, NOTEBOOK_TIMEOUT_S);
+  const timeoutS = nonNegativeInt("timeout", v.timeout, NOTEBOOK_TIMEOUT_S, 86_400);
   if (timeoutS < 1) throw new UsageError("--timeout must be at least 1 second");
   return {
     engine: oneOf("engine", v.engine, ENGINE_NAMES, "node"),

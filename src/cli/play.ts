@@ -34,7 +34,7 @@ export async function playCommand(argv: string[]): Promise<number> {
   );
   const gameName = oneOf("game", values.game, GAME_NAMES);
   const config = oneOf("config", values.config, CONFIG_NAMES);
-  const seed = nonNegativeInt("seed", values.seed);
+  const seed = nonNegativeInt("seed", values.seed, undefined, 4_294_967_295);
   const policies = [...POLICY_NAMES, "human"] as const;
   if (values.actions !== undefined && values.policy !== undefined) throw new UsageError("give either --policy or --actions, not both");
   const policy = oneOf("policy", values.policy, policies, "heuristic");

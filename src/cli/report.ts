@@ -7,6 +7,7 @@
  * Exit codes: 0 done; 1 the data could not be analysed (invalid log line, no runs); 2 bad arguments.
  */
 import { parseArgs } from "node:util";
+import { joinNegativeNumbers } from "./args.js";
 import { DEFAULT_B } from "../analysis/bootstrap.js";
 import { filterModels, loadDataset, type Dataset } from "../analysis/dataset.js";
 import { buildReport } from "../analysis/report.js";
@@ -46,11 +47,10 @@ interface ReportArgs {
   requireComplete: boolean;
 }
 
-function parseIntFlag(flag: string, raw: string | undefined, dflt: number, min: number): number {
+function parseIntFlag(flag: string, raw: string | undefined, dflt: number, min: number, max: number): number {
   if (raw === undefined) return dflt;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
-    throw new UsageError(`${flag} must be an integer >= ${min} (got '${raw}')`);
-  }
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) throw new UsageError(`${flag} must be an integer >= ${min} (got '${raw}'), at most ${max}`);
+  if (Number(raw) > max) throw new UsageError(`${flag} must be at most ${max} (got '${raw}'), at least ${min}`);
   return Number(raw);
 }
 
@@ -58,7 +58,7 @@ function parseIntFlag(flag: string, raw: string | undefined, dflt: number, min: 
 function parseReportArgs(argv: string[]): ReportArgs | "help" {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
+    parsed = parseArgs({ args: joinNegativeNumbers(argv, OPTIONS), options: OPTIONS, strict: true, allowPositionals: false });
   } catch (e) {
     const err = e as Error & { code?: string };
     const m = /'([^']+)'/.exec(err.message);
@@ -79,8 +79,8 @@ function parseReportArgs(argv: string[]): ReportArgs | "help" {
   return {
     data,
     out: v.out,
-    B: parseIntFlag("--bootstrap", v.bootstrap, DEFAULT_B, 1),
-    seed: parseIntFlag("--seed", v.seed, 0, 0),
+    B: parseIntFlag("--bootstrap", v.bootstrap, DEFAULT_B, 1, 1_000_000),
+    seed: parseIntFlag("--seed", v.seed, 0, 0, 4_294_967_295),
     models,
     requireComplete: v["require-complete"] ?? false,
   };

@@ -144,7 +144,7 @@ interface Args {
 function parse(argv: string[]): Args {
   const { values: v } = parseFlags(argv, FLAGS, REPRODUCE_USAGE);
   const quick = v.quick === true;
-  const jobs = nonNegativeInt("jobs", v.jobs, Math.max(1, Math.min(2, availableParallelism())));
+  const jobs = nonNegativeInt("jobs", v.jobs, Math.max(1, Math.min(2, availableParallelism())), 256);
   if (jobs < 1) throw new UsageError("--jobs must be at least 1");
   for (const flag of ["data", "out"] as const) {
     if (v[flag] !== undefined && v[flag]!.trim() === "") throw new UsageError(`--${flag} is empty: expected a directory`);

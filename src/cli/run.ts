@@ -27,7 +27,7 @@ import { ESTIMATE_POLICY, estimateMatrix } from "../runner/estimate.js";
 import { formatEstimate } from "./estimateTable.js";
 import { exitCodeOf, HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
-import { atLeast, ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags } from "./sharedFlags.js";
+import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, rangedFlag, resolveGames, settingsFromFlags } from "./sharedFlags.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
 
 export const RUN_USAGE = [
@@ -177,7 +177,7 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     throw new UsageError("--broad-batch and --verifier-model are only used with --pathways verified (add 'verified' to --pathways, or drop them)");
   }
   if (v["verifier-model"] !== undefined && v["verifier-model"].trim() === "") throw new UsageError("--verifier-model is empty: name a model spec (e.g. builtin:learner), or drop it to use the run's model");
-  const verified = wantsVerified ? { broadBatch: atLeast("broad-batch", v["broad-batch"], DEFAULT_BROAD_BATCH, 1), verifierModel: v["verifier-model"]?.trim() ?? null } : null;
+  const verified = wantsVerified ? { broadBatch: rangedFlag("broad-batch", v["broad-batch"], DEFAULT_BROAD_BATCH), verifierModel: v["verifier-model"]?.trim() ?? null } : null;
   return {
     verified,
     models,

@@ -5,6 +5,7 @@
  * SIGINT/SIGTERM. Bad values stop it before it starts, with one line naming the flag (exit 2).
  */
 import { parseArgs } from "node:util";
+import { joinNegativeNumbers } from "./args.js";
 import { TEXT_POLICY_NAMES } from "../games/policies.js";
 import { parseLearnerName } from "../models/modelSpec.js";
 import { DEFAULT_CACHE_TOKENS, PREFIX_BLOCK_TOKENS } from "../models/prefixCache.js";
@@ -24,6 +25,18 @@ const defaultIo: ServeIo = { out: (l) => process.stdout.write(`${l}\n`), err: (l
 
 class UsageError extends Error {}
 
+const SERVE_OPTIONS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  policy: { type: "string" },
+  "latency-ms": { type: "string" },
+  "fault-rate": { type: "string" },
+  faults: { type: "string" },
+  seed: { type: "string" },
+  "prefix-cache": { type: "boolean" },
+  "cache-tokens": { type: "string" },
+} as const;
+
 function intFlag(name: string, v: string | undefined, fallback: number, min: number, max: number): number {
   if (v === undefined) return fallback;
   const n = Number(v);
@@ -36,20 +49,10 @@ export function parseServeArgs(argv: string[]): ServerOptions & { port: number; 
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: joinNegativeNumbers(argv, SERVE_OPTIONS),
       strict: true,
       allowPositionals: false,
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        policy: { type: "string" },
-        "latency-ms": { type: "string" },
-        "fault-rate": { type: "string" },
-        faults: { type: "string" },
-        seed: { type: "string" },
-        "prefix-cache": { type: "boolean" },
-        "cache-tokens": { type: "string" },
-      },
+      options: SERVE_OPTIONS,
     }));
   } catch (e) {
     throw new UsageError(`${(e as Error).message.split("\n")[0]}; ${SERVE_USAGE}`);

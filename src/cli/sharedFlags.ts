@@ -11,9 +11,10 @@ import { TOKENIZERS } from "../models/tokens.js";
 import { HISTORY_CUTS } from "../pathways/history.js";
 import { ANSWER_FROM, DEFAULT_SETTINGS, type ProtocolSettings } from "../runner/context.js";
 import { DEFAULT_MAX_BAD_REPLIES } from "../runner/replyMonitor.js";
+import { MAX_TIMER_MS } from "../models/deadline.js";
 import { LOW_SCORE_MODES, type LowScoreMode } from "../training/buildSft.js";
 import { SFT_FORMATS, type SftFormat } from "../training/sftFormat.js";
-import { nonNegativeInt, numberFlag, oneOf, UsageError } from "./args.js";
+import { intFlag, numberFlag, oneOf, UsageError, type IntRange } from "./args.js";
 
 /** Protocol numbers (`--checkpoint-every` only where a protocol loop runs: `s3gym run`). */
 export const PROTOCOL_FLAGS = {
@@ -69,10 +70,31 @@ export function sftFromFlags(v: Partial<Record<"threshold" | "low-score" | "corr
   return { threshold, lowScore, format, correctModel: v["correct-model"] ?? null, maskEarlierAnswers: !v["train-all-turns"] };
 }
 
-export function atLeast(flag: string, value: string | undefined, fallback: number, min: number): number {
-  const n = nonNegativeInt(flag, value, fallback);
-  if (n < min) throw new UsageError(`--${flag} must be at least ${min}, got ${n}`);
-  return n;
+/**
+ * The range of every numeric flag shared by run, train-loop and build-sft. The upper bounds are far
+ * beyond any real protocol (the paper: 30 exploration episodes, 3 evaluation episodes, 64 steps) and
+ * low enough that a typo fails with its range instead of exhausting memory or Node's timer limit.
+ */
+export const FLAG_RANGES = {
+  "explore-episodes": { min: 0, max: 10_000 },
+  "checkpoint-every": { min: 1, max: 10_000 },
+  "eval-episodes": { min: 1, max: 10_000 },
+  "max-steps": { min: 1, max: 100_000 },
+  "context-tokens": { min: 1, max: 100_000_000 },
+  "max-new-tokens": { min: 1, max: 100_000_000 },
+  "run-seed": { min: 0, max: 4_294_967_295 },
+  concurrency: { min: 1, max: 10_000 },
+  "max-retries": { min: 0, max: 100 },
+  /** Exploration episodes per verified batch (`--pathways verified`). */
+  "broad-batch": { min: 1, max: 10_000 },
+  /** Node's timers hold at most 2^31-1 ms; a larger delay is clamped to 1 ms. */
+  "timeout-ms": { min: 1, max: MAX_TIMER_MS },
+} as const satisfies Record<string, IntRange>;
+type RangedFlag = keyof typeof FLAG_RANGES;
+
+/** A shared numeric flag, checked against its FLAG_RANGES entry. */
+export function rangedFlag(flag: RangedFlag, value: string | undefined, fallback: number): number {
+  return intFlag(flag, value, fallback, FLAG_RANGES[flag]);
 }
 
 /** Games named on --games; a game that is still a placeholder in this build is a config error. */
@@ -111,15 +133,15 @@ export function settingsFromFlags(
   },
 ): ProtocolSettings {
   const settings: ProtocolSettings = {
-    exploreEpisodes: nonNegativeInt("explore-episodes", v["explore-episodes"], DEFAULT_SETTINGS.exploreEpisodes),
-    checkpointEvery: atLeast("checkpoint-every", v["checkpoint-every"], DEFAULT_SETTINGS.checkpointEvery, 1),
-    evalEpisodes: atLeast("eval-episodes", v["eval-episodes"], DEFAULT_SETTINGS.evalEpisodes, 1),
-    maxSteps: atLeast("max-steps", v["max-steps"], DEFAULT_SETTINGS.maxSteps, 1),
-    contextTokens: atLeast("context-tokens", v["context-tokens"], DEFAULT_SETTINGS.contextTokens, 1),
-    maxNewTokens: atLeast("max-new-tokens", v["max-new-tokens"], DEFAULT_SETTINGS.maxNewTokens, 1),
+    exploreEpisodes: rangedFlag("explore-episodes", v["explore-episodes"], DEFAULT_SETTINGS.exploreEpisodes),
+    checkpointEvery: rangedFlag("checkpoint-every", v["checkpoint-every"], DEFAULT_SETTINGS.checkpointEvery),
+    evalEpisodes: rangedFlag("eval-episodes", v["eval-episodes"], DEFAULT_SETTINGS.evalEpisodes),
+    maxSteps: rangedFlag("max-steps", v["max-steps"], DEFAULT_SETTINGS.maxSteps),
+    contextTokens: rangedFlag("context-tokens", v["context-tokens"], DEFAULT_SETTINGS.contextTokens),
+    maxNewTokens: rangedFlag("max-new-tokens", v["max-new-tokens"], DEFAULT_SETTINGS.maxNewTokens),
     tokenizer: oneOf("tokenizer", v.tokenizer, TOKENIZERS, DEFAULT_SETTINGS.tokenizer),
     rewardVisibility: oneOf("reward-visibility", v["reward-visibility"], ["hidden", "visible"] as const, "hidden"),
-    runSeed: nonNegativeInt("run-seed", v["run-seed"], DEFAULT_SETTINGS.runSeed),
+    runSeed: rangedFlag("run-seed", v["run-seed"], DEFAULT_SETTINGS.runSeed),
     answerFrom: oneOf("answer-from", v["answer-from"], ANSWER_FROM, "content"),
     maxBadReplies: badReplyShare(v["max-bad-replies"]),
     parseRule: v["strict-contract"] === true ? "strict-contract" : DEFAULT_SETTINGS.parseRule,
@@ -137,9 +159,9 @@ export function modelContextFromFlags(
   env: Record<string, string | undefined>,
 ): Partial<ModelContext> {
   const ctx: Partial<ModelContext> = {
-    concurrency: atLeast("concurrency", v.concurrency, 8, 1),
-    maxRetries: nonNegativeInt("max-retries", v["max-retries"], 5),
-    timeoutMs: atLeast("timeout-ms", v["timeout-ms"], 600_000, 1),
+    concurrency: rangedFlag("concurrency", v.concurrency, 8),
+    maxRetries: rangedFlag("max-retries", v["max-retries"], 5),
+    timeoutMs: rangedFlag("timeout-ms", v["timeout-ms"], 600_000),
     env,
   };
   if (v["base-url"] !== undefined) ctx.baseUrl = v["base-url"];

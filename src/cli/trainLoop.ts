@@ -63,7 +63,7 @@ export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {})
     if (v.model === undefined || v.model.trim() === "") throw new UsageError("--model is required: the base model M0 (epoch 0 and round 1's explorer)");
     const games = resolveGames(v.games);
     if (v.rounds === undefined) throw new UsageError("--rounds is required: how many explore -> build-sft -> train -> evaluate rounds");
-    const rounds = nonNegativeInt("rounds", v.rounds);
+    const rounds = nonNegativeInt("rounds", v.rounds, undefined, 1000);
     if (rounds < 1) throw new UsageError("--rounds must be at least 1");
     if (v.trainer !== undefined && v.trainer !== "builtin") throw new UsageError(`--trainer must be 'builtin' (the offline fine-tune of builtin:learner), got '${v.trainer}'`);
     if (v.trainer !== undefined && v["trainer-cmd"] !== undefined) throw new UsageError("give either --trainer builtin or --trainer-cmd, not both");

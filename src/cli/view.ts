@@ -88,10 +88,10 @@ export async function viewCommand(argv: string[]): Promise<number> {
   const data = (values.data ?? []).flatMap((d) => d.split(",")).map((d) => d.trim()).filter((d) => d.length > 0);
   if (data.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)");
   const out = values.out ?? "s3gym-view";
-  const B = nonNegativeInt("bootstrap", values.bootstrap, DEFAULT_B);
+  const B = nonNegativeInt("bootstrap", values.bootstrap, DEFAULT_B, 1_000_000);
   if (B < 1) throw new UsageError("--bootstrap must be at least 1");
-  const seed = nonNegativeInt("seed", values.seed, 0);
-  const port = nonNegativeInt("port", values.port, 8765);
+  const seed = nonNegativeInt("seed", values.seed, 0, 4_294_967_295);
+  const port = nonNegativeInt("port", values.port, 8765, 65_535);
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
   if (values.port !== undefined && !values.serve) throw new UsageError("--port needs --serve");
 

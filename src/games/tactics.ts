@@ -7,10 +7,23 @@
 import type { Rng } from "../util/rng.js";
 import type { GameName, PolicyContext, PolicyDecision, TextPolicy } from "./types.js";
 
-/** What a tactic may know beyond the prompt's own episode (chess: the displacement vectors learned so far). */
+/** An opponent met in earlier trust episodes, as their transcripts show it. */
+export interface OpponentRecord {
+  /** Episodes whose transcripts left exactly these candidates. */
+  n: number;
+  /** The strategies (of the eight the heuristic plans against) consistent with every move the opponent was seen to make, sorted. */
+  types: string[];
+}
+
+/**
+ * What a tactic may know beyond the prompt's own episode: chess, the displacement vectors learned so
+ * far; trust, the opponents met before.
+ */
 export interface TacticKnowledge {
   /** Per hidden piece type, displacements known legal and known illegal, as "dx,dy". */
   vectors?: Record<string, { legal: string[]; bad: string[] }>;
+  /** Trust: the opponents earlier episodes showed (games/trust/opponentModel.ts). */
+  opponents?: OpponentRecord[];
 }
 
 /** One step of an earlier episode as its text shows it (History blocks, the current episode). */
@@ -39,7 +52,10 @@ export interface TacticSet {
   tactics: readonly Tactic[];
   /** The range of one step's reward estimate: an uninformed judge draws its self-score uniformly from it. */
   scoreRange: readonly [number, number];
-  /** Rule knowledge learned from earlier steps (chess only); absent: the game has none to learn. */
+  /**
+   * Knowledge learned from ONE earlier episode's visible steps (chess: rule knowledge; trust: the
+   * opponent it met); absent: the game has none to learn.
+   */
   learn?: (steps: readonly SeenStep[]) => TacticKnowledge;
 }
 

@@ -322,8 +322,17 @@ export const CallRecord = z
     cached: z.boolean(),
     /** Null on success; else the error class (`http_429`, `http_5xx`, `timeout`, `transport`, ...). */
     error: z.string().nullable(),
-    /** Dollar cost from the user's price table; null when no price is known. */
+    /**
+     * Dollar cost from the user's price table; null when no price is known. For a call replayed from
+     * the cache (`cached`), the price of the answer when it was paid for: nothing is spent again, and
+     * the usage totals count it as replayed, not spent.
+     */
     cost_usd: z.number().nonnegative().nullable(),
+    /**
+     * Set when the endpoint's usage was inconsistent and part of it was not used, e.g. cached prompt
+     * tokens above the prompt tokens (tokens_cached is then null). Absent when the usage was sound.
+     */
+    usage_note: z.string().optional(),
     /** The sample index of the call identity (0 unless a step is sampled several times). */
     sample: z.number().int().nonnegative().optional(),
     /** The endpoint's finish reason; null on failure or when not reported. */

@@ -7,13 +7,24 @@
 import type { CallRecord } from "../logs/schema.js";
 import { costUsd } from "./cost.js";
 import type { Price } from "./modelsFile.js";
-import { ModelCallError, type CallIdentity, type CompletionRequest, type CompletionResult, type Model, type ResolvedModelInfo } from "./types.js";
+import { ModelCallError, type CallIdentity, type CompletionRequest, type CompletionResult, type Model, type ResolvedModelInfo, type Usage } from "./types.js";
 
 /**
  * What was measured for one call: the CallRecord fields that do not come from the identity (spelled
  * out, because Omit over the schema's passthrough index signature would lose them).
  */
-export type CallMeasurement = Pick<CallRecord, "tokens_in" | "tokens_out" | "tokens_cached" | "latency_ms" | "retries" | "cached" | "error" | "cost_usd">;
+export type CallMeasurement = Pick<CallRecord, "tokens_in" | "tokens_out" | "tokens_cached" | "latency_ms" | "retries" | "cached" | "error" | "cost_usd"> & { usage_note?: string };
+
+/**
+ * The endpoint's usage as recorded: cached prompt tokens above the prompt tokens cannot be true
+ * (the cost would bill more cheap tokens than were sent), so that figure is dropped and flagged.
+ */
+export function soundUsage(u: Usage): { usage: Usage; note: string | null } {
+  if (u.tokensCached !== null && u.tokensCached > u.tokensIn) {
+    return { usage: { ...u, tokensCached: null }, note: `endpoint reported ${u.tokensCached} cached prompt tokens of ${u.tokensIn}; cached count ignored` };
+  }
+  return { usage: u, note: null };
+}
 
 export interface CallEvent {
   identity: CallIdentity;
@@ -71,16 +82,18 @@ export class ObservedModel implements Model {
       });
       throw e;
     }
+    const { usage, note } = soundUsage(result.usage);
     this.emit(request, result.finishReason, {
-      tokens_in: result.usage.tokensIn,
-      tokens_out: result.usage.tokensOut,
-      tokens_cached: result.usage.tokensCached,
+      tokens_in: usage.tokensIn,
+      tokens_out: usage.tokensOut,
+      tokens_cached: usage.tokensCached,
       ...(result.usage.countedBy !== undefined ? { tokens_counted_by: result.usage.countedBy } : {}),
       latency_ms: result.latencyMs,
       retries: result.retries,
       cached: result.cached,
       error: null,
-      cost_usd: costUsd(result.usage, this.price),
+      cost_usd: costUsd(usage, this.price),
+      ...(note !== null ? { usage_note: note } : {}),
     });
     return result;
   }

@@ -14,6 +14,7 @@
  * place that wires the two together.
  */
 import { ObservedModel, type OnCall } from "./callLog.js";
+import { MAX_TIMER_MS } from "./deadline.js";
 import { LimitedModel, LimiterRegistry } from "./limiter.js";
 import { parseModelSpec, specText, type BuiltinSpec, type ModelSpec } from "./modelSpec.js";
 import type { DroppableParam, ModelsFileEntry, Price } from "./modelsFile.js";
@@ -53,6 +54,8 @@ export interface ModelContext {
   env?: Record<string, string | undefined>;
   /** Backoff tuning (defaults: 500 ms base, 30 s cap, Retry-After capped at 10 min). */
   backoff?: { baseDelayMs?: number; maxDelayMs?: number; maxRetryAfterMs?: number };
+  /** Where a warning that does not stop the run goes (a cache that cannot be written); stderr by default. */
+  onWarning?: (message: string) => void;
   /** `--max-tokens-param`: how the reply cap is sent where a models-file entry does not say (default auto). */
   maxTokensParam?: MaxTokensParam;
   /** `--drop-params`: sampling parameters never sent (a models-file entry's drop_params wins). */
@@ -79,7 +82,19 @@ export function createModelContext(o: Partial<ModelContext> = {}): ModelContext 
     ...(o.onCall ? { onCall: o.onCall } : {}),
     ...(o.sleep ? { sleep: o.sleep } : {}),
     ...(o.backoff ? { backoff: o.backoff } : {}),
+    ...(o.onWarning ? { onWarning: o.onWarning } : {}),
   };
+}
+
+/** One response cache per context: its models share it, so a write failure is told once. */
+const caches = new WeakMap<ModelContext, ResponseCache>();
+function cacheOf(ctx: ModelContext, dir: string): ResponseCache {
+  let c = caches.get(ctx);
+  if (!c || c.dir !== dir) {
+    c = new ResponseCache(dir, ctx.onWarning ?? ((m) => void process.stderr.write(`s3gym: warning: ${m}\n`)));
+    caches.set(ctx, c);
+  }
+  return c;
 }
 
 /** A model name resolved against the context. Holds no key, only the NAME of its variable. */
@@ -148,7 +163,8 @@ export function resolveModel(name: string, ctx: ModelContext): ResolvedModel {
 function numberProblems(ctx: ModelContext): string[] {
   const p: string[] = [];
   if (!Number.isInteger(ctx.maxRetries) || ctx.maxRetries < 0) p.push(`--max-retries must be an integer >= 0, got ${ctx.maxRetries}`);
-  if (!Number.isFinite(ctx.timeoutMs) || ctx.timeoutMs <= 0) p.push(`--timeout-ms must be a number > 0, got ${ctx.timeoutMs}`);
+  // Node clamps a timer above 2^31-1 ms to 1 ms: such a timeout would time out every call at once.
+  if (!Number.isFinite(ctx.timeoutMs) || ctx.timeoutMs <= 0 || ctx.timeoutMs > MAX_TIMER_MS) p.push(`--timeout-ms must be a number in 1..${MAX_TIMER_MS}, got ${ctx.timeoutMs}`);
   if (!Number.isInteger(ctx.concurrency) || ctx.concurrency < 1) p.push(`--concurrency must be an integer >= 1, got ${ctx.concurrency}`);
   return p;
 }
@@ -258,7 +274,7 @@ export function assembleModel(resolved: ResolvedModel, ctx: ModelContext, builti
     });
     const retrying = new RetryingModel(openai, { maxRetries: ctx.maxRetries, sleep: ctx.sleep ?? realSleep, ...RETRY_DEFAULTS, ...ctx.backoff });
     inner = new LimitedModel(retrying, ctx.limiters.get(resolved.endpointHost, resolved.apiKeyEnv, resolved.concurrency));
-    if (ctx.cacheDir) inner = new CachedModel(inner, new ResponseCache(ctx.cacheDir), { endpoint: endpointIdOf(baseUrl), model: resolved.spec.model });
+    if (ctx.cacheDir) inner = new CachedModel(inner, cacheOf(ctx, ctx.cacheDir), { endpoint: endpointIdOf(baseUrl), model: resolved.spec.model });
   }
   const real = specText(resolved.spec);
   return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling, resolved.dropParams), ctx.onCall, resolved.price, { spec: real, sampling: dropSampling(resolved.sampling, resolved.dropParams) });

@@ -15,12 +15,17 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const RESERVED_BODY_FIELDS = ["model", "messages", "stream"] as const;
 const RESERVED = RESERVED_BODY_FIELDS;
 
+/**
+ * Every number has both bounds (issue 12): the same ranges as the flags (FLAG_RANGES in
+ * cli/sharedFlags.ts) for concurrency, a request seed that every OpenAI-compatible server takes
+ * (0..2^32-1), and prices below $1M per million tokens (a misplaced decimal point, not a price).
+ */
 export const Sampling = z.strictObject({
   temperature: z.number().min(0).max(2).optional(),
   top_p: z.number().gt(0).max(1).optional(),
   /** Maximum new tokens per call (sent as max_completion_tokens or max_tokens, see max_tokens_param). */
-  max_tokens: z.number().int().positive().optional(),
-  seed: z.number().int().optional(),
+  max_tokens: z.number().int().min(1).max(100_000_000).optional(),
+  seed: z.number().int().min(0).max(4_294_967_295).optional(),
   /** Extra JSON merged into the request body, e.g. { reasoning_effort: "low" }; never `model`, `messages` or `stream`. */
   extra_body: z
     .record(z.string(), z.unknown())
@@ -32,9 +37,9 @@ export const Sampling = z.strictObject({
 
 /** Dollars per million tokens. `cached_input` prices prompt tokens served from the provider's cache. */
 export const Price = z.strictObject({
-  input: z.number().nonnegative(),
-  output: z.number().nonnegative(),
-  cached_input: z.number().nonnegative().optional(),
+  input: z.number().min(0).max(1_000_000),
+  output: z.number().min(0).max(1_000_000),
+  cached_input: z.number().min(0).max(1_000_000).optional(),
 });
 export type Price = z.infer<typeof Price>;
 
@@ -59,7 +64,7 @@ export const ModelsFileEntry = z.strictObject({
   sampling: Sampling.optional(),
   price: Price.optional(),
   /** Calls in flight on this endpoint and key (default --concurrency). */
-  concurrency: z.number().int().positive().optional(),
+  concurrency: z.number().int().min(1).max(10_000).optional(),
   /** How max_tokens is sent: `auto` = max_completion_tokens for api.openai.com, max_tokens elsewhere (default --max-tokens-param). */
   max_tokens_param: z.enum(MAX_TOKENS_PARAMS).optional(),
   /** Sampling parameters never sent to this endpoint, whoever sets them (for servers that refuse them; default --drop-params). */

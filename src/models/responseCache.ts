@@ -54,7 +54,17 @@ const Entry = z.object({
 type CachedResult = z.infer<typeof Entry>["result"];
 
 export class ResponseCache {
-  constructor(readonly dir: string) {}
+  /** Why writing stopped (the first failure), or null while the cache is writable. */
+  writeFailure: string | null = null;
+
+  /**
+   * @param onWriteFailure told once, on the first entry that cannot be written (ENOSPC, EACCES,
+   *   ENOTDIR ...): the cache then stops writing and the run goes on without it.
+   */
+  constructor(
+    readonly dir: string,
+    private readonly onWriteFailure: (message: string) => void = () => {},
+  ) {}
 
   pathOf(key: string): string {
     return join(this.dir, key.slice(0, 2), `${key}.json`);
@@ -73,6 +83,22 @@ export class ResponseCache {
       return entry.success && entry.data.key === key ? entry.data.result : null;
     } catch {
       return null;
+    }
+  }
+
+  /**
+   * Stores a result unless writing has failed before. A failure never reaches the caller: the
+   * answer was paid for and is good, and losing its cache entry only costs a repeated call later
+   * (it used to end the run, logging the paid call as `internal` with 0 tokens and no cost).
+   */
+  offer(key: string, result: CompletionResult): void {
+    if (this.writeFailure !== null) return;
+    try {
+      this.put(key, result);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      this.writeFailure = code;
+      this.onWriteFailure(`response cache ${this.dir}: cannot write an entry (${code}); continuing without caching new answers (answers already cached are still replayed)`);
     }
   }
 
@@ -108,7 +134,7 @@ export class CachedModel implements Model {
     const hit = this.cache.get(key);
     if (hit) return { ...hit, latencyMs: 0, cached: true, retries: 0 };
     const result = await this.inner.complete(request); // a failure throws: nothing is written
-    this.cache.put(key, result);
+    this.cache.offer(key, result);
     return result;
   }
 }

@@ -9,7 +9,7 @@ import { buildSummaryMessages } from "../../src/agent/summaryPrompt.js";
 import { renderTrajectory, type Trajectory } from "../../src/agent/trajectoryText.js";
 import { chooseTactic } from "../../src/builtin/learner/choose.js";
 import { parseEpisodeBlocks, parseMemoryText, statsFromEpisodes } from "../../src/builtin/learner/experienceText.js";
-import { answerLearner, learnerStep } from "../../src/builtin/learner/learner.js";
+import { answerLearner, learnerStep, readExperience } from "../../src/builtin/learner/learner.js";
 import { LearnerModel } from "../../src/builtin/learner/model.js";
 import { learnerSummary } from "../../src/builtin/learner/summary.js";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
@@ -130,6 +130,64 @@ describe("what it reads from experience", () => {
     ]);
     // What the summary left out is gone: a memory without a tactic's line teaches nothing about it.
     expect(parseMemoryText("## Strategies to retain\n- flat is good").stats.size).toBe(0);
+  });
+});
+
+describe("trust: opponent knowledge from its transcripts", () => {
+  /** An explore episode of `tactic` against a given opponent, as a History trajectory. */
+  function trustEpisode(episode: number, opponent: string, actions: string[]): Trajectory {
+    const g = getGame("trust");
+    const base = g.reset(episode, "explore");
+    let s = g.fromState({ ...base, inner: { opponent, history: [] } });
+    const out: Trajectory["steps"] = [];
+    for (const a of actions) {
+      const obs = g.observe(s);
+      const r = g.step(s, a);
+      out.push({ observation: obs, action: a, selfScore: r.reward, feedback: r.feedback, tactic: "always-cheat" });
+      s = r.state;
+    }
+    return { episode, steps: out, endObservation: g.observe(s) };
+  }
+
+  it("History blocks give the opponents met; its summary keeps them and reading it back gives them", () => {
+    const exp = [renderTrajectory(trustEpisode(1, "always-collaborate", ["cheat", "cheat", "cheat"])), renderTrajectory(trustEpisode(2, "always-cheat", ["cheat", "cheat"]))].join("\n\n");
+    const read = readExperience(exp, TACTIC_SETS.trust.learn);
+    // Three cheats answered by collaborate: only always-collaborate. Two cheats answered by cheat: only
+    // always-cheat (every other deterministic strategy collaborates on a round's first move).
+    expect(read.knowledge.opponents).toEqual([
+      { n: 1, types: ["always-cheat"] },
+      { n: 1, types: ["always-collaborate"] },
+    ]);
+    const rules = getGame("trust").rules("explore");
+    const summary = learnerSummary(buildSummaryMessages({ rules, previous: null, trajectory: renderTrajectory(trustEpisode(1, "always-collaborate", ["cheat", "cheat", "cheat"])) }));
+    expect(summary).toContain("- opponent met in 1 episode: always-collaborate");
+    expect(parseMemoryText(summary).opponents).toEqual([{ n: 1, types: ["always-collaborate"] }]);
+    // Outside text: an unknown strategy name is dropped, a line without any known one is ignored.
+    expect(parseMemoryText("- opponent met in 3 episodes: copycat or wizard\n- opponent met in 2 episodes: wizard").opponents).toEqual([{ n: 3, types: ["copycat"] }]);
+  });
+
+  it("with those opponents in its History, probe-exploit plays differently than without (the knowledge reaches the tactic)", () => {
+    const exp = [1, 2, 3].map((e) => renderTrajectory(trustEpisode(e, "always-collaborate", ["cheat", "cheat", "cheat"]))).join("\n\n");
+    // Mid-episode prompt: probe-exploit named, two collaborations answered by collaborate.
+    const g = getGame("trust");
+    const rules = g.rules("explore");
+    let s = g.fromState({ ...g.reset(9, "explore"), inner: { opponent: "always-collaborate", history: [] } });
+    const turns: Array<{ observation: string; response: string; feedback: string }> = [];
+    for (const a of ["collaborate", "collaborate"]) {
+      const obs = g.observe(s);
+      const r = g.step(s, a);
+      turns.push({ observation: obs, response: `Tactic: probe-exploit\nAnswer: ${a}\nScore: 0`, feedback: r.feedback });
+      s = r.state;
+    }
+    const ask = (experience: string) => learnerStep(buildStepMessages({ rules, experience, turns, observation: g.observe(s), rewardVisibility: "hidden" }), { judge: 1, checkpoint: null }, 3)!;
+    const without = ask("");
+    const withKnowledge = ask(exp);
+    expect(without.tactic).toBe("probe-exploit");
+    expect(withKnowledge.tactic).toBe("probe-exploit");
+    // The uniform prior still fears a copycat or grudger and collaborates; three always-collaborate
+    // episodes make it cheat (measured; the exact values are the planner's).
+    expect(without.text).toContain("Answer: collaborate");
+    expect(withKnowledge.text).toContain("Answer: cheat");
   });
 });
 

@@ -148,7 +148,7 @@ describe("builtin:learner reads a verified memory", () => {
       ["flat", { n: 4, sum: 3 }],
       ["tall-stack", { n: 2, sum: 0 }],
     ]);
-    expect(exp.vectors).toEqual({ A: { legal: ["1,2"], bad: [] } });
+    expect(exp.knowledge.vectors).toEqual({ A: { legal: ["1,2"], bad: [] } });
   });
 
   it("in evaluation it plays the tactic with the best verified success", () => {

@@ -4,7 +4,8 @@
  * visible, and the steps themselves for rule knowledge) and the memory text its own summaries wrote
  * (tactic statistics and chess vectors in compressed form). Linear in the text; never the verifier.
  */
-import type { SeenStep } from "../../games/tactics.js";
+import type { OpponentRecord, SeenStep, TacticKnowledge } from "../../games/tactics.js";
+import { isOpponentType, mergeOpponents } from "../../games/trust/opponentModel.js";
 
 /** Per tactic: episodes seen and the sum of their self-judged returns. */
 export type TacticStats = Map<string, { n: number; sum: number }>;
@@ -102,6 +103,7 @@ export function statsFromEpisodes(episodes: readonly SeenEpisode[], into: Tactic
 
 const STAT_LINE = /^- tactic ([a-z0-9][a-z0-9-]*): mean self-score (-?[0-9.]+(?:e-?\d+)?) over (\d+) episodes?$/;
 const VECTOR_LINE = /^- vectors of ([A-Z]) known (legal|illegal): ?(.*)$/;
+const OPPONENT_LINE = /^- opponent met in (\d+) episodes?: (.*)$/;
 
 export type Vectors = Record<string, { legal: string[]; bad: string[] }>;
 
@@ -122,15 +124,27 @@ export function vectorLines(v: Vectors): { legal: string[]; bad: string[] } {
   return { legal, bad };
 }
 
-/** The statistics and vectors a memory text holds (what the summary kept, nothing more). */
-export function parseMemoryText(text: string): { stats: TacticStats; vectors: Vectors } {
+/** Trust's opponents as memory lines: `- opponent met in 2 episodes: copycat or grudger`. */
+export function opponentLines(opponents: readonly OpponentRecord[]): string[] {
+  return opponents.map((o) => `- opponent met in ${o.n} episode${o.n === 1 ? "" : "s"}: ${o.types.join(" or ")}`);
+}
+
+/** The statistics and knowledge a memory text holds (what the summary kept, nothing more). */
+export function parseMemoryText(text: string): { stats: TacticStats; vectors: Vectors; opponents: OpponentRecord[] } {
   const stats: TacticStats = new Map();
   const vectors: Vectors = {};
+  const opponents: OpponentRecord[] = [];
   for (const line of text.split("\n")) {
     const s = STAT_LINE.exec(line.trim());
     if (s) {
       const n = Number(s[3]);
       if (n > 0 && !stats.has(s[1]!)) stats.set(s[1]!, { n, sum: Number(s[2]) * n });
+      continue;
+    }
+    const o = OPPONENT_LINE.exec(line.trim());
+    if (o) {
+      const types = o[2]!.split(" or ").map((t) => t.trim()).filter(isOpponentType);
+      if (Number(o[1]) > 0 && types.length) opponents.push({ n: Number(o[1]), types: [...new Set(types)].sort() });
       continue;
     }
     const v = VECTOR_LINE.exec(line.trim());
@@ -141,7 +155,7 @@ export function parseMemoryText(text: string): { stats: TacticStats; vectors: Ve
       else e.bad.push(...list);
     }
   }
-  return { stats, vectors };
+  return { stats, vectors, opponents: mergeOpponents(opponents) };
 }
 
 /** Union of vector sets; a vector known legal anywhere is not illegal. */
@@ -157,4 +171,9 @@ export function mergeVectors(...all: (Vectors | undefined)[]): Vectors {
   }
   for (const e of Object.values(out)) e.bad = e.bad.filter((x) => !e.legal.includes(x));
   return out;
+}
+
+/** Knowledge from several sources merged: vectors united, identical opponents counted together. */
+export function mergeKnowledge(...all: (TacticKnowledge | undefined)[]): Required<TacticKnowledge> {
+  return { vectors: mergeVectors(...all.map((k) => k?.vectors)), opponents: mergeOpponents(...all.map((k) => k?.opponents)) };
 }

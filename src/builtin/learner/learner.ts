@@ -4,8 +4,8 @@
  *
  *   tactic   the one its earlier replies in this episode named; else chosen from the experience:
  *            per visible earlier episode, its tactic and the sum of its OWN self-scores (chooseTactic)
- *   action   that tactic's policy, with rule knowledge (chess vectors) from every visible step,
- *            the memory's vectors and the checkpoint's
+ *   action   that tactic's policy, with knowledge from every visible earlier episode, the memory
+ *            and the checkpoint: chess's displacement vectors, trust's opponents met before
  *   score    with probability `judge` the tactic's fair text-only estimate, else a uniform draw from
  *            the game's estimate range (an uninformed judge)
  *
@@ -15,7 +15,7 @@ import { isSummaryRequest } from "../../agent/summaryPrompt.js";
 import { messagesToPolicyContext } from "../../agent/stepPrompt.js";
 import { declaredTactic } from "../../agent/trajectoryText.js";
 import { parseRulesTitle } from "../../games/responseContract.js";
-import { findTactic, tacticNames, type TacticSet } from "../../games/tactics.js";
+import { findTactic, tacticNames, type TacticKnowledge, type TacticSet } from "../../games/tactics.js";
 import { TACTIC_SETS } from "../../games/tacticSets.js";
 import { isGameName } from "../../games/registry.js";
 import type { LearnerOptions } from "../../models/modelSpec.js";
@@ -23,7 +23,7 @@ import type { ChatMessage } from "../../models/types.js";
 import { Rng } from "../../util/rng.js";
 import { loadCheckpoint, type LearnerCheckpoint } from "./checkpoint.js";
 import { chooseTactic } from "./choose.js";
-import { experienceOf, mergeVectors, parseEpisodeBlocks, parseMemoryText, round3, statsFromEpisodes, type SeenEpisode, type TacticStats, type Vectors } from "./experienceText.js";
+import { experienceOf, mergeKnowledge, parseEpisodeBlocks, parseMemoryText, round3, statsFromEpisodes, type SeenEpisode, type TacticStats } from "./experienceText.js";
 import { learnerSummary } from "./summary.js";
 import { learnerRoleAnswer } from "./roles/index.js";
 import { readVerifiedFacts } from "./roles/memory.js";
@@ -35,8 +35,8 @@ function callRng(purpose: string, seed: number | undefined, messages: readonly C
   return Rng.fromKey(`learner|${purpose}|${messages.length}|${last}`);
 }
 
-/** What the experience block says: tactic statistics and rule knowledge. */
-export function readExperience(experience: string, learn: TacticSet["learn"]): { stats: TacticStats; vectors: Vectors } {
+/** What the experience block says: tactic statistics and knowledge (chess rules, trust opponents). */
+export function readExperience(experience: string, learn: TacticSet["learn"]): { stats: TacticStats; knowledge: Required<TacticKnowledge> } {
   const { blocks, rest } = splitBlocks(experience);
   const parsed = blocks.map((b) => parsedBlock(b, learn));
   const memory = parseMemoryText(rest);
@@ -44,19 +44,19 @@ export function readExperience(experience: string, learn: TacticSet["learn"]): {
   const verified = readVerifiedFacts(rest);
   for (const [t, v] of verified.stats) if (!memory.stats.has(t)) memory.stats.set(t, v);
   const stats = statsFromEpisodes(parsed.map((p) => p.episode), memory.stats);
-  return { stats, vectors: mergeVectors(memory.vectors, verified.vectors, ...parsed.map((p) => p.vectors)) };
+  return { stats, knowledge: mergeKnowledge(memory, { vectors: verified.vectors }, ...parsed.map((p) => p.knowledge)) };
 }
 
 const HEADER_START = "=== Exploration episode ";
 /** Parsed blocks by their text: the same blocks return at every step of an episode and of later ones. */
-const blockCache = new Map<string, { episode: SeenEpisode; vectors: Vectors | undefined }>();
+const blockCache = new Map<string, { episode: SeenEpisode; knowledge: TacticKnowledge | undefined }>();
 const BLOCK_CACHE_MAX = 4096;
 
-function parsedBlock(text: string, learn: TacticSet["learn"]): { episode: SeenEpisode; vectors: Vectors | undefined } {
+function parsedBlock(text: string, learn: TacticSet["learn"]): { episode: SeenEpisode; knowledge: TacticKnowledge | undefined } {
   let hit = blockCache.get(text);
   if (!hit) {
     const episode = parseEpisodeBlocks(text)[0] ?? { episode: 0, tactic: null, selfReturn: 0, steps: [], truncated: false };
-    hit = { episode, vectors: learn ? learn(episode.steps).vectors : undefined };
+    hit = { episode, knowledge: learn ? learn(episode.steps) : undefined };
     if (blockCache.size >= BLOCK_CACHE_MAX) blockCache.clear();
     blockCache.set(text, hit);
   }
@@ -129,7 +129,7 @@ export function learnerStep(messages: readonly ChatMessage[], options: LearnerOp
     ({ tactic, why } = chooseTactic(names, exp.stats, phase, prior, callRng("choose", seed, messages)));
   }
   const t = findTactic(set, tactic)!;
-  const knowledge = set.learn ? { vectors: mergeVectors(exp.vectors, fromCk?.vectors) } : {};
+  const knowledge = set.learn ? mergeKnowledge(exp.knowledge, { vectors: fromCk?.vectors }) : {};
   const d = t.policy(ctx, callRng("act", seed, messages), knowledge);
   const judgeRng = callRng("judge", seed, messages);
   const score = judgeRng.float() < options.judge ? d.selfScore : uninformedScore(set.scoreRange, judgeRng);

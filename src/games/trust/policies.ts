@@ -51,7 +51,15 @@ function signature(you: readonly Move[], them: readonly Move[]): string {
  */
 class Planner {
   private memo = new Map<string, number>();
-  constructor(private readonly movesPerRound: number) {}
+  /** `prior`: each type's prior weight (absent: 1, the heuristic's uniform prior). */
+  constructor(
+    private readonly movesPerRound: number,
+    private readonly prior: Readonly<Partial<Record<OpponentType, number>>> = {},
+  ) {}
+
+  private w(t: OpponentType): number {
+    return this.prior[t] ?? 1;
+  }
 
   /** Memoised values so far (the planner is shared across decisions; see plannerFor). */
   get size(): number {
@@ -68,7 +76,8 @@ class Planner {
       let mass = 0;
       for (const o of MOVES) {
         const g = groups[o];
-        const m = g.length + wr / 2;
+        let m = wr / 2;
+        for (const t of g) m += this.w(t);
         if (m === 0) continue;
         now += m * payoff(a, o);
         mass += m;
@@ -97,18 +106,23 @@ class Planner {
 
 /** Memo entries kept before a shared planner starts afresh (bounds memory in a long process). */
 const PLANNER_MEMO_LIMIT = 500_000;
-const planners = new Map<number, Planner>();
+/** Planners with a non-uniform prior kept at once (each is one learner's knowledge at one time). */
+const PRIOR_PLANNERS_MAX = 64;
+const planners = new Map<string, Planner>();
 
 /**
  * One planner per round length, shared by every decision: its values are a pure function of their
  * key, so reuse changes no answer, and it keeps the early-round decisions (tens of ms cold, with all
  * eight types still possible) from being recomputed on every call of a long run.
  */
-function plannerFor(movesPerRound: number): Planner {
-  let p = planners.get(movesPerRound);
+function plannerFor(movesPerRound: number, prior: Readonly<Partial<Record<OpponentType, number>>> | undefined): Planner {
+  const pk = prior ? OPPONENT_TYPES.map((t) => prior[t] ?? 1).join(",") : "";
+  const key = `${movesPerRound}|${pk}`;
+  let p = planners.get(key);
   if (!p || p.size > PLANNER_MEMO_LIMIT) {
-    p = new Planner(movesPerRound);
-    planners.set(movesPerRound, p);
+    if (pk && planners.size >= PRIOR_PLANNERS_MAX) for (const k of [...planners.keys()]) if (!k.endsWith("|")) planners.delete(k);
+    p = new Planner(movesPerRound, prior);
+    planners.set(key, p);
   }
   return p;
 }
@@ -118,20 +132,27 @@ function plannerFor(movesPerRound: number): Planner {
  * the move with the best expected coins over the rest of the game (probing moves win when what they
  * reveal pays off later). Self-score: the expected payoff of the chosen move under the belief.
  */
-export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
-  const qs = beliefValues(ctx);
+export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => heuristicWithPrior(ctx);
+
+/**
+ * The heuristic's planning under another prior over the types (each type's weight; absent: 1). The
+ * learner's probe-exploit passes the opponents its transcripts showed (learner.md: opponent knowledge).
+ */
+export function heuristicWithPrior(ctx: PolicyContext, prior?: Readonly<Partial<Record<OpponentType, number>>>): PolicyDecision {
+  const qs = beliefValues(ctx, prior);
   if (qs === null) return { action: "collaborate", selfScore: 0 };
   if (qs.length === 0) return { action: "cheat", selfScore: 0 };
   let best = qs[0]!;
   for (const x of qs.slice(1)) if (x.value > best.value + 1e-9 * Math.abs(best.value)) best = x;
   return { action: best.a, selfScore: best.mass > 0 ? best.now / best.mass : 0 };
-};
+}
 
 /**
- * Each move's planned value and immediate expected payoff under the belief from the observed history;
- * null when the game is over, [] when no type explains the history.
+ * Each move's planned value and immediate expected payoff under the belief from the observed history
+ * (the types weighted by `prior`, default uniform); null when the game is over, [] when no type
+ * explains the history.
  */
-export function beliefValues(ctx: PolicyContext): Array<{ a: Move; value: number; now: number; mass: number }> | null {
+export function beliefValues(ctx: PolicyContext, prior?: Readonly<Partial<Record<OpponentType, number>>>): Array<{ a: Move; value: number; now: number; mass: number }> | null {
   const f = parseObservation(splitObservation(ctx.observation).body);
   if (f.over || f.round === null || f.move === null) return null;
   const pool = PRIOR_TYPES;
@@ -141,9 +162,9 @@ export function beliefValues(ctx: PolicyContext): Array<{ a: Move; value: number
   // Condition on this round's moves as well: types that already contradict it drop out.
   const inRound = beliefFrom(belief.dets, [current]);
   const dets = inRound.dets;
-  const wr = belief.wr * 0.5 ** current.you.length;
+  const wr = belief.wr * 0.5 ** current.you.length * (prior?.random ?? 1);
   if (dets.length === 0 && wr === 0) return [];
-  const planner = plannerFor(f.movesPerRound);
+  const planner = plannerFor(f.movesPerRound, prior);
   const left = f.movesPerRound - current.you.length;
   return planner.q(current.you.slice(), current.them.slice(), dets, wr, left, f.rounds - f.round);
 }
