@@ -1,6 +1,7 @@
 /**
  * Scheduling benchmark: the full protocol (30 exploration episodes, a checkpoint of 3 evaluation
- * episodes every 3rd, 64 steps) for 7 games x History ICL, with `openai:` pointed at the test server
+ * episodes every 3rd, 64 steps) for 7 games x History ICL, Summary Memory and the verified pathway
+ * (per pathway: its critical path and its slowest run's wall time), with `openai:` pointed at the test server
  * (`s3gym serve --latency-ms 20`, started here). It prints the wall time, the critical-path bound
  * (the longest chain of dependent calls x latency: a run's exploration episodes are sequential, and
  * its last checkpoint's slowest evaluation episode follows them) and their ratio.
@@ -40,7 +41,7 @@ import { parseArgs } from "node:util";
 import { runCommand } from "../src/cli/run.js";
 import { startServer } from "../src/builtin/server.js";
 import { readRunFile } from "../src/logs/reader.js";
-import { CallRecord, EpisodeRecord } from "../src/logs/schema.js";
+import { CallRecord, CurriculumRecord, EpisodeRecord } from "../src/logs/schema.js";
 import { getGame } from "../src/games/registry.js";
 import { resolveGames } from "../src/cli/sharedFlags.js";
 import { DEFAULT_SETTINGS } from "../src/runner/context.js";
@@ -50,7 +51,7 @@ import { buildMatrix } from "../src/runner/schedule.js";
 const { values: v } = parseArgs({
   options: {
     games: { type: "string", default: "all" },
-    pathways: { type: "string", default: "history" },
+    pathways: { type: "string", default: "history,memory,verified" },
     "latency-ms": { type: "string", default: "20" },
     concurrency: { type: "string", default: "256" },
     "explore-episodes": { type: "string", default: "30" },
@@ -69,21 +70,37 @@ const { values: v } = parseArgs({
   },
 });
 
-/** Longest chain of dependent calls in one run, from its logs. */
-function criticalChain(runDir: string): { chain: number; calls: number } {
+/**
+ * Longest chain of dependent calls in one run, from its logs. History and memory: exploration
+ * episodes one after another (memory: a summary call after each). Verified: per batch a curriculum
+ * call, then the batch's episodes side by side (its longest episode), then one verifier call per
+ * episode, in order. Checkpoint c can start only once episode c is consolidated; its slowest
+ * evaluation episode follows.
+ */
+function criticalChain(runDir: string): { pathway: string; chain: number; calls: number; wallS: number } {
   const eps = readRunFile(join(runDir, "episodes.jsonl"), EpisodeRecord).lines.map((l) => l.value);
   const explore = eps.filter((e) => e.phase === "explore").sort((a, b) => a.episode - b.episode);
-  const summaries = eps.some((e) => e.pathway === "memory") ? 1 : 0;
-  let chain = 0;
-  // Checkpoint c can start only after exploration episode c (and its consolidation).
-  const before = (c: number) => explore.filter((e) => e.episode <= c).reduce((n, e) => n + e.steps + summaries, 0);
-  chain = before(Number.MAX_SAFE_INTEGER);
+  const pathway = eps[0]?.pathway ?? "?";
+  const stepsOf = new Map(explore.map((e) => [e.episode, e.steps]));
+  const verified = pathway === "verified";
+  const batches = verified ? readRunFile(join(runDir, "curriculum.jsonl"), CurriculumRecord).lines.map((l) => l.value.choices.map((c) => c.episode)) : explore.map((e) => [e.episode]);
+  const consolidation = pathway === "memory" || verified ? 1 : 0;
+  const plan = verified ? 1 : 0;
+  const doneAt = new Map<number, number>();
+  let t = 0;
+  for (const b of batches) {
+    t += plan + Math.max(0, ...b.map((x) => stepsOf.get(x) ?? 0));
+    for (const x of b) doneAt.set(x, (t += consolidation));
+  }
+  let chain = t;
   for (const c of new Set(eps.filter((e) => e.phase === "eval").map((e) => e.checkpoint!))) {
     const longestEval = Math.max(...eps.filter((e) => e.phase === "eval" && e.checkpoint === c).map((e) => e.steps));
-    chain = Math.max(chain, before(c) + longestEval);
+    chain = Math.max(chain, (c === 0 ? 0 : (doneAt.get(c) ?? t)) + longestEval);
   }
-  const calls = eps.reduce((n, e) => n + e.steps, 0) + explore.length * summaries;
-  return { chain, calls };
+  const calls = eps.reduce((n, e) => n + e.steps, 0) + explore.length * consolidation + batches.length * plan;
+  const time = (iso: string) => Date.parse(iso);
+  const wallS = eps.length === 0 ? 0 : (Math.max(...eps.map((e) => time(e.ended_at))) - Math.min(...eps.map((e) => time(e.started_at)))) / 1000;
+  return { pathway, chain, calls, wallS };
 }
 
 interface ServerStats {
@@ -195,20 +212,23 @@ let logged = 0;
 /** Per pathway: prompt tokens and the tokens the server's prefix cache served. */
 const served = new Map<string, { in: number; cached: number }>();
 const runs = readdirSync(join(data, "runs"));
+/** Per pathway: its longest chain and its slowest run's wall time (first episode start to last episode end). */
+const byPathway = new Map<string, { runs: number; chain: number; wallS: number; calls: number }>();
 for (const d of runs) {
-  const pathway = d.split("__")[1]!;
   const c = criticalChain(join(data, "runs", d));
   if (c.chain > chain) chainRun = d;
   chain = Math.max(chain, c.chain);
   calls += c.calls;
+  const p = byPathway.get(c.pathway) ?? { runs: 0, chain: 0, wallS: 0, calls: 0 };
+  byPathway.set(c.pathway, { runs: p.runs + 1, chain: Math.max(p.chain, c.chain), wallS: Math.max(p.wallS, c.wallS), calls: p.calls + c.calls });
   for (const l of readRunFile(join(data, "runs", d, "calls.jsonl"), CallRecord).lines) {
     tokensIn += l.value.tokens_in;
     tokensOut += l.value.tokens_out;
     logged++;
-    const p = served.get(pathway) ?? { in: 0, cached: 0 };
-    p.in += l.value.tokens_in;
-    p.cached += l.value.tokens_cached ?? 0;
-    served.set(pathway, p);
+    const sp = served.get(c.pathway) ?? { in: 0, cached: 0 };
+    sp.in += l.value.tokens_in;
+    sp.cached += l.value.tokens_cached ?? 0;
+    served.set(c.pathway, sp);
   }
 }
 const criticalS = (chain * latency) / 1000;
@@ -225,6 +245,10 @@ console.log(`critical path        ${chain} dependent calls x ${latency} ms = ${f
 console.log(`wall / critical path ${(wallS / criticalS).toFixed(2)}`);
 console.log(`throughput bound     ${calls} calls x ${latency} ms / ${v.concurrency} in flight = ${f1(throughputS)} s`);
 console.log(`wall / max(bounds)   ${(wallS / Math.max(criticalS, throughputS)).toFixed(2)}`);
+console.log(`--- per pathway (verified: broad batches of --broad-batch 5 run side by side, so its chain is shorter per episode)`);
+for (const [p, b] of [...byPathway].sort()) {
+  console.log(`${p.padEnd(20)} ${b.runs} runs, ${b.calls} calls; critical path ${b.chain} dependent calls x ${latency} ms = ${f1((b.chain * latency) / 1000)} s; slowest run's wall time ${f1(b.wallS)} s`);
+}
 console.log(`--- breakdown`);
 console.log(`tokens               ${(tokensIn / 1e6).toFixed(1)}M in (${Math.round(tokensIn / Math.max(1, logged))} per call), ${(tokensOut / 1e6).toFixed(2)}M out, over ${logged} logged calls`);
 console.log(`latency (all calls)  ${calls} x ${latency} ms = ${f1((calls * latency) / 1000)} s of waiting, overlapped ${v.concurrency} wide`);

@@ -382,6 +382,23 @@ export interface SummaryRow {
  * wins / losses / ties. Model rows come first, the game's "mean" row last.
  */
 export function summaryVsHistoryTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: CurveTableOptions = {}): Table<SummaryRow> {
+  return pathwayDeltaTable(ca, cfg, opts, { a: "memory", b: "history", name: "summary_vs_history", title: "Summary Memory vs History ICL: dNABA = NABA(memory) - NABA(history)" });
+}
+
+/** Which two pathways a dNABA table compares (dNABA = NABA(a) - NABA(b)), and its name. */
+export interface PathwayDelta {
+  a: string;
+  b: string;
+  name: string;
+  title: string;
+}
+
+/**
+ * Table 7's comparison for any two pathways (the verified pathway's tables use it against memory and
+ * history): per (game, model) dNABA = NABA(a) - NABA(b) with a paired interval, per game the mean over
+ * models with wins / losses / ties.
+ */
+export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: CurveTableOptions, pd: PathwayDelta): Table<SummaryRow> {
   const level = cfg.level ?? DEFAULT_LEVEL;
   const keep = (m: string): boolean => !opts.requireComplete || !ca.incompleteModels.has(m);
   const byGame = groupBy(
@@ -396,12 +413,12 @@ export function summaryVsHistoryTable(ca: CurveAnalysis, cfg: BootstrapConfig, o
     const gameRows = byGame.get(game) as MainResultsRow[];
     const deltas: { model: string; d: number | null; reps: Float64Array | null; pair: [SeedCurve, SeedCurve] | null }[] = [];
     for (const model of distinct(gameRows.map((r) => r.model))) {
-      const mem = gameRows.find((r) => r.model === model && r.pathway === "memory");
-      const his = gameRows.find((r) => r.model === model && r.pathway === "history");
+      const mem = gameRows.find((r) => r.model === model && r.pathway === pd.a);
+      const his = gameRows.find((r) => r.model === model && r.pathway === pd.b);
       if (!mem || !his) continue;
       const d = mem.naba.point === null || his.naba.point === null ? null : mem.naba.point - his.naba.point;
-      const rm = ca.nabaReplicates.get(rowKey(model, game, "memory")) ?? null;
-      const rh = ca.nabaReplicates.get(rowKey(model, game, "history")) ?? null;
+      const rm = ca.nabaReplicates.get(rowKey(model, game, pd.a)) ?? null;
+      const rh = ca.nabaReplicates.get(rowKey(model, game, pd.b)) ?? null;
       const reps = d === null || rm === null || rh === null ? null : rm.map((v, b) => v - (rh[b] as number));
       const pair = singlePair(mem, his, ca);
       deltas.push({ model, d, reps, pair });
@@ -441,8 +458,8 @@ export function summaryVsHistoryTable(ca: CurveAnalysis, cfg: BootstrapConfig, o
     }
   }
   return {
-    name: "summary_vs_history",
-    title: "Summary Memory vs History ICL: dNABA = NABA(memory) - NABA(history)",
+    name: pd.name,
+    title: pd.title,
     columns: [
       { key: "game", kind: "text" },
       { key: "model", kind: "text" },
@@ -454,8 +471,8 @@ export function summaryVsHistoryTable(ca: CurveAnalysis, cfg: BootstrapConfig, o
     ],
     rows,
     notes: [
-      describeBootstrap(cfg, "evaluation seeds, one draw shared by the memory and the history run (paired: both were evaluated on the same seeds) and used at every checkpoint"),
-      `Across games: memory's mean dNABA is positive on ${improved} of ${gamesWithMean} games. Wins / losses / ties count models per game (a tie is |dNABA| < 1e-9); they are empty on model rows. n_models: the models a game's mean rests on.`,
+      describeBootstrap(cfg, `evaluation seeds, one draw shared by the ${pd.a} and the ${pd.b} run (paired: both were evaluated on the same seeds) and used at every checkpoint`),
+      `Across games: ${pd.a}'s mean dNABA is positive on ${improved} of ${gamesWithMean} games. Wins / losses / ties count models per game (a tie is |dNABA| < 1e-9); they are empty on model rows. n_models: the models a game's mean rests on.`,
       ...smallNNote(rows, [{ key: "dnaba", metric: "dnaba" }]),
       ...(unpaired.length > 0 ? [`Not paired (the two runs were evaluated on different seeds, so their draws are independent): ${unpaired.join(", ")}.`] : []),
       ...incompleteNote(ca, opts.requireComplete ?? false),

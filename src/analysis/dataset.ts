@@ -16,7 +16,7 @@
  *   while another copy may hold an interrupted attempt of the same episode.
  */
 import { LogFormatError, discoverRuns, readRunDir, type ReadWarning } from "../logs/reader.js";
-import type { RunManifest } from "../logs/schema.js";
+import { viewOf, type RunManifest } from "../logs/schema.js";
 
 import { JUDGED_PATHWAYS, TRAINING_PATHWAY } from "../pathways/registry.js";
 // The judged set and the training runs' name come from the pathway registry (one list of pathways).
@@ -392,6 +392,8 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           const b = builderFor(r, file, line);
           if (!b) return;
           b.sources.add(loc.runDir);
+          // The curve tables are the protocol's `eval` view; the id and replay views (views.md) are read apart.
+          if (viewOf(r) !== "eval") return;
           const prev = b.checkpoints.get(r.checkpoint);
           if (prev !== undefined) b.dupCheckpoints++;
           if (prev?.status === "ok" && r.status !== "ok") return; // an ok record is never undone
@@ -403,6 +405,7 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           b.sources.add(loc.runDir);
           if (r.phase === "eval") {
             if (r.checkpoint === null) throw new LogFormatError(file, line, "checkpoint", "an eval episode needs a checkpoint");
+            if (viewOf(r) !== "eval") return;
             const key = `${r.checkpoint}|${r.episode}`;
             const prev = b.evalEpisodes.get(key);
             if (prev !== undefined) b.dupEpisodes++;
@@ -419,6 +422,7 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           const b = builderFor(r, file, line);
           if (!b) return;
           b.sources.add(loc.runDir);
+          if (r.phase === "eval" && viewOf(r) !== "eval") return;
           const stepsKey = r.phase === "eval" ? `eval|${r.checkpoint}|${r.episode}` : `explore|${r.episode}`;
           const seen = b.stepIndices.get(stepsKey);
           if (seen) seen.push(r.step);

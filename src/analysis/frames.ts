@@ -9,7 +9,7 @@
  */
 import type { DataFrame } from "danfojs";
 import { discoverRuns, readRunDir } from "../logs/reader.js";
-import type { StepRecord } from "../logs/schema.js";
+import { viewOf, type StepRecord } from "../logs/schema.js";
 import { curveMetrics } from "./curves.js";
 import { filterModels, loadDataset, type Dataset } from "./dataset.js";
 import { judgingStats, type RewardRange } from "./judging.js";
@@ -24,7 +24,7 @@ export type Columns = Record<string, (string | number | boolean | null)[]>;
  * carry further fields (logs of other tools); they are appended after these, in order of appearance.
  */
 export const STEP_COLUMNS = [
-  "run_id", "model", "game", "pathway", "phase", "config", "checkpoint", "episode", "seed", "step", "action",
+  "run_id", "model", "game", "pathway", "phase", "view", "config", "checkpoint", "episode", "seed", "step", "action",
   "self_score", "parse_error", "valid", "reward", "score_after", "done", "tokens_in", "tokens_out", "latency_ms",
   "cached", "finish_reason", "tokens_cached", "history_keep", "memory_version", "reasoning_chars",
   "tokens_counted_by", "answer_source",
@@ -32,11 +32,11 @@ export const STEP_COLUMNS = [
 /** The step text fields, kept only with `{ text: true }` (they are most of the bytes). */
 export const STEP_TEXT_COLUMNS = ["observation", "response", "feedback", "reasoning"] as const;
 export const EPISODE_COLUMNS = [
-  "run_id", "model", "game", "pathway", "phase", "config", "checkpoint", "episode", "seed", "score", "steps",
+  "run_id", "model", "game", "pathway", "phase", "view", "config", "checkpoint", "episode", "seed", "score", "steps",
   "status", "error", "started_at", "ended_at",
 ] as const;
 /** `n_scores` is the length of the record's `scores`; the scores themselves are in the episodes frame. */
-export const CHECKPOINT_COLUMNS = ["run_id", "model", "game", "pathway", "checkpoint", "n_scores", "mean", "status", "reason"] as const;
+export const CHECKPOINT_COLUMNS = ["run_id", "model", "game", "pathway", "checkpoint", "view", "n_scores", "mean", "status", "reason"] as const;
 export const RUN_COLUMNS = [
   "run_id", "model", "game", "pathway", "status", "run_seed", "kit_version", "n_checkpoints", "n_valid",
   "y0", "avg", "max", "auc_plus", "naba", "n_steps", "n_explore_steps", "n_eval_steps", "agree", "nmae", "n_unscored",
@@ -48,7 +48,7 @@ const NUMERIC_NULLABLE = new Set(["checkpoint", "self_score", "mean", "tokens_ca
 type Col<T> = T[];
 /** Typed plain columns of the steps frame (`cols.steps.reward` is a `number[]`). */
 export interface StepColumns extends Columns {
-  run_id: Col<string>; model: Col<string>; game: Col<string>; pathway: Col<string>; phase: Col<string>; config: Col<string>;
+  run_id: Col<string>; model: Col<string>; game: Col<string>; pathway: Col<string>; phase: Col<string>; view: Col<string | null>; config: Col<string>;
   checkpoint: Col<number>; episode: Col<number>; seed: Col<number>; step: Col<number>; action: Col<string | null>;
   self_score: Col<number>; parse_error: Col<string | null>; valid: Col<boolean>; reward: Col<number>; score_after: Col<number>;
   done: Col<boolean>; tokens_in: Col<number>; tokens_out: Col<number>; latency_ms: Col<number>; cached: Col<boolean | null>;
@@ -56,12 +56,12 @@ export interface StepColumns extends Columns {
   reasoning_chars: Col<number>; tokens_counted_by: Col<string | null>; answer_source: Col<string | null>;
 }
 export interface EpisodeColumns extends Columns {
-  run_id: Col<string>; model: Col<string>; game: Col<string>; pathway: Col<string>; phase: Col<string>; config: Col<string>;
+  run_id: Col<string>; model: Col<string>; game: Col<string>; pathway: Col<string>; phase: Col<string>; view: Col<string | null>; config: Col<string>;
   checkpoint: Col<number | null>; episode: Col<number>; seed: Col<number>; score: Col<number>; steps: Col<number>;
   status: Col<string>; error: Col<string | null>; started_at: Col<string>; ended_at: Col<string>;
 }
 export interface CheckpointColumns extends Columns {
-  run_id: Col<string>; model: Col<string>; game: Col<string>; pathway: Col<string>; checkpoint: Col<number>;
+  run_id: Col<string>; model: Col<string>; game: Col<string>; pathway: Col<string>; checkpoint: Col<number>; view: Col<string>;
   n_scores: Col<number>; mean: Col<number>; status: Col<string>; reason: Col<string | null>;
 }
 /** One row per run; NaN where a metric does not apply (e.g. agree on a `none` run). */
@@ -143,9 +143,10 @@ export async function loadColumns(dataDirs: string | readonly string[], opts: Fr
     await readRunDir(
       loc.runDir,
       {
-        checkpoint: (r) => keep(r.model) && checkpoints.push({ ...r, n_scores: r.scores.length }),
-        episode: (r) => keep(r.model) && episodes.push(r),
-        step: (r: StepRecord) => keep(r.model) && steps.push(r),
+        // `view`: the evaluation view (views.md), `eval` where the record has none; null on exploration records.
+        checkpoint: (r) => keep(r.model) && checkpoints.push({ ...r, view: viewOf(r), n_scores: r.scores.length }),
+        episode: (r) => keep(r.model) && episodes.push({ ...r, view: r.phase === "eval" ? viewOf(r) : null }),
+        step: (r: StepRecord) => keep(r.model) && steps.push({ ...r, view: r.phase === "eval" ? viewOf(r) : null }),
       },
       { onWarning },
     );

@@ -21,3 +21,6 @@ export * from "./coverage.js";
 export * from "./intervals.js";
 export * from "./power.js";
 export * from "./seedCurves.js";
+export * from "./verifiedData.js";
+export * from "./verifiedFacts.js";
+export * from "./verifiedTables.js";

@@ -32,6 +32,8 @@ import {
 } from "./judgingTables.js";
 import { distinct, gameRewardRanges, requiredGames } from "./runs.js";
 import type { Table } from "./table.js";
+import type { VerifiedInputs } from "./verifiedData.js";
+import { tokensByPathwayTable, verifiedVsTables, verifierReliabilityTable, type ReliabilityRow, type TokensRow } from "./verifiedTables.js";
 
 export interface ReportOptions {
   /** Bootstrap resamples (default 2000). */
@@ -48,6 +50,11 @@ export interface ReportOptions {
    * and its completeness do not depend on which other models were selected. Default: `ds`.
    */
   reference?: Dataset;
+  /**
+   * The verified pathway's inputs (loadVerifiedInputs): when the data has verified runs, the report
+   * adds verifier_reliability, verified_vs_memory, verified_vs_history and tokens_by_pathway.
+   */
+  verified?: VerifiedInputs;
 }
 
 /** Every table of the report, by file stem. */
@@ -61,6 +68,11 @@ export interface ReportTables {
   summary_vs_history: Table<SummaryRow>;
   training: Table<TrainingRow>;
   positive_rates: Table<PositiveRatesRow>;
+  /** Verified runs only (docs/verified.md). */
+  verifier_reliability?: Table<ReliabilityRow>;
+  verified_vs_memory?: Table<SummaryRow>;
+  verified_vs_history?: Table<SummaryRow>;
+  tokens_by_pathway?: Table<TokensRow>;
 }
 
 /** Everything `report` writes, as data. */
@@ -109,6 +121,7 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
       summary_vs_history: summaryVsHistoryTable(ca, cfg, { requireComplete }),
       training: trainingTable(tr.rows, cfg),
       positive_rates: positiveRatesTable(ji, cfg),
+      ...verifiedTables(ds, ca, cfg, requireComplete, opts.verified),
     },
     curves: ca.series,
     training: tr.series,
@@ -125,4 +138,13 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
       judgedSteps: ji.runs.reduce((a, r) => a + r.total.n, 0),
     },
   };
+}
+
+/** The verified pathway's tables, only when the data has verified runs and their inputs were loaded. */
+function verifiedTables(ds: Dataset, ca: ReturnType<typeof analyzeCurves>, cfg: BootstrapConfig, requireComplete: boolean, inputs: VerifiedInputs | undefined): Partial<ReportTables> {
+  if (!inputs || inputs.verified.length === 0 || !ds.runs.some((r) => r.pathway === "verified")) return {};
+  // A model-filtered data set (--models) filters the inputs alike.
+  const models = new Set(ds.runs.map((r) => r.model));
+  inputs = { verified: inputs.verified.filter((r) => models.has(r.model)), usage: inputs.usage.filter((u) => models.has(u.model)) };
+  return { verifier_reliability: verifierReliabilityTable(inputs), ...verifiedVsTables(ca, cfg, { requireComplete }), tokens_by_pathway: tokensByPathwayTable(inputs) };
 }

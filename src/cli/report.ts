@@ -11,6 +11,7 @@ import { joinNegativeNumbers } from "./args.js";
 import { DEFAULT_B } from "../analysis/bootstrap.js";
 import { filterModels, loadDataset, type Dataset } from "../analysis/dataset.js";
 import { buildReport } from "../analysis/report.js";
+import { loadVerifiedInputs } from "../analysis/verifiedData.js";
 import { writeReport } from "../report/writeReport.js";
 import { LogFormatError } from "../logs/reader.js";
 
@@ -138,7 +139,9 @@ export async function reportCommand(argv: string[]): Promise<number> {
   for (const w of shown) process.stderr.write(`warning: ${w}\n`);
   if (ds.warnings.length > shown.length) process.stderr.write(`warning: ... and ${ds.warnings.length - shown.length} more (see report.json)\n`);
 
-  const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete, reference: full });
+  // The verified pathway's tables read verdicts, facts and calls beyond the data set.
+  const verified = ds.runs.some((r) => r.pathway === "verified") ? await loadVerifiedInputs(args.data) : undefined;
+  const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete, reference: full, ...(verified ? { verified } : {}) });
   const files = await writeReport(report, args.out, args.data);
   const c = report.counts;
   process.stdout.write(

@@ -9,6 +9,9 @@
  *                      the paper's schedule (30 exploration episodes, a checkpoint every 3, 3 evaluation
  *                      episodes, 64 steps), split into --jobs shards run in parallel (`s3gym run --shard i/n`
  *                      processes).
+ *   2b. verified       the verified pathway (docs/verified.md) for builtin:learner on the seven games,
+ *                      the same schedule and data directory (`s3gym run --pathways verified`): its tables
+ *                      (verifier reliability, dNABA against memory and history, tokens) and notebook 07.
  *   3. training        Figure 7: `s3gym train-loop --trainer builtin` on builtin:learner, a real offline
  *                      training loop (explore, build-sft, fine-tune, evaluate) of 19 rounds (20 checkpoints).
  *   4. report          `s3gym report --data DIR --out DIR` (every table, figure and report.json).
@@ -88,6 +91,23 @@ export interface Schedule {
 
 export const PAPER_SCHEDULE: Schedule = { name: "paper", exploreEpisodes: 30, checkpointEvery: 3, evalEpisodes: 3, maxSteps: 64, trainingRounds: 19, loopExploreEpisodes: 3 };
 export const QUICK_SCHEDULE: Schedule = { name: "quick", exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, maxSteps: 16, trainingRounds: 3, loopExploreEpisodes: 1 };
+
+/** The model the verified pathway is reproduced with (7 runs: the learner answers every role offline). */
+export const VERIFIED_MODEL = "builtin:learner";
+
+/** The `s3gym run` arguments of the verified runs: the matrix's schedule, the learner only. */
+export function verifiedArgs(schedule: Schedule, dataDir: string): string[] {
+  return [
+    "--models", VERIFIED_MODEL,
+    "--games", "all",
+    "--pathways", "verified",
+    "--data", dataDir,
+    "--explore-episodes", String(schedule.exploreEpisodes),
+    "--checkpoint-every", String(schedule.checkpointEvery),
+    "--eval-episodes", String(schedule.evalEpisodes),
+    "--max-steps", String(schedule.maxSteps),
+  ];
+}
 
 /** The label of the training loop's runs (the `model` of its records, Figure 7's legend). */
 export const TRAINING_LABEL = "builtin:learner+train-loop";
@@ -216,6 +236,17 @@ export function matrixRuns(schedule: Schedule): WatchedRun[] {
   return buildMatrix(OFFLINE_MODELS, GAME_NAMES, PATHWAYS, 0).map((e) => ({ runId: e.runId, totalEpisodes: total }));
 }
 
+/** The verified runs (one per game). */
+export function verifiedRuns(schedule: Schedule): WatchedRun[] {
+  const total = totalEpisodes(schedule.exploreEpisodes, schedule.checkpointEvery, schedule.evalEpisodes);
+  return buildMatrix([VERIFIED_MODEL], GAME_NAMES, ["verified"], 0).map((e) => ({ runId: e.runId, totalEpisodes: total }));
+}
+
+/** Phase 2b: the verified runs, one `s3gym run` in this process (7 runs: small beside the matrix). */
+async function runVerifiedPhase(args: Args, dataAbs: string): Promise<number> {
+  return watched("verified", dataAbs, verifiedRuns(args.schedule), () => runInProcess([...verifiedArgs(args.schedule, dataAbs), "--progress", "off"]));
+}
+
 /** The training loop's evaluation runs (one per game), each evaluating every epoch. */
 export function trainingRuns(schedule: Schedule): WatchedRun[] {
   return GAME_NAMES.map((game) => ({
@@ -287,6 +318,10 @@ const WHAT: Record<string, string> = {
   summary_vs_history: "paper Table 7",
   training: "Figure 7's numbers",
   positive_rates: "extra: Pr(r>0) vs Pr(s>0)",
+  verifier_reliability: "verified pathway: verifier reliability",
+  verified_vs_memory: "verified pathway: dNABA(verified - memory)",
+  verified_vs_history: "verified pathway: dNABA(verified - history)",
+  tokens_by_pathway: "verified pathway: tokens per pathway",
   curves_: "paper Figures 3-6",
   calibration: "calibration plot (Table 5)",
   coupling_fig: "coupling scatter (Table 6)",
@@ -357,7 +392,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   say(
     `schedule ${s.name}: ${s.exploreEpisodes} exploration episodes, checkpoint every ${s.checkpointEvery}, ` +
       `${s.evalEpisodes} evaluation episodes, ${s.maxSteps} steps; models ${OFFLINE_MODELS.join(", ")}; ` +
-      `pathways ${PATHWAYS.join(", ")}; all games; data ${shown(dataAbs)}, out ${shown(outAbs)}`,
+      `pathways ${PATHWAYS.join(", ")} (and verified for ${VERIFIED_MODEL}); all games; data ${shown(dataAbs)}, out ${shown(outAbs)}`,
   );
   if (existsSync(runsDir(dataAbs))) say(`${shown(dataAbs)} already holds runs: done episodes are reused (resume)`);
 
@@ -372,6 +407,13 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
           : " (a run failed: see the lines above; rerunning resumes)\n"),
     );
     return runCode === 2 ? 2 : 1;
+  }
+
+  // 2b. The verified pathway, for the learner.
+  const verifiedCode = await phase("verified (s3gym run --pathways verified, builtin:learner)", () => runVerifiedPhase(args, dataAbs));
+  if (verifiedCode !== 0) {
+    process.stderr.write(`s3gym reproduce: 's3gym run --pathways verified' exited with ${verifiedCode} (see the lines above; rerunning resumes)\n`);
+    return verifiedCode === 2 ? 2 : 1;
   }
 
   // 3. Training curves.

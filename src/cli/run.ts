@@ -27,7 +27,7 @@ import { ESTIMATE_POLICY, estimateMatrix } from "../runner/estimate.js";
 import { formatEstimate } from "./estimateTable.js";
 import { exitCodeOf, HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
-import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, rangedFlag, resolveGames, settingsFromFlags } from "./sharedFlags.js";
+import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
 
 export const RUN_USAGE = [
@@ -37,6 +37,7 @@ export const RUN_USAGE = [
   "  [--context-tokens 100000] [--max-new-tokens 14000] [--tokenizer o200k|cl100k] [--run-seed 0]",
   "  [--concurrency 8] [--shard i/n] [--base-url URL] [--api-key-env NAME] [--models-file F]",
   "  [--max-retries 5] [--timeout-ms 600000] [--no-cache] [--reward-visibility hidden|visible] [--strict-contract]",
+  "  [--views eval,id,replay] [--view-episodes N] [--replay-episodes K]",
   "  [--progress auto|bar|lines|off] [--answer-from content|reasoning|both] [--max-bad-replies 50%] [--history-cut anchored|per-step]",
   "  [--max-tokens-param auto|max_tokens|max_completion_tokens] [--drop-params seed,top_p,temperature]",
   "  [--no-preflight] [--broad-batch 5] [--verifier-model M]   (the last two: --pathways verified only)",
@@ -53,6 +54,7 @@ const FLAGS = {
   "checkpoint-every": { type: "string" },
   shard: { type: "string" },
   ...ENDPOINT_FLAGS,
+  ...VIEW_FLAGS,
   progress: { type: "string" },
   checkpoints: { type: "string" },
   "checkpoints-file": { type: "string" },
@@ -163,6 +165,11 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
   const games = resolveGames(v.games);
   if (v.data === undefined || v.data.trim() === "") throw new UsageError("--data is required: the data directory the logs go to");
   const settings = settingsFromFlags(v);
+  const views = viewsFromFlags(v, settings);
+  if (views) {
+    if (training) throw new UsageError("--views applies to the protocol loop's pathways, not to --pathways training (a checkpoint list has no exploration to replay)");
+    settings.views = views;
+  }
   let shard: Shard | null = null;
   if (v.shard !== undefined) {
     try {

@@ -11,6 +11,8 @@ import { TOKENIZERS } from "../models/tokens.js";
 import { HISTORY_CUTS } from "../pathways/history.js";
 import { ANSWER_FROM, DEFAULT_SETTINGS, type ProtocolSettings } from "../runner/context.js";
 import { DEFAULT_MAX_BAD_REPLIES } from "../runner/replyMonitor.js";
+import { DEFAULT_REPLAY_EPISODES, type ViewSettings } from "../runner/views.js";
+import { VIEWS } from "../logs/schema.js";
 import { MAX_TIMER_MS } from "../models/deadline.js";
 import { LOW_SCORE_MODES, type LowScoreMode } from "../training/buildSft.js";
 import { SFT_FORMATS, type SftFormat } from "../training/sftFormat.js";
@@ -89,6 +91,10 @@ export const FLAG_RANGES = {
   "broad-batch": { min: 1, max: 10_000 },
   /** Node's timers hold at most 2^31-1 ms; a larger delay is clamped to 1 ms. */
   "timeout-ms": { min: 1, max: MAX_TIMER_MS },
+  /** Episodes of the id view per checkpoint (`--views ...,id`). */
+  "view-episodes": { min: 1, max: 10_000 },
+  /** K, the exploration seeds the replay view re-plays (`--views ...,replay`; at most --explore-episodes). */
+  "replay-episodes": { min: 1, max: 10_000 },
 } as const satisfies Record<string, IntRange>;
 type RangedFlag = keyof typeof FLAG_RANGES;
 
@@ -151,6 +157,40 @@ export function settingsFromFlags(
     throw new UsageError(`--context-tokens (${settings.contextTokens}) must exceed --max-new-tokens (${settings.maxNewTokens}): the reply is reserved inside the context`);
   }
   return settings;
+}
+
+/** `s3gym run`'s evaluation views (views.md). */
+export const VIEW_FLAGS = {
+  views: { type: "string" },
+  "view-episodes": { type: "string" },
+  "replay-episodes": { type: "string" },
+} as const;
+
+/**
+ * `--views eval,id,replay [--view-episodes N] [--replay-episodes K]` -> the settings' `views`, or
+ * undefined when `--views` is absent or names `eval` alone (the run is then exactly the paper's).
+ * `eval` is always on; N defaults to `--eval-episodes`, K to 3 and may not exceed the exploration
+ * episodes (a seed is replayed only once explored). A UsageError names the flag.
+ */
+export function viewsFromFlags(v: Partial<Record<"views" | "view-episodes" | "replay-episodes", string>>, settings: ProtocolSettings): ViewSettings | undefined {
+  if (v.views === undefined) {
+    const stray = (["view-episodes", "replay-episodes"] as const).filter((f) => v[f] !== undefined);
+    if (stray.length > 0) throw new UsageError(`--${stray[0]} is only used with --views (e.g. --views eval,id,replay)`);
+    return undefined;
+  }
+  const names = [...new Set(v.views.split(",").map((x) => x.trim()).filter(Boolean))];
+  if (names.length === 0) throw new UsageError("--views is empty: give a comma list of eval, id, replay");
+  for (const n of names) oneOf("views", n, VIEWS);
+  const extra = (["id", "replay"] as const).filter((x) => names.includes(x));
+  if (v["view-episodes"] !== undefined && !extra.includes("id")) throw new UsageError("--view-episodes sets the id view's episodes: add 'id' to --views, or drop it");
+  if (v["replay-episodes"] !== undefined && !extra.includes("replay")) throw new UsageError("--replay-episodes sets the replay view's episodes: add 'replay' to --views, or drop it");
+  const viewEpisodes = rangedFlag("view-episodes", v["view-episodes"], settings.evalEpisodes);
+  const replayEpisodes = extra.includes("replay") ? rangedFlag("replay-episodes", v["replay-episodes"], Math.min(DEFAULT_REPLAY_EPISODES, settings.exploreEpisodes)) : 0;
+  if (extra.includes("replay") && replayEpisodes > settings.exploreEpisodes) {
+    throw new UsageError(`--replay-episodes ${replayEpisodes} exceeds --explore-episodes ${settings.exploreEpisodes}: the replay view re-plays exploration seeds, each once explored`);
+  }
+  if (extra.length === 0) return undefined;
+  return { extra, viewEpisodes: extra.includes("id") ? viewEpisodes : 0, replayEpisodes: extra.includes("replay") ? replayEpisodes : 0 };
 }
 
 /** The model context from the shared flags (names as on `s3gym run`); a UsageError names the flag. */

@@ -75,6 +75,7 @@ export function makeGame<I, C extends BaseConfig, F>(rules: GameRules<I, C, F>):
     name: rules.name,
     summary: rules.summary,
     configs: rules.configs,
+    successThreshold: rules.successThreshold,
     exploreVariants: rules.exploreVariants,
     configSchema: rules.configSchema,
     actionGrammar: rules.actionGrammar,

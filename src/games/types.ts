@@ -24,6 +24,12 @@ export interface GameRules<I, C extends BaseConfig, F = unknown> {
   /** The two configs of games.md, as data. */
   configs: Record<ConfigName, C>;
   /**
+   * `success_threshold`: the episode score at or above which an episode counts as solved (replay
+   * forgetting, the verified pathway). Game data beside the configs, not inside them: the configs are
+   * recorded in every manifest and compared on resume.
+   */
+  successThreshold: number;
+  /**
    * Named explore variants (verified.md): configs a curriculum may choose for an exploration
    * episode besides `explore` (at least two; names other than explore/eval). Evaluation never
    * plays them; each one's rules text states how it differs.
@@ -113,6 +119,8 @@ export interface Game<I = any, C extends BaseConfig = any, F = any> {
   name: GameName;
   summary: string;
   configs: Record<ConfigName, C>;
+  /** When an episode counts as solved (`success_threshold`; read it through games/successThreshold.ts). */
+  successThreshold: number;
   /** Named explore variants (GameRules.exploreVariants); never evaluated. */
   exploreVariants: Record<string, C>;
   configSchema: z.ZodType<C>;

@@ -18,6 +18,7 @@ import { JsonlSyntaxError, readJsonlLines, type TornLine } from "../util/jsonl.j
 import { firstIssue } from "../util/zodIssues.js";
 import {
   CallRecord,
+  VerdictRecord,
   CheckpointRecord,
   EpisodeRecord,
   MemoryRecord,
@@ -237,6 +238,8 @@ export interface RunVisitor {
   step?: (r: StepRecord, file: string, line: number) => void;
   memory?: (r: MemoryRecord, file: string, line: number) => void;
   call?: (r: CallRecord, file: string, line: number) => void;
+  /** Verified runs: verdicts.jsonl, when present. */
+  verdict?: (r: VerdictRecord, file: string, line: number) => void;
 }
 
 /**
@@ -269,6 +272,7 @@ export async function readRunDir(runDir: string, visitor: RunVisitor, opts: Read
   await each(RUN_FILES.steps.file, StepRecord, visitor.step, false);
   await each(RUN_FILES.memory.file, MemoryRecord, visitor.memory, true);
   await each(RUN_FILES.calls.file, CallRecord, visitor.call, true);
+  await each(RUN_FILES.verdicts.file, VerdictRecord, visitor.verdict, true);
 }
 
 /** Every record of one run directory as plain arrays: for small data, tests and notebooks. */

@@ -20,6 +20,26 @@ export const SCHEMA_VERSION = 1;
 
 export const PHASES = ["explore", "eval"] as const;
 
+/**
+ * Evaluation views (views.md, SEAGym's lenses): `eval` is the protocol's strict held-out evaluation;
+ * `id` plays the explore config on a third seed list disjoint from exploration and evaluation; `replay`
+ * re-plays the first K exploration seeds with the explore config. A record without `view` is `eval`,
+ * so data written before views existed (and any run without `--views`) reads as it always did.
+ */
+export const VIEWS = ["eval", "id", "replay"] as const;
+export type ViewName = (typeof VIEWS)[number];
+
+/**
+ * The `view` field of eval steps, episodes, checkpoints and calls: written only for `id` and
+ * `replay` (absent means `eval`); explore records never carry it.
+ */
+const viewField = z.enum(VIEWS).optional();
+
+/** The view of a record: its `view` field, or `eval` when absent. */
+export function viewOf(r: { view?: ViewName | undefined }): ViewName {
+  return r.view ?? "eval";
+}
+
 /** Identity fields repeated on every line, so files from many runs can be concatenated. */
 const identity = {
   /** Deterministic from (game, pathway, model, run seed): a restarted run finds its own directory. */
@@ -37,11 +57,19 @@ export const StepRecord = z
     ...identity,
     /** `explore` (lenient config, feeds experience) or `eval` (strict, held out, never feeds experience). */
     phase: z.enum(PHASES),
-    /** The game config used: `explore`, `eval`, or a named variant. */
+    /**
+     * Eval steps of an evaluation view other than the protocol's (views.md): `id` (explore config,
+     * the id seed list) or `replay` (explore config, an exploration seed re-played). Absent = `eval`.
+     */
+    view: viewField,
+    /** The game config used: `explore`, `eval`, or a named variant (`explore` for the id and replay views). */
     config: z.string().min(1),
     /** eval: the checkpoint x (training runs: the epoch index); explore: null. */
     checkpoint: z.number().int().nonnegative().nullable(),
-    /** explore: 1..N_explore; eval: 0..N_eval-1 within the checkpoint. */
+    /**
+     * explore: 1..N_explore; eval: 0..N_eval-1 within the checkpoint; view `id`: 0..N_view-1; view
+     * `replay`: j = 0..K-1, re-playing exploration episode j+1 (its seed), present from checkpoint j+1 on.
+     */
     episode: z.number().int().nonnegative(),
     /** The episode's seed (the game generator is derived from game, config and this seed). */
     seed: z.number().int().nonnegative(),
@@ -102,10 +130,12 @@ export const EpisodeRecord = z
   .object({
     ...identity,
     phase: z.enum(PHASES),
+    /** The evaluation view of an eval episode (`id` or `replay`, as on its steps); absent = `eval`. */
+    view: viewField,
     config: z.string().min(1),
     /** eval: checkpoint x (or epoch); explore: null. */
     checkpoint: z.number().int().nonnegative().nullable(),
-    /** explore: 1..N_explore; eval: 0..N_eval-1 within the checkpoint. */
+    /** explore: 1..N_explore; eval: 0..N_eval-1 within the checkpoint (views: as on the step record). */
     episode: z.number().int().nonnegative(),
     seed: z.number().int().nonnegative(),
     /** The verifier's episode score y (the game's score at the end). Meaningless when failed. */
@@ -131,6 +161,11 @@ export const CheckpointRecord = z
     ...identity,
     /** The checkpoint x (exploration episodes seen), or the epoch in a training run. */
     checkpoint: z.number().int().nonnegative(),
+    /**
+     * The view this record scores (`id` or `replay`); absent = `eval`. A run with views writes one
+     * record per (view, checkpoint); the replay view writes none at checkpoint 0 (nothing explored yet).
+     */
+    view: viewField,
     /** The evaluation episode scores, in episode order. */
     scores: z.array(z.number().finite()),
     /** Mean of `scores`; null when failed. */
@@ -302,6 +337,8 @@ export const CallRecord = z
     phase: z.enum(PHASES).nullable(),
     /** The checkpoint of an evaluation call; null otherwise. */
     checkpoint: z.number().int().nonnegative().nullable(),
+    /** The evaluation view of an eval call (`id` or `replay`); absent = `eval` (and for every other call). */
+    view: viewField,
     /** The episode the call served; null when it served none. */
     episode: z.number().int().nonnegative().nullable(),
     /** The 0-based step of a step call; null for a summary. */
@@ -379,6 +416,20 @@ export const SettingsRecord = z.object({
       broad_batch: z.number().int().positive(),
       /** The model of the curriculum and verifier roles (`--verifier-model`); null: the run's model. */
       verifier_model: z.string().min(1).nullable(),
+    })
+    .optional(),
+  /**
+   * `--views`: the evaluation views played at every checkpoint besides `eval` (views.md). Absent in a
+   * run without `--views` (the protocol exactly as the paper's) and in runs written before views existed.
+   */
+  views: z
+    .object({
+      /** The views on, `eval` first (always on), then `id` and/or `replay`. */
+      names: z.array(z.enum(VIEWS)).min(1),
+      /** `--view-episodes`: episodes of the `id` view per checkpoint (its seed list's length). */
+      view_episodes: z.number().int().nonnegative(),
+      /** `--replay-episodes`: K, the first K exploration seeds the `replay` view re-plays. */
+      replay_episodes: z.number().int().nonnegative(),
     })
     .optional(),
   /**
@@ -531,6 +582,8 @@ export const RunManifest = z
     explore_seeds: z.array(z.number().int().nonnegative()),
     /** Evaluation seeds, the same at every checkpoint. */
     eval_seeds: z.array(z.number().int().nonnegative()),
+    /** The `id` view's seeds (runs with `--views ...,id`), the same at every checkpoint; absent otherwise. The replay view's are the first K explore_seeds. */
+    id_seeds: z.array(z.number().int().nonnegative()).optional(),
     /** `hidden` (the main setting) or `visible` (ablation: rewards shown in the prompt). */
     reward_visibility: z.enum(["hidden", "visible"]),
     /** The full resolved configuration of the run. */

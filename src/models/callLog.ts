@@ -41,8 +41,8 @@ export type OnCall = (event: CallEvent) => void;
 
 /** The calls.jsonl line for an event (extra fields `sample` and `finish_reason` ride along). */
 export function toCallRecord(e: CallEvent): CallRecord {
-  const { runId, purpose, phase, checkpoint, episode, step, sample } = e.identity;
-  return { run_id: runId, purpose, phase, checkpoint, episode, step, ...e.measured, sample, finish_reason: e.finishReason };
+  const { runId, purpose, phase, checkpoint, episode, step, sample, view } = e.identity;
+  return { run_id: runId, purpose, phase, checkpoint, episode, step, ...(view ? { view } : {}), ...e.measured, sample, finish_reason: e.finishReason };
 }
 
 export class ObservedModel implements Model {

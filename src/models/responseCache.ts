@@ -28,7 +28,7 @@ export interface CacheKeyInput {
 const FORMAT = 1;
 
 export function cacheKey(input: CacheKeyInput): string {
-  const { runId, purpose, phase, checkpoint, episode, step, sample } = input.identity;
+  const { runId, purpose, phase, checkpoint, episode, step, sample, view } = input.identity;
   const material = {
     format: FORMAT,
     endpoint: input.endpoint,
@@ -36,7 +36,8 @@ export function cacheKey(input: CacheKeyInput): string {
     // Only role and content: stray properties on a message object must not change the key.
     messages: input.messages.map((m) => ({ role: m.role, content: m.content })),
     sampling: input.sampling,
-    identity: { runId, purpose, phase, checkpoint, episode, step, sample },
+    // `view` is absent (undefined, dropped by canonicalJson) for every call but a view's: old keys hold.
+    identity: { runId, purpose, phase, checkpoint, episode, step, sample, view },
   };
   return createHash("sha256").update(canonicalJson(material)).digest("hex");
 }

@@ -11,6 +11,7 @@ import type { CallRecord, CheckpointRecord, EpisodeRecord } from "../logs/schema
 import type { ReplyKind, ReplyMonitor, ReplyStats } from "./replyMonitor.js";
 import type { HistoryCut, TokenCounter } from "../pathways/history.js";
 import type { RunLogs } from "../logs/runLogs.js";
+import type { ViewSettings } from "./views.js";
 
 /** Every number of the protocol (protocol.md, "Defaults"): one config field each. */
 export interface ProtocolSettings {
@@ -28,6 +29,8 @@ export interface ProtocolSettings {
   /** How replies are read (agent/parseResponse.ts): KORGym-compatible `last-answer`, or `strict-contract`. */
   parseRule: ParseRule;
   runSeed: number;
+  /** `--views` (views.md): the id and replay views; absent = the protocol's `eval` view alone (today's run). */
+  views?: ViewSettings;
   /**
    * Verified runs only (verified.md): episodes per broad batch and the model of the curriculum and
    * verifier roles (null: the run's model). Absent for every other pathway, so their recorded
@@ -104,6 +107,8 @@ export interface RunContext {
   roleModel?: { name: string; model: Model };
   exploreSeeds: number[];
   evalSeeds: number[];
+  /** The `id` view's seeds (runs with `--views ...,id`; runner/views.ts), recorded in the manifest. */
+  idSeeds?: number[];
   logs: RunLogs;
   counter: TokenCounter;
   events: RunEvents;

@@ -14,6 +14,7 @@ import { ModelCallError, type CallIdentity, type CompletionResult } from "../mod
 import type { AnswerFrom, ResolvedConfig, RunContext } from "./context.js";
 import { replyKind } from "./replyMonitor.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";
+import type { ExtraView } from "./views.js";
 
 export interface EpisodeTask {
   phase: "explore" | "eval";
@@ -23,6 +24,8 @@ export interface EpisodeTask {
   episode: number;
   seed: number;
   experience: ExperienceSnapshot;
+  /** An eval episode of the `id` or `replay` view (explore config; runner/views.ts); absent = the protocol's `eval` view. */
+  view?: ExtraView;
   /** An exploration episode's config when its pathway chose one (a named explore variant); default by phase. */
   config?: ResolvedConfig;
 }
@@ -82,11 +85,15 @@ export function answerOf(result: Pick<CompletionResult, "text" | "reasoning">, f
 }
 
 export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeOutcome> {
-  // Evaluation always plays the eval config: a variant is only ever an exploration episode's.
-  const cfg = task.phase === "eval" ? run.configs.eval : (task.config ?? run.configs.explore);
+  // Evaluation plays the eval config, except the id and replay views, which play the explore config
+  // (views.md: the exploration distribution, unseen or re-played seeds); a variant is only ever an
+  // exploration episode's.
+  const cfg = task.phase === "eval" ? (task.view !== undefined ? run.configs.explore : run.configs.eval) : (task.config ?? run.configs.explore);
   const game = run.game;
   const identity = { run_id: run.runId, model: run.modelName, game: game.name, pathway: run.pathway };
-  const where = { phase: task.phase, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed };
+  // `view` only on a view's records: an eval record without it is `eval` (and byte-for-byte today's).
+  const view = task.view !== undefined ? { view: task.view } : {};
+  const where = { phase: task.phase, ...view, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed };
   const startedAt = run.now().toISOString();
   let state = game.reset(task.seed, cfg.config, cfg.name);
   const turns: EarlierTurn[] = [];
@@ -101,12 +108,12 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
       break;
     }
     const observation = game.observe(state);
-    const view = { rules: cfg.rules, turns, observation, rewardVisibility: run.settings.rewardVisibility };
-    const experience = task.experience.forStep(view);
-    const messages = buildStepMessages({ ...view, experience: experience.text });
+    const prompt = { rules: cfg.rules, turns, observation, rewardVisibility: run.settings.rewardVisibility };
+    const experience = task.experience.forStep(prompt);
+    const messages = buildStepMessages({ ...prompt, experience: experience.text });
     let result;
     try {
-      const callIdentity: CallIdentity = { runId: run.runId, purpose: "step", phase: task.phase, checkpoint: task.checkpoint, episode: task.episode, step: state.step, sample: 0 };
+      const callIdentity: CallIdentity = { runId: run.runId, purpose: "step", phase: task.phase, checkpoint: task.checkpoint, episode: task.episode, step: state.step, sample: 0, ...view };
       result = await run.model.complete({
         messages,
         // Every request carries a seed from its identity (a models file may turn sending it off).

@@ -133,6 +133,7 @@ export class ManifestWriter {
       run_seed: run.settings.runSeed,
       explore_seeds: run.exploreSeeds,
       eval_seeds: run.evalSeeds,
+      ...(run.idSeeds ? { id_seeds: run.idSeeds } : {}),
       reward_visibility: run.settings.rewardVisibility,
       config: {
         protocol: protocolRecord(run),

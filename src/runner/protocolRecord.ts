@@ -27,6 +27,8 @@ export function settingsRecord(s: ProtocolSettings): SettingsRecord {
     // that runs written before the flag existed still resume.
     ...(s.answerFrom !== undefined && s.answerFrom !== "content" ? { answer_from: s.answerFrom } : {}),
     history_cut: s.historyCut ?? "per-step",
+    // Only with --views: a run without them records (and compares on resume) exactly what it did before views existed.
+    ...(s.views ? { views: { names: ["eval", ...s.views.extra], view_episodes: s.views.viewEpisodes, replay_episodes: s.views.replayEpisodes } } : {}),
   };
 }
 
@@ -51,6 +53,15 @@ export function settingsFromRecord(r: SettingsRecord, where = "config.protocol")
     ...(r.answer_from !== undefined ? { answerFrom: r.answer_from } : {}),
     // Absent before it was recorded: those runs were cut per step.
     historyCut: r.history_cut ?? "per-step",
+    ...(r.views
+      ? {
+          views: {
+            extra: (["id", "replay"] as const).filter((v) => r.views!.names.includes(v)),
+            viewEpisodes: r.views.view_episodes,
+            replayEpisodes: r.views.replay_episodes,
+          },
+        }
+      : {}),
   };
 }
 

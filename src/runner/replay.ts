@@ -7,7 +7,7 @@
 import { resolveVariants } from "./context.js";
 import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
 import type { Game } from "../games/types.js";
-import { EpisodeRecord, MemoryRecord, RunManifest, StepRecord } from "../logs/schema.js";
+import { EpisodeRecord, MemoryRecord, RunManifest, StepRecord, viewOf, type ViewName } from "../logs/schema.js";
 import type { ChatMessage } from "../models/types.js";
 import type { TokenizerName } from "../models/tokens.js";
 import { TokenCounter } from "../pathways/history.js";
@@ -37,6 +37,8 @@ export function loadRunLogs(dir: string): RunLogData {
 
 export interface StepAddress {
   phase: "explore" | "eval";
+  /** An eval step of the `id` or `replay` view (absent = `eval`). */
+  view?: ViewName;
   checkpoint: number | null;
   episode: number;
   step: number;
@@ -95,7 +97,7 @@ export function rebuildEpisodeMessages(data: RunLogData, game: Game, at: Omit<St
 /** The logged steps of the episode of `at`, in step order. */
 function episodeSteps(data: RunLogData, at: StepAddress): StepRecord[] {
   return data.steps
-    .filter((s) => s.phase === at.phase && s.checkpoint === at.checkpoint && s.episode === at.episode)
+    .filter((s) => s.phase === at.phase && viewOf(s) === (at.view ?? "eval") && s.checkpoint === at.checkpoint && s.episode === at.episode)
     .sort((a, b) => a.step - b.step);
 }
 
@@ -106,7 +108,8 @@ function turnsOf(own: readonly StepRecord[]): EarlierTurn[] {
 
 function messagesAt(data: RunLogData, game: Game, at: StepAddress, turns: EarlierTurn[], target: StepRecord): ChatMessage[] {
   const protocol = manifestProtocol(data.manifest);
-  const configName = at.phase === "explore" ? "explore" : "eval";
+  // The id and replay views play the explore config (runner/views.ts).
+  const configName = at.phase === "explore" || (at.view ?? "eval") !== "eval" ? "explore" : "eval";
   // An exploration episode a pathway played on a named explore variant (verified) read that variant's rules.
   const variant = at.phase === "explore" && target.config !== "explore" ? resolveVariants(game, protocol.max_steps)[target.config] : undefined;
   const rules = variant ? variant.rules : game.rules(protocol.game_configs[configName] as never, configName);

@@ -28,14 +28,19 @@
  * each step of each done episode exactly once.
  */
 import { existsSync } from "node:fs";
-import { CheckpointRecord, CurriculumRecord, EpisodeRecord, MemoryRecord, RunManifest, StepRecord, VerdictRecord } from "../logs/schema.js";
+import { CheckpointRecord, CurriculumRecord, EpisodeRecord, MemoryRecord, RunManifest, StepRecord, VerdictRecord, viewOf, type ViewName } from "../logs/schema.js";
+import { viewCheckpointKey } from "./views.js";
 import { readJsonFile, readRunFile, type RunFileLine } from "../logs/reader.js";
 import { writeFileAtomic } from "../util/atomicWrite.js";
 import { manifestPath, runFile } from "../logs/runDir.js";
 
-/** An episode's place in a run: (phase, checkpoint, episode), the unit of resume (not the generator key: games/envelope.ts episodeKey). */
-export function episodeSlot(phase: string, checkpoint: number | null, episode: number): string {
-  return `${phase}|${checkpoint ?? "-"}|${episode}`;
+/**
+ * An episode's place in a run: (phase, view, checkpoint, episode), the unit of resume (not the
+ * generator key: games/envelope.ts episodeKey). The `eval` view (or none) keeps the key it always had.
+ */
+export function episodeSlot(phase: string, checkpoint: number | null, episode: number, view?: ViewName): string {
+  const p = view === undefined || view === "eval" ? phase : `${phase}:${view}`;
+  return `${p}|${checkpoint ?? "-"}|${episode}`;
 }
 
 export interface ResumeState {
@@ -43,8 +48,10 @@ export interface ResumeState {
   episodes: Map<string, EpisodeRecord>;
   /** Steps of done exploration episodes, by episode number (to rebuild History blocks / memory inputs). */
   exploreSteps: Map<number, StepRecord[]>;
-  /** Done (`ok`) checkpoint records by checkpoint. */
+  /** Done (`ok`) checkpoint records of the `eval` view by checkpoint. */
   checkpoints: Map<number, CheckpointRecord>;
+  /** Done (`ok`) checkpoint records of the other views (`id`, `replay`) by viewCheckpointKey(view, checkpoint). */
+  viewCheckpoints: Map<string, CheckpointRecord>;
   /** Memory versions 0..k, in order. */
   memory: MemoryRecord[];
   /** Verified runs: the kept curriculum decisions, in file order. */
@@ -84,7 +91,7 @@ function dropWhatFollowsALostExploration(episodes: Map<string, EpisodeRecord>): 
 /** An ok checkpoint's scores are those of its evaluation episodes 0..n-1, each done. */
 function claimsHold(r: CheckpointRecord, episodes: ReadonlyMap<string, EpisodeRecord>): boolean {
   if (r.scores.length === 0) return false;
-  return r.scores.every((score, i) => episodes.get(episodeSlot("eval", r.checkpoint, i))?.score === score);
+  return r.scores.every((score, i) => episodes.get(episodeSlot("eval", r.checkpoint, i, viewOf(r)))?.score === score);
 }
 
 export interface ResumeOptions {
@@ -100,6 +107,7 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
     episodes: new Map(),
     exploreSteps: new Map(),
     checkpoints: new Map(),
+    viewCheckpoints: new Map(),
     memory: [],
     curriculum: [],
     verdicts: [],
@@ -115,7 +123,7 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
   const keptEp: Line[] = [];
   for (const l of ep.lines) {
     const r = l.value;
-    const key = episodeSlot(r.phase, r.checkpoint, r.episode);
+    const key = episodeSlot(r.phase, r.checkpoint, r.episode, viewOf(r));
     if (r.status !== "ok" || state.episodes.has(key)) continue;
     state.episodes.set(key, r);
     keptEp.push(l);
@@ -129,7 +137,7 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
   const outOfRange = new Set<string>();
   for (const l of st.lines) {
     const r = l.value;
-    const key = episodeSlot(r.phase, r.checkpoint, r.episode);
+    const key = episodeSlot(r.phase, r.checkpoint, r.episode, viewOf(r));
     const stepKey = `${key}|${r.step}`;
     const record = state.episodes.get(key);
     if (!record || seenSteps.has(stepKey)) continue;
@@ -151,21 +159,24 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
   const keptCp: Line[] = [];
   for (const l of cp.lines) {
     const r = l.value;
-    if (r.status !== "ok" || state.checkpoints.has(r.checkpoint)) continue;
+    const view = viewOf(r);
+    const has = view === "eval" ? state.checkpoints.has(r.checkpoint) : state.viewCheckpoints.has(viewCheckpointKey(view, r.checkpoint));
+    if (r.status !== "ok" || has) continue;
     // A checkpoint record never outlives the episodes it claims: when one of them is gone, the
     // record goes too, the missing episodes are played again and a new record is written.
     if (!claimsHold(r, state.episodes)) continue;
-    state.checkpoints.set(r.checkpoint, r);
+    if (view === "eval") state.checkpoints.set(r.checkpoint, r);
+    else state.viewCheckpoints.set(viewCheckpointKey(view, r.checkpoint), r);
     keptCp.push(l);
   }
 
   const keptEp2 = keptEp.filter((l) => {
     const r = l.value as EpisodeRecord;
-    return state.episodes.has(episodeSlot(r.phase, r.checkpoint, r.episode));
+    return state.episodes.has(episodeSlot(r.phase, r.checkpoint, r.episode, viewOf(r)));
   });
   const keptSt2 = keptSt.filter((l) => {
     const r = l.value as StepRecord;
-    return state.episodes.has(episodeSlot(r.phase, r.checkpoint, r.episode));
+    return state.episodes.has(episodeSlot(r.phase, r.checkpoint, r.episode, viewOf(r)));
   });
   for (const l of keptSt2) {
     const r = l.value as StepRecord;

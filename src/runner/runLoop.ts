@@ -39,7 +39,8 @@ import { acquireRunLock } from "./runLock.js";
 import { manifestPath, runDir } from "../logs/runDir.js";
 import { RunLogs } from "../logs/runLogs.js";
 import { checkpointList, totalEpisodes, type MatrixEntry } from "./schedule.js";
-import { evalSeeds, exploreSeeds } from "./seeds.js";
+import { evalSeeds, exploreSeeds, idSeeds } from "./seeds.js";
+import { extraViews, viewCheckpointKey, viewEpisodes, viewEpisodeTotal, type ExtraView, type ViewEpisode } from "./views.js";
 import { DEFAULT_MAX_BAD_REPLIES, ReplyMonitor, WARMUP_REPLIES } from "./replyMonitor.js";
 import { summarizeCalls } from "./usage.js";
 
@@ -65,11 +66,39 @@ function identityOf(run: RunContext) {
  * checkpoints with exactly this function (pathway `training`, `c` = epoch, empty experience).
  */
 export async function runCheckpoint(run: RunContext, c: number, experience: ExperienceSnapshot, done: ReadonlyMap<string, EpisodeRecord>): Promise<CheckpointRecord> {
+  return playCheckpoint(run, c, experience, done, run.evalSeeds.map((seed, episode) => ({ episode, seed })));
+}
+
+/**
+ * Plays view `view` (`id` or `replay`, runner/views.ts) at checkpoint `c` with the same frozen
+ * experience as the checkpoint's `eval` episodes; null when the view has no episode there (replay at
+ * checkpoint 0: nothing explored yet, so no record: the cell is missing, not 0).
+ */
+export async function runViewCheckpoint(
+  run: RunContext,
+  view: ExtraView,
+  c: number,
+  experience: ExperienceSnapshot,
+  done: ReadonlyMap<string, EpisodeRecord>,
+): Promise<CheckpointRecord | null> {
+  const episodes = viewEpisodes(run.settings, run.game.name, view, c);
+  if (episodes.length === 0) return null;
+  return playCheckpoint(run, c, experience, done, episodes, view);
+}
+
+async function playCheckpoint(
+  run: RunContext,
+  c: number,
+  experience: ExperienceSnapshot,
+  done: ReadonlyMap<string, EpisodeRecord>,
+  episodes: readonly ViewEpisode[],
+  view?: ExtraView,
+): Promise<CheckpointRecord> {
   const records = await Promise.all(
-    run.evalSeeds.map(async (seed, i) => {
-      const prior = done.get(episodeSlot("eval", c, i));
+    episodes.map(async ({ episode, seed }) => {
+      const prior = done.get(episodeSlot("eval", c, episode, view));
       if (prior) return prior;
-      return (await runEpisode(run, { phase: "eval", checkpoint: c, episode: i, seed, experience })).record;
+      return (await runEpisode(run, { phase: "eval", checkpoint: c, episode, seed, experience, ...(view ? { view } : {}) })).record;
     }),
   );
   const failed = records.filter((r) => r.status !== "ok");
@@ -77,11 +106,12 @@ export async function runCheckpoint(run: RunContext, c: number, experience: Expe
   const record: CheckpointRecord = {
     ...identityOf(run),
     checkpoint: c,
+    ...(view ? { view } : {}),
     // All scores in episode order when ok; when failed, only the episodes that completed.
     scores,
     mean: failed.length === 0 && scores.length > 0 ? scores.reduce((a, b) => a + b, 0) / scores.length : null,
     status: failed.length === 0 ? "ok" : "failed",
-    reason: failed.length === 0 ? null : `evaluation episode ${failed[0]!.episode} failed: ${failed[0]!.error ?? "unknown"}`,
+    reason: failed.length === 0 ? null : `${view ? `${view} view ` : ""}evaluation episode ${failed[0]!.episode} failed: ${failed[0]!.error ?? "unknown"}`,
     failed_episodes: failed.map((r) => r.episode),
   };
   run.logs.checkpoints.append(record);
@@ -90,9 +120,9 @@ export async function runCheckpoint(run: RunContext, c: number, experience: Expe
   return record;
 }
 
-/** A checkpoint that never ran because exploration stopped before it. */
-function writeFailedCheckpoint(run: RunContext, c: number, reason: string): CheckpointRecord {
-  const record: CheckpointRecord = { ...identityOf(run), checkpoint: c, scores: [], mean: null, status: "failed", reason, failed_episodes: [] };
+/** A checkpoint (of `view`, default `eval`) that never ran because exploration stopped before it. */
+function writeFailedCheckpoint(run: RunContext, c: number, reason: string, view?: ExtraView): CheckpointRecord {
+  const record: CheckpointRecord = { ...identityOf(run), checkpoint: c, ...(view ? { view } : {}), scores: [], mean: null, status: "failed", reason, failed_episodes: [] };
   run.logs.checkpoints.append(record);
   run.logs.syncRecords();
   run.events.checkpointDone?.(run.runId, record);
@@ -105,17 +135,17 @@ export async function runProtocol(run: RunContext, resume: ResumeState, onCheckp
   const checkpoints = checkpointList(s.exploreEpisodes, s.checkpointEvery);
   const experience = createExperience(run, { memory: resume.memory, curriculum: resume.curriculum, verdicts: resume.verdicts });
   const results = new Map<number, CheckpointRecord>(resume.checkpoints);
+  const views = extraViews(s);
+  // The other views' records (id, replay), by viewCheckpointKey; a replay cell with no episode has none.
+  const viewResults = new Map<string, CheckpointRecord | null>(resume.viewCheckpoints);
   const pending: Promise<void>[] = [];
   const errors: unknown[] = [];
-
-  const launch = (c: number): void => {
-    if (results.has(c)) return;
-    const snapshot = experience.snapshot();
-    // The rejection handler is attached now: a checkpoint may fail while exploration still runs.
+  // The rejection handler is attached at launch: a checkpoint may fail while exploration still runs.
+  const track = <T>(work: Promise<T>, done: (r: T) => void): void => {
     pending.push(
-      runCheckpoint(run, c, snapshot, resume.episodes).then(
+      work.then(
         (r) => {
-          results.set(c, r);
+          done(r);
           onCheckpoint?.();
         },
         (e: unknown) => {
@@ -123,6 +153,15 @@ export async function runProtocol(run: RunContext, resume: ResumeState, onCheckp
         },
       ),
     );
+  };
+
+  const launch = (c: number): void => {
+    const todo = views.filter((v) => !viewResults.has(viewCheckpointKey(v, c)));
+    if (results.has(c) && todo.length === 0) return;
+    // One snapshot for every view of the checkpoint: they all see the same frozen experience.
+    const snapshot = experience.snapshot();
+    if (!results.has(c)) track(runCheckpoint(run, c, snapshot, resume.episodes), (r) => results.set(c, r));
+    for (const v of todo) track(runViewCheckpoint(run, v, c, snapshot, resume.episodes), (r) => viewResults.set(viewCheckpointKey(v, c), r));
   };
 
   launch(0);
@@ -135,11 +174,22 @@ export async function runProtocol(run: RunContext, resume: ResumeState, onCheckp
     // Even when exploration throws (a bug), no checkpoint may still be writing once we return.
     await Promise.allSettled(pending);
   }
-  if (stop) for (const c of checkpoints) if (c >= stop.from && !results.has(c)) results.set(c, writeFailedCheckpoint(run, c, stop.reason));
+  if (stop) {
+    for (const c of checkpoints) {
+      if (c < stop.from) continue;
+      if (!results.has(c)) results.set(c, writeFailedCheckpoint(run, c, stop.reason));
+      for (const v of views) {
+        const key = viewCheckpointKey(v, c);
+        if (!viewResults.has(key)) viewResults.set(key, viewEpisodes(s, run.game.name, v, c).length > 0 ? writeFailedCheckpoint(run, c, stop.reason, v) : null);
+      }
+    }
+  }
   if (errors.length > 0) throw errors[0];
 
   const ordered = checkpoints.map((c) => results.get(c)).filter((r): r is CheckpointRecord => r !== undefined);
-  const status = ordered.length === checkpoints.length && ordered.every((r) => r.status === "ok") ? "complete" : "failed";
+  // A run is complete when every checkpoint of every view it plays is ok (the outcome lists `eval`'s).
+  const viewsOk = [...viewResults.values()].every((r) => r === null || r.status === "ok");
+  const status = ordered.length === checkpoints.length && ordered.every((r) => r.status === "ok") && viewsOk ? "complete" : "failed";
   return { runId: run.runId, status, checkpoints: ordered, error: null };
 }
 
@@ -282,6 +332,7 @@ function contextFor(
     ...(o.roleModel ? { roleModel: o.roleModel } : {}),
     exploreSeeds: exploreSeeds(s.runSeed, o.game.name, s.exploreEpisodes),
     evalSeeds: evalSeeds(s.runSeed, o.game.name, s.evalEpisodes),
+    ...(s.views?.extra.includes("id") ? { idSeeds: idSeeds(s.runSeed, o.game.name, s.views.viewEpisodes) } : {}),
     logs,
     counter: new TokenCounter(s.tokenizer),
     events,
@@ -312,7 +363,7 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
     manifest.write("running", false);
     const s = run.settings;
     events.runStarted?.(run.runId, {
-      totalEpisodes: o.totalEpisodes ?? totalEpisodes(s.exploreEpisodes, s.checkpointEvery, s.evalEpisodes),
+      totalEpisodes: o.totalEpisodes ?? totalEpisodes(s.exploreEpisodes, s.checkpointEvery, s.evalEpisodes) + viewEpisodeTotal(s),
       doneEpisodes: resume.episodes.size,
       label: `${o.entry.game}/${o.entry.pathway}/${o.entry.model}`,
     });

@@ -8,6 +8,12 @@
  *   explore episode x (1-based): base + 2(x-1)
  *   eval episode i (0-based):    base + 2i + 1
  * Lists are prefix-stable: asking for more episodes never changes the earlier seeds.
+ *
+ * The `id` view (views.md) needs a THIRD list, disjoint from both. The even/odd offsets from the base
+ * leave no residue free, so it lives in another range instead: exploration and evaluation seeds stay
+ * below 2^31 (base < 2^30 and at most MAX_LIST_LENGTH episodes each), and id seeds start at 2^31:
+ *   id episode i (0-based):      2^31 + base + i
+ * Again prefix-stable and the same for every pathway and model of a game.
  */
 import { fnv1a32 } from "../util/rng.js";
 
@@ -17,14 +23,36 @@ export function seedBase(runSeed: number, game: string): number {
   return 2 * (fnv1a32(`s3gym/seeds/v1|${game}|${runSeed}`) % 2 ** 29);
 }
 
+/**
+ * The longest seed list of one kind: it keeps exploration and evaluation seeds below ID_SEED_OFFSET,
+ * which is what makes the id list disjoint from them (base + 2(n-1) + 1 < 2^30 + 2^30).
+ */
+export const MAX_LIST_LENGTH = 2 ** 29;
+
+/** Where the id view's seeds start: above every exploration and evaluation seed. */
+export const ID_SEED_OFFSET = 2 ** 31;
+
+function checkLength(kind: string, n: number): void {
+  if (!Number.isSafeInteger(n) || n < 0 || n > MAX_LIST_LENGTH) throw new Error(`${kind} seed list length must be an integer in 0..${MAX_LIST_LENGTH}, got ${n}`);
+}
+
 /** Seeds of exploration episodes 1..n, in episode order (index 0 is episode 1). */
 export function exploreSeeds(runSeed: number, game: string, n: number): number[] {
+  checkLength("exploration", n);
   const base = seedBase(runSeed, game);
   return Array.from({ length: n }, (_, i) => base + 2 * i);
 }
 
 /** Seeds of evaluation episodes 0..n-1: the same list at every checkpoint. */
 export function evalSeeds(runSeed: number, game: string, n: number): number[] {
+  checkLength("evaluation", n);
   const base = seedBase(runSeed, game);
   return Array.from({ length: n }, (_, i) => base + 2 * i + 1);
+}
+
+/** Seeds of the `id` view's episodes 0..n-1 (views.md): the same list at every checkpoint, at or above ID_SEED_OFFSET. */
+export function idSeeds(runSeed: number, game: string, n: number): number[] {
+  checkLength("id view", n);
+  const base = ID_SEED_OFFSET + seedBase(runSeed, game);
+  return Array.from({ length: n }, (_, i) => base + i);
 }

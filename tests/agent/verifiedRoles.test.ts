@@ -113,6 +113,14 @@ describe("parseCurriculum", () => {
     expect(parseCurriculum(reply, offer)).toMatchObject({ ok: true, choices: [{ episode: 4, seed: 12, variant: "explore" }, { episode: 5, seed: 13, variant: "explore" }] });
   });
 
+  it("is linear: a megabyte of hostile text is rejected in well under a second", () => {
+    for (const reply of ["Episode 4: seed " + "1".repeat(1_000_000), "*".repeat(1_000_000) + "Episode", "Episode 4: seed 13, variant explore\n".repeat(30_000), "Reason: " + " ".repeat(1_000_000) + "x"]) {
+      const t0 = performance.now();
+      expect(parseCurriculum(reply, offer).ok).toBe(false);
+      expect(performance.now() - t0).toBeLessThan(1500);
+    }
+  });
+
   it("strips think blocks linearly, an unclosed one to the end", () => {
     expect(stripThinkBlocks("a<think>b</think>c<think>d")).toBe("ac");
   });

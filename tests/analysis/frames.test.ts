@@ -41,8 +41,8 @@ describe("loadColumns", () => {
 describe("loadFrames", () => {
   it("wraps the columns in danfojs DataFrames", async () => {
     const f = await loadFrames(fixture());
-    // Every non-text field of the step schema, optional ones included (20 required + 8 optional).
-    expect(f.steps.shape).toEqual([3, 28]);
+    // Every non-text field of the step schema, optional ones included (20 required + 9 optional: `view` of views.md is the 9th).
+    expect(f.steps.shape).toEqual([3, 29]);
     expect(f.episodes.shape[0]).toBe(6);
     expect(f.checkpoints.shape[0]).toBe(3);
     expect(f.runs.shape[0]).toBe(1);

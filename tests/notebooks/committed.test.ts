@@ -1,5 +1,5 @@
 /**
- * The committed notebooks: exactly the six the issue lists, clean (no outputs: the strip script's
+ * The committed notebooks: exactly the ones the issues list (issue 18 added 07), clean (no outputs: the strip script's
  * `--check` passes), valid nbformat 4.5 (every cell has a unique id), the tslab kernel, a leading
  * markdown cell naming the paper table and how to point the notebook at other data, and code that
  * imports only the built kit (tslab cannot compile ../src).
@@ -22,6 +22,7 @@ const EXPECTED: Record<string, RegExp[]> = {
   "03_coupling.ipynb": [/Table 6/, /run-level/i],
   "04_summary_vs_history.ipynb": [/Table 7/, /wins/],
   "05_training_curves.ipynb": [/Figure 7/],
+  "07_verified_pathway.ipynb": [/verifier reliability/i, /wins \/ losses \/ ties/, /tokens/],
 };
 
 interface Cell {
@@ -43,7 +44,7 @@ const text = (c: Cell): string => (Array.isArray(c.source) ? c.source.join("") :
 const load = (name: string): Notebook => JSON.parse(readFileSync(join(DIR, name), "utf8")) as Notebook;
 
 describe("committed notebooks", () => {
-  it("are exactly the six of the issue", () => {
+  it("are exactly the ones the issues list", () => {
     expect(readdirSync(DIR).filter((f) => f.endsWith(".ipynb")).sort()).toEqual(Object.keys(EXPECTED).sort());
   });
 
@@ -98,7 +99,8 @@ describe("committed notebooks", () => {
   it("the report notebooks call the report's builder and writers, never their own", () => {
     for (const name of Object.keys(EXPECTED).filter((n) => !n.startsWith("00"))) {
       const code = load(name).cells.filter((c) => c.cell_type === "code").map(text).join("\n");
-      expect(code, name).toContain("buildReport(ds, { B: settings.B, seed: settings.seed })");
+      // The report's own settings; 07 adds the verified inputs the report CLI passes too (`, verified }`).
+      expect(code, name).toMatch(/buildReport\(ds, \{ B: settings\.B, seed: settings\.seed(, verified)? \}\)/);
       expect(code, name).toContain("writeTables(report, settings.out");
       expect(code, name).not.toMatch(/\bwriteFile(Sync)?\(/);
     }

@@ -1,14 +1,14 @@
 /**
  * The runs `s3gym reproduce` asks for, on a tiny schedule: the matrix arguments are accepted by the
  * real `s3gym run` and the training arguments by the real `s3gym train-loop`, they produce the 105
- * matrix runs and the 7 training runs the tables need, and a second pass resumes (plays nothing) and
+ * matrix runs, the 7 verified runs of the learner (issue 18) and the 7 training runs the tables need, and a second pass resumes (plays nothing) and
  * rebuilds byte-identical tables. (Issue 15 replaced the random -> heuristic ladder by the learner's
  * offline training loop and added the learner to the matrix: the counts and arguments changed.)
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { matrixArgs, trainingArgs, PAPER_SCHEDULE, TRAINING_LABEL, type Schedule } from "../../src/cli/reproduce.js";
+import { matrixArgs, trainingArgs, verifiedArgs, PAPER_SCHEDULE, TRAINING_LABEL, type Schedule } from "../../src/cli/reproduce.js";
 import { trainLoopCommand } from "../../src/cli/trainLoop.js";
 import { reportCommand } from "../../src/cli/report.js";
 import { runCommand } from "../../src/cli/run.js";
@@ -20,6 +20,7 @@ const sink = { write: () => true };
 
 async function pass(data: string, out: string): Promise<Map<string, string>> {
   expect(await runCommand([...matrixArgs(TINY, data), "--progress", "off"], { stdout: sink, stderr: sink })).toBe(0);
+  expect(await runCommand([...verifiedArgs(TINY, data), "--progress", "off"], { stdout: sink, stderr: sink })).toBe(0);
   expect(await trainLoopCommand([...trainingArgs(TINY, data), "--progress", "off"], { stdout: sink, stderr: sink as never })).toBe(0);
   const quiet = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
   try {
@@ -40,9 +41,14 @@ describe("reproduce's runs", () => {
   it("matrix + training through s3gym run give every table; a rerun resumes to the same bytes", async () => {
     const data = tempDir("s3gym-repro-flow-");
     const first = await pass(data, tempDir("s3gym-repro-out1-"));
-    expect(readdirSync(join(data, "runs"))).toHaveLength(105 + 7);
+    expect(readdirSync(join(data, "runs"))).toHaveLength(105 + 7 + 7);
     const csv = (name: string) => first.get(`${name}.csv`)!.trim().split("\n").slice(1);
-    expect(csv("main_results")).toHaveLength(105);
+    expect(csv("main_results")).toHaveLength(105 + 7);
+    // The verified tables: one reliability row per game; per game the learner and the mean in each dNABA table.
+    expect(csv("verifier_reliability")).toHaveLength(7);
+    expect(csv("verified_vs_memory")).toHaveLength(14);
+    expect(csv("verified_vs_history")).toHaveLength(14);
+    expect(csv("tokens_by_pathway")).toHaveLength(7 * 4);
     const training = csv("training");
     expect(training).toHaveLength(7);
     for (const row of training) expect(row.startsWith(`${TRAINING_LABEL},`)).toBe(true);

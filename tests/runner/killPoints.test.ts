@@ -119,6 +119,12 @@ describe("a kill after any line, then a rerun, gives the uninterrupted run's rec
     await everyKillPoint((data) => runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: make }), entries.map((e) => e.runId), 9);
   }, 60_000);
 
+  it("with --views: kills inside id and replay view episodes resume like kills in eval episodes", async () => {
+    const settings = { ...small({ exploreEpisodes: 2, checkpointEvery: 1, evalEpisodes: 1, maxSteps: 3 }), views: { extra: ["id", "replay"] as ("id" | "replay")[], viewEpisodes: 1, replayEpisodes: 2 } };
+    const entries = buildMatrix(["builtin:heuristic"], [game], ["history", "memory"], 0);
+    await everyKillPoint((data) => runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: make }), entries.map((e) => e.runId), 7);
+  }, 60_000);
+
   it("verified: a kill inside a broad batch, between a verdict and its memory version, or before a curriculum decision", async () => {
     const settings = small({ exploreEpisodes: 5, checkpointEvery: 2, evalEpisodes: 1, maxSteps: 3, verified: { broadBatch: 2, verifierModel: null } });
     const entries = buildMatrix(["builtin:learner"], ["chess"], ["verified"], 0);

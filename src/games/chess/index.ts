@@ -8,6 +8,8 @@ export const game = makeGame<ChessInner, ChessConfig, ChessFacts>({
   summary: "Rule induction: capture static targets with pieces whose moves you must discover.",
   configs,
   exploreVariants,
+  // success_threshold (views.md, verified.md): solved when the score reaches 1 (every target captured).
+  successThreshold: 1,
   configSchema,
   innerSchema,
   actionGrammar,

@@ -21,6 +21,8 @@ export const game = makeGame<MinesweeperInner, MinesweeperConfig, MinesweeperFac
   summary: "Minesweeper with flood fill, lives in explore and the first-click rule in eval; score = correct flags / mines, 1 on a win",
   configs,
   exploreVariants,
+  // success_threshold (views.md, verified.md): solved when the score reaches 1 (the board won).
+  successThreshold: 1,
   configSchema,
   innerSchema,
   actionGrammar,

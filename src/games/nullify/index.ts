@@ -21,6 +21,8 @@ export const game = makeGame<NullifyInner, NullifyConfig, NullifyFacts>({
   summary: "Combine numbers and operators (sums, *v, /v, floor, sqrt, ...) until every unit cancels out.",
   configs,
   exploreVariants,
+  // success_threshold (views.md, verified.md): solved when the score reaches 1 (the board cancelled out).
+  successThreshold: 1,
   configSchema,
   innerSchema,
   actionGrammar,

@@ -21,6 +21,8 @@ export const game = makeGame<PvzInner, PvzConfig, PvzFacts>({
   summary: "Plants vs Zombies: buy plants with sun to hold a lawn against waves of zombies; 1 per turn survived",
   configs,
   exploreVariants,
+  // success_threshold (views.md, verified.md): solved when the score reaches 32 (32 turns held).
+  successThreshold: 32,
   configSchema,
   innerSchema,
   actionGrammar,

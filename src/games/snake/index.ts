@@ -21,6 +21,8 @@ export const game = makeGame<SnakeInner, SnakeConfig, SnakeFacts>({
   summary: "Snake on a walled board with 3 apples; collisions are no-ops in explore and fatal in eval; score = apples eaten",
   configs,
   exploreVariants,
+  // success_threshold (views.md, verified.md): solved when the score reaches 3 (3 apples eaten).
+  successThreshold: 3,
   configSchema,
   innerSchema,
   actionGrammar,

@@ -21,6 +21,8 @@ export const game = makeGame<TetrisInner, TetrisConfig, TetrisFacts>({
   summary: "Hard-drop tetrominoes at a chosen column and rotation; clear full rows (score = lines cleared).",
   configs,
   exploreVariants,
+  // success_threshold (views.md, verified.md): solved when the score reaches 3 (3 lines cleared).
+  successThreshold: 3,
   configSchema,
   innerSchema,
   actionGrammar,

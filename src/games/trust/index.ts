@@ -21,6 +21,8 @@ export const game = makeGame<TrustInner, TrustConfig, TrustFacts>({
   summary: "The Evolution of Trust coin game: 5 rounds x 8 moves of collaborate/cheat against a hidden-type opponent.",
   configs,
   exploreVariants,
+  // success_threshold (views.md, verified.md): solved when the score reaches 40 (40 coins (one per move of the 5 x 8 explore game)).
+  successThreshold: 40,
   configSchema,
   innerSchema,
   actionGrammar,

@@ -64,7 +64,8 @@ export async function readMergedRun(sources: readonly string[], opts: ReadOption
   for (let src = 0; src < sources.length; src++) {
     const r = await readRunRecords(sources[src] as string, opts);
     if (r.manifest) manifest = r.manifest;
-    for (const c of r.checkpoints) if (better(checkpoints.get(c.checkpoint), c)) checkpoints.set(c.checkpoint, c);
+    // The run page's curve is the protocol's `eval` view; the id and replay views' records (views.md) have their own tables.
+    for (const c of r.checkpoints) if (viewOf({ phase: "eval", view: c.view }) === "eval" && better(checkpoints.get(c.checkpoint), c)) checkpoints.set(c.checkpoint, c);
     for (const e of r.episodes) {
       const key = episodeKeyOf(e);
       if (better(records.get(key)?.record, e)) records.set(key, { record: e, src });

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { matrixArgs, PAPER_SCHEDULE, QUICK_SCHEDULE, reproduceCommand } from "../../../src/cli/reproduce.js";
+import { matrixArgs, PAPER_SCHEDULE, QUICK_SCHEDULE, reproduceCommand, verifiedArgs } from "../../../src/cli/reproduce.js";
 import { checkJupyter, formatJupyterProblems, INSTALL_HINTS, pythonCandidates } from "../../../src/report/notebooks/jupyter.js";
 import { NOTEBOOK_ENGINES } from "../../../src/report/notebooks/engines.js";
 
@@ -109,5 +109,15 @@ describe("the default offline matrix", () => {
     expect([flag("--explore-episodes"), flag("--checkpoint-every"), flag("--eval-episodes"), flag("--max-steps")]).toEqual(["30", "3", "3", "64"]);
     const q = matrixArgs(QUICK_SCHEDULE, "/d");
     expect(q[q.indexOf("--explore-episodes") + 1]).toBe("3");
+  });
+});
+
+describe("the verified runs", () => {
+  it("are builtin:learner on every game, pathway verified, on the matrix's own schedule (one protocol per data directory)", () => {
+    const a = verifiedArgs(PAPER_SCHEDULE, "/d");
+    const flag = (name: string) => a[a.indexOf(name) + 1];
+    expect([flag("--models"), flag("--games"), flag("--pathways"), flag("--data")]).toEqual(["builtin:learner", "all", "verified", "/d"]);
+    const m = matrixArgs(PAPER_SCHEDULE, "/d");
+    for (const f of ["--explore-episodes", "--checkpoint-every", "--eval-episodes", "--max-steps"]) expect(flag(f)).toBe(m[m.indexOf(f) + 1]);
   });
 });

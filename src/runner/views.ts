@@ -1,0 +1,72 @@
+/**
+ * Evaluation views (views.md: SEAGym's lenses inside the protocol). At every checkpoint, besides the
+ * protocol's `eval` view, a run with `--views` plays
+ *   - `id`:     the explore config on the id seed list (seeds.ts: disjoint from exploration and
+ *               evaluation by construction), N_view episodes, the same seeds at every checkpoint;
+ *   - `replay`: the explore config on the first K exploration seeds, episode j re-playing
+ *               exploration episode j+1 once it has been explored (checkpoint x plays j < min(K, x));
+ * all with the checkpoint's frozen experience, like `eval`. View episodes are phase `eval`: they never
+ * feed experience, and resume, the cache and shards treat them as evaluation episodes.
+ *
+ * Without `--views` the settings carry no `views` and nothing here runs: the run is exactly today's.
+ */
+import type { ViewName } from "../logs/schema.js";
+import type { ProtocolSettings } from "./context.js";
+import { checkpointList } from "./schedule.js";
+import { exploreSeeds, idSeeds } from "./seeds.js";
+
+/** The views besides `eval` (played by runViewCheckpoint). */
+export type ExtraView = Exclude<ViewName, "eval">;
+
+/** `--views`, `--view-episodes`, `--replay-episodes` as the runner uses them. */
+export interface ViewSettings {
+  /** The extra views on, in the order id, replay (`eval` is always on). */
+  extra: ExtraView[];
+  /** Episodes of the `id` view per checkpoint. */
+  viewEpisodes: number;
+  /** K: the replay view re-plays exploration seeds 1..K. */
+  replayEpisodes: number;
+}
+
+/** The default K (views.md: `--replay-episodes`, default 3). */
+export const DEFAULT_REPLAY_EPISODES = 3;
+
+/** The extra views of a run's settings ([] without `--views`). */
+export function extraViews(s: Pick<ProtocolSettings, "views">): ExtraView[] {
+  return s.views?.extra ?? [];
+}
+
+/** One episode a view plays at a checkpoint: its index within (view, checkpoint) and its seed. */
+export interface ViewEpisode {
+  episode: number;
+  seed: number;
+}
+
+/**
+ * The episodes of `view` at checkpoint `c`. `id`: the id list, whole, at every checkpoint. `replay`:
+ * exploration seeds j = 0..min(K, c)-1 (seed j is exploration episode j+1's, explored before
+ * checkpoint c exactly when j+1 <= c), so checkpoint 0 replays nothing.
+ */
+export function viewEpisodes(s: Pick<ProtocolSettings, "views" | "runSeed">, game: string, view: ExtraView, c: number): ViewEpisode[] {
+  const v = s.views;
+  if (!v) return [];
+  if (view === "id") return idSeeds(s.runSeed, game, v.viewEpisodes).map((seed, episode) => ({ episode, seed }));
+  return exploreSeeds(s.runSeed, game, Math.min(v.replayEpisodes, c)).map((seed, episode) => ({ episode, seed }));
+}
+
+/** Episodes all views besides `eval` play over a run's checkpoints (for progress totals). */
+export function viewEpisodeTotal(s: Pick<ProtocolSettings, "views" | "exploreEpisodes" | "checkpointEvery">): number {
+  const v = s.views;
+  if (!v) return 0;
+  let n = 0;
+  for (const c of checkpointList(s.exploreEpisodes, s.checkpointEvery)) {
+    if (v.extra.includes("id")) n += v.viewEpisodes;
+    if (v.extra.includes("replay")) n += Math.min(v.replayEpisodes, c);
+  }
+  return n;
+}
+
+/** The key of a (view, checkpoint) record in resume state and results: `eval` keys are the checkpoint alone. */
+export function viewCheckpointKey(view: ExtraView, c: number): string {
+  return `${view}|${c}`;
+}
