@@ -15,6 +15,8 @@ export { parseResponse } from "./agent/parseResponse.js";
 export * from "./report/tables.js";
 export * from "./report/writeReport.js";
 export { curvesSpec, trainingSpec, calibrationSpec, couplingSpec, specCaption } from "./report/figures/specs.js";
+export { viewsSpec, costGainSpec } from "./report/figures/viewSpecs.js";
+export { successThreshold, isSolved } from "./games/successThreshold.js";
 export * from "./report/notebooks/html.js";
 export * from "./report/notebooks/settings.js";
 export * from "./report/notebooks/figures.js";

@@ -14,6 +14,7 @@ import { curveMetricsSorted, type CurveMetrics } from "./curves.js";
 import { TRAINING_PATHWAY, compareText, type Dataset, type RunData } from "./dataset.js";
 import { simpleDesign, tableInterval } from "./intervals.js";
 import { seedCurve, type SeedCurve } from "./seedCurves.js";
+import { withInstrumentNote } from "./instruments.js";
 import type { Table } from "./table.js";
 import type { Rng } from "../util/rng.js";
 
@@ -341,7 +342,7 @@ export function compareTable(ds: Dataset, opts: CompareOptions): Table<CompareRo
   const exact = rows.some((r) => r.flips === "exact");
   const random = rows.some((r) => r.flips === "random");
   const minSeeds = Math.min(...rows.map((r) => r.n_seeds));
-  return {
+  return withInstrumentNote({
     name: "compare",
     title: `Paired comparison: a (${describeSelector(opts.a)}) - b (${describeSelector(opts.b)})`,
     columns: [
@@ -363,7 +364,7 @@ export function compareTable(ds: Dataset, opts: CompareOptions): Table<CompareRo
       `p: two-sided sign-flip permutation test over seeds (${[exact ? `all 2^n flips up to n = ${EXACT_MAX_SEEDS}` : "", random ? `${flips} seeded flips above` : ""].filter((x) => x).join("; ")}); p_holm: Holm-adjusted across the ${games.length > 1 ? "games" : "game"} of each metric.`,
       ...(minSeeds <= 5 ? [`With n <= 5 seeds the exact test cannot reach p < 0.05 (its smallest two-sided p is 2 / 2^n = ${(2 / 2 ** minSeeds).toFixed(4)} at n = ${minSeeds}): see \`s3gym power\` for what more evaluation episodes would detect.`] : []),
     ],
-  };
+  }, runs.map((r) => r.model));
 }
 
 function describeSelector(s: Selector): string {

@@ -11,6 +11,7 @@ import { naba } from "./curves.js";
 import { judgingStats } from "./judging.js";
 import { POOLED, type JudgingInputs } from "./judgingTables.js";
 import { distinct, runCurve } from "./runs.js";
+import { withInstrumentNote } from "./instruments.js";
 import type { Table } from "./table.js";
 
 /** A block with the identity of its run (for the scatter figure and notebooks). */
@@ -169,7 +170,7 @@ function clusteredRho(
 export function couplingTable(blocks: readonly BlockRow[], cfg: BootstrapConfig): Table<CouplingRow> {
   const rows = distinct(blocks.map((b) => b.game)).map((game) => couplingRow(game, blocks.filter((b) => b.game === game), cfg));
   rows.push(couplingRow(POOLED, blocks, cfg));
-  return {
+  return withInstrumentNote({
     name: "coupling",
     title: "Judgment-improvement coupling over exploration blocks",
     columns: [
@@ -191,7 +192,7 @@ export function couplingTable(blocks: readonly BlockRow[], cfg: BootstrapConfig)
       ]),
       ...sparseScheduleNote(blocks),
     ],
-  };
+  }, blocks.map((b) => b.model));
 }
 
 function withInterval(e: Estimate, iv: Interval | null): Estimate {
@@ -272,7 +273,7 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
       n_cells: nCells,
     },
   ];
-  return {
+  return withInstrumentNote({
     name: "run_level",
     title: "Run level: a run's Agree against its NABA",
     columns: [
@@ -290,5 +291,5 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
         { key: "spearman_agree_naba", metric: "pearson_cells" },
       ]),
     ],
-  };
+  }, inputs.runs.map((r) => r.run.model));
 }

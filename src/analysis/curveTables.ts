@@ -25,6 +25,7 @@ import { curveBuffers, curveStatistic, curveUnderWeights, sameSeeds, seedCurve, 
 import { curveMetrics, curveMetricsSorted, summarizeDeltas, trainingMetrics, type CurveMetrics, type TrainingMetrics } from "./curves.js";
 import { compareText, type Dataset, type RunData } from "./dataset.js";
 import { distinct, groupBy, isTraining, requiredGames, runCurve } from "./runs.js";
+import { withInstrumentNote } from "./instruments.js";
 import type { Table } from "./table.js";
 
 const METRICS = ["avg", "max", "auc_plus", "naba"] as const;
@@ -332,7 +333,7 @@ export function excludesPointNote(rows: readonly object[], keys: readonly string
 /** Paper Table 4: Avg, Max, AUC+ (with intervals) and NABA per (model, game, pathway). */
 export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: CurveTableOptions = {}): Table<MainResultsRow> {
   const rows = opts.requireComplete ? ca.rows.filter((r) => r.complete) : ca.rows;
-  return {
+  return withInstrumentNote({
     name: "main_results",
     title: "Main results: checkpoint curves (Avg, Max, AUC+, NABA)",
     columns: [
@@ -360,7 +361,7 @@ export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: 
       ...incompleteNote(ca, opts.requireComplete ?? false),
       ...ca.remarks,
     ],
-  };
+  }, []);
 }
 
 /** A row of summary_vs_history: per (game, model), or the per-game "mean" row. */
@@ -457,7 +458,7 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
       if (s.mean > 0) improved++;
     }
   }
-  return {
+  return withInstrumentNote({
     name: pd.name,
     title: pd.title,
     columns: [
@@ -477,7 +478,7 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
       ...(unpaired.length > 0 ? [`Not paired (the two runs were evaluated on different seeds, so their draws are independent): ${unpaired.join(", ")}.`] : []),
       ...incompleteNote(ca, opts.requireComplete ?? false),
     ],
-  };
+  }, []);
 }
 
 /** A row of training.csv (one training run). */
@@ -545,7 +546,7 @@ export function analyzeTraining(ds: Dataset, cfg?: BootstrapConfig): { rows: Tra
 /** Figure 7's numbers: one row per training run (no intervals: these are single descriptive curves). */
 export function trainingTable(rows: TrainingRow[], cfg: BootstrapConfig): Table<TrainingRow> {
   const dup = [...groupBy(rows, (r) => `${r.model}|${r.game}`).entries()].filter(([, v]) => v.length > 1);
-  return {
+  return withInstrumentNote({
     name: "training",
     title: "Training pathway: checkpoint (epoch) curves",
     columns: [
@@ -566,7 +567,7 @@ export function trainingTable(rows: TrainingRow[], cfg: BootstrapConfig): Table<
       "Epoch 0 is the base model (y0); avg and max are over the valid updated epochs (1..K-1), n_above counts those above y0, AUC+ uses spacing 1. y_final is the last recorded epoch (missing when it failed).",
       ...dup.map(([k, v]) => `${k.replace("|", " / ")}: ${v.length} training runs (${v.map((r) => r.run_id).join(", ")}), one row each.`),
     ],
-  };
+  }, []);
 }
 
 /** A row of main_results_wide: one model and metric; a cell per (game, pathway) column. */
@@ -605,7 +606,7 @@ export function mainResultsWideTable(main: Table<MainResultsRow>): Table<MainRes
       out.push(row);
     }
   }
-  return {
+  return withInstrumentNote({
     name: "main_results_wide",
     title: "Main results in the paper's layout (Table 4): Avg, Max, AUC+ by game, ICL and Memory side by side",
     columns: [
@@ -619,5 +620,5 @@ export function mainResultsWideTable(main: Table<MainResultsRow>): Table<MainRes
       "The same estimates as main_results (one row per model, game and pathway there), pivoted: ICL = History ICL, Memory = Summary Memory; the `none` baseline and NABA are in main_results. An empty cell: no run for that model, game and pathway.",
       ...main.notes.slice(1),
     ],
-  };
+  }, []);
 }

@@ -16,7 +16,11 @@
  *   while another copy may hold an interrupted attempt of the same episode.
  */
 import { LogFormatError, discoverRuns, readRunDir, type ReadWarning } from "../logs/reader.js";
-import { viewOf, type RunManifest } from "../logs/schema.js";
+import { viewOf, type RunManifest, type ViewName } from "../logs/schema.js";
+import { accumulateCall, emptyRunCost, type RunCost } from "./cost.js";
+
+/** The views besides `eval` (views.md). */
+export type ExtraViewName = Exclude<ViewName, "eval">;
 
 import { JUDGED_PATHWAYS, TRAINING_PATHWAY } from "../pathways/registry.js";
 // The judged set and the training runs' name come from the pathway registry (one list of pathways).
@@ -66,8 +70,19 @@ export interface RunData {
    * (logs.md), and one written by another tool may lack the kit's fields (named in a warning).
    */
   manifest: Partial<RunManifest> | null;
-  /** Checkpoints recorded in checkpoints.jsonl, sorted by x. */
+  /** Checkpoints of the `eval` view recorded in checkpoints.jsonl, sorted by x. */
   checkpoints: CheckpointData[];
+  /**
+   * The other evaluation views' checkpoints (views.md: `id`, `replay`), like `checkpoints`; a view
+   * the run did not play is absent. A replay checkpoint's seeds are the exploration seeds it re-played.
+   */
+  views: Partial<Record<ExtraViewName, CheckpointData[]>>;
+  /**
+   * calls.jsonl folded by what each call served (cost.ts), for cost per checkpoint; null when no
+   * source has calls.jsonl. With several copies of the run, the copy holding the most calls (the
+   * audit log only grows) is used, so a shard's duplicate never counts twice.
+   */
+  cost: RunCost | null;
   /** Exploration steps of `ok` exploration episodes; null for pathways outside JUDGED_PATHWAYS. */
   explore: ExploreSteps | null;
   /** Counts for the report: judged exploration steps after deduplication; eval steps and other
@@ -137,13 +152,81 @@ interface CheckpointLite {
   mean: number | null;
 }
 
+/** An eval episode as the curve needs it. */
+interface EvalEpisodeLite {
+  x: number;
+  episode: number;
+  seed: number;
+  score: number;
+  ok: boolean;
+  steps: number;
+}
+
+/**
+ * The checkpoints of one view of a run from its checkpoint records and its ok eval episodes (episode
+ * scores win over the record's; see the module comment). `label` prefixes the warnings ("" for eval).
+ */
+function checkpointsOf(id: string, label: string, records: ReadonlyMap<number, CheckpointLite>, episodes: ReadonlyMap<string, EvalEpisodeLite>, warn: (m: string) => void): CheckpointData[] {
+    // Per-episode scores from episodes.jsonl (phase eval, status ok), grouped by checkpoint.
+    const byX = new Map<number, { episode: number; seed: number; score: number }[]>();
+    const orphan = new Set<number>();
+    for (const e of episodes.values()) {
+      if (!records.has(e.x)) orphan.add(e.x);
+      if (!e.ok) continue;
+      const list = byX.get(e.x) ?? [];
+      list.push({ episode: e.episode, seed: e.seed, score: e.score });
+      byX.set(e.x, list);
+    }
+    if (orphan.size > 0) {
+      warn(`run ${id}: ${label}evaluation episodes for checkpoint(s) ${[...orphan].sort((a, b) => a - b).join(", ")} have no checkpoint record; ignored`);
+    }
+    return [...records.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([x, c]) => {
+        const eps = (byX.get(x) ?? []).sort((a, b) => a.episode - b.episode);
+        let scores = eps.map((e) => e.score);
+        let seeds: number[] | null = eps.map((e) => e.seed);
+        // A record that outlived its episodes (a damaged or emptied episodes.jsonl) is said out loud:
+        // its numbers are no longer backed by the episodes they claim (a rerun plays them again).
+        if (c.status === "ok" && scores.length < c.scores.length) {
+          warn(
+            `run ${id}: ${label}checkpoint ${x} lists ${c.scores.length} evaluation score(s) but only ${scores.length} of its evaluation episodes are in episodes.jsonl` +
+              (scores.length === 0 ? "; the record's scores are used (rerun the same command to play the missing episodes)" : "; the episodes on disk are used (rerun the same command to play the missing ones)"),
+          );
+        }
+        // Hand-written or converted logs may carry the scores only in the checkpoint record.
+        if (scores.length === 0 && c.status === "ok") {
+          scores = c.scores.slice();
+          seeds = null;
+        }
+        const valid = c.status === "ok" && scores.length > 0;
+        if (c.status === "ok" && !valid) warn(`run ${id}: ${label}checkpoint ${x} is ok but has no evaluation scores; treated as having no value`);
+        if (valid && c.mean !== null) {
+          const m = scores.reduce((a, b) => a + b, 0) / scores.length;
+          if (Math.abs(m - c.mean) > 1e-9 * Math.max(1, Math.abs(m))) {
+            warn(`run ${id}: ${label}checkpoint ${x} record mean ${c.mean} differs from its episodes' mean ${m}; the episodes are used`);
+          }
+        }
+        return { x, status: c.status, valid, scores: valid ? scores : [], seeds: valid ? seeds : [], reason: c.reason };
+      });
+}
+
 /** Accumulates one run_id's records from any number of files; `finish` resolves duplicates. */
 class RunBuilder {
   readonly sources = new Set<string>();
   manifest: Partial<RunManifest> | null = null;
   readonly checkpoints = new Map<number, CheckpointLite>();
   /** key `${checkpoint}|${episode}` -> eval episode. */
-  readonly evalEpisodes = new Map<string, { x: number; episode: number; seed: number; score: number; ok: boolean; steps: number }>();
+  readonly evalEpisodes = new Map<string, EvalEpisodeLite>();
+  /** Calls folded per source directory (index in read order); finish keeps the largest. */
+  readonly costBySrc = new Map<number, RunCost>();
+  /** The other evaluation views' records (id, replay: views.md), kept apart from the eval curve. */
+  readonly viewData = new Map<ExtraViewName, { checkpoints: Map<number, CheckpointLite>; evalEpisodes: Map<string, EvalEpisodeLite> }>();
+  viewAcc(view: ExtraViewName): { checkpoints: Map<number, CheckpointLite>; evalEpisodes: Map<string, EvalEpisodeLite> } {
+    let v = this.viewData.get(view);
+    if (v === undefined) this.viewData.set(view, (v = { checkpoints: new Map(), evalEpisodes: new Map() }));
+    return v;
+  }
   /** exploration episode -> ok?, and the run directory (index in read order) of the winning record. */
   readonly exploreEpisodes = new Map<number, { ok: boolean; src: number; steps: number }>();
   /** Step indices seen per episode (`eval|x|e` or `explore|e`), to find gaps against the records. */
@@ -195,54 +278,27 @@ class RunBuilder {
     if (bad.length > 0) warn(`run ${this.run_id}: ${bad.length} episode(s) with gaps in their step indices: ${bad.slice(0, 3).join("; ")}${bad.length > 3 ? `; and ${bad.length - 3} more` : ""}`);
   }
 
+  private largestCost(): RunCost | null {
+    let best: RunCost | null = null;
+    let bestN = -1;
+    const count = (c: RunCost) => c.other.calls + [...c.explore.values(), ...c.eval.values()].reduce((a, u) => a + u.calls, 0);
+    for (const src of [...this.costBySrc.keys()].sort((a, b) => a - b)) {
+      const c = this.costBySrc.get(src) as RunCost;
+      const n = count(c);
+      if (n > bestN) [best, bestN] = [c, n];
+    }
+    return best;
+  }
+
   finish(warn: (m: string) => void): RunData {
     const id = this.run_id;
     if (this.dupCheckpoints > 0) warn(`run ${id}: ${this.dupCheckpoints} duplicate checkpoint record(s); the last of each is used (an ok one is never replaced by a failed one)`);
     if (this.dupEpisodes > 0) warn(`run ${id}: ${this.dupEpisodes} duplicate episode record(s); the last of each is used (an ok one is never replaced by a failed one)`);
 
-    // Per-episode scores from episodes.jsonl (phase eval, status ok), grouped by checkpoint.
-    const byX = new Map<number, { episode: number; seed: number; score: number }[]>();
-    const orphan = new Set<number>();
-    for (const e of this.evalEpisodes.values()) {
-      if (!this.checkpoints.has(e.x)) orphan.add(e.x);
-      if (!e.ok) continue;
-      const list = byX.get(e.x) ?? [];
-      list.push({ episode: e.episode, seed: e.seed, score: e.score });
-      byX.set(e.x, list);
-    }
-    if (orphan.size > 0) {
-      warn(`run ${id}: evaluation episodes for checkpoint(s) ${[...orphan].sort((a, b) => a - b).join(", ")} have no checkpoint record; ignored`);
-    }
     this.warnStepGaps(warn);
-    const checkpoints: CheckpointData[] = [...this.checkpoints.entries()]
-      .sort((a, b) => a[0] - b[0])
-      .map(([x, c]) => {
-        const eps = (byX.get(x) ?? []).sort((a, b) => a.episode - b.episode);
-        let scores = eps.map((e) => e.score);
-        let seeds: number[] | null = eps.map((e) => e.seed);
-        // A record that outlived its episodes (a damaged or emptied episodes.jsonl) is said out loud:
-        // its numbers are no longer backed by the episodes they claim (a rerun plays them again).
-        if (c.status === "ok" && scores.length < c.scores.length) {
-          warn(
-            `run ${id}: checkpoint ${x} lists ${c.scores.length} evaluation score(s) but only ${scores.length} of its evaluation episodes are in episodes.jsonl` +
-              (scores.length === 0 ? "; the record's scores are used (rerun the same command to play the missing episodes)" : "; the episodes on disk are used (rerun the same command to play the missing ones)"),
-          );
-        }
-        // Hand-written or converted logs may carry the scores only in the checkpoint record.
-        if (scores.length === 0 && c.status === "ok") {
-          scores = c.scores.slice();
-          seeds = null;
-        }
-        const valid = c.status === "ok" && scores.length > 0;
-        if (c.status === "ok" && !valid) warn(`run ${id}: checkpoint ${x} is ok but has no evaluation scores; treated as having no value`);
-        if (valid && c.mean !== null) {
-          const m = scores.reduce((a, b) => a + b, 0) / scores.length;
-          if (Math.abs(m - c.mean) > 1e-9 * Math.max(1, Math.abs(m))) {
-            warn(`run ${id}: checkpoint ${x} record mean ${c.mean} differs from its episodes' mean ${m}; the episodes are used`);
-          }
-        }
-        return { x, status: c.status, valid, scores: valid ? scores : [], seeds: valid ? seeds : [], reason: c.reason };
-      });
+    const checkpoints = checkpointsOf(id, "", this.checkpoints, this.evalEpisodes, warn);
+    const views: RunData["views"] = {};
+    for (const [view, v] of [...this.viewData].sort((a, b) => compareText(a[0], b[0]))) views[view] = checkpointsOf(id, `${view} view `, v.checkpoints, v.evalEpisodes, warn);
 
     let explore: ExploreSteps | null = null;
     let exploreSteps = 0;
@@ -296,6 +352,8 @@ class RunBuilder {
       sources: [...this.sources],
       manifest: this.manifest,
       checkpoints,
+      views,
+      cost: this.largestCost(),
       explore,
       counts: {
         steps: exploreSteps + this.evalStepLines,
@@ -392,12 +450,13 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           const b = builderFor(r, file, line);
           if (!b) return;
           b.sources.add(loc.runDir);
-          // The curve tables are the protocol's `eval` view; the id and replay views (views.md) are read apart.
-          if (viewOf(r) !== "eval") return;
-          const prev = b.checkpoints.get(r.checkpoint);
+          // The curve tables are the protocol's `eval` view; the id and replay views (views.md) are kept apart.
+          const view = viewOf(r);
+          const cps = view === "eval" ? b.checkpoints : b.viewAcc(view).checkpoints;
+          const prev = cps.get(r.checkpoint);
           if (prev !== undefined) b.dupCheckpoints++;
           if (prev?.status === "ok" && r.status !== "ok") return; // an ok record is never undone
-          b.checkpoints.set(r.checkpoint, { status: r.status, reason: r.reason, scores: r.scores, mean: r.mean });
+          cps.set(r.checkpoint, { status: r.status, reason: r.reason, scores: r.scores, mean: r.mean });
         },
         episode: (r, file, line) => {
           const b = builderFor(r, file, line);
@@ -405,12 +464,13 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           b.sources.add(loc.runDir);
           if (r.phase === "eval") {
             if (r.checkpoint === null) throw new LogFormatError(file, line, "checkpoint", "an eval episode needs a checkpoint");
-            if (viewOf(r) !== "eval") return;
+            const view = viewOf(r);
+            const eps = view === "eval" ? b.evalEpisodes : b.viewAcc(view).evalEpisodes;
             const key = `${r.checkpoint}|${r.episode}`;
-            const prev = b.evalEpisodes.get(key);
+            const prev = eps.get(key);
             if (prev !== undefined) b.dupEpisodes++;
             if (prev?.ok === true && r.status !== "ok") return;
-            b.evalEpisodes.set(key, { x: r.checkpoint, episode: r.episode, seed: r.seed, score: r.score, ok: r.status === "ok", steps: r.steps });
+            eps.set(key, { x: r.checkpoint, episode: r.episode, seed: r.seed, score: r.score, ok: r.status === "ok", steps: r.steps });
           } else {
             const prev = b.exploreEpisodes.get(r.episode);
             if (prev !== undefined) b.dupEpisodes++;
@@ -418,10 +478,19 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
             b.exploreEpisodes.set(r.episode, { ok: r.status === "ok", src, steps: r.steps });
           }
         },
+        call: (r) => {
+          // A call record carries only run_id: it joins a run seen in this directory's other files.
+          const b = builders.get(r.run_id);
+          if (!b || (wanted && !wanted.has(b.model))) return;
+          let acc = b.costBySrc.get(src);
+          if (acc === undefined) b.costBySrc.set(src, (acc = emptyRunCost()));
+          accumulateCall(acc, r);
+        },
         step: (r, file, line) => {
           const b = builderFor(r, file, line);
           if (!b) return;
           b.sources.add(loc.runDir);
+          // View steps are not needed by any metric (the views' tables read episode scores).
           if (r.phase === "eval" && viewOf(r) !== "eval") return;
           const stepsKey = r.phase === "eval" ? `eval|${r.checkpoint}|${r.episode}` : `explore|${r.episode}`;
           const seen = b.stepIndices.get(stepsKey);

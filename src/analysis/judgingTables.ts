@@ -25,6 +25,7 @@ import { flagEstimate, smallNNote, type CoverageMetric } from "./coverage.js";
 import { simpleDesign, tableInterval, twoStageDesign, withinDesign } from "./intervals.js";
 import { distinct, episodeCounts, gameRewardRanges, isJudged, totalCounts } from "./runs.js";
 import type { Rng } from "../util/rng.js";
+import { withInstrumentNote } from "./instruments.js";
 import type { Table } from "./table.js";
 
 /** The pooled row's model label. */
@@ -218,7 +219,7 @@ export function selfJudgingTable(inputs: JudgingInputs, cfg: BootstrapConfig): T
   const leftOut = distinct(inputs.runs.map((r) => r.run.game))
     .map((g) => [g, inputs.runs.filter((r) => r.run.game === g).reduce((a, r) => a + r.run.counts.leftOutSteps, 0)] as const)
     .filter(([, n]) => n > 0);
-  return {
+  return withInstrumentNote({
     name: "self_judging",
     title: "Self-judging: agreement and error of self-scores against the verifier (exploration steps)",
     columns: [
@@ -244,7 +245,7 @@ export function selfJudgingTable(inputs: JudgingInputs, cfg: BootstrapConfig): T
         ? [`Left out: steps of exploration episodes that failed for infrastructure (or have no episode record), not the model's behaviour under the protocol: ${leftOut.map(([g, n]) => `${g} ${n}`).join(", ")}.`]
         : []),
     ],
-  };
+  }, []);
 }
 
 /** A row of positive_rates: the correlation across runs of Pr(r > 0) and Pr(s > 0). */
@@ -291,7 +292,7 @@ export function positiveRatesTable(inputs: JudgingInputs, cfg: BootstrapConfig):
   };
   const rows = distinct(inputs.runs.map((r) => r.run.game)).map((g) => row(g, inputs.runs.filter((r) => r.run.game === g)));
   rows.push(row(POOLED, inputs.runs));
-  return {
+  return withInstrumentNote({
     name: "positive_rates",
     title: "Positive rates: correlation across runs of Pr(r > 0) and Pr(s > 0)",
     columns: [
@@ -305,7 +306,7 @@ export function positiveRatesTable(inputs: JudgingInputs, cfg: BootstrapConfig):
       describeBootstrap(cfg, "runs"),
       "Each run's rates are over its scored exploration steps (history and memory runs).",
     ],
-  };
+  }, inputs.runs.map((r) => r.run.model));
 }
 
 /** A calibration bin: mean clipped self-score vs mean reward of the steps whose clipped s falls in it. */

@@ -18,6 +18,7 @@ import { curveMetricsSorted, type CurveMetrics } from "./curves.js";
 import { bootstrapRng } from "./bootstrap.js";
 import { COMPARE_METRICS } from "./compare.js";
 import { seedCurve, type SeedCurve } from "./seedCurves.js";
+import { withInstrumentNote } from "./instruments.js";
 import type { Table } from "./table.js";
 
 export type PowerMetric = (typeof COMPARE_METRICS)[number];
@@ -207,7 +208,7 @@ export function powerTable(ds: Dataset, opts: PowerOptions = {}): Table<PowerRow
     }
   }
   rows.sort((a, b) => compareText(a.game, b.game) || metrics.indexOf(a.metric) - metrics.indexOf(b.metric) || a.episodes - b.episodes);
-  return {
+  return withInstrumentNote({
     name: "power",
     title: `Minimum detectable difference (paired, ${Math.round(power * 100)}% power, two-sided alpha ${alpha})`,
     columns: [
@@ -222,5 +223,5 @@ export function powerTable(ds: Dataset, opts: PowerOptions = {}): Table<PowerRow
       `An empty mdd: with N <= ${Math.floor(Math.log2(2 / alpha))} seeds the exact sign-flip test cannot reach p < ${alpha} at all (smallest p = 2 / 2^N), so no difference is detectable; the paper's 3 episodes per checkpoint is that case.`,
       ...(skipped.length > 0 ? [`No pilot pairs (two runs of the game on the same seeds) for: ${skipped.join(", ")}.`] : []),
     ],
-  };
+  }, runs.map((r) => r.model));
 }

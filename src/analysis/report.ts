@@ -32,6 +32,7 @@ import {
 } from "./judgingTables.js";
 import { distinct, gameRewardRanges, requiredGames } from "./runs.js";
 import type { Table } from "./table.js";
+import { analyzeViews, hasViews, type CostRow, type CostRunRow, type ForgettingRow, type ViewRow, type ViewSeries, type ViewUpdateRow } from "./viewTables.js";
 import type { VerifiedInputs } from "./verifiedData.js";
 import { tokensByPathwayTable, verifiedVsTables, verifierReliabilityTable, type ReliabilityRow, type TokensRow } from "./verifiedTables.js";
 
@@ -68,6 +69,13 @@ export interface ReportTables {
   summary_vs_history: Table<SummaryRow>;
   training: Table<TrainingRow>;
   positive_rates: Table<PositiveRatesRow>;
+  /** Cost per checkpoint and per run (views.md "Cost"): every data set has calls. */
+  cost: Table<CostRow>;
+  cost_runs: Table<CostRunRow>;
+  /** The evaluation views' tables (views.md): only when some run played `--views`. */
+  views?: Table<ViewRow>;
+  view_updates?: Table<ViewUpdateRow>;
+  forgetting?: Table<ForgettingRow>;
   /** Verified runs only (docs/verified.md). */
   verifier_reliability?: Table<ReliabilityRow>;
   verified_vs_memory?: Table<SummaryRow>;
@@ -85,6 +93,10 @@ export interface Report {
   training: TrainingSeries[];
   calibration: CalibrationBin[];
   blocks: BlockRow[];
+  /** The views' curves (figures `views_<game>`): empty when no run played `--views`. */
+  views: ViewSeries[];
+  /** The games a `views_<game>` figure is drawn for. */
+  viewGames: string[];
   ranges: Map<string, RewardRange | null>;
   /** Games a curve figure is drawn for (those with a non-training row in `ds`). */
   games: string[];
@@ -109,6 +121,8 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
   const ji = judgingInputs(ds, gameRewardRanges(ref));
   const blocks = allBlocks(ji);
   const main = mainResultsTable(ca, cfg, { requireComplete });
+  const va = analyzeViews(ds, cfg);
+  const withViews = hasViews(ds);
   return {
     bootstrap: cfg,
     requireComplete,
@@ -121,12 +135,17 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
       summary_vs_history: summaryVsHistoryTable(ca, cfg, { requireComplete }),
       training: trainingTable(tr.rows, cfg),
       positive_rates: positiveRatesTable(ji, cfg),
+      cost: va.cost,
+      cost_runs: va.costRuns,
+      ...(withViews ? { views: va.views, view_updates: va.updates, forgetting: va.forgetting } : {}),
       ...verifiedTables(ds, ca, cfg, requireComplete, opts.verified),
     },
     curves: ca.series,
     training: tr.series,
     calibration: calibrationBins(ji, 10, cfg),
     blocks,
+    views: va.series,
+    viewGames: distinct(va.series.map((v) => v.game)),
     ranges: ji.ranges,
     games: distinct(ca.series.map((c) => c.game)),
     incompleteModels: ca.incompleteModels,

@@ -15,6 +15,7 @@
  */
 import type { BootstrapConfig } from "./bootstrap.js";
 import { pathwayDeltaTable, type CurveAnalysis, type CurveTableOptions, type SummaryRow } from "./curveTables.js";
+import { withInstrumentNote } from "./instruments.js";
 import type { Table } from "./table.js";
 import { factContradicted } from "./verifiedFacts.js";
 import type { RunUsageInput, VerifiedInputs, VerifiedRunInput } from "./verifiedData.js";
@@ -92,7 +93,7 @@ export function reliabilityRow(run: VerifiedRunInput, threshold: number | null):
 
 export function verifierReliabilityTable(inputs: VerifiedInputs, thresholdOf: ThresholdOf = criterionThreshold): Table<ReliabilityRow> {
   const rows = inputs.verified.map((r) => reliabilityRow(r, thresholdOf(r)));
-  return {
+  return withInstrumentNote({
     name: "verifier_reliability",
     title: "Verifier reliability (verified pathway): the verifier's episode outcomes vs the hidden score",
     columns: [
@@ -116,7 +117,7 @@ export function verifierReliabilityTable(inputs: VerifiedInputs, thresholdOf: Th
       "Success = the exploration episode's hidden score >= threshold. agree / over_claim (success said, score below) / under_claim (failure said, score at or above) are shares of the decided verdicts; uncertain and rejected (reply not parsed) are shares of all verdicts.",
       "Facts: the frozen memory's. Checkable: chess movement facts (against the hidden piece rules) and outcome facts of any game (against their supporting episodes' hidden scores, e.g. trust's hidden opponents); contradicted_share = contradicted / checkable.",
     ],
-  };
+  }, []);
 }
 
 export function verifiedVsTables(ca: CurveAnalysis, cfg: BootstrapConfig, opts: CurveTableOptions = {}): { verified_vs_memory: Table<SummaryRow>; verified_vs_history: Table<SummaryRow> } {
@@ -159,7 +160,7 @@ export function tokensByPathwayTable(inputs: VerifiedInputs): Table<TokensRow> {
       eval_tokens: tok(u.parts.eval_steps),
     }))
     .sort((a, b) => (a.game !== b.game ? (a.game < b.game ? -1 : 1) : a.model !== b.model ? (a.model < b.model ? -1 : 1) : a.pathway < b.pathway ? -1 : a.pathway > b.pathway ? 1 : 0));
-  return {
+  return withInstrumentNote({
     name: "tokens_by_pathway",
     title: "Tokens per pathway: exploration steps, consolidation (summaries; curriculum + verifier) and evaluation",
     columns: [
@@ -178,5 +179,5 @@ export function tokensByPathwayTable(inputs: VerifiedInputs): Table<TokensRow> {
     notes: [
       "From calls.jsonl (every call made, retried and discarded attempts included). Tokens = prompt + completion; built-in models report 0 tokens, so offline data compares calls only.",
     ],
-  };
+  }, []);
 }

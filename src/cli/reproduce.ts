@@ -8,7 +8,8 @@
  *                      builtin:heuristic, builtin:oracle, builtin:learner, builtin:learner?judge=0.25 x the seven games x none, history, memory, on
  *                      the paper's schedule (30 exploration episodes, a checkpoint every 3, 3 evaluation
  *                      episodes, 64 steps), split into --jobs shards run in parallel (`s3gym run --shard i/n`
- *                      processes).
+ *                      processes). builtin:learner's 21 runs are played by their own invocation with
+ *                      `--views eval,id,replay` (views.md), so the views' tables have rows offline.
  *   2b. verified       the verified pathway (docs/verified.md) for builtin:learner on the seven games,
  *                      the same schedule and data directory (`s3gym run --pathways verified`): its tables
  *                      (verifier reliability, dNABA against memory and history, tokens) and notebook 07.
@@ -43,6 +44,7 @@ import { runsDir } from "../logs/runDir.js";
 import { PATHWAY_NAMES } from "../pathways/registry.js";
 import { runId } from "../runner/runId.js";
 import { buildMatrix, totalEpisodes } from "../runner/schedule.js";
+import { DEFAULT_REPLAY_EPISODES, viewEpisodeTotal } from "../runner/views.js";
 import { HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
 import { RunWatch, runOutputFilter, type WatchedRun } from "./reproduceProgress.js";
 
@@ -69,6 +71,15 @@ const FLAGS = {
 
 /** The offline models of the default matrix: floor, reference and perfect-judge lines (not LLMs). */
 export const OFFLINE_MODELS = ["builtin:random", "builtin:heuristic", "builtin:oracle", "builtin:learner", "builtin:learner?judge=0.25"] as const;
+/**
+ * The model whose runs also play the evaluation views (views.md: `--views eval,id,replay`): the
+ * learner, the one offline model whose experience changes its play, so the views' tables have rows
+ * that move. Its runs are the matrix's (same run ids, same eval episodes: views never change them),
+ * played by their own `s3gym run --views` invocation.
+ */
+export const VIEWS_MODEL = "builtin:learner";
+/** The views played for VIEWS_MODEL (the replay view re-plays the first 3 exploration seeds, the default). */
+export const REPRODUCE_VIEWS = "eval,id,replay";
 /**
  * The experience pathways of the default matrix: every registered one but `verified`, which the
  * reproduction runs for the learner only (its roles make it the costlier pathway per episode).
@@ -119,10 +130,10 @@ export const TRAINING_MODEL = "builtin:learner";
  */
 export const LOOP_THRESHOLD = 0.01;
 
-/** The `s3gym run` arguments of the default matrix (without --shard). */
+/** The `s3gym run` arguments of the default matrix (without --shard): every offline model but VIEWS_MODEL (viewsArgs). */
 export function matrixArgs(schedule: Schedule, dataDir: string): string[] {
   return [
-    "--models", OFFLINE_MODELS.join(","),
+    "--models", OFFLINE_MODELS.filter((m) => m !== VIEWS_MODEL).join(","),
     "--games", "all",
     "--pathways", PATHWAYS.join(","),
     "--data", dataDir,
@@ -131,6 +142,13 @@ export function matrixArgs(schedule: Schedule, dataDir: string): string[] {
     "--eval-episodes", String(schedule.evalEpisodes),
     "--max-steps", String(schedule.maxSteps),
   ];
+}
+
+/** The `s3gym run` arguments of VIEWS_MODEL's part of the matrix: the same runs, with the evaluation views. */
+export function viewsArgs(schedule: Schedule, dataDir: string): string[] {
+  const m = matrixArgs(schedule, dataDir);
+  m[m.indexOf("--models") + 1] = VIEWS_MODEL;
+  return [...m, "--views", REPRODUCE_VIEWS];
 }
 
 /**
@@ -233,7 +251,14 @@ function runShardProcess(argv: string[]): Promise<number> {
 /** The runs of the default matrix, with the episodes each plays (what the progress line counts). */
 export function matrixRuns(schedule: Schedule): WatchedRun[] {
   const total = totalEpisodes(schedule.exploreEpisodes, schedule.checkpointEvery, schedule.evalEpisodes);
-  return buildMatrix(OFFLINE_MODELS, GAME_NAMES, PATHWAYS, 0).map((e) => ({ runId: e.runId, totalEpisodes: total }));
+  return buildMatrix(OFFLINE_MODELS.filter((m) => m !== VIEWS_MODEL), GAME_NAMES, PATHWAYS, 0).map((e) => ({ runId: e.runId, totalEpisodes: total }));
+}
+
+/** VIEWS_MODEL's runs, each with its view episodes. */
+export function viewRuns(schedule: Schedule): WatchedRun[] {
+  const s = { exploreEpisodes: schedule.exploreEpisodes, checkpointEvery: schedule.checkpointEvery, views: { extra: ["id", "replay"] as ("id" | "replay")[], viewEpisodes: schedule.evalEpisodes, replayEpisodes: Math.min(DEFAULT_REPLAY_EPISODES, schedule.exploreEpisodes) } };
+  const total = totalEpisodes(schedule.exploreEpisodes, schedule.checkpointEvery, schedule.evalEpisodes) + viewEpisodeTotal(s);
+  return buildMatrix([VIEWS_MODEL], GAME_NAMES, PATHWAYS, 0).map((e) => ({ runId: e.runId, totalEpisodes: total }));
 }
 
 /** The verified runs (one per game). */
@@ -271,12 +296,21 @@ async function watched(label: string, dataAbs: string, runs: readonly WatchedRun
  * Nothing else of the runner is used, so its flags, resume rules and refusals apply unchanged.
  */
 async function runMatrixPhase(args: Args, dataAbs: string): Promise<number> {
-  const base = [...matrixArgs(args.schedule, dataAbs), "--progress", "off"];
-  return watched("matrix", dataAbs, matrixRuns(args.schedule), async () => {
-    if (args.jobs === 1) return runInProcess(base);
-    const codes = await Promise.all(Array.from({ length: args.jobs }, (_, i) => runShardProcess([...base, "--shard", `${i + 1}/${args.jobs}`])));
+  return runSharded("matrix", [...matrixArgs(args.schedule, dataAbs), "--progress", "off"], matrixRuns(args.schedule), args.jobs, dataAbs);
+}
+
+/** `s3gym run` with `base` in `jobs` shard processes (or in this process for one job), watched as `label`. */
+function runSharded(label: string, base: string[], runs: readonly WatchedRun[], jobs: number, dataAbs: string): Promise<number> {
+  return watched(label, dataAbs, runs, async () => {
+    if (jobs === 1) return runInProcess(base);
+    const codes = await Promise.all(Array.from({ length: jobs }, (_, i) => runShardProcess([...base, "--shard", `${i + 1}/${jobs}`])));
     return Math.max(...codes);
   });
+}
+
+/** Phase 2b: VIEWS_MODEL's runs with the evaluation views (`viewsArgs`), sharded like the matrix. */
+async function runViewsPhase(args: Args, dataAbs: string): Promise<number> {
+  return runSharded("views", [...viewsArgs(args.schedule, dataAbs), "--progress", "off"], viewRuns(args.schedule), args.jobs, dataAbs);
 }
 
 /** `s3gym run` in this process, its output filtered like a shard's. */
@@ -398,7 +432,8 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
 
   // 2. The matrix.
   if (args.jobs > 1) say(`running the matrix as ${args.jobs} 's3gym run' processes in parallel (--shard i/${args.jobs})`);
-  const runCode = await phase("matrix (s3gym run)", () => runMatrixPhase(args, dataAbs));
+  let runCode = await phase("matrix (s3gym run)", () => runMatrixPhase(args, dataAbs));
+  if (runCode === 0) runCode = await phase(`views (s3gym run --views ${REPRODUCE_VIEWS}, ${VIEWS_MODEL})`, () => runViewsPhase(args, dataAbs));
   if (runCode !== 0) {
     process.stderr.write(
       `s3gym reproduce: 's3gym run' exited with ${runCode}` +

@@ -6,7 +6,8 @@ import { loadDataset, type Dataset } from "../analysis/dataset.js";
 import { UsageError } from "./args.js";
 import type { Table } from "../analysis/table.js";
 import { LogFormatError } from "../logs/reader.js";
-import { toCsv, toMarkdown } from "../report/tables.js";
+import { toCsv } from "../report/tables.js";
+import { markdownOf } from "../report/writeReport.js";
 import { writeFileAtomic } from "../util/atomicWrite.js";
 
 /** The data directories of `--data` (repeatable, comma lists allowed). */
@@ -32,7 +33,7 @@ export async function loadOrReport(command: string, dirs: readonly string[]): Pr
 
 /** Markdown on stdout; the same rows as CSV into `csv` when given. */
 export function emitTable(table: Table<object>, csv: string | undefined): void {
-  process.stdout.write(toMarkdown(table));
+  process.stdout.write(markdownOf(table.name, table));
   if (csv !== undefined) {
     writeFileAtomic(csv, toCsv(table));
     process.stdout.write(`wrote ${csv}\n`);

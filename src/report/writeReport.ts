@@ -15,17 +15,22 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { TopLevelSpec } from "vega-lite";
 import { calibrationSpec, couplingSpec, curvesSpec, specCaption, trainingSpec } from "./figures/specs.js";
+import { costGainSpec, viewsSpec } from "./figures/viewSpecs.js";
 import type { MainResultsRow } from "../analysis/curveTables.js";
 import type { Report, ReportTables } from "../analysis/report.js";
+import { INSTRUMENT_MARK, isInstrument } from "../analysis/instruments.js";
 import type { Table } from "../analysis/table.js";
 import { toCsv, toMarkdown } from "./tables.js";
 
 /** The table names (`<out>/tables/<name>.csv|.md`) in the order `report` writes them. */
 export type TableName = keyof ReportTables;
 
-/** Figure groups: `curves` is one figure per game (`curves_<game>`), the others one figure each. */
-export type FigureGroup = "curves" | "training" | "calibration" | "coupling";
-export const FIGURE_GROUPS: readonly FigureGroup[] = ["curves", "training", "calibration", "coupling"];
+/**
+ * Figure groups: `curves` is one figure per game (`curves_<game>`), the others one figure each.
+ * `views` (`views_<game>` per game) and `cost_gain` are drawn only when the data has views (views.md).
+ */
+export type FigureGroup = "curves" | "training" | "calibration" | "coupling" | "views" | "cost_gain";
+export const FIGURE_GROUPS: readonly FigureGroup[] = ["curves", "training", "calibration", "coupling", "views", "cost_gain"];
 
 /** A figure to draw: its file stem under `<out>/` and its vega-lite spec. */
 export interface NamedFigure {
@@ -34,18 +39,24 @@ export interface NamedFigure {
 }
 
 /**
- * How a table's cells are decorated in Markdown (and the notebooks' HTML): the main tables (long and
- * wide) mark incomplete models with a dagger (the CSV keeps the plain name). Null for other tables.
+ * How a table's cells are decorated in Markdown (and the notebooks' HTML and text): in every table an
+ * instrument's model name gets ‡ (analysis/instruments.ts), and the main tables (long and wide) mark
+ * incomplete models with a dagger. The CSV keeps the plain name.
  */
-export function cellLabel(name: string): ((row: object, key: string, text: string) => string) | null {
-  if (name !== "main_results" && name !== "main_results_wide") return null;
-  return (row, key, text) => (key === "model" && !(row as MainResultsRow).complete ? `${text} †` : text);
+export function cellLabel(name: string): (row: object, key: string, text: string) => string {
+  const main = name === "main_results" || name === "main_results_wide";
+  return (row, key, text) => {
+    if (key !== "model") return text;
+    let out = text;
+    if (main && !(row as MainResultsRow).complete) out = `${out} †`;
+    if (isInstrument(String((row as { model?: unknown }).model ?? ""))) out = `${out} ${INSTRUMENT_MARK}`;
+    return out;
+  };
 }
 
 /** The Markdown `report` writes for a table. */
 export function markdownOf(name: string, table: Table<object>): string {
-  const label = cellLabel(name);
-  return label ? toMarkdown(table, label) : toMarkdown(table);
+  return toMarkdown(table, cellLabel(name));
 }
 
 /** Writes `<out>/tables/<name>.csv` and `.md` for the named tables (default all); returns the paths. */
@@ -79,6 +90,8 @@ export async function reportFigures(report: Report, groups: readonly FigureGroup
   if (want.has("training")) out.push({ name: "training", spec: trainingSpec(report.training, report.bootstrap) });
   if (want.has("calibration")) out.push({ name: "calibration", spec: calibrationSpec(report.calibration, report.ranges, report.bootstrap) });
   if (want.has("coupling")) out.push({ name: "coupling", spec: couplingSpec(report.blocks, report.bootstrap) });
+  if (want.has("views")) for (const game of report.viewGames) out.push({ name: `views_${fileSafe(game)}`, spec: viewsSpec(game, report.views, report.bootstrap) });
+  if (want.has("cost_gain") && report.viewGames.length > 0) out.push({ name: "cost_gain", spec: costGainSpec(report.tables.cost_runs.rows, report.bootstrap) });
   return out;
 }
 

@@ -60,6 +60,10 @@ export function checkResumable(
   // Likewise History's cut: runs from before `history_cut` were cut per step (resumable with --history-cut per-step).
   if (Object.keys(before).length > 0 && before.history_cut === undefined) before.history_cut = "per-step";
   const now: Record<string, unknown> = protocolRecord(run);
+  // Views may be ADDED to a run that had none (views.md): they never change what its exploration and
+  // eval episodes are, and each checkpoint's views read the snapshot rebuilt from the logs. Changing
+  // or dropping views a run already plays is a clash like any other.
+  if (before.views === undefined && now.views !== undefined) delete now.views;
   const modelBefore = previous.config.model;
   if (modelBefore !== undefined && modelBefore !== null && modelNow !== null) {
     before.model = modelBefore;

@@ -22,6 +22,7 @@ const EXPECTED: Record<string, RegExp[]> = {
   "03_coupling.ipynb": [/Table 6/, /run-level/i],
   "04_summary_vs_history.ipynb": [/Table 7/, /wins/],
   "05_training_curves.ipynb": [/Figure 7/],
+  "06_views_and_cost.ipynb": [/no paper table/i, /views/, /forgetting/i, /cost/],
   "07_verified_pathway.ipynb": [/verifier reliability/i, /wins \/ losses \/ ties/, /tokens/],
 };
 

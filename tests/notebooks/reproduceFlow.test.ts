@@ -3,12 +3,13 @@
  * real `s3gym run` and the training arguments by the real `s3gym train-loop`, they produce the 105
  * matrix runs, the 7 verified runs of the learner (issue 18) and the 7 training runs the tables need, and a second pass resumes (plays nothing) and
  * rebuilds byte-identical tables. (Issue 15 replaced the random -> heuristic ladder by the learner's
- * offline training loop and added the learner to the matrix: the counts and arguments changed.)
+ * offline training loop and added the learner to the matrix: the counts and arguments changed. Issue 17
+ * plays the learner's runs with --views in their own invocation: every views table has rows.)
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { matrixArgs, trainingArgs, verifiedArgs, PAPER_SCHEDULE, TRAINING_LABEL, type Schedule } from "../../src/cli/reproduce.js";
+import { matrixArgs, trainingArgs, verifiedArgs, viewsArgs, PAPER_SCHEDULE, TRAINING_LABEL, type Schedule } from "../../src/cli/reproduce.js";
 import { trainLoopCommand } from "../../src/cli/trainLoop.js";
 import { reportCommand } from "../../src/cli/report.js";
 import { runCommand } from "../../src/cli/run.js";
@@ -20,6 +21,7 @@ const sink = { write: () => true };
 
 async function pass(data: string, out: string): Promise<Map<string, string>> {
   expect(await runCommand([...matrixArgs(TINY, data), "--progress", "off"], { stdout: sink, stderr: sink })).toBe(0);
+  expect(await runCommand([...viewsArgs(TINY, data), "--progress", "off"], { stdout: sink, stderr: sink })).toBe(0);
   expect(await runCommand([...verifiedArgs(TINY, data), "--progress", "off"], { stdout: sink, stderr: sink })).toBe(0);
   expect(await trainLoopCommand([...trainingArgs(TINY, data), "--progress", "off"], { stdout: sink, stderr: sink as never })).toBe(0);
   const quiet = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
@@ -49,6 +51,11 @@ describe("reproduce's runs", () => {
     expect(csv("verified_vs_memory")).toHaveLength(14);
     expect(csv("verified_vs_history")).toHaveLength(14);
     expect(csv("tokens_by_pathway")).toHaveLength(7 * 4);
+    // The learner's 21 runs played the views (issue 17): every views table has rows, cost has every run.
+    expect(csv("views").length).toBeGreaterThan(0);
+    expect(new Set(csv("views").map((r) => r.split(",")[0]))).toEqual(new Set(["builtin:learner"]));
+    expect(csv("forgetting")).toHaveLength(21);
+    expect(new Set(csv("cost_runs").map((r) => r.split(",").slice(0, 3).join(","))).size).toBe(105 + 7);
     const training = csv("training");
     expect(training).toHaveLength(7);
     for (const row of training) expect(row.startsWith(`${TRAINING_LABEL},`)).toBe(true);
@@ -58,5 +65,5 @@ describe("reproduce's runs", () => {
     expect(readdirSync(join(data, "runs")).map((r) => readFileSync(join(data, "runs", r, "steps.jsonl"), "utf8").length)).toEqual(steps);
     expect([...second.keys()].sort()).toEqual([...first.keys()].sort());
     for (const [f, text] of first) expect(second.get(f), f).toBe(text);
-  }, 120_000);
+  }, 300_000);
 });

@@ -16,7 +16,7 @@ import { getGame } from "../../src/games/registry.js";
 import { GAME_NAMES } from "../../src/games/types.js";
 import { RunManifest } from "../../src/logs/schema.js";
 import { cacheKey } from "../../src/models/responseCache.js";
-import type { CallIdentity, CompletionRequest, Model } from "../../src/models/types.js";
+import type { CallIdentity, Model } from "../../src/models/types.js";
 import { callSeed } from "../../src/models/callSeed.js";
 import { loadRunLogs, rebuildStepMessages } from "../../src/runner/replay.js";
 import { runMatrix } from "../../src/runner/runLoop.js";
@@ -24,7 +24,7 @@ import { buildMatrix } from "../../src/runner/schedule.js";
 import { evalSeeds, exploreSeeds, ID_SEED_OFFSET, idSeeds, MAX_LIST_LENGTH } from "../../src/runner/seeds.js";
 import { viewEpisodes, viewEpisodeTotal } from "../../src/runner/views.js";
 import { playNoViews } from "./fixtures/noViewsRun.js";
-import { factory, lines, RecordingModel, small } from "./helpers.js";
+import { factory, lines, RecordingModel, RewritingModel, small } from "./helpers.js";
 
 describe("the id seed list", () => {
   it("is disjoint from the exploration and evaluation lists for every game and many run seeds", () => {
@@ -82,19 +82,7 @@ describe("call identity of a view", () => {
 });
 
 /** Prefixes every answer with a hash of its prompt, so a record pins the exact context it was played in. */
-class PromptHashing implements Model {
-  constructor(private readonly inner: Model) {}
-  get spec() {
-    return this.inner.spec;
-  }
-  get endpointHost() {
-    return this.inner.endpointHost;
-  }
-  async complete(r: CompletionRequest) {
-    const res = await this.inner.complete(r);
-    return { ...res, text: `#${createHash("sha256").update(JSON.stringify(r.messages)).digest("hex").slice(0, 12)}\n${res.text}` };
-  }
-}
+const promptHashing = (m: Model): Model => new RewritingModel(m, (text, r) => `#${createHash("sha256").update(JSON.stringify(r.messages)).digest("hex").slice(0, 12)}\n${text}`);
 
 const VOLATILE = ["latency_ms", "cached", "started_at", "ended_at"];
 function recordsOf(dir: string, file: string, keep: (r: Record<string, unknown>) => boolean = () => true): string[] {
@@ -114,7 +102,7 @@ describe("a run with --views", () => {
   const entries = buildMatrix(["builtin:learner"], ["snake"], ["history", "memory"], 0);
   const recorded: RecordingModel[] = [];
   const make = factory((_n, m) => {
-    const r = new RecordingModel(new PromptHashing(m));
+    const r = new RecordingModel(promptHashing(m));
     recorded.push(r);
     return r;
   });
@@ -122,7 +110,7 @@ describe("a run with --views", () => {
   it("plays id and replay at every checkpoint with the frozen experience, and leaves exploration and eval exactly as without views", async () => {
     const plain = mkdtempSync(join(tmpdir(), "s3v-plain-"));
     const viewed = mkdtempSync(join(tmpdir(), "s3v-views-"));
-    expect((await runMatrix({ dataDir: plain, entries, settings, game: getGame, createModel: factory((_n, m) => new PromptHashing(m)) })).map((o) => o.status)).toEqual(["complete", "complete"]);
+    expect((await runMatrix({ dataDir: plain, entries, settings, game: getGame, createModel: factory((_n, m) => promptHashing(m)) })).map((o) => o.status)).toEqual(["complete", "complete"]);
     const outcomes = await runMatrix({ dataDir: viewed, entries, settings: withViews, game: getGame, createModel: make });
     expect(outcomes.map((o) => o.status)).toEqual(["complete", "complete"]);
     for (const e of entries) {
@@ -215,11 +203,20 @@ describe("s3gym run --views flags", () => {
     expect(q.err.join("")).toMatch(message);
     expect(readdirSync(data)).toEqual([]);
   });
-  it("a rerun with other views is a protocol clash naming `views`; the same views resume", async () => {
+  it("views may be added to a finished run (only the view episodes are played); other or fewer views are a clash naming `views`", async () => {
     const data = mkdtempSync(join(tmpdir(), "s3v-clash-"));
     const q = quiet();
-    expect(await runCommand([...base, "--data", data, "--views", "eval,id"], q.deps)).toBe(0);
-    expect(await runCommand([...base, "--data", data, "--views", "eval,id"], q.deps)).toBe(0);
+    expect(await runCommand([...base, "--data", data], q.deps)).toBe(0);
+    const run = join(data, "runs", readdirSync(join(data, "runs"))[0]!);
+    const before = recordsOf(run, "episodes.jsonl");
+    expect(await runCommand([...base, "--data", data, "--views", "eval,id,replay", "--replay-episodes", "2"], q.deps)).toBe(0);
+    const eps = lines<{ view?: string; checkpoint: number }>(run, "episodes.jsonl");
+    // The old episodes untouched; id at checkpoints 0 and 2 (1 episode each), replay at 2 (2 episodes).
+    expect(recordsOf(run, "episodes.jsonl", (r) => r.view === undefined)).toEqual(before);
+    expect(eps.filter((e) => e.view !== undefined).map((e) => `${e.view}@${e.checkpoint}`).sort()).toEqual(["id@0", "id@2", "replay@2", "replay@2"]);
+    expect(await runCommand([...base, "--data", data, "--views", "eval,id,replay", "--replay-episodes", "2"], q.deps)).toBe(0);
+    expect(lines(run, "episodes.jsonl")).toHaveLength(eps.length); // the same views resume: nothing new
+    expect(await runCommand([...base, "--data", data, "--views", "eval,id"], q.deps)).toBe(2);
     expect(await runCommand([...base, "--data", data], q.deps)).toBe(2);
     expect(q.err.join("")).toMatch(/different protocol \(views:/);
   });

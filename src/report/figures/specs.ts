@@ -29,7 +29,7 @@ const OTHER_DASHES = [[8, 2, 2, 2], [4, 4], [1, 3], [10, 4]];
 const OTHER_SHAPES = ["diamond", "cross", "triangle-down", "wedge"];
 
 /** Colour, dash and shape scales for the pathways present (known ones first, in a fixed order). */
-function pathwayScales(pathways: Iterable<string>): { color: object; strokeDash: object; shape: object; size: object } {
+export function pathwayScales(pathways: Iterable<string>): { color: object; strokeDash: object; shape: object; size: object } {
   const present = new Set(pathways);
   const known = Object.keys(PATHWAY_STYLE).filter((p) => present.has(p));
   const other = [...present].filter((p) => !(p in PATHWAY_STYLE)).sort();
@@ -119,7 +119,13 @@ const DEFAULT_BOOT: BootstrapConfig = { B: 2000, seed: 0, level: 0.95 };
  * Paper Figures 3-6: one game's checkpoint curves, a panel per model, History and Memory (and None
  * when present) overlaid, each with its 95% bootstrap band (evaluation episodes resampled).
  */
-export function curvesSpec(game: string, series: readonly CurveSeries[], boot: BootstrapConfig = DEFAULT_BOOT): TopLevelSpec {
+export function curvesSpec(
+  game: string,
+  series: readonly CurveSeries[],
+  boot: BootstrapConfig = DEFAULT_BOOT,
+  /** Another figure drawn the same way (views_<game>): its title and band line; panels follow `model`. */
+  text?: { title: string; lines: (nEpisodes: string) => string[] },
+): TopLevelSpec {
   const mine = series.filter((s) => s.game === game);
   const values = mine.flatMap((s) =>
     // `band` repeats the pathway under another name: a legend-less channel on the same field would
@@ -169,8 +175,8 @@ export function curvesSpec(game: string, series: readonly CurveSeries[], boot: B
   return {
     ...BASE,
     title: {
-      text: `${game}: evaluation score by checkpoint`,
-      subtitle: [
+      text: text?.title ?? `${game}: evaluation score by checkpoint`,
+      subtitle: text?.lines(nEp) ?? [
         `Lines: mean score of the evaluation episodes at each checkpoint (n = ${nEp} episodes per point); ${models.length} model(s) x ${new Set(values.map((v) => v.pathway)).size} pathway(s).`,
         `Bands: ${bootText(boot)}, each run's evaluation episodes resampled within each checkpoint.`,
       ],

@@ -81,6 +81,8 @@ describe("the report's writers", () => {
     await writeReport(report, whole, [data]);
     await writeTables(report, parts, ["main_results", "main_results_wide", "training"]);
     await writeTables(report, parts, ["self_judging", "positive_rates", "coupling", "run_level", "summary_vs_history"]);
+    // Notebook 06's (issue 17): the cost tables are written for every data set.
+    await writeTables(report, parts, ["cost", "cost_runs"]);
     for (const figure of await reportFigures(report)) await saveFigure(figure, parts);
     const list = (d: string): string[] =>
       readdirSync(d, { recursive: true, encoding: "utf8" }).filter((f) => statSync(join(d, f)).isFile() && f !== "report.json").sort();

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { matrixArgs, PAPER_SCHEDULE, QUICK_SCHEDULE, reproduceCommand, verifiedArgs } from "../../../src/cli/reproduce.js";
+import { matrixArgs, PAPER_SCHEDULE, QUICK_SCHEDULE, reproduceCommand, verifiedArgs, viewsArgs } from "../../../src/cli/reproduce.js";
 import { checkJupyter, formatJupyterProblems, INSTALL_HINTS, pythonCandidates } from "../../../src/report/notebooks/jupyter.js";
 import { NOTEBOOK_ENGINES } from "../../../src/report/notebooks/engines.js";
 
@@ -102,7 +102,12 @@ describe("the default offline matrix", () => {
   it("is the five offline models (the learner with a fair and a poor judge among them), all games, none/history/memory, on the paper's schedule", () => {
     const a = matrixArgs(PAPER_SCHEDULE, "/d");
     const flag = (name: string) => a[a.indexOf(name) + 1];
-    expect(flag("--models")).toBe("builtin:random,builtin:heuristic,builtin:oracle,builtin:learner,builtin:learner?judge=0.25");
+    // builtin:learner's runs come from viewsArgs: the same runs with --views (issue 17).
+    expect(flag("--models")).toBe("builtin:random,builtin:heuristic,builtin:oracle,builtin:learner?judge=0.25");
+    const v = viewsArgs(PAPER_SCHEDULE, "/d");
+    expect(v[v.indexOf("--models") + 1]).toBe("builtin:learner");
+    expect(v[v.indexOf("--views") + 1]).toBe("eval,id,replay");
+    expect(v.filter((x) => x !== "--views" && x !== "eval,id,replay" && x !== "builtin:learner")).toEqual(a.filter((x) => x !== flag("--models")));
     expect(flag("--games")).toBe("all");
     expect(flag("--pathways")).toBe("none,history,memory");
     expect(flag("--data")).toBe("/d");

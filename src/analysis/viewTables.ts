@@ -1,0 +1,412 @@
+/**
+ * The views' tables (views.md "Tables"): `views` (per run and view: Avg, Max, AUC+, NABA, the final
+ * gain: IDG on `id`, OODG on `eval`, the best intermediate snapshot and its later regression, and the
+ * run's rate of updates that help one view and hurt another), `view_updates` (UVG per checkpoint and
+ * view), `forgetting` (replay: fixed / forgotten / kept / never, FR), `cost` (per checkpoint:
+ * exploration + consolidation cumulative, evaluation apart) and `cost_runs` (per run: totals and
+ * gain per million exploration tokens).
+ *
+ * Intervals: the unit is the view's SEED (metrics.md): a resample draws seed multiplicities once and
+ * uses them at every checkpoint of the view, from the same stream as every run of the game with the
+ * same seed list (seedStream), with the measured default method (tableInterval). Rows are per run
+ * (the protocol has one run per model, game and pathway; replicate run seeds give one row each).
+ */
+import { describeBootstrap, methodOf, pointOnly, type BootstrapConfig, type Estimate } from "./bootstrap.js";
+import { addUsage, costPerCheckpoint, emptyUsage, gainPerMillionTokens, totalTokens, type CostPoint } from "./cost.js";
+import { flagEstimate, smallNNote, type CoverageMetric } from "./coverage.js";
+import { curveMetrics, type CurveMetrics } from "./curves.js";
+import { compareRuns, type CheckpointData, type Dataset, type ExtraViewName, type RunData } from "./dataset.js";
+import { simpleDesign, tableInterval } from "./intervals.js";
+import { isTraining } from "./runs.js";
+import { seedCurve, seedStream, type SeedCurve } from "./seedCurves.js";
+import type { Table } from "./table.js";
+import { disagreement, forgetting, transferGain, updateGains, weightedCurve, type UpdateGain } from "./viewMetrics.js";
+import { successThreshold } from "../games/successThreshold.js";
+
+/** The views in table order. */
+export const VIEW_ORDER = ["eval", "id", "replay"] as const;
+export type AnyView = (typeof VIEW_ORDER)[number];
+
+/** A run's checkpoints of one view (`eval`: the run's curve). */
+export function viewCheckpoints(run: RunData, view: AnyView): CheckpointData[] | undefined {
+  return view === "eval" ? run.checkpoints : run.views[view as ExtraViewName];
+}
+
+/** The view of a run as a seed x checkpoint matrix (seedCurves.ts). */
+export function viewSeedCurve(run: RunData, view: AnyView): SeedCurve | null {
+  const cps = viewCheckpoints(run, view);
+  if (!cps) return null;
+  return seedCurve({ ...run, checkpoints: cps });
+}
+
+/** Whether any run of the data set played a view besides `eval`. */
+export function hasViews(ds: Dataset): boolean {
+  return ds.runs.some((r) => Object.keys(r.views).length > 0);
+}
+
+/** The last checkpoint of each game's schedule (the largest x any of its runs recorded in the view). */
+function lastXByGame(runs: readonly RunData[], view: AnyView): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of runs) for (const c of viewCheckpoints(r, view) ?? []) out.set(r.game, Math.max(out.get(r.game) ?? 0, c.x));
+  return out;
+}
+
+/** A statistic of seed weights -> its table Estimate (seed-level interval, unit count, coverage flag). */
+function seedEstimate(sc: SeedCurve, stat: (w: ArrayLike<number>) => number | null, cfg: BootstrapConfig, metric: CoverageMetric): Estimate {
+  const ones = new Int32Array(sc.keys.length).fill(1);
+  const point = stat(ones);
+  if (point === null || !Number.isFinite(point)) return pointOnly(null);
+  if (cfg.B === 0 || sc.keys.length === 0) return { ...pointOnly(point), n: sc.keys.length };
+  const r = tableInterval(simpleDesign(sc.keys.length), (w) => stat(w) ?? Number.NaN, cfg.B, seedStream(cfg.seed, sc), methodOf(cfg), cfg.level);
+  return flagEstimate({ point, lo: r.interval.lo, hi: r.interval.hi, n: sc.keys.length }, metric);
+}
+
+/** A row of `views`. */
+export interface ViewRow {
+  model: string;
+  game: string;
+  pathway: string;
+  run_id: string;
+  view: AnyView;
+  /** Valid checkpoints of the view, and its distinct seeds (the resampling units). */
+  n_checkpoints: number;
+  n_seeds: number;
+  avg: Estimate;
+  max: Estimate;
+  auc_plus: Estimate;
+  naba: Estimate;
+  /** y(last) - y(0): IDG on `id`, OODG on `eval`; missing on `replay` (no checkpoint 0). */
+  final_gain: Estimate;
+  /** The best intermediate snapshot (0 < x < last): where, its gain over y(0), and what the end lost of it. */
+  best_x: number | null;
+  best_gain: Estimate;
+  regression: Estimate;
+  /** The run's updates with a UVG on two or more views, and the share where one view gained and another lost. */
+  n_updates: number;
+  disagree_rate: number | null;
+}
+
+/** A row of `view_updates`: UVG(x) of one view of one run. */
+export interface ViewUpdateRow {
+  model: string;
+  game: string;
+  pathway: string;
+  run_id: string;
+  view: AnyView;
+  x: number;
+  from: number;
+  uvg: Estimate;
+}
+
+/** A row of `forgetting`. */
+export interface ForgettingRow {
+  model: string;
+  game: string;
+  pathway: string;
+  run_id: string;
+  /** The game's success threshold (games/successThreshold.ts); null for a game the kit does not know (nothing is counted). */
+  threshold: number | null;
+  /** Replayed seeds counted (played at the last checkpoint). */
+  n_seeds: number;
+  fixed: number;
+  forgotten: number;
+  kept: number;
+  never: number;
+  y_first: Estimate;
+  y_last: Estimate;
+  fr: Estimate;
+}
+
+/** A row of `cost`: one checkpoint of one run. */
+export interface CostRow {
+  model: string;
+  game: string;
+  pathway: string;
+  run_id: string;
+  x: number;
+  explore_calls: number;
+  explore_tokens_in: number;
+  explore_tokens_cached: number;
+  explore_tokens_out: number;
+  explore_usd: number | null;
+  eval_calls: number;
+  eval_tokens_in: number;
+  eval_tokens_cached: number;
+  eval_tokens_out: number;
+  eval_usd: number | null;
+}
+
+/** A row of `cost_runs`: one run's totals and its gain per million exploration tokens. */
+export interface CostRunRow {
+  model: string;
+  game: string;
+  pathway: string;
+  run_id: string;
+  /** Exploration + consolidation up to the last checkpoint. */
+  explore_calls: number;
+  explore_tokens: number;
+  explore_usd: number | null;
+  /** Every evaluation call (all views, all checkpoints). */
+  eval_calls: number;
+  eval_tokens: number;
+  eval_usd: number | null;
+  /** NABA and OODG of the eval view, and each per million exploration tokens (missing without tokens). */
+  naba: number | null;
+  oodg: number | null;
+  naba_per_mtok: number | null;
+  oodg_per_mtok: number | null;
+}
+
+export interface ViewAnalysis {
+  views: Table<ViewRow>;
+  updates: Table<ViewUpdateRow>;
+  forgetting: Table<ForgettingRow>;
+  cost: Table<CostRow>;
+  costRuns: Table<CostRunRow>;
+  /** The figures' data: per run, view and checkpoint, y with its seed-level interval. */
+  series: ViewSeries[];
+}
+
+/** One view curve of a run, for the figure `views_<game>`. */
+export interface ViewSeries {
+  model: string;
+  game: string;
+  pathway: string;
+  view: AnyView;
+  points: { x: number; y: number; lo: number | null; hi: number | null; n: number }[];
+}
+
+const CURVE_METRICS = ["avg", "max", "auc_plus", "naba"] as const;
+
+function curveStat(sc: SeedCurve, name: keyof CurveMetrics): (w: ArrayLike<number>) => number | null {
+  return (w) => curveMetrics(weightedCurve(sc, w))[name];
+}
+
+/** Every view table and the figures' data. Pure: the same data and seed give the same digits. */
+export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
+  const runs = ds.runs.filter((r) => !isTraining(r)).sort(compareRuns);
+  const viewRows: ViewRow[] = [];
+  const updateRows: ViewUpdateRow[] = [];
+  const forgetRows: ForgettingRow[] = [];
+  const series: ViewSeries[] = [];
+  const lastX = new Map(VIEW_ORDER.map((v) => [v, lastXByGame(runs, v)]));
+  const withViews = runs.filter((r) => Object.keys(r.views).length > 0);
+
+  for (const run of withViews) {
+    const id = { model: run.model, game: run.game, pathway: run.pathway, run_id: run.run_id };
+    const gains: UpdateGain[][] = [];
+    const mine: ViewRow[] = [];
+    for (const view of VIEW_ORDER) {
+      const sc = viewSeedCurve(run, view);
+      if (!sc || sc.xs.length === 0) continue;
+      const last = lastX.get(view)?.get(run.game);
+      const point = transferGain(weightedCurve(sc), last);
+      const tg = (name: "final_gain" | "best_gain" | "regression") => seedEstimate(sc, (w) => transferGain(weightedCurve(sc, w), last)[name], cfg, "avg");
+      const est = Object.fromEntries(CURVE_METRICS.map((m) => [m, seedEstimate(sc, curveStat(sc, m), cfg, m)])) as Record<(typeof CURVE_METRICS)[number], Estimate>;
+      mine.push({
+        ...id,
+        view,
+        n_checkpoints: sc.xs.length,
+        n_seeds: sc.keys.length,
+        ...est,
+        final_gain: tg("final_gain"),
+        best_x: point.best_x,
+        // The best snapshot's gain is taken at the point's best x (a resample's best may sit elsewhere).
+        best_gain: point.best_x === null ? pointOnly(null) : seedEstimate(sc, (w) => gainAt(sc, w, point.best_x as number), cfg, "avg"),
+        regression: tg("regression"),
+        n_updates: 0,
+        disagree_rate: null,
+      });
+      const u = updateGains(sc);
+      gains.push(u);
+      u.forEach((g, i) => updateRows.push({ ...id, view, x: g.x, from: g.from, uvg: g.uvg === null ? pointOnly(null) : seedEstimate(sc, (w) => updateGains(sc, w)[i]?.uvg ?? null, cfg, "avg") }));
+      series.push({ ...id, view, points: seriesPoints(sc, cfg) });
+      if (view === "replay") forgetRows.push(forgettingRow(run, sc, cfg));
+    }
+    const d = disagreement(gains);
+    for (const r of mine) viewRows.push({ ...r, n_updates: d.n_updates, disagree_rate: d.rate });
+  }
+
+  const costRows: CostRow[] = [];
+  const costRunRows: CostRunRow[] = [];
+  for (const run of runs) {
+    if (!run.cost) continue;
+    const id = { model: run.model, game: run.game, pathway: run.pathway, run_id: run.run_id };
+    const xs = run.checkpoints.map((c) => c.x);
+    const points = costPerCheckpoint(run.cost, xs);
+    for (const p of points) costRows.push(costRow(id, p));
+    const lastExplore = points.length > 0 ? (points[points.length - 1] as CostPoint).explore : costPerCheckpoint(run.cost, [Number.MAX_SAFE_INTEGER])[0]!.explore;
+    const evalAll = [...run.cost.eval.values()].reduce(addUsage, emptyUsage());
+    const curve = weightedCurve(seedCurve(run));
+    const naba = curveMetrics(curve).naba;
+    const oodg = transferGain(curve, lastX.get("eval")?.get(run.game)).final_gain;
+    costRunRows.push({
+      ...id,
+      explore_calls: lastExplore.calls,
+      explore_tokens: totalTokens(lastExplore),
+      explore_usd: lastExplore.usd,
+      eval_calls: evalAll.calls,
+      eval_tokens: totalTokens(evalAll),
+      eval_usd: evalAll.usd,
+      naba,
+      oodg,
+      naba_per_mtok: gainPerMillionTokens(naba, lastExplore),
+      oodg_per_mtok: gainPerMillionTokens(oodg, lastExplore),
+    });
+  }
+
+  const unit = "the view's seeds, drawn once per resample and used at every checkpoint of the view (the same draw for every run of the game with the same seeds)";
+  const estimateCols = (keys: readonly string[]) => keys.map((key) => ({ key, kind: "estimate" as const }));
+  const idCols = [
+    { key: "model", kind: "text" as const },
+    { key: "game", kind: "text" as const },
+    { key: "pathway", kind: "text" as const },
+  ];
+  return {
+    views: {
+      name: "views",
+      title: "Evaluation views: curve metrics, transfer gain (IDG on id, OODG on eval) and the best intermediate snapshot",
+      columns: [
+        ...idCols,
+        { key: "view", kind: "text" },
+        { key: "n_checkpoints", kind: "int" },
+        { key: "n_seeds", kind: "int" },
+        ...estimateCols(["avg", "max", "auc_plus", "naba", "final_gain"]),
+        { key: "best_x", kind: "int" },
+        ...estimateCols(["best_gain", "regression"]),
+        { key: "n_updates", kind: "int" },
+        { key: "disagree_rate", kind: "num" },
+      ],
+      rows: viewRows,
+      notes: [
+        describeBootstrap(cfg, unit),
+        "Views (views.md): eval = the strict held-out evaluation (OOD transfer); id = the explore config on a held-out seed list (ID transfer); replay = the first K exploration seeds re-played with the explore config (retention; no checkpoint 0, so no AUC+, NABA or final gain).",
+        "final_gain = y(last) - y(0). best_x, best_gain: the best intermediate checkpoint (0 < x < last) and its gain over y(0); regression = max(0, best_gain - final_gain). disagree_rate: the share of the run's updates (checkpoints where two or more views have a UVG) at which one view gained and another lost (view_updates has every UVG).",
+        ...smallNNote(viewRows, CURVE_METRICS.map((m) => ({ key: m, metric: m }))),
+      ],
+    },
+    updates: {
+      name: "view_updates",
+      title: "Update gain per checkpoint and view: UVG(x) = y(x) - y(previous checkpoint)",
+      columns: [...idCols, { key: "view", kind: "text" }, { key: "x", kind: "int" }, { key: "from", kind: "int" }, { key: "uvg", kind: "estimate" }],
+      rows: updateRows,
+      notes: [describeBootstrap(cfg, unit), "UVG compares the seeds played at both checkpoints (the replay view adds seeds as they are explored); `from` is the previous valid checkpoint."],
+    },
+    forgetting: {
+      name: "forgetting",
+      title: "Forgetting on replay: each re-played exploration seed solved at its first replay vs at the last checkpoint",
+      columns: [
+        ...idCols,
+        { key: "threshold", kind: "num" },
+        { key: "n_seeds", kind: "int" },
+        { key: "fixed", kind: "int" },
+        { key: "forgotten", kind: "int" },
+        { key: "kept", kind: "int" },
+        { key: "never", kind: "int" },
+        ...estimateCols(["y_first", "y_last", "fr"]),
+      ],
+      rows: forgetRows,
+      notes: [
+        describeBootstrap(cfg, "the replayed seeds"),
+        "Solved: score >= the game's success threshold (src/games/successThreshold.ts: chess, minesweeper, nullify 1 (won); tetris 3 lines; snake 3 apples; pvz 32 turns; trust 40 coins). fixed: unsolved at the first replay, solved at the last checkpoint; forgotten: the reverse; kept: solved at both; never: at neither. FR = max(0, y_first - y_last).",
+      ],
+    },
+    cost: {
+      name: "cost",
+      title: "Cost per checkpoint: exploration and consolidation up to x (cumulative), evaluation of x apart",
+      columns: [
+        ...idCols,
+        { key: "x", kind: "int" },
+        ...["calls", "tokens_in", "tokens_cached", "tokens_out"].map((k) => ({ key: `explore_${k}`, kind: "int" as const })),
+        { key: "explore_usd", kind: "num" },
+        ...["calls", "tokens_in", "tokens_cached", "tokens_out"].map((k) => ({ key: `eval_${k}`, kind: "int" as const })),
+        { key: "eval_usd", kind: "num" },
+      ],
+      rows: costRows,
+      notes: [
+        describeBootstrap(cfg, "nothing: cost is counted from calls.jsonl, not estimated, so it has no interval"),
+        "From calls.jsonl (every call made, retried and discarded attempts included). explore_*: the step calls of exploration episodes 1..x and the memory summaries after them; eval_*: the calls of checkpoint x's evaluation episodes, all views. Cached prompt tokens are part of tokens_in. Dollars come from the models file's prices: empty when no call had one. Built-in models count no tokens (0).",
+      ],
+    },
+    costRuns: {
+      name: "cost_runs",
+      title: "Cost per run and gain per million exploration tokens",
+      columns: [
+        ...idCols,
+        { key: "explore_calls", kind: "int" },
+        { key: "explore_tokens", kind: "int" },
+        { key: "explore_usd", kind: "num" },
+        { key: "eval_calls", kind: "int" },
+        { key: "eval_tokens", kind: "int" },
+        { key: "eval_usd", kind: "num" },
+        { key: "naba", kind: "num" },
+        { key: "oodg", kind: "num" },
+        { key: "naba_per_mtok", kind: "num" },
+        { key: "oodg_per_mtok", kind: "num" },
+      ],
+      rows: costRunRows,
+      notes: [
+        describeBootstrap(cfg, "nothing: cost is counted, not estimated; the intervals of naba and oodg are in main_results and views"),
+        "explore_*: exploration and consolidation up to the run's last checkpoint; eval_*: every evaluation call. naba and oodg (= y(last) - y(0)) are the eval view's; *_per_mtok divides them by the exploration tokens in millions (in + out), empty when no token was counted (built-in models).",
+      ],
+    },
+    series,
+  };
+}
+
+function costRow(id: Pick<CostRow, "model" | "game" | "pathway" | "run_id">, p: CostPoint): CostRow {
+  return {
+    ...id,
+    x: p.x,
+    explore_calls: p.explore.calls,
+    explore_tokens_in: p.explore.tokens_in,
+    explore_tokens_cached: p.explore.tokens_cached,
+    explore_tokens_out: p.explore.tokens_out,
+    explore_usd: p.explore.usd,
+    eval_calls: p.eval.calls,
+    eval_tokens_in: p.eval.tokens_in,
+    eval_tokens_cached: p.eval.tokens_cached,
+    eval_tokens_out: p.eval.tokens_out,
+    eval_usd: p.eval.usd,
+  };
+}
+
+/** y(x) - y(0) under seed weights (null when either is missing). */
+function gainAt(sc: SeedCurve, w: ArrayLike<number>, x: number): number | null {
+  const curve = weightedCurve(sc, w);
+  const y0 = curve.find((p) => p.x === 0)?.y ?? null;
+  const y = curve.find((p) => p.x === x)?.y ?? null;
+  return y0 === null || y === null ? null : y - y0;
+}
+
+/** The view's y(x) with its seed-level interval at each valid checkpoint. */
+function seriesPoints(sc: SeedCurve, cfg: BootstrapConfig): ViewSeries["points"] {
+  const K = sc.keys.length;
+  return sc.xs.map((x, c) => {
+    let n = 0;
+    for (let k = 0; k < K; k++) if (!Number.isNaN(sc.scores[c * K + k] as number)) n++;
+    const e = seedEstimate(sc, (w) => weightedCurve(sc, w)[c]?.y ?? null, cfg, "avg");
+    return { x, y: e.point as number, lo: e.lo, hi: e.hi, n };
+  });
+}
+
+/** The replay view's forgetting with the game's success threshold and a seed-level interval for FR. */
+function forgettingRow(run: RunData, sc: SeedCurve, cfg: BootstrapConfig): ForgettingRow {
+  const threshold = successThreshold(run.game);
+  const base = { model: run.model, game: run.game, pathway: run.pathway, run_id: run.run_id, threshold };
+  if (threshold === null) {
+    return { ...base, n_seeds: 0, fixed: 0, forgotten: 0, kept: 0, never: 0, y_first: pointOnly(null), y_last: pointOnly(null), fr: pointOnly(null) };
+  }
+  const f = forgetting(sc, threshold);
+  return {
+    ...base,
+    n_seeds: f.seeds.length,
+    fixed: f.fixed,
+    forgotten: f.forgotten,
+    kept: f.kept,
+    never: f.never,
+    y_first: seedEstimate(sc, (w) => forgetting(sc, threshold, w).y_first, cfg, "avg"),
+    y_last: seedEstimate(sc, (w) => forgetting(sc, threshold, w).y_last, cfg, "avg"),
+    fr: seedEstimate(sc, (w) => forgetting(sc, threshold, w).fr, cfg, "avg"),
+  };
+}

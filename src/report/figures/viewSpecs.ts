@@ -1,0 +1,86 @@
+/**
+ * The views' figures (views.md): `views_<game>` (one panel per view, and per model when there are
+ * several; pathways as lines with their seed-level bands: the curves figure's layout, curvesSpec) and
+ * `cost_gain` (gain against exploration cost, one point per run, a panel per game: gains are in each
+ * game's own units).
+ */
+import type { TopLevelSpec } from "vega-lite";
+import type { BootstrapConfig } from "../../analysis/bootstrap.js";
+import type { CurveSeries } from "../../analysis/curveTables.js";
+import type { CostRunRow, ViewSeries } from "../../analysis/viewTables.js";
+import { curvesSpec, FIGURE_CONFIG, pathwayScales } from "./specs.js";
+
+function bootText(cfg: BootstrapConfig): string {
+  return `${Math.round((cfg.level ?? 0.95) * 100)}% bootstrap intervals, B = ${cfg.B}, seed ${cfg.seed}`;
+}
+
+/** One game's view curves: a panel per view (per model and view with several models). */
+export function viewsSpec(game: string, series: readonly ViewSeries[], boot: BootstrapConfig): TopLevelSpec {
+  const mine = series.filter((s) => s.game === game);
+  const models = new Set(mine.map((s) => s.model));
+  const label = (s: ViewSeries) => (models.size > 1 ? `${s.model} · ${s.view} view` : `${s.view} view`);
+  const asCurves: CurveSeries[] = mine.map((s) => ({
+    model: label(s),
+    game: s.game,
+    pathway: s.pathway,
+    points: s.points.map((p) => ({ x: p.x, y: p.y, lo: p.lo, hi: p.hi, n_runs: 1, n_episodes: p.n })),
+  }));
+  return curvesSpec(game, asCurves, boot, {
+    title: `${game}: score by checkpoint in each evaluation view`,
+    lines: (nEp) => [
+      `eval: strict held-out config (OOD transfer); id: explore config, held-out seeds (ID transfer); replay: explore config, the first exploration seeds re-played (retention). n = ${nEp} episodes per point.`,
+      `Bands: ${bootText(boot)}, the view's seeds resampled once per resample at every checkpoint.${models.size === 1 ? ` Model: ${[...models][0]}.` : ""}`,
+    ],
+  });
+}
+
+/**
+ * Gain (OODG = y_eval(last) - y_eval(0)) against the exploration + consolidation cost of each run.
+ * The x axis is millions of tokens; when no run counted a token (built-in models), it is the number
+ * of calls, and the axis says so.
+ */
+export function costGainSpec(rows: readonly CostRunRow[], boot: BootstrapConfig): TopLevelSpec {
+  const byTokens = rows.some((r) => r.explore_tokens > 0);
+  const values = rows
+    .filter((r) => r.oodg !== null)
+    .map((r) => ({ game: r.game, model: r.model, pathway: r.pathway, cost: byTokens ? r.explore_tokens / 1e6 : r.explore_calls, gain: r.oodg }));
+  const games = [...new Set(values.map((v) => v.game))].sort();
+  const xTitle = byTokens ? "explore + consolidate tokens (M)" : "explore + consolidate calls";
+  const scales = pathwayScales(values.map((v) => v.pathway));
+  const panels = games.map((game) => ({
+    title: { text: game, anchor: "middle", fontSize: 12 },
+    width: 200,
+    height: 150,
+    transform: [{ filter: { field: "game", equal: game } }],
+    layer: [
+      { mark: { type: "rule", color: "#999", strokeDash: [2, 2] }, encoding: { y: { datum: 0 } } },
+      {
+        mark: { type: "point", filled: true, size: 70, opacity: 1 },
+        encoding: {
+          x: { field: "cost", type: "quantitative", title: xTitle, scale: { zero: true } },
+          y: { field: "gain", type: "quantitative", title: "OODG (game units)", scale: { zero: false, nice: true } },
+          color: { field: "pathway", type: "nominal", title: "pathway", scale: scales.color },
+          shape: { field: "model", type: "nominal", title: "model" },
+          tooltip: [{ field: "model" }, { field: "pathway" }, { field: "cost", format: ".3~f" }, { field: "gain", format: ".3~f" }],
+        },
+      },
+    ],
+  }));
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    background: "white",
+    config: FIGURE_CONFIG,
+    title: {
+      text: "Gain against cost: one point per run",
+      subtitle: [
+        `y: OODG = y_eval(last checkpoint) - y_eval(0) in each game's units (cost_runs.csv; its interval is in views.csv, ${bootText(boot)}).`,
+        `x: ${byTokens ? "exploration and consolidation tokens (in + out, millions) up to the last checkpoint" : "exploration and consolidation calls up to the last checkpoint (no run counted a token: built-in models)"}.`,
+        `${values.length} run(s) over ${games.length} game(s); the dashed line is no gain.`,
+      ],
+    },
+    data: { values },
+    concat: panels,
+    columns: 4,
+    resolve: { scale: { y: "independent", x: "independent" } },
+  } as unknown as TopLevelSpec;
+}
