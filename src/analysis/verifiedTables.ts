@@ -19,7 +19,7 @@ import { withInstrumentNote } from "./instruments.js";
 import type { Table } from "./table.js";
 import { factContradicted } from "./verifiedFacts.js";
 import type { RunUsageInput, VerifiedInputs, VerifiedRunInput } from "./verifiedData.js";
-import { verifierCriterionScore } from "../pathways/verifiedCriterion.js";
+import { successThreshold } from "../games/successThreshold.js";
 
 export interface ReliabilityRow {
   model: string;
@@ -43,9 +43,9 @@ export interface ReliabilityRow {
   contradicted_share: number | null;
 }
 
-/** The threshold of a run (default: the score the verifier prompt stated as success). */
+/** The threshold of a run (default: the game's success threshold, the one the verifier prompt states). */
 export type ThresholdOf = (run: VerifiedRunInput) => number | null;
-export const criterionThreshold: ThresholdOf = (run) => verifierCriterionScore(run.game);
+export const criterionThreshold: ThresholdOf = (run) => successThreshold(run.game);
 
 const share = (k: number, n: number): number | null => (n > 0 ? k / n : null);
 

@@ -17,13 +17,13 @@
  */
 import { buildCurriculumMessages, parseCurriculum, type CurriculumChoice, type CurriculumOffer } from "../agent/curriculumPrompt.js";
 import { renderTrajectory, type Trajectory } from "../agent/trajectoryText.js";
+import { successThreshold } from "../games/successThreshold.js";
 import { buildVerifierMessages, parseVerdict, type Outcome, type Verdict } from "../agent/verifierPrompt.js";
 import type { MemoryRecord, VerifiedFactRecord } from "../logs/schema.js";
 import { callSeed } from "../models/callSeed.js";
 import type { CallIdentity, ChatMessage } from "../models/types.js";
 import { fitHistory, makeHistoryBlock, type TokenCounter } from "./history.js";
 import { definePathway, type ExplorationBatch, type PathwayHost, type PathwaySettings, type PlannedEpisode } from "./types.js";
-import { verifierCriterionScore } from "./verifiedCriterion.js";
 import { consolidateVerdict, EMPTY_VERIFIED_MEMORY, memoryTextUnderBudget, type VerifiedMemory } from "./verifiedMemory.js";
 
 export interface VerifiedState {
@@ -64,9 +64,9 @@ export function memoryBudget(settings: PathwaySettings): number {
   return Math.max(0, Math.floor((settings.contextTokens - settings.maxNewTokens) / 4));
 }
 
-/** The success criterion the verifier prompt states (verifiedCriterion.ts). */
+/** The success criterion the verifier prompt states: the game's success threshold (games/successThreshold.ts). */
 export function successCriterion(game: string): string {
-  const t = verifierCriterionScore(game);
+  const t = successThreshold(game);
   return t === null ? "the episode reached the game's objective." : `the episode's final score under the rules reaches at least ${t}.`;
 }
 
