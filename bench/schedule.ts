@@ -24,6 +24,13 @@
  * The server runs in its own process (as `s3gym serve` would), so its CPU does not share the
  * runner's event loop; `--server inline` starts it in-process (no separate server figures).
  *
+ * Prefix caching (endpoints.md): the server simulates an automatic prefix cache (`--cache-tokens`,
+ * default 1,048,576 tokens, shared by every run as one vLLM server's would be; `--cache-tokens 0`
+ * turns it off) and the bench prints, per pathway, the share of prompt tokens it served (from
+ * calls.jsonl's tokens_cached) beside the physical limit (1 - new tokens per call / prompt tokens)
+ * and a per-run cache's share, both from the same matrix replayed by `run --estimate`'s engine
+ * (src/runner/estimate.ts; `--no-limit` skips that replay).
+ *
  * It prints, it never asserts.
  */
 import { spawn } from "node:child_process";
@@ -35,6 +42,11 @@ import { runCommand } from "../src/cli/run.js";
 import { startServer } from "../src/builtin/server.js";
 import { readRunFile } from "../src/logs/reader.js";
 import { CallRecord, CurriculumRecord, EpisodeRecord } from "../src/logs/schema.js";
+import { getGame } from "../src/games/registry.js";
+import { resolveGames } from "../src/cli/sharedFlags.js";
+import { DEFAULT_SETTINGS } from "../src/runner/context.js";
+import { estimateMatrix } from "../src/runner/estimate.js";
+import { buildMatrix } from "../src/runner/schedule.js";
 
 const { values: v } = parseArgs({
   options: {
@@ -51,6 +63,10 @@ const { values: v } = parseArgs({
     server: { type: "string", default: "process" },
     /** The server's usage-count cache entries; 0 re-tokenizes every prompt in full (the old server). */
     "usage-cache": { type: "string" },
+    /** The server's simulated prefix cache in tokens; 0 turns it off. */
+    "cache-tokens": { type: "string", default: "1048576" },
+    /** Skip the in-process replay that gives each pathway's physical limit. */
+    "no-limit": { type: "boolean", default: false },
   },
 });
 
@@ -100,12 +116,12 @@ interface ServerStats {
  * resolves with its URL and a stopper that returns the child's CPU (since it listened: startup and
  * module loading excluded) and request figures.
  */
-async function serveInChild(latencyMs: number, usageCacheEntries: number | undefined): Promise<{ url: string; close: () => Promise<ServerStats | null> }> {
+async function serveInChild(latencyMs: number, usageCacheEntries: number | undefined, cacheTokens: number): Promise<{ url: string; close: () => Promise<ServerStats | null> }> {
   const server = JSON.stringify(new URL("../src/builtin/server.ts", import.meta.url).href);
   const script = [
     `import { startServer } from ${server};`,
     `let requests = 0;`,
-    `const s = await startServer({ latencyMs: ${latencyMs}, onRequest: () => requests++${usageCacheEntries === undefined ? "" : `, usageCacheEntries: ${usageCacheEntries}`} });`,
+    `const s = await startServer({ latencyMs: ${latencyMs}, onRequest: () => requests++${usageCacheEntries === undefined ? "" : `, usageCacheEntries: ${usageCacheEntries}`}${cacheTokens > 0 ? `, prefixCacheTokens: ${cacheTokens}` : ""} });`,
     `const cpu0 = process.cpuUsage();`,
     `const elu0 = performance.eventLoopUtilization();`,
     `console.log("listening on " + s.url);`,
@@ -156,10 +172,11 @@ function chainTiming(runDir: string): { elapsedS: number; exploreCalls: number; 
 const latency = Number(v["latency-ms"]);
 const loadBefore = loadavg()[0]!;
 const usageCache = v["usage-cache"] === undefined ? undefined : Number(v["usage-cache"]);
+const cacheTokens = Number(v["cache-tokens"]);
 const server: { url: string; close: () => Promise<ServerStats | null | void> } =
   v.server === "inline"
-    ? await startServer({ latencyMs: latency, ...(usageCache === undefined ? {} : { usageCacheEntries: usageCache }) })
-    : await serveInChild(latency, usageCache);
+    ? await startServer({ latencyMs: latency, ...(usageCache === undefined ? {} : { usageCacheEntries: usageCache }), ...(cacheTokens > 0 ? { prefixCacheTokens: cacheTokens } : {}) })
+    : await serveInChild(latency, usageCache, cacheTokens);
 const data = mkdtempSync(join(tmpdir(), "s3bench-"));
 const argv = [
   "--models", "openai:s3gym-heuristic",
@@ -192,6 +209,8 @@ let chainRun = "";
 let tokensIn = 0;
 let tokensOut = 0;
 let logged = 0;
+/** Per pathway: prompt tokens and the tokens the server's prefix cache served. */
+const served = new Map<string, { in: number; cached: number }>();
 const runs = readdirSync(join(data, "runs"));
 /** Per pathway: its longest chain and its slowest run's wall time (first episode start to last episode end). */
 const byPathway = new Map<string, { runs: number; chain: number; wallS: number; calls: number }>();
@@ -206,6 +225,10 @@ for (const d of runs) {
     tokensIn += l.value.tokens_in;
     tokensOut += l.value.tokens_out;
     logged++;
+    const sp = served.get(c.pathway) ?? { in: 0, cached: 0 };
+    sp.in += l.value.tokens_in;
+    sp.cached += l.value.tokens_cached ?? 0;
+    served.set(c.pathway, sp);
   }
 }
 const criticalS = (chain * latency) / 1000;
@@ -239,6 +262,32 @@ if (chainRun) {
   const per = (s: number) => ((s * 1000) / Math.max(1, t.exploreCalls)).toFixed(1);
   console.log(`slowest chain        ${chainRun}: ${t.exploreCalls} exploration calls in ${f1(t.elapsedS)} s = ${per(t.elapsedS)} ms per dependent call:`);
   console.log(`                       ${latency} ms latency + ${(Number(per(t.exploreLatencyS)) - latency).toFixed(1)} ms more seen by the client (limiter, HTTP, server queue) + ${per(t.elapsedS - t.exploreLatencyS)} ms between calls (runner work, its loop's queue)`);
+}
+console.log(`--- prefix cache (16-token blocks; limit = 1 - new tokens per call / prompt tokens)`);
+const limits = new Map<string, { in: number; cached: number; reusable: number }>();
+if (!v["no-limit"]) {
+  const settings = {
+    ...DEFAULT_SETTINGS,
+    exploreEpisodes: Number(v["explore-episodes"]),
+    checkpointEvery: Number(v["checkpoint-every"]),
+    evalEpisodes: Number(v["eval-episodes"]),
+    maxSteps: Number(v["max-steps"]),
+    contextTokens: Number(v["context-tokens"]),
+  };
+  const games = resolveGames(v.games).map((g) => g.name);
+  const rows = await estimateMatrix({ entries: buildMatrix(["openai:s3gym-heuristic"], games, v.pathways!.split(","), 0), settingsOf: () => settings, game: getGame, priceOf: () => null });
+  for (const r of rows) {
+    const p = limits.get(r.pathway) ?? { in: 0, cached: 0, reusable: 0 };
+    p.in += r.inputTokens;
+    p.cached += r.cachedTokens;
+    p.reusable += r.reusableTokens;
+    limits.set(r.pathway, p);
+  }
+}
+for (const [pathway, p] of served) {
+  const l = limits.get(pathway);
+  const limit = l ? `; replayed: per-run cache ${pct(l.cached / l.in)}, physical limit ${pct(l.reusable / l.in)}` : "";
+  console.log(`${pathway.padEnd(21)}${cacheTokens > 0 ? `served ${pct(p.cached / Math.max(1, p.in))} of ${(p.in / 1e6).toFixed(1)}M prompt tokens (one shared cache of ${cacheTokens} tokens)` : "no server cache (--cache-tokens 0)"}${limit}`);
 }
 console.log(`machine              ${cpus().length} cores, load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (other processes share the cores)`);
 if (!v.keep) rmSync(data, { recursive: true, force: true });

@@ -20,6 +20,7 @@ import { loadCheckpoint } from "./learner/checkpoint.js";
 import { answerLearner } from "./learner/learner.js";
 import { parseLearnerName } from "../models/modelSpec.js";
 import { countTokens, MESSAGE_OVERHEAD_TOKENS } from "../models/tokens.js";
+import { PrefixCache, type PromptPiece } from "../models/prefixCache.js";
 import type { ChatMessage } from "../models/types.js";
 
 export const FAULT_KINDS = ["429", "500", "timeout", "garbage", "empty"] as const;
@@ -64,6 +65,12 @@ export interface ServerOptions {
   usageCacheEntries?: number;
   /** One line per request (method, path, status, fault); never headers. */
   log?: (line: string) => void;
+  /**
+   * `--prefix-cache [--cache-tokens N]`: simulate an automatic prefix cache of this many tokens
+   * (models/prefixCache.ts) and report its hits as `usage.prompt_tokens_details.cached_tokens`.
+   * Absent: no cache, `cached_tokens` is 0.
+   */
+  prefixCacheTokens?: number;
 }
 
 export interface RunningServer {
@@ -178,6 +185,23 @@ export class UsageCounter {
     return n;
   }
 
+  /**
+   * The prompt as prefix-cache pieces (models/prefixCache.ts): the priming tokens, then per message
+   * its role overhead and its content's counting segments, each with its (cached) count. The pieces'
+   * tokens add up to exactly `messages(messages)`.
+   */
+  pieces(messages: readonly ChatMessage[]): PromptPiece[] {
+    const out: PromptPiece[] = [{ key: "\u0000prime", tokens: 3 }];
+    for (const m of messages) {
+      out.push({ key: `\u0000${m.role}`, tokens: MESSAGE_OVERHEAD_TOKENS });
+      if (m.content.length === 0) continue;
+      forEachCountingSegment(m.content, (segment) => {
+        out.push({ key: segment, tokens: this.generation <= 0 ? this.tokenize(segment) : this.cached(segment) });
+      });
+    }
+    return out;
+  }
+
   private cached(text: string): number {
     const raw = text.length <= RAW_KEY_MAX && text.charCodeAt(0) !== 0;
     const key = raw ? text : `\u0000${createHash("sha1").update(text).digest("base64")}`;
@@ -245,6 +269,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   const tokenize = opts.countTokens ?? ((t: string) => countTokens(t));
   const usage = new UsageCounter(tokenize, opts.usageCacheEntries ?? 100_000);
   const held = new Set<NodeJS.Timeout>();
+  const prefixCache = opts.prefixCacheTokens === undefined ? null : new PrefixCache({ capacityTokens: opts.prefixCacheTokens });
 
   const drawFault = (n: number): FaultKind | null => {
     if (opts.faultFor) return opts.faultFor(n);
@@ -341,6 +366,8 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     if (reasoning) message.reasoning_content = reasoning;
     // Usage is counted only when it is reported (some local servers leave it out).
     const promptTokens = opts.omitUsage ? 0 : usage.messages(messages);
+    // The cache sees every answered prompt (as a server's would), reported or not.
+    const cachedTokens = prefixCache ? prefixCache.lookup(usage.pieces(messages)).cachedTokens : 0;
     const completionTokens = opts.omitUsage ? 0 : usage.text(text) + (reasoning ? usage.text(reasoning) : 0);
     sendJson(res, 200, {
       id: `chatcmpl-s3gym-${n}`,
@@ -350,7 +377,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
       choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
       ...(opts.omitUsage
         ? {}
-        : { usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: 0 } } }),
+        : { usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: cachedTokens } } }),
     });
     return fault === "empty" ? "200 empty fault" : `200 ${finish}`;
   }

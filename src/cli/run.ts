@@ -22,6 +22,9 @@ import { Progress, type ProgressMode, type ProgressStream } from "../runner/prog
 import { planMatrix, preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } from "../runner/schedule.js";
 import { terminalSafe } from "../models/secrets.js";
+import { checkDataDirProtocol } from "../runner/dataDirProtocol.js";
+import { ESTIMATE_POLICY, estimateMatrix } from "../runner/estimate.js";
+import { formatEstimate } from "./estimateTable.js";
 import { exitCodeOf, folderFlag, HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
@@ -35,9 +38,11 @@ export const RUN_USAGE = [
   "  [--concurrency 8] [--shard i/n] [--base-url URL] [--api-key-env NAME] [--models-file F]",
   "  [--max-retries 5] [--timeout-ms 600000] [--no-cache] [--reward-visibility hidden|visible] [--strict-contract]",
   "  [--views eval,id,replay] [--view-episodes N] [--replay-episodes K]",
-  "  [--progress auto|bar|lines|off] [--answer-from content|reasoning|both] [--max-bad-replies 50%]",
+  "  [--progress auto|bar|lines|off] [--answer-from content|reasoning|both] [--max-bad-replies 50%] [--history-cut anchored|per-step]",
   "  [--max-tokens-param auto|max_tokens|max_completion_tokens] [--drop-params seed,top_p,temperature]",
   "  [--no-preflight] [--broad-batch 5] [--verifier-model M]   (the last two: --pathways verified only)",
+  "  [--estimate]: play the matrix in process with builtin:heuristic (no endpoint called) and print calls, tokens,",
+  "              prefix-cache share and dollars per model x game x pathway; nothing is written to --data",
 ].join("\n");
 
 const FLAGS = {
@@ -57,6 +62,7 @@ const FLAGS = {
   "broad-batch": { type: "string" },
   "verifier-model": { type: "string" },
   "no-preflight": { type: "boolean" },
+  estimate: { type: "boolean" },
 } as const;
 
 /** The pathway evaluated from a checkpoint list instead of the protocol loop. */
@@ -105,6 +111,8 @@ interface Parsed {
   verified: { broadBatch: number; verifierModel: string | null } | null;
   /** Check every endpoint before the first step call (`--no-preflight` skips it). */
   preflight: boolean;
+  /** `--estimate`: print what the run would cost instead of running it. */
+  estimate: boolean;
 }
 
 /** `--checkpoints` / `--checkpoints-file` / `--label`: only with `--pathways training`, which needs one list. */
@@ -191,6 +199,7 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     ctx,
     modelsFile: v["models-file"] ?? null,
     preflight: v["no-preflight"] !== true,
+    estimate: v.estimate === true,
   };
 }
 
@@ -213,11 +222,11 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     p = parse(argv, env);
     ctx = createModelContext({ ...p.ctx, cacheDir: p.cache ? join(p.dataDir, "cache") : null, ...deps.modelContext });
     // Every model name, alias, base URL and key presence is checked before any call.
-    resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx) : [];
+    resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx, { keys: !p.estimate }) : [];
     if (p.verified?.verifierModel) {
       try {
         // Preflighted with the others: the roles' endpoint must answer as well as the actor's.
-        roleModels = validateModelSpecs([p.verified.verifierModel], ctx).filter((r) => !resolved.some((m) => m.name === r.name));
+        roleModels = validateModelSpecs([p.verified.verifierModel], ctx, { keys: !p.estimate }).filter((r) => !resolved.some((m) => m.name === r.name));
       } catch (e) {
         throw new UsageError(`--verifier-model: ${(e as Error).message}`);
       }
@@ -273,8 +282,12 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   try {
     // Protocol clashes with existing logs, and a training run whose epochs were played by other
     // models, are configuration errors: all found before any call.
-    planMatrix(p.dataDir, entries, settingsOf, (e) => make(e.model), (g) => games.get(g)!);
-    for (const e of trainingRuns) {
+    if (p.estimate) {
+      // No model is made (an estimate needs no key); the directory's protocol is still checked,
+      // since the run estimated would be refused.
+      if (entries.length > 0) checkDataDirProtocol(p.dataDir, settingsOf(entries[0]!), new Set(entries.map((e) => e.runId)));
+    } else planMatrix(p.dataDir, entries, settingsOf, (e) => make(e.model), (g) => games.get(g)!);
+    for (const e of p.estimate ? [] : trainingRuns) {
       checkCheckpointModels(p.dataDir, e.runId, p.training!.checkpoints);
       const settings = { ...p.settings, exploreEpisodes: 0, checkpointEvery: 1 };
       preflightRun({ dataDir: p.dataDir, entry: e, game: games.get(e.game)!, model: make(p.training!.checkpoints[0]!.model), settings, recordModel: false });
@@ -283,6 +296,17 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     // Protocol and rules clashes, other models at recorded epochs: ConfigErrors (exit 2), found before any call.
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
     return exitCodeOf(e);
+  }
+  if (p.estimate) {
+    const rows = await estimateMatrix({
+      entries,
+      settingsOf,
+      game: (name) => games.get(name)!,
+      priceOf: (name) => resolved.find((r) => r.name === name)?.price ?? null,
+    });
+    const skipped = trainingRuns.length > 0 ? [`${trainingRuns.length} training run${trainingRuns.length > 1 ? "s" : ""} (--pathways training) not estimated: they evaluate a checkpoint list`] : [];
+    stdout.write(formatEstimate(rows, { tokenizer: p.settings.tokenizer, policy: ESTIMATE_POLICY, skipped }));
+    return 0;
   }
   // Every endpoint checked before the first step call: model served, context long enough, the
   // sampling parameters accepted. A refusal names the fix; nothing has run.

@@ -1,16 +1,18 @@
 /**
  * `s3gym serve --port P [--host H] [--policy random|heuristic|learner[?judge=x]] [--latency-ms L] [--fault-rate p]
- *  [--faults 429,500,timeout,garbage,empty] [--seed S]`: runs the OpenAI-compatible test server until
+ *  [--faults 429,500,timeout,garbage,empty] [--seed S]
+ *  [--prefix-cache [--cache-tokens N]]`: runs the OpenAI-compatible test server until
  * SIGINT/SIGTERM. Bad values stop it before it starts, with one line naming the flag (exit 2).
  */
 import { parseArgs } from "node:util";
 import { joinNegativeNumbers } from "./args.js";
 import { TEXT_POLICY_NAMES } from "../games/policies.js";
 import { parseLearnerName } from "../models/modelSpec.js";
+import { DEFAULT_CACHE_TOKENS, PREFIX_BLOCK_TOKENS } from "../models/prefixCache.js";
 import { FAULT_KINDS, startServer, type FaultKind, type ServerOptions } from "../builtin/server.js";
 
 export const SERVE_USAGE =
-  "usage: s3gym serve [--port P] [--host H] [--policy random|heuristic|learner[?judge=x]] [--latency-ms L] [--fault-rate p] [--faults 429,500,timeout,garbage,empty] [--seed S]";
+  "usage: s3gym serve [--port P] [--host H] [--policy random|heuristic|learner[?judge=x]] [--latency-ms L] [--fault-rate p] [--faults 429,500,timeout,garbage,empty] [--seed S] [--prefix-cache [--cache-tokens N]]";
 
 export interface ServeIo {
   out: (line: string) => void;
@@ -31,6 +33,8 @@ const SERVE_OPTIONS = {
   "fault-rate": { type: "string" },
   faults: { type: "string" },
   seed: { type: "string" },
+  "prefix-cache": { type: "boolean" },
+  "cache-tokens": { type: "string" },
 } as const;
 
 function intFlag(name: string, v: string | undefined, fallback: number, min: number, max: number): number {
@@ -76,7 +80,12 @@ export function parseServeArgs(argv: string[]): ServerOptions & { port: number; 
   }
   const host = str("host") ?? "127.0.0.1";
   if (host.trim() === "") throw new UsageError("--host must not be empty (e.g. 127.0.0.1)");
+  const prefixCache = values["prefix-cache"] === true;
+  if (!prefixCache && str("cache-tokens") !== undefined) throw new UsageError("--cache-tokens is the size of the simulated prefix cache: add --prefix-cache, or drop it");
+  // At least one block of 16 tokens; at most 2^31 tokens (a real server's KV cache is far smaller).
+  const cacheTokens = prefixCache ? intFlag("cache-tokens", str("cache-tokens"), DEFAULT_CACHE_TOKENS, PREFIX_BLOCK_TOKENS, 2 ** 31) : undefined;
   return {
+    ...(cacheTokens !== undefined ? { prefixCacheTokens: cacheTokens } : {}),
     port: intFlag("port", str("port"), 8000, 0, 65535),
     host,
     policy,
@@ -108,7 +117,8 @@ export async function serveCommand(argv: string[], io: ServeIo = defaultIo): Pro
     return 1;
   }
   const faults = options.faultRate ? `faults ${options.faults!.join(",")} at rate ${options.faultRate} (seed ${options.seed})` : "no faults";
-  io.out(`s3gym serve: listening on ${server.url} (policy ${options.policy}, latency ${options.latencyMs} ms, ${faults}); Ctrl-C stops it`);
+  const cache = options.prefixCacheTokens !== undefined ? `, prefix cache of ${options.prefixCacheTokens} tokens` : "";
+  io.out(`s3gym serve: listening on ${server.url} (policy ${options.policy}, latency ${options.latencyMs} ms, ${faults}${cache}); Ctrl-C stops it`);
   await new Promise<void>((resolve) => {
     if (io.signal) {
       if (io.signal.aborted) return resolve();

@@ -8,6 +8,7 @@ import type { ModelContext } from "../models/createModel.js";
 import { DROPPABLE_PARAMS, loadModelsFile, MAX_TOKENS_PARAMS } from "../models/modelsFile.js";
 import { looksLikeKey, registerSecret } from "../models/secrets.js";
 import { TOKENIZERS } from "../models/tokens.js";
+import { HISTORY_CUTS } from "../pathways/history.js";
 import { ANSWER_FROM, DEFAULT_SETTINGS, type ProtocolSettings } from "../runner/context.js";
 import { DEFAULT_MAX_BAD_REPLIES } from "../runner/replyMonitor.js";
 import { DEFAULT_REPLAY_EPISODES, type ViewSettings } from "../runner/views.js";
@@ -30,6 +31,7 @@ export const PROTOCOL_FLAGS = {
   "answer-from": { type: "string" },
   "max-bad-replies": { type: "string" },
   "strict-contract": { type: "boolean" },
+  "history-cut": { type: "string" },
 } as const;
 
 /** Where and how model calls go. */
@@ -132,7 +134,7 @@ export function badReplyShare(value: string | undefined): number {
 
 /** The protocol numbers from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
 export function settingsFromFlags(
-  v: Partial<Record<"explore-episodes" | "checkpoint-every" | "eval-episodes" | "max-steps" | "context-tokens" | "max-new-tokens" | "tokenizer" | "reward-visibility" | "run-seed" | "answer-from" | "max-bad-replies", string>> & {
+  v: Partial<Record<"explore-episodes" | "checkpoint-every" | "eval-episodes" | "max-steps" | "context-tokens" | "max-new-tokens" | "tokenizer" | "reward-visibility" | "run-seed" | "answer-from" | "max-bad-replies" | "history-cut", string>> & {
     "strict-contract"?: boolean;
   },
 ): ProtocolSettings {
@@ -149,6 +151,7 @@ export function settingsFromFlags(
     answerFrom: oneOf("answer-from", v["answer-from"], ANSWER_FROM, "content"),
     maxBadReplies: badReplyShare(v["max-bad-replies"]),
     parseRule: v["strict-contract"] === true ? "strict-contract" : DEFAULT_SETTINGS.parseRule,
+    historyCut: oneOf("history-cut", v["history-cut"], HISTORY_CUTS, "anchored"),
   };
   if (settings.contextTokens <= settings.maxNewTokens) {
     throw new UsageError(`--context-tokens (${settings.contextTokens}) must exceed --max-new-tokens (${settings.maxNewTokens}): the reply is reserved inside the context`);

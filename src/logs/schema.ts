@@ -437,6 +437,12 @@ export const SettingsRecord = z.object({
    * default `content` (so runs written before the flag still resume).
    */
   answer_from: z.enum(["content", "reasoning", "both"]).optional(),
+  /**
+   * How History's truncation moved (`--history-cut`, pathways/history.ts): `anchored` (the cut stays
+   * put while it fits, and leaves a reserve when it moves, so prompts stay a cacheable prefix) or
+   * `per-step` (refitted at every step). Absent in runs written before the rule: `per-step`.
+   */
+  history_cut: z.enum(["anchored", "per-step"]).optional(),
 });
 export type SettingsRecord = z.infer<typeof SettingsRecord>;
 

@@ -192,14 +192,15 @@ function keyProblem(r: ResolvedModel, ctx: ModelContext): string | null {
  * Checks every model name before any call: scheme, alias, base URL, key presence, numbers. Throws
  * one Error listing every problem; returns the resolved models (safe to put in a manifest).
  */
-export function validateModelSpecs(specs: readonly string[], ctx: ModelContext): ResolvedModel[] {
+export function validateModelSpecs(specs: readonly string[], ctx: ModelContext, o: { keys?: boolean } = {}): ResolvedModel[] {
   const problems = numberProblems(ctx);
   const resolved: ResolvedModel[] = [];
   if (specs.length === 0) problems.push("--models is empty: name at least one model (e.g. builtin:heuristic or openai:gpt-4o-mini)");
   for (const s of specs) {
     try {
       const r = resolveModel(s, ctx);
-      const k = keyProblem(r, ctx);
+      // `run --estimate` calls no endpoint: it needs no key (o.keys false).
+      const k = o.keys === false ? null : keyProblem(r, ctx);
       if (k) problems.push(k);
       resolved.push(r);
     } catch (e) {

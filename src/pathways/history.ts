@@ -35,7 +35,17 @@ export interface HistorySettings {
   /** Reserved for the reply (--max-new-tokens). */
   maxNewTokens: number;
   tokenizer: TokenizerName;
+  /** Where the cut may move (`--history-cut`, see historyContext); absent = `per-step` (runs written before the rule existed). */
+  historyCut?: HistoryCut;
 }
+
+/**
+ * `per-step`: every step is fitted to its own budget (the cut moves at nearly every step once the
+ * context is full). `anchored`: the cut stays put while it fits, and when it must move it leaves a
+ * reserve, so a provider's prefix cache keeps serving the experience (docs/endpoints.md).
+ */
+export const HISTORY_CUTS = ["anchored", "per-step"] as const;
+export type HistoryCut = (typeof HISTORY_CUTS)[number];
 
 /** Memoised countTokens: pieces repeat across steps, episodes and checkpoints. */
 export class TokenCounter {
@@ -347,15 +357,44 @@ function bareMessageTokens(
   return total + MESSAGE_OVERHEAD_TOKENS + counter.count(tail[tail.length - 1]!.content);
 }
 
+/** The anchored cut's reserve at least: this share of the context (6,250 tokens of 100,000). */
+export const ANCHOR_RESERVE_DIVISOR = 16;
+
+/**
+ * The keep vector of the `anchored` rule at the current step, a pure function of the blocks, the
+ * settings and the step (so replay rebuilds it from the logs): walking the episode's steps 0..n,
+ * a step keeps the previous step's cut while that still fits its budget; at step 0 everything is kept
+ * when everything fits; otherwise the cut is refitted by the usual order to the budget minus a
+ * reserve of max(context / 16, what the episode has grown since its first step), at most half the
+ * budget. The experience then changes only at those refits (about once or twice an episode), and
+ * every other step's prompt begins with the previous one: the prefix cache serves it.
+ */
+function anchoredKeep(blocks: readonly HistoryBlock[], settings: HistorySettings, step: StepInput, counter: TokenCounter): number[] {
+  const n = step.turns.length;
+  const budgetAt = (j: number) =>
+    experienceBudget(settings, { rules: step.rules, turns: step.turns.slice(0, j), observation: j < n ? step.turns[j]!.observation : step.observation, rewardVisibility: step.rewardVisibility }, counter);
+  const full = blocks.map((b) => b.stepTokens.length);
+  const floor = Math.floor(settings.contextTokens / ANCHOR_RESERVE_DIVISOR);
+  const first = budgetAt(0);
+  let keep: number[] | null = null;
+  for (let j = 0; j <= n; j++) {
+    const budget = j === 0 ? first : budgetAt(j);
+    if (keep !== null && historyCost(blocks, keep, counter) <= budget) continue;
+    if (j === 0 && historyCost(blocks, full, counter) <= budget) {
+      keep = full;
+      continue;
+    }
+    const reserve = Math.min(Math.max(floor, first - budget), Math.floor(Math.max(0, budget) / 2));
+    keep = fitHistory(blocks, budget - reserve, counter);
+  }
+  return keep!;
+}
+
+type StepInput = { rules: string; turns: EarlierTurn[]; observation: string; rewardVisibility: "hidden" | "visible" };
+
 /** The history context of one step: the text and the keep vector that produced it. */
-export function historyContext(
-  blocks: readonly HistoryBlock[],
-  settings: HistorySettings,
-  step: { rules: string; turns: EarlierTurn[]; observation: string; rewardVisibility: "hidden" | "visible" },
-  counter: TokenCounter,
-): { text: string; keep: number[] } {
+export function historyContext(blocks: readonly HistoryBlock[], settings: HistorySettings, step: StepInput, counter: TokenCounter): { text: string; keep: number[] } {
   if (blocks.length === 0) return { text: "", keep: [] };
-  const budget = experienceBudget(settings, step, counter);
-  const keep = fitHistory(blocks, budget, counter);
+  const keep = settings.historyCut === "anchored" ? anchoredKeep(blocks, settings, step, counter) : fitHistory(blocks, experienceBudget(settings, step, counter), counter);
   return { text: renderHistory(blocks, keep), keep };
 }

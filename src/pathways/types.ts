@@ -14,7 +14,7 @@ import type { EpisodeRecord, RUN_FILES, StepRecord } from "../logs/schema.js";
 import type { TokenizerName } from "../models/tokens.js";
 import type { Model } from "../models/types.js";
 import type { z } from "zod";
-import type { TokenCounter } from "./history.js";
+import type { HistoryCut, TokenCounter } from "./history.js";
 
 /** What the experience may depend on at one step. */
 export interface StepView {
@@ -34,6 +34,8 @@ export interface PathwaySettings {
   contextTokens: number;
   maxNewTokens: number;
   tokenizer: TokenizerName;
+  /** History's truncation rule (history.ts); absent = `per-step`. */
+  historyCut?: HistoryCut;
 }
 
 /** A record of one of the run's files, as its writer takes it. */

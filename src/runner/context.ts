@@ -9,7 +9,7 @@ import type { Model } from "../models/types.js";
 import type { TokenizerName } from "../models/tokens.js";
 import type { CallRecord, CheckpointRecord, EpisodeRecord } from "../logs/schema.js";
 import type { ReplyKind, ReplyMonitor, ReplyStats } from "./replyMonitor.js";
-import type { TokenCounter } from "../pathways/history.js";
+import type { HistoryCut, TokenCounter } from "../pathways/history.js";
 import type { RunLogs } from "../logs/runLogs.js";
 import type { ViewSettings } from "./views.js";
 
@@ -45,6 +45,12 @@ export interface ProtocolSettings {
   answerFrom?: AnswerFrom;
   /** `--max-bad-replies`: the share (0..1) of bad step replies that stops a run as degenerate. Default 0.5. */
   maxBadReplies?: number;
+  /**
+   * `--history-cut`: how History's truncation moves (pathways/history.ts). `anchored` (default of
+   * new runs) keeps the prompt a cacheable prefix; `per-step` is the rule of runs written before it.
+   * Absent = `per-step`.
+   */
+  historyCut?: HistoryCut;
 }
 
 export const ANSWER_FROM = ["content", "reasoning", "both"] as const;
@@ -61,6 +67,7 @@ export const DEFAULT_SETTINGS: ProtocolSettings = {
   rewardVisibility: "hidden",
   parseRule: DEFAULT_PARSE_RULE,
   runSeed: 0,
+  historyCut: "anchored",
 };
 
 /** A game config as a run uses it: the name that keys the generator, the values, the rules text. */

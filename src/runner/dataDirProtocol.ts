@@ -24,7 +24,10 @@ import { ConfigError } from "../util/errors.js";
 import type { ProtocolSettings } from "./context.js";
 import { settingsRecord } from "./protocolRecord.js";
 
-const COMPARED = ["explore_episodes", "checkpoint_every", "eval_episodes", "max_steps", "context_tokens", "tokenizer", "reward_visibility", "parse_rule", "answer_from"] as const;
+const COMPARED = ["explore_episodes", "checkpoint_every", "eval_episodes", "max_steps", "context_tokens", "tokenizer", "reward_visibility", "parse_rule", "answer_from", "history_cut"] as const;
+
+/** What an absent field meant when the manifest was written (the defaults of that time). */
+const ABSENT: Partial<Record<(typeof COMPARED)[number], string>> = { answer_from: "content", parse_rule: "strict-contract", history_cut: "per-step" };
 
 /** Pathways whose manifests carry a protocol loop's schedule. */
 const LOOP_PATHWAYS = new Set(["none", "history", "memory", "verified"]);
@@ -42,7 +45,7 @@ type Compared = Partial<Record<(typeof COMPARED)[number], unknown>>;
 
 function comparedOf(record: Record<string, unknown>): Compared {
   const out: Compared = {};
-  for (const k of COMPARED) out[k] = record[k] ?? (k === "answer_from" ? "content" : k === "parse_rule" ? "strict-contract" : undefined);
+  for (const k of COMPARED) out[k] = record[k] ?? ABSENT[k];
   return out;
 }
 

@@ -34,7 +34,7 @@ export function pathwayHost(run: RunContext, restored: RestoredFiles): PathwayHo
     modelName: run.modelName,
     gameName: run.game.name,
     pathway: run.pathway,
-    settings: { contextTokens: run.settings.contextTokens, maxNewTokens: run.settings.maxNewTokens, tokenizer: run.settings.tokenizer },
+    settings: { contextTokens: run.settings.contextTokens, maxNewTokens: run.settings.maxNewTokens, tokenizer: run.settings.tokenizer, ...(run.settings.historyCut ? { historyCut: run.settings.historyCut } : {}) },
     exploreRules: run.configs.explore.rules,
     counter: run.counter,
     model: run.model,

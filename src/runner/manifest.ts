@@ -57,6 +57,8 @@ export function checkResumable(
   const before: Record<string, unknown> = { ...(previous.config.protocol ?? {}) };
   // A manifest from before `parse_rule` was recorded was read by the literal contract: resumable with --strict-contract.
   if (Object.keys(before).length > 0 && before.parse_rule === undefined) before.parse_rule = "strict-contract";
+  // Likewise History's cut: runs from before `history_cut` were cut per step (resumable with --history-cut per-step).
+  if (Object.keys(before).length > 0 && before.history_cut === undefined) before.history_cut = "per-step";
   const now: Record<string, unknown> = protocolRecord(run);
   // Views may be ADDED to a run that had none (views.md): they never change what its exploration and
   // eval episodes are, and each checkpoint's views read the snapshot rebuilt from the logs. Changing

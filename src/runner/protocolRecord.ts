@@ -26,6 +26,7 @@ export function settingsRecord(s: ProtocolSettings): SettingsRecord {
     // Where answers are parsed changes what the episodes are; recorded only when not the default so
     // that runs written before the flag existed still resume.
     ...(s.answerFrom !== undefined && s.answerFrom !== "content" ? { answer_from: s.answerFrom } : {}),
+    history_cut: s.historyCut ?? "per-step",
     // Only with --views: a run without them records (and compares on resume) exactly what it did before views existed.
     ...(s.views ? { views: { names: ["eval", ...s.views.extra], view_episodes: s.views.viewEpisodes, replay_episodes: s.views.replayEpisodes } } : {}),
   };
@@ -50,6 +51,8 @@ export function settingsFromRecord(r: SettingsRecord, where = "config.protocol")
     runSeed: r.run_seed,
     ...(r.verified ? { verified: { broadBatch: r.verified.broad_batch, verifierModel: r.verified.verifier_model } } : {}),
     ...(r.answer_from !== undefined ? { answerFrom: r.answer_from } : {}),
+    // Absent before it was recorded: those runs were cut per step.
+    historyCut: r.history_cut ?? "per-step",
     ...(r.views
       ? {
           views: {

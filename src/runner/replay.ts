@@ -70,7 +70,7 @@ export function rebuildExperience(data: RunLogData, at: StepAddress, view: { rul
   const k = at.phase === "explore" ? (loggedVersion ?? at.episode - 1) : at.checkpoint!;
   const pathway = getPathway(data.manifest.pathway);
   const { logs, counter } = replayInputs(data, settings.tokenizer);
-  const ctx = { settings: { contextTokens: settings.contextTokens, maxNewTokens: settings.maxNewTokens, tokenizer: settings.tokenizer }, counter };
+  const ctx = { settings: { contextTokens: settings.contextTokens, maxNewTokens: settings.maxNewTokens, tokenizer: settings.tokenizer, ...(settings.historyCut ? { historyCut: settings.historyCut } : {}) }, counter };
   return pathway.snapshot(pathway.rebuild(logs, k, ctx), ctx).forStep({ ...view, rewardVisibility: settings.rewardVisibility }).text;
 }
 

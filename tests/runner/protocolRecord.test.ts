@@ -8,7 +8,7 @@ describe("the protocol settings <-> recorded form mapping", () => {
 
   it("writes snake_case fields the schema accepts, and reads them back to the same settings", () => {
     const r = settingsRecord(s);
-    expect(r).toEqual({ explore_episodes: 7, checkpoint_every: 2, eval_episodes: 4, max_steps: 9, context_tokens: 5000, max_new_tokens: 300, tokenizer: "cl100k", reward_visibility: "visible", parse_rule: "last-answer", run_seed: 3 });
+    expect(r).toEqual({ explore_episodes: 7, checkpoint_every: 2, eval_episodes: 4, max_steps: 9, context_tokens: 5000, max_new_tokens: 300, tokenizer: "cl100k", reward_visibility: "visible", parse_rule: "last-answer", run_seed: 3, history_cut: "anchored" });
     expect(SettingsRecord.parse(r)).toEqual(r);
     expect(settingsFromRecord(r)).toEqual(s);
     expect(settingsFromRecord(settingsRecord(DEFAULT_SETTINGS))).toEqual(DEFAULT_SETTINGS);
@@ -17,6 +17,11 @@ describe("the protocol settings <-> recorded form mapping", () => {
   it("reads a record from before parse_rule was recorded as the literal contract it was played under", () => {
     const { parse_rule: _, ...old } = settingsRecord(s);
     expect(settingsFromRecord(old).parseRule).toBe("strict-contract");
+  });
+
+  it("reads a record from before history_cut was recorded as the per-step cut it was played under", () => {
+    const { history_cut: _, ...old } = settingsRecord(s);
+    expect(settingsFromRecord(old).historyCut).toBe("per-step");
   });
 
   it("names the field when a recorded tokenizer is not one of the kit's", () => {
