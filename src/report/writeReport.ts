@@ -86,16 +86,22 @@ function renderer(): Promise<typeof import("./figures/render.js")> {
 }
 
 /**
- * The curve figure's file stem of each game: `curves_<game>` with the name made file-safe. Two games
- * whose names make the same stem (`a/b`, `a_b`) would overwrite one figure; each of them gets a short
- * hash of its exact name appended instead, so every game keeps its own figure, the same on every run.
+ * The file stem of each game's figure of a per-game group: `<prefix>_<game>` with the name made
+ * file-safe. Two games whose names make the same stem (`a/b`, `a_b`) would overwrite one figure; each
+ * of them gets a short hash of its exact name appended instead, so every game keeps its own figure,
+ * the same on every run.
  */
-export function curveFigureNames(games: readonly string[], fileSafe: (label: string) => string): Map<string, string> {
-  const stems = new Map(games.map((g) => [g, `curves_${fileSafe(g)}`]));
+export function perGameFigureNames(prefix: string, games: readonly string[], fileSafe: (label: string) => string): Map<string, string> {
+  const stems = new Map(games.map((g) => [g, `${prefix}_${fileSafe(g)}`]));
   const users = new Map<string, number>();
   for (const stem of stems.values()) users.set(stem, (users.get(stem) ?? 0) + 1);
   for (const [g, stem] of stems) if (users.get(stem)! > 1) stems.set(g, `${stem}-${fnv1a32(g).toString(16).padStart(8, "0")}`);
   return stems;
+}
+
+/** `curves_<game>` per game (see perGameFigureNames). */
+export function curveFigureNames(games: readonly string[], fileSafe: (label: string) => string): Map<string, string> {
+  return perGameFigureNames("curves", games, fileSafe);
 }
 
 /** The report's figures of the given groups (default all), in the order `report` writes them. */
@@ -108,7 +114,8 @@ export async function reportFigures(report: Report, groups: readonly FigureGroup
   if (want.has("training")) out.push({ name: "training", spec: trainingSpec(report.training, report.bootstrap) });
   if (want.has("calibration")) out.push({ name: "calibration", spec: calibrationSpec(report.calibration, report.ranges, report.bootstrap) });
   if (want.has("coupling")) out.push({ name: "coupling", spec: couplingSpec(report.blocks, report.bootstrap) });
-  if (want.has("views")) for (const game of report.viewGames) out.push({ name: `views_${fileSafe(game)}`, spec: viewsSpec(game, report.views, report.bootstrap) });
+  const viewStems = perGameFigureNames("views", report.viewGames, fileSafe);
+  if (want.has("views")) for (const game of report.viewGames) out.push({ name: viewStems.get(game)!, spec: viewsSpec(game, report.views, report.bootstrap) });
   if (want.has("cost_gain") && report.viewGames.length > 0) out.push({ name: "cost_gain", spec: costGainSpec(report.tables.cost_runs.rows, report.bootstrap) });
   return out;
 }

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loadDataset } from "../../src/analysis/dataset.js";
 import { buildReport, type Report } from "../../src/analysis/report.js";
 import { writeSyntheticData } from "../../src/analysis/synthetic.js";
-import { curveFigureNames, writeReport } from "../../src/report/writeReport.js";
+import { curveFigureNames, reportFigures, writeReport } from "../../src/report/writeReport.js";
 import { tempDir } from "../analysis/helpers.js";
 
 const SMALL = { seed: 3, pathways: ["history"], exploreEpisodes: 6, checkpointEvery: 3, evalEpisodes: 2, stepsPerEpisode: [3, 5] as [number, number], failRate: 0 };
@@ -107,5 +107,13 @@ describe("figure names", () => {
     expect(names.get("a_b")).toMatch(/^curves_a_b-[0-9a-f]{8}$/);
     expect(names.get("a/b")).not.toBe(names.get("a_b"));
     expect(curveFigureNames(["a_b", "a/b"], safe)).toEqual(new Map([["a_b", names.get("a_b")], ["a/b", names.get("a/b")]]));
+  });
+
+  it("two view games whose names make one file name each keep their own views figure", async () => {
+    const figures = await reportFigures({ ...oneGame, viewGames: ["a/b", "a_b", "snake"], views: [] }, ["views"]);
+    const names = figures.map((f) => f.name);
+    expect(names).toContain("views_snake");
+    expect(names.filter((n) => /^views_a_b-[0-9a-f]{8}$/.test(n))).toHaveLength(2);
+    expect(new Set(names).size).toBe(3);
   });
 });
