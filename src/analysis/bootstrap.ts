@@ -65,19 +65,24 @@ export function bootstrapRng(seed: number, ...key: readonly string[]): Rng {
   return Rng.fromKey(`s3gym/bootstrap/${seed}/${key.join("/")}`);
 }
 
+/** The replicates that `keep` accepts (default: every one but NaN, the statistic undefined there), ascending. */
+export function sortedReplicates(replicates: ArrayLike<number>, keep: (v: number) => boolean = (v) => !Number.isNaN(v)): number[] {
+  const vals: number[] = [];
+  for (let i = 0; i < replicates.length; i++) {
+    const v = replicates[i] as number;
+    if (keep(v)) vals.push(v);
+  }
+  return vals.sort((a, b) => a - b);
+}
+
 /**
  * Percentile interval of bootstrap replicates: the (1-level)/2 and (1+level)/2 quantiles (linear
  * interpolation, simple-statistics' quantileSorted, numpy's default). NaN replicates (the statistic
  * undefined on that resample) are left out; none left -> {null, null}.
  */
 export function percentileInterval(replicates: ArrayLike<number>, level = DEFAULT_LEVEL): Interval {
-  const vals: number[] = [];
-  for (let i = 0; i < replicates.length; i++) {
-    const v = replicates[i] as number;
-    if (!Number.isNaN(v)) vals.push(v);
-  }
+  const vals = sortedReplicates(replicates);
   if (vals.length === 0) return { lo: null, hi: null };
-  vals.sort((a, b) => a - b);
   const alpha = (1 - level) / 2;
   return { lo: ss.quantileSorted(vals, alpha), hi: ss.quantileSorted(vals, 1 - alpha) };
 }

@@ -13,7 +13,7 @@
  */
 import * as ss from "simple-statistics";
 import type { Rng } from "../util/rng.js";
-import { DEFAULT_LEVEL, percentileInterval, type Interval, type IntervalMethod } from "./bootstrap.js";
+import { DEFAULT_LEVEL, percentileInterval, sortedReplicates, type Interval, type IntervalMethod } from "./bootstrap.js";
 
 export type { IntervalMethod };
 export const INTERVAL_METHODS: readonly IntervalMethod[] = ["percentile", "bca", "studentized"];
@@ -112,13 +112,8 @@ export function bcaAcceleration(values: readonly number[], mult: readonly number
  * end on that side, which is all the data can say.
  */
 export function bcaInterval(point: number, replicates: ArrayLike<number>, accel: number, level = DEFAULT_LEVEL): Interval {
-  const vals: number[] = [];
-  for (let i = 0; i < replicates.length; i++) {
-    const v = replicates[i] as number;
-    if (!Number.isNaN(v)) vals.push(v);
-  }
+  const vals = sortedReplicates(replicates);
   if (vals.length === 0) return { lo: null, hi: null };
-  vals.sort((a, b) => a - b);
   let below = 0;
   for (const v of vals) below += v < point ? 1 : v === point ? 0.5 : 0;
   const z0 = normalQuantile(below / vals.length);
@@ -135,14 +130,9 @@ export function bcaInterval(point: number, replicates: ArrayLike<number>, accel:
 
 /** Studentized interval from t replicates (NaN ones left out), the point and its standard error. */
 export function studentizedInterval(point: number, se: number, tReplicates: ArrayLike<number>, level = DEFAULT_LEVEL): Interval {
-  const vals: number[] = [];
-  for (let i = 0; i < tReplicates.length; i++) {
-    const v = tReplicates[i] as number;
-    if (Number.isFinite(v)) vals.push(v);
-  }
   if (se === 0) return { lo: point, hi: point }; // the statistic does not move when a unit is left out
+  const vals = sortedReplicates(tReplicates, Number.isFinite);
   if (vals.length === 0 || !Number.isFinite(se)) return { lo: null, hi: null };
-  vals.sort((a, b) => a - b);
   const a = (1 - level) / 2;
   return { lo: point - ss.quantileSorted(vals, 1 - a) * se, hi: point - ss.quantileSorted(vals, a) * se };
 }
