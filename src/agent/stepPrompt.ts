@@ -80,10 +80,18 @@ interface UserText {
   experience: string | null;
   text: string;
 }
-const userTexts = new WeakMap<EarlierTurn, UserText>();
+/**
+ * Two entries per turn: its place in the episode (after the turn before it), and as the first turn
+ * of a prompt cut to a tail (History's token count builds such tails at every step), so neither use
+ * evicts the other's.
+ */
+const userTexts = new WeakMap<EarlierTurn, { after?: UserText; first?: UserText }>();
 
 function earlierUserText(turn: EarlierTurn, previous: EarlierTurn | null, visibility: "hidden" | "visible", experience: string | null): string {
-  const e = userTexts.get(turn);
+  let slots = userTexts.get(turn);
+  if (slots === undefined) userTexts.set(turn, (slots = {}));
+  const slot = previous === null ? "first" : "after";
+  const e = slots[slot];
   if (
     e !== undefined &&
     e.observation === turn.observation &&
@@ -97,7 +105,7 @@ function earlierUserText(turn: EarlierTurn, previous: EarlierTurn | null, visibi
     return e.text;
   }
   const text = userTurn(turn.observation, previous ? feedbackTag(previous, visibility) : null, experience);
-  userTexts.set(turn, { observation: turn.observation, previous, feedback: previous?.feedback, reward: previous?.reward, scoreAfter: previous?.scoreAfter, visibility, experience, text });
+  slots[slot] = { observation: turn.observation, previous, feedback: previous?.feedback, reward: previous?.reward, scoreAfter: previous?.scoreAfter, visibility, experience, text };
   return text;
 }
 
