@@ -7,7 +7,9 @@
 import { splitObservation } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
+import { BoundedCache } from "../memo.js";
 import { parseObservation, type PvzFacts } from "./render.js";
+import { RowCombat } from "./rowCombat.js";
 import {
   availableZombies,
   configs,
@@ -24,8 +26,14 @@ import {
   type ZombieLetter,
 } from "./rules.js";
 
+/**
+ * Parsed observations, by their text: the heuristic reads each observation again as history at every
+ * later step. Facts are shared, so nothing here may mutate them.
+ */
+const factsCache = new BoundedCache<string, PvzFacts>(512);
+
 function factsOf(observation: string): PvzFacts {
-  return parseObservation(splitObservation(observation).body);
+  return factsCache.getOrSet(observation, () => parseObservation(splitObservation(observation).body));
 }
 
 export const random: TextPolicy = (ctx: PolicyContext, rng: Rng): PolicyDecision => {
@@ -127,23 +135,56 @@ function lawnFromFacts(f: PvzFacts, p: PvzConfig, prev: PvzInner | null): PvzInn
   return { turn: f.turn, sun: f.sun, survived: 0, lost: f.lost, lawn, zombies };
 }
 
+/** The lawn after one replayed history step: its observation, the answer played, the turn's combat. */
+function replayStep(h: PolicyContext["history"][number], p: PvzConfig, prev: PvzInner | null): PvzInner | null {
+  let f: PvzFacts;
+  try {
+    f = factsOf(h.observation);
+  } catch {
+    // An unreadable observation breaks the chain: the replay starts afresh after it.
+    return null;
+  }
+  const s = lawnFromFacts(f, p, prev);
+  const placements = h.action === null ? null : parseAction(h.action);
+  const planted = placements ? plantPhase(s, placements, p) : { chiliRows: [] as number[] };
+  resolveCombat(s, p, planted.chiliRows);
+  return s;
+}
+
+/**
+ * Replayed history steps, so each step of an episode replays only its newest history entry instead of
+ * the whole episode again. A node is the lawn after a chain of history steps; its key is the previous
+ * node's id with the step's text (the answer length-prefixed, so no two chains share a key), and the
+ * chain starts from an id per game-parameter set. A replayed lawn is only ever read (lawnFromFacts
+ * copies what it takes), so nodes are shared safely. A null lawn (an unreadable observation) is the
+ * chain's start again, so it takes the start's id.
+ */
+interface ReplayNode {
+  id: number;
+  lawn: PvzInner | null;
+}
+const replayCache = new BoundedCache<string, ReplayNode>(4096);
+const replayRoots = new BoundedCache<string, number>(64);
+let nextReplayId = 0;
+
+function replayKey(prevId: number, h: PolicyContext["history"][number]): string {
+  const action = h.action === null ? "null" : `${h.action.length}:${h.action}`;
+  return `${prevId}|${action}|${h.observation}`;
+}
+
 /** The current lawn with hidden HP filled in by replaying this episode's turns (no spawns needed:
  * each next observation shows who arrived). */
 export function reconstruct(ctx: PolicyContext, p: PvzConfig): PvzInner {
+  const root = replayRoots.getOrSet(JSON.stringify(p), () => nextReplayId++);
   let prev: PvzInner | null = null;
+  let prevId = root;
   for (const h of ctx.history) {
-    let f: PvzFacts;
-    try {
-      f = factsOf(h.observation);
-    } catch {
-      prev = null;
-      continue;
-    }
-    const s = lawnFromFacts(f, p, prev);
-    const placements = h.action === null ? null : parseAction(h.action);
-    const planted = placements ? plantPhase(s, placements, p) : { chiliRows: [] as number[] };
-    resolveCombat(s, p, planted.chiliRows);
-    prev = s;
+    const node = replayCache.getOrSet(replayKey(prevId, h), () => {
+      const lawn = replayStep(h, p, prev);
+      return { id: lawn === null ? root : nextReplayId++, lawn };
+    });
+    prev = node.lawn;
+    prevId = node.id;
   }
   return lawnFromFacts(factsOf(ctx.observation), p, prev);
 }
@@ -153,19 +194,33 @@ function clone(s: PvzInner): PvzInner {
 }
 
 /**
+ * The lawn after planting `plan` this turn, and the chili rows: a copy whose rows are fresh arrays
+ * (plantPhase writes new plants into them) while the plant objects are shared and only read.
+ */
+function planted(s0: PvzInner, plan: Placement[], p: PvzConfig): { lawn: PvzInner["lawn"]; chiliRows: number[] } {
+  const s: PvzInner = { ...s0, lawn: s0.lawn.map((line) => line.slice()), zombies: [] };
+  const chiliRows = plantPhase(s, plan, p).chiliRows;
+  return { lawn: s.lawn, chiliRows };
+}
+
+/** Copies of row `row`'s zombies, in arrival order. */
+function rowZombies(s: PvzInner, row: number): Zombie[] {
+  return s.zombies.filter((z) => z.row === row).map((z) => ({ ...z }));
+}
+
+/**
  * Plays the plan this turn, then nothing more, with no new zombies, looking at one row's zombies
- * only (a row's zombies meet only its own plants and the peas fired into it, so rows are independent):
- * on which turn from now (if ever) does one of them get through, and how much HP is left?
+ * only (a row's zombies meet only its own plants and the peas fired into it, so rows are independent:
+ * rowCombat.ts): on which turn from now (if ever) does one of them get through, and how much HP is left?
  */
 function rowThreat(s0: PvzInner, plan: Placement[], p: PvzConfig, row: number, horizon = 80): { breach: number; hpLeft: number } {
-  const s = clone(s0);
-  const chili = plantPhase(s, plan, p).chiliRows;
-  s.zombies = s.zombies.filter((z) => z.row === row);
-  const left = () => s.zombies.reduce((a, z) => a + z.hp, 0);
-  for (let k = 0; k < horizon && s.zombies.length > 0; k++) {
-    if (resolveCombat(s, p, k === 0 ? chili : []).breachRow !== null) return { breach: k, hpLeft: left() };
+  const { lawn, chiliRows } = planted(s0, plan, p);
+  const sim = new RowCombat(lawn, rowZombies(s0, row), p, row);
+  const chili = chiliRows.includes(row);
+  for (let k = 0; k < horizon && sim.zombies.length > 0; k++) {
+    if (sim.turn(k === 0 && chili)) return { breach: k, hpLeft: sim.hpLeft() };
   }
-  return { breach: Infinity, hpLeft: left() };
+  return { breach: Infinity, hpLeft: sim.hpLeft() };
 }
 
 const BIG_HP = 1_000_000;
@@ -175,16 +230,14 @@ const BIG_HP = 1_000_000;
  * the count stops at `cap` (more than the row needs does not matter, and it bounds the work).
  */
 function capacity(s0: PvzInner, plan: Placement[], p: PvzConfig, row: number, type: ZombieLetter, cap: number): number {
-  const s = clone(s0);
-  const chili = plantPhase(s, plan, p).chiliRows;
-  s.zombies = s.zombies.filter((z) => z.row === row);
-  const res0 = resolveCombat(s, p, chili);
-  if (res0.breachRow !== null) return 0;
+  const { lawn, chiliRows } = planted(s0, plan, p);
+  const sim = new RowCombat(lawn, rowZombies(s0, row), p, row);
+  if (sim.turn(chiliRows.includes(row))) return 0;
   const hyp: Zombie = { type, row, col: p.cols - 1, hp: BIG_HP };
-  s.zombies.push(hyp);
+  sim.zombies.push(hyp);
   const limit = p.cols * 4 + 80;
   for (let k = 0; k < limit && BIG_HP - hyp.hp < cap; k++) {
-    if (resolveCombat(s, p, []).breachRow !== null) break;
+    if (sim.turn(false)) break;
   }
   return Math.min(cap, BIG_HP - hyp.hp);
 }
@@ -342,9 +395,12 @@ function plan(s: PvzInner, p: PvzConfig): Placement[] {
   return out;
 }
 
+/** Game parameters by the text they are read from (the rules, and the lawn size and costs shown). Shared: read only. */
+const paramsCache = new BoundedCache<string, PvzConfig>(64);
+
 export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
   const f = factsOf(ctx.observation);
-  const p = paramsFromRules(ctx.rules, f);
+  const p = paramsCache.getOrSet(`${f.rows}|${f.cols}|${JSON.stringify(f.costs)}|${ctx.rules}`, () => paramsFromRules(ctx.rules, f));
   const s = reconstruct(ctx, p);
   const chosen = plan(s, p);
   const action = chosen.length === 0 ? "pass" : chosen.map((x) => `${x.plant} ${x.row} ${x.col}`).join("; ");
