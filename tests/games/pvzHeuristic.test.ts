@@ -108,11 +108,17 @@ describe("the pvz heuristic decides like the reference", () => {
     });
     let checked = 0;
     let changed = 0;
+    let otherParams = 0;
     for (const ctx of contexts.filter((c, i) => c.history.length >= 4 && i % 3 === 0)) {
       const p = paramsFromRules(ctx.rules, game.parseObservation(ctx.observation));
       // The unchanged context first, so the cache holds its replay when the variants come.
       const base = reconstruct(ctx, p);
       expect(base).toEqual(reconstructReference(ctx, p));
+      // Other game parameters (a rules text with stronger peas): another replay, not the cached one.
+      const strong = { ...p, peaDamage: p.peaDamage + 1 };
+      const other = reconstruct(ctx, strong);
+      expect(other).toEqual(reconstructReference(ctx, strong));
+      if (JSON.stringify(other) !== JSON.stringify(base)) otherParams++;
       // The newest history step decides the hidden HP the current lawn inherits; a middle one, what came after.
       const swap = (k: number, h: Partial<PolicyContext["history"][number]>) => ({ ...ctx, history: ctx.history.map((x, i) => (i === k ? { ...x, ...h } : x)) });
       const variants = [ctx.history.length - 1, ctx.history.length >> 1].flatMap((k) => [
@@ -133,5 +139,6 @@ describe("the pvz heuristic decides like the reference", () => {
     // The variants did change what the replay recovers (eval hides zombie HP), so a cache that
     // ignored the answer or the observation would be caught above.
     expect(changed).toBeGreaterThan(10);
+    expect(otherParams).toBeGreaterThan(10);
   });
 });

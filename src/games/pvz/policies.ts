@@ -153,40 +153,66 @@ function replayStep(h: PolicyContext["history"][number], p: PvzConfig, prev: Pvz
 
 /**
  * Replayed history steps, so each step of an episode replays only its newest history entry instead of
- * the whole episode again. A node is the lawn after a chain of history steps; its key is the previous
- * node's id with the step's text (the answer length-prefixed, so no two chains share a key), and the
- * chain starts from an id per game-parameter set. A replayed lawn is only ever read (lawnFromFacts
- * copies what it takes), so nodes are shared safely. A null lawn (an unreadable observation) is the
- * chain's start again, so it takes the start's id.
+ * the whole episode again. A node is the lawn after one chain of history steps (its own step, and its
+ * parent for the steps before); nodes are found by their own step's observation and checked against
+ * the whole history, step by step, so a hit is exactly the chain asked for. Replayed lawns are only
+ * read (lawnFromFacts copies what it takes), so nodes are shared between calls, and episodes that
+ * open alike share their first nodes.
  */
 interface ReplayNode {
-  id: number;
+  parent: ReplayNode | null;
+  observation: string;
+  action: string | null;
+  /** History steps the chain holds (this node's is the last). */
+  depth: number;
+  /** The game parameters the chain was replayed with (JSON). */
+  params: string;
   lawn: PvzInner | null;
 }
-const replayCache = new BoundedCache<string, ReplayNode>(4096);
-const replayRoots = new BoundedCache<string, number>(64);
-let nextReplayId = 0;
+const replayIndex = new BoundedCache<string, ReplayNode[]>(512);
+/** Nodes kept per observation text: pvz's opening observation is the same in every episode. */
+const NODES_PER_OBSERVATION = 8;
+const paramsKeys = new WeakMap<PvzConfig, string>();
 
-function replayKey(prevId: number, h: PolicyContext["history"][number]): string {
-  const action = h.action === null ? "null" : `${h.action.length}:${h.action}`;
-  return `${prevId}|${action}|${h.observation}`;
+function paramsKey(p: PvzConfig): string {
+  let k = paramsKeys.get(p);
+  if (k === undefined) {
+    k = JSON.stringify(p);
+    paramsKeys.set(p, k);
+  }
+  return k;
+}
+
+/** The node replaying exactly history[0..n-1] with these parameters, if one is kept. */
+function findChain(history: PolicyContext["history"], n: number, params: string): ReplayNode | null {
+  for (const node of replayIndex.get(history[n - 1]!.observation) ?? []) {
+    if (node.depth !== n || node.params !== params) continue;
+    let x: ReplayNode | null = node;
+    let i = n - 1;
+    while (x !== null && x.observation === history[i]!.observation && x.action === history[i]!.action) {
+      x = x.parent;
+      i--;
+    }
+    if (i < 0) return node;
+  }
+  return null;
 }
 
 /** The current lawn with hidden HP filled in by replaying this episode's turns (no spawns needed:
  * each next observation shows who arrived). */
 export function reconstruct(ctx: PolicyContext, p: PvzConfig): PvzInner {
-  const root = replayRoots.getOrSet(JSON.stringify(p), () => nextReplayId++);
-  let prev: PvzInner | null = null;
-  let prevId = root;
-  for (const h of ctx.history) {
-    const node = replayCache.getOrSet(replayKey(prevId, h), () => {
-      const lawn = replayStep(h, p, prev);
-      return { id: lawn === null ? root : nextReplayId++, lawn };
-    });
-    prev = node.lawn;
-    prevId = node.id;
+  const history = ctx.history;
+  const params = paramsKey(p);
+  let k = history.length;
+  let node: ReplayNode | null = null;
+  while (k > 0 && (node = findChain(history, k, params)) === null) k--;
+  for (; k < history.length; k++) {
+    const h = history[k]!;
+    node = { parent: node, observation: h.observation, action: h.action, depth: k + 1, params, lawn: replayStep(h, p, node?.lawn ?? null) };
+    const kept = replayIndex.get(h.observation) ?? [];
+    replayIndex.set(h.observation, [...kept.slice(1 - NODES_PER_OBSERVATION), node]);
   }
-  return lawnFromFacts(factsOf(ctx.observation), p, prev);
+  return lawnFromFacts(factsOf(ctx.observation), p, node?.lawn ?? null);
 }
 
 function clone(s: PvzInner): PvzInner {
