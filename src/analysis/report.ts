@@ -56,6 +56,11 @@ export interface ReportOptions {
    * adds verifier_reliability, verified_vs_memory, verified_vs_history and tokens_by_pathway.
    */
   verified?: VerifiedInputs;
+  /**
+   * Hears each part's name once it is computed (once per part, after the parts it read): what a caller's reads cost. Tests use
+   * it to check that a notebook's reads build only what it shows.
+   */
+  onBuild?: (part: ReportPart) => void;
 }
 
 /** Every table of the report, by file stem. */
@@ -109,61 +114,119 @@ export interface Report {
 }
 
 /**
- * Computes every table (rows with point + interval) and the figures' data. Pure given the data set
- * and options: the same seed gives the same digits.
+ * The parts of a report, each computed at most once, on first use (see buildReport): the analyses
+ * several tables share, then every table by its file stem.
+ */
+export type ReportPart = "curve_analysis" | "training_analysis" | "judging_inputs" | "blocks" | "view_analysis" | "calibration" | "verified" | TableName;
+type TableName = keyof ReportTables;
+
+/** `f`, computed on the first call and kept. */
+function once<T>(f: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) {
+      value = f();
+      done = true;
+    }
+    return value;
+  };
+}
+
+/** Defines each of `getters` on `target` as an enumerable read-only property (in the given order). */
+function defineLazy<T extends object>(target: T, getters: Record<string, () => unknown>): T {
+  for (const [key, get] of Object.entries(getters)) Object.defineProperty(target, key, { get, enumerable: true, configurable: false });
+  return target;
+}
+
+/**
+ * Every table (rows with point + interval) and the figures' data. Pure given the data set and
+ * options: the same seed gives the same digits.
+ *
+ * Each table, each figure's data and each shared analysis is computed on first access and then
+ * kept (memoised getters), so a caller pays only for what it reads: `s3gym report` writes
+ * everything and so builds everything; a notebook showing two tables builds those two and what they
+ * share. Every bootstrap stream is keyed by its seed and the estimate's names (bootstrapRng), never
+ * by the order of the draws, so a table's digits do not depend on what was read before it.
+ * Which tables exist is decided at once (cheaply): `views`, `view_updates` and `forgetting` only
+ * when some run played `--views`, the verified tables only with verified runs and their inputs.
  */
 export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
   const cfg: BootstrapConfig = { B: opts.B ?? DEFAULT_B, seed: opts.seed ?? 0, level: opts.level ?? 0.95 };
   const requireComplete = opts.requireComplete ?? false;
   const ref = opts.reference ?? ds;
-  const ca = analyzeCurves(ds, cfg, requiredGames(ref));
-  const tr = analyzeTraining(ds, cfg);
-  const ji = judgingInputs(ds, gameRewardRanges(ref));
-  const blocks = allBlocks(ji);
-  const main = mainResultsTable(ca, cfg, { requireComplete });
-  const va = analyzeViews(ds, cfg);
-  const withViews = hasViews(ds);
-  return {
-    bootstrap: cfg,
-    requireComplete,
-    tables: {
-      main_results: main,
-      main_results_wide: mainResultsWideTable(main),
-      self_judging: selfJudgingTable(ji, cfg),
-      coupling: couplingTable(blocks, cfg),
-      run_level: runLevelTable(ji, cfg),
-      summary_vs_history: summaryVsHistoryTable(ca, cfg, { requireComplete }),
-      training: trainingTable(tr.rows, cfg),
-      positive_rates: positiveRatesTable(ji, cfg),
-      cost: va.cost,
-      cost_runs: va.costRuns,
-      ...(withViews ? { views: va.views, view_updates: va.updates, forgetting: va.forgetting } : {}),
-      ...verifiedTables(ds, ca, cfg, requireComplete, opts.verified),
-    },
-    curves: ca.series,
-    training: tr.series,
-    calibration: calibrationBins(ji, 10, cfg),
-    blocks,
-    views: va.series,
-    viewGames: distinct(va.series.map((v) => v.game)),
-    ranges: ji.ranges,
-    games: distinct(ca.series.map((c) => c.game)),
-    incompleteModels: ca.incompleteModels,
-    warnings: ds.warnings,
-    counts: {
-      runs: ds.runs.length,
-      trainingRuns: tr.rows.length,
-      steps: ds.runs.reduce((a, r) => a + r.counts.steps, 0),
-      judgedSteps: ji.runs.reduce((a, r) => a + r.total.n, 0),
-    },
+  // A part: computed once, on first use; onBuild hears it when done (after the parts it read).
+  const part = <T>(name: ReportPart, f: () => T): (() => T) =>
+    once(() => {
+      const value = f();
+      opts.onBuild?.(name);
+      return value;
+    });
+  const ca = part("curve_analysis", () => analyzeCurves(ds, cfg, requiredGames(ref)));
+  const tr = part("training_analysis", () => analyzeTraining(ds, cfg));
+  const ji = part("judging_inputs", () => judgingInputs(ds, gameRewardRanges(ref)));
+  const blocks = part("blocks", () => allBlocks(ji()));
+  const va = part("view_analysis", () => analyzeViews(ds, cfg));
+  const calibration = part("calibration", () => calibrationBins(ji(), 10, cfg));
+  const verifiedInputs = verifiedInputsOf(ds, opts.verified);
+  const verified = part("verified", () => verifiedTables(ca(), cfg, requireComplete, verifiedInputs!));
+  const main = part("main_results", () => mainResultsTable(ca(), cfg, { requireComplete }));
+  // In the order `report` writes them: the keys of `report.tables` keep this order.
+  const builders: Partial<Record<TableName, () => Table<object>>> = {
+    main_results: main,
+    main_results_wide: () => mainResultsWideTable(main()),
+    self_judging: () => selfJudgingTable(ji(), cfg),
+    coupling: () => couplingTable(blocks(), cfg),
+    run_level: () => runLevelTable(ji(), cfg),
+    summary_vs_history: () => summaryVsHistoryTable(ca(), cfg, { requireComplete }),
+    training: () => trainingTable(tr().rows, cfg),
+    positive_rates: () => positiveRatesTable(ji(), cfg),
+    cost: () => va().cost,
+    cost_runs: () => va().costRuns,
+    ...(hasViews(ds) ? { views: () => va().views, view_updates: () => va().updates, forgetting: () => va().forgetting } : {}),
+    ...(verifiedInputs
+      ? {
+          verifier_reliability: () => verified().verifier_reliability,
+          verified_vs_memory: () => verified().verified_vs_memory,
+          verified_vs_history: () => verified().verified_vs_history,
+          tokens_by_pathway: () => verified().tokens_by_pathway,
+        }
+      : {}),
   };
+  const tables: Record<string, () => unknown> = {};
+  for (const [name, build] of Object.entries(builders)) tables[name] = name === "main_results" ? build : part(name as TableName, build);
+  const counts = once(() => ({
+    runs: ds.runs.length,
+    trainingRuns: tr().rows.length,
+    steps: ds.runs.reduce((a, r) => a + r.counts.steps, 0),
+    judgedSteps: ji().runs.reduce((a, r) => a + r.total.n, 0),
+  }));
+  const report = { bootstrap: cfg, requireComplete, tables: defineLazy({} as ReportTables, tables), warnings: ds.warnings } as Partial<Report>;
+  return defineLazy(report, {
+    curves: () => ca().series,
+    training: () => tr().series,
+    calibration,
+    blocks,
+    views: () => va().series,
+    viewGames: once(() => distinct(va().series.map((v) => v.game))),
+    ranges: () => ji().ranges,
+    games: once(() => distinct(ca().series.map((c) => c.game))),
+    incompleteModels: () => ca().incompleteModels,
+    counts,
+  }) as Report;
 }
 
-/** The verified pathway's tables, only when the data has verified runs and their inputs were loaded. */
-function verifiedTables(ds: Dataset, ca: ReturnType<typeof analyzeCurves>, cfg: BootstrapConfig, requireComplete: boolean, inputs: VerifiedInputs | undefined): Partial<ReportTables> {
-  if (!inputs || inputs.verified.length === 0 || !ds.runs.some((r) => r.pathway === "verified")) return {};
-  // A model-filtered data set (--models) filters the inputs alike.
+/**
+ * The verified pathway's inputs for the tables, only when the data has verified runs and their
+ * inputs were loaded: a model-filtered data set (--models) filters the inputs alike.
+ */
+function verifiedInputsOf(ds: Dataset, inputs: VerifiedInputs | undefined): VerifiedInputs | null {
+  if (!inputs || inputs.verified.length === 0 || !ds.runs.some((r) => r.pathway === "verified")) return null;
   const models = new Set(ds.runs.map((r) => r.model));
-  inputs = { verified: inputs.verified.filter((r) => models.has(r.model)), usage: inputs.usage.filter((u) => models.has(u.model)) };
+  return { verified: inputs.verified.filter((r) => models.has(r.model)), usage: inputs.usage.filter((u) => models.has(u.model)) };
+}
+
+/** The verified pathway's four tables. */
+function verifiedTables(ca: ReturnType<typeof analyzeCurves>, cfg: BootstrapConfig, requireComplete: boolean, inputs: VerifiedInputs) {
   return { verifier_reliability: verifierReliabilityTable(inputs), ...verifiedVsTables(ca, cfg, { requireComplete }), tokens_by_pathway: tokensByPathwayTable(inputs) };
 }

@@ -69,8 +69,10 @@ export async function writeTables(report: Report, outDir: string, names?: readon
   await mkdir(tablesDir, { recursive: true });
   const files: string[] = [];
   const wanted = names ? new Set<string>(names) : null;
-  for (const [name, table] of Object.entries(report.tables) as [string, Table<object>][]) {
+  // The report's tables are built on first read (buildReport): read only the wanted ones.
+  for (const name of Object.keys(report.tables) as TableName[]) {
     if (wanted && !wanted.has(name)) continue;
+    const table = report.tables[name] as Table<object>;
     const csv = join(tablesDir, `${name}.csv`);
     const md = join(tablesDir, `${name}.md`);
     await writeFile(csv, toCsv(table));
@@ -109,13 +111,18 @@ export async function reportFigures(report: Report, groups: readonly FigureGroup
   const { fileSafe } = await renderer();
   const out: NamedFigure[] = [];
   const want = new Set(groups);
-  const stems = curveFigureNames(report.games, fileSafe);
-  if (want.has("curves")) for (const game of report.games) out.push({ name: stems.get(game)!, spec: curvesSpec(game, report.curves, report.bootstrap) });
+  // Each group reads only its own data: the report builds a part on first read (buildReport).
+  if (want.has("curves")) {
+    const stems = curveFigureNames(report.games, fileSafe);
+    for (const game of report.games) out.push({ name: stems.get(game)!, spec: curvesSpec(game, report.curves, report.bootstrap) });
+  }
   if (want.has("training")) out.push({ name: "training", spec: trainingSpec(report.training, report.bootstrap) });
   if (want.has("calibration")) out.push({ name: "calibration", spec: calibrationSpec(report.calibration, report.ranges, report.bootstrap) });
   if (want.has("coupling")) out.push({ name: "coupling", spec: couplingSpec(report.blocks, report.bootstrap) });
-  const viewStems = perGameFigureNames("views", report.viewGames, fileSafe);
-  if (want.has("views")) for (const game of report.viewGames) out.push({ name: viewStems.get(game)!, spec: viewsSpec(game, report.views, report.bootstrap) });
+  if (want.has("views")) {
+    const viewStems = perGameFigureNames("views", report.viewGames, fileSafe);
+    for (const game of report.viewGames) out.push({ name: viewStems.get(game)!, spec: viewsSpec(game, report.views, report.bootstrap) });
+  }
   if (want.has("cost_gain") && report.viewGames.length > 0) out.push({ name: "cost_gain", spec: costGainSpec(report.tables.cost_runs.rows, report.bootstrap) });
   return out;
 }
