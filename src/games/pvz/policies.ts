@@ -7,7 +7,9 @@
 import { splitObservation } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
+import { BoundedCache } from "../memo.js";
 import { parseObservation, type PvzFacts } from "./render.js";
+import { RowCombat } from "./rowCombat.js";
 import {
   availableZombies,
   configs,
@@ -24,8 +26,14 @@ import {
   type ZombieLetter,
 } from "./rules.js";
 
+/**
+ * Parsed observations, by their text: the heuristic reads each observation again as history at every
+ * later step. Facts are shared, so nothing here may mutate them.
+ */
+const factsCache = new BoundedCache<string, PvzFacts>(512);
+
 function factsOf(observation: string): PvzFacts {
-  return parseObservation(splitObservation(observation).body);
+  return factsCache.getOrSet(observation, () => parseObservation(splitObservation(observation).body));
 }
 
 export const random: TextPolicy = (ctx: PolicyContext, rng: Rng): PolicyDecision => {
@@ -127,25 +135,84 @@ function lawnFromFacts(f: PvzFacts, p: PvzConfig, prev: PvzInner | null): PvzInn
   return { turn: f.turn, sun: f.sun, survived: 0, lost: f.lost, lawn, zombies };
 }
 
+/** The lawn after one replayed history step: its observation, the answer played, the turn's combat. */
+function replayStep(h: PolicyContext["history"][number], p: PvzConfig, prev: PvzInner | null): PvzInner | null {
+  let f: PvzFacts;
+  try {
+    f = factsOf(h.observation);
+  } catch {
+    // An unreadable observation breaks the chain: the replay starts afresh after it.
+    return null;
+  }
+  const s = lawnFromFacts(f, p, prev);
+  const placements = h.action === null ? null : parseAction(h.action);
+  const planted = placements ? plantPhase(s, placements, p) : { chiliRows: [] as number[] };
+  resolveCombat(s, p, planted.chiliRows);
+  return s;
+}
+
+/**
+ * Replayed history steps, so each step of an episode replays only its newest history entry instead of
+ * the whole episode again. A node is the lawn after one chain of history steps (its own step, and its
+ * parent for the steps before); nodes are found by their own step's observation and checked against
+ * the whole history, step by step, so a hit is exactly the chain asked for. Replayed lawns are only
+ * read (lawnFromFacts copies what it takes), so nodes are shared between calls, and episodes that
+ * open alike share their first nodes.
+ */
+interface ReplayNode {
+  parent: ReplayNode | null;
+  observation: string;
+  action: string | null;
+  /** History steps the chain holds (this node's is the last). */
+  depth: number;
+  /** The game parameters the chain was replayed with (JSON). */
+  params: string;
+  lawn: PvzInner | null;
+}
+const replayIndex = new BoundedCache<string, ReplayNode[]>(512);
+/** Nodes kept per observation text: pvz's opening observation is the same in every episode. */
+const NODES_PER_OBSERVATION = 8;
+const paramsKeys = new WeakMap<PvzConfig, string>();
+
+function paramsKey(p: PvzConfig): string {
+  let k = paramsKeys.get(p);
+  if (k === undefined) {
+    k = JSON.stringify(p);
+    paramsKeys.set(p, k);
+  }
+  return k;
+}
+
+/** The node replaying exactly history[0..n-1] with these parameters, if one is kept. */
+function findChain(history: PolicyContext["history"], n: number, params: string): ReplayNode | null {
+  for (const node of replayIndex.get(history[n - 1]!.observation) ?? []) {
+    if (node.depth !== n || node.params !== params) continue;
+    let x: ReplayNode | null = node;
+    let i = n - 1;
+    while (x !== null && x.observation === history[i]!.observation && x.action === history[i]!.action) {
+      x = x.parent;
+      i--;
+    }
+    if (i < 0) return node;
+  }
+  return null;
+}
+
 /** The current lawn with hidden HP filled in by replaying this episode's turns (no spawns needed:
  * each next observation shows who arrived). */
 export function reconstruct(ctx: PolicyContext, p: PvzConfig): PvzInner {
-  let prev: PvzInner | null = null;
-  for (const h of ctx.history) {
-    let f: PvzFacts;
-    try {
-      f = factsOf(h.observation);
-    } catch {
-      prev = null;
-      continue;
-    }
-    const s = lawnFromFacts(f, p, prev);
-    const placements = h.action === null ? null : parseAction(h.action);
-    const planted = placements ? plantPhase(s, placements, p) : { chiliRows: [] as number[] };
-    resolveCombat(s, p, planted.chiliRows);
-    prev = s;
+  const history = ctx.history;
+  const params = paramsKey(p);
+  let k = history.length;
+  let node: ReplayNode | null = null;
+  while (k > 0 && (node = findChain(history, k, params)) === null) k--;
+  for (; k < history.length; k++) {
+    const h = history[k]!;
+    node = { parent: node, observation: h.observation, action: h.action, depth: k + 1, params, lawn: replayStep(h, p, node?.lawn ?? null) };
+    const kept = replayIndex.get(h.observation) ?? [];
+    replayIndex.set(h.observation, [...kept.slice(1 - NODES_PER_OBSERVATION), node]);
   }
-  return lawnFromFacts(factsOf(ctx.observation), p, prev);
+  return lawnFromFacts(factsOf(ctx.observation), p, node?.lawn ?? null);
 }
 
 function clone(s: PvzInner): PvzInner {
@@ -153,19 +220,33 @@ function clone(s: PvzInner): PvzInner {
 }
 
 /**
+ * The lawn after planting `plan` this turn, and the chili rows: a copy whose rows are fresh arrays
+ * (plantPhase writes new plants into them) while the plant objects are shared and only read.
+ */
+function planted(s0: PvzInner, plan: Placement[], p: PvzConfig): { lawn: PvzInner["lawn"]; chiliRows: number[] } {
+  const s: PvzInner = { ...s0, lawn: s0.lawn.map((line) => line.slice()), zombies: [] };
+  const chiliRows = plantPhase(s, plan, p).chiliRows;
+  return { lawn: s.lawn, chiliRows };
+}
+
+/** Copies of row `row`'s zombies, in arrival order. */
+function rowZombies(s: PvzInner, row: number): Zombie[] {
+  return s.zombies.filter((z) => z.row === row).map((z) => ({ ...z }));
+}
+
+/**
  * Plays the plan this turn, then nothing more, with no new zombies, looking at one row's zombies
- * only (a row's zombies meet only its own plants and the peas fired into it, so rows are independent):
- * on which turn from now (if ever) does one of them get through, and how much HP is left?
+ * only (a row's zombies meet only its own plants and the peas fired into it, so rows are independent:
+ * rowCombat.ts): on which turn from now (if ever) does one of them get through, and how much HP is left?
  */
 function rowThreat(s0: PvzInner, plan: Placement[], p: PvzConfig, row: number, horizon = 80): { breach: number; hpLeft: number } {
-  const s = clone(s0);
-  const chili = plantPhase(s, plan, p).chiliRows;
-  s.zombies = s.zombies.filter((z) => z.row === row);
-  const left = () => s.zombies.reduce((a, z) => a + z.hp, 0);
-  for (let k = 0; k < horizon && s.zombies.length > 0; k++) {
-    if (resolveCombat(s, p, k === 0 ? chili : []).breachRow !== null) return { breach: k, hpLeft: left() };
+  const { lawn, chiliRows } = planted(s0, plan, p);
+  const sim = new RowCombat(lawn, rowZombies(s0, row), p, row);
+  const chili = chiliRows.includes(row);
+  for (let k = 0; k < horizon && sim.zombies.length > 0; k++) {
+    if (sim.turn(k === 0 && chili)) return { breach: k, hpLeft: sim.hpLeft() };
   }
-  return { breach: Infinity, hpLeft: left() };
+  return { breach: Infinity, hpLeft: sim.hpLeft() };
 }
 
 const BIG_HP = 1_000_000;
@@ -175,16 +256,14 @@ const BIG_HP = 1_000_000;
  * the count stops at `cap` (more than the row needs does not matter, and it bounds the work).
  */
 function capacity(s0: PvzInner, plan: Placement[], p: PvzConfig, row: number, type: ZombieLetter, cap: number): number {
-  const s = clone(s0);
-  const chili = plantPhase(s, plan, p).chiliRows;
-  s.zombies = s.zombies.filter((z) => z.row === row);
-  const res0 = resolveCombat(s, p, chili);
-  if (res0.breachRow !== null) return 0;
+  const { lawn, chiliRows } = planted(s0, plan, p);
+  const sim = new RowCombat(lawn, rowZombies(s0, row), p, row);
+  if (sim.turn(chiliRows.includes(row))) return 0;
   const hyp: Zombie = { type, row, col: p.cols - 1, hp: BIG_HP };
-  s.zombies.push(hyp);
+  sim.zombies.push(hyp);
   const limit = p.cols * 4 + 80;
   for (let k = 0; k < limit && BIG_HP - hyp.hp < cap; k++) {
-    if (resolveCombat(s, p, []).breachRow !== null) break;
+    if (sim.turn(false)) break;
   }
   return Math.min(cap, BIG_HP - hyp.hp);
 }
@@ -342,9 +421,12 @@ function plan(s: PvzInner, p: PvzConfig): Placement[] {
   return out;
 }
 
+/** Game parameters by the text they are read from (the rules, and the lawn size and costs shown). Shared: read only. */
+const paramsCache = new BoundedCache<string, PvzConfig>(64);
+
 export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
   const f = factsOf(ctx.observation);
-  const p = paramsFromRules(ctx.rules, f);
+  const p = paramsCache.getOrSet(`${f.rows}|${f.cols}|${JSON.stringify(f.costs)}|${ctx.rules}`, () => paramsFromRules(ctx.rules, f));
   const s = reconstruct(ctx, p);
   const chosen = plan(s, p);
   const action = chosen.length === 0 ? "pass" : chosen.map((x) => `${x.plant} ${x.row} ${x.col}`).join("; ");

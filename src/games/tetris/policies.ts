@@ -2,8 +2,9 @@
 import { splitObservation } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
+import { boardMasks, dropTop, fullRow, lockAndClearInto, maskFeatures, MAX_BITBOARD_WIDTH, shapeMasks } from "./bitboard.js";
 import { parseObservation } from "./render.js";
-import { dropShape, FILLED, lockAndClear, ROTATIONS, SHAPES } from "./rules.js";
+import { FILLED, ROTATIONS, SHAPES, type Piece } from "./rules.js";
 
 interface Placement {
   action: string;
@@ -33,26 +34,6 @@ export const random: TextPolicy = (ctx: PolicyContext, rng: Rng): PolicyDecision
   return { action: rng.pick(actions), selfScore: 0 };
 };
 
-/** Board features of the classic placement evaluation: aggregate height, holes, bumpiness. */
-export function boardFeatures(board: string[]): { height: number; holes: number; bumpiness: number } {
-  const rows = board.length;
-  const width = board[0]!.length;
-  const heights: number[] = [];
-  let holes = 0;
-  for (let c = 0; c < width; c++) {
-    let top = rows;
-    for (let r = 0; r < rows; r++) {
-      if (board[r]![c] === FILLED) {
-        if (top === rows) top = r;
-      } else if (top < rows) holes++;
-    }
-    heights.push(rows - top);
-  }
-  let bumpiness = 0;
-  for (let c = 1; c < width; c++) bumpiness += Math.abs(heights[c]! - heights[c - 1]!);
-  return { height: heights.reduce((a, b) => a + b, 0), holes, bumpiness };
-}
-
 // Weights of the well-known hand-tuned linear evaluation (aggregate height, lines, holes, bumpiness).
 const W_HEIGHT = -0.510066;
 const W_LINES = 0.760666;
@@ -60,35 +41,71 @@ const W_HOLES = -0.35663;
 const W_BUMP = -0.184483;
 const DEAD = -1e6;
 
-function evaluate(board: string[]): number {
-  const f = boardFeatures(board);
+/** A placement of the search with its shape as row bitmasks (unshifted). */
+interface MaskPlacement extends Placement {
+  masks: Int32Array;
+}
+
+function maskPlacements(rotations: string[][], width: number): MaskPlacement[] {
+  return placements(rotations, width).map((p) => ({ ...p, masks: shapeMasks(p.shape) }));
+}
+
+/** The next piece's placements per board width: the same standard tetromino every time. */
+const nextPlacementCache = new Map<string, MaskPlacement[]>();
+function nextPlacements(piece: Piece, width: number): MaskPlacement[] {
+  const key = `${piece} ${width}`;
+  let out = nextPlacementCache.get(key);
+  if (!out) {
+    out = maskPlacements(SHAPES[piece], width);
+    nextPlacementCache.set(key, out);
+  }
+  return out;
+}
+
+function maskEvaluate(board: Int32Array, width: number, heights: Int32Array): number {
+  const f = maskFeatures(board, width, heights);
   return W_HEIGHT * f.height + W_HOLES * f.holes + W_BUMP * f.bumpiness;
 }
 
 /**
  * Two-ply placement search: every placement of the current piece followed by the best placement of
  * the next one (its shape is the standard tetromino named in the observation). A placement that ends
- * the game, or after which the next piece has nowhere to go, is a last resort.
+ * the game, or after which the next piece has nowhere to go, is a last resort. The boards are row
+ * bitmasks (bitboard.ts), so no string board is built per candidate.
  */
 export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
   const f = parseObservation(splitObservation(ctx.observation).body);
-  const nextPlacements = placements(SHAPES[f.next], f.width);
+  if (f.width > MAX_BITBOARD_WIDTH) {
+    throw new Error(`tetris heuristic: the board is ${f.width} columns wide; it searches boards up to ${MAX_BITBOARD_WIDTH} wide (tetris configs allow 4..20 columns)`);
+  }
+  const hollow = f.rotations.findIndex((shape) => !shape.some((row) => row.includes(FILLED)));
+  if (hollow >= 0) {
+    // Such a shape never comes to rest: the drop would fall forever. No tetris observation draws one.
+    throw new Error(`tetris heuristic: the rotation ${ROTATIONS[hollow]} shape has no filled cell ('*'), so it has nowhere to land`);
+  }
+  const width = f.width;
+  const full = fullRow(width);
+  const board = boardMasks(f.board);
+  const first = new Int32Array(board.length);
+  const second = new Int32Array(board.length);
+  const heights = new Int32Array(width);
+  const next = nextPlacements(f.next, width);
   let best: { action: string; value: number; cleared: number } | null = null;
-  for (const p of placements(f.rotations, f.width)) {
-    const drop = dropShape(f.board, p.shape, p.left)!;
+  for (const p of maskPlacements(f.rotations, width)) {
+    const top = dropTop(board, p.masks, p.left);
     let value: number;
     let cleared = 0;
-    if (drop.blocked) {
+    if (top < 0) {
       value = 2 * DEAD;
     } else {
-      const first = lockAndClear(f.board, p.shape, p.left, drop.top);
-      cleared = first.cleared;
-      value = DEAD + W_LINES * cleared + evaluate(first.board);
-      for (const q of nextPlacements) {
-        const d2 = dropShape(first.board, q.shape, q.left)!;
-        if (d2.blocked) continue;
-        const second = lockAndClear(first.board, q.shape, q.left, d2.top);
-        value = Math.max(value, W_LINES * (cleared + second.cleared) + evaluate(second.board));
+      cleared = lockAndClearInto(board, p.masks, p.left, top, full, first);
+      // The sums keep the order of the original string search, so equal values tie identically.
+      value = DEAD + W_LINES * cleared + maskEvaluate(first, width, heights);
+      for (const q of next) {
+        const t2 = dropTop(first, q.masks, q.left);
+        if (t2 < 0) continue;
+        const cleared2 = lockAndClearInto(first, q.masks, q.left, t2, full, second);
+        value = Math.max(value, W_LINES * (cleared + cleared2) + maskEvaluate(second, width, heights));
       }
     }
     if (!best || value > best.value) best = { action: p.action, value, cleared };

@@ -1,0 +1,41 @@
+/**
+ * A bounded memo for the built-in policies: a Map that keeps at most `capacity` entries and drops the
+ * least recently used. Policies decide from text only, so what they memoise is keyed by the text it
+ * was computed from; the bound keeps a long-running server's memory flat.
+ */
+export class BoundedCache<K, V> {
+  private readonly map = new Map<K, V>();
+
+  constructor(readonly capacity: number) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`BoundedCache: capacity must be a positive integer, got ${capacity}`);
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  get(key: K): V | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) {
+      // Re-inserting moves the key to the end of the Map's order: the most recently used.
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+
+  set(key: K, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value as K);
+  }
+
+  /** The cached value, or `make()`'s, cached. */
+  getOrSet(key: K, make: () => V): V {
+    const hit = this.get(key);
+    if (hit !== undefined) return hit;
+    const v = make();
+    this.set(key, v);
+    return v;
+  }
+}
