@@ -63,17 +63,66 @@ function userTurn(observation: string, feedback: string | null, experience: stri
   return parts.join("\n\n");
 }
 
+/**
+ * The user message that shows earlier turn `turn`'s observation, with everything its text depends on.
+ * A step's prompt repeats every earlier turn, so without this an episode of n steps would rebuild
+ * n^2/2 user messages (and, at its first turn, copy the whole experience text at every step); the
+ * entry is used only while all of its inputs are the same, so the text is the same byte for byte.
+ * Keeping the same string object across steps also lets readers memoise by it cheaply.
+ */
+interface UserText {
+  observation: string;
+  previous: EarlierTurn | null;
+  feedback: string | undefined;
+  reward: number | undefined;
+  scoreAfter: number | undefined;
+  visibility: "hidden" | "visible";
+  experience: string | null;
+  text: string;
+}
+/**
+ * Two entries per turn: its place in the episode (after the turn before it), and as the first turn
+ * of a prompt cut to a tail (History's token count builds such tails at every step), so neither use
+ * evicts the other's.
+ */
+const userTexts = new WeakMap<EarlierTurn, { after?: UserText; first?: UserText }>();
+
+function earlierUserText(turn: EarlierTurn, previous: EarlierTurn | null, visibility: "hidden" | "visible", experience: string | null): string {
+  let slots = userTexts.get(turn);
+  if (slots === undefined) userTexts.set(turn, (slots = {}));
+  const slot = previous === null ? "first" : "after";
+  const e = slots[slot];
+  if (
+    e !== undefined &&
+    e.observation === turn.observation &&
+    e.previous === previous &&
+    e.feedback === previous?.feedback &&
+    e.reward === previous?.reward &&
+    e.scoreAfter === previous?.scoreAfter &&
+    e.visibility === visibility &&
+    e.experience === experience
+  ) {
+    return e.text;
+  }
+  const text = userTurn(turn.observation, previous ? feedbackTag(previous, visibility) : null, experience);
+  slots[slot] = { observation: turn.observation, previous, feedback: previous?.feedback, reward: previous?.reward, scoreAfter: previous?.scoreAfter, visibility, experience, text };
+  return text;
+}
+
 /** The messages for one step. */
 export function buildStepMessages(input: StepPromptInput): ChatMessage[] {
   const messages: ChatMessage[] = [{ role: "system", content: input.rules }];
-  const observations = [...input.turns.map((t) => t.observation), input.observation];
-  observations.forEach((observation, i) => {
-    const previous = i > 0 ? input.turns[i - 1]! : null;
-    const feedback = previous ? feedbackTag(previous, input.rewardVisibility) : null;
-    messages.push({ role: "user", content: userTurn(observation, feedback, i === 0 ? input.experience : null) });
-    const own = input.turns[i];
+  const { turns, rewardVisibility } = input;
+  for (let i = 0; i <= turns.length; i++) {
+    const previous = i > 0 ? turns[i - 1]! : null;
+    const experience = i === 0 ? input.experience : null;
+    const own = turns[i];
+    const content = own
+      ? earlierUserText(own, previous, rewardVisibility, experience)
+      : userTurn(input.observation, previous ? feedbackTag(previous, rewardVisibility) : null, experience);
+    messages.push({ role: "user", content });
     if (own) messages.push({ role: "assistant", content: own.response.length > 0 ? own.response : EMPTY_REPLY });
-  });
+  }
   return messages;
 }
 
@@ -96,19 +145,53 @@ export function messagesToPolicyContext(messages: readonly ChatMessage[]): Polic
   const observations: string[] = [];
   const feedbacks: string[] = [];
   for (const u of users) {
-    // The experience block may quote observations of earlier episodes: look only after it.
-    const expEnd = u.content.lastIndexOf("</experience>");
-    const own = expEnd >= 0 ? u.content.slice(expEnd) : u.content;
-    const obs = between(own, "<observation>", "</observation>");
-    if (obs === null) return null;
-    observations.push(obs);
-    const fb = between(own, "<feedback>", "</feedback>");
-    feedbacks.push((fb ?? "").replace(/ \[verifier reward: [^\]]*\]$/, ""));
+    const turn = readUserTurn(u.content);
+    if (turn === null) return null;
+    observations.push(turn.observation);
+    feedbacks.push(turn.feedback);
   }
   const history = assistants.map((a, i) => ({
     observation: observations[i]!,
-    action: parseResponse(a.content).action,
+    action: replyAction(a.content),
     feedback: feedbacks[i + 1] === "(none)" ? "" : feedbacks[i + 1]!,
   }));
   return { rules: system.content, observation: observations.at(-1)!, history };
+}
+
+/**
+ * Bounded memo tables of the two pure reads below. A step prompt repeats every earlier turn of the
+ * episode, so without them reading one episode's prompts is quadratic in its steps. Texts over
+ * MEMO_MAX_CHARS (a first message carrying a long experience block) are read directly: cheap here
+ * (the tags are found from the end), and not worth keeping alive.
+ */
+const MEMO_ENTRIES = 8192;
+const MEMO_MAX_CHARS = 16_384;
+const userTurnMemo = new Map<string, { observation: string; feedback: string } | null>();
+const actionMemo = new Map<string, string | null>();
+
+function memoised<V>(memo: Map<string, V>, key: string, read: (key: string) => V): V {
+  if (key.length > MEMO_MAX_CHARS) return read(key);
+  if (memo.has(key)) return memo.get(key) as V;
+  const value = read(key);
+  if (memo.size >= MEMO_ENTRIES) memo.clear();
+  memo.set(key, value);
+  return value;
+}
+
+/** A user message's own observation and feedback tag (feedback without a visible reward); null if it has no observation. */
+function readUserTurn(content: string): { observation: string; feedback: string } | null {
+  return memoised(userTurnMemo, content, (text) => {
+    // The experience block may quote observations of earlier episodes: look only after it.
+    const expEnd = text.lastIndexOf("</experience>");
+    const own = expEnd >= 0 ? text.slice(expEnd) : text;
+    const observation = between(own, "<observation>", "</observation>");
+    if (observation === null) return null;
+    const fb = between(own, "<feedback>", "</feedback>");
+    return { observation, feedback: (fb ?? "").replace(/ \[verifier reward: [^\]]*\]$/, "") };
+  });
+}
+
+/** The action an earlier reply gave (the default parse rule, as the policies read it). */
+function replyAction(content: string): string | null {
+  return memoised(actionMemo, content, (text) => parseResponse(text).action);
 }

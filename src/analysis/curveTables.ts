@@ -20,8 +20,8 @@ import {
   type Estimate,
 } from "./bootstrap.js";
 import { flagEstimate, smallNNote } from "./coverage.js";
-import { drawWeights, simpleDesign, tableInterval } from "./intervals.js";
-import { curveBuffers, curveStatistic, curveUnderWeights, sameSeeds, seedCurve, seedStream, type CurveBuffers, type SeedCurve } from "./seedCurves.js";
+import { drawWeights, simpleDesign, tableInterval, tableIntervalMany } from "./intervals.js";
+import { curveBuffers, curveMetricsUnderWeights, curveStatistic, curveUnderWeights, sameSeeds, seedCurve, seedStream, type CurveBuffers, type SeedCurve } from "./seedCurves.js";
 import { curveMetrics, curveMetricsSorted, summarizeDeltas, trainingMetrics, type CurveMetrics, type TrainingMetrics } from "./curves.js";
 import { compareText, type Dataset, type RunData } from "./dataset.js";
 import { distinct, groupBy, isTraining, requiredGames, runCurve } from "./runs.js";
@@ -234,13 +234,19 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
     // same stream as above, so paired rows still see the same draws.
     const method = methodOf(cfg);
     const only = curves[0] as SeedCurve;
-    if (members.length === 1 && method !== "percentile" && B > 0) {
-      for (const name of METRICS) {
+    if (members.length === 1 && method !== "percentile" && B > 0 && METRICS.some((name) => row[name].point !== null)) {
+      // The four metrics of one weighted curve at once, over one pass of the draws (each as alone).
+      const buf = curveBuffers(only);
+      const m: CurveMetrics = { avg: null, max: null, auc_plus: null, naba: null };
+      const stats = (w: ArrayLike<number>, out: Float64Array): void => {
+        curveMetricsUnderWeights(only, w, buf, m);
+        METRICS.forEach((name, j) => (out[j] = m[name] ?? Number.NaN));
+      };
+      const r = tableIntervalMany(simpleDesign(only.keys.length), stats, METRICS.length, B, seedStream(cfg.seed, only), method, level);
+      METRICS.forEach((name, j) => {
         const e = row[name];
-        if (e.point === null) continue;
-        const r = tableInterval(simpleDesign(only.keys.length), curveStatistic(only, name), B, seedStream(cfg.seed, only), method, level);
-        row[name] = { ...e, lo: r.interval.lo, hi: r.interval.hi };
-      }
+        if (e.point !== null) row[name] = { ...e, lo: r[j]!.interval.lo, hi: r[j]!.interval.hi };
+      });
     }
     if (!nabaReplicates.has(key)) nabaReplicates.set(key, null);
     rows.push(row);

@@ -29,13 +29,19 @@ export function curveY0(curve: readonly CurvePoint[]): number | null {
 
 /** Avg: mean of y over the valid checkpoints (x = 0 included); null when none is valid. */
 export function curveAvg(curve: readonly CurvePoint[]): number | null {
-  const v = valid(curve);
+  return avgOf(valid(curve));
+}
+
+function avgOf(v: readonly { y: number }[]): number | null {
   return v.length === 0 ? null : ss.mean(v.map((p) => p.y));
 }
 
 /** Max: max of y over the valid checkpoints; null when none is valid. */
 export function curveMax(curve: readonly CurvePoint[]): number | null {
-  const v = valid(curve);
+  return maxOf(valid(curve));
+}
+
+function maxOf(v: readonly { y: number }[]): number | null {
   return v.length === 0 ? null : ss.max(v.map((p) => p.y));
 }
 
@@ -46,8 +52,11 @@ export function curveMax(curve: readonly CurvePoint[]): number | null {
  */
 export function aucPlus(curve: readonly CurvePoint[]): number | null {
   const y0 = curveY0(curve);
-  if (y0 === null) return null;
-  const v = valid(curve);
+  return y0 === null ? null : areaOf(valid(curve), y0);
+}
+
+/** AUC+ of the valid points `v` (in x order) given y0. */
+function areaOf(v: readonly { x: number; y: number }[], y0: number): number {
   let area = 0;
   for (let i = 1; i < v.length; i++) {
     const a = v[i - 1] as { x: number; y: number };
@@ -65,9 +74,11 @@ export function aucPlus(curve: readonly CurvePoint[]): number | null {
  * paper's meaning; for y0 >= 0 it is the same rule.
  */
 export function nabaScale(curve: readonly CurvePoint[]): number | null {
-  const y0 = curveY0(curve);
-  if (y0 === null) return null;
-  for (const p of valid(curve)) if (p.y !== 0) return Math.abs(p.y);
+  return curveY0(curve) === null ? null : scaleOf(valid(curve));
+}
+
+function scaleOf(v: readonly { y: number }[]): number {
+  for (const p of v) if (p.y !== 0) return Math.abs(p.y);
   return 0;
 }
 
@@ -94,7 +105,11 @@ export interface CurveMetrics {
 
 /** Avg, Max, AUC+ and NABA of one curve. */
 export function curveMetrics(curve: readonly CurvePoint[]): CurveMetrics {
-  return { avg: curveAvg(curve), max: curveMax(curve), auc_plus: aucPlus(curve), naba: naba(curve) };
+  // The valid points once for all four (the same functions as curveAvg, curveMax, aucPlus and naba).
+  const v = valid(curve);
+  const y0 = curveY0(curve);
+  const area = y0 === null ? null : areaOf(v, y0);
+  return { avg: avgOf(v), max: maxOf(v), auc_plus: area, naba: area === null ? null : nabaFrom(area, scaleOf(v)) };
 }
 
 /** dNABA = NABA(memory) - NABA(history); null when either is missing. */

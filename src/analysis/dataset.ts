@@ -15,7 +15,7 @@
  *   the runner writes the record only after the steps it claims, so that directory holds them all,
  *   while another copy may hold an interrupted attempt of the same episode.
  */
-import { LogFormatError, discoverRuns, readRunDir, type ReadWarning } from "../logs/reader.js";
+import { LogFormatError, discoverRuns, readRunDir, type ReadWarning, type RunVisitor } from "../logs/reader.js";
 import { viewOf, type RunManifest, type ViewName } from "../logs/schema.js";
 import { accumulateCall, emptyRunCost, type RunCost } from "./cost.js";
 
@@ -110,6 +110,12 @@ export interface LoadOptions {
   models?: readonly string[];
   /** Called for each warning as it happens (they are also collected in Dataset.warnings). */
   onWarning?: (message: string) => void;
+  /**
+   * Also handed every validated checkpoint, episode and step record (of every model, in reading
+   * order) and every problem the reader tolerated (a torn last line), as they are read: one pass for
+   * a caller that keeps more than the metrics do (loadColumns' frames).
+   */
+  also?: Pick<RunVisitor, "checkpoint" | "episode" | "step"> & { readWarning?: (w: ReadWarning) => void };
 }
 
 /** A growable Float64Array (JS arrays of numbers would cost more and may box). */
@@ -411,7 +417,11 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
     warnings.push(m);
     opts.onWarning?.(m);
   };
-  const onWarning = (w: ReadWarning): void => warn(`${w.file}:${w.line}: ${w.message}`);
+  const also: NonNullable<LoadOptions["also"]> = opts.also ?? {};
+  const onWarning = (w: ReadWarning): void => {
+    also.readWarning?.(w);
+    warn(`${w.file}:${w.line}: ${w.message}`);
+  };
   const wanted = opts.models ? new Set(opts.models) : null;
   const builders = new Map<string, RunBuilder>();
 
@@ -447,6 +457,7 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           pendingManifest = { m: m.fields, file };
         },
         checkpoint: (r, file, line) => {
+          also.checkpoint?.(r, file, line);
           const b = builderFor(r, file, line);
           if (!b) return;
           b.sources.add(loc.runDir);
@@ -459,6 +470,7 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           cps.set(r.checkpoint, { status: r.status, reason: r.reason, scores: r.scores, mean: r.mean });
         },
         episode: (r, file, line) => {
+          also.episode?.(r, file, line);
           const b = builderFor(r, file, line);
           if (!b) return;
           b.sources.add(loc.runDir);
@@ -487,6 +499,7 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           accumulateCall(acc, r);
         },
         step: (r, file, line) => {
+          also.step?.(r, file, line);
           const b = builderFor(r, file, line);
           if (!b) return;
           b.sources.add(loc.runDir);

@@ -8,7 +8,6 @@
  * Nulls: numeric columns use NaN for null (self_score, checkpoint), text columns keep null.
  */
 import type { DataFrame } from "danfojs";
-import { discoverRuns, readRunDir } from "../logs/reader.js";
 import { viewOf, type StepRecord } from "../logs/schema.js";
 import { curveMetrics } from "./curves.js";
 import { filterModels, loadDataset, type Dataset } from "./dataset.js";
@@ -97,6 +96,10 @@ export interface FrameOptions {
 class ColumnBuilder {
   readonly cols: Columns;
   private rows = 0;
+  /** The named columns' arrays, in `names` order. */
+  private readonly named: (string | number | boolean | null)[][];
+  /** Fields outside `names` that became columns, in order of appearance. */
+  private readonly extraNames: string[] = [];
 
   constructor(
     private readonly names: readonly string[],
@@ -104,17 +107,24 @@ class ColumnBuilder {
     private readonly skip: ReadonlySet<string> = new Set(),
   ) {
     this.cols = Object.fromEntries(names.map((n) => [n, []]));
+    this.named = names.map((n) => this.cols[n]!);
   }
 
   push(rec: Record<string, unknown>): void {
-    for (const n of this.names) (this.cols[n] as unknown[]).push(cellValue(n, rec[n]));
+    const names = this.names;
+    for (let i = 0; i < names.length; i++) (this.named[i] as unknown[]).push(cellValue(names[i] as string, rec[names[i] as string]));
     if (this.extras) {
       for (const k of Object.keys(rec)) {
         if (k in this.cols || this.skip.has(k)) continue;
         this.cols[k] = new Array(this.rows).fill(null);
         (this.cols[k] as unknown[]).push(cellValue(k, rec[k]));
+        this.extraNames.push(k);
       }
-      for (const [k, v] of Object.entries(this.cols)) if (v.length === this.rows) v.push(cellValue(k, undefined));
+      // Only an extra column can lack this row (the named ones were just filled).
+      for (const k of this.extraNames) {
+        const v = this.cols[k] as unknown[];
+        if (v.length === this.rows) v.push(cellValue(k, undefined));
+      }
     }
     this.rows++;
   }
@@ -139,20 +149,17 @@ export async function loadColumns(dataDirs: string | readonly string[], opts: Fr
   const checkpoints = new ColumnBuilder(CHECKPOINT_COLUMNS, false);
   const keep = (m: string): boolean => wanted === null || wanted.has(m);
   const onWarning = (w: { file: string; line: number; message: string }): void => opts.onWarning?.(`${w.file}:${w.line}: ${w.message}`);
-  for (const loc of discoverRuns(dirs)) {
-    await readRunDir(
-      loc.runDir,
-      {
-        // `view`: the evaluation view (views.md), `eval` where the record has none; null on exploration records.
-        checkpoint: (r) => keep(r.model) && checkpoints.push({ ...r, view: viewOf(r), n_scores: r.scores.length }),
-        episode: (r) => keep(r.model) && episodes.push({ ...r, view: r.phase === "eval" ? viewOf(r) : null }),
-        step: (r: StepRecord) => keep(r.model) && steps.push({ ...r, view: r.phase === "eval" ? viewOf(r) : null }),
-      },
-      { onWarning },
-    );
-  }
+  // One pass: the loader validates every record for the runs' metrics and hands each to the frames.
   // The whole data set, then the model view: NMAE's range is the game's (all models), as in `report`.
-  const full = await loadDataset(dirs);
+  const full = await loadDataset(dirs, {
+    also: {
+      // `view`: the evaluation view (views.md), `eval` where the record has none; null on exploration records.
+      checkpoint: (r) => keep(r.model) && checkpoints.push({ ...r, view: viewOf(r), n_scores: r.scores.length }),
+      episode: (r) => keep(r.model) && episodes.push({ ...r, view: r.phase === "eval" ? viewOf(r) : null }),
+      step: (r: StepRecord) => keep(r.model) && steps.push({ ...r, view: r.phase === "eval" ? viewOf(r) : null }),
+      readWarning: onWarning,
+    },
+  });
   return {
     steps: steps.cols as StepColumns,
     episodes: episodes.cols as EpisodeColumns,

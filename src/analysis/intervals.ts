@@ -255,21 +255,43 @@ export function twoStageDesign(sizes: readonly number[]): Design {
 }
 
 /**
+ * Several statistics of the same weighted units at once: fills out[j] with statistic j at w (NaN
+ * where undefined). Must not keep `w` or `out`. Statistics that share work (one weighted curve, many
+ * metrics of it) compute it once per weight vector.
+ */
+export type WeightedStatistics = (w: Int32Array, out: Float64Array) => void;
+
+/** One statistic as a vector of one. */
+function single(stat: WeightedStatistic): WeightedStatistics {
+  return (w, out) => {
+    out[0] = stat(w);
+  };
+}
+
+/**
  * Leave-one-group-out values at weights w: for each group whose units all carry weight, one copy of
  * the group removed (every unit's weight minus one); multiplicity = the group's smallest weight.
  */
 export function groupJackknife(design: Design, stat: WeightedStatistic, w: Int32Array): { values: number[]; mult: number[] } {
+  const jk = groupJackknifeMany(design, single(stat), 1, w);
+  return { values: jk.values[0] as number[], mult: jk.mult };
+}
+
+/** groupJackknife of m statistics at once: `values[j]` are statistic j's leave-one-out values. */
+export function groupJackknifeMany(design: Design, stats: WeightedStatistics, m: number, w: Int32Array): { values: number[][]; mult: number[] } {
   const members = design.members;
-  const values: number[] = [];
+  const values: number[][] = Array.from({ length: m }, () => []);
   const mult: number[] = [];
+  const out = new Float64Array(m);
   for (const idx of members) {
-    let m = Infinity;
-    for (const i of idx) m = Math.min(m, w[i] as number);
-    if (!(m > 0) || idx.length === 0) continue;
+    let mn = Infinity;
+    for (const i of idx) mn = Math.min(mn, w[i] as number);
+    if (!(mn > 0) || idx.length === 0) continue;
     for (const i of idx) w[i] = (w[i] as number) - 1;
-    values.push(stat(w));
+    stats(w, out);
+    for (let j = 0; j < m; j++) (values[j] as number[]).push(out[j] as number);
     for (const i of idx) w[i] = (w[i] as number) + 1;
-    mult.push(m);
+    mult.push(mn);
   }
   return { values, mult };
 }
@@ -294,34 +316,62 @@ export function unitBootstrap(
   method: IntervalMethod = "percentile",
   level = DEFAULT_LEVEL,
 ): UnitBootstrap {
+  return unitBootstrapMany(design, single(stat), 1, B, rng, method, level)[0] as UnitBootstrap;
+}
+
+/**
+ * unitBootstrap of m statistics over ONE stream of draws: statistic j's result is exactly (bit for
+ * bit) what unitBootstrap(design, statistic j, B, rng of the same key, method) returns, since the
+ * weight vectors come from the rng alone and every statistic is evaluated at each of them; the work
+ * the statistics share (drawing, a weighted curve) is done once per weight vector instead of m times.
+ */
+export function unitBootstrapMany(
+  design: Design,
+  stats: WeightedStatistics,
+  m: number,
+  B: number,
+  rng: Rng,
+  method: IntervalMethod = "percentile",
+  level = DEFAULT_LEVEL,
+): UnitBootstrap[] {
   const ones = new Int32Array(design.n).fill(1);
-  const point = stat(ones);
-  const replicates = new Float64Array(B);
+  const points = new Float64Array(m);
+  stats(ones, points);
+  const replicates = Array.from({ length: m }, () => new Float64Array(B));
   const student = method === "studentized" && design.studentizable;
-  const tReps = student ? new Float64Array(B) : null;
+  const tReps = student ? Array.from({ length: m }, () => new Float64Array(B)) : null;
   const w = new Int32Array(design.n);
+  const v = new Float64Array(m);
   for (let b = 0; b < B; b++) {
     design.draw(rng, w);
-    const v = stat(w);
-    replicates[b] = v;
+    stats(w, v);
+    for (let j = 0; j < m; j++) (replicates[j] as Float64Array)[b] = v[j] as number;
     if (tReps !== null) {
-      const jk = groupJackknife(design, stat, w);
-      const se = jackknifeSe(jk.values, jk.mult);
-      // A resample on which the statistic does not move (se 0) at the point is t = 0, not undefined:
-      // a constant statistic must give the interval [point, point], not none.
-      tReps[b] = se > 0 ? (v - point) / se : v === point ? 0 : Number.NaN;
+      const jk = groupJackknifeMany(design, stats, m, w);
+      for (let j = 0; j < m; j++) {
+        const se = jackknifeSe(jk.values[j] as number[], jk.mult);
+        const vj = v[j] as number;
+        const point = points[j] as number;
+        // A resample on which the statistic does not move (se 0) at the point is t = 0, not undefined:
+        // a constant statistic must give the interval [point, point], not none.
+        (tReps[j] as Float64Array)[b] = se > 0 ? (vj - point) / se : vj === point ? 0 : Number.NaN;
+      }
     }
   }
-  const none = { point, interval: { lo: null, hi: null }, replicates };
-  if (!Number.isFinite(point) || design.n === 0) return none;
-  if (method === "percentile") return { point, interval: percentileInterval(replicates, level), replicates };
-  if (method === "studentized" && !student) return none;
-  const jk = groupJackknife(design, stat, ones);
-  const interval =
-    method === "bca"
-      ? bcaInterval(point, replicates, bcaAcceleration(jk.values, jk.mult), level)
-      : studentizedInterval(point, jackknifeSe(jk.values, jk.mult), tReps as Float64Array, level);
-  return { point, interval, replicates };
+  const jkData = method === "percentile" ? null : groupJackknifeMany(design, stats, m, ones);
+  return replicates.map((reps, j) => {
+    const point = points[j] as number;
+    const none = { point, interval: { lo: null, hi: null }, replicates: reps };
+    if (!Number.isFinite(point) || design.n === 0) return none;
+    if (method === "percentile") return { point, interval: percentileInterval(reps, level), replicates: reps };
+    if (method === "studentized" && !student) return none;
+    const values = jkData!.values[j] as number[];
+    const interval =
+      method === "bca"
+        ? bcaInterval(point, reps, bcaAcceleration(values, jkData!.mult), level)
+        : studentizedInterval(point, jackknifeSe(values, jkData!.mult), (tReps as Float64Array[])[j] as Float64Array, level);
+    return { point, interval, replicates: reps };
+  });
 }
 
 /**
@@ -348,8 +398,27 @@ export function tableInterval(
   method: IntervalMethod,
   level = DEFAULT_LEVEL,
 ): UnitBootstrap & { method: IntervalMethod } {
-  let m = method;
-  if (m === "studentized" && !design.studentizable) m = "bca";
-  else if (m === "studentized" && (design.units < STUDENT_MIN_UNITS || design.units > STUDENT_MAX_UNITS)) m = "percentile";
+  const m = tableMethod(design, method);
   return { ...unitBootstrap(design, stat, B, rng, m, level), method: m };
+}
+
+/** The method tableInterval uses for a design when `method` is asked for (the fallbacks above). */
+function tableMethod(design: Design, method: IntervalMethod): IntervalMethod {
+  if (method === "studentized" && !design.studentizable) return "bca";
+  if (method === "studentized" && (design.units < STUDENT_MIN_UNITS || design.units > STUDENT_MAX_UNITS)) return "percentile";
+  return method;
+}
+
+/** tableInterval of m statistics over one stream of draws (unitBootstrapMany): the same method for all. */
+export function tableIntervalMany(
+  design: Design,
+  stats: WeightedStatistics,
+  m: number,
+  B: number,
+  rng: Rng,
+  method: IntervalMethod,
+  level = DEFAULT_LEVEL,
+): (UnitBootstrap & { method: IntervalMethod })[] {
+  const used = tableMethod(design, method);
+  return unitBootstrapMany(design, stats, m, B, rng, used, level).map((r) => ({ ...r, method: used }));
 }

@@ -22,7 +22,7 @@ import { pearson, pearsonWeighted, resampleWeights, spearman } from "./coupling.
 import type { Dataset, RunData } from "./dataset.js";
 import { addCounts, emptyCounts, judgingStats, positiveRates, type JudgingCounts, type RewardRange } from "./judging.js";
 import { flagEstimate, smallNNote, type CoverageMetric } from "./coverage.js";
-import { simpleDesign, tableInterval, twoStageDesign, withinDesign } from "./intervals.js";
+import { simpleDesign, tableInterval, tableIntervalMany, twoStageDesign, withinDesign } from "./intervals.js";
 import { distinct, episodeCounts, gameRewardRanges, isJudged, totalCounts } from "./runs.js";
 import type { Rng } from "../util/rng.js";
 import { withInstrumentNote } from "./instruments.js";
@@ -140,63 +140,73 @@ export function selfJudgingRow(game: string, model: string, runs: readonly Judge
   const units = runs.map((r) => [...r.episodes.values()]);
   const unit = runs.length === 0 ? "none" : pooled && runs.length > 1 ? "runs" : "episodes";
   const n = runs.length === 0 ? 0 : unit === "runs" ? runs.length : Math.min(...units.map((u) => u.length));
-  let reps: CountReplicates | null = null;
+  // The measured default: model rows the bootstrap-t over the within-run episode design, pooled rows
+  // BCa over the two-stage design (tableIntervalMany); the stream is the percentile pass's, so the draws
+  // are the same ones. The percentile pass runs only when its intervals are the ones shown.
+  const method = methodOf(cfg);
+  const bootstrapped = cfg.B > 0 && units.some((u) => u.length > 0);
+  const student = bootstrapped && unit !== "none" && method !== "percentile";
+  const reps: CountReplicates | null =
+    bootstrapped && !student ? bootstrapCounts(units, range, cfg.B, bootstrapRng(cfg.seed, "judging", game, model), unit === "runs") : null;
   const studentLo: Partial<Record<keyof CountReplicates, number | null>> = {};
   const studentHi: Partial<Record<keyof CountReplicates, number | null>> = {};
-  if (cfg.B > 0 && units.some((u) => u.length > 0)) {
-    reps = bootstrapCounts(units, range, cfg.B, bootstrapRng(cfg.seed, "judging", game, model), unit === "runs");
-  }
-  // The measured default: model rows the bootstrap-t over the within-run episode design, pooled rows
-  // BCa over the two-stage design (tableInterval); the stream is the percentile pass's, so the draws
-  // are the same ones.
-  const method = methodOf(cfg);
-  if (reps !== null && unit !== "none" && method !== "percentile") {
+  if (student) {
     const flat = units.flat();
     const sizes = units.map((u) => u.length);
     const design = unit === "runs" ? twoStageDesign(sizes) : withinDesign(sizes);
     const width = range === null ? 0 : range.max - range.min;
-    const ratio = (num: (c: JudgingCounts) => number, den: (c: JudgingCounts) => number) => {
-      const a = Float64Array.from(flat, num);
-      const d = Float64Array.from(flat, den);
-      return (w: ArrayLike<number>): number => {
-        let x = 0;
-        let y = 0;
-        for (let i = 0; i < a.length; i++) {
-          const wi = w[i] as number;
-          if (wi === 0) continue;
-          x += wi * (a[i] as number);
-          y += wi * (d[i] as number);
-        }
-        return y > 0 ? x / y : Number.NaN;
-      };
+    // agree, nmae, over, under: each a ratio sum(w * num) / sum(w * scored), accumulated in one loop
+    // (each sum in the same order as alone, so the digits are the same).
+    const den = Float64Array.from(flat, (c) => c.n - c.unscored);
+    const nums = [
+      Float64Array.from(flat, (c) => c.agree),
+      Float64Array.from(flat, (c) => c.absErr / width),
+      Float64Array.from(flat, (c) => c.over),
+      Float64Array.from(flat, (c) => c.under),
+    ] as const;
+    const [na, ne, no, nu] = nums;
+    const stats = (w: ArrayLike<number>, out: Float64Array): void => {
+      let xa = 0;
+      let xe = 0;
+      let xo = 0;
+      let xu = 0;
+      let y = 0;
+      for (let i = 0; i < den.length; i++) {
+        const wi = w[i] as number;
+        if (wi === 0) continue;
+        xa += wi * (na[i] as number);
+        xe += wi * (ne[i] as number);
+        xo += wi * (no[i] as number);
+        xu += wi * (nu[i] as number);
+        y += wi * (den[i] as number);
+      }
+      out[0] = y > 0 ? xa / y : Number.NaN;
+      out[1] = width > 0 && y > 0 ? xe / y : Number.NaN;
+      out[2] = y > 0 ? xo / y : Number.NaN;
+      out[3] = y > 0 ? xu / y : Number.NaN;
     };
-    const scored = (c: JudgingCounts): number => c.n - c.unscored;
-    const stats: Record<keyof CountReplicates, (w: ArrayLike<number>) => number> = {
-      agree: ratio((c) => c.agree, scored),
-      nmae: width > 0 ? ratio((c) => c.absErr / width, scored) : () => Number.NaN,
-      over: ratio((c) => c.over, scored),
-      under: ratio((c) => c.under, scored),
-    };
-    for (const k of Object.keys(stats) as (keyof CountReplicates)[]) {
-      const r = tableInterval(design, stats[k], cfg.B, bootstrapRng(cfg.seed, "judging", game, model), method, level);
-      studentLo[k] = r.interval.lo;
-      studentHi[k] = r.interval.hi;
-    }
+    const keys = ["agree", "nmae", "over", "under"] as const;
+    const r = tableIntervalMany(design, stats, keys.length, cfg.B, bootstrapRng(cfg.seed, "judging", game, model), method, level);
+    keys.forEach((k, j) => {
+      studentLo[k] = r[j]!.interval.lo;
+      studentHi[k] = r[j]!.interval.hi;
+    });
   }
   const metricOf = (m: "agree" | "nmae"): CoverageMetric => (unit === "runs" ? `${m}_pooled` : m);
-  const withMethod = (e: Estimate, k: keyof CountReplicates): Estimate =>
-    e.point === null || !(k in studentLo) ? e : { ...e, lo: studentLo[k] ?? null, hi: studentHi[k] ?? null };
-  const est = (point: number | null, r: Float64Array | undefined, m: "agree" | "nmae"): Estimate =>
-    r === undefined || point === null ? pointOnly(point) : flagEstimate({ ...withMethod(estimate(point, r, level), m), n }, metricOf(m));
+  // The interval shown: the bootstrap-t's (or BCa's) where it ran, else the percentile pass's.
+  const interval = (point: number | null, k: keyof CountReplicates): Estimate =>
+    point === null ? pointOnly(null) : student ? { point, lo: studentLo[k] ?? null, hi: studentHi[k] ?? null } : estimate(point, reps![k], level);
+  const est = (point: number | null, m: "agree" | "nmae"): Estimate =>
+    !bootstrapped || point === null ? pointOnly(point) : flagEstimate({ ...interval(point, m), n }, metricOf(m));
   return {
     game,
     model,
     n_steps: stats.n_steps,
     n_unscored: stats.n_unscored,
-    agree: est(stats.agree, reps?.agree, "agree"),
-    nmae: est(stats.nmae, reps?.nmae, "nmae"),
-    over: reps ? withMethod(estimate(stats.over, reps.over, level), "over") : pointOnly(stats.over),
-    under: reps ? withMethod(estimate(stats.under, reps.under, level), "under") : pointOnly(stats.under),
+    agree: est(stats.agree, "agree"),
+    nmae: est(stats.nmae, "nmae"),
+    over: bootstrapped ? interval(stats.over, "over") : pointOnly(stats.over),
+    under: bootstrapped ? interval(stats.under, "under") : pointOnly(stats.under),
     n_runs: runs.length,
     n_episodes: units.reduce((a, u) => a + u.length, 0),
     unit,

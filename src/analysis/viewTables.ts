@@ -14,13 +14,13 @@
 import { describeBootstrap, methodOf, pointOnly, type BootstrapConfig, type Estimate } from "./bootstrap.js";
 import { addUsage, costPerCheckpoint, emptyUsage, gainPerMillionTokens, totalTokens, type CostPoint } from "./cost.js";
 import { flagEstimate, smallNNote, type CoverageMetric } from "./coverage.js";
-import { curveMetrics, type CurveMetrics } from "./curves.js";
+import { curveMetrics, type CurveMetrics, type CurvePoint } from "./curves.js";
 import { compareRuns, type CheckpointData, type Dataset, type ExtraViewName, type RunData } from "./dataset.js";
-import { simpleDesign, tableInterval } from "./intervals.js";
+import { simpleDesign, tableIntervalMany } from "./intervals.js";
 import { isTraining } from "./runs.js";
 import { seedCurve, seedStream, type SeedCurve } from "./seedCurves.js";
 import type { Table } from "./table.js";
-import { disagreement, forgetting, transferGain, updateGains, weightedCurve, type UpdateGain } from "./viewMetrics.js";
+import { disagreement, forgetting, transferGain, updateGains, weightedCurve, type Forgetting, type TransferGain, type UpdateGain } from "./viewMetrics.js";
 import { successThreshold } from "../games/successThreshold.js";
 
 /** The views in table order. */
@@ -51,14 +51,76 @@ function lastXByGame(runs: readonly RunData[], view: AnyView): Map<string, numbe
   return out;
 }
 
-/** A statistic of seed weights -> its table Estimate (seed-level interval, unit count, coverage flag). */
-function seedEstimate(sc: SeedCurve, stat: (w: ArrayLike<number>) => number | null, cfg: BootstrapConfig, metric: CoverageMetric): Estimate {
-  const ones = new Int32Array(sc.keys.length).fill(1);
-  const point = stat(ones);
-  if (point === null || !Number.isFinite(point)) return pointOnly(null);
-  if (cfg.B === 0 || sc.keys.length === 0) return { ...pointOnly(point), n: sc.keys.length };
-  const r = tableInterval(simpleDesign(sc.keys.length), (w) => stat(w) ?? Number.NaN, cfg.B, seedStream(cfg.seed, sc), methodOf(cfg), cfg.level);
-  return flagEstimate({ point, lo: r.interval.lo, hi: r.interval.hi, n: sc.keys.length }, metric);
+/** What the statistics of one seed curve share at a weight vector, each computed on first use. */
+class AtWeights {
+  private c: CurvePoint[] | null = null;
+  private m: CurveMetrics | null = null;
+  private u: UpdateGain[] | null = null;
+  private f: Forgetting | null = null;
+  private t: TransferGain | null = null;
+  constructor(
+    private readonly sc: SeedCurve,
+    readonly w: ArrayLike<number>,
+  ) {}
+  /** The transfer gain against the schedule's last checkpoint `lastX` (one per seed curve). */
+  transfer(lastX: number | undefined): TransferGain {
+    return (this.t ??= transferGain(this.curve, lastX));
+  }
+  get curve(): CurvePoint[] {
+    return (this.c ??= weightedCurve(this.sc, this.w));
+  }
+  get metrics(): CurveMetrics {
+    return (this.m ??= curveMetrics(this.curve));
+  }
+  get updates(): UpdateGain[] {
+    return (this.u ??= updateGains(this.sc, this.w));
+  }
+  forgetting(threshold: number): Forgetting {
+    return (this.f ??= forgetting(this.sc, threshold, this.w));
+  }
+}
+
+/** A statistic of one seed curve at a weight vector, and the metric its coverage flag reads. */
+interface SeedStat {
+  of: (at: AtWeights) => number | null;
+  metric: CoverageMetric;
+}
+
+/**
+ * Statistics of seed weights -> their table Estimates (seed-level interval, unit count, coverage
+ * flag). Every statistic of a seed curve is drawn from the same stream (seedStream), so they share
+ * one pass over the draws (tableIntervalMany), and the weighted curve and its metrics are computed
+ * once per weight vector for all of them: each Estimate is bit for bit the one its statistic gets
+ * alone.
+ */
+function seedEstimates(sc: SeedCurve, stats: readonly SeedStat[], cfg: BootstrapConfig): Estimate[] {
+  const K = sc.keys.length;
+  const ones = new Int32Array(K).fill(1);
+  const at = new AtWeights(sc, ones);
+  const points = stats.map((s) => s.of(at));
+  const bootstrapped = points.some((p) => p !== null && Number.isFinite(p));
+  const intervals =
+    cfg.B === 0 || K === 0 || !bootstrapped
+      ? null
+      : tableIntervalMany(
+          simpleDesign(K),
+          (w, out) => {
+            const here = new AtWeights(sc, w);
+            for (let j = 0; j < stats.length; j++) out[j] = (stats[j] as SeedStat).of(here) ?? Number.NaN;
+          },
+          stats.length,
+          cfg.B,
+          seedStream(cfg.seed, sc),
+          methodOf(cfg),
+          cfg.level,
+        );
+  return stats.map((s, j) => {
+    const point = points[j] as number | null;
+    if (point === null || !Number.isFinite(point)) return pointOnly(null);
+    if (intervals === null) return { ...pointOnly(point), n: K };
+    const r = intervals[j]!;
+    return flagEstimate({ point, lo: r.interval.lo, hi: r.interval.hi, n: K }, s.metric);
+  });
 }
 
 /** A row of `views`. */
@@ -178,10 +240,6 @@ export interface ViewSeries {
 
 const CURVE_METRICS = ["avg", "max", "auc_plus", "naba"] as const;
 
-function curveStat(sc: SeedCurve, name: keyof CurveMetrics): (w: ArrayLike<number>) => number | null {
-  return (w) => curveMetrics(weightedCurve(sc, w))[name];
-}
-
 /** Every view table and the figures' data. Pure: the same data and seed give the same digits. */
 export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
   const runs = ds.runs.filter((r) => !isTraining(r)).sort(compareRuns);
@@ -201,27 +259,44 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       if (!sc || sc.xs.length === 0) continue;
       const last = lastX.get(view)?.get(run.game);
       const point = transferGain(weightedCurve(sc), last);
-      const tg = (name: "final_gain" | "best_gain" | "regression") => seedEstimate(sc, (w) => transferGain(weightedCurve(sc, w), last)[name], cfg, "avg");
-      const est = Object.fromEntries(CURVE_METRICS.map((m) => [m, seedEstimate(sc, curveStat(sc, m), cfg, m)])) as Record<(typeof CURVE_METRICS)[number], Estimate>;
+      const u = updateGains(sc);
+      const threshold = view === "replay" ? successThreshold(run.game) : null;
+      // Every estimate of this view's row, updates, series and forgetting: one pass over the draws.
+      const tg = (name: "final_gain" | "best_gain" | "regression"): SeedStat => ({ of: (at) => at.transfer(last)[name], metric: "avg" });
+      const stats: SeedStat[] = [
+        ...CURVE_METRICS.map((m): SeedStat => ({ of: (at) => at.metrics[m], metric: m })),
+        tg("final_gain"),
+        // The best snapshot's gain is taken at the point's best x (a resample's best may sit elsewhere).
+        { of: (at) => (point.best_x === null ? null : gainAt(at.curve, point.best_x)), metric: "avg" },
+        tg("regression"),
+        ...u.map((g, i): SeedStat => ({ of: (at) => (g.uvg === null ? null : (at.updates[i]?.uvg ?? null)), metric: "avg" })),
+        ...sc.xs.map((_, c): SeedStat => ({ of: (at) => at.curve[c]?.y ?? null, metric: "avg" })),
+        ...(threshold === null ? [] : (["y_first", "y_last", "fr"] as const).map((k): SeedStat => ({ of: (at) => at.forgetting(threshold)[k], metric: "avg" }))),
+      ];
+      const est = seedEstimates(sc, stats, cfg);
+      const take = (n: number): Estimate[] => est.splice(0, n);
+      const [avg, max, auc_plus, naba, final_gain, best_gain, regression] = take(7) as Estimate[];
       mine.push({
         ...id,
         view,
         n_checkpoints: sc.xs.length,
         n_seeds: sc.keys.length,
-        ...est,
-        final_gain: tg("final_gain"),
+        avg: avg!,
+        max: max!,
+        auc_plus: auc_plus!,
+        naba: naba!,
+        final_gain: final_gain!,
         best_x: point.best_x,
-        // The best snapshot's gain is taken at the point's best x (a resample's best may sit elsewhere).
-        best_gain: point.best_x === null ? pointOnly(null) : seedEstimate(sc, (w) => gainAt(sc, w, point.best_x as number), cfg, "avg"),
-        regression: tg("regression"),
+        best_gain: point.best_x === null ? pointOnly(null) : best_gain!,
+        regression: regression!,
         n_updates: 0,
         disagree_rate: null,
       });
-      const u = updateGains(sc);
       gains.push(u);
-      u.forEach((g, i) => updateRows.push({ ...id, view, x: g.x, from: g.from, uvg: g.uvg === null ? pointOnly(null) : seedEstimate(sc, (w) => updateGains(sc, w)[i]?.uvg ?? null, cfg, "avg") }));
-      series.push({ ...id, view, points: seriesPoints(sc, cfg) });
-      if (view === "replay") forgetRows.push(forgettingRow(run, sc, cfg));
+      const uvg = take(u.length);
+      u.forEach((g, i) => updateRows.push({ ...id, view, x: g.x, from: g.from, uvg: g.uvg === null ? pointOnly(null) : uvg[i]! }));
+      series.push({ ...id, view, points: seriesPoints(sc, take(sc.xs.length)) });
+      if (view === "replay") forgetRows.push(forgettingRow(run, sc, threshold, take(3)));
     }
     const d = disagreement(gains);
     for (const r of mine) viewRows.push({ ...r, n_updates: d.n_updates, disagree_rate: d.rate });
@@ -371,28 +446,29 @@ function costRow(id: Pick<CostRow, "model" | "game" | "pathway" | "run_id">, p: 
   };
 }
 
-/** y(x) - y(0) under seed weights (null when either is missing). */
-function gainAt(sc: SeedCurve, w: ArrayLike<number>, x: number): number | null {
-  const curve = weightedCurve(sc, w);
+/** y(x) - y(0) of a weighted curve (null when either is missing). */
+function gainAt(curve: readonly CurvePoint[], x: number): number | null {
   const y0 = curve.find((p) => p.x === 0)?.y ?? null;
   const y = curve.find((p) => p.x === x)?.y ?? null;
   return y0 === null || y === null ? null : y - y0;
 }
 
-/** The view's y(x) with its seed-level interval at each valid checkpoint. */
-function seriesPoints(sc: SeedCurve, cfg: BootstrapConfig): ViewSeries["points"] {
+/** The view's y(x) with its seed-level interval (`ys`, one per valid checkpoint) at each valid checkpoint. */
+function seriesPoints(sc: SeedCurve, ys: readonly Estimate[]): ViewSeries["points"] {
   const K = sc.keys.length;
   return sc.xs.map((x, c) => {
     let n = 0;
     for (let k = 0; k < K; k++) if (!Number.isNaN(sc.scores[c * K + k] as number)) n++;
-    const e = seedEstimate(sc, (w) => weightedCurve(sc, w)[c]?.y ?? null, cfg, "avg");
+    const e = ys[c]!;
     return { x, y: e.point as number, lo: e.lo, hi: e.hi, n };
   });
 }
 
-/** The replay view's forgetting with the game's success threshold and a seed-level interval for FR. */
-function forgettingRow(run: RunData, sc: SeedCurve, cfg: BootstrapConfig): ForgettingRow {
-  const threshold = successThreshold(run.game);
+/**
+ * The replay view's forgetting with the game's success threshold and a seed-level interval for FR
+ * (`est`: y_first, y_last and fr's estimates; empty without a threshold).
+ */
+function forgettingRow(run: RunData, sc: SeedCurve, threshold: number | null, est: readonly Estimate[]): ForgettingRow {
   const base = { model: run.model, game: run.game, pathway: run.pathway, run_id: run.run_id, threshold };
   if (threshold === null) {
     return { ...base, n_seeds: 0, fixed: 0, forgotten: 0, kept: 0, never: 0, y_first: pointOnly(null), y_last: pointOnly(null), fr: pointOnly(null) };
@@ -405,8 +481,8 @@ function forgettingRow(run: RunData, sc: SeedCurve, cfg: BootstrapConfig): Forge
     forgotten: f.forgotten,
     kept: f.kept,
     never: f.never,
-    y_first: seedEstimate(sc, (w) => forgetting(sc, threshold, w).y_first, cfg, "avg"),
-    y_last: seedEstimate(sc, (w) => forgetting(sc, threshold, w).y_last, cfg, "avg"),
-    fr: seedEstimate(sc, (w) => forgetting(sc, threshold, w).fr, cfg, "avg"),
+    y_first: est[0]!,
+    y_last: est[1]!,
+    fr: est[2]!,
   };
 }

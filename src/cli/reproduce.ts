@@ -4,22 +4,23 @@
  *
  *   1. prerequisites   Jupyter (nbconvert + nbclient) and the tslab kernel spec, checked before anything
  *                      long; a missing one prints the Debian and pip install commands and exits 2.
- *   2. matrix          the default offline matrix through `s3gym run` (runCommand): builtin:random,
- *                      builtin:heuristic, builtin:oracle, builtin:learner, builtin:learner?judge=0.25 x the seven games x none, history, memory, on
- *                      the paper's schedule (30 exploration episodes, a checkpoint every 3, 3 evaluation
- *                      episodes, 64 steps), split into --jobs shards run in parallel (`s3gym run --shard i/n`
- *                      processes). builtin:learner's 21 runs are played by their own invocation with
- *                      `--views eval,id,replay` (views.md), so the views' tables have rows offline.
- *   2b. verified       the verified pathway (docs/verified.md) for builtin:learner on the seven games,
- *                      the same schedule and data directory (`s3gym run --pathways verified`): its tables
- *                      (verifier reliability, dNABA against memory and history, tokens) and notebook 07.
- *   3. training        Figure 7: `s3gym train-loop --trainer builtin` on builtin:learner, a real offline
- *                      training loop (explore, build-sft, fine-tune, evaluate) of 19 rounds (20 checkpoints).
- *   4. report          `s3gym report --data DIR --out DIR` (every table, figure and report.json).
- *   5. notebooks       every notebooks/*.ipynb executed headless into <out>/notebooks/; a failing cell
+ *   2. runs            every run, as one list of jobs on --jobs slots (`runsJobs`, `jobPool.ts`), each a
+ *                      child process, longest first so the cores end together:
+ *                      - training: Figure 7, `s3gym train-loop --trainer builtin` on builtin:learner, a real
+ *                        offline loop (explore, build-sft, fine-tune, evaluate) of 19 rounds (20 checkpoints);
+ *                      - views: builtin:learner's 21 runs with `--views eval,id,replay` (views.md), so the
+ *                        views' tables have rows offline (VIEWS_SHARDS `s3gym run --shard i/n` jobs);
+ *                      - verified: the verified pathway (docs/verified.md) for builtin:learner on the seven
+ *                        games (`s3gym run --pathways verified`);
+ *                      - matrix: builtin:random, builtin:heuristic, builtin:oracle, builtin:learner?judge=0.25
+ *                        x the seven games x none, history, memory (MATRIX_SHARDS shards);
+ *                      all on the paper's schedule (30 exploration episodes, a checkpoint every 3, 3
+ *                      evaluation episodes, 64 steps). A failed job stops new ones from starting.
+ *   3. report          `s3gym report --data DIR --out DIR` (every table, figure and report.json).
+ *   4. notebooks       every notebooks/*.ipynb executed headless into <out>/notebooks/; a failing cell
  *                      fails the command. The tables and figures the notebooks write are checked to be
  *                      byte-identical to the report's (one implementation).
- *   6. summary         where every table and figure is, and the wall time of each phase.
+ *   5. summary         where every table and figure is, and the wall time of each phase.
  *
  * Rerunning reuses the logs (the runner resumes: done episodes are skipped) and ends with the same
  * tables byte for byte: nothing under <out>/tables or in a figure depends on the time or the paths.
@@ -46,6 +47,7 @@ import { runId } from "../runner/runId.js";
 import { buildMatrix, totalEpisodes } from "../runner/schedule.js";
 import { DEFAULT_REPLAY_EPISODES, viewEpisodeTotal } from "../runner/views.js";
 import { folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
+import { runPool, type PoolJob } from "./jobPool.js";
 import { RunWatch, runOutputFilter, type WatchedRun } from "./reproduceProgress.js";
 
 export const REPRODUCE_USAGE = [
@@ -55,7 +57,7 @@ export const REPRODUCE_USAGE = [
   "                   2 evaluation episodes, 16 steps; defaults to --data data/quick --out figures/quick",
   "  --data DIR       where the step logs go (default data/); rerunning resumes from them",
   "  --out DIR        where tables, figures and executed notebooks go (default figures/)",
-  "  --jobs N         parallel shards of the run matrix and notebooks at a time (default: cores, at most 2)",
+  "  --jobs N         jobs of the runs phase and notebooks at a time (default: cores, at most 2)",
   "  --engine E       how the notebooks run: node (default; Node alone) or jupyter (nbclient + the tslab kernel)",
   "  --no-notebooks   skip the notebooks: runs, tables and figures only",
 ].join("\n");
@@ -225,27 +227,59 @@ function lineSink(keep: (line: string) => boolean, to: NodeJS.WritableStream): {
 }
 
 /**
- * Shard `--shard i/n` of the matrix as a child process running `s3gym run --progress off` (the
- * runner is single-threaded: one core per shard). Its per-run result lines are filtered
- * (`runOutputFilter`): reproduce's watcher prints one line per finished run instead.
+ * One `s3gym <command> ...argv` child process (the runner is single-threaded: one core per job).
+ * `run` jobs' per-run result lines are filtered (`runOutputFilter`): reproduce's watcher prints one
+ * line per finished run instead. A `train-loop` job's per-round lines are held back and shown only
+ * when it fails.
  */
-function runShardProcess(argv: string[]): Promise<number> {
+function runChildProcess(job: RunsJob): Promise<number> {
   const here = fileURLToPath(import.meta.url);
   // dist/cli/main.js when built; src/cli/main.ts under tsx (tests), with the same loader flags.
   const main = join(dirname(here), here.endsWith(".ts") ? "main.ts" : "main.js");
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, main, "run", ...argv], { stdio: ["ignore", "pipe", "pipe"] });
-    const out = lineSink(runOutputFilter("stdout"), process.stdout);
-    const err = lineSink(runOutputFilter("stderr"), process.stderr);
+    const child = spawn(process.execPath, [...process.execArgv, main, job.command, ...job.argv], { stdio: ["ignore", "pipe", "pipe"] });
+    const held: string[] = [];
+    const hold = { write: (t: string) => (held.push(t), true) };
+    const out = job.command === "run" ? lineSink(runOutputFilter("stdout"), process.stdout) : lineSink(() => true, hold as never);
+    const err = job.command === "run" ? lineSink(runOutputFilter("stderr"), process.stderr) : lineSink(() => true, hold as never);
     child.stdout.on("data", (d: Buffer) => out.write(d));
     child.stderr.on("data", (d: Buffer) => err.write(d));
     child.on("error", reject);
     child.on("close", (code, signal) => {
       out.flush();
       err.flush();
-      resolvePromise(code ?? (signal ? 1 : 0));
+      const rc = code ?? (signal ? 1 : 0);
+      if (rc !== 0 && held.length > 0) process.stderr.write(held.join(""));
+      resolvePromise(rc);
     });
   });
+}
+
+/** One job of the runs phase: an `s3gym run` shard, the verified runs, or the training loop. */
+export interface RunsJob extends PoolJob {
+  command: "run" | "train-loop";
+  argv: string[];
+}
+
+/** Shards of the matrix and of the views' runs: small enough that two slots end close together. */
+export const MATRIX_SHARDS = 8;
+export const VIEWS_SHARDS = 4;
+
+/**
+ * The runs phase as a job list, longest first (the pool starts them in this order, so the long
+ * training loop and the views' runs do not end up alone at the end): the training loop, the views'
+ * shards, the verified runs, the matrix's shards. The jobs write disjoint runs of one data directory.
+ */
+export function runsJobs(schedule: Schedule, dataDir: string): RunsJob[] {
+  const off = ["--progress", "off"];
+  const shards = (name: string, base: string[], n: number): RunsJob[] =>
+    Array.from({ length: n }, (_, i) => ({ name: `${name} ${i + 1}/${n}`, command: "run", argv: [...base, ...off, "--shard", `${i + 1}/${n}`] }));
+  return [
+    { name: "training loop", command: "train-loop", argv: [...trainingArgs(schedule, dataDir), ...off] },
+    ...shards("views", viewsArgs(schedule, dataDir), VIEWS_SHARDS),
+    { name: "verified", command: "run", argv: [...verifiedArgs(schedule, dataDir), ...off] },
+    ...shards("matrix", matrixArgs(schedule, dataDir), MATRIX_SHARDS),
+  ];
 }
 
 /** The runs of the default matrix, with the episodes each plays (what the progress line counts). */
@@ -267,11 +301,6 @@ export function verifiedRuns(schedule: Schedule): WatchedRun[] {
   return buildMatrix([VERIFIED_MODEL], GAME_NAMES, ["verified"], 0).map((e) => ({ runId: e.runId, totalEpisodes: total }));
 }
 
-/** Phase 2b: the verified runs, one `s3gym run` in this process (7 runs: small beside the matrix). */
-async function runVerifiedPhase(args: Args, dataAbs: string): Promise<number> {
-  return watched("verified", dataAbs, verifiedRuns(args.schedule), () => runInProcess([...verifiedArgs(args.schedule, dataAbs), "--progress", "off"]));
-}
-
 /** The training loop's evaluation runs (one per game), each evaluating every epoch. */
 export function trainingRuns(schedule: Schedule): WatchedRun[] {
   return GAME_NAMES.map((game) => ({
@@ -281,7 +310,7 @@ export function trainingRuns(schedule: Schedule): WatchedRun[] {
 }
 
 /** Runs `f` while a watcher prints a line per finished run and the phase's progress line. */
-async function watched(label: string, dataAbs: string, runs: readonly WatchedRun[], f: () => Promise<number>): Promise<number> {
+async function watched<T>(label: string, dataAbs: string, runs: readonly WatchedRun[], f: () => Promise<T>): Promise<T> {
   const watch = new RunWatch(dataAbs, runs, process.stdout, { label });
   watch.start();
   try {
@@ -289,57 +318,6 @@ async function watched(label: string, dataAbs: string, runs: readonly WatchedRun
   } finally {
     watch.stop();
   }
-}
-
-/**
- * Phase 2: the default offline matrix: `s3gym run` with the flags of `matrixArgs`, one shard per job.
- * Nothing else of the runner is used, so its flags, resume rules and refusals apply unchanged.
- */
-async function runMatrixPhase(args: Args, dataAbs: string): Promise<number> {
-  return runSharded("matrix", [...matrixArgs(args.schedule, dataAbs), "--progress", "off"], matrixRuns(args.schedule), args.jobs, dataAbs);
-}
-
-/** `s3gym run` with `base` in `jobs` shard processes (or in this process for one job), watched as `label`. */
-function runSharded(label: string, base: string[], runs: readonly WatchedRun[], jobs: number, dataAbs: string): Promise<number> {
-  return watched(label, dataAbs, runs, async () => {
-    if (jobs === 1) return runInProcess(base);
-    const codes = await Promise.all(Array.from({ length: jobs }, (_, i) => runShardProcess([...base, "--shard", `${i + 1}/${jobs}`])));
-    return Math.max(...codes);
-  });
-}
-
-/** Phase 2b: VIEWS_MODEL's runs with the evaluation views (`viewsArgs`), sharded like the matrix. */
-async function runViewsPhase(args: Args, dataAbs: string): Promise<number> {
-  return runSharded("views", [...viewsArgs(args.schedule, dataAbs), "--progress", "off"], viewRuns(args.schedule), args.jobs, dataAbs);
-}
-
-/** `s3gym run` in this process, its output filtered like a shard's. */
-async function runInProcess(argv: string[]): Promise<number> {
-  const { runCommand } = await import("./run.js");
-  const stdout = lineSink(runOutputFilter("stdout"), process.stdout);
-  const stderr = lineSink(runOutputFilter("stderr"), process.stderr);
-  try {
-    return await runCommand(argv, { stdout, stderr });
-  } finally {
-    stdout.flush();
-    stderr.flush();
-  }
-}
-
-/**
- * Phase 3: Figure 7 from a real offline training loop: `s3gym train-loop --trainer builtin` on
- * builtin:learner (explore -> build-sft -> fine-tune -> evaluate, `trainingRounds` rounds, every game).
- * Its per-round log lines are kept back and shown only when the loop fails. Resumable like any loop.
- */
-async function runTrainingPhase(args: Args, dataAbs: string): Promise<number> {
-  const { trainLoopCommand } = await import("./trainLoop.js");
-  const held: string[] = [];
-  const keep = { write: (t: string | Uint8Array) => (held.push(String(t)), true) };
-  const code = await watched("training", dataAbs, trainingRuns(args.schedule), () =>
-    trainLoopCommand([...trainingArgs(args.schedule, dataAbs), "--progress", "off"], { stdout: keep as never, stderr: keep as never }),
-  );
-  if (code !== 0) process.stderr.write(held.join(""));
-  return code;
 }
 
 /** The paper artefact each file reproduces, for the summary. */
@@ -430,35 +408,32 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   );
   if (existsSync(runsDir(dataAbs))) say(`${shown(dataAbs)} already holds runs: done episodes are reused (resume)`);
 
-  // 2. The matrix.
-  if (args.jobs > 1) say(`running the matrix as ${args.jobs} 's3gym run' processes in parallel (--shard i/${args.jobs})`);
-  let runCode = await phase("matrix (s3gym run)", () => runMatrixPhase(args, dataAbs));
-  if (runCode === 0) runCode = await phase(`views (s3gym run --views ${REPRODUCE_VIEWS}, ${VIEWS_MODEL})`, () => runViewsPhase(args, dataAbs));
-  if (runCode !== 0) {
+  // 2-3. The runs: the matrix, the views' runs, the verified runs and Figure 7's training loop, as
+  // one list of jobs on --jobs slots (each a child process).
+  const jobs = runsJobs(s, dataAbs);
+  say(`running ${jobs.length} jobs, ${args.jobs} at a time: the training loop, ${VIEWS_SHARDS} shards of the views' runs, the verified runs, ${MATRIX_SHARDS} shards of the matrix`);
+  const pool = await phase(`runs (matrix, views, verified, training loop; ${args.jobs} at a time)`, () =>
+    watched("runs", dataAbs, [...matrixRuns(s), ...viewRuns(s), ...verifiedRuns(s), ...trainingRuns(s)], async () =>
+      runPool(jobs, args.jobs, runChildProcess, {
+        clock: () => Date.now(),
+        onEnd: (r) => say(`  ${r.job.name} ${r.code === 0 ? "done" : `FAILED (exit ${r.code}${r.error ? `: ${r.error}` : ""})`} in ${seconds(r.ms)}`),
+      }),
+    ),
+  );
+  const failures = pool.done.filter((r) => r.code !== 0);
+  if (failures.length > 0) {
+    const config = failures.some((r) => r.code === 2);
     process.stderr.write(
-      `s3gym reproduce: 's3gym run' exited with ${runCode}` +
-        (runCode === 2
+      `s3gym reproduce: ${failures.map((r) => `${r.job.name} ('s3gym ${r.job.command}') exited with ${r.code}`).join("; ")}` +
+        (pool.skipped.length > 0 ? `; not started: ${pool.skipped.map((j) => j.name).join(", ")}` : "") +
+        (config
           ? ` (a configuration problem: if ${shown(dataAbs)} holds runs written with other protocol numbers, pass another --data or remove it)\n`
-          : " (a run failed: see the lines above; rerunning resumes)\n"),
+          : " (see the lines above; rerunning resumes)\n"),
     );
-    return runCode === 2 ? 2 : 1;
+    return config ? 2 : 1;
   }
 
-  // 2b. The verified pathway, for the learner.
-  const verifiedCode = await phase("verified (s3gym run --pathways verified, builtin:learner)", () => runVerifiedPhase(args, dataAbs));
-  if (verifiedCode !== 0) {
-    process.stderr.write(`s3gym reproduce: 's3gym run --pathways verified' exited with ${verifiedCode} (see the lines above; rerunning resumes)\n`);
-    return verifiedCode === 2 ? 2 : 1;
-  }
-
-  // 3. Training curves.
-  const trainCode = await phase("training loop (s3gym train-loop --trainer builtin)", () => runTrainingPhase(args, dataAbs));
-  if (trainCode !== 0) {
-    process.stderr.write(`s3gym reproduce: 's3gym train-loop --trainer builtin' exited with ${trainCode}\n`);
-    return trainCode === 2 ? 2 : 1;
-  }
-
-  // 4. The report, exactly `s3gym report`.
+  // 3. The report, exactly `s3gym report`.
   await mkdir(outAbs, { recursive: true });
   const { reportCommand } = await import("./report.js");
   const dataArg = relative(cwd, dataAbs).startsWith("..") ? dataAbs : relative(cwd, dataAbs) || ".";
@@ -467,7 +442,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   const notebookDir = join(outAbs, "notebooks");
   const written = hashTree(outAbs);
 
-  // 5. The notebooks, headless.
+  // 4. The notebooks, headless.
   let executed: string[] = [];
   if (args.notebooks) {
     const env = { S3GYM_DATA: dataAbs, S3GYM_OUT: outAbs };
@@ -501,7 +476,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
     }
   }
 
-  // 6. Where everything is.
+  // 5. Where everything is.
   const tables = readdirSync(join(outAbs, "tables")).filter((f) => f.endsWith(".md")).sort();
   const figures = readdirSync(outAbs).filter((f) => f.endsWith(".svg")).sort();
   const runs = existsSync(runsDir(dataAbs)) ? readdirSync(runsDir(dataAbs)).filter((d) => statSync(join(runsDir(dataAbs), d)).isDirectory()).length : 0;

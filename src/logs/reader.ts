@@ -77,6 +77,14 @@ export async function* readJsonl<S extends z.ZodType>(
   schema: S,
   opts: ReadOptions = {},
 ): AsyncGenerator<Numbered<z.infer<S>>> {
+  yield* readJsonlSync(file, schema, opts);
+}
+
+/**
+ * readJsonl as a synchronous generator (the file is read with readSync anyway): what readRunDir
+ * iterates, without a promise per line.
+ */
+export function* readJsonlSync<S extends z.ZodType>(file: string, schema: S, opts: ReadOptions = {}): Generator<Numbered<z.infer<S>>> {
   const onTorn = (t: TornLine) => opts.onWarning?.({ file, line: t.line, message: `torn last line ignored (${t.detail})` });
   try {
     for (const { json, line } of readJsonlLines(file, { onTorn })) {
@@ -265,7 +273,7 @@ export async function readRunDir(runDir: string, visitor: RunVisitor, opts: Read
     if (fn === undefined) return;
     const path = join(runDir, file);
     if (optional && !existsSync(path)) return;
-    for await (const { value, line } of readJsonl(path, schema, opts)) fn(value, path, line);
+    for (const { value, line } of readJsonlSync(path, schema, opts)) fn(value, path, line);
   }
   await each(RUN_FILES.checkpoints.file, CheckpointRecord, visitor.checkpoint, false);
   await each(RUN_FILES.episodes.file, EpisodeRecord, visitor.episode, false);

@@ -251,8 +251,25 @@ function wholeSuffix(blocks: readonly HistoryBlock[], c: number): string {
   return text;
 }
 
+/**
+ * The last text rendered per block array, by its keep vector: the anchored cut keeps one vector for
+ * most steps of an episode, and handing back the same string object (not an equal copy) lets every
+ * later reader compare and memoise it by identity instead of by its hundreds of kilobytes.
+ */
+const lastRendered = new WeakMap<readonly HistoryBlock[], { blocks: HistoryBlock[]; keep: number[]; text: string }>();
+
 /** The experience text for a keep vector: the non-empty renderTrajectory(block, keep) joined by "\n\n". */
 export function renderHistory(blocks: readonly HistoryBlock[], keep: readonly number[]): string {
+  const last = lastRendered.get(blocks);
+  if (last && last.keep.length === keep.length && last.keep.every((k, i) => Object.is(k, keep[i])) && last.blocks.length === blocks.length && last.blocks.every((b, i) => b === blocks[i])) {
+    return last.text;
+  }
+  const text = renderHistoryText(blocks, keep);
+  lastRendered.set(blocks, { blocks: blocks.slice(), keep: keep.slice(), text });
+  return text;
+}
+
+function renderHistoryText(blocks: readonly HistoryBlock[], keep: readonly number[]): string {
   let c = blocks.length; // blocks[c..] are whole
   while (c > 0 && isWhole(blocks[c - 1]!, keep[c - 1])) c--;
   const parts: string[] = [];
@@ -375,19 +392,103 @@ function anchoredKeep(blocks: readonly HistoryBlock[], settings: HistorySettings
     experienceBudget(settings, { rules: step.rules, turns: step.turns.slice(0, j), observation: j < n ? step.turns[j]!.observation : step.observation, rewardVisibility: step.rewardVisibility }, counter);
   const full = blocks.map((b) => b.stepTokens.length);
   const floor = Math.floor(settings.contextTokens / ANCHOR_RESERVE_DIVISOR);
-  const first = budgetAt(0);
-  let keep: number[] | null = null;
-  for (let j = 0; j <= n; j++) {
+  // The walk over steps 0..n-1 is the one the previous step of this episode made (same turns): it
+  // resumes from its last valid state instead of recomputing every earlier budget (quadratic).
+  const walk = anchoredWalk(blocks, settings, step, counter);
+  const from = walk.validSteps(step);
+  const first = from > 0 ? walk.first : budgetAt(0);
+  let keep: number[] | null = from > 0 ? walk.keeps[from - 1]! : null;
+  for (let j = from; j <= n; j++) {
     const budget = j === 0 ? first : budgetAt(j);
-    if (keep !== null && historyCost(blocks, keep, counter) <= budget) continue;
-    if (j === 0 && historyCost(blocks, full, counter) <= budget) {
-      keep = full;
-      continue;
+    if (!(keep !== null && historyCost(blocks, keep, counter) <= budget)) {
+      if (j === 0 && historyCost(blocks, full, counter) <= budget) keep = full;
+      else {
+        const reserve = Math.min(Math.max(floor, first - budget), Math.floor(Math.max(0, budget) / 2));
+        keep = fitHistory(blocks, budget - reserve, counter);
+      }
     }
-    const reserve = Math.min(Math.max(floor, first - budget), Math.floor(Math.max(0, budget) / 2));
-    keep = fitHistory(blocks, budget - reserve, counter);
+    walk.record(j, step, keep!, first);
   }
   return keep!;
+}
+
+/**
+ * What step j of an anchored walk read: the turn before it (by object, and the fields its messages
+ * show) and the observation then current. The walk's state after step j is reused only while every
+ * step up to j reads the same.
+ */
+interface WalkStep {
+  turn: EarlierTurn | null;
+  observation: string;
+  response: string | undefined;
+  feedback: string | undefined;
+  reward: number | undefined;
+  scoreAfter: number | undefined;
+  current: string;
+}
+
+class AnchoredWalk {
+  readonly steps: WalkStep[] = [];
+  readonly keeps: number[][] = [];
+  first = 0;
+  constructor(
+    readonly blocks: readonly HistoryBlock[],
+    readonly blockList: readonly HistoryBlock[],
+    readonly contextTokens: number,
+    readonly maxNewTokens: number,
+    readonly counter: TokenCounter,
+    readonly rules: string,
+    readonly visibility: "hidden" | "visible",
+  ) {}
+
+  private static read(step: StepInput, j: number): WalkStep {
+    const turn = j > 0 ? step.turns[j - 1]! : null;
+    const current = j < step.turns.length ? step.turns[j]!.observation : step.observation;
+    return { turn, observation: turn?.observation ?? "", response: turn?.response, feedback: turn?.feedback, reward: turn?.reward, scoreAfter: turn?.scoreAfter, current };
+  }
+
+  /** How many of this walk's first steps read exactly what `step`'s steps read. */
+  validSteps(step: StepInput): number {
+    const upTo = Math.min(this.steps.length, step.turns.length + 1);
+    let j = 0;
+    for (; j < upTo; j++) {
+      const a = this.steps[j]!;
+      const b = AnchoredWalk.read(step, j);
+      if (a.turn !== b.turn || a.observation !== b.observation || a.response !== b.response || a.feedback !== b.feedback || a.reward !== b.reward || a.scoreAfter !== b.scoreAfter || a.current !== b.current) break;
+    }
+    return j;
+  }
+
+  record(j: number, step: StepInput, keep: number[], first: number): void {
+    this.steps.length = j;
+    this.keeps.length = j;
+    this.steps.push(AnchoredWalk.read(step, j));
+    this.keeps.push(keep);
+    this.first = first;
+  }
+}
+
+/** One walk per episode (its turns array, which the runner grows by one per step). */
+const anchoredWalks = new WeakMap<readonly EarlierTurn[], AnchoredWalk>();
+
+function anchoredWalk(blocks: readonly HistoryBlock[], settings: HistorySettings, step: StepInput, counter: TokenCounter): AnchoredWalk {
+  const w = anchoredWalks.get(step.turns);
+  if (
+    w !== undefined &&
+    w.blocks === blocks &&
+    w.blockList.length === blocks.length &&
+    w.blockList.every((b, i) => b === blocks[i]) &&
+    w.contextTokens === settings.contextTokens &&
+    w.maxNewTokens === settings.maxNewTokens &&
+    w.counter === counter &&
+    w.rules === step.rules &&
+    w.visibility === step.rewardVisibility
+  ) {
+    return w;
+  }
+  const fresh = new AnchoredWalk(blocks, blocks.slice(), settings.contextTokens, settings.maxNewTokens, counter, step.rules, step.rewardVisibility);
+  anchoredWalks.set(step.turns, fresh);
+  return fresh;
 }
 
 type StepInput = { rules: string; turns: EarlierTurn[]; observation: string; rewardVisibility: "hidden" | "visible" };

@@ -51,27 +51,44 @@ export interface JsonlReadOptions {
   chunkBytes?: number;
 }
 
-/** Raw lines with their numbers and whether each ended in a newline, read in chunks. */
+/**
+ * Raw lines with their numbers and whether each ended in a newline, read in chunks. Each chunk's
+ * complete lines are decoded as one string and split at "\n" (a newline byte never occurs inside a
+ * UTF-8 sequence, so a line decodes to the same text as alone); the bytes of an unfinished line are
+ * carried into the next chunk.
+ */
 function* rawLines(path: string, chunkBytes: number): Generator<{ text: string; line: number; terminated: boolean }> {
   const fd = openSync(path, "r");
   try {
     const buf = Buffer.alloc(chunkBytes);
-    let parts: Buffer[] = [];
+    let carry: Buffer[] = [];
     let line = 0;
     for (;;) {
       const n = readSync(fd, buf, 0, buf.length, null);
       if (n === 0) break;
-      let start = 0;
-      for (let nl = buf.indexOf(0x0a, start); nl >= 0 && nl < n; nl = buf.indexOf(0x0a, start)) {
-        parts.push(Buffer.from(buf.subarray(start, nl)));
-        const text = Buffer.concat(parts).toString("utf8");
-        parts = [];
-        start = nl + 1;
-        yield { text, line: ++line, terminated: true };
+      const lastNl = buf.lastIndexOf(0x0a, n - 1);
+      if (lastNl < 0) {
+        carry.push(Buffer.from(buf.subarray(0, n)));
+        continue;
       }
-      if (start < n) parts.push(Buffer.from(buf.subarray(start, n)));
+      let text: string;
+      if (carry.length > 0) {
+        carry.push(buf.subarray(0, lastNl));
+        text = Buffer.concat(carry).toString("utf8");
+        carry = [];
+      } else text = buf.toString("utf8", 0, lastNl);
+      for (let start = 0; ; ) {
+        const nl = text.indexOf("\n", start);
+        if (nl < 0) {
+          yield { text: start === 0 ? text : text.slice(start), line: ++line, terminated: true };
+          break;
+        }
+        yield { text: text.slice(start, nl), line: ++line, terminated: true };
+        start = nl + 1;
+      }
+      if (lastNl + 1 < n) carry.push(Buffer.from(buf.subarray(lastNl + 1, n)));
     }
-    if (parts.length > 0) yield { text: Buffer.concat(parts).toString("utf8"), line: ++line, terminated: false };
+    if (carry.length > 0) yield { text: Buffer.concat(carry).toString("utf8"), line: ++line, terminated: false };
   } finally {
     closeSync(fd);
   }

@@ -41,6 +41,27 @@ describe("step prompt", () => {
     });
     expect(messagesToPolicyContext([{ role: "user", content: "hello" }])).toBeNull();
   });
+  it("reuses an earlier turn's text only while everything it shows is unchanged", () => {
+    // The same turn objects at every step (as the episode runner passes them); each input of a
+    // turn's user message changed in place must show in the next build, as a fresh build shows it.
+    const live = turns.map((t) => ({ ...t }));
+    const input = (experience: string, visibility: "hidden" | "visible" = "hidden") => ({ rules: "R", experience, turns: live, observation: "now", rewardVisibility: visibility });
+    const fresh = (experience: string, visibility: "hidden" | "visible" = "hidden") =>
+      buildStepMessages({ ...input(experience, visibility), turns: live.map((t) => ({ ...t })) });
+    const first = buildStepMessages(input("E1"));
+    expect(buildStepMessages(input("E1"))[3]!.content).toBe(first[3]!.content);
+    live[0]!.feedback = "ate two apples";
+    live[1]!.observation = "Step 2 of 64\nboard B2";
+    expect(buildStepMessages(input("E1"))).toEqual(fresh("E1"));
+    expect(buildStepMessages(input("E1"))[3]!.content).toContain("<feedback>ate two apples</feedback>\n\n<observation>\nStep 2 of 64\nboard B2");
+    expect(buildStepMessages(input("E2"))).toEqual(fresh("E2"));
+    expect(buildStepMessages(input("E2"))[1]!.content).toContain("E2");
+    live[0]!.reward = 5;
+    expect(buildStepMessages(input("E2", "visible"))).toEqual(fresh("E2", "visible"));
+    expect(buildStepMessages(input("E2", "visible"))[3]!.content).toContain("verifier reward: 5");
+    // The inverse reads the changed texts too (its memo is keyed by the text itself).
+    expect(messagesToPolicyContext(buildStepMessages(input("E2")))!.history[0]!.feedback).toBe("ate two apples");
+  });
 });
 
 describe("summary memory", () => {

@@ -1,8 +1,20 @@
 /** Data frames for ad hoc work: plain columns and danfojs DataFrames of a hand-made data set. */
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { booleanColumn, loadColumns, loadFrames, numberColumn, STEP_COLUMNS, STEP_TEXT_COLUMNS, textColumn } from "../../src/analysis/frames.js";
 import { StepRecord } from "../../src/logs/schema.js";
 import { curveRecords, exploreRecords, tempDir, writeRun } from "./helpers.js";
+
+/** JSON.parse's message for a text (the torn-line warning quotes it). */
+function jsonError(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return "";
+}
 
 const H = { run_id: "g.history.m", model: "m", game: "g", pathway: "history" };
 
@@ -30,6 +42,18 @@ describe("loadColumns", () => {
     expect([cols.runs.y0?.[0], cols.runs.avg?.[0], cols.runs.max?.[0], cols.runs.auc_plus?.[0], cols.runs.naba?.[0]]).toEqual([2, 3, 4, 6, 3]);
     expect(cols.runs.agree?.[0]).toBe(0.5);
     expect(cols.runs.n_unscored?.[0]).toBe(1);
+  });
+
+  it("reports a torn last line once, and a bad line as the loader's error naming file, line and field", async () => {
+    const dir = fixture();
+    const steps = join(dir, "runs", H.run_id, "steps.jsonl");
+    appendFileSync(steps, '{"run_id":"g.history.m","mod');
+    const warnings: string[] = [];
+    const cols = await loadColumns(dir, { onWarning: (w) => warnings.push(w) });
+    expect(warnings).toEqual([`${steps}:4: torn last line ignored (invalid JSON (${jsonError('{"run_id":"g.history.m","mod')}))`]);
+    expect(cols.steps.self_score).toEqual([1, Number.NaN, 0]);
+    appendFileSync(steps, '\n{"run_id":"g.history.m"}\n');
+    await expect(loadColumns(dir)).rejects.toThrow(`${steps}:4: `);
   });
 
   it("keeps the text columns when asked", async () => {

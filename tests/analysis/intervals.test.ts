@@ -6,14 +6,17 @@ import {
   bcaInterval,
   clusterDesign,
   groupJackknife,
+  groupJackknifeMany,
   jackknifeSe,
   normalCdf,
   normalQuantile,
   simpleDesign,
   studentizedInterval,
   tableInterval,
+  tableIntervalMany,
   twoStageDesign,
   unitBootstrap,
+  unitBootstrapMany,
   withinDesign,
 } from "../../src/analysis/intervals.js";
 
@@ -134,5 +137,57 @@ describe("designs", () => {
     expect(stu.interval.hi as number).toBeGreaterThan(2.8);
     // a right-skewed sample: the bootstrap-t reaches further right than the percentile interval
     expect(stu.interval.hi as number).toBeGreaterThan(pct.interval.hi as number);
+  });
+});
+
+describe("several statistics over one stream of draws (unitBootstrapMany)", () => {
+  const x = [3, 1, 4, 1, 5, 9, 2, 6];
+  const y = [2, 7, 1, 8, 2, 8, 1, 8];
+  // A mean, a ratio of two weighted sums, and a statistic undefined when unit 0 is not drawn.
+  const stats: ((w: Int32Array) => number)[] = [
+    meanStat(x),
+    (w) => {
+      let a = 0;
+      let b = 0;
+      for (let i = 0; i < x.length; i++) [a, b] = [a + w[i]! * x[i]!, b + w[i]! * y[i]!];
+      return b > 0 ? a / b : Number.NaN;
+    },
+    (w) => (w[0] === 0 ? Number.NaN : meanStat(y)(w)),
+  ];
+  const vector = (w: Int32Array, out: Float64Array): void => stats.forEach((s, j) => void (out[j] = s(w)));
+  const designs = { simple: simpleDesign(8), cluster: clusterDesign([3, 2, 3]), within: withinDesign([4, 4]), twoStage: twoStageDesign([2, 3, 3]) };
+
+  for (const [name, design] of Object.entries(designs)) {
+    for (const method of ["percentile", "bca", "studentized"] as const) {
+      it(`${name} design, ${method}: each statistic gets exactly what it gets alone`, () => {
+        const many = unitBootstrapMany(design, vector, stats.length, 300, bootstrapRng(7, "many", name), method);
+        stats.forEach((s, j) => {
+          const alone = unitBootstrap(design, s, 300, bootstrapRng(7, "many", name), method);
+          expect(many[j]!.point).toBe(alone.point);
+          expect(many[j]!.interval).toEqual(alone.interval);
+          expect(Array.from(many[j]!.replicates)).toEqual(Array.from(alone.replicates));
+        });
+        // The streams really differ per statistic's values: the three results are not one copied thrice.
+        expect(many[0]!.point).not.toBe(many[1]!.point);
+      });
+    }
+  }
+
+  it("tableIntervalMany falls back like tableInterval (two-stage -> BCa, few units -> percentile)", () => {
+    for (const design of [twoStageDesign([2, 3]), simpleDesign(2), simpleDesign(8)]) {
+      const many = tableIntervalMany(design, vector, stats.length, 100, bootstrapRng(1, "t"), "studentized");
+      stats.forEach((s, j) => {
+        const alone = tableInterval(design, s, 100, bootstrapRng(1, "t"), "studentized");
+        expect(many[j]!.method).toBe(alone.method);
+        expect(many[j]!.interval).toEqual(alone.interval);
+      });
+    }
+  });
+
+  it("groupJackknifeMany gives each statistic its own leave-one-out values", () => {
+    // weights (2, 0, 1) on 1, 2, 3: the mean's values 2 (leave a 1), 1 (leave the 3); the max's 3, 1.
+    const max = (w: ArrayLike<number>): number => Math.max(...[1, 2, 3].filter((_, i) => (w[i] as number) > 0));
+    const jk = groupJackknifeMany(simpleDesign(3), (w, out) => ((out[0] = meanStat([1, 2, 3])(w)), (out[1] = max(w))), 2, new Int32Array([2, 0, 1]));
+    expect(jk).toEqual({ values: [[2, 1], [3, 1]], mult: [2, 1] });
   });
 });

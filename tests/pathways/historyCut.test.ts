@@ -98,3 +98,33 @@ describe("anchored history cut", () => {
     expect(historyContext(freshBlocks, settings, step, fresh)).toEqual(historyContext(blocks, settings, step, counter));
   });
 });
+
+describe("anchored cut, computed incrementally", () => {
+  // The runner passes ONE turns array per episode, grown by a push per step; historyContext resumes
+  // its walk from the previous step's. Every step must equal a walk from scratch (a fresh array),
+  // also after an earlier turn was changed in place.
+  it("gives at every step what a walk from scratch gives, and notices a changed earlier turn", () => {
+    const settings = { contextTokens: Math.floor(total * 0.6), maxNewTokens: 100, tokenizer: "o200k" as const, historyCut: "anchored" as const };
+    const live: EarlierTurn[] = [];
+    const scratch = (observation: string) => historyContext(blocks, settings, { rules, turns: live.map((t) => ({ ...t })), observation, rewardVisibility: "hidden" }, counter);
+    const moves = new Set<string>();
+    for (let j = 0; j < 30; j++) {
+      const observation = turn(j).observation;
+      const got = historyContext(blocks, settings, { rules, turns: live, observation, rewardVisibility: "hidden" }, counter);
+      expect(got).toEqual(scratch(observation));
+      moves.add(got.keep.join(","));
+      if (j === 20) {
+        // An earlier turn grows in place by much more than the reserve: the cut must move.
+        live[3] = { ...live[3]!, observation: live[3]!.observation + " y".repeat(2000) };
+        const changed = historyContext(blocks, settings, { rules, turns: live, observation, rewardVisibility: "hidden" }, counter);
+        expect(changed).toEqual(scratch(observation));
+        expect(changed.keep).not.toEqual(got.keep);
+        live[3]!.feedback = "moved twice";
+        expect(historyContext(blocks, settings, { rules, turns: live, observation, rewardVisibility: "hidden" }, counter)).toEqual(scratch(observation));
+      }
+      live.push(turn(j));
+    }
+    // The schedule really exercises a cut that moves (else the comparison shows little).
+    expect(moves.size).toBeGreaterThan(1);
+  });
+});

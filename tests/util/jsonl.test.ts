@@ -27,6 +27,23 @@ describe("readJsonlLines", () => {
     for (const chunkBytes of [1, 2, 3, 5, 7, 64]) expect(read(text, { chunkBytes }).lines.map((l) => l[2])).toEqual([{ s: "héllo wörld ✓" }, { n: 12345 }, { s: "ü" }]);
   });
 
+  it("decodes a line with broken UTF-8 as that line alone decodes, whatever the chunk size", () => {
+    // A truncated 3-byte sequence (E2 82) just before the newline, a lone continuation byte mid-line,
+    // and a blank line: each line's text is what Buffer#toString gives for its bytes on their own.
+    const lines = [Buffer.from([0x7b, 0x22, 0x73, 0x22, 0x3a, 0x22, 0x61, 0xe2, 0x82]), Buffer.from('{"t":"b'), Buffer.from([0x80]), Buffer.from('c"}')];
+    const bytes = Buffer.concat([lines[0]!, Buffer.from('"}\n\n'), lines[1]!, lines[2]!, lines[3]!, Buffer.from("\n")]);
+    const p = join(dir, `f${n++}.jsonl`);
+    writeFileSync(p, bytes);
+    const alone = [Buffer.concat([lines[0]!, Buffer.from('"}')]).toString("utf8"), Buffer.concat([lines[1]!, lines[2]!, lines[3]!]).toString("utf8")];
+    for (const chunkBytes of [1, 2, 3, 4, 6, 9, 1024]) {
+      const got = [...readJsonlLines(p, { chunkBytes })].map((l) => [l.line, l.text]);
+      expect(got, `chunk ${chunkBytes}`).toEqual([
+        [1, alone[0]],
+        [3, alone[1]],
+      ]);
+    }
+  });
+
   it("takes an unparsable last line for torn: not yielded, reported with its line", () => {
     const r = read('{"a":1}\n{"a":2\n\n');
     expect(r.lines).toEqual([[1, '{"a":1}', { a: 1 }]]);

@@ -47,6 +47,24 @@ export function readExperience(experience: string, learn: TacticSet["learn"]): {
   return { stats, knowledge: mergeKnowledge(memory, { vectors: verified.vectors }, ...parsed.map((p) => p.knowledge)) };
 }
 
+/**
+ * readExperience of a first user message's experience block, memoised by that message: every step of
+ * an episode repeats the same first message (and the same string object in process), and reading a
+ * long History block is linear in its length. Few entries: episodes of a run come one after another.
+ * The result is only read (chooseTactic, mergeKnowledge copy what they use).
+ */
+const experienceMemo = new Map<string, { learn: TacticSet["learn"]; read: ReturnType<typeof readExperience> }>();
+const EXPERIENCE_MEMO_MAX = 8;
+
+function experienceRead(firstUser: string, learn: TacticSet["learn"]): ReturnType<typeof readExperience> {
+  const hit = experienceMemo.get(firstUser);
+  if (hit && hit.learn === learn) return hit.read;
+  const read = readExperience(experienceOf(firstUser), learn);
+  if (experienceMemo.size >= EXPERIENCE_MEMO_MAX) experienceMemo.delete(experienceMemo.keys().next().value!);
+  experienceMemo.set(firstUser, { learn, read });
+  return read;
+}
+
 const HEADER_START = "=== Exploration episode ";
 /** Parsed blocks by their text: the same blocks return at every step of an episode and of later ones. */
 const blockCache = new Map<string, { episode: SeenEpisode; knowledge: TacticKnowledge | undefined }>();
@@ -116,7 +134,7 @@ export function learnerStep(messages: readonly ChatMessage[], options: LearnerOp
   const ck: LearnerCheckpoint | null = options.checkpoint !== null ? loadCheckpoint(options.checkpoint) : null;
   const fromCk = ck?.games[title.game];
   const firstUser = messages.find((m) => m.role === "user")?.content ?? "";
-  const exp = readExperience(experienceOf(firstUser), set.learn);
+  const exp = experienceRead(firstUser, set.learn);
 
   // The tactic this episode's earlier replies named (the episode keeps one tactic).
   const firstOwn = messages.find((m) => m.role === "assistant");
