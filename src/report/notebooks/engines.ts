@@ -140,7 +140,9 @@ export interface RunNotebooksOptions {
 
 /**
  * Executes notebooks `jobs` at a time into `outDir`. Resolves with the executed copies (in the
- * given order); rejects with the first failure once the running ones have ended.
+ * given order); rejects with the first failure once the running ones have ended. With more than one
+ * notebook, the data set of `env.S3GYM_DATA` is loaded once, while the first notebook starts, and
+ * handed to the others as a snapshot (`S3GYM_DATASET`, datasetSnapshot.ts; removed at the end).
  */
 export async function runNotebooks(o: RunNotebooksOptions): Promise<string[]> {
   const engine = NOTEBOOK_ENGINES[o.engine];
@@ -156,6 +158,7 @@ export async function runNotebooks(o: RunNotebooksOptions): Promise<string[]> {
     for (let nb = queue.shift(); nb !== undefined && failed === null; nb = queue.shift()) {
       const env = first ? o.env : await snapshotEnv;
       first = false;
+      if (failed !== null) return; // a notebook failed while this one waited for the snapshot
       const t = Date.now();
       try {
         await engine.execute(o.root, nb, o.outDir, env, o.timeoutS ?? NOTEBOOK_TIMEOUT_S);
