@@ -7,6 +7,7 @@
 import { splitObservation } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, TextPolicy } from "../types.js";
+import { BoundedCache } from "../memo.js";
 import { parseObservation, type ChessFacts } from "./render.js";
 import { PIECE_RULES, PIECE_TYPES, destinations, occupancy, onBoard, parseAction, parseSquare, squareName, type PieceRule, type PieceType } from "./rules.js";
 
@@ -23,7 +24,17 @@ interface View {
   targets: Sq[];
 }
 
+/**
+ * Views by observation text: the heuristic reads every earlier observation of the episode again at
+ * each step (what its moves taught), so each is parsed once. Views are shared: nothing may mutate one.
+ */
+const viewCache = new BoundedCache<string, View>(1024);
+
 function view(observation: string): View {
+  return viewCache.getOrSet(observation, () => parseView(observation));
+}
+
+function parseView(observation: string): View {
   const facts = parseObservation(splitObservation(observation).body);
   const sq = (s: string): Sq => parseSquare(s) as Sq;
   const pieces = facts.pieces.map((p) => ({ type: p.type, ...sq(p.square) }));

@@ -6,6 +6,7 @@
 import { splitObservation } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
+import { BoundedCache } from "../memo.js";
 import { parseObservation, type MinesweeperFacts } from "./render.js";
 import { neighbours } from "./rules.js";
 
@@ -263,6 +264,13 @@ export function analyse(f: MinesweeperFacts): Analysis {
   return { known, risk };
 }
 
+/**
+ * Analyses by observation body: a function of the board text alone, and the same boards come back (the
+ * heuristic, the oracle and the learner's tactics play the same evaluation seeds in every pathway of a
+ * matrix). Shared: read only.
+ */
+const analysisCache = new BoundedCache<string, Analysis>(4096);
+
 export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
   const { step, maxSteps, body } = splitObservation(ctx.observation);
   const f = parseObservation(body);
@@ -282,7 +290,7 @@ export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
     return { action: `uncover (${rows - 1}, ${cols - 1})`, selfScore: 0 };
   }
 
-  const { known, risk } = analyse(f);
+  const { known, risk } = analysisCache.getOrSet(body, () => analyse(f));
   const safes: Array<[number, number]> = [];
   const minesToFlag: Array<[number, number]> = [];
   for (let r = 0; r < rows; r++) {

@@ -3,7 +3,8 @@ import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
 import type { Unit } from "./arith.js";
 import { parseObservation } from "./render.js";
-import { combineUnits, isWinning, solve, type SolverUnit } from "./solver.js";
+import { BoundedCache } from "../memo.js";
+import { combineUnits, isWinning, solve, type SolveResult, type SolverUnit } from "./solver.js";
 
 /** A printed number is the true value rounded to 6 decimals: it is off by at most half a unit of the 6th. */
 export const PRINT_ERROR = 5e-7 + 1e-12;
@@ -13,6 +14,13 @@ export const HEURISTIC_SEARCH_NODES = 20000;
 function visibleUnits(ctx: PolicyContext): Unit[] {
   return parseObservation(splitObservation(ctx.observation).body).units;
 }
+
+/**
+ * Search results by observation body: the search is a function of the printed board alone, and the
+ * same boards come back (the heuristic, the oracle and the learner's tactics play the same evaluation
+ * seeds in every pathway of a matrix). Shared: read only.
+ */
+const searchCache = new BoundedCache<string, SolveResult>(4096);
 
 export const random: TextPolicy = (ctx: PolicyContext, rng: Rng): PolicyDecision => {
   const n = visibleUnits(ctx).length;
@@ -34,7 +42,8 @@ export function toSolverUnits(units: Unit[]): SolverUnit[] {
  */
 export const heuristic: TextPolicy = (ctx: PolicyContext, rng: Rng): PolicyDecision => {
   const units = toSolverUnits(visibleUnits(ctx));
-  const res = solve(units, { maxNodes: HEURISTIC_SEARCH_NODES, tolerant: true });
+  const body = splitObservation(ctx.observation).body;
+  const res = searchCache.getOrSet(body, () => solve(units, { maxNodes: HEURISTIC_SEARCH_NODES, tolerant: true }));
   if (res.status === "solved" && res.moves.length > 0) {
     const [i, j] = res.moves[0]!;
     return { action: `${i} ${j}`, selfScore: res.moves.length === 1 ? 1 : 0 };

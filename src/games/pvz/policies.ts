@@ -428,10 +428,21 @@ export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
   const f = factsOf(ctx.observation);
   const p = paramsCache.getOrSet(`${f.rows}|${f.cols}|${JSON.stringify(f.costs)}|${ctx.rules}`, () => paramsFromRules(ctx.rules, f));
   const s = reconstruct(ctx, p);
+  // The decision is a function of the replayed lawn and the parameters alone, and the same lawns come
+  // back: the heuristic, the oracle and the learner's tactics play the same evaluation seeds in every
+  // pathway of a matrix.
+  const d = decisionCache.getOrSet(`${paramsKey(p)}|${JSON.stringify(s)}`, () => decideOn(s, p));
+  return { ...d };
+};
+
+/** Decisions by (parameters, replayed lawn) as JSON (bounded; a hit returns a copy, so callers own what they get). */
+const decisionCache = new BoundedCache<string, PolicyDecision>(8192);
+
+function decideOn(s: PvzInner, p: PvzConfig): PolicyDecision {
   const chosen = plan(s, p);
   const action = chosen.length === 0 ? "pass" : chosen.map((x) => `${x.plant} ${x.row} ${x.col}`).join("; ");
   // The step earns 1 unless a zombie gets past column 0 this very turn.
   const after = clone(s);
   const res = resolveCombat(after, p, plantPhase(after, chosen, p).chiliRows);
   return { action, selfScore: res.breachRow === null ? 1 : 0 };
-};
+}

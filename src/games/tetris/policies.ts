@@ -3,6 +3,7 @@ import { splitObservation } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
 import { boardMasks, dropTop, fullRow, lockAndClearInto, maskFeatures, MAX_BITBOARD_WIDTH, shapeMasks } from "./bitboard.js";
+import { BoundedCache } from "../memo.js";
 import { parseObservation } from "./render.js";
 import { FILLED, ROTATIONS, SHAPES, type Piece } from "./rules.js";
 
@@ -74,7 +75,18 @@ function maskEvaluate(board: Int32Array, width: number, heights: Int32Array): nu
  * bitmasks (bitboard.ts), so no string board is built per candidate.
  */
 export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
-  const f = parseObservation(splitObservation(ctx.observation).body);
+  const body = splitObservation(ctx.observation).body;
+  // The decision is a function of the board text alone, and the same boards come back: the heuristic,
+  // the oracle and the learner's tactics play the same evaluation seeds in every pathway of a matrix.
+  const d = decisionCache.getOrSet(body, () => search(body));
+  return { ...d };
+};
+
+/** Decisions by observation body (bounded; a hit returns a copy, so callers own what they get). */
+const decisionCache = new BoundedCache<string, PolicyDecision>(8192);
+
+function search(body: string): PolicyDecision {
+  const f = parseObservation(body);
   if (f.width > MAX_BITBOARD_WIDTH) {
     throw new Error(`tetris heuristic: the board is ${f.width} columns wide; it searches boards up to ${MAX_BITBOARD_WIDTH} wide (tetris configs allow 4..20 columns)`);
   }
@@ -111,4 +123,4 @@ export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
     if (!best || value > best.value) best = { action: p.action, value, cleared };
   }
   return { action: best!.action, selfScore: best!.cleared };
-};
+}
