@@ -19,6 +19,7 @@ import { compareRuns, type CheckpointData, type Dataset, type ExtraViewName, typ
 import { simpleDesign, tableIntervalMany } from "./intervals.js";
 import { isTraining } from "./runs.js";
 import { seedCurve, seedStream, type SeedCurve } from "./seedCurves.js";
+import { withInstrumentNote } from "./instruments.js";
 import type { Table } from "./table.js";
 import { disagreement, forgetting, transferGain, updateGains, weightedCurve, type Forgetting, type TransferGain, type UpdateGain } from "./viewMetrics.js";
 import { successThreshold } from "../games/successThreshold.js";
@@ -338,7 +339,7 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
     { key: "pathway", kind: "text" as const },
   ];
   return {
-    views: {
+    views: withInstrumentNote({
       name: "views",
       title: "Evaluation views: curve metrics, transfer gain (IDG on id, OODG on eval) and the best intermediate snapshot",
       columns: [
@@ -359,15 +360,15 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
         "final_gain = y(last) - y(0). best_x, best_gain: the best intermediate checkpoint (0 < x < last) and its gain over y(0); regression = max(0, best_gain - final_gain). disagree_rate: the share of the run's updates (checkpoints where two or more views have a UVG) at which one view gained and another lost (view_updates has every UVG).",
         ...smallNNote(viewRows, CURVE_METRICS.map((m) => ({ key: m, metric: m }))),
       ],
-    },
-    updates: {
+    }, []),
+    updates: withInstrumentNote({
       name: "view_updates",
       title: "Update gain per checkpoint and view: UVG(x) = y(x) - y(previous checkpoint)",
       columns: [...idCols, { key: "view", kind: "text" }, { key: "x", kind: "int" }, { key: "from", kind: "int" }, { key: "uvg", kind: "estimate" }],
       rows: updateRows,
       notes: [describeBootstrap(cfg, unit), "UVG compares the seeds played at both checkpoints (the replay view adds seeds as they are explored); `from` is the previous valid checkpoint."],
-    },
-    forgetting: {
+    }, []),
+    forgetting: withInstrumentNote({
       name: "forgetting",
       title: "Forgetting on replay: each re-played exploration seed solved at its first replay vs at the last checkpoint",
       columns: [
@@ -385,8 +386,8 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
         describeBootstrap(cfg, "the replayed seeds"),
         "Solved: score >= the game's success threshold (src/games/successThreshold.ts: chess, minesweeper, nullify 1 (won); tetris 3 lines; snake 3 apples; pvz 32 turns; trust 40 coins). fixed: unsolved at the first replay, solved at the last checkpoint; forgotten: the reverse; kept: solved at both; never: at neither. FR = max(0, y_first - y_last).",
       ],
-    },
-    cost: {
+    }, []),
+    cost: withInstrumentNote({
       name: "cost",
       title: "Cost per checkpoint: exploration and consolidation up to x (cumulative), evaluation of x apart",
       columns: [
@@ -402,8 +403,8 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
         describeBootstrap(cfg, "nothing: cost is counted from calls.jsonl, not estimated, so it has no interval"),
         "From calls.jsonl (every call made, retried and discarded attempts included). explore_*: the step calls of exploration episodes 1..x and the memory summaries after them; eval_*: the calls of checkpoint x's evaluation episodes, all views. Cached prompt tokens are part of tokens_in. Dollars come from the models file's prices: empty when no call had one. Built-in models count no tokens (0).",
       ],
-    },
-    costRuns: {
+    }, []),
+    costRuns: withInstrumentNote({
       name: "cost_runs",
       title: "Cost per run and gain per million exploration tokens",
       columns: [
@@ -424,7 +425,7 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
         describeBootstrap(cfg, "nothing: cost is counted, not estimated; the intervals of naba and oodg are in main_results and views"),
         "explore_*: exploration and consolidation up to the run's last checkpoint; eval_*: every evaluation call. naba and oodg (= y(last) - y(0)) are the eval view's; *_per_mtok divides them by the exploration tokens in millions (in + out), empty when no token was counted (built-in models).",
       ],
-    },
+    }, []),
     series,
   };
 }

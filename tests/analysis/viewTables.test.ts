@@ -2,13 +2,14 @@
  * The views' tables from hand-written logs (only the three JSONL files and calls.jsonl): every point
  * hand-computed; the report writes views/forgetting only when the data has views, cost always.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadDataset } from "../../src/analysis/dataset.js";
 import { buildReport } from "../../src/analysis/report.js";
 import { analyzeViews } from "../../src/analysis/viewTables.js";
+import { INSTRUMENT_MARK } from "../../src/analysis/instruments.js";
 import { reportFigures } from "../../src/report/writeReport.js";
 
 const ID = { run_id: "snake__history__m__seed0", model: "m", game: "snake", pathway: "history" };
@@ -125,5 +126,27 @@ describe("the views' tables on hand-computed logs", async () => {
     expect(Object.keys(without.tables)).not.toContain("forgetting");
     expect(without.tables.cost.rows).toHaveLength(3);
     expect((await reportFigures(without)).map((f) => f.name).filter((n) => n.startsWith("views_") || n === "cost_gain")).toEqual([]);
+  });
+});
+
+describe("the views' tables mark instruments", async () => {
+  // The same logs, once under an LLM's name and once under the offline learner's.
+  const asModel = async (model: string) => {
+    const data = mkdtempSync(join(tmpdir(), "s3vti-"));
+    writeRun(data, SCORES, CALLS);
+    for (const f of ["checkpoints.jsonl", "episodes.jsonl"]) {
+      const p = join(data, "runs", ID.run_id, f);
+      writeFileSync(p, readFileSync(p, "utf8").replaceAll('"model":"m"', `"model":${JSON.stringify(model)}`));
+    }
+    return analyzeViews(await loadDataset(data), { B: 20, seed: 0 });
+  };
+  const tables = (va: Awaited<ReturnType<typeof asModel>>) => ({ views: va.views, updates: va.updates, forgetting: va.forgetting, cost: va.cost, costRuns: va.costRuns });
+
+  it("every view table of an instrument's runs has the instrument note; an LLM's have none", async () => {
+    for (const [name, t] of Object.entries(tables(await asModel("builtin:learner")))) {
+      expect(t.rows.length, name).toBeGreaterThan(0);
+      expect(t.notes.some((n) => n.startsWith(`${INSTRUMENT_MARK} instrument:`)), name).toBe(true);
+    }
+    for (const [name, t] of Object.entries(tables(await asModel("openai:gpt-4o")))) expect(t.notes.some((n) => n.includes("instrument")), name).toBe(false);
   });
 });
