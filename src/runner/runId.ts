@@ -18,7 +18,25 @@ function slug(text: string, max: number): string {
   return (s || "x").slice(0, max);
 }
 
+/**
+ * `builtin:learner@<dir>/learner-<16 hex>.json[?...]`: a checkpoint written by `s3gym finetune
+ * --backend builtin`, named by the hash of its content.
+ */
+const CONTENT_ADDRESSED_CHECKPOINT = /^(builtin:learner@)(?:.*[\\/])?(learner-[0-9a-f]{16}\.json)(\?.*)?$/;
+
+/**
+ * The model as the run's identity knows it. A content-addressed learner checkpoint is known by its
+ * file name, not its folder: the run id (and so every call seed drawn from it) must not depend on
+ * where the data directory lives, or two clones of the kit would train different Figure 7 curves
+ * from the same checkpoints. Any other spec is itself.
+ */
+export function modelIdentity(model: string): string {
+  const m = CONTENT_ADDRESSED_CHECKPOINT.exec(model);
+  return m ? `${m[1]}${m[2]}${m[3] ?? ""}` : model;
+}
+
 export function runId(key: RunKey): string {
-  const hash = fnv1a32(key.model).toString(16).padStart(8, "0");
-  return `${slug(key.game, 32)}__${slug(key.pathway, 16)}__${slug(key.model, 80)}-${hash}__seed${key.runSeed}`;
+  const model = modelIdentity(key.model);
+  const hash = fnv1a32(model).toString(16).padStart(8, "0");
+  return `${slug(key.game, 32)}__${slug(key.pathway, 16)}__${slug(model, 80)}-${hash}__seed${key.runSeed}`;
 }

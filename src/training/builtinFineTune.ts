@@ -6,6 +6,7 @@
  * the learner believed was a capture with a known vector). Bad judging poisons the set, and so the
  * prior: that is the pathway under study.
  */
+import { modelIdentity } from "../runner/runId.js";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parseResponse } from "../agent/parseResponse.js";
@@ -87,7 +88,9 @@ export function fineTuneBuiltin(o: BuiltinFineTuneOptions): BuiltinFineTuneResul
   });
   if (examples === 0) throw new Error(`${o.train}: no examples`);
   const sha256 = createHash("sha256").update(text).digest("hex");
-  const ck: LearnerCheckpoint = { format: CHECKPOINT_FORMAT, base: o.model, epochs: o.epochs, sft: { sha256, examples }, games };
+  // The base by its identity (a content-addressed checkpoint by its file name): the new file's name,
+  // a hash of its content, must not depend on the folder the data lives in.
+  const ck: LearnerCheckpoint = { format: CHECKPOINT_FORMAT, base: modelIdentity(o.model), epochs: o.epochs, sft: { sha256, examples }, games };
   const path = writeCheckpoint(o.outDir, ck);
   return { path, spec: `builtin:${learnerName({ judge: base.judge, checkpoint: path })}`, examples, counted };
 }

@@ -36,6 +36,21 @@ describe("run id", () => {
     expect(a).not.toBe(runId({ game: "snake", pathway: "history", model: "openai:qwen/qwen3-8b:free", runSeed: 1 }));
     expect(runId({ game: "snake", pathway: "memory", model: "../../etc/passwd", runSeed: 0 })).not.toContain("/");
   });
+  it("does not depend on the folder of a content-addressed learner checkpoint (the loop's results must not depend on where the data lives)", () => {
+    const at = (model: string) => runId({ game: "snake", pathway: "training", model, runSeed: 1 });
+    const name = "learner-0123456789abcdef.json";
+    const here = at(`builtin:learner@/home/a/s3gym/data/checkpoints/${name}`);
+    expect(at(`builtin:learner@/tmp/clone/data/checkpoints/${name}`)).toBe(here);
+    expect(at(`builtin:learner@data\\checkpoints\\${name}`)).toBe(here);
+    expect(at(`builtin:learner@${name}`)).toBe(here);
+    expect(here).not.toContain("home");
+    // Other content, other options, or a file not named by its content: other runs.
+    expect(at("builtin:learner@/x/learner-fedcba9876543210.json")).not.toBe(here);
+    expect(at(`builtin:learner@/x/${name}?judge=0.5`)).not.toBe(here);
+    expect(at(`builtin:learner@/x/${name}?judge=0.5`)).toBe(at(`builtin:learner@/y/${name}?judge=0.5`));
+    expect(at("builtin:learner@/x/mine.json")).not.toBe(at("builtin:learner@/y/mine.json"));
+    expect(at("builtin:learner@/x/learner-0123.json")).not.toBe(at("builtin:learner@/y/learner-0123.json"));
+  });
 });
 
 describe("schedule", () => {

@@ -19,7 +19,7 @@ const VectorsSchema = z.record(z.string(), z.object({ legal: z.array(z.string())
 export const LearnerCheckpointSchema = z.object({
   /** Always `s3gym-learner-checkpoint/1`. */
   format: z.literal(CHECKPOINT_FORMAT),
-  /** The model spec that was fine-tuned (its prior is carried over). */
+  /** The model spec that was fine-tuned (its prior is carried over); a content-addressed checkpoint as `builtin:learner@learner-<hash>.json`, without its folder. */
   base: z.string(),
   /** Epochs of the update: each kept example counts this many times. */
   epochs: z.number().int().positive(),
