@@ -22,3 +22,4 @@ export * from "./report/notebooks/settings.js";
 export * from "./report/notebooks/figures.js";
 export * from "./report/notebooks/display.js";
 export * from "./report/notebooks/export.js";
+export * from "./report/notebooks/datasetSnapshot.js";

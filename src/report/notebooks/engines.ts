@@ -11,13 +11,16 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkJupyter } from "./jupyter.js";
 import { executeWithNbclient } from "./nbclientRunner.js";
 import { cellOutputs, parseNotebook } from "./nbformat.js";
 import { CELL_MARK } from "./cellRunner.js";
+import { DATASET_SNAPSHOT_VAR, writeDatasetSnapshot } from "./datasetSnapshot.js";
+import { notebookSettings } from "./settings.js";
 
 export type EngineName = "node" | "jupyter";
 export const ENGINE_NAMES: readonly EngineName[] = ["node", "jupyter"];
@@ -137,18 +140,28 @@ export interface RunNotebooksOptions {
 
 /**
  * Executes notebooks `jobs` at a time into `outDir`. Resolves with the executed copies (in the
- * given order); rejects with the first failure once the running ones have ended.
+ * given order); rejects with the first failure once the running ones have ended. With more than one
+ * notebook, the data set of `env.S3GYM_DATA` is loaded once, while the first notebook starts, and
+ * handed to the others as a snapshot (`S3GYM_DATASET`, datasetSnapshot.ts; removed at the end).
  */
 export async function runNotebooks(o: RunNotebooksOptions): Promise<string[]> {
   const engine = NOTEBOOK_ENGINES[o.engine];
   await mkdir(o.outDir, { recursive: true });
   const queue = [...o.notebooks];
   let failed: Error | null = null;
+  // The data set is loaded once here, while the first notebook starts (without it: it may be one
+  // that reads the logs its own way); every later notebook gets the snapshot (datasetSnapshot.ts).
+  let ready: (env: Record<string, string>) => void = () => {};
+  const snapshotEnv = new Promise<Record<string, string>>((r) => (ready = r));
+  let first = true;
   const worker = async (): Promise<void> => {
     for (let nb = queue.shift(); nb !== undefined && failed === null; nb = queue.shift()) {
+      const env = first ? o.env : await snapshotEnv;
+      first = false;
+      if (failed !== null) return; // a notebook failed while this one waited for the snapshot
       const t = Date.now();
       try {
-        await engine.execute(o.root, nb, o.outDir, o.env, o.timeoutS ?? NOTEBOOK_TIMEOUT_S);
+        await engine.execute(o.root, nb, o.outDir, env, o.timeoutS ?? NOTEBOOK_TIMEOUT_S);
         const problems = executedProblems(join(o.outDir, basename(nb)));
         if (problems.length > 0) throw new Error(`notebook ${basename(nb)} ran but its executed copy is not complete: ${problems.join("; ")}`);
       } catch (e) {
@@ -158,9 +171,36 @@ export async function runNotebooks(o: RunNotebooksOptions): Promise<string[]> {
       o.onDone?.(nb, Date.now() - t);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(o.jobs, o.notebooks.length)) }, worker));
+  const workers = Array.from({ length: Math.max(1, Math.min(o.jobs, o.notebooks.length)) }, worker);
+  let snapshotDir: string | null = null;
+  try {
+    let env = o.env;
+    if (o.notebooks.length > 1) {
+      try {
+        snapshotDir = await mkdtemp(join(tmpdir(), "s3gym-notebooks-"));
+        env = await snapshotFor(o.env, join(snapshotDir, "dataset.v8"));
+      } catch {
+        // No snapshot (an unwritable temp folder): each notebook loads the data itself.
+      }
+    }
+    ready(env);
+    await Promise.all(workers);
+  } finally {
+    if (snapshotDir !== null) await rm(snapshotDir, { recursive: true, force: true });
+  }
   if (failed) throw failed;
   return o.notebooks.map((nb) => join(o.outDir, basename(nb)));
+}
+
+/** `env` plus S3GYM_DATASET naming a snapshot of its S3GYM_DATA, or `env` alone when none could be made. */
+async function snapshotFor(env: Record<string, string>, file: string): Promise<Record<string, string>> {
+  let data: string[];
+  try {
+    data = notebookSettings(env).data;
+  } catch {
+    return env; // a missing data directory: each notebook says so itself
+  }
+  return (await writeDatasetSnapshot(data, file)) ? { ...env, [DATASET_SNAPSHOT_VAR]: file } : env;
 }
 
 /** The kit's notebooks (`<root>/notebooks/*.ipynb`) in execution order. */

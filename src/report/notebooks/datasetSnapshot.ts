@@ -1,0 +1,93 @@
+/**
+ * One load of the data set for a whole notebook run: `runNotebooks` loads the data directories once
+ * (loadDataset: every line validated, the same warnings), writes the result to a snapshot file and
+ * names it in `S3GYM_DATASET`; each notebook's `notebookDataset(settings)` takes the snapshot
+ * instead of reading and validating the same logs again, and loads them itself otherwise.
+ *
+ * A snapshot is used only when it was made from the same data directories and no file under their
+ * runs has changed since (same names, sizes and modification times): otherwise, or when the
+ * variable is unset (Jupyter started by hand) or the file unreadable, the notebook loads the data
+ * itself, exactly as before. When the load fails (a bad log line), no snapshot is written, so every
+ * notebook meets the error itself, as a failing cell naming the file, line and field.
+ *
+ * The snapshot is v8's structured serialization of the Dataset (plain objects, arrays, Maps and
+ * typed arrays: every number round-trips bit for bit).
+ */
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { deserialize, serialize } from "node:v8";
+import { discoverRuns } from "../../logs/reader.js";
+import { loadDataset, type Dataset } from "../../analysis/dataset.js";
+import type { NotebookSettings } from "./settings.js";
+
+/** The variable that names the snapshot file. */
+export const DATASET_SNAPSHOT_VAR = "S3GYM_DATASET";
+
+const FORMAT = "s3gym-dataset-snapshot/1";
+
+interface Snapshot {
+  format: string;
+  /** The data directories as given to loadDataset (absolute). */
+  dataDirs: string[];
+  /** Every file of every run directory: `path size mtimeMs`, in listing order. */
+  files: string[];
+  dataset: Dataset;
+}
+
+/** What the snapshot depends on: every file of every run directory of `dataDirs`. */
+function fileStamps(dataDirs: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const loc of discoverRuns(dataDirs)) {
+    for (const name of readdirSync(loc.runDir).sort()) {
+      const path = join(loc.runDir, name);
+      const st = statSync(path);
+      out.push(`${path} ${st.size} ${st.mtimeMs}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Loads `dataDirs` and writes the snapshot to `file`. Returns false (and writes nothing) when the
+ * data cannot be loaded: the notebooks then load it themselves and show the error.
+ */
+export async function writeDatasetSnapshot(dataDirs: readonly string[], file: string): Promise<boolean> {
+  try {
+    const files = fileStamps(dataDirs);
+    const dataset = await loadDataset(dataDirs);
+    const snap: Snapshot = { format: FORMAT, dataDirs: [...dataDirs], files, dataset };
+    writeFileSync(file, serialize(snap));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The snapshot in `file` when it was made from `dataDirs` and none of their files changed; else null. */
+export function readDatasetSnapshot(file: string, dataDirs: readonly string[]): Dataset | null {
+  let snap: Snapshot;
+  try {
+    snap = deserialize(readFileSync(file)) as Snapshot;
+  } catch {
+    return null;
+  }
+  if (snap?.format !== FORMAT || snap.dataDirs.length !== dataDirs.length || snap.dataDirs.some((d, i) => d !== dataDirs[i])) return null;
+  let now: string[];
+  try {
+    now = fileStamps(dataDirs);
+  } catch {
+    return null;
+  }
+  if (now.length !== snap.files.length || now.some((f, i) => f !== snap.files[i])) return null;
+  return snap.dataset;
+}
+
+/**
+ * The notebook's data set: the run's snapshot (`S3GYM_DATASET`) when it is one of these data
+ * directories, unchanged; otherwise `loadDataset(settings.data)`. Either way the same Dataset.
+ */
+export async function notebookDataset(settings: Pick<NotebookSettings, "data">, env: Record<string, string | undefined> = process.env): Promise<Dataset> {
+  const file = env[DATASET_SNAPSHOT_VAR]?.trim();
+  const snap = file ? readDatasetSnapshot(file, settings.data) : null;
+  return snap ?? loadDataset(settings.data);
+}
