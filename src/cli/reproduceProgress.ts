@@ -28,11 +28,19 @@ interface RunState {
   episodes: number;
   offset: number;
   finished: boolean;
+  /**
+   * The manifest's `ended_at` when the phase started, for a run that had ended but is not complete
+   * for this phase (another schedule's run, a failed one): it has finished again only once a new
+   * invocation writes another end. Without this, a run the phase never played (refused, say) was
+   * listed as finished now.
+   */
+  endedAtStart: string | null;
 }
 
 interface ManifestView {
   status: string | null;
   ended: boolean;
+  endedAt: string | null;
   wallS: number | null;
 }
 
@@ -42,6 +50,7 @@ function readManifest(path: string): ManifestView | null {
     return {
       status: typeof m.status === "string" ? m.status : null,
       ended: typeof m.ended_at === "string" && m.ended_at !== "",
+      endedAt: typeof m.ended_at === "string" ? m.ended_at : null,
       wallS: typeof m.wall_s === "number" ? m.wall_s : null,
     };
   } catch {
@@ -73,7 +82,7 @@ export class RunWatch {
     private readonly out: ProgressOut,
     private readonly opts: { label: string; now?: () => number; lineEveryMs?: number; pollMs?: number },
   ) {
-    this.states = runs.map((run) => ({ run, episodes: 0, offset: 0, finished: false }));
+    this.states = runs.map((run) => ({ run, episodes: 0, offset: 0, finished: false, endedAtStart: null }));
     this.tty = out.isTTY === true;
     this.startMs = this.now();
     this.lastLineMs = this.startMs;
@@ -91,7 +100,7 @@ export class RunWatch {
       if (m?.ended && m.status === "complete" && s.episodes >= s.run.totalEpisodes) {
         s.finished = true;
         this.alreadyDone++;
-      }
+      } else if (m?.ended) s.endedAtStart = m.endedAt;
     }
     this.episodesAtStart = this.episodeTotals().episodes;
     if (this.alreadyDone > 0) {
@@ -129,7 +138,7 @@ export class RunWatch {
       if (s.finished) continue;
       this.countEpisodes(s);
       const m = readManifest(join(this.dataDir, "runs", s.run.runId, "manifest.json"));
-      if (!m?.ended || m.status === "running") continue;
+      if (!m?.ended || m.status === "running" || (s.endedAtStart !== null && m.endedAt === s.endedAtStart)) continue;
       s.finished = true;
       this.finishedNow++;
       const done = this.alreadyDone + this.finishedNow;

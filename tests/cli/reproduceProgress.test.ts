@@ -9,9 +9,9 @@ import { describe, expect, it } from "vitest";
 import { RunWatch, runOutputFilter } from "../../src/cli/reproduceProgress.js";
 import { tempDir } from "../analysis/helpers.js";
 
-function manifest(data: string, id: string, status: string, ended: boolean, wallS = 2.5): void {
+function manifest(data: string, id: string, status: string, ended: boolean, wallS = 2.5, endedAt = "2026-01-01T00:00:00Z"): void {
   mkdirSync(join(data, "runs", id), { recursive: true });
-  writeFileSync(join(data, "runs", id, "manifest.json"), JSON.stringify({ run_id: id, status, ended_at: ended ? "2026-01-01T00:00:00Z" : null, wall_s: wallS }));
+  writeFileSync(join(data, "runs", id, "manifest.json"), JSON.stringify({ run_id: id, status, ended_at: ended ? endedAt : null, wall_s: wallS }));
 }
 
 function episodes(data: string, id: string, n: number, torn = false): void {
@@ -64,6 +64,26 @@ describe("RunWatch", () => {
     out.text = "";
     w.stop();
     expect(out.text).toBe(""); // no bar to clear, nothing new
+  });
+
+  it("does not list a run that had ended before the phase (another schedule's, a failed one) until it ends again", () => {
+    const data = tempDir("s3gym-watch-");
+    // d: complete under a shorter schedule (2 of this phase's 4 episodes); e: failed earlier.
+    manifest(data, "d", "complete", true);
+    episodes(data, "d", 2);
+    manifest(data, "e", "failed", true);
+    const out = sink();
+    const w = new RunWatch(data, [{ runId: "d", totalEpisodes: 4 }, { runId: "e", totalEpisodes: 4 }], out, { label: "runs", now: () => 0, pollMs: 0, lineEveryMs: 10_000 });
+    w.start();
+    w.poll();
+    // The phase's job for d was refused, say: nothing was played, nothing is listed.
+    expect(out.text).toBe("");
+    // e is resumed and ends again (a new end time): now it is listed.
+    episodes(data, "e", 4);
+    manifest(data, "e", "complete", true, 4, "2026-01-02T00:00:00Z");
+    w.poll();
+    expect(out.text).toBe("[reproduce] runs run 1/2 complete: e (4 episodes, 4.0 s)\n");
+    w.stop();
   });
 
   it("on a TTY draws one bar in place and clears it before a run's line", () => {
