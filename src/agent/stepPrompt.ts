@@ -16,6 +16,7 @@
 import { CONTRACT_REMINDER } from "../games/responseContract.js";
 import type { PolicyContext } from "../games/types.js";
 import type { ChatMessage } from "../models/types.js";
+import { BoundedCache } from "../util/boundedCache.js";
 import { parseResponse } from "./parseResponse.js";
 
 /** One earlier step of the current episode, as the model lived it. */
@@ -166,16 +167,11 @@ export function messagesToPolicyContext(messages: readonly ChatMessage[]): Polic
  */
 const MEMO_ENTRIES = 8192;
 const MEMO_MAX_CHARS = 16_384;
-const userTurnMemo = new Map<string, { observation: string; feedback: string } | null>();
-const actionMemo = new Map<string, string | null>();
+const userTurnMemo = new BoundedCache<string, { observation: string; feedback: string } | null>(MEMO_ENTRIES);
+const actionMemo = new BoundedCache<string, string | null>(MEMO_ENTRIES);
 
-function memoised<V>(memo: Map<string, V>, key: string, read: (key: string) => V): V {
-  if (key.length > MEMO_MAX_CHARS) return read(key);
-  if (memo.has(key)) return memo.get(key) as V;
-  const value = read(key);
-  if (memo.size >= MEMO_ENTRIES) memo.clear();
-  memo.set(key, value);
-  return value;
+function memoised<V>(memo: BoundedCache<string, V>, key: string, read: (key: string) => V): V {
+  return key.length > MEMO_MAX_CHARS ? read(key) : memo.getOrSet(key, () => read(key));
 }
 
 /** A user message's own observation and feedback tag (feedback without a visible reward); null if it has no observation. */

@@ -20,6 +20,7 @@ import { TACTIC_SETS } from "../../games/tacticSets.js";
 import { isGameName } from "../../games/registry.js";
 import type { LearnerOptions } from "../../models/modelSpec.js";
 import type { ChatMessage } from "../../models/types.js";
+import { BoundedCache } from "../../util/boundedCache.js";
 import { Rng } from "../../util/rng.js";
 import { loadCheckpoint, type LearnerCheckpoint } from "./checkpoint.js";
 import { chooseTactic } from "./choose.js";
@@ -53,32 +54,25 @@ export function readExperience(experience: string, learn: TacticSet["learn"]): {
  * long History block is linear in its length. Few entries: episodes of a run come one after another.
  * The result is only read (chooseTactic, mergeKnowledge copy what they use).
  */
-const experienceMemo = new Map<string, { learn: TacticSet["learn"]; read: ReturnType<typeof readExperience> }>();
-const EXPERIENCE_MEMO_MAX = 8;
+const experienceMemo = new BoundedCache<string, { learn: TacticSet["learn"]; read: ReturnType<typeof readExperience> }>(8);
 
 function experienceRead(firstUser: string, learn: TacticSet["learn"]): ReturnType<typeof readExperience> {
   const hit = experienceMemo.get(firstUser);
   if (hit && hit.learn === learn) return hit.read;
   const read = readExperience(experienceOf(firstUser), learn);
-  if (experienceMemo.size >= EXPERIENCE_MEMO_MAX) experienceMemo.delete(experienceMemo.keys().next().value!);
   experienceMemo.set(firstUser, { learn, read });
   return read;
 }
 
 const HEADER_START = "=== Exploration episode ";
 /** Parsed blocks by their text: the same blocks return at every step of an episode and of later ones. */
-const blockCache = new Map<string, { episode: SeenEpisode; knowledge: TacticKnowledge | undefined }>();
-const BLOCK_CACHE_MAX = 4096;
+const blockCache = new BoundedCache<string, { episode: SeenEpisode; knowledge: TacticKnowledge | undefined }>(4096);
 
 function parsedBlock(text: string, learn: TacticSet["learn"]): { episode: SeenEpisode; knowledge: TacticKnowledge | undefined } {
-  let hit = blockCache.get(text);
-  if (!hit) {
+  return blockCache.getOrSet(text, () => {
     const episode = parseEpisodeBlocks(text)[0] ?? { episode: 0, tactic: null, selfReturn: 0, steps: [], truncated: false };
-    hit = { episode, knowledge: learn ? learn(episode.steps) : undefined };
-    if (blockCache.size >= BLOCK_CACHE_MAX) blockCache.clear();
-    blockCache.set(text, hit);
-  }
-  return hit;
+    return { episode, knowledge: learn ? learn(episode.steps) : undefined };
+  });
 }
 
 /** Cuts an experience text at its History block headers (indexOf only: linear and fast); the rest is memory text. */

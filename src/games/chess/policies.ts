@@ -7,7 +7,7 @@
 import { splitObservation } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, TextPolicy } from "../types.js";
-import { BoundedCache } from "../memo.js";
+import { BoundedCache } from "../../util/boundedCache.js";
 import { parseObservation, type ChessFacts } from "./render.js";
 import { PIECE_RULES, PIECE_TYPES, destinations, occupancy, onBoard, parseAction, parseSquare, squareName, type PieceRule, type PieceType } from "./rules.js";
 

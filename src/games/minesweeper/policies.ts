@@ -6,7 +6,7 @@
 import { splitObservation } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
-import { BoundedCache } from "../memo.js";
+import { BoundedCache } from "../../util/boundedCache.js";
 import { parseObservation, type MinesweeperFacts } from "./render.js";
 import { neighbours } from "./rules.js";
 

@@ -3,7 +3,7 @@ import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
 import type { Unit } from "./arith.js";
 import { parseObservation } from "./render.js";
-import { BoundedCache } from "../memo.js";
+import { BoundedCache } from "../../util/boundedCache.js";
 import { combineUnits, isWinning, solve, type SolveResult, type SolverUnit } from "./solver.js";
 
 /** A printed number is the true value rounded to 6 decimals: it is off by at most half a unit of the 6th. */

@@ -7,7 +7,7 @@
 import { splitObservation } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
-import { BoundedCache } from "../memo.js";
+import { BoundedCache } from "../../util/boundedCache.js";
 import { parseObservation, type PvzFacts } from "./render.js";
 import { RowCombat } from "./rowCombat.js";
 import {

@@ -3,7 +3,7 @@ import { splitObservation } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
 import { boardMasks, dropTop, fullRow, lockAndClearInto, maskFeatures, MAX_BITBOARD_WIDTH, shapeMasks } from "./bitboard.js";
-import { BoundedCache } from "../memo.js";
+import { BoundedCache } from "../../util/boundedCache.js";
 import { parseObservation } from "./render.js";
 import { FILLED, ROTATIONS, SHAPES, type Piece } from "./rules.js";
 

@@ -1,7 +1,7 @@
 /**
- * A bounded memo for the built-in policies: a Map that keeps at most `capacity` entries and drops the
- * least recently used. Policies decide from text only, so what they memoise is keyed by the text it
- * was computed from; the bound keeps a long-running server's memory flat.
+ * A bounded memo: a Map that keeps at most `capacity` entries and drops the least recently used.
+ * The built-in policies and the prompt readers decide from text only, so what they memoise is keyed
+ * by the text it was computed from; the bound keeps a long-running server's memory flat.
  */
 export class BoundedCache<K, V> {
   private readonly map = new Map<K, V>();

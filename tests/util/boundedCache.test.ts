@@ -1,6 +1,6 @@
 /** The policies' bounded memo (src/games/memo.ts): least recently used out first, never over capacity. */
 import { describe, expect, it } from "vitest";
-import { BoundedCache } from "../../src/games/memo.js";
+import { BoundedCache } from "../../src/util/boundedCache.js";
 
 describe("BoundedCache", () => {
   it("keeps at most `capacity` entries and drops the least recently used", () => {
