@@ -236,10 +236,15 @@ function renderBlock(b: HistoryBlock, keep: number | undefined): string {
  * the array's blocks changed.
  */
 const WHOLE_SUFFIXES = 4;
+
+/** Whether a copy taken earlier still holds the same blocks (the array may have been changed in place). */
+function sameItems<T>(copy: readonly T[], now: readonly T[]): boolean {
+  return copy.length === now.length && copy.every((x, i) => x === now[i]);
+}
 const wholeSuffixes = new WeakMap<readonly HistoryBlock[], { blocks: HistoryBlock[]; texts: Map<number, string> }>();
 function wholeSuffix(blocks: readonly HistoryBlock[], c: number): string {
   let e = wholeSuffixes.get(blocks);
-  if (!e || e.blocks.length !== blocks.length || e.blocks.some((b, i) => b !== blocks[i])) {
+  if (!e || !sameItems(e.blocks, blocks)) {
     wholeSuffixes.set(blocks, (e = { blocks: blocks.slice(), texts: new Map() }));
   }
   let text = e.texts.get(c);
@@ -251,25 +256,8 @@ function wholeSuffix(blocks: readonly HistoryBlock[], c: number): string {
   return text;
 }
 
-/**
- * The last text rendered per block array, by its keep vector: the anchored cut keeps one vector for
- * most steps of an episode, and handing back the same string object (not an equal copy) lets every
- * later reader compare and memoise it by identity instead of by its hundreds of kilobytes.
- */
-const lastRendered = new WeakMap<readonly HistoryBlock[], { blocks: HistoryBlock[]; keep: number[]; text: string }>();
-
 /** The experience text for a keep vector: the non-empty renderTrajectory(block, keep) joined by "\n\n". */
 export function renderHistory(blocks: readonly HistoryBlock[], keep: readonly number[]): string {
-  const last = lastRendered.get(blocks);
-  if (last && last.keep.length === keep.length && last.keep.every((k, i) => Object.is(k, keep[i])) && last.blocks.length === blocks.length && last.blocks.every((b, i) => b === blocks[i])) {
-    return last.text;
-  }
-  const text = renderHistoryText(blocks, keep);
-  lastRendered.set(blocks, { blocks: blocks.slice(), keep: keep.slice(), text });
-  return text;
-}
-
-function renderHistoryText(blocks: readonly HistoryBlock[], keep: readonly number[]): string {
   let c = blocks.length; // blocks[c..] are whole
   while (c > 0 && isWhole(blocks[c - 1]!, keep[c - 1])) c--;
   const parts: string[] = [];
@@ -432,8 +420,8 @@ class AnchoredWalk {
   readonly keeps: number[][] = [];
   first = 0;
   constructor(
+    /** A copy of the blocks the walk was made for (the array may later change in place). */
     readonly blocks: readonly HistoryBlock[],
-    readonly blockList: readonly HistoryBlock[],
     readonly contextTokens: number,
     readonly maxNewTokens: number,
     readonly counter: TokenCounter,
@@ -475,9 +463,7 @@ function anchoredWalk(blocks: readonly HistoryBlock[], settings: HistorySettings
   const w = anchoredWalks.get(step.turns);
   if (
     w !== undefined &&
-    w.blocks === blocks &&
-    w.blockList.length === blocks.length &&
-    w.blockList.every((b, i) => b === blocks[i]) &&
+    sameItems(w.blocks, blocks) &&
     w.contextTokens === settings.contextTokens &&
     w.maxNewTokens === settings.maxNewTokens &&
     w.counter === counter &&
@@ -486,7 +472,7 @@ function anchoredWalk(blocks: readonly HistoryBlock[], settings: HistorySettings
   ) {
     return w;
   }
-  const fresh = new AnchoredWalk(blocks, blocks.slice(), settings.contextTokens, settings.maxNewTokens, counter, step.rules, step.rewardVisibility);
+  const fresh = new AnchoredWalk(blocks.slice(), settings.contextTokens, settings.maxNewTokens, counter, step.rules, step.rewardVisibility);
   anchoredWalks.set(step.turns, fresh);
   return fresh;
 }
