@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { game } from "../../src/games/nullify/index.js";
 import { heuristic } from "../../src/games/nullify/policies.js";
-import { allConfigs, differentialPlay, mixedDriver } from "./reference/differential.js";
+import { allConfigs, expectSameDecisionsTwice } from "./reference/differential.js";
 import { heuristic as heuristicReference } from "./reference/nullifyPoliciesReference.js";
 
 describe("the nullify heuristic decides like the reference", () => {
@@ -19,12 +19,6 @@ describe("the nullify heuristic decides like the reference", () => {
 
   it("on its own and on mixed episodes, then on the same episodes again (cached searches)", () => {
     const poor = { p: 0.2, action: (st: { step: number }) => (st.step % 2 === 0 ? null : "0 0") };
-    for (let pass = 0; pass < 2; pass++) {
-      const own = differentialPlay(game, all, [0, 1, 2], heuristic, heuristicReference, (_c, _s, d) => d.action);
-      expect(own.mismatches).toEqual([]);
-      const mixed = differentialPlay(game, all, [3, 4, 5], heuristic, heuristicReference, mixedDriver(game, 0.5, poor));
-      expect(mixed.mismatches).toEqual([]);
-      expect(own.steps + mixed.steps).toBeGreaterThan(50);
-    }
+    expectSameDecisionsTwice(game, all, heuristic, heuristicReference, poor);
   });
 });

@@ -4,6 +4,7 @@
  * by a driver (the fast decision, a random legal action, a deliberately poor one), so the episodes
  * reach the states a good policy alone avoids: tall stacks, lost lawns, game over.
  */
+import { expect } from "vitest";
 import { Rng } from "../../../src/util/rng.js";
 import type { BaseConfig, EpisodeState, Game, PolicyContext, PolicyDecision, TextPolicy } from "../../../src/games/types.js";
 
@@ -79,4 +80,18 @@ export function mixedDriver(game: Game, pFast: number, poor?: { p: number; actio
     const legal = game.legalActions(state);
     return legal.length > 0 ? rng.pick(legal) : "pass";
   };
+}
+
+/**
+ * The check of a policy with a cache: its own episodes (seeds 0-2) and mixed ones (seeds 3-5, with
+ * `poor` moves), played twice so the second pass decides from the cache; no mismatch, and enough steps.
+ */
+export function expectSameDecisionsTwice(game: Game, configs: ReturnType<typeof allConfigs>, policy: TextPolicy, reference: TextPolicy, poor: { p: number; action: (state: EpisodeState) => string | null }): void {
+  for (let pass = 0; pass < 2; pass++) {
+    const own = differentialPlay(game, configs, [0, 1, 2], policy, reference, (_c, _s, d) => d.action);
+    expect(own.mismatches).toEqual([]);
+    const mixed = differentialPlay(game, configs, [3, 4, 5], policy, reference, mixedDriver(game, 0.5, poor));
+    expect(mixed.mismatches).toEqual([]);
+    expect(own.steps + mixed.steps).toBeGreaterThan(50);
+  }
 }
