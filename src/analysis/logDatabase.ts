@@ -1,0 +1,379 @@
+/**
+ * The logs as a database (logs.md, "Tables for analysis"): one or more data directories (shards
+ * merged) loaded into an embedded DuckDB as the named tables of sqlSchema.ts.
+ *
+ * Only validated rows: every record goes through the kit's own loader (loadDataset) or reader
+ * (readJsonlSync for the pathway files), so a malformed line stops the load with the loader's
+ * LogFormatError and a torn last line is the loader's warning, word for word. The validated records
+ * are staged as JSON lines in a private temporary folder, with their source directory and reading
+ * order, and DuckDB reads them with the column types of the schema; the deduplication the loader does
+ * (the last record wins, an ok record is never undone, an episode's steps come from the directory of
+ * its winning record) is done there in SQL. Nothing is held whole in memory: records stream to disk,
+ * and the database is a file DuckDB pages through.
+ *
+ * `openLogDatabase` gives a read-only connection: the database is reopened with access_mode
+ * READ_ONLY and external access off, with the configuration locked, so a query can neither change the
+ * tables nor write (or read) any file, the data directories included.
+ */
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import { discoverRuns, readJsonlSync, type ReadWarning } from "../logs/reader.js";
+import { runFile } from "../logs/runDir.js";
+import { viewOf, RUN_FILES } from "../logs/schema.js";
+import { loadDataset, type RunData } from "./dataset.js";
+import { conform, sqlTypeOf, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS, type SqlTable, type TableName } from "./sqlSchema.js";
+
+/** Appends JSON lines to a file through a buffer (one write per ~1 MiB). */
+class LineSink {
+  private readonly fd: number;
+  private parts: string[] = [];
+  private size = 0;
+  rows = 0;
+  constructor(readonly path: string) {
+    this.fd = openSync(path, "w");
+  }
+  push(row: unknown): void {
+    const s = JSON.stringify(row) + "\n";
+    this.parts.push(s);
+    this.size += s.length;
+    this.rows++;
+    if (this.size > 1 << 20) this.flush();
+  }
+  private flush(): void {
+    if (this.parts.length > 0) writeSync(this.fd, this.parts.join(""));
+    this.parts = [];
+    this.size = 0;
+  }
+  close(): void {
+    this.flush();
+    closeSync(this.fd);
+  }
+}
+
+/** The staged files: one per raw record kind (checkpoints still carry their `scores`). */
+type Stage = Record<TableName, LineSink>;
+
+export interface LogDatabaseOptions {
+  /** Every warning as it happens (also returned): the loader's, in its words. */
+  onWarning?: (message: string) => void;
+}
+
+/** A built database file in its own temporary folder. */
+export interface BuiltDatabase {
+  /** The database file. */
+  file: string;
+  /** Warnings of the load (torn lines, duplicates, inconsistencies), as `s3gym report` prints them. */
+  warnings: string[];
+  /** Rows per table. */
+  rows: Record<TableName, number>;
+  /** The tables as described (columns and descriptions). */
+  tables: SqlTable[];
+  /** Removes the temporary folder (the database file with it). */
+  remove(): void;
+}
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A column or table name in SQL (the schema's names are plain identifiers; quoted anyway). */
+const q = (name: string): string => (IDENT.test(name) ? `"${name}"` : `"${name.replaceAll('"', '""')}"`);
+/** A string literal in SQL. */
+export const sqlString = (s: string): string => `'${s.replaceAll("'", "''")}'`;
+
+/** The run row: identity and counts from the loader, the manifest's fields as they validated. */
+function runRow(run: RunData): Record<string, unknown> {
+  const m = conform(TABLE_SCHEMAS.runs, run.manifest ?? {}) as Record<string, unknown>;
+  const valid = run.checkpoints.filter((c) => c.valid).length;
+  return {
+    ...m,
+    run_id: run.run_id,
+    model: run.model,
+    game: run.game,
+    pathway: run.pathway,
+    has_manifest: run.manifest !== null,
+    n_sources: run.sources.length,
+    n_checkpoints: run.checkpoints.length,
+    n_valid_checkpoints: valid,
+    n_steps: run.counts.steps,
+    n_explore_steps: run.counts.exploreSteps,
+    n_eval_steps: run.counts.evalSteps,
+    n_episodes: run.counts.episodes,
+    left_out_steps: run.counts.leftOutSteps,
+  };
+}
+
+/** Streams every validated record of the data directories into the staged files. */
+async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m: string) => void): Promise<string[]> {
+  const locations = discoverRuns(dataDirs);
+  const srcOf = new Map(locations.map((l, i) => [l.runDir, i]));
+  let ord = 0;
+  const put = (table: TableName, rec: Record<string, unknown>, file: string, view?: string | null): void => {
+    const row = conform(TABLE_SCHEMAS[table], rec) as Record<string, unknown>;
+    if (view !== undefined) row.view = view;
+    row._src = srcOf.get(dirname(file)) ?? -1;
+    row._ord = ord++;
+    stage[table].push(row);
+  };
+  // The loader validates and warns exactly as `report` does, and hands every record on.
+  const ds = await loadDataset(dataDirs, {
+    onWarning: warn,
+    also: {
+      checkpoint: (r, file) => put("checkpoints", r, file, viewOf(r)),
+      episode: (r, file) => put("episodes", r, file, r.phase === "eval" ? viewOf(r) : null),
+      step: (r, file) => put("steps", r, file, r.phase === "eval" ? viewOf(r) : null),
+    },
+  });
+  for (const run of ds.runs) stage.runs.push({ ...runRow(run), _src: 0, _ord: ord++ });
+  // The files the loader does not read (memory, curriculum, verdicts), and calls (which it folds
+  // into costs): read and validated by the same reader; a torn last line is said as the loader says it.
+  const onWarning = (w: ReadWarning): void => warn(`${w.file}:${w.line}: ${w.message}`);
+  for (const loc of locations) {
+    for (const kind of ["calls", "memory", "curriculum", "verdicts"] as const) {
+      const path = runFile(loc.runDir, kind);
+      // calls.jsonl was read by the loader already: its torn line has been reported once.
+      const opts = kind === "calls" ? {} : { onWarning };
+      try {
+        for (const { value } of readJsonlSync(path, RUN_FILES[kind].schema, opts)) {
+          const r = value as Record<string, unknown>;
+          put(kind, r, path, kind === "calls" ? (r.phase === "eval" ? viewOf(r as { view?: "eval" }) : null) : undefined);
+        }
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "ENOENT") continue;
+        throw e;
+      }
+    }
+  }
+  return ds.warnings;
+}
+
+/** `read_json` of a staged file with the table's column types (plus the staging columns). */
+function readStaged(file: string, columns: { name: string; type: string }[]): string {
+  const cols = [...columns, { name: "_src", type: "BIGINT" }, { name: "_ord", type: "BIGINT" }];
+  const spec = cols.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(", ");
+  return `read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${spec}}, maximum_object_size = 1073741824)`;
+}
+
+/**
+ * The SQL that builds each table from its staged file. Orders are total on each table's key, so the
+ * tables (and their export) come out the same for the same logs.
+ */
+function buildStatements(files: Record<TableName, string>, tables: SqlTable[]): string[] {
+  const def = (name: TableName): SqlTable => tables.find((t) => t.name === name) as SqlTable;
+  const raw = (name: TableName, extra: { name: string; type: string }[] = []) => readStaged(files[name], [...def(name).columns, ...extra]);
+  const list = (name: TableName, prefix = ""): string => def(name).columns.map((c) => prefix + q(c.name)).join(", ");
+  const scoresCol = { name: "scores", type: sqlTypeOf(TABLE_SCHEMAS.checkpoints.shape.scores) };
+  const checkpointRecordCols = def("checkpoints").columns.filter((c) => !["valid", "episode", "seed", "score", "score_source"].includes(c.name));
+  const cpList = (prefix: string): string => checkpointRecordCols.map((c) => prefix + q(c.name)).join(", ");
+  const lastPer = (name: TableName, key: string): string =>
+    `CREATE TABLE ${q(name)} AS SELECT ${list(name)} FROM ${raw(name)} QUALIFY row_number() OVER (PARTITION BY ${key} ORDER BY _ord DESC) = 1 ORDER BY ${key}`;
+  return [
+    `CREATE TABLE runs AS SELECT ${list("runs")} FROM ${raw("runs")} ORDER BY _ord`,
+    // Episodes: the last record per key, an ok one never replaced by a failed one (dataset.ts).
+    `CREATE TEMP TABLE episode_winners AS SELECT * FROM ${raw("episodes")} QUALIFY row_number() OVER (PARTITION BY run_id, phase, view, checkpoint, episode ORDER BY (status = 'ok') DESC, _ord DESC) = 1`,
+    `CREATE TABLE episodes AS SELECT ${list("episodes")} FROM episode_winners ORDER BY run_id, phase, view NULLS FIRST, checkpoint NULLS FIRST, episode`,
+    // Steps: of recorded episodes, from the directory of the winning record; the last line per step.
+    `CREATE TABLE steps AS SELECT ${list("steps", "s.")} FROM ${raw("steps")} s JOIN episode_winners e ON s.run_id = e.run_id AND s.phase = e.phase AND s.view IS NOT DISTINCT FROM e.view AND s.checkpoint IS NOT DISTINCT FROM e.checkpoint AND s.episode = e.episode AND s._src = e._src ` +
+      `QUALIFY row_number() OVER (PARTITION BY s.run_id, s.phase, s.view, s.checkpoint, s.episode, s.step ORDER BY s._ord DESC) = 1 ORDER BY s.run_id, s.phase, s.view NULLS FIRST, s.checkpoint NULLS FIRST, s.episode, s.step`,
+    `CREATE TEMP TABLE checkpoint_winners AS SELECT * FROM ${readStaged(files.checkpoints, [...checkpointRecordCols, scoresCol])} QUALIFY row_number() OVER (PARTITION BY run_id, view, checkpoint ORDER BY (status = 'ok') DESC, _ord DESC) = 1`,
+    // Checkpoints x scores: the ok evaluation episodes' scores win; else the record's own; else one empty row.
+    `CREATE TABLE checkpoints AS
+       WITH ew AS (SELECT run_id, view, checkpoint, episode, seed, score FROM episode_winners WHERE phase = 'eval' AND status = 'ok'),
+       from_episodes AS (SELECT ${cpList("c.")}, TRUE AS valid, ew.episode, ew.seed, ew.score, 'episodes' AS score_source FROM checkpoint_winners c JOIN ew USING (run_id, view, checkpoint) WHERE c.status = 'ok'),
+       have AS (SELECT DISTINCT run_id, view, checkpoint FROM from_episodes),
+       rest AS (SELECT c.* FROM checkpoint_winners c ANTI JOIN have USING (run_id, view, checkpoint)),
+       from_record AS (SELECT ${cpList("")}, TRUE AS valid, i AS episode, NULL::BIGINT AS seed, scores[i + 1] AS score, 'record' AS score_source FROM (SELECT *, unnest(range(len(scores))) AS i FROM rest WHERE status = 'ok')),
+       empty AS (SELECT ${cpList("")}, FALSE AS valid, NULL::BIGINT AS episode, NULL::BIGINT AS seed, NULL::DOUBLE AS score, NULL::VARCHAR AS score_source FROM rest WHERE status <> 'ok' OR len(scores) = 0)
+       SELECT ${list("checkpoints")} FROM (SELECT * FROM from_episodes UNION ALL SELECT * FROM from_record UNION ALL SELECT * FROM empty)
+       ORDER BY run_id, view, checkpoint, episode NULLS FIRST`,
+    // Calls: the copy of each run with the most calls (ties: the first directory read), file order.
+    `CREATE TABLE calls AS WITH c AS (SELECT * FROM ${raw("calls")}),
+       best AS (SELECT run_id, _src FROM (SELECT run_id, _src, count(*) AS n FROM c GROUP BY run_id, _src) QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY n DESC, _src) = 1)
+       SELECT ${list("calls", "c.")} FROM c JOIN best USING (run_id, _src) ORDER BY c.run_id, c._ord`,
+    lastPer("memory", "run_id, after_episode"),
+    lastPer("curriculum", "run_id, batch"),
+    lastPer("verdicts", "run_id, episode"),
+  ];
+}
+
+async function duckdb(): Promise<typeof import("@duckdb/node-api")> {
+  // Loaded on demand: the native library is only needed by the commands that query.
+  return import("@duckdb/node-api");
+}
+
+/** Runs statements one by one on a connection. */
+async function runAll(conn: DuckDBConnection, statements: readonly string[]): Promise<void> {
+  for (const s of statements) await conn.run(s);
+}
+
+/**
+ * Validates and loads the data directories into a new database file in a temporary folder (removed
+ * by `remove()`). Throws the loader's LogFormatError for a malformed line.
+ */
+export async function buildLogDatabase(dataDirs: readonly string[], opts: LogDatabaseOptions = {}): Promise<BuiltDatabase> {
+  const dir = mkdtempSync(join(tmpdir(), "s3gym-sql-"));
+  const remove = (): void => rmSync(dir, { recursive: true, force: true });
+  try {
+    const tables = tableDefinitions();
+    const files = Object.fromEntries(TABLE_NAMES.map((t) => [t, join(dir, `${t}.jsonl`)])) as Record<TableName, string>;
+    const stage = Object.fromEntries(TABLE_NAMES.map((t) => [t, new LineSink(files[t])])) as Stage;
+    const warnings: string[] = [];
+    try {
+      await stageRecords(dataDirs, stage, (m) => {
+        warnings.push(m);
+        opts.onWarning?.(m);
+      });
+    } finally {
+      for (const s of Object.values(stage)) s.close();
+    }
+    const { DuckDBInstance } = await duckdb();
+    const file = join(dir, "logs.duckdb");
+    const db = await DuckDBInstance.create(file, { temp_directory: join(dir, "spill") });
+    const rows = {} as Record<TableName, number>;
+    try {
+      const conn = await db.connect();
+      await runAll(conn, buildStatements(files, tables));
+      for (const t of TABLE_NAMES) rows[t] = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${q(t)}`)).getRows()[0]?.[0] ?? 0);
+      await conn.run("CHECKPOINT");
+      conn.closeSync();
+    } finally {
+      db.closeSync();
+    }
+    for (const t of TABLE_NAMES) rmSync(files[t], { force: true });
+    return { file, warnings, rows, tables, remove };
+  } catch (e) {
+    remove();
+    throw e;
+  }
+}
+
+/** A query's result: column names and types, and rows as JSON values (BIGINT beyond 2^53 as text). */
+export interface QueryResult {
+  columns: string[];
+  types: string[];
+  rows: unknown[][];
+}
+
+/** The logs as a read-only database. */
+export class LogDatabase {
+  private constructor(
+    private readonly built: BuiltDatabase,
+    private readonly db: DuckDBInstance,
+    private readonly conn: DuckDBConnection,
+  ) {}
+
+  /** The tables and their columns (as `--schema` prints them). */
+  get tables(): SqlTable[] {
+    return this.built.tables;
+  }
+  /** The load's warnings. */
+  get warnings(): string[] {
+    return this.built.warnings;
+  }
+  /** Rows per table. */
+  get rows(): Record<TableName, number> {
+    return this.built.rows;
+  }
+
+  /** Opens a built database read-only, with no access to files (see the module comment). */
+  static async open(built: BuiltDatabase): Promise<LogDatabase> {
+    const { DuckDBInstance } = await duckdb();
+    const db = await DuckDBInstance.create(built.file, { access_mode: "READ_ONLY", enable_external_access: "false", lock_configuration: "true" });
+    return new LogDatabase(built, db, await db.connect());
+  }
+
+  /** Runs one query and reads the whole result. */
+  async query(sql: string): Promise<QueryResult> {
+    const r = await this.conn.runAndReadAll(sql);
+    return { columns: r.columnNames(), types: r.columnTypes().map(String), rows: r.getRowsJson() as unknown[][] };
+  }
+
+  /** Runs one query and yields its rows chunk by chunk (for results too large to hold); at least one chunk. */
+  async *stream(sql: string): AsyncGenerator<{ columns: string[]; types: string[]; rows: unknown[][] }> {
+    const r = await this.conn.stream(sql);
+    const columns = r.columnNames();
+    const types = r.columnTypes().map(String);
+    let any = false;
+    for await (const rows of r.yieldRowsJson()) {
+      any = true;
+      yield { columns, types, rows: rows as unknown[][] };
+    }
+    // An empty result still has its columns.
+    if (!any) yield { columns, types, rows: [] };
+  }
+
+  close(): void {
+    this.conn.closeSync();
+    this.db.closeSync();
+    this.built.remove();
+  }
+}
+
+/** Loads the data directories and opens them read-only: the caller must `close()` it. */
+export async function openLogDatabase(dataDirs: readonly string[], opts: LogDatabaseOptions = {}): Promise<LogDatabase> {
+  const built = await buildLogDatabase(dataDirs, opts);
+  try {
+    return await LogDatabase.open(built);
+  } catch (e) {
+    built.remove();
+    throw e;
+  }
+}
+
+export type ExportFormat = "parquet" | "csv";
+
+/** What `exportTables` wrote. */
+export interface ExportResult {
+  /** Paths written, schema.json last. */
+  files: string[];
+  rows: Record<TableName, number>;
+  warnings: string[];
+}
+
+/** The schema.json of an export: tables, their files, rows and described columns (no paths, no times). */
+export function exportSchema(tables: SqlTable[], rows: Record<TableName, number>, format: ExportFormat): string {
+  const out = {
+    format,
+    compression: format === "parquet" ? "zstd" : null,
+    source: "s3gym logs (src/logs/schema.ts); rows validated and deduplicated as `s3gym report` reads them",
+    tables: tables.map((t) => ({ name: t.name, file: `${t.name}.${format}`, rows: rows[t.name], description: t.description, columns: t.columns })),
+  };
+  return JSON.stringify(out, null, 2) + "\n";
+}
+
+/**
+ * Writes every table of the data directories as `<out>/<table>.parquet` (zstd) or `.csv`, plus
+ * `<out>/schema.json`. The same logs give the same bytes (fixed row orders; one writer thread).
+ * CSV has no nested types: LIST, STRUCT and JSON columns are written as their JSON text.
+ */
+export async function exportTables(dataDirs: readonly string[], out: string, format: ExportFormat, opts: LogDatabaseOptions = {}): Promise<ExportResult> {
+  const built = await buildLogDatabase(dataDirs, opts);
+  const { mkdirSync, renameSync } = await import("node:fs");
+  const { writeFileAtomic } = await import("../util/atomicWrite.js");
+  try {
+    mkdirSync(out, { recursive: true });
+    const { DuckDBInstance } = await duckdb();
+    const db = await DuckDBInstance.create(built.file, { access_mode: "READ_ONLY", threads: "1" });
+    const files: string[] = [];
+    try {
+      const conn = await db.connect();
+      for (const t of built.tables) {
+        const target = join(out, `${t.name}.${format}`);
+        const temp = join(out, `.${t.name}.${format}.tmp-${process.pid}`);
+        const cols = t.columns.map((c) => (format === "csv" && /\[\]$|^STRUCT|^JSON$/.test(c.type) ? `to_json(${q(c.name)})::VARCHAR AS ${q(c.name)}` : q(c.name))).join(", ");
+        const options = format === "parquet" ? "FORMAT parquet, COMPRESSION zstd" : "FORMAT csv, HEADER true";
+        await conn.run(`COPY (SELECT ${cols} FROM ${q(t.name)}) TO ${sqlString(temp)} (${options})`);
+        renameSync(temp, target);
+        files.push(target);
+      }
+      conn.closeSync();
+    } finally {
+      db.closeSync();
+    }
+    const schemaFile = join(out, "schema.json");
+    writeFileAtomic(schemaFile, exportSchema(built.tables, built.rows, format));
+    files.push(schemaFile);
+    return { files, rows: built.rows, warnings: built.warnings };
+  } finally {
+    built.remove();
+  }
+}

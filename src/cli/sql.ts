@@ -1,0 +1,114 @@
+/**
+ * `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--max-rows 100] "SELECT ..."`
+ * `s3gym sql --data DIR --schema`
+ *
+ * Loads the data directories (shards merged, every line validated as `report` validates it) into the
+ * named tables of logs.md ("Tables for analysis") and runs one query on them, read-only: the query
+ * can neither change the tables nor touch any file. Exit codes: 0 done; 1 the data cannot be read (a
+ * malformed line, named as `report` names it); 2 bad arguments or a query DuckDB refused.
+ */
+import { LogFormatError } from "../logs/reader.js";
+import { openLogDatabase, type LogDatabase } from "../analysis/logDatabase.js";
+import type { SqlTable } from "../analysis/sqlSchema.js";
+import { UsageError, nonNegativeInt, parseFlagsAndPositionals } from "./args.js";
+import { textTable, writeCsv, writeJson, type ResultChunk } from "./sqlOutput.js";
+import { dataDirs } from "./tableOutput.js";
+import { escapeControl } from "../util/outsideText.js";
+
+const USAGE = `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--max-rows 100] "SELECT ..."
+       s3gym sql --data DIR --schema
+
+  --data DIR      a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards)
+  --schema        list the tables and their columns with types and descriptions
+  --csv FILE      write the whole result to FILE as CSV (instead of the table on stdout)
+  --json          print the whole result as a JSON array of row objects
+  --max-rows N    rows of the table on stdout (default 100; the count of all rows is printed)
+
+Tables: runs, episodes, steps, checkpoints, calls, memory, curriculum, verdicts (docs/analysis.md,
+"Your own analysis"). Example:
+  s3gym sql --data data "select game, pathway, avg(abs(self_score - reward)) from steps group by all"`;
+
+const FLAGS = {
+  data: { type: "string", multiple: true },
+  schema: { type: "boolean" },
+  csv: { type: "string" },
+  json: { type: "boolean" },
+  "max-rows": { type: "string" },
+} as const;
+
+/** Prints the loader's warnings as `report` does (the first 20, then a count). */
+export function printWarnings(warnings: readonly string[]): void {
+  for (const w of warnings.slice(0, 20)) process.stderr.write(`warning: ${escapeControl(w)}\n`);
+  if (warnings.length > 20) process.stderr.write(`warning: ... and ${warnings.length - 20} more\n`);
+}
+
+/** `--schema`: every table, its description, and its columns (name, type, description). */
+export function schemaText(tables: readonly SqlTable[]): string {
+  const out: string[] = [];
+  for (const t of tables) {
+    out.push(`${t.name}: ${t.description}`);
+    const type = (c: { type: string }): string => (c.type.length > 40 ? `${c.type.slice(0, 37)}...` : c.type);
+    const w = Math.max(...t.columns.map((c) => c.name.length));
+    const tw = Math.max(...t.columns.map((c) => type(c).length));
+    for (const c of t.columns) out.push(`  ${c.name.padEnd(w)}  ${type(c).padEnd(tw)}  ${c.description}`);
+    out.push("");
+  }
+  return out.join("\n");
+}
+
+export async function sqlCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlagsAndPositionals(argv, FLAGS, USAGE);
+  const dirs = dataDirs(values.data);
+  if (dirs.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)");
+  if (values.csv !== undefined && values.json === true) throw new UsageError("--csv and --json are alternatives: give one of them");
+  const maxRows = nonNegativeInt("max-rows", values["max-rows"], 100, 1_000_000);
+  const query = positionals.join(" ").trim();
+  if (values.schema !== true && query === "") throw new UsageError(`a query is required, e.g. "select game, count(*) from steps group by game" (or --schema to list the tables)\nusage: ${USAGE}`);
+
+  let db: LogDatabase;
+  try {
+    db = await openLogDatabase(dirs);
+  } catch (e) {
+    if (e instanceof LogFormatError) {
+      process.stderr.write(`s3gym sql: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  try {
+    printWarnings(db.warnings);
+    if (values.schema === true) {
+      process.stdout.write(schemaText(db.tables));
+      if (query === "") return 0;
+    }
+    try {
+      if (values.csv !== undefined) {
+        const n = await writeCsv(values.csv, db.stream(query));
+        process.stdout.write(`wrote ${n} rows to ${values.csv}\n`);
+      } else if (values.json === true) {
+        await writeJson(db.stream(query), (s) => process.stdout.write(s));
+      } else {
+        const shown: unknown[][] = [];
+        let total = 0;
+        let head: ResultChunk | null = null;
+        for await (const c of db.stream(query)) {
+          head ??= c;
+          for (const r of c.rows) if (shown.length < maxRows) shown.push(r);
+          total += c.rows.length;
+        }
+        if (head !== null) process.stdout.write(textTable(head.columns, head.types, shown, total));
+        else process.stdout.write("(no result)\n");
+      }
+    } catch (e) {
+      // DuckDB's own errors (a syntax error, a refused write) are the user's to fix: one line, exit 2.
+      if (e instanceof Error && !(e instanceof UsageError)) {
+        process.stderr.write(`s3gym sql: the query failed: ${escapeControl(e.message.split("\n")[0] ?? e.message)}\n`);
+        return 2;
+      }
+      throw e;
+    }
+    return 0;
+  } finally {
+    db.close();
+  }
+}
