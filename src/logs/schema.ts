@@ -210,9 +210,11 @@ export const MemoryRecord = z
     after_episode: z.number().int().nonnegative(),
     /** The memory text the next prompts carry. */
     text: z.string(),
-    /** The parsed triple. */
+    /** The parsed triple: what to retain (empty in verified runs). */
     retain: z.string(),
+    /** The parsed triple: what to avoid. */
     avoid: z.string(),
+    /** The parsed triple: what to try next. */
     next: z.string(),
     /** Whether the summary reply parsed; when false the previous memory was kept. */
     parsed: z.boolean(),

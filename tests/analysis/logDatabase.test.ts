@@ -1,0 +1,283 @@
+/**
+ * The logs as a database (logDatabase.ts): the tables equal what the report's loader reads, row for
+ * row; duplicates resolve as the loader resolves them; a malformed line is said as `report` says it;
+ * the connection refuses writes; the Parquet export reads back equal through DuckDB and hyparquet.
+ */
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
+import { compressors } from "hyparquet-compressors";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadColumns } from "../../src/analysis/frames.js";
+import { loadDataset, type Dataset } from "../../src/analysis/dataset.js";
+import { exportTables, openLogDatabase, type LogDatabase } from "../../src/analysis/logDatabase.js";
+import { writeSyntheticData } from "../../src/analysis/synthetic.js";
+import { conform, parseSchemaComments, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS } from "../../src/analysis/sqlSchema.js";
+import { viewOf } from "../../src/logs/schema.js";
+import { checkpoint, curveRecords, episode, exploreRecords, step, tempDir, writeRun } from "./helpers.js";
+
+/** A value with bigints as numbers and undefined as null (DuckDB's JSON gives BIGINT as text: typed by column). */
+function canon(v: unknown): unknown {
+  if (typeof v === "bigint") return Number(v);
+  if (v === undefined || v === null) return null;
+  if (Array.isArray(v)) return v.map(canon);
+  if (typeof v === "object") return Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, canon(x)]));
+  return v;
+}
+
+/** DuckDB rows as objects, integer columns as numbers and JSON columns parsed. */
+async function rowsOf(db: LogDatabase, sql: string): Promise<Record<string, unknown>[]> {
+  const r = await db.query(sql);
+  return r.rows.map((row) =>
+    Object.fromEntries(
+      r.columns.map((c, i) => {
+        const t = r.types[i] as string;
+        const v = row[i];
+        if (typeof v === "string" && /INT/.test(t) && !t.includes("[")) return [c, Number(v)];
+        if (typeof v === "string" && t === "JSON") return [c, JSON.parse(v)];
+        return [c, canon(deepInts(v))];
+      }),
+    ),
+  );
+}
+/** Numeric text inside lists and structs (BIGINT elements) back to numbers. */
+function deepInts(v: unknown): unknown {
+  if (typeof v === "string" && /^-?\d+$/.test(v)) return Number(v);
+  if (Array.isArray(v)) return v.map(deepInts);
+  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deepInts(x)]));
+  return v;
+}
+
+/** Every JSONL record of one kind under a data directory, in reading order. */
+function rawRecords(data: string, file: string): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const run of readdirSync(join(data, "runs")).sort()) {
+    const p = join(data, "runs", run, file);
+    if (!existsSync(p)) continue;
+    for (const line of readFileSync(p, "utf8").split("\n")) if (line.trim() !== "") out.push(JSON.parse(line));
+  }
+  return out;
+}
+
+let data: string;
+let ds: Dataset;
+let db: LogDatabase;
+
+beforeAll(async () => {
+  data = tempDir("s3gym-sql-");
+  await writeSyntheticData(data, { seed: 3, models: ["alpha-7b", "bravo-8b"], games: ["snake", "trust"], exploreEpisodes: 6, evalEpisodes: 2, stepsPerEpisode: [3, 6], failRate: 0.2, training: { models: ["alpha-7b"], epochs: 2 } });
+  ds = await loadDataset(data);
+  db = await openLogDatabase([data]);
+}, 60_000);
+afterAll(() => db?.close());
+
+describe("the tables equal the report's loader", () => {
+  it("runs: one row per run in the loader's order, with its counts", async () => {
+    const rows = await rowsOf(db, "select run_id, model, game, pathway, n_steps, n_explore_steps, n_checkpoints, n_valid_checkpoints, status from runs");
+    expect(rows.map((r) => r.run_id)).toEqual(ds.runs.map((r) => r.run_id));
+    expect(rows.map((r) => [r.n_steps, r.n_explore_steps, r.n_checkpoints, r.n_valid_checkpoints, r.status])).toEqual(
+      ds.runs.map((r) => [r.counts.steps, r.counts.exploreSteps, r.checkpoints.length, r.checkpoints.filter((c) => c.valid).length, r.manifest?.status ?? null]),
+    );
+  });
+
+  it("steps and episodes: counts and checksums equal the loader's frames", async () => {
+    const cols = await loadColumns(data);
+    const [s] = await rowsOf(db, "select count(*) n, sum(reward) r, sum(self_score) s, count(self_score) ns, sum(step) k from steps");
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + (Number.isNaN(b) ? 0 : b), 0);
+    expect(s!.n).toBe(cols.steps.reward.length);
+    expect(s!.r).toBeCloseTo(sum(cols.steps.reward), 9);
+    expect(s!.s).toBeCloseTo(sum(cols.steps.self_score), 9);
+    expect(s!.ns).toBe(cols.steps.self_score.filter((x) => !Number.isNaN(x)).length);
+    expect(s!.k).toBe(sum(cols.steps.step));
+    const [e] = await rowsOf(db, "select count(*) n, sum(score) s, count(*) filter (where status = 'failed') f from episodes");
+    expect(e!.n).toBe(cols.episodes.score.length);
+    expect(e!.s).toBeCloseTo(sum(cols.episodes.score), 9);
+    expect(e!.f).toBe(cols.episodes.status.filter((x) => x === "failed").length);
+    expect(e!.f).toBeGreaterThan(0); // the data set has failed episodes: the ok/failed rule is exercised
+  });
+
+  it("judged exploration steps of ok episodes equal the loader's (s, r, episode) arrays in order", async () => {
+    for (const run of ds.runs.filter((r) => r.explore !== null)) {
+      const rows = await rowsOf(db, `select s.self_score, s.reward, s.episode from steps s join episodes e using (run_id, phase, episode) where run_id = '${run.run_id}' and phase = 'explore' and e.status = 'ok' order by s.episode, s.step`);
+      const ex = run.explore!;
+      expect(rows.map((r) => r.self_score ?? Number.NaN)).toEqual([...ex.s]);
+      expect(rows.map((r) => r.reward)).toEqual([...ex.r]);
+      expect(rows.map((r) => r.episode)).toEqual([...ex.episode]);
+    }
+  });
+
+  it("checkpoints: per run and checkpoint, the scores and seeds the curves use", async () => {
+    const rows = await rowsOf(db, "select run_id, checkpoint, valid, seed, score from checkpoints where view = 'eval'");
+    for (const run of ds.runs) {
+      for (const c of run.checkpoints) {
+        const mine = rows.filter((r) => r.run_id === run.run_id && r.checkpoint === c.x);
+        expect(mine.every((r) => r.valid === c.valid)).toBe(true);
+        expect(mine.filter((r) => r.score !== null).map((r) => r.score)).toEqual(c.scores);
+        if (c.valid) expect(mine.map((r) => r.seed)).toEqual(c.seeds);
+      }
+    }
+    expect(rows.filter((r) => r.valid === false).length).toBe(ds.runs.reduce((a, r) => a + r.checkpoints.filter((c) => !c.valid).length, 0));
+  });
+
+  it("every table has its columns from schema.ts, described", () => {
+    const tables = tableDefinitions();
+    expect(tables.map((t) => t.name)).toEqual([...TABLE_NAMES]);
+    const steps = tables.find((t) => t.name === "steps")!;
+    expect(steps.columns.map((c) => c.name)).toEqual(Object.keys(TABLE_SCHEMAS.steps.shape));
+    const col = (t: string, c: string) => tables.find((x) => x.name === t)!.columns.find((x) => x.name === c)!;
+    expect(col("steps", "reward")).toEqual({ name: "reward", type: "DOUBLE", description: "The verifier step reward r (hidden from the model in the main setting)." });
+    expect(col("steps", "step").type).toBe("BIGINT");
+    expect(col("steps", "history_keep").type).toBe("BIGINT[]");
+    // EpisodeRecord's `phase` has no comment of its own: StepRecord's is used.
+    expect(col("episodes", "phase").description).toMatch(/^`explore` \(lenient config/);
+    expect(col("runs", "usage").type).toMatch(/^STRUCT\("calls" BIGINT/);
+    for (const t of tables) for (const c of t.columns) expect(c.description, `${t.name}.${c.name}`).not.toBe("");
+  });
+
+  it("reads comments above a field, on its line, over several lines, and keeps the record's own over a nested one", () => {
+    const src = [
+      "export const A = z.object({",
+      "  /** Top x. */",
+      "  x: z.number(),",
+      "  /** Inline y. */ y: z.string(),",
+      "  inner: z.object({",
+      "  /**",
+      "   * Two",
+      "   * lines.",
+      "   */",
+      "  z: z.string(),",
+      "    /** Deep x. */",
+      "    x: z.number(),",
+      "  }),",
+      "});",
+    ].join("\n");
+    const c = parseSchemaComments(src).get("A")!;
+    expect(c.get("x")?.text).toBe("Top x.");
+    expect(c.get("y")?.text).toBe("Inline y.");
+    expect(c.get("z")?.text).toBe("Two lines.");
+    expect(c.has("inner")).toBe(false);
+  });
+});
+
+describe("duplicates and problems resolve as the loader resolves them", () => {
+  const H = { run_id: "g.history.m", model: "m", game: "g", pathway: "history" };
+
+  it("a resumed run's repeated steps and episode records: the last wins, an ok record is never undone", async () => {
+    const dir = tempDir("s3gym-sql-dup-");
+    const c = curveRecords(H, [[0, [1, 3]], [3, [2]]]);
+    const e = exploreRecords(H, { 1: [[1, 1], [0, 0]], 2: [[0, 1]] });
+    // Episode 2 was interrupted and re-run: its first attempt's step 0 (reward 9) precedes the rerun's.
+    const steps = [...e.steps.slice(0, 2), step(H, { episode: 2, step: 0, s: 1, r: 9 }), ...e.steps.slice(2)];
+    const episodes = [...c.episodes, ...e.episodes, episode(H, { phase: "explore", episode: 1, status: "failed" }), episode(H, { phase: "eval", checkpoint: 3, episode: 0, score: 5 })];
+    const checkpoints = [...c.checkpoints, checkpoint(H, 0, null)];
+    writeRun(dir, H, { steps, episodes, checkpoints });
+    const loaded = await loadDataset(dir);
+    const d = await openLogDatabase([dir]);
+    try {
+      const ex = loaded.runs[0]!.explore!;
+      const rows = await rowsOf(d, "select episode, step, reward, self_score from steps where phase = 'explore' order by episode, step");
+      expect(rows.map((r) => r.reward)).toEqual([...ex.r]);
+      expect(rows.map((r) => [r.episode, r.step, r.reward])).toEqual([[1, 0, 1], [1, 1, 0], [2, 0, 1]]);
+      const eps = await rowsOf(d, "select phase, checkpoint, episode, status, score from episodes order by phase, checkpoint, episode");
+      expect(eps).toEqual([
+        { phase: "eval", checkpoint: 0, episode: 0, status: "ok", score: 1 },
+        { phase: "eval", checkpoint: 0, episode: 1, status: "ok", score: 3 },
+        { phase: "eval", checkpoint: 3, episode: 0, status: "ok", score: 5 },
+        { phase: "explore", checkpoint: null, episode: 1, status: "ok", score: 1 },
+        { phase: "explore", checkpoint: null, episode: 2, status: "ok", score: 1 },
+      ]);
+      // Checkpoint 0's failed record came last but never undoes the ok one; checkpoint 3 scores its (last) episode.
+      const cps = await rowsOf(d, "select checkpoint, status, score from checkpoints order by checkpoint, episode");
+      expect(cps).toEqual([
+        { checkpoint: 0, status: "ok", score: 1 },
+        { checkpoint: 0, status: "ok", score: 3 },
+        { checkpoint: 3, status: "ok", score: 5 },
+      ]);
+      expect(loaded.runs[0]!.checkpoints.map((x) => x.scores)).toEqual([[1, 3], [5]]);
+      expect(d.warnings).toEqual(loaded.warnings);
+    } finally {
+      d.close();
+    }
+  });
+
+  it("a torn last line is the loader's warning, word for word; a bad line mid-file is the loader's error", async () => {
+    const dir = tempDir("s3gym-sql-torn-");
+    const e = exploreRecords(H, { 1: [[1, 1]] });
+    const run = writeRun(dir, H, { steps: e.steps, episodes: e.episodes, checkpoints: [] });
+    appendFileSync(join(run, "steps.jsonl"), '{"run_id":"g.histo');
+    const loaded = await loadDataset(dir);
+    const d = await openLogDatabase([dir]);
+    expect(d.warnings).toEqual(loaded.warnings);
+    expect(d.warnings.some((w) => w.includes("torn last line ignored"))).toBe(true);
+    d.close();
+    appendFileSync(join(run, "steps.jsonl"), '\n{"run_id":"g.history.m"}\n');
+    const expected = await loadDataset(dir).then(() => "no error", (err: Error) => err.message);
+    expect(expected).toMatch(/steps\.jsonl:2: /);
+    await expect(openLogDatabase([dir])).rejects.toThrow(expected);
+  });
+});
+
+describe("read-only", () => {
+  it("refuses writes to the tables and to any file, and the data directory is unchanged", async () => {
+    const before = readdirSync(data, { recursive: true }).sort();
+    const target = join(data, "out.csv");
+    for (const sql of [
+      `copy steps to '${target}'`,
+      "insert into runs (run_id) values ('x')",
+      "delete from steps",
+      "create table t as select 1",
+      `attach '${join(data, "x.duckdb")}' as x`,
+      "set enable_external_access = true",
+      `select * from read_csv('${join(data, "runs", ds.runs[0]!.run_id, "steps.jsonl")}')`,
+    ]) {
+      await expect(db.query(sql), sql).rejects.toThrow(/read-only|disabled|locked/);
+    }
+    expect(readdirSync(data, { recursive: true }).sort()).toEqual(before);
+    expect((await db.query("select count(*) from runs")).rows[0]![0]).toBe(String(ds.runs.length));
+  });
+});
+
+describe("export", () => {
+  let out: string;
+  beforeAll(async () => {
+    out = tempDir("s3gym-export-");
+    await exportTables([data], out, "parquet");
+  }, 60_000);
+
+  it("is byte-stable for the same logs", async () => {
+    const again = tempDir("s3gym-export-again-");
+    await exportTables([data], again, "parquet");
+    for (const f of readdirSync(out)) expect(readFileSync(join(again, f)).equals(readFileSync(join(out, f))), f).toBe(true);
+    expect(readdirSync(out).sort()).toEqual([...TABLE_NAMES.map((t) => `${t}.parquet`), "schema.json"].sort());
+  });
+
+  it("reads back through DuckDB equal to the tables", async () => {
+    const { DuckDBInstance } = await import("@duckdb/node-api");
+    const mem = await DuckDBInstance.create(":memory:");
+    const conn = await mem.connect();
+    try {
+      for (const t of TABLE_NAMES) {
+        const back = (await conn.runAndReadAll(`select * from read_parquet('${join(out, `${t}.parquet`)}')`)).getRowsJson();
+        const mine = (await db.query(`select * from ${t}`)).rows;
+        expect(back, t).toEqual(mine);
+      }
+    } finally {
+      conn.closeSync();
+      mem.closeSync();
+    }
+  });
+
+  it("reads back through hyparquet equal to the source JSONL (steps, episodes)", async () => {
+    const read = async (t: string) => (await parquetReadObjects({ file: await asyncBufferFromFile(join(out, `${t}.parquet`)), compressors })).map(canon) as Record<string, unknown>[];
+    const key = (r: Record<string, unknown>) => JSON.stringify([r.run_id, r.phase, r.view, r.checkpoint, r.episode, r.step ?? null]);
+    for (const [table, file] of [["steps", "steps.jsonl"], ["episodes", "episodes.jsonl"]] as const) {
+      const source = rawRecords(data, file).map((r) => canon({ ...(conform(TABLE_SCHEMAS[table], r) as object), view: r.phase === "eval" ? viewOf(r as { view?: "eval" }) : null }) as Record<string, unknown>);
+      const back = await read(table);
+      const sort = (xs: Record<string, unknown>[]) => [...xs].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+      expect(back.length, table).toBe(source.length);
+      expect(sort(back), table).toEqual(sort(source));
+    }
+    const schema = JSON.parse(readFileSync(join(out, "schema.json"), "utf8"));
+    expect(schema.tables.find((t: { name: string }) => t.name === "steps").rows).toBe((await read("steps")).length);
+  });
+});

@@ -1,0 +1,121 @@
+/** `s3gym sql` and `s3gym export` as a user runs them: the table, CSV, JSON, --schema, errors as `report` gives them. */
+import { appendFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { exportCommand } from "../../src/cli/export.js";
+import { reportCommand } from "../../src/cli/report.js";
+import { sqlCommand } from "../../src/cli/sql.js";
+import { csvField, textTable } from "../../src/cli/sqlOutput.js";
+import { curveRecords, exploreRecords, tempDir, writeRun } from "../analysis/helpers.js";
+
+async function run(cmd: (argv: string[]) => Promise<number>, argv: string[]): Promise<{ rc: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  vi.spyOn(process.stdout, "write").mockImplementation((s) => ((out += String(s)), true));
+  vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
+  try {
+    return { rc: await cmd(argv), out, err };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+afterEach(() => vi.restoreAllMocks());
+
+const H = { run_id: "g.history.m", model: "m", game: "g", pathway: "history" };
+
+/** One history run: explore steps (s, r) = (1, 1), (0, 0) | (0, 1); checkpoints 0 and 3. */
+function fixture(): { data: string; run: string } {
+  const data = tempDir("s3gym-cli-sql-");
+  const c = curveRecords(H, [[0, [1, 3]], [3, [2]]]);
+  const e = exploreRecords(H, { 1: [[1, 1], [0, 0]], 2: [[0, 1]] });
+  const run = writeRun(data, H, { steps: e.steps, episodes: [...c.episodes, ...e.episodes], checkpoints: c.checkpoints });
+  return { data, run };
+}
+
+describe("s3gym sql", () => {
+  it("prints the issue's query as a table: mean |s - r| per game and pathway", async () => {
+    const { data } = fixture();
+    const r = await run(sqlCommand, ["--data", data, "select game, pathway, avg(abs(self_score - reward)) as e, count(*) as n from steps group by all"]);
+    expect(r.rc).toBe(0);
+    // |1-1| + |0-0| + |0-1| = 1 over 3 steps
+    expect(r.out.split("\n")).toEqual([`game  pathway  ${"e".padStart(18)}  n`, "----  -------  ------------------  -", `g     history  ${String(1 / 3).padStart(18)}  3`, "(1 row)", ""]);
+  });
+
+  it("--csv writes every row, --json prints objects with integers as numbers", async () => {
+    const { data } = fixture();
+    const csv = join(tempDir("s3gym-cli-sql-out-"), "x.csv");
+    const q = "select checkpoint, score, seed from checkpoints order by checkpoint, episode";
+    expect((await run(sqlCommand, ["--data", data, "--csv", csv, q])).rc).toBe(0);
+    expect(readFileSync(csv, "utf8")).toBe("checkpoint,score,seed\n0,1.0,0\n0,3.0,1\n3,2.0,0\n".replace(/\.0,/g, ","));
+    const j = await run(sqlCommand, ["--data", data, "--json", q]);
+    expect(JSON.parse(j.out)).toEqual([{ checkpoint: 0, score: 1, seed: 0 }, { checkpoint: 0, score: 3, seed: 1 }, { checkpoint: 3, score: 2, seed: 0 }]);
+  });
+
+  it("--schema lists the tables and described columns", async () => {
+    const { data } = fixture();
+    const r = await run(sqlCommand, ["--data", data, "--schema"]);
+    expect(r.rc).toBe(0);
+    expect(r.out).toMatch(/^steps: One row per step/m);
+    expect(r.out).toMatch(/^ {2}reward +DOUBLE +The verifier step reward r/m);
+  });
+
+  it("a malformed line: the same message as report, exit 1; a torn last line: the same warning", async () => {
+    const { data, run: dir } = fixture();
+    appendFileSync(join(dir, "steps.jsonl"), '{"run_id":"g.hist');
+    const out = tempDir("s3gym-cli-sql-rep-");
+    const rep = await run(reportCommand, ["--data", data, "--out", out, "--bootstrap", "10"]);
+    const sql = await run(sqlCommand, ["--data", data, "select 1"]);
+    const warnings = (s: string) => s.split("\n").filter((l) => l.startsWith("warning: "));
+    expect(warnings(rep.err).some((w) => w.includes("torn last line ignored"))).toBe(true);
+    expect(warnings(sql.err)).toEqual(warnings(rep.err));
+    appendFileSync(join(dir, "steps.jsonl"), '\n{"run_id":"g.history.m","reward":"x"}\n');
+    const rep2 = await run(reportCommand, ["--data", data, "--out", out]);
+    const sql2 = await run(sqlCommand, ["--data", data, "select 1"]);
+    expect([rep2.rc, sql2.rc]).toEqual([1, 1]);
+    expect(sql2.err.replace("s3gym sql: ", "")).toBe(rep2.err.replace("s3gym report: ", ""));
+    expect(sql2.err).toMatch(/steps\.jsonl:4: /);
+  });
+
+  it("a write is refused with exit 2 and one line", async () => {
+    const { data } = fixture();
+    const r = await run(sqlCommand, ["--data", data, `copy steps to '${join(data, "x.csv")}'`]);
+    expect(r.rc).toBe(2);
+    const errors = (s: string) => s.split("\n").filter((l) => l !== "" && !l.startsWith("warning: "));
+    expect(errors(r.err)).toEqual([expect.stringMatching(/^s3gym sql: the query failed: .*disabled by configuration$/)]);
+    const w = await run(sqlCommand, ["--data", data, "drop table steps"]);
+    expect([w.rc, errors(w.err)]).toEqual([2, [expect.stringMatching(/read-only/)]]);
+  });
+
+  it("names a missing query or --data", async () => {
+    await expect(sqlCommand([])).rejects.toThrow(/--data is required/);
+    await expect(sqlCommand(["--data", "x"])).rejects.toThrow(/a query is required/);
+  });
+});
+
+describe("the terminal table", () => {
+  it("escapes control characters in cells, cuts long ones, and says how many rows were left out", () => {
+    const t = textTable(["a", "n"], ["VARCHAR", "BIGINT"], [["\x1b[2Jx", "1"], ["y".repeat(70), null]], 5);
+    expect(t).not.toContain("\x1b");
+    expect(t).toContain("\\x1b[2Jx");
+    expect(t).toContain(`${"y".repeat(60)}... (70 chars)`);
+    expect(t.trimEnd().split("\n").at(-1)).toBe("(5 rows; 2 shown: --max-rows N shows more, --csv FILE or --json gives all)");
+  });
+  it("quotes CSV fields that need it", () => {
+    expect([csvField('a,"b"'), csvField(null), csvField([1, 2]), csvField("x\ny")]).toEqual(['"a,""b"""', "", '"[1,2]"', '"x\ny"']);
+  });
+});
+
+describe("s3gym export", () => {
+  it("writes one file per table and schema.json; CSV lists as JSON text", async () => {
+    const { data } = fixture();
+    const out = tempDir("s3gym-cli-export-");
+    const r = await run(exportCommand, ["--data", data, "--out", out, "--format", "csv"]);
+    expect(r.rc).toBe(0);
+    expect(r.out).toMatch(/wrote 9 files .*steps 3,/);
+    const schema = JSON.parse(readFileSync(join(out, "schema.json"), "utf8"));
+    expect(schema.tables.map((t: { name: string }) => t.name)).toEqual(["runs", "episodes", "steps", "checkpoints", "calls", "memory", "curriculum", "verdicts"]);
+    const cps = readFileSync(join(out, "checkpoints.csv"), "utf8").split("\n");
+    expect(cps[0]).toBe("run_id,model,game,pathway,checkpoint,view,mean,status,reason,failed_episodes,valid,episode,seed,score,score_source");
+    await expect(exportCommand(["--data", data, "--out", out, "--format", "xlsx"])).rejects.toThrow(/expected one of parquet, csv/);
+  });
+});
