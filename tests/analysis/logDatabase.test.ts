@@ -3,7 +3,7 @@
  * row; duplicates resolve as the loader resolves them; a malformed line is said as `report` says it;
  * the connection refuses writes; the Parquet export reads back equal through DuckDB and hyparquet.
  */
-import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
