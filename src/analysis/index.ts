@@ -10,6 +10,8 @@ export * from "./curves.js";
 export * from "./curveTables.js";
 export * from "./dataset.js";
 export * from "./frames.js";
+export * from "./logDatabase.js";
+export * from "./sqlSchema.js";
 export * from "./judging.js";
 export * from "./judgingTables.js";
 export * from "./report.js";

@@ -23,7 +23,8 @@ import { discoverRuns, readJsonlSync, type ReadWarning } from "../logs/reader.js
 import { runFile } from "../logs/runDir.js";
 import { viewOf, RUN_FILES } from "../logs/schema.js";
 import { loadDataset, type RunData } from "./dataset.js";
-import { conform, sqlTypeOf, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS, type SqlTable, type TableName } from "./sqlSchema.js";
+import type { Columns } from "./frames.js";
+import { conform, sqlTypeOf, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS, type SqlTable, type SqlTableName } from "./sqlSchema.js";
 
 /** Appends JSON lines to a file through a buffer (one write per ~1 MiB). */
 class LineSink {
@@ -53,7 +54,7 @@ class LineSink {
 }
 
 /** The staged files: one per raw record kind (checkpoints still carry their `scores`). */
-type Stage = Record<TableName, LineSink>;
+type Stage = Record<SqlTableName, LineSink>;
 
 export interface LogDatabaseOptions {
   /** Every warning as it happens (also returned): the loader's, in its words. */
@@ -67,7 +68,7 @@ export interface BuiltDatabase {
   /** Warnings of the load (torn lines, duplicates, inconsistencies), as `s3gym report` prints them. */
   warnings: string[];
   /** Rows per table. */
-  rows: Record<TableName, number>;
+  rows: Record<SqlTableName, number>;
   /** The tables as described (columns and descriptions). */
   tables: SqlTable[];
   /** Removes the temporary folder (the database file with it). */
@@ -107,7 +108,7 @@ async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m:
   const locations = discoverRuns(dataDirs);
   const srcOf = new Map(locations.map((l, i) => [l.runDir, i]));
   let ord = 0;
-  const put = (table: TableName, rec: Record<string, unknown>, file: string, view?: string | null): void => {
+  const put = (table: SqlTableName, rec: Record<string, unknown>, file: string, view?: string | null): void => {
     const row = conform(TABLE_SCHEMAS[table], rec) as Record<string, unknown>;
     if (view !== undefined) row.view = view;
     row._src = srcOf.get(dirname(file)) ?? -1;
@@ -157,14 +158,14 @@ function readStaged(file: string, columns: { name: string; type: string }[]): st
  * The SQL that builds each table from its staged file. Orders are total on each table's key, so the
  * tables (and their export) come out the same for the same logs.
  */
-function buildStatements(files: Record<TableName, string>, tables: SqlTable[]): string[] {
-  const def = (name: TableName): SqlTable => tables.find((t) => t.name === name) as SqlTable;
-  const raw = (name: TableName, extra: { name: string; type: string }[] = []) => readStaged(files[name], [...def(name).columns, ...extra]);
-  const list = (name: TableName, prefix = ""): string => def(name).columns.map((c) => prefix + q(c.name)).join(", ");
+function buildStatements(files: Record<SqlTableName, string>, tables: SqlTable[]): string[] {
+  const def = (name: SqlTableName): SqlTable => tables.find((t) => t.name === name) as SqlTable;
+  const raw = (name: SqlTableName, extra: { name: string; type: string }[] = []) => readStaged(files[name], [...def(name).columns, ...extra]);
+  const list = (name: SqlTableName, prefix = ""): string => def(name).columns.map((c) => prefix + q(c.name)).join(", ");
   const scoresCol = { name: "scores", type: sqlTypeOf(TABLE_SCHEMAS.checkpoints.shape.scores) };
   const checkpointRecordCols = def("checkpoints").columns.filter((c) => !["valid", "episode", "seed", "score", "score_source"].includes(c.name));
   const cpList = (prefix: string): string => checkpointRecordCols.map((c) => prefix + q(c.name)).join(", ");
-  const lastPer = (name: TableName, key: string): string =>
+  const lastPer = (name: SqlTableName, key: string): string =>
     `CREATE TABLE ${q(name)} AS SELECT ${list(name)} FROM ${raw(name)} QUALIFY row_number() OVER (PARTITION BY ${key} ORDER BY _ord DESC) = 1 ORDER BY ${key}`;
   return [
     `CREATE TABLE runs AS SELECT ${list("runs")} FROM ${raw("runs")} ORDER BY _ord`,
@@ -214,7 +215,7 @@ export async function buildLogDatabase(dataDirs: readonly string[], opts: LogDat
   const remove = (): void => rmSync(dir, { recursive: true, force: true });
   try {
     const tables = tableDefinitions();
-    const files = Object.fromEntries(TABLE_NAMES.map((t) => [t, join(dir, `${t}.jsonl`)])) as Record<TableName, string>;
+    const files = Object.fromEntries(TABLE_NAMES.map((t) => [t, join(dir, `${t}.jsonl`)])) as Record<SqlTableName, string>;
     const stage = Object.fromEntries(TABLE_NAMES.map((t) => [t, new LineSink(files[t])])) as Stage;
     const warnings: string[] = [];
     try {
@@ -228,7 +229,7 @@ export async function buildLogDatabase(dataDirs: readonly string[], opts: LogDat
     const { DuckDBInstance } = await duckdb();
     const file = join(dir, "logs.duckdb");
     const db = await DuckDBInstance.create(file, { temp_directory: join(dir, "spill") });
-    const rows = {} as Record<TableName, number>;
+    const rows = {} as Record<SqlTableName, number>;
     try {
       const conn = await db.connect();
       await runAll(conn, buildStatements(files, tables));
@@ -270,7 +271,7 @@ export class LogDatabase {
     return this.built.warnings;
   }
   /** Rows per table. */
-  get rows(): Record<TableName, number> {
+  get rows(): Record<SqlTableName, number> {
     return this.built.rows;
   }
 
@@ -285,6 +286,23 @@ export class LogDatabase {
   async query(sql: string): Promise<QueryResult> {
     const r = await this.conn.runAndReadAll(sql);
     return { columns: r.columnNames(), types: r.columnTypes().map(String), rows: r.getRowsJson() as unknown[][] };
+  }
+
+  /**
+   * Runs one query and returns its result as plain columns (the notebooks' `showColumns`, a danfojs
+   * `new DataFrame(cols)`): integers as numbers where they fit a double, lists and structs as JSON text.
+   */
+  async columns(sql: string): Promise<Columns> {
+    const r = await this.query(sql);
+    const cols: Columns = Object.fromEntries(r.columns.map((c) => [c, []]));
+    r.rows.forEach((row) =>
+      r.columns.forEach((c, i) => {
+        const v = row[i];
+        const n = typeof v === "string" && /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UBIGINT|UINTEGER)$/.test(r.types[i] as string) ? Number(v) : null;
+        (cols[c] as unknown[]).push(n !== null && Number.isSafeInteger(n) ? n : v !== null && typeof v === "object" ? JSON.stringify(v) : v);
+      }),
+    );
+    return cols;
   }
 
   /** Runs one query and yields its rows chunk by chunk (for results too large to hold); at least one chunk. */
@@ -325,12 +343,12 @@ export type ExportFormat = "parquet" | "csv";
 export interface ExportResult {
   /** Paths written, schema.json last. */
   files: string[];
-  rows: Record<TableName, number>;
+  rows: Record<SqlTableName, number>;
   warnings: string[];
 }
 
 /** The schema.json of an export: tables, their files, rows and described columns (no paths, no times). */
-export function exportSchema(tables: SqlTable[], rows: Record<TableName, number>, format: ExportFormat): string {
+export function exportSchema(tables: SqlTable[], rows: Record<SqlTableName, number>, format: ExportFormat): string {
   const out = {
     format,
     compression: format === "parquet" ? "zstd" : null,

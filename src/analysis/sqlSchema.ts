@@ -29,14 +29,14 @@ export interface SqlColumn {
 
 /** One named table. */
 export interface SqlTable {
-  name: TableName;
+  name: SqlTableName;
   /** One line: what a row is and how duplicates were resolved. */
   description: string;
   columns: SqlColumn[];
 }
 
 export const TABLE_NAMES = ["runs", "episodes", "steps", "checkpoints", "calls", "memory", "curriculum", "verdicts"] as const;
-export type TableName = (typeof TABLE_NAMES)[number];
+export type SqlTableName = (typeof TABLE_NAMES)[number];
 
 type Def = { type?: string; innerType?: z.ZodType; element?: z.ZodType; shape?: Record<string, z.ZodType> };
 const defOf = (s: z.ZodType): Def => (s as unknown as { def: Def }).def;
@@ -277,4 +277,4 @@ export const TABLE_SCHEMAS = {
   memory: MemoryRecord,
   curriculum: CurriculumRecord,
   verdicts: VerdictRecord,
-} as const satisfies Record<TableName, z.ZodObject>;
+} as const satisfies Record<SqlTableName, z.ZodObject>;
