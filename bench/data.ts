@@ -10,8 +10,9 @@
  * Each runs in a fresh child so its peak RSS (DuckDB's native memory included) is its own. The
  * aggregates must agree (printed); the bench prints, it never asserts.
  *
- *   tsx bench/data.ts                 # scales 1 and 10
+ *   tsx bench/data.ts                 # scales 1 and 10 (7 models x 7 games x 2 pathways x scale run seeds)
  *   tsx bench/data.ts --scales 1 --keep
+ *   tsx bench/data.ts --models 1      # the first model only: 1/7 of the data at each scale
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync, readdirSync } from "node:fs";
@@ -98,7 +99,7 @@ function folderMb(dir: string): number {
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
-    options: { scales: { type: "string", default: "1,10" }, keep: { type: "boolean", default: false }, child: { type: "string" } },
+    options: { scales: { type: "string", default: "1,10" }, models: { type: "string", default: String(SYNTHETIC_MODELS.length) }, keep: { type: "boolean", default: false }, child: { type: "string" } },
     allowPositionals: true,
     strict: true,
   });
@@ -109,12 +110,14 @@ async function main(): Promise<void> {
     return;
   }
   const scales = (values.scales ?? "1,10").split(",").map(Number);
+  const nModels = Number(values.models);
+  if (!Number.isInteger(nModels) || nModels < 1 || nModels > SYNTHETIC_MODELS.length) throw new Error(`--models: 1..${SYNTHETIC_MODELS.length}, got ${values.models}`);
   const rows: string[] = [];
   for (const scale of scales) {
     const root = mkdtempSync(join(tmpdir(), `s3gym-bench-data-x${scale}-`));
     const dataDir = join(root, "data");
     const outDir = join(root, "parquet");
-    const gen = await writeSyntheticData(dataDir, { seed: 0, models: SYNTHETIC_MODELS, games: SYNTHETIC_GAMES, pathways: ["history", "memory"], runSeeds: scale });
+    const gen = await writeSyntheticData(dataDir, { seed: 0, models: SYNTHETIC_MODELS.slice(0, nModels), games: SYNTHETIC_GAMES, pathways: ["history", "memory"], runSeeds: scale });
     process.stdout.write(`x${scale}: ${gen.runs} runs, ${gen.steps} steps, ${(gen.bytes / MB).toFixed(0)} MB of logs\n`);
     const res = {} as Record<Mode, ChildResult>;
     for (const mode of MODES) {

@@ -15,13 +15,14 @@
  * READ_ONLY and external access off, with the configuration locked, so a query can neither change the
  * tables nor write (or read) any file, the data directories included.
  */
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { discoverRuns, readJsonlSync, type ReadWarning } from "../logs/reader.js";
 import { runFile } from "../logs/runDir.js";
 import { viewOf, RUN_FILES } from "../logs/schema.js";
+import { writeFileAtomic } from "../util/atomicWrite.js";
 import { loadDataset, type RunData } from "./dataset.js";
 import type { Columns } from "./frames.js";
 import { conform, sqlTypeOf, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS, type SqlTable, type SqlTableName } from "./sqlSchema.js";
@@ -104,7 +105,7 @@ function runRow(run: RunData): Record<string, unknown> {
 }
 
 /** Streams every validated record of the data directories into the staged files. */
-async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m: string) => void): Promise<string[]> {
+async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m: string) => void): Promise<void> {
   const locations = discoverRuns(dataDirs);
   const srcOf = new Map(locations.map((l, i) => [l.runDir, i]));
   let ord = 0;
@@ -133,18 +134,13 @@ async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m:
       const path = runFile(loc.runDir, kind);
       // calls.jsonl was read by the loader already: its torn line has been reported once.
       const opts = kind === "calls" ? {} : { onWarning };
-      try {
-        for (const { value } of readJsonlSync(path, RUN_FILES[kind].schema, opts)) {
-          const r = value as Record<string, unknown>;
-          put(kind, r, path, kind === "calls" ? (r.phase === "eval" ? viewOf(r as { view?: "eval" }) : null) : undefined);
-        }
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === "ENOENT") continue;
-        throw e;
+      if (!existsSync(path)) continue;
+      for (const { value } of readJsonlSync(path, RUN_FILES[kind].schema, opts)) {
+        const r = value as Record<string, unknown>;
+        put(kind, r, path, kind === "calls" ? (r.phase === "eval" ? viewOf(r as { view?: "eval" }) : null) : undefined);
       }
     }
   }
-  return ds.warnings;
 }
 
 /** `read_json` of a staged file with the table's column types (plus the staging columns). */
@@ -365,8 +361,6 @@ export function exportSchema(tables: SqlTable[], rows: Record<SqlTableName, numb
  */
 export async function exportTables(dataDirs: readonly string[], out: string, format: ExportFormat, opts: LogDatabaseOptions = {}): Promise<ExportResult> {
   const built = await buildLogDatabase(dataDirs, opts);
-  const { mkdirSync, renameSync } = await import("node:fs");
-  const { writeFileAtomic } = await import("../util/atomicWrite.js");
   try {
     mkdirSync(out, { recursive: true });
     const { DuckDBInstance } = await duckdb();
