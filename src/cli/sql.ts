@@ -1,6 +1,6 @@
 /**
  * `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--max-rows 100] "SELECT ..."`
- * `s3gym sql --data DIR --schema`
+ * `s3gym sql --schema`
  *
  * Loads the data directories (shards merged, every line validated as `report` validates it) into the
  * named tables of logs.md ("Tables for analysis") and runs one query on them, read-only: the query
@@ -9,14 +9,14 @@
  */
 import { LogFormatError } from "../logs/reader.js";
 import { openLogDatabase, type LogDatabase } from "../analysis/logDatabase.js";
-import type { SqlTable } from "../analysis/sqlSchema.js";
+import { tableDefinitions, type SqlTable } from "../analysis/sqlSchema.js";
 import { UsageError, nonNegativeInt, parseFlagsAndPositionals } from "./args.js";
 import { textTable, writeCsv, writeJson, type ResultChunk } from "./sqlOutput.js";
 import { dataDirs } from "./tableOutput.js";
 import { escapeControl } from "../util/outsideText.js";
 
 const USAGE = `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--max-rows 100] "SELECT ..."
-       s3gym sql --data DIR --schema
+       s3gym sql --schema
 
   --data DIR      a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards)
   --schema        list the tables and their columns with types and descriptions
@@ -59,11 +59,16 @@ export function schemaText(tables: readonly SqlTable[]): string {
 export async function sqlCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlagsAndPositionals(argv, FLAGS, USAGE);
   const dirs = dataDirs(values.data);
+  const query = positionals.join(" ").trim();
+  // The tables' description needs no data: it is the schema's.
+  if (values.schema === true && query === "") {
+    process.stdout.write(schemaText(tableDefinitions()));
+    return 0;
+  }
   if (dirs.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)");
   if (values.csv !== undefined && values.json === true) throw new UsageError("--csv and --json are alternatives: give one of them");
   const maxRows = nonNegativeInt("max-rows", values["max-rows"], 100, 1_000_000);
-  const query = positionals.join(" ").trim();
-  if (values.schema !== true && query === "") throw new UsageError(`a query is required, e.g. "select game, count(*) from steps group by game" (or --schema to list the tables)\nusage: ${USAGE}`);
+  if (query === "") throw new UsageError(`a query is required, e.g. "select game, count(*) from steps group by game" (or --schema to list the tables)\nusage: ${USAGE}`);
 
   let db: LogDatabase;
   try {
@@ -77,10 +82,7 @@ export async function sqlCommand(argv: string[]): Promise<number> {
   }
   try {
     printWarnings(db.warnings);
-    if (values.schema === true) {
-      process.stdout.write(schemaText(db.tables));
-      if (query === "") return 0;
-    }
+    if (values.schema === true) process.stdout.write(schemaText(db.tables));
     try {
       if (values.csv !== undefined) {
         const n = await writeCsv(values.csv, db.stream(query));
