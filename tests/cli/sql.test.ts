@@ -52,7 +52,6 @@ describe("s3gym sql", () => {
   });
 
   it("--schema lists the tables and described columns", async () => {
-    const { data } = fixture();
     const r = await run(sqlCommand, ["--schema"]); // no data needed
     expect(r.rc).toBe(0);
     expect(r.out).toMatch(/^steps: One row per step/m);
