@@ -6,20 +6,10 @@ import { writeSyntheticData } from "../../src/analysis/synthetic.js";
 import { compareCommand } from "../../src/cli/compare.js";
 import { powerCommand } from "../../src/cli/power.js";
 import { tempDir } from "../analysis/helpers.js";
+import { run } from "./capture.js";
 
 let data: string;
 
-async function run(cmd: (argv: string[]) => Promise<number>, argv: string[]): Promise<{ rc: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((s) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
-  try {
-    return { rc: await cmd(argv), out, err };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
 
 beforeAll(async () => {
   data = tempDir("s3gym-cli-compare-");

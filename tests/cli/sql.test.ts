@@ -7,18 +7,8 @@ import { reportCommand } from "../../src/cli/report.js";
 import { sqlCommand } from "../../src/cli/sql.js";
 import { csvField, textTable } from "../../src/cli/sqlOutput.js";
 import { curveRecords, exploreRecords, tempDir, writeRun } from "../analysis/helpers.js";
+import { run } from "./capture.js";
 
-async function run(cmd: (argv: string[]) => Promise<number>, argv: string[]): Promise<{ rc: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((s) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
-  try {
-    return { rc: await cmd(argv), out, err };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
 afterEach(() => vi.restoreAllMocks());
 
 const H = { run_id: "g.history.m", model: "m", game: "g", pathway: "history" };
