@@ -147,7 +147,13 @@ export async function runProtocol(run: RunContext, resume: ResumeState, onCheckp
       work.then(
         (r) => {
           done(r);
-          onCheckpoint?.();
+          // The manifest rewrite can fail (a full disk): that stops the run like a failed write
+          // of a record, instead of escaping as an unhandled rejection.
+          try {
+            onCheckpoint?.();
+          } catch (e) {
+            errors.push(e);
+          }
         },
         (e: unknown) => {
           errors.push(e);
@@ -354,6 +360,7 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
   const dir = runDir(o.dataDir, o.entry.runId);
   let release: (() => void) | null = null;
   let logs: RunLogs | null = null;
+  let manifest: ManifestWriter | null = null;
   try {
     mkdirSync(dir, { recursive: true });
     release = acquireRunLock(dir);
@@ -365,29 +372,32 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
     const resume = loadForResume(dir, { explorationFeedsEvaluation: o.play === undefined });
     logs = new RunLogs(dir, pathwayFiles(o.entry.pathway));
     const events = o.events ?? {};
+    for (const w of resume.quarantined) events.warning?.(o.entry.runId, w);
     const run = contextFor(o, logs, events, o.now ?? (() => new Date()));
     o.router.attach(run.runId, logs);
-    const manifest = new ManifestWriter(run, o.invocation ?? {}, resume.manifest, o.checkpoints, o.recordModel !== false);
+    manifest = new ManifestWriter(run, o.invocation ?? {}, resume.manifest, o.checkpoints, o.recordModel !== false);
     manifest.write("running", false);
+    const written = manifest;
     const s = run.settings;
     events.runStarted?.(run.runId, {
       totalEpisodes: o.totalEpisodes ?? totalEpisodes(s.exploreEpisodes, s.checkpointEvery, s.evalEpisodes) + viewEpisodeTotal(s),
       doneEpisodes: resume.episodes.size,
       label: `${o.entry.game}/${o.entry.pathway}/${o.entry.model}`,
     });
-    let outcome: RunOutcome;
-    try {
-      outcome = await (o.play ?? runProtocol)(run, resume, () => manifest.write("running", false));
-    } catch (e) {
-      manifest.write("error", false);
-      throw e;
-    }
+    let outcome = await (o.play ?? runProtocol)(run, resume, () => written.write("running", false));
     const degenerate = run.replies.verdict();
     if (degenerate !== null) outcome = { ...outcome, status: "degenerate", error: degenerate };
     manifest.write(outcome.status, true, { ...summarizeCalls(dir) }, { replies: { ...run.replies.stats }, ...(degenerate !== null ? { degenerate_reason: degenerate } : {}) });
     events.runEnded?.(run.runId, outcome.status);
     return outcome;
   } catch (e) {
+    // A manifest never says "running" once its process has given up on the run (a bad calls line,
+    // a full disk, a bug): best-effort, since a full disk may refuse this write too.
+    try {
+      manifest?.write("error", true);
+    } catch {
+      // the error below names the cause; the lock's dead pid tells readers the run is not running
+    }
     o.events?.runEnded?.(o.entry.runId, "error");
     return { runId: o.entry.runId, status: "error", checkpoints: [], error: redactSecrets(e instanceof Error ? e.message : String(e)) };
   } finally {
