@@ -33,7 +33,8 @@ import { exploreInBatches } from "./batchedExplore.js";
 import { PATHWAYS } from "../pathways/registry.js";
 import { trajectoryFromSteps } from "../pathways/trajectory.js";
 import type { ExperienceSnapshot, ExperienceState } from "../pathways/types.js";
-import { checkDataDirProtocol } from "./dataDirProtocol.js";
+import { checkDataDirProtocol, claimDataDirProtocol } from "./dataDirProtocol.js";
+import { checkLogsAgainstPlan } from "./logProtocol.js";
 import { checkResumable, ManifestWriter, modelConfig, type InvocationInput } from "./manifest.js";
 import { episodeSlot, loadForResume, type ResumeState } from "./resume.js";
 import { acquireRunLock } from "./runLock.js";
@@ -305,7 +306,13 @@ function removeStaleTemps(dir: string): void {
 /** Checks, before any call, that an existing run directory can be resumed with these settings. */
 export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game" | "model" | "settings" | "recordModel">): void {
   const path = manifestPath(runDir(o.dataDir, o.entry.runId));
-  if (!existsSync(path)) return;
+  const s = o.settings;
+  const configs = { explore: resolveConfig(o.game, "explore", s.maxSteps), eval: resolveConfig(o.game, "eval", s.maxSteps) };
+  if (!existsSync(path)) {
+    // No manifest (deleted, or never written): the logs still say how the run was played.
+    if (existsSync(runDir(o.dataDir, o.entry.runId))) checkLogsAgainstPlan(runDir(o.dataDir, o.entry.runId), o.entry.runId, { configs, evalEpisodes: s.evalEpisodes, exploreEpisodes: s.exploreEpisodes });
+    return;
+  }
   let previous: RunManifest;
   try {
     previous = readJsonFile(path, RunManifest);
@@ -314,14 +321,9 @@ export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game
     if (e instanceof LogFormatError) throw new ConfigError(`${e.message}; this run cannot be resumed from it: restore the manifest, or move the run directory away to start that run over`);
     throw e;
   }
-  const s = o.settings;
   checkResumable(
     previous,
-    {
-      runId: o.entry.runId,
-      settings: s,
-      configs: { explore: resolveConfig(o.game, "explore", s.maxSteps), eval: resolveConfig(o.game, "eval", s.maxSteps) },
-    },
+    { runId: o.entry.runId, settings: s, configs },
     // A training run's models are its checkpoints' (checked by checkCheckpointModels), not one model.
     o.recordModel === false ? null : modelConfig(o),
   );
@@ -436,7 +438,11 @@ export function planMatrix(
   for (const e of entries) preflightRun({ dataDir, entry: e, game: game(e.game), model: modelOf(e), settings: settingsOf(e) });
   // The compared numbers are the matrix's own (a models-file max_tokens, the only per-entry
   // difference, is not compared), so the first entry's settings stand for all of them.
-  if (entries.length > 0) checkDataDirProtocol(dataDir, settingsOf(entries[0]!), new Set(entries.map((e) => e.runId)));
+  if (entries.length > 0) {
+    checkDataDirProtocol(dataDir, settingsOf(entries[0]!), new Set(entries.map((e) => e.runId)));
+    // Atomic, and still there when a manifest is deleted: what makes the check above hold.
+    claimDataDirProtocol(dataDir, settingsOf(entries[0]!));
+  }
 }
 
 /**
