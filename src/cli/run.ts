@@ -319,6 +319,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
       cacheDir: ctx.cacheDir,
     });
     for (const r of pre.reports) stderr.write(`s3gym run: ${formatPreflight(r)}\n`);
+    for (const w of pre.warnings) stderr.write(`s3gym run: warning: ${terminalSafe(w)}\n`);
     if (pre.problems.length > 0) {
       stderr.write(`s3gym run: preflight refused ${pre.problems.length === 1 ? "1 problem" : `${pre.problems.length} problems`}; nothing was run (--no-preflight skips the check)\n`);
       return 2;

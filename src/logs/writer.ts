@@ -17,6 +17,7 @@ import type { z } from "zod";
 import { writeFileAtomic } from "../util/atomicWrite.js";
 import { formatIssues } from "../util/zodIssues.js";
 import { stringifyWellFormed } from "../util/wellFormedJson.js";
+import { redactDeep } from "../util/secretText.js";
 
 export class InvalidRecordError extends Error {
   override name = "InvalidRecordError";
@@ -90,7 +91,8 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
     if (!parsed.success) throw new InvalidRecordError(`refusing to write an invalid line to ${basename(this.path)}: ${formatIssues(parsed.error, { max: 3 })}`);
     // Serialise the caller's object (not zod's output) so extra fields survive even without passthrough.
     // Lone surrogates (a reply cut inside an emoji) become U+FFFD: the line stays JSON for every reader.
-    const buf = Buffer.from(`${stringifyWellFormed(record)}\n`, "utf8");
+    // Keys never reach a log, whatever text carried them (a reply echoing the key, an error body).
+    const buf = Buffer.from(`${stringifyWellFormed(redactDeep(record))}\n`, "utf8");
     const before = fstatSync(this.fd).size;
     let off = 0;
     try {
@@ -142,5 +144,5 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
 export function writeJsonAtomic<S extends z.ZodTypeAny>(path: string, schema: S, value: z.input<S>): void {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new InvalidRecordError(`refusing to write an invalid ${basename(path)}: ${formatIssues(parsed.error, { max: 3 })}`);
-  writeFileAtomic(path, `${stringifyWellFormed(value, 2)}\n`);
+  writeFileAtomic(path, `${stringifyWellFormed(redactDeep(value), 2)}\n`);
 }

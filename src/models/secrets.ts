@@ -13,31 +13,9 @@
 
 import { escapeControl } from "../util/outsideText.js";
 
-export const MIN_SECRET_LENGTH = 8;
-
-const registered = new Set<string>();
-
-/** Remembers a key value so that every later error or log line is scrubbed of it. */
-export function registerSecret(value: string | undefined | null): void {
-  if (typeof value === "string" && value.length >= MIN_SECRET_LENGTH) registered.add(value);
-}
-
-/** Test hook: forget the registered values. */
-export function clearSecrets(): void {
-  registered.clear();
-}
-
-/** Provider key shapes (OpenAI, Groq, Anthropic, Hugging Face, Google, xAI, GitHub, NVIDIA, Replicate, OpenRouter). */
-const KEY_SHAPES = /\b(?:sk-[A-Za-z0-9_*.-]{6,}|sk_[A-Za-z0-9]{16,}|gsk_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z_-]{20,}|xai-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|nvapi-[A-Za-z0-9_-]{16,}|r8_[A-Za-z0-9]{16,})/g;
-
-/** `text` without any registered key value, bearer token or provider-shaped key. Linear in the text. */
-export function redactSecrets(text: string, extra: readonly (string | null | undefined)[] = []): string {
-  let out = text;
-  for (const s of [...registered, ...extra]) {
-    if (typeof s === "string" && s.length >= MIN_SECRET_LENGTH && out.includes(s)) out = out.split(s).join("[redacted]");
-  }
-  return out.replace(/Bearer\s+\S+/gi, "Bearer [redacted]").replace(KEY_SHAPES, "[redacted key]");
-}
+// The registry and the redaction itself live in util (the log writers, below models, use them too).
+export { MIN_SECRET_LENGTH, registerSecret, clearSecrets, redactSecrets, redactDeep } from "../util/secretText.js";
+import { redactSecrets } from "../util/secretText.js";
 
 /**
  * True when a string given as a variable NAME looks like a key pasted in its place: a provider key
