@@ -1,21 +1,19 @@
 /**
- * The API keys in use, and the one place that removes them from text (issue: no key in any output).
+ * The API keys in use, as the model layer sees them (issue: no key in any output).
  *
- * createModel registers the value of every key variable a run reads; `redactSecrets` replaces each
- * registered value (and anything shaped like a bearer token or a well-known provider key) in an error
- * message or a log line. Values shorter than MIN_SECRET_LENGTH are not treated as secrets: local
- * servers take placeholders such as `EMPTY`, and blanking every "EMPTY" or "x" would mangle text
- * without protecting anything.
+ * createModel registers the value of every key variable a run reads; the registry and the one
+ * redaction layer (`redactSecrets`: every form of a key, bearer tokens, provider-shaped keys, URL
+ * credentials) live in src/util/secretText.ts, below the log writers that apply it to every line,
+ * and are re-exported here for the model layer and the CLI.
  *
  * Key VALUES are validated before any call (`keyValueProblem`) and NAMES that look like keys are
  * refused (`looksLikeKey`), both without echoing what they saw.
  */
 
 import { escapeControl } from "../util/outsideText.js";
-
-// The registry and the redaction itself live in util (the log writers, below models, use them too).
-export { MIN_SECRET_LENGTH, registerSecret, clearSecrets, redactSecrets, redactDeep } from "../util/secretText.js";
 import { redactSecrets } from "../util/secretText.js";
+
+export { MIN_SECRET_LENGTH, registerSecret, clearSecrets, redactSecrets, redactDeep } from "../util/secretText.js";
 
 /**
  * True when a string given as a variable NAME looks like a key pasted in its place: a provider key
