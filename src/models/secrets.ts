@@ -13,7 +13,7 @@
 import { escapeControl } from "../util/outsideText.js";
 import { redactSecrets } from "../util/secretText.js";
 
-export { MIN_SECRET_LENGTH, registerSecret, clearSecrets, redactSecrets, redactDeep } from "../util/secretText.js";
+export { MIN_SECRET_LENGTH, registerSecret, clearSecrets, redactSecrets } from "../util/secretText.js";
 
 /**
  * True when a string given as a variable NAME looks like a key pasted in its place: a provider key
