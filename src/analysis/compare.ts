@@ -268,6 +268,17 @@ function gamePairs(runs: readonly RunData[], opts: CompareOptions): Pair[] {
 }
 
 /**
+ * The runs compare can pair, and those it leaves out: a run with no valid checkpoint (every call
+ * failed) has no seeds and no curve, and used to break the pairing of the complete runs beside it
+ * ("2 different seed lists"). One bad run never takes the others down (issue 32, item 6).
+ */
+function pairableRuns(ds: Dataset): { runs: RunData[]; leftOut: RunData[] } {
+  const loop = ds.runs.filter((r) => r.pathway !== TRAINING_PATHWAY);
+  const leftOut = loop.filter((r) => !r.checkpoints.some((c) => c.valid));
+  return { runs: loop.filter((r) => !leftOut.includes(r)), leftOut };
+}
+
+/**
  * The comparison table: one row per (game, metric). Pure given the data set and options (seeded).
  * Throws CompareError for selectors that pick nothing, sides that cannot be paired, or runs on
  * different seeds.
@@ -281,7 +292,7 @@ export function compareTable(ds: Dataset, opts: CompareOptions): Table<CompareRo
   if (checkpoints && opts.metrics !== undefined && opts.metrics.some((m) => m !== "y")) {
     throw new CompareError("with checkpoint selectors the compared value is the checkpoint's score y(x); leave out --metrics");
   }
-  const runs = ds.runs.filter((r) => r.pathway !== TRAINING_PATHWAY);
+  const { runs, leftOut } = pairableRuns(ds);
   const games = [...new Set(runs.map((r) => r.game))].sort(compareText).filter((g) => opts.games === undefined || opts.games.includes(g));
   const unknown = (opts.games ?? []).filter((g) => !runs.some((r) => r.game === g));
   if (unknown.length > 0) throw new CompareError(`unknown game '${unknown[0]}': the data has ${[...new Set(runs.map((r) => r.game))].sort(compareText).join(", ") || "no games"}`);
@@ -362,6 +373,7 @@ export function compareTable(ds: Dataset, opts: CompareOptions): Table<CompareRo
       `Intervals: ${Math.round(level * 100)}% ${describeMethod(method)}${used.size > 0 ? ` (used: ${[...used].join(", ")})` : ""}, B = ${opts.B}, seed = ${opts.seed}; resampled: evaluation seeds, one draw for both sides of every pair (paired).`,
       `diff = a - b, each side the mean over the game's pairs (${rows.filter((r, i, all) => all.findIndex((x) => x.game === r.game) === i).map((r) => `${r.game}: ${r.pairs.join(", ")}`).join("; ")}).`,
       `p: two-sided sign-flip permutation test over seeds (${[exact ? `all 2^n flips up to n = ${EXACT_MAX_SEEDS}` : "", random ? `${flips} seeded flips above` : ""].filter((x) => x).join("; ")}); p_holm: Holm-adjusted across the ${games.length > 1 ? "games" : "game"} of each metric.`,
+      ...(leftOut.length > 0 ? [`Left out: ${leftOut.map((r) => r.run_id).join(", ")} (no valid checkpoint: the run failed, nothing to pair).`] : []),
       ...(minSeeds <= 5 ? [`With n <= 5 seeds the exact test cannot reach p < 0.05 (its smallest two-sided p is 2 / 2^n = ${(2 / 2 ** minSeeds).toFixed(4)} at n = ${minSeeds}): see \`s3gym power\` for what more evaluation episodes would detect.`] : []),
     ],
   }, runs.map((r) => r.model));

@@ -447,7 +447,9 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
     const loc = locations[src] as (typeof locations)[number];
     const before = new Set(builders.keys());
     let pendingManifest: { m: Partial<RunManifest>; file: string } | null = null;
-    await readRunDir(
+    // One run whose files cannot be read is left out, named, and the others are computed (issue 32,
+    // item 6): a bad line used to make report and view refuse the whole data directory.
+    const read = readRunDir(
       loc.runDir,
       {
         manifestLenient: (m, file) => {
@@ -526,7 +528,16 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
         },
       },
       { onWarning },
+    ).then(
+      () => true,
+      (e: unknown) => {
+        if (!(e instanceof LogFormatError)) throw e;
+        for (const id of [...builders.keys()]) if (!before.has(id)) builders.delete(id);
+        warn(`left out run ${loc.name}: ${e.message} (fix or remove that line, or rerun the run's command: resume moves a damaged line to <file>.damaged)`);
+        return false;
+      },
     );
+    if (!(await read)) continue;
     // The manifest belongs to the run its records name; the records decide (a manifest's own identity
     // fields may be missing, and one that contradicts the records is not used).
     const pm = pendingManifest as { m: Partial<RunManifest>; file: string } | null;

@@ -1,8 +1,9 @@
 /** Argument helpers shared by the `s3gym` subcommands: one-line errors that name the flag and the fix. */
-import { statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { realpathSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../util/errors.js";
+import { escapeControl } from "../util/outsideText.js";
 
 /** A bad flag: a ConfigError (exit 2), named for the CLI. */
 export class UsageError extends ConfigError {
@@ -117,12 +118,39 @@ export function oneOf<T extends string>(flag: string, value: string | undefined,
   return value as T;
 }
 
+/** Kernel and device file systems: creating folders there fails or spins (`mkdir -p /proc/self/x` looped). */
+const SYSTEM_FOLDERS = ["/proc", "/sys", "/dev"];
+
+/**
+ * The system folder `path` lies under (after resolving symbolic links of its existing part, so a link
+ * into /proc counts), or null.
+ */
+export function systemFolderOf(path: string): string | null {
+  let p = resolve(path);
+  const rest: string[] = [];
+  // The deepest existing ancestor, with its links resolved; the missing tail is appended as written.
+  for (;;) {
+    try {
+      p = join(realpathSync(p), ...rest.reverse());
+      break;
+    } catch {
+      const up = dirname(p);
+      if (up === p) break;
+      rest.push(basename(p));
+      p = up;
+    }
+  }
+  return SYSTEM_FOLDERS.find((s) => p === s || p.startsWith(`${s}/`)) ?? null;
+}
+
 /**
  * A folder flag (`--data`, `--out`): the path, or a UsageError when it or a folder above it is a
  * file (mkdir would fail with EEXIST/ENOTDIR, exit 1, after the plan was made). Missing folders are
  * fine: they are created.
  */
 export function folderFlag(flag: string, path: string): string {
+  const system = systemFolderOf(path);
+  if (system) throw new UsageError(`--${flag} ${escapeControl(path)} is under ${system}, a kernel or device folder, not storage: give a folder on a disk (e.g. --${flag} ./${flag === "data" ? "data" : "figures"})`);
   let p = resolve(path);
   for (;;) {
     let isDir: boolean | null = null;

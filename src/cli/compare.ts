@@ -7,6 +7,7 @@
  * Holm adjustment across games. Markdown on stdout; `--csv FILE` writes the same rows.
  * Exit codes: 0 done; 1 the data cannot be analysed or the runs cannot be paired; 2 bad arguments.
  */
+import { terminalSafe } from "../models/secrets.js";
 import { DEFAULT_B } from "../analysis/bootstrap.js";
 import { COMPARE_METRICS, CompareError, compareTable, parseSelector, type CompareMetric, type Selector } from "../analysis/compare.js";
 import { UsageError, nonNegativeInt, parseFlags } from "./args.js";
@@ -69,7 +70,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof CompareError) {
-      process.stderr.write(`s3gym compare: ${e.message}\n`);
+      process.stderr.write(terminalSafe(`s3gym compare: ${e.message}\n`));
       return 1;
     }
     throw e;

@@ -2,6 +2,7 @@
  * `s3gym finetune --train FILE --model BASE [--suffix S] [--epochs N] [--base-url URL]
  *  [--api-key-env NAME] [--poll-seconds S] [--max-wait-minutes M] [--dry-run]`
  */
+import { keyValueProblem, looksLikeKey, registerSecret, terminalSafe } from "../models/secrets.js";
 import { join } from "node:path";
 import { fineTuneBuiltin } from "../training/builtinFineTune.js";
 import { describeApiError, runFineTune } from "../training/fineTuneJob.js";
@@ -43,7 +44,7 @@ export async function finetuneCommand(argv: string[]): Promise<number> {
     try {
       r = fineTuneBuiltin({ train: values.train, model: values.model, epochs: epochs ?? 1, outDir: join(values.data ?? "data", "checkpoints") });
     } catch (e) {
-      process.stderr.write(`s3gym finetune: ${(e as Error).message}\n`);
+      process.stderr.write(`s3gym finetune: ${terminalSafe((e as Error).message)}\n`);
       return 1;
     }
     const per = Object.entries(r.counted).map(([g, n]) => `${g} ${n}`).join(", ") || "none";
@@ -60,7 +61,8 @@ export async function finetuneCommand(argv: string[]): Promise<number> {
   } catch (e) {
     throw new UsageError(`cannot read --train file '${values.train}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  const err = (s: string) => process.stderr.write(`${s}\n`);
+  // Everything finetune prints passes the redaction layer: an API error may echo the key or carry escapes.
+  const err = (s: string) => process.stderr.write(`${terminalSafe(s)}\n`);
   for (const problem of report.errors.slice(0, 20)) err(`${values.train}: ${problem}`);
   if (report.errors.length > 20) err(`... and ${report.errors.length - 20} more problems`);
   const tokens = report.tokensPerExample;
@@ -79,8 +81,15 @@ export async function finetuneCommand(argv: string[]): Promise<number> {
     throw new UsageError(`fine-tuning APIs take the openai-chat format; rebuild the file with 'build-sft --format openai-chat'`);
   }
   const keyEnv = values["api-key-env"] ?? "OPENAI_API_KEY";
+  if (looksLikeKey(keyEnv)) {
+    registerSecret(keyEnv);
+    throw new UsageError("--api-key-env looks like a key, not the NAME of an environment variable (not shown); put the key in a variable (export MY_KEY=...) and name it (--api-key-env MY_KEY)");
+  }
   const apiKey = process.env[keyEnv];
   if (!apiKey) throw new UsageError(`no API key: set the environment variable ${keyEnv} (or name another with --api-key-env)`);
+  registerSecret(apiKey);
+  const bad = keyValueProblem(apiKey);
+  if (bad) throw new UsageError(`the value of ${keyEnv} ${bad}; set it again without the stray character`);
   try {
     const outcome = await runFineTune({
       trainFile: values.train,
@@ -95,7 +104,7 @@ export async function finetuneCommand(argv: string[]): Promise<number> {
     });
     if (outcome.fineTunedModel && outcome.status === "succeeded") {
       err(`evaluate it with: s3gym run --pathways training --checkpoints openai:${values.model},openai:${outcome.fineTunedModel}`);
-      process.stdout.write(`${outcome.fineTunedModel}\n`);
+      process.stdout.write(`${terminalSafe(outcome.fineTunedModel)}\n`);
       return 0;
     }
     err(`fine-tuning job ${outcome.jobId} ${outcome.status}: ${outcome.error ?? "no reason given"}`);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** The `s3gym` command: one dispatcher, one module per subcommand. */
+import { terminalSafe } from "../models/secrets.js";
 import { exitCodeOf, HelpRequested } from "./args.js";
 
 type Command = (argv: string[]) => Promise<number>;
@@ -47,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     // By type, never by message text: input the user can fix exits 2; anything else is thrown (exit 1).
     if (exitCodeOf(e) === 2) {
-      process.stderr.write(`s3gym ${name}: ${(e as Error).message}\n`);
+      process.stderr.write(`s3gym ${name}: ${terminalSafe((e as Error).message)}\n`);
       return 2;
     }
     throw e;
@@ -59,7 +60,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (e: unknown) => {
-    process.stderr.write(`s3gym: ${e instanceof Error ? e.message : String(e)}\n`);
+    // The last line of defence: whatever escaped a command is redacted and escaped before it shows.
+    process.stderr.write(`s3gym: ${terminalSafe(e instanceof Error ? e.message : String(e))}\n`);
     process.exitCode = 1;
   },
 );

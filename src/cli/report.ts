@@ -6,6 +6,7 @@
  * `<out>/report.json` (method, B, seed, inputs, warnings, files).
  * Exit codes: 0 done; 1 the data could not be analysed (invalid log line, no runs); 2 bad arguments.
  */
+import { terminalSafe } from "../models/secrets.js";
 import { parseArgs } from "node:util";
 import { folderFlag, joinNegativeNumbers, UsageError as FlagError } from "./args.js";
 import { DEFAULT_B } from "../analysis/bootstrap.js";
@@ -106,7 +107,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
     args = parseReportArgs(argv);
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`s3gym report: ${e.message}\n`);
+      process.stderr.write(terminalSafe(`s3gym report: ${e.message}\n`));
       return 2;
     }
     throw e;
@@ -120,7 +121,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
     ds = await loadDataset(args.data);
   } catch (e) {
     if (e instanceof LogFormatError) {
-      process.stderr.write(`s3gym report: ${e.message}\n`);
+      process.stderr.write(terminalSafe(`s3gym report: ${e.message}\n`));
       return 1;
     }
     throw e;
@@ -129,7 +130,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
     const present = [...new Set(ds.runs.map((r) => r.model))].sort();
     const unknown = args.models.filter((m) => !present.includes(m));
     if (unknown.length > 0) {
-      process.stderr.write(`s3gym report: --models: unknown model '${unknown[0]}': valid values are ${present.join(", ") || "(none: no runs)"}\n`);
+      process.stderr.write(terminalSafe(`s3gym report: --models: unknown model '${unknown[0]}': valid values are ${present.join(", ") || "(none: no runs)"}\n`));
       return 2;
     }
   }
@@ -138,17 +139,17 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const full = ds;
   if (args.models !== null) ds = filterModels(ds, args.models);
   if (ds.runs.length === 0) {
-    process.stderr.write(`s3gym report: no runs found in ${args.data.join(", ")}\n`);
+    process.stderr.write(terminalSafe(`s3gym report: no runs found in ${args.data.join(", ")}\n`));
     return 1;
   }
   const shown = ds.warnings.slice(0, 20);
-  for (const w of shown) process.stderr.write(`warning: ${w}\n`);
-  if (ds.warnings.length > shown.length) process.stderr.write(`warning: ... and ${ds.warnings.length - shown.length} more (see report.json)\n`);
+  for (const w of shown) process.stderr.write(terminalSafe(`warning: ${w}\n`));
+  if (ds.warnings.length > shown.length) process.stderr.write(terminalSafe(`warning: ... and ${ds.warnings.length - shown.length} more (see report.json)\n`));
 
   // The verified pathway's tables read verdicts, facts and calls beyond the data set.
   const verified = ds.runs.some((r) => r.pathway === "verified") ? await loadVerifiedInputs(args.data) : undefined;
   const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete, reference: full, ...(verified ? { verified } : {}) });
-  const files = await writeReport(report, args.out, args.data, { onWarning: (w) => process.stderr.write(`warning: ${w}\n`) });
+  const files = await writeReport(report, args.out, args.data, { onWarning: (w) => process.stderr.write(terminalSafe(`warning: ${w}\n`)) });
   const c = report.counts;
   process.stdout.write(
     `s3gym report: ${c.runs} runs (${c.trainingRuns} training), ${c.steps} steps from ${args.data.join(", ")}; ` +

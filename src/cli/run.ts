@@ -36,7 +36,7 @@ export const RUN_USAGE = [
   "  [--explore-episodes 30] [--checkpoint-every 3] [--eval-episodes 3] [--max-steps 64]",
   "  [--context-tokens 100000] [--max-new-tokens 14000] [--tokenizer o200k|cl100k] [--run-seed 0]",
   "  [--concurrency 8] [--shard i/n] [--base-url URL] [--api-key-env NAME] [--models-file F]",
-  "  [--max-retries 5] [--timeout-ms 600000] [--no-cache] [--reward-visibility hidden|visible] [--strict-contract]",
+  "  [--max-retries 5] [--max-retry-after 600] [--timeout-ms 600000] [--no-cache] [--reward-visibility hidden|visible] [--strict-contract]",
   "  [--views eval,id,replay] [--view-episodes N] [--replay-episodes K]",
   "  [--progress auto|bar|lines|off] [--answer-from content|reasoning|both] [--max-bad-replies 50%] [--history-cut anchored|per-step]",
   "  [--max-tokens-param auto|max_tokens|max_completion_tokens] [--drop-params seed,top_p,temperature]",
@@ -319,6 +319,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
       cacheDir: ctx.cacheDir,
     });
     for (const r of pre.reports) stderr.write(`s3gym run: ${formatPreflight(r)}\n`);
+    for (const w of pre.warnings) stderr.write(`s3gym run: warning: ${terminalSafe(w)}\n`);
     if (pre.problems.length > 0) {
       stderr.write(`s3gym run: preflight refused ${pre.problems.length === 1 ? "1 problem" : `${pre.problems.length} problems`}; nothing was run (--no-preflight skips the check)\n`);
       return 2;

@@ -2,6 +2,7 @@
  * Flags shared by `run`, `train-loop` and `build-sft`: the protocol numbers and the endpoint
  * settings, parsed in one place so every command names them, defaults them and rejects them alike.
  */
+import { totalEpisodes } from "../runner/schedule.js";
 import { GAMES, parseGameList } from "../games/registry.js";
 import type { Game } from "../games/types.js";
 import type { ModelContext } from "../models/createModel.js";
@@ -41,6 +42,7 @@ export const ENDPOINT_FLAGS = {
   "api-key-env": { type: "string" },
   "models-file": { type: "string" },
   "max-retries": { type: "string" },
+  "max-retry-after": { type: "string" },
   "timeout-ms": { type: "string" },
   "no-cache": { type: "boolean" },
   "max-tokens-param": { type: "string" },
@@ -87,6 +89,8 @@ export const FLAG_RANGES = {
   "run-seed": { min: 0, max: 4_294_967_295 },
   concurrency: { min: 1, max: 10_000 },
   "max-retries": { min: 0, max: 100 },
+  /** Seconds: the longest wait a server's Retry-After can impose per retry (default 600). */
+  "max-retry-after": { min: 0, max: 86_400 },
   /** Exploration episodes per verified batch (`--pathways verified`). */
   "broad-batch": { min: 1, max: 10_000 },
   /** Node's timers hold at most 2^31-1 ms; a larger delay is clamped to 1 ms. */
@@ -156,8 +160,19 @@ export function settingsFromFlags(
   if (settings.contextTokens <= settings.maxNewTokens) {
     throw new UsageError(`--context-tokens (${settings.contextTokens}) must exceed --max-new-tokens (${settings.maxNewTokens}): the reply is reserved inside the context`);
   }
+  // Each flag within its range can still multiply into a schedule no machine finishes (10000
+  // exploration episodes x a checkpoint each x 10000 evaluation episodes = 10^8 episodes per run).
+  const planned = totalEpisodes(settings.exploreEpisodes, settings.checkpointEvery, settings.evalEpisodes);
+  if (planned > MAX_PLANNED_EPISODES) {
+    throw new UsageError(
+      `--explore-episodes ${settings.exploreEpisodes}, --checkpoint-every ${settings.checkpointEvery} and --eval-episodes ${settings.evalEpisodes} plan ${planned} episodes per run, more than ${MAX_PLANNED_EPISODES}: checkpoint less often (a larger --checkpoint-every) or evaluate fewer episodes`,
+    );
+  }
   return settings;
 }
+
+/** The most episodes one run may plan (exploration plus every checkpoint's evaluation). */
+export const MAX_PLANNED_EPISODES = 100_000;
 
 /** `s3gym run`'s evaluation views (views.md). */
 export const VIEW_FLAGS = {
@@ -195,7 +210,7 @@ export function viewsFromFlags(v: Partial<Record<"views" | "view-episodes" | "re
 
 /** The model context from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
 export function modelContextFromFlags(
-  v: Partial<Record<"concurrency" | "max-retries" | "timeout-ms" | "base-url" | "api-key-env" | "models-file" | "max-tokens-param" | "drop-params", string>>,
+  v: Partial<Record<"concurrency" | "max-retries" | "max-retry-after" | "timeout-ms" | "base-url" | "api-key-env" | "models-file" | "max-tokens-param" | "drop-params", string>>,
   env: Record<string, string | undefined>,
 ): Partial<ModelContext> {
   const ctx: Partial<ModelContext> = {
@@ -204,6 +219,7 @@ export function modelContextFromFlags(
     timeoutMs: rangedFlag("timeout-ms", v["timeout-ms"], 600_000),
     env,
   };
+  if (v["max-retry-after"] !== undefined) ctx.backoff = { maxRetryAfterMs: rangedFlag("max-retry-after", v["max-retry-after"], 600) * 1000 };
   if (v["base-url"] !== undefined) ctx.baseUrl = v["base-url"];
   if (v["max-tokens-param"] !== undefined) ctx.maxTokensParam = oneOf("max-tokens-param", v["max-tokens-param"], MAX_TOKENS_PARAMS);
   if (v["drop-params"] !== undefined) {

@@ -7,6 +7,7 @@
  * Content-Security-Policy as a header). Exit codes: 0 done (or served until interrupted); 1 the data
  * could not be read; 2 bad arguments.
  */
+import { terminalSafe } from "../models/secrets.js";
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { extname, join, resolve, sep } from "node:path";
@@ -110,16 +111,16 @@ export async function viewCommand(argv: string[]): Promise<number> {
   } catch (e) {
     if (process.stderr.isTTY) process.stderr.write("\n");
     if (e instanceof LogFormatError || (e instanceof Error && /not written by s3gym view/.test(e.message))) {
-      process.stderr.write(`s3gym view: ${e.message}\n`);
+      process.stderr.write(terminalSafe(`s3gym view: ${e.message}\n`));
       return 1;
     }
     throw e;
   }
   if (process.stderr.isTTY) process.stderr.write("\n");
-  for (const w of summary.warnings.slice(0, 10)) process.stderr.write(`warning: ${w}\n`);
-  if (summary.warnings.length > 10) process.stderr.write(`warning: ... and ${summary.warnings.length - 10} more (listed on the overview page)\n`);
+  for (const w of summary.warnings.slice(0, 10)) process.stderr.write(terminalSafe(`warning: ${w}\n`));
+  if (summary.warnings.length > 10) process.stderr.write(terminalSafe(`warning: ... and ${summary.warnings.length - 10} more (listed on the overview page)\n`));
   if (summary.runs === 0) {
-    process.stderr.write(`s3gym view: no runs found in ${data.join(", ")}\n`);
+    process.stderr.write(terminalSafe(`s3gym view: no runs found in ${data.join(", ")}\n`));
     return 1;
   }
   const index = join(resolve(out), "index.html");

@@ -5,14 +5,15 @@
  *   decide what to keep of each record (the analysis keeps a few numbers per step, never the text).
  * - Validates every line against the zod schema of its file (schema.ts); an error names the file, the
  *   line and the field.
- * - Tolerates a torn LAST line (a crash mid-write): it is reported through `onWarning` and skipped. A
- *   bad line anywhere else is an error, because line-atomic writes cannot produce it.
+ * - Tolerates a torn LAST line (a crash mid-write): it is reported through `onWarning` and skipped. An
+ *   unparsable line elsewhere (a short write on a full disk under an older kit) is skipped with a
+ *   warning too; a line that parses but breaks the schema is an error naming file, line and field.
  * - Merges several data directories (shards written with `--shard i/n`, or copies of the same runs):
  *   `discoverRuns` lists the run directories of all of them; merging records of one run that appear in
  *   several places is the caller's job (the analysis deduplicates by natural keys, so it is idempotent).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import type { z } from "zod";
 import { JsonlSyntaxError, readJsonlLines, type TornLine } from "../util/jsonl.js";
 import { firstIssue } from "../util/zodIssues.js";
@@ -86,8 +87,10 @@ export async function* readJsonl<S extends z.ZodType>(
  */
 export function* readJsonlSync<S extends z.ZodType>(file: string, schema: S, opts: ReadOptions = {}): Generator<Numbered<z.infer<S>>> {
   const onTorn = (t: TornLine) => opts.onWarning?.({ file, line: t.line, message: `torn last line ignored (${t.detail})` });
+  const onDamaged = (t: TornLine) =>
+    opts.onWarning?.({ file, line: t.line, message: `damaged line left out (${t.detail}; a write cut short, e.g. on a full disk): rerunning the run's command moves it to ${basename(file)}.damaged and plays its episode again` });
   try {
-    for (const { json, line } of readJsonlLines(file, { onTorn })) {
+    for (const { json, line } of readJsonlLines(file, { onTorn, onDamaged })) {
       const parsed = schema.safeParse(json);
       if (!parsed.success) {
         const { field, detail } = firstIssue(parsed.error);
@@ -108,22 +111,44 @@ export interface RunFileLine<T> {
   value: T;
 }
 
+/** A line resume takes out of a run file (kept, verbatim, in `<file>.damaged`). */
+export interface DamagedLine {
+  line: number;
+  raw: string;
+  /** Why: the JSON error, or the field the schema refused. */
+  detail: string;
+}
+
 /**
  * Reads a whole run file synchronously, for resume and replay: the complete valid lines in order,
  * and whether a torn last line was left out. Stricter than `readJsonl` about the end: a last line
  * without its newline counts as torn even if it parses, because resume appends after it. A missing
- * file reads as empty. Throws LogFormatError naming the file, the line and the field.
+ * file reads as empty. Throws LogFormatError naming the file, the line and the field, unless
+ * `damaged` is given: then every bad line (unparsable or off-schema) is handed to it and left out,
+ * so that resume can quarantine it and play its episode again instead of refusing the run.
  */
-export function readRunFile<S extends z.ZodTypeAny>(path: string, schema: S): { lines: RunFileLine<z.infer<S>>[]; torn: boolean } {
+export function readRunFile<S extends z.ZodTypeAny>(
+  path: string,
+  schema: S,
+  opts: { damaged?: (d: DamagedLine) => void } = {},
+): { lines: RunFileLine<z.infer<S>>[]; torn: boolean } {
   const lines: RunFileLine<z.infer<S>>[] = [];
   let torn = false;
   if (!existsSync(path)) return { lines, torn };
+  const damaged = opts.damaged;
   try {
-    for (const { json, line, text } of readJsonlLines(path, { unterminatedIsTorn: true, onTorn: () => (torn = true) })) {
+    const read = readJsonlLines(path, {
+      unterminatedIsTorn: true,
+      onTorn: () => (torn = true),
+      ...(damaged ? { onDamaged: (t: TornLine & { text: string }) => damaged({ line: t.line, raw: t.text, detail: t.detail }) } : {}),
+    });
+    for (const { json, line, text } of read) {
       const parsed = schema.safeParse(json);
       if (!parsed.success) {
         const { field, detail } = firstIssue(parsed.error);
-        throw new LogFormatError(path, line, field, detail);
+        if (!damaged) throw new LogFormatError(path, line, field, detail);
+        damaged({ line, raw: text, detail: `field '${field}': ${detail}` });
+        continue;
       }
       lines.push({ line, raw: text, value: json as z.infer<S> });
     }

@@ -4,6 +4,12 @@
  * write(2) on a file opened with O_APPEND: concurrent episodes of a run share the file, and a crash
  * (kill -9, power loss) can tear at most the last line, never interleave two. `sync()` is called at
  * episode boundaries, so a finished episode's lines are durable before its record claims it is done.
+ *
+ * A full disk (ENOSPC, EDQUOT, EIO) can still cut a write short. The writer then cuts the file back to
+ * the size it had before the record (the last whole line) before anything else appends, and stays
+ * failed: every later append to that file throws the same named error, so the run stops with its
+ * cause instead of gluing the next record onto a fragment (issue 32, item 1). Writes are
+ * synchronous, so no other episode of the process can append between the short write and the cut.
  */
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, ftruncateSync, writeSync } from "node:fs";
 import { basename } from "node:path";
@@ -11,10 +17,21 @@ import type { z } from "zod";
 import { writeFileAtomic } from "../util/atomicWrite.js";
 import { formatIssues } from "../util/zodIssues.js";
 import { stringifyWellFormed } from "../util/wellFormedJson.js";
+import { redactDeep } from "../util/secretText.js";
 
 export class InvalidRecordError extends Error {
   override name = "InvalidRecordError";
 }
+
+/** An append that did not reach the disk whole (a full disk): names the file and the cause. */
+export class LogWriteError extends Error {
+  override name = "LogWriteError";
+}
+
+/** The write(2) the writer uses; a test passes one that fails like a full disk. */
+export type WriteFn = (fd: number, buf: Buffer, offset: number, length: number) => number;
+
+const defaultWrite: WriteFn = (fd, buf, offset, length) => writeSync(fd, buf, offset, length);
 
 /**
  * Cuts a torn last line (a crash in the middle of a write) so that the next append starts on a
@@ -48,10 +65,13 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
   readonly path: string;
   /** Bytes removed from a torn last line when the file was opened. */
   readonly repairedBytes: number;
+  /** Set by the first append that failed: every later append throws it again. */
+  private failed: LogWriteError | null = null;
 
   private constructor(
     path: string,
     private readonly schema: S,
+    private readonly write: WriteFn,
   ) {
     this.path = path;
     this.fd = openSync(path, "a+");
@@ -59,22 +79,49 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
   }
 
   /** Opens (creating if needed) `path` for appending records validated by `schema`. */
-  static open<S extends z.ZodTypeAny>(path: string, schema: S): JsonlWriter<S> {
-    return new JsonlWriter(path, schema);
+  static open<S extends z.ZodTypeAny>(path: string, schema: S, io: { write?: WriteFn } = {}): JsonlWriter<S> {
+    return new JsonlWriter(path, schema, io.write ?? defaultWrite);
   }
 
   /** Validates `record` and appends it as one line. Throws InvalidRecordError naming the field. */
   append(record: z.input<S>): void {
     if (this.fd === null) throw new Error(`${basename(this.path)}: writer is closed`);
+    if (this.failed !== null) throw this.failed;
     const parsed = this.schema.safeParse(record);
     if (!parsed.success) throw new InvalidRecordError(`refusing to write an invalid line to ${basename(this.path)}: ${formatIssues(parsed.error, { max: 3 })}`);
     // Serialise the caller's object (not zod's output) so extra fields survive even without passthrough.
     // Lone surrogates (a reply cut inside an emoji) become U+FFFD: the line stays JSON for every reader.
-    const buf = Buffer.from(`${stringifyWellFormed(record)}\n`, "utf8");
+    // Keys never reach a log, whatever text carried them (a reply echoing the key, an error body).
+    const buf = Buffer.from(`${stringifyWellFormed(redactDeep(record))}\n`, "utf8");
+    const before = fstatSync(this.fd).size;
     let off = 0;
-    // A regular file accepts the whole buffer in one call; the loop only guards against a short write.
-    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
+    try {
+      // A regular file accepts the whole buffer in one call; the loop only guards against a short write.
+      while (off < buf.length) {
+        const n = this.write(this.fd, buf, off, buf.length - off);
+        if (n <= 0) throw Object.assign(new Error("write returned 0 bytes"), { code: "ENOSPC" });
+        off += n;
+      }
+    } catch (e) {
+      this.failed = this.cutBack(before, e);
+      throw this.failed;
+    }
     this.dirty = true;
+  }
+
+  /** After a failed append: the file back to its last whole line, and the error that names why. */
+  private cutBack(size: number, cause: unknown): LogWriteError {
+    const code = (cause as { code?: unknown }).code;
+    const why = typeof code === "string" ? code : cause instanceof Error ? cause.message : String(cause);
+    let cut = `cut back to its last whole line (${size} bytes)`;
+    try {
+      ftruncateSync(this.fd!, size);
+    } catch (e) {
+      // The next open cuts a torn last line anyway (repairTornTail); say the cut is still owed.
+      cut = `not cut back (${(e as { code?: string }).code ?? (e as Error).message}); the next run cuts its torn last line`;
+    }
+    const hint = why === "ENOSPC" || why === "EDQUOT" ? "the disk is full: free space, then rerun the same command to resume" : "fix the cause, then rerun the same command to resume";
+    return new LogWriteError(`${this.path}: a record could not be written (${why}); the file was ${cut}; ${hint}`);
   }
 
   /** Flushes to stable storage (episode boundaries). */
@@ -97,5 +144,5 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
 export function writeJsonAtomic<S extends z.ZodTypeAny>(path: string, schema: S, value: z.input<S>): void {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new InvalidRecordError(`refusing to write an invalid ${basename(path)}: ${formatIssues(parsed.error, { max: 3 })}`);
-  writeFileAtomic(path, `${stringifyWellFormed(value, 2)}\n`);
+  writeFileAtomic(path, `${stringifyWellFormed(redactDeep(value), 2)}\n`);
 }

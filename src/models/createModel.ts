@@ -20,7 +20,8 @@ import { parseModelSpec, specText, type BuiltinSpec, type ModelSpec } from "./mo
 import type { DroppableParam, ModelsFileEntry, Price } from "./modelsFile.js";
 import { OpenAIModel, endpointHostOf, endpointIdOf, type MaxTokensParam } from "./openaiModel.js";
 import { CachedModel, ResponseCache } from "./responseCache.js";
-import { keyValueProblem, looksLikeKey, registerSecret } from "./secrets.js";
+import { keyValueProblem, looksLikeKey, registerSecret, terminalSafe } from "./secrets.js";
+import { ReplyGuard } from "./replyGuard.js";
 import { RETRY_DEFAULTS, RetryingModel, realSleep } from "./retry.js";
 import type { CompletionRequest, CompletionResult, Model, SamplingParams } from "./types.js";
 import { ConfigError } from "../util/errors.js";
@@ -272,7 +273,8 @@ export function assembleModel(resolved: ResolvedModel, ctx: ModelContext, builti
       timeoutMs: ctx.timeoutMs,
       maxTokensParam: resolved.maxTokensParam,
     });
-    const retrying = new RetryingModel(openai, { maxRetries: ctx.maxRetries, sleep: ctx.sleep ?? realSleep, ...RETRY_DEFAULTS, ...ctx.backoff });
+    const onLongWait = ctx.onWarning ?? ((m: string) => void process.stderr.write(`s3gym: ${terminalSafe(m)}\n`));
+    const retrying = new RetryingModel(new ReplyGuard(openai), { maxRetries: ctx.maxRetries, sleep: ctx.sleep ?? realSleep, onLongWait, ...RETRY_DEFAULTS, ...ctx.backoff });
     inner = new LimitedModel(retrying, ctx.limiters.get(resolved.endpointHost, resolved.apiKeyEnv, resolved.concurrency));
     if (ctx.cacheDir) inner = new CachedModel(inner, cacheOf(ctx, ctx.cacheDir), { endpoint: endpointIdOf(baseUrl), model: resolved.spec.model });
   }

@@ -14,7 +14,7 @@
  */
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from "node:http";
 import { request as httpsRequest, Agent as HttpsAgent } from "node:https";
-import { Readable } from "node:stream";
+import { Readable, Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
@@ -47,6 +47,37 @@ function decoded(res: IncomingMessage): Readable {
   if (!z) return res;
   res.on("error", (e) => z.destroy(e));
   return res.pipe(z);
+}
+
+/**
+ * The most bytes of one response body read (issue 32: a body that streamed forever took a run from
+ * 0.6 to 14.9 GB). 4 MiB is far above any chat completion a step asks for (max_new_tokens of text),
+ * so only a broken or hostile server meets it. Counted while the body streams: never buffered whole.
+ */
+export const MAX_REPLY_BYTES = 4 * 1024 * 1024;
+
+/** A response body that went past MAX_REPLY_BYTES: the reply is recorded as `oversize` (data). */
+export class ReplyTooLargeError extends Error {
+  override name = "ReplyTooLargeError";
+  constructor(readonly limitBytes: number) {
+    super(`the response body exceeded ${limitBytes} bytes (the reply size cap) and was not read further`);
+  }
+}
+
+/** `body` that fails with ReplyTooLargeError (and stops the socket) once past `max` bytes. */
+function capped(body: Readable, res: IncomingMessage, max: number): Readable {
+  let seen = 0;
+  const cap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      if (seen > max) {
+        res.destroy();
+        done(new ReplyTooLargeError(max));
+      } else done(null, chunk);
+    },
+  });
+  body.on("error", (e) => cap.destroy(e));
+  return body.pipe(cap);
 }
 
 /** Redirects followed (307 and 308 only: they keep the method and the body, as fetch does). */
@@ -94,7 +125,7 @@ function once(url: URL, method: string, headers: Headers, body: Buffer | null, s
         if (noBody) res.resume();
         try {
           resolve(
-            new Response(noBody ? null : (Readable.toWeb(decoded(res)) as ReadableStream<Uint8Array>), {
+            new Response(noBody ? null : (Readable.toWeb(capped(decoded(res), res, MAX_REPLY_BYTES)) as ReadableStream<Uint8Array>), {
               status,
               statusText: res.statusMessage ?? "",
               headers: responseHeaders(res),

@@ -5,6 +5,7 @@
  * learner's options are part of the name, so they are part of the model identity (run id, cache
  * key, manifest).
  */
+import { identifierProblem } from "../util/outsideText.js";
 import { POLICY_NAMES, isPolicyName, type PolicyName } from "../games/policies.js";
 
 /** `builtin:learner`'s options, parsed from its name. */
@@ -64,6 +65,8 @@ export function learnerName(o: LearnerOptions): string {
  * and slashes (`openai:qwen/qwen3-8b:free`). Throws an Error naming the valid schemes.
  */
 export function parseModelSpec(spec: string): ModelSpec {
+  const unprintable = identifierProblem(spec);
+  if (unprintable) throw new Error(`model ${unprintable}`);
   const colon = spec.indexOf(":");
   if (colon < 0) throw new Error(`model '${spec}' has no scheme: ${EXPECTED}`);
   const scheme = spec.slice(0, colon);

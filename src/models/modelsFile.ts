@@ -3,6 +3,7 @@
  * with its sampling parameters, prices and concurrency. It names the ENVIRONMENT VARIABLE that holds
  * a key, never a key. Unknown fields are errors (a typo such as `temprature` must not be ignored).
  */
+import { identifierProblem } from "../util/outsideText.js";
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -50,7 +51,10 @@ export type DroppableParam = (typeof DROPPABLE_PARAMS)[number];
 
 export const ModelsFileEntry = z.strictObject({
   /** The name `--models` uses (no spaces or commas: `--models` is a comma list). */
-  alias: z.string().regex(/^[^\s,]+$/, "must be non-empty without spaces or commas"),
+  alias: z
+    .string()
+    .regex(/^[^\s,]+$/, "must be non-empty without spaces or commas")
+    .refine((a) => identifierProblem(a) === null, { message: "must hold printable characters only (no control or invisible characters)" }),
   /** `openai:<model>` or `builtin:<policy>`. Checked by validateModelSpecs. */
   spec: z.string().min(1),
   /** OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1); default --base-url / OPENAI_BASE_URL. */

@@ -12,6 +12,7 @@
  *
  * Every refusal names the numbers and the fix. What the server says is made safe (errorBody.ts).
  */
+import { terminalSafe } from "./secrets.js";
 import { messageOfErrorBody, safeServerText } from "./errorBody.js";
 import { httpFetch } from "./httpFetch.js";
 import { maxTokensFieldFor, OpenAIModel, requestBody, type MaxTokensParam } from "./openaiModel.js";
@@ -207,5 +208,6 @@ export async function preflightEndpoint(t: PreflightTarget): Promise<PreflightRe
 
 /** One line per endpoint, for stderr. */
 export function formatPreflight(r: PreflightReport): string {
-  return r.problems.length > 0 ? r.problems.join("\n") : `preflight ${r.name} @ ${r.host}: ok (${r.notes.join("; ")})`;
+  // A base URL may carry credentials (`user:PASS@`, `?api-key=`) and a server's text escapes: redacted and escaped here.
+  return terminalSafe(r.problems.length > 0 ? r.problems.join("\n") : `preflight ${r.name} @ ${r.host}: ok (${r.notes.join("; ")})`);
 }

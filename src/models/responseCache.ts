@@ -15,6 +15,7 @@ import { writeFileAtomic } from "../util/atomicWrite.js";
 import { canonicalJson } from "../util/canonicalJson.js";
 import type { CallIdentity, ChatMessage, CompletionRequest, CompletionResult, Model, SamplingParams } from "./types.js";
 import { stringifyWellFormed } from "../util/wellFormedJson.js";
+import { redactDeep } from "../util/secretText.js";
 
 export interface CacheKeyInput {
   /** Host and path of the endpoint (no credentials, no query), e.g. `api.openai.com/v1`. */
@@ -114,7 +115,7 @@ export class ResponseCache {
     };
     // Not durable: a lost entry is only a repeated call, and a sync per call would cost more.
     // A lone surrogate in a reply is stored as U+FFFD, as the logs record it (util/wellFormedJson.ts).
-    writeFileAtomic(file, stringifyWellFormed(entry) + "\n", { durable: false });
+    writeFileAtomic(file, stringifyWellFormed(redactDeep(entry)) + "\n", { durable: false });
   }
 }
 

@@ -70,10 +70,16 @@ export interface RetryOptions {
   sleep: (ms: number) => Promise<void>;
   /** Prefix of the final error message, e.g. `openai:gpt-4o-mini @ api.openai.com`. */
   label: string;
+  /** Told before a wait longer than LONG_WAIT_MS (a big Retry-After), so that it never looks like a hang. */
+  onLongWait?: (message: string) => void;
   now?: () => number;
 }
 
+/** `maxRetryAfterMs`: the documented cap on one Retry-After wait (10 minutes; `--max-retry-after S` changes it). */
 export const RETRY_DEFAULTS = { baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 600_000 } as const;
+
+/** Waits longer than this are announced (onLongWait): 30 s without a word reads as a frozen run. */
+export const LONG_WAIT_MS = 30_000;
 
 /** The wait before retry number `retry` (0-based) after `err`. */
 export function backoffDelayMs(retry: number, err: AttemptError, o: RetryOptions): number {
@@ -100,7 +106,12 @@ export async function withRetry<T>(attempt: () => Promise<T>, o: RetryOptions): 
       if (!(e instanceof AttemptError)) throw e;
       if (!e.retryable) throw new ModelCallError(`${o.label}: ${e.message} (not retried)`, e.kind, retries);
       if (retries >= o.maxRetries) throw new ModelCallError(`${o.label}: ${e.message} (retries exhausted after ${retries} retries)`, e.kind, retries);
-      await o.sleep(backoffDelayMs(retries, e, o));
+      const wait = backoffDelayMs(retries, e, o);
+      if (wait > LONG_WAIT_MS) {
+        const cap = (o.maxRetryAfterMs ?? RETRY_DEFAULTS.maxRetryAfterMs) / 1000;
+        o.onLongWait?.(`${o.label}: ${e.kind} (${e.message}); waiting ${Math.round(wait / 1000)} s before retry ${retries + 1} of ${o.maxRetries} (a Retry-After is capped at ${cap} s: --max-retry-after S)`);
+      }
+      await o.sleep(wait);
     }
   }
 }

@@ -1,43 +1,19 @@
 /**
- * The API keys in use, and the one place that removes them from text (issue: no key in any output).
+ * The API keys in use, as the model layer sees them (issue: no key in any output).
  *
- * createModel registers the value of every key variable a run reads; `redactSecrets` replaces each
- * registered value (and anything shaped like a bearer token or a well-known provider key) in an error
- * message or a log line. Values shorter than MIN_SECRET_LENGTH are not treated as secrets: local
- * servers take placeholders such as `EMPTY`, and blanking every "EMPTY" or "x" would mangle text
- * without protecting anything.
+ * createModel registers the value of every key variable a run reads; the registry and the one
+ * redaction layer (`redactSecrets`: every form of a key, bearer tokens, provider-shaped keys, URL
+ * credentials) live in src/util/secretText.ts, below the log writers that apply it to every line,
+ * and are re-exported here for the model layer and the CLI.
  *
  * Key VALUES are validated before any call (`keyValueProblem`) and NAMES that look like keys are
  * refused (`looksLikeKey`), both without echoing what they saw.
  */
 
 import { escapeControl } from "../util/outsideText.js";
+import { redactSecrets } from "../util/secretText.js";
 
-export const MIN_SECRET_LENGTH = 8;
-
-const registered = new Set<string>();
-
-/** Remembers a key value so that every later error or log line is scrubbed of it. */
-export function registerSecret(value: string | undefined | null): void {
-  if (typeof value === "string" && value.length >= MIN_SECRET_LENGTH) registered.add(value);
-}
-
-/** Test hook: forget the registered values. */
-export function clearSecrets(): void {
-  registered.clear();
-}
-
-/** Provider key shapes (OpenAI, Groq, Anthropic, Hugging Face, Google, xAI, GitHub, NVIDIA, Replicate, OpenRouter). */
-const KEY_SHAPES = /\b(?:sk-[A-Za-z0-9_*.-]{6,}|sk_[A-Za-z0-9]{16,}|gsk_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z_-]{20,}|xai-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|nvapi-[A-Za-z0-9_-]{16,}|r8_[A-Za-z0-9]{16,})/g;
-
-/** `text` without any registered key value, bearer token or provider-shaped key. Linear in the text. */
-export function redactSecrets(text: string, extra: readonly (string | null | undefined)[] = []): string {
-  let out = text;
-  for (const s of [...registered, ...extra]) {
-    if (typeof s === "string" && s.length >= MIN_SECRET_LENGTH && out.includes(s)) out = out.split(s).join("[redacted]");
-  }
-  return out.replace(/Bearer\s+\S+/gi, "Bearer [redacted]").replace(KEY_SHAPES, "[redacted key]");
-}
+export { MIN_SECRET_LENGTH, registerSecret, clearSecrets, redactSecrets } from "../util/secretText.js";
 
 /**
  * True when a string given as a variable NAME looks like a key pasted in its place: a provider key

@@ -89,6 +89,8 @@ export interface RunEvents {
   episodeDone?(runId: string, record: EpisodeRecord): void;
   checkpointDone?(runId: string, record: CheckpointRecord): void;
   runEnded?(runId: string, status: string): void;
+  /** Something the run repaired and the user should hear about (a damaged log line quarantined). */
+  warning?(runId: string, message: string): void;
 }
 
 export interface RunContext {

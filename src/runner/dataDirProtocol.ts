@@ -14,11 +14,18 @@
  * (written before the protocol was recorded), cannot say its protocol and is left out of the check
  * (docs/endpoints.md); a manifest from before `parse_rule` / `answer_from` were recorded compares
  * as the defaults of that time (`strict-contract`, `content`), as the per-run resume check does.
+ *
+ * Manifests alone cannot hold the promise: a deleted manifest hides its run from the check, and two
+ * runs started at once each find the other's manifest not yet written. So the directory also has its
+ * own record, `<data>/protocol.json` (PROTOCOL_FILE), claimed by the first run planned in it with an
+ * exclusive create (`claimDataDirProtocol`): of two racing starts with different protocols, one
+ * creates it and the other reads it and is refused.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { manifestPath, runsDir } from "../logs/runDir.js";
+import { createFileExclusive } from "../util/atomicWrite.js";
 import { canonicalJson } from "../util/canonicalJson.js";
 import { ConfigError } from "../util/errors.js";
 import type { ProtocolSettings } from "./context.js";
@@ -83,5 +90,40 @@ export function checkDataDirProtocol(dataDir: string, settings: ProtocolSettings
   }
   if (clashes.size === 0) return;
   const lines = [...clashes].map(([diff, c]) => `${c.runs} run${c.runs > 1 ? "s" : ""} (e.g. ${c.example}) differ: ${diff}`);
-  throw new ConfigError(`--data ${dataDir} already holds runs of another protocol: ${lines.join("; ")}; a data directory holds one protocol (report would put both side by side): use another --data directory, or rerun with the original flags`);
+  throw clashError(dataDir, lines.join("; "));
+}
+
+function clashError(dataDir: string, what: string): ConfigError {
+  return new ConfigError(`--data ${dataDir} already holds runs of another protocol: ${what}; a data directory holds one protocol (report would put both side by side): use another --data directory, or rerun with the original flags`);
+}
+
+/** The data directory's own protocol record: the compared numbers of the first run planned in it. */
+export const PROTOCOL_FILE = "protocol.json";
+
+const ProtocolFile = z.object({ protocol: z.record(z.string(), z.unknown()) });
+
+/**
+ * Claims the data directory for `settings`' protocol, or throws when it is already another's. The
+ * first caller creates `<data>/protocol.json` exclusively (createFileExclusive); every later one
+ * (including a racing one that lost the create) compares with it. A protocol.json that cannot be
+ * read is refused with the file and the fix, never overwritten: it is the directory's only record
+ * once manifests are gone.
+ */
+export function claimDataDirProtocol(dataDir: string, settings: ProtocolSettings): void {
+  const planned = comparedOf(settingsRecord(settings) as Record<string, unknown>);
+  const file = join(dataDir, PROTOCOL_FILE);
+  mkdirSync(dataDir, { recursive: true });
+  const content = `${JSON.stringify({ protocol: planned, note: "the protocol of every run in this data directory (s3gym: one protocol per directory)" }, null, 2)}\n`;
+  if (createFileExclusive(file, content)) return;
+  let theirs: Compared;
+  try {
+    theirs = comparedOf(ProtocolFile.parse(JSON.parse(readFileSync(file, "utf8"))).protocol);
+  } catch (e) {
+    const why = e instanceof z.ZodError ? "no 'protocol' object" : (e as Error).message;
+    throw new ConfigError(`${file}: cannot be read (${why}); it records the protocol of this data directory's runs: restore it, or delete it to let the next run record its own flags`);
+  }
+  const diff = COMPARED.filter((k) => canonicalJson(theirs[k] ?? null) !== canonicalJson(planned[k] ?? null))
+    .map((k) => `${k}: ${canonicalJson(theirs[k] ?? null)} -> ${canonicalJson(planned[k] ?? null)}`)
+    .join(", ");
+  if (diff !== "") throw clashError(dataDir, `${PROTOCOL_FILE} differs: ${diff}`);
 }

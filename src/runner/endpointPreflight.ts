@@ -37,6 +37,8 @@ export interface InvocationPreflight {
   reports: PreflightReport[];
   /** Every refusal, in model order. */
   problems: string[];
+  /** What went wrong without stopping the run (a preflight cache that could not be written), said once. */
+  warnings: string[];
 }
 
 /**
@@ -73,6 +75,7 @@ export async function preflightModels(
     if (!targets.has(key)) targets.set(key, t);
   }
   const dir = o.cacheDir ? join(o.cacheDir, "preflight") : null;
+  const warnings: string[] = [];
   const reports = await Promise.all(
     [...targets].map(async ([key, t]) => {
       const file = dir ? join(dir, `${key}.json`) : null;
@@ -86,14 +89,20 @@ export async function preflightModels(
       }
       const report = await preflightEndpoint({ ...t, probeKnownGood: known });
       if (file && dir && report.probeOk && !known) {
-        mkdirSync(dir, { recursive: true });
-        const tmp = `${file}.tmp-${process.pid}`;
-        // Names and numbers only: no key, no prompt.
-        writeFileSync(tmp, `${JSON.stringify({ probe_ok: true, model: t.model, host: report.host, max_model_len: report.maxModelLen, token_ratio: report.tokenRatio })}\n`);
-        renameSync(tmp, file);
+        // Best-effort like the response cache: the probe is paid for already, and a cache that
+        // cannot be written (a file where the folder goes, a full disk) only costs the next run a probe.
+        try {
+          mkdirSync(dir, { recursive: true });
+          const tmp = `${file}.tmp-${process.pid}`;
+          // Names and numbers only: no key, no prompt.
+          writeFileSync(tmp, `${JSON.stringify({ probe_ok: true, model: t.model, host: report.host, max_model_len: report.maxModelLen, token_ratio: report.tokenRatio })}\n`);
+          renameSync(tmp, file);
+        } catch (e) {
+          if (warnings.length === 0) warnings.push(`preflight cache not written (${(e as { code?: string }).code ?? (e as Error).message} at ${file}); the run goes on, and the next one probes again`);
+        }
       }
       return report;
     }),
   );
-  return { reports, problems: reports.flatMap((r) => r.problems) };
+  return { reports, problems: reports.flatMap((r) => r.problems), warnings };
 }

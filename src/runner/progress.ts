@@ -11,6 +11,7 @@
  */
 import type { CallRecord, CheckpointRecord, EpisodeRecord } from "../logs/schema.js";
 import { terminalSafe } from "../models/secrets.js";
+import { escapeControl } from "../util/outsideText.js";
 import type { RunEvents } from "./context.js";
 import type { ReplyKind, ReplyStats } from "./replyMonitor.js";
 
@@ -269,6 +270,11 @@ export class Progress implements RunEvents {
     this.matrixChanged = true;
     const r = this.state.runs.get(runId);
     if (r && this.mode === "lines") this.stream.write(`[s3gym] ${this.line(r)}\n`);
+  }
+
+  warning(runId: string, message: string): void {
+    // Said in every mode (off included): a repair the user has not seen is data lost silently.
+    this.stream.write(`[s3gym] warning: ${escapeControl(terminalSafe(`${runId}: ${message}`))}\n`);
   }
 
   line(r: RunProgress): string {

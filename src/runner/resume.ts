@@ -23,14 +23,17 @@
  *     is kept: a decision or verdict made on lost experience is made again;
  *   - calls.jsonl is kept whole: it audits every call made (calls of a discarded attempt were made and
  *     paid for), so it may hold more calls than steps.jsonl holds steps.
+ * A line that does not parse, or parses but breaks its schema (a write cut short on a full disk under
+ * an older kit, a hand edit), is moved verbatim to `<file>.damaged` and named in `state.quarantined`:
+ * its episode then counts as not done and is played again, instead of the run being refused.
  * A file is rewritten only when something is removed, atomically (temporary file, fsync, rename), so
  * a second kill during the rewrite leaves the old or the new file. After resume, steps.jsonl contains
  * each step of each done episode exactly once.
  */
-import { existsSync } from "node:fs";
+import { appendFileSync, existsSync } from "node:fs";
 import { CheckpointRecord, CurriculumRecord, EpisodeRecord, MemoryRecord, RunManifest, StepRecord, VerdictRecord, viewOf, type ViewName } from "../logs/schema.js";
 import { viewCheckpointKey } from "./views.js";
-import { readJsonFile, readRunFile, type RunFileLine } from "../logs/reader.js";
+import { readJsonFile, readRunFile, type DamagedLine, type RunFileLine } from "../logs/reader.js";
 import { writeFileAtomic } from "../util/atomicWrite.js";
 import { manifestPath, runFile } from "../logs/runDir.js";
 
@@ -61,16 +64,33 @@ export interface ResumeState {
   manifest: RunManifest | null;
   /** Lines removed per file (for the progress line and the tests). */
   removed: Record<string, number>;
+  /** Damaged lines moved to `<file>.damaged`, one message each (file:line and why): said as warnings. */
+  quarantined: string[];
 }
 
 type Line = RunFileLine<unknown>;
 
-/** Rewrites `path` with `kept` lines when anything was removed. Returns the number of lines removed. */
-function rewriteIfNeeded(path: string, all: number, kept: Line[], torn: boolean): number {
-  const removed = all - kept.length;
-  if (removed === 0 && !torn) return 0;
+/** A run file's lines, its damaged lines kept apart (readRunFile's `damaged`). */
+function readKeepingDamage<T>(path: string, schema: Parameters<typeof readRunFile>[1]): { lines: RunFileLine<T>[]; torn: boolean; damaged: DamagedLine[] } {
+  const damaged: DamagedLine[] = [];
+  const read = readRunFile(path, schema, { damaged: (d) => damaged.push(d) });
+  return { lines: read.lines as RunFileLine<T>[], torn: read.torn, damaged };
+}
+
+/**
+ * Rewrites `path` with `kept` lines when anything was removed; damaged lines go first, verbatim, to
+ * `<path>.damaged` (appended: nothing is lost, and a second kill cannot lose them). Returns the
+ * number of lines removed.
+ */
+function rewriteIfNeeded(path: string, read: { lines: Line[]; torn: boolean; damaged: DamagedLine[] }, kept: Line[], quarantined: string[]): number {
+  const removed = read.lines.length - kept.length + read.damaged.length;
+  if (removed === 0 && !read.torn) return 0;
+  if (read.damaged.length > 0) {
+    appendFileSync(`${path}.damaged`, read.damaged.map((d) => `${d.raw}\n`).join(""));
+    for (const d of read.damaged) quarantined.push(`${path}:${d.line}: damaged line (${d.detail}) moved to ${path}.damaged; its episode is played again`);
+  }
   writeFileAtomic(path, kept.map((l) => `${l.raw}\n`).join(""));
-  return removed + (torn ? 1 : 0);
+  return removed + (read.torn ? 1 : 0);
 }
 
 /**
@@ -113,13 +133,14 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
     verdicts: [],
     manifest: null,
     removed: {},
+    quarantined: [],
   };
   const manifestFile = manifestPath(dir);
   if (existsSync(manifestFile)) state.manifest = readJsonFile(manifestFile, RunManifest);
 
   // Episodes first: they decide which steps survive.
   const epPath = runFile(dir, "episodes");
-  const ep = readRunFile(epPath, EpisodeRecord);
+  const ep = readKeepingDamage<EpisodeRecord>(epPath, EpisodeRecord);
   const keptEp: Line[] = [];
   for (const l of ep.lines) {
     const r = l.value;
@@ -130,7 +151,7 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
   }
 
   const stPath = runFile(dir, "steps");
-  const st = readRunFile(stPath, StepRecord);
+  const st = readKeepingDamage<StepRecord>(stPath, StepRecord);
   const keptSt: Line[] = [];
   const seenSteps = new Set<string>();
   const stepCount = new Map<string, number>();
@@ -155,7 +176,7 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
   if (opts.explorationFeedsEvaluation !== false) dropWhatFollowsALostExploration(state.episodes);
 
   const cpPath = runFile(dir, "checkpoints");
-  const cp = readRunFile(cpPath, CheckpointRecord);
+  const cp = readKeepingDamage<CheckpointRecord>(cpPath, CheckpointRecord);
   const keptCp: Line[] = [];
   for (const l of cp.lines) {
     const r = l.value;
@@ -187,7 +208,7 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
   }
 
   const memPath = runFile(dir, "memory");
-  const mem = readRunFile(memPath, MemoryRecord);
+  const mem = readKeepingDamage<MemoryRecord>(memPath, MemoryRecord);
   const keptMem: Line[] = [];
   for (const l of mem.lines) {
     const r = l.value;
@@ -201,7 +222,7 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
   // Verified runs' own files: only what was decided on experience that is still there.
   const lastMemory = state.memory.length - 1;
   const verPath = runFile(dir, "verdicts");
-  const ver = readRunFile(verPath, VerdictRecord);
+  const ver = readKeepingDamage<VerdictRecord>(verPath, VerdictRecord);
   const keptVer: Line[] = [];
   const judged = new Set<number>();
   for (const l of ver.lines) {
@@ -212,7 +233,7 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
     keptVer.push(l);
   }
   const curPath = runFile(dir, "curriculum");
-  const cur = readRunFile(curPath, CurriculumRecord);
+  const cur = readKeepingDamage<CurriculumRecord>(curPath, CurriculumRecord);
   const keptCur: Line[] = [];
   const decided = new Set<number>();
   for (const l of cur.lines) {
@@ -224,11 +245,11 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
   }
 
   // Steps before episodes: a kill between the two rewrites leaves records whose steps are all there.
-  state.removed.steps = rewriteIfNeeded(stPath, st.lines.length, keptSt2, st.torn);
-  state.removed.episodes = rewriteIfNeeded(epPath, ep.lines.length, keptEp2, ep.torn);
-  state.removed.checkpoints = rewriteIfNeeded(cpPath, cp.lines.length, keptCp, cp.torn);
-  if (existsSync(memPath)) state.removed.memory = rewriteIfNeeded(memPath, mem.lines.length, keptMem, mem.torn);
-  if (existsSync(verPath)) state.removed.verdicts = rewriteIfNeeded(verPath, ver.lines.length, keptVer, ver.torn);
-  if (existsSync(curPath)) state.removed.curriculum = rewriteIfNeeded(curPath, cur.lines.length, keptCur, cur.torn);
+  state.removed.steps = rewriteIfNeeded(stPath, st, keptSt2, state.quarantined);
+  state.removed.episodes = rewriteIfNeeded(epPath, ep, keptEp2, state.quarantined);
+  state.removed.checkpoints = rewriteIfNeeded(cpPath, cp, keptCp, state.quarantined);
+  if (existsSync(memPath)) state.removed.memory = rewriteIfNeeded(memPath, mem, keptMem, state.quarantined);
+  if (existsSync(verPath)) state.removed.verdicts = rewriteIfNeeded(verPath, ver, keptVer, state.quarantined);
+  if (existsSync(curPath)) state.removed.curriculum = rewriteIfNeeded(curPath, cur, keptCur, state.quarantined);
   return state;
 }

@@ -33,7 +33,8 @@ import { exploreInBatches } from "./batchedExplore.js";
 import { PATHWAYS } from "../pathways/registry.js";
 import { trajectoryFromSteps } from "../pathways/trajectory.js";
 import type { ExperienceSnapshot, ExperienceState } from "../pathways/types.js";
-import { checkDataDirProtocol } from "./dataDirProtocol.js";
+import { checkDataDirProtocol, claimDataDirProtocol } from "./dataDirProtocol.js";
+import { checkLogsAgainstPlan } from "./logProtocol.js";
 import { checkResumable, ManifestWriter, modelConfig, type InvocationInput } from "./manifest.js";
 import { episodeSlot, loadForResume, type ResumeState } from "./resume.js";
 import { acquireRunLock } from "./runLock.js";
@@ -147,7 +148,13 @@ export async function runProtocol(run: RunContext, resume: ResumeState, onCheckp
       work.then(
         (r) => {
           done(r);
-          onCheckpoint?.();
+          // The manifest rewrite can fail (a full disk): that stops the run like a failed write
+          // of a record, instead of escaping as an unhandled rejection.
+          try {
+            onCheckpoint?.();
+          } catch (e) {
+            errors.push(e);
+          }
         },
         (e: unknown) => {
           errors.push(e);
@@ -299,7 +306,13 @@ function removeStaleTemps(dir: string): void {
 /** Checks, before any call, that an existing run directory can be resumed with these settings. */
 export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game" | "model" | "settings" | "recordModel">): void {
   const path = manifestPath(runDir(o.dataDir, o.entry.runId));
-  if (!existsSync(path)) return;
+  const s = o.settings;
+  const configs = { explore: resolveConfig(o.game, "explore", s.maxSteps), eval: resolveConfig(o.game, "eval", s.maxSteps) };
+  if (!existsSync(path)) {
+    // No manifest (deleted, or never written): the logs still say how the run was played.
+    if (existsSync(runDir(o.dataDir, o.entry.runId))) checkLogsAgainstPlan(runDir(o.dataDir, o.entry.runId), o.entry.runId, { configs, evalEpisodes: s.evalEpisodes, exploreEpisodes: s.exploreEpisodes });
+    return;
+  }
   let previous: RunManifest;
   try {
     previous = readJsonFile(path, RunManifest);
@@ -308,14 +321,9 @@ export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game
     if (e instanceof LogFormatError) throw new ConfigError(`${e.message}; this run cannot be resumed from it: restore the manifest, or move the run directory away to start that run over`);
     throw e;
   }
-  const s = o.settings;
   checkResumable(
     previous,
-    {
-      runId: o.entry.runId,
-      settings: s,
-      configs: { explore: resolveConfig(o.game, "explore", s.maxSteps), eval: resolveConfig(o.game, "eval", s.maxSteps) },
-    },
+    { runId: o.entry.runId, settings: s, configs },
     // A training run's models are its checkpoints' (checked by checkCheckpointModels), not one model.
     o.recordModel === false ? null : modelConfig(o),
   );
@@ -354,6 +362,7 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
   const dir = runDir(o.dataDir, o.entry.runId);
   let release: (() => void) | null = null;
   let logs: RunLogs | null = null;
+  let manifest: ManifestWriter | null = null;
   try {
     mkdirSync(dir, { recursive: true });
     release = acquireRunLock(dir);
@@ -365,29 +374,32 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
     const resume = loadForResume(dir, { explorationFeedsEvaluation: o.play === undefined });
     logs = new RunLogs(dir, pathwayFiles(o.entry.pathway));
     const events = o.events ?? {};
+    for (const w of resume.quarantined) events.warning?.(o.entry.runId, w);
     const run = contextFor(o, logs, events, o.now ?? (() => new Date()));
     o.router.attach(run.runId, logs);
-    const manifest = new ManifestWriter(run, o.invocation ?? {}, resume.manifest, o.checkpoints, o.recordModel !== false);
+    manifest = new ManifestWriter(run, o.invocation ?? {}, resume.manifest, o.checkpoints, o.recordModel !== false);
     manifest.write("running", false);
+    const written = manifest;
     const s = run.settings;
     events.runStarted?.(run.runId, {
       totalEpisodes: o.totalEpisodes ?? totalEpisodes(s.exploreEpisodes, s.checkpointEvery, s.evalEpisodes) + viewEpisodeTotal(s),
       doneEpisodes: resume.episodes.size,
       label: `${o.entry.game}/${o.entry.pathway}/${o.entry.model}`,
     });
-    let outcome: RunOutcome;
-    try {
-      outcome = await (o.play ?? runProtocol)(run, resume, () => manifest.write("running", false));
-    } catch (e) {
-      manifest.write("error", false);
-      throw e;
-    }
+    let outcome = await (o.play ?? runProtocol)(run, resume, () => written.write("running", false));
     const degenerate = run.replies.verdict();
     if (degenerate !== null) outcome = { ...outcome, status: "degenerate", error: degenerate };
     manifest.write(outcome.status, true, { ...summarizeCalls(dir) }, { replies: { ...run.replies.stats }, ...(degenerate !== null ? { degenerate_reason: degenerate } : {}) });
     events.runEnded?.(run.runId, outcome.status);
     return outcome;
   } catch (e) {
+    // A manifest never says "running" once its process has given up on the run (a bad calls line,
+    // a full disk, a bug): best-effort, since a full disk may refuse this write too.
+    try {
+      manifest?.write("error", true);
+    } catch {
+      // the error below names the cause; the lock's dead pid tells readers the run is not running
+    }
     o.events?.runEnded?.(o.entry.runId, "error");
     return { runId: o.entry.runId, status: "error", checkpoints: [], error: redactSecrets(e instanceof Error ? e.message : String(e)) };
   } finally {
@@ -426,7 +438,11 @@ export function planMatrix(
   for (const e of entries) preflightRun({ dataDir, entry: e, game: game(e.game), model: modelOf(e), settings: settingsOf(e) });
   // The compared numbers are the matrix's own (a models-file max_tokens, the only per-entry
   // difference, is not compared), so the first entry's settings stand for all of them.
-  if (entries.length > 0) checkDataDirProtocol(dataDir, settingsOf(entries[0]!), new Set(entries.map((e) => e.runId)));
+  if (entries.length > 0) {
+    checkDataDirProtocol(dataDir, settingsOf(entries[0]!), new Set(entries.map((e) => e.runId)));
+    // Atomic, and still there when a manifest is deleted: what makes the check above hold.
+    claimDataDirProtocol(dataDir, settingsOf(entries[0]!));
+  }
 }
 
 /**

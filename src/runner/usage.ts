@@ -6,9 +6,14 @@ import { runFile } from "../logs/runDir.js";
 /** The manifest's `usage` (documented in src/logs/schema.ts). */
 export type UsageTotals = UsageRecord & Required<Pick<UsageRecord, "tokens_counted_by" | "retries">> & { spent_usd: number | null };
 
-export function summarizeCalls(runDirectory: string): UsageTotals {
+/**
+ * calls.jsonl is an audit log read after every call was made: a damaged line in it (a full disk, a
+ * hand edit) is left out of the totals rather than losing the run's summary and its manifest's end
+ * (`damaged` counts them, for the caller to say).
+ */
+export function summarizeCalls(runDirectory: string, damaged: { lines: number } = { lines: 0 }): UsageTotals {
   const t: UsageTotals = { calls: 0, failed_calls: 0, cached_calls: 0, tokens_in: 0, tokens_out: 0, tokens_cached: 0, cost_usd: null, tokens_counted_by: {}, retries: 0, spent_usd: null };
-  for (const { value: c } of readRunFile(runFile(runDirectory, "calls"), CallRecord).lines) {
+  for (const { value: c } of readRunFile(runFile(runDirectory, "calls"), CallRecord, { damaged: () => damaged.lines++ }).lines) {
     t.calls++;
     if (c.error !== null) t.failed_calls++;
     if (c.cached) t.cached_calls++;

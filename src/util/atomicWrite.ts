@@ -4,7 +4,7 @@
  * either the old file or the new one, never a mix, plus at most a stale temporary that
  * `isAtomicTemp` recognises so the next run can remove it.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { pidIsAlive } from "./pid.js";
 
@@ -128,3 +128,30 @@ export class AtomicLineFile {
     if (existsSync(this.tmp)) unlinkSync(this.tmp);
   }
 }
+
+/**
+ * Creates `path` with `content` only if no file is there yet, atomically and whole: the content goes
+ * to a temporary first, then is hard-linked into place (link(2) fails with EEXIST when the name is
+ * taken). Of many racing creators exactly one gets true; a reader never sees a half-written file.
+ */
+export function createFileExclusive(path: string, content: string): boolean {
+  const tmp = atomicTempPath(path);
+  const fd = openSync(tmp, "w");
+  try {
+    writeAll(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(tmp, path);
+    syncDir(dirname(path));
+    return true;
+  } catch (e) {
+    if ((e as { code?: string }).code === "EEXIST") return false;
+    throw e;
+  } finally {
+    unlinkSync(tmp);
+  }
+}
+

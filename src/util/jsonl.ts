@@ -5,8 +5,10 @@
  * contract: every non-blank line is parsed as JSON and yielded in file order with its 1-based line
  * number and raw text; the LAST non-blank line is a torn write when it does not parse (or, with
  * `unterminatedIsTorn`, when it lacks its newline): it is not yielded, it is reported through
- * `onTorn`. An unparsable line anywhere else throws JsonlSyntaxError: line-atomic writes cannot
- * produce it, so dropping it silently would hide damage.
+ * `onTorn`. An unparsable line anywhere else throws JsonlSyntaxError, unless the caller takes it
+ * through `onDamaged`: line-atomic writes cannot produce it, but a full disk under an older kit
+ * could (a short write with the next record glued on), so readers that can say so out loud (a
+ * warning, a quarantine file) skip it instead of refusing the whole file.
  *
  * The file is read in fixed-size chunks (memory is bounded by the longest line, never the file), and
  * each line is parsed once, in time linear in its length.
@@ -47,6 +49,8 @@ export interface JsonlReadOptions {
   unterminatedIsTorn?: boolean;
   /** Told about the torn last line, if any. */
   onTorn?: (torn: TornLine) => void;
+  /** Told about an unparsable line that is not the last (then skipped); absent: such a line throws. */
+  onDamaged?: (damaged: TornLine & { text: string }) => void;
   /** Chunk size in bytes (tests use a tiny one to cross chunk borders). */
   chunkBytes?: number;
 }
@@ -102,8 +106,9 @@ export function* readJsonlLines(path: string, opts: JsonlReadOptions = {}): Gene
     if (raw.text.trim().length === 0) continue;
     if (held !== null) {
       // Only the last line can lack its newline, so a problem here is always a JSON error.
-      if (held.problem !== null) throw new JsonlSyntaxError(path, held.line, held.problem);
-      yield { line: held.line, text: held.text, json: held.json };
+      if (held.problem === null) yield { line: held.line, text: held.text, json: held.json };
+      else if (opts.onDamaged) opts.onDamaged({ line: held.line, detail: held.problem, text: held.text });
+      else throw new JsonlSyntaxError(path, held.line, held.problem);
       held = null;
     }
     let json: unknown;

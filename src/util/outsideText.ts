@@ -33,3 +33,17 @@ export function escapeControl(text: string, opts: { keepNewlines?: boolean } = {
 export function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}... (${text.length} chars)`;
 }
+
+/**
+ * Why `text` cannot be an identifier (a model name, an alias, a run id's part), or null: any
+ * character escapeControl would have to escape. Identifiers end up in file names, run ids, SVG (where
+ * a control character is not even valid XML) and terminal lines, so they are refused at the door
+ * instead of escaped everywhere. The message shows the text escaped, never raw.
+ */
+export function identifierProblem(text: string): string | null {
+  ACTIVE_OR_NEWLINE.lastIndex = 0;
+  const m = ACTIVE_OR_NEWLINE.exec(text);
+  ACTIVE_OR_NEWLINE.lastIndex = 0;
+  if (!m) return null;
+  return `'${escapeControl(text)}' holds a control or invisible character (${visible(m[0])} at position ${m.index + 1}); use printable characters only`;
+}

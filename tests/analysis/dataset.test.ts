@@ -3,7 +3,6 @@ import { appendFileSync, cpSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadDataset } from "../../src/analysis/dataset.js";
-import { LogFormatError } from "../../src/logs/reader.js";
 import { checkpoint, curveRecords, episode, step, tempDir, writeRun } from "./helpers.js";
 
 const H = { run_id: "g.history.m", model: "m", game: "g", pathway: "history" };
@@ -87,17 +86,18 @@ describe("loadDataset", () => {
     expect(twice.runs[0]?.sources).toHaveLength(2);
   });
 
-  it("filters models, and rejects a run_id whose records disagree on identity", async () => {
+  it("filters models, and leaves out (naming file, line and field) a run whose records disagree on identity", async () => {
     const dir = tempDir();
     writeRun(dir, H, { checkpoints: [checkpoint(H, 0, [1])] });
     const other = { ...H, run_id: "x", model: "other" };
     writeRun(dir, other, { checkpoints: [checkpoint(other, 0, [1])] });
     expect((await loadDataset(dir, { models: ["other"] })).runs.map((r) => r.model)).toEqual(["other"]);
     appendFileSync(join(dir, "runs", H.run_id, "checkpoints.jsonl"), JSON.stringify(checkpoint({ ...H, game: "h" }, 3, [1])) + "\n");
-    const e = (await loadDataset(dir).catch((x: unknown) => x)) as LogFormatError;
-    expect(e).toBeInstanceOf(LogFormatError);
-    expect(e.line).toBe(2);
-    expect(e.field).toBe("game");
+    // One bad run never takes the others down (issue 32): the other run is still loaded.
+    const ds = await loadDataset(dir);
+    expect(ds.runs.map((r) => r.run_id)).toEqual(["x"]);
+    const w = ds.warnings.find((m) => m.startsWith(`left out run ${H.run_id}:`));
+    expect(w).toContain("checkpoints.jsonl:2: field 'game'");
   });
 
   it("warns when a checkpoint's record outlived its episodes, and on gaps in step indices (issue 12)", async () => {

@@ -67,12 +67,22 @@ describe("readJsonl", () => {
     expect(warnings[0]?.message).toMatch(/torn last line/);
   });
 
-  it("treats an unparsable line that is NOT the last as an error", async () => {
+  it("leaves out an unparsable line that is NOT the last, with a warning naming it (a write cut short on a full disk)", async () => {
     const good = JSON.stringify(step(id, { episode: 1, step: 0, s: 1, r: 0 }));
-    const e = (await collect(writeLines([good, good.slice(0, 30), good])).catch((x: unknown) => x)) as LogFormatError;
+    const warnings: ReadWarning[] = [];
+    const recs = await collect(writeLines([good, good.slice(0, 30) + good, good]), warnings);
+    expect(recs.map((r) => r.line)).toEqual([1, 3]);
+    expect(warnings.map((w) => w.line)).toEqual([2]);
+    expect(warnings[0]?.message).toMatch(/damaged line left out \(invalid JSON/);
+  });
+
+  it("still refuses a line that parses but breaks the schema, naming the line and field", async () => {
+    const good = JSON.stringify(step(id, { episode: 1, step: 0, s: 1, r: 0 }));
+    const bad = JSON.stringify({ ...JSON.parse(good), reward: "high" });
+    const e = (await collect(writeLines([good, bad, good])).catch((x: unknown) => x)) as LogFormatError;
     expect(e).toBeInstanceOf(LogFormatError);
     expect(e.line).toBe(2);
-    expect(e.message).toMatch(/invalid JSON/);
+    expect(e.field).toBe("reward");
   });
 
   it("still tolerates the torn line when blank lines follow it", async () => {

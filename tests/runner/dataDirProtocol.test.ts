@@ -5,7 +5,7 @@
  * protocol (no manifest, a manifest without config.protocol) and runs without a protocol loop
  * (BuildSFT's exploration-only runs) are left out.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -75,6 +75,8 @@ describe("one protocol per data directory", () => {
     const manifest = JSON.parse(readFileSync(manifestFile, "utf8"));
     // BuildSFT's exploration runs have no checkpoint schedule: not compared.
     writeFileSync(manifestFile, JSON.stringify({ ...manifest, config: { ...manifest.config, invocation: { ...manifest.config.invocation, exploration_only: true } } }));
+    // A directory from before protocol.json (which would refuse the new step cap on its own: protocolRace.test.ts).
+    rmSync(join(data, "protocol.json"));
     expect((await run(argv(data, "builtin:heuristic", ["--max-steps", "3"]))).code).toBe(0);
     // A manifest from before config.protocol was recorded, and a directory without a manifest.
     const { protocol: _p, ...noProtocol } = manifest.config;

@@ -1,0 +1,98 @@
+/**
+ * The one redaction layer (issue 32, item 3): every path that writes or prints text (terminal, log
+ * lines, cache entries, manifests, the view site and notebooks that read them, finetune, preflight,
+ * errors) passes it through `redactSecrets`, directly or through the log writers (`redactDeep`).
+ *
+ * What is removed:
+ *   - every registered key value (models/createModel.ts registers each key variable a run reads), and
+ *     its encoded forms: base64 (standard and URL-safe, at each of the 3 byte alignments, so a key
+ *     inside a longer base64 blob such as `Basic <user:key>` is found too) and URL-encoding;
+ *   - anything shaped like a bearer token or a well-known provider key;
+ *   - URL userinfo (`https://user:PASS@host`) and the values of key-like query parameters
+ *     (`?api-key=...`, `&token=...`).
+ * Values shorter than MIN_SECRET_LENGTH are not treated as secrets: local servers take placeholders
+ * such as `EMPTY`, and blanking every "EMPTY" would mangle text without protecting anything.
+ * Linear in the text for a fixed set of keys.
+ */
+
+export const MIN_SECRET_LENGTH = 8;
+
+/** Each registered value with its encoded forms (computed once, at registration). */
+const registered = new Map<string, string[]>();
+
+/** The forms a key can take in text: itself, URL-encoded, base64 at each alignment. */
+function formsOf(value: string): string[] {
+  const forms = new Set<string>([value, encodeURIComponent(value)]);
+  const bytes = Buffer.from(value, "utf8");
+  for (let shift = 0; shift < 3; shift++) {
+    const b64 = Buffer.concat([Buffer.alloc(shift), bytes]).toString("base64");
+    // Drop the characters that also encode the padding bytes before and the unknown bytes after.
+    const lead = shift === 0 ? 0 : shift === 1 ? 2 : 3;
+    const fullQuanta = Math.floor((shift + bytes.length) / 3) * 4;
+    const inner = b64.slice(lead, fullQuanta);
+    for (const f of [inner, inner.replace(/\+/g, "-").replace(/\//g, "_")]) if (f.length >= MIN_SECRET_LENGTH) forms.add(f);
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/** Remembers a key value so that every later error, log line or printed text is scrubbed of it. */
+export function registerSecret(value: string | undefined | null): void {
+  if (typeof value === "string" && value.length >= MIN_SECRET_LENGTH && !registered.has(value)) registered.set(value, formsOf(value));
+}
+
+/** Test hook: forget the registered values. */
+export function clearSecrets(): void {
+  registered.clear();
+}
+
+/** Provider key shapes (OpenAI, Groq, Anthropic, Hugging Face, Google, xAI, GitHub, NVIDIA, Replicate, OpenRouter). */
+const KEY_SHAPES = /\b(?:sk-[A-Za-z0-9_*.-]{6,}|sk_[A-Za-z0-9]{16,}|gsk_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z_-]{20,}|xai-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|nvapi-[A-Za-z0-9_-]{16,}|r8_[A-Za-z0-9]{16,})/g;
+
+/** `scheme://user:password@` (or `user@`): the credentials a base URL may carry. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
+
+/** The value of a query parameter whose name says it is a credential. */
+const KEY_PARAM = /([?&](?:api[-_]?key|key|token|access[-_]?token|auth|secret|password|sig|signature)=)[^&#\s"'<>]+/gi;
+
+/** `text` without any registered key (in any of its forms), bearer token, provider-shaped key or URL credential. */
+export function redactSecrets(text: string, extra: readonly (string | null | undefined)[] = []): string {
+  let out = text;
+  const lists: string[][] = [...registered.values()];
+  for (const s of extra) if (typeof s === "string" && s.length >= MIN_SECRET_LENGTH) lists.push(registered.get(s) ?? formsOf(s));
+  for (const forms of lists) for (const f of forms) if (out.includes(f)) out = out.split(f).join("[redacted]");
+  return out
+    .replace(/Bearer\s+[^\s"'\\,;]+/gi, "Bearer [redacted]")
+    .replace(KEY_SHAPES, "[redacted key]")
+    .replace(URL_USERINFO, "$1[redacted]@")
+    .replace(KEY_PARAM, "$1[redacted]");
+}
+
+/**
+ * `value` with every string in it redacted (object keys included), for records about to be written:
+ * the log writers call it on every line and manifest, so no writer can forget. Returns `value`
+ * itself when nothing changed (no copy of a clean record).
+ */
+export function redactDeep<T>(value: T): T {
+  if (typeof value === "string") return redactSecrets(value) as T;
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((v) => {
+      const r = redactDeep(v);
+      if (r !== v) changed = true;
+      return r;
+    });
+    return (changed ? out : value) as T;
+  }
+  if (value !== null && typeof value === "object") {
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      const rk = redactSecrets(k);
+      const rv = redactDeep(v);
+      if (rk !== k || rv !== v) changed = true;
+      out[rk] = rv;
+    }
+    return (changed ? out : value) as T;
+  }
+  return value;
+}
