@@ -53,13 +53,26 @@ export function policyRng(policy: string, ctx: PolicyContext, seed?: number): Rn
  */
 export function copyPlain<T>(x: T): T {
   if (typeof x !== "object" || x === null) return x;
+  // Primitive children are copied inline, not through a call each: most of a state is boolean or
+  // number grids, and the call per cell was most of step()'s cost.
   if (Array.isArray(x)) {
-    const out = new Array(x.length);
-    for (let i = 0; i < x.length; i++) out[i] = copyPlain(x[i]);
+    const n = x.length;
+    let i = 0;
+    while (i < n && (typeof x[i] !== "object" || x[i] === null)) i++;
+    // A row of primitives (a board row) copies as one slice, which keeps the array's packed kind.
+    if (i === n) return x.slice() as T;
+    const out = new Array(n);
+    for (i = 0; i < n; i++) {
+      const v: unknown = x[i];
+      out[i] = typeof v === "object" && v !== null ? copyPlain(v) : v;
+    }
     return out as T;
   }
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(x)) out[k] = copyPlain((x as Record<string, unknown>)[k]);
+  for (const k of Object.keys(x)) {
+    const v = (x as Record<string, unknown>)[k];
+    out[k] = typeof v === "object" && v !== null ? copyPlain(v) : v;
+  }
   return out as T;
 }
 

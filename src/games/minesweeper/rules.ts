@@ -98,10 +98,18 @@ export function neighbours(r: number, c: number, rows: number, cols: number): Ar
 }
 
 export function adjacentMines(inner: MinesweeperInner, r: number, c: number): number {
-  const rows = inner.mine.length;
-  const cols = inner.mine[0]!.length;
+  // Loops, not neighbours(): every render counts this for each uncovered cell, and the pair arrays
+  // neighbours() allocates cost more than the count.
+  const mine = inner.mine;
+  const r0 = r > 0 ? r - 1 : 0;
+  const r1 = r + 1 < mine.length ? r + 1 : r;
   let n = 0;
-  for (const [nr, nc] of neighbours(r, c, rows, cols)) if (inner.mine[nr]![nc]) n++;
+  for (let nr = r0; nr <= r1; nr++) {
+    const row = mine[nr]!;
+    const c0 = c > 0 ? c - 1 : 0;
+    const c1 = c + 1 < row.length ? c + 1 : c;
+    for (let nc = c0; nc <= c1; nc++) if (row[nc] && (nr !== r || nc !== c)) n++;
+  }
   return n;
 }
 
@@ -109,9 +117,14 @@ function grid(rows: number, cols: number): boolean[][] {
   return Array.from({ length: rows }, () => Array.from({ length: cols }, () => false));
 }
 
-function countCells(g: boolean[][], pred: (r: number, c: number) => boolean = () => true): number {
+/** True cells of `g`, or only those where `also` is true too. */
+export function countCells(g: boolean[][], also?: boolean[][]): number {
   let n = 0;
-  g.forEach((row, r) => row.forEach((v, c) => { if (v && pred(r, c)) n++; }));
+  for (let r = 0; r < g.length; r++) {
+    const row = g[r]!;
+    const other = also?.[r];
+    for (let c = 0; c < row.length; c++) if (row[c] && (other === undefined || other[c])) n++;
+  }
   return n;
 }
 
@@ -163,7 +176,7 @@ export function init(config: MinesweeperConfig, rng: Rng): MinesweeperInner {
 }
 
 export function correctFlags(inner: MinesweeperInner): number {
-  return countCells(inner.flagged, (r, c) => inner.mine[r]![c] === true);
+  return countCells(inner.flagged, inner.mine);
 }
 
 export function score(inner: MinesweeperInner, config: MinesweeperConfig): number {
