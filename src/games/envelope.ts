@@ -5,15 +5,16 @@ import { formatIssues } from "../util/zodIssues.js";
 import { RESPONSE_CONTRACT, rulesTitle } from "./responseContract.js";
 import type { BaseConfig, EpisodeState, Game, GameRules, PolicyContext, StepResult } from "./types.js";
 import { GAME_NAMES } from "./types.js";
-import { RULES_VERSION } from "./version.js";
+import { BOARDS_VERSION } from "./version.js";
 
 /**
  * The key an episode's generator is derived from. The config NAME (not its numbers) enters the key,
  * so changing only the step cap does not change the board; a named variant gets its own stream. The
- * rules version (`v<RULES_VERSION>`) enters it too: new rules, new boards for the same seed.
+ * boards version (`v<BOARDS_VERSION>`, version.ts) enters it too: new generators, new boards for the
+ * same seed; a change of scoring alone keeps the boards.
  */
 export function episodeKey(game: string, configName: string, seed: number): string {
-  return `s3gym/v${RULES_VERSION}|${game}|${configName}|${seed}`;
+  return `s3gym/v${BOARDS_VERSION}|${game}|${configName}|${seed}`;
 }
 
 /** The header line every observation starts with: the step about to be taken and the cap. */
