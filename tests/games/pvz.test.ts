@@ -683,3 +683,19 @@ describe("policies", () => {
     expect(h).toBeGreaterThan(2 * r);
   });
 });
+
+describe("pvz parser edges (issue 28)", () => {
+  it("a negative coordinate is a placement skipped as out of range, like X 9 9; the rest of the answer still plays", () => {
+    expect(parseAction("X -1 0")).toEqual([{ plant: "X", row: -1, col: 0 }]);
+    const s = game.reset(0, "eval");
+    for (const bad of ["X -1 0", "X 9 9"]) {
+      const r = game.step(s, `${bad}; X 0 0`);
+      expect(r.valid, bad).toBe(true);
+      expect(r.feedback, bad).toContain(`${bad} (out of range: rows 0-4, columns 0-5)`);
+      expect(r.state.inner.lawn[0]![0]?.type, bad).toBe("X");
+    }
+    const alone = game.step(s, "X 0 -2");
+    expect([alone.valid, alone.reward]).toEqual([false, 1]);
+    expect(alone.feedback).toContain("X 0 -2 (out of range");
+  });
+});

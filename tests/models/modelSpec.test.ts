@@ -17,11 +17,11 @@ describe("parseModelSpec", () => {
     expect(parseModelSpec("openai:qwen/qwen3-8b:free")).toEqual({ scheme: "openai", model: "qwen/qwen3-8b:free" });
   });
   it("rejects an unknown scheme, naming the valid ones and an example", () => {
-    expect(() => parseModelSpec("anthropic:claude")).toThrow(/unknown scheme 'anthropic'.*openai:<model> \(e\.g\. openai:gpt-4o-mini\).*builtin:random\|heuristic\|oracle/);
+    expect(() => parseModelSpec("anthropic:claude")).toThrow(/unknown scheme 'anthropic'.*openai:<model> \(e\.g\. openai:gpt-4o-mini\).*builtin:random\|heuristic\|perfect-judge\|ceiling/);
     expect(() => parseModelSpec("gpt-4o")).toThrow(/no scheme.*openai:<model>/);
   });
   it("rejects an empty model id and an unknown policy", () => {
     expect(() => parseModelSpec("openai:")).toThrow(/empty/);
-    expect(() => parseModelSpec("builtin:genius")).toThrow(/unknown built-in policy 'genius'.*builtin:random\|heuristic\|oracle/);
+    expect(() => parseModelSpec("builtin:genius")).toThrow(/unknown built-in policy 'genius'.*builtin:random\|heuristic\|perfect-judge\|ceiling/);
   });
 });

@@ -78,7 +78,8 @@ export interface ParsedAction {
 /** Parses `verb (r, c)`; parentheses are optional, but if one is written both must be. */
 export function parseAction(raw: string): ParsedAction | null {
   const s = normalizeAction(raw);
-  const m = /^(uncover|flag|unflag) ?(\()? ?(\d+) ?(?:, ?| )(\d+) ?(\))?$/.exec(s);
+  // Signed coordinates parse, so `(-1, 0)` gets "off the board" like `(10, 0)` (issue 28).
+  const m = /^(uncover|flag|unflag) ?(\()? ?(-?\d+) ?(?:, ?| )(-?\d+) ?(\))?$/.exec(s);
   if (!m) return null;
   if (Boolean(m[2]) !== Boolean(m[5])) return null;
   return { verb: m[1] as Verb, r: Number(m[3]), c: Number(m[4]) };
@@ -227,7 +228,7 @@ export function apply(inner: MinesweeperInner, action: string | null, config: Mi
   const a = parseAction(action);
   if (!a) return invalid("invalid action");
   const { verb, r, c } = a;
-  if (r >= config.rows || c >= config.cols) return invalid(`(${r}, ${c}) is off the ${config.rows}x${config.cols} board`);
+  if (r < 0 || c < 0 || r >= config.rows || c >= config.cols) return invalid(`(${r}, ${c}) is off the ${config.rows}x${config.cols} board`);
   const before = score(inner, config);
   const isOpen = inner.revealed[r]![c] || inner.exploded[r]![c];
   let feedback: string;

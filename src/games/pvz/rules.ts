@@ -152,7 +152,9 @@ export function parseAnswer(raw: string): ParsedAnswer | null {
   const parts = s.split(";").map((p) => p.trim()).filter((p) => p.length > 0);
   const out: ParsedAnswer = { placements: [], malformed: [] };
   for (const part of parts) {
-    const m = /^([xwsjhf]) ?(\()? ?(\d+) ?(?:, ?| )(\d+) ?(\))?$/.exec(part);
+    // Signed coordinates parse, so `X -1 0` is skipped as out of range like `X 9 9` (issue 28), not
+    // taken as a malformed part.
+    const m = /^([xwsjhf]) ?(\()? ?(-?\d+) ?(?:, ?| )(-?\d+) ?(\))?$/.exec(part);
     if (!m || Boolean(m[2]) !== Boolean(m[5])) out.malformed.push(part);
     else out.placements.push({ plant: (m[1] as string).toUpperCase() as PlantLetter, row: Number(m[3]), col: Number(m[4]) });
   }
@@ -325,7 +327,7 @@ export function plantPhase(inner: PvzInner, placements: Placement[], config: Pvz
   const chiliCells: string[] = [];
   for (const { plant, row, col } of placements) {
     const at = `${plant} ${row} ${col}`;
-    if (row >= config.rows || col >= config.cols) {
+    if (row < 0 || col < 0 || row >= config.rows || col >= config.cols) {
       res.skipped.push(`${at} (out of range: rows 0-${config.rows - 1}, columns 0-${config.cols - 1})`);
       continue;
     }
