@@ -11,7 +11,8 @@
  *    certified by their intended line.
  * 3: pvz scores every turn the lawn holds, whatever the answer planted (an answer whose placements
  *    all fail, or that does not parse, used to score 0 for its turn; games.md says r = 1 per turn held).
- *    No generator changed, so the boards stay those of version 2 (BOARDS_VERSION).
+ *    Also: tetris's rules text states the forms it already read (`3, 90`, `3 90°`). No generator
+ *    changed, so the boards stay those of version 2 (BOARDS_VERSION).
  */
 export const RULES_VERSION = 3;
 

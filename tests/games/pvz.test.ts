@@ -375,7 +375,7 @@ describe("actions", () => {
     expect(parseAction("**w 2 3.**")).toEqual([{ plant: "W", row: 2, col: 3 }]);
     expect(parseAction("J (1, 2);")).toEqual([{ plant: "J", row: 1, col: 2 }]);
     expect(parseAction(" Pass ")).toEqual([]);
-    for (const bad of ["", "plant X 1 0", "Z 1 1", "X 1", "X -1 0", "X 1 0 2", "X (1, 2", "nonsense; Z 1 1", ";;"]) {
+    for (const bad of ["", "plant X 1 0", "Z 1 1", "X 1", "X +1 0", "X 1 0 2", "X (1, 2", "nonsense; Z 1 1", ";;"]) {
       expect(parseAction(bad)).toBeNull();
     }
   });
