@@ -70,7 +70,10 @@ export function copyPlain<T>(x: T): T {
     return out as T;
   }
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(x)) {
+  // for-in, not Object.keys: no key array per object (a quarter of the copy's time, measured). On a
+  // plain object (own enumerable keys only, nothing enumerable inherited) it visits the same keys in
+  // the same order.
+  for (const k in x) {
     const v = (x as Record<string, unknown>)[k];
     out[k] = typeof v === "object" && v !== null ? copyPlain(v) : v;
   }

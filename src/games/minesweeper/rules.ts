@@ -137,8 +137,9 @@ export function floodReveal(inner: MinesweeperInner, r: number, c: number): numb
   let opened = 0;
   inner.revealed[r]![c] = true;
   opened++;
-  while (queue.length > 0) {
-    const [cr, cc] = queue.shift()!;
+  // A read index instead of shift(): the same first-in-first-out order without moving the array.
+  for (let head = 0; head < queue.length; head++) {
+    const [cr, cc] = queue[head]!;
     if (adjacentMines(inner, cr, cc) !== 0) continue;
     for (const [nr, nc] of neighbours(cr, cc, rows, cols)) {
       if (inner.revealed[nr]![nc] || inner.flagged[nr]![nc] || inner.mine[nr]![nc] || inner.exploded[nr]![nc]) continue;
@@ -194,14 +195,19 @@ export function isWin(inner: MinesweeperInner): boolean {
   let safeHidden = 0;
   let mineUnflagged = 0;
   let wrongFlags = 0;
-  inner.mine.forEach((row, r) => row.forEach((isMine, c) => {
-    if (isMine) {
-      if (!inner.flagged[r]![c]) mineUnflagged++;
-    } else {
-      if (!inner.revealed[r]![c]) safeHidden++;
-      if (inner.flagged[r]![c]) wrongFlags++;
+  for (let r = 0; r < inner.mine.length; r++) {
+    const mine = inner.mine[r]!;
+    const flagged = inner.flagged[r]!;
+    const revealed = inner.revealed[r]!;
+    for (let c = 0; c < mine.length; c++) {
+      if (mine[c]) {
+        if (!flagged[c]) mineUnflagged++;
+      } else {
+        if (!revealed[c]) safeHidden++;
+        if (flagged[c]) wrongFlags++;
+      }
     }
-  }));
+  }
   return safeHidden === 0 || (mineUnflagged === 0 && wrongFlags === 0);
 }
 
