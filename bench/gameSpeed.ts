@@ -26,10 +26,12 @@ export const KORGYM_STEPS_PER_CPU_S: Partial<Record<GameName, number>> = {
   nullify: 39_000,
 };
 
-const WARMUP_CPU_S = 1;
-const MEASURE_CPU_S = 2;
-const REPEATS = 3;
-const EPISODES = 200;
+// `--quick` (or S3GYM_BENCH_QUICK=1): a tenth of the budgets and one repeat, for a loaded machine.
+const QUICK = process.argv.includes("--quick") || process.env.S3GYM_BENCH_QUICK === "1";
+const WARMUP_CPU_S = QUICK ? 0.1 : 1;
+const MEASURE_CPU_S = QUICK ? 0.2 : 2;
+const REPEATS = QUICK ? 1 : 3;
+const EPISODES = QUICK ? 60 : 200;
 
 interface Recorded {
   seed: number;
@@ -165,7 +167,7 @@ export function runSpeed(games: GameName[] = Object.keys(KORGYM_STEPS_PER_CPU_S)
 }
 
 if (process.argv[1]?.endsWith("gameSpeed.ts")) {
-  const only = process.argv.slice(2) as GameName[];
+  const only = process.argv.slice(2).filter((a) => !a.startsWith("--")) as GameName[];
   console.log(`Steps per CPU-second (observe + step, random legal actions), node ${process.version}\n`);
   console.log(runSpeed(only.length ? only : undefined));
 }
