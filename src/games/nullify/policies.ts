@@ -33,7 +33,7 @@ function visibleUnits(ctx: PolicyContext): Unit[] {
 
 /**
  * Search results by observation body: the search is a function of the printed board alone, and the
- * same boards come back (the heuristic, the oracle and the learner's tactics play the same evaluation
+ * same boards come back (the heuristic, the perfect judge and the learner's tactics play the same evaluation
  * seeds in every pathway of a matrix). Shared: read only.
  */
 const searchCache = new BoundedCache<string, SolveResult>(4096);
