@@ -13,8 +13,8 @@
  *                      - verified: the verified pathway (docs/verified.md) for builtin:learner on the seven
  *                        games (`s3gym run --pathways verified`);
  *                      - matrix: builtin:random, builtin:heuristic, builtin:perfect-judge, builtin:learner?judge=0.25
- *                      - ceiling: builtin:ceiling, pathway none (the top reference line, one run per game)
  *                        x the seven games x none, history, memory (MATRIX_SHARDS shards);
+ *                      - ceiling: builtin:ceiling x the seven games x none (the top reference line);
  *                      all on the paper's schedule (30 exploration episodes, a checkpoint every 3, 3
  *                      evaluation episodes, 64 steps). A failed job stops new ones from starting.
  *   3. report          `s3gym report --data DIR --out DIR` (every table, figure and report.json).
@@ -435,8 +435,8 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   // 2-3. The runs: the matrix, the views' runs, the verified runs and Figure 7's training loop, as
   // one list of jobs on --jobs slots (each a child process).
   const jobs = runsJobs(s, dataAbs);
-  say(`running ${jobs.length} jobs, ${args.jobs} at a time: the training loop, ${VIEWS_SHARDS} shards of the views' runs, the verified runs, ${MATRIX_SHARDS} shards of the matrix`);
-  const pool = await phase(`runs (matrix, views, verified, training loop; ${args.jobs} at a time)`, () =>
+  say(`running ${jobs.length} jobs, ${args.jobs} at a time: the training loop, ${VIEWS_SHARDS} shards of the views' runs, the verified runs, the ceiling's runs, ${MATRIX_SHARDS} shards of the matrix`);
+  const pool = await phase(`runs (matrix, views, verified, ceiling, training loop; ${args.jobs} at a time)`, () =>
     watched("runs", dataAbs, [...matrixRuns(s), ...viewRuns(s), ...verifiedRuns(s), ...ceilingRuns(s), ...trainingRuns(s)], async () =>
       runPool(jobs, args.jobs, runChildProcess, {
         clock: () => Date.now(),
