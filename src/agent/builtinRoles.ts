@@ -1,6 +1,6 @@
 /**
  * The plain built-in answers to the verified pathway's role prompts, for `builtin:random`,
- * `builtin:heuristic` and `builtin:oracle` (which have no memory of their own to plan with):
+ * `builtin:heuristic`, `builtin:perfect-judge` and `builtin:ceiling` (which have no memory of their own to plan with):
  * the curriculum takes the next untried seeds on `explore`; the verifier judges the outcome from the
  * sum of the trajectory's self-scores against the stated success threshold and states no facts.
  * `builtin:learner` has its own (src/builtin/learner/roles/).

@@ -1,5 +1,5 @@
 /**
- * Instruments: the offline built-in policies (`builtin:*`: random, heuristic, oracle, learner) are
+ * Instruments: the offline built-in policies (`builtin:*`: random, heuristic, perfect-judge, ceiling, learner) are
  * references and positive controls, not LLMs, and no table of them is a claim about LLMs
  * (learner.md, "What it is not"). Every report table marks them: a `‡` after the model's name in
  * Markdown, HTML and text (the CSV keeps the plain name: it is the join key, and its `builtin:`

@@ -1,13 +1,14 @@
 /**
- * `builtin:random|heuristic|oracle`: offline models that answer the same chat messages a real model
+ * `builtin:random|heuristic|perfect-judge|ceiling`: offline models that answer the same chat messages a real model
  * gets. Step prompts are answered by the game's text policy from the messages alone (the game is
- * recognised from the rules title); summary prompts by the deterministic summary. `oracle` is
- * privileged and in-process only: it needs the live state the runner passes in `privileged`.
+ * recognised from the rules title); summary prompts by the deterministic summary. `perfect-judge`
+ * and `ceiling` are privileged instruments, in-process only: they need the live state the runner
+ * passes in `privileged` (games/policies.ts).
  */
 import { builtinSummary, isSummaryRequest } from "../agent/summaryPrompt.js";
 import { builtinRoleAnswer, isRoleRequest } from "../agent/builtinRoles.js";
 import { messagesToPolicyContext } from "../agent/stepPrompt.js";
-import { oracleDecision, textPolicyDecision, type PolicyName, type TextPolicyName } from "../games/policies.js";
+import { ceilingDecision, isPrivilegedPolicy, perfectJudgeDecision, textPolicyDecision, type PolicyName, type TextPolicyName } from "../games/policies.js";
 import { getGame } from "../games/registry.js";
 import { parseRulesTitle } from "../games/responseContract.js";
 import { callSeed } from "../models/callSeed.js";
@@ -59,13 +60,15 @@ export class BuiltinModel implements Model {
     // The request's seed (the runner sends one from the call identity), else the identity itself
     // (a models file can turn sending off): the same draws as `s3gym serve` given that seed.
     const seed = request.sampling.seed ?? callSeed(request.identity);
-    if (this.policy === "oracle" && !isSummaryRequest(request.messages) && !isRoleRequest(request.messages)) {
+    if (isPrivilegedPolicy(this.policy) && !isSummaryRequest(request.messages) && !isRoleRequest(request.messages)) {
       const ctx = messagesToPolicyContext(request.messages);
-      if (!ctx || !request.privileged) throw new Error("builtin:oracle needs the live game state (in-process runs only)");
-      const d = oracleDecision(request.privileged.game, request.privileged.state, ctx, seed);
-      text = formatPolicyReply("oracle", d.action, d.selfScore);
+      if (!ctx || !request.privileged) throw new Error(`${this.spec} needs the live game state (in-process runs only)`);
+      const decide = this.policy === "ceiling" ? ceilingDecision : perfectJudgeDecision;
+      const d = decide(request.privileged.game, request.privileged.state, ctx, seed);
+      text = formatPolicyReply(this.policy, d.action, d.selfScore);
     } else {
-      text = answerWithTextPolicy(request.messages, this.policy === "oracle" ? "heuristic" : this.policy, seed);
+      // Summaries and roles: the privileged policies answer like the heuristic (they have no memory of their own).
+      text = answerWithTextPolicy(request.messages, isPrivilegedPolicy(this.policy) ? "heuristic" : (this.policy as TextPolicyName), seed);
     }
     if (text === null) throw new Error(`${this.spec} cannot answer this prompt: it is neither an S3Gym step prompt nor a summary prompt`);
     return { text, reasoning: null, finishReason: "stop", usage: { tokensIn: 0, tokensOut: 0, tokensCached: null }, latencyMs: 0, cached: false, retries: 0 };

@@ -5,13 +5,13 @@
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { playEpisode, type ActionSource } from "../games/episode.js";
-import { decide, POLICY_NAMES } from "../games/policies.js";
+import { decide, POLICY_NAMES, resolvePolicyName } from "../games/policies.js";
 import { getGame } from "../games/registry.js";
 import { CONFIG_NAMES, GAME_NAMES } from "../games/types.js";
 import { nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
 import { callSeed } from "../models/callSeed.js";
 
-const USAGE = "s3gym play --game G --config explore|eval --seed N [--policy random|heuristic|oracle|human] [--actions FILE] [--json]";
+const USAGE = "s3gym play --game G --config explore|eval --seed N [--policy random|heuristic|perfect-judge|ceiling|human] [--actions FILE] [--json]";
 
 function stdinLines(): () => Promise<string | undefined> {
   const rl = createInterface({ input: process.stdin, terminal: false });
@@ -37,7 +37,10 @@ export async function playCommand(argv: string[]): Promise<number> {
   const seed = nonNegativeInt("seed", values.seed, undefined, 4_294_967_295);
   const policies = [...POLICY_NAMES, "human"] as const;
   if (values.actions !== undefined && values.policy !== undefined) throw new UsageError("give either --policy or --actions, not both");
-  const policy = oneOf("policy", values.policy, policies, "heuristic");
+  // `oracle` is perfect-judge's old name: accepted, with a notice on stderr.
+  const alias = values.policy === undefined ? null : resolvePolicyName(values.policy);
+  if (alias?.notice) process.stderr.write(`s3gym play: note: ${values.policy}: ${alias.notice}\n`);
+  const policy = alias?.notice ? alias.name : oneOf("policy", values.policy, policies, "heuristic");
   const game = getGame(gameName);
   const json = values.json === true;
   const out = (s: string) => process.stdout.write(s);

@@ -12,8 +12,9 @@
  *                        views' tables have rows offline (VIEWS_SHARDS `s3gym run --shard i/n` jobs);
  *                      - verified: the verified pathway (docs/verified.md) for builtin:learner on the seven
  *                        games (`s3gym run --pathways verified`);
- *                      - matrix: builtin:random, builtin:heuristic, builtin:oracle, builtin:learner?judge=0.25
+ *                      - matrix: builtin:random, builtin:heuristic, builtin:perfect-judge, builtin:learner?judge=0.25
  *                        x the seven games x none, history, memory (MATRIX_SHARDS shards);
+ *                      - ceiling: builtin:ceiling x the seven games x none (the top reference line);
  *                      all on the paper's schedule (30 exploration episodes, a checkpoint every 3, 3
  *                      evaluation episodes, 64 steps). A failed job stops new ones from starting.
  *   3. report          `s3gym report --data DIR --out DIR` (every table, figure and report.json).
@@ -72,7 +73,17 @@ const FLAGS = {
 } as const;
 
 /** The offline models of the default matrix: floor, reference and perfect-judge lines (not LLMs). */
-export const OFFLINE_MODELS = ["builtin:random", "builtin:heuristic", "builtin:oracle", "builtin:learner", "builtin:learner?judge=0.25"] as const;
+export const OFFLINE_MODELS = ["builtin:random", "builtin:heuristic", "builtin:perfect-judge", "builtin:learner", "builtin:learner?judge=0.25"] as const;
+/**
+ * The ceiling line (games/ceiling.ts): an instrument that reads the hidden state, so no experience
+ * pathway can change its play; it runs the `none` pathway only, as its own job (7 runs).
+ */
+export const CEILING_MODEL = "builtin:ceiling";
+
+/** The `s3gym run` arguments of the ceiling's runs: the matrix's schedule, pathway none. */
+export function ceilingArgs(schedule: Schedule, dataDir: string): string[] {
+  return matrixArgs(schedule, dataDir).map((a, i, all) => (all[i - 1] === "--models" ? CEILING_MODEL : all[i - 1] === "--pathways" ? "none" : a));
+}
 /**
  * The model whose runs also play the evaluation views (views.md: `--views eval,id,replay`): the
  * learner, the one offline model whose experience changes its play, so the views' tables have rows
@@ -284,6 +295,7 @@ export function runsJobs(schedule: Schedule, dataDir: string): RunsJob[] {
     { name: "training loop", command: "train-loop", argv: [...trainingArgs(schedule, dataDir), ...off] },
     ...shards("views", viewsArgs(schedule, dataDir), VIEWS_SHARDS),
     { name: "verified", command: "run", argv: [...verifiedArgs(schedule, dataDir), ...off] },
+    { name: "ceiling", command: "run", argv: [...ceilingArgs(schedule, dataDir), ...off] },
     ...shards("matrix", matrixArgs(schedule, dataDir), MATRIX_SHARDS),
   ];
 }
@@ -305,6 +317,12 @@ export function viewRuns(schedule: Schedule): WatchedRun[] {
 export function verifiedRuns(schedule: Schedule): WatchedRun[] {
   const total = totalEpisodes(schedule.exploreEpisodes, schedule.checkpointEvery, schedule.evalEpisodes);
   return buildMatrix([VERIFIED_MODEL], GAME_NAMES, ["verified"], 0).map((e) => ({ runId: e.runId, totalEpisodes: total }));
+}
+
+/** The ceiling's runs (one per game, pathway none). */
+export function ceilingRuns(schedule: Schedule): WatchedRun[] {
+  const total = totalEpisodes(schedule.exploreEpisodes, schedule.checkpointEvery, schedule.evalEpisodes);
+  return buildMatrix([CEILING_MODEL], GAME_NAMES, ["none"], 0).map((e) => ({ runId: e.runId, totalEpisodes: total }));
 }
 
 /** The training loop's evaluation runs (one per game), each evaluating every epoch. */
@@ -417,9 +435,9 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   // 2-3. The runs: the matrix, the views' runs, the verified runs and Figure 7's training loop, as
   // one list of jobs on --jobs slots (each a child process).
   const jobs = runsJobs(s, dataAbs);
-  say(`running ${jobs.length} jobs, ${args.jobs} at a time: the training loop, ${VIEWS_SHARDS} shards of the views' runs, the verified runs, ${MATRIX_SHARDS} shards of the matrix`);
-  const pool = await phase(`runs (matrix, views, verified, training loop; ${args.jobs} at a time)`, () =>
-    watched("runs", dataAbs, [...matrixRuns(s), ...viewRuns(s), ...verifiedRuns(s), ...trainingRuns(s)], async () =>
+  say(`running ${jobs.length} jobs, ${args.jobs} at a time: the training loop, ${VIEWS_SHARDS} shards of the views' runs, the verified runs, the ceiling's runs, ${MATRIX_SHARDS} shards of the matrix`);
+  const pool = await phase(`runs (matrix, views, verified, ceiling, training loop; ${args.jobs} at a time)`, () =>
+    watched("runs", dataAbs, [...matrixRuns(s), ...viewRuns(s), ...verifiedRuns(s), ...ceilingRuns(s), ...trainingRuns(s)], async () =>
       runPool(jobs, args.jobs, runChildProcess, {
         clock: () => Date.now(),
         onEnd: (r) => say(`  ${r.job.name} ${r.code === 0 ? "done" : `FAILED (exit ${r.code}${r.error ? `: ${r.error}` : ""})`} in ${seconds(r.ms)}`),

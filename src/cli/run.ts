@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Game } from "../games/types.js";
 import { createModelContext, validateModelSpecs, type ModelContext, type ResolvedModel } from "../models/createModel.js";
+import { modelSpecNotice } from "../models/modelSpec.js";
 import { formatPreflight } from "../models/preflight.js";
 import { createModel } from "../runner/createModel.js";
 import { preflightModels } from "../runner/endpointPreflight.js";
@@ -223,6 +224,10 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     ctx = createModelContext({ ...p.ctx, cacheDir: p.cache ? join(p.dataDir, "cache") : null, ...deps.modelContext });
     // Every model name, alias, base URL and key presence is checked before any call.
     resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx, { keys: !p.estimate }) : [];
+    for (const m of p.models) {
+      const notice = modelSpecNotice(m);
+      if (notice) stderr.write(`s3gym run: note: ${m}: ${notice}\n`);
+    }
     if (p.verified?.verifierModel) {
       try {
         // Preflighted with the others: the roles' endpoint must answer as well as the actor's.

@@ -7,6 +7,7 @@
  *
  * One place, so both games print and read boards alike.
  */
+import { BoundedCache } from "../util/boundedCache.js";
 
 /** The column-label line and one line per row; `grid` holds one string per row, one character per cell. */
 export function formatLabelledGrid(grid: readonly string[], cols: number): string[] {
@@ -16,6 +17,50 @@ export function formatLabelledGrid(grid: readonly string[], cols: number): strin
   const header = `${" ".repeat(rw)} ${Array.from({ length: cols }, (_, c) => pad(c, cw)).join(" ")}`;
   const lines = grid.map((row, r) => `${pad(r, rw)} ${[...row].map((ch) => pad(ch, cw)).join(" ")}`);
   return [header, ...lines];
+}
+
+/**
+ * The same text as `formatLabelledGrid(grid, cols).join("\n")`, built with string appends from a
+ * per-cell symbol function: the observation is rendered every step, and the arrays the plain
+ * version builds per row and cell cost more than the game's own step (issue 28).
+ */
+export function labelledGridText(rows: number, cols: number, symbol: (r: number, c: number) => string): string {
+  const layout = gridLayout(rows, cols);
+  let out = layout.header;
+  for (let r = 0; r < rows; r++) {
+    out += layout.rowPrefix[r]!;
+    for (let c = 0; c < cols; c++) {
+      const ch = symbol(r, c);
+      out += c === 0 ? layout.cellPad.slice(ch.length) + ch : " " + layout.cellPad.slice(ch.length) + ch;
+    }
+  }
+  return out;
+}
+
+interface GridLayout {
+  header: string;
+  /** "\n" and the row label with its separating space, per row. */
+  rowPrefix: string[];
+  /** Spaces as wide as a column (cells are right-aligned in it). */
+  cellPad: string;
+}
+
+// Board sizes come from configs (a handful); the bound only guards a caller that makes many.
+const layouts = new BoundedCache<number, GridLayout>(64);
+
+function gridLayout(rows: number, cols: number): GridLayout {
+  const key = rows * 65_536 + cols;
+  let l = layouts.get(key);
+  if (!l) {
+    const rw = String(rows - 1).length;
+    l = {
+      header: formatLabelledGrid(Array.from({ length: rows }, () => ""), cols)[0]!,
+      rowPrefix: Array.from({ length: rows }, (_, r) => `\n${String(r).padStart(rw, " ")} `),
+      cellPad: " ".repeat(String(cols - 1).length),
+    };
+    layouts.set(key, l);
+  }
+  return l;
 }
 
 /**

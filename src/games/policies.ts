@@ -1,19 +1,47 @@
 /**
  * Built-in offline policies over the Game API. `random` and `heuristic` decide from the observation
- * TEXT (what a model sees); `oracle` is privileged: heuristic's action, self-scored exactly by
- * simulating the step on a clone (the perfect-judge reference line; in-process only).
+ * TEXT (what a model sees). Two more are privileged instruments (in-process only: they read the live
+ * state): `perfect-judge` plays heuristic's action and self-scores it exactly by simulating the step on
+ * a clone (a perfect judge, not a better player); `ceiling` plays from the hidden state (ceiling.ts),
+ * self-scored the same way: the top line beside the floor (random) and the reference (heuristic).
  */
+import { CEILINGS } from "./ceiling.js";
 import { policyRng } from "./envelope.js";
 import type { EpisodeState, Game, PolicyContext, PolicyDecision } from "./types.js";
 
-export const POLICY_NAMES = ["random", "heuristic", "oracle"] as const;
+export const POLICY_NAMES = ["random", "heuristic", "perfect-judge", "ceiling"] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 /** Policies that see only text, so they can also answer over HTTP (`s3gym serve`). */
 export const TEXT_POLICY_NAMES = ["random", "heuristic"] as const;
 export type TextPolicyName = (typeof TEXT_POLICY_NAMES)[number];
+/** Policies that read the live state: in-process runs only. */
+export const PRIVILEGED_POLICY_NAMES = ["perfect-judge", "ceiling"] as const;
+
+/**
+ * Old names still accepted, with the notice to print: `oracle` read as a ceiling although it plays the
+ * heuristic's moves (issue 28). Logs that say `builtin:oracle` keep that name (docs/models.md).
+ */
+export const POLICY_ALIASES: Readonly<Record<string, { name: PolicyName; notice: string }>> = {
+  oracle: {
+    name: "perfect-judge",
+    notice: "'oracle' is now called 'perfect-judge' (it plays the heuristic's moves with an exact self-score; it is not a ceiling: see 'ceiling'); the old name still works",
+  },
+};
 
 export function isPolicyName(name: string): name is PolicyName {
   return (POLICY_NAMES as readonly string[]).includes(name);
+}
+
+/** A policy name or an alias, resolved; null for neither. `notice` is set when an alias was used. */
+export function resolvePolicyName(name: string): { name: PolicyName; notice: string | null } | null {
+  if (isPolicyName(name)) return { name, notice: null };
+  // Own keys only: a name like `constructor` must not find Object.prototype's.
+  const alias = Object.hasOwn(POLICY_ALIASES, name) ? POLICY_ALIASES[name] : undefined;
+  return alias ? { name: alias.name, notice: alias.notice } : null;
+}
+
+export function isPrivilegedPolicy(name: PolicyName): boolean {
+  return (PRIVILEGED_POLICY_NAMES as readonly string[]).includes(name);
 }
 
 /**
@@ -24,13 +52,23 @@ export function textPolicyDecision(game: Game, policy: TextPolicyName, ctx: Poli
   return game.policies[policy](ctx, policyRng(policy, ctx, seed));
 }
 
-/** Heuristic's action with the exact reward it will earn, from the live state. */
-export function oracleDecision(game: Game, state: EpisodeState, ctx: PolicyContext, seed?: number): PolicyDecision {
-  const { action } = textPolicyDecision(game, "heuristic", ctx, seed);
-  const simulated = game.step(game.clone(state), action);
-  return { action, selfScore: simulated.reward };
+/** An action with the exact reward it will earn, from the live state. */
+function judged(game: Game, state: EpisodeState, action: string): PolicyDecision {
+  return { action, selfScore: game.step(game.clone(state), action).reward };
+}
+
+/** Heuristic's action with the exact reward it will earn (the perfect judge). */
+export function perfectJudgeDecision(game: Game, state: EpisodeState, ctx: PolicyContext, seed?: number): PolicyDecision {
+  return judged(game, state, textPolicyDecision(game, "heuristic", ctx, seed).action);
+}
+
+/** The ceiling's action (from the hidden state) with the exact reward it will earn. */
+export function ceilingDecision(game: Game, state: EpisodeState, ctx: PolicyContext, seed?: number): PolicyDecision {
+  return judged(game, state, CEILINGS[game.name](game, state, ctx, policyRng("ceiling", ctx, seed)));
 }
 
 export function decide(game: Game, policy: PolicyName, state: EpisodeState, ctx: PolicyContext, seed?: number): PolicyDecision {
-  return policy === "oracle" ? oracleDecision(game, state, ctx, seed) : textPolicyDecision(game, policy, ctx, seed);
+  if (policy === "perfect-judge") return perfectJudgeDecision(game, state, ctx, seed);
+  if (policy === "ceiling") return ceilingDecision(game, state, ctx, seed);
+  return textPolicyDecision(game, policy, ctx, seed);
 }

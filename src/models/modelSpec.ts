@@ -1,12 +1,13 @@
 /**
  * Model specs as the user writes them on `--models`: `openai:<model>` (any OpenAI-compatible
- * endpoint), `builtin:random|heuristic|oracle` (offline policies in-process), or
+ * endpoint), `builtin:random|heuristic|perfect-judge|ceiling` (offline policies in-process; `oracle` is
+ * perfect-judge's old name, still accepted with a notice: see `modelSpecNotice`), or
  * `builtin:learner[@<checkpoint file>][?judge=<0..1>]` (the offline learner, learner.md). The
  * learner's options are part of the name, so they are part of the model identity (run id, cache
  * key, manifest).
  */
 import { identifierProblem } from "../util/outsideText.js";
-import { POLICY_NAMES, isPolicyName, type PolicyName } from "../games/policies.js";
+import { POLICY_NAMES, resolvePolicyName, type PolicyName } from "../games/policies.js";
 
 /** `builtin:learner`'s options, parsed from its name. */
 export interface LearnerOptions {
@@ -83,10 +84,21 @@ export function parseModelSpec(spec: string): ModelSpec {
       throw new Error(`model 'builtin:${(e as Error).message.slice(1)}`);
     }
     if (learner) return { scheme: "builtin", policy: "learner", learner };
-    if (!isPolicyName(rest)) throw new Error(`model '${spec}': unknown built-in policy '${rest}'; expected builtin:${POLICY_NAMES.join("|")}|${LEARNER_FORM}`);
-    return { scheme: "builtin", policy: rest };
+    const policy = resolvePolicyName(rest);
+    if (!policy) throw new Error(`model '${spec}': unknown built-in policy '${rest}'; expected builtin:${POLICY_NAMES.join("|")}|${LEARNER_FORM}`);
+    return { scheme: "builtin", policy: policy.name };
   }
   throw new Error(`model '${spec}': unknown scheme '${scheme}'; ${EXPECTED}`);
+}
+
+/**
+ * The notice to print for a model name that uses an old built-in name (`builtin:oracle`), else null.
+ * The name itself stays what the user wrote (it is the run id's model part), so an old data directory
+ * resumes under its old run ids.
+ */
+export function modelSpecNotice(name: string): string | null {
+  if (!name.startsWith("builtin:")) return null;
+  return resolvePolicyName(name.slice("builtin:".length))?.notice ?? null;
 }
 
 /** The spec's canonical text (`builtin:learner?judge=0.3`, `openai:<model>`). */

@@ -43,7 +43,7 @@ export interface CompletionRequest {
   identity: CallIdentity;
   /**
    * In-process only, never sent over HTTP nor part of a cache key: the live game state, for the
-   * privileged `builtin:oracle` (the perfect-judge reference line). Other models ignore it.
+   * privileged `builtin:perfect-judge` and `builtin:ceiling` (instruments). Other models ignore it.
    */
   privileged?: { game: Game; state: EpisodeState };
 }

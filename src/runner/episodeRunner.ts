@@ -119,7 +119,7 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
         // Every request carries a seed from its identity (a models file may turn sending it off).
         sampling: { max_tokens: run.settings.maxNewTokens, seed: callSeed(callIdentity) },
         identity: callIdentity,
-        // Only builtin:oracle reads it; it is never sent over HTTP nor part of a cache key.
+        // Only builtin:perfect-judge and builtin:ceiling read it; it is never sent over HTTP nor part of a cache key.
         privileged: { game, state },
       });
     } catch (e) {

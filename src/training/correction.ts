@@ -113,7 +113,7 @@ export async function correctStep(o: {
     messages: correctionMessages(o.stepMessages, s, o.threshold),
     sampling: { max_tokens: o.maxTokens, seed: callSeed(identity) },
     identity,
-    // In-process only (builtin:oracle reads it); never sent over HTTP nor part of a cache key.
+    // In-process only (builtin:perfect-judge and builtin:ceiling read it); never sent over HTTP nor part of a cache key.
     privileged: { game: o.game, state: replay.state },
   });
   return judgeCorrection(o.game, replay.state, s.action!, result);

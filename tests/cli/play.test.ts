@@ -53,7 +53,7 @@ describe("s3gym play", () => {
       [["play", "--game", "go", "--config", "eval", "--seed", "0"], /unknown --game 'go': expected one of chess, minesweeper/],
       [["play", "--game", "snake", "--config", "hard", "--seed", "0"], /unknown --config 'hard': expected one of explore, eval/],
       [["play", "--game", "snake", "--config", "eval", "--seed=-3"], /--seed must be a non-negative integer/],
-      [["play", "--game", "snake", "--config", "eval", "--seed", "0", "--policy", "genius"], /unknown --policy 'genius': expected one of random, heuristic, oracle, human/],
+      [["play", "--game", "snake", "--config", "eval", "--seed", "0", "--policy", "genius"], /unknown --policy 'genius': expected one of random, heuristic, perfect-judge, ceiling, human/],
       [["dance"], /unknown command 'dance'/],
     ] as const;
     for (const [args, message] of bad) {

@@ -127,13 +127,15 @@ describe.each(games)("%s", (name) => {
     it("an unparsable answer is a step with feedback naming the grammar", () => {
       const s0 = game.reset(2, config);
       const r = game.step(s0, null);
+      // pvz's own rule overrides the common one: its turn is played and scores 1 while the lawn holds (rules v3).
+      const unparsedReward = name === "pvz" ? 1 : 0;
       expect(r.valid).toBe(false);
-      expect(r.reward).toBe(0);
+      expect(r.reward).toBe(unparsedReward);
       expect(r.state.step).toBe(1);
       expect(r.feedback).toContain(game.actionGrammar);
       const r2 = game.step(s0, "utter nonsense %%%");
       expect(r2.valid).toBe(false);
-      expect(r2.reward).toBe(0);
+      expect(r2.reward).toBe(unparsedReward);
       expect(r2.feedback).toContain(game.actionGrammar);
     });
 

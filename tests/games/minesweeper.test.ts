@@ -456,3 +456,16 @@ describe("minesweeper heuristic", () => {
     expect(d.action).toBe("uncover (9, 9)");
   });
 });
+
+describe("minesweeper parser edges (issue 28)", () => {
+  it("a negative coordinate is off the board, like one past the edge, with the same kind of message", () => {
+    const s = game.reset(0, "eval");
+    for (const [a, where] of [["uncover (-1, 0)", "(-1, 0)"], ["uncover (10, 0)", "(10, 0)"], ["flag 0 -3", "(0, -3)"]] as const) {
+      const r = game.step(s, a);
+      expect(r.valid, a).toBe(false);
+      expect(r.feedback, a).toBe(`${where} is off the 10x10 board: expected '${game.actionGrammar}'`);
+      expect(r.state.inner).toEqual(s.inner);
+    }
+    expect(game.step(s, "uncover (a, 0)").feedback).toMatch(/^invalid action: expected/);
+  });
+});

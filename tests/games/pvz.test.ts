@@ -375,7 +375,7 @@ describe("actions", () => {
     expect(parseAction("**w 2 3.**")).toEqual([{ plant: "W", row: 2, col: 3 }]);
     expect(parseAction("J (1, 2);")).toEqual([{ plant: "J", row: 1, col: 2 }]);
     expect(parseAction(" Pass ")).toEqual([]);
-    for (const bad of ["", "plant X 1 0", "Z 1 1", "X 1", "X -1 0", "X 1 0 2", "X (1, 2", "nonsense; Z 1 1", ";;"]) {
+    for (const bad of ["", "plant X 1 0", "Z 1 1", "X 1", "X +1 0", "X 1 0 2", "X (1, 2", "nonsense; Z 1 1", ";;"]) {
       expect(parseAction(bad)).toBeNull();
     }
   });
@@ -441,31 +441,46 @@ describe("actions", () => {
     expect(r.state.inner.sun).toBe(10 + 10 + 25);
   });
 
-  it("an answer whose placements all fail is invalid, earns 0, and the turn is still played", () => {
+  it("an answer whose placements all fail is invalid, yet its turn is played and scores 1 while the lawn holds (rules v3)", () => {
     const s = state("explore", { sun: 40, turn: 3, survived: 3, zombies: [[1, 6, "N"]] });
     const r = game.step(s, "W 1 1; X 7 7");
     expect(r.valid).toBe(false);
-    expect(r.reward).toBe(0);
+    expect(r.reward).toBe(1);
     expect(r.feedback).toContain(game.actionGrammar);
     expect(r.state.inner.turn).toBe(4);
     expect(r.state.inner.zombies[0]?.col).toBe(5);
     expect(r.state.inner.sun).toBe(65);
-    expect(game.score(r.state)).toBe(3);
+    expect(game.score(r.state)).toBe(4);
   });
 
-  it("an unparsable or missing answer plants nothing, earns 0, and the turn is still played", () => {
+  it("five all-failed turns (F 0 0 without the sun) score 5 on eval seed 3, as five passes do (issue 28)", () => {
+    let a = game.reset(3, "eval");
+    let b = game.reset(3, "eval");
+    for (let i = 0; i < 5; i++) {
+      const ra = game.step(a, "F 0 0");
+      expect([ra.valid, ra.reward]).toEqual([false, 1]);
+      expect(ra.feedback).toContain("not enough sun");
+      a = ra.state;
+      b = game.step(b, "pass").state;
+    }
+    expect(a.inner.turn).toBe(5);
+    expect(game.score(a)).toBe(5);
+    expect(game.score(a)).toBe(game.score(b));
+  });
+
+  it("an unparsable or missing answer plants nothing, and its turn is played and scores 1", () => {
     for (const a of [null, "plant a sunflower please"]) {
       const s = state("explore", { sun: 100, turn: 3, survived: 3, zombies: [[1, 6, "N"]] });
       const r = game.step(s, a);
       expect(r.valid).toBe(false);
-      expect(r.reward).toBe(0);
+      expect(r.reward).toBe(1);
       expect(r.done).toBe(false);
       expect(r.feedback).toContain(game.actionGrammar);
       expect(r.state.inner.lawn.flat().every((p) => p === null)).toBe(true);
       expect(r.state.inner.zombies[0]?.col).toBe(5);
       expect(r.state.inner.sun).toBe(125);
       expect(r.state.inner.turn).toBe(4);
-      expect(game.score(r.state)).toBe(3);
+      expect(game.score(r.state)).toBe(4);
     }
   });
 
@@ -496,7 +511,8 @@ describe("reward and score", () => {
           const before = game.score(s);
           const r = game.step(s, acts[k % acts.length] ?? null);
           expect(r.reward).toBe(game.score(r.state) - before);
-          expect(r.reward).toBe(r.valid && !(r.done && r.state.inner.lost) ? 1 : 0);
+          // Every turn the lawn holds scores 1, valid answer or not (rules version 3).
+          expect(r.reward).toBe(r.state.inner.lost ? 0 : 1);
           s = r.state;
         }
       }
@@ -665,5 +681,21 @@ describe("policies", () => {
     const h = await mean("heuristic");
     const r = await mean("random");
     expect(h).toBeGreaterThan(2 * r);
+  });
+});
+
+describe("pvz parser edges (issue 28)", () => {
+  it("a negative coordinate is a placement skipped as out of range, like X 9 9; the rest of the answer still plays", () => {
+    expect(parseAction("X -1 0")).toEqual([{ plant: "X", row: -1, col: 0 }]);
+    const s = game.reset(0, "eval");
+    for (const bad of ["X -1 0", "X 9 9"]) {
+      const r = game.step(s, `${bad}; X 0 0`);
+      expect(r.valid, bad).toBe(true);
+      expect(r.feedback, bad).toContain(`${bad} (out of range: rows 0-4, columns 0-5)`);
+      expect(r.state.inner.lawn[0]![0]?.type, bad).toBe("X");
+    }
+    const alone = game.step(s, "X 0 -2");
+    expect([alone.valid, alone.reward]).toEqual([false, 1]);
+    expect(alone.feedback).toContain("X 0 -2 (out of range");
   });
 });

@@ -397,3 +397,12 @@ describe("policies", () => {
     expect(d.selfScore).toBe(1);
   });
 });
+
+describe("tetris parser edges (issue 28)", () => {
+  it("the forms the parser accepts beyond '<column> <rotation>' (a comma, a degree sign) are stated in the rules text", () => {
+    expect(parseAction("3,90")).toEqual({ column: 3, rotation: 90 });
+    expect(parseAction("3 90°")).toEqual({ column: 3, rotation: 90 });
+    const rules = game.rules("eval");
+    expect(rules).toContain("A comma between the two numbers (`3, 90`) and a degree sign after the rotation (`3 90°`) are read the same as `3 90`.");
+  });
+});

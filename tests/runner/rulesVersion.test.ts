@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { loadDataset } from "../../src/analysis/dataset.js";
 import { runCommand } from "../../src/cli/run.js";
 import { episodeKey } from "../../src/games/envelope.js";
-import { RULES_VERSION } from "../../src/games/version.js";
+import { BOARDS_VERSION, RULES_VERSION } from "../../src/games/version.js";
 import { checkRulesVersion } from "../../src/runner/manifest.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/data-v0", import.meta.url));
@@ -30,8 +30,9 @@ function snapshot(dir: string): Record<string, string> {
 }
 
 describe("games rules version", () => {
-  it("is 2, and it enters the episode generator's key", () => {
-    expect(RULES_VERSION).toBe(2);
+  it("is 3; the generator's key carries the boards version, 2 (version 3 changed pvz's scoring only)", () => {
+    expect(RULES_VERSION).toBe(3);
+    expect(BOARDS_VERSION).toBe(2);
     expect(episodeKey("trust", "eval", 7)).toBe("s3gym/v2|trust|eval|7");
   });
 
@@ -40,15 +41,15 @@ describe("games rules version", () => {
     const argv = ["--models", "builtin:random", "--games", "trust", "--pathways", "none", "--data", data, "--explore-episodes", "0", "--eval-episodes", "1", "--max-steps", "2", "--progress", "off"];
     expect(await runCommand(argv, io().deps)).toBe(0);
     const [run] = readdirSync(join(data, "runs"));
-    expect(JSON.parse(readFileSync(join(data, "runs", run!, "manifest.json"), "utf8")).rules_version).toBe(2);
+    expect(JSON.parse(readFileSync(join(data, "runs", run!, "manifest.json"), "utf8")).rules_version).toBe(3);
     // Resuming under the same version is fine (nothing left to do).
     expect(await runCommand(argv, io().deps)).toBe(0);
   });
 
   it("a manifest without it played version 1; only the current version may resume", () => {
-    expect(() => checkRulesVersion({}, "r")).toThrow(/run r was logged under games rules version 1, but this kit plays rules version 2/);
-    expect(() => checkRulesVersion({ rules_version: 3 }, "r")).toThrow(/version 3/);
-    expect(() => checkRulesVersion({ rules_version: 2 }, "r")).not.toThrow();
+    expect(() => checkRulesVersion({}, "r")).toThrow(/run r was logged under games rules version 1, but this kit plays rules version 3/);
+    expect(() => checkRulesVersion({ rules_version: 2 }, "r")).toThrow(/version 2/);
+    expect(() => checkRulesVersion({ rules_version: 3 }, "r")).not.toThrow();
   });
 
   it("old (version 1) data still loads with its runs and scores", async () => {
@@ -67,7 +68,7 @@ describe("games rules version", () => {
     const o = io();
     expect(await runCommand(argv, o.deps)).toBe(2);
     const text = o.err.join("");
-    expect(text).toMatch(/logged under games rules version 1, but this kit plays rules version 2/);
+    expect(text).toMatch(/logged under games rules version 1, but this kit plays rules version 3/);
     expect(text).toMatch(/mix two rule sets/);
     expect(text).toMatch(/another --data directory/);
     expect(snapshot(data)).toEqual(before);

@@ -266,7 +266,7 @@ export function analyse(f: MinesweeperFacts): Analysis {
 
 /**
  * Analyses by observation body: a function of the board text alone, and the same boards come back (the
- * heuristic, the oracle and the learner's tactics play the same evaluation seeds in every pathway of a
+ * heuristic, the perfect judge and the learner's tactics play the same evaluation seeds in every pathway of a
  * matrix). Shared: read only.
  */
 const analysisCache = new BoundedCache<string, Analysis>(4096);

@@ -78,7 +78,8 @@ export interface ParsedAction {
 /** Parses `verb (r, c)`; parentheses are optional, but if one is written both must be. */
 export function parseAction(raw: string): ParsedAction | null {
   const s = normalizeAction(raw);
-  const m = /^(uncover|flag|unflag) ?(\()? ?(\d+) ?(?:, ?| )(\d+) ?(\))?$/.exec(s);
+  // Signed coordinates parse, so `(-1, 0)` gets "off the board" like `(10, 0)` (issue 28).
+  const m = /^(uncover|flag|unflag) ?(\()? ?(-?\d+) ?(?:, ?| )(-?\d+) ?(\))?$/.exec(s);
   if (!m) return null;
   if (Boolean(m[2]) !== Boolean(m[5])) return null;
   return { verb: m[1] as Verb, r: Number(m[3]), c: Number(m[4]) };
@@ -98,10 +99,18 @@ export function neighbours(r: number, c: number, rows: number, cols: number): Ar
 }
 
 export function adjacentMines(inner: MinesweeperInner, r: number, c: number): number {
-  const rows = inner.mine.length;
-  const cols = inner.mine[0]!.length;
+  // Loops, not neighbours(): every render counts this for each uncovered cell, and the pair arrays
+  // neighbours() allocates cost more than the count.
+  const mine = inner.mine;
+  const r0 = r > 0 ? r - 1 : 0;
+  const r1 = r + 1 < mine.length ? r + 1 : r;
   let n = 0;
-  for (const [nr, nc] of neighbours(r, c, rows, cols)) if (inner.mine[nr]![nc]) n++;
+  for (let nr = r0; nr <= r1; nr++) {
+    const row = mine[nr]!;
+    const c0 = c > 0 ? c - 1 : 0;
+    const c1 = c + 1 < row.length ? c + 1 : c;
+    for (let nc = c0; nc <= c1; nc++) if (row[nc] && (nr !== r || nc !== c)) n++;
+  }
   return n;
 }
 
@@ -109,9 +118,14 @@ function grid(rows: number, cols: number): boolean[][] {
   return Array.from({ length: rows }, () => Array.from({ length: cols }, () => false));
 }
 
-function countCells(g: boolean[][], pred: (r: number, c: number) => boolean = () => true): number {
+/** True cells of `g`, or only those where `also` is true too. */
+export function countCells(g: boolean[][], also?: boolean[][]): number {
   let n = 0;
-  g.forEach((row, r) => row.forEach((v, c) => { if (v && pred(r, c)) n++; }));
+  for (let r = 0; r < g.length; r++) {
+    const row = g[r]!;
+    const other = also?.[r];
+    for (let c = 0; c < row.length; c++) if (row[c] && (other === undefined || other[c])) n++;
+  }
   return n;
 }
 
@@ -123,8 +137,9 @@ export function floodReveal(inner: MinesweeperInner, r: number, c: number): numb
   let opened = 0;
   inner.revealed[r]![c] = true;
   opened++;
-  while (queue.length > 0) {
-    const [cr, cc] = queue.shift()!;
+  // A read index instead of shift(): the same first-in-first-out order without moving the array.
+  for (let head = 0; head < queue.length; head++) {
+    const [cr, cc] = queue[head]!;
     if (adjacentMines(inner, cr, cc) !== 0) continue;
     for (const [nr, nc] of neighbours(cr, cc, rows, cols)) {
       if (inner.revealed[nr]![nc] || inner.flagged[nr]![nc] || inner.mine[nr]![nc] || inner.exploded[nr]![nc]) continue;
@@ -163,7 +178,7 @@ export function init(config: MinesweeperConfig, rng: Rng): MinesweeperInner {
 }
 
 export function correctFlags(inner: MinesweeperInner): number {
-  return countCells(inner.flagged, (r, c) => inner.mine[r]![c] === true);
+  return countCells(inner.flagged, inner.mine);
 }
 
 export function score(inner: MinesweeperInner, config: MinesweeperConfig): number {
@@ -180,14 +195,19 @@ export function isWin(inner: MinesweeperInner): boolean {
   let safeHidden = 0;
   let mineUnflagged = 0;
   let wrongFlags = 0;
-  inner.mine.forEach((row, r) => row.forEach((isMine, c) => {
-    if (isMine) {
-      if (!inner.flagged[r]![c]) mineUnflagged++;
-    } else {
-      if (!inner.revealed[r]![c]) safeHidden++;
-      if (inner.flagged[r]![c]) wrongFlags++;
+  for (let r = 0; r < inner.mine.length; r++) {
+    const mine = inner.mine[r]!;
+    const flagged = inner.flagged[r]!;
+    const revealed = inner.revealed[r]!;
+    for (let c = 0; c < mine.length; c++) {
+      if (mine[c]) {
+        if (!flagged[c]) mineUnflagged++;
+      } else {
+        if (!revealed[c]) safeHidden++;
+        if (flagged[c]) wrongFlags++;
+      }
     }
-  }));
+  }
   return safeHidden === 0 || (mineUnflagged === 0 && wrongFlags === 0);
 }
 
@@ -214,7 +234,7 @@ export function apply(inner: MinesweeperInner, action: string | null, config: Mi
   const a = parseAction(action);
   if (!a) return invalid("invalid action");
   const { verb, r, c } = a;
-  if (r >= config.rows || c >= config.cols) return invalid(`(${r}, ${c}) is off the ${config.rows}x${config.cols} board`);
+  if (r < 0 || c < 0 || r >= config.rows || c >= config.cols) return invalid(`(${r}, ${c}) is off the ${config.rows}x${config.cols} board`);
   const before = score(inner, config);
   const isOpen = inner.revealed[r]![c] || inner.exploded[r]![c];
   let feedback: string;

@@ -429,7 +429,7 @@ export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
   const p = paramsCache.getOrSet(`${f.rows}|${f.cols}|${JSON.stringify(f.costs)}|${ctx.rules}`, () => paramsFromRules(ctx.rules, f));
   const s = reconstruct(ctx, p);
   // The decision is a function of the replayed lawn and the parameters alone, and the same lawns come
-  // back: the heuristic, the oracle and the learner's tactics play the same evaluation seeds in every
+  // back: the heuristic, the perfect judge and the learner's tactics play the same evaluation seeds in every
   // pathway of a matrix.
   const d = decisionCache.getOrSet(`${paramsKey(p)}|${JSON.stringify(s)}`, () => decideOn(s, p));
   return { ...d };

@@ -38,6 +38,11 @@ function cellText(f: PvzFacts, r: number, c: number): string {
   return parts.length > 0 ? parts.join("+") : ".";
 }
 
+const CELLS_LEGEND_HP = "Cells: '.' empty; otherwise the plant letter, then each zombie as its letter and HP, joined by '+'.";
+const CELLS_LEGEND = "Cells: '.' empty; otherwise the plant letter, then each zombie's letter (HP hidden), joined by '+'.";
+const LOST_LINE = "A zombie got past column 0: the lawn is lost.";
+const costsText = (costs: Record<PlantLetter, number>): string => PLANT_LETTERS.map((k) => `${k} ${PLANT_NAMES[k]} ${costs[k]}`).join(", ");
+
 export function renderFacts(f: PvzFacts, showZombieHp: boolean): string {
   const cells = Array.from({ length: f.rows }, (_, r) => Array.from({ length: f.cols }, (_, c) => cellText(f, r, c)));
   const labels = Array.from({ length: f.cols }, (_, c) => `col${c}`);
@@ -50,17 +55,52 @@ export function renderFacts(f: PvzFacts, showZombieHp: boolean): string {
     `Lawn (${f.rows} rows x ${f.cols} columns; zombies enter at column ${f.cols - 1} and walk toward column 0):`,
     (" ".repeat(rowLabel) + labels.map((s) => pad(s, width)).join("")).trimEnd(),
     ...cells.map((line, r) => (pad(`row${r}`, rowLabel) + line.map((s) => pad(s, width)).join("")).trimEnd()),
-    showZombieHp
-      ? "Cells: '.' empty; otherwise the plant letter, then each zombie as its letter and HP, joined by '+'."
-      : "Cells: '.' empty; otherwise the plant letter, then each zombie's letter (HP hidden), joined by '+'.",
-    `Plant costs: ${PLANT_LETTERS.map((k) => `${k} ${PLANT_NAMES[k]} ${f.costs[k]}`).join(", ")}`,
+    showZombieHp ? CELLS_LEGEND_HP : CELLS_LEGEND,
+    `Plant costs: ${costsText(f.costs)}`,
   ];
-  if (f.lost) lines.push("A zombie got past column 0: the lawn is lost.");
+  if (f.lost) lines.push(LOST_LINE);
   return lines.join("\n");
 }
 
+/**
+ * renderFacts(facts(...)) without the facts: one pass over the zombies instead of one per cell, and
+ * string appends instead of arrays per line (the same bytes; tests compare the two).
+ */
 export function render(inner: PvzInner, config: PvzConfig): string {
-  return renderFacts(facts(inner, config), config.showZombieHp);
+  const { rows, cols, showZombieHp } = config;
+  const cells: string[] = new Array(rows * cols).fill("");
+  for (let r = 0; r < rows; r++) {
+    const lawnRow = inner.lawn[r];
+    for (let c = 0; c < cols; c++) {
+      const p = lawnRow?.[c];
+      if (p) cells[r * cols + c] = p.type;
+    }
+  }
+  for (const z of inner.zombies) {
+    if (z.row < 0 || z.row >= rows || z.col < 0 || z.col >= cols) continue;
+    const i = z.row * cols + z.col;
+    const t = showZombieHp ? `${z.type}${z.hp}` : z.type;
+    cells[i] = cells[i] === "" ? t : `${cells[i]}+${t}`;
+  }
+  let width = `col${cols - 1}`.length;
+  for (let i = 0; i < cells.length; i++) {
+    if (cells[i] === "") cells[i] = ".";
+    if (cells[i]!.length > width) width = cells[i]!.length;
+  }
+  width += 2;
+  const rowLabel = `row${rows - 1}`.length + 2;
+  let header = " ".repeat(rowLabel);
+  for (let c = 0; c < cols; c++) header += `col${c}`.padEnd(width);
+  let out = `Turn ${inner.turn}\nSun: ${inner.sun}\nLawn (${rows} rows x ${cols} columns; zombies enter at column ${cols - 1} and walk toward column 0):\n${header.trimEnd()}`;
+  for (let r = 0; r < rows; r++) {
+    let line = `row${r}`.padEnd(rowLabel);
+    for (let c = 0; c < cols; c++) line += cells[r * cols + c]!.padEnd(width);
+    out += `\n${line.trimEnd()}`;
+  }
+  out += showZombieHp ? `\n${CELLS_LEGEND_HP}` : `\n${CELLS_LEGEND}`;
+  out += `\nPlant costs: ${costsText(config.plantCost)}`;
+  if (inner.lost) out += `\n${LOST_LINE}`;
+  return out;
 }
 
 function fail(why: string): never {

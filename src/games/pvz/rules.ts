@@ -1,7 +1,7 @@
 /**
  * Plants vs Zombies rules (games.md, "pvz"): a lawn of rows x columns, zombies entering at the right
  * edge in scheduled waves, plants bought with sun. One step is one game turn, whatever was planted.
- * Score = turns the lawn held after a valid answer (see `apply` for why invalid turns earn nothing).
+ * Score = turns the lawn held, whatever each answer planted (games.md; see `apply`).
  */
 import { z } from "zod";
 import { invalidFeedback } from "../envelope.js";
@@ -115,7 +115,7 @@ export const innerSchema = z.strictObject({
   /** Turns completed so far; also the 0-based number of the turn about to be played. */
   turn: count,
   sun: count,
-  /** The verifier's episode score: turns the lawn held after a valid answer. */
+  /** The verifier's episode score: turns the lawn held (every answered turn, whatever it planted). */
   survived: count,
   /** A zombie walked past column 0: the game is over. */
   lost: z.boolean(),
@@ -152,7 +152,9 @@ export function parseAnswer(raw: string): ParsedAnswer | null {
   const parts = s.split(";").map((p) => p.trim()).filter((p) => p.length > 0);
   const out: ParsedAnswer = { placements: [], malformed: [] };
   for (const part of parts) {
-    const m = /^([xwsjhf]) ?(\()? ?(\d+) ?(?:, ?| )(\d+) ?(\))?$/.exec(part);
+    // Signed coordinates parse, so `X -1 0` is skipped as out of range like `X 9 9` (issue 28), not
+    // taken as a malformed part.
+    const m = /^([xwsjhf]) ?(\()? ?(-?\d+) ?(?:, ?| )(-?\d+) ?(\))?$/.exec(part);
     if (!m || Boolean(m[2]) !== Boolean(m[5])) out.malformed.push(part);
     else out.placements.push({ plant: (m[1] as string).toUpperCase() as PlantLetter, row: Number(m[3]), col: Number(m[4]) });
   }
@@ -325,7 +327,7 @@ export function plantPhase(inner: PvzInner, placements: Placement[], config: Pvz
   const chiliCells: string[] = [];
   for (const { plant, row, col } of placements) {
     const at = `${plant} ${row} ${col}`;
-    if (row >= config.rows || col >= config.cols) {
+    if (row < 0 || col < 0 || row >= config.rows || col >= config.cols) {
       res.skipped.push(`${at} (out of range: rows 0-${config.rows - 1}, columns 0-${config.cols - 1})`);
       continue;
     }
@@ -354,8 +356,9 @@ export function plantPhase(inner: PvzInner, placements: Placement[], config: Pvz
 /**
  * One response = one turn. Placements are checked one by one (out of range, occupied, not enough sun:
  * skipped with a reason). `valid`: the text parsed and it was `pass` or at least one placement
- * succeeded. The turn is played either way, but an invalid or unparsable answer earns 0 and does not
- * add to the score: games.md's common rule gives such steps reward 0, and rewards must sum to the score.
+ * succeeded. The turn is played either way and, while the lawn holds, scores 1 (games.md: every step
+ * is one game turn, r = 1 for each turn the lawn holds; rules version 3). `valid` only tells the log
+ * whether the answer did what it asked.
  */
 export function apply(inner: PvzInner, action: string | null, config: PvzConfig, rng: Rng): Transition {
   if (inner.lost) return { reward: 0, feedback: "The lawn is already lost: the game is over.", valid: false, done: true };
@@ -394,7 +397,8 @@ export function apply(inner: PvzInner, action: string | null, config: PvzConfig,
   }
   inner.sun += config.sunPerTurn;
   inner.turn += 1;
-  const reward = valid ? 1 : 0;
+  // Every turn the lawn holds scores 1, whatever the answer planted (games.md; KORGym's +1 per turn).
+  const reward = 1;
   inner.survived += reward;
   return { reward, feedback: notes.join(" "), valid, done: false };
 }
@@ -472,7 +476,7 @@ export function rulesBody(config: PvzConfig): string {
     "Each placement is checked on its own: out of range, an occupied cell or not enough sun skips it (the feedback says why) and the others still happen. Every answer plays exactly one turn, whatever was planted.",
     "",
     "## Reward",
-    "+1 for every turn the lawn holds after a valid answer (`pass`, or at least one placement that succeeded). 0 on the turn a zombie gets past column 0, and 0 for an answer that does not parse or whose placements all fail (that turn is still played).",
+    "+1 for every turn the lawn holds, whatever your answer planted (an answer that does not parse, or whose placements all fail, still plays its turn). 0 on the turn a zombie gets past column 0.",
     "",
     "## Observation",
     `The turn number, your sun, the lawn (row labels on the left, column labels on top) and the plant costs. A cell shows '.' when empty, otherwise its plant letter and the zombies in it joined by '+' (e.g. J+N). ${hpShown}`,

@@ -1,5 +1,5 @@
 /** The snake observation text, the facts it shows, and its parser (the inverse). */
-import { formatLabelledGrid, parseLabelledGrid } from "../grid.js";
+import { formatLabelledGrid, labelledGridText, parseLabelledGrid } from "../grid.js";
 import { DIRECTIONS, isWall, type Cell, type Direction, type SnakeConfig, type SnakeInner } from "./rules.js";
 
 export interface SnakeFacts {
@@ -26,7 +26,12 @@ export function facts(inner: SnakeInner, config: SnakeConfig): SnakeFacts {
   return { rows: config.rows, cols: config.cols, direction: inner.direction, snake, apples, grid: gridOf(config.rows, config.cols, snake, apples) };
 }
 
-const cellList = (cells: readonly Cell[]): string => (cells.length ? cells.map(([r, c]) => `(${r}, ${c})`).join(" ") : "none");
+function cellList(cells: readonly Cell[]): string {
+  if (cells.length === 0) return "none";
+  let out = `(${cells[0]![0]}, ${cells[0]![1]})`;
+  for (let i = 1; i < cells.length; i++) out += ` (${cells[i]![0]}, ${cells[i]![1]})`;
+  return out;
+}
 
 export function renderFacts(f: SnakeFacts): string {
   return [
@@ -38,8 +43,20 @@ export function renderFacts(f: SnakeFacts): string {
   ].join("\n");
 }
 
+/** renderFacts(facts(...)) from one flat cell array (the same bytes; tests compare the two). */
 export function render(inner: SnakeInner, config: SnakeConfig): string {
-  return renderFacts(facts(inner, config));
+  const { rows, cols } = config;
+  const g: string[] = new Array(rows * cols);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) g[r * cols + c] = isWall(r, c, config) ? "#" : ".";
+  for (const [r, c] of inner.apples) g[r * cols + c] = "A";
+  for (let i = 0; i < inner.snake.length; i++) {
+    const [r, c] = inner.snake[i]!;
+    g[r * cols + c] = i === 0 ? "H" : "o";
+  }
+  return (
+    `Snake board: ${rows} rows x ${cols} columns (the border is wall)\nDirection: ${inner.direction}\nSnake (head to tail): ${cellList(inner.snake)}\nApples: ${cellList(inner.apples)}\n` +
+    labelledGridText(rows, cols, (r, c) => g[r * cols + c]!)
+  );
 }
 
 function parseCells(text: string, what: string): Cell[] {

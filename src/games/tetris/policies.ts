@@ -77,7 +77,7 @@ function maskEvaluate(board: Int32Array, width: number, heights: Int32Array): nu
 export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
   const body = splitObservation(ctx.observation).body;
   // The decision is a function of the board text alone, and the same boards come back: the heuristic,
-  // the oracle and the learner's tactics play the same evaluation seeds in every pathway of a matrix.
+  // the perfect judge and the learner's tactics play the same evaluation seeds in every pathway of a matrix.
   const d = decisionCache.getOrSet(body, () => search(body));
   return { ...d };
 };

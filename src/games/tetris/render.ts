@@ -1,4 +1,5 @@
 /** Tetris observation text, its visible facts, and the parser that reads the text back. */
+import { BoundedCache } from "../../util/boundedCache.js";
 import { EMPTY, FILLED, PIECES, ROTATIONS, SHAPES, type Piece, type TetrisConfig, type TetrisInner } from "./rules.js";
 
 /** What a player sees, as data. `rotations[i]` is the current piece at ROTATIONS[i]. */
@@ -52,8 +53,50 @@ export function renderFacts(f: TetrisFacts): string {
   return lines.join("\n");
 }
 
+/**
+ * renderFacts(facts(...)) without the facts: the lines that depend only on the board width and the
+ * current piece (the column header, the four rotations) are made once and kept (the same bytes; tests
+ * compare the two).
+ */
 export function render(inner: TetrisInner, config: TetrisConfig): string {
-  return renderFacts(facts(inner, config));
+  const { width, height } = config;
+  let out = boardHead(width, height);
+  for (let r = 0; r < inner.board.length; r++) {
+    const row = inner.board[r]!;
+    out += `\n${String(r + 1).padStart(CELL)}`;
+    for (let c = 0; c < row.length; c++) out += row[c] === FILLED ? FILLED_CELL : row[c] === EMPTY ? EMPTY_CELL : row[c]!.padStart(CELL);
+  }
+  out += `\n\nPieces placed: ${inner.placed}\n${pieceBlock(inner.current, width)}\nNext piece: ${inner.next}`;
+  if (inner.over) out += `\n${GAME_OVER_LINE}`;
+  return out;
+}
+
+const FILLED_CELL = FILLED.padStart(CELL);
+const EMPTY_CELL = EMPTY.padStart(CELL);
+// Keyed by sizes and pieces that come from configs (a handful); the bounds only guard odd callers.
+const heads = new BoundedCache<string, string>(64);
+const pieceBlocks = new BoundedCache<string, string>(256);
+
+/** The board's title line and column header (no trailing newline). */
+function boardHead(width: number, height: number): string {
+  return heads.getOrSet(`${width}x${height}`, () => {
+    let header = " ".repeat(CELL);
+    for (let c = 1; c <= width; c++) header += String(c).padStart(CELL);
+    return `Board: ${width} columns x ${height} rows (* filled, . empty; rows numbered from the top)\n${header}`;
+  });
+}
+
+/** The "Current piece" line and the piece's four rotations (no trailing newline). */
+function pieceBlock(piece: Piece, width: number): string {
+  return pieceBlocks.getOrSet(`${piece}|${width}`, () => {
+    const lines = [`Current piece: ${piece} (its four clockwise rotations below; the column you give is where its leftmost cell goes)`];
+    SHAPES[piece].forEach((shape, i) => {
+      const w = shape[0]!.length;
+      lines.push(`rotation ${ROTATIONS[i]} (${w} wide: columns 1-${width - w + 1})`);
+      for (const row of shape) lines.push(row);
+    });
+    return lines.join("\n");
+  });
 }
 
 function fail(why: string): never {

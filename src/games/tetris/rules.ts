@@ -221,7 +221,7 @@ export function rulesBody(config: TetrisConfig): string {
     `Pieces are the seven tetrominoes I, O, S, Z, L, J and T, each drawn uniformly at random. The observation shows the current piece in its four clockwise rotations (0, 90, 180, 270), each as a small grid of \`*\` cells, and the NEXT piece.`,
     "",
     "## Action",
-    `\`${actionGrammar}\`: the column (1..${width}) where the piece's leftmost cell goes, and a rotation, one of 0, 90, 180 or 270 (as drawn in the observation).`,
+    `\`${actionGrammar}\`: the column (1..${width}) where the piece's leftmost cell goes, and a rotation, one of 0, 90, 180 or 270 (as drawn in the observation). A comma between the two numbers (\`3, 90\`) and a degree sign after the rotation (\`3 90°\`) are read the same as \`3 90\`.`,
     "The piece appears with its top row in the top row of the board at that column and rotation, then falls straight down until it rests on the floor or on a filled cell (so it can slide under an overhang near the top).",
     `Example: \`Answer: 3 90\` drops the current piece, rotated 90 degrees clockwise, with its leftmost cell in column 3.`,
     `A placement that does not fit horizontally (the piece would reach past column ${width}) is illegal: nothing happens and the same piece stays. So is an unparsable answer.`,

@@ -45,8 +45,24 @@ export function renderFacts(f: TrustFacts): string {
   return lines.join("\n");
 }
 
+/** renderFacts(facts(...)) by string appends, without copying the history (the same bytes; tests compare the two). */
 export function render(inner: TrustInner, config: TrustConfig): string {
-  return renderFacts(facts(inner, config));
+  const { rounds, movesPerRound } = config;
+  let out: string;
+  if (isOver(inner, config)) {
+    out = `All ${rounds} rounds of ${movesPerRound} moves are over.`;
+  } else {
+    const pos = position(inner, config);
+    out = `Round ${pos.round + 1} of ${rounds}, move ${pos.move + 1} of ${movesPerRound} (move ${pos.round * movesPerRound + pos.move + 1} of ${rounds * movesPerRound} overall)`;
+  }
+  if (inner.history.length === 0) return `${out}\nHistory: no moves yet.`;
+  out += "\nHistory (your move / opponent's move):";
+  for (let i = 0; i < inner.history.length; i++) {
+    const r = inner.history[i]!;
+    out += `\nRound ${i + 1}:`;
+    for (let k = 0; k < r.you.length; k++) out += `\n  ${k + 1}. ${r.you[k]} / ${r.them[k]}`;
+  }
+  return out;
 }
 
 function fail(why: string): never {

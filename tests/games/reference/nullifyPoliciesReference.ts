@@ -2,6 +2,10 @@
  * Frozen reference: the nullify policies as they were before the search cache (a search per call).
  * tests/games/nullifyHeuristic.test.ts checks the fast policies decide exactly like them. Do not "fix" this file:
  * it is the spec of the decisions. The rules and solver functions it calls are the game's own.
+ *
+ * Updated once on purpose (issue 28): the single 20,000-node search gave up on 5 of the 50 solvable
+ * eval boards (seeds 2, 25, 34, 38, 40) and then played at random; the decision now searches with
+ * budgets 20,000, then 200,000, then 2,000,000 nodes, each tried only when the one before ran out.
  */
 import { splitObservation } from "../../../src/games/envelope.js";
 import type { Rng } from "../../../src/util/rng.js";
@@ -12,8 +16,8 @@ import { combineUnits, isWinning, solve, type SolverUnit } from "../../../src/ga
 
 /** A printed number is the true value rounded to 6 decimals: it is off by at most half a unit of the 6th. */
 export const PRINT_ERROR = 5e-7 + 1e-12;
-/** Search budget of one heuristic decision (a few ms on a typical board). */
-export const HEURISTIC_SEARCH_NODES = 20000;
+/** Search budgets of one heuristic decision, tried in turn while the previous one ran out. */
+export const HEURISTIC_SEARCH_BUDGETS = [20000, 200000, 2000000];
 
 function visibleUnits(ctx: PolicyContext): Unit[] {
   return parseObservation(splitObservation(ctx.observation).body).units;
@@ -39,7 +43,10 @@ export function toSolverUnits(units: Unit[]): SolverUnit[] {
  */
 export const heuristic: TextPolicy = (ctx: PolicyContext, rng: Rng): PolicyDecision => {
   const units = toSolverUnits(visibleUnits(ctx));
-  const res = solve(units, { maxNodes: HEURISTIC_SEARCH_NODES, tolerant: true });
+  let res = solve(units, { maxNodes: HEURISTIC_SEARCH_BUDGETS[0]!, tolerant: true });
+  for (let k = 1; k < HEURISTIC_SEARCH_BUDGETS.length && res.status === "budget"; k++) {
+    res = solve(units, { maxNodes: HEURISTIC_SEARCH_BUDGETS[k]!, tolerant: true });
+  }
   if (res.status === "solved" && res.moves.length > 0) {
     const [i, j] = res.moves[0]!;
     return { action: `${i} ${j}`, selfScore: res.moves.length === 1 ? 1 : 0 };

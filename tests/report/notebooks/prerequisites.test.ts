@@ -103,7 +103,7 @@ describe("the default offline matrix", () => {
     const a = matrixArgs(PAPER_SCHEDULE, "/d");
     const flag = (name: string) => a[a.indexOf(name) + 1];
     // builtin:learner's runs come from viewsArgs: the same runs with --views (issue 17).
-    expect(flag("--models")).toBe("builtin:random,builtin:heuristic,builtin:oracle,builtin:learner?judge=0.25");
+    expect(flag("--models")).toBe("builtin:random,builtin:heuristic,builtin:perfect-judge,builtin:learner?judge=0.25");
     const v = viewsArgs(PAPER_SCHEDULE, "/d");
     expect(v[v.indexOf("--models") + 1]).toBe("builtin:learner");
     expect(v[v.indexOf("--views") + 1]).toBe("eval,id,replay");
