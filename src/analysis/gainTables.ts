@@ -151,7 +151,7 @@ export function nullCheck(rows: readonly NullCheckRow[]): NullCheck {
 
 /** One line for a table's notes and the reproduction's summary. */
 export function describeNullCheck(c: NullCheck): string {
-  if (c.intervals === 0) return "Null check: no gain interval of an instrument that cannot learn (random, heuristic, oracle) or of a control (none) run to count.";
+  if (c.intervals === 0) return "Null check: no gain interval of a built-in that cannot learn (random, heuristic, oracle) or of a control (none) run to count.";
   const pct = (100 * (c.share as number)).toFixed(1);
   const head = `${c.excluding} of ${c.intervals} gain intervals of the null (random, heuristic, oracle, and every model's none pathway) exclude 0 (${pct}%; expected about ${Math.round(NULL_EXPECTED * 100)}%, binomial p = ${(c.p_binomial as number).toPrecision(2)})`;
   return c.pass
