@@ -208,7 +208,8 @@ export function mddFromNull(t: ArrayLike<number>, alpha = 0.05, power = 0.8, see
   // The sign-flip test's critical value is conditional on the data: flipping seeds whose differences
   // carry an effect d spreads the flip distribution by d too (its second moment is sum (e + d)^2, not
   // sum e^2), so with N seeds c grows to c * sqrt(1 + d^2 / (N var T)). A fixed c made the MDD
-  // about 20% too small (bench/power.ts: 68% power instead of 80% at N = 10).
+  // about 20% too small (bench/power.ts: 68% power instead of 80% at N = 10); this approximation errs
+  // the other way, 10-18% large (93-95% power): conservative, documented in docs/analysis.md.
   const varT = vals.reduce((a, v) => a + v * v, 0) / vals.length;
   const crit = (d: number): number => (seeds === undefined || varT === 0 ? c : c * Math.sqrt(1 + (d * d) / (seeds * varT)));
   const rate = (d: number): number => {
