@@ -22,7 +22,8 @@ import {
 import { flagEstimate, smallNNote } from "./coverage.js";
 import { drawWeights, simpleDesign, tableInterval, tableIntervalMany } from "./intervals.js";
 import { curveBuffers, curveMetricsUnderWeights, curveStatistic, curveUnderWeights, sameSeeds, seedCurve, seedStream, type CurveBuffers, type SeedCurve } from "./seedCurves.js";
-import { curveMetrics, curveMetricsSorted, summarizeDeltas, trainingMetrics, type CurveMetrics, type TrainingMetrics } from "./curves.js";
+import { CONTROL_PATHWAY, Y0_MARK, Y0_NEAR_ZERO, describeNullCheck, nullCheck, rowGainVsNone, rowGainVsY0, y0NearZero } from "./gainTables.js";
+import { curveMetrics, curveMetricsSorted, curveY0, summarizeDeltas, trainingMetrics, type CurveMetrics, type TrainingMetrics } from "./curves.js";
 import { compareText, type Dataset, type RunData } from "./dataset.js";
 import { distinct, groupBy, isTraining, requiredGames, runCurve } from "./runs.js";
 import { withInstrumentNote } from "./instruments.js";
@@ -44,6 +45,16 @@ export interface MainResultsRow {
   max: Estimate;
   auc_plus: Estimate;
   naba: Estimate;
+  /** Mean over x >= 3 of y(x) - y0 (gain.ts): signed, paired on seeds, with its interval. */
+  gain_vs_y0: Estimate;
+  /** Exact sign-flip p of gain_vs_y0 (null without a gain). */
+  gain_vs_y0_p: number | null;
+  /** Mean over x >= 3 of y(x) - y_none(x) against the same model's none run on the same seeds; missing on the none row itself. */
+  gain_vs_none: Estimate;
+  /** Exact sign-flip p of gain_vs_none. */
+  gain_vs_none_p: number | null;
+  /** y0 (mean over the row's runs); a NABA is marked when it lies near 0 (gainTables.ts y0NearZero). */
+  y0: number | null;
   /** The run_ids behind the row. */
   runs: string[];
   /** False when the model lacks results on some game of the data set (see `incompleteModels`). */
@@ -219,6 +230,12 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
       max: est("max"),
       auc_plus: est("auc_plus"),
       naba: est("naba"),
+      // Filled once every row exists (gain_vs_none needs the control row): see addGains.
+      gain_vs_y0: pointOnly(null),
+      gain_vs_y0_p: null,
+      gain_vs_none: pointOnly(null),
+      gain_vs_none_p: null,
+      y0: meanOf(members.map((r) => curveY0(runCurve(r)))),
       runs: members.map((r) => r.run_id),
       complete: true,
     };
@@ -259,6 +276,7 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
       });
     series.push({ model: first.model, game: first.game, pathway: first.pathway, points: pts });
   }
+  remarks.push(...addGains(rows, seedCurves, scoreRanges(runs), cfg));
   if (shortened.length > 0) remarks.push(`AUC+ and NABA marked "to x=..." stop at an earlier checkpoint because the last one failed or is missing: ${shortened.join("; ")}.`);
   if (byEpisode.length > 0) remarks.push(`Runs whose evaluation scores carry no seeds (checkpoint records only): seeds paired by episode index: ${byEpisode.join(", ")}.`);
 
@@ -278,6 +296,62 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
   rows.sort((a, b) => compareText(a.model, b.model) || compareText(a.game, b.game) || compareText(a.pathway, b.pathway));
   series.sort((a, b) => compareText(a.game, b.game) || compareText(a.model, b.model) || compareText(a.pathway, b.pathway));
   return { rows, series, nabaReplicates, incompleteModels, games: [...games], remarks, seedCurves };
+}
+
+/** The mean of the defined values; null when none is. */
+function meanOf(values: readonly (number | null)[]): number | null {
+  const d = values.filter((v): v is number => v !== null);
+  return d.length === 0 ? null : d.reduce((a, b) => a + b, 0) / d.length;
+}
+
+/** Each game's score range over the data: min and max of every valid evaluation score. */
+function scoreRanges(runs: readonly RunData[]): Map<string, { min: number; max: number }> {
+  const out = new Map<string, { min: number; max: number }>();
+  for (const r of runs)
+    for (const c of r.checkpoints) {
+      if (!c.valid) continue;
+      const rg = out.get(r.game) ?? { min: Infinity, max: -Infinity };
+      for (const v of c.scores) {
+        rg.min = Math.min(rg.min, v);
+        rg.max = Math.max(rg.max, v);
+      }
+      out.set(r.game, rg);
+    }
+  return out;
+}
+
+/**
+ * Fills every row's gain_vs_y0 and gain_vs_none (the control row of the same model and game is the
+ * partner) and marks a NABA whose y0 is near 0. Returns remarks for the notes.
+ */
+function addGains(rows: MainResultsRow[], seedCurves: ReadonlyMap<string, SeedCurve>, ranges: ReadonlyMap<string, { min: number; max: number }>, cfg: BootstrapConfig): string[] {
+  const curvesOf = (r: MainResultsRow): SeedCurve[] => r.runs.map((id) => seedCurves.get(id)).filter((c): c is SeedCurve => c !== undefined);
+  const control = new Map(rows.filter((r) => r.pathway === CONTROL_PATHWAY).map((r) => [`${r.model}|${r.game}`, r]));
+  const unpaired: string[] = [];
+  const marked: string[] = [];
+  for (const row of rows) {
+    const key = [row.model, row.game, row.pathway];
+    const y0 = rowGainVsY0(curvesOf(row), cfg, key);
+    row.gain_vs_y0 = y0.estimate;
+    row.gain_vs_y0_p = y0.p;
+    const ctrl = control.get(`${row.model}|${row.game}`);
+    if (row.pathway !== CONTROL_PATHWAY && ctrl !== undefined) {
+      const g = rowGainVsNone(curvesOf(row), curvesOf(ctrl), cfg, key);
+      row.gain_vs_none = g.estimate;
+      row.gain_vs_none_p = g.p;
+      unpaired.push(...g.unpaired);
+    }
+    if (row.naba.point !== null && y0NearZero(row.y0, ranges.get(row.game))) {
+      row.naba = { ...row.naba, mark: row.naba.mark === undefined ? Y0_MARK : `${row.naba.mark}; ${Y0_MARK}` };
+      marked.push(`${row.model} / ${row.game} / ${row.pathway}`);
+    }
+  }
+  return [
+    ...(marked.length > 0
+      ? [`${Y0_MARK}: y0 lies within ${Math.round(Y0_NEAR_ZERO * 100)}% of the game's score range (over the data) from 0, so NABA divides by a number near 0 (or by the first non-zero y) and is unstable: read gain_vs_y0 and gain_vs_none instead (${marked.length} row${marked.length > 1 ? "s" : ""}).`]
+      : []),
+    ...(unpaired.length > 0 ? [`No gain_vs_none for runs without a none run on the same evaluation seeds: ${unpaired.join(", ")}.`] : []),
+  ];
 }
 
 /** An estimate with its unit count, flagged by the dNABA coverage. */
@@ -336,12 +410,16 @@ export function excludesPointNote(rows: readonly object[], keys: readonly string
   ];
 }
 
+/** What the gain columns are (main_results' notes). */
+const GAIN_NOTE =
+  "gain_vs_none = mean over checkpoints x >= 3 of y(x) - y_none(x), the same model's no-experience (none) run on the same evaluation seeds (paired seed by seed; two-stage with several run seeds); gain_vs_y0 = mean over x >= 3 of y(x) - y0. Both are signed (a loss reads as a loss; NABA clips at y0 and divides by it, so noise reads as gain); their intervals resample evaluation seeds like the other columns, and their p is the exact two-sided sign-flip test over seeds (as `s3gym compare`), which cannot go below 2 / 2^n with n seeds.";
+
 /** Paper Table 4: Avg, Max, AUC+ (with intervals) and NABA per (model, game, pathway). */
 export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: CurveTableOptions = {}): Table<MainResultsRow> {
   const rows = opts.requireComplete ? ca.rows.filter((r) => r.complete) : ca.rows;
   return withInstrumentNote({
     name: "main_results",
-    title: "Main results: checkpoint curves (Avg, Max, AUC+, NABA)",
+    title: "Main results: checkpoint curves (Avg, Max, AUC+, NABA, gain vs none and vs y0)",
     columns: [
       { key: "model", kind: "text" },
       { key: "game", kind: "text" },
@@ -352,16 +430,24 @@ export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: 
       { key: "max", kind: "estimate" },
       { key: "auc_plus", kind: "estimate" },
       { key: "naba", kind: "estimate_point" },
+      { key: "gain_vs_none", kind: "estimate" },
+      { key: "gain_vs_none_p", kind: "p" },
+      { key: "gain_vs_y0", kind: "estimate" },
+      { key: "gain_vs_y0_p", kind: "p" },
     ],
     rows,
     notes: [
       describeBootstrap(cfg, "evaluation seeds, drawn once per resample and used at every checkpoint of the run (the same draw for every run of the game with the same seeds)"),
+      GAIN_NOTE,
+      describeNullCheck(nullCheck(rows)),
       "Scores are in each game's own units; raw AUC+ is comparable only within one game. Failed checkpoints are left out (AUC+ joins their valid neighbours); a run whose checkpoint 0 failed has no AUC+ or NABA.",
       ...smallNNote(rows, [
         { key: "avg", metric: "avg" },
         { key: "max", metric: "max" },
         { key: "auc_plus", metric: "auc_plus" },
         { key: "naba", metric: "naba" },
+        { key: "gain_vs_none", metric: "avg" },
+        { key: "gain_vs_y0", metric: "avg" },
       ]),
       ...excludesPointNote(rows, ["max", "auc_plus"]),
       ...incompleteNote(ca, opts.requireComplete ?? false),

@@ -43,10 +43,15 @@ export interface PowerRow {
   episodes: number;
   /** Minimum detectable difference in the metric's units; null when no difference is detectable. */
   mdd: number | null;
+  /** Why mdd is missing: the test cannot reach alpha with N seeds, or the pilot does not vary. */
+  note: string | null;
 }
 
+/** The pilot size below which `power` warns that its MDD is itself uncertain. */
+export const PILOT_MIN_SEEDS = 10;
+
 /** Two runs of a game on the same seeds, as the pilot's stand-in for a comparison. */
-interface PilotPair {
+export interface PilotPair {
   a: SeedCurve;
   b: SeedCurve;
   xs: number[];
@@ -55,7 +60,14 @@ interface PilotPair {
   B: Float64Array;
 }
 
-function pair(a: SeedCurve, b: SeedCurve): PilotPair {
+/**
+ * Two runs on the same seeds as a pilot pair, its A side CENTRED: at each checkpoint the mean
+ * difference A - B over the seeds is removed (a pilot with a real effect would otherwise widen the
+ * swap null by that effect: the issue measured 36-49%), and the per-seed deviations are scaled by
+ * sqrt(K / (K - 1)) (drawing from K pilot seeds has the plug-in variance (K - 1) / K of the
+ * population's: without it the MDD came out 15% small from 12-seed pilots).
+ */
+export function pilotPair(a: SeedCurve, b: SeedCurve): PilotPair {
   const xs = [...new Set([...a.xs, ...b.xs])].sort((x, y) => x - y);
   const K = a.keys.length;
   const align = (sc: SeedCurve): Float64Array => {
@@ -66,7 +78,28 @@ function pair(a: SeedCurve, b: SeedCurve): PilotPair {
     });
     return out;
   };
-  return { a, b, xs, A: align(a), B: align(b) };
+  const A = align(a);
+  const B = align(b);
+  const scale = K > 1 ? Math.sqrt(K / (K - 1)) : 1;
+  for (let r = 0; r < xs.length; r++) {
+    let sum = 0;
+    let n = 0;
+    for (let k = 0; k < K; k++) {
+      const d = (A[r * K + k] as number) - (B[r * K + k] as number);
+      if (Number.isNaN(d)) continue;
+      sum += d;
+      n++;
+    }
+    if (n === 0) continue;
+    const mean = sum / n;
+    for (let k = 0; k < K; k++) {
+      const j = r * K + k;
+      const d = (A[j] as number) - (B[j] as number);
+      // Roundoff of the centring is no variation (a flat pilot must give "no variation", not an MDD of 1e-16).
+      if (!Number.isNaN(d)) A[j] = (B[j] as number) + (Math.abs(d - mean) <= 1e-12 * Math.max(1, Math.abs(d)) ? 0 : scale * (d - mean));
+    }
+  }
+  return { a, b, xs, A, B };
 }
 
 function samePair(a: SeedCurve, b: SeedCurve): boolean {
@@ -80,20 +113,20 @@ export function pilotPairs(runs: readonly RunData[]): PilotPair[] {
   for (const model of [...new Set(curves.map((c) => c.run.model))].sort(compareText)) {
     const mem = curves.find((c) => c.run.model === model && c.run.pathway === "memory");
     const his = curves.find((c) => c.run.model === model && c.run.pathway === "history");
-    if (mem && his && samePair(mem.sc, his.sc)) out.push(pair(mem.sc, his.sc));
+    if (mem && his && samePair(mem.sc, his.sc)) out.push(pilotPair(mem.sc, his.sc));
   }
   if (out.length > 0) return out;
   for (let i = 1; i < curves.length; i++) {
     const a = (curves[i - 1] as { sc: SeedCurve }).sc;
     const b = (curves[i] as { sc: SeedCurve }).sc;
-    if (samePair(a, b)) out.push(pair(a, b));
+    if (samePair(a, b)) out.push(pilotPair(a, b));
   }
   return out;
 }
 
 
 /** The simulated null distribution of T for N drawn seeds: sims values of the four metrics at once. */
-function nullDistribution(pairs: readonly PilotPair[], N: number, sims: number, seed: number, game: string): Record<PowerMetric, Float64Array> {
+export function nullDistribution(pairs: readonly PilotPair[], N: number, sims: number, seed: number, game: string): Record<PowerMetric, Float64Array> {
   const rng = bootstrapRng(seed, "power", game, String(N));
   const out: Record<PowerMetric, Float64Array> = { avg: new Float64Array(sims), max: new Float64Array(sims), auc_plus: new Float64Array(sims), naba: new Float64Array(sims) };
   const K = (pairs[0] as PilotPair).a.keys.length;
@@ -160,19 +193,38 @@ function quantile(sorted: readonly number[], q: number): number {
 /**
  * The MDD from a simulated null sample of T: the test rejects |T| > c (c = the 1 - alpha quantile of
  * |T|); with an effect d, T + d; the smallest d >= 0 rejected with the given power (bisection: the
- * rejection rate grows with d for a null symmetric around 0). Null when the null sample is empty.
+ * rejection rate grows with d for a null symmetric around 0). Null when the null sample is empty or
+ * all zero (no variation: see PowerRow.note).
  */
-export function mddFromNull(t: ArrayLike<number>, alpha = 0.05, power = 0.8): number | null {
+export function mddFromNull(t: ArrayLike<number>, alpha = 0.05, power = 0.8, seeds?: number): number | null {
   const vals: number[] = [];
   for (let i = 0; i < t.length; i++) if (Number.isFinite(t[i] as number)) vals.push(t[i] as number);
   if (vals.length === 0) return null;
   const abs = vals.map(Math.abs).sort((a, b) => a - b);
+  // A null that never moves (a flat pilot: every seed alike on both sides) detects "any" shift: no
+  // MDD of 0, the caller says "no variation in the pilot".
+  if ((abs[abs.length - 1] as number) === 0) return null;
   const c = quantile(abs, 1 - alpha);
-  const rate = (d: number): number => vals.filter((v) => Math.abs(v + d) > c).length / vals.length;
+  // The sign-flip test's critical value is conditional on the data: flipping seeds whose differences
+  // carry an effect d spreads the flip distribution by d too (its second moment is sum (e + d)^2, not
+  // sum e^2), so with N seeds c grows to c * sqrt(1 + d^2 / (N var T)). A fixed c made the MDD
+  // about 20% too small (bench/power.ts: 68% power instead of 80% at N = 10); this approximation errs
+  // the other way, 10-18% large (93-95% power): conservative, documented in docs/analysis.md.
+  const varT = vals.reduce((a, v) => a + v * v, 0) / vals.length;
+  const crit = (d: number): number => (seeds === undefined || varT === 0 ? c : c * Math.sqrt(1 + (d * d) / (seeds * varT)));
+  const rate = (d: number): number => {
+    const cd = crit(d);
+    return vals.filter((v) => Math.abs(v + d) > cd).length / vals.length;
+  };
   if (rate(0) >= power) return 0;
   let lo = 0;
   let hi = c + (abs[abs.length - 1] as number) + 1e-12;
-  while (rate(hi) < power) hi *= 2;
+  // With the conditional critical value the rate reaches 1 only when c / sqrt(N var T) < 1 (N above
+  // about 4 seeds, always so where the exact test can reject): the doubling is capped, never endless.
+  for (let i = 0; rate(hi) < power; i++) {
+    if (i > 200) return null;
+    hi *= 2;
+  }
   for (let i = 0; i < 60; i++) {
     const mid = (lo + hi) / 2;
     if (rate(mid) >= power) hi = mid;
@@ -192,6 +244,7 @@ export function powerTable(ds: Dataset, opts: PowerOptions = {}): Table<PowerRow
   const rows: PowerRow[] = [];
   const pilots: string[] = [];
   const skipped: string[] = [];
+  const small: string[] = [];
   const runs = ds.runs.filter((r) => r.pathway !== "training");
   for (const game of [...new Set(runs.map((r) => r.game))].sort(compareText)) {
     const pairs = pilotPairs(runs.filter((r) => r.game === game));
@@ -199,12 +252,18 @@ export function powerTable(ds: Dataset, opts: PowerOptions = {}): Table<PowerRow
       skipped.push(game);
       continue;
     }
-    pilots.push(`${game}: ${pairs.length} pair${pairs.length > 1 ? "s" : ""} on ${(pairs[0] as PilotPair).a.keys.length} seeds`);
+    const K = (pairs[0] as PilotPair).a.keys.length;
+    pilots.push(`${game}: ${pairs.length} pair${pairs.length > 1 ? "s" : ""} on ${K} seeds`);
+    if (K < PILOT_MIN_SEEDS) small.push(`${game} (${K})`);
     for (const N of episodes) {
       // The exact sign-flip test cannot reject at alpha with too few seeds (smallest p = 2 / 2^N).
       const detectable = 2 / 2 ** N <= alpha;
       const dist = detectable ? nullDistribution(pairs, N, sims, seed, game) : null;
-      for (const metric of metrics) rows.push({ game, metric, episodes: N, mdd: dist === null ? null : mddFromNull(dist[metric], alpha, power) });
+      for (const metric of metrics) {
+        const mdd = dist === null ? null : mddFromNull(dist[metric], alpha, power, N);
+        const note = dist === null ? `p < ${alpha} unreachable with ${N} seeds` : mdd === null ? "no variation in the pilot" : null;
+        rows.push({ game, metric, episodes: N, mdd, note });
+      }
     }
   }
   rows.sort((a, b) => compareText(a.game, b.game) || metrics.indexOf(a.metric) - metrics.indexOf(b.metric) || a.episodes - b.episodes);
@@ -216,11 +275,14 @@ export function powerTable(ds: Dataset, opts: PowerOptions = {}): Table<PowerRow
       { key: "metric", kind: "text" },
       { key: "episodes", kind: "int" },
       { key: "mdd", kind: "num" },
+      { key: "note", kind: "text" },
     ],
     rows,
     notes: [
       `Simulated from the pilot (${pilots.join("; ") || "no pairs"}): ${sims} experiments per row, seed ${seed}. Each draws N of the pilot's evaluation seeds with replacement and swaps the two sides of a seed at random (no difference; a seed's checkpoints move together); the difference is the mean over the game's pairs, as \`s3gym compare\` computes it. mdd: the smallest shift of that difference detected in ${Math.round(power * 100)}% of experiments, in the metric's own units.`,
       `An empty mdd: with N <= ${Math.floor(Math.log2(2 / alpha))} seeds the exact sign-flip test cannot reach p < ${alpha} at all (smallest p = 2 / 2^N), so no difference is detectable; the paper's 3 episodes per checkpoint is that case.`,
+      "The null is centred (the pilot's mean difference removed at every checkpoint, so a pilot with a real effect does not widen it) and its seed deviations are scaled by sqrt(K / (K - 1)) for a K-seed pilot; bench/power.ts checks by simulation that an effect of the MDD is detected about 80% of the time.",
+      ...(small.length > 0 ? [`WARNING: pilots with fewer than ${PILOT_MIN_SEEDS} seeds: ${small.join(", ")}: the seed-level variance, and so every mdd, rests on that few seeds and may be far off (rerun the pilot with --eval-episodes ${PILOT_MIN_SEEDS} or more).`] : []),
       ...(skipped.length > 0 ? [`No pilot pairs (two runs of the game on the same seeds) for: ${skipped.join(", ")}.`] : []),
     ],
   }, runs.map((r) => r.model));

@@ -33,7 +33,8 @@
  * missing prerequisite (nothing was run).
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { z } from "zod";
 import { mkdir } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
@@ -51,9 +52,15 @@ import { folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageErro
 import { runPool, type PoolJob } from "./jobPool.js";
 import { RunWatch, runOutputFilter, type WatchedRun } from "./reproduceProgress.js";
 
+/** Evaluation episodes per checkpoint of the default design (DEFAULT_SCHEDULE). */
+export const DESIGN_EVAL_EPISODES = 10;
+
 export const REPRODUCE_USAGE = [
-  "s3gym reproduce [--quick] [--data DIR] [--out DIR] [--jobs N] [--engine node|jupyter] [--no-notebooks]",
+  "s3gym reproduce [--quick | --paper-design] [--data DIR] [--out DIR] [--jobs N] [--engine node|jupyter] [--no-notebooks]",
   "",
+  `  (default)        the paper's schedule with ${DESIGN_EVAL_EPISODES} evaluation episodes per checkpoint, so gains can be tested`,
+  "  --paper-design   the paper's own design: 3 evaluation episodes per checkpoint (tables say n=3);",
+  "                   defaults to --data data/paper --out figures/paper",
   "  --quick          the reduced schedule (CI): 3 exploration episodes, a checkpoint every 3,",
   "                   2 evaluation episodes, 16 steps; defaults to --data data/quick --out figures/quick",
   "  --data DIR       where the step logs go (default data/); rerunning resumes from them",
@@ -65,6 +72,7 @@ export const REPRODUCE_USAGE = [
 
 const FLAGS = {
   quick: { type: "boolean" },
+  "paper-design": { type: "boolean" },
   data: { type: "string" },
   out: { type: "string" },
   jobs: { type: "string" },
@@ -101,7 +109,7 @@ export const PATHWAYS: readonly string[] = PATHWAY_NAMES.filter((p) => p !== "ve
 
 /** A schedule: the protocol numbers passed to `s3gym run`, and the training ladder's length. */
 export interface Schedule {
-  name: "paper" | "quick";
+  name: "default" | "paper" | "quick";
   exploreEpisodes: number;
   checkpointEvery: number;
   evalEpisodes: number;
@@ -111,10 +119,20 @@ export interface Schedule {
   trainingRounds: number;
   /** Exploration episodes per game per round of that loop. */
   loopExploreEpisodes: number;
+  /** Evaluation episodes per checkpoint of that loop. */
+  trainingEvalEpisodes: number;
 }
 
-export const PAPER_SCHEDULE: Schedule = { name: "paper", exploreEpisodes: 30, checkpointEvery: 3, evalEpisodes: 3, maxSteps: 64, trainingRounds: 19, loopExploreEpisodes: 3 };
-export const QUICK_SCHEDULE: Schedule = { name: "quick", exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, maxSteps: 16, trainingRounds: 3, loopExploreEpisodes: 1 };
+/** The paper's design (`--paper-design`): 3 evaluation episodes per checkpoint, one run seed. */
+export const PAPER_SCHEDULE: Schedule = { name: "paper", exploreEpisodes: 30, checkpointEvery: 3, evalEpisodes: 3, maxSteps: 64, trainingRounds: 19, loopExploreEpisodes: 3, trainingEvalEpisodes: 3 };
+/**
+ * The default design: the paper's schedule with DESIGN_EVAL_EPISODES evaluation episodes per
+ * checkpoint, so that the learner's gains can reach p < 0.05 (with 3 seeds the exact sign-flip test
+ * cannot go below 0.25) and rest on enough seeds not to be indicative; chosen with `s3gym power`
+ * (docs/notebooks.md). Figure 7's loop keeps the paper's 3 per checkpoint (descriptive, no test).
+ */
+export const DEFAULT_SCHEDULE: Schedule = { ...PAPER_SCHEDULE, name: "default", evalEpisodes: DESIGN_EVAL_EPISODES };
+export const QUICK_SCHEDULE: Schedule = { name: "quick", exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, maxSteps: 16, trainingRounds: 3, loopExploreEpisodes: 1, trainingEvalEpisodes: 2 };
 
 /** The model the verified pathway is reproduced with (7 runs: the learner answers every role offline). */
 export const VERIFIED_MODEL = "builtin:learner";
@@ -177,7 +195,7 @@ export function trainingArgs(schedule: Schedule, dataDir: string): string[] {
     "--games", "all",
     "--data", dataDir,
     "--explore-episodes", String(schedule.loopExploreEpisodes),
-    "--eval-episodes", String(schedule.evalEpisodes),
+    "--eval-episodes", String(schedule.trainingEvalEpisodes),
     "--max-steps", String(schedule.maxSteps),
     "--threshold", String(LOOP_THRESHOLD),
   ];
@@ -195,20 +213,34 @@ interface Args {
 function parse(argv: string[]): Args {
   const { values: v } = parseFlags(argv, FLAGS, REPRODUCE_USAGE);
   const quick = v.quick === true;
+  const paper = v["paper-design"] === true;
+  if (quick && paper) throw new UsageError("--quick and --paper-design are two schedules: pass one");
   const jobs = nonNegativeInt("jobs", v.jobs, Math.max(1, Math.min(2, availableParallelism())), 256);
   if (jobs < 1) throw new UsageError("--jobs must be at least 1");
   for (const flag of ["data", "out"] as const) {
     if (v[flag] !== undefined && v[flag]!.trim() === "") throw new UsageError(`--${flag} is empty: expected a directory`);
   }
   return {
-    schedule: quick ? QUICK_SCHEDULE : PAPER_SCHEDULE,
-    data: folderFlag("data", v.data ?? (quick ? join("data", "quick") : "data")),
-    out: folderFlag("out", v.out ?? (quick ? join("figures", "quick") : "figures")),
+    schedule: quick ? QUICK_SCHEDULE : paper ? PAPER_SCHEDULE : DEFAULT_SCHEDULE,
+    data: folderFlag("data", v.data ?? (quick ? join("data", "quick") : paper ? join("data", "paper") : "data")),
+    out: folderFlag("out", v.out ?? (quick ? join("figures", "quick") : paper ? join("figures", "paper") : "figures")),
     jobs,
     notebooks: v["no-notebooks"] !== true,
     engine: oneOf("engine", v.engine, ENGINE_NAMES, "node"),
   };
 }
+
+/** report.json's null-check line (gainTables.ts), or null when the report has none. */
+function nullCheckLine(outDir: string): string | null {
+  try {
+    const parsed = NullCheckJson.safeParse(JSON.parse(readFileSync(join(outDir, "report.json"), "utf8")));
+    return parsed.success ? parsed.data.null_check.line : null;
+  } catch {
+    return null;
+  }
+}
+
+const NullCheckJson = z.object({ null_check: z.object({ line: z.string() }) });
 
 /** The kit's root: `<root>/dist/cli/reproduce.js` (or `<root>/src/cli/reproduce.ts` under tsx). */
 export function kitRootFromCli(): string {
@@ -329,7 +361,7 @@ export function ceilingRuns(schedule: Schedule): WatchedRun[] {
 export function trainingRuns(schedule: Schedule): WatchedRun[] {
   return GAME_NAMES.map((game) => ({
     runId: runId({ game, pathway: "training", model: TRAINING_LABEL, runSeed: 0 }),
-    totalEpisodes: (schedule.trainingRounds + 1) * schedule.evalEpisodes,
+    totalEpisodes: (schedule.trainingRounds + 1) * schedule.trainingEvalEpisodes,
   }));
 }
 
@@ -463,6 +495,8 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   const dataArg = relative(cwd, dataAbs).startsWith("..") ? dataAbs : relative(cwd, dataAbs) || ".";
   const reportCode = await phase("report (s3gym report)", () => reportCommand(["--data", dataArg, "--out", outAbs]));
   if (reportCode !== 0) return 1;
+  const nullLine = nullCheckLine(outAbs);
+  if (nullLine !== null) say(nullLine);
   const notebookDir = join(outAbs, "notebooks");
   const written = hashTree(outAbs);
 
@@ -518,6 +552,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
     lines.push(`  notebooks   ${shown(notebookDir)}/ (executed copies; the committed ones in notebooks/ have no outputs):`);
     for (const f of executed.sort()) lines.push(`                ${basename(f)}`);
   } else lines.push("  notebooks   not executed (--no-notebooks)");
+  if (nullLine !== null) lines.push(`  null check  ${nullLine}`);
   lines.push("  wall time by phase:");
   for (const [name, ms] of timings) lines.push(`                ${name.padEnd(48)} ${seconds(ms).padStart(9)}`);
   lines.push(`                ${"total".padEnd(48)} ${seconds(Date.now() - t0).padStart(9)}`);

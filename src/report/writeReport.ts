@@ -23,6 +23,7 @@ import { costGainSpec, viewsSpec } from "./figures/viewSpecs.js";
 import type { MainResultsRow } from "../analysis/curveTables.js";
 import type { Report, ReportTables } from "../analysis/report.js";
 import { INSTRUMENT_MARK, isInstrument } from "../analysis/instruments.js";
+import { describeNullCheck, nullCheck } from "../analysis/gainTables.js";
 import type { Table } from "../analysis/table.js";
 import { toCsv, toMarkdown } from "./tables.js";
 
@@ -195,6 +196,12 @@ export async function writeReport(report: Report, outDir: string, dataDirs: read
   return rel.map((f) => join(outDir, f));
 }
 
+/** main_results' null check (gainTables.ts) as report.json carries it: the counts and the line the table's notes print. */
+function nullCheckJson(report: Report): object {
+  const c = nullCheck(report.tables.main_results.rows);
+  return { intervals: c.intervals, excluding: c.excluding, share: c.share, p_binomial: c.p_binomial, pass: c.pass, line: describeNullCheck(c) };
+}
+
 /** Writes the report's files under `dir` (the staging folder); returns them relative to it, report.json last. */
 async function writeReportFiles(report: Report, outDir: string, dataDirs: readonly string[]): Promise<string[]> {
   const files = await writeTables(report, outDir);
@@ -215,6 +222,7 @@ async function writeReportFiles(report: Report, outDir: string, dataDirs: readon
         counts: report.counts,
         incomplete_models: Object.fromEntries(report.incompleteModels),
         warnings: report.warnings,
+        null_check: nullCheckJson(report),
         files: owned,
       },
       null,

@@ -8,13 +8,14 @@
 import { parseResponse, type ParsedResponse, type ParseRule } from "../agent/parseResponse.js";
 import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
 import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
-import { callSeed } from "../models/callSeed.js";
+import { callSeed, evalCallSeed } from "../models/callSeed.js";
 import { redactSecrets } from "../models/secrets.js";
 import { ModelCallError, type CallIdentity, type CompletionResult } from "../models/types.js";
 import type { AnswerFrom, ResolvedConfig, RunContext } from "./context.js";
 import { replyKind } from "./replyMonitor.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";
 import type { ExtraView } from "./views.js";
+import { modelIdentity } from "./runId.js";
 
 export interface EpisodeTask {
   phase: "explore" | "eval";
@@ -84,6 +85,16 @@ export function answerOf(result: Pick<CompletionResult, "text" | "reasoning">, f
   return { parsed, text: reasoning, source: "reasoning", turnText };
 }
 
+/**
+ * A step call's seed: an evaluation episode's from what it plays (evalCallSeed: common random numbers,
+ * the same at every checkpoint and in every pathway), an exploration episode's from its identity.
+ */
+function stepSeed(run: RunContext, task: EpisodeTask, step: number, identity: CallIdentity): number {
+  if (task.phase !== "eval") return callSeed(identity);
+  const view = task.view !== undefined ? { view: task.view } : {};
+  return evalCallSeed({ model: modelIdentity(run.modelName), game: run.game.name, runSeed: run.settings.runSeed, seed: task.seed, step, sample: 0, ...view });
+}
+
 export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeOutcome> {
   // Evaluation plays the eval config, except the id and replay views, which play the explore config
   // (views.md: the exploration distribution, unseen or re-played seeds); a variant is only ever an
@@ -117,7 +128,7 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
       result = await run.model.complete({
         messages,
         // Every request carries a seed from its identity (a models file may turn sending it off).
-        sampling: { max_tokens: run.settings.maxNewTokens, seed: callSeed(callIdentity) },
+        sampling: { max_tokens: run.settings.maxNewTokens, seed: stepSeed(run, task, state.step, callIdentity) },
         identity: callIdentity,
         // Only builtin:perfect-judge and builtin:ceiling read it; it is never sent over HTTP nor part of a cache key.
         privileged: { game, state },

@@ -118,4 +118,33 @@ describe("power", () => {
     expect(m10).toBeGreaterThan(m50 as number);
     expect(m50).toBeGreaterThan(0);
   });
+
+  /** A pilot of `n` seeds: memory = history + effect + a seed-dependent wobble. */
+  async function pilot(n: number, effect: number, wobble = 1): Promise<Dataset> {
+    const dir = tempDir("s3gym-power-");
+    const seeds = Array.from({ length: n }, (_, i) => i);
+    const his = (s: number, x: number): number => x / 3 + ((s * 5) % 11) / 5;
+    run(dir, id("m", "g", "history"), [0, 3, 6].map((x) => [x, seeds.map((s) => [s, his(s, x)] as [number, number])]));
+    run(dir, id("m", "g", "memory"), [0, 3, 6].map((x) => [x, seeds.map((s) => [s, his(s, x) + effect + wobble * (((s * 7) % 11) / 5 - 1)] as [number, number])]));
+    return loadDataset(dir);
+  }
+
+  it("the null is centred: a real effect in the pilot leaves the mdd as it is", async () => {
+    const opts = { episodes: [10], metrics: ["avg" as const], sims: 600, seed: 1 };
+    const none = powerTable(await pilot(12, 0), opts).rows[0]!.mdd as number;
+    const big = powerTable(await pilot(12, 5), opts).rows[0]!.mdd as number;
+    expect(none).toBeGreaterThan(0);
+    expect(big).toBeCloseTo(none, 9);
+  });
+
+  it("a flat pilot has no mdd and says 'no variation in the pilot'; a pilot under 10 seeds is warned about", async () => {
+    const t = powerTable(await pilot(8, 0.5, 0), { episodes: [3, 10], metrics: ["avg"], sims: 300, seed: 1 });
+    expect(t.rows.map((r) => [r.episodes, r.mdd, r.note])).toEqual([
+      [3, null, "p < 0.05 unreachable with 3 seeds"],
+      [10, null, "no variation in the pilot"],
+    ]);
+    expect(t.notes.some((n) => n.startsWith("WARNING: pilots with fewer than 10 seeds: g (8)"))).toBe(true);
+    const ok = powerTable(await pilot(12, 0), { episodes: [10], metrics: ["avg"], sims: 300, seed: 1 });
+    expect(ok.notes.some((n) => n.startsWith("WARNING"))).toBe(false);
+  });
 });

@@ -65,12 +65,18 @@ describe("truncation hurts History, not Memory", () => {
     cut = await runCurves(["builtin:learner"], ["pvz", "snake"], ["history", "memory"], tiny);
   }, 300_000);
 
-  it("a tiny --context-tokens lowers the History learner's improvement on both games", () => {
+  it("a tiny --context-tokens never raises the History learner's improvement, and lowers it over the two games", () => {
+    // Evaluation plays common random numbers (docs/runner.md): where the cut learner still ends on the
+    // tactic the full one found (snake), both play the same episodes and the improvements are equal.
+    let drop = 0;
     for (const g of ["pvz", "snake"]) {
       const a = ends(full.get(`builtin:learner|${g}|history`)!);
       const b = ends(cut.get(`builtin:learner|${g}|history`)!);
-      expect(mean(b.last) - mean(b.first), g).toBeLessThan(mean(a.last) - mean(a.first));
+      const d = mean(a.last) - mean(a.first) - (mean(b.last) - mean(b.first));
+      expect(d, g).toBeGreaterThanOrEqual(-1e-9);
+      drop += d;
     }
+    expect(drop).toBeGreaterThan(0);
   });
 
   it("Memory under the same budget keeps what its summaries kept: it still improves, interval above 0", () => {

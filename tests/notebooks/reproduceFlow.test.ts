@@ -15,7 +15,7 @@ import { reportCommand } from "../../src/cli/report.js";
 import { runCommand } from "../../src/cli/run.js";
 import { tempDir } from "../analysis/helpers.js";
 
-const TINY: Schedule = { name: "quick", exploreEpisodes: 1, checkpointEvery: 1, evalEpisodes: 1, maxSteps: 3, trainingRounds: 1, loopExploreEpisodes: 1 };
+const TINY: Schedule = { name: "quick", exploreEpisodes: 1, checkpointEvery: 1, evalEpisodes: 1, maxSteps: 3, trainingRounds: 1, loopExploreEpisodes: 1, trainingEvalEpisodes: 1 };
 
 const sink = { write: () => true };
 

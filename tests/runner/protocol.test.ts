@@ -63,6 +63,31 @@ describe("every implemented game x {none, history, memory}", () => {
     }
   });
 
+  it("non-learners play an evaluation seed identically at every checkpoint and in every pathway (common random numbers: flat curves, history = none point for point)", () => {
+    for (const model of ["builtin:heuristic", "builtin:random"]) {
+      for (const game of games) {
+        const ofModel = [...runs.values()].filter((r) => r.manifest!.game === game && r.manifest!.model === model);
+        if (ofModel.length === 0) continue;
+        // Per evaluation seed, every play of it (checkpoint x pathway): its actions and its score.
+        const plays = new Map<number, string[]>();
+        for (const r of ofModel) {
+          for (const e of r.episodes.filter((x) => x.phase === "eval")) {
+            const actions = r.steps.filter((s) => s.phase === "eval" && s.checkpoint === e.checkpoint && s.episode === e.episode).map((s) => s.action);
+            const list = plays.get(e.seed) ?? [];
+            list.push(JSON.stringify({ score: e.score, actions }));
+            plays.set(e.seed, list);
+          }
+        }
+        expect(plays.size, `${model} ${game}`).toBeGreaterThan(0);
+        for (const [seed, list] of plays) {
+          // 2 checkpoints x every pathway the model ran.
+          expect(list.length, `${model} ${game} seed ${seed}`).toBe(2 * ofModel.length);
+          expect(new Set(list).size, `${model} ${game} seed ${seed}: ${list.join(" | ")}`).toBe(1);
+        }
+      }
+    }
+  });
+
   it("memory versions 0..N are saved and parse; history steps say which blocks they kept", () => {
     for (const r of runs.values()) {
       if (r.manifest!.pathway === "memory") {

@@ -1,0 +1,102 @@
+/** The gain columns of main_results, the y0 ~ 0 mark and the null check (issue 24 items 3, 4), by hand. */
+import { describe, expect, it } from "vitest";
+import { pointOnly, type Estimate } from "../../src/analysis/bootstrap.js";
+import { analyzeCurves, mainResultsTable } from "../../src/analysis/curveTables.js";
+import { loadDataset } from "../../src/analysis/dataset.js";
+import { Y0_MARK, binomialUpperTail, cannotLearn, describeNullCheck, nullCheck, y0NearZero, type NullCheckRow } from "../../src/analysis/gainTables.js";
+import { curveRecords, tempDir, writeRun } from "./helpers.js";
+
+const iv = (lo: number, hi: number): Estimate => ({ point: (lo + hi) / 2, lo, hi });
+const row = (model: string, pathway: string, none: Estimate, y0: Estimate): NullCheckRow => ({ model, game: "g", pathway, gain_vs_none: none, gain_vs_y0: y0 });
+
+describe("null check", () => {
+  it("counts the gain intervals of non-learners and of every none row, and which exclude 0", () => {
+    const rows = [
+      row("builtin:random", "history", iv(0.1, 0.5), iv(-0.1, 0.2)), // 2 counted, 1 excludes
+      row("builtin:learner", "none", pointOnly(null), iv(-0.5, -0.1)), // 1 counted (y0), excludes
+      row("builtin:learner", "history", iv(1, 2), iv(1, 2)), // can learn: not counted
+      row("builtin:oracle", "memory", pointOnly(0.3), pointOnly(null)), // no interval: not counted
+      row("builtin:heuristic", "memory", { point: 0, lo: 0, hi: 0 }, { point: 0, lo: 0, hi: 0 }), // 2 counted, [0, 0] holds 0
+    ];
+    const c = nullCheck(rows);
+    expect([c.intervals, c.excluding, c.share]).toEqual([5, 2, 0.4]);
+    // P(X >= 2), X ~ Bin(5, 0.05) = 1 - 0.95^5 - 5 * 0.05 * 0.95^4 = 0.0225925...
+    expect(c.p_binomial).toBeCloseTo(1 - 0.95 ** 5 - 5 * 0.05 * 0.95 ** 4, 12);
+    expect(c.pass).toBe(true);
+    expect(c.examples).toEqual(["builtin:random / g / history: gain_vs_none", "builtin:learner / g / none: gain_vs_y0"]);
+    expect(describeNullCheck(c)).toMatch(/^Null check passed: 2 of 5 gain intervals .* exclude 0 \(40\.0%; expected about 5%/);
+  });
+  it("fails loudly when the exclusions are too many for 95% intervals", () => {
+    const bad = [row("builtin:random", "history", iv(0.1, 0.5), iv(0.1, 0.2)), row("builtin:random", "memory", iv(0.1, 0.5), iv(-1, 1)), row("builtin:heuristic", "history", iv(-1, 1), iv(-1, 1))];
+    const c = nullCheck(bad);
+    expect([c.intervals, c.excluding, c.pass]).toEqual([6, 3, false]);
+    expect(describeNullCheck(c)).toMatch(/^NULL CHECK FAILED: 3 of 6/);
+  });
+  it("says so when there is nothing to count", () => {
+    expect(nullCheck([row("builtin:learner", "history", iv(1, 2), iv(1, 2))]).intervals).toBe(0);
+    expect(describeNullCheck(nullCheck([]))).toMatch(/no gain interval/);
+  });
+  it("binomial upper tail", () => {
+    expect(binomialUpperTail(0, 10, 0.05)).toBe(1);
+    expect(binomialUpperTail(1, 1, 0.05)).toBeCloseTo(0.05, 15);
+    expect(binomialUpperTail(2, 2, 0.5)).toBeCloseTo(0.25, 15);
+    expect(binomialUpperTail(3, 2, 0.5)).toBe(0);
+  });
+  it("the instruments that cannot learn", () => {
+    expect(["builtin:random", "builtin:heuristic", "builtin:oracle", "builtin:random?x=1"].map(cannotLearn)).toEqual([true, true, true, true]);
+    expect(["builtin:learner", "builtin:learner?judge=0.25", "builtin:randomize", "openai:gpt-4o"].map(cannotLearn)).toEqual([false, false, false, false]);
+  });
+});
+
+describe("y0 near 0", () => {
+  it("within 5% of the game's score range from 0", () => {
+    expect(y0NearZero(0.05, { min: 0, max: 1 })).toBe(true);
+    expect(y0NearZero(-0.04, { min: -1, max: 0 })).toBe(true);
+    expect(y0NearZero(0.051, { min: 0, max: 1 })).toBe(false);
+    expect(y0NearZero(0, { min: 0, max: 0 })).toBe(false);
+    expect(y0NearZero(null, { min: 0, max: 1 })).toBe(false);
+  });
+});
+
+describe("main_results gains (hand-computed)", () => {
+  // Model builtin:learner, seeds 0, 1, 2 (episode index = seed).
+  // Game g: none x0 [1,1,1] x3 [1,1,1] x6 [1,2,1]; history x0 [1,1,1] x3 [2,3,2] x6 [3,3,4].
+  //   history gain_vs_none: x3 [1,2,1] -> 4/3, x6 [2,1,3] -> 2: 5/3; per-seed means 1.5, 1.5, 2, all > 0 -> p = 2/8.
+  //   history gain_vs_y0: x3 [1,2,1] -> 4/3, x6 [2,2,3] -> 7/3: 11/6 (p 2/8); none gain_vs_y0: 0 and 1/3 -> 1/6, p = 1.
+  // Game h: none all 0; history x0 [0,0,0] x3 [1,2,2]: y0 = 0 within 5% of the range [0, 2]: NABA marked.
+  function data(): string {
+    const dir = tempDir("s3gym-gain-");
+    const put = (game: string, pathway: string, curve: [number, number[]][]): void => {
+      const id = { run_id: `${game}.${pathway}`, model: "builtin:learner", game, pathway };
+      const c = curveRecords(id, curve);
+      writeRun(dir, id, { checkpoints: c.checkpoints, episodes: c.episodes, steps: [] });
+    };
+    put("g", "none", [[0, [1, 1, 1]], [3, [1, 1, 1]], [6, [1, 2, 1]]]);
+    put("g", "history", [[0, [1, 1, 1]], [3, [2, 3, 2]], [6, [3, 3, 4]]]);
+    put("h", "none", [[0, [0, 0, 0]], [3, [0, 0, 0]]]);
+    put("h", "history", [[0, [0, 0, 0]], [3, [1, 2, 2]]]);
+    return dir;
+  }
+  it("gain_vs_none, gain_vs_y0, their p, and the mark", async () => {
+    const ds = await loadDataset(data());
+    const cfg = { B: 200, seed: 0 };
+    const t = mainResultsTable(analyzeCurves(ds, cfg), cfg);
+    const by = (game: string, pathway: string) => t.rows.find((r) => r.game === game && r.pathway === pathway)!;
+    const gh = by("g", "history");
+    expect(gh.gain_vs_none.point).toBeCloseTo(5 / 3, 12);
+    expect(gh.gain_vs_none_p).toBe(0.25);
+    expect(gh.gain_vs_y0.point).toBeCloseTo(11 / 6, 12);
+    expect(gh.gain_vs_y0_p).toBe(0.25);
+    expect(gh.gain_vs_none.lo).not.toBeNull();
+    expect(gh.gain_vs_none.n).toBe(3);
+    const gn = by("g", "none");
+    expect(gn.gain_vs_none.point).toBeNull();
+    expect(gn.gain_vs_y0.point).toBeCloseTo(1 / 6, 12);
+    expect(gn.gain_vs_y0_p).toBe(1);
+    expect(gh.naba.mark).toBeUndefined();
+    expect(by("h", "history").naba.mark).toBe(Y0_MARK);
+    expect(t.columns.map((c) => c.key)).toEqual(expect.arrayContaining(["gain_vs_none", "gain_vs_none_p", "gain_vs_y0", "gain_vs_y0_p"]));
+    expect(t.notes.some((n) => n.startsWith(`${Y0_MARK}: y0 lies within 5%`))).toBe(true);
+    expect(t.notes.some((n) => /^Null check passed: \d+ of \d+ gain intervals/.test(n))).toBe(true);
+  });
+});
