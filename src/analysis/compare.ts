@@ -15,6 +15,7 @@ import { TRAINING_PATHWAY, compareText, type Dataset, type RunData } from "./dat
 import { simpleDesign, tableInterval } from "./intervals.js";
 import { seedCurve, type SeedCurve } from "./seedCurves.js";
 import { withInstrumentNote } from "./instruments.js";
+import { DEFAULT_FLIPS, EXACT_MAX_SEEDS, signFlipTest, type SignFlipResult } from "./signFlip.js";
 import type { Table } from "./table.js";
 import type { Rng } from "../util/rng.js";
 
@@ -103,9 +104,7 @@ export interface CompareOptions extends BootstrapConfig {
   flips?: number;
 }
 
-/** Up to this many seeds the permutation test enumerates every flip pattern. */
-export const EXACT_MAX_SEEDS = 16;
-export const DEFAULT_FLIPS = 10000;
+export { EXACT_MAX_SEEDS, DEFAULT_FLIPS };
 
 function matches(run: RunData, s: Selector): boolean {
   return (s.pathway === undefined || run.pathway === s.pathway) && (s.model === undefined || run.model === s.model);
@@ -177,17 +176,14 @@ function makeStat(pairs: readonly Pair[], metric: CompareMetric, K: number): { s
 }
 
 /**
- * Two-sided sign-flip permutation p-value: under "no difference" the A and B scores of a seed are
- * exchangeable, so every pattern of swapping them (at all checkpoints, in every pair) is as likely as
- * the data. p = share of patterns whose |T| reaches the observed |T| (exact: all 2^n, the identity
- * included; random: (1 + hits) / (1 + flips)).
+ * Two-sided sign-flip permutation p-value (signFlip.ts): swapping the A and B scores of a seed (at
+ * all checkpoints, in every pair) is one flip.
  */
-export function signFlipP(pairs: readonly Pair[], metric: CompareMetric, K: number, flips: number, rng: Rng): { p: number | null; kind: "exact" | "random" } {
+export function signFlipP(pairs: readonly Pair[], metric: CompareMetric, K: number, flips: number, rng: Rng): SignFlipResult {
   const swapped = pairs.map((p) => ({ ...p, A: { xs: p.A.xs, scores: new Float64Array(p.A.scores.length) }, B: { xs: p.B.xs, scores: new Float64Array(p.B.scores.length) } }));
   const { stat } = makeStat(swapped, metric, K);
   const ones = new Int32Array(K).fill(1);
-  const flip = new Uint8Array(K);
-  const apply = (): number => {
+  return signFlipTest(K, flips, rng, (flip) => {
     pairs.forEach((p, i) => {
       const s = swapped[i] as Pair;
       const rows = p.A.xs.length;
@@ -200,26 +196,7 @@ export function signFlipP(pairs: readonly Pair[], metric: CompareMetric, K: numb
       }
     });
     return stat(ones);
-  };
-  flip.fill(0);
-  const observed = Math.abs(apply());
-  if (!Number.isFinite(observed)) return { p: null, kind: K <= EXACT_MAX_SEEDS ? "exact" : "random" };
-  // Ties in |T| within floating-point noise count as reaching it (roundoff must not lower p).
-  const tol = 1e-12 * Math.max(1, observed);
-  let hits = 0;
-  if (K <= EXACT_MAX_SEEDS) {
-    const total = 2 ** K;
-    for (let mask = 0; mask < total; mask++) {
-      for (let k = 0; k < K; k++) flip[k] = (mask >> k) & 1;
-      if (Math.abs(apply()) >= observed - tol) hits++;
-    }
-    return { p: hits / total, kind: "exact" };
-  }
-  for (let f = 0; f < flips; f++) {
-    for (let k = 0; k < K; k++) flip[k] = rng.int(2);
-    if (Math.abs(apply()) >= observed - tol) hits++;
-  }
-  return { p: (1 + hits) / (1 + flips), kind: "random" };
+  });
 }
 
 /** Holm's step-down adjustment of p-values (nulls stay null and do not count). */

@@ -7,6 +7,8 @@ export * from "./bootstrap.js";
 export * from "./coupling.js";
 export * from "./couplingTables.js";
 export * from "./curves.js";
+export * from "./gain.js";
+export * from "./signFlip.js";
 export * from "./curveTables.js";
 export * from "./dataset.js";
 export * from "./frames.js";
