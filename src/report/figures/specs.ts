@@ -62,7 +62,7 @@ export const FIGURE_CONFIG = {
   concat: { spacing: 24 },
 } as const;
 
-const BASE = {
+export const BASE = {
   $schema: "https://vega.github.io/schema/vega-lite/v6.json",
   background: "white",
   config: FIGURE_CONFIG,
@@ -83,7 +83,7 @@ export function paddedDomain(c: number): [number, number] {
 }
 
 /** Short number text for captions and notes (up to 3 decimals, no trailing zeros, no "-0"). */
-function short(x: number): string {
+export function short(x: number): string {
   const s = Number(x.toFixed(3)).toString();
   return s === "-0" ? "0" : s;
 }
@@ -96,7 +96,7 @@ function countRange(ns: readonly number[]): string {
   return lo === hi ? String(lo) : `${lo}-${hi}`;
 }
 
-function bootText(cfg: BootstrapConfig): string {
+export function bootText(cfg: BootstrapConfig): string {
   return `${Math.round((cfg.level ?? 0.95) * 100)}% percentile bootstrap, B = ${cfg.B}, seed ${cfg.seed}`;
 }
 
@@ -107,7 +107,7 @@ function integerAxis(xs: readonly number[], title: string): object {
 }
 
 /** A y scale: padded around a constant, else vega's own (zero not forced). */
-function yScale(values: readonly (number | null)[]): { scale: object; constant: number | null } {
+export function yScale(values: readonly (number | null)[]): { scale: object; constant: number | null } {
   const c = constantValue(values);
   return c === null ? { scale: { zero: false, nice: true }, constant: null } : { scale: { domain: paddedDomain(c) }, constant: c };
 }
