@@ -12,6 +12,7 @@ import { judgingStats } from "./judging.js";
 import { POOLED, type JudgingInputs } from "./judgingTables.js";
 import { distinct, runCurve } from "./runs.js";
 import { withInstrumentNote } from "./instruments.js";
+import { poolNote, poolOf, type Pool } from "./learnerPool.js";
 import type { Table } from "./table.js";
 
 /** A block with the identity of its run (for the scatter figure and notebooks). */
@@ -36,6 +37,8 @@ export function allBlocks(inputs: JudgingInputs): BlockRow[] {
 
 /** A row of coupling. */
 export interface CouplingRow {
+  /** `learners`: the models that can learn (learnerPool.ts); `null`: the non-learners, apart. */
+  pool: Pool;
   /** A game, or "all" (pooled over games; last). */
   game: string;
   n_blocks: number;
@@ -69,14 +72,16 @@ export function clusterIndex(keys: readonly string[]): { clusterOf: Int32Array; 
  * blocks stay together: consecutive gains of one run are negatively correlated, so blocks are not
  * independent units).
  */
-export function couplingRow(game: string, blocks: readonly (Block & { run_id: string })[], cfg: BootstrapConfig): CouplingRow {
+export function couplingRow(game: string, blocks: readonly (Block & { run_id: string })[], cfg: BootstrapConfig, pool: Pool = "learners"): CouplingRow {
+  // The learners' streams keep the names they always had; the null's are their own.
+  const stream = pool === "learners" ? game : `null/${game}`;
   const level = cfg.level ?? DEFAULT_LEVEL;
   const stats = couplingStats(blocks);
   const n = blocks.length;
   let repA: Float64Array | null = null;
   let repE: Float64Array | null = null;
   if (cfg.B > 0 && n > 0) {
-    const rng = bootstrapRng(cfg.seed, "coupling", game);
+    const rng = bootstrapRng(cfg.seed, "coupling", stream);
     repA = new Float64Array(cfg.B);
     repE = new Float64Array(cfg.B);
     // Resamples as multiplicities over the original blocks: ranks come from sort orders made once.
@@ -106,14 +111,15 @@ export function couplingRow(game: string, blocks: readonly (Block & { run_id: st
   let ivA: Interval | null = null;
   let ivE: Interval | null = null;
   if (cfg.B > 0 && n > 0 && methodOf(cfg) !== "percentile") {
-    const studentA = clusteredRho(blocks, (b) => b.A, cfg, game, level);
-    const studentE = clusteredRho(blocks.filter((b) => b.E !== null), (b) => -(b.E as number), cfg, game, level);
+    const studentA = clusteredRho(blocks, (b) => b.A, cfg, stream, level);
+    const studentE = clusteredRho(blocks.filter((b) => b.E !== null), (b) => -(b.E as number), cfg, stream, level);
     ivA = studentA;
     ivE = studentE;
   }
   const withIv = (e: Estimate, iv: Interval | null): Estimate => (iv === null || e.point === null ? e : { ...e, ...iv });
   const flag = (e: Estimate): Estimate => (e.point === null ? e : flagEstimate({ ...e, n: nRuns }, "rho_agree"));
   return {
+    pool,
     game,
     n_blocks: stats.n_blocks,
     n_runs: nRuns,
@@ -166,14 +172,24 @@ function clusteredRho(
   return r.method === "percentile" ? null : r.interval;
 }
 
-/** Paper Table 6: per game, and pooled over all blocks ("all", last). */
-export function couplingTable(blocks: readonly BlockRow[], cfg: BootstrapConfig): Table<CouplingRow> {
-  const rows = distinct(blocks.map((b) => b.game)).map((game) => couplingRow(game, blocks.filter((b) => b.game === game), cfg));
-  rows.push(couplingRow(POOLED, blocks, cfg));
+/**
+ * Paper Table 6 over the models that can learn (learnerPool.ts): per game, and pooled over all their
+ * blocks ("all"); then the same rows of the non-learners' blocks (pool `null`), when any.
+ */
+export function couplingTable(allBlocks: readonly BlockRow[], cfg: BootstrapConfig): Table<CouplingRow> {
+  const blocks = allBlocks.filter((b) => poolOf(b.model) === "learners");
+  const nulls = allBlocks.filter((b) => poolOf(b.model) === "null");
+  const poolRows = (list: readonly BlockRow[], pool: Pool): CouplingRow[] => [
+    ...distinct(list.map((b) => b.game)).map((game) => couplingRow(game, list.filter((b) => b.game === game), cfg, pool)),
+    couplingRow(POOLED, list, cfg, pool),
+  ];
+  // A data set of non-learners only has no learners' rows (not an empty "all").
+  const rows = [...(blocks.length > 0 || nulls.length === 0 ? poolRows(blocks, "learners") : []), ...(nulls.length > 0 ? poolRows(nulls, "null") : [])];
   return withInstrumentNote({
     name: "coupling",
     title: "Judgment-improvement coupling over exploration blocks",
     columns: [
+      { key: "pool", kind: "text" },
       { key: "game", kind: "text" },
       { key: "n_blocks", kind: "int" },
       { key: "n_runs", kind: "int" },
@@ -185,14 +201,15 @@ export function couplingTable(blocks: readonly BlockRow[], cfg: BootstrapConfig)
     rows,
     notes: [
       describeBootstrap(cfg, "runs (a run's blocks stay together)"),
+      poolNote(allBlocks.map((b) => b.model)),
       "Block t = exploration episodes (s, t] between adjacent checkpoints s < t of a history or memory run (t-3 with the default schedule), kept when s and t are valid and it has a scored step. rho: Spearman with average ranks (values compared at 12 significant digits), of A (Agree) and of -E (negative NMAE) against g = (y(t) - y(s)) / (max y - min y). Tertile gap: mean g of the top third of blocks minus the bottom third (floor(n/3) blocks each; ties by block order).",
       ...smallNNote(rows, [
         { key: "rho_agree", metric: "rho_agree" },
         { key: "rho_neg_err", metric: "rho_agree" },
       ]),
-      ...sparseScheduleNote(blocks),
+      ...sparseScheduleNote(allBlocks),
     ],
-  }, blocks.map((b) => b.model));
+  }, allBlocks.map((b) => b.model));
 }
 
 function withInterval(e: Estimate, iv: Interval | null): Estimate {
@@ -203,8 +220,10 @@ function cellFlag(e: Estimate, n: number): Estimate {
   return e.point === null || e.lo === null ? e : flagEstimate({ ...e, n }, "pearson_cells");
 }
 
-/** run_level.csv's single row. */
+/** A row of run_level.csv: the learners' runs, then the non-learners' (the null) when any. */
 export interface RunLevelRow {
+  /** `learners` or `null` (learnerPool.ts). */
+  pool: Pool;
   pearson_agree_naba: Estimate;
   spearman_agree_naba: Estimate;
   n_runs: number;
@@ -228,8 +247,37 @@ export function runAgreeNaba(inputs: JudgingInputs): { run_id: string; model: st
  * resampled, so a cell's paired runs (history and memory, same model, same seeds) stay together.
  */
 export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Table<RunLevelRow> {
+  const all = runAgreeNaba(inputs);
+  const learners = all.filter((p) => poolOf(p.model) === "learners");
+  const nulls = all.filter((p) => poolOf(p.model) === "null");
+  const rowsOut = [...(learners.length > 0 || nulls.length === 0 ? [runLevelRow(learners, cfg, "learners")] : []), ...(nulls.length > 0 ? [runLevelRow(nulls, cfg, "null")] : [])];
+  return withInstrumentNote({
+    name: "run_level",
+    title: "Run level: a run's Agree against its NABA",
+    columns: [
+      { key: "pool", kind: "text" },
+      { key: "pearson_agree_naba", kind: "estimate_point" },
+      { key: "spearman_agree_naba", kind: "estimate_point" },
+      { key: "n_runs", kind: "int" },
+      { key: "n_cells", kind: "int" },
+    ],
+    rows: rowsOut,
+    notes: [
+      describeBootstrap(cfg, "(model, game) cells, a cell's history and memory runs together"),
+      "History and memory runs with both an Agree (a scored exploration step) and a NABA (a valid checkpoint 0).",
+      poolNote(inputs.runs.map((r) => r.run.model)),
+      ...smallNNote(rowsOut, [
+        { key: "pearson_agree_naba", metric: "pearson_cells" },
+        { key: "spearman_agree_naba", metric: "pearson_cells" },
+      ]),
+    ],
+  }, inputs.runs.map((r) => r.run.model));
+}
+
+/** One pool's run-level row; the learners' streams keep their names, the null's are its own. */
+function runLevelRow(pts: ReturnType<typeof runAgreeNaba>, cfg: BootstrapConfig, pool: Pool): RunLevelRow {
   const level = cfg.level ?? DEFAULT_LEVEL;
-  const pts = runAgreeNaba(inputs);
+  const streamRng = () => (pool === "learners" ? bootstrapRng(cfg.seed, "run_level") : bootstrapRng(cfg.seed, "run_level", "null"));
   const nCells = new Set(pts.map((p) => `${p.model}\u0000${p.game}`)).size;
   const x = pts.map((p) => p.agree);
   const y = pts.map((p) => p.naba);
@@ -240,7 +288,7 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
   let studentP: Interval | null = null;
   let studentS: Interval | null = null;
   if (cfg.B > 0 && pts.length > 0) {
-    const rng = bootstrapRng(cfg.seed, "run_level");
+    const rng = streamRng();
     const n = pts.length;
     repP = new Float64Array(cfg.B);
     repS = new Float64Array(cfg.B);
@@ -259,37 +307,17 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
     if (methodOf(cfg) !== "percentile" && contiguous) {
       const sizes = Array.from({ length: k }, (_, c) => Array.from(clusterOf).filter((v) => v === c).length);
       const d = clusterDesign(sizes);
-      const rp = tableInterval(d, (wt) => pearsonWeighted(x, y, wt) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "run_level"), methodOf(cfg), level);
-      const rs = tableInterval(d, (wt) => rho.rho(wt) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "run_level"), methodOf(cfg), level);
+      const rp = tableInterval(d, (wt) => pearsonWeighted(x, y, wt) ?? Number.NaN, cfg.B, streamRng(), methodOf(cfg), level);
+      const rs = tableInterval(d, (wt) => rho.rho(wt) ?? Number.NaN, cfg.B, streamRng(), methodOf(cfg), level);
       if (rp.method !== "percentile") studentP = rp.interval;
       if (rs.method !== "percentile") studentS = rs.interval;
     }
   }
-  const rowsOut: RunLevelRow[] = [
-    {
-      pearson_agree_naba: cellFlag(withInterval(estimate(pr, repP, level), studentP), nCells),
-      spearman_agree_naba: cellFlag(withInterval(estimate(sr, repS, level), studentS), nCells),
-      n_runs: pts.length,
-      n_cells: nCells,
-    },
-  ];
-  return withInstrumentNote({
-    name: "run_level",
-    title: "Run level: a run's Agree against its NABA",
-    columns: [
-      { key: "pearson_agree_naba", kind: "estimate_point" },
-      { key: "spearman_agree_naba", kind: "estimate_point" },
-      { key: "n_runs", kind: "int" },
-      { key: "n_cells", kind: "int" },
-    ],
-    rows: rowsOut,
-    notes: [
-      describeBootstrap(cfg, "(model, game) cells, a cell's history and memory runs together"),
-      "History and memory runs with both an Agree (a scored exploration step) and a NABA (a valid checkpoint 0).",
-      ...smallNNote(rowsOut, [
-        { key: "pearson_agree_naba", metric: "pearson_cells" },
-        { key: "spearman_agree_naba", metric: "pearson_cells" },
-      ]),
-    ],
-  }, inputs.runs.map((r) => r.run.model));
+  return {
+    pool,
+    pearson_agree_naba: cellFlag(withInterval(estimate(pr, repP, level), studentP), nCells),
+    spearman_agree_naba: cellFlag(withInterval(estimate(sr, repS, level), studentS), nCells),
+    n_runs: pts.length,
+    n_cells: nCells,
+  };
 }

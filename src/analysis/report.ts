@@ -20,6 +20,7 @@ import {
   type TrainingSeries,
 } from "./curveTables.js";
 import type { Dataset } from "./dataset.js";
+import { dialRuns, doseCorrelationTable, doseResponseTable, type DialRun, type DoseCorrelationRow, type DoseRow } from "./doseResponse.js";
 import type { RewardRange } from "./judging.js";
 import {
   calibrationBins,
@@ -31,6 +32,7 @@ import {
   type SelfJudgingRow,
 } from "./judgingTables.js";
 import { distinct, gameRewardRanges, requiredGames } from "./runs.js";
+import { learnerJudge } from "./learnerPool.js";
 import type { Table } from "./table.js";
 import { analyzeViews, hasViews, type CostRow, type CostRunRow, type ForgettingRow, type ViewRow, type ViewSeries, type ViewUpdateRow } from "./viewTables.js";
 import type { VerifiedInputs } from "./verifiedData.js";
@@ -56,6 +58,12 @@ export interface ReportOptions {
    * adds verifier_reliability, verified_vs_memory, verified_vs_history and tokens_by_pathway.
    */
   verified?: VerifiedInputs;
+  /**
+   * The judge dial's runs (doseResponse.ts) when they were played with their own protocol in their own
+   * data directory (reproduce's `<data>/dial`); default: the learner runs of `ds` itself. The dose-response
+   * tables exist when these runs hold at least two judge settings.
+   */
+  dial?: Dataset;
   /**
    * Hears each part's name once it is computed (once per part, after the parts it read): what a caller's reads cost. Tests use
    * it to check that a notebook's reads build only what it shows.
@@ -86,6 +94,9 @@ export interface ReportTables {
   verified_vs_memory?: Table<SummaryRow>;
   verified_vs_history?: Table<SummaryRow>;
   tokens_by_pathway?: Table<TokensRow>;
+  /** builtin:learner at several judge settings (doseResponse.ts): the dial's dose-response and r(Agree, gain). */
+  judge_dose_response?: Table<DoseRow>;
+  judge_dose_response_r?: Table<DoseCorrelationRow>;
 }
 
 /** Everything `report` writes, as data. */
@@ -102,6 +113,8 @@ export interface Report {
   views: ViewSeries[];
   /** The games a `views_<game>` figure is drawn for. */
   viewGames: string[];
+  /** The judge dial's runs (figure `judge_dose_response`): empty without two judge settings. */
+  dial: DialRun[];
   ranges: Map<string, RewardRange | null>;
   /** Games a curve figure is drawn for (those with a non-training row in `ds`). */
   games: string[];
@@ -117,7 +130,7 @@ export interface Report {
  * The parts of a report, each computed at most once, on first use (see buildReport): the analyses
  * several tables share, then every table by its file stem.
  */
-export type ReportPart = "curve_analysis" | "training_analysis" | "judging_inputs" | "blocks" | "view_analysis" | "calibration" | "verified" | TableName;
+export type ReportPart = "curve_analysis" | "training_analysis" | "judging_inputs" | "blocks" | "view_analysis" | "calibration" | "verified" | "dial_runs" | TableName;
 type TableName = keyof ReportTables;
 
 /** `f`, computed on the first call and kept. */
@@ -171,6 +184,9 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
   const verifiedInputs = verifiedInputsOf(ds, opts.verified);
   const verified = part("verified", () => verifiedTables(ca(), cfg, requireComplete, verifiedInputs!));
   const main = part("main_results", () => mainResultsTable(ca(), cfg, { requireComplete }));
+  const dialDs = opts.dial ?? ds;
+  const dial = part("dial_runs", () => dialRuns(dialDs, dialDs === ds ? ji() : judgingInputs(dialDs)));
+  const hasDial = new Set(dialDs.runs.map((r) => learnerJudge(r.model)).filter((j) => j !== null)).size >= 2;
   // In the order `report` writes them: the keys of `report.tables` keep this order.
   const builders: Partial<Record<TableName, () => Table<object>>> = {
     main_results: main,
@@ -192,6 +208,7 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
           tokens_by_pathway: () => verified().tokens_by_pathway,
         }
       : {}),
+    ...(hasDial ? { judge_dose_response: () => doseResponseTable(dial(), cfg), judge_dose_response_r: () => doseCorrelationTable(dial(), cfg) } : {}),
   };
   const tables: Record<string, () => unknown> = {};
   for (const [name, build] of Object.entries(builders)) tables[name] = name === "main_results" ? build : part(name as TableName, build);
@@ -209,6 +226,7 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
     blocks,
     views: () => va().series,
     viewGames: once(() => distinct(va().series.map((v) => v.game))),
+    dial: () => (hasDial ? dial() : []),
     ranges: () => ji().ranges,
     games: once(() => distinct(ca().series.map((c) => c.game))),
     incompleteModels: () => ca().incompleteModels,

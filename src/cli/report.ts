@@ -14,6 +14,9 @@ import { filterModels, loadDataset, type Dataset } from "../analysis/dataset.js"
 import { buildReport } from "../analysis/report.js";
 import { loadVerifiedInputs } from "../analysis/verifiedData.js";
 import { writeReport } from "../report/writeReport.js";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { DIAL_SUBDIR, runsDir } from "../logs/runDir.js";
 import { LogFormatError } from "../logs/reader.js";
 
 const OPTIONS = {
@@ -30,7 +33,8 @@ const VALID_FLAGS = "--data, --out, --bootstrap, --seed, --models, --require-com
 
 export const REPORT_USAGE = `usage: s3gym report --data DIR [--data DIR ...] --out DIR [--bootstrap 2000] [--seed 0] [--models a,b] [--require-complete]
 
-  --data DIR          a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards)
+  --data DIR          a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards);
+                      its dial/ subdirectory, when present, holds the judge dial's runs (judge_dose_response)
   --out DIR           where tables/ (CSV + Markdown), figures (SVG + PNG) and report.json are written
   --bootstrap B       bootstrap resamples per interval (integer >= 1; default ${DEFAULT_B})
   --seed N            seed of the bootstrap streams (integer >= 0; default 0): same seed, same digits
@@ -148,7 +152,10 @@ export async function reportCommand(argv: string[]): Promise<number> {
 
   // The verified pathway's tables read verdicts, facts and calls beyond the data set.
   const verified = ds.runs.some((r) => r.pathway === "verified") ? await loadVerifiedInputs(args.data) : undefined;
-  const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete, reference: full, ...(verified ? { verified } : {}) });
+  // The judge dial's runs, played with their own protocol under <data>/dial (reproduce), when present.
+  const dialDirs = args.data.map((d) => join(d, DIAL_SUBDIR)).filter((d) => existsSync(runsDir(d)));
+  const dial = dialDirs.length > 0 ? await loadDataset(dialDirs) : undefined;
+  const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete, reference: full, ...(verified ? { verified } : {}), ...(dial ? { dial } : {}) });
   const files = await writeReport(report, args.out, args.data, { onWarning: (w) => process.stderr.write(terminalSafe(`warning: ${w}\n`)) });
   const c = report.counts;
   process.stdout.write(

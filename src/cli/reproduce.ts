@@ -43,7 +43,7 @@ import { formatJupyterProblems } from "../report/notebooks/jupyter.js";
 import { diffTrees, hashTree } from "../report/compareTrees.js";
 import { ENGINE_NAMES, listNotebooks, NOTEBOOK_ENGINES, runNotebooks, type EngineName } from "../report/notebooks/engines.js";
 import { GAME_NAMES } from "../games/types.js";
-import { runsDir } from "../logs/runDir.js";
+import { DIAL_SUBDIR, runsDir } from "../logs/runDir.js";
 import { PATHWAY_NAMES } from "../pathways/registry.js";
 import { runId } from "../runner/runId.js";
 import { buildMatrix, totalEpisodes } from "../runner/schedule.js";
@@ -201,6 +201,35 @@ export function trainingArgs(schedule: Schedule, dataDir: string): string[] {
   ];
 }
 
+/**
+ * The judge dial (learner.md, "What the reproduction must show"): builtin:learner at five judge
+ * settings on games where it gains, every pathway a gain needs (none is the control), on a shorter
+ * schedule of its own (12 exploration episodes, a checkpoint every 3, 4 evaluation episodes, 32 steps;
+ * measured: about 1 CPU-s per run) and so in its own data directory, <data>/dial (report reads it).
+ * DIAL_RUN_SEEDS run seeds, each its own job.
+ */
+export const DIAL_MODELS = ["builtin:learner?judge=0", "builtin:learner?judge=0.25", "builtin:learner?judge=0.5", "builtin:learner?judge=0.75", "builtin:learner"] as const;
+export const DIAL_GAMES = ["minesweeper", "nullify", "pvz", "tetris"] as const;
+const DIAL_FULL = { exploreEpisodes: 12, checkpointEvery: 3, evalEpisodes: 4, maxSteps: 32, runSeeds: 2 } as const;
+/** The dial's own protocol per schedule: the default and the paper design share one (the dial is not a paper table). */
+export const DIAL_SCHEDULE = { default: DIAL_FULL, paper: DIAL_FULL, quick: { exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, maxSteps: 16, runSeeds: 1 } } as const;
+
+/** The `s3gym run` arguments of the judge dial's runs of one run seed. */
+export function dialArgs(schedule: Schedule, dataDir: string, runSeed: number): string[] {
+  const d = DIAL_SCHEDULE[schedule.name];
+  return [
+    "--models", DIAL_MODELS.join(","),
+    "--games", DIAL_GAMES.join(","),
+    "--pathways", "none,history,memory",
+    "--data", join(dataDir, DIAL_SUBDIR),
+    "--explore-episodes", String(d.exploreEpisodes),
+    "--checkpoint-every", String(d.checkpointEvery),
+    "--eval-episodes", String(d.evalEpisodes),
+    "--max-steps", String(d.maxSteps),
+    "--run-seed", String(runSeed),
+  ];
+}
+
 interface Args {
   schedule: Schedule;
   data: string;
@@ -328,6 +357,7 @@ export function runsJobs(schedule: Schedule, dataDir: string): RunsJob[] {
     ...shards("views", viewsArgs(schedule, dataDir), VIEWS_SHARDS),
     { name: "verified", command: "run", argv: [...verifiedArgs(schedule, dataDir), ...off] },
     { name: "ceiling", command: "run", argv: [...ceilingArgs(schedule, dataDir), ...off] },
+    ...Array.from({ length: DIAL_SCHEDULE[schedule.name].runSeeds }, (_, seed): RunsJob => ({ name: `judge dial, run seed ${seed}`, command: "run", argv: [...dialArgs(schedule, dataDir, seed), ...off] })),
     ...shards("matrix", matrixArgs(schedule, dataDir), MATRIX_SHARDS),
   ];
 }
@@ -467,8 +497,8 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   // 2-3. The runs: the matrix, the views' runs, the verified runs and Figure 7's training loop, as
   // one list of jobs on --jobs slots (each a child process).
   const jobs = runsJobs(s, dataAbs);
-  say(`running ${jobs.length} jobs, ${args.jobs} at a time: the training loop, ${VIEWS_SHARDS} shards of the views' runs, the verified runs, the ceiling's runs, ${MATRIX_SHARDS} shards of the matrix`);
-  const pool = await phase(`runs (matrix, views, verified, ceiling, training loop; ${args.jobs} at a time)`, () =>
+  say(`running ${jobs.length} jobs, ${args.jobs} at a time: the training loop, ${VIEWS_SHARDS} shards of the views' runs, the verified runs, the ceiling's runs, the judge dial (${DIAL_SCHEDULE[s.name].runSeeds} run seed(s), in ${shown(join(dataAbs, DIAL_SUBDIR))}), ${MATRIX_SHARDS} shards of the matrix`);
+  const pool = await phase(`runs (matrix, views, verified, ceiling, judge dial, training loop; ${args.jobs} at a time)`, () =>
     watched("runs", dataAbs, [...matrixRuns(s), ...viewRuns(s), ...verifiedRuns(s), ...ceilingRuns(s), ...trainingRuns(s)], async () =>
       runPool(jobs, args.jobs, runChildProcess, {
         clock: () => Date.now(),

@@ -5,6 +5,8 @@
  *   <data>/runs/<run_id>/steps.jsonl          one StepRecord per step        (and episodes, checkpoints,
  *   <data>/runs/<run_id>/<kind>.jsonl         memory, calls: RUN_FILES of schema.ts)
  *   <data>/runs/<run_id>/.lock                the pid of the process running it (resume refuses a live one)
+ *   <data>/dial/                              a data directory of its own: the judge dial's runs
+ *                                             (reproduce; their own schedule, so never in <data>/runs)
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -16,6 +18,9 @@ export const MANIFEST_FILE = "manifest.json";
 export const LOCK_FILE = ".lock";
 
 export type RunFileKind = keyof typeof RUN_FILES;
+
+/** The subdirectory of a data directory that holds the judge dial's runs (learner.md; `report` reads it). */
+export const DIAL_SUBDIR = "dial";
 
 /** `<data>/runs`. */
 export function runsDir(dataDir: string): string {

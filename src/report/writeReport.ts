@@ -18,7 +18,8 @@ import { z } from "zod";
 import { fnv1a32 } from "../util/rng.js";
 import { replaceFileSet, type FileSetFaults } from "../util/fileSet.js";
 import type { TopLevelSpec } from "vega-lite";
-import { calibrationSpec, couplingSpec, curvesSpec, specCaption, trainingSpec } from "./figures/specs.js";
+import { calibrationSpec, curvesSpec, specCaption, trainingSpec } from "./figures/specs.js";
+import { couplingFacetSpec, doseResponseSpec } from "./figures/doseSpecs.js";
 import { costGainSpec, viewsSpec } from "./figures/viewSpecs.js";
 import type { MainResultsRow } from "../analysis/curveTables.js";
 import type { Report, ReportTables } from "../analysis/report.js";
@@ -34,8 +35,8 @@ export type TableName = keyof ReportTables;
  * Figure groups: `curves` is one figure per game (`curves_<game>`), the others one figure each.
  * `views` (`views_<game>` per game) and `cost_gain` are drawn only when the data has views (views.md).
  */
-export type FigureGroup = "curves" | "training" | "calibration" | "coupling" | "views" | "cost_gain";
-export const FIGURE_GROUPS: readonly FigureGroup[] = ["curves", "training", "calibration", "coupling", "views", "cost_gain"];
+export type FigureGroup = "curves" | "training" | "calibration" | "coupling" | "views" | "cost_gain" | "judge_dose_response";
+export const FIGURE_GROUPS: readonly FigureGroup[] = ["curves", "training", "calibration", "coupling", "views", "cost_gain", "judge_dose_response"];
 
 /** A figure to draw: its file stem under `<out>/` and its vega-lite spec. */
 export interface NamedFigure {
@@ -119,12 +120,14 @@ export async function reportFigures(report: Report, groups: readonly FigureGroup
   }
   if (want.has("training")) out.push({ name: "training", spec: trainingSpec(report.training, report.bootstrap) });
   if (want.has("calibration")) out.push({ name: "calibration", spec: calibrationSpec(report.calibration, report.ranges, report.bootstrap) });
-  if (want.has("coupling")) out.push({ name: "coupling", spec: couplingSpec(report.blocks, report.bootstrap) });
+  if (want.has("coupling")) out.push({ name: "coupling", spec: couplingFacetSpec(report.blocks, report.bootstrap) });
   if (want.has("views")) {
     const viewStems = perGameFigureNames("views", report.viewGames, fileSafe);
     for (const game of report.viewGames) out.push({ name: viewStems.get(game)!, spec: viewsSpec(game, report.views, report.bootstrap) });
   }
   if (want.has("cost_gain") && report.viewGames.length > 0) out.push({ name: "cost_gain", spec: costGainSpec(report.tables.cost_runs.rows, report.bootstrap) });
+  const dose = report.tables.judge_dose_response;
+  if (want.has("judge_dose_response") && dose) out.push({ name: "judge_dose_response", spec: doseResponseSpec(dose.rows, report.bootstrap) });
   return out;
 }
 

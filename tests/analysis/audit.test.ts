@@ -521,8 +521,8 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     const columns: Record<string, string> = {
       main_results: "model,game,pathway,n_checkpoints,n_seeds,avg,avg_lo,avg_hi,avg_n,max,max_lo,max_hi,max_n,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,naba,gain_vs_none,gain_vs_none_lo,gain_vs_none_hi,gain_vs_none_n,gain_vs_none_p,gain_vs_y0,gain_vs_y0_lo,gain_vs_y0_hi,gain_vs_y0_n,gain_vs_y0_p",
       self_judging: "game,model,n_steps,n_unscored,agree,agree_lo,agree_hi,agree_n,nmae,nmae_lo,nmae_hi,nmae_n,over,under",
-      coupling: "game,n_blocks,n_runs,rho_agree,rho_agree_lo,rho_agree_hi,rho_agree_n,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,rho_neg_err_n,tertile_gap_agree,tertile_gap_neg_err",
-      run_level: "pearson_agree_naba,spearman_agree_naba,n_runs,n_cells",
+      coupling: "pool,game,n_blocks,n_runs,rho_agree,rho_agree_lo,rho_agree_hi,rho_agree_n,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,rho_neg_err_n,tertile_gap_agree,tertile_gap_neg_err",
+      run_level: "pool,pearson_agree_naba,spearman_agree_naba,n_runs,n_cells",
       summary_vs_history: "game,model,dnaba,dnaba_lo,dnaba_hi,dnaba_n,n_models,wins,losses,ties",
       training: "model,game,y0,y_final,d_final,avg,max,auc_plus,n_above,n_updated",
     };
@@ -646,7 +646,7 @@ describe("coupling (Table 6) and run level from logs", () => {
     // R2 Agree 1/2 = 0.5, NABA 0 (flat). Two points, opposite directions -> r = rho = -1. Both runs are one
     // (model, game) cell (M, g1), and cells are resampled with their runs together: every replicate is
     // the same two runs -> [-1, -1], and the row says it rests on 1 cell.
-    expect(toCsv(report.tables.run_level)).toBe("pearson_agree_naba,spearman_agree_naba,n_runs,n_cells\n-1.000,-1.000,2,1\n");
+    expect(toCsv(report.tables.run_level)).toBe("pool,pearson_agree_naba,spearman_agree_naba,n_runs,n_cells\nlearners,-1.000,-1.000,2,1\n");
     expect(toMarkdown(report.tables.run_level)).toContain("-1.000 [-1.000, -1.000]");
   });
 });

@@ -14,8 +14,8 @@ import { tempDir } from "./helpers.js";
 const COLUMNS: Record<string, string> = {
   main_results: "model,game,pathway,n_checkpoints,n_seeds,avg,avg_lo,avg_hi,avg_n,max,max_lo,max_hi,max_n,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,naba,gain_vs_none,gain_vs_none_lo,gain_vs_none_hi,gain_vs_none_n,gain_vs_none_p,gain_vs_y0,gain_vs_y0_lo,gain_vs_y0_hi,gain_vs_y0_n,gain_vs_y0_p",
   self_judging: "game,model,n_steps,n_unscored,agree,agree_lo,agree_hi,agree_n,nmae,nmae_lo,nmae_hi,nmae_n,over,under",
-  coupling: "game,n_blocks,n_runs,rho_agree,rho_agree_lo,rho_agree_hi,rho_agree_n,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,rho_neg_err_n,tertile_gap_agree,tertile_gap_neg_err",
-  run_level: "pearson_agree_naba,spearman_agree_naba,n_runs,n_cells",
+  coupling: "pool,game,n_blocks,n_runs,rho_agree,rho_agree_lo,rho_agree_hi,rho_agree_n,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,rho_neg_err_n,tertile_gap_agree,tertile_gap_neg_err",
+  run_level: "pool,pearson_agree_naba,spearman_agree_naba,n_runs,n_cells",
   summary_vs_history: "game,model,dnaba,dnaba_lo,dnaba_hi,dnaba_n,n_models,wins,losses,ties",
   training: "model,game,y0,y_final,d_final,avg,max,auc_plus,n_above,n_updated",
 };

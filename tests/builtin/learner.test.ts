@@ -245,3 +245,27 @@ describe("the tactic rule", () => {
     expect(uniform.size).toBe(3);
   });
 });
+
+describe("the episode's role, not the config's name, decides whether it explores", () => {
+  // A first-step prompt of the EXPLORE config (what the id and replay views play) whose History shows
+  // only `careless`, with a positive self-judged return: an exploring episode tries an untried tactic,
+  // an evaluation-role episode plays the best mean, `careless`.
+  const g = getGame("tetris");
+  const s = g.reset(11, "explore");
+  const messages = buildStepMessages({ rules: g.rules("explore"), experience: renderTrajectory(traj(1, "careless", [2, 2])), turns: [], observation: g.observe(s), rewardVisibility: "hidden" });
+  const tacticOf = async (phase: "explore" | "eval" | null, seed: number): Promise<string> => {
+    const model = new LearnerModel({ judge: 1, checkpoint: null });
+    const r = await model.complete({ messages, sampling: { seed }, identity: { ...identity, phase } });
+    return r.text.split("\n")[0]!.replace("Tactic: ", "");
+  };
+  it("an evaluation-role episode of the explore config is greedy (every seed)", async () => {
+    for (let seed = 0; seed < 12; seed++) expect(await tacticOf("eval", seed)).toBe("careless");
+  });
+  it("an exploration-role episode explores (untried tactics first)", async () => {
+    for (let seed = 0; seed < 12; seed++) expect(await tacticOf("explore", seed)).not.toBe("careless");
+  });
+  it("with no role (a bare HTTP request) the config's name stands in: explore config, so it explores", async () => {
+    expect(await tacticOf(null, 3)).not.toBe("careless");
+    expect(answerLearner(messages, { judge: 1, checkpoint: null }, 3, "eval")).toMatch(/^Tactic: careless\n/);
+  });
+});

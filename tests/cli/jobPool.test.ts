@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { runPool } from "../../src/cli/jobPool.js";
-import { ceilingRuns, MATRIX_SHARDS, matrixRuns, PAPER_SCHEDULE, runsJobs, verifiedRuns, VIEWS_SHARDS, viewRuns, type RunsJob } from "../../src/cli/reproduce.js";
+import { ceilingRuns, DIAL_GAMES, DIAL_MODELS, DIAL_SCHEDULE, MATRIX_SHARDS, matrixRuns, PAPER_SCHEDULE, runsJobs, verifiedRuns, VIEWS_SHARDS, viewRuns, type RunsJob } from "../../src/cli/reproduce.js";
 import { buildMatrix, parseShard, shardMatrix } from "../../src/runner/schedule.js";
 import { GAME_NAMES } from "../../src/games/types.js";
 
@@ -81,9 +81,13 @@ describe("runPool", () => {
 /** The run ids a `s3gym run` job plays: its --models/--pathways matrix, cut by its --shard. */
 function runIdsOf(job: RunsJob): string[] {
   const flag = (name: string): string => job.argv[job.argv.indexOf(name) + 1]!;
-  const matrix = buildMatrix(flag("--models").split(","), GAME_NAMES, flag("--pathways").split(","), 0);
+  const games = job.argv.includes("--games") && flag("--games") !== "all" ? flag("--games").split(",") : GAME_NAMES;
+  const seed = job.argv.includes("--run-seed") ? Number(flag("--run-seed")) : 0;
+  const matrix = buildMatrix(flag("--models").split(","), games, flag("--pathways").split(","), seed);
   const shard = job.argv.includes("--shard") ? parseShard(flag("--shard")) : null;
-  return shardMatrix(matrix, shard).map((e) => e.runId);
+  // A run is known by its data directory and id: the judge dial's judge-1 runs share ids with the
+  // matrix's builtin:learner runs, in another directory.
+  return shardMatrix(matrix, shard).map((e) => `${flag("--data")}|${e.runId}`);
 }
 
 describe("runsJobs", () => {
@@ -92,9 +96,11 @@ describe("runsJobs", () => {
   it("starts with the training loop, then the views' shards, and plays every run exactly once", () => {
     expect(jobs[0]!.command).toBe("train-loop");
     expect(jobs[1]!.name).toBe(`views 1/${VIEWS_SHARDS}`);
-    expect(jobs).toHaveLength(1 + VIEWS_SHARDS + 1 + 1 + MATRIX_SHARDS);
+    const dialSeeds = DIAL_SCHEDULE.paper.runSeeds;
+    expect(jobs).toHaveLength(1 + VIEWS_SHARDS + 1 + 1 + dialSeeds + MATRIX_SHARDS);
     const played = jobs.filter((j) => j.command === "run").flatMap(runIdsOf);
-    const expected = [...matrixRuns(PAPER_SCHEDULE), ...viewRuns(PAPER_SCHEDULE), ...verifiedRuns(PAPER_SCHEDULE), ...ceilingRuns(PAPER_SCHEDULE)].map((r) => r.runId);
+    const dial = Array.from({ length: dialSeeds }, (_, seed) => buildMatrix([...DIAL_MODELS], [...DIAL_GAMES], ["none", "history", "memory"], seed)).flat();
+    const expected = [...[...matrixRuns(PAPER_SCHEDULE), ...viewRuns(PAPER_SCHEDULE), ...verifiedRuns(PAPER_SCHEDULE), ...ceilingRuns(PAPER_SCHEDULE)].map((r) => `/d|${r.runId}`), ...dial.map((r) => `/d/dial|${r.runId}`)];
     expect([...played].sort()).toEqual([...expected].sort());
     expect(new Set(played).size).toBe(played.length);
   });
@@ -110,7 +116,8 @@ describe("runsJobs", () => {
     for (const j of jobs) {
       expect(j.argv.slice(j.argv.indexOf("--progress"), j.argv.indexOf("--progress") + 2)).toEqual(["--progress", "off"]);
       expect(j.argv.includes("--views")).toBe(j.name.startsWith("views"));
-      expect(j.argv[j.argv.indexOf("--data") + 1]).toBe("/d");
+      // The judge dial has its own schedule, so its own data directory.
+      expect(j.argv[j.argv.indexOf("--data") + 1]).toBe(j.name.startsWith("judge dial") ? "/d/dial" : "/d");
     }
   });
 });

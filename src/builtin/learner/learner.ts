@@ -3,7 +3,8 @@
  * (rules, experience block, the episode's earlier turns, the observation), in process or over HTTP:
  *
  *   tactic   the one its earlier replies in this episode named; else chosen from the experience:
- *            per visible earlier episode, its tactic and the sum of its OWN self-scores (chooseTactic)
+ *            per visible earlier episode, its tactic and the sum of its OWN self-scores (chooseTactic),
+ *            exploring only in an exploration-role episode (greedy in every evaluation role)
  *   action   that tactic's policy, with knowledge from every visible earlier episode, the memory
  *            and the checkpoint: chess's displacement vectors, trust's opponents met before
  *   score    with probability `judge` the tactic's fair text-only estimate, else a uniform draw from
@@ -110,15 +111,23 @@ export interface LearnerAnswer {
  * The learner's reply to a step prompt (or its summary for a summary prompt); null when the messages
  * are neither (the server answers 400).
  */
-export function answerLearner(messages: readonly ChatMessage[], options: LearnerOptions, seed?: number): string | null {
+export function answerLearner(messages: readonly ChatMessage[], options: LearnerOptions, seed?: number, role?: EpisodeRole): string | null {
   if (isSummaryRequest(messages)) return learnerSummary(messages);
   // The verified pathway's curriculum and verifier roles (roles/): answered before the step path.
-  const role = learnerRoleAnswer(messages);
-  if (role !== null) return role;
-  return learnerStep(messages, options, seed)?.text ?? null;
+  const roleAnswer = learnerRoleAnswer(messages);
+  if (roleAnswer !== null) return roleAnswer;
+  return learnerStep(messages, options, seed, role)?.text ?? null;
 }
 
-export function learnerStep(messages: readonly ChatMessage[], options: LearnerOptions, seed?: number): LearnerAnswer | null {
+/**
+ * Whether the episode explores or is evaluated: the protocol's role of the episode (the call
+ * identity's `phase`), which comes with the request like the seed. SEAGym's id and replay views play
+ * the explore config in an evaluation role, so the config's name is not the role; it stands in only
+ * when no role came with the request (a bare HTTP request: only the messages and the seed travel).
+ */
+export type EpisodeRole = "explore" | "eval";
+
+export function learnerStep(messages: readonly ChatMessage[], options: LearnerOptions, seed?: number, role?: EpisodeRole): LearnerAnswer | null {
   const ctx = messagesToPolicyContext(messages);
   if (!ctx) return null;
   const title = parseRulesTitle(ctx.rules);
@@ -136,7 +145,7 @@ export function learnerStep(messages: readonly ChatMessage[], options: LearnerOp
   let tactic = named && findTactic(set, named) ? named : null;
   let why = "the tactic this episode's earlier replies named";
   if (!tactic) {
-    const phase = title.configName === "eval" ? "eval" : "explore";
+    const phase: EpisodeRole = role ?? (title.configName === "eval" ? "eval" : "explore");
     const prior = fromCk && Object.values(fromCk.prior).some((x) => x > 0) ? fromCk.prior : null;
     ({ tactic, why } = chooseTactic(names, exp.stats, phase, prior, callRng("choose", seed, messages)));
   }

@@ -20,7 +20,10 @@ export class LearnerModel implements Model {
     await new Promise<void>((resolve) => setImmediate(resolve));
     // The request's seed (the runner sends one derived from the call identity), else the identity's.
     const seed = request.sampling.seed ?? callSeed(request.identity);
-    const text = answerLearner(request.messages, this.options, seed);
+    // The episode's role (explore or eval; an id or replay view episode is eval) decides whether it
+    // explores; calls outside an episode (summary, verified roles) carry none.
+    const role = request.identity.phase ?? undefined;
+    const text = answerLearner(request.messages, this.options, seed, role);
     if (text === null) throw new Error(`${this.spec} cannot answer this prompt: it is neither an S3Gym step prompt nor a summary prompt`);
     return { text, reasoning: null, finishReason: "stop", usage: { tokensIn: 0, tokensOut: 0, tokensCached: null }, latencyMs: 0, cached: false, retries: 0 };
   }

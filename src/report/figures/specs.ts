@@ -62,7 +62,7 @@ export const FIGURE_CONFIG = {
   concat: { spacing: 24 },
 } as const;
 
-const BASE = {
+export const BASE = {
   $schema: "https://vega.github.io/schema/vega-lite/v6.json",
   background: "white",
   config: FIGURE_CONFIG,
@@ -83,7 +83,7 @@ export function paddedDomain(c: number): [number, number] {
 }
 
 /** Short number text for captions and notes (up to 3 decimals, no trailing zeros, no "-0"). */
-function short(x: number): string {
+export function short(x: number): string {
   const s = Number(x.toFixed(3)).toString();
   return s === "-0" ? "0" : s;
 }
@@ -96,7 +96,7 @@ function countRange(ns: readonly number[]): string {
   return lo === hi ? String(lo) : `${lo}-${hi}`;
 }
 
-function bootText(cfg: BootstrapConfig): string {
+export function bootText(cfg: BootstrapConfig): string {
   return `${Math.round((cfg.level ?? 0.95) * 100)}% percentile bootstrap, B = ${cfg.B}, seed ${cfg.seed}`;
 }
 
@@ -107,9 +107,30 @@ function integerAxis(xs: readonly number[], title: string): object {
 }
 
 /** A y scale: padded around a constant, else vega's own (zero not forced). */
-function yScale(values: readonly (number | null)[]): { scale: object; constant: number | null } {
+export function yScale(values: readonly (number | null)[]): { scale: object; constant: number | null } {
   const c = constantValue(values);
   return c === null ? { scale: { zero: false, nice: true }, constant: null } : { scale: { domain: paddedDomain(c) }, constant: c };
+}
+
+/**
+ * A y scale for lines with bands: the lines' own range, widened to take in the bands only up to half
+ * that range on each side (the axis spans at most twice the lines' range), so an interval that is wide
+ * on three seeds (-100..+300 around scores of 20..40) cannot flatten the lines; the band is clipped at
+ * the axis and the caption says so. A constant line keeps the padded scale around it.
+ */
+export function bandedScale(vs: readonly { y: number | null; lo: number | null; hi: number | null }[]): { scale: object; constant: number | null; clipped: boolean } {
+  const ys = vs.map((v) => v.y).filter((y): y is number => y !== null && Number.isFinite(y));
+  const c = constantValue(ys);
+  if (ys.length === 0 || c !== null) return { ...yScale(vs.flatMap((v) => [v.y, v.lo, v.hi])), clipped: false };
+  const min = Math.min(...ys);
+  const max = Math.max(...ys);
+  const pad = (max - min) / 2;
+  const los = vs.map((v) => v.lo).filter((y): y is number => y !== null && Number.isFinite(y));
+  const his = vs.map((v) => v.hi).filter((y): y is number => y !== null && Number.isFinite(y));
+  const lo = Math.max(min - pad, Math.min(min, ...los));
+  const hi = Math.min(max + pad, Math.max(max, ...his));
+  const clipped = los.some((l) => l < lo - 1e-12) || his.some((h) => h > hi + 1e-12);
+  return { scale: { domain: [lo, hi], nice: false, zero: false }, constant: null, clipped };
 }
 
 /** The default B/seed when a caller gives none (the report always passes its own). */
@@ -137,12 +158,12 @@ export function curvesSpec(
   const xAxis = integerAxis(values.map((v) => v.x), "checkpoint x (exploration episodes)");
   const panels = models.map((model) => {
     const vs = values.filter((v) => v.model === model);
-    const y = yScale(vs.flatMap((v) => [v.y, v.lo, v.hi]));
+    const y = bandedScale(vs);
     const x = { field: "x", type: "quantitative", axis: xAxis, scale: { nice: false } };
     const yEnc = { field: "y", type: "quantitative", title: "score (game units)", scale: y.scale };
     const color = { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" };
     return {
-      title: { text: model, subtitle: y.constant === null ? "" : `constant: every point is ${short(y.constant)}`, anchor: "middle", fontSize: 12 },
+      title: { text: model, subtitle: y.constant !== null ? `constant: every point is ${short(y.constant)}` : y.clipped ? "bands clipped at the axis (wider than the lines' range)" : "", anchor: "middle", fontSize: 12 },
       width: 220,
       height: 150,
       transform: [{ filter: { field: "model", equal: model } }],
@@ -150,7 +171,7 @@ export function curvesSpec(
         {
           // The band uses the fill channel (its own scale, no legend): the legend comes from the lines alone,
           // at full opacity, instead of merging with the band's 0.18.
-          mark: { type: "area", opacity: 0.18 },
+          mark: { type: "area", opacity: 0.18, clip: true },
           encoding: { x, y: { ...yEnc, field: "lo" }, y2: { field: "hi" }, fill: { field: "band", type: "nominal", scale: scales.color, legend: null } },
         },
         {
@@ -206,7 +227,7 @@ export function trainingSpec(series: readonly TrainingSeries[], boot: BootstrapC
   const points = values.filter((v) => v.kind === "point") as { game: string; x: number; y: number; lo: number; hi: number; n: number }[];
   const panels = games.map((game) => {
     const vs = points.filter((v) => v.game === game);
-    const y = yScale(vs.flatMap((v) => [v.y, v.lo, v.hi]));
+    const y = bandedScale(vs);
     const x = { field: "x", type: "quantitative", axis: integerAxis(vs.map((v) => v.x), "epoch"), scale: { nice: false } };
     const yEnc = { field: "y", type: "quantitative", title: "score (game units)", scale: y.scale };
     return {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { compile, type TopLevelSpec } from "vega-lite";
 import type { CurveSeries, TrainingSeries } from "../../../src/analysis/curveTables.js";
-import { calibrationSpec, constantValue, FIGURE_CONFIG, couplingSpec, curvesSpec, paddedDomain, specCaption, trainingSpec } from "../../../src/report/figures/specs.js";
+import { bandedScale, calibrationSpec, constantValue, FIGURE_CONFIG, couplingSpec, curvesSpec, paddedDomain, specCaption, trainingSpec } from "../../../src/report/figures/specs.js";
 import { renderSvg } from "../../../src/report/figures/render.js";
 
 const BOOT = { B: 500, seed: 7, level: 0.95 };
@@ -146,5 +146,18 @@ describe("rendered", () => {
     const labels = labelsOf(await renderSvg(calibrationSpec(bins, new Map([["g", { min: -0.1, max: 0.1 }]]), BOOT)));
     expect(labels).toContain("0");
     expect(labels.filter((l) => /^[-\u2212]0(\.0+)?$/.test(l))).toEqual([]);
+  });
+});
+
+describe("bandedScale: bands never flatten the lines", () => {
+  it("takes bands in only up to half the lines' range on each side, and says when it clipped", () => {
+    // Lines 20..40 (range 20): the axis may reach 10..50; a band of -100..300 is clipped there.
+    const wide = bandedScale([{ y: 20, lo: -100, hi: 30 }, { y: 40, lo: 35, hi: 300 }]);
+    expect(wide.scale).toEqual({ domain: [10, 50], nice: false, zero: false });
+    expect(wide.clipped).toBe(true);
+    // Narrow bands are shown whole.
+    const narrow = bandedScale([{ y: 20, lo: 18, hi: 22 }, { y: 40, lo: 38, hi: 45 }]);
+    expect(narrow.scale).toEqual({ domain: [18, 45], nice: false, zero: false });
+    expect(narrow.clipped).toBe(false);
   });
 });
