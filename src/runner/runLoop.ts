@@ -19,6 +19,7 @@ import { LogFormatError, readJsonFile } from "../logs/reader.js";
 import { ConfigError } from "../util/errors.js";
 import { join } from "node:path";
 import { isAtomicTemp } from "../util/atomicWrite.js";
+import { settleAll } from "../util/settleAll.js";
 import type { Trajectory } from "../agent/trajectoryText.js";
 import type { Game } from "../games/types.js";
 import { RunManifest, type CheckpointRecord, type EpisodeRecord } from "../logs/schema.js";
@@ -44,15 +45,18 @@ import { evalSeeds, exploreSeeds, idSeeds } from "./seeds.js";
 import { extraViews, viewCheckpointKey, viewEpisodes, viewEpisodeTotal, type ExtraView, type ViewEpisode } from "./views.js";
 import { DEFAULT_MAX_BAD_REPLIES, ReplyMonitor, WARMUP_REPLIES } from "./replyMonitor.js";
 import { summarizeCalls } from "./usage.js";
+import { runQuality } from "./runQuality.js";
+import { SpendCap, SpendCapReached, type CapLimits } from "./spendCap.js";
 
 export interface RunOutcome {
   runId: string;
   /**
    * `complete`: every checkpoint ok; `failed`: some checkpoint failed; `degenerate`: stopped because
    * too many replies were empty or unparsable (replyMonitor.ts; `error` says what was seen);
+   * `partial`: the spend cap stopped it between episodes (spendCap.ts; resumable with a higher cap);
    * `error`: the run could not proceed (a bug, a lock, a config clash).
    */
-  status: "complete" | "failed" | "degenerate" | "error";
+  status: "complete" | "failed" | "degenerate" | "partial" | "error";
   checkpoints: CheckpointRecord[];
   error: string | null;
 }
@@ -95,7 +99,9 @@ async function playCheckpoint(
   episodes: readonly ViewEpisode[],
   view?: ExtraView,
 ): Promise<CheckpointRecord> {
-  const records = await Promise.all(
+  // Every episode settles before the checkpoint ends, also when one throws (a spend cap, a bug): none
+  // may still be writing once the run closes its logs.
+  const records = await settleAll(
     episodes.map(async ({ episode, seed }) => {
       const prior = done.get(episodeSlot("eval", c, episode, view));
       if (prior) return prior;
@@ -284,6 +290,8 @@ export interface OpenRunOptions {
   recordModel?: boolean;
   /** The model of the pathway's own roles (verified: `--verifier-model`); absent: the run's model. */
   roleModel?: { name: string; model: Model };
+  /** The matrix's spend cap (spendCap.ts), shared by its runs. */
+  cap?: SpendCap;
 }
 
 /** The files a run's pathway writes besides the common ones (none for a training run's checkpoint list). */
@@ -322,7 +330,7 @@ export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game
 }
 
 function contextFor(
-  o: Pick<OpenRunOptions, "entry" | "game" | "model" | "settings" | "roleModel">,
+  o: Pick<OpenRunOptions, "entry" | "game" | "model" | "settings" | "roleModel" | "cap">,
   logs: RunLogs,
   events: RunEvents,
   now: () => Date,
@@ -346,6 +354,7 @@ function contextFor(
     events,
     replies: new ReplyMonitor(s.maxBadReplies ?? DEFAULT_MAX_BAD_REPLIES, WARMUP_REPLIES, s.answerFrom ?? "content"),
     now,
+    ...(o.cap ? { cap: o.cap } : {}),
   };
 }
 
@@ -379,12 +388,22 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
     try {
       outcome = await (o.play ?? runProtocol)(run, resume, () => manifest.write("running", false));
     } catch (e) {
-      manifest.write("error", false);
-      throw e;
+      if (!(e instanceof SpendCapReached)) {
+        manifest.write("error", false);
+        throw e;
+      }
+      // Stopped between episodes: every logged episode is whole, so the run resumes like a killed one.
+      manifest.write("partial", false, { ...summarizeCalls(dir) }, { replies: { ...run.replies.stats }, quality: runQuality(dir, "partial") });
+      events.runEnded?.(run.runId, "partial");
+      return { runId: run.runId, status: "partial", checkpoints: [], error: e.message };
     }
     const degenerate = run.replies.verdict();
     if (degenerate !== null) outcome = { ...outcome, status: "degenerate", error: degenerate };
-    manifest.write(outcome.status, true, { ...summarizeCalls(dir) }, { replies: { ...run.replies.stats }, ...(degenerate !== null ? { degenerate_reason: degenerate } : {}) });
+    manifest.write(outcome.status, true, { ...summarizeCalls(dir) }, {
+      replies: { ...run.replies.stats },
+      ...(degenerate !== null ? { degenerate_reason: degenerate } : {}),
+      quality: runQuality(dir, outcome.status),
+    });
     events.runEnded?.(run.runId, outcome.status);
     return outcome;
   } catch (e) {
@@ -408,6 +427,8 @@ export interface MatrixOptions {
   events?: RunEvents;
   invocation?: InvocationInput;
   now?: () => Date;
+  /** `--max-usd` / `--max-input-tokens`: stop the matrix between episodes once spend would pass them. */
+  cap?: CapLimits;
 }
 
 /**
@@ -429,13 +450,38 @@ export function planMatrix(
   if (entries.length > 0) checkDataDirProtocol(dataDir, settingsOf(entries[0]!), new Set(entries.map((e) => e.runId)));
 }
 
+/** What the matrix's runs already spent in earlier invocations (their calls.jsonl), for the cap. */
+function spentBefore(dataDir: string, entries: readonly MatrixEntry[]): { usd: number; tokensIn: number } {
+  let usd = 0;
+  let tokensIn = 0;
+  for (const e of entries) {
+    const dir = runDir(dataDir, e.runId);
+    if (!existsSync(manifestPath(dir))) continue;
+    const u = summarizeCalls(dir);
+    usd += u.spent_usd ?? 0;
+    tokensIn += u.spent_tokens_in;
+  }
+  return { usd, tokensIn };
+}
+
 /**
  * Runs a whole matrix concurrently: every run's exploration chain proceeds in parallel, and the
  * endpoints' limiters (inside the models) bound the calls in flight. Resumable runs are checked first,
  * so a protocol clash fails before any call.
  */
 export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
-  const router = new CallRouter(o.events);
+  const cap = o.cap && (o.cap.maxUsd !== null || o.cap.maxInputTokens !== null) ? new SpendCap(o.cap, spentBefore(o.dataDir, o.entries)) : null;
+  // The cap hears every call beside the progress display (episodes report to it themselves: episodeRunner.ts).
+  const events: RunEvents = cap
+    ? {
+        ...o.events,
+        call: (id, r) => {
+          cap.add(r);
+          o.events?.call?.(id, r);
+        },
+      }
+    : (o.events ?? {});
+  const router = new CallRouter(events);
   const models = new Map<string, Model>();
   const settingsOf = (e: MatrixEntry) => (typeof o.settings === "function" ? o.settings(e) : o.settings);
   for (const e of o.entries) if (!models.has(e.model)) models.set(e.model, o.createModel(e.model, router.onCall));
@@ -457,9 +503,10 @@ export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
         settings: settingsOf(entry),
         ...(roleModelOf(entry) ? { roleModel: roleModelOf(entry)! } : {}),
         router,
-        ...(o.events ? { events: o.events } : {}),
+        events,
         ...(o.invocation ? { invocation: o.invocation } : {}),
         ...(o.now ? { now: o.now } : {}),
+        ...(cap ? { cap } : {}),
       }),
     ),
   );
