@@ -188,7 +188,7 @@ export function buildReport(all: Dataset, opts: ReportOptions = {}): Report {
   const main = part("main_results", () => mainResultsTable(ca(), cfg, { requireComplete }));
   // In the order `report` writes them: the keys of `report.tables` keep this order.
   const builders: Partial<Record<TableName, () => Table<object>>> = {
-    run_quality: () => runQualityTable(all),
+    run_quality: () => runQualityTable(all, cfg),
     main_results: main,
     main_results_wide: () => mainResultsWideTable(main()),
     self_judging: () => selfJudgingTable(ji(), cfg),

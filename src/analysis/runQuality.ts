@@ -8,6 +8,7 @@ import { qualityFlags } from "../logs/qualityThresholds.js";
 import type { RunQualityRecord } from "../logs/schema.js";
 import type { Dataset, RunData } from "./dataset.js";
 import type { Table } from "./table.js";
+import { describeBootstrap, type BootstrapConfig } from "./bootstrap.js";
 
 /** The mark on the model of every row built from a flagged run (with --include-flagged). */
 export const FLAG_MARK = "⚠";
@@ -54,7 +55,7 @@ export function retriesText(byKind: Readonly<Record<string, number>>): string {
 }
 
 /** The run_quality table: one row per run of the whole data set, flagged or not. */
-export function runQualityTable(ds: Dataset): Table<RunQualityRow> {
+export function runQualityTable(ds: Dataset, cfg: BootstrapConfig): Table<RunQualityRow> {
   const rows = ds.runs.map((run): RunQualityRow => {
     const v = runVerdict(run);
     const q = v.quality;
@@ -104,7 +105,7 @@ export function runQualityTable(ds: Dataset): Table<RunQualityRow> {
     ],
     rows,
     notes: [
-      "Counted, not estimated: no interval.",
+      describeBootstrap(cfg, "nothing: run quality is counted from the logs, not estimated, so it has no interval"),
       "From each run's manifest (`quality`, written when the run ended; empty cells: a run whose manifest has none, judged by its status alone). Shares are of step replies: bad = no parsable Answer or Score line; cut at cap = finish_reason length; invalid = the game refused the action; empty = no answer text. server_truncated_calls: the server counted far fewer prompt tokens than the kit sent (a silent cut, e.g. Ollama's num_ctx). over_context_steps: steps that could not fit --context-tokens and ended their episode; turns_dropped_steps: steps sent without their episode's earliest turns. Thresholds: src/logs/qualityThresholds.ts (docs/endpoints.md, \"Run quality\").",
     ],
   };

@@ -86,7 +86,8 @@ export interface ResolvedConfig {
 
 /** Progress hooks (progress.ts implements them; tests may record them). All optional. */
 export interface RunEvents {
-  runStarted?(runId: string, info: { totalEpisodes: number; doneEpisodes: number; label: string }): void;
+  /** `exploreLeft`: exploration episodes still to play (the run's critical path, for the ETA); absent for a checkpoint list. */
+  runStarted?(runId: string, info: { totalEpisodes: number; doneEpisodes: number; label: string; exploreLeft?: number }): void;
   step?(runId: string, tokensIn: number, tokensOut: number): void;
   /** One step reply classified (degenerate detection), with the run's reply statistics so far. */
   reply?(runId: string, kind: ReplyKind, stats: Readonly<ReplyStats>): void;

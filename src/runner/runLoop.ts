@@ -383,6 +383,8 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
       totalEpisodes: o.totalEpisodes ?? totalEpisodes(s.exploreEpisodes, s.checkpointEvery, s.evalEpisodes) + viewEpisodeTotal(s),
       doneEpisodes: resume.episodes.size,
       label: `${o.entry.game}/${o.entry.pathway}/${o.entry.model}`,
+      // The protocol loop's exploration chain is its critical path (progress.ts's ETA); a checkpoint list has none.
+      ...(o.play === undefined ? { exploreLeft: s.exploreEpisodes - [...resume.episodes.values()].filter((e) => e.phase === "explore").length } : {}),
     });
     let outcome: RunOutcome;
     try {

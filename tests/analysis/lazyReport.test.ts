@@ -69,6 +69,7 @@ describe("the lazily built report", () => {
   it("lists its tables in the report's order without building any of them", () => {
     const { report, built } = traced();
     expect(Object.keys(report.tables)).toEqual([
+      "run_quality",
       "main_results",
       "main_results_wide",
       "self_judging",
