@@ -8,6 +8,7 @@ import { qualityFlags } from "../logs/qualityThresholds.js";
 import type { RunQualityRecord } from "../logs/schema.js";
 import type { Dataset, RunData } from "./dataset.js";
 import type { Table } from "./table.js";
+import { isInstrument } from "./instruments.js";
 import { describeBootstrap, type BootstrapConfig } from "./bootstrap.js";
 
 /** The mark on the model of every row built from a flagged run (with --include-flagged). */
@@ -40,7 +41,7 @@ export interface RunQualityRow {
 export function runVerdict(run: RunData): { status: string; flags: string[]; quality: RunQualityRecord | null } {
   const q = run.manifest?.quality ?? null;
   // The measures recorded, judged by today's thresholds: the same rule the run loop applied.
-  if (q) return { status: q.status, flags: qualityFlags(q), quality: q };
+  if (q) return { status: q.status, flags: qualityFlags(q, { judgeInvalid: !isInstrument(run.model) }), quality: q };
   // No manifest: nothing says it went wrong; a manifest that says so is believed.
   const status = typeof run.manifest?.status === "string" ? run.manifest.status : "complete";
   const flags = status === "complete" ? [] : [`status ${status}`];

@@ -17,8 +17,12 @@ export const DEFAULT_MAX_BAD_REPLIES = 0.5;
  * `>=` so only a run with no valid action at all trips it.
  */
 export const MAX_INVALID_ACTIONS = 1;
-/** Parsed actions a run needs before the invalid-action rule judges it (a 3-step run proves little). */
-export const MIN_ACTIONS_JUDGED = 5;
+/**
+ * Parsed actions a run needs before the invalid-action rule judges it: a weak model in chess may
+ * refuse-rate 96% legitimately, and 100 such moves all invalid by chance has odds of 1.7% (0.96^100).
+ * Built-in policies (instruments, e.g. builtin:random) are never judged by it.
+ */
+export const MIN_ACTIONS_JUDGED = 100;
 
 /**
  * Server-side truncation (per call): the server's prompt_tokens is below the kit's own count by more
@@ -42,8 +46,12 @@ export const FLAG_THRESHOLDS = {
   badReplyShare: 0.2,
   /** Replies cut at the token cap (finish_reason `length`). */
   cutAtCapShare: 0.2,
-  /** Actions the game refused. */
-  invalidActionShare: 0.5,
+  /**
+   * Actions the game refused, flagged only at 100% (`>=`): invalid moves are part of a game's
+   * difficulty (built-in random and learner play 65-96% invalid chess moves in a complete run), so
+   * only a run that never made a valid move is not a measurement.
+   */
+  invalidActionShare: 1,
   /** Calls whose prompt the server truncated: any. */
   serverTruncatedCalls: 0,
   /** Steps that could not fit the context and ended their episode: any. */
@@ -59,6 +67,8 @@ export function isServerTruncated(localTokens: number, serverTokens: number): bo
 /** The measured part of a run's quality that the flags read (RunQualityRecord without its verdict). */
 export interface QualityMeasures {
   status: string;
+  /** Step replies measured (a run without any has no shares to judge). */
+  step_replies?: number;
   bad_reply_share: number;
   cut_at_cap_share: number;
   invalid_action_share: number;
@@ -70,15 +80,18 @@ const pct = (x: number): string => `${Math.round(x * 100)}%`;
 
 /**
  * Why a run is flagged (empty: clean). One rule for the run's manifest and the report: a status
- * other than `complete`, or any share or count above FLAG_THRESHOLDS.
+ * other than `complete`, or any share or count above FLAG_THRESHOLDS. `judgeInvalid: false` for a
+ * built-in policy (an instrument: its invalid moves are what it is for).
  */
-export function qualityFlags(q: QualityMeasures): string[] {
+export function qualityFlags(q: QualityMeasures, o: { judgeInvalid?: boolean } = {}): string[] {
   const t = FLAG_THRESHOLDS;
   const out: string[] = [];
   if (q.status !== "complete") out.push(`status ${q.status}`);
   if (q.bad_reply_share > t.badReplyShare) out.push(`${pct(q.bad_reply_share)} bad replies`);
   if (q.cut_at_cap_share > t.cutAtCapShare) out.push(`${pct(q.cut_at_cap_share)} cut at max tokens`);
-  if (q.invalid_action_share > t.invalidActionShare) out.push(`${pct(q.invalid_action_share)} invalid actions`);
+  if (o.judgeInvalid !== false && (q.step_replies ?? 0) >= MIN_ACTIONS_JUDGED && q.invalid_action_share >= t.invalidActionShare) {
+    out.push(`${pct(q.invalid_action_share)} invalid actions`);
+  }
   if (q.server_truncated_calls > t.serverTruncatedCalls) out.push(`${q.server_truncated_calls} calls truncated by the server`);
   if (q.over_context_steps > t.overContextCalls) out.push(`${q.over_context_steps} steps over the context`);
   return out;

@@ -93,6 +93,8 @@ export class ReplyMonitor {
     readonly warmup = WARMUP_REPLIES,
     /** What the answer was parsed from (named in the hint). */
     private readonly answerFrom: "content" | "reasoning" | "both" = "content",
+    /** Apply the all-invalid rule (false for built-in policies: instruments, see qualityThresholds.ts). */
+    private readonly judgeInvalid = true,
   ) {}
 
   record(kind: ReplyKind, info: ReplyInfo): void {
@@ -121,7 +123,7 @@ export class ReplyMonitor {
     if (s.serverTruncated > MAX_SERVER_TRUNCATED_CALLS) return this.describeTruncation();
     if (!warm || s.replies === 0) return null;
     if (s.bad / s.replies > this.maxBad) return this.describe();
-    if (s.actions >= MIN_ACTIONS_JUDGED && s.invalid / s.actions >= MAX_INVALID_ACTIONS) return this.describeInvalid();
+    if (this.judgeInvalid && s.actions >= MIN_ACTIONS_JUDGED && s.invalid / s.actions >= MAX_INVALID_ACTIONS) return this.describeInvalid();
     return null;
   }
 

@@ -46,6 +46,9 @@ import { extraViews, viewCheckpointKey, viewEpisodes, viewEpisodeTotal, type Ext
 import { DEFAULT_MAX_BAD_REPLIES, ReplyMonitor, WARMUP_REPLIES } from "./replyMonitor.js";
 import { summarizeCalls } from "./usage.js";
 import { runQuality } from "./runQuality.js";
+
+/** The endpoint host of the built-in policies (instruments: the all-invalid rule does not judge them). */
+const BUILTIN_HOST = "builtin";
 import { SpendCap, SpendCapReached, type CapLimits } from "./spendCap.js";
 
 export interface RunOutcome {
@@ -352,7 +355,7 @@ function contextFor(
     logs,
     counter: new TokenCounter(s.tokenizer),
     events,
-    replies: new ReplyMonitor(s.maxBadReplies ?? DEFAULT_MAX_BAD_REPLIES, WARMUP_REPLIES, s.answerFrom ?? "content"),
+    replies: new ReplyMonitor(s.maxBadReplies ?? DEFAULT_MAX_BAD_REPLIES, WARMUP_REPLIES, s.answerFrom ?? "content", o.model.endpointHost !== BUILTIN_HOST),
     now,
     ...(o.cap ? { cap: o.cap } : {}),
   };
@@ -395,7 +398,7 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
         throw e;
       }
       // Stopped between episodes: every logged episode is whole, so the run resumes like a killed one.
-      manifest.write("partial", false, { ...summarizeCalls(dir) }, { replies: { ...run.replies.stats }, quality: runQuality(dir, "partial") });
+      manifest.write("partial", false, { ...summarizeCalls(dir) }, { replies: { ...run.replies.stats }, quality: runQuality(dir, "partial", run.model.endpointHost !== BUILTIN_HOST) });
       events.runEnded?.(run.runId, "partial");
       return { runId: run.runId, status: "partial", checkpoints: [], error: e.message };
     }
@@ -404,7 +407,7 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
     manifest.write(outcome.status, true, { ...summarizeCalls(dir) }, {
       replies: { ...run.replies.stats },
       ...(degenerate !== null ? { degenerate_reason: degenerate } : {}),
-      quality: runQuality(dir, outcome.status),
+      quality: runQuality(dir, outcome.status, run.model.endpointHost !== BUILTIN_HOST),
     });
     events.runEnded?.(run.runId, outcome.status);
     return outcome;

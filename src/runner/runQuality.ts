@@ -14,8 +14,8 @@ export const CONTEXT_OVERFLOW = "context_overflow";
 
 const share = (n: number, d: number): number => (d === 0 ? 0 : n / d);
 
-/** The quality record of the run in `runDirectory`, whose status is `status`. */
-export function runQuality(runDirectory: string, status: string): RunQualityRecord {
+/** The quality record of the run in `runDirectory`, whose status is `status`; `judgeInvalid` false for a built-in policy. */
+export function runQuality(runDirectory: string, status: string, judgeInvalid = true): RunQualityRecord {
   let replies = 0;
   let bad = 0;
   let cut = 0;
@@ -47,6 +47,7 @@ export function runQuality(runDirectory: string, status: string): RunQualityReco
   }
   const measures = {
     status,
+    step_replies: replies,
     bad_reply_share: share(bad, replies),
     cut_at_cap_share: share(cut, replies),
     invalid_action_share: share(invalid, replies),
@@ -54,6 +55,6 @@ export function runQuality(runDirectory: string, status: string): RunQualityReco
     server_truncated_calls: truncated,
     over_context_steps: overContext,
   };
-  const flags = qualityFlags(measures);
-  return { ...measures, flagged: flags.length > 0, flags, step_replies: replies, turns_dropped_steps: dropped, retries_by_kind: retries, system_fingerprints: fingerprints };
+  const flags = qualityFlags(measures, { judgeInvalid });
+  return { ...measures, flagged: flags.length > 0, flags, turns_dropped_steps: dropped, retries_by_kind: retries, system_fingerprints: fingerprints };
 }

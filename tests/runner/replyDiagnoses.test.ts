@@ -35,15 +35,20 @@ describe("the reply monitor's diagnoses", () => {
     expect(m.tripped).not.toMatch(/raise --max-new-tokens/);
   });
 
-  it("100% invalid actions make a run degenerate, like 100% unparsable ones; 95% does not", () => {
+  it("100% invalid actions make a run degenerate, like 100% unparsable ones; 99% does not; an instrument never", () => {
     const all = new ReplyMonitor(0.5, 20);
-    feed(all, 20, "ok", { reasoning: true, finishReason: "stop", valid: false });
-    expect(all.tripped).toMatch(/^100% of 20 actions invalid: the game refused every action/);
+    feed(all, 99, "ok", { reasoning: true, finishReason: "stop", valid: false });
+    expect(all.tripped).toBeNull(); // fewer than 100 actions: not judged yet
+    all.record("ok", { reasoning: true, finishReason: "stop", valid: false });
+    expect(all.tripped).toMatch(/^100% of 100 actions invalid: the game refused every action/);
     const most = new ReplyMonitor(0.5, 20);
-    feed(most, 19, "ok", { reasoning: false, finishReason: "stop", valid: false });
     feed(most, 1, "ok", { reasoning: false, finishReason: "stop", valid: true });
+    feed(most, 134, "ok", { reasoning: false, finishReason: "stop", valid: false });
     expect(most.tripped).toBeNull();
     expect(most.verdict()).toBeNull();
+    const instrument = new ReplyMonitor(0.5, 20, "content", false);
+    feed(instrument, 135, "ok", { reasoning: false, finishReason: "stop", valid: false });
+    expect(instrument.verdict()).toBeNull();
   });
 
   it("server-truncated calls stop the run past the threshold, naming Ollama's num_ctx", () => {
@@ -99,8 +104,12 @@ describe("the thresholds (logs/qualityThresholds.ts)", () => {
   });
 
   it("flags: status, shares over the thresholds, any truncated call or over-context step", () => {
-    const clean = { status: "complete", bad_reply_share: 0.1, cut_at_cap_share: 0.2, invalid_action_share: 0.5, server_truncated_calls: 0, over_context_steps: 0 };
+    const clean = { status: "complete", step_replies: 135, bad_reply_share: 0.1, cut_at_cap_share: 0.2, invalid_action_share: 0.96, server_truncated_calls: 0, over_context_steps: 0 };
     expect(qualityFlags(clean)).toEqual([]);
+    // Invalid moves are a game's difficulty: only a run with no valid one is flagged.
+    expect(qualityFlags({ ...clean, invalid_action_share: 1 })).toEqual(["100% invalid actions"]);
+    expect(qualityFlags({ ...clean, invalid_action_share: 1, step_replies: 99 })).toEqual([]);
+    expect(qualityFlags({ ...clean, invalid_action_share: 1 }, { judgeInvalid: false })).toEqual([]);
     expect(qualityFlags({ ...clean, status: "degenerate" })).toEqual(["status degenerate"]);
     expect(qualityFlags({ ...clean, cut_at_cap_share: 0.31, server_truncated_calls: 65 })).toEqual(["31% cut at max tokens", "65 calls truncated by the server"]);
   });
