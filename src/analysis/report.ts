@@ -30,7 +30,7 @@ import {
   type PositiveRatesRow,
   type SelfJudgingRow,
 } from "./judgingTables.js";
-import { distinct, gameRewardRanges, requiredGames } from "./runs.js";
+import { distinct, gameRewardRanges, isTraining, requiredGames } from "./runs.js";
 import type { Table } from "./table.js";
 import { qualityFiltered, runQualityTable, type RunQualityRow } from "./runQuality.js";
 import { analyzeViews, hasViews, type CostRow, type CostRunRow, type ForgettingRow, type ViewRow, type ViewSeries, type ViewUpdateRow } from "./viewTables.js";
@@ -216,12 +216,13 @@ export function buildReport(all: Dataset, opts: ReportOptions = {}): Report {
     if (name === "run_quality") tables[name] = part("run_quality", build);
     else tables[name] = name === "main_results" ? noted(build) : part(name as TableName, noted(build));
   }
+  // The data read (flagged runs included: the summary line counts what was loaded); judged steps are the tables'.
   const counts = once(() => ({
-    runs: ds.runs.length,
-    trainingRuns: tr().rows.length,
-    steps: ds.runs.reduce((a, r) => a + r.counts.steps, 0),
+    runs: all.runs.length,
+    trainingRuns: all.runs.filter(isTraining).length,
+    steps: all.runs.reduce((a, r) => a + r.counts.steps, 0),
     judgedSteps: ji().runs.reduce((a, r) => a + r.total.n, 0),
-  }));
+  }));;
   const report = { bootstrap: cfg, requireComplete, includeFlagged, qualityNote, tables: defineLazy({} as ReportTables, tables), warnings: ds.warnings } as Partial<Report>;
   return defineLazy(report, {
     curves: () => ca().series,

@@ -8,7 +8,7 @@ import { qualityFlags } from "../logs/qualityThresholds.js";
 import type { RunQualityRecord } from "../logs/schema.js";
 import type { Dataset, RunData } from "./dataset.js";
 import type { Table } from "./table.js";
-import { isInstrument } from "./instruments.js";
+import { isInstrument, withInstrumentNote } from "./instruments.js";
 import { describeBootstrap, type BootstrapConfig } from "./bootstrap.js";
 
 /** The mark on the model of every row built from a flagged run (with --include-flagged). */
@@ -57,6 +57,10 @@ export function retriesText(byKind: Readonly<Record<string, number>>): string {
 
 /** The run_quality table: one row per run of the whole data set, flagged or not. */
 export function runQualityTable(ds: Dataset, cfg: BootstrapConfig): Table<RunQualityRow> {
+  return withInstrumentNote(qualityTable(ds, cfg), []);
+}
+
+function qualityTable(ds: Dataset, cfg: BootstrapConfig): Table<RunQualityRow> {
   const rows = ds.runs.map((run): RunQualityRow => {
     const v = runVerdict(run);
     const q = v.quality;
