@@ -19,16 +19,19 @@ export interface Usage {
   /** Prompt tokens served from the provider's prefix cache (where reported; part of tokens_in). */
   tokens_cached: number;
   tokens_out: number;
+  /** Completion tokens spent reasoning (where the provider reports them apart; part of tokens_out). */
+  tokens_reasoning: number;
   /** Dollars summed over the calls that had a price; null when none had one. */
   usd: number | null;
 }
 
 export function emptyUsage(): Usage {
-  return { calls: 0, tokens_in: 0, tokens_cached: 0, tokens_out: 0, usd: null };
+  return { calls: 0, tokens_in: 0, tokens_cached: 0, tokens_out: 0, tokens_reasoning: 0, usd: null };
 }
 
-function add(u: Usage, c: Pick<CallRecord, "tokens_in" | "tokens_out" | "tokens_cached" | "cost_usd">): void {
+function add(u: Usage, c: Pick<CallRecord, "tokens_in" | "tokens_out" | "tokens_cached" | "cost_usd"> & { tokens_reasoning?: number | undefined }): void {
   u.calls++;
+  u.tokens_reasoning += c.tokens_reasoning ?? 0;
   u.tokens_in += c.tokens_in;
   u.tokens_cached += c.tokens_cached ?? 0;
   u.tokens_out += c.tokens_out;
@@ -42,6 +45,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
     tokens_in: a.tokens_in + b.tokens_in,
     tokens_cached: a.tokens_cached + b.tokens_cached,
     tokens_out: a.tokens_out + b.tokens_out,
+    tokens_reasoning: a.tokens_reasoning + b.tokens_reasoning,
     usd: a.usd === null && b.usd === null ? null : (a.usd ?? 0) + (b.usd ?? 0),
   };
 }
@@ -63,7 +67,7 @@ export function emptyRunCost(): RunCost {
 }
 
 /** The fields of a call record the cost needs. */
-export type CostCall = Pick<CallRecord, "phase" | "checkpoint" | "episode" | "tokens_in" | "tokens_out" | "tokens_cached" | "cost_usd"> & { view?: string | undefined };
+export type CostCall = Pick<CallRecord, "phase" | "checkpoint" | "episode" | "tokens_in" | "tokens_out" | "tokens_cached" | "cost_usd"> & { view?: string | undefined; tokens_reasoning?: number | undefined };
 
 /** Folds one call into the run's cost. */
 export function accumulateCall(acc: RunCost, c: CostCall): void {

@@ -26,7 +26,7 @@ export const STEP_COLUMNS = [
   "run_id", "model", "game", "pathway", "phase", "view", "config", "checkpoint", "episode", "seed", "step", "action",
   "self_score", "parse_error", "valid", "reward", "score_after", "done", "tokens_in", "tokens_out", "latency_ms",
   "cached", "finish_reason", "tokens_cached", "history_keep", "memory_version", "reasoning_chars",
-  "tokens_counted_by", "answer_source",
+  "tokens_counted_by", "turns_dropped", "answer_source",
 ] as const;
 /** The step text fields, kept only with `{ text: true }` (they are most of the bytes). */
 export const STEP_TEXT_COLUMNS = ["observation", "response", "feedback", "reasoning"] as const;
@@ -41,7 +41,7 @@ export const RUN_COLUMNS = [
   "y0", "avg", "max", "auc_plus", "naba", "n_steps", "n_explore_steps", "n_eval_steps", "agree", "nmae", "n_unscored",
 ] as const;
 /** Columns where null becomes NaN (numeric), so arithmetic and danfojs' numeric dtype work. */
-const NUMERIC_NULLABLE = new Set(["checkpoint", "self_score", "mean", "tokens_cached", "memory_version", "reasoning_chars"]);
+const NUMERIC_NULLABLE = new Set(["checkpoint", "self_score", "mean", "tokens_cached", "memory_version", "reasoning_chars", "turns_dropped"]);
 
 /** What one column holds (after null -> NaN in numeric nullable columns; `history_keep` as JSON text). */
 type Col<T> = T[];
@@ -52,7 +52,7 @@ export interface StepColumns extends Columns {
   self_score: Col<number>; parse_error: Col<string | null>; valid: Col<boolean>; reward: Col<number>; score_after: Col<number>;
   done: Col<boolean>; tokens_in: Col<number>; tokens_out: Col<number>; latency_ms: Col<number>; cached: Col<boolean | null>;
   finish_reason: Col<string | null>; tokens_cached: Col<number>; history_keep: Col<string | null>; memory_version: Col<number>;
-  reasoning_chars: Col<number>; tokens_counted_by: Col<string | null>; answer_source: Col<string | null>;
+  reasoning_chars: Col<number>; tokens_counted_by: Col<string | null>; turns_dropped: Col<number>; answer_source: Col<string | null>;
 }
 export interface EpisodeColumns extends Columns {
   run_id: Col<string>; model: Col<string>; game: Col<string>; pathway: Col<string>; phase: Col<string>; view: Col<string | null>; config: Col<string>;

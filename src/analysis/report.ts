@@ -31,9 +31,10 @@ import {
   type PositiveRatesRow,
   type SelfJudgingRow,
 } from "./judgingTables.js";
-import { distinct, gameRewardRanges, requiredGames } from "./runs.js";
+import { distinct, gameRewardRanges, isTraining, requiredGames } from "./runs.js";
 import { learnerJudge } from "./learnerPool.js";
 import type { Table } from "./table.js";
+import { qualityFiltered, runQualityTable, type RunQualityRow } from "./runQuality.js";
 import { analyzeViews, hasViews, type CostRow, type CostRunRow, type ForgettingRow, type ViewRow, type ViewSeries, type ViewUpdateRow } from "./viewTables.js";
 import type { VerifiedInputs } from "./verifiedData.js";
 import { tokensByPathwayTable, verifiedVsTables, verifierReliabilityTable, type ReliabilityRow, type TokensRow } from "./verifiedTables.js";
@@ -65,6 +66,11 @@ export interface ReportOptions {
    */
   dial?: Dataset;
   /**
+   * `report --include-flagged`: build the tables from flagged runs too (runQuality.ts), each such
+   * row's model marked; default: flagged runs are left out and named in every table's notes.
+   */
+  includeFlagged?: boolean;
+  /**
    * Hears each part's name once it is computed (once per part, after the parts it read): what a caller's reads cost. Tests use
    * it to check that a notebook's reads build only what it shows.
    */
@@ -73,6 +79,8 @@ export interface ReportOptions {
 
 /** Every table of the report, by file stem. */
 export interface ReportTables {
+  /** Every run's quality (endpoints.md "Run quality"): the gate that decides which runs the other tables use. */
+  run_quality: Table<RunQualityRow>;
   main_results: Table<MainResultsRow>;
   /** main_results pivoted to the paper's layout (games as column groups, ICL and Memory side by side). */
   main_results_wide: Table<MainResultsWideRow>;
@@ -103,6 +111,10 @@ export interface ReportTables {
 export interface Report {
   bootstrap: BootstrapConfig;
   requireComplete: boolean;
+  /** `--include-flagged`: flagged runs are in the tables, marked. */
+  includeFlagged: boolean;
+  /** What was done with flagged runs (left out, or in and marked), naming them; null when none was flagged. */
+  qualityNote: string | null;
   tables: ReportTables;
   /** Figure data. */
   curves: CurveSeries[];
@@ -164,10 +176,13 @@ function defineLazy<T extends object>(target: T, getters: Record<string, () => u
  * Which tables exist is decided at once (cheaply): `views`, `view_updates` and `forgetting` only
  * when some run played `--views`, the verified tables only with verified runs and their inputs.
  */
-export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
+export function buildReport(all: Dataset, opts: ReportOptions = {}): Report {
   const cfg: BootstrapConfig = { B: opts.B ?? DEFAULT_B, seed: opts.seed ?? 0, level: opts.level ?? 0.95 };
   const requireComplete = opts.requireComplete ?? false;
-  const ref = opts.reference ?? ds;
+  // Every table but run_quality is built from the runs that passed it (or all, marked: --include-flagged).
+  const includeFlagged = opts.includeFlagged ?? false;
+  const { ds, note: qualityNote } = qualityFiltered(all, includeFlagged);
+  const ref = opts.reference ? qualityFiltered(opts.reference, includeFlagged).ds : ds;
   // A part: computed once, on first use; onBuild hears it when done (after the parts it read).
   const part = <T>(name: ReportPart, f: () => T): (() => T) =>
     once(() => {
@@ -189,6 +204,7 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
   const hasDial = new Set(dialDs.runs.map((r) => learnerJudge(r.model)).filter((j) => j !== null)).size >= 2;
   // In the order `report` writes them: the keys of `report.tables` keep this order.
   const builders: Partial<Record<TableName, () => Table<object>>> = {
+    run_quality: () => runQualityTable(all, cfg),
     main_results: main,
     main_results_wide: () => mainResultsWideTable(main()),
     self_judging: () => selfJudgingTable(ji(), cfg),
@@ -211,14 +227,20 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
     ...(hasDial ? { judge_dose_response: () => doseResponseTable(dial(), cfg), judge_dose_response_r: () => doseCorrelationTable(dial(), cfg) } : {}),
   };
   const tables: Record<string, () => unknown> = {};
-  for (const [name, build] of Object.entries(builders)) tables[name] = name === "main_results" ? build : part(name as TableName, build);
+  // The quality note rides on every table built from the filtered runs, main_results included.
+  const noted = (build: () => Table<object>) => (qualityNote === null ? build : once(() => withNote(build(), qualityNote)));
+  for (const [name, build] of Object.entries(builders)) {
+    if (name === "run_quality") tables[name] = part("run_quality", build);
+    else tables[name] = name === "main_results" ? noted(build) : part(name as TableName, noted(build));
+  }
+  // The data read (flagged runs included: the summary line counts what was loaded); judged steps are the tables'.
   const counts = once(() => ({
-    runs: ds.runs.length,
-    trainingRuns: tr().rows.length,
-    steps: ds.runs.reduce((a, r) => a + r.counts.steps, 0),
+    runs: all.runs.length,
+    trainingRuns: all.runs.filter(isTraining).length,
+    steps: all.runs.reduce((a, r) => a + r.counts.steps, 0),
     judgedSteps: ji().runs.reduce((a, r) => a + r.total.n, 0),
   }));
-  const report = { bootstrap: cfg, requireComplete, tables: defineLazy({} as ReportTables, tables), warnings: ds.warnings } as Partial<Report>;
+  const report = { bootstrap: cfg, requireComplete, includeFlagged, qualityNote, tables: defineLazy({} as ReportTables, tables), warnings: ds.warnings } as Partial<Report>;
   return defineLazy(report, {
     curves: () => ca().series,
     training: () => tr().series,
@@ -232,6 +254,11 @@ export function buildReport(ds: Dataset, opts: ReportOptions = {}): Report {
     incompleteModels: () => ca().incompleteModels,
     counts,
   }) as Report;
+}
+
+/** `table` with one more line in its notes (a new object: the builder's own table is not changed). */
+function withNote<T extends object>(table: Table<T>, note: string): Table<T> {
+  return { ...table, notes: [...table.notes, note] };
 }
 
 /**

@@ -191,11 +191,14 @@ export interface CostRow {
   explore_tokens_in: number;
   explore_tokens_cached: number;
   explore_tokens_out: number;
+  /** Reasoning tokens (part of tokens_out) where the provider reports them apart. */
+  explore_tokens_reasoning: number;
   explore_usd: number | null;
   eval_calls: number;
   eval_tokens_in: number;
   eval_tokens_cached: number;
   eval_tokens_out: number;
+  eval_tokens_reasoning: number;
   eval_usd: number | null;
 }
 
@@ -393,15 +396,15 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       columns: [
         ...idCols,
         { key: "x", kind: "int" },
-        ...["calls", "tokens_in", "tokens_cached", "tokens_out"].map((k) => ({ key: `explore_${k}`, kind: "int" as const })),
+        ...["calls", "tokens_in", "tokens_cached", "tokens_out", "tokens_reasoning"].map((k) => ({ key: `explore_${k}`, kind: "int" as const })),
         { key: "explore_usd", kind: "num" },
-        ...["calls", "tokens_in", "tokens_cached", "tokens_out"].map((k) => ({ key: `eval_${k}`, kind: "int" as const })),
+        ...["calls", "tokens_in", "tokens_cached", "tokens_out", "tokens_reasoning"].map((k) => ({ key: `eval_${k}`, kind: "int" as const })),
         { key: "eval_usd", kind: "num" },
       ],
       rows: costRows,
       notes: [
         describeBootstrap(cfg, "nothing: cost is counted from calls.jsonl, not estimated, so it has no interval"),
-        "From calls.jsonl (every call made, retried and discarded attempts included). explore_*: the step calls of exploration episodes 1..x and the memory summaries after them; eval_*: the calls of checkpoint x's evaluation episodes, all views. Cached prompt tokens are part of tokens_in. Dollars come from the models file's prices: empty when no call had one. Built-in models count no tokens (0).",
+        "From calls.jsonl (every call made, retried and discarded attempts included). explore_*: the step calls of exploration episodes 1..x and the memory summaries after them; eval_*: the calls of checkpoint x's evaluation episodes, all views. Cached prompt tokens are part of tokens_in; reasoning tokens (completion_tokens_details.reasoning_tokens, where the provider reports them) are part of tokens_out. Dollars come from the models file's prices: empty when no call had one. Built-in models count no tokens (0).",
       ],
     }, []),
     costRuns: withInstrumentNote({
@@ -438,11 +441,13 @@ function costRow(id: Pick<CostRow, "model" | "game" | "pathway" | "run_id">, p: 
     explore_tokens_in: p.explore.tokens_in,
     explore_tokens_cached: p.explore.tokens_cached,
     explore_tokens_out: p.explore.tokens_out,
+    explore_tokens_reasoning: p.explore.tokens_reasoning,
     explore_usd: p.explore.usd,
     eval_calls: p.eval.calls,
     eval_tokens_in: p.eval.tokens_in,
     eval_tokens_cached: p.eval.tokens_cached,
     eval_tokens_out: p.eval.tokens_out,
+    eval_tokens_reasoning: p.eval.tokens_reasoning,
     eval_usd: p.eval.usd,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * `s3gym report --data DIR --out DIR [--bootstrap 2000] [--seed 0] [--models a,b] [--require-complete]`
+ * `s3gym report --data DIR --out DIR [--bootstrap 2000] [--seed 0] [--models a,b] [--require-complete] [--include-flagged]`
  *
  * Loads one or more data directories (shards merged), computes every table with seeded bootstrap
  * intervals and writes `<out>/tables/<name>.csv|.md`, the figures `<out>/<figure>.svg|.png`, and
@@ -26,12 +26,13 @@ const OPTIONS = {
   seed: { type: "string" },
   models: { type: "string" },
   "require-complete": { type: "boolean" },
+  "include-flagged": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
-const VALID_FLAGS = "--data, --out, --bootstrap, --seed, --models, --require-complete, --help";
+const VALID_FLAGS = "--data, --out, --bootstrap, --seed, --models, --require-complete, --include-flagged, --help";
 
-export const REPORT_USAGE = `usage: s3gym report --data DIR [--data DIR ...] --out DIR [--bootstrap 2000] [--seed 0] [--models a,b] [--require-complete]
+export const REPORT_USAGE = `usage: s3gym report --data DIR [--data DIR ...] --out DIR [--bootstrap 2000] [--seed 0] [--models a,b] [--require-complete] [--include-flagged]
 
   --data DIR          a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards);
                       its dial/ subdirectory, when present, holds the judge dial's runs (judge_dose_response)
@@ -39,7 +40,9 @@ export const REPORT_USAGE = `usage: s3gym report --data DIR [--data DIR ...] --o
   --bootstrap B       bootstrap resamples per interval (integer >= 1; default ${DEFAULT_B})
   --seed N            seed of the bootstrap streams (integer >= 0; default 0): same seed, same digits
   --models a,b        only these models (exact model strings as logged)
-  --require-complete  the paper's rule: only models with results on every game enter the main table`;
+  --require-complete  the paper's rule: only models with results on every game enter the main table
+  --include-flagged   put runs flagged in run_quality (degenerate, failed, cut, truncated ...) back into the
+                      tables, their model marked ⚠ in every row (default: left out, named in each table's notes)`;
 
 /** A bad command line: reported as one line, exit code 2. */
 class UsageError extends Error {}
@@ -51,6 +54,7 @@ interface ReportArgs {
   seed: number;
   models: string[] | null;
   requireComplete: boolean;
+  includeFlagged: boolean;
 }
 
 function parseIntFlag(flag: string, raw: string | undefined, dflt: number, min: number, max: number): number {
@@ -95,6 +99,7 @@ function parseReportArgs(argv: string[]): ReportArgs | "help" {
     seed: parseIntFlag("--seed", v.seed, 0, 0, 4_294_967_295),
     models,
     requireComplete: v["require-complete"] ?? false,
+    includeFlagged: v["include-flagged"] ?? false,
   };
 }
 
@@ -155,7 +160,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   // The judge dial's runs, played with their own protocol under <data>/dial (reproduce), when present.
   const dialDirs = args.data.map((d) => join(d, DIAL_SUBDIR)).filter((d) => existsSync(runsDir(d)));
   const dial = dialDirs.length > 0 ? await loadDataset(dialDirs) : undefined;
-  const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete, reference: full, ...(verified ? { verified } : {}), ...(dial ? { dial } : {}) });
+  const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete, includeFlagged: args.includeFlagged, reference: full, ...(verified ? { verified } : {}), ...(dial ? { dial } : {}) });
   const files = await writeReport(report, args.out, args.data, { onWarning: (w) => process.stderr.write(terminalSafe(`warning: ${w}\n`)) });
   const c = report.counts;
   process.stdout.write(

@@ -25,7 +25,12 @@ import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } fr
 import { terminalSafe } from "../models/secrets.js";
 import { checkDataDirProtocol } from "../runner/dataDirProtocol.js";
 import { ESTIMATE_POLICY, estimateMatrix } from "../runner/estimate.js";
-import { formatEstimate } from "./estimateTable.js";
+import { formatEstimate, totalOf } from "./estimateTable.js";
+import type { CapLimits } from "../runner/spendCap.js";
+import type { EstimateRow } from "../runner/estimate.js";
+import { readJsonFile, readRunFile } from "../logs/reader.js";
+import { manifestPath, runDir, runFile } from "../logs/runDir.js";
+import { EpisodeRecord, RunManifest } from "../logs/schema.js";
 import { exitCodeOf, folderFlag, HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
@@ -42,6 +47,9 @@ export const RUN_USAGE = [
   "  [--progress auto|bar|lines|off] [--answer-from content|reasoning|both] [--max-bad-replies 50%] [--history-cut anchored|per-step]",
   "  [--max-tokens-param auto|max_tokens|max_completion_tokens] [--drop-params seed,top_p,temperature]",
   "  [--no-preflight] [--broad-batch 5] [--verifier-model M]   (the last two: --pathways verified only)",
+  "  [--keep-think]: replay earlier turns' <think> blocks (default: dropped from later prompts)",
+  "  [--max-usd X] [--max-input-tokens N]: stop the matrix between episodes before spend passes the cap",
+  "              (earlier invocations counted); rerun with a higher cap to resume",
   "  [--estimate]: play the matrix in process with builtin:heuristic (no endpoint called) and print calls, tokens,",
   "              prefix-cache share and dollars per model x game x pathway; nothing is written to --data",
 ].join("\n");
@@ -64,7 +72,19 @@ const FLAGS = {
   "verifier-model": { type: "string" },
   "no-preflight": { type: "boolean" },
   estimate: { type: "boolean" },
+  "max-usd": { type: "string" },
+  "max-input-tokens": { type: "string" },
 } as const;
+
+/** `--max-usd` / `--max-input-tokens`: a positive number, or absent (no cap). */
+function capFlag(flag: string, value: string | undefined, integer: boolean): number | null {
+  if (value === undefined) return null;
+  const n = Number(value.trim());
+  if (value.trim() === "" || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`--${flag} must be a positive ${integer ? "integer" : "number"} (got '${value}')${integer ? "" : ", dollars, e.g. --max-usd 5"}`);
+  }
+  return n;
+}
 
 /** The pathway evaluated from a checkpoint list instead of the protocol loop. */
 const TRAINING = TRAINING_PATHWAY;
@@ -114,6 +134,8 @@ interface Parsed {
   preflight: boolean;
   /** `--estimate`: print what the run would cost instead of running it. */
   estimate: boolean;
+  /** `--max-usd` / `--max-input-tokens` (spendCap.ts). */
+  cap: CapLimits;
 }
 
 /** `--checkpoints` / `--checkpoints-file` / `--label`: only with `--pathways training`, which needs one list. */
@@ -201,6 +223,7 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     modelsFile: v["models-file"] ?? null,
     preflight: v["no-preflight"] !== true,
     estimate: v.estimate === true,
+    cap: { maxUsd: capFlag("max-usd", v["max-usd"], false), maxInputTokens: capFlag("max-input-tokens", v["max-input-tokens"], true) },
   };
 }
 
@@ -311,6 +334,8 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     });
     const skipped = trainingRuns.length > 0 ? [`${trainingRuns.length} training run${trainingRuns.length > 1 ? "s" : ""} (--pathways training) not estimated: they evaluate a checkpoint list`] : [];
     stdout.write(formatEstimate(rows, { tokenizer: p.settings.tokenizer, policy: ESTIMATE_POLICY, skipped }));
+    const fits = capFit(rows, p.cap);
+    if (fits !== null) stdout.write(`${fits}\n`);
     return 0;
   }
   // Every endpoint checked before the first step call: model served, context long enough, the
@@ -361,6 +386,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
             createModel: (name, onCall) => make(name, onCall),
             events: progress,
             invocation,
+            cap: p.cap,
           })
         : Promise.resolve([]),
       ...trainingRuns.map((e) =>
@@ -389,6 +415,57 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   // The next step ends the total line (stdout keeps one line per run and the total).
   const next = summaries.some((s) => s.checkpointsOk > 0) ? `\tnext: ${reportCommand(p.dataDir)}` : "";
   stdout.write(`${formatTotals(summaries)}${next}\n`);
+  const capLine = capStopLine(p.dataDir, outcomes);
+  if (capLine !== null) stdout.write(`${capLine}\n`);
   const bad = summaries.filter((s) => s.status !== "complete").length;
   return bad === 0 ? 0 : 1;
+}
+
+/**
+ * `--estimate` with a cap: whether the planned matrix fits it. The dollars compared are the input at
+ * the cached price plus the output at its cap (the most the run can be billed for); null without a cap.
+ */
+export function capFit(rows: readonly EstimateRow[], cap: CapLimits): string | null {
+  const t = totalOf(rows);
+  const parts: string[] = [];
+  if (cap.maxUsd !== null) {
+    const most = t.inputCachedUsd === null ? null : t.inputCachedUsd + (t.outputCapUsd ?? 0);
+    parts.push(
+      most === null
+        ? `--max-usd ${cap.maxUsd}: cannot tell, no model has a price (use --max-input-tokens)`
+        : `--max-usd ${cap.maxUsd}: the plan ${most <= cap.maxUsd ? "fits" : "does NOT fit"} (estimated at most $${most.toFixed(2)}: input at the cached price plus output at its cap)`,
+    );
+  }
+  if (cap.maxInputTokens !== null) {
+    parts.push(`--max-input-tokens ${cap.maxInputTokens}: the plan ${t.inputTokens <= cap.maxInputTokens ? "fits" : "does NOT fit"} (estimated ${t.inputTokens} input tokens)`);
+  }
+  return parts.length > 0 ? `cap: ${parts.join("; ")}` : null;
+}
+
+/**
+ * The end line of a matrix the spend cap stopped: what it spent, how much remains (episodes not yet
+ * logged of the runs it stopped) and how to go on; null when the cap stopped nothing.
+ */
+function capStopLine(dataDir: string, outcomes: readonly RunOutcome[]): string | null {
+  const stopped = outcomes.filter((o) => o.status === "partial");
+  if (stopped.length === 0) return null;
+  let left = 0;
+  for (const o of stopped) {
+    const dir = runDir(dataDir, o.runId);
+    const done = new Set(readRunFile(runFile(dir, "episodes"), EpisodeRecord).lines.filter((l) => l.value.status === "ok").map((l) => `${l.value.phase}|${l.value.checkpoint}|${l.value.episode}|${l.value.view ?? ""}`)).size;
+    left += Math.max(0, plannedEpisodes(dir) - done);
+  }
+  return `spend cap: ${stopped[0]!.error ?? "reached"}; ${stopped.length} run${stopped.length > 1 ? "s" : ""} stopped partial with ${left} episode${left === 1 ? "" : "s"} left to play; rerun the same command with a higher cap to resume them (no step is lost or repeated)`;
+}
+
+/** Episodes a run plans in all (its manifest's checkpoints times eval episodes, plus exploration). */
+function plannedEpisodes(dir: string): number {
+  try {
+    const m = readJsonFile(manifestPath(dir), RunManifest);
+    const p = m.config.protocol;
+    if (!p) return 0;
+    return p.explore_episodes + (m.config.checkpoints ?? []).length * p.eval_episodes;
+  } catch {
+    return 0;
+  }
 }

@@ -107,7 +107,7 @@ export function formatTotals(all: readonly RunSummary[]): string {
   const sum = (f: (s: RunSummary) => number) => all.reduce((n, s) => n + f(s), 0);
   const complete = all.filter((s) => s.status === "complete").length;
   const priced = all.some((s) => s.spentUsd !== null);
-  const byStatus = ["failed", "degenerate", "error"].map((st) => [st, all.filter((s) => s.status === st).length] as const).filter(([, n]) => n > 0);
+  const byStatus = ["failed", "degenerate", "partial", "error"].map((st) => [st, all.filter((s) => s.status === st).length] as const).filter(([, n]) => n > 0);
   const others = byStatus.map(([st, n]) => `, ${n} ${st}`).join("");
   const estimated = [...new Set(all.flatMap((s) => s.estimatedBy))].sort();
   return [

@@ -33,6 +33,7 @@ export const PROTOCOL_FLAGS = {
   "max-bad-replies": { type: "string" },
   "strict-contract": { type: "boolean" },
   "history-cut": { type: "string" },
+  "keep-think": { type: "boolean" },
 } as const;
 
 /** Where and how model calls go. */
@@ -140,6 +141,7 @@ export function badReplyShare(value: string | undefined): number {
 export function settingsFromFlags(
   v: Partial<Record<"explore-episodes" | "checkpoint-every" | "eval-episodes" | "max-steps" | "context-tokens" | "max-new-tokens" | "tokenizer" | "reward-visibility" | "run-seed" | "answer-from" | "max-bad-replies" | "history-cut", string>> & {
     "strict-contract"?: boolean;
+    "keep-think"?: boolean;
   },
 ): ProtocolSettings {
   const settings: ProtocolSettings = {
@@ -156,6 +158,7 @@ export function settingsFromFlags(
     maxBadReplies: badReplyShare(v["max-bad-replies"]),
     parseRule: v["strict-contract"] === true ? "strict-contract" : DEFAULT_SETTINGS.parseRule,
     historyCut: oneOf("history-cut", v["history-cut"], HISTORY_CUTS, "anchored"),
+    ...(v["keep-think"] === true ? { keepThink: true } : {}),
   };
   if (settings.contextTokens <= settings.maxNewTokens) {
     throw new UsageError(`--context-tokens (${settings.contextTokens}) must exceed --max-new-tokens (${settings.maxNewTokens}): the reply is reserved inside the context`);

@@ -120,6 +120,8 @@ export const StepRecord = z
     reasoning_chars: z.number().int().nonnegative().optional(),
     /** Optional: who counted this step's tokens: `server` (the endpoint's usage) or a local tokenizer (`o200k` ...): an estimate. */
     tokens_counted_by: z.string().optional(),
+    /** Optional: earliest turns of this episode left out of this step's prompt so it fit --context-tokens (the newest kept); absent when none. */
+    turns_dropped: z.number().int().positive().optional(),
     /** Optional: `reasoning` when the action and self-score were read from the reasoning (`--answer-from reasoning|both`). */
     answer_source: z.enum(["content", "reasoning"]).optional(),
   })
@@ -376,6 +378,18 @@ export const CallRecord = z
     sample: z.number().int().nonnegative().optional(),
     /** The endpoint's finish reason; null on failure or when not reported. */
     finish_reason: z.string().nullable().optional(),
+    /** Optional: completion tokens spent reasoning (`completion_tokens_details.reasoning_tokens`), part of tokens_out; absent when not reported. */
+    tokens_reasoning: z.number().nonnegative().optional(),
+    /** Optional: the failure kind of each retried attempt (`http_429`, `http_5xx`, `bad_response`, `timeout` ...); absent without retries. */
+    retry_kinds: z.array(z.string()).optional(),
+    /** Optional: the seed sent with the request (callSeed.ts); absent when none was sent. */
+    seed: z.number().int().optional(),
+    /** Optional: the provider's `system_fingerprint` (the served build), beside the seed: a drift shows in run_quality. */
+    system_fingerprint: z.string().optional(),
+    /** Optional: the kit's own count of the prompt (run tokenizer), for step calls; compared with tokens_in. */
+    tokens_in_local: z.number().nonnegative().optional(),
+    /** Optional: true when the server's tokens_in fell short of tokens_in_local by more than the margins of logs/qualityThresholds.ts (a silent server-side cut). */
+    server_truncated: z.boolean().optional(),
   })
   .passthrough();
 export type CallRecord = z.infer<typeof CallRecord>;
@@ -445,6 +459,11 @@ export const SettingsRecord = z.object({
    * `per-step` (refitted at every step). Absent in runs written before the rule: `per-step`.
    */
   history_cut: z.enum(["anchored", "per-step"]).optional(),
+  /**
+   * `keep` with `--keep-think`: earlier turns' `<think>` blocks replayed in later prompts. Absent: dropped
+   * (runs written before the rule replayed them; they resume under the new rule, see docs/endpoints.md).
+   */
+  think_replay: z.enum(["keep"]).optional(),
 });
 export type SettingsRecord = z.infer<typeof SettingsRecord>;
 
@@ -531,6 +550,40 @@ export const RunConfigRecord = z
   });
 export type RunConfigRecord = z.infer<typeof RunConfigRecord>;
 
+/**
+ * A run's quality (endpoints.md, "Run quality"), computed from its logs when it ends: what decides
+ * whether its numbers may enter a paper table (logs/qualityThresholds.ts holds the thresholds).
+ */
+export const RunQualityRecord = z.object({
+  /** `complete` | `degenerate` | `failed` | `partial` (stopped by a spend cap, resumable) | `error`. */
+  status: z.string(),
+  /** True when any threshold of logs/qualityThresholds.ts was passed or the status is not `complete`: left out of the paper tables by default. */
+  flagged: z.boolean(),
+  /** Why it is flagged, one short phrase per cause; empty when clean. */
+  flags: z.array(z.string()),
+  /** Step replies logged (steps.jsonl). */
+  step_replies: z.number().int().nonnegative(),
+  /** Share of step replies with no parsable Answer line or no Score line (0..1). */
+  bad_reply_share: z.number().min(0).max(1),
+  /** Share of step replies cut at the token cap (finish_reason `length`). */
+  cut_at_cap_share: z.number().min(0).max(1),
+  /** Share of steps whose action the game refused (unparsable replies included). */
+  invalid_action_share: z.number().min(0).max(1),
+  /** Share of step replies whose answer text was empty. */
+  empty_answer_share: z.number().min(0).max(1),
+  /** Calls whose prompt the server silently cut (calls.jsonl `server_truncated`). */
+  server_truncated_calls: z.number().int().nonnegative(),
+  /** Steps that could not fit the context and ended their episode (`context_overflow`). */
+  over_context_steps: z.number().int().nonnegative(),
+  /** Steps sent with earlier turns of their episode left out to fit the context (`turns_dropped`). */
+  turns_dropped_steps: z.number().int().nonnegative(),
+  /** Retried attempts by failure kind (`http_429`, `http_5xx`, `bad_response`, `timeout` ...). */
+  retries_by_kind: z.record(z.string(), z.number().int().nonnegative()),
+  /** The distinct `system_fingerprint`s that answered, in first-seen order (more than one: the served model changed). */
+  system_fingerprints: z.array(z.string()),
+});
+export type RunQualityRecord = z.infer<typeof RunQualityRecord>;
+
 /** Calls, tokens and dollars of every invocation so far, summed from calls.jsonl when the run ends. */
 export type UsageRecord = z.infer<typeof UsageRecord>;
 export const UsageRecord = z
@@ -555,6 +608,8 @@ export const UsageRecord = z
     retries: z.number().int().nonnegative().optional(),
     /** Dollars of the calls actually made (cache replays cost nothing); null when none had a price. */
     spent_usd: z.number().nonnegative().nullable().optional(),
+    /** Prompt tokens of the calls actually made (cache replays excluded): what `--max-input-tokens` counts. */
+    spent_tokens_in: z.number().nonnegative().optional(),
   });
 
 export const RunManifest = z
@@ -606,6 +661,8 @@ export const RunManifest = z
     replies: z.record(z.string(), z.number()).optional(),
     /** Optional: why the run stopped as `degenerate` (what share of replies was empty or unparsable, whether reasoning was present). */
     degenerate_reason: z.string().optional(),
+    /** Optional, once ended (or stopped): the run's quality over all its invocations (RunQualityRecord; endpoints.md "Run quality"). */
+    quality: RunQualityRecord.optional(),
   })
   .passthrough();
 export type RunManifest = z.infer<typeof RunManifest>;

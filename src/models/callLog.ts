@@ -7,13 +7,15 @@
 import type { CallRecord } from "../logs/schema.js";
 import { costUsd } from "./cost.js";
 import type { Price } from "./modelsFile.js";
+import { isServerTruncated } from "../logs/qualityThresholds.js";
 import { ModelCallError, type CallIdentity, type CompletionRequest, type CompletionResult, type Model, type ResolvedModelInfo, type Usage } from "./types.js";
 
 /**
  * What was measured for one call: the CallRecord fields that do not come from the identity (spelled
  * out, because Omit over the schema's passthrough index signature would lose them).
  */
-export type CallMeasurement = Pick<CallRecord, "tokens_in" | "tokens_out" | "tokens_cached" | "latency_ms" | "retries" | "cached" | "error" | "cost_usd"> & { usage_note?: string };
+export type CallMeasurement = Pick<CallRecord, "tokens_in" | "tokens_out" | "tokens_cached" | "latency_ms" | "retries" | "cached" | "error" | "cost_usd"> &
+  Partial<Pick<CallRecord, "tokens_reasoning" | "retry_kinds" | "seed" | "system_fingerprint" | "tokens_in_local" | "server_truncated">> & { usage_note?: string };
 
 /**
  * The endpoint's usage as recorded: cached prompt tokens above the prompt tokens cannot be true
@@ -44,6 +46,9 @@ export function toCallRecord(e: CallEvent): CallRecord {
   const { runId, purpose, phase, checkpoint, episode, step, sample, view } = e.identity;
   return { run_id: runId, purpose, phase, checkpoint, episode, step, ...(view ? { view } : {}), ...e.measured, sample, finish_reason: e.finishReason };
 }
+
+/** The endpoint host of the built-in models: nothing is sent, so no seed or prompt count is recorded (their logs stay as they were). */
+const BUILTIN_HOST = "builtin";
 
 export class ObservedModel implements Model {
   readonly spec: string;
@@ -76,6 +81,8 @@ export class ObservedModel implements Model {
         tokens_cached: null,
         latency_ms: Math.round(performance.now() - started),
         retries: e instanceof ModelCallError ? e.retries : 0,
+        ...(e instanceof ModelCallError && e.retryKinds.length > 0 ? { retry_kinds: [...e.retryKinds] } : {}),
+        ...this.sent(request),
         cached: false,
         error: e instanceof ModelCallError ? e.kind : "internal",
         cost_usd: null,
@@ -83,11 +90,20 @@ export class ObservedModel implements Model {
       throw e;
     }
     const { usage, note } = soundUsage(result.usage);
+    // Only a count the server made can reveal a cut it made; a local estimate is compared with itself.
+    const local = request.promptTokens;
+    const truncated = local !== undefined && usage.countedBy === "server" && isServerTruncated(local, usage.tokensIn);
     this.emit(request, result.finishReason, {
       tokens_in: usage.tokensIn,
       tokens_out: usage.tokensOut,
       tokens_cached: usage.tokensCached,
       ...(result.usage.countedBy !== undefined ? { tokens_counted_by: result.usage.countedBy } : {}),
+      ...(usage.tokensReasoning !== undefined ? { tokens_reasoning: usage.tokensReasoning } : {}),
+      ...(local !== undefined && this.endpointHost !== BUILTIN_HOST ? { tokens_in_local: local } : {}),
+      ...(truncated ? { server_truncated: true } : {}),
+      ...(result.retryKinds && result.retryKinds.length > 0 ? { retry_kinds: [...result.retryKinds] } : {}),
+      ...this.sent(request),
+      ...(result.systemFingerprint !== undefined ? { system_fingerprint: result.systemFingerprint } : {}),
       latency_ms: result.latencyMs,
       retries: result.retries,
       cached: result.cached,
@@ -95,7 +111,13 @@ export class ObservedModel implements Model {
       cost_usd: costUsd(usage, this.price),
       ...(note !== null ? { usage_note: note } : {}),
     });
-    return result;
+    return truncated ? { ...result, serverTruncated: true } : result;
+  }
+
+  /** What the call log records of the request itself: the seed sent (beside the fingerprint that answered). */
+  private sent(request: CompletionRequest): { seed?: number } {
+    const seed = request.sampling.seed;
+    return this.endpointHost !== BUILTIN_HOST && typeof seed === "number" && Number.isInteger(seed) ? { seed } : {};
   }
 
   private emit(request: CompletionRequest, finishReason: string | null, measured: CallMeasurement): void {

@@ -170,10 +170,31 @@ interface WireMessage {
   reasoning_content?: unknown;
   reasoning?: unknown;
 }
+/**
+ * The usage shapes read (endpoints.md, "Usage, per provider"): OpenAI and vLLM report cached prompt
+ * tokens as `prompt_tokens_details.cached_tokens`, DeepSeek as `prompt_cache_hit_tokens` (with
+ * `prompt_cache_miss_tokens`, hit + miss = prompt_tokens); reasoning models' completion tokens spent
+ * reasoning as `completion_tokens_details.reasoning_tokens` (part of completion_tokens).
+ */
 interface WireUsage {
   prompt_tokens?: unknown;
   completion_tokens?: unknown;
   prompt_tokens_details?: { cached_tokens?: unknown } | null;
+  prompt_cache_hit_tokens?: unknown;
+  prompt_cache_miss_tokens?: unknown;
+  completion_tokens_details?: { reasoning_tokens?: unknown } | null;
+}
+
+/** Cached prompt tokens in whichever shape the provider used; null when none is reported. */
+export function cachedTokensOf(u: WireUsage | null | undefined): number | null {
+  const openai = num(u?.prompt_tokens_details?.cached_tokens);
+  if (openai !== null) return openai;
+  const hit = num(u?.prompt_cache_hit_tokens);
+  if (hit !== null) return hit;
+  // Only the miss count (no hit field): the rest of the prompt was served from the cache.
+  const miss = num(u?.prompt_cache_miss_tokens);
+  const prompt = num(u?.prompt_tokens);
+  return miss !== null && prompt !== null && miss <= prompt ? prompt - miss : null;
 }
 
 const num = (x: unknown): number | null => (typeof x === "number" && Number.isFinite(x) && x >= 0 ? x : null);
@@ -243,7 +264,17 @@ export class OpenAIModel implements Model {
     const text = typeof message.content === "string" ? message.content : "";
     const reasoning = str(message.reasoning_content) ?? str(message.reasoning);
     const finishReason = typeof first.finish_reason === "string" ? first.finish_reason : null;
-    return { text, reasoning, finishReason, usage: this.usageOf(raw, request, text, reasoning), latencyMs, cached: false, retries: 0 };
+    const fingerprint = str((raw as { system_fingerprint?: unknown }).system_fingerprint);
+    return {
+      text,
+      reasoning,
+      finishReason,
+      usage: this.usageOf(raw, request, text, reasoning),
+      latencyMs,
+      cached: false,
+      retries: 0,
+      ...(fingerprint !== null ? { systemFingerprint: fingerprint.slice(0, 200) } : {}),
+    };
   }
 
   private usageOf(raw: unknown, request: CompletionRequest, text: string, reasoning: string | null): Usage {
@@ -251,7 +282,8 @@ export class OpenAIModel implements Model {
     const tokensIn = num(u?.prompt_tokens);
     const tokensOut = num(u?.completion_tokens);
     if (tokensIn !== null && tokensOut !== null) {
-      return { tokensIn, tokensOut, tokensCached: num(u?.prompt_tokens_details?.cached_tokens), countedBy: "server" };
+      const reasoningTokens = num(u?.completion_tokens_details?.reasoning_tokens);
+      return { tokensIn, tokensOut, tokensCached: cachedTokensOf(u), countedBy: "server", ...(reasoningTokens !== null ? { tokensReasoning: reasoningTokens } : {}) };
     }
     // No usage reported (some local servers): count with the tokenizer, reasoning included.
     return {

@@ -166,6 +166,10 @@ export async function preflightEndpoint(t: PreflightTarget): Promise<PreflightRe
           `fix: --context-tokens ${fit} with --max-new-tokens below it, or restart the server with a longer context (vLLM: --max-model-len ${need})`,
       );
     } else report.notes.push(`context ${need} <= max_model_len ${report.maxModelLen}`);
+  } else {
+    // Said plainly (issue 26): a server that states no window (Ollama) may cut prompts silently; the
+    // run's truncation check (logs/qualityThresholds.ts) is what catches it then.
+    report.notes.push("context NOT checked: the server states no window (a silent cut of long prompts is caught per call as server_truncated)");
   }
 
   // 3. The probe (not paid for when the run cannot start anyway).

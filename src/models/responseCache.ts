@@ -51,7 +51,7 @@ const Entry = z.object({
     text: z.string(),
     reasoning: z.string().nullable(),
     finishReason: z.string().nullable(),
-    usage: z.object({ tokensIn: z.number(), tokensOut: z.number(), tokensCached: z.number().nullable(), countedBy: z.string().optional() }),
+    usage: z.object({ tokensIn: z.number(), tokensOut: z.number(), tokensCached: z.number().nullable(), countedBy: z.string().optional(), tokensReasoning: z.number().optional() }),
   }),
 });
 type CachedResult = z.infer<typeof Entry>["result"];

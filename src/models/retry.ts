@@ -98,14 +98,17 @@ export function backoffDelayMs(retry: number, err: AttemptError, o: RetryOptions
  * AttemptErrors end as ModelCallError(kind, retries); any other error (a bug, not the network)
  * propagates untouched and is never retried.
  */
-export async function withRetry<T>(attempt: () => Promise<T>, o: RetryOptions): Promise<{ value: T; retries: number }> {
+export async function withRetry<T>(attempt: () => Promise<T>, o: RetryOptions): Promise<{ value: T; retries: number; kinds: FailureKind[] }> {
+  // The kind of each failed attempt that was retried: progress and run quality show retries by kind.
+  const kinds: FailureKind[] = [];
   for (let retries = 0; ; retries++) {
     try {
-      return { value: await attempt(), retries };
+      return { value: await attempt(), retries, kinds };
     } catch (e) {
       if (!(e instanceof AttemptError)) throw e;
-      if (!e.retryable) throw new ModelCallError(`${o.label}: ${e.message} (not retried)`, e.kind, retries);
-      if (retries >= o.maxRetries) throw new ModelCallError(`${o.label}: ${e.message} (retries exhausted after ${retries} retries)`, e.kind, retries);
+      if (!e.retryable) throw new ModelCallError(`${o.label}: ${e.message} (not retried)`, e.kind, retries, kinds);
+      if (retries >= o.maxRetries) throw new ModelCallError(`${o.label}: ${e.message} (retries exhausted after ${retries} retries)`, e.kind, retries, kinds);
+      kinds.push(e.kind);
       const wait = backoffDelayMs(retries, e, o);
       if (wait > LONG_WAIT_MS) {
         const cap = (o.maxRetryAfterMs ?? RETRY_DEFAULTS.maxRetryAfterMs) / 1000;
@@ -134,11 +137,11 @@ export class RetryingModel implements Model {
   async complete(request: CompletionRequest): Promise<CompletionResult> {
     const rng = Rng.fromKey(`retry|${this.spec}|${canonicalJson(request.identity)}`);
     const started = performance.now();
-    const { value, retries } = await withRetry(() => this.inner.complete(request), {
+    const { value, retries, kinds } = await withRetry(() => this.inner.complete(request), {
       ...this.options,
       rng,
       label: `${this.spec} @ ${this.endpointHost}`,
     });
-    return { ...value, retries, latencyMs: Math.round(performance.now() - started) };
+    return { ...value, retries, ...(kinds.length > 0 ? { retryKinds: kinds } : {}), latencyMs: Math.round(performance.now() - started) };
   }
 }

@@ -46,6 +46,11 @@ export interface CompletionRequest {
    * privileged `builtin:perfect-judge` and `builtin:ceiling` (instruments). Other models ignore it.
    */
   privileged?: { game: Game; state: EpisodeState };
+  /**
+   * In-process only, never sent: the kit's own count of the prompt's tokens (the run's tokenizer).
+   * When set and the server reports usage, the call log compares the two (serverTruncation.ts).
+   */
+  promptTokens?: number;
 }
 
 export interface Usage {
@@ -59,6 +64,11 @@ export interface Usage {
    * served model's. Absent for built-in models (no tokens) and for results cached before this field.
    */
   countedBy?: string;
+  /**
+   * Completion tokens spent on reasoning, when the provider reports them apart
+   * (`completion_tokens_details.reasoning_tokens`); part of tokensOut. Absent when not reported.
+   */
+  tokensReasoning?: number;
 }
 
 export interface CompletionResult {
@@ -74,6 +84,12 @@ export interface CompletionResult {
   cached: boolean;
   /** Transport retries made before this result. */
   retries: number;
+  /** The failure kind of each retried attempt (`http_429`, `http_5xx`, ...), in order; absent when none. */
+  retryKinds?: string[];
+  /** The provider's `system_fingerprint` (the served build), when it returned one. */
+  systemFingerprint?: string;
+  /** Set by the call log: the server's prompt_tokens fell short of the kit's own count (serverTruncation.ts). */
+  serverTruncated?: boolean;
 }
 
 /**
@@ -107,6 +123,8 @@ export class ModelCallError extends Error {
     message: string,
     readonly kind: string,
     readonly retries: number,
+    /** The failure kind of each retried attempt before the last. */
+    readonly retryKinds: readonly string[] = [],
   ) {
     super(message);
     this.name = "ModelCallError";

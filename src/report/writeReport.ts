@@ -221,6 +221,9 @@ async function writeReportFiles(report: Report, outDir: string, dataDirs: readon
         B: report.bootstrap.B,
         seed: report.bootstrap.seed,
         require_complete: report.requireComplete,
+        include_flagged: report.includeFlagged,
+        // Which runs run_quality flagged and what the tables did with them (left out, or in and marked).
+        ...(report.qualityNote !== null ? { flagged_runs: report.qualityNote } : {}),
         data: dataDirs,
         counts: report.counts,
         incomplete_models: Object.fromEntries(report.incompleteModels),

@@ -12,6 +12,7 @@
  * When an episode, a plan or a consolidation fails on infrastructure, exploration stops there: the
  * episodes of the batch before it are still consolidated, every checkpoint from it on fails.
  */
+import { settleAll } from "../util/settleAll.js";
 import type { Trajectory } from "../agent/trajectoryText.js";
 import { ModelCallError } from "../models/types.js";
 import { trajectoryFromSteps } from "../pathways/trajectory.js";
@@ -43,7 +44,8 @@ export async function exploreInBatches(
       return { from: first, reason: `curriculum before exploration episode ${first} failed: ${failureReason(e)}` };
     }
     const snapshot = experience.snapshot();
-    const played = await Promise.all(
+    // settleAll: a spend cap stops new episodes while those already playing finish.
+    const played = await settleAll(
       planned.map(async (p): Promise<Played> => {
         const done = resume.episodes.get(episodeSlot("explore", null, p.episode));
         if (done) {

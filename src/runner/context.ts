@@ -12,6 +12,7 @@ import type { ReplyKind, ReplyMonitor, ReplyStats } from "./replyMonitor.js";
 import type { HistoryCut, TokenCounter } from "../pathways/history.js";
 import type { RunLogs } from "../logs/runLogs.js";
 import type { ViewSettings } from "./views.js";
+import type { SpendCap } from "./spendCap.js";
 
 /** Every number of the protocol (protocol.md, "Defaults"): one config field each. */
 export interface ProtocolSettings {
@@ -51,6 +52,11 @@ export interface ProtocolSettings {
    * Absent = `per-step`.
    */
   historyCut?: HistoryCut;
+  /**
+   * `--keep-think`: replay earlier turns' `<think>` blocks in this episode's later prompts. Default
+   * (absent): dropped, they are the model's scratch work and can add a sixth to every prompt.
+   */
+  keepThink?: boolean;
 }
 
 export const ANSWER_FROM = ["content", "reasoning", "both"] as const;
@@ -80,7 +86,8 @@ export interface ResolvedConfig {
 
 /** Progress hooks (progress.ts implements them; tests may record them). All optional. */
 export interface RunEvents {
-  runStarted?(runId: string, info: { totalEpisodes: number; doneEpisodes: number; label: string }): void;
+  /** `exploreLeft`: exploration episodes still to play (the run's critical path, for the ETA); absent for a checkpoint list. */
+  runStarted?(runId: string, info: { totalEpisodes: number; doneEpisodes: number; label: string; exploreLeft?: number }): void;
   step?(runId: string, tokensIn: number, tokensOut: number): void;
   /** One step reply classified (degenerate detection), with the run's reply statistics so far. */
   reply?(runId: string, kind: ReplyKind, stats: Readonly<ReplyStats>): void;
@@ -118,6 +125,8 @@ export interface RunContext {
   replies: ReplyMonitor;
   /** Injectable clock for started_at / ended_at. */
   now: () => Date;
+  /** The matrix's spend cap (`--max-usd`, `--max-input-tokens`), checked before each episode starts; absent: none. */
+  cap?: SpendCap;
 }
 
 /** The game's config with the run's step cap applied (a game's shorter cap wins). */

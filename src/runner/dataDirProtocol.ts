@@ -31,10 +31,10 @@ import { ConfigError } from "../util/errors.js";
 import type { ProtocolSettings } from "./context.js";
 import { settingsRecord } from "./protocolRecord.js";
 
-const COMPARED = ["explore_episodes", "checkpoint_every", "eval_episodes", "max_steps", "context_tokens", "tokenizer", "reward_visibility", "parse_rule", "answer_from", "history_cut"] as const;
+const COMPARED = ["explore_episodes", "checkpoint_every", "eval_episodes", "max_steps", "context_tokens", "tokenizer", "reward_visibility", "parse_rule", "answer_from", "history_cut", "think_replay"] as const;
 
 /** What an absent field meant when the manifest was written (the defaults of that time). */
-const ABSENT: Partial<Record<(typeof COMPARED)[number], string>> = { answer_from: "content", parse_rule: "strict-contract", history_cut: "per-step" };
+const ABSENT: Partial<Record<(typeof COMPARED)[number], string>> = { answer_from: "content", parse_rule: "strict-contract", history_cut: "per-step", think_replay: "drop" };
 
 /** Pathways whose manifests carry a protocol loop's schedule. */
 const LOOP_PATHWAYS = new Set(["none", "history", "memory", "verified"]);

@@ -6,13 +6,15 @@
  * the model layer's retries) ends the episode early, as `failed` with its reason.
  */
 import { parseResponse, type ParsedResponse, type ParseRule } from "../agent/parseResponse.js";
-import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
+import { buildStepMessages, type EarlierTurn, type StepPromptInput } from "../agent/stepPrompt.js";
+import { dropThinkBlocks, hasThinkTag } from "../agent/thinkBlocks.js";
 import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
 import { callSeed, evalCallSeed } from "../models/callSeed.js";
 import { redactSecrets } from "../models/secrets.js";
-import { ModelCallError, type CallIdentity, type CompletionResult } from "../models/types.js";
+import { ModelCallError, type CallIdentity, type ChatMessage, type CompletionResult } from "../models/types.js";
 import type { AnswerFrom, ResolvedConfig, RunContext } from "./context.js";
-import { replyKind } from "./replyMonitor.js";
+import { isRepetitionLoop, replyKind } from "./replyMonitor.js";
+import type { TokenCounter } from "../pathways/history.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";
 import type { ExtraView } from "./views.js";
 import { modelIdentity } from "./runId.js";
@@ -55,9 +57,48 @@ export function reasoningFields(reasoning: string | null): { reasoning: string |
   return { reasoning: reasoning.slice(0, end), reasoning_chars: reasoning.length };
 }
 
-/** True when the reply carried reasoning: a reasoning field, or a `<think>` block in the content. */
+/** True when the reply carried reasoning: a reasoning field, or a `<think>` block in the content (closed or cut at the cap). */
 export function hasReasoning(result: Pick<CompletionResult, "text" | "reasoning">): boolean {
-  return (result.reasoning !== null && result.reasoning.trim() !== "") || /<\/think>/i.test(result.text);
+  return (result.reasoning !== null && result.reasoning.trim() !== "") || hasThinkTag(result.text);
+}
+
+/** A step's messages as sent: `dropped` earliest turns of the episode left out to fit the context. */
+export interface FittedStep {
+  messages: ChatMessage[];
+  /** The kit's own count of the prompt (the run's tokenizer). */
+  promptTokens: number;
+  dropped: number;
+}
+
+/**
+ * The context as a hard bound (endpoints.md): the step's messages when prompt + `maxNew` fits
+ * `contextTokens`; else the episode's earliest turns are left out, as few as needed (the newest
+ * kept; the experience block stays, its own budget already counts the turns); null when even the
+ * bare step (no earlier turn) does not fit. Builds O(log turns) prompts, only when over.
+ */
+export function fitStep(input: StepPromptInput, counter: TokenCounter, contextTokens: number, maxNew: number): FittedStep | null {
+  const limit = contextTokens - maxNew;
+  const at = (dropped: number): FittedStep => {
+    const messages = buildStepMessages(dropped === 0 ? input : { ...input, turns: input.turns.slice(dropped) });
+    return { messages, promptTokens: counter.messages(messages), dropped };
+  };
+  const all = at(0);
+  if (all.promptTokens <= limit) return all;
+  const bare = at(input.turns.length);
+  if (bare.promptTokens > limit) return null;
+  // The smallest number of dropped turns that fits (fewer dropped = more tokens), found by halving.
+  let lo = 0;
+  let best = bare;
+  let hi = input.turns.length;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    const f = at(mid);
+    if (f.promptTokens <= limit) {
+      best = f;
+      hi = mid;
+    } else lo = mid;
+  }
+  return best;
 }
 
 export interface Answer {
@@ -95,7 +136,34 @@ function stepSeed(run: RunContext, task: EpisodeTask, step: number, identity: Ca
   return evalCallSeed({ model: modelIdentity(run.modelName), game: run.game.name, runSeed: run.settings.runSeed, seed: task.seed, step, sample: 0, ...view });
 }
 
+/** What the reply monitor needs of one step beyond its kind (replyMonitor.ts): the cause of a bad reply. */
+function replyInfo(result: CompletionResult, valid: boolean, from: AnswerFrom, rule: ParseRule | undefined) {
+  const cut = result.finishReason === "length";
+  return {
+    reasoning: hasReasoning(result),
+    finishReason: result.finishReason,
+    // Only a reply cut at the cap can be a loop that ran into it; the text it was cut in is checked.
+    loop: cut && isRepetitionLoop(result.text.length > 0 ? result.text : (result.reasoning ?? "")),
+    // The hint "the answer may be in the reasoning field" holds only when the reasoning has a complete answer.
+    reasoningAnswer: from === "content" && result.reasoning !== null && parseResponse(result.reasoning, rule).action !== null,
+    valid,
+    serverTruncated: result.serverTruncated === true,
+  };
+}
+
 export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeOutcome> {
+  // The spend cap stops the matrix between episodes, never inside one (spendCap.ts).
+  const cap = run.cap;
+  if (cap === undefined) return playEpisode(run, task);
+  await cap.admit();
+  try {
+    return await playEpisode(run, task);
+  } finally {
+    cap.release();
+  }
+}
+
+async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeOutcome> {
   // Evaluation plays the eval config, except the id and replay views, which play the explore config
   // (views.md: the exploration distribution, unseen or re-played seeds); a variant is only ever an
   // exploration episode's.
@@ -121,7 +189,15 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
     const observation = game.observe(state);
     const prompt = { rules: cfg.rules, turns, observation, rewardVisibility: run.settings.rewardVisibility };
     const experience = task.experience.forStep(prompt);
-    const messages = buildStepMessages({ ...prompt, experience: experience.text });
+    const fitted = fitStep({ ...prompt, experience: experience.text }, run.counter, run.settings.contextTokens, run.settings.maxNewTokens);
+    if (fitted === null) {
+      const bare = run.counter.messages(buildStepMessages({ ...prompt, turns: [], experience: experience.text }));
+      error =
+        `context_overflow: step ${state.step}'s prompt needs ${bare} tokens even without earlier turns, over --context-tokens ${run.settings.contextTokens} ` +
+        `minus --max-new-tokens ${run.settings.maxNewTokens}: raise --context-tokens (within the server's window) or lower --max-new-tokens`;
+      break;
+    }
+    const messages = fitted.messages;
     let result;
     try {
       const callIdentity: CallIdentity = { runId: run.runId, purpose: "step", phase: task.phase, checkpoint: task.checkpoint, episode: task.episode, step: state.step, sample: 0, ...view };
@@ -132,6 +208,8 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
         identity: callIdentity,
         // Only builtin:perfect-judge and builtin:ceiling read it; it is never sent over HTTP nor part of a cache key.
         privileged: { game, state },
+        // Never sent: the call log compares it with the server's count (a silent server-side cut).
+        promptTokens: fitted.promptTokens,
       });
     } catch (e) {
       if (e instanceof ModelCallError) {
@@ -143,9 +221,9 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
     const answer = answerOf(result, run.settings.answerFrom ?? "content", run.settings.parseRule);
     const parsed = answer.parsed;
     const kind = replyKind(answer.text, parsed);
-    run.replies.record(kind, { reasoning: hasReasoning(result), finishReason: result.finishReason });
-    run.events.reply?.(run.runId, kind, run.replies.stats);
     const next = game.step(state, parsed.action);
+    run.replies.record(kind, replyInfo(result, next.valid, run.settings.answerFrom ?? "content", run.settings.parseRule));
+    run.events.reply?.(run.runId, kind, run.replies.stats);
     const scoreAfter = game.score(next.state);
     const record: StepRecord = {
       ...identity,
@@ -171,11 +249,14 @@ export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<Ep
       ...reasoningFields(result.reasoning),
       ...(answer.source !== "content" ? { answer_source: answer.source } : {}),
       ...experience.fields,
+      ...(fitted.dropped > 0 ? { turns_dropped: fitted.dropped } : {}),
     };
     run.logs.steps.append(record);
     steps.push(record);
     run.events.step?.(run.runId, result.usage.tokensIn, result.usage.tokensOut);
-    turns.push({ observation, response: answer.turnText, feedback: next.feedback, reward: next.reward, scoreAfter });
+    // Earlier turns are replayed without their think blocks unless --keep-think (the same string when there is none).
+    const turnText = run.settings.keepThink === true ? answer.turnText : dropThinkBlocks(answer.turnText);
+    turns.push({ observation, response: turnText, feedback: next.feedback, reward: next.reward, scoreAfter });
     state = next.state;
   }
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { canonicalJson } from "../util/canonicalJson.js";
-import { InvocationRecord, RunManifest, SCHEMA_VERSION, type RunConfigRecord } from "../logs/schema.js";
+import { InvocationRecord, RunManifest, SCHEMA_VERSION, type RunConfigRecord, type RunQualityRecord } from "../logs/schema.js";
 import type { z } from "zod";
 import { protocolRecord } from "./protocolRecord.js";
 import type { UsageTotals } from "./usage.js";
@@ -122,7 +122,7 @@ export class ManifestWriter {
    * Writes the manifest (atomically). `ended`: the run finished in this invocation. `extra`: fields
    * known at the end (the reply statistics, why a run was degenerate).
    */
-  write(status: string, ended: boolean, usage?: UsageTotals, extra: { replies?: Record<string, number>; degenerate_reason?: string } = {}): void {
+  write(status: string, ended: boolean, usage?: UsageTotals, extra: { replies?: Record<string, number>; degenerate_reason?: string; quality?: RunQualityRecord } = {}): void {
     const run = this.run;
     const wall = this.priorWallS + (Date.now() - this.startedMs) / 1000;
     writeJsonAtomic(this.path, RunManifest, {

@@ -39,6 +39,18 @@ export interface RunProgress {
   spentUsd: number | null;
   /** Transport retries of this invocation's calls. */
   retries: number;
+  /** The same retries by failure kind (`http_429` ...), as far as calls.jsonl names them. */
+  retryKinds: Record<string, number>;
+  /** Exploration episodes left (the run's critical path: they play one after another); null when unknown. */
+  exploreLeft: number | null;
+  /** Exploration episodes ended in this invocation and the time they took (end to end, consolidation included). */
+  exploreEnded: number;
+  exploreMs: number;
+  /** When the last exploration episode ended (or the run started). */
+  lastExploreMs: number;
+  /** Evaluation episodes timed (their records' started_at to ended_at) and their total time. */
+  evalTimed: number;
+  evalMs: number;
   /** Step replies classified, and the unusable ones among them (replyMonitor.ts). */
   replies: number;
   badReplies: number;
@@ -56,9 +68,13 @@ export interface MatrixProgress {
   done: number;
   spentUsd: number | null;
   retries: number;
+  retryKinds: Record<string, number>;
   replies: number;
   badReplies: number;
-  /** Milliseconds left at this invocation's pace; null before the first episode ends. */
+  /**
+   * Milliseconds left: the larger of the matrix's pace (episodes left at this invocation's rate) and
+   * the slowest run's own ETA (the critical path bounds the total); null before the first episode ends.
+   */
   etaMs: number | null;
 }
 
@@ -83,11 +99,21 @@ export function formatUsd(usd: number): string {
 
 const percent = (n: number, d: number): string => `${d === 0 ? 0 : Math.round((100 * n) / d)}%`;
 
-/** ", $0.0123 spent, 3 retries, 12% bad replies": only what is known and not zero. */
-function extras(x: { spentUsd: number | null; retries: number; replies: number; badReplies: number }): string {
+/** Short names of the retry kinds, as a person reads them. */
+const KIND_NAMES: Record<string, string> = { http_429: "429", http_5xx: "5xx", bad_response: "error body", timeout: "timeout", transport: "connection" };
+
+/** `7 retries: 6x429, 1x5xx` (most frequent first); kinds not recorded are left unnamed. */
+export function formatRetries(retries: number, kinds: Readonly<Record<string, number>>): string {
+  const named = Object.entries(kinds).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const list = named.map(([k, n]) => `${n}x${KIND_NAMES[k] ?? k}`).join(", ");
+  return `${retries} retries${list ? `: ${list}` : ""}`;
+}
+
+/** ", $0.0123 spent, 3 retries: 3x429, 12% bad replies": only what is known and not zero. */
+function extras(x: { spentUsd: number | null; retries: number; retryKinds: Record<string, number>; replies: number; badReplies: number }): string {
   const parts: string[] = [];
   if (x.spentUsd !== null) parts.push(`${formatUsd(x.spentUsd)} spent`);
-  if (x.retries > 0) parts.push(`${x.retries} retries`);
+  if (x.retries > 0) parts.push(formatRetries(x.retries, x.retryKinds));
   if (x.replies > 0 && x.badReplies > 0) parts.push(`${percent(x.badReplies, x.replies)} bad replies`);
   return parts.map((p) => `, ${p}`).join("");
 }
@@ -99,7 +125,7 @@ export class ProgressState implements RunEvents {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  runStarted(runId: string, info: { totalEpisodes: number; doneEpisodes: number; label: string }): void {
+  runStarted(runId: string, info: { totalEpisodes: number; doneEpisodes: number; label: string; exploreLeft?: number }): void {
     const started = this.now();
     this.firstStartMs ??= started;
     this.runs.set(runId, {
@@ -113,6 +139,13 @@ export class ProgressState implements RunEvents {
       failures: 0,
       spentUsd: null,
       retries: 0,
+      retryKinds: {},
+      exploreLeft: info.exploreLeft ?? null,
+      exploreEnded: 0,
+      exploreMs: 0,
+      lastExploreMs: started,
+      evalTimed: 0,
+      evalMs: 0,
       replies: 0,
       badReplies: 0,
       status: null,
@@ -142,6 +175,7 @@ export class ProgressState implements RunEvents {
     const r = this.runs.get(runId);
     if (!r) return;
     r.retries += record.retries;
+    for (const k of record.retry_kinds ?? []) r.retryKinds[k] = (r.retryKinds[k] ?? 0) + 1;
     // Money actually spent: a replayed answer was paid for by an earlier invocation.
     if (record.cost_usd !== null && !record.cached) r.spentUsd = (r.spentUsd ?? 0) + record.cost_usd;
     r.changed = true;
@@ -152,6 +186,20 @@ export class ProgressState implements RunEvents {
     if (!r) return;
     r.done++;
     if (record.status !== "ok") r.failures++;
+    if (record.phase === "explore" && r.exploreLeft !== null) {
+      const now = this.now();
+      r.exploreLeft = Math.max(0, r.exploreLeft - 1);
+      r.exploreEnded++;
+      r.exploreMs += now - r.lastExploreMs;
+      r.lastExploreMs = now;
+    }
+    if (record.phase === "eval") {
+      const took = Date.parse(record.ended_at) - Date.parse(record.started_at);
+      if (Number.isFinite(took) && took >= 0) {
+        r.evalTimed++;
+        r.evalMs += took;
+      }
+    }
     r.changed = true;
   }
 
@@ -171,17 +219,38 @@ export class ProgressState implements RunEvents {
     r.changed = true;
   }
 
-  /** Milliseconds left for one run at this invocation's pace; null before its first episode ends. */
+  /**
+   * Milliseconds left for one run; null before its first episode ends. From completed work along the
+   * run's critical path when its exploration is known: the exploration episodes left play one after
+   * another at the mean time of those ended, then the last checkpoint's evaluation (its episodes
+   * concurrent) takes about one evaluation episode (their mean, once timed); once exploration is
+   * over, what is left of that. Otherwise (a checkpoint list, or past that time) episodes left at
+   * this invocation's pace.
+   */
   etaMs(r: RunProgress): number | null {
     const doneNow = r.done - r.doneAtStart;
     const left = r.total - r.done;
     if (r.status !== null || left <= 0) return 0;
-    if (doneNow === 0) return null;
-    return ((this.now() - r.startedMs) / doneNow) * left;
+    const pace = doneNow === 0 ? null : ((this.now() - r.startedMs) / doneNow) * left;
+    if (r.exploreLeft !== null && r.exploreEnded > 0) {
+      const mean = r.exploreMs / r.exploreEnded;
+      // The last checkpoint's evaluation: its episodes play at once, so about one of them (timed when seen).
+      const tail = r.evalTimed > 0 ? r.evalMs / r.evalTimed : mean;
+      if (r.exploreLeft > 0) return r.exploreLeft * mean + tail;
+      const rest = tail - (this.now() - r.lastExploreMs);
+      // Past the typical evaluation time, the episodes still playing are slower ones: back to the pace.
+      return rest > 0 ? rest : pace;
+    }
+    return pace;
   }
 
   matrix(): MatrixProgress {
     const all = [...this.runs.values()];
+    const retryKinds: Record<string, number> = {};
+    for (const r of all) for (const [k, n] of Object.entries(r.retryKinds)) retryKinds[k] = (retryKinds[k] ?? 0) + n;
+    // The slowest running run bounds the total: the matrix cannot end before it.
+    const runEtas = all.map((r) => this.etaMs(r));
+    const slowest = runEtas.some((e) => e === null) ? null : Math.max(0, ...(runEtas as number[]));
     const sum = (f: (r: RunProgress) => number) => all.reduce((n, r) => n + f(r), 0);
     const priced = all.some((r) => r.spentUsd !== null);
     const total = sum((r) => r.total);
@@ -197,9 +266,10 @@ export class ProgressState implements RunEvents {
       done,
       spentUsd: priced ? sum((r) => r.spentUsd ?? 0) : null,
       retries: sum((r) => r.retries),
+      retryKinds,
       replies: sum((r) => r.replies),
       badReplies: sum((r) => r.badReplies),
-      etaMs: left === 0 ? 0 : doneNow === 0 ? null : (elapsed / doneNow) * left,
+      etaMs: left === 0 ? 0 : doneNow === 0 ? null : Math.max((elapsed / doneNow) * left, slowest ?? 0),
     };
   }
 
@@ -245,7 +315,7 @@ export class Progress implements RunEvents {
     }
   }
 
-  runStarted(runId: string, info: { totalEpisodes: number; doneEpisodes: number; label: string }): void {
+  runStarted(runId: string, info: { totalEpisodes: number; doneEpisodes: number; label: string; exploreLeft?: number }): void {
     this.state.runStarted(runId, info);
     this.matrixChanged = true;
   }
@@ -311,7 +381,7 @@ export class Progress implements RunEvents {
     const lines = shown.map((r) => {
       const fail = r.failures > 0 ? ` ${r.failures} failed` : "";
       const money = r.spentUsd !== null ? ` ${formatUsd(r.spentUsd)}` : "";
-      const retries = r.retries > 0 ? ` ${r.retries} retries` : "";
+      const retries = r.retries > 0 ? ` ${formatRetries(r.retries, r.retryKinds)}` : "";
       const bad = r.badReplies > 0 ? ` ${percent(r.badReplies, r.replies)} bad` : "";
       const text = `${r.label.padEnd(labelWidth).slice(0, labelWidth)} ${this.bar(r, 20)} ${r.done}/${r.total} ep ${compact(r.steps)} st ${compact(r.tokensIn + r.tokensOut)} tok${money}${retries}${bad}${fail}${eta(this.state.etaMs(r))}`;
       return text.slice(0, cols - 1);

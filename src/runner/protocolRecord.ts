@@ -27,6 +27,8 @@ export function settingsRecord(s: ProtocolSettings): SettingsRecord {
     // that runs written before the flag existed still resume.
     ...(s.answerFrom !== undefined && s.answerFrom !== "content" ? { answer_from: s.answerFrom } : {}),
     history_cut: s.historyCut ?? "per-step",
+    // Recorded only when on, so the protocol of runs without it reads as before (docs/endpoints.md).
+    ...(s.keepThink === true ? { think_replay: "keep" as const } : {}),
     // Only with --views: a run without them records (and compares on resume) exactly what it did before views existed.
     ...(s.views ? { views: { names: ["eval", ...s.views.extra], view_episodes: s.views.viewEpisodes, replay_episodes: s.views.replayEpisodes } } : {}),
   };
@@ -53,6 +55,7 @@ export function settingsFromRecord(r: SettingsRecord, where = "config.protocol")
     ...(r.answer_from !== undefined ? { answerFrom: r.answer_from } : {}),
     // Absent before it was recorded: those runs were cut per step.
     historyCut: r.history_cut ?? "per-step",
+    ...(r.think_replay === "keep" ? { keepThink: true } : {}),
     ...(r.views
       ? {
           views: {

@@ -4,6 +4,7 @@
  * the manifest gives the protocol numbers and the game configs, steps.jsonl the earlier turns and the
  * exploration trajectories, episodes.jsonl the end states, memory.jsonl the memory versions.
  */
+import { dropThinkBlocks } from "../agent/thinkBlocks.js";
 import { resolveVariants } from "./context.js";
 import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
 import type { Game } from "../games/types.js";
@@ -79,7 +80,7 @@ export function rebuildStepMessages(data: RunLogData, game: Game, at: StepAddres
   const own = episodeSteps(data, at);
   const k = own.findIndex((s) => s.step === at.step);
   if (k < 0) throw new Error(`step ${JSON.stringify(at)} is not in steps.jsonl`);
-  return messagesAt(data, game, at, turnsOf(own).slice(0, k), own[k]!);
+  return messagesAt(data, game, at, turnsOf(own, keepThink(data)).slice(0, k), own[k]!);
 }
 
 /**
@@ -90,7 +91,7 @@ export function rebuildStepMessages(data: RunLogData, game: Game, at: StepAddres
  */
 export function rebuildEpisodeMessages(data: RunLogData, game: Game, at: Omit<StepAddress, "step">): { step: number; messages: ChatMessage[] }[] {
   const own = episodeSteps(data, { ...at, step: 0 });
-  const turns = turnsOf(own);
+  const turns = turnsOf(own, keepThink(data));
   return own.map((s, k) => ({ step: s.step, messages: messagesAt(data, game, { ...at, step: s.step }, turns.slice(0, k), s) }));
 }
 
@@ -101,9 +102,14 @@ function episodeSteps(data: RunLogData, at: StepAddress): StepRecord[] {
     .sort((a, b) => a.step - b.step);
 }
 
-/** Each step of an episode as an earlier turn of the steps after it. */
-function turnsOf(own: readonly StepRecord[]): EarlierTurn[] {
-  return own.map((s) => ({ observation: s.observation, response: s.response, feedback: s.feedback, reward: s.reward, scoreAfter: s.score_after }));
+/** Whether the run replayed earlier turns' think blocks (`--keep-think`); by default they were dropped. */
+function keepThink(data: RunLogData): boolean {
+  return manifestProtocol(data.manifest).think_replay === "keep";
+}
+
+/** Each step of an episode as an earlier turn of the steps after it (think blocks dropped as the run did). */
+function turnsOf(own: readonly StepRecord[], keep: boolean): EarlierTurn[] {
+  return own.map((s) => ({ observation: s.observation, response: keep ? s.response : dropThinkBlocks(s.response), feedback: s.feedback, reward: s.reward, scoreAfter: s.score_after }));
 }
 
 function messagesAt(data: RunLogData, game: Game, at: StepAddress, turns: EarlierTurn[], target: StepRecord): ChatMessage[] {
@@ -117,5 +123,7 @@ function messagesAt(data: RunLogData, game: Game, at: StepAddress, turns: Earlie
   // A pathway that plans its exploration plays a batch from one version: its steps record which.
   const plans = data.manifest.pathway !== TRAINING_PATHWAY && getPathway(data.manifest.pathway).exploration !== undefined;
   const experience = rebuildExperience(data, at, view, plans ? target.memory_version : undefined);
-  return buildStepMessages({ ...view, experience, rewardVisibility: protocol.reward_visibility });
+  // The earliest turns the step left out to fit the context (episodeRunner.ts fitStep), as it recorded.
+  const dropped = target.turns_dropped ?? 0;
+  return buildStepMessages({ ...view, turns: dropped > 0 ? turns.slice(dropped) : turns, experience, rewardVisibility: protocol.reward_visibility });
 }

@@ -1,19 +1,19 @@
 /**
- * Degenerate-run detection (endpoints.md, "Degenerate replies stop the run early, loudly").
- *
- * Every step reply of a run is classified (ok, empty, no Answer line, no Score line). Once the run
- * has made WARMUP_REPLIES step calls in this invocation, a share of bad replies above the threshold
- * (`--max-bad-replies`, default 50%) trips the monitor: the run stops playing, its status becomes
- * `degenerate` and the reason says what was seen, including whether the replies carried reasoning
- * (the usual cause: a reasoning model whose answer is in `reasoning_content`, see --answer-from) and
- * how many were cut at the token cap. A run that ends before the warm-up is judged on all its
- * replies at the end (`verdict`). A missing Score line counts as bad: without self-scores the
- * run measures nothing the benchmark is about.
+ * Degenerate-run detection (endpoints.md, "Degenerate replies stop the run early, loudly"; "Run
+ * quality"). Every step reply of a run is classified (ok, empty, no Answer line, no Score line) and
+ * its action's fate recorded (valid or refused by the game). Once the run has made WARMUP_REPLIES
+ * step calls in this invocation, it trips when a share of bad replies is above `--max-bad-replies`
+ * (default 50%), when every action so far was invalid (MAX_INVALID_ACTIONS), or when the server cut
+ * more prompts than MAX_SERVER_TRUNCATED_CALLS (that one needs no warm-up: each such call is already
+ * wrong). The run stops playing, its status becomes `degenerate`, and the reason names the cause:
+ * cut at the cap, a repetition loop, an answer sitting in a complete reasoning field, a server that
+ * truncates. A run that ends before the warm-up is judged on all its replies at the end (`verdict`).
+ * The thresholds live in logs/qualityThresholds.ts, which the report reads too.
  */
 import type { ParsedResponse } from "../agent/parseResponse.js";
+import { DEFAULT_MAX_BAD_REPLIES, MAX_INVALID_ACTIONS, MAX_SERVER_TRUNCATED_CALLS, MIN_ACTIONS_JUDGED, WARMUP_REPLIES } from "../logs/qualityThresholds.js";
 
-export const WARMUP_REPLIES = 20;
-export const DEFAULT_MAX_BAD_REPLIES = 0.5;
+export { DEFAULT_MAX_BAD_REPLIES, WARMUP_REPLIES };
 
 export type ReplyKind = "ok" | "empty" | "no_answer" | "no_score";
 
@@ -33,12 +33,58 @@ export interface ReplyStats {
   withReasoning: number;
   /** Replies the endpoint cut at the token cap (finish_reason `length`). */
   cutAtLength: number;
+  /** Of those, replies whose tail is one short text repeated (a repetition loop: a bigger cap will not help). */
+  loops: number;
+  /** Replies whose reasoning held a complete Answer line (the answer may be there, see --answer-from). */
+  reasoningWithAnswer: number;
+  /** Replies that gave an action (parsed), valid or not. */
+  actions: number;
+  /** Of those, actions the game refused. */
+  invalid: number;
+  /** Step calls whose prompt the server cut (its prompt_tokens well below the kit's count). */
+  serverTruncated: number;
+}
+
+/** What one step call showed besides its reply kind. */
+export interface ReplyInfo {
+  reasoning: boolean;
+  finishReason: string | null;
+  /** The reply's text ends in a repetition loop (isRepetitionLoop). */
+  loop?: boolean;
+  /** The reasoning holds a complete answer (an Answer line parsed from it). */
+  reasoningAnswer?: boolean;
+  /** The game accepted the action (false: invalid or none). */
+  valid?: boolean;
+  /** The server's prompt_tokens fell short of the kit's count (callLog.ts). */
+  serverTruncated?: boolean;
+}
+
+/**
+ * True when `text` ends in one unit of at most 200 characters repeated to fill at least its last 400
+ * characters (or 4 repeats): the shape of a model looping until the token cap. Bounded work: at most
+ * 200 x 800 character comparisons, whatever the text's length.
+ */
+export function isRepetitionLoop(text: string): boolean {
+  const tail = text.slice(-1200);
+  for (let p = 1; p <= 200 && p * 4 <= tail.length; p++) {
+    const span = Math.min(tail.length, Math.max(400, 4 * p));
+    if (span < 4 * p) continue;
+    let ok = true;
+    for (let i = tail.length - span + p; i < tail.length; i++) {
+      if (tail.charCodeAt(i) !== tail.charCodeAt(i - p)) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) return true;
+  }
+  return false;
 }
 
 const pct = (n: number, d: number): string => `${d === 0 ? 0 : Math.round((100 * n) / d)}%`;
 
 export class ReplyMonitor {
-  private readonly s: ReplyStats = { replies: 0, bad: 0, empty: 0, noAnswer: 0, noScore: 0, withReasoning: 0, cutAtLength: 0 };
+  private readonly s: ReplyStats = { replies: 0, bad: 0, empty: 0, noAnswer: 0, noScore: 0, withReasoning: 0, cutAtLength: 0, loops: 0, reasoningWithAnswer: 0, actions: 0, invalid: 0, serverTruncated: 0 };
   private reason: string | null = null;
 
   constructor(
@@ -47,9 +93,11 @@ export class ReplyMonitor {
     readonly warmup = WARMUP_REPLIES,
     /** What the answer was parsed from (named in the hint). */
     private readonly answerFrom: "content" | "reasoning" | "both" = "content",
+    /** Apply the all-invalid rule (false for built-in policies: instruments, see qualityThresholds.ts). */
+    private readonly judgeInvalid = true,
   ) {}
 
-  record(kind: ReplyKind, info: { reasoning: boolean; finishReason: string | null }): void {
+  record(kind: ReplyKind, info: ReplyInfo): void {
     const s = this.s;
     s.replies++;
     if (kind !== "ok") s.bad++;
@@ -58,7 +106,25 @@ export class ReplyMonitor {
     if (kind === "no_score") s.noScore++;
     if (info.reasoning) s.withReasoning++;
     if (info.finishReason === "length") s.cutAtLength++;
-    if (this.reason === null && s.replies >= this.warmup && s.bad / s.replies > this.maxBad) this.reason = this.describe();
+    if (info.finishReason === "length" && info.loop === true) s.loops++;
+    if (info.reasoningAnswer === true) s.reasoningWithAnswer++;
+    // Refused actions are counted among parsed ones: an unparsable reply is already a bad reply.
+    if (kind === "ok" || kind === "no_score") {
+      s.actions++;
+      if (info.valid === false) s.invalid++;
+    }
+    if (info.serverTruncated === true) s.serverTruncated++;
+    if (this.reason === null) this.reason = this.check(s.replies >= this.warmup);
+  }
+
+  /** The stop reason now, or null; `warm`: the shares may be judged (past the warm-up, or at the end). */
+  private check(warm: boolean): string | null {
+    const s = this.s;
+    if (s.serverTruncated > MAX_SERVER_TRUNCATED_CALLS) return this.describeTruncation();
+    if (!warm || s.replies === 0) return null;
+    if (s.bad / s.replies > this.maxBad) return this.describe();
+    if (this.judgeInvalid && s.actions >= MIN_ACTIONS_JUDGED && s.invalid / s.actions >= MAX_INVALID_ACTIONS) return this.describeInvalid();
+    return null;
   }
 
   /** Why the run stopped, or null while it may go on. */
@@ -71,8 +137,7 @@ export class ReplyMonitor {
    * warm-up, the same rule over all its replies (a short run of empty replies is not "complete").
    */
   verdict(): string | null {
-    if (this.reason !== null) return this.reason;
-    return this.s.replies > 0 && this.s.bad / this.s.replies > this.maxBad ? this.describe() : null;
+    return this.reason ?? this.check(true);
   }
 
   get stats(): Readonly<ReplyStats> {
@@ -92,8 +157,33 @@ export class ReplyMonitor {
       s.noScore > 0 ? `${pct(s.noScore, s.replies)} without a Score line` : null,
     ].filter((p): p is string => p !== null);
     let text = `${pct(s.bad, s.replies)} of ${s.replies} replies unusable (${parts.join(", ")}; limit --max-bad-replies ${Math.round(this.maxBad * 100)}%); reasoning present in ${pct(s.withReasoning, s.replies)}`;
-    if (s.withReasoning * 2 >= s.replies && this.answerFrom === "content") text += ": the answer may be in the reasoning field, see --answer-from reasoning|both";
-    if (s.cutAtLength * 4 >= s.replies) text += `; ${pct(s.cutAtLength, s.replies)} cut at the token cap (finish_reason length): raise --max-new-tokens`;
-    return text;
+    // The hint only when the reasoning itself holds an answer: a reasoning cut at the cap holds none.
+    if (s.reasoningWithAnswer * 2 >= s.replies && this.answerFrom === "content") text += ": the answer may be in the reasoning field, see --answer-from reasoning|both";
+    return text + this.capText();
+  }
+
+  /** The cut-at-cap diagnosis, telling a repetition loop (a bigger cap will not help) from a short cap. */
+  private capText(): string {
+    const s = this.s;
+    if (s.cutAtLength * 4 < s.replies) return "";
+    const cut = `; ${pct(s.cutAtLength, s.replies)} of replies cut at max tokens (finish_reason length)`;
+    if (s.loops * 2 >= s.cutAtLength) {
+      return `${cut}, ${pct(s.loops, s.cutAtLength)} of them a repetition loop (the same text repeated until the cap): a larger --max-new-tokens will not help; lower the temperature or set a repetition penalty (models file extra_body)`;
+    }
+    return `${cut}: raise --max-new-tokens or lower the reasoning effort`;
+  }
+
+  private describeInvalid(): string {
+    const s = this.s;
+    const source = this.answerFrom === "content" ? "" : ` (answers read from ${this.answerFrom === "reasoning" ? "the reasoning" : "content or reasoning"}: it may hold drafts, not the final action)`;
+    return `${pct(s.invalid, s.actions)} of ${s.actions} actions invalid: the game refused every action${source}; the model does not play the game${this.capText()}`;
+  }
+
+  private describeTruncation(): string {
+    const s = this.s;
+    return (
+      `server_truncated: on ${s.serverTruncated} step calls the server counted far fewer prompt tokens than were sent (a silent cut of the prompt, limit ${MAX_SERVER_TRUNCATED_CALLS}); ` +
+      `the likely cause is a server context window smaller than --context-tokens (Ollama's num_ctx: start the server with OLLAMA_CONTEXT_LENGTH=<tokens>, or set PARAMETER num_ctx <tokens> in a Modelfile), or lower --context-tokens to the server's window`
+    );
   }
 }

@@ -19,6 +19,7 @@ import { LogFormatError, readJsonFile } from "../logs/reader.js";
 import { ConfigError } from "../util/errors.js";
 import { join } from "node:path";
 import { isAtomicTemp } from "../util/atomicWrite.js";
+import { settleAll } from "../util/settleAll.js";
 import type { Trajectory } from "../agent/trajectoryText.js";
 import type { Game } from "../games/types.js";
 import { RunManifest, type CheckpointRecord, type EpisodeRecord } from "../logs/schema.js";
@@ -45,15 +46,21 @@ import { evalSeeds, exploreSeeds, idSeeds } from "./seeds.js";
 import { extraViews, viewCheckpointKey, viewEpisodes, viewEpisodeTotal, type ExtraView, type ViewEpisode } from "./views.js";
 import { DEFAULT_MAX_BAD_REPLIES, ReplyMonitor, WARMUP_REPLIES } from "./replyMonitor.js";
 import { summarizeCalls } from "./usage.js";
+import { runQuality } from "./runQuality.js";
+
+/** The endpoint host of the built-in policies (instruments: the all-invalid rule does not judge them). */
+const BUILTIN_HOST = "builtin";
+import { SpendCap, SpendCapReached, type CapLimits } from "./spendCap.js";
 
 export interface RunOutcome {
   runId: string;
   /**
    * `complete`: every checkpoint ok; `failed`: some checkpoint failed; `degenerate`: stopped because
    * too many replies were empty or unparsable (replyMonitor.ts; `error` says what was seen);
+   * `partial`: the spend cap stopped it between episodes (spendCap.ts; resumable with a higher cap);
    * `error`: the run could not proceed (a bug, a lock, a config clash).
    */
-  status: "complete" | "failed" | "degenerate" | "error";
+  status: "complete" | "failed" | "degenerate" | "partial" | "error";
   checkpoints: CheckpointRecord[];
   error: string | null;
 }
@@ -96,7 +103,9 @@ async function playCheckpoint(
   episodes: readonly ViewEpisode[],
   view?: ExtraView,
 ): Promise<CheckpointRecord> {
-  const records = await Promise.all(
+  // Every episode settles before the checkpoint ends, also when one throws (a spend cap, a bug): none
+  // may still be writing once the run closes its logs.
+  const records = await settleAll(
     episodes.map(async ({ episode, seed }) => {
       const prior = done.get(episodeSlot("eval", c, episode, view));
       if (prior) return prior;
@@ -291,6 +300,8 @@ export interface OpenRunOptions {
   recordModel?: boolean;
   /** The model of the pathway's own roles (verified: `--verifier-model`); absent: the run's model. */
   roleModel?: { name: string; model: Model };
+  /** The matrix's spend cap (spendCap.ts), shared by its runs. */
+  cap?: SpendCap;
 }
 
 /** The files a run's pathway writes besides the common ones (none for a training run's checkpoint list). */
@@ -330,7 +341,7 @@ export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game
 }
 
 function contextFor(
-  o: Pick<OpenRunOptions, "entry" | "game" | "model" | "settings" | "roleModel">,
+  o: Pick<OpenRunOptions, "entry" | "game" | "model" | "settings" | "roleModel" | "cap">,
   logs: RunLogs,
   events: RunEvents,
   now: () => Date,
@@ -352,8 +363,9 @@ function contextFor(
     logs,
     counter: new TokenCounter(s.tokenizer),
     events,
-    replies: new ReplyMonitor(s.maxBadReplies ?? DEFAULT_MAX_BAD_REPLIES, WARMUP_REPLIES, s.answerFrom ?? "content"),
+    replies: new ReplyMonitor(s.maxBadReplies ?? DEFAULT_MAX_BAD_REPLIES, WARMUP_REPLIES, s.answerFrom ?? "content", o.model.endpointHost !== BUILTIN_HOST),
     now,
+    ...(o.cap ? { cap: o.cap } : {}),
   };
 }
 
@@ -385,11 +397,26 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
       totalEpisodes: o.totalEpisodes ?? totalEpisodes(s.exploreEpisodes, s.checkpointEvery, s.evalEpisodes) + viewEpisodeTotal(s),
       doneEpisodes: resume.episodes.size,
       label: `${o.entry.game}/${o.entry.pathway}/${o.entry.model}`,
+      // The protocol loop's exploration chain is its critical path (progress.ts's ETA); a checkpoint list has none.
+      ...(o.play === undefined ? { exploreLeft: s.exploreEpisodes - [...resume.episodes.values()].filter((e) => e.phase === "explore").length } : {}),
     });
-    let outcome = await (o.play ?? runProtocol)(run, resume, () => written.write("running", false));
+    let outcome: RunOutcome;
+    try {
+      outcome = await (o.play ?? runProtocol)(run, resume, () => written.write("running", false));
+    } catch (e) {
+      if (!(e instanceof SpendCapReached)) throw e;
+      // Stopped between episodes: every logged episode is whole, so the run resumes like a killed one.
+      written.write("partial", false, { ...summarizeCalls(dir) }, { replies: { ...run.replies.stats }, quality: runQuality(dir, "partial", run.model.endpointHost !== BUILTIN_HOST) });
+      events.runEnded?.(run.runId, "partial");
+      return { runId: run.runId, status: "partial", checkpoints: [], error: e.message };
+    }
     const degenerate = run.replies.verdict();
     if (degenerate !== null) outcome = { ...outcome, status: "degenerate", error: degenerate };
-    manifest.write(outcome.status, true, { ...summarizeCalls(dir) }, { replies: { ...run.replies.stats }, ...(degenerate !== null ? { degenerate_reason: degenerate } : {}) });
+    manifest.write(outcome.status, true, { ...summarizeCalls(dir) }, {
+      replies: { ...run.replies.stats },
+      ...(degenerate !== null ? { degenerate_reason: degenerate } : {}),
+      quality: runQuality(dir, outcome.status, run.model.endpointHost !== BUILTIN_HOST),
+    });
     events.runEnded?.(run.runId, outcome.status);
     return outcome;
   } catch (e) {
@@ -420,6 +447,8 @@ export interface MatrixOptions {
   events?: RunEvents;
   invocation?: InvocationInput;
   now?: () => Date;
+  /** `--max-usd` / `--max-input-tokens`: stop the matrix between episodes once spend would pass them. */
+  cap?: CapLimits;
 }
 
 /**
@@ -445,13 +474,38 @@ export function planMatrix(
   }
 }
 
+/** What the matrix's runs already spent in earlier invocations (their calls.jsonl), for the cap. */
+function spentBefore(dataDir: string, entries: readonly MatrixEntry[]): { usd: number; tokensIn: number } {
+  let usd = 0;
+  let tokensIn = 0;
+  for (const e of entries) {
+    const dir = runDir(dataDir, e.runId);
+    if (!existsSync(manifestPath(dir))) continue;
+    const u = summarizeCalls(dir);
+    usd += u.spent_usd ?? 0;
+    tokensIn += u.spent_tokens_in;
+  }
+  return { usd, tokensIn };
+}
+
 /**
  * Runs a whole matrix concurrently: every run's exploration chain proceeds in parallel, and the
  * endpoints' limiters (inside the models) bound the calls in flight. Resumable runs are checked first,
  * so a protocol clash fails before any call.
  */
 export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
-  const router = new CallRouter(o.events);
+  const cap = o.cap && (o.cap.maxUsd !== null || o.cap.maxInputTokens !== null) ? new SpendCap(o.cap, spentBefore(o.dataDir, o.entries)) : null;
+  // The cap hears every call beside the progress display (episodes report to it themselves: episodeRunner.ts).
+  const events: RunEvents = cap
+    ? {
+        ...o.events,
+        call: (id, r) => {
+          cap.add(r);
+          o.events?.call?.(id, r);
+        },
+      }
+    : (o.events ?? {});
+  const router = new CallRouter(events);
   const models = new Map<string, Model>();
   const settingsOf = (e: MatrixEntry) => (typeof o.settings === "function" ? o.settings(e) : o.settings);
   for (const e of o.entries) if (!models.has(e.model)) models.set(e.model, o.createModel(e.model, router.onCall));
@@ -473,9 +527,10 @@ export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
         settings: settingsOf(entry),
         ...(roleModelOf(entry) ? { roleModel: roleModelOf(entry)! } : {}),
         router,
-        ...(o.events ? { events: o.events } : {}),
+        events,
         ...(o.invocation ? { invocation: o.invocation } : {}),
         ...(o.now ? { now: o.now } : {}),
+        ...(cap ? { cap } : {}),
       }),
     ),
   );

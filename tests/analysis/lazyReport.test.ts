@@ -14,6 +14,7 @@ import { writeSyntheticData, type SyntheticSummary } from "../../src/analysis/sy
 import type { Table } from "../../src/analysis/table.js";
 import { analyzeViews } from "../../src/analysis/viewTables.js";
 import { toCsv } from "../../src/report/tables.js";
+import { qualityFiltered, runQualityTable } from "../../src/analysis/runQuality.js";
 import { reportFigures, writeTables } from "../../src/report/writeReport.js";
 import { tempDir } from "./helpers.js";
 
@@ -21,6 +22,7 @@ const CFG = { B: 40, seed: 3, level: 0.95 };
 
 let ds: Dataset;
 let summary: SyntheticSummary;
+const all = (): Dataset => ds;
 
 beforeAll(async () => {
   const dir = tempDir();
@@ -39,13 +41,20 @@ beforeAll(async () => {
   ds = await loadDataset(dir);
 });
 
-/** The tables as the eager buildReport computed them: every builder called directly. */
+/** The tables as the eager buildReport computed them: every builder called directly, on the runs run_quality let through. */
 function eagerTables(): Record<string, Table<object>> {
+  const all = ds;
+  const ds_ = qualityFiltered(all, false).ds;
+  return eagerOn(all, ds_);
+}
+
+function eagerOn(all: Dataset, ds: Dataset): Record<string, Table<object>> {
   const ca = analyzeCurves(ds, CFG, requiredGames(ds));
   const ji = judgingInputs(ds, gameRewardRanges(ds));
   const va = analyzeViews(ds, CFG);
   const main = mainResultsTable(ca, CFG, {});
   return {
+    run_quality: runQualityTable(all, CFG),
     main_results: main,
     main_results_wide: mainResultsWideTable(main),
     self_judging: selfJudgingTable(ji, CFG),
@@ -69,6 +78,7 @@ describe("the lazily built report", () => {
   it("lists its tables in the report's order without building any of them", () => {
     const { report, built } = traced();
     expect(Object.keys(report.tables)).toEqual([
+      "run_quality",
       "main_results",
       "main_results_wide",
       "self_judging",
@@ -125,6 +135,7 @@ describe("the lazily built report", () => {
 
   it("gives the curve figures' data and the calibration bins of the direct builders", () => {
     const { report } = traced();
+    const ds = qualityFiltered(all(), false).ds;
     const ca = analyzeCurves(ds, CFG, requiredGames(ds));
     expect(report.curves).toEqual(ca.series);
     expect(report.games).toEqual(["snake", "trust"]);

@@ -46,6 +46,17 @@ export interface FakeOptions {
   requireKey?: string;
   /** Replaces the whole reply: [status, body text, content type]. */
   rawReply?: (n: number, body: Record<string, unknown>) => [number, string, string?] | null;
+  /**
+   * ollama: report usage, with the prompt silently cut to this window (Ollama's num_ctx): prompt_tokens
+   * never above it, and the answer made from the cut prompt's tail (the system message and early turns lost).
+   */
+  numCtx?: number;
+  /** Report usage in DeepSeek's shape (prompt_cache_hit_tokens / miss), this share of the prompt a hit. */
+  deepseekHitShare?: number;
+  /** The finish_reason of reply n (default `stop`). */
+  finishReason?: (n: number) => string;
+  /** A `system_fingerprint` per reply n (absent: none sent). */
+  fingerprint?: (n: number) => string;
 }
 
 export interface FakeEndpoint {
@@ -55,6 +66,8 @@ export interface FakeEndpoint {
   chats: Record<string, unknown>[];
   /** Paths requested, in order (`GET /v1/models`, `POST /tokenize` ...). */
   paths: string[];
+  /** Per chat, as the server counted it: prompt tokens (o200k) and the max new tokens asked. */
+  seen: { promptTokens: number; maxNew: number }[];
   close(): Promise<void>;
 }
 
@@ -84,6 +97,7 @@ export async function startFake(o: FakeOptions): Promise<FakeEndpoint> {
   const maxLen = o.maxModelLen ?? 32768;
   const chats: Record<string, unknown>[] = [];
   const paths: string[] = [];
+  const seen: { promptTokens: number; maxNew: number }[] = [];
   let n = 0;
 
   async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -109,6 +123,7 @@ export async function startFake(o: FakeOptions): Promise<FakeEndpoint> {
     }
     const promptTokens = countMessageTokens(messages);
     const maxNew = Number(body.max_completion_tokens ?? body.max_tokens ?? 16);
+    seen.push({ promptTokens, maxNew });
     if (o.family === "vllm" && promptTokens + maxNew > maxLen) {
       return vllmError(
         res,
@@ -132,9 +147,16 @@ export async function startFake(o: FakeOptions): Promise<FakeEndpoint> {
       object: "chat.completion",
       created: 0,
       model,
-      choices: [{ index: 0, message, finish_reason: "stop" }],
+      choices: [{ index: 0, message, finish_reason: o.finishReason?.(i) ?? "stop" }],
+      ...(o.fingerprint ? { system_fingerprint: o.fingerprint(i) } : {}),
     };
-    if (o.family !== "ollama") {
+    if (o.deepseekHitShare !== undefined) {
+      const hit = Math.floor(promptTokens * o.deepseekHitShare);
+      reply.usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_cache_hit_tokens: hit, prompt_cache_miss_tokens: promptTokens - hit };
+    } else if (o.family === "ollama" && o.numCtx !== undefined) {
+      const served = Math.min(promptTokens, o.numCtx);
+      reply.usage = { prompt_tokens: served, completion_tokens: completionTokens, total_tokens: served + completionTokens };
+    } else if (o.family !== "ollama") {
       const cached = o.family === "openai" ? (o.cachedTokens ?? ((t: number) => Math.floor(t / 2 / 64) * 64))(promptTokens) : 0;
       reply.usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: cached } };
     }
@@ -173,6 +195,7 @@ export async function startFake(o: FakeOptions): Promise<FakeEndpoint> {
     url: `http://127.0.0.1:${port}/v1`,
     chats,
     paths,
+    seen,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

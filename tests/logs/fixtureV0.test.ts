@@ -60,8 +60,8 @@ describe("data written before schema versions (version 0)", () => {
       log.mockRestore();
     }
     const want = readdirSync(TABLES).sort();
-    // Tables added after version 0 (new files, not changed ones): main_results_wide (issue 14), cost and cost_runs (issue 17: every data set).
-    const added = new Set(["main_results_wide.csv", "main_results_wide.md", "cost.csv", "cost.md", "cost_runs.csv", "cost_runs.md"]);
+    // Tables added after version 0 (new files, not changed ones): main_results_wide (issue 14), cost and cost_runs (issue 17: every data set), run_quality (issue 26).
+    const added = new Set(["main_results_wide.csv", "main_results_wide.md", "cost.csv", "cost.md", "cost_runs.csv", "cost_runs.md", "run_quality.csv", "run_quality.md"]);
     const written = readdirSync(join(out, "tables")).sort();
     expect(written.filter((f) => !added.has(f))).toEqual(want);
     expect(written.filter((f) => added.has(f))).toEqual([...added].sort());

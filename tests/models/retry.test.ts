@@ -50,7 +50,7 @@ describe("withRetry", () => {
   it("honours Retry-After on a 429, then succeeds", async () => {
     const s = script([new AttemptError("HTTP 429", "http_429", 2000)]);
     const o = options();
-    await expect(withRetry(s.attempt, o)).resolves.toEqual({ value: "ok", retries: 1 });
+    await expect(withRetry(s.attempt, o)).resolves.toEqual({ value: "ok", retries: 1, kinds: ["http_429"] });
     expect(o.waits).toHaveLength(1);
     expect(o.waits[0]).toBeGreaterThanOrEqual(2000);
     expect(o.waits[0]).toBeLessThan(2000 + 500);
@@ -58,7 +58,7 @@ describe("withRetry", () => {
   it("retries 5xx, timeouts, transport errors and broken bodies", async () => {
     const s = script([new AttemptError("a", "http_5xx"), new AttemptError("b", "timeout"), new AttemptError("c", "transport"), new AttemptError("d", "bad_response")]);
     const o = options({ maxRetries: 4 });
-    await expect(withRetry(s.attempt, o)).resolves.toEqual({ value: "ok", retries: 4 });
+    await expect(withRetry(s.attempt, o)).resolves.toEqual({ value: "ok", retries: 4, kinds: ["http_5xx", "timeout", "transport", "bad_response"] });
     expect(s.calls()).toBe(5);
   });
   it("never retries a 4xx other than 429", async () => {

@@ -58,3 +58,55 @@ describe("progress", () => {
     expect([formatDuration(5_000), formatDuration(125_000), formatDuration(7_380_000)]).toEqual(["5s", "2m05s", "2h03m"]);
   });
 });
+
+describe("progress a person can plan by (issue 26)", () => {
+  const explore = { status: "ok", phase: "explore" } as EpisodeRecord;
+  const evalEp = { status: "ok", phase: "eval" } as EpisodeRecord;
+
+  it("a run's ETA follows its exploration chain, not the burst of concurrent eval episodes", async () => {
+    const { ProgressState } = await import("../../src/runner/progress.js");
+    let now = 0;
+    const st = new ProgressState(() => now);
+    // 4 exploration episodes, checkpoints 0 and 4 with 3 eval episodes each: 10 episodes.
+    st.runStarted("r", { totalEpisodes: 10, doneEpisodes: 0, label: "x", exploreLeft: 4 });
+    now = 1_000;
+    for (let i = 0; i < 3; i++) st.episodeDone("r", evalEp); // checkpoint 0's eval, concurrent, fast
+    now = 60_000;
+    st.episodeDone("r", explore); // one exploration episode: 60 s
+    const r = st.runs.get("r")!;
+    // 3 exploration episodes left at 60 s each, then the last checkpoint's eval (about one more): 240 s.
+    expect(st.etaMs(r)).toBe(240_000);
+    // The old pace (4 episodes in 60 s, 6 left) said 90 s.
+    now = 240_000;
+    for (let i = 0; i < 3; i++) st.episodeDone("r", explore);
+    // Exploration over: what is left of one episode's time (60 s mean, all of it still ahead).
+    expect(st.etaMs(r)).toBe(60_000);
+    now = 270_000;
+    expect(st.etaMs(r)).toBe(30_000);
+  });
+
+  it("the matrix ETA is never below the slowest run's", async () => {
+    const { ProgressState } = await import("../../src/runner/progress.js");
+    let now = 0;
+    const st = new ProgressState(() => now);
+    st.runStarted("slow", { totalEpisodes: 12, doneEpisodes: 0, label: "slow", exploreLeft: 10 });
+    st.runStarted("fast", { totalEpisodes: 100, doneEpisodes: 0, label: "fast" });
+    now = 10_000;
+    st.episodeDone("slow", explore);
+    for (let i = 0; i < 99; i++) st.episodeDone("fast", evalEp);
+    const slow = st.etaMs(st.runs.get("slow")!)!;
+    expect(slow).toBe(100_000); // 9 left + 1, at 10 s
+    // Pace alone: 100 episodes in 10 s, 12 left: 1.2 s.
+    expect(st.matrix().etaMs).toBe(slow);
+  });
+
+  it("the retry line says which kinds", async () => {
+    const { formatRetries, ProgressState, formatRunProgress } = await import("../../src/runner/progress.js");
+    expect(formatRetries(7, { http_429: 6, http_5xx: 1 })).toBe("7 retries: 6x429, 1x5xx");
+    expect(formatRetries(2, {})).toBe("2 retries");
+    const st = new ProgressState(() => 0);
+    st.runStarted("r", { totalEpisodes: 2, doneEpisodes: 0, label: "x" });
+    st.call("r", { retries: 2, retry_kinds: ["http_429", "bad_response"], cost_usd: null, cached: false } as never);
+    expect(formatRunProgress(st.runs.get("r")!, null)).toContain("2 retries: 1xerror body, 1x429");
+  });
+});

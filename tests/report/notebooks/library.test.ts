@@ -83,6 +83,8 @@ describe("the report's writers", () => {
     await writeTables(report, parts, ["self_judging", "positive_rates", "coupling", "run_level", "summary_vs_history"]);
     // Notebook 06's (issue 17): the cost tables are written for every data set.
     await writeTables(report, parts, ["cost", "cost_runs"]);
+    // Notebook 00's (issue 26): run_quality, the gate of every other table.
+    await writeTables(report, parts, ["run_quality"]);
     for (const figure of await reportFigures(report)) await saveFigure(figure, parts);
     const list = (d: string): string[] =>
       readdirSync(d, { recursive: true, encoding: "utf8" }).filter((f) => statSync(join(d, f)).isFile() && f !== "report.json").sort();
