@@ -3,8 +3,8 @@
  * block improvement, with tertile gaps) and run_level (Pearson and Spearman of a run's Agree against
  * its NABA). Intervals: blocks resampled (coupling), runs resampled (run level).
  */
-import { DEFAULT_LEVEL, bootstrapRng, describeBootstrap, estimate, methodOf, type BootstrapConfig, type Estimate, type Interval } from "./bootstrap.js";
-import { clusterDesign, tableInterval } from "./intervals.js";
+import { DEFAULT_LEVEL, MethodTally, bootstrapRng, describeBootstrap, estimate, methodOf, type BootstrapConfig, type Estimate, type Interval } from "./bootstrap.js";
+import { CORRELATION_RANGE, clusterDesign, tableInterval } from "./intervals.js";
 import { flagEstimate, smallNNote } from "./coverage.js";
 import { WeightedSpearman, couplingStats, pearson, pearsonWeighted, resampleWeights, runBlocks, spearman, type Block } from "./coupling.js";
 import { naba } from "./curves.js";
@@ -69,7 +69,7 @@ export function clusterIndex(keys: readonly string[]): { clusterOf: Int32Array; 
  * blocks stay together: consecutive gains of one run are negatively correlated, so blocks are not
  * independent units).
  */
-export function couplingRow(game: string, blocks: readonly (Block & { run_id: string })[], cfg: BootstrapConfig): CouplingRow {
+export function couplingRow(game: string, blocks: readonly (Block & { run_id: string })[], cfg: BootstrapConfig, methods: MethodTally = new MethodTally()): CouplingRow {
   const level = cfg.level ?? DEFAULT_LEVEL;
   const stats = couplingStats(blocks);
   const n = blocks.length;
@@ -105,12 +105,14 @@ export function couplingRow(game: string, blocks: readonly (Block & { run_id: st
   // The measured default method (bootstrap-t) over runs as clusters of their blocks.
   let ivA: Interval | null = null;
   let ivE: Interval | null = null;
-  if (cfg.B > 0 && n > 0 && methodOf(cfg) !== "percentile") {
-    const studentA = clusteredRho(blocks, (b) => b.A, cfg, game, level);
-    const studentE = clusteredRho(blocks.filter((b) => b.E !== null), (b) => -(b.E as number), cfg, game, level);
+  if (cfg.B > 0 && n > 0 && methodOf(cfg, "correlation") !== "percentile") {
+    const studentA = clusteredRho(blocks, (b) => b.A, cfg, game, level, stats.rho_agree === null ? undefined : methods);
+    const studentE = clusteredRho(blocks.filter((b) => b.E !== null), (b) => -(b.E as number), cfg, game, level, stats.rho_neg_err === null ? undefined : methods);
     ivA = studentA;
     ivE = studentE;
   }
+  if (repA !== null && ivA === null && stats.rho_agree !== null) methods.add("percentile");
+  if (repE !== null && ivE === null && stats.rho_neg_err !== null) methods.add("percentile");
   const withIv = (e: Estimate, iv: Interval | null): Estimate => (iv === null || e.point === null ? e : { ...e, ...iv });
   const flag = (e: Estimate): Estimate => (e.point === null ? e : flagEstimate({ ...e, n: nRuns }, "rho_agree"));
   return {
@@ -148,6 +150,7 @@ function clusteredRho(
   cfg: BootstrapConfig,
   game: string,
   level: number,
+  methods?: MethodTally,
 ): Interval | null {
   const sizes: number[] = [];
   const seen = new Set<string>();
@@ -162,14 +165,17 @@ function clusteredRho(
   }
   if (sizes.length === 0) return null;
   const ws = new WeightedSpearman(blocks.map(key), blocks.map((b) => b.g));
-  const r = tableInterval(clusterDesign(sizes), (w) => ws.rho(w) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "coupling", game), methodOf(cfg), level);
-  return r.method === "percentile" ? null : r.interval;
+  const r = tableInterval(clusterDesign(sizes), (w) => ws.rho(w) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "coupling", game), methodOf(cfg, "correlation"), level, CORRELATION_RANGE);
+  if (r.method === "percentile" && r.fellBack !== true) return null;
+  methods?.add(r.method, r.fellBack);
+  return r.interval;
 }
 
 /** Paper Table 6: per game, and pooled over all blocks ("all", last). */
 export function couplingTable(blocks: readonly BlockRow[], cfg: BootstrapConfig): Table<CouplingRow> {
-  const rows = distinct(blocks.map((b) => b.game)).map((game) => couplingRow(game, blocks.filter((b) => b.game === game), cfg));
-  rows.push(couplingRow(POOLED, blocks, cfg));
+  const methods = new MethodTally();
+  const rows = distinct(blocks.map((b) => b.game)).map((game) => couplingRow(game, blocks.filter((b) => b.game === game), cfg, methods));
+  rows.push(couplingRow(POOLED, blocks, cfg, methods));
   return withInstrumentNote({
     name: "coupling",
     title: "Judgment-improvement coupling over exploration blocks",
@@ -184,7 +190,8 @@ export function couplingTable(blocks: readonly BlockRow[], cfg: BootstrapConfig)
     ],
     rows,
     notes: [
-      describeBootstrap(cfg, "runs (a run's blocks stay together)"),
+      describeBootstrap(cfg, "runs (a run's blocks stay together)", methods),
+      "Estimand: the coupling over runs like these (runs resampled), not over new blocks of these runs.",
       "Block t = exploration episodes (s, t] between adjacent checkpoints s < t of a history or memory run (t-3 with the default schedule), kept when s and t are valid and it has a scored step. rho: Spearman with average ranks (values compared at 12 significant digits), of A (Agree) and of -E (negative NMAE) against g = (y(t) - y(s)) / (max y - min y). Tertile gap: mean g of the top third of blocks minus the bottom third (floor(n/3) blocks each; ties by block order).",
       ...smallNNote(rows, [
         { key: "rho_agree", metric: "rho_agree" },
@@ -239,6 +246,7 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
   let repS: Float64Array | null = null;
   let studentP: Interval | null = null;
   let studentS: Interval | null = null;
+  const methods = new MethodTally();
   if (cfg.B > 0 && pts.length > 0) {
     const rng = bootstrapRng(cfg.seed, "run_level");
     const n = pts.length;
@@ -256,14 +264,16 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
     }
     // The measured default method over cells (contiguous: runs come in (game, model, ...) order).
     const contiguous = Array.from(clusterOf).every((c, i) => i === 0 || c === clusterOf[i - 1] || c === (clusterOf[i - 1] as number) + 1);
-    if (methodOf(cfg) !== "percentile" && contiguous) {
+    if (methodOf(cfg, "correlation") !== "percentile" && contiguous) {
       const sizes = Array.from({ length: k }, (_, c) => Array.from(clusterOf).filter((v) => v === c).length);
       const d = clusterDesign(sizes);
-      const rp = tableInterval(d, (wt) => pearsonWeighted(x, y, wt) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "run_level"), methodOf(cfg), level);
-      const rs = tableInterval(d, (wt) => rho.rho(wt) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "run_level"), methodOf(cfg), level);
-      if (rp.method !== "percentile") studentP = rp.interval;
-      if (rs.method !== "percentile") studentS = rs.interval;
-    }
+      const rp = tableInterval(d, (wt) => pearsonWeighted(x, y, wt) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "run_level"), methodOf(cfg, "correlation"), level, CORRELATION_RANGE);
+      const rs = tableInterval(d, (wt) => rho.rho(wt) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "run_level"), methodOf(cfg, "correlation"), level, CORRELATION_RANGE);
+      if (rp.method !== "percentile" || rp.fellBack === true) studentP = rp.interval;
+      if (rs.method !== "percentile" || rs.fellBack === true) studentS = rs.interval;
+      if (pr !== null) methods.add(rp.method, rp.fellBack);
+      if (sr !== null) methods.add(rs.method, rs.fellBack);
+    } else for (const p of [pr, sr]) if (p !== null) methods.add("percentile");
   }
   const rowsOut: RunLevelRow[] = [
     {
@@ -284,7 +294,8 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
     ],
     rows: rowsOut,
     notes: [
-      describeBootstrap(cfg, "(model, game) cells, a cell's history and memory runs together"),
+      describeBootstrap(cfg, "(model, game) cells, a cell's history and memory runs together", methods),
+      "Estimand: the correlation over (model, game) cells like these (cells resampled).",
       "History and memory runs with both an Agree (a scored exploration step) and a NABA (a valid checkpoint 0).",
       ...smallNNote(rowsOut, [
         { key: "pearson_agree_naba", metric: "pearson_cells" },
