@@ -333,7 +333,7 @@ describe("Table 5 (self_judging) from logs: the pooled step set and the game-lev
     expect(num(all.nmae)).toBeCloseTo(0.2625, 2); // prints 0.263
     expect(num(all.nmae_lo)).toBe(0.2);
     expect(num(all.nmae_hi)).toBeGreaterThan(0.3);
-    expect(all.agree_n).toBe("3"); // runs
+    expect(all.agree_n).toBe("2"); // models: the pooled row resamples models, then runs, then episodes
     expect([num(all.over), num(all.under)]).toEqual([0.25, 0.125]);
     // Rows: models first, "all" last within the game.
     expect(rows.map((r) => `${r.game}/${r.model}`)).toEqual(["g1/A", "g1/B", "g1/all", "g2/C", "g2/all"]);
@@ -661,7 +661,7 @@ describe("coupling (Table 6) and run level from logs", () => {
     // (model, game) cell (M, g1), and cells are resampled with their runs together: every replicate is
     // the same two runs -> [-1, -1], and the row says it rests on 1 cell.
     // the same two runs -> [-1, -1] from one cell: a single unit prints no interval, only n = 1.
-    expect(toCsv(report.tables.run_level)).toBe("pearson_agree_naba,spearman_agree_naba,n_runs,n_cells\n-1,-1,2,1\n");
+    expect(csvOf(report, "run_level").map((r) => Object.values(r).join(","))).toEqual(["-1.000,-1.000,2,1"]);
     expect(toMarkdown(report.tables.run_level)).toContain("| -1.000 n=1 | -1.000 n=1 |");
   });
 });
