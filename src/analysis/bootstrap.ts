@@ -217,7 +217,8 @@ export class MethodTally {
  */
 export function describeBootstrap(cfg: BootstrapConfig, unit: string, used?: MethodTally): string {
   const level = Math.round((cfg.level ?? DEFAULT_LEVEL) * 100);
-  const method = used !== undefined && used.size > 0 ? `intervals by ${used.describe()}` : describeMethod(methodOf(cfg));
+  // A tally that stayed empty: the table printed no interval, whatever the configured method.
+  const method = used === undefined ? describeMethod(methodOf(cfg)) : used.size > 0 ? `intervals by ${used.describe()}` : "no intervals (no estimate was bootstrapped)";
   return `Intervals: ${level}% ${method}, B = ${cfg.B}, seed = ${cfg.seed}; resampled: ${unit}.`;
 }
 
@@ -227,7 +228,8 @@ export function describeBootstrap(cfg: BootstrapConfig, unit: string, used?: Met
  * the summaries (report.json, `s3gym report`, `s3gym reproduce`), which name the method per table.
  */
 export function methodsNamed(note: string | undefined): string[] {
-  if (note === undefined || !note.startsWith("Intervals:")) return [];
+  // A table that resamples nothing (cost, training) or printed no interval names no method.
+  if (note === undefined || !note.startsWith("Intervals:") || note.includes("resampled: nothing") || note.includes("no intervals")) return [];
   const head = note.slice(0, note.indexOf(", B = ") >= 0 ? note.indexOf(", B = ") : note.length);
   const out: string[] = [];
   if (/percentile bootstrap(?! in place)/.test(head)) out.push("percentile");

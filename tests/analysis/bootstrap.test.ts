@@ -112,5 +112,7 @@ describe("describeBootstrap", () => {
     );
     expect(methodsNamed(line)).toEqual(["percentile", "bootstrap-t", "percentile fallback"]);
     expect(methodsNamed("Training: no intervals")).toEqual([]);
+    expect(methodsNamed(describeBootstrap({ B: 100, seed: 1 }, "nothing (this table has no intervals)"))).toEqual([]);
+    expect(describeBootstrap({ B: 100, seed: 1 }, "cells", new MethodTally())).toMatch(/^Intervals: 95% no intervals/);
   });
 });
