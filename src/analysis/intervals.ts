@@ -238,6 +238,14 @@ export function withinDesign(sizes: readonly number[]): Design {
   };
 }
 
+/** Adds one draw with replacement of a cluster's `size` sub-units (flat units o..o+size-1) to w. */
+function drawWithin(rng: Rng, w: Int32Array, o: number, size: number): void {
+  for (let j = 0; j < size; j++) {
+    const k = o + rng.int(size);
+    w[k] = (w[k] as number) + 1;
+  }
+}
+
 export function twoStageDesign(sizes: readonly number[]): Design {
   const off = offsets(sizes);
   const n = off[sizes.length] as number;
@@ -252,12 +260,7 @@ export function twoStageDesign(sizes: readonly number[]): Design {
       w.fill(0);
       for (let d = 0; d < C; d++) {
         const c = rng.int(C);
-        const sz = sizes[c] as number;
-        const o = off[c] as number;
-        for (let j = 0; j < sz; j++) {
-          const k = o + rng.int(sz);
-          w[k] = (w[k] as number) + 1;
-        }
+        drawWithin(rng, w, off[c] as number, sizes[c] as number);
       }
     },
     studentizable: false,
@@ -297,12 +300,7 @@ export function threeStageDesign(sizes: readonly (readonly number[])[]): Design 
         const r0 = firstRun[c] as number;
         for (let e = 0; e < runs.length; e++) {
           const r = r0 + rng.int(runs.length);
-          const sz = runSizes[r] as number;
-          const o = off[r] as number;
-          for (let j = 0; j < sz; j++) {
-            const k = o + rng.int(sz);
-            w[k] = (w[k] as number) + 1;
-          }
+          drawWithin(rng, w, off[r] as number, runSizes[r] as number);
         }
       }
     },
