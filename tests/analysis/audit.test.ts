@@ -570,7 +570,7 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     for (const name of Object.keys(report.tables) as (keyof Report["tables"])[]) {
       const t = report.tables[name] as Table<object>;
       // The methods the table actually used (issue 24), not one blanket name.
-      expect(t.notes[0]).toMatch(/^Intervals: 95% (intervals by )?(percentile|studentized|BCa) bootstrap/);
+      expect(t.notes[0]).toMatch(/^Intervals: 95% ((intervals by )?(percentile|studentized|BCa) bootstrap|no intervals)/);
       expect(t.notes[0]).toContain("B = 2000, seed = 3");
       expect(toMarkdown(t)).toContain("B = 2000, seed = 3");
       expect(toCsv(again.tables[name] as Table<object>)).toBe(toCsv(t));
