@@ -154,20 +154,88 @@ export function bootstrapEstimate<T>(
   return estimate(point, bootstrapReplicates(units, statistic, cfg.B, rng), cfg.level ?? DEFAULT_LEVEL);
 }
 
-/** The interval method a config asks for (the measured default when it names none). */
-export function methodOf(cfg: BootstrapConfig): IntervalMethod {
-  return cfg.method ?? "studentized";
+/**
+ * Which measured default a table interval takes (bench/coverage, docs/analysis.md):
+ * - curve: Avg, Max, AUC+, NABA, dNABA, view metrics and compare's paired differences, over evaluation
+ *   seeds. The percentile interval: the bootstrap-t's width tail failed at every size measured (99th
+ *   percentile width 4 to 1000 times the true spread at 10 seeds; AUC+ intervals below 0), and no
+ *   method reached 95 +- 3 in every outcome shape, so these are always marked `n=K`.
+ * - judging and correlation: the bootstrap-t from 10 units (met the rule for NMAE, coupling rho and
+ *   the run-level correlation), BCa for multi-stage pooled rows, percentile below 10 units.
+ */
+export type MethodFamily = "curve" | "judging" | "correlation";
+
+export const DEFAULT_METHODS: Readonly<Record<MethodFamily, IntervalMethod>> = { curve: "percentile", judging: "studentized", correlation: "studentized" };
+
+/** The interval method a config asks for (the measured default of the family when it names none). */
+export function methodOf(cfg: BootstrapConfig, family: MethodFamily = "judging"): IntervalMethod {
+  return cfg.method ?? DEFAULT_METHODS[family];
 }
 
 /** How a method is named under a table. */
 export function describeMethod(method: IntervalMethod): string {
   if (method === "percentile") return "percentile bootstrap";
   if (method === "bca") return "BCa bootstrap";
-  return "studentized bootstrap (bootstrap-t, jackknife standard errors; BCa for two-stage rows, percentile for fewer than 3 or more than 50 units)";
+  return "studentized bootstrap (bootstrap-t, jackknife standard errors; BCa for multi-stage rows, percentile below 10 or above 50 units and where an interval would leave the statistic's range)";
 }
 
-/** The line printed under a table: method, level, B, seed and what was resampled. */
-export function describeBootstrap(cfg: BootstrapConfig, unit: string): string {
-  const level = Math.round((cfg.level ?? DEFAULT_LEVEL) * 100);
-  return `Intervals: ${level}% ${describeMethod(methodOf(cfg))}, B = ${cfg.B}, seed = ${cfg.seed}; resampled: ${unit}.`;
+/**
+ * The methods a table's intervals actually used (metrics.md: "the method ... printed under every
+ * table"), counted per estimate: the configured method falls back per cell (few units, multi-stage
+ * rows, out of range), so naming the configured one would misstate most tables.
+ */
+export class MethodTally {
+  private readonly counts = new Map<string, number>();
+
+  /** Counts one interval made with `method`; `fellBack`: the percentile replaced an out-of-range one. */
+  add(method: IntervalMethod, fellBack = false, times = 1): void {
+    const key = fellBack ? "fallback" : method;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + times);
+  }
+
+  get size(): number {
+    return this.counts.size;
+  }
+
+  /** E.g. "percentile bootstrap (24 intervals), studentized bootstrap (bootstrap-t) (4)". */
+  describe(): string {
+    const order = ["percentile", "bca", "studentized", "fallback"];
+    const name: Record<string, string> = {
+      percentile: "percentile bootstrap",
+      bca: "BCa bootstrap",
+      studentized: "studentized bootstrap (bootstrap-t, jackknife standard errors)",
+      fallback: "percentile bootstrap in place of a bootstrap-t interval that left the statistic's range",
+    };
+    const parts = order.filter((k) => this.counts.has(k)).map((k, i) => `${name[k]} (${this.counts.get(k)}${i === 0 ? " intervals" : ""})`);
+    return parts.join(", ");
+  }
 }
+
+/**
+ * The line printed under a table: method, level, B, seed and what was resampled. With a tally, the
+ * methods its intervals actually used; without one (or an empty one) the configured method.
+ */
+export function describeBootstrap(cfg: BootstrapConfig, unit: string, used?: MethodTally): string {
+  const level = Math.round((cfg.level ?? DEFAULT_LEVEL) * 100);
+  // A tally that stayed empty: the table printed no interval, whatever the configured method.
+  const method = used === undefined ? describeMethod(methodOf(cfg)) : used.size > 0 ? `intervals by ${used.describe()}` : "no intervals (no estimate was bootstrapped)";
+  return `Intervals: ${level}% ${method}, B = ${cfg.B}, seed = ${cfg.seed}; resampled: ${unit}.`;
+}
+
+/**
+ * The methods a table's first note (describeBootstrap's line) names, in short: "percentile",
+ * "bootstrap-t", "BCa", "percentile fallback"; empty for a note that is not an interval line. For
+ * the summaries (report.json, `s3gym report`, `s3gym reproduce`), which name the method per table.
+ */
+export function methodsNamed(note: string | undefined): string[] {
+  // A table that resamples nothing (cost, training) or printed no interval names no method.
+  if (note === undefined || !note.startsWith("Intervals:") || note.includes("resampled: nothing") || note.includes("no intervals")) return [];
+  const head = note.slice(0, note.indexOf(", B = ") >= 0 ? note.indexOf(", B = ") : note.length);
+  const out: string[] = [];
+  if (/percentile bootstrap(?! in place)/.test(head)) out.push("percentile");
+  if (head.includes("studentized bootstrap")) out.push("bootstrap-t");
+  if (head.includes("BCa bootstrap")) out.push("BCa");
+  if (head.includes("in place of")) out.push("percentile fallback");
+  return out;
+}
+

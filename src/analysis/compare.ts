@@ -9,10 +9,11 @@
  * field neither selector names (model, pathway), on the same evaluation seeds. Two such runs on
  * different seeds are refused with an error, never silently compared unpaired.
  */
-import { bootstrapRng, describeMethod, methodOf, type BootstrapConfig } from "./bootstrap.js";
+import { MethodTally, bootstrapRng, describeBootstrap, methodOf, type BootstrapConfig } from "./bootstrap.js";
 import { curveMetricsSorted, type CurveMetrics } from "./curves.js";
 import { TRAINING_PATHWAY, compareText, type Dataset, type RunData } from "./dataset.js";
-import { simpleDesign, tableInterval } from "./intervals.js";
+import { ANY_RANGE, simpleDesign, tableInterval } from "./intervals.js";
+import { minSupportedUnits } from "./coverage.js";
 import { seedCurve, type SeedCurve } from "./seedCurves.js";
 import { withInstrumentNote } from "./instruments.js";
 import { DEFAULT_FLIPS, EXACT_MAX_SEEDS, signFlipTest, type SignFlipResult } from "./signFlip.js";
@@ -83,6 +84,11 @@ export interface CompareRow {
   diff: number | null;
   lo: number | null;
   hi: number | null;
+  /**
+   * `n=K` when the interval rests on fewer seeds than bench/coverage showed a paired curve contrast
+   * needs (coverage.ts, dnaba): indicative only; empty otherwise.
+   */
+  indicative: string;
   /** Two-sided sign-flip permutation p-value over seeds. */
   p: number | null;
   /** Holm-adjusted across the games of this metric. */
@@ -282,10 +288,11 @@ export function compareTable(ds: Dataset, opts: CompareOptions): Table<CompareRo
     }
   }
   const level = opts.level ?? 0.95;
-  const method = methodOf(opts);
+  const method = methodOf(opts, "curve");
   const flips = opts.flips ?? DEFAULT_FLIPS;
   const rows: CompareRow[] = [];
-  const used = new Set<string>();
+  const used = new MethodTally();
+  const need = minSupportedUnits("dnaba");
   for (const game of games) {
     const pairs = gamePairs(runs.filter((r) => r.game === game), opts);
     if (pairs.length === 0) continue;
@@ -299,10 +306,11 @@ export function compareTable(ds: Dataset, opts: CompareOptions): Table<CompareRo
       const diff = a - b;
       let lo: number | null = null;
       let hi: number | null = null;
-      if (opts.B > 0 && Number.isFinite(diff)) {
-        const r = tableInterval(simpleDesign(K), stat, opts.B, bootstrapRng(opts.seed, "compare", game, metric), method, level);
+      // One seed gives no interval (every resample is the data): the point alone, n_seeds = 1.
+      if (opts.B > 0 && Number.isFinite(diff) && K > 1) {
+        const r = tableInterval(simpleDesign(K), stat, opts.B, bootstrapRng(opts.seed, "compare", game, metric), method, level, ANY_RANGE);
         ({ lo, hi } = r.interval);
-        used.add(r.method);
+        used.add(r.method, r.fellBack);
       }
       const perm = signFlipP(pairs, metric, K, flips, bootstrapRng(opts.seed, "compare-flips", game, metric));
       const fin = (v: number): number | null => (Number.isFinite(v) ? v : null);
@@ -315,6 +323,7 @@ export function compareTable(ds: Dataset, opts: CompareOptions): Table<CompareRo
         diff: fin(diff),
         lo,
         hi,
+        indicative: lo !== null && (need === null || K < need) ? `n=${K}` : "",
         p: perm.p,
         p_holm: null,
         pairs: pairs.map((p) => `${p.a.run_id} vs ${p.b.run_id}`),
@@ -342,12 +351,18 @@ export function compareTable(ds: Dataset, opts: CompareOptions): Table<CompareRo
       { key: "diff", kind: "num" },
       { key: "lo", kind: "num" },
       { key: "hi", kind: "num" },
+      { key: "indicative", kind: "text" },
       { key: "p", kind: "p" },
       { key: "p_holm", kind: "p" },
     ],
     rows,
     notes: [
-      `Intervals: ${Math.round(level * 100)}% ${describeMethod(method)}${used.size > 0 ? ` (used: ${[...used].join(", ")})` : ""}, B = ${opts.B}, seed = ${opts.seed}; resampled: evaluation seeds, one draw for both sides of every pair (paired).`,
+      describeBootstrap({ ...opts, method }, "evaluation seeds, one draw for both sides of every pair (paired)", used),
+      ...(rows.some((r) => r.indicative !== "")
+        ? [
+            `indicative n=K: the interval rests on K seeds, fewer than bench/coverage showed a paired curve contrast needs (${need === null ? "no size up to 30 covered 95% +- 3" : `${need} or more`}): its real coverage is lower; read the p-value instead.`,
+          ]
+        : []),
       `diff = a - b, each side the mean over the game's pairs (${rows.filter((r, i, all) => all.findIndex((x) => x.game === r.game) === i).map((r) => `${r.game}: ${r.pairs.join(", ")}`).join("; ")}).`,
       `p: two-sided sign-flip permutation test over seeds (${[exact ? `all 2^n flips up to n = ${EXACT_MAX_SEEDS}` : "", random ? `${flips} seeded flips above` : ""].filter((x) => x).join("; ")}); p_holm: Holm-adjusted across the ${games.length > 1 ? "games" : "game"} of each metric.`,
       ...(leftOut.length > 0 ? [`Left out: ${leftOut.map((r) => r.run_id).join(", ")} (no valid checkpoint: the run failed, nothing to pair).`] : []),

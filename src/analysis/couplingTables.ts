@@ -3,8 +3,8 @@
  * block improvement, with tertile gaps) and run_level (Pearson and Spearman of a run's Agree against
  * its NABA). Intervals: blocks resampled (coupling), runs resampled (run level).
  */
-import { DEFAULT_LEVEL, bootstrapRng, describeBootstrap, estimate, methodOf, type BootstrapConfig, type Estimate, type Interval } from "./bootstrap.js";
-import { clusterDesign, tableInterval } from "./intervals.js";
+import { DEFAULT_LEVEL, MethodTally, bootstrapRng, describeBootstrap, estimate, methodOf, type BootstrapConfig, type Estimate, type Interval } from "./bootstrap.js";
+import { CORRELATION_RANGE, clusterDesign, tableInterval } from "./intervals.js";
 import { flagEstimate, smallNNote } from "./coverage.js";
 import { WeightedSpearman, couplingStats, pearson, pearsonWeighted, resampleWeights, runBlocks, spearman, type Block } from "./coupling.js";
 import { naba } from "./curves.js";
@@ -72,7 +72,7 @@ export function clusterIndex(keys: readonly string[]): { clusterOf: Int32Array; 
  * blocks stay together: consecutive gains of one run are negatively correlated, so blocks are not
  * independent units).
  */
-export function couplingRow(game: string, blocks: readonly (Block & { run_id: string })[], cfg: BootstrapConfig, pool: Pool = "learners"): CouplingRow {
+export function couplingRow(game: string, blocks: readonly (Block & { run_id: string })[], cfg: BootstrapConfig, pool: Pool = "learners", methods: MethodTally = new MethodTally()): CouplingRow {
   // The learners' streams keep the names they always had; the null's are their own.
   const stream = pool === "learners" ? game : `null/${game}`;
   const level = cfg.level ?? DEFAULT_LEVEL;
@@ -110,12 +110,14 @@ export function couplingRow(game: string, blocks: readonly (Block & { run_id: st
   // The measured default method (bootstrap-t) over runs as clusters of their blocks.
   let ivA: Interval | null = null;
   let ivE: Interval | null = null;
-  if (cfg.B > 0 && n > 0 && methodOf(cfg) !== "percentile") {
-    const studentA = clusteredRho(blocks, (b) => b.A, cfg, stream, level);
-    const studentE = clusteredRho(blocks.filter((b) => b.E !== null), (b) => -(b.E as number), cfg, stream, level);
+  if (cfg.B > 0 && n > 0 && methodOf(cfg, "correlation") !== "percentile") {
+    const studentA = clusteredRho(blocks, (b) => b.A, cfg, stream, level, stats.rho_agree === null ? undefined : methods);
+    const studentE = clusteredRho(blocks.filter((b) => b.E !== null), (b) => -(b.E as number), cfg, stream, level, stats.rho_neg_err === null ? undefined : methods);
     ivA = studentA;
     ivE = studentE;
   }
+  if (repA !== null && ivA === null && stats.rho_agree !== null) methods.add("percentile");
+  if (repE !== null && ivE === null && stats.rho_neg_err !== null) methods.add("percentile");
   const withIv = (e: Estimate, iv: Interval | null): Estimate => (iv === null || e.point === null ? e : { ...e, ...iv });
   const flag = (e: Estimate): Estimate => (e.point === null ? e : flagEstimate({ ...e, n: nRuns }, "rho_agree"));
   return {
@@ -154,6 +156,7 @@ function clusteredRho(
   cfg: BootstrapConfig,
   game: string,
   level: number,
+  methods?: MethodTally,
 ): Interval | null {
   const sizes: number[] = [];
   const seen = new Set<string>();
@@ -168,8 +171,10 @@ function clusteredRho(
   }
   if (sizes.length === 0) return null;
   const ws = new WeightedSpearman(blocks.map(key), blocks.map((b) => b.g));
-  const r = tableInterval(clusterDesign(sizes), (w) => ws.rho(w) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "coupling", game), methodOf(cfg), level);
-  return r.method === "percentile" ? null : r.interval;
+  const r = tableInterval(clusterDesign(sizes), (w) => ws.rho(w) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "coupling", game), methodOf(cfg, "correlation"), level, CORRELATION_RANGE);
+  if (r.method === "percentile" && r.fellBack !== true) return null;
+  methods?.add(r.method, r.fellBack);
+  return r.interval;
 }
 
 /**
@@ -177,11 +182,12 @@ function clusteredRho(
  * blocks ("all"); then the same rows of the non-learners' blocks (pool `null`), when any.
  */
 export function couplingTable(allBlocks: readonly BlockRow[], cfg: BootstrapConfig): Table<CouplingRow> {
+  const methods = new MethodTally();
   const blocks = allBlocks.filter((b) => poolOf(b.model) === "learners");
   const nulls = allBlocks.filter((b) => poolOf(b.model) === "null");
   const poolRows = (list: readonly BlockRow[], pool: Pool): CouplingRow[] => [
-    ...distinct(list.map((b) => b.game)).map((game) => couplingRow(game, list.filter((b) => b.game === game), cfg, pool)),
-    couplingRow(POOLED, list, cfg, pool),
+    ...distinct(list.map((b) => b.game)).map((game) => couplingRow(game, list.filter((b) => b.game === game), cfg, pool, methods)),
+    couplingRow(POOLED, list, cfg, pool, methods),
   ];
   // A data set of non-learners only has no learners' rows (not an empty "all").
   const rows = [...(blocks.length > 0 || nulls.length === 0 ? poolRows(blocks, "learners") : []), ...(nulls.length > 0 ? poolRows(nulls, "null") : [])];
@@ -200,7 +206,8 @@ export function couplingTable(allBlocks: readonly BlockRow[], cfg: BootstrapConf
     ],
     rows,
     notes: [
-      describeBootstrap(cfg, "runs (a run's blocks stay together)"),
+      describeBootstrap(cfg, "runs (a run's blocks stay together)", methods),
+      "Estimand: the coupling over runs like these (runs resampled), not over new blocks of these runs.",
       poolNote(allBlocks.map((b) => b.model)),
       "Block t = exploration episodes (s, t] between adjacent checkpoints s < t of a history or memory run (t-3 with the default schedule), kept when s and t are valid and it has a scored step. rho: Spearman with average ranks (values compared at 12 significant digits), of A (Agree) and of -E (negative NMAE) against g = (y(t) - y(s)) / (max y - min y). Tertile gap: mean g of the top third of blocks minus the bottom third (floor(n/3) blocks each; ties by block order).",
       ...smallNNote(rows, [
@@ -250,7 +257,8 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
   const all = runAgreeNaba(inputs);
   const learners = all.filter((p) => poolOf(p.model) === "learners");
   const nulls = all.filter((p) => poolOf(p.model) === "null");
-  const rowsOut = [...(learners.length > 0 || nulls.length === 0 ? [runLevelRow(learners, cfg, "learners")] : []), ...(nulls.length > 0 ? [runLevelRow(nulls, cfg, "null")] : [])];
+  const methods = new MethodTally();
+  const rowsOut = [...(learners.length > 0 || nulls.length === 0 ? [runLevelRow(learners, cfg, "learners", methods)] : []), ...(nulls.length > 0 ? [runLevelRow(nulls, cfg, "null", methods)] : [])];
   return withInstrumentNote({
     name: "run_level",
     title: "Run level: a run's Agree against its NABA",
@@ -263,7 +271,8 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
     ],
     rows: rowsOut,
     notes: [
-      describeBootstrap(cfg, "(model, game) cells, a cell's history and memory runs together"),
+      describeBootstrap(cfg, "(model, game) cells, a cell's history and memory runs together", methods),
+      "Estimand: the correlation over (model, game) cells like these (cells resampled).",
       "History and memory runs with both an Agree (a scored exploration step) and a NABA (a valid checkpoint 0).",
       poolNote(inputs.runs.map((r) => r.run.model)),
       ...smallNNote(rowsOut, [
@@ -275,7 +284,7 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
 }
 
 /** One pool's run-level row; the learners' streams keep their names, the null's are its own. */
-function runLevelRow(pts: ReturnType<typeof runAgreeNaba>, cfg: BootstrapConfig, pool: Pool): RunLevelRow {
+function runLevelRow(pts: ReturnType<typeof runAgreeNaba>, cfg: BootstrapConfig, pool: Pool, methods: MethodTally): RunLevelRow {
   const level = cfg.level ?? DEFAULT_LEVEL;
   const streamRng = () => (pool === "learners" ? bootstrapRng(cfg.seed, "run_level") : bootstrapRng(cfg.seed, "run_level", "null"));
   const nCells = new Set(pts.map((p) => `${p.model}\u0000${p.game}`)).size;
@@ -304,14 +313,16 @@ function runLevelRow(pts: ReturnType<typeof runAgreeNaba>, cfg: BootstrapConfig,
     }
     // The measured default method over cells (contiguous: runs come in (game, model, ...) order).
     const contiguous = Array.from(clusterOf).every((c, i) => i === 0 || c === clusterOf[i - 1] || c === (clusterOf[i - 1] as number) + 1);
-    if (methodOf(cfg) !== "percentile" && contiguous) {
+    if (methodOf(cfg, "correlation") !== "percentile" && contiguous) {
       const sizes = Array.from({ length: k }, (_, c) => Array.from(clusterOf).filter((v) => v === c).length);
       const d = clusterDesign(sizes);
-      const rp = tableInterval(d, (wt) => pearsonWeighted(x, y, wt) ?? Number.NaN, cfg.B, streamRng(), methodOf(cfg), level);
-      const rs = tableInterval(d, (wt) => rho.rho(wt) ?? Number.NaN, cfg.B, streamRng(), methodOf(cfg), level);
-      if (rp.method !== "percentile") studentP = rp.interval;
-      if (rs.method !== "percentile") studentS = rs.interval;
-    }
+      const rp = tableInterval(d, (wt) => pearsonWeighted(x, y, wt) ?? Number.NaN, cfg.B, streamRng(), methodOf(cfg, "correlation"), level, CORRELATION_RANGE);
+      const rs = tableInterval(d, (wt) => rho.rho(wt) ?? Number.NaN, cfg.B, streamRng(), methodOf(cfg, "correlation"), level, CORRELATION_RANGE);
+      if (rp.method !== "percentile" || rp.fellBack === true) studentP = rp.interval;
+      if (rs.method !== "percentile" || rs.fellBack === true) studentS = rs.interval;
+      if (pr !== null) methods.add(rp.method, rp.fellBack);
+      if (sr !== null) methods.add(rs.method, rs.fellBack);
+    } else for (const p of [pr, sr]) if (p !== null) methods.add("percentile");
   }
   return {
     pool,

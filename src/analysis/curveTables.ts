@@ -13,6 +13,7 @@ import {
   describeBootstrap,
   estimate,
   methodOf,
+  MethodTally,
   percentileInterval,
   pointOnly,
   resampleMean,
@@ -20,7 +21,7 @@ import {
   type Estimate,
 } from "./bootstrap.js";
 import { flagEstimate, smallNNote } from "./coverage.js";
-import { drawWeights, simpleDesign, tableInterval, tableIntervalMany } from "./intervals.js";
+import { ANY_RANGE, NONNEGATIVE_RANGE, drawWeights, observedRange, simpleDesign, tableInterval, tableIntervalMany, type StatRange } from "./intervals.js";
 import { curveBuffers, curveMetricsUnderWeights, curveStatistic, curveUnderWeights, sameSeeds, seedCurve, seedStream, type CurveBuffers, type SeedCurve } from "./seedCurves.js";
 import { CONTROL_PATHWAY, Y0_MARK, Y0_NEAR_ZERO, describeNullCheck, nullCheck, rowGainVsNone, rowGainVsY0, y0NearZero } from "./gainTables.js";
 import { curveMetrics, curveMetricsSorted, curveY0, summarizeDeltas, trainingMetrics, type CurveMetrics, type TrainingMetrics } from "./curves.js";
@@ -94,6 +95,8 @@ export interface CurveAnalysis {
   remarks: string[];
   /** run_id -> its evaluation-seed view (what the curve bootstrap drew from). */
   seedCurves: Map<string, SeedCurve>;
+  /** The interval methods the rows' estimates used (named under main_results). */
+  methods: MethodTally;
 }
 
 /** The row key of a (model, game, pathway) group. */
@@ -162,6 +165,7 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
   for (const r of runs) for (const c of r.checkpoints) lastX.set(r.game, Math.max(lastX.get(r.game) ?? 0, c.x));
   const byEpisode: string[] = [];
   const shortened: string[] = [];
+  const methods = new MethodTally();
 
   for (const [key, members] of groups) {
     const first = members[0] as RunData;
@@ -249,7 +253,7 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
     }
     // The measured default method (bootstrap-t) for a single run: seeds are one simple design. The
     // same stream as above, so paired rows still see the same draws.
-    const method = methodOf(cfg);
+    const method = methodOf(cfg, "curve");
     const only = curves[0] as SeedCurve;
     if (members.length === 1 && method !== "percentile" && B > 0 && METRICS.some((name) => row[name].point !== null)) {
       // The four metrics of one weighted curve at once, over one pass of the draws (each as alone).
@@ -259,12 +263,17 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
         curveMetricsUnderWeights(only, w, buf, m);
         METRICS.forEach((name, j) => (out[j] = m[name] ?? Number.NaN));
       };
-      const r = tableIntervalMany(simpleDesign(only.keys.length), stats, METRICS.length, B, seedStream(cfg.seed, only), method, level);
+      // Avg and Max stay within the run's observed scores; AUC+ and NABA are >= 0.
+      const scores = observedRange(only.scores);
+      const ranges: StatRange[] = [scores, scores, NONNEGATIVE_RANGE, NONNEGATIVE_RANGE];
+      const r = tableIntervalMany(simpleDesign(only.keys.length), stats, METRICS.length, B, seedStream(cfg.seed, only), method, level, ranges);
       METRICS.forEach((name, j) => {
         const e = row[name];
-        if (e.point !== null) row[name] = { ...e, lo: r[j]!.interval.lo, hi: r[j]!.interval.hi };
+        if (e.point === null) return;
+        row[name] = { ...e, lo: r[j]!.interval.lo, hi: r[j]!.interval.hi };
+        methods.add(r[j]!.method, r[j]!.fellBack);
       });
-    }
+    } else if (B > 0) for (const name of METRICS) if (row[name].point !== null) methods.add("percentile");
     if (!nabaReplicates.has(key)) nabaReplicates.set(key, null);
     rows.push(row);
     if (members.length > 1) remarks.push(`${first.model} / ${first.game} / ${first.pathway}: mean of ${members.length} runs (two-stage bootstrap: runs, then evaluation seeds)`);
@@ -295,7 +304,7 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
   for (const r of rows) r.complete = !incompleteModels.has(r.model);
   rows.sort((a, b) => compareText(a.model, b.model) || compareText(a.game, b.game) || compareText(a.pathway, b.pathway));
   series.sort((a, b) => compareText(a.game, b.game) || compareText(a.model, b.model) || compareText(a.pathway, b.pathway));
-  return { rows, series, nabaReplicates, incompleteModels, games: [...games], remarks, seedCurves };
+  return { rows, series, nabaReplicates, incompleteModels, games: [...games], remarks, seedCurves, methods };
 }
 
 /** The mean of the defined values; null when none is. */
@@ -353,6 +362,14 @@ function addGains(rows: MainResultsRow[], seedCurves: ReadonlyMap<string, SeedCu
     ...(unpaired.length > 0 ? [`No gain_vs_none for runs without a none run on the same evaluation seeds: ${unpaired.join(", ")}.`] : []),
   ];
 }
+
+/**
+ * Which estimand the curve intervals cover (metrics.md, "Uncertainty"): evaluation seeds are resampled
+ * within each run, so an interval is about these runs (this model's exploration as it happened) on
+ * new evaluation seeds, not about the model under new run seeds, unless a row pools several runs.
+ */
+export const ESTIMAND_RUNS =
+  "Estimand: the intervals cover these runs' expected score over new evaluation seeds (a row with one run says nothing about how another run of the same model, with other exploration, would score); a row pooling several runs (two-stage) covers the model's runs.";
 
 /** An estimate with its unit count, flagged by the dNABA coverage. */
 function withN(e: Estimate, n: number): Estimate {
@@ -437,7 +454,8 @@ export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: 
     ],
     rows,
     notes: [
-      describeBootstrap(cfg, "evaluation seeds, drawn once per resample and used at every checkpoint of the run (the same draw for every run of the game with the same seeds)"),
+      describeBootstrap(cfg, "evaluation seeds, drawn once per resample and used at every checkpoint of the run (the same draw for every run of the game with the same seeds)", ca.methods),
+      ESTIMAND_RUNS,
       GAIN_NOTE,
       describeNullCheck(nullCheck(rows)),
       "Scores are in each game's own units; raw AUC+ is comparable only within one game. Failed checkpoints are left out (AUC+ joins their valid neighbours); a run whose checkpoint 0 failed has no AUC+ or NABA.",
@@ -500,6 +518,7 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
   );
   const rows: SummaryRow[] = [];
   const unpaired: string[] = [];
+  const methods = new MethodTally();
   let improved = 0;
   let gamesWithMean = 0;
   for (const game of [...byGame.keys()].sort((a, b) => compareText(a, b))) {
@@ -517,11 +536,12 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
       deltas.push({ model, d, reps, pair });
       const n = Math.min(mem.n_seeds, his.n_seeds);
       let est = estimate(d, reps, level);
-      if (d !== null && pair !== null && methodOf(cfg) !== "percentile" && cfg.B > 0) {
+      if (d !== null && pair !== null && methodOf(cfg, "curve") !== "percentile" && cfg.B > 0) {
         const [sm, sh] = [curveStatistic(pair[0], "naba"), curveStatistic(pair[1], "naba")];
-        const r = tableInterval(simpleDesign(pair[0].keys.length), (w) => sm(w) - sh(w), cfg.B, seedStream(cfg.seed, pair[0]), methodOf(cfg), level);
+        const r = tableInterval(simpleDesign(pair[0].keys.length), (w) => sm(w) - sh(w), cfg.B, seedStream(cfg.seed, pair[0]), methodOf(cfg, "curve"), level, ANY_RANGE);
         est = { point: d, lo: r.interval.lo, hi: r.interval.hi };
-      }
+        methods.add(r.method, r.fellBack);
+      } else if (d !== null && reps !== null) methods.add("percentile");
       rows.push({ game, model, dnaba: withN(est, n), n_models: null, wins: null, losses: null, ties: null });
       if (!pairedRows(mem, his, ca)) unpaired.push(`${game} / ${model}`);
     }
@@ -538,12 +558,13 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
     // Every model on the same seeds: the game mean is one statistic of one seed draw (bootstrap-t).
     const pairs = defined.map((x) => x.pair);
     const first = pairs[0];
-    if (s.mean !== null && first && pairs.every((p) => p !== null && sameSeeds(p[0], first[0])) && methodOf(cfg) !== "percentile" && cfg.B > 0) {
+    if (s.mean !== null && first && pairs.every((p) => p !== null && sameSeeds(p[0], first[0])) && methodOf(cfg, "curve") !== "percentile" && cfg.B > 0) {
       const stats = (pairs as [SeedCurve, SeedCurve][]).map(([m, h]) => [curveStatistic(m, "naba"), curveStatistic(h, "naba")] as const);
       const stat = (w: ArrayLike<number>): number => stats.reduce((a, [sm, sh]) => a + sm(w) - sh(w), 0) / stats.length;
-      const r = tableInterval(simpleDesign(first[0].keys.length), stat, cfg.B, seedStream(cfg.seed, first[0]), methodOf(cfg), level);
+      const r = tableInterval(simpleDesign(first[0].keys.length), stat, cfg.B, seedStream(cfg.seed, first[0]), methodOf(cfg, "curve"), level, ANY_RANGE);
       meanEst = { point: s.mean, lo: r.interval.lo, hi: r.interval.hi };
-    }
+      methods.add(r.method, r.fellBack);
+    } else if (s.mean !== null && reps !== null) methods.add("percentile");
     rows.push({ game, model: "mean", dnaba: withN(meanEst, nSeeds), n_models: s.n, wins: s.wins, losses: s.losses, ties: s.ties });
     if (s.mean !== null) {
       gamesWithMean++;
@@ -564,7 +585,8 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
     ],
     rows,
     notes: [
-      describeBootstrap(cfg, `evaluation seeds, one draw shared by the ${pd.a} and the ${pd.b} run (paired: both were evaluated on the same seeds) and used at every checkpoint`),
+      describeBootstrap(cfg, `evaluation seeds, one draw shared by the ${pd.a} and the ${pd.b} run (paired: both were evaluated on the same seeds) and used at every checkpoint`, methods),
+      ESTIMAND_RUNS,
       `Across games: ${pd.a}'s mean dNABA is positive on ${improved} of ${gamesWithMean} games. Wins / losses / ties count models per game (a tie is |dNABA| < 1e-9); they are empty on model rows. n_models: the models a game's mean rests on.`,
       ...smallNNote(rows, [{ key: "dnaba", metric: "dnaba" }]),
       ...(unpaired.length > 0 ? [`Not paired (the two runs were evaluated on different seeds, so their draws are independent): ${unpaired.join(", ")}.`] : []),

@@ -129,8 +129,20 @@ export function bcaInterval(point: number, replicates: ArrayLike<number>, accel:
 }
 
 /** Studentized interval from t replicates (NaN ones left out), the point and its standard error. */
+/**
+ * Relative size below which a jackknife standard error is rounding noise, not spread: the jackknife
+ * of a constant statistic leaves crumbs like 1.26e-15 that pass `se > 0` and make t* = d / se explode.
+ */
+export const SE_REL_TOL = 1e-9;
+
+/** True when `se` is 0, NaN, or negligible against `scale` (the point's size or the data's se). */
+export function seNegligible(se: number, scale: number): boolean {
+  return !(se > SE_REL_TOL * Math.abs(scale)) || !(se > 0);
+}
+
 export function studentizedInterval(point: number, se: number, tReplicates: ArrayLike<number>, level = DEFAULT_LEVEL): Interval {
-  if (se === 0) return { lo: point, hi: point }; // the statistic does not move when a unit is left out
+  // The statistic does not move when a unit is left out (or only by rounding noise).
+  if (Number.isFinite(se) && seNegligible(se, point)) return { lo: point, hi: point };
   const vals = sortedReplicates(tReplicates, Number.isFinite);
   if (vals.length === 0 || !Number.isFinite(se)) return { lo: null, hi: null };
   const a = (1 - level) / 2;
@@ -226,6 +238,14 @@ export function withinDesign(sizes: readonly number[]): Design {
   };
 }
 
+/** Adds one draw with replacement of a cluster's `size` sub-units (flat units o..o+size-1) to w. */
+function drawWithin(rng: Rng, w: Int32Array, o: number, size: number): void {
+  for (let j = 0; j < size; j++) {
+    const k = o + rng.int(size);
+    w[k] = (w[k] as number) + 1;
+  }
+}
+
 export function twoStageDesign(sizes: readonly number[]): Design {
   const off = offsets(sizes);
   const n = off[sizes.length] as number;
@@ -240,11 +260,47 @@ export function twoStageDesign(sizes: readonly number[]): Design {
       w.fill(0);
       for (let d = 0; d < C; d++) {
         const c = rng.int(C);
-        const sz = sizes[c] as number;
-        const o = off[c] as number;
-        for (let j = 0; j < sz; j++) {
-          const k = o + rng.int(sz);
-          w[k] = (w[k] as number) + 1;
+        drawWithin(rng, w, off[c] as number, sizes[c] as number);
+      }
+    },
+    studentizable: false,
+    units: C,
+    members: membersOf(groups, C),
+  };
+}
+
+/**
+ * Three stages (pooled judging rows, metrics.md): top clusters (models) drawn with replacement, then
+ * each drawn model's runs, then each drawn run's sub-units (episodes). `sizes[c][r]` is the sub-unit
+ * count of run r of model c; flat units go model by model, run by run. A model's runs are correlated
+ * (one model), so drawing runs as if independent under-covers (87% measured, issue 24). The
+ * jackknife (BCa's acceleration) leaves one model out; `units` is the model count.
+ */
+export function threeStageDesign(sizes: readonly (readonly number[])[]): Design {
+  const runSizes = sizes.flat();
+  const off = offsets(runSizes);
+  const n = off[runSizes.length] as number;
+  const C = sizes.length;
+  const firstRun = offsets(sizes.map((r) => r.length));
+  const groups = new Int32Array(n);
+  sizes.forEach((runs, c) => {
+    const a = off[firstRun[c] as number] as number;
+    const b = off[(firstRun[c] as number) + runs.length] as number;
+    groups.fill(c, a, b);
+  });
+  return {
+    n,
+    groups,
+    nGroups: C,
+    draw: (rng, w) => {
+      w.fill(0);
+      for (let d = 0; d < C; d++) {
+        const c = rng.int(C);
+        const runs = sizes[c] as readonly number[];
+        const r0 = firstRun[c] as number;
+        for (let e = 0; e < runs.length; e++) {
+          const r = r0 + rng.int(runs.length);
+          drawWithin(rng, w, off[r] as number, runSizes[r] as number);
         }
       }
     },
@@ -342,6 +398,11 @@ export function unitBootstrapMany(
   const tReps = student ? Array.from({ length: m }, () => new Float64Array(B)) : null;
   const w = new Int32Array(design.n);
   const v = new Float64Array(m);
+  const jkData = method === "percentile" ? null : groupJackknifeMany(design, stats, m, ones);
+  // The scale below which a resample's standard error counts as 0 (seNegligible): the data's own.
+  const seScale = Float64Array.from({ length: m }, (_, j) =>
+    jkData === null ? 0 : Math.max(Math.abs(points[j] as number), jackknifeSe(jkData.values[j] as number[], jkData.mult) || 0),
+  );
   for (let b = 0; b < B; b++) {
     design.draw(rng, w);
     stats(w, v);
@@ -352,13 +413,13 @@ export function unitBootstrapMany(
         const se = jackknifeSe(jk.values[j] as number[], jk.mult);
         const vj = v[j] as number;
         const point = points[j] as number;
-        // A resample on which the statistic does not move (se 0) at the point is t = 0, not undefined:
-        // a constant statistic must give the interval [point, point], not none.
-        (tReps[j] as Float64Array)[b] = se > 0 ? (vj - point) / se : vj === point ? 0 : Number.NaN;
+        // A resample on which the statistic does not move (se ~0) at the point is t = 0, not undefined:
+        // a constant statistic must give the interval [point, point], not none. Elsewhere a ~0 se
+        // would make t explode (1.26e-15 was seen): that resample says nothing about t and is left out.
+        (tReps[j] as Float64Array)[b] = !seNegligible(se, seScale[j] as number) ? (vj - point) / se : vj === point ? 0 : Number.NaN;
       }
     }
   }
-  const jkData = method === "percentile" ? null : groupJackknifeMany(design, stats, m, ones);
   return replicates.map((reps, j) => {
     const point = points[j] as number;
     const none = { point, interval: { lo: null, hi: null }, replicates: reps };
@@ -375,20 +436,68 @@ export function unitBootstrapMany(
 }
 
 /**
- * The table interval (metrics.md: "the interval method is chosen by measured coverage"): the
- * configured method (default: coverage.ts DEFAULT_METHOD, the bootstrap-t) where it is defined and
- * affordable, else:
+ * What a statistic can take (metrics.md: an interval never leaves it): correlations [-1, 1], rates
+ * [0, 1], a mean within its units' observed [min, max], AUC+ and NABA [0, Infinity). Either end may be
+ * infinite.
+ */
+export interface StatRange {
+  lo: number;
+  hi: number;
+}
+
+export const CORRELATION_RANGE: StatRange = { lo: -1, hi: 1 };
+export const RATE_RANGE: StatRange = { lo: 0, hi: 1 };
+export const NONNEGATIVE_RANGE: StatRange = { lo: 0, hi: Infinity };
+export const ANY_RANGE: StatRange = { lo: -Infinity, hi: Infinity };
+
+/** The [min, max] of the finite values (ANY_RANGE when none is finite). */
+export function observedRange(values: ArrayLike<number>): StatRange {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as number;
+    if (!Number.isFinite(v)) continue;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  return lo <= hi ? { lo, hi } : ANY_RANGE;
+}
+
+/**
+ * True when an interval is usable for a statistic of `range`: both ends finite, lo <= hi, and inside
+ * the range up to rounding (a relative 1e-9 of the range's finite size, so a mean of values that all
+ * equal 0.7 may end at 0.7000000000000001).
+ */
+export function intervalInRange(iv: Interval, range: StatRange = ANY_RANGE): boolean {
+  const { lo, hi } = iv;
+  if (lo === null || hi === null || !Number.isFinite(lo) || !Number.isFinite(hi) || lo > hi) return false;
+  const size = Number.isFinite(range.hi - range.lo) ? range.hi - range.lo : Math.max(Math.abs(lo), Math.abs(hi), 1);
+  const eps = 1e-9 * Math.max(size, Number.MIN_VALUE);
+  return lo >= range.lo - eps && hi <= range.hi + eps;
+}
+
+/**
+ * The table interval (metrics.md: "the interval method is chosen by measured coverage, width and
+ * range"): the configured method (default: coverage.ts DEFAULT_METHOD) where bench/coverage showed it
+ * sound, else:
  * - a two-stage design (pooled rows): BCa, with the jackknife over clusters (no leave-one-cluster-out
- *   of a two-stage resample exists for the bootstrap-t; the bench measured BCa at or above percentile);
- * - fewer than STUDENT_MIN_UNITS units: percentile (with two units every resample is either constant,
- *   no standard error, or the data itself, t = 0: the bootstrap-t would collapse to the point);
+ *   of a two-stage resample exists for the bootstrap-t);
+ * - fewer than STUDENT_MIN_UNITS units: percentile. The bench measured the bootstrap-t's width tail
+ *   there (a resample whose jackknife se is ~0 makes t* explode: intervals of 1e14 at 3 seeds); the
+ *   tables mark such intervals `n=K` (indicative) anyway;
  * - more than STUDENT_MAX_UNITS units: percentile (a jackknife per replicate costs n evaluations, and
- *   from 30 units on the bench measured the methods alike).
+ *   from 30 units on the bench measured the methods alike);
+ * - an interval that is not finite or leaves `range` (what the statistic can take): the percentile
+ *   interval of the same replicates instead (inside the range whenever every replicate is), never a
+ *   clipped one; `fellBack` says so and the table's note names it.
  * Returns the estimate's interval, the replicates (percentile scale: for bands and differences) and
  * the method used.
  */
-export const STUDENT_MIN_UNITS = 3;
+export const STUDENT_MIN_UNITS = 10;
 export const STUDENT_MAX_UNITS = 50;
+
+/** A table interval: the bootstrap, the method actually used, and whether it replaced the asked one. */
+export type TableInterval = UnitBootstrap & { method: IntervalMethod; fellBack?: boolean };
 
 export function tableInterval(
   design: Design,
@@ -397,19 +506,23 @@ export function tableInterval(
   rng: Rng,
   method: IntervalMethod,
   level = DEFAULT_LEVEL,
-): UnitBootstrap & { method: IntervalMethod } {
-  const m = tableMethod(design, method);
-  return { ...unitBootstrap(design, stat, B, rng, m, level), method: m };
+  range?: StatRange,
+): TableInterval {
+  return tableIntervalMany(design, single(stat), 1, B, rng, method, level, range)[0] as TableInterval;
 }
 
 /** The method tableInterval uses for a design when `method` is asked for (the fallbacks above). */
-function tableMethod(design: Design, method: IntervalMethod): IntervalMethod {
+export function tableMethod(design: Design, method: IntervalMethod): IntervalMethod {
   if (method === "studentized" && !design.studentizable) return "bca";
   if (method === "studentized" && (design.units < STUDENT_MIN_UNITS || design.units > STUDENT_MAX_UNITS)) return "percentile";
   return method;
 }
 
-/** tableInterval of m statistics over one stream of draws (unitBootstrapMany): the same method for all. */
+/**
+ * tableInterval of m statistics over one stream of draws (unitBootstrapMany): the same method for all,
+ * but each statistic falls back to percentile on its own when its interval leaves its range (`range`:
+ * one for all, or one per statistic).
+ */
 export function tableIntervalMany(
   design: Design,
   stats: WeightedStatistics,
@@ -418,7 +531,12 @@ export function tableIntervalMany(
   rng: Rng,
   method: IntervalMethod,
   level = DEFAULT_LEVEL,
-): (UnitBootstrap & { method: IntervalMethod })[] {
+  range?: StatRange | readonly (StatRange | undefined)[],
+): TableInterval[] {
   const used = tableMethod(design, method);
-  return unitBootstrapMany(design, stats, m, B, rng, used, level).map((r) => ({ ...r, method: used }));
+  return unitBootstrapMany(design, stats, m, B, rng, used, level).map((r, j) => {
+    const rj = (Array.isArray(range) ? (range as readonly (StatRange | undefined)[])[j] : (range as StatRange | undefined)) ?? ANY_RANGE;
+    if (used === "percentile" || !Number.isFinite(r.point) || intervalInRange(r.interval, rj)) return { ...r, method: used };
+    return { ...r, interval: percentileInterval(r.replicates, level), method: "percentile", fellBack: true };
+  });
 }

@@ -12,6 +12,7 @@ import {
   describeBootstrap,
   estimate,
   methodOf,
+  MethodTally,
   percentileInterval,
   pointOnly,
   resampleMean,
@@ -22,8 +23,8 @@ import { pearson, pearsonWeighted, resampleWeights, spearman } from "./coupling.
 import type { Dataset, RunData } from "./dataset.js";
 import { addCounts, emptyCounts, judgingStats, positiveRates, type JudgingCounts, type RewardRange } from "./judging.js";
 import { flagEstimate, smallNNote, type CoverageMetric } from "./coverage.js";
-import { simpleDesign, tableInterval, tableIntervalMany, twoStageDesign, withinDesign } from "./intervals.js";
-import { distinct, episodeCounts, gameRewardRanges, isJudged, totalCounts } from "./runs.js";
+import { CORRELATION_RANGE, RATE_RANGE, simpleDesign, tableInterval, tableIntervalMany, threeStageDesign, withinDesign } from "./intervals.js";
+import { distinct, episodeCounts, gameRewardRanges, groupBy, isJudged, totalCounts } from "./runs.js";
 import type { Rng } from "../util/rng.js";
 import { withInstrumentNote } from "./instruments.js";
 import type { Table } from "./table.js";
@@ -125,27 +126,39 @@ export interface SelfJudgingRow {
   n_runs: number;
   /** Exploration episodes behind the row (summed over its runs). */
   n_episodes: number;
-  unit: "runs" | "episodes" | "none";
+  unit: "models" | "runs" | "episodes" | "none";
 }
 
 /** The self-judging row of a set of judged runs of one game. */
-export function selfJudgingRow(game: string, model: string, runs: readonly JudgedRun[], range: RewardRange | null, cfg: BootstrapConfig): SelfJudgingRow {
+export function selfJudgingRow(
+  game: string,
+  model: string,
+  runsIn: readonly JudgedRun[],
+  range: RewardRange | null,
+  cfg: BootstrapConfig,
+  methods: MethodTally = new MethodTally(),
+): SelfJudgingRow {
   const level = cfg.level ?? DEFAULT_LEVEL;
   const total = emptyCounts();
-  for (const r of runs) addCounts(total, r.total);
+  for (const r of runsIn) addCounts(total, r.total);
   const stats = judgingStats(total, range);
-  // Pooled rows: runs, then episodes within each drawn run (two-stage). Per-model rows (a model's few
+  // Pooled rows: models, then each drawn model's runs, then each drawn run's episodes (three stages: a
+  // model's runs are correlated, and drawing them as independent under-covered, 87% at 14 runs). Runs
+  // go model by model (stable: the data set's order within a model). Per-model rows (a model's few
   // runs): episodes within each of its runs; drawing 2 runs would give only three distinct resamples.
   const pooled = model === POOLED;
+  const byModel = groupBy(runsIn, (r) => r.run.model);
+  const runs = pooled ? [...byModel.values()].flat() : runsIn;
   const units = runs.map((r) => [...r.episodes.values()]);
-  const unit = runs.length === 0 ? "none" : pooled && runs.length > 1 ? "runs" : "episodes";
-  const n = runs.length === 0 ? 0 : unit === "runs" ? runs.length : Math.min(...units.map((u) => u.length));
-  // The measured default: model rows the bootstrap-t over the within-run episode design, pooled rows
-  // BCa over the two-stage design (tableIntervalMany); the stream is the percentile pass's, so the draws
-  // are the same ones. The percentile pass runs only when its intervals are the ones shown.
+  const unit = runs.length === 0 ? "none" : pooled && byModel.size > 1 ? "models" : pooled && runs.length > 1 ? "runs" : "episodes";
+  const n = runs.length === 0 ? 0 : unit === "models" ? byModel.size : unit === "runs" ? runs.length : Math.min(...units.map((u) => u.length));
+  // The measured default: model rows the bootstrap-t over the within-run episode design (percentile
+  // below 10 episodes), pooled rows BCa over the three-stage design (tableIntervalMany), each interval
+  // kept within [0, 1]. The percentile pass (bootstrapCounts) serves a configured percentile method on
+  // model rows only: it has no three-stage draw.
   const method = methodOf(cfg);
   const bootstrapped = cfg.B > 0 && units.some((u) => u.length > 0);
-  const student = bootstrapped && unit !== "none" && method !== "percentile";
+  const student = bootstrapped && unit !== "none" && (method !== "percentile" || pooled);
   const reps: CountReplicates | null =
     bootstrapped && !student ? bootstrapCounts(units, range, cfg.B, bootstrapRng(cfg.seed, "judging", game, model), unit === "runs") : null;
   const studentLo: Partial<Record<keyof CountReplicates, number | null>> = {};
@@ -153,7 +166,9 @@ export function selfJudgingRow(game: string, model: string, runs: readonly Judge
   if (student) {
     const flat = units.flat();
     const sizes = units.map((u) => u.length);
-    const design = unit === "runs" ? twoStageDesign(sizes) : withinDesign(sizes);
+    let next = 0;
+    const nested = [...byModel.values()].map((rs) => rs.map(() => sizes[next++] as number));
+    const design = pooled && runs.length > 1 ? threeStageDesign(nested) : withinDesign(sizes);
     const width = range === null ? 0 : range.max - range.min;
     // agree, nmae, over, under: each a ratio sum(w * num) / sum(w * scored), accumulated in one loop
     // (each sum in the same order as alone, so the digits are the same).
@@ -186,13 +201,14 @@ export function selfJudgingRow(game: string, model: string, runs: readonly Judge
       out[3] = y > 0 ? xu / y : Number.NaN;
     };
     const keys = ["agree", "nmae", "over", "under"] as const;
-    const r = tableIntervalMany(design, stats, keys.length, cfg.B, bootstrapRng(cfg.seed, "judging", game, model), method, level);
+    const r = tableIntervalMany(design, stats, keys.length, cfg.B, bootstrapRng(cfg.seed, "judging", game, model), method, level, RATE_RANGE);
     keys.forEach((k, j) => {
       studentLo[k] = r[j]!.interval.lo;
       studentHi[k] = r[j]!.interval.hi;
+      if (Number.isFinite(r[j]!.point)) methods.add(r[j]!.method, r[j]!.fellBack);
     });
-  }
-  const metricOf = (m: "agree" | "nmae"): CoverageMetric => (unit === "runs" ? `${m}_pooled` : m);
+  } else if (reps !== null) for (const k of ["agree", "nmae", "over", "under"] as const) if (stats[k] !== null) methods.add("percentile");
+  const metricOf = (m: "agree" | "nmae"): CoverageMetric => (unit === "models" || unit === "runs" ? `${m}_pooled` : m);
   // The interval shown: the bootstrap-t's (or BCa's) where it ran, else the percentile pass's.
   const interval = (point: number | null, k: keyof CountReplicates): Estimate =>
     point === null ? pointOnly(null) : student ? { point, lo: studentLo[k] ?? null, hi: studentHi[k] ?? null } : estimate(point, reps![k], level);
@@ -205,25 +221,32 @@ export function selfJudgingRow(game: string, model: string, runs: readonly Judge
     n_unscored: stats.n_unscored,
     agree: est(stats.agree, "agree"),
     nmae: est(stats.nmae, "nmae"),
-    over: bootstrapped ? interval(stats.over, "over") : pointOnly(stats.over),
-    under: bootstrapped ? interval(stats.under, "under") : pointOnly(stats.under),
+    // Over and Under are rates of the same steps as Agree: flagged by Agree's coverage.
+    over: bootstrapped && stats.over !== null ? flagEstimate({ ...interval(stats.over, "over"), n }, metricOf("agree")) : pointOnly(stats.over),
+    under: bootstrapped && stats.under !== null ? flagEstimate({ ...interval(stats.under, "under"), n }, metricOf("agree")) : pointOnly(stats.under),
     n_runs: runs.length,
     n_episodes: units.reduce((a, u) => a + u.length, 0),
     unit,
   };
 }
 
+/** Whether a row's unit is a pooled row's (models or runs drawn). */
+function pooledUnit(unit: SelfJudgingRow["unit"]): boolean {
+  return unit === "models" || unit === "runs";
+}
+
 /** Paper Table 5: per game, a row per model and the pooled "all" row (last). */
 export function selfJudgingTable(inputs: JudgingInputs, cfg: BootstrapConfig): Table<SelfJudgingRow> {
   const rows: SelfJudgingRow[] = [];
   const rangeNotes: string[] = [];
+  const methods = new MethodTally();
   for (const game of distinct(inputs.runs.map((r) => r.run.game))) {
     const gameRuns = inputs.runs.filter((r) => r.run.game === game);
     const range = inputs.ranges.get(game) ?? null;
     for (const model of distinct(gameRuns.map((r) => r.run.model))) {
-      rows.push(selfJudgingRow(game, model, gameRuns.filter((r) => r.run.model === model), range, cfg));
+      rows.push(selfJudgingRow(game, model, gameRuns.filter((r) => r.run.model === model), range, cfg, methods));
     }
-    rows.push(selfJudgingRow(game, POOLED, gameRuns, range, cfg));
+    rows.push(selfJudgingRow(game, POOLED, gameRuns, range, cfg, methods));
     if (range) rangeNotes.push(`${game} [${range.min}, ${range.max}]${range.max === range.min ? " (constant: NMAE missing)" : ""}`);
   }
   const leftOut = distinct(inputs.runs.map((r) => r.run.game))
@@ -244,12 +267,19 @@ export function selfJudgingTable(inputs: JudgingInputs, cfg: BootstrapConfig): T
     ],
     rows,
     notes: [
-      describeBootstrap(cfg, "pooled rows (all): runs, then exploration episodes within each drawn run; model rows: exploration episodes within each of the model's runs (an episode's steps stay together)"),
+      describeBootstrap(
+        cfg,
+        "pooled rows (all): models, then each drawn model's runs, then exploration episodes within each drawn run; model rows: exploration episodes within each of the model's runs (an episode's steps stay together)",
+        methods,
+      ),
+      "Estimand: a model row's interval covers these runs (the model's judging as it happened in its runs, over new episodes), not the model under new runs; the pooled `all` row's covers the mean over models like these (models resampled), so it is wider.",
       "Step set: exploration steps of history and memory runs. n_steps counts every step; agree, nmae, over and under are over the scored ones (n_steps - n_unscored).",
       `NMAE normalises by the game-level reward range (r_min, r_max), self-scores clipped into it: ${rangeNotes.join("; ") || "none"}.`,
       ...smallNNote(rows, [
-        { key: "agree", metric: (r) => ((r as SelfJudgingRow).unit === "runs" ? "agree_pooled" : "agree") },
-        { key: "nmae", metric: (r) => ((r as SelfJudgingRow).unit === "runs" ? "nmae_pooled" : "nmae") },
+        { key: "agree", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "agree") },
+        { key: "nmae", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "nmae_pooled" : "nmae") },
+        { key: "over", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "agree") },
+        { key: "under", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "agree") },
       ]),
       ...(leftOut.length > 0
         ? [`Left out: steps of exploration episodes that failed for infrastructure (or have no episode record), not the model's behaviour under the protocol: ${leftOut.map(([g, n]) => `${g} ${n}`).join(", ")}.`]
@@ -272,6 +302,9 @@ export interface PositiveRatesRow {
  */
 export function positiveRatesTable(inputs: JudgingInputs, cfg: BootstrapConfig): Table<PositiveRatesRow> {
   const level = cfg.level ?? DEFAULT_LEVEL;
+  const methods = new MethodTally();
+  // A correlation over resampled runs: flagged by the run-level correlation's measured coverage.
+  const flag = (e: Estimate): Estimate => (e.point === null || e.lo === null ? e : flagEstimate(e, "pearson_cells"));
   const rate = (r: JudgedRun): { p_r: number; p_s: number } | null => positiveRates(r.total);
   const row = (game: string, runs: readonly JudgedRun[]): PositiveRatesRow => {
     const pts = runs.map(rate).filter((p): p is { p_r: number; p_s: number } => p !== null);
@@ -286,17 +319,19 @@ export function positiveRatesTable(inputs: JudgingInputs, cfg: BootstrapConfig):
       const ps = pts.map((p) => p.p_s);
       const w = new Int32Array(pts.length);
       for (let b = 0; b < cfg.B; b++) reps[b] = pearsonWeighted(pr, ps, resampleWeights(rng, pts.length, w)) ?? Number.NaN;
-      if (methodOf(cfg) !== "percentile") {
-        const r = tableInterval(simpleDesign(pts.length), (wt) => pearsonWeighted(pr, ps, wt) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "positive_rates", game), methodOf(cfg), level);
-        if (r.method !== "percentile") {
-          return { game, n_runs: pts.length, pearson_pos_rates: { point, lo: r.interval.lo, hi: r.interval.hi, n: pts.length }, spearman_pos_rates: spearman(pr, ps) };
+      if (methodOf(cfg, "correlation") !== "percentile") {
+        const r = tableInterval(simpleDesign(pts.length), (wt) => pearsonWeighted(pr, ps, wt) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "positive_rates", game), methodOf(cfg, "correlation"), level, CORRELATION_RANGE);
+        if (r.method !== "percentile" || r.fellBack === true) {
+          methods.add(r.method, r.fellBack);
+          return { game, n_runs: pts.length, pearson_pos_rates: flag({ point, lo: r.interval.lo, hi: r.interval.hi, n: pts.length }), spearman_pos_rates: spearman(pr, ps) };
         }
       }
     }
+    if (point !== null && reps !== null) methods.add("percentile");
     return {
       game,
       n_runs: pts.length,
-      pearson_pos_rates: point === null ? pointOnly(null) : { ...estimate(point, reps, level), n: pts.length },
+      pearson_pos_rates: point === null ? pointOnly(null) : flag({ ...estimate(point, reps, level), n: pts.length }),
       spearman_pos_rates: spearman(pts.map((p) => p.p_r), pts.map((p) => p.p_s)),
     };
   };
@@ -313,7 +348,9 @@ export function positiveRatesTable(inputs: JudgingInputs, cfg: BootstrapConfig):
     ],
     rows,
     notes: [
-      describeBootstrap(cfg, "runs"),
+      describeBootstrap(cfg, "runs", methods),
+      "Estimand: the correlation across runs like these (runs resampled).",
+      ...smallNNote(rows, [{ key: "pearson_pos_rates", metric: "pearson_cells" }]),
       "Each run's rates are over its scored exploration steps (history and memory runs).",
     ],
   }, inputs.runs.map((r) => r.run.model));

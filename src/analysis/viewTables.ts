@@ -11,12 +11,13 @@
  * same seed list (seedStream), with the measured default method (tableInterval). Rows are per run
  * (the protocol has one run per model, game and pathway; replicate run seeds give one row each).
  */
-import { describeBootstrap, methodOf, pointOnly, type BootstrapConfig, type Estimate } from "./bootstrap.js";
+import { MethodTally, describeBootstrap, methodOf, pointOnly, type BootstrapConfig, type Estimate } from "./bootstrap.js";
 import { addUsage, costPerCheckpoint, emptyUsage, gainPerMillionTokens, totalTokens, type CostPoint } from "./cost.js";
 import { flagEstimate, smallNNote, type CoverageMetric } from "./coverage.js";
 import { curveMetrics, type CurveMetrics, type CurvePoint } from "./curves.js";
 import { compareRuns, type CheckpointData, type Dataset, type ExtraViewName, type RunData } from "./dataset.js";
-import { simpleDesign, tableIntervalMany } from "./intervals.js";
+import { NONNEGATIVE_RANGE, observedRange, simpleDesign, tableIntervalMany, type StatRange } from "./intervals.js";
+import { ESTIMAND_RUNS } from "./curveTables.js";
 import { isTraining } from "./runs.js";
 import { seedCurve, seedStream, type SeedCurve } from "./seedCurves.js";
 import { withInstrumentNote } from "./instruments.js";
@@ -85,7 +86,18 @@ class AtWeights {
 interface SeedStat {
   of: (at: AtWeights) => number | null;
   metric: CoverageMetric;
+  /** What the statistic can take, given the run's observed score range (its interval stays inside). */
+  range: (scores: StatRange) => StatRange;
+  /** The table whose note names the methods its intervals used. */
+  tally: MethodTally;
 }
+
+/** Ranges of seed statistics: a mean of scores, a difference of two, a non-negative part of one. */
+const SCORE = (s: StatRange): StatRange => s;
+const DIFFERENCE = (s: StatRange): StatRange => ({ lo: s.lo - s.hi, hi: s.hi - s.lo });
+const SHORTFALL = (s: StatRange): StatRange => ({ lo: 0, hi: s.hi - s.lo });
+const NONNEGATIVE = (): StatRange => NONNEGATIVE_RANGE;
+const CURVE_RANGE: Record<(typeof CURVE_METRICS)[number], (s: StatRange) => StatRange> = { avg: SCORE, max: SCORE, auc_plus: NONNEGATIVE, naba: NONNEGATIVE };
 
 /**
  * Statistics of seed weights -> their table Estimates (seed-level interval, unit count, coverage
@@ -112,14 +124,16 @@ function seedEstimates(sc: SeedCurve, stats: readonly SeedStat[], cfg: Bootstrap
           stats.length,
           cfg.B,
           seedStream(cfg.seed, sc),
-          methodOf(cfg),
+          methodOf(cfg, "curve"),
           cfg.level,
+          stats.map((s) => s.range(observedRange(sc.scores))),
         );
   return stats.map((s, j) => {
     const point = points[j] as number | null;
     if (point === null || !Number.isFinite(point)) return pointOnly(null);
     if (intervals === null) return { ...pointOnly(point), n: K };
     const r = intervals[j]!;
+    s.tally.add(r.method, r.fellBack);
     return flagEstimate({ point, lo: r.interval.lo, hi: r.interval.hi, n: K }, s.metric);
   });
 }
@@ -253,6 +267,7 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
   const series: ViewSeries[] = [];
   const lastX = new Map(VIEW_ORDER.map((v) => [v, lastXByGame(runs, v)]));
   const withViews = runs.filter((r) => Object.keys(r.views).length > 0);
+  const tallies = { views: new MethodTally(), updates: new MethodTally(), series: new MethodTally(), forgetting: new MethodTally() };
 
   for (const run of withViews) {
     const id = { model: run.model, game: run.game, pathway: run.pathway, run_id: run.run_id };
@@ -266,16 +281,23 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       const u = updateGains(sc);
       const threshold = view === "replay" ? successThreshold(run.game) : null;
       // Every estimate of this view's row, updates, series and forgetting: one pass over the draws.
-      const tg = (name: "final_gain" | "best_gain" | "regression"): SeedStat => ({ of: (at) => at.transfer(last)[name], metric: "avg" });
+      const tg = (name: "final_gain" | "best_gain" | "regression"): SeedStat => ({
+        of: (at) => at.transfer(last)[name],
+        metric: "avg",
+        range: name === "regression" ? SHORTFALL : DIFFERENCE,
+        tally: tallies.views,
+      });
       const stats: SeedStat[] = [
-        ...CURVE_METRICS.map((m): SeedStat => ({ of: (at) => at.metrics[m], metric: m })),
+        ...CURVE_METRICS.map((m): SeedStat => ({ of: (at) => at.metrics[m], metric: m, range: CURVE_RANGE[m], tally: tallies.views })),
         tg("final_gain"),
         // The best snapshot's gain is taken at the point's best x (a resample's best may sit elsewhere).
-        { of: (at) => (point.best_x === null ? null : gainAt(at.curve, point.best_x)), metric: "avg" },
+        { of: (at) => (point.best_x === null ? null : gainAt(at.curve, point.best_x)), metric: "avg", range: DIFFERENCE, tally: tallies.views },
         tg("regression"),
-        ...u.map((g, i): SeedStat => ({ of: (at) => (g.uvg === null ? null : (at.updates[i]?.uvg ?? null)), metric: "avg" })),
-        ...sc.xs.map((_, c): SeedStat => ({ of: (at) => at.curve[c]?.y ?? null, metric: "avg" })),
-        ...(threshold === null ? [] : (["y_first", "y_last", "fr"] as const).map((k): SeedStat => ({ of: (at) => at.forgetting(threshold)[k], metric: "avg" }))),
+        ...u.map((g, i): SeedStat => ({ of: (at) => (g.uvg === null ? null : (at.updates[i]?.uvg ?? null)), metric: "avg", range: DIFFERENCE, tally: tallies.updates })),
+        ...sc.xs.map((_, c): SeedStat => ({ of: (at) => at.curve[c]?.y ?? null, metric: "avg", range: SCORE, tally: tallies.series })),
+        ...(threshold === null
+          ? []
+          : (["y_first", "y_last", "fr"] as const).map((k): SeedStat => ({ of: (at) => at.forgetting(threshold)[k], metric: "avg", range: k === "fr" ? SHORTFALL : SCORE, tally: tallies.forgetting }))),
       ];
       const est = seedEstimates(sc, stats, cfg);
       const take = (n: number): Estimate[] => est.splice(0, n);
@@ -358,7 +380,8 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       ],
       rows: viewRows,
       notes: [
-        describeBootstrap(cfg, unit),
+        describeBootstrap(cfg, unit, tallies.views),
+        ESTIMAND_RUNS,
         "Views (views.md): eval = the strict held-out evaluation (OOD transfer); id = the explore config on a held-out seed list (ID transfer); replay = the first K exploration seeds re-played with the explore config (retention; no checkpoint 0, so no AUC+, NABA or final gain).",
         "final_gain = y(last) - y(0). best_x, best_gain: the best intermediate checkpoint (0 < x < last) and its gain over y(0); regression = max(0, best_gain - final_gain). disagree_rate: the share of the run's updates (checkpoints where two or more views have a UVG) at which one view gained and another lost (view_updates has every UVG).",
         ...smallNNote(viewRows, CURVE_METRICS.map((m) => ({ key: m, metric: m }))),
@@ -369,7 +392,7 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       title: "Update gain per checkpoint and view: UVG(x) = y(x) - y(previous checkpoint)",
       columns: [...idCols, { key: "view", kind: "text" }, { key: "x", kind: "int" }, { key: "from", kind: "int" }, { key: "uvg", kind: "estimate" }],
       rows: updateRows,
-      notes: [describeBootstrap(cfg, unit), "UVG compares the seeds played at both checkpoints (the replay view adds seeds as they are explored); `from` is the previous valid checkpoint."],
+      notes: [describeBootstrap(cfg, unit, tallies.updates), ESTIMAND_RUNS, "UVG compares the seeds played at both checkpoints (the replay view adds seeds as they are explored); `from` is the previous valid checkpoint."],
     }, []),
     forgetting: withInstrumentNote({
       name: "forgetting",
@@ -386,7 +409,8 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       ],
       rows: forgetRows,
       notes: [
-        describeBootstrap(cfg, "the replayed seeds"),
+        describeBootstrap(cfg, "the replayed seeds", tallies.forgetting),
+        ESTIMAND_RUNS,
         "Solved: score >= the game's success threshold (src/games/successThreshold.ts: chess, minesweeper, nullify 1 (won); tetris 3 lines; snake 3 apples; pvz 32 turns; trust 40 coins). fixed: unsolved at the first replay, solved at the last checkpoint; forgotten: the reverse; kept: solved at both; never: at neither. FR = max(0, y_first - y_last).",
       ],
     }, []),

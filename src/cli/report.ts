@@ -9,9 +9,10 @@
 import { terminalSafe } from "../models/secrets.js";
 import { parseArgs } from "node:util";
 import { folderFlag, joinNegativeNumbers, UsageError as FlagError } from "./args.js";
-import { DEFAULT_B } from "../analysis/bootstrap.js";
+import { DEFAULT_B, methodsNamed } from "../analysis/bootstrap.js";
 import { filterModels, loadDataset, type Dataset } from "../analysis/dataset.js";
-import { buildReport } from "../analysis/report.js";
+import { buildReport, type Report } from "../analysis/report.js";
+import type { Table } from "../analysis/table.js";
 import { loadVerifiedInputs } from "../analysis/verifiedData.js";
 import { writeReport } from "../report/writeReport.js";
 import { existsSync } from "node:fs";
@@ -165,8 +166,17 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const c = report.counts;
   process.stdout.write(
     `s3gym report: ${c.runs} runs (${c.trainingRuns} training), ${c.steps} steps from ${args.data.join(", ")}; ` +
-      `95% percentile bootstrap, B = ${args.B}, seed = ${args.seed}\n` +
+      `95% bootstrap intervals, B = ${args.B}, seed = ${args.seed}; methods per table (report.json interval_methods, and under each table): ${tableMethods(report)}\n` +
       `wrote ${files.length} files under ${args.out} (tables/*.csv, tables/*.md, figures *.svg + *.png, report.json)\n`,
   );
   return 0;
+}
+
+/** "main_results: percentile, bootstrap-t; coupling: percentile; ...": the methods each table's intervals used. */
+export function tableMethods(report: Report): string {
+  return (Object.keys(report.tables) as (keyof Report["tables"])[])
+    .map((name) => [name, methodsNamed((report.tables[name] as Table<object>).notes[0])] as const)
+    .filter(([, m]) => m.length > 0)
+    .map(([name, m]) => `${name}: ${m.join(" + ")}`)
+    .join("; ");
 }

@@ -35,6 +35,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { z } from "zod";
+import { methodsNamed } from "../analysis/bootstrap.js";
 import { mkdir } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
@@ -426,6 +427,16 @@ const WHAT: Record<string, string> = {
   training_fig: "paper Figure 7",
 };
 
+/** report.json's interval_methods (table -> its interval line); empty when absent or unreadable. */
+function readIntervalMethods(file: string): Record<string, string> {
+  try {
+    const parsed = z.object({ interval_methods: z.record(z.string(), z.string()) }).safeParse(JSON.parse(readFileSync(file, "utf8")));
+    return parsed.success ? parsed.data.interval_methods : {};
+  } catch {
+    return {};
+  }
+}
+
 function describe(stem: string, isFigure: boolean): string {
   if (isFigure) {
     if (stem.startsWith("curves_")) return WHAT.curves_!;
@@ -567,16 +578,22 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   // 5. Where everything is.
   const tables = readdirSync(join(outAbs, "tables")).filter((f) => f.endsWith(".md")).sort();
   const figures = readdirSync(outAbs).filter((f) => f.endsWith(".svg")).sort();
+  // The method each table's intervals used, as report.json records it (its first note).
+  const intervalMethods = readIntervalMethods(join(outAbs, "report.json"));
   const runs = existsSync(runsDir(dataAbs)) ? readdirSync(runsDir(dataAbs)).filter((d) => statSync(join(runsDir(dataAbs), d)).isDirectory()).length : 0;
   const lines: string[] = [
     "",
     `S3Gym reproduction (${s.name} schedule) done in ${seconds(Date.now() - t0)}`,
     `  step logs   ${shown(dataAbs)}/runs/<run_id>/  (${runs} runs: manifest.json, steps/episodes/checkpoints/memory/calls .jsonl)`,
     `  tables      ${shown(join(outAbs, "tables"))}/<name>.md and .csv:`,
-    ...tables.map((f) => `                ${f.replace(/\.md$/, "").padEnd(20)} ${describe(f.replace(/\.md$/, ""), false)}`),
+    ...tables.map((f) => {
+      const stem = f.replace(/\.md$/, "");
+      const methods = methodsNamed(intervalMethods[stem]);
+      return `                ${stem.padEnd(20)} ${describe(stem, false)}${methods.length > 0 ? ` (intervals: ${methods.join(" + ")})` : ""}`;
+    }),
     `  figures     ${shown(outAbs)}/<name>.svg and .png:`,
     ...figures.map((f) => `                ${f.replace(/\.svg$/, "").padEnd(20)} ${describe(f.replace(/\.svg$/, ""), true)}`),
-    `  report      ${shown(join(outAbs, "report.json"))}  (method, B, seed, inputs, counts, warnings, files)`,
+    `  report      ${shown(join(outAbs, "report.json"))}  (interval method per table, B, seed, inputs, counts, warnings, files)`,
   ];
   if (executed.length > 0) {
     lines.push(`  notebooks   ${shown(notebookDir)}/ (executed copies; the committed ones in notebooks/ have no outputs):`);

@@ -1,21 +1,42 @@
 /**
  * The table renderers: a table (data, `src/analysis/table.ts`) to CSV and Markdown text.
  *
- * Formatting rules (metrics.md, "Formatting"): numbers with 3 decimals; in Markdown an estimate prints
- * as `0.547 [0.412, 0.690]`; a missing value is an empty cell, never 0; the bootstrap method, B and
- * seed are printed under every Markdown table (they are the first note).
+ * Formatting rules (metrics.md, "Formatting"): Markdown numbers with 3 decimals, an estimate as
+ * `0.547 [0.412, 0.690]`; CSV numbers at full precision (a CSV is for analysis: rounding there loses
+ * data a reader cannot get back); a missing value is an empty cell, never 0; the bootstrap method, B
+ * and seed are printed under every Markdown table (they are the first note).
  */
 import type { Estimate } from "../analysis/bootstrap.js";
 import type { Column, ColumnKind, Table } from "../analysis/table.js";
 
-/** The CSV header of a table: estimate columns expand to `<key>, <key>_lo, <key>_hi, <key>_n`. */
+/**
+ * The CSV header of a table: estimate columns expand to `<key>, <key>_lo, <key>_hi, <key>_n,
+ * <key>_indicative` (indicative: `true` when the interval rests on fewer units than bench/coverage
+ * showed it needs, `false` when not, empty without an interval).
+ */
 export function csvHeader(columns: readonly Column[]): string[] {
   const out: string[] = [];
   for (const c of columns) {
     out.push(c.key);
-    if (c.kind === "estimate") out.push(`${c.key}_lo`, `${c.key}_hi`, `${c.key}_n`);
+    if (c.kind === "estimate") out.push(`${c.key}_lo`, `${c.key}_hi`, `${c.key}_n`, `${c.key}_indicative`);
   }
   return out;
+}
+
+/** A number at full precision for CSV (shortest round-trip text); missing -> ""; -0 -> 0. */
+export function csvNumber(x: number | null | undefined): string {
+  if (x === null || x === undefined || Number.isNaN(x)) return "";
+  return Object.is(x, -0) ? "0" : String(x);
+}
+
+/**
+ * The interval an estimate prints: none from a single unit, where every resample is the data and the
+ * interval would be the point twice (`1.500 [1.500, 1.500]` looks certain and says nothing). A row
+ * whose smallest run has one episode but whose other runs vary keeps its interval, marked n=1.
+ */
+function shownInterval(e: Estimate): { lo: number; hi: number } | null {
+  if (e.lo === null || e.hi === null || (e.n === 1 && e.lo === e.hi)) return null;
+  return { lo: e.lo, hi: e.hi };
 }
 
 /** A number with 3 decimals; missing (null, NaN, undefined) -> ""; -0.000 prints as 0.000. */
@@ -32,8 +53,9 @@ export function fmt3(x: number | null | undefined): string {
  */
 export function fmtEstimate(e: Estimate | null | undefined): string {
   if (e === null || e === undefined || e.point === null) return "";
-  let text = e.lo === null || e.hi === null ? fmt3(e.point) : `${fmt3(e.point)} [${fmt3(e.lo)}, ${fmt3(e.hi)}]`;
-  if (e.indicative === true && e.n !== undefined && e.lo !== null) text += ` n=${e.n}`;
+  const iv = shownInterval(e);
+  let text = iv === null ? fmt3(e.point) : `${fmt3(e.point)} [${fmt3(iv.lo)}, ${fmt3(iv.hi)}]`;
+  if ((e.indicative === true && e.n !== undefined && iv !== null) || e.n === 1) text += ` n=${e.n}`;
   if (e.mark !== undefined) text += ` ${e.mark}`;
   return text;
 }
@@ -42,13 +64,15 @@ function isEstimate(v: unknown): v is Estimate {
   return typeof v === "object" && v !== null && "point" in v;
 }
 
-function scalar(v: unknown, kind: ColumnKind): string {
+function scalar(v: unknown, kind: ColumnKind, csv = false): string {
   if (v === null || v === undefined) return "";
-  if (isEstimate(v)) return fmt3(v.point);
+  if (isEstimate(v)) return csv ? csvNumber(v.point) : fmt3(v.point);
   if (typeof v === "number") {
     if (Number.isNaN(v)) return "";
-    if (kind === "p") return v.toFixed(4);
-    return kind === "int" ? String(Math.round(v)) : kind === "text" ? String(v) : fmt3(v);
+    if (kind === "int") return String(Math.round(v));
+    if (kind === "text") return String(v);
+    if (csv) return csvNumber(v);
+    return kind === "p" ? v.toFixed(4) : fmt3(v);
   }
   return String(v);
 }
@@ -73,10 +97,11 @@ export function toCsv<R extends object>(table: Table<R>): string {
       const v = rec[c.key];
       if (c.kind === "estimate") {
         const e = isEstimate(v) ? v : null;
-        const has = e !== null && e.point !== null;
-        cells.push(fmt3(e?.point), fmt3(has ? e?.lo : null), fmt3(has ? e?.hi : null), has && e?.n !== undefined && e.lo !== null ? String(e.n) : "");
+        const iv = e !== null && e.point !== null ? shownInterval(e) : null;
+        const n = e !== null && e.point !== null && e.n !== undefined && (iv !== null || e.n === 1) ? String(e.n) : "";
+        cells.push(csvNumber(e?.point), csvNumber(iv?.lo), csvNumber(iv?.hi), n, iv === null ? "" : String(e?.indicative === true));
       } else {
-        cells.push(scalar(v, c.kind));
+        cells.push(scalar(v, c.kind, true));
       }
     }
     lines.push(cells.map(csvField).join(","));

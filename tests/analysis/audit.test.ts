@@ -17,7 +17,7 @@ import { loadColumns } from "../../src/analysis/frames.js";
 import { addStep, emptyCounts, judgeSteps, type JudgingCounts } from "../../src/analysis/judging.js";
 import { buildReport, type Report } from "../../src/analysis/report.js";
 import type { Table } from "../../src/analysis/table.js";
-import { toCsv, toMarkdown } from "../../src/report/tables.js";
+import { fmt3, toCsv, toMarkdown } from "../../src/report/tables.js";
 import { reportCommand } from "../../src/cli/report.js";
 import { LogFormatError, readRunRecords, type ReadWarning } from "../../src/logs/reader.js";
 import { curveRecords, episode, exploreRecords, step, tempDir, writeRun, type Identity } from "./helpers.js";
@@ -68,7 +68,7 @@ function spearmanRef(x: number[], y: number[]): number {
   return pearsonRef(midranks(x), midranks(y));
 }
 
-/** Parses a CSV with no quoted fields into records keyed by the header. */
+/** Parses a CSV with no quoted fields into records keyed by the header (full precision). */
 function csvRows(text: string): Record<string, string>[] {
   const [head, ...lines] = text.trimEnd().split("\n");
   const cols = (head as string).split(",");
@@ -80,8 +80,15 @@ function num(s: string | undefined): number {
   return Number(s);
 }
 
+/** The table's CSV, non-integer number columns read at 3 decimals (as the hand computations are). */
 function csvOf(report: Report, name: keyof Report["tables"]): Record<string, string>[] {
-  return csvRows(toCsv(report.tables[name] as Table<object>));
+  const table = report.tables[name] as Table<object>;
+  const num3 = new Set<string>();
+  for (const c of table.columns) {
+    if (c.kind === "num" || c.kind === "estimate" || c.kind === "estimate_point") num3.add(c.key);
+    if (c.kind === "estimate") num3.add(`${c.key}_lo`).add(`${c.key}_hi`);
+  }
+  return csvRows(toCsv(table)).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, num3.has(k) && v !== "" ? fmt3(Number(v)) : v])));
 }
 
 function id(model: string, game: string, pathway: string, run_id = `${model}-${game}-${pathway}`): Identity {
@@ -190,11 +197,13 @@ describe("coupling and correlations, hand-computed", () => {
     expect(spearman([1, 2, 2, 3], [1, 3, 2, 4])).toBeCloseTo(3 / Math.sqrt(10), 12);
   });
 
-  it("tertile gap with n = 7 and ties (ties by block order: the later block ranks higher)", () => {
+  it("tertile gap with n = 7 and ties (a tied group at a third's edge fills its places with its mean g)", () => {
     // key = [1, 2, 2, 2, 3, 0, 2], g = [10, 20, 30, 40, 50, 60, 70]; k = floor(7/3) = 2.
-    // Ascending by key, ties in block order: 5(0), 0(1), 1(2), 2(2), 3(2), 6(2), 4(3).
-    // Bottom two: blocks 5, 0 -> mean (60 + 10)/2 = 35. Top two: blocks 4, 6 -> (50 + 70)/2 = 60. Gap 25.
-    expect(tertileGap([1, 2, 2, 2, 3, 0, 2], [10, 20, 30, 40, 50, 60, 70])).toBe(25);
+    // Groups ascending: key 0 {60}, key 1 {10}, key 2 {20, 30, 40, 70} (mean 40), key 3 {50}.
+    // Bottom two: 60, 10 -> 35. Top two: 50, then one place of the key-2 group at its mean 40 -> 45. Gap 10.
+    expect(tertileGap([1, 2, 2, 2, 3, 0, 2], [10, 20, 30, 40, 50, 60, 70])).toBe(10);
+    // The same blocks in another order (runs sorted otherwise) give the same gap.
+    expect(tertileGap([2, 0, 3, 2, 2, 1, 2], [70, 60, 50, 40, 30, 10, 20])).toBe(10);
     // n = 2: no third -> missing.
     expect(tertileGap([1, 2], [1, 2])).toBeNull();
   });
@@ -305,10 +314,11 @@ describe("Table 5 (self_judging) from logs: the pooled step set and the game-lev
     // n: the fewest episodes of the row's runs (A-m has 1).
     expect(a.agree_n).toBe("1");
     // B: (-3,0) agree, clip to -2 -> err 2; (1,1) agree, err 0. NMAE with the GAME range = 2/2/5 = 0.2
-    // (B's own range [0, 1] would clip -3 to 0 and give 0). One run with one episode -> interval degenerate.
+    // (B's own range [0, 1] would clip -3 to 0 and give 0). One run with one episode: a single unit
+    // prints no interval (issue 24), only the point and n = 1.
     const b = by("g1", "B");
     expect([b.n_steps, b.n_unscored, b.agree, b.agree_lo, b.agree_hi, b.nmae, b.nmae_lo, b.nmae_hi, b.over, b.under]).toEqual([
-      "2", "0", "1.000", "1.000", "1.000", "0.200", "0.200", "0.200", "0.000", "0.000",
+      "2", "0", "1.000", "", "", "0.200", "", "", "0.000", "0.000",
     ]);
     // Pooled g1 (runs A-h, A-m, B-h): n 9, unscored 1, scored 8, Agree 5/8 = 0.625, Over 0.25, Under 0.125,
     // NMAE 10.5/8/5 = 0.2625. Two-stage (runs, then episodes within each drawn run): B three times (p 1/27 >
@@ -323,7 +333,7 @@ describe("Table 5 (self_judging) from logs: the pooled step set and the game-lev
     expect(num(all.nmae)).toBeCloseTo(0.2625, 2); // prints 0.263
     expect(num(all.nmae_lo)).toBe(0.2);
     expect(num(all.nmae_hi)).toBeGreaterThan(0.3);
-    expect(all.agree_n).toBe("3"); // runs
+    expect(all.agree_n).toBe("2"); // models: the pooled row resamples models, then runs, then episodes
     expect([num(all.over), num(all.under)]).toEqual([0.25, 0.125]);
     // Rows: models first, "all" last within the game.
     expect(rows.map((r) => `${r.game}/${r.model}`)).toEqual(["g1/A", "g1/B", "g1/all", "g2/C", "g2/all"]);
@@ -361,7 +371,7 @@ describe("Table 5 (self_judging) from logs: the pooled step set and the game-lev
     const rc = await quiet(() => reportCommand(["--data", dir, "--out", out, "--bootstrap", "50", "--models", "B"]));
     expect(rc).toBe(0);
     const rows = csvRows(readFileSync(join(out, "tables", "self_judging.csv"), "utf8"));
-    expect(rows.find((r) => r.model === "B")?.nmae).toBe("0.200");
+    expect(Number(rows.find((r) => r.model === "B")?.nmae)).toBeCloseTo(0.2, 12);
   });
 });
 
@@ -490,8 +500,9 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     const rows = csvOf(report, "summary_vs_history");
     expect(rows.map((r) => [r.game, r.model, r.dnaba, r.dnaba_lo, r.dnaba_hi, r.n_models, r.wins, r.losses, r.ties].join(" "))).toEqual([
       "g1 A       ",
-      "g1 B -9.000 -9.000 -9.000    ",
-      "g1 C 0.000 0.000 0.000    ",
+      // B and C rest on one seed: no interval (issue 24).
+      "g1 B -9.000      ",
+      "g1 C 0.000      ",
       "g1 D 3.000 1.500 3.000    ",
       "g1 mean -2.000 -2.500 -2.000 3 1 1 1",
     ]);
@@ -500,10 +511,9 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
   it("training rows: one per training run, empty y_final / d_final when the last epoch failed", () => {
     // A: see the training test: 2, 4, 2, 8/3, 4, 2.5, 2, 3. B: epochs 2, 3, failed -> y0 2, y_final -, d_final -,
     // Avg 3, Max 3, AUC+ 1*(0+1)/2 = 0.5, n_above 1, n_updated 1.
-    expect(toCsv(report.tables.training)).toBe(
-      "model,game,y0,y_final,d_final,avg,max,auc_plus,n_above,n_updated\n" +
-        "A,g1,2.000,4.000,2.000,2.667,4.000,2.500,2,3\n" +
-        "B,g1,2.000,,,3.000,3.000,0.500,1,1\n",
+    expect(toCsv(report.tables.training).split("\n")[0]).toBe("model,game,y0,y_final,d_final,avg,max,auc_plus,n_above,n_updated");
+    expect(csvOf(report, "training").map((r) => Object.values(r).join(","))).toEqual(
+      ["A,g1,2.000,4.000,2.000,2.667,4.000,2.500,2,3", "B,g1,2.000,,,3.000,3.000,0.500,1,1"],
     );
   });
 
@@ -519,18 +529,20 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
   it("`report` writes every CSV with exactly the issue's columns; Markdown flags incomplete models with †", async () => {
     // Columns copied from issue 4.
     const columns: Record<string, string> = {
-      main_results: "model,game,pathway,n_checkpoints,n_seeds,avg,avg_lo,avg_hi,avg_n,max,max_lo,max_hi,max_n,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,naba,gain_vs_none,gain_vs_none_lo,gain_vs_none_hi,gain_vs_none_n,gain_vs_none_p,gain_vs_y0,gain_vs_y0_lo,gain_vs_y0_hi,gain_vs_y0_n,gain_vs_y0_p",
-      self_judging: "game,model,n_steps,n_unscored,agree,agree_lo,agree_hi,agree_n,nmae,nmae_lo,nmae_hi,nmae_n,over,under",
-      coupling: "pool,game,n_blocks,n_runs,rho_agree,rho_agree_lo,rho_agree_hi,rho_agree_n,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,rho_neg_err_n,tertile_gap_agree,tertile_gap_neg_err",
+      main_results:
+        "model,game,pathway,n_checkpoints,n_seeds,avg,avg_lo,avg_hi,avg_n,avg_indicative,max,max_lo,max_hi,max_n,max_indicative,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,auc_plus_indicative,naba,gain_vs_none,gain_vs_none_lo,gain_vs_none_hi,gain_vs_none_n,gain_vs_none_indicative,gain_vs_none_p,gain_vs_y0,gain_vs_y0_lo,gain_vs_y0_hi,gain_vs_y0_n,gain_vs_y0_indicative,gain_vs_y0_p",
+      self_judging: "game,model,n_steps,n_unscored,agree,agree_lo,agree_hi,agree_n,agree_indicative,nmae,nmae_lo,nmae_hi,nmae_n,nmae_indicative,over,under",
+      coupling:
+        "pool,game,n_blocks,n_runs,rho_agree,rho_agree_lo,rho_agree_hi,rho_agree_n,rho_agree_indicative,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,rho_neg_err_n,rho_neg_err_indicative,tertile_gap_agree,tertile_gap_neg_err",
       run_level: "pool,pearson_agree_naba,spearman_agree_naba,n_runs,n_cells",
-      summary_vs_history: "game,model,dnaba,dnaba_lo,dnaba_hi,dnaba_n,n_models,wins,losses,ties",
+      summary_vs_history: "game,model,dnaba,dnaba_lo,dnaba_hi,dnaba_n,dnaba_indicative,n_models,wins,losses,ties",
       training: "model,game,y0,y_final,d_final,avg,max,auc_plus,n_above,n_updated",
     };
     const out = tempDir("s3gym-audit-out-");
     expect(await quiet(() => reportCommand(["--data", dir, "--out", out, "--bootstrap", "30", "--seed", "9"]))).toBe(0);
     for (const [name, header] of Object.entries(columns)) {
       expect(readFileSync(join(out, "tables", `${name}.csv`), "utf8").split("\n")[0], name).toBe(header);
-      expect(readFileSync(join(out, "tables", `${name}.md`), "utf8"), name).toMatch(/studentized bootstrap \(bootstrap-t[^)]*\), B = 30, seed = 9/);
+      expect(readFileSync(join(out, "tables", `${name}.md`), "utf8"), name).toMatch(/Intervals: 95% [^\n]*bootstrap[^\n]*, B = 30, seed = 9/);
     }
     const md = readFileSync(join(out, "tables", "main_results.md"), "utf8");
     expect(md).toContain("| C † |");
@@ -557,7 +569,8 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     const few = buildReport(ds, { B: 40, seed: 3 });
     for (const name of Object.keys(report.tables) as (keyof Report["tables"])[]) {
       const t = report.tables[name] as Table<object>;
-      expect(t.notes[0]).toContain("studentized bootstrap (bootstrap-t");
+      // The methods the table actually used (issue 24), not one blanket name.
+      expect(t.notes[0]).toMatch(/^Intervals: 95% ((intervals by )?(percentile|studentized|BCa) bootstrap|no intervals)/);
       expect(t.notes[0]).toContain("B = 2000, seed = 3");
       expect(toMarkdown(t)).toContain("B = 2000, seed = 3");
       expect(toCsv(again.tables[name] as Table<object>)).toBe(toCsv(t));
@@ -606,11 +619,12 @@ describe("coupling (Table 6) and run level from logs", () => {
     // A = [.5, 1, 1, 0] -> ranks [2, 3.5, 3.5, 1]; g = [.5, .75, 0, 0] -> ranks [3, 4, 1.5, 1.5].
     // d = [-.5, 1, 1, -1.5] and [.5, 1.5, -1, -1]: sum of products 1.75, sums of squares 4.5 and 4.5
     // -> rho(A, g) = 1.75 / 4.5 = 0.3889. -E = [-.25, -.25, 0, -1] -> ranks [2.5, 2.5, 4, 1], d = [0, 0, 1.5, -1.5]
-    // -> sum of products 0 -> rho(-E, g) = 0. n = 4 -> k = 1: by A the bottom is block 4 (g 0), the top the
-    // later of the tied 1s (block 3, g 0) -> gap 0; by -E bottom block 4, top block 3 -> 0.
+    // -> sum of products 0 -> rho(-E, g) = 0. n = 4 -> k = 1: by A the bottom is block 4 (g 0), the top one
+    // place of the tied 1s (blocks 2 and 3, g .75 and 0: their mean .375) -> gap 0.375, whatever the block
+    // order; by -E bottom block 4, top block 3 -> 0.
     const rows = csvOf(report, "coupling");
     const g1 = rows.find((r) => r.game === "g1") as Record<string, string>;
-    expect([g1.n_blocks, g1.rho_agree, g1.rho_neg_err, g1.tertile_gap_agree, g1.tertile_gap_neg_err]).toEqual(["4", "0.389", "0.000", "0.000", "0.000"]);
+    expect([g1.n_blocks, g1.rho_agree, g1.rho_neg_err, g1.tertile_gap_agree, g1.tertile_gap_neg_err]).toEqual(["4", "0.389", "0.000", "0.375", "0.000"]);
     expect(rows.map((r) => r.game)).toEqual(["g1", "all"]);
   });
 
@@ -646,8 +660,9 @@ describe("coupling (Table 6) and run level from logs", () => {
     // R2 Agree 1/2 = 0.5, NABA 0 (flat). Two points, opposite directions -> r = rho = -1. Both runs are one
     // (model, game) cell (M, g1), and cells are resampled with their runs together: every replicate is
     // the same two runs -> [-1, -1], and the row says it rests on 1 cell.
-    expect(toCsv(report.tables.run_level)).toBe("pool,pearson_agree_naba,spearman_agree_naba,n_runs,n_cells\nlearners,-1.000,-1.000,2,1\n");
-    expect(toMarkdown(report.tables.run_level)).toContain("-1.000 [-1.000, -1.000]");
+    // the same two runs -> [-1, -1] from one cell: a single unit prints no interval, only n = 1.
+    expect(csvOf(report, "run_level").map((r) => Object.values(r).join(","))).toEqual(["learners,-1.000,-1.000,2,1"]);
+    expect(toMarkdown(report.tables.run_level)).toContain("| -1.000 n=1 | -1.000 n=1 |");
   });
 });
 

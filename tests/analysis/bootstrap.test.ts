@@ -7,6 +7,8 @@ import {
   bootstrapReplicates,
   bootstrapRng,
   describeBootstrap,
+  MethodTally,
+  methodsNamed,
   percentileInterval,
   resampleMean,
 } from "../../src/analysis/bootstrap.js";
@@ -95,7 +97,22 @@ describe("describeBootstrap", () => {
     expect(describeBootstrap({ B: 2000, seed: 0, method: "percentile" }, "blocks")).toBe(
       "Intervals: 95% percentile bootstrap, B = 2000, seed = 0; resampled: blocks.",
     );
-    // The default is the method bench/coverage measured best (issue 11): the bootstrap-t.
-    expect(describeBootstrap({ B: 2000, seed: 0 }, "blocks")).toMatch(/^Intervals: 95% studentized bootstrap \(bootstrap-t, jackknife standard errors; BCa for two-stage rows/);
+    // Without a tally: the configured default of judging tables (the bootstrap-t from 10 units).
+    expect(describeBootstrap({ B: 2000, seed: 0 }, "blocks")).toMatch(/^Intervals: 95% studentized bootstrap \(bootstrap-t, jackknife standard errors; BCa for multi-stage rows/);
+  });
+
+  it("with a tally, names the methods the intervals actually used, with counts", () => {
+    const t = new MethodTally();
+    t.add("percentile", false, 3);
+    t.add("studentized");
+    t.add("percentile", true);
+    const line = describeBootstrap({ B: 100, seed: 1 }, "seeds", t);
+    expect(line).toBe(
+      "Intervals: 95% intervals by percentile bootstrap (3 intervals), studentized bootstrap (bootstrap-t, jackknife standard errors) (1), percentile bootstrap in place of a bootstrap-t interval that left the statistic's range (1), B = 100, seed = 1; resampled: seeds.",
+    );
+    expect(methodsNamed(line)).toEqual(["percentile", "bootstrap-t", "percentile fallback"]);
+    expect(methodsNamed("Training: no intervals")).toEqual([]);
+    expect(methodsNamed(describeBootstrap({ B: 100, seed: 1 }, "nothing (this table has no intervals)"))).toEqual([]);
+    expect(describeBootstrap({ B: 100, seed: 1 }, "cells", new MethodTally())).toMatch(/^Intervals: 95% no intervals/);
   });
 });

@@ -51,9 +51,12 @@ describe("tertile gap", () => {
     expect(tertileGap([5, 1, 3, 3, 7, 2, 6], [10, 20, 30, 40, 50, 60, 70])).toBeCloseTo(20, 12);
   });
 
-  it("breaks ties by block order (earlier block ranks lower)", () => {
-    // all keys equal: bottom = first two (1, 2), top = last two (5, 6) -> 5.5 - 1.5
-    expect(tertileGap([1, 1, 1, 1, 1, 1], [1, 2, 3, 4, 5, 6])).toBe(4);
+  it("ties do not depend on block order: a tied group's places take its mean g", () => {
+    // all keys equal: both thirds are two places of the one group, mean 3.5 -> gap 0 in any order
+    expect(tertileGap([1, 1, 1, 1, 1, 1], [1, 2, 3, 4, 5, 6])).toBe(0);
+    expect(tertileGap([1, 1, 1, 1, 1, 1], [6, 5, 4, 3, 2, 1])).toBe(0);
+    // keys 1, 2, 2, 3 (k = 1): top = 3's g, bottom = 1's g; the tie never reaches an edge
+    expect(tertileGap([2, 1, 3, 2], [5, 1, 9, 7])).toBe(8);
   });
 
   it("n = 8: thirds of 2; n < 3: missing", () => {

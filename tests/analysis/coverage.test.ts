@@ -15,17 +15,22 @@ describe("coverage table", () => {
   });
 
   it("flags an estimate below the supported size and writes the note; a missing interval is never flagged", () => {
-    const min = minSupportedUnits("avg");
-    expect(min).not.toBeNull();
-    const below = flagEstimate({ point: 1, lo: 0, hi: 2, n: 3 }, "avg");
-    const at = flagEstimate({ point: 1, lo: 0, hi: 2, n: min as number }, "avg");
+    const min = minSupportedUnits("nmae");
+    expect(min).toBe(10);
+    const below = flagEstimate({ point: 1, lo: 0, hi: 2, n: 3 }, "nmae");
+    const at = flagEstimate({ point: 1, lo: 0, hi: 2, n: min as number }, "nmae");
     expect(below.indicative).toBe(true);
     expect(at.indicative).toBeUndefined();
-    expect(flagEstimate({ point: 1, lo: null, hi: null, n: 3 }, "avg").indicative).toBeUndefined();
-    const note = smallNNote([{ avg: below }, { avg: at }], [{ key: "avg", metric: "avg" }]);
+    expect(flagEstimate({ point: 1, lo: null, hi: null, n: 3 }, "nmae").indicative).toBeUndefined();
+    const note = smallNNote([{ nmae: below }, { nmae: at }], [{ key: "nmae", metric: "nmae" }]);
     expect(note).toHaveLength(1);
-    expect(note[0]).toContain(`n=3: ${(coverageAt("avg", 3) as number).toFixed(0)}% measured`);
-    expect(smallNNote([{ avg: at }], [{ key: "avg", metric: "avg" }])).toEqual([]);
+    expect(note[0]).toContain(`n=3: ${(coverageAt("nmae", 3) as number).toFixed(0)}% measured`);
+    expect(smallNNote([{ nmae: at }], [{ key: "nmae", metric: "nmae" }])).toEqual([]);
+  });
+
+  it("a metric no measured size supports (Avg: 90% in its worst shape at 30 seeds) is indicative at every n", () => {
+    expect(minSupportedUnits("avg")).toBeNull();
+    expect(flagEstimate({ point: 1, lo: 0, hi: 2, n: 100 }, "avg").indicative).toBe(true);
   });
 
   it("coverageAt reads the largest measured size not above n", () => {

@@ -12,8 +12,13 @@ import {
   normalQuantile,
   simpleDesign,
   studentizedInterval,
+  RATE_RANGE,
+  intervalInRange,
+  observedRange,
+  seNegligible,
   tableInterval,
   tableIntervalMany,
+  threeStageDesign,
   twoStageDesign,
   unitBootstrap,
   unitBootstrapMany,
@@ -110,12 +115,15 @@ describe("designs", () => {
     expect([within.units, cluster.units, two.units, two.studentizable]).toEqual([2, 2, 2, false]);
   });
 
-  it("tableInterval: bootstrap-t from 3 to 50 units, BCa for two-stage, percentile below 3 or above 50", () => {
+  it("tableInterval: bootstrap-t from 10 to 50 units, BCa for multi-stage, percentile below 10 or above 50", () => {
     const x = Array.from({ length: 60 }, (_, i) => (i * 7) % 11);
     const run = (design: ReturnType<typeof simpleDesign>, n: number) =>
       tableInterval(design, meanStat(x.slice(0, n)), 50, bootstrapRng(0, "t"), "studentized").method;
     expect(run(simpleDesign(2), 2)).toBe("percentile");
-    expect(run(simpleDesign(3), 3)).toBe("studentized");
+    expect(run(simpleDesign(3), 3)).toBe("percentile");
+    expect(run(simpleDesign(9), 9)).toBe("percentile");
+    expect(run(simpleDesign(10), 10)).toBe("studentized");
+    expect(run(threeStageDesign([[2, 2], [2, 2]]), 8)).toBe("bca");
     expect(run(simpleDesign(50), 50)).toBe("studentized");
     expect(run(simpleDesign(60), 60)).toBe("percentile");
     expect(run(twoStageDesign([2, 2, 2]), 6)).toBe("bca");
@@ -137,6 +145,75 @@ describe("designs", () => {
     expect(stu.interval.hi as number).toBeGreaterThan(2.8);
     // a right-skewed sample: the bootstrap-t reaches further right than the percentile interval
     expect(stu.interval.hi as number).toBeGreaterThan(pct.interval.hi as number);
+  });
+});
+
+describe("intervals that stay in range (issue 24)", () => {
+  it("a jackknife se that is a rounding crumb counts as 0: no exploding t, the constant case stays [point, point]", () => {
+    // Ten 0.3s: the leave-one-out means are equal, but their floating-point mean is not 0.3 exactly.
+    const x = Array.from({ length: 10 }, () => 0.3);
+    const jk = groupJackknife(simpleDesign(10), meanStat(x), new Int32Array(10).fill(1));
+    const se = jackknifeSe(jk.values, jk.mult);
+    expect(se).toBeGreaterThan(0); // the crumb the old `se > 0` test let through
+    expect(se).toBeLessThan(1e-12);
+    expect(seNegligible(se, 0.3)).toBe(true);
+    expect(seNegligible(0.01, 0.3)).toBe(false);
+    expect(studentizedInterval(0.3, se, [-5e13, 0, 5e13])).toEqual({ lo: 0.3, hi: 0.3 });
+  });
+
+  it("a degenerate resample does not select the bootstrap-t: nine equal values and one outlier stay inside [min, max]", () => {
+    // Many resamples draw only 0.1s: their se is a crumb and their t would be (v - point) / 1e-17.
+    const x = [...Array.from({ length: 9 }, () => 0.1), 0.7];
+    const r = tableInterval(simpleDesign(10), meanStat(x), 400, bootstrapRng(3, "crumb"), "studentized", 0.95, observedRange(x));
+    expect(Number.isFinite(r.interval.lo as number) && Number.isFinite(r.interval.hi as number)).toBe(true);
+    expect(r.interval.lo as number).toBeGreaterThanOrEqual(0.1 - 1e-12);
+    expect(r.interval.hi as number).toBeLessThanOrEqual(0.7 + 1e-12);
+  });
+
+  it("an interval that leaves the statistic's range falls back to percentile (said, not clipped)", () => {
+    // A rate of 1 success in 10: the bootstrap-t reaches below 0.
+    const x = [0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+    const raw = unitBootstrap(simpleDesign(10), meanStat(x), 500, bootstrapRng(2, "rate"), "studentized");
+    expect(raw.interval.lo as number).toBeLessThan(0); // the precondition: without the range it leaves [0, 1]
+    const r = tableInterval(simpleDesign(10), meanStat(x), 500, bootstrapRng(2, "rate"), "studentized", 0.95, RATE_RANGE);
+    expect(r.method).toBe("percentile");
+    expect(r.fellBack).toBe(true);
+    expect(r.interval.lo as number).toBeGreaterThanOrEqual(0);
+    // the percentile interval of the same replicates (same stream), not a clipped bootstrap-t
+    expect(r.interval.hi).not.toBe(raw.interval.hi);
+    const inRange = tableInterval(simpleDesign(10), meanStat(x), 500, bootstrapRng(2, "rate"), "studentized");
+    expect(inRange.method).toBe("studentized"); // no range given: any finite interval stands
+  });
+
+  it("intervalInRange: finite, ordered, inside up to rounding", () => {
+    expect(intervalInRange({ lo: 0, hi: 1 }, RATE_RANGE)).toBe(true);
+    expect(intervalInRange({ lo: 0, hi: 1 + 1e-12 }, RATE_RANGE)).toBe(true);
+    expect(intervalInRange({ lo: -0.01, hi: 0.5 }, RATE_RANGE)).toBe(false);
+    expect(intervalInRange({ lo: 0.6, hi: 0.5 }, RATE_RANGE)).toBe(false);
+    expect(intervalInRange({ lo: -Infinity, hi: 0.5 })).toBe(false);
+    expect(intervalInRange({ lo: null, hi: null })).toBe(false);
+    expect(observedRange([3, Number.NaN, -2, 7])).toEqual({ lo: -2, hi: 7 });
+  });
+
+  it("three stages: models drawn, then each drawn model's runs, then each drawn run's episodes", () => {
+    // Model 0 has runs of 2 and 1 episodes, model 1 one run of 3: a draw of model 0 adds two run
+    // draws (2 or 1 episodes each), of model 1 three episodes.
+    const d = threeStageDesign([[2, 1], [3]]);
+    expect([d.n, d.units, d.studentizable, Array.from(d.groups)]).toEqual([6, 2, false, [0, 0, 0, 1, 1, 1]]);
+    const rng = bootstrapRng(0, "three");
+    const w = new Int32Array(6);
+    const seen = new Set<number>();
+    for (let i = 0; i < 200; i++) {
+      d.draw(rng, w);
+      const m0 = w[0]! + w[1]! + w[2]!;
+      const m1 = w[3]! + w[4]! + w[5]!;
+      expect(m1 % 3).toBe(0);
+      expect([0, 2, 3, 4, 4, 5, 6, 7, 8]).toContain(m0);
+      // the first run's episodes and the second run's come in whole run draws
+      expect((w[0]! + w[1]!) % 2).toBe(0);
+      seen.add(m0);
+    }
+    expect(seen.has(3)).toBe(true); // one draw of each of model 0's runs
   });
 });
 

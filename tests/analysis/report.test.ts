@@ -12,11 +12,13 @@ import { tempDir } from "./helpers.js";
 
 /** The CSV columns, copied from issue 4 (not from the code), with issue 11's unit counts (`<key>_n`, n_seeds, n_runs, n_cells, n_models). */
 const COLUMNS: Record<string, string> = {
-  main_results: "model,game,pathway,n_checkpoints,n_seeds,avg,avg_lo,avg_hi,avg_n,max,max_lo,max_hi,max_n,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,naba,gain_vs_none,gain_vs_none_lo,gain_vs_none_hi,gain_vs_none_n,gain_vs_none_p,gain_vs_y0,gain_vs_y0_lo,gain_vs_y0_hi,gain_vs_y0_n,gain_vs_y0_p",
-  self_judging: "game,model,n_steps,n_unscored,agree,agree_lo,agree_hi,agree_n,nmae,nmae_lo,nmae_hi,nmae_n,over,under",
-  coupling: "pool,game,n_blocks,n_runs,rho_agree,rho_agree_lo,rho_agree_hi,rho_agree_n,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,rho_neg_err_n,tertile_gap_agree,tertile_gap_neg_err",
-  run_level: "pool,pearson_agree_naba,spearman_agree_naba,n_runs,n_cells",
-  summary_vs_history: "game,model,dnaba,dnaba_lo,dnaba_hi,dnaba_n,n_models,wins,losses,ties",
+    main_results:
+      "model,game,pathway,n_checkpoints,n_seeds,avg,avg_lo,avg_hi,avg_n,avg_indicative,max,max_lo,max_hi,max_n,max_indicative,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,auc_plus_indicative,naba,gain_vs_none,gain_vs_none_lo,gain_vs_none_hi,gain_vs_none_n,gain_vs_none_indicative,gain_vs_none_p,gain_vs_y0,gain_vs_y0_lo,gain_vs_y0_hi,gain_vs_y0_n,gain_vs_y0_indicative,gain_vs_y0_p",
+    self_judging: "game,model,n_steps,n_unscored,agree,agree_lo,agree_hi,agree_n,agree_indicative,nmae,nmae_lo,nmae_hi,nmae_n,nmae_indicative,over,under",
+    coupling:
+      "pool,game,n_blocks,n_runs,rho_agree,rho_agree_lo,rho_agree_hi,rho_agree_n,rho_agree_indicative,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,rho_neg_err_n,rho_neg_err_indicative,tertile_gap_agree,tertile_gap_neg_err",
+    run_level: "pool,pearson_agree_naba,spearman_agree_naba,n_runs,n_cells",
+    summary_vs_history: "game,model,dnaba,dnaba_lo,dnaba_hi,dnaba_n,dnaba_indicative,n_models,wins,losses,ties",
   training: "model,game,y0,y_final,d_final,avg,max,auc_plus,n_above,n_updated",
 };
 
@@ -85,20 +87,22 @@ describe("report on two shard directories", () => {
     }
   });
 
-  it("prints missing values as empty cells, never NaN/null/undefined, and numbers with 3 decimals", () => {
+  it("prints missing values as empty cells, never NaN/null/undefined; CSV numbers at full precision", () => {
     for (const f of readdirSync(join(out, "tables"))) {
       const text = readFileSync(join(out, "tables", f), "utf8");
       expect(text, f).not.toMatch(/NaN|null|undefined|Infinity/);
     }
     const main = readFileSync(join(out, "tables", "main_results.csv"), "utf8").split("\n")[1] ?? "";
     expect(main.split(",")[4]).toMatch(/^\d+$/); // n_seeds
-    expect(main.split(",")[5]).toMatch(/^-?\d+\.\d{3}$/); // avg
+    expect(Number.isFinite(Number(main.split(",")[5]))).toBe(true); // avg, unrounded
+    const md = readFileSync(join(out, "tables", "main_results.md"), "utf8");
+    expect(md).toMatch(/\| -?\d+\.\d{3} \[/); // Markdown rounds to 3 decimals
   });
 
   it("prints the method, B and seed under every Markdown table", () => {
     for (const name of [...Object.keys(COLUMNS), "positive_rates"]) {
       const md = readFileSync(join(out, "tables", `${name}.md`), "utf8");
-      expect(md, name).toMatch(/Intervals: 95% studentized bootstrap \(bootstrap-t[^)]*\), B = 50, seed = 0/);
+      expect(md, name).toMatch(/Intervals: 95% [^\n]*bootstrap[^\n]*, B = 50, seed = 0/);
     }
     // 3 evaluation seeds: fewer than the coverage table supports, so the interval says n=3 beside it.
     expect(readFileSync(join(out, "tables", "main_results.md"), "utf8")).toMatch(/\| \d+\.\d{3} \[-?\d+\.\d{3}, -?\d+\.\d{3}\] n=3 \|/);
@@ -121,6 +125,9 @@ describe("report on two shard directories", () => {
     }
     const meta = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { B: number; seed: number; files: string[] };
     expect([meta.B, meta.seed]).toEqual([50, 0]);
+    // The method per table, as its first note names it (issue 24): curves use the percentile interval.
+    const methods = (meta as unknown as { interval_methods: Record<string, string> }).interval_methods;
+    expect(methods.main_results).toMatch(/^Intervals: 95% intervals by percentile bootstrap \(\d+ intervals\)/);
     expect(meta.files).toContain("tables/main_results.csv");
   });
 

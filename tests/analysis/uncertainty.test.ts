@@ -105,10 +105,10 @@ describe("ties at 12 significant digits", () => {
     expect(couplingStats(blocks).rho_neg_err).toBe(0);
   });
 
-  it("tertiles rank tied keys by block order, not by their floating-point crumbs", () => {
-    // keys [0.30000000000000004, 0.3, 0.3]: all tied -> bottom = block 0 (g 5), top = block 2 (g 1): gap -4.
-    // Raw floats would put block 0 on top: gap 5 - 0 = 5 (bottom block 1, g 0).
-    expect(tertileGap([0.1 + 0.2, 0.3, 0.3], [5, 0, 1])).toBe(-4);
+  it("tertiles treat keys equal up to floating-point crumbs as tied", () => {
+    // keys [0.30000000000000004, 0.3, 0.3]: all tied -> both thirds are one place of the group at its
+    // mean g 2: gap 0. Raw floats would put block 0 on top: gap 5 - 0 = 5 (bottom block 1, g 0).
+    expect(tertileGap([0.1 + 0.2, 0.3, 0.3], [5, 0, 1])).toBe(0);
   });
 });
 

@@ -51,13 +51,22 @@ describe("CSV and Markdown", () => {
   };
 
   it("expands estimate columns in the CSV header only for `estimate`", () => {
-    expect(csvHeader(table.columns)).toEqual(["model", "n", "avg", "avg_lo", "avg_hi", "avg_n", "naba", "gap"]);
+    expect(csvHeader(table.columns)).toEqual(["model", "n", "avg", "avg_lo", "avg_hi", "avg_n", "avg_indicative", "naba", "gap"]);
   });
 
-  it("writes CSV with empty cells for missing values (never 0) and quotes commas", () => {
+  it("writes CSV at full precision with the indicative flag, empty cells for missing values (never 0), quoted commas", () => {
     expect(toCsv(table)).toBe(
-      ["model,n,avg,avg_lo,avg_hi,avg_n,naba,gap", '"a,b",3,0.500,0.250,0.750,3,2.000,', "c,0,,,,,,-0.250", ""].join("\n"),
+      ["model,n,avg,avg_lo,avg_hi,avg_n,avg_indicative,naba,gap", '"a,b",3,0.5,0.25,0.75,3,true,2,', "c,0,,,,,,,-0.25", ""].join("\n"),
     );
+    // No rounding: 1/3 keeps its digits; -0 prints as 0.
+    const exact: typeof table = { ...table, rows: [{ model: "d", n: 1, avg: { point: 1 / 3, lo: 0.1, hi: 2 / 3, n: 12 }, naba: { point: -0, lo: null, hi: null }, gap: 1e-7 }] };
+    expect(toCsv(exact).split("\n")[1]).toBe(`d,1,${1 / 3},0.1,${2 / 3},12,false,0,1e-7`);
+  });
+
+  it("a single unit prints no interval, only the point and n=1", () => {
+    const one: typeof table = { ...table, rows: [{ model: "e", n: 1, avg: { point: 1.5, lo: 1.5, hi: 1.5, n: 1 }, naba: { point: null, lo: null, hi: null }, gap: null }] };
+    expect(toCsv(one).split("\n")[1]).toBe("e,1,1.5,,,1,,,");
+    expect(toMarkdown(one)).toContain("| e | 1 | 1.500 n=1 |  |  |");
   });
 
   it("writes Markdown with intervals in one cell and the notes under the table", () => {

@@ -357,7 +357,7 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
 
   await write("index", {
     dataDirs: opts.dataDirs,
-    bootstrap: { method: "percentile bootstrap", B: cfg.B, seed: cfg.seed, level: cfg.level },
+    bootstrap: { method: ca.methods.size > 0 ? ca.methods.describe() : "no intervals", B: cfg.B, seed: cfg.seed, level: cfg.level },
     counts: { runs: ds.runs.length, episodes: totalEpisodes, steps: totalSteps },
     facets: {
       models: distinct(ds.runs.map((r) => r.model)),
