@@ -32,7 +32,7 @@ export function estimateGain(g: GainData | null, cfg: BootstrapConfig, key: read
   const units = g.sizes.length === 1 ? g.n : g.sizes.length;
   if (cfg.B === 0) return { estimate: { point, lo: null, hi: null }, p };
   const design = g.sizes.length === 1 ? simpleDesign(g.n) : twoStageDesign(g.sizes);
-  const r = tableInterval(design, (w) => gainUnderWeights(g, w), cfg.B, bootstrapRng(cfg.seed, "gain", ...key), methodOf(cfg), cfg.level ?? DEFAULT_LEVEL);
+  const r = tableInterval(design, (w) => gainUnderWeights(g, w), cfg.B, bootstrapRng(cfg.seed, "gain", ...key), methodOf(cfg, "curve"), cfg.level ?? DEFAULT_LEVEL);
   // A gain is a mean of paired differences: flagged by Avg's measured coverage (a mean of scores).
   return { estimate: flagEstimate({ point, lo: r.interval.lo, hi: r.interval.hi, n: units }, "avg"), p };
 }
