@@ -20,7 +20,8 @@
  *   4. notebooks       every notebooks/*.ipynb executed headless into <out>/notebooks/; a failing cell
  *                      fails the command. The tables and figures the notebooks write are checked to be
  *                      byte-identical to the report's (one implementation).
- *   5. summary         where every table and figure is, and the wall time of each phase.
+ *   5. summary         where every table and figure is, and the wall time and CPU seconds (user + sys,
+ *                      children included) of each phase.
  *
  * Rerunning reuses the logs (the runner resumes: done episodes are skipped) and ends with the same
  * tables byte for byte: nothing under <out>/tables or in a figure depends on the time or the paths.
@@ -44,6 +45,7 @@ import { GAME_NAMES } from "../games/types.js";
 import { runsDir } from "../logs/runDir.js";
 import { PATHWAY_NAMES } from "../pathways/registry.js";
 import { runId } from "../runner/runId.js";
+import { cpuTime, formatCpu } from "../util/cpuTime.js";
 import { buildMatrix, totalEpisodes } from "../runner/schedule.js";
 import { DEFAULT_REPLAY_EPISODES, viewEpisodeTotal } from "../runner/views.js";
 import { folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
@@ -356,6 +358,7 @@ function describe(stem: string, isFigure: boolean): string {
 
 export async function reproduceCommand(argv: string[]): Promise<number> {
   const t0 = Date.now();
+  const cpu0 = cpuTime();
   let args: Args;
   try {
     args = parse(argv);
@@ -378,12 +381,13 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   const dataAbs = isAbsolute(args.data) ? args.data : resolve(cwd, args.data);
   const outAbs = isAbsolute(args.out) ? args.out : resolve(cwd, args.out);
   const shown = (p: string): string => (relative(cwd, p).startsWith("..") ? p : relative(cwd, p) || ".");
-  const timings: [string, number][] = [];
+  const timings: [string, number, string][] = [];
   const phase = async <T>(name: string, f: () => Promise<T>): Promise<T> => {
     const t = Date.now();
+    const c = cpuTime();
     say(`${name} ...`);
     const r = await f();
-    timings.push([name, Date.now() - t]);
+    timings.push([name, Date.now() - t, formatCpu(c, cpuTime())]);
     say(`${name}: ${seconds(Date.now() - t)}`);
     return r;
   };
@@ -500,9 +504,11 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
     lines.push(`  notebooks   ${shown(notebookDir)}/ (executed copies; the committed ones in notebooks/ have no outputs):`);
     for (const f of executed.sort()) lines.push(`                ${basename(f)}`);
   } else lines.push("  notebooks   not executed (--no-notebooks)");
-  lines.push("  wall time by phase:");
-  for (const [name, ms] of timings) lines.push(`                ${name.padEnd(48)} ${seconds(ms).padStart(9)}`);
-  lines.push(`                ${"total".padEnd(48)} ${seconds(Date.now() - t0).padStart(9)}`);
+  // CPU beside wall: on a loaded machine the wall time grows, the CPU seconds do not.
+  const cpuEnd = cpuTime();
+  lines.push(`  wall time and CPU seconds by phase${cpuEnd.withChildren ? " (CPU: this process and its children)" : " (CPU: this process only; children not measurable here)"}:`);
+  for (const [name, ms, c] of timings) lines.push(`                ${name.padEnd(48)} ${seconds(ms).padStart(9)}   ${c}`);
+  lines.push(`                ${"total".padEnd(48)} ${seconds(Date.now() - t0).padStart(9)}   ${formatCpu(cpu0, cpuEnd)}`);
   process.stdout.write(lines.join("\n") + "\n");
   return 0;
 }
