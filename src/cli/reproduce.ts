@@ -338,6 +338,13 @@ const WHAT: Record<string, string> = {
   summary_vs_history: "paper Table 7",
   training: "Figure 7's numbers",
   positive_rates: "extra: Pr(r>0) vs Pr(s>0)",
+  views: "views: Avg/NABA, best snapshot, regression per run x view (docs/views.md)",
+  view_updates: "views: gain of each update per view (docs/views.md)",
+  forgetting: "views: replay forgetting rate per run (docs/views.md)",
+  cost: "cost per checkpoint: calls, tokens, dollars (docs/views.md)",
+  cost_runs: "cost per run, gain per million exploration tokens",
+  cost_gain_fig: "OOD gain against exploration cost (docs/views.md)",
+  views_: "views: a panel per evaluation view (docs/views.md)",
   verifier_reliability: "verified pathway: verifier reliability",
   verified_vs_memory: "verified pathway: dNABA(verified - memory)",
   verified_vs_history: "verified pathway: dNABA(verified - history)",
@@ -348,9 +355,10 @@ const WHAT: Record<string, string> = {
   training_fig: "paper Figure 7",
 };
 
-function describe(stem: string, isFigure: boolean): string {
+export function describeOutput(stem: string, isFigure: boolean): string {
   if (isFigure) {
     if (stem.startsWith("curves_")) return WHAT.curves_!;
+    if (stem.startsWith("views_")) return WHAT.views_!;
     return WHAT[`${stem}_fig`] ?? WHAT[stem] ?? "";
   }
   return WHAT[stem] ?? "";
@@ -495,9 +503,9 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
     `S3Gym reproduction (${s.name} schedule) done in ${seconds(Date.now() - t0)}`,
     `  step logs   ${shown(dataAbs)}/runs/<run_id>/  (${runs} runs: manifest.json, steps/episodes/checkpoints/memory/calls .jsonl)`,
     `  tables      ${shown(join(outAbs, "tables"))}/<name>.md and .csv:`,
-    ...tables.map((f) => `                ${f.replace(/\.md$/, "").padEnd(20)} ${describe(f.replace(/\.md$/, ""), false)}`),
+    ...tables.map((f) => `                ${f.replace(/\.md$/, "").padEnd(20)} ${describeOutput(f.replace(/\.md$/, ""), false)}`),
     `  figures     ${shown(outAbs)}/<name>.svg and .png:`,
-    ...figures.map((f) => `                ${f.replace(/\.svg$/, "").padEnd(20)} ${describe(f.replace(/\.svg$/, ""), true)}`),
+    ...figures.map((f) => `                ${f.replace(/\.svg$/, "").padEnd(20)} ${describeOutput(f.replace(/\.svg$/, ""), true)}`),
     `  report      ${shown(join(outAbs, "report.json"))}  (method, B, seed, inputs, counts, warnings, files)`,
   ];
   if (executed.length > 0) {

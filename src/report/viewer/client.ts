@@ -410,7 +410,8 @@ export function viewerApp(): void {
           "data-over": st.over ? "1" : "0",
           "data-parse-error": st.parse_error !== null ? "1" : "0",
         },
-        h("h3", null, `Step ${st.step}`, ...badges),
+        // Counted from 1 as the observation counts ("Step 1 of 16"); the log's `step` field counts from 0.
+        h("h3", { title: `step ${st.step} in steps.jsonl (counted from 0)` }, `Step ${st.step + 1}`, ...badges),
         h(
           "div",
           { class: "judge" },
@@ -456,7 +457,7 @@ export function viewerApp(): void {
       sec.classList.add("current");
       sec.focus({ preventScroll: true });
       sec.scrollIntoView({ block: "start" });
-      status.textContent = `at step ${steps[k].step}`;
+      status.textContent = `at step ${steps[k].step + 1}`;
     };
     const seek = (dir: 1 | -1, test: (st: Any) => boolean, what: string): void => {
       for (let k = current + dir; k >= 0 && k < steps.length; k += dir) {
