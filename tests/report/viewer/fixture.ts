@@ -95,3 +95,10 @@ export function readChunk(site: string, key: string): any {
   if (!text.startsWith(prefix) || !text.endsWith(");\n")) throw new Error(`chunk ${key} is not a loader call`);
   return JSON.parse(text.slice(prefix.length, -3));
 }
+
+/** Episode j of run i, and its packed prompts (null when not rebuildable), from the run's episode file. */
+export function readEpisode(site: string, i: number, j: number): { ep: any; prompts: any } {
+  const item = readChunk(site, `r${i}d`).eps[j];
+  if (!item) throw new Error(`run ${i} has no episode ${j}`);
+  return item;
+}
