@@ -13,7 +13,7 @@
  *
  * Scale: the curve numbers come from the analysis loader's compact data set (the same pass and the
  * same builders as `report`: analyzeCurves, analyzeTraining, the table formatters), then the runs are
- * read ONE AT A TIME with their text (runRecords.ts), written out and dropped; a run's episode file is
+ * read ONE AT A TIME with their text (src/logs/mergedRun.ts), written out and dropped; a run's episode file is
  * streamed one episode at a time. The build time is linear in the data and the memory is bounded by
  * the largest run. A page loads only the files it shows (the run page never loads the episodes).
  */
@@ -31,7 +31,7 @@ import { summarizeCalls, type UsageTotals } from "../../runner/usage.js";
 import { lineDiff } from "./diff.js";
 import { indexHtml } from "./html.js";
 import { episodePrompts, replayInput } from "./prompts.js";
-import { readMergedRun, viewOf, type MergedEpisode, type MergedRun } from "./runRecords.js";
+import { readMergedRun, viewOf, type MergedEpisode, type MergedRun } from "../../logs/mergedRun.js";
 
 export interface ViewerOptions {
   /** Data directories (shards merged, as `report` reads them). */
