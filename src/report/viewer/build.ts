@@ -5,10 +5,12 @@
  *   <out>/index.html          the page (styles and script inlined; html.ts)
  *   <out>/chunks/index.js     the overview: every run with status, Avg, NABA and its curve
  *   <out>/chunks/r<i>.js      run i: curve with intervals, checkpoints, memory diffs, cost, manifest, episodes
- *   <out>/chunks/r<i>d.js     run i's episodes: every step of every episode, and the exact prompts of
- *                             each episode's steps (prompts.ts) when rebuildable
+ *   <out>/chunks/r<i>d.js     run i's episodes: every step of every episode
+ *   <out>/chunks/r<i>p.js     the exact prompts of each episode's steps (prompts.ts; null where not
+ *                             rebuildable), loaded only when a prompt is asked for: History prompts
+ *                             are most of a site's bytes
  *
- * Two files per run, whatever the number of episodes: a file per episode (and another per episode's
+ * Three files per run, whatever the number of episodes: a file per episode (and another per episode's
  * prompts) made 17,718 files for one reproduction, and creating them cost more than computing them.
  *
  * Scale: the curve numbers come from the analysis loader's compact data set (the same pass and the
@@ -228,7 +230,7 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
     chunks++;
   };
 
-  /** A chunk written piece by piece (`S3V_CHUNK(key, {"eps":[...]})`): one episode in memory at a time. */
+  /** A chunk written piece by piece (`S3V_CHUNK(key, {"eps":[...]})`): one item in memory at a time. */
   const streamed = async (key: string) => {
     const fh = await open(join(chunkDir, `${key}.js`), "w");
     let first = true;
@@ -267,6 +269,7 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
     const replay = replayInput(merged);
 
     const episodeFile = await streamed(`r${i}d`);
+    const promptFile = await streamed(`r${i}p`);
     const episodeRows: Record<string, unknown>[] = [];
     const byCheckpoint = new Map<number, { j: number; label: string; score: string }[]>();
     const runViews = new Set<string>();
@@ -301,8 +304,9 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
         scale,
         steps,
       };
-      // Item j of the run's episode file: the episode and, when rebuildable, its packed prompts.
-      await episodeFile.add({ ep: episode, prompts: typeof prompts === "string" ? null : prompts });
+      // Item j of the run's episode and prompt files: the episode; its packed prompts when rebuildable.
+      await episodeFile.add(episode);
+      await promptFile.add(typeof prompts === "string" ? null : prompts);
       episodeRows.push({
         j,
         label,
@@ -324,6 +328,7 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
       totalSteps += steps.length;
     }
     await episodeFile.end();
+    await promptFile.end();
     totalEpisodes += merged.episodes.length;
     for (const v of runViews) views.add(v);
 

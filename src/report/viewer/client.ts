@@ -34,9 +34,10 @@ export function viewerApp(): void {
   win.S3V_CHUNK = (key: string, data: unknown): void => {
     if (typeof key !== "string" || !waiting.has(key)) return; // only chunks this page asked for
     cache.set(key, data);
-    // A run's episode file can be many MB: keep the last two, reload older ones on demand.
-    if (key.endsWith("d")) {
-      const big = [...cache.keys()].filter((k) => k.endsWith("d"));
+    // A run's episode and prompt files can be many MB: keep the last two of each, reload older ones on demand.
+    for (const kind of ["d", "p"]) {
+      if (!key.endsWith(kind)) continue;
+      const big = [...cache.keys()].filter((k) => k.endsWith(kind));
       for (const k of big.slice(0, Math.max(0, big.length - 2))) cache.delete(k);
     }
     for (const w of waiting.get(key) ?? []) w.resolve(data);
@@ -386,7 +387,7 @@ export function viewerApp(): void {
 
   async function episodePage(i: number, j: number, focusStep: number | null): Promise<void> {
     const [eps, run]: Any[] = await Promise.all([load(`r${i}d`), load(`r${i}`)]);
-    const ep: Any = eps.eps[j]?.ep;
+    const ep: Any = eps.eps[j];
     if (!ep) throw new Error(`run ${i} has no episode ${j}`);
     const steps = ep.steps as Any[];
     const order = (run.episodes as Any[]).map((e) => e.j as number);
@@ -540,7 +541,7 @@ export function viewerApp(): void {
       return;
     }
     try {
-      const p: Any = (await load(`r${ep.i}d`)).eps[ep.j]?.prompts;
+      const p: Any = (await load(`r${ep.i}p`)).eps[ep.j];
       if (!p) throw new Error("this episode has no rebuilt prompts");
       const k = (p.steps as Any[]).findIndex((x) => x.step === st.step);
       if (k < 0) throw new Error("this step has no rebuilt prompt");

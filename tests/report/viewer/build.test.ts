@@ -26,13 +26,13 @@ describe("isOverConfident", () => {
 });
 
 describe("buildViewer", () => {
-  it("writes two files per run whatever its episodes (run page, episodes), plus the overview", () => {
+  it("writes three files per run whatever its episodes (run page, episodes, prompts), plus the overview", () => {
     const names = readdirSync(join(site, "chunks")).filter((n) => n.endsWith(".js")).sort();
     const runs = fx.runIds.length;
-    expect(built.episodes).toBeGreaterThan(2 * runs); // more episodes than files: a file per episode would fail below
-    expect(names).toHaveLength(2 * runs + 1);
-    expect(built.chunks).toBe(2 * runs + 1);
-    const expected = ["index.js", ...Array.from({ length: runs }, (_, i) => [`r${i}.js`, `r${i}d.js`]).flat()].sort();
+    expect(built.episodes).toBeGreaterThan(3 * runs); // more episodes than files: a file per episode would fail below
+    expect(names).toHaveLength(3 * runs + 1);
+    expect(built.chunks).toBe(3 * runs + 1);
+    const expected = ["index.js", ...Array.from({ length: runs }, (_, i) => [`r${i}.js`, `r${i}d.js`, `r${i}p.js`]).flat()].sort();
     expect(names).toEqual(expected);
   });
 
