@@ -7,6 +7,7 @@
  */
 import { createInterface } from "node:readline";
 import type { ActionSource } from "../games/episode.js";
+import { cut, escapeControl } from "../util/outsideText.js";
 
 /** Next input line, or undefined at end of input. */
 export type LineReader = () => Promise<string | undefined>;
@@ -48,7 +49,7 @@ export function readSelfScore(line: string): { score: number | null } | { error:
   const t = line.trim();
   if (t === "") return { score: null };
   const n = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(t) ? Number(t) : NaN;
-  if (!Number.isFinite(n)) return { error: `'${t.slice(0, 40)}' is not a number: type a number, or press Enter for no self-score` };
+  if (!Number.isFinite(n)) return { error: `'${escapeControl(cut(t, 40))}' is not a number: type a number, or press Enter for no self-score` };
   return { score: n };
 }
 

@@ -99,6 +99,8 @@ describe("s3gym play", () => {
     expect(readSelfScore("1e2")).toEqual({ score: 100 });
     expect(readSelfScore("one")).toHaveProperty("error");
     expect(readSelfScore("Infinity")).toHaveProperty("error");
+    // Typed text is echoed made visible: an arrow key's escape sequence does not act on the terminal.
+    expect(readSelfScore("\x1b[A")).toEqual({ error: "'\\x1b[A' is not a number: type a number, or press Enter for no self-score" });
     const lines = ["cheat", "x", "3", "collaborate", ""];
     const said: string[] = [];
     const source = humanSource(async () => lines.shift(), (s) => said.push(s), { prompts: false });
