@@ -1,8 +1,8 @@
 /**
  * Viewer benchmark: generates the paper-scale synthetic data set (7 models x 7 games x 2 pathways =
  * 98 runs, ~116k steps) and one ten times larger (10 replicate run seeds per cell: 980 runs, ~1.2M
- * steps), builds the viewer site of each in a fresh child process, and prints the build time and the
- * peak memory. It prints, it never asserts: the point is that time grows linearly with the data and
+ * steps), builds the viewer site of each in a fresh child process, and prints the build time, the
+ * peak memory and the number of files written (three per run: bounded by runs, not episodes). It prints, it never asserts: the point is that time grows linearly with the data and
  * memory stays flat (the site is written one run at a time; only the analysis' compact columns, ~24
  * bytes per judged step, are held for the whole data set, as in `report`).
  *
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     rows.push(
       `| x${scale} | ${r.runs} | ${r.episodes} | ${r.steps} | ${(gen.bytes / MB).toFixed(0)} | ${r.chunks} | ${r.site_mb.toFixed(0)} | ${r.build_s.toFixed(1)} | ${((r.build_s * 1e6) / r.steps).toFixed(1)} | ${r.peak_rss_mb.toFixed(0)} |`,
     );
-    process.stdout.write(`x${scale}: site built in ${r.build_s.toFixed(1)} s, peak RSS ${r.peak_rss_mb.toFixed(0)} MB\n`);
+    process.stdout.write(`x${scale}: site built in ${r.build_s.toFixed(1)} s, peak RSS ${r.peak_rss_mb.toFixed(0)} MB, ${r.chunks} data files (three per run, plus the overview)\n`);
     if (keep) process.stdout.write(`x${scale}: kept ${root}\n`);
     else rmSync(root, { recursive: true, force: true });
   }
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     [
       "",
       `s3gym view build with B = ${B} (load + curve bootstrap as report, then every run's chunks written)`,
-      "| scale | runs | episodes | steps | data MB | chunks | site MB | build s | µs per step | peak RSS MB |",
+      "| scale | runs | episodes | steps | data MB | files | site MB | build s | µs per step | peak RSS MB |",
       "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
       ...rows,
       "",

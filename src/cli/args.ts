@@ -63,8 +63,44 @@ function strictParse<T extends FlagSpec>(argv: string[], options: T, usage: stri
     const { values, positionals } = parseArgs({ args: joinNegativeNumbers(argv, options), options, strict: true, allowPositionals });
     return { values: values as FlagValues<T>, positionals };
   } catch (e) {
-    throw new UsageError(`${(e as Error).message.split("\n")[0]}\nusage: ${usage}`);
+    const first = (e as Error).message.split("\n")[0];
+    const unknown = (e as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? /'--([^'=]+)/.exec(first ?? "")?.[1] : undefined;
+    const guess = unknown === undefined ? null : closestName(unknown, Object.keys(options));
+    throw new UsageError(`${first}${guess === null ? "" : ` (did you mean --${guess}?)`}\nusage: ${usage}`);
   }
+}
+
+/** Edit distance (insert, delete, replace, swap of neighbours), for "did you mean". Inputs are flag names: short. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i]!;
+      row[j] = Math.min(d[i - 1]![j]! + 1, row[j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The known name closest to a mistyped one: within 2 edits (1 for names of 4 letters or fewer), or the
+ * only name it is a prefix of; null when nothing is close or two names tie.
+ */
+export function closestName(typed: string, names: readonly string[]): string | null {
+  if (typed.length > 64) return null;
+  const limit = typed.length <= 4 ? 1 : 2;
+  let best: string | null = null;
+  let bestD = Infinity;
+  let tie = false;
+  for (const n of names) {
+    const d = editDistance(typed, n);
+    if (d < bestD) [best, bestD, tie] = [n, d, false];
+    else if (d === bestD) tie = true;
+  }
+  if (best !== null && bestD <= limit && !tie) return best;
+  const prefixed = names.filter((n) => n.startsWith(typed));
+  return prefixed.length === 1 ? prefixed[0]! : null;
 }
 
 /** An inclusive integer range a flag accepts. */

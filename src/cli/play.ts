@@ -3,28 +3,15 @@
  * terminal. `--json` prints one step record per line, then `{"episode": true, "score", "steps"}`.
  */
 import { readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { playEpisode, type ActionSource } from "../games/episode.js";
 import { decide, POLICY_NAMES, resolvePolicyName } from "../games/policies.js";
 import { getGame } from "../games/registry.js";
 import { CONFIG_NAMES, GAME_NAMES } from "../games/types.js";
 import { nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
 import { callSeed } from "../models/callSeed.js";
+import { HUMAN_INTRO, humanSource, stdinLines } from "./humanPlay.js";
 
 const USAGE = "s3gym play --game G --config explore|eval --seed N [--policy random|heuristic|perfect-judge|ceiling|human] [--actions FILE] [--json]";
-
-function stdinLines(): () => Promise<string | undefined> {
-  const rl = createInterface({ input: process.stdin, terminal: false });
-  const it = rl[Symbol.asyncIterator]();
-  return async () => {
-    const next = await it.next();
-    if (next.done) {
-      rl.close();
-      return undefined;
-    }
-    return next.value;
-  };
-}
 
 export async function playCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(
@@ -46,6 +33,7 @@ export async function playCommand(argv: string[]): Promise<number> {
   const out = (s: string) => process.stdout.write(s);
 
   let source: ActionSource;
+  let closeInput = () => {};
   if (values.actions !== undefined) {
     let lines: string[];
     try {
@@ -56,12 +44,9 @@ export async function playCommand(argv: string[]): Promise<number> {
     let i = 0;
     source = () => (i < lines.length ? { action: lines[i++]!, selfScore: null } : undefined);
   } else if (policy === "human") {
-    const next = stdinLines();
-    source = async (ctx) => {
-      if (!json) out(`${ctx.observation}\nyour action> `);
-      const line = await next();
-      return line === undefined ? undefined : { action: line, selfScore: null };
-    };
+    const input = stdinLines();
+    closeInput = input.close;
+    source = humanSource(input.next, json ? (s) => process.stderr.write(s) : out, { prompts: !json });
   } else {
     // The seed a run would send for this episode's steps, so `play` shows the run's kind of draws
     // (two seeds with the same opening play differently) rather than the observation-only fallback.
@@ -69,19 +54,23 @@ export async function playCommand(argv: string[]): Promise<number> {
       decide(game, policy, state, ctx, callSeed({ runId: `play|${game.name}|${config}|${seed}`, purpose: "step", phase: null, checkpoint: null, episode: null, step: state.step, sample: 0 }));
   }
 
-  if (!json) out(`${game.rules(config)}\n\n`);
   const human = policy === "human" && values.actions === undefined;
+  if (!json) out(`${game.rules(config)}\n\n${human ? HUMAN_INTRO : ""}`);
   const result = await playEpisode(game, seed, config, source, (s) => {
     if (json) out(`${JSON.stringify(s)}\n`);
-    else if (human) out(`${s.feedback}\n\n`);
+    else if (human) out(`${s.feedback}${s.self_score === null ? "" : `   (your self-score ${s.self_score})`}\n\n`);
     else out(`${s.observation}\n> ${s.action ?? "(none)"}${s.self_score === null ? "" : `   (self-score ${s.self_score})`}\n${s.feedback}\n\n`);
   });
+  // The game is over (or input ended): release stdin so the process exits now, not at Ctrl-D.
+  closeInput();
   if (json) out(`${JSON.stringify({ episode: true, score: result.score, steps: result.steps.length })}\n`);
   else {
     // A person whose input ran out has just been shown the current screen; don't print it twice.
     const screen = human && !result.state.done ? "\n" : `${game.observe(result.state)}\n\n`;
     const why = result.state.done ? "episode over" : "stopped (no more actions)";
-    out(`${screen}${why}: score ${result.score} after ${result.steps.length} steps\n`);
+    const scored = result.steps.filter((s) => s.self_score !== null).length;
+    const selfScores = human ? ` (you self-scored ${scored} of them)` : "";
+    out(`${screen}${why}: score ${result.score} after ${result.steps.length} steps${selfScores}\n`);
   }
   return 0;
 }

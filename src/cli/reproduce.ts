@@ -21,7 +21,8 @@
  *   4. notebooks       every notebooks/*.ipynb executed headless into <out>/notebooks/; a failing cell
  *                      fails the command. The tables and figures the notebooks write are checked to be
  *                      byte-identical to the report's (one implementation).
- *   5. summary         where every table and figure is, and the wall time of each phase.
+ *   5. summary         where every table and figure is, and the wall time and CPU seconds (user + sys,
+ *                      children included) of each phase.
  *
  * Rerunning reuses the logs (the runner resumes: done episodes are skipped) and ends with the same
  * tables byte for byte: nothing under <out>/tables or in a figure depends on the time or the paths.
@@ -47,6 +48,7 @@ import { GAME_NAMES } from "../games/types.js";
 import { DIAL_SUBDIR, runsDir } from "../logs/runDir.js";
 import { PATHWAY_NAMES } from "../pathways/registry.js";
 import { runId } from "../runner/runId.js";
+import { cpuTime, formatCpu } from "../util/cpuTime.js";
 import { buildMatrix, totalEpisodes } from "../runner/schedule.js";
 import { DEFAULT_REPLAY_EPISODES, viewEpisodeTotal } from "../runner/views.js";
 import { folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
@@ -417,6 +419,13 @@ const WHAT: Record<string, string> = {
   summary_vs_history: "paper Table 7",
   training: "Figure 7's numbers",
   positive_rates: "extra: Pr(r>0) vs Pr(s>0)",
+  views: "views: Avg/NABA, best snapshot, regression per run x view (docs/views.md)",
+  view_updates: "views: gain of each update per view (docs/views.md)",
+  forgetting: "views: replay forgetting rate per run (docs/views.md)",
+  cost: "cost per checkpoint: calls, tokens, dollars (docs/views.md)",
+  cost_runs: "cost per run, gain per million exploration tokens",
+  cost_gain_fig: "OOD gain against exploration cost (docs/views.md)",
+  views_: "views: a panel per evaluation view (docs/views.md)",
   verifier_reliability: "verified pathway: verifier reliability",
   verified_vs_memory: "verified pathway: dNABA(verified - memory)",
   verified_vs_history: "verified pathway: dNABA(verified - history)",
@@ -437,9 +446,10 @@ function readIntervalMethods(file: string): Record<string, string> {
   }
 }
 
-function describe(stem: string, isFigure: boolean): string {
+export function describeOutput(stem: string, isFigure: boolean): string {
   if (isFigure) {
     if (stem.startsWith("curves_")) return WHAT.curves_!;
+    if (stem.startsWith("views_")) return WHAT.views_!;
     return WHAT[`${stem}_fig`] ?? WHAT[stem] ?? "";
   }
   return WHAT[stem] ?? "";
@@ -447,6 +457,7 @@ function describe(stem: string, isFigure: boolean): string {
 
 export async function reproduceCommand(argv: string[]): Promise<number> {
   const t0 = Date.now();
+  const cpu0 = cpuTime();
   let args: Args;
   try {
     args = parse(argv);
@@ -469,12 +480,13 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   const dataAbs = isAbsolute(args.data) ? args.data : resolve(cwd, args.data);
   const outAbs = isAbsolute(args.out) ? args.out : resolve(cwd, args.out);
   const shown = (p: string): string => (relative(cwd, p).startsWith("..") ? p : relative(cwd, p) || ".");
-  const timings: [string, number][] = [];
+  const timings: [string, number, string][] = [];
   const phase = async <T>(name: string, f: () => Promise<T>): Promise<T> => {
     const t = Date.now();
+    const c = cpuTime();
     say(`${name} ...`);
     const r = await f();
-    timings.push([name, Date.now() - t]);
+    timings.push([name, Date.now() - t, formatCpu(c, cpuTime())]);
     say(`${name}: ${seconds(Date.now() - t)}`);
     return r;
   };
@@ -589,10 +601,10 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
     ...tables.map((f) => {
       const stem = f.replace(/\.md$/, "");
       const methods = methodsNamed(intervalMethods[stem]);
-      return `                ${stem.padEnd(20)} ${describe(stem, false)}${methods.length > 0 ? ` (intervals: ${methods.join(" + ")})` : ""}`;
+      return `                ${stem.padEnd(20)} ${describeOutput(stem, false)}${methods.length > 0 ? ` (intervals: ${methods.join(" + ")})` : ""}`;
     }),
     `  figures     ${shown(outAbs)}/<name>.svg and .png:`,
-    ...figures.map((f) => `                ${f.replace(/\.svg$/, "").padEnd(20)} ${describe(f.replace(/\.svg$/, ""), true)}`),
+    ...figures.map((f) => `                ${f.replace(/\.svg$/, "").padEnd(20)} ${describeOutput(f.replace(/\.svg$/, ""), true)}`),
     `  report      ${shown(join(outAbs, "report.json"))}  (interval method per table, B, seed, inputs, counts, warnings, files)`,
   ];
   if (executed.length > 0) {
@@ -600,9 +612,11 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
     for (const f of executed.sort()) lines.push(`                ${basename(f)}`);
   } else lines.push("  notebooks   not executed (--no-notebooks)");
   if (nullLine !== null) lines.push(`  null check  ${nullLine}`);
-  lines.push("  wall time by phase:");
-  for (const [name, ms] of timings) lines.push(`                ${name.padEnd(48)} ${seconds(ms).padStart(9)}`);
-  lines.push(`                ${"total".padEnd(48)} ${seconds(Date.now() - t0).padStart(9)}`);
+  // CPU beside wall: on a loaded machine the wall time grows, the CPU seconds do not.
+  const cpuEnd = cpuTime();
+  lines.push(`  wall time and CPU seconds by phase${cpuEnd.withChildren ? " (CPU: this process and its children)" : " (CPU: this process only; children not measurable here)"}:`);
+  for (const [name, ms, c] of timings) lines.push(`                ${name.padEnd(48)} ${seconds(ms).padStart(9)}   ${c}`);
+  lines.push(`                ${"total".padEnd(48)} ${seconds(Date.now() - t0).padStart(9)}   ${formatCpu(cpu0, cpuEnd)}`);
   process.stdout.write(lines.join("\n") + "\n");
   return 0;
 }

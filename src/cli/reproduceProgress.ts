@@ -59,10 +59,12 @@ function readManifest(path: string): ManifestView | null {
   }
 }
 
-function formatSeconds(s: number): string {
-  if (s < 60) return `${s.toFixed(1)} s`;
-  const m = Math.floor(s / 60);
-  return `${m}m${String(Math.round(s - m * 60)).padStart(2, "0")}s`;
+export function formatSeconds(s: number): string {
+  if (s < 59.95) return `${s.toFixed(1)} s`;
+  // Round to whole seconds first: 599.6 s is 10m00s, never 9m60s.
+  const whole = Math.round(s);
+  const m = Math.floor(whole / 60);
+  return `${m}m${String(whole - m * 60).padStart(2, "0")}s`;
 }
 
 export class RunWatch {

@@ -196,7 +196,13 @@ export function discoverRuns(dataDirs: readonly string[]): RunLocation[] {
   for (const given of dataDirs) {
     const dataDir = resolve(given);
     if (!existsSync(dataDir) || !statSync(dataDir).isDirectory()) {
-      throw new LogFormatError(given, 0, "(file)", "data directory not found");
+      // A first user's usual case: nothing has been run yet. Say which command writes a data directory.
+      throw new LogFormatError(
+        given,
+        0,
+        "(file)",
+        "data directory not found (write one first: 'npm run reproduce' writes data/, 'npm run reproduce -- --quick' writes data/quick, 's3gym run ... --data DIR' writes DIR)",
+      );
     }
     const runsFolder = runsDir(dataDir);
     let candidates: RunLocation[];

@@ -7,7 +7,7 @@
  * answer" here (pvz planted nothing on it; this kit records a parse failure).
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parseResponse } from "../../src/agent/parseResponse.js";
 import { parseAction as minesweeper } from "../../src/games/minesweeper/rules.js";
@@ -26,7 +26,7 @@ interface RealReply {
   korgym_answer: string;
 }
 
-const FIXTURE = join(process.cwd(), "..", "shared", "fixtures", "korgym", "real_replies.jsonl");
+const FIXTURE = fileURLToPath(new URL("../fixtures/korgym/real_replies.jsonl", import.meta.url));
 const replies: RealReply[] = readFileSync(FIXTURE, "utf8")
   .split("\n")
   .filter((l) => l.trim().length > 0)

@@ -188,7 +188,7 @@ describe("report arguments", () => {
   it("a data directory that does not exist -> exit 1 naming it", async () => {
     const r = await run(["--data", join(main, "nope"), "--out", tempDir()]);
     expect(r.rc).toBe(1);
-    expect(r.err).toMatch(/nope: data directory not found/);
+    expect(r.err).toMatch(/nope: data directory not found \(write one first: 'npm run reproduce' writes data\//);
   });
 
   it("--help prints the usage and exits 0", async () => {

@@ -1,9 +1,10 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { humanSource, readSelfScore } from "../../src/cli/humanPlay.js";
 
 const run = promisify(execFile);
 const CLI = ["--import", "tsx", "src/cli/main.ts"];
@@ -73,5 +74,40 @@ describe("s3gym play", () => {
       expect(Object.keys(g.configs)).toEqual(["explore", "eval"]);
       expect(g.configs.eval.maxSteps).toBeGreaterThan(0);
     }
+  });
+
+  it("human play ends at the episode's end with stdin still open, asking each step for a self-score", async () => {
+    // snake eval: a wall is fatal; from (5, 5) facing up, five UPs crash. stdin is never closed.
+    const child = spawn(process.execPath, [...CLI, "play", "--game", "snake", "--config", "eval", "--seed", "0", "--policy", "human"], { cwd: process.cwd() });
+    let stdout = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    child.stdin.write("UP\n1\nUP\nabc\n\nUP\n0.5\nUP\n\nUP\n\nUP\n2\n");
+    const timeout = new Promise<string>((resolve) => setTimeout(() => resolve("still waiting"), 80_000).unref());
+    const code = await Promise.race([exited, timeout]);
+    if (code === "still waiting") child.kill();
+    expect(code).toBe(0);
+    expect(stdout).toContain("Enter for none");
+    expect(stdout).toContain("'abc' is not a number");
+    expect(stdout).toMatch(/moved UP {3}\(your self-score 1\)/);
+    expect(stdout).toMatch(/episode over: score 0 after 5 steps \(you self-scored 2 of them\)/);
+  }, 90_000);
+
+  it("reads a typed self-score: Enter is none, a number is kept, anything else is asked again", async () => {
+    expect(readSelfScore("")).toEqual({ score: null });
+    expect(readSelfScore("  -1.5 ")).toEqual({ score: -1.5 });
+    expect(readSelfScore("1e2")).toEqual({ score: 100 });
+    expect(readSelfScore("one")).toHaveProperty("error");
+    expect(readSelfScore("Infinity")).toHaveProperty("error");
+    // Typed text is echoed made visible: an arrow key's escape sequence does not act on the terminal.
+    expect(readSelfScore("\x1b[A")).toEqual({ error: "'\\x1b[A' is not a number: type a number, or press Enter for no self-score" });
+    const lines = ["cheat", "x", "3", "collaborate", ""];
+    const said: string[] = [];
+    const source = humanSource(async () => lines.shift(), (s) => said.push(s), { prompts: false });
+    const ctx = { rules: "", observation: "", history: [] };
+    expect(await source(ctx, {} as never)).toEqual({ action: "cheat", selfScore: 3 });
+    expect(said).toEqual(["'x' is not a number: type a number, or press Enter for no self-score\n"]);
+    expect(await source(ctx, {} as never)).toEqual({ action: "collaborate", selfScore: null });
+    expect(await source(ctx, {} as never)).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { RunWatch, runOutputFilter } from "../../src/cli/reproduceProgress.js";
+import { formatSeconds, RunWatch, runOutputFilter } from "../../src/cli/reproduceProgress.js";
 import { tempDir } from "../analysis/helpers.js";
 
 function manifest(data: string, id: string, status: string, ended: boolean, wallS = 2.5, endedAt = "2026-01-01T00:00:00Z"): void {
@@ -113,5 +113,14 @@ describe("runOutputFilter", () => {
     const err = runOutputFilter("stderr");
     expect(err("s3gym run: shard 1/2: 32 of 63 runs")).toBe(false);
     expect(err("s3gym run: --data holds runs written with other protocol numbers")).toBe(true);
+  });
+});
+
+describe("formatSeconds", () => {
+  it("never prints 60 seconds in a minute (a measured ETA once read 9m60s)", () => {
+    expect(formatSeconds(12.34)).toBe("12.3 s");
+    expect(formatSeconds(59.96)).toBe("1m00s");
+    expect(formatSeconds(599.6)).toBe("10m00s");
+    expect(formatSeconds(3725)).toBe("62m05s");
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Replays every case recorded from KORGym's reference logic (../shared/fixtures/korgym/, README
+ * Replays every case recorded from KORGym's reference logic (tests/fixtures/korgym/, README
  * there) through the games' own step function, plus the 130 recorded trust episodes. Each case is
  * built into a project state from its neutral `before`, stepped with its `action`, converted back to
  * the neutral form and compared on the fields the case lists (games.md, "KORGym fixtures").
@@ -12,7 +12,7 @@ import type { EpisodeState, Game, GameName } from "../../src/games/types.js";
 import { configs as pvzConfigs } from "../../src/games/pvz/rules.js";
 import { opponentMove, payoff, type Move, type OpponentType } from "../../src/games/trust/rules.js";
 
-const DIR = fileURLToPath(new URL("../../../shared/fixtures/korgym/", import.meta.url));
+const DIR = fileURLToPath(new URL("../fixtures/korgym/", import.meta.url));
 
 interface Case {
   id: string;

@@ -5,16 +5,22 @@
  *   <out>/index.html          the page (styles and script inlined; html.ts)
  *   <out>/chunks/index.js     the overview: every run with status, Avg, NABA and its curve
  *   <out>/chunks/r<i>.js      run i: curve with intervals, checkpoints, memory diffs, cost, manifest, episodes
- *   <out>/chunks/r<i>e<j>.js  episode j of run i: every step
- *   <out>/chunks/r<i>p<j>.js  the exact prompts of that episode's steps (prompts.ts), when rebuildable
+ *   <out>/chunks/r<i>d.js     run i's episodes: every step of every episode
+ *   <out>/chunks/r<i>p.js     the exact prompts of each episode's steps (prompts.ts; null where not
+ *                             rebuildable), loaded only when a prompt is asked for: History prompts
+ *                             are most of a site's bytes
+ *
+ * Three files per run, whatever the number of episodes: a file per episode (and another per episode's
+ * prompts) made 17,718 files for one reproduction, and creating them cost more than computing them.
  *
  * Scale: the curve numbers come from the analysis loader's compact data set (the same pass and the
  * same builders as `report`: analyzeCurves, analyzeTraining, the table formatters), then the runs are
- * read ONE AT A TIME with their text (runRecords.ts), written out and dropped: the build time is linear
- * in the data and the memory is bounded by the largest run. A page loads only the chunk it shows.
+ * read ONE AT A TIME with their text (src/logs/mergedRun.ts), written out and dropped; a run's episode file is
+ * streamed one episode at a time. The build time is linear in the data and the memory is bounded by
+ * the largest run. A page loads only the files it shows (the run page never loads the episodes).
  */
 import { existsSync } from "node:fs";
-import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { splitReasoning } from "../../agent/parseResponse.js";
 import { DEFAULT_B, DEFAULT_LEVEL, describeBootstrap, type BootstrapConfig, type Estimate } from "../../analysis/bootstrap.js";
@@ -27,7 +33,7 @@ import { summarizeCalls, type UsageTotals } from "../../runner/usage.js";
 import { lineDiff } from "./diff.js";
 import { indexHtml } from "./html.js";
 import { episodePrompts, replayInput } from "./prompts.js";
-import { readMergedRun, viewOf, type MergedEpisode, type MergedRun } from "./runRecords.js";
+import { readMergedRun, viewOf, type MergedEpisode, type MergedRun } from "../../logs/mergedRun.js";
 
 export interface ViewerOptions {
   /** Data directories (shards merged, as `report` reads them). */
@@ -224,6 +230,28 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
     chunks++;
   };
 
+  /** A chunk written piece by piece (`S3V_CHUNK(key, {"eps":[...]})`): one item in memory at a time. */
+  const streamed = async (key: string) => {
+    const fh = await open(join(chunkDir, `${key}.js`), "w");
+    let first = true;
+    const put = async (text: string) => {
+      await fh.write(text);
+      bytes += Buffer.byteLength(text);
+    };
+    await put(`S3V_CHUNK(${JSON.stringify(key)}, {"eps":[`);
+    return {
+      add: async (item: unknown) => {
+        await put(`${first ? "" : ",\n"}${JSON.stringify(item)}`);
+        first = false;
+      },
+      end: async () => {
+        await put("]});\n");
+        await fh.close();
+        chunks++;
+      },
+    };
+  };
+
   const overview: unknown[] = [];
   const views = new Set<string>();
   let totalEpisodes = 0;
@@ -240,6 +268,8 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
     const { status, note } = runStatus(run);
     const replay = replayInput(merged);
 
+    const episodeFile = await streamed(`r${i}d`);
+    const promptFile = await streamed(`r${i}p`);
     const episodeRows: Record<string, unknown>[] = [];
     const byCheckpoint = new Map<number, { j: number; label: string; score: string }[]>();
     const runViews = new Set<string>();
@@ -256,7 +286,7 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
       const label = episodeLabel(base);
       const status = ep.record ? ep.record.status : "unfinished";
       const score = ep.record ? String(ep.record.score) : "";
-      await write(`r${i}e${j}`, {
+      const episode = {
         i,
         j,
         run_id: run.run_id,
@@ -273,8 +303,10 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
         prompt: typeof prompts === "string" ? prompts : true,
         scale,
         steps,
-      });
-      if (typeof prompts !== "string") await write(`r${i}p${j}`, prompts);
+      };
+      // Item j of the run's episode and prompt files: the episode; its packed prompts when rebuildable.
+      await episodeFile.add(episode);
+      await promptFile.add(typeof prompts === "string" ? null : prompts);
       episodeRows.push({
         j,
         label,
@@ -295,6 +327,8 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
       }
       totalSteps += steps.length;
     }
+    await episodeFile.end();
+    await promptFile.end();
     totalEpisodes += merged.episodes.length;
     for (const v of runViews) views.add(v);
 

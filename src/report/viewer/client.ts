@@ -34,6 +34,12 @@ export function viewerApp(): void {
   win.S3V_CHUNK = (key: string, data: unknown): void => {
     if (typeof key !== "string" || !waiting.has(key)) return; // only chunks this page asked for
     cache.set(key, data);
+    // A run's episode and prompt files can be many MB: keep the last two of each, reload older ones on demand.
+    for (const kind of ["d", "p"]) {
+      if (!key.endsWith(kind)) continue;
+      const big = [...cache.keys()].filter((k) => k.endsWith(kind));
+      for (const k of big.slice(0, Math.max(0, big.length - 2))) cache.delete(k);
+    }
     for (const w of waiting.get(key) ?? []) w.resolve(data);
     waiting.delete(key);
   };
@@ -157,7 +163,7 @@ export function viewerApp(): void {
     const table = h(
       "table",
       { class: "matrix" },
-      h("thead", null, h("tr", null, h("th", null, "model"), h("th", null, "pathway"), ...games.map((g) => h("th", null, g)))),
+      h("thead", null, h("tr", null, h("th", { class: "rowhead" }, "model"), h("th", { class: "rowhead second" }, "pathway"), ...games.map((g) => h("th", null, g)))),
       h(
         "tbody",
         null,
@@ -166,8 +172,8 @@ export function viewerApp(): void {
           return h(
             "tr",
             null,
-            h("td", null, model),
-            h("td", null, pathway),
+            h("td", { class: "rowhead" }, model),
+            h("td", { class: "rowhead second" }, pathway),
             ...games.map((g) => {
               const list = cells.get(`${rk}\u0000${g}`) ?? [];
               return h(
@@ -210,7 +216,8 @@ export function viewerApp(): void {
         select("status", "status", statuses),
         h("span", { class: "muted", id: "shown" }, `${runs.length} of ${idx.runs.length} runs shown`),
       ),
-      table,
+      // Any number of games: the matrix scrolls sideways in its own box, model and pathway stay in view.
+      h("div", { class: "matrixwrap" }, table),
       idx.warnings.length > 0
         ? h("details", null, h("summary", null, `${idx.warnings.length} loader warning(s)`), h("ul", { class: "warnings" }, ...(idx.warnings as string[]).map((w) => h("li", null, w))))
         : null,
@@ -379,7 +386,9 @@ export function viewerApp(): void {
   }
 
   async function episodePage(i: number, j: number, focusStep: number | null): Promise<void> {
-    const [ep, run]: Any[] = await Promise.all([load(`r${i}e${j}`), load(`r${i}`)]);
+    const [eps, run]: Any[] = await Promise.all([load(`r${i}d`), load(`r${i}`)]);
+    const ep: Any = eps.eps[j];
+    if (!ep) throw new Error(`run ${i} has no episode ${j}`);
     const steps = ep.steps as Any[];
     const order = (run.episodes as Any[]).map((e) => e.j as number);
     const at = order.indexOf(j);
@@ -410,7 +419,8 @@ export function viewerApp(): void {
           "data-over": st.over ? "1" : "0",
           "data-parse-error": st.parse_error !== null ? "1" : "0",
         },
-        h("h3", null, `Step ${st.step}`, ...badges),
+        // Counted from 1 as the observation counts ("Step 1 of 16"); the log's `step` field counts from 0.
+        h("h3", { title: `step ${st.step} in steps.jsonl (counted from 0)` }, `Step ${st.step + 1}`, ...badges),
         h(
           "div",
           { class: "judge" },
@@ -456,7 +466,7 @@ export function viewerApp(): void {
       sec.classList.add("current");
       sec.focus({ preventScroll: true });
       sec.scrollIntoView({ block: "start" });
-      status.textContent = `at step ${steps[k].step}`;
+      status.textContent = `at step ${steps[k].step + 1}`;
     };
     const seek = (dir: 1 | -1, test: (st: Any) => boolean, what: string): void => {
       for (let k = current + dir; k >= 0 && k < steps.length; k += dir) {
@@ -531,7 +541,8 @@ export function viewerApp(): void {
       return;
     }
     try {
-      const p: Any = await load(`r${ep.i}p${ep.j}`);
+      const p: Any = (await load(`r${ep.i}p`)).eps[ep.j];
+      if (!p) throw new Error("this episode has no rebuilt prompts");
       const k = (p.steps as Any[]).findIndex((x) => x.step === st.step);
       if (k < 0) throw new Error("this step has no rebuilt prompt");
       // prompts.ts's unpackPrompt, inlined into the page as S3V_UNPACK (html.ts): one implementation.

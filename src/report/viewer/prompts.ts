@@ -13,7 +13,7 @@ import { getGame } from "../../games/registry.js";
 import type { ChatMessage } from "../../models/types.js";
 import { manifestProtocol } from "../../runner/protocolRecord.js";
 import { rebuildEpisodeMessages, type RunLogData } from "../../runner/replay.js";
-import type { MergedEpisode, MergedRun } from "./runRecords.js";
+import type { MergedEpisode, MergedRun } from "../../logs/mergedRun.js";
 
 /**
  * A first user message, whole or as an edit of the previous entry: keep its first `p` and last `s`

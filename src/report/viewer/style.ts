@@ -6,7 +6,7 @@ body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 header.top { display: flex; gap: 16px; align-items: baseline; padding: 10px 18px; border-bottom: 1px solid var(--line); background: var(--panel); position: sticky; top: 0; z-index: 2; }
 header.top .brand { font-weight: 700; }
 header.top a { color: inherit; }
-main { padding: 14px 18px 60px; max-width: 1400px; }
+main { padding: 14px 18px 60px; max-width: 1400px; min-width: 0; }
 h1 { font-size: 20px; margin: 4px 0 10px; }
 h2 { font-size: 16px; margin: 22px 0 8px; border-bottom: 1px solid var(--line); padding-bottom: 3px; }
 a { color: #1f5fa8; text-decoration: none; }
@@ -22,6 +22,12 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .filters { display: flex; flex-wrap: wrap; gap: 12px; margin: 6px 0 12px; align-items: center; }
 .filters label { display: flex; gap: 4px; align-items: center; }
 .matrix td.cell { min-width: 150px; }
+.matrixwrap { overflow: auto; max-width: 100%; max-height: calc(100vh - 120px); border: 1px solid var(--line); }
+.matrixwrap .matrix { margin: 0; }
+.matrix thead th { position: sticky; top: 0; z-index: 1; }
+.matrix .rowhead { position: sticky; left: 0; background: var(--bg); z-index: 1; min-width: 150px; max-width: 150px; overflow-wrap: anywhere; }
+.matrix .rowhead.second { left: 150px; min-width: 90px; max-width: 90px; }
+.matrix thead th.rowhead { z-index: 2; background: var(--panel); }
 .cellrun { display: block; padding: 2px 0; color: inherit; }
 .cellrun + .cellrun { border-top: 1px dashed var(--line); }
 .status { display: inline-block; padding: 0 6px; border-radius: 9px; font-size: 11px; font-weight: 600; border: 1px solid currentColor; }

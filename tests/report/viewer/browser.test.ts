@@ -74,6 +74,15 @@ describe.skipIf(skip !== null)(`s3gym view in headless Chromium${skip ? ` (skipp
     const games = await page.$$eval("[data-run]", (els) => els.length);
     expect(games).toBe(fx.runIds.filter((id) => id.startsWith("trust")).length);
     expect(await page.textContent("#shown")).toContain(`${games} of ${fx.runIds.length}`);
+    // The matrix stays inside the window (a long model name in a filter may still widen the page a little): it scrolls in its own box.
+    await page.setViewportSize({ width: 420, height: 700 });
+    await page.selectOption('select[data-filter="game"]', "");
+    const widths = await page.evaluate(() => {
+      const w = document.querySelector(".matrixwrap") as unknown as { clientWidth: number; scrollWidth: number };
+      return { page: document.documentElement.scrollWidth, box: w.clientWidth, content: w.scrollWidth };
+    });
+    expect(widths.box).toBeLessThanOrEqual(420);
+    expect(widths.content).toBeGreaterThan(widths.box);
     // The hostile model name is shown as text.
     await page.selectOption('select[data-filter="game"]', "");
     expect(await page.textContent("main")).toContain(`hand<img src=x onerror="window.__pwned='model'">`);
@@ -105,6 +114,8 @@ describe.skipIf(skip !== null)(`s3gym view in headless Chromium${skip ? ` (skipp
     expect(r).toEqual(HAND_STEPS.map((h) => String(h.r)));
     const over = await page.$$eval(".step", (els) => els.map((e) => e.getAttribute("data-over")));
     expect(over).toEqual(HAND_STEPS.map((h) => (h.over ? "1" : "0")));
+    // Steps count from 1, as the observation does ("Step 1 of N"); the log's step 0 is "Step 1".
+    expect(await page.$eval("#step-0 h3", (e) => e.firstChild?.textContent)).toBe("Step 1");
     // The reasoning is collapsed.
     expect(await page.$eval("#step-1 details.reasoning", (d) => (d as unknown as { open: boolean }).open)).toBe(false);
     // The prompt of step 1, rebuilt from the logs, as the runner's replay builds it.

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -6,16 +6,17 @@ import { loadDataset } from "../../../src/analysis/dataset.js";
 import { buildReport } from "../../../src/analysis/report.js";
 import { fmt3, fmtEstimate } from "../../../src/report/tables.js";
 import { buildViewer, chunkScript, isOverConfident } from "../../../src/report/viewer/build.js";
-import { HAND_STEPS, makeViewerFixture, readChunk, type ViewerFixture } from "./fixture.js";
+import { HAND_STEPS, makeViewerFixture, readChunk, readEpisode, type ViewerFixture } from "./fixture.js";
 
 const B = 200;
 let fx: ViewerFixture;
 let site: string;
+let built: Awaited<ReturnType<typeof buildViewer>>;
 
 beforeAll(async () => {
   fx = await makeViewerFixture();
   site = mkdtempSync(join(tmpdir(), "s3view-site-"));
-  await buildViewer({ dataDirs: [fx.main, fx.shard], outDir: site, B, seed: 0 });
+  built = await buildViewer({ dataDirs: [fx.main, fx.shard], outDir: site, B, seed: 0 });
 }, 120_000);
 
 describe("isOverConfident", () => {
@@ -25,6 +26,16 @@ describe("isOverConfident", () => {
 });
 
 describe("buildViewer", () => {
+  it("writes three files per run whatever its episodes (run page, episodes, prompts), plus the overview", () => {
+    const names = readdirSync(join(site, "chunks")).filter((n) => n.endsWith(".js")).sort();
+    const runs = fx.runIds.length;
+    expect(built.episodes).toBeGreaterThan(3 * runs); // more episodes than files: a file per episode would fail below
+    expect(names).toHaveLength(3 * runs + 1);
+    expect(built.chunks).toBe(3 * runs + 1);
+    const expected = ["index.js", ...Array.from({ length: runs }, (_, i) => [`r${i}.js`, `r${i}d.js`, `r${i}p.js`]).flat()].sort();
+    expect(names).toEqual(expected);
+  });
+
   it("lists every run of every shard once, with the manifest's status", () => {
     const index = readChunk(site, "index");
     expect(index.runs.map((r: { run_id: string }) => r.run_id).sort()).toEqual([...fx.runIds].sort());
@@ -60,13 +71,14 @@ describe("buildViewer", () => {
     const explore = run.episodes.find((e: { phase: string }) => e.phase === "explore");
     expect(explore.over).toBe(2);
     expect(explore.parseErrors).toBe(1);
-    const ep = readChunk(site, `r${hand.i}e${explore.j}`);
+    const { ep, prompts } = readEpisode(site, hand.i, explore.j);
     expect(ep.steps.map((s: { self_score: number | null; reward: number; over: boolean }) => [s.self_score, s.reward, s.over])).toEqual(HAND_STEPS.map((h) => [h.s, h.r, h.over]));
     // The think block is the collapsed reasoning; the answer is what follows it.
     expect(ep.steps[1].reasoning).toMatch(/^<think>I should trust them\./);
     expect(ep.steps[1].answer.startsWith("<script>")).toBe(true);
     expect(ep.steps[1].answer).toMatch(/Answer: cooperate\nScore: 1$/);
     expect(ep.prompt).toBe(true);
+    expect(prompts.steps).toHaveLength(ep.steps.length);
     // Episodes are ordered: exploration first, then checkpoints in order.
     expect(run.episodes.map((e: { label: string }) => e.label)).toEqual(["explore 1", "x=0 eval 0", "x=0 eval 1", "x=1 eval 0", "x=1 eval 1"]);
   });
@@ -74,9 +86,9 @@ describe("buildViewer", () => {
   it("says why a run's prompts cannot be rebuilt, and keeps the memory diffs", () => {
     const index = readChunk(site, "index");
     const syn = index.runs.find((r: { model: string }) => r.model === "synth-1");
-    const ep = readChunk(site, `r${syn.i}e0`);
+    const { ep, prompts } = readEpisode(site, syn.i, 0);
     expect(ep.prompt).toMatch(/no config\.protocol/);
-    expect(existsSync(join(site, "chunks", `r${syn.i}p0.js`))).toBe(false);
+    expect(prompts).toBeNull();
     const mem = index.runs.find((r: { pathway: string; model: string }) => r.pathway === "memory" && r.model === "builtin:heuristic");
     const run = readChunk(site, `r${mem.i}`);
     expect(run.memory.map((m: { after_episode: number }) => m.after_episode)).toEqual([0, 1, 2, 3]);

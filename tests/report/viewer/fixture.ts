@@ -95,3 +95,10 @@ export function readChunk(site: string, key: string): any {
   if (!text.startsWith(prefix) || !text.endsWith(");\n")) throw new Error(`chunk ${key} is not a loader call`);
   return JSON.parse(text.slice(prefix.length, -3));
 }
+
+/** Episode j of run i, and its packed prompts (null when not rebuildable), from the run's episode and prompt files. */
+export function readEpisode(site: string, i: number, j: number): { ep: any; prompts: any } {
+  const ep = readChunk(site, `r${i}d`).eps[j];
+  if (!ep) throw new Error(`run ${i} has no episode ${j}`);
+  return { ep, prompts: readChunk(site, `r${i}p`).eps[j] };
+}

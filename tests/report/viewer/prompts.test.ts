@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { getGame } from "../../../src/games/registry.js";
 import type { ChatMessage } from "../../../src/models/types.js";
 import { episodePrompts, packPrompts, replayInput, unpackPrompt } from "../../../src/report/viewer/prompts.js";
-import { readMergedRun } from "../../../src/report/viewer/runRecords.js";
+import { readMergedRun } from "../../../src/logs/mergedRun.js";
 import { runDir } from "../../../src/logs/runDir.js";
 import { runMatrix } from "../../../src/runner/runLoop.js";
 import { buildMatrix } from "../../../src/runner/schedule.js";

@@ -9,9 +9,12 @@
  * a `failed` one, and an episode's steps come from the directory of its winning record (another copy
  * may hold an interrupted attempt). Steps with no episode record (an episode cut by a crash) are kept
  * as an unfinished episode, from the last directory that has them.
+ *
+ * `readDeduped` is the same for ad hoc reading: every run of some data directories, one at a time,
+ * duplicates resolved (a resumed run leaves the steps of its interrupted episode twice: the last wins).
  */
-import { readRunRecords, type ReadOptions } from "../../logs/reader.js";
-import type { CheckpointRecord, EpisodeRecord, MemoryRecord, RunManifest, StepRecord } from "../../logs/schema.js";
+import { discoverRuns, readRunRecords, type ReadOptions } from "./reader.js";
+import type { CheckpointRecord, EpisodeRecord, MemoryRecord, RunManifest, StepRecord } from "./schema.js";
 
 /** The view an evaluation episode belongs to (views.md); `eval` when the log predates views. */
 export function viewOf(r: { phase: string; view?: unknown }): string {
@@ -95,4 +98,25 @@ export async function readMergedRun(sources: readonly string[], opts: ReadOption
     episodes,
     memory: [...memory.values()].sort((a, b) => a.after_episode - b.after_episode),
   };
+}
+
+/** One run of `readDeduped`: its id, the directories that hold it, and its records with duplicates resolved. */
+export interface DedupedRun extends MergedRun {
+  runId: string;
+  sources: string[];
+}
+
+/**
+ * Every run of `dataDirs` (shards and copies merged by run directory name), ONE AT A TIME, with each
+ * record once: steps by (phase, checkpoint, view, episode, step), the last line winning; episodes and
+ * checkpoints by their key, an `ok` one never replaced by a `failed` one. Memory holds one run.
+ *
+ *   for await (const run of readDeduped(["data"])) for (const ep of run.episodes) ep.steps.length;
+ */
+export async function* readDeduped(dataDirs: readonly string[], opts: ReadOptions = {}): AsyncGenerator<DedupedRun> {
+  const byName = new Map<string, string[]>();
+  for (const loc of discoverRuns(dataDirs)) byName.set(loc.name, [...(byName.get(loc.name) ?? []), loc.runDir]);
+  for (const [runId, sources] of [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    yield { runId, sources, ...(await readMergedRun(sources, opts)) };
+  }
 }
