@@ -16,13 +16,16 @@ const share = (n: number, d: number): number => (d === 0 ? 0 : n / d);
 
 /** The quality record of the run in `runDirectory`, whose status is `status`; `judgeInvalid` false for a built-in policy. */
 export function runQuality(runDirectory: string, status: string, judgeInvalid = true): RunQualityRecord {
+  // Read at the run's end like summarizeCalls: a damaged line (a full disk, a hand edit) is left out of
+  // the shares rather than turning a finished run into an error (resume quarantines it; reliability.md).
+  const skipDamaged = { damaged: () => undefined };
   let replies = 0;
   let bad = 0;
   let cut = 0;
   let invalid = 0;
   let empty = 0;
   let dropped = 0;
-  for (const { value: s } of readRunFile(runFile(runDirectory, "steps"), StepRecord).lines) {
+  for (const { value: s } of readRunFile(runFile(runDirectory, "steps"), StepRecord, skipDamaged).lines) {
     replies++;
     if (s.action === null || s.self_score === null) bad++;
     if (s.finish_reason === "length") cut++;
@@ -31,13 +34,13 @@ export function runQuality(runDirectory: string, status: string, judgeInvalid = 
     if ((s.turns_dropped ?? 0) > 0) dropped++;
   }
   let overContext = 0;
-  for (const { value: e } of readRunFile(runFile(runDirectory, "episodes"), EpisodeRecord).lines) {
+  for (const { value: e } of readRunFile(runFile(runDirectory, "episodes"), EpisodeRecord, skipDamaged).lines) {
     if (e.error?.startsWith(CONTEXT_OVERFLOW) === true) overContext++;
   }
   let truncated = 0;
   const retries: Record<string, number> = {};
   const fingerprints: string[] = [];
-  for (const { value: c } of readRunFile(runFile(runDirectory, "calls"), CallRecord).lines) {
+  for (const { value: c } of readRunFile(runFile(runDirectory, "calls"), CallRecord, skipDamaged).lines) {
     if (c.server_truncated === true) truncated++;
     for (const k of c.retry_kinds ?? []) retries[k] = (retries[k] ?? 0) + 1;
     // Retries whose kinds were not recorded (logs from before retry_kinds) still count, as `unknown`.

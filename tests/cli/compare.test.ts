@@ -40,13 +40,14 @@ describe("s3gym compare", () => {
 });
 
 describe("s3gym power", () => {
-  it("writes game, metric, episodes, mdd; empty mdd where the sign-flip test cannot reject", async () => {
+  it("writes game, metric, episodes, mdd, note; empty mdd (and a note saying why) where the sign-flip test cannot reject", async () => {
     const csv = join(tempDir("s3gym-cli-power-out-"), "power.csv");
     const r = await run(powerCommand, ["--data", data, "--episodes", "3,10", "--metrics", "avg", "--sims", "200", "--csv", csv]);
     expect(r.rc).toBe(0);
     const lines = readFileSync(csv, "utf8").trim().split("\n");
-    expect(lines[0]).toBe("game,metric,episodes,mdd");
-    expect(lines[1]).toBe("snake,avg,3,");
-    expect(lines[2]).toMatch(/^snake,avg,10,\d+(\.\d+)?$/);
+    expect(lines[0]).toBe("game,metric,episodes,mdd,note");
+    // 3 seeds: the smallest two-sided sign-flip p is 2/2^3 = 0.25, so no difference is detectable and the note says why.
+    expect(lines[1]).toBe("snake,avg,3,,p < 0.05 unreachable with 3 seeds");
+    expect(lines[2]).toMatch(/^snake,avg,10,\d+(\.\d+)?,/);
   });
 });
