@@ -7,6 +7,7 @@
  * feedback) is left out unless asked for, which is what makes a few hundred thousand steps fit.
  * Nulls: numeric columns use NaN for null (self_score, checkpoint), text columns keep null.
  */
+import { dirname } from "node:path";
 import type { DataFrame } from "danfojs";
 import { viewOf, type StepRecord } from "../logs/schema.js";
 import { curveMetrics } from "./curves.js";
@@ -84,7 +85,7 @@ export interface FrameOptions {
   text?: boolean;
   /** Keep only runs of these models. */
   models?: readonly string[];
-  /** Warnings (torn lines) are passed here; default: collected silently. */
+  /** Warnings (torn or damaged lines, runs the loader left out) are passed here; default: collected silently. */
   onWarning?: (message: string) => void;
 }
 
@@ -100,6 +101,10 @@ class ColumnBuilder {
   private readonly named: (string | number | boolean | null)[][];
   /** Fields outside `names` that became columns, in order of appearance. */
   private readonly extraNames: string[] = [];
+  /** The row each extra column first appeared in. */
+  private readonly extraFirst = new Map<string, number>();
+  /** Each row's run directory (the directory of the file it was read from). */
+  private readonly from: string[] = [];
 
   constructor(
     private readonly names: readonly string[],
@@ -110,7 +115,8 @@ class ColumnBuilder {
     this.named = names.map((n) => this.cols[n]!);
   }
 
-  push(rec: Record<string, unknown>): void {
+  push(rec: Record<string, unknown>, from = ""): void {
+    this.from.push(from);
     const names = this.names;
     for (let i = 0; i < names.length; i++) (this.named[i] as unknown[]).push(cellValue(names[i] as string, rec[names[i] as string]));
     if (this.extras) {
@@ -119,6 +125,7 @@ class ColumnBuilder {
         this.cols[k] = new Array(this.rows).fill(null);
         (this.cols[k] as unknown[]).push(cellValue(k, rec[k]));
         this.extraNames.push(k);
+        this.extraFirst.set(k, this.rows);
       }
       // Only an extra column can lack this row (the named ones were just filled).
       for (const k of this.extraNames) {
@@ -127,6 +134,28 @@ class ColumnBuilder {
       }
     }
     this.rows++;
+  }
+
+  /** Removes the rows read from these run directories (and the extra columns only they brought). */
+  dropFrom(dirs: ReadonlySet<string>): void {
+    const keep = this.from.map((d) => !dirs.has(d));
+    if (keep.every(Boolean)) return;
+    for (const k of this.extraNames.filter((n) => !keep[this.extraFirst.get(n) ?? 0])) {
+      if ((this.cols[k] as unknown[]).every((v, i) => !keep[i] || v === null)) {
+        delete this.cols[k];
+        this.extraNames.splice(this.extraNames.indexOf(k), 1);
+      }
+    }
+    for (const a of Object.values(this.cols)) {
+      let j = 0;
+      for (let i = 0; i < a.length; i++) if (keep[i]) a[j++] = a[i] as string | number | boolean | null;
+      a.length = j;
+    }
+    let j = 0;
+    for (let i = 0; i < this.from.length; i++) if (keep[i]) this.from[j++] = this.from[i] as string;
+    this.from.length = j;
+    this.rows = j;
+    for (const k of this.extraNames) this.extraFirst.set(k, 0);
   }
 }
 
@@ -151,15 +180,23 @@ export async function loadColumns(dataDirs: string | readonly string[], opts: Fr
   const onWarning = (w: { file: string; line: number; message: string }): void => opts.onWarning?.(`${w.file}:${w.line}: ${w.message}`);
   // One pass: the loader validates every record for the runs' metrics and hands each to the frames.
   // The whole data set, then the model view: NMAE's range is the game's (all models), as in `report`.
+  const read = new Set<string>();
   const full = await loadDataset(dirs, {
+    // A run the loader leaves out (a line that breaks its schema) is said in its words.
+    onWarning: (m) => m.startsWith("left out run ") && opts.onWarning?.(m),
     also: {
       // `view`: the evaluation view (views.md), `eval` where the record has none; null on exploration records.
-      checkpoint: (r) => keep(r.model) && checkpoints.push({ ...r, view: viewOf(r), n_scores: r.scores.length }),
-      episode: (r) => keep(r.model) && episodes.push({ ...r, view: r.phase === "eval" ? viewOf(r) : null }),
-      step: (r: StepRecord) => keep(r.model) && steps.push({ ...r, view: r.phase === "eval" ? viewOf(r) : null }),
+      checkpoint: (r, file) => keep(r.model) && (read.add(dirname(file)), checkpoints.push({ ...r, view: viewOf(r), n_scores: r.scores.length }, dirname(file))),
+      episode: (r, file) => keep(r.model) && (read.add(dirname(file)), episodes.push({ ...r, view: r.phase === "eval" ? viewOf(r) : null }, dirname(file))),
+      step: (r: StepRecord, file) => keep(r.model) && (read.add(dirname(file)), steps.push({ ...r, view: r.phase === "eval" ? viewOf(r) : null }, dirname(file))),
       readWarning: onWarning,
     },
   });
+  // The records of a run the loader left out were handed on before its bad line: they go too. A run
+  // directory that no run of the data set comes from is one the loader left out.
+  const kept = new Set(full.runs.flatMap((r) => r.sources));
+  const leftOut = new Set([...read].filter((d) => !kept.has(d)));
+  for (const b of [steps, episodes, checkpoints]) b.dropFrom(leftOut);
   return {
     steps: steps.cols as StepColumns,
     episodes: episodes.cols as EpisodeColumns,

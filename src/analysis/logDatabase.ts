@@ -3,8 +3,9 @@
  * merged) loaded into an embedded DuckDB as the named tables of sqlSchema.ts.
  *
  * Only validated rows: every record goes through the kit's own loader (loadDataset) or reader
- * (readJsonlSync for the pathway files), so a malformed line stops the load with the loader's
- * LogFormatError and a torn last line is the loader's warning, word for word. The validated records
+ * (readJsonlSync for the pathway files), so every problem is said in the loader's words: a torn
+ * last line or a damaged line mid-file is its warning, and a run the loader leaves out (a line that
+ * breaks the schema) is left out of every table, with the loader's warning naming it. The validated records
  * are staged as JSON lines in a private temporary folder, with their source directory and reading
  * order, and DuckDB reads them with the column types of the schema; the deduplication the loader does
  * (the last record wins, an ok record is never undone, an episode's steps come from the directory of
@@ -104,10 +105,15 @@ function runRow(run: RunData): Record<string, unknown> {
   };
 }
 
-/** Streams every validated record of the data directories into the staged files. */
-async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m: string) => void): Promise<void> {
+/**
+ * Streams every validated record of the data directories into the staged files. Returns the run
+ * directories (their `_src`) the loader left out: their records were handed on before the bad line
+ * was reached, and the tables must leave them out as the loader does.
+ */
+async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m: string) => void): Promise<number[]> {
   const locations = discoverRuns(dataDirs);
   const srcOf = new Map(locations.map((l, i) => [l.runDir, i]));
+  const staged = new Set<number>();
   let ord = 0;
   const put = (table: SqlTableName, rec: Record<string, unknown>, file: string, view?: string | null): void => {
     const row = conform(TABLE_SCHEMAS[table], rec) as Record<string, unknown>;
@@ -117,19 +123,28 @@ async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m:
     stage[table].push(row);
   };
   // The loader validates and warns exactly as `report` does, and hands every record on.
+  const loaded = (table: SqlTableName, rec: Record<string, unknown>, file: string, view: string | null): void => {
+    staged.add(srcOf.get(dirname(file)) ?? -1);
+    put(table, rec, file, view);
+  };
   const ds = await loadDataset(dataDirs, {
     onWarning: warn,
     also: {
-      checkpoint: (r, file) => put("checkpoints", r, file, viewOf(r)),
-      episode: (r, file) => put("episodes", r, file, r.phase === "eval" ? viewOf(r) : null),
-      step: (r, file) => put("steps", r, file, r.phase === "eval" ? viewOf(r) : null),
+      checkpoint: (r, file) => loaded("checkpoints", r, file, viewOf(r)),
+      episode: (r, file) => loaded("episodes", r, file, r.phase === "eval" ? viewOf(r) : null),
+      step: (r, file) => loaded("steps", r, file, r.phase === "eval" ? viewOf(r) : null),
     },
   });
-  for (const run of ds.runs) stage.runs.push({ ...runRow(run), _src: 0, _ord: ord++ });
+  // A run directory whose records were handed on but that no run of the data set comes from was left
+  // out by the loader (a line that breaks its schema; the loader's warning names it): its rows go too.
+  const kept = new Set(ds.runs.flatMap((r) => r.sources));
+  const leftOut = [...staged].filter((src) => src >= 0 && !kept.has((locations[src] as (typeof locations)[number]).runDir));
+  for (const run of ds.runs) stage.runs.push({ ...runRow(run), _src: -1, _ord: ord++ });
   // The files the loader does not read (memory, curriculum, verdicts), and calls (which it folds
   // into costs): read and validated by the same reader; a torn last line is said as the loader says it.
   const onWarning = (w: ReadWarning): void => warn(`${w.file}:${w.line}: ${w.message}`);
-  for (const loc of locations) {
+  for (const [src, loc] of locations.entries()) {
+    if (leftOut.includes(src)) continue;
     for (const kind of ["calls", "memory", "curriculum", "verdicts"] as const) {
       const path = runFile(loc.runDir, kind);
       // calls.jsonl was read by the loader already: its torn line has been reported once.
@@ -141,22 +156,24 @@ async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m:
       }
     }
   }
+  return leftOut;
 }
 
 /** `read_json` of a staged file with the table's column types (plus the staging columns). */
-function readStaged(file: string, columns: { name: string; type: string }[]): string {
+function readStaged(file: string, columns: { name: string; type: string }[], leftOut: readonly number[] = []): string {
   const cols = [...columns, { name: "_src", type: "BIGINT" }, { name: "_ord", type: "BIGINT" }];
   const spec = cols.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(", ");
-  return `read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${spec}}, maximum_object_size = 1073741824)`;
+  const read = `read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${spec}}, maximum_object_size = 1073741824)`;
+  return leftOut.length === 0 ? read : `(SELECT * FROM ${read} WHERE _src NOT IN (${leftOut.join(", ")}))`;
 }
 
 /**
  * The SQL that builds each table from its staged file. Orders are total on each table's key, so the
  * tables (and their export) come out the same for the same logs.
  */
-function buildStatements(files: Record<SqlTableName, string>, tables: SqlTable[]): string[] {
+function buildStatements(files: Record<SqlTableName, string>, tables: SqlTable[], leftOut: readonly number[] = []): string[] {
   const def = (name: SqlTableName): SqlTable => tables.find((t) => t.name === name) as SqlTable;
-  const raw = (name: SqlTableName, extra: { name: string; type: string }[] = []) => readStaged(files[name], [...def(name).columns, ...extra]);
+  const raw = (name: SqlTableName, extra: { name: string; type: string }[] = []) => readStaged(files[name], [...def(name).columns, ...extra], leftOut);
   const list = (name: SqlTableName, prefix = ""): string => def(name).columns.map((c) => prefix + q(c.name)).join(", ");
   const scoresCol = { name: "scores", type: sqlTypeOf(TABLE_SCHEMAS.checkpoints.shape.scores) };
   const checkpointRecordCols = def("checkpoints").columns.filter((c) => !["valid", "episode", "seed", "score", "score_source"].includes(c.name));
@@ -171,7 +188,7 @@ function buildStatements(files: Record<SqlTableName, string>, tables: SqlTable[]
     // Steps: of recorded episodes, from the directory of the winning record; the last line per step.
     `CREATE TABLE steps AS SELECT ${list("steps", "s.")} FROM ${raw("steps")} s JOIN episode_winners e ON s.run_id = e.run_id AND s.phase = e.phase AND s.view IS NOT DISTINCT FROM e.view AND s.checkpoint IS NOT DISTINCT FROM e.checkpoint AND s.episode = e.episode AND s._src = e._src ` +
       `QUALIFY row_number() OVER (PARTITION BY s.run_id, s.phase, s.view, s.checkpoint, s.episode, s.step ORDER BY s._ord DESC) = 1 ORDER BY s.run_id, s.phase, s.view NULLS FIRST, s.checkpoint NULLS FIRST, s.episode, s.step`,
-    `CREATE TEMP TABLE checkpoint_winners AS SELECT * FROM ${readStaged(files.checkpoints, [...checkpointRecordCols, scoresCol])} QUALIFY row_number() OVER (PARTITION BY run_id, view, checkpoint ORDER BY (status = 'ok') DESC, _ord DESC) = 1`,
+    `CREATE TEMP TABLE checkpoint_winners AS SELECT * FROM ${readStaged(files.checkpoints, [...checkpointRecordCols, scoresCol], leftOut)} QUALIFY row_number() OVER (PARTITION BY run_id, view, checkpoint ORDER BY (status = 'ok') DESC, _ord DESC) = 1`,
     // Checkpoints x scores: the ok evaluation episodes' scores win; else the record's own; else one empty row.
     `CREATE TABLE checkpoints AS
        WITH ew AS (SELECT run_id, view, checkpoint, episode, seed, score FROM episode_winners WHERE phase = 'eval' AND status = 'ok'),
@@ -204,7 +221,8 @@ async function runAll(conn: DuckDBConnection, statements: readonly string[]): Pr
 
 /**
  * Validates and loads the data directories into a new database file in a temporary folder (removed
- * by `remove()`). Throws the loader's LogFormatError for a malformed line.
+ * by `remove()`). Throws the loader's LogFormatError for what it refuses outright (a data directory
+ * that is not one); a run it leaves out is left out here too.
  */
 export async function buildLogDatabase(dataDirs: readonly string[], opts: LogDatabaseOptions = {}): Promise<BuiltDatabase> {
   const dir = mkdtempSync(join(tmpdir(), "s3gym-sql-"));
@@ -214,8 +232,9 @@ export async function buildLogDatabase(dataDirs: readonly string[], opts: LogDat
     const files = Object.fromEntries(TABLE_NAMES.map((t) => [t, join(dir, `${t}.jsonl`)])) as Record<SqlTableName, string>;
     const stage = Object.fromEntries(TABLE_NAMES.map((t) => [t, new LineSink(files[t])])) as Stage;
     const warnings: string[] = [];
+    let leftOut: number[];
     try {
-      await stageRecords(dataDirs, stage, (m) => {
+      leftOut = await stageRecords(dataDirs, stage, (m) => {
         warnings.push(m);
         opts.onWarning?.(m);
       });
@@ -228,7 +247,7 @@ export async function buildLogDatabase(dataDirs: readonly string[], opts: LogDat
     const rows = {} as Record<SqlTableName, number>;
     try {
       const conn = await db.connect();
-      await runAll(conn, buildStatements(files, tables));
+      await runAll(conn, buildStatements(files, tables, leftOut));
       for (const t of TABLE_NAMES) rows[t] = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${q(t)}`)).getRows()[0]?.[0] ?? 0);
       await conn.run("CHECKPOINT");
       conn.closeSync();

@@ -670,26 +670,49 @@ describe("coupling (Table 6) and run level from logs", () => {
 describe("loader", () => {
   const ident = id("m", "g", "history", "r1");
 
-  it("names file, line and field; a torn middle line is an error; a torn LAST line is reported and skipped", async () => {
+  it("names file, line and field of a schema error (the loader leaves that run out, named); a torn middle line or a torn LAST line is a warning naming file:line and is skipped", async () => {
     const dir = tempDir("s3gym-audit-reader-");
     const s0 = JSON.stringify(step(ident, { episode: 1, step: 0, s: 1, r: 1 }));
     const s1 = JSON.stringify(step(ident, { episode: 1, step: 1, s: 0, r: 0 }));
-    // Schema error on line 2 (self_score a string).
+    const jsonError = (text: string): string => {
+      try {
+        JSON.parse(text);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return "";
+    };
+    // Schema error on line 2 (self_score a string): the reader's error names file, line and field.
     const runDir = writeRun(dir, ident, { stepsRaw: `${s0}\n${JSON.stringify({ ...JSON.parse(s1), self_score: "9" })}\n` });
+    const stepsFile = join(runDir, "steps.jsonl");
     const e1 = (await readRunRecords(runDir).catch((e: unknown) => e)) as LogFormatError;
     expect(e1).toBeInstanceOf(LogFormatError);
-    expect([e1.file, e1.line, e1.field]).toEqual([join(runDir, "steps.jsonl"), 2, "self_score"]);
-    expect(e1.message).toContain(`${join(runDir, "steps.jsonl")}:2`);
-    // Torn line 2 of 3: error at line 2.
-    writeFileSync(join(runDir, "steps.jsonl"), `${s0}\n${s1.slice(0, 40)}\n${s1}\n`);
-    const e2 = (await readRunRecords(runDir).catch((e: unknown) => e)) as LogFormatError;
-    expect([e2.line, e2.field]).toEqual([2, "(line)"]);
+    expect([e1.file, e1.line, e1.field]).toEqual([stepsFile, 2, "self_score"]);
+    expect(e1.message).toContain(`${stepsFile}:2: field 'self_score': `);
+    // The loader (report, view) leaves that run out with a warning carrying the same error, and goes on.
+    const ds = await loadDataset(dir);
+    expect(ds.runs).toEqual([]);
+    expect(ds.warnings).toEqual([
+      `left out run ${ident.run_id}: ${e1.message} (fix or remove that line, or rerun the run's command: resume moves a damaged line to <file>.damaged)`,
+    ]);
+    // Torn line 2 of 3: left out with a warning naming file:2; lines 1 and 3 are read.
+    writeFileSync(stepsFile, `${s0}\n${s1.slice(0, 40)}\n${s1}\n`);
+    const middle: ReadWarning[] = [];
+    const recs2 = await readRunRecords(runDir, { onWarning: (w) => middle.push(w) });
+    expect(recs2.steps.map((r) => r.step)).toEqual([0, 1]);
+    expect(middle).toEqual([
+      {
+        file: stepsFile,
+        line: 2,
+        message: `damaged line left out (invalid JSON (${jsonError(s1.slice(0, 40))}); a write cut short, e.g. on a full disk): rerunning the run's command moves it to steps.jsonl.damaged and plays its episode again`,
+      },
+    ]);
     // Torn last line: skipped with a warning naming file and line.
-    writeFileSync(join(runDir, "steps.jsonl"), `${s0}\n${s1}\n${s1.slice(0, 40)}`);
+    writeFileSync(stepsFile, `${s0}\n${s1}\n${s1.slice(0, 40)}`);
     const warnings: ReadWarning[] = [];
     const recs = await readRunRecords(runDir, { onWarning: (w) => warnings.push(w) });
     expect(recs.steps).toHaveLength(2);
-    expect(warnings.map((w) => [w.file, w.line])).toEqual([[join(runDir, "steps.jsonl"), 3]]);
+    expect(warnings.map((w) => [w.file, w.line, w.message])).toEqual([[stepsFile, 3, `torn last line ignored (invalid JSON (${jsonError(s1.slice(0, 40))}))`]]);
   });
 
   it("merges shard directories without double counting (a run copied, and a run split across two)", async () => {

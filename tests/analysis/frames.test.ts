@@ -2,6 +2,7 @@
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadDataset } from "../../src/analysis/dataset.js";
 import { booleanColumn, loadColumns, loadFrames, numberColumn, STEP_COLUMNS, STEP_TEXT_COLUMNS, textColumn } from "../../src/analysis/frames.js";
 import { StepRecord } from "../../src/logs/schema.js";
 import { curveRecords, exploreRecords, tempDir, writeRun } from "./helpers.js";
@@ -44,16 +45,38 @@ describe("loadColumns", () => {
     expect(cols.runs.n_unscored?.[0]).toBe(1);
   });
 
-  it("reports a torn last line once, and a bad line as the loader's error naming file, line and field", async () => {
+  it("reports a torn last line once; a torn line mid-file is the loader's warning naming file:line; a run with a line that breaks the schema is left out of every frame, named, as the loader leaves it out", async () => {
     const dir = fixture();
     const steps = join(dir, "runs", H.run_id, "steps.jsonl");
-    appendFileSync(steps, '{"run_id":"g.history.m","mod');
+    const torn = '{"run_id":"g.history.m","mod';
+    appendFileSync(steps, torn);
     const warnings: string[] = [];
     const cols = await loadColumns(dir, { onWarning: (w) => warnings.push(w) });
-    expect(warnings).toEqual([`${steps}:4: torn last line ignored (invalid JSON (${jsonError('{"run_id":"g.history.m","mod')}))`]);
+    expect(warnings).toEqual([`${steps}:4: torn last line ignored (invalid JSON (${jsonError(torn)}))`]);
     expect(cols.steps.self_score).toEqual([1, Number.NaN, 0]);
+    // Line 4 is now mid-file (damaged, skipped with a warning), and line 5 parses but lacks every field
+    // but run_id. A second run beside it is computed as usual.
     appendFileSync(steps, '\n{"run_id":"g.history.m"}\n');
-    await expect(loadColumns(dir)).rejects.toThrow(`${steps}:4: `);
+    const H2 = { ...H, run_id: "g.history.m2", model: "m2" };
+    const e2 = exploreRecords(H2, { 1: [[0, 0]] });
+    writeRun(dir, H2, { checkpoints: [], episodes: e2.episodes, steps: e2.steps });
+    const loaded = await loadDataset(dir);
+    const leftOut = loaded.warnings.find((w) => w.startsWith(`left out run ${H.run_id}: `));
+    const prefix = `left out run ${H.run_id}: ${steps}:5: field 'model': `;
+    expect(leftOut?.slice(0, prefix.length)).toBe(prefix);
+    const warnings2: string[] = [];
+    const cols2 = await loadColumns(dir, { onWarning: (w) => warnings2.push(w) });
+    expect(warnings2).toEqual([
+      `${steps}:4: damaged line left out (invalid JSON (${jsonError(torn)}); a write cut short, e.g. on a full disk): rerunning the run's command moves it to steps.jsonl.damaged and plays its episode again`,
+      leftOut,
+    ]);
+    expect(loaded.runs.map((r) => r.run_id)).toEqual([H2.run_id]);
+    // Not one row of the left-out run in any frame, though its first lines were read before the bad one.
+    expect(cols2.runs.run_id).toEqual([H2.run_id]);
+    expect(cols2.steps.run_id).toEqual([H2.run_id]);
+    expect(cols2.steps.self_score).toEqual([0]);
+    expect(cols2.episodes.run_id).toEqual([H2.run_id]);
+    expect(cols2.checkpoints.run_id).toEqual([]);
   });
 
   it("keeps the text columns when asked", async () => {

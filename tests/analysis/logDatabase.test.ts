@@ -200,20 +200,38 @@ describe("duplicates and problems resolve as the loader resolves them", () => {
     }
   });
 
-  it("a torn last line is the loader's warning, word for word; a bad line mid-file is the loader's error", async () => {
+  it("a torn last line, and a torn line mid-file, are the loader's warnings word for word; a run with a line that breaks the schema is left out of every table, with the loader's warning", async () => {
     const dir = tempDir("s3gym-sql-torn-");
     const e = exploreRecords(H, { 1: [[1, 1]] });
     const run = writeRun(dir, H, { steps: e.steps, episodes: e.episodes, checkpoints: [] });
-    appendFileSync(join(run, "steps.jsonl"), '{"run_id":"g.histo');
+    const steps = join(run, "steps.jsonl");
+    appendFileSync(steps, '{"run_id":"g.histo');
     const loaded = await loadDataset(dir);
     const d = await openLogDatabase([dir]);
     expect(d.warnings).toEqual(loaded.warnings);
-    expect(d.warnings.some((w) => w.includes("torn last line ignored"))).toBe(true);
+    expect(d.warnings.filter((w) => w.startsWith(`${steps}:2: torn last line ignored (invalid JSON (`))).toHaveLength(1);
     d.close();
-    appendFileSync(join(run, "steps.jsonl"), '\n{"run_id":"g.history.m"}\n');
-    const expected = await loadDataset(dir).then(() => "no error", (err: Error) => err.message);
-    expect(expected).toMatch(/steps\.jsonl:2: /);
-    await expect(openLogDatabase([dir])).rejects.toThrow(expected);
+    // Line 2 is now mid-file (damaged: left out, warned), and line 3 parses but breaks the schema. A
+    // second run beside it is loaded as usual.
+    appendFileSync(steps, '\n{"run_id":"g.history.m"}\n');
+    const H2 = { ...H, run_id: "g.history.m2", model: "m2" };
+    const e2 = exploreRecords(H2, { 1: [[0, 1], [1, 1]] });
+    writeRun(dir, H2, { steps: e2.steps, episodes: e2.episodes, checkpoints: [] });
+    const loaded2 = await loadDataset(dir);
+    expect(loaded2.runs.map((r) => r.run_id)).toEqual([H2.run_id]);
+    const prefix = `left out run ${H.run_id}: ${steps}:3: field 'model': `;
+    expect(loaded2.warnings.filter((w) => w.startsWith(`${steps}:2: damaged line left out (invalid JSON (`) || w.startsWith(prefix))).toHaveLength(2);
+    const d2 = await openLogDatabase([dir]);
+    try {
+      expect(d2.warnings).toEqual(loaded2.warnings);
+      // Not one row of the left-out run, though its first lines were read before the bad one.
+      for (const t of ["runs", "steps", "episodes"]) {
+        expect(await rowsOf(d2, `select distinct run_id from ${t}`), t).toEqual([{ run_id: H2.run_id }]);
+      }
+      expect((await rowsOf(d2, "select count(*) as n from steps"))[0]).toEqual({ n: 2 });
+    } finally {
+      d2.close();
+    }
   });
 });
 

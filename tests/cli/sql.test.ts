@@ -48,21 +48,38 @@ describe("s3gym sql", () => {
     expect(r.out).toMatch(/^ {2}reward +DOUBLE +The verifier step reward r/m);
   });
 
-  it("a malformed line: the same message as report, exit 1; a torn last line: the same warning", async () => {
+  it("a torn last line, a torn line mid-file and a run left out for a line that breaks the schema: the same warnings as report, both exit 0 without that run; with no run left, report exits 1 and sql 0", async () => {
     const { data, run: dir } = fixture();
-    appendFileSync(join(dir, "steps.jsonl"), '{"run_id":"g.hist');
+    const steps = join(dir, "steps.jsonl");
+    appendFileSync(steps, '{"run_id":"g.hist');
     const out = tempDir("s3gym-cli-sql-rep-");
     const rep = await run(reportCommand, ["--data", data, "--out", out, "--bootstrap", "10"]);
     const sql = await run(sqlCommand, ["--data", data, "select 1"]);
     const warnings = (s: string) => s.split("\n").filter((l) => l.startsWith("warning: "));
-    expect(warnings(rep.err).some((w) => w.includes("torn last line ignored"))).toBe(true);
+    expect([rep.rc, sql.rc]).toEqual([0, 0]);
+    expect(warnings(rep.err).filter((w) => w.startsWith(`warning: ${steps}:4: torn last line ignored (invalid JSON (`))).toHaveLength(1);
     expect(warnings(sql.err)).toEqual(warnings(rep.err));
-    appendFileSync(join(dir, "steps.jsonl"), '\n{"run_id":"g.history.m","reward":"x"}\n');
-    const rep2 = await run(reportCommand, ["--data", data, "--out", out]);
-    const sql2 = await run(sqlCommand, ["--data", data, "select 1"]);
-    expect([rep2.rc, sql2.rc]).toEqual([1, 1]);
-    expect(sql2.err.replace("s3gym sql: ", "")).toBe(rep2.err.replace("s3gym report: ", ""));
-    expect(sql2.err).toMatch(/steps\.jsonl:4: /);
+    // Line 4 is now mid-file (damaged), and line 5 parses but breaks the schema: run g.history.m is left
+    // out, named. A second run beside it keeps both commands going.
+    appendFileSync(steps, '\n{"run_id":"g.history.m","reward":"x"}\n');
+    const only = await run(sqlCommand, ["--data", data, "--json", "select count(*) as n from runs"]);
+    expect([only.rc, JSON.parse(only.out)]).toEqual([0, [{ n: 0 }]]);
+    const leftOut = `warning: left out run ${H.run_id}: ${steps}:5: field 'model': `;
+    expect(warnings(only.err).filter((w) => w.startsWith(leftOut))).toHaveLength(1);
+    // report has nothing to report: exit 1.
+    const none = await run(reportCommand, ["--data", data, "--out", out]);
+    expect(none.rc).toBe(1);
+    expect(none.err).toContain(`s3gym report: no runs found in ${data}`);
+    const H2 = { ...H, run_id: "g.history.m2", model: "m2" };
+    const e2 = exploreRecords(H2, { 1: [[1, 0]] });
+    writeRun(data, H2, { steps: e2.steps, episodes: e2.episodes, checkpoints: curveRecords(H2, [[0, [1]]]).checkpoints });
+    const rep2 = await run(reportCommand, ["--data", data, "--out", out, "--bootstrap", "10"]);
+    const sql2 = await run(sqlCommand, ["--data", data, "--json", "select (select string_agg(run_id, ',') from runs) as runs, (select string_agg(distinct run_id, ',') from steps) as steps"]);
+    expect([rep2.rc, sql2.rc]).toEqual([0, 0]);
+    expect(warnings(sql2.err)).toEqual(warnings(rep2.err));
+    expect(warnings(rep2.err).filter((w) => w.startsWith(`warning: ${steps}:4: damaged line left out (invalid JSON (`))).toHaveLength(1);
+    expect(warnings(rep2.err).filter((w) => w.startsWith(leftOut))).toHaveLength(1);
+    expect(JSON.parse(sql2.out)).toEqual([{ runs: H2.run_id, steps: H2.run_id }]);
   });
 
   it("a write is refused with exit 2 and one line", async () => {

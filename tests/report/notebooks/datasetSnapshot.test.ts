@@ -1,7 +1,8 @@
 /**
  * The data set snapshot of a notebook run (src/report/notebooks/datasetSnapshot.ts): it round-trips
  * the loader's Dataset exactly (warnings included), is refused for other data directories, changed
- * files or a damaged file, and is never written for data the loader rejects.
+ * files or a damaged file, holds the runs the loader leaves out as it leaves them out (named in its
+ * warnings), and is never written for data the loader rejects outright.
  */
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -47,13 +48,27 @@ describe("the notebook run's data set snapshot", () => {
     expect(await notebookDataset({ data: [dir] }, {})).toStrictEqual(fresh);
   });
 
-  it("is not written for data the loader rejects, so each notebook shows the loader's error", async () => {
+  it("holds the loader's left-out run and its warning for a line that breaks the schema; is not written for data the loader still rejects (no runs/ folder), so each notebook shows the loader's error", async () => {
     const { dir, runIds } = await data();
-    const steps = join(dir, "runs", runIds[0]!, "steps.jsonl");
+    const bad = runIds[0]!;
+    const steps = join(dir, "runs", bad, "steps.jsonl");
+    // The torn last line becomes a damaged line mid-file; the next line parses but is not a step.
     appendFileSync(steps, '{"not":"a step"}\n{"also":"not"}\n');
     const file = join(tempDir(), "ds.v8");
-    expect(await writeDatasetSnapshot([dir], file)).toBe(false);
-    expect(existsSync(file)).toBe(false);
-    await expect(notebookDataset({ data: [dir] }, { [DATASET_SNAPSHOT_VAR]: file })).rejects.toThrow(/steps\.jsonl:\d+: field/);
+    expect(await writeDatasetSnapshot([dir], file)).toBe(true);
+    const direct = await loadDataset([dir]);
+    expect(direct.runs.map((r) => r.run_id)).toEqual(runIds.filter((id) => id !== bad).sort());
+    expect(direct.warnings.filter((w) => w.startsWith(`left out run ${bad}: ${steps}:`) && w.includes(": field '"))).toHaveLength(1);
+    expect(direct.warnings.filter((w) => w.startsWith(`${steps}:`) && w.includes(": damaged line left out (invalid JSON ("))).toHaveLength(1);
+    expect(readDatasetSnapshot(file, [dir])).toStrictEqual(direct);
+    expect(await notebookDataset({ data: [dir] }, { [DATASET_SNAPSHOT_VAR]: file })).toStrictEqual(direct);
+    // A data directory without runs/ is still refused outright by the loader.
+    const empty = tempDir();
+    const file2 = join(tempDir(), "ds.v8");
+    const refusal = "no runs/ folder (expected <data>/runs/<run_id>/steps.jsonl)";
+    await expect(loadDataset([empty])).rejects.toThrow(`${empty}: ${refusal}`);
+    expect(await writeDatasetSnapshot([empty], file2)).toBe(false);
+    expect(existsSync(file2)).toBe(false);
+    await expect(notebookDataset({ data: [empty] }, { [DATASET_SNAPSHOT_VAR]: file2 })).rejects.toThrow(`${empty}: ${refusal}`);
   });
 });
