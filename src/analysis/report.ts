@@ -165,6 +165,16 @@ function defineLazy<T extends object>(target: T, getters: Record<string, () => u
 }
 
 /**
+ * The runs every table but run_quality is built from: those run_quality passed, or all of them with
+ * the flagged ones marked (`includeFlagged`), and the note saying which. `buildReport` calls it; a
+ * notebook that builds a table from the analysis functions itself calls it too, so it reads the very
+ * runs the report's table reads.
+ */
+export function reportDataset(all: Dataset, opts: Pick<ReportOptions, "includeFlagged"> = {}): { ds: Dataset; note: string | null } {
+  return qualityFiltered(all, opts.includeFlagged ?? false);
+}
+
+/**
  * Every table (rows with point + interval) and the figures' data. Pure given the data set and
  * options: the same seed gives the same digits.
  *
@@ -181,8 +191,8 @@ export function buildReport(all: Dataset, opts: ReportOptions = {}): Report {
   const requireComplete = opts.requireComplete ?? false;
   // Every table but run_quality is built from the runs that passed it (or all, marked: --include-flagged).
   const includeFlagged = opts.includeFlagged ?? false;
-  const { ds, note: qualityNote } = qualityFiltered(all, includeFlagged);
-  const ref = opts.reference ? qualityFiltered(opts.reference, includeFlagged).ds : ds;
+  const { ds, note: qualityNote } = reportDataset(all, { includeFlagged });
+  const ref = opts.reference ? reportDataset(opts.reference, { includeFlagged }).ds : ds;
   // A part: computed once, on first use; onBuild hears it when done (after the parts it read).
   const part = <T>(name: ReportPart, f: () => T): (() => T) =>
     once(() => {

@@ -8,14 +8,29 @@ import { Resvg } from "@resvg/resvg-js";
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
 
-/** Renders a Vega-Lite spec to an SVG string. */
-export async function renderSvg(spec: TopLevelSpec): Promise<string> {
-  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
-  try {
-    return await view.toSVG();
-  } finally {
-    view.finalize();
-  }
+/** The render in progress: renders run one at a time (see renderSvg). */
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Renders a Vega-Lite spec to an SVG string. The bytes depend on the spec alone: vega numbers the
+ * SVG's clip paths and gradients (`clip1`, `gradient1`, ...) from counters global to the process, so
+ * each render starts them afresh, and renders run one at a time so no other render moves them midway.
+ * Without this, a clipped mark (the curves' bands) got a different id in a notebook than in `report`
+ * depending on what had been drawn before in the same process.
+ */
+export function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const run = queue.then(async () => {
+    const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
+    try {
+      await view.runAsync();
+      vega.resetSVGDefIds();
+      return await view.toSVG();
+    } finally {
+      view.finalize();
+    }
+  });
+  queue = run.catch(() => undefined);
+  return run;
 }
 
 /** Rasterises an SVG to PNG at `scale` times its size (2 by default, for readable text). */
