@@ -11,6 +11,7 @@ import { concatGain, gainPoint, gainSignFlipP, gainUnderWeights, gainVsNoneData,
 import { simpleDesign, tableInterval, twoStageDesign } from "./intervals.js";
 import { sameSeeds, type SeedCurve } from "./seedCurves.js";
 import { DEFAULT_FLIPS } from "./signFlip.js";
+import { cannotLearn } from "./learnerPool.js";
 
 /** The no-experience control pathway every gain_vs_none is measured against. */
 export const CONTROL_PATHWAY = "none";
@@ -71,10 +72,6 @@ export function y0NearZero(y0: number | null, range: { min: number; max: number 
   return width > 0 && Math.abs(y0) <= Y0_NEAR_ZERO * width;
 }
 
-/** The instruments that cannot learn: random, heuristic and the perfect judge (any options). */
-export function cannotLearn(model: string): boolean {
-  return /^builtin:(random|heuristic|oracle)(?![A-Za-z0-9_-])/.test(model);
-}
 
 /** A row as the null check reads it. */
 export interface NullCheckRow {
@@ -151,9 +148,9 @@ export function nullCheck(rows: readonly NullCheckRow[]): NullCheck {
 
 /** One line for a table's notes and the reproduction's summary. */
 export function describeNullCheck(c: NullCheck): string {
-  if (c.intervals === 0) return "Null check: no gain interval of a built-in that cannot learn (random, heuristic, oracle) or of a control (none) run to count.";
+  if (c.intervals === 0) return "Null check: no gain interval of a built-in that cannot learn (random, heuristic, perfect-judge, ceiling) or of a control (none) run to count.";
   const pct = (100 * (c.share as number)).toFixed(1);
-  const head = `${c.excluding} of ${c.intervals} gain intervals of the null (random, heuristic, oracle, and every model's none pathway) exclude 0 (${pct}%; expected about ${Math.round(NULL_EXPECTED * 100)}%, binomial p = ${(c.p_binomial as number).toPrecision(2)})`;
+  const head = `${c.excluding} of ${c.intervals} gain intervals of the null (random, heuristic, perfect-judge, ceiling, and every model's none pathway) exclude 0 (${pct}%; expected about ${Math.round(NULL_EXPECTED * 100)}%, binomial p = ${(c.p_binomial as number).toPrecision(2)})`;
   return c.pass
     ? `Null check passed: ${head}.`
     : `NULL CHECK FAILED: ${head}: the intervals call noise an effect more often than 95% intervals may; do not read the gains of this table as evidence until the cause is found (e.g. ${c.examples.join("; ")}).`;

@@ -12,12 +12,20 @@
  */
 import { parseLearnerName } from "../models/modelSpec.js";
 
-/** The built-in policies that ignore the experience block (their every pathway plays the same policy). */
-export const NON_LEARNERS: readonly string[] = ["builtin:random", "builtin:heuristic", "builtin:oracle"];
+/**
+ * The built-in policies that ignore the experience block (their every pathway plays the same policy):
+ * random, heuristic, the perfect judge (`oracle` is its old name) and the ceiling.
+ */
+export const NON_LEARNERS: readonly string[] = ["builtin:random", "builtin:heuristic", "builtin:perfect-judge", "builtin:oracle", "builtin:ceiling"];
+
+/** Whether `model` is one of NON_LEARNERS, with or without options (`builtin:heuristic?x=1`). */
+export function cannotLearn(model: string): boolean {
+  return NON_LEARNERS.some((n) => model === n || (model.startsWith(n) && !/[A-Za-z0-9_-]/.test(model.charAt(n.length))));
+}
 
 /** Whether the coupling statistics pool `model`'s runs. */
 export function canLearn(model: string): boolean {
-  return !NON_LEARNERS.includes(model);
+  return !cannotLearn(model);
 }
 
 /** Which pool a model's runs go to: `learners` (pooled) or `null` (the non-learners' own rows). */

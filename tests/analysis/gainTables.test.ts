@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { pointOnly, type Estimate } from "../../src/analysis/bootstrap.js";
 import { analyzeCurves, mainResultsTable } from "../../src/analysis/curveTables.js";
 import { loadDataset } from "../../src/analysis/dataset.js";
-import { Y0_MARK, binomialUpperTail, cannotLearn, describeNullCheck, nullCheck, y0NearZero, type NullCheckRow } from "../../src/analysis/gainTables.js";
+import { Y0_MARK, binomialUpperTail, describeNullCheck, nullCheck, y0NearZero, type NullCheckRow } from "../../src/analysis/gainTables.js";
+import { cannotLearn } from "../../src/analysis/learnerPool.js";
 import { curveRecords, tempDir, writeRun } from "./helpers.js";
 
 const iv = (lo: number, hi: number): Estimate => ({ point: (lo + hi) / 2, lo, hi });
@@ -43,7 +44,7 @@ describe("null check", () => {
     expect(binomialUpperTail(3, 2, 0.5)).toBe(0);
   });
   it("the instruments that cannot learn", () => {
-    expect(["builtin:random", "builtin:heuristic", "builtin:oracle", "builtin:random?x=1"].map(cannotLearn)).toEqual([true, true, true, true]);
+    expect(["builtin:random", "builtin:heuristic", "builtin:oracle", "builtin:perfect-judge", "builtin:ceiling", "builtin:random?x=1"].map(cannotLearn)).toEqual([true, true, true, true, true, true]);
     expect(["builtin:learner", "builtin:learner?judge=0.25", "builtin:randomize", "openai:gpt-4o"].map(cannotLearn)).toEqual([false, false, false, false]);
   });
 });
