@@ -15,6 +15,9 @@
  *   the runner writes the record only after the steps it claims, so that directory holds them all,
  *   while another copy may hold an interrupted attempt of the same episode.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { DIAL_SUBDIR, runsDir } from "../logs/runDir.js";
 import { LogFormatError, discoverRuns, readRunDir, type ReadWarning, type RunVisitor } from "../logs/reader.js";
 import { viewOf, type RunManifest, type ViewName } from "../logs/schema.js";
 import { accumulateCall, emptyRunCost, type RunCost } from "./cost.js";
@@ -402,6 +405,16 @@ export function compareRuns(a: RunData, b: RunData): number {
     compareText(a.pathway, b.pathway) ||
     compareText(a.run_id, b.run_id)
   );
+}
+
+/**
+ * The judge dial's runs (reproduce plays them with their own protocol under `<data>/dial`), for
+ * buildReport's `dial` option: the same data set in `s3gym report` and in the notebooks; undefined
+ * when no given directory has one.
+ */
+export async function loadDialDataset(dataDirs: readonly string[]): Promise<Dataset | undefined> {
+  const dirs = dataDirs.map((d) => join(d, DIAL_SUBDIR)).filter((d) => existsSync(runsDir(d)));
+  return dirs.length > 0 ? loadDataset(dirs) : undefined;
 }
 
 /**

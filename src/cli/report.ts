@@ -10,14 +10,11 @@ import { terminalSafe } from "../models/secrets.js";
 import { parseArgs } from "node:util";
 import { folderFlag, joinNegativeNumbers, UsageError as FlagError } from "./args.js";
 import { DEFAULT_B, methodsNamed } from "../analysis/bootstrap.js";
-import { filterModels, loadDataset, type Dataset } from "../analysis/dataset.js";
+import { filterModels, loadDataset, loadDialDataset, type Dataset } from "../analysis/dataset.js";
 import { buildReport, type Report } from "../analysis/report.js";
 import type { Table } from "../analysis/table.js";
 import { loadVerifiedInputs } from "../analysis/verifiedData.js";
 import { writeReport } from "../report/writeReport.js";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { DIAL_SUBDIR, runsDir } from "../logs/runDir.js";
 import { LogFormatError } from "../logs/reader.js";
 
 const OPTIONS = {
@@ -159,8 +156,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   // The verified pathway's tables read verdicts, facts and calls beyond the data set.
   const verified = ds.runs.some((r) => r.pathway === "verified") ? await loadVerifiedInputs(args.data) : undefined;
   // The judge dial's runs, played with their own protocol under <data>/dial (reproduce), when present.
-  const dialDirs = args.data.map((d) => join(d, DIAL_SUBDIR)).filter((d) => existsSync(runsDir(d)));
-  const dial = dialDirs.length > 0 ? await loadDataset(dialDirs) : undefined;
+  const dial = await loadDialDataset(args.data);
   const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete, includeFlagged: args.includeFlagged, reference: full, ...(verified ? { verified } : {}), ...(dial ? { dial } : {}) });
   const files = await writeReport(report, args.out, args.data, { onWarning: (w) => process.stderr.write(terminalSafe(`warning: ${w}\n`)) });
   const c = report.counts;
