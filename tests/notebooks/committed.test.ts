@@ -100,8 +100,9 @@ describe("committed notebooks", () => {
   it("the report notebooks call the report's builder and writers, never their own", () => {
     for (const name of Object.keys(EXPECTED).filter((n) => !n.startsWith("00"))) {
       const code = load(name).cells.filter((c) => c.cell_type === "code").map(text).join("\n");
-      // The report's own settings; 07 adds the verified inputs the report CLI passes too (`, verified }`).
-      expect(code, name).toMatch(/buildReport\(ds, \{ B: settings\.B, seed: settings\.seed(, verified)? \}\)/);
+      // The report's own settings; 07 adds the verified inputs the report CLI passes too (`, verified }`),
+      // 03 the judge dial's runs (loadDialDataset, as the report CLI).
+      expect(code, name).toMatch(/buildReport\(ds, \{ B: settings\.B, seed: settings\.seed(, verified|, \.\.\.\(dial \? \{ dial \} : \{\}\))? \}\)/);
       expect(code, name).toContain("writeTables(report, settings.out");
       expect(code, name).not.toMatch(/\bwriteFile(Sync)?\(/);
     }
