@@ -11,6 +11,7 @@
  * anything else rejects the reply (the pathway falls back to the next untried seeds, logged).
  */
 import type { ChatMessage } from "../models/types.js";
+import { dropThinkBlocks, trimMarks } from "./replyText.js";
 import type { Outcome } from "./verifierPrompt.js";
 
 export const CURRICULUM_TITLE = "# S3Gym curriculum";
@@ -75,30 +76,6 @@ export function isCurriculumRequest(messages: readonly ChatMessage[]): boolean {
   return messages.some((m) => m.role === "system" && m.content.startsWith(CURRICULUM_TITLE));
 }
 
-/** A line without surrounding whitespace, markdown emphasis, backticks and list dashes (a loop, not a regex: linear). */
-export function trimMarks(line: string): string {
-  const mark = (c: string) => c === "*" || c === "_" || c === "`" || c === " " || c === "\t" || c === "\r";
-  let a = 0;
-  let b = line.length;
-  while (a < b && (mark(line[a]!) || (line[a] === "-" && a === 0) || line[a] === ">")) a++;
-  while (b > a && mark(line[b - 1]!)) b--;
-  return line.slice(a, b);
-}
-
-/** Removes `<think>...</think>` blocks (an unclosed one runs to the end). indexOf only: linear. */
-export function stripThinkBlocks(text: string): string {
-  let out = "";
-  let i = 0;
-  for (;;) {
-    const open = text.indexOf("<think>", i);
-    if (open < 0) return out + text.slice(i);
-    out += text.slice(i, open);
-    const close = text.indexOf("</think>", open);
-    if (close < 0) return out;
-    i = close + "</think>".length;
-  }
-}
-
 export type CurriculumParse = { ok: true; choices: CurriculumChoice[]; reason: string } | { ok: false; error: string };
 
 const CHOICE_LINE = /^episode\s+(\d{1,6})\s*:\s*seed\s+(\d{1,16})\s*,\s*variant\s+([A-Za-z0-9_-]{1,40})$/i;
@@ -110,7 +87,7 @@ export function parseCurriculum(reply: string, offer: Pick<CurriculumOffer, "epi
   const wanted = new Set(offer.episodes);
   const byEpisode = new Map<number, CurriculumChoice>();
   let reason = "";
-  const lines = stripThinkBlocks(reply).split("\n");
+  const lines = dropThinkBlocks(reply).split("\n");
   for (let i = 0; i < lines.length; i++) {
     const line = trimMarks(lines[i]!);
     if (/^reason:/i.test(line)) {

@@ -11,7 +11,7 @@
  * Anything else rejects the whole reply (the pathway logs it and keeps its memory).
  */
 import type { ChatMessage } from "../models/types.js";
-import { stripThinkBlocks, trimMarks } from "./curriculumPrompt.js";
+import { dropThinkBlocks, trimMarks } from "./replyText.js";
 
 export const VERIFIER_TITLE = "# S3Gym verifier";
 export const OUTCOMES = ["success", "failure", "uncertain"] as const;
@@ -95,7 +95,7 @@ const OUTCOME_LINE = /^outcome:\s*([a-z]+)\s*$/i;
 
 /** Parses a verifier reply for an episode of `steps` steps. Total: a verdict or the reason it was rejected. */
 export function parseVerdict(reply: string, steps: number): VerdictParse {
-  const lines = stripThinkBlocks(reply).split("\n").map(trimMarks);
+  const lines = dropThinkBlocks(reply).split("\n").map(trimMarks);
   let at = -1;
   for (let i = lines.length - 1; i >= 0; i--) {
     if (/^outcome:/i.test(lines[i]!)) {

@@ -10,9 +10,9 @@ import { DROPPABLE_PARAMS, loadModelsFile, MAX_TOKENS_PARAMS } from "../models/m
 import { looksLikeKey, registerSecret } from "../models/secrets.js";
 import { TOKENIZERS } from "../models/tokens.js";
 import { HISTORY_CUTS } from "../pathways/history.js";
-import { ANSWER_FROM, DEFAULT_SETTINGS, type ProtocolSettings } from "../runner/context.js";
+import { ANSWER_FROM, DEFAULT_SETTINGS, type ProtocolSettings, type ViewSettings } from "../runner/context.js";
 import { DEFAULT_MAX_BAD_REPLIES } from "../runner/replyMonitor.js";
-import { DEFAULT_REPLAY_EPISODES, type ViewSettings } from "../runner/views.js";
+import { DEFAULT_REPLAY_EPISODES } from "../runner/views.js";
 import { VIEWS } from "../logs/schema.js";
 import { MAX_TIMER_MS } from "../models/deadline.js";
 import { LOW_SCORE_MODES, type LowScoreMode } from "../training/buildSft.js";

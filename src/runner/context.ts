@@ -7,12 +7,24 @@ import { DEFAULT_PARSE_RULE, type ParseRule } from "../agent/parseResponse.js";
 import type { Game } from "../games/types.js";
 import type { Model } from "../models/types.js";
 import type { TokenizerName } from "../models/tokens.js";
-import type { CallRecord, CheckpointRecord, EpisodeRecord } from "../logs/schema.js";
+import type { CallRecord, CheckpointRecord, EpisodeRecord, ViewName } from "../logs/schema.js";
 import type { ReplyKind, ReplyMonitor, ReplyStats } from "./replyMonitor.js";
 import type { HistoryCut, TokenCounter } from "../pathways/history.js";
 import type { RunLogs } from "../logs/runLogs.js";
-import type { ViewSettings } from "./views.js";
 import type { SpendCap } from "./spendCap.js";
+
+/** The views besides `eval` (played by runViewCheckpoint). */
+export type ExtraView = Exclude<ViewName, "eval">;
+
+/** `--views`, `--view-episodes`, `--replay-episodes` as the runner uses them. */
+export interface ViewSettings {
+  /** The extra views on, in the order id, replay (`eval` is always on). */
+  extra: ExtraView[];
+  /** Episodes of the `id` view per checkpoint. */
+  viewEpisodes: number;
+  /** K: the replay view re-plays exploration seeds 1..K. */
+  replayEpisodes: number;
+}
 
 /** Every number of the protocol (protocol.md, "Defaults"): one config field each. */
 export interface ProtocolSettings {

@@ -7,7 +7,7 @@
  */
 import { parseResponse, type ParsedResponse, type ParseRule } from "../agent/parseResponse.js";
 import { buildStepMessages, type EarlierTurn, type StepPromptInput } from "../agent/stepPrompt.js";
-import { dropThinkBlocks, hasThinkTag } from "../agent/thinkBlocks.js";
+import { dropThinkBlocks, hasThinkTag } from "../agent/replyText.js";
 import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
 import { callSeed, evalCallSeed } from "../models/callSeed.js";
 import { redactSecrets } from "../models/secrets.js";
@@ -16,7 +16,7 @@ import type { AnswerFrom, ResolvedConfig, RunContext } from "./context.js";
 import { isRepetitionLoop, replyKind } from "./replyMonitor.js";
 import type { TokenCounter } from "../pathways/history.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";
-import type { ExtraView } from "./views.js";
+import type { ExtraView } from "./context.js";
 import { modelIdentity } from "./runId.js";
 
 export interface EpisodeTask {

@@ -4,7 +4,7 @@
  * the manifest gives the protocol numbers and the game configs, steps.jsonl the earlier turns and the
  * exploration trajectories, episodes.jsonl the end states, memory.jsonl the memory versions.
  */
-import { dropThinkBlocks } from "../agent/thinkBlocks.js";
+import { dropThinkBlocks } from "../agent/replyText.js";
 import { resolveVariants } from "./context.js";
 import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
 import type { Game } from "../games/types.js";

@@ -27,7 +27,7 @@ import { toCallRecord, type CallEvent, type OnCall } from "../models/callLog.js"
 import { redactSecrets } from "../models/secrets.js";
 import { ModelCallError, type Model } from "../models/types.js";
 import { TokenCounter } from "../pathways/history.js";
-import { resolveConfig, resolveVariants, type ProtocolSettings, type RunContext, type RunEvents } from "./context.js";
+import { resolveConfig, resolveVariants, type ExtraView, type ProtocolSettings, type RunContext, type RunEvents } from "./context.js";
 import { runEpisode, failureReason } from "./episodeRunner.js";
 import { createExperience } from "./experience.js";
 import { exploreInBatches } from "./batchedExplore.js";
@@ -43,7 +43,7 @@ import { manifestPath, runDir } from "../logs/runDir.js";
 import { RunLogs } from "../logs/runLogs.js";
 import { checkpointList, totalEpisodes, type MatrixEntry } from "./schedule.js";
 import { evalSeeds, exploreSeeds, idSeeds } from "./seeds.js";
-import { extraViews, viewCheckpointKey, viewEpisodes, viewEpisodeTotal, type ExtraView, type ViewEpisode } from "./views.js";
+import { extraViews, viewCheckpointKey, viewEpisodes, viewEpisodeTotal, type ViewEpisode } from "./views.js";
 import { DEFAULT_MAX_BAD_REPLIES, ReplyMonitor, WARMUP_REPLIES } from "./replyMonitor.js";
 import { summarizeCalls } from "./usage.js";
 import { runQuality } from "./runQuality.js";

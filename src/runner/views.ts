@@ -10,23 +10,9 @@
  *
  * Without `--views` the settings carry no `views` and nothing here runs: the run is exactly today's.
  */
-import type { ViewName } from "../logs/schema.js";
-import type { ProtocolSettings } from "./context.js";
+import type { ExtraView, ProtocolSettings } from "./context.js";
 import { checkpointList } from "./schedule.js";
 import { exploreSeeds, idSeeds } from "./seeds.js";
-
-/** The views besides `eval` (played by runViewCheckpoint). */
-export type ExtraView = Exclude<ViewName, "eval">;
-
-/** `--views`, `--view-episodes`, `--replay-episodes` as the runner uses them. */
-export interface ViewSettings {
-  /** The extra views on, in the order id, replay (`eval` is always on). */
-  extra: ExtraView[];
-  /** Episodes of the `id` view per checkpoint. */
-  viewEpisodes: number;
-  /** K: the replay view re-plays exploration seeds 1..K. */
-  replayEpisodes: number;
-}
 
 /** The default K (views.md: `--replay-episodes`, default 3). */
 export const DEFAULT_REPLAY_EPISODES = 3;

@@ -4,7 +4,8 @@
  * and parsing stays linear on hostile input.
  */
 import { describe, expect, it } from "vitest";
-import { buildCurriculumMessages, formatCurriculum, parseCurriculum, readCurriculumPrompt, stripThinkBlocks, type CurriculumOffer } from "../../src/agent/curriculumPrompt.js";
+import { buildCurriculumMessages, formatCurriculum, parseCurriculum, readCurriculumPrompt, type CurriculumOffer } from "../../src/agent/curriculumPrompt.js";
+import { dropThinkBlocks } from "../../src/agent/replyText.js";
 import { builtinRoleAnswer } from "../../src/agent/builtinRoles.js";
 import { buildVerifierMessages, formatVerdict, parseVerdict, readVerifierPrompt } from "../../src/agent/verifierPrompt.js";
 import { parseVerifiedMemoryText, verifiedMemoryText } from "../../src/agent/verifiedMemoryText.js";
@@ -122,7 +123,7 @@ describe("parseCurriculum", () => {
   });
 
   it("strips think blocks linearly, an unclosed one to the end", () => {
-    expect(stripThinkBlocks("a<think>b</think>c<think>d")).toBe("ac");
+    expect(dropThinkBlocks("a<think>b</think>c<think>d")).toBe("ac");
   });
 });
 

@@ -30,17 +30,17 @@ export function layerViolations(edges: readonly ImportEdge[], order: readonly st
   return out;
 }
 
-/** Every cycle between folders (as "a -> b -> a"), found by depth-first search over the folder graph. */
-export function folderCycles(edges: readonly ImportEdge[]): string[] {
+/** Every cycle of the graph whose nodes are `nodeOf(file)` (as "a -> b -> a"), by depth-first search; self-edges skipped. */
+function cycles(edges: readonly ImportEdge[], nodeOf: (file: string) => string): string[] {
   const next = new Map<string, Set<string>>();
   for (const e of edges) {
-    const a = layerOf(e.from) || "src";
-    const b = layerOf(e.to) || "src";
+    const a = nodeOf(e.from);
+    const b = nodeOf(e.to);
     if (a === b) continue;
     if (!next.has(a)) next.set(a, new Set());
     next.get(a)!.add(b);
   }
-  const cycles = new Set<string>();
+  const found = new Set<string>();
   const stack: string[] = [];
   const onStack = new Set<string>();
   const done = new Set<string>();
@@ -48,7 +48,7 @@ export function folderCycles(edges: readonly ImportEdge[]): string[] {
     stack.push(n);
     onStack.add(n);
     for (const m of [...(next.get(n) ?? [])].sort()) {
-      if (onStack.has(m)) cycles.add([...stack.slice(stack.indexOf(m)), m].join(" -> "));
+      if (onStack.has(m)) found.add([...stack.slice(stack.indexOf(m)), m].join(" -> "));
       else if (!done.has(m)) visit(m);
     }
     stack.pop();
@@ -56,7 +56,20 @@ export function folderCycles(edges: readonly ImportEdge[]): string[] {
     done.add(n);
   };
   for (const n of [...next.keys()].sort()) if (!done.has(n)) visit(n);
-  return [...cycles];
+  return [...found];
+}
+
+/** Every cycle between folders. */
+export function folderCycles(edges: readonly ImportEdge[]): string[] {
+  return cycles(edges, (f) => layerOf(f) || "src");
+}
+
+/**
+ * Every cycle between files, type-only imports included: a circle closed by a type is still two
+ * files that cannot be read (or moved) one without the other (architecture.md: 0 file circles).
+ */
+export function fileCycles(edges: readonly ImportEdge[]): string[] {
+  return cycles(edges, (f) => f);
 }
 
 describe("the layer order of src/", () => {
@@ -77,6 +90,10 @@ describe("the layer order of src/", () => {
 
   it("no two folders import each other, directly or around a loop", () => {
     expect(folderCycles(edges)).toEqual([]);
+  });
+
+  it("no two files import each other, directly or around a loop (type-only imports count)", () => {
+    expect(fileCycles(edges)).toEqual([]);
   });
 
   it("every folder of src/ has a place in the order", () => {
@@ -104,6 +121,13 @@ describe("the checks themselves", () => {
     const e = [edge("src/a/1.ts", "src/b/1.ts"), edge("src/b/1.ts", "src/c/1.ts"), edge("src/c/1.ts", "src/a/2.ts")];
     expect(folderCycles(e)).toEqual(["a -> b -> c -> a"]);
     expect(folderCycles(e.slice(0, 2))).toEqual([]);
+  });
+
+  it("find a file circle inside one folder, and none where the arrows run one way", () => {
+    const e = [edge("src/agent/x.ts", "src/agent/y.ts"), edge("src/agent/y.ts", "src/agent/x.ts"), edge("src/agent/y.ts", "src/util/z.ts")];
+    expect(fileCycles(e)).toEqual(["src/agent/x.ts -> src/agent/y.ts -> src/agent/x.ts"]);
+    expect(folderCycles(e)).toEqual([]);
+    expect(fileCycles([e[0]!, e[2]!])).toEqual([]);
   });
 
   it("read every import form through the compiler API, not comments or strings", () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { isRepetitionLoop, ReplyMonitor, type ReplyInfo, type ReplyKind } from "../../src/runner/replyMonitor.js";
-import { dropThinkBlocks, hasThinkTag } from "../../src/agent/thinkBlocks.js";
+import { dropThinkBlocks, hasThinkTag } from "../../src/agent/replyText.js";
 import { hasReasoning } from "../../src/runner/episodeRunner.js";
 import { isServerTruncated, qualityFlags } from "../../src/logs/qualityThresholds.js";
 

@@ -1,8 +1,10 @@
 /**
- * `<think>` blocks in a reply's content (a reasoning model served without a reasoning parser puts
- * its scratch work there). Earlier turns are replayed without them by default (endpoints.md, "The
- * context is a hard bound"; `--keep-think` keeps them). Linear in the text: each tag is searched
- * once, from where the last search ended.
+ * Reading a reply's text, for every role (step, curriculum, verifier) and for replay:
+ * - `<think>` blocks in a reply's content (a reasoning model served without a reasoning parser puts
+ *   its scratch work there): parsers read around them, and earlier turns are replayed without them
+ *   by default (endpoints.md, "The context is a hard bound"; `--keep-think` keeps them);
+ * - a line's decoration (markdown emphasis, list marks) that the role parsers look past.
+ * Linear in the text: each tag is searched once, from where the last search ended.
  */
 
 const OPEN = /<think>/gi;
@@ -45,4 +47,14 @@ export function hasThinkTag(text: string): boolean {
   OPEN.lastIndex = 0;
   CLOSE.lastIndex = 0;
   return OPEN.test(text) || CLOSE.test(text);
+}
+
+/** A line without surrounding whitespace, markdown emphasis, backticks and list dashes (a loop, not a regex: linear). */
+export function trimMarks(line: string): string {
+  const mark = (c: string) => c === "*" || c === "_" || c === "`" || c === " " || c === "\t" || c === "\r";
+  let a = 0;
+  let b = line.length;
+  while (a < b && (mark(line[a]!) || (line[a] === "-" && a === 0) || line[a] === ">")) a++;
+  while (b > a && mark(line[b - 1]!)) b--;
+  return line.slice(a, b);
 }
