@@ -125,6 +125,14 @@ describe("parseCurriculum", () => {
   it("strips think blocks linearly, an unclosed one to the end", () => {
     expect(dropThinkBlocks("a<think>b</think>c<think>d")).toBe("ac");
   });
+
+  it("reads past think blocks as the step parser does: any case, and a close tag whose open was in the template", () => {
+    const choices = "Episode 4: seed 13, variant explore\nEpisode 5: seed 12, variant explore";
+    const decoy = "Episode 4: seed 11, variant more-mines\nEpisode 5: seed 11, variant explore";
+    for (const reply of [`<THINK>${decoy}</Think>\n${choices}`, `${decoy}\n</think>\n${choices}`]) {
+      expect(parseCurriculum(reply, offer), reply).toMatchObject({ ok: true, choices: [{ episode: 4, seed: 13 }, { episode: 5, seed: 12 }] });
+    }
+  });
 });
 
 describe("the verifier prompt and the plain built-in verifier", () => {
