@@ -19,6 +19,7 @@ import { isGameName } from "../games/registry.js";
 import { TACTIC_SETS } from "../games/tacticSets.js";
 import { learnerName, parseModelSpec } from "../models/modelSpec.js";
 import { parseSftExample, type SftFormat } from "./sftFormat.js";
+import { readJsonlLines } from "../util/jsonl.js";
 
 export interface BuiltinFineTuneOptions {
   /** The SFT JSONL file (openai-chat or sharegpt). */
@@ -46,35 +47,30 @@ export function fineTuneBuiltin(o: BuiltinFineTuneOptions): BuiltinFineTuneResul
   const base = (spec as { learner: { judge: number; checkpoint: string | null } }).learner;
   if (!Number.isInteger(o.epochs) || o.epochs < 1) throw new Error(`--epochs must be an integer >= 1, got ${o.epochs}`);
   const prev: LearnerCheckpoint | null = base.checkpoint ? loadCheckpoint(base.checkpoint) : null;
-  const text = readFileSync(o.train, "utf8");
   const games: LearnerCheckpoint["games"] = structuredClone(prev?.games ?? {});
   const counted: Record<string, number> = {};
   let examples = 0;
   let format: SftFormat | null = null;
-  text.split("\n").forEach((line, i) => {
-    if (line.trim() === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new Error(`${o.train}:${i + 1}: not JSON`);
-    }
+  const notJson = ({ line }: { line: number }): never => {
+    throw new Error(`${o.train}:${line}: not JSON`);
+  };
+  for (const { line, json: value } of readJsonlLines(o.train, { onDamaged: notJson, onTorn: notJson })) {
     format ??= value && typeof value === "object" && "conversations" in value ? "sharegpt" : "openai-chat";
     let messages;
     try {
       messages = parseSftExample(value, format);
     } catch (e) {
-      throw new Error(`${o.train}:${i + 1}: ${(e as Error).message}`);
+      throw new Error(`${o.train}:${line}: ${(e as Error).message}`);
     }
     examples++;
     const answer = messages.at(-1);
-    if (!answer || answer.role !== "assistant") return;
+    if (!answer || answer.role !== "assistant") continue;
     const prompt = messages.slice(0, -1);
     const title = parseRulesTitle(prompt.find((m) => m.role === "system")?.content ?? "");
-    if (!title || !isGameName(title.game)) return;
+    if (!title || !isGameName(title.game)) continue;
     const set = TACTIC_SETS[title.game];
     const tactic = declaredTactic(answer.content);
-    if (!tactic || !set.tactics.some((t) => t.name === tactic)) return;
+    if (!tactic || !set.tactics.some((t) => t.name === tactic)) continue;
     const g = (games[title.game] ??= { prior: {}, vectors: {} });
     g.prior[tactic] = (g.prior[tactic] ?? 0) + o.epochs;
     counted[title.game] = (counted[title.game] ?? 0) + 1;
@@ -85,9 +81,10 @@ export function fineTuneBuiltin(o: BuiltinFineTuneOptions): BuiltinFineTuneResul
       const learned = set.learn([{ observation: ctx.observation, action: parsed.action, feedback: "moved" }]).vectors;
       g.vectors = mergeVectors(g.vectors, learned);
     }
-  });
+  }
   if (examples === 0) throw new Error(`${o.train}: no examples`);
-  const sha256 = createHash("sha256").update(text).digest("hex");
+  // The file's bytes, as the checkpoint records them.
+  const sha256 = createHash("sha256").update(readFileSync(o.train)).digest("hex");
   // The base by its identity (a content-addressed checkpoint by its file name): the new file's name,
   // a hash of its content, must not depend on the folder the data lives in.
   const ck: LearnerCheckpoint = { format: CHECKPOINT_FORMAT, base: modelIdentity(o.model), epochs: o.epochs, sft: { sha256, examples }, games };

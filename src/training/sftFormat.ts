@@ -3,12 +3,11 @@
  * `openai-chat` ({"messages": [{role, content}, ...]}, what OpenAI-compatible fine-tuning APIs take)
  * and `sharegpt` ({"conversations": [{from, value}, ...]}, what LLaMA-Factory-style local trainers take).
  */
-import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
 import { z } from "zod";
 import { formatIssues } from "../util/zodIssues.js";
 import { countMessageTokens } from "../models/tokens.js";
 import type { ChatMessage } from "../models/types.js";
+import { readJsonlLines } from "../util/jsonl.js";
 
 export const SFT_FORMATS = ["openai-chat", "sharegpt"] as const;
 export type SftFormat = (typeof SFT_FORMATS)[number];
@@ -73,21 +72,20 @@ export interface SftFileReport {
   errors: string[];
 }
 
-/** Streams a JSONL file, detects its format from the first example, validates every line. */
+/**
+ * Reads a JSONL file in bounded chunks (util/jsonl.ts, the kit's one line reader), detects its format
+ * from the first example, validates every line. A line that is not JSON is an error wherever it sits
+ * (a torn last line included: an SFT file is not an append-only log that a crash may cut).
+ */
 export async function validateSftFile(path: string): Promise<SftFileReport> {
   const report: SftFileReport = { format: null, examples: 0, tokensPerExample: [], totalTokens: 0, errors: [] };
-  const rl = createInterface({ input: createReadStream(path, "utf8"), crlfDelay: Infinity });
-  let line = 0;
-  for await (const text of rl) {
-    line++;
-    if (text.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      report.errors.push(`line ${line}: not valid JSON`);
-      continue;
-    }
+  let lines = 0;
+  const notJson = ({ line }: { line: number }) => {
+    lines++;
+    report.errors.push(`line ${line}: not valid JSON`);
+  };
+  for (const { line, json: value } of readJsonlLines(path, { onDamaged: notJson, onTorn: notJson })) {
+    lines++;
     if (report.format === null && value && typeof value === "object") {
       report.format = "messages" in value ? "openai-chat" : "conversations" in value ? "sharegpt" : null;
     }
@@ -105,6 +103,6 @@ export async function validateSftFile(path: string): Promise<SftFileReport> {
       report.errors.push(`line ${line}: ${(e as Error).message}`);
     }
   }
-  if (line === 0) report.errors.push("the file is empty");
+  if (lines === 0) report.errors.push("the file is empty (no example on any line)");
   return report;
 }
