@@ -9,7 +9,7 @@
  * a named error; resume quarantines a damaged line (`<file>.damaged`) and plays its episode again.
  */
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,36 +22,15 @@ import { runMatrix } from "../../src/runner/runLoop.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
 import { summarizeCalls } from "../../src/runner/usage.js";
 import { z } from "zod";
-import { factory, small } from "../runner/helpers.js";
+import { factory, runRecords, small } from "../runner/helpers.js";
 
 const settings = small({ exploreEpisodes: 4, checkpointEvery: 2, evalEpisodes: 2, maxSteps: 10 });
 const entries = buildMatrix(["builtin:heuristic"], ["snake", "trust"], ["history", "memory"], 0);
-const FILES = ["steps.jsonl", "episodes.jsonl", "checkpoints.jsonl", "memory.jsonl"];
-const VOLATILE = ["latency_ms", "cached", "started_at", "ended_at"];
 
 function play(data: string) {
   return runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: factory() });
 }
 
-/** Every record of every run, timing aside, sorted: what a resumed run must end with. */
-function records(data: string): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const run of readdirSync(join(data, "runs")).sort())
-    for (const f of FILES) {
-      const p = join(data, "runs", run, f);
-      if (!existsSync(p)) continue;
-      out[`${run}/${f}`] = readFileSync(p, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => {
-          const o = JSON.parse(l) as Record<string, unknown>;
-          for (const k of VOLATILE) delete o[k];
-          return JSON.stringify(o);
-        })
-        .sort();
-    }
-  return out;
-}
 
 /** Every byte of every JSONL file ends a whole JSON line. */
 function allLinesWhole(data: string): void {
@@ -68,7 +47,7 @@ beforeAll(async () => {
   const data = mkdtempSync(join(tmpdir(), "s3full-ref-"));
   const outcomes = await play(data);
   expect(outcomes.map((o) => o.status)).toEqual(entries.map(() => "complete"));
-  reference = records(data);
+  reference = runRecords(data);
 }, 60_000);
 
 describe("an append that the disk cuts short", () => {
@@ -137,7 +116,7 @@ describe.skipIf(!mountable)("a run on a full disk (tmpfs; skipped: mounting a tm
       expect(spawnSync("mount", ["-o", "remount,size=16m", mnt]).status).toBe(0);
       const second = await play(data);
       expect(second.map((o) => o.status)).toEqual(entries.map(() => "complete"));
-      expect(records(data)).toEqual(reference);
+      expect(runRecords(data)).toEqual(reference);
     } finally {
       spawnSync("umount", [mnt]);
     }
@@ -167,7 +146,7 @@ describe("damaged lines in the middle of a run's files", () => {
     expect(outcomes.map((o) => o.status)).toEqual(entries.map(() => "complete"));
     expect(heard.some((m) => m.includes(`${p}:5`) && m.includes("steps.jsonl.damaged"))).toBe(true);
     expect(readFileSync(`${p}.damaged`, "utf8")).toBe(`${damaged[4]}\n`);
-    expect(records(data)).toEqual(reference);
+    expect(runRecords(data)).toEqual(reference);
   }, 60_000);
 
   it("a bad line in calls.jsonl: the run ends with its totals and a manifest that is not 'running'", async () => {

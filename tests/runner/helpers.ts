@@ -1,5 +1,5 @@
 /** Shared test doubles for the runner tests: built-in models behind the real call log, recorders, faults. */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeBuiltinModel } from "../../src/builtin/builtinModel.js";
 import { ObservedModel, type OnCall } from "../../src/models/callLog.js";
@@ -156,5 +156,30 @@ export function historyBlocksOf(messages: { role: string; content: string }[]): 
     const h = /^=== Exploration episode (\d+) /.exec(block);
     if (h) out.push([Number(h[1]), block.includes("\nEnd state:\n")]);
   }
+  return out;
+}
+
+/** The JSONL files of a run that hold records (the writer's; calls.jsonl is timing and usage). */
+const RECORD_FILES = ["steps.jsonl", "episodes.jsonl", "checkpoints.jsonl", "memory.jsonl", "curriculum.jsonl", "verdicts.jsonl"];
+/** Fields that measure the clock, not the run: left out when two runs' records are compared. */
+const VOLATILE = ["latency_ms", "cached", "started_at", "ended_at"];
+
+/** Every record of every run under `data`, timing aside, sorted: what a resumed or killed run must end with. */
+export function runRecords(data: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const run of readdirSync(join(data, "runs")).sort())
+    for (const f of RECORD_FILES) {
+      const p = join(data, "runs", run, f);
+      if (!existsSync(p)) continue;
+      out[`${run}/${f}`] = readFileSync(p, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => {
+          const o = JSON.parse(l) as Record<string, unknown>;
+          for (const k of VOLATILE) delete o[k];
+          return JSON.stringify(o);
+        })
+        .sort();
+    }
   return out;
 }

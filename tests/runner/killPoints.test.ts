@@ -11,7 +11,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -21,7 +21,7 @@ import type { CompletionRequest, Model } from "../../src/models/types.js";
 import { runCheckpointList } from "../../src/runner/evalList.js";
 import { runMatrix, type RunOutcome } from "../../src/runner/runLoop.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
-import { factory, implementedGames, small } from "./helpers.js";
+import { factory, implementedGames, runRecords, small } from "./helpers.js";
 
 /**
  * Prefixes every answer with a hash of the whole prompt: the records then pin the exact context.
@@ -45,28 +45,7 @@ class PromptHashing implements Model {
 }
 const make = factory((_n, m) => new PromptHashing(m));
 
-const FILES = ["steps.jsonl", "episodes.jsonl", "checkpoints.jsonl", "memory.jsonl", "curriculum.jsonl", "verdicts.jsonl"];
-const VOLATILE = ["latency_ms", "cached", "started_at", "ended_at"];
 
-/** Every record of every run, timing aside, sorted: what must survive any kill. */
-function records(data: string): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const run of readdirSync(join(data, "runs")))
-    for (const f of FILES) {
-      const p = join(data, "runs", run, f);
-      if (!existsSync(p)) continue;
-      out[`${run}/${f}`] = readFileSync(p, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => {
-          const o = JSON.parse(l) as Record<string, unknown>;
-          for (const k of VOLATILE) delete o[k];
-          return JSON.stringify(o);
-        })
-        .sort();
-    }
-  return out;
-}
 
 /** A pid no process has now. */
 function deadPid(): number {
@@ -86,7 +65,7 @@ async function everyKillPoint(play: (data: string) => Promise<RunOutcome[]>, run
     return { run: basename(dirname(path)), file: basename(path), line: JSON.stringify(args[0]) };
   });
   spy.mockRestore();
-  const want = records(reference);
+  const want = runRecords(reference);
   expect(events.length).toBeGreaterThan(20);
   const dead = deadPid();
   const points = [...Array.from({ length: Math.ceil(events.length / stride) }, (_, i) => i * stride), events.length - 1];
@@ -105,7 +84,7 @@ async function everyKillPoint(play: (data: string) => Promise<RunOutcome[]>, run
     if (torn) appendFileSync(join(data, "runs", events[k]!.run, events[k]!.file), events[k]!.line.slice(0, events[k]!.line.length >> 1));
     const outcomes = await play(data);
     expect(outcomes.map((o) => [o.runId, o.status, o.error]), `killed after line ${k}${torn ? " (+ torn)" : ""}`).toEqual(runIds.map((id) => [id, "complete", null]));
-    expect(records(data), `killed after line ${k}${torn ? " (+ torn)" : ""}`).toEqual(want);
+    expect(runRecords(data), `killed after line ${k}${torn ? " (+ torn)" : ""}`).toEqual(want);
     for (const id of runIds) expect(readdirSync(join(data, "runs", id)).filter((f) => f.startsWith("."))).toEqual([]);
   }
 }

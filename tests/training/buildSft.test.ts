@@ -12,12 +12,13 @@ import { buildSftCommand } from "../../src/cli/buildSft.js";
 import { getGame } from "../../src/games/registry.js";
 import { CONTRACT_REMINDER } from "../../src/games/responseContract.js";
 import { BuiltinModel } from "../../src/builtin/builtinModel.js";
-import type { CompletionRequest, CompletionResult, Model } from "../../src/models/types.js";
+import type { Model } from "../../src/models/types.js";
 import { answerText, buildSft, type SftExample } from "../../src/training/buildSft.js";
 import { replayToStep } from "../../src/training/correction.js";
 import { validateSftFile } from "../../src/training/sftFormat.js";
 import { resolveConfig } from "../../src/runner/context.js";
 import { playChosen, writeHandRun, type HandStep } from "../helpers/handLogs.js";
+import { RecordingModel } from "../runner/helpers.js";
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
 
@@ -176,22 +177,6 @@ describe("build-sft on hand-built logs", () => {
   });
 });
 
-/** Records every request a model received. */
-class Recording implements Model {
-  readonly requests: CompletionRequest[] = [];
-  constructor(private readonly inner: Model) {}
-  get spec() {
-    return this.inner.spec;
-  }
-  get endpointHost() {
-    return this.inner.endpointHost;
-  }
-  complete(r: CompletionRequest): Promise<CompletionResult> {
-    this.requests.push(r);
-    return this.inner.complete(r);
-  }
-}
-
 /** Always answers `text`. */
 const fixed = (text: string): Model => ({
   spec: "fake:fixed",
@@ -224,7 +209,7 @@ describe("build-sft --low-score correct", () => {
   it("asks the correction model with its own action and self-score, never the reward; keeps a legal correction and records it", async () => {
     const { data, steps } = lowData(true);
     expect(steps[1]!.feedback).not.toBe(steps[0]!.feedback);
-    const rec = new Recording(new BuiltinModel("heuristic"));
+    const rec = new RecordingModel(new BuiltinModel("heuristic"));
     const got: SftExample[] = [];
     const r = await buildSft({ data: [data], threshold: 0, lowScore: "correct", correctModel: "builtin:heuristic", format: "openai-chat", createModel: () => rec }, (e) => got.push(e));
 
