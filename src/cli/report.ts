@@ -145,13 +145,15 @@ export async function reportCommand(argv: string[]): Promise<number> {
   // for) stay those of the whole data set, so a model's numbers do not depend on the selection.
   const full = ds;
   if (args.models !== null) ds = filterModels(ds, args.models);
-  if (ds.runs.length === 0) {
-    process.stderr.write(terminalSafe(`s3gym report: no runs found in ${args.data.join(", ")}\n`));
-    return 1;
-  }
+  // The warnings first: when they left every run out, they are the reason there is nothing to report.
   const shown = ds.warnings.slice(0, 20);
   for (const w of shown) process.stderr.write(terminalSafe(`warning: ${w}\n`));
-  if (ds.warnings.length > shown.length) process.stderr.write(terminalSafe(`warning: ... and ${ds.warnings.length - shown.length} more (see report.json)\n`));
+  if (ds.warnings.length > shown.length) process.stderr.write(terminalSafe(`warning: ... and ${ds.warnings.length - shown.length} more${ds.runs.length > 0 ? " (see report.json)" : ""}\n`));
+  if (ds.runs.length === 0) {
+    const why = ds.warnings.length > 0 ? `: every run was left out (${ds.warnings.length} warning${ds.warnings.length === 1 ? "" : "s"} above say why)` : "";
+    process.stderr.write(terminalSafe(`s3gym report: no runs found in ${args.data.join(", ")}${why}\n`));
+    return 1;
+  }
 
   // The verified pathway's tables read verdicts, facts and calls beyond the data set.
   const verified = ds.runs.some((r) => r.pathway === "verified") ? await loadVerifiedInputs(args.data) : undefined;

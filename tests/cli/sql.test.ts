@@ -69,7 +69,10 @@ describe("s3gym sql", () => {
     // report has nothing to report: exit 1.
     const none = await run(reportCommand, ["--data", data, "--out", out]);
     expect(none.rc).toBe(1);
-    expect(none.err).toContain(`s3gym report: no runs found in ${data}`);
+    expect(none.err).toContain(`s3gym report: no runs found in ${data}: every run was left out (`);
+    // ... and the reason is on the terminal before that line, not only in a report.json that is never written.
+    expect(none.err.indexOf(leftOut)).toBeGreaterThanOrEqual(0);
+    expect(none.err.indexOf(leftOut)).toBeLessThan(none.err.indexOf("s3gym report: no runs found"));
     const H2 = { ...H, run_id: "g.history.m2", model: "m2" };
     const e2 = exploreRecords(H2, { 1: [[1, 0]] });
     writeRun(data, H2, { steps: e2.steps, episodes: e2.episodes, checkpoints: curveRecords(H2, [[0, [1]]]).checkpoints });
