@@ -269,7 +269,7 @@ export async function buildLogDatabase(dataDirs: readonly string[], opts: LogDat
   try {
     const built = await buildInto(dir, dataDirs, opts);
     // Stored only if no file changed while it loaded: a cache never answers for files it did not read.
-    const stored = cache !== null && fingerprint(dataDirs) === fp ? cache.store(dir, { dirs: cache.dirs, fingerprint: fp, warnings: built.warnings, rows: built.rows }, built.rows) : null;
+    const stored = cache !== null && fingerprint(dataDirs) === fp ? cache.store(dir, { dirs: cache.dirs, fingerprint: fp, warnings: built.warnings, rows: built.rows }) : null;
     if (stored !== null) return { ...built, file: stored, fromCache: false, remove: () => undefined };
     return { ...built, fromCache: false, remove };
   } catch (e) {

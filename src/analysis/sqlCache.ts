@@ -27,7 +27,7 @@ import { discoverRuns } from "../logs/reader.js";
 import { manifestPath, runFile } from "../logs/runDir.js";
 import { RUN_FILES } from "../logs/schema.js";
 import { writeFileAtomic } from "../util/atomicWrite.js";
-import { TABLE_NAMES, tableDefinitions, type SqlTableName } from "./sqlSchema.js";
+import { TABLE_NAMES, tableDefinitions } from "./sqlSchema.js";
 
 /** Bumped whenever the way tables are built changes without a change of their columns. */
 const CACHE_FORMAT = 2;
@@ -127,8 +127,8 @@ export class SqlCache {
    * stored entry is never a hit). Returns the stored file, or null when another process stored the
    * same entry first (the caller keeps using its own build).
    */
-  store(built: string, meta: CacheMeta, rows: Record<SqlTableName, number>): string | null {
-    writeFileAtomic(join(built, "meta.json"), JSON.stringify({ ...meta, rows }) + "\n");
+  store(built: string, meta: CacheMeta): string | null {
+    writeFileAtomic(join(built, "meta.json"), JSON.stringify(meta) + "\n");
     const dir = join(this.entry, meta.fingerprint.slice(0, 32));
     try {
       renameSync(built, dir);
