@@ -10,7 +10,12 @@
  * order, and DuckDB reads them with the column types of the schema; the deduplication the loader does
  * (the last record wins, an ok record is never undone, an episode's steps come from the directory of
  * its winning record) is done there in SQL. Nothing is held whole in memory: records stream to disk,
- * and the database is a file DuckDB pages through.
+ * and the database is a file DuckDB pages through (its memory capped at BUILD_MEMORY, the rest spilled).
+ * The pathway files (memory, curriculum, verdicts) feed no metric: a line of theirs that breaks the
+ * schema is left out with a warning naming file:line, and the rest of the run is kept.
+ *
+ * A built database is kept in the cache of sqlCache.ts (outside the data directories) and answers the
+ * next query on the same, unchanged files without loading again; its warnings are said again then.
  *
  * `openLogDatabase` gives a read-only connection: the database is reopened with access_mode
  * READ_ONLY and external access off, with the configuration locked, so a query can neither change the
@@ -20,13 +25,17 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, renameSync, rm
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import { discoverRuns, readJsonlSync, type ReadWarning } from "../logs/reader.js";
+import { discoverRuns, readJsonlSync, type LogFormatError, type ReadWarning } from "../logs/reader.js";
 import { runFile } from "../logs/runDir.js";
 import { viewOf, RUN_FILES } from "../logs/schema.js";
 import { writeFileAtomic } from "../util/atomicWrite.js";
 import { loadDataset, type RunData } from "./dataset.js";
 import type { Columns } from "./frames.js";
+import { cacheRoot, fingerprint, SqlCache } from "./sqlCache.js";
 import { conform, sqlTypeOf, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS, type SqlTable, type SqlTableName } from "./sqlSchema.js";
+
+/** DuckDB's memory while it builds the tables: sorts and joins beyond it spill to disk, so peak memory stays flat as the logs grow. */
+const BUILD_MEMORY = "1GB";
 
 /** Appends JSON lines to a file through a buffer (one write per ~1 MiB). */
 class LineSink {
@@ -61,6 +70,8 @@ type Stage = Record<SqlTableName, LineSink>;
 export interface LogDatabaseOptions {
   /** Every warning as it happens (also returned): the loader's, in its words. */
   onWarning?: (message: string) => void;
+  /** The cache folder (sqlCache.ts; default `cacheRoot()`); null: load afresh and keep nothing. */
+  cacheDir?: string | null;
 }
 
 /** A built database file in its own temporary folder. */
@@ -73,7 +84,9 @@ export interface BuiltDatabase {
   rows: Record<SqlTableName, number>;
   /** The tables as described (columns and descriptions). */
   tables: SqlTable[];
-  /** Removes the temporary folder (the database file with it). */
+  /** Whether the cache answered (no line was read). */
+  fromCache: boolean;
+  /** Removes the temporary folder (the database file with it); nothing for a cached database. */
   remove(): void;
 }
 
@@ -143,12 +156,17 @@ async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m:
   // The files the loader does not read (memory, curriculum, verdicts), and calls (which it folds
   // into costs): read and validated by the same reader; a torn last line is said as the loader says it.
   const onWarning = (w: ReadWarning): void => warn(`${w.file}:${w.line}: ${w.message}`);
+  const onInvalid = (e: LogFormatError): void =>
+    warn(`${e.message}; line left out of the ${tableOf(e.file)} table (no report table reads this file, so the rest of the run is kept; fix or remove that line)`);
+  const tableOf = (file: string): string => (["memory", "curriculum", "verdicts"] as const).find((k) => file === runFile(dirname(file), k)) ?? "pathway";
+  const left = new Set(leftOut);
   for (const [src, loc] of locations.entries()) {
-    if (leftOut.includes(src)) continue;
+    if (left.has(src)) continue;
     for (const kind of ["calls", "memory", "curriculum", "verdicts"] as const) {
       const path = runFile(loc.runDir, kind);
-      // calls.jsonl was read by the loader already: its torn line has been reported once.
-      const opts = kind === "calls" ? {} : { onWarning };
+      // calls.jsonl was read by the loader already (a bad line there left the run out): its torn line
+      // has been reported once.
+      const opts = kind === "calls" ? {} : { onWarning, onInvalid };
       if (!existsSync(path)) continue;
       for (const { value } of readJsonlSync(path, RUN_FILES[kind].schema, opts)) {
         const r = value as Record<string, unknown>;
@@ -159,11 +177,18 @@ async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m:
   return leftOut;
 }
 
+/**
+ * The longest staged line DuckDB accepts: a step holds at most one reply body (capped at 4 MiB by
+ * httpFetch.ts, reasoning included) plus its observation, so 64 MiB leaves room for JSON escaping;
+ * DuckDB reserves twice this per reading thread, so a larger value breaks BUILD_MEMORY.
+ */
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
 /** `read_json` of a staged file with the table's column types (plus the staging columns). */
 function readStaged(file: string, columns: { name: string; type: string }[], leftOut: readonly number[] = []): string {
   const cols = [...columns, { name: "_src", type: "BIGINT" }, { name: "_ord", type: "BIGINT" }];
   const spec = cols.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(", ");
-  const read = `read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${spec}}, maximum_object_size = 1073741824)`;
+  const read = `read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${spec}}, maximum_object_size = ${MAX_LINE_BYTES})`;
   return leftOut.length === 0 ? read : `(SELECT * FROM ${read} WHERE _src NOT IN (${leftOut.join(", ")}))`;
 }
 
@@ -186,8 +211,13 @@ function buildStatements(files: Record<SqlTableName, string>, tables: SqlTable[]
     `CREATE TEMP TABLE episode_winners AS SELECT * FROM ${raw("episodes")} QUALIFY row_number() OVER (PARTITION BY run_id, phase, view, checkpoint, episode ORDER BY (status = 'ok') DESC, _ord DESC) = 1`,
     `CREATE TABLE episodes AS SELECT ${list("episodes")} FROM episode_winners ORDER BY run_id, phase, view NULLS FIRST, checkpoint NULLS FIRST, episode`,
     // Steps: of recorded episodes, from the directory of the winning record; the last line per step.
-    `CREATE TABLE steps AS SELECT ${list("steps", "s.")} FROM ${raw("steps")} s JOIN episode_winners e ON s.run_id = e.run_id AND s.phase = e.phase AND s.view IS NOT DISTINCT FROM e.view AND s.checkpoint IS NOT DISTINCT FROM e.checkpoint AND s.episode = e.episode AND s._src = e._src ` +
-      `QUALIFY row_number() OVER (PARTITION BY s.run_id, s.phase, s.view, s.checkpoint, s.episode, s.step ORDER BY s._ord DESC) = 1 ORDER BY s.run_id, s.phase, s.view NULLS FIRST, s.checkpoint NULLS FIRST, s.episode, s.step`,
+    // The winners are found on the keys alone, then the rows (with their text) taken once: joining and
+    // windowing whole rows moved every observation and response through the hash table (3x slower).
+    `CREATE TEMP TABLE raw_steps AS SELECT * FROM ${raw("steps")}`,
+    `CREATE TEMP TABLE step_winners AS SELECT s._ord FROM raw_steps s JOIN episode_winners e ON s.run_id = e.run_id AND s.phase = e.phase AND s.view IS NOT DISTINCT FROM e.view AND s.checkpoint IS NOT DISTINCT FROM e.checkpoint AND s.episode = e.episode AND s._src = e._src ` +
+      `QUALIFY row_number() OVER (PARTITION BY s.run_id, s.phase, s.view, s.checkpoint, s.episode, s.step ORDER BY s._ord DESC) = 1`,
+    `CREATE TABLE steps AS SELECT ${list("steps")} FROM raw_steps SEMI JOIN step_winners USING (_ord) ORDER BY run_id, phase, view NULLS FIRST, checkpoint NULLS FIRST, episode, step`,
+    `DROP TABLE raw_steps`,
     `CREATE TEMP TABLE checkpoint_winners AS SELECT * FROM ${readStaged(files.checkpoints, [...checkpointRecordCols, scoresCol], leftOut)} QUALIFY row_number() OVER (PARTITION BY run_id, view, checkpoint ORDER BY (status = 'ok') DESC, _ord DESC) = 1`,
     // Checkpoints x scores: the ok evaluation episodes' scores win; else the record's own; else one empty row.
     `CREATE TABLE checkpoints AS
@@ -220,46 +250,65 @@ async function runAll(conn: DuckDBConnection, statements: readonly string[]): Pr
 }
 
 /**
- * Validates and loads the data directories into a new database file in a temporary folder (removed
- * by `remove()`). Throws the loader's LogFormatError for what it refuses outright (a data directory
- * that is not one); a run it leaves out is left out here too.
+ * The database of the data directories: the cache's, when it holds one built from exactly these
+ * files (its warnings said again through `onWarning`); else validated and loaded into a new file,
+ * stored in the cache when the files did not change during the load (otherwise in a temporary folder
+ * removed by `remove()`). Throws the loader's LogFormatError for what it refuses outright (a data
+ * directory that is not one); a run it leaves out is left out here too.
  */
 export async function buildLogDatabase(dataDirs: readonly string[], opts: LogDatabaseOptions = {}): Promise<BuiltDatabase> {
-  const dir = mkdtempSync(join(tmpdir(), "s3gym-sql-"));
+  const cache = opts.cacheDir === null ? null : SqlCache.open(dataDirs, opts.cacheDir ?? cacheRoot());
+  const fp = cache === null ? "" : fingerprint(dataDirs);
+  const hit = cache?.lookup(fp) ?? null;
+  if (hit !== null) {
+    for (const w of hit.meta.warnings) opts.onWarning?.(w);
+    return { file: hit.file, warnings: hit.meta.warnings, rows: hit.meta.rows as Record<SqlTableName, number>, tables: tableDefinitions(), fromCache: true, remove: () => undefined };
+  }
+  const dir = cache === null ? mkdtempSync(join(tmpdir(), "s3gym-sql-")) : cache.buildDir();
   const remove = (): void => rmSync(dir, { recursive: true, force: true });
   try {
-    const tables = tableDefinitions();
-    const files = Object.fromEntries(TABLE_NAMES.map((t) => [t, join(dir, `${t}.jsonl`)])) as Record<SqlTableName, string>;
-    const stage = Object.fromEntries(TABLE_NAMES.map((t) => [t, new LineSink(files[t])])) as Stage;
-    const warnings: string[] = [];
-    let leftOut: number[];
-    try {
-      leftOut = await stageRecords(dataDirs, stage, (m) => {
-        warnings.push(m);
-        opts.onWarning?.(m);
-      });
-    } finally {
-      for (const s of Object.values(stage)) s.close();
-    }
-    const { DuckDBInstance } = await duckdb();
-    const file = join(dir, "logs.duckdb");
-    const db = await DuckDBInstance.create(file, { temp_directory: join(dir, "spill") });
-    const rows = {} as Record<SqlTableName, number>;
-    try {
-      const conn = await db.connect();
-      await runAll(conn, buildStatements(files, tables, leftOut));
-      for (const t of TABLE_NAMES) rows[t] = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${q(t)}`)).getRows()[0]?.[0] ?? 0);
-      await conn.run("CHECKPOINT");
-      conn.closeSync();
-    } finally {
-      db.closeSync();
-    }
-    for (const t of TABLE_NAMES) rmSync(files[t], { force: true });
-    return { file, warnings, rows, tables, remove };
+    const built = await buildInto(dir, dataDirs, opts);
+    // Stored only if no file changed while it loaded: a cache never answers for files it did not read.
+    const stored = cache !== null && fingerprint(dataDirs) === fp ? cache.store(dir, { dirs: cache.dirs, fingerprint: fp, warnings: built.warnings, rows: built.rows }) : null;
+    if (stored !== null) return { ...built, file: stored, fromCache: false, remove: () => undefined };
+    return { ...built, fromCache: false, remove };
   } catch (e) {
     remove();
     throw e;
   }
+}
+
+/** Validates and loads the data directories into `<dir>/logs.duckdb` (the staged files removed). */
+async function buildInto(dir: string, dataDirs: readonly string[], opts: LogDatabaseOptions): Promise<Omit<BuiltDatabase, "fromCache" | "remove">> {
+  const tables = tableDefinitions();
+  const files = Object.fromEntries(TABLE_NAMES.map((t) => [t, join(dir, `${t}.jsonl`)])) as Record<SqlTableName, string>;
+  const stage = Object.fromEntries(TABLE_NAMES.map((t) => [t, new LineSink(files[t])])) as Stage;
+  const warnings: string[] = [];
+  let leftOut: number[];
+  try {
+    leftOut = await stageRecords(dataDirs, stage, (m) => {
+      warnings.push(m);
+      opts.onWarning?.(m);
+    });
+  } finally {
+    for (const s of Object.values(stage)) s.close();
+  }
+  const { DuckDBInstance } = await duckdb();
+  const file = join(dir, "logs.duckdb");
+  const db = await DuckDBInstance.create(file, { temp_directory: join(dir, "spill"), memory_limit: BUILD_MEMORY });
+  const rows = {} as Record<SqlTableName, number>;
+  try {
+    const conn = await db.connect();
+    await runAll(conn, buildStatements(files, tables, leftOut));
+    for (const t of TABLE_NAMES) rows[t] = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${q(t)}`)).getRows()[0]?.[0] ?? 0);
+    await conn.run("CHECKPOINT");
+    conn.closeSync();
+  } finally {
+    db.closeSync();
+  }
+  for (const t of TABLE_NAMES) rmSync(files[t], { force: true });
+  rmSync(join(dir, "spill"), { recursive: true, force: true });
+  return { file, warnings, rows, tables };
 }
 
 /** A query's result: column names and types, and rows as JSON values (BIGINT beyond 2^53 as text). */
@@ -284,6 +333,10 @@ export class LogDatabase {
   /** The load's warnings. */
   get warnings(): string[] {
     return this.built.warnings;
+  }
+  /** Whether the cache answered (sqlCache.ts): no line was read. */
+  get fromCache(): boolean {
+    return this.built.fromCache;
   }
   /** Rows per table. */
   get rows(): Record<SqlTableName, number> {

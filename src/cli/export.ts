@@ -14,16 +14,19 @@ import { dataDirs } from "./tableOutput.js";
 
 const FORMATS = ["parquet", "csv"] as const satisfies readonly ExportFormat[];
 
-const USAGE = `s3gym export --data DIR [--data DIR ...] --out DIR [--format parquet|csv]
+const USAGE = `s3gym export --data DIR [--data DIR ...] --out DIR [--format parquet|csv] [--no-cache]
 
   --data DIR       a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards)
   --out DIR        where <table>.parquet|csv and schema.json are written (created if missing)
-  --format F       parquet (default; zstd) or csv (lists and structs as JSON text)`;
+  --format F       parquet (default; zstd) or csv (lists and structs as JSON text)
+  --no-cache       load the logs afresh and keep nothing (default: use the tables s3gym sql cached
+                   for these unchanged files, or cache this load for it)`;
 
 const FLAGS = {
   data: { type: "string", multiple: true },
   out: { type: "string" },
   format: { type: "string" },
+  "no-cache": { type: "boolean" },
 } as const;
 
 export async function exportCommand(argv: string[]): Promise<number> {
@@ -34,7 +37,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
   const out = folderFlag("out", values.out);
   const format = oneOf("format", values.format, FORMATS, "parquet");
   try {
-    const r = await exportTables(dirs, out, format, { onWarning: () => undefined });
+    const r = await exportTables(dirs, out, format, { onWarning: () => undefined, cacheDir: values["no-cache"] === true ? null : undefined });
     printWarnings(r.warnings);
     const counts = Object.entries(r.rows).map(([t, n]) => `${t} ${n}`).join(", ");
     process.stdout.write(`s3gym export: wrote ${r.files.length} files to ${out} (${format}): ${counts}\n`);

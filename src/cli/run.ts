@@ -46,7 +46,7 @@ export const RUN_USAGE = [
   "  [--views eval,id,replay] [--view-episodes N] [--replay-episodes K]",
   "  [--progress auto|bar|lines|off] [--answer-from content|reasoning|both] [--max-bad-replies 50%] [--history-cut anchored|per-step]",
   "  [--max-tokens-param auto|max_tokens|max_completion_tokens] [--drop-params seed,top_p,temperature]",
-  "  [--no-preflight] [--broad-batch 5] [--verifier-model M]   (the last two: --pathways verified only)",
+  "  [--no-preflight] [--no-probe-window] [--broad-batch 5] [--verifier-model M]   (the last two: --pathways verified only)",
   "  [--keep-think]: replay earlier turns' <think> blocks (default: dropped from later prompts)",
   "  [--max-usd X] [--max-input-tokens N]: stop the matrix between episodes before spend passes the cap",
   "              (earlier invocations counted); rerun with a higher cap to resume",
@@ -71,6 +71,7 @@ const FLAGS = {
   "broad-batch": { type: "string" },
   "verifier-model": { type: "string" },
   "no-preflight": { type: "boolean" },
+  "no-probe-window": { type: "boolean" },
   estimate: { type: "boolean" },
   "max-usd": { type: "string" },
   "max-input-tokens": { type: "string" },
@@ -132,6 +133,8 @@ interface Parsed {
   verified: { broadBatch: number; verifierModel: string | null } | null;
   /** Check every endpoint before the first step call (`--no-preflight` skips it). */
   preflight: boolean;
+  /** Probe the window of a server that states none, one more call (`--no-probe-window` skips it). */
+  probeWindow: boolean;
   /** `--estimate`: print what the run would cost instead of running it. */
   estimate: boolean;
   /** `--max-usd` / `--max-input-tokens` (spendCap.ts). */
@@ -222,6 +225,7 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     ctx,
     modelsFile: v["models-file"] ?? null,
     preflight: v["no-preflight"] !== true,
+    probeWindow: v["no-probe-window"] !== true,
     estimate: v.estimate === true,
     cap: { maxUsd: capFlag("max-usd", v["max-usd"], false), maxInputTokens: capFlag("max-input-tokens", v["max-input-tokens"], true) },
   };
@@ -347,6 +351,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
       game: p.games[0]!,
       settingsOf: (name) => ({ ...p.settings, maxNewTokens: maxNew.get(name) ?? p.settings.maxNewTokens }),
       cacheDir: ctx.cacheDir,
+      probeWindow: p.probeWindow,
     });
     for (const r of pre.reports) stderr.write(`s3gym run: ${formatPreflight(r)}\n`);
     for (const w of pre.warnings) stderr.write(`s3gym run: warning: ${terminalSafe(w)}\n`);

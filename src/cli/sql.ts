@@ -4,18 +4,20 @@
  *
  * Loads the data directories (shards merged, every line validated as `report` validates it) into the
  * named tables of logs.md ("Tables for analysis") and runs one query on them, read-only: the query
- * can neither change the tables nor touch any file. Exit codes: 0 done; 1 the data cannot be read (a
+ * can neither change the tables nor touch any file. The loaded tables are cached (sqlCache.ts) for the
+ * next query on the same, unchanged files. Exit codes: 0 done; 1 the data cannot be read (a
  * malformed line, named as `report` names it); 2 bad arguments or a query DuckDB refused.
  */
 import { LogFormatError } from "../logs/reader.js";
 import { openLogDatabase, type LogDatabase } from "../analysis/logDatabase.js";
+import { cacheRoot } from "../analysis/sqlCache.js";
 import { tableDefinitions, type SqlTable } from "../analysis/sqlSchema.js";
 import { UsageError, nonNegativeInt, parseFlagsAndPositionals } from "./args.js";
 import { textTable, writeCsv, writeJson, type ResultChunk } from "./sqlOutput.js";
 import { dataDirs } from "./tableOutput.js";
 import { escapeControl } from "../util/outsideText.js";
 
-const USAGE = `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--max-rows 100] "SELECT ..."
+const USAGE = `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--max-rows 100] [--no-cache] "SELECT ..."
        s3gym sql --schema
 
   --data DIR      a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards)
@@ -23,6 +25,8 @@ const USAGE = `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--ma
   --csv FILE      write the whole result to FILE as CSV (instead of the table on stdout)
   --json          print the whole result as a JSON array of row objects
   --max-rows N    rows of the table on stdout (default 100; the count of all rows is printed)
+  --no-cache      load the logs afresh and keep nothing (by default the loaded tables are kept in
+                  ${cacheRoot()} and answer the next query while no log file changed)
 
 Tables: runs, episodes, steps, checkpoints, calls, memory, curriculum, verdicts (docs/analysis.md,
 "Your own analysis"). Example:
@@ -34,6 +38,7 @@ const FLAGS = {
   csv: { type: "string" },
   json: { type: "boolean" },
   "max-rows": { type: "string" },
+  "no-cache": { type: "boolean" },
 } as const;
 
 /** Prints the loader's warnings as `report` does (the first 20, then a count). */
@@ -72,7 +77,7 @@ export async function sqlCommand(argv: string[]): Promise<number> {
 
   let db: LogDatabase;
   try {
-    db = await openLogDatabase(dirs);
+    db = await openLogDatabase(dirs, { cacheDir: values["no-cache"] === true ? null : undefined });
   } catch (e) {
     if (e instanceof LogFormatError) {
       process.stderr.write(`s3gym sql: ${e.message}\n`);

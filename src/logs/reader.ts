@@ -53,6 +53,11 @@ export interface ReadWarning {
 export interface ReadOptions {
   /** Called for every tolerated problem; default: ignore (the loader collects them). */
   onWarning?: (w: ReadWarning) => void;
+  /**
+   * Told about a line that parses but breaks the schema, which is then skipped; absent: such a line
+   * throws LogFormatError. For files no metric reads, where one bad line need not cost the run.
+   */
+  onInvalid?: (e: LogFormatError) => void;
 }
 
 /** A validated record and the 1-based line it came from. */
@@ -71,7 +76,7 @@ function asLogFormatError(e: unknown): unknown {
  * Contract (src/util/jsonl.ts): yields every complete valid line in file order with its line number;
  * skips blank lines; throws LogFormatError (file, line, field) on the first invalid line, except that
  * an unparsable LAST non-blank line is taken for a torn write: it is reported through `onWarning` and
- * not yielded.
+ * not yielded, and that a line breaking the schema is handed to `onInvalid` and skipped when it is given.
  */
 export async function* readJsonl<S extends z.ZodType>(
   file: string,
@@ -94,7 +99,10 @@ export function* readJsonlSync<S extends z.ZodType>(file: string, schema: S, opt
       const parsed = schema.safeParse(json);
       if (!parsed.success) {
         const { field, detail } = firstIssue(parsed.error);
-        throw new LogFormatError(file, line, field, detail);
+        const err = new LogFormatError(file, line, field, detail);
+        if (opts.onInvalid === undefined) throw err;
+        opts.onInvalid(err);
+        continue;
       }
       yield { value: parsed.data, line };
     }

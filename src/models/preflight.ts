@@ -9,6 +9,9 @@
  *   3. A one-token probe: the run's first real prompt with the run's sampling parameters and a
  *      1-token cap, so a refused parameter (`max_tokens` on OpenAI's reasoning models, `seed`,
  *      `top_p`) is found now, with the flag or models-file field that fixes it.
+ *   4. Where the server states no window: the window probe (windowProbe.ts), one more call with a
+ *      prompt of the run's largest size; a server that cuts it refuses the run (it would stop
+ *      `server_truncated` after a few paid calls anyway). `--no-probe-window` skips it.
  *
  * Every refusal names the numbers and the fix. What the server says is made safe (errorBody.ts).
  */
@@ -18,6 +21,7 @@ import { httpFetch } from "./httpFetch.js";
 import { maxTokensFieldFor, OpenAIModel, requestBody, type MaxTokensParam } from "./openaiModel.js";
 import { AttemptError } from "./retry.js";
 import { countMessageTokens, type TokenizerName } from "./tokens.js";
+import { probeWindow } from "./windowProbe.js";
 import type { ChatMessage, SamplingParams } from "./types.js";
 
 export interface PreflightTarget {
@@ -42,6 +46,10 @@ export interface PreflightTarget {
   probe: ChatMessage[];
   /** Skip the probe (it passed before with these exact parameters; see the preflight cache). */
   probeKnownGood?: boolean;
+  /** Probe the window of a server that states none (default true; `--no-probe-window`: false). */
+  probeWindow?: boolean;
+  /** A window probe of this many local tokens passed before with these parameters (preflight cache). */
+  windowKnownGood?: number;
 }
 
 export interface PreflightReport {
@@ -57,6 +65,8 @@ export interface PreflightReport {
   tokenRatio: number | null;
   /** True when the probe call was answered (or known good). */
   probeOk: boolean;
+  /** The prompt size (local tokens) a window probe was built for and the server counted whole (or that passed before), else null. */
+  windowOk: number | null;
 }
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
@@ -117,7 +127,7 @@ async function getJson(url: string, apiKey: string, timeoutMs: number, body?: un
 /** Checks one endpoint; never throws for what the server does (a bug in the kit still throws). */
 export async function preflightEndpoint(t: PreflightTarget): Promise<PreflightReport> {
   const host = new URL(t.baseUrl).host;
-  const report: PreflightReport = { name: t.name, host, problems: [], notes: [], maxModelLen: null, tokenRatio: null, probeOk: false };
+  const report: PreflightReport = { name: t.name, host, problems: [], notes: [], maxModelLen: null, tokenRatio: null, probeOk: false, windowOk: null };
   const at = `model '${t.name}' at ${host}`;
   const base = t.baseUrl.replace(/\/+$/, "");
 
@@ -166,20 +176,57 @@ export async function preflightEndpoint(t: PreflightTarget): Promise<PreflightRe
           `fix: --context-tokens ${fit} with --max-new-tokens below it, or restart the server with a longer context (vLLM: --max-model-len ${need})`,
       );
     } else report.notes.push(`context ${need} <= max_model_len ${report.maxModelLen}`);
-  } else {
-    // Said plainly (issue 26): a server that states no window (Ollama) may cut prompts silently; the
-    // run's truncation check (logs/qualityThresholds.ts) is what catches it then.
-    report.notes.push("context NOT checked: the server states no window (a silent cut of long prompts is caught per call as server_truncated)");
   }
 
   // 3. The probe (not paid for when the run cannot start anyway).
   if (report.problems.length > 0) return report;
+  const model = new OpenAIModel({ spec: t.name, model: t.model, baseUrl: t.baseUrl, apiKey: t.apiKey, timeoutMs: t.timeoutMs, maxTokensParam: t.maxTokensParam, tokenizer: t.tokenizer });
   if (t.probeKnownGood) {
     report.probeOk = true;
     report.notes.push("probe passed before with these parameters");
-    return report;
+  } else await oneTokenProbe(t, model, report, at);
+  // 4. The window, where the server does not state it (only once the parameters are known good).
+  if (report.probeOk && report.maxModelLen === null) await checkWindow(t, model, report, at);
+  return report;
+}
+
+/**
+ * Step 4: the window of a server that states none. Said plainly (issue 26) in every case: checked,
+ * cut (a refusal naming the likely cause and the fix), or not checked and why.
+ */
+async function checkWindow(t: PreflightTarget, model: OpenAIModel, report: PreflightReport, at: string): Promise<void> {
+  const target = t.contextTokens - t.maxNewTokens;
+  const caught = "a silent cut of long prompts is caught per call as server_truncated";
+  if (t.probeWindow === false) {
+    report.notes.push(`context NOT checked: the server states no window and --no-probe-window skips the window probe (${caught})`);
+    return;
   }
-  const model = new OpenAIModel({ spec: t.name, model: t.model, baseUrl: t.baseUrl, apiKey: t.apiKey, timeoutMs: t.timeoutMs, maxTokensParam: t.maxTokensParam, tokenizer: t.tokenizer });
+  if (t.windowKnownGood !== undefined && t.windowKnownGood >= target) {
+    report.windowOk = t.windowKnownGood;
+    report.notes.push(`window probe passed before at ${t.windowKnownGood} tokens`);
+    return;
+  }
+  const f = await probeWindow(model, { probe: t.probe, target, tokenizer: t.tokenizer, sampling: t.sampling });
+  const sent = `a prompt of ${f.sent} ${t.tokenizer} tokens, the run's largest (--context-tokens ${t.contextTokens} minus --max-new-tokens ${t.maxNewTokens})`;
+  if (f.kind === "fits") {
+    // The size asked for, not the one built (filler lands within a few tokens of it): a rerun asking no more is known good.
+    report.windowOk = target;
+    report.notes.push(`window probe (one more call): ${f.sent} tokens sent, ${f.counted} counted by the server, not cut`);
+  } else if (f.kind === "cut") {
+    report.problems.push(
+      `${at}: the server cut the window probe: ${sent} was counted as ${f.counted} prompt tokens, so it silently truncates long prompts (likely Ollama's num_ctx: ` +
+        `start the server with OLLAMA_CONTEXT_LENGTH=${t.contextTokens}, or set PARAMETER num_ctx ${t.contextTokens} in a Modelfile), or lower --context-tokens to about ${f.counted}; ` +
+        `--no-probe-window skips this check`,
+    );
+  } else if (f.kind === "refused") {
+    report.problems.push(`${at}: the server refused the window probe, ${sent} (${f.message}); lower --context-tokens, or restart the server with a longer context`);
+  } else {
+    report.notes.push(`context NOT checked: the server states no window and the window probe (one call) could not tell: ${f.why} (${caught})`);
+  }
+}
+
+/** Step 3: the run's first prompt with its sampling parameters and a 1-token cap; sets probeOk or a problem. */
+async function oneTokenProbe(t: PreflightTarget, model: OpenAIModel, report: PreflightReport, at: string): Promise<void> {
   const sampling = { ...t.sampling, max_tokens: 1 };
   const identity = { runId: "preflight", purpose: "step" as const, phase: null, checkpoint: null, episode: null, step: null, sample: 0 };
   let last: AttemptError | null = null;
@@ -188,7 +235,7 @@ export async function preflightEndpoint(t: PreflightTarget): Promise<PreflightRe
       await model.complete({ messages: t.probe, sampling, identity });
       report.probeOk = true;
       report.notes.push("one-token probe answered");
-      return report;
+      return;
     } catch (e) {
       if (!(e instanceof AttemptError)) throw e;
       last = e;
@@ -207,7 +254,6 @@ export async function preflightEndpoint(t: PreflightTarget): Promise<PreflightRe
   } else {
     report.problems.push(`${at}: the one-token probe failed (${err.kind}: ${err.message})`);
   }
-  return report;
 }
 
 /** One line per endpoint, for stderr. */

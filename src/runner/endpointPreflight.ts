@@ -6,7 +6,9 @@
  *
  * A probe that passed is remembered in the data directory's cache (`cache/preflight/<key>.json`,
  * keyed like the response cache by endpoint, model, parameters and prompt), so a resumed run does not
- * pay for it again; the model list and the context are checked every time (they cost nothing).
+ * pay for it again, and so is the largest window probe the server counted whole (a later run with
+ * a context no larger pays nothing for it); the model list and the context are checked every time
+ * (they cost nothing).
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -48,7 +50,7 @@ export interface InvocationPreflight {
  */
 export async function preflightModels(
   models: readonly ResolvedModel[],
-  o: { ctx: ModelContext; game: Game; settingsOf: (name: string) => ProtocolSettings; cacheDir: string | null },
+  o: { ctx: ModelContext; game: Game; settingsOf: (name: string) => ProtocolSettings; cacheDir: string | null; probeWindow?: boolean },
 ): Promise<InvocationPreflight> {
   const env = o.ctx.env ?? process.env;
   const targets = new Map<string, PreflightTarget>();
@@ -70,6 +72,7 @@ export async function preflightModels(
       tokenizer: s.tokenizer,
       timeoutMs: o.ctx.timeoutMs,
       probe: firstStepPrompt(o.game, s),
+      probeWindow: o.probeWindow !== false,
     };
     const key = probeKey(t);
     if (!targets.has(key)) targets.set(key, t);
@@ -80,22 +83,26 @@ export async function preflightModels(
     [...targets].map(async ([key, t]) => {
       const file = dir ? join(dir, `${key}.json`) : null;
       let known = false;
+      let window: number | undefined;
       if (file) {
         try {
-          known = (JSON.parse(readFileSync(file, "utf8")) as { probe_ok?: unknown }).probe_ok === true;
+          const c = JSON.parse(readFileSync(file, "utf8")) as { probe_ok?: unknown; window_ok_tokens?: unknown };
+          known = c.probe_ok === true;
+          if (known && typeof c.window_ok_tokens === "number" && Number.isSafeInteger(c.window_ok_tokens)) window = c.window_ok_tokens;
         } catch {
           known = false;
         }
       }
-      const report = await preflightEndpoint({ ...t, probeKnownGood: known });
-      if (file && dir && report.probeOk && !known) {
+      const report = await preflightEndpoint({ ...t, probeKnownGood: known, ...(window !== undefined ? { windowKnownGood: window } : {}) });
+      const learned = report.windowOk !== null && report.windowOk !== (window ?? null);
+      if (file && dir && report.probeOk && (!known || learned)) {
         // Best-effort like the response cache: the probe is paid for already, and a cache that
         // cannot be written (a file where the folder goes, a full disk) only costs the next run a probe.
         try {
           mkdirSync(dir, { recursive: true });
           const tmp = `${file}.tmp-${process.pid}`;
           // Names and numbers only: no key, no prompt.
-          writeFileSync(tmp, `${JSON.stringify({ probe_ok: true, model: t.model, host: report.host, max_model_len: report.maxModelLen, token_ratio: report.tokenRatio })}\n`);
+          writeFileSync(tmp, `${JSON.stringify({ probe_ok: true, model: t.model, host: report.host, max_model_len: report.maxModelLen, token_ratio: report.tokenRatio, ...(report.windowOk !== null ? { window_ok_tokens: report.windowOk } : {}) })}\n`);
           renameSync(tmp, file);
         } catch (e) {
           if (warnings.length === 0) warnings.push(`preflight cache not written (${(e as { code?: string }).code ?? (e as Error).message} at ${file}); the run goes on, and the next one probes again`);

@@ -3,7 +3,7 @@
  * row; duplicates resolve as the loader resolves them; a malformed line is said as `report` says it;
  * the connection refuses writes; the Parquet export reads back equal through DuckDB and hyparquet.
  */
-import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
@@ -297,5 +297,92 @@ describe("export", () => {
     }
     const schema = JSON.parse(readFileSync(join(out, "schema.json"), "utf8"));
     expect(schema.tables.find((t: { name: string }) => t.name === "steps").rows).toBe((await read("steps")).length);
+  });
+});
+
+describe("bad lines in the pathway files", () => {
+  it("a memory line that breaks the schema is left out with a warning naming file:line; the run and its other lines stay", async () => {
+    const H = { run_id: "g.memory.m", model: "m", game: "g", pathway: "memory" };
+    const dir = tempDir("s3gym-sql-mem-");
+    const e = exploreRecords(H, { 1: [[1, 1]], 2: [[0, 1]] });
+    const run = writeRun(dir, H, { steps: e.steps, episodes: e.episodes, checkpoints: [] });
+    const mem = (after: number) => ({ ...H, after_episode: after, text: `v${after}`, retain: "", avoid: "", next: "", parsed: true, error: null, response: null });
+    const memFile = join(run, "memory.jsonl");
+    // Line 2 breaks the schema (after_episode is text); lines 1 and 3 are fine.
+    appendFileSync(memFile, [mem(0), { ...mem(1), after_episode: "one" }, mem(2)].map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const d = await openLogDatabase([dir], { cacheDir: null });
+    try {
+      expect(d.warnings).toHaveLength(1);
+      expect(d.warnings[0]).toMatch(new RegExp(`^${memFile.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:2: field 'after_episode': .*; line left out of the memory table`));
+      expect(await rowsOf(d, "select after_episode, text from memory order by after_episode")).toEqual([
+        { after_episode: 0, text: "v0" },
+        { after_episode: 2, text: "v2" },
+      ]);
+      expect(await rowsOf(d, "select run_id, n_steps from runs")).toEqual([{ run_id: H.run_id, n_steps: 2 }]);
+      expect((await rowsOf(d, "select count(*) as n from steps"))[0]).toEqual({ n: 2 });
+    } finally {
+      d.close();
+    }
+  });
+});
+
+describe("the cache", () => {
+  const H = { run_id: "g.history.c", model: "c", game: "g", pathway: "history" };
+
+  it("answers a second query on unchanged files without loading; an appended line, a rewrite or a new run makes it load again", async () => {
+    const dir = tempDir("s3gym-sql-cache-data-");
+    const cacheDir = join(tempDir("s3gym-sql-cache-"), "c");
+    const e = exploreRecords(H, { 1: [[1, 1], [0, 0]] });
+    const run = writeRun(dir, H, { steps: e.steps, episodes: e.episodes, checkpoints: [] });
+    // A torn last line: its warning must be said again when the cache answers.
+    const episodes = join(run, "episodes.jsonl");
+    const open = async () => {
+      const said: string[] = [];
+      const d = await openLogDatabase([dir], { cacheDir, onWarning: (w) => said.push(w) });
+      const rewards = (await rowsOf(d, "select reward from steps order by run_id, step")).map((r) => r.reward);
+      const out = { fromCache: d.fromCache, rewards, said, warnings: d.warnings };
+      d.close();
+      return out;
+    };
+    appendFileSync(episodes, '{"run_id":');
+    const first = await open();
+    expect(first.fromCache).toBe(false);
+    expect(first.rewards).toEqual([1, 0]);
+    expect(first.said.filter((w) => w.startsWith(`${episodes}:`) && w.includes("torn last line ignored"))).toHaveLength(1);
+    expect(first.said).toEqual(first.warnings);
+    const second = await open();
+    expect(second).toEqual({ ...first, fromCache: true });
+    // An appended step line (a repeat of step 1 with reward 7: the last line wins) is seen at once.
+    const steps = join(run, "steps.jsonl");
+    appendFileSync(steps, JSON.stringify(step(H, { episode: 1, step: 1, s: 0, r: 7 })) + "\n");
+    const third = await open();
+    expect(third.fromCache).toBe(false);
+    expect(third.rewards).toEqual([1, 7]);
+    expect((await open()).fromCache).toBe(true);
+    // A rewrite of the same size (reward 7 -> 8) is seen too.
+    writeFileSync(steps, readFileSync(steps, "utf8").replace('"reward":7', '"reward":8'));
+    expect(await open()).toMatchObject({ fromCache: false, rewards: [1, 8] });
+    // A second run directory.
+    const H2 = { ...H, run_id: "g.history.c2", model: "c2" };
+    const e2 = exploreRecords(H2, { 1: [[0, 1]] });
+    writeRun(dir, H2, { steps: e2.steps, episodes: e2.episodes, checkpoints: [] });
+    expect(await open()).toMatchObject({ fromCache: false, rewards: [1, 8, 1] });
+    // Only the newest load of these data directories is kept.
+    expect(readdirSync(cacheDir)).toHaveLength(1);
+    expect(readdirSync(join(cacheDir, readdirSync(cacheDir)[0]!))).toHaveLength(1);
+  });
+
+  it("is never used from a folder others can write", async () => {
+    const dir = tempDir("s3gym-sql-cache-data-");
+    const e = exploreRecords(H, { 1: [[1, 1]] });
+    writeRun(dir, H, { steps: e.steps, episodes: e.episodes, checkpoints: [] });
+    const cacheDir = tempDir("s3gym-sql-cache-open-");
+    chmodSync(cacheDir, 0o777);
+    for (let i = 0; i < 2; i++) {
+      const d = await openLogDatabase([dir], { cacheDir });
+      expect(d.fromCache).toBe(false);
+      d.close();
+    }
+    expect(readdirSync(cacheDir)).toEqual([]);
   });
 });

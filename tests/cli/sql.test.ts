@@ -1,5 +1,5 @@
 /** `s3gym sql` and `s3gym export` as a user runs them: the table, CSV, JSON, --schema, errors as `report` gives them. */
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { exportCommand } from "../../src/cli/export.js";
@@ -39,6 +39,24 @@ describe("s3gym sql", () => {
     expect(readFileSync(csv, "utf8")).toBe("checkpoint,score,seed\n0,1.0,0\n0,3.0,1\n3,2.0,0\n".replace(/\.0,/g, ","));
     const j = await run(sqlCommand, ["--data", data, "--json", q]);
     expect(JSON.parse(j.out)).toEqual([{ checkpoint: 0, score: 1, seed: 0 }, { checkpoint: 0, score: 3, seed: 1 }, { checkpoint: 3, score: 2, seed: 0 }]);
+  });
+
+  it("keeps the loaded tables in the temp dir's cache for the next query; --no-cache reads and keeps nothing", async () => {
+    const tmp = tempDir("s3gym-cli-sql-tmp-");
+    vi.stubEnv("TMPDIR", tmp);
+    try {
+      const root = join(tmp, `s3gym-sql-cache-${process.getuid!()}`);
+      const a = fixture();
+      expect((await run(sqlCommand, ["--data", a.data, "select count(*) from steps"])).rc).toBe(0);
+      expect(readdirSync(root)).toHaveLength(1);
+      const b = fixture();
+      const r = await run(sqlCommand, ["--data", b.data, "--no-cache", "select count(*) as n from steps"]);
+      expect(r.rc).toBe(0);
+      expect(r.out).toMatch(/^n\n-\n3\n/);
+      expect(readdirSync(root)).toHaveLength(1);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it("--schema lists the tables and described columns", async () => {

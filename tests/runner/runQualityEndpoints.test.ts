@@ -78,6 +78,44 @@ describe("server-side truncation (Ollama's num_ctx)", () => {
   });
 });
 
+describe("the preflight's window probe (a server that states no window)", () => {
+  const bigChats = () => fake!.seen.filter((c) => c.maxNew === 1 && c.promptTokens > 5000);
+
+  it("Ollama cutting prompts to 6,000 tokens: refused before anything runs, naming num_ctx and the fix", async () => {
+    const r = await play({ family: "ollama", numCtx: 6000 }, "history", "snake", small(1, 3, ["--max-new-tokens", "256", "--context-tokens", "8000"]));
+    expect(r.code).toBe(2);
+    // The probe is the run's largest prompt: 8,000 - 256 = 7,744 tokens, within a few.
+    const m = /the server cut the window probe: a prompt of (\d+) o200k tokens, the run's largest \(--context-tokens 8000 minus --max-new-tokens 256\) was counted as 6000 prompt tokens/.exec(r.err);
+    expect(m, r.err).not.toBeNull();
+    expect(Math.abs(Number(m![1]) - 7744)).toBeLessThanOrEqual(16);
+    expect(r.err).toMatch(/likely Ollama's num_ctx: start the server with OLLAMA_CONTEXT_LENGTH=8000, or set PARAMETER num_ctx 8000 in a Modelfile\), or lower --context-tokens to about 6000; --no-probe-window skips this check/);
+    expect(r.err).toMatch(/preflight refused 1 problem; nothing was run/);
+    expect(bigChats()).toHaveLength(1);
+    // Only the two probes were sent: no step.
+    expect(fake!.chats).toHaveLength(2);
+  });
+
+  it("a window that holds the prompt: one more call, said in the line; a rerun does not pay for it again; --no-probe-window skips it and says so", async () => {
+    const r = await play({ family: "ollama", numCtx: 9000 }, "none", "snake", small(1, 2, ["--max-new-tokens", "256", "--context-tokens", "8000"]));
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/window probe \(one more call\): \d+ tokens sent, \d+ counted by the server, not cut/);
+    expect(bigChats()).toHaveLength(1);
+    const again = await play({ family: "ollama" }, "none", "snake", small(1, 2, ["--max-new-tokens", "256", "--context-tokens", "8000"]), r.data);
+    expect(again.err).toMatch(/window probe passed before at \d+ tokens/);
+    expect(bigChats()).toHaveLength(1);
+    const off = await play({ family: "ollama" }, "none", "snake", small(1, 2, ["--max-new-tokens", "256", "--context-tokens", "8000", "--no-probe-window"]));
+    expect(off.err).toMatch(/context NOT checked: the server states no window and --no-probe-window skips the window probe/);
+    expect(bigChats()).toHaveLength(1);
+  });
+
+  it("a server that reports no usage: the line says plainly that the window could not be checked", async () => {
+    const r = await play({ family: "ollama" }, "none", "snake", small(1, 2, ["--max-new-tokens", "256", "--context-tokens", "8000"]));
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/context NOT checked: the server states no window and the window probe \(one call\) could not tell: the server reports no usage/);
+    expect(bigChats()).toHaveLength(1);
+  });
+});
+
 describe("the context is a hard bound", () => {
   it("History with replies that grow long: no request's prompt + max new tokens exceeds --context-tokens, seen from the server", async () => {
     const filler = "The board shows the snake near the wall and I consider every option in turn. ".repeat(40);
