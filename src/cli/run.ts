@@ -7,7 +7,8 @@
  * flag, with exit code 2. Runs whose checkpoints failed on infrastructure end with exit code 1.
  */
 import { mkdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { shellQuote } from "../util/shellQuote.js";
 import type { Game } from "../games/types.js";
 import { createModelContext, validateModelSpecs, type ModelContext, type ResolvedModel } from "../models/createModel.js";
 import { modelSpecNotice } from "../models/modelSpec.js";
@@ -454,7 +455,8 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   const summaries = outcomes.map((o) => summarizeRun(p.dataDir, o));
   for (const s of summaries) stdout.write(`${formatRunSummary(s)}\n`);
   // The next step ends the total line (stdout keeps one line per run and the total).
-  const next = summaries.some((s) => s.checkpointsOk > 0) ? `\tnext: ${reportCommand(p.dataDir)}` : "";
+  // A shard's next step is the matrix's status (the report reads every shard once all are done).
+  const next = p.shardPlan ? `\tnext: s3gym status --data ${shellQuote(dirname(p.dataDir))}` : summaries.some((s) => s.checkpointsOk > 0) ? `\tnext: ${reportCommand(p.dataDir)}` : "";
   stdout.write(`${formatTotals(summaries)}${next}\n`);
   const capLine = capStopLine(p.dataDir, outcomes);
   if (capLine !== null) stdout.write(`${capLine}\n`);
