@@ -23,9 +23,13 @@ export const PLAN_FILE = "plan.json";
 const PlannedRun = z.object({
   /** The run's id (its directory under runs/). */
   run_id: z.string().min(1),
+  /** The model name as given (spec or models-file alias; a training run's label). */
   model: z.string().min(1),
+  /** The game. */
   game: z.string().min(1),
+  /** The pathway. */
   pathway: z.string().min(1),
+  /** The run seed. */
   run_seed: z.number().int().nonnegative(),
   /** The 1-based shard that plays it (round-robin over the sorted matrix: schedule.ts shardMatrix). */
   shard: z.number().int().positive(),
@@ -36,7 +40,10 @@ export const ShardPlan = z.object({
   shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }),
   /** Where the shard number came from: `flag` (--shard i/n), `slurm` or `k8s` (--shard auto). */
   source: z.enum(["flag", "slurm", "k8s"]),
-  /** The `s3gym run` arguments of the first invocation without --shard, --shard-count and --data: the resume command's. */
+  /**
+   * The `s3gym run` arguments of the first invocation without --shard, --shard-count and --data: the
+   * resume command's. A URL's user:password part is replaced by `REDACTED` (keys belong in env vars).
+   */
   argv: z.array(z.string()),
   /** Every run of the planned matrix (all shards), sorted by run_id. */
   runs: z.array(PlannedRun),
@@ -45,10 +52,11 @@ export type ShardPlan = z.infer<typeof ShardPlan>;
 
 /** The plan of shard `shard` of `matrix` (every run, each with the shard that plays it). */
 export function makeShardPlan(matrix: readonly MatrixEntry[], shard: Shard, source: ShardSource | "flag", argv: readonly string[]): ShardPlan {
+  const safeArgv = argv.map((a) => a.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, "$1REDACTED@"));
   const runs = [...matrix]
     .sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))
     .map((e, i) => ({ run_id: e.runId, model: e.model, game: e.game, pathway: e.pathway, run_seed: e.runSeed, shard: (i % shard.count) + 1 }));
-  return { shard: { index: shard.index, count: shard.count }, source, argv: [...argv], runs };
+  return { shard: { index: shard.index, count: shard.count }, source, argv: safeArgv, runs };
 }
 
 /** The plan in `dir`, or null when it has none (not a shard directory). Throws a ConfigError naming the file when it cannot be read. */

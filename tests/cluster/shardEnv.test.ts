@@ -47,3 +47,37 @@ describe("shard directory names", () => {
     expect(parseShardDirName("runs")).toBeNull();
   });
 });
+
+describe("s3gym run --shard auto", () => {
+  it("a Slurm task plays its shard into DIR/shard-i-of-n and records the plan (source slurm, no secret in a URL)", async () => {
+    const { mkdtempSync, readFileSync, readdirSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { runCommand } = await import("../../src/cli/run.js");
+    const data = mkdtempSync(join(tmpdir(), "s3auto-"));
+    const argv = ["--models", "builtin:random", "--games", "snake", "--pathways", "none,history", "--explore-episodes", "1", "--checkpoint-every", "1",
+      "--eval-episodes", "1", "--max-steps", "2", "--progress", "off", "--shard", "auto", "--data", data, "--label-unused-check"];
+    const err: string[] = [];
+    const io = { stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } };
+    // An unknown flag still fails first (exit 2), naming it.
+    expect(await runCommand(argv, { env: { SLURM_ARRAY_TASK_ID: "1", SLURM_ARRAY_TASK_COUNT: "2" }, ...io })).toBe(2);
+    const code = await runCommand(argv.slice(0, -1), { env: { SLURM_ARRAY_TASK_ID: "1", SLURM_ARRAY_TASK_COUNT: "2" }, ...io });
+    expect(code, err.join("")).toBe(0);
+    expect(err.join("")).toContain("shard 2/2 (from the Slurm array task): 1 of 2 runs");
+    expect(readdirSync(data)).toEqual(["shard-2-of-2"]);
+    const plan = JSON.parse(readFileSync(join(data, "shard-2-of-2", "plan.json"), "utf8"));
+    expect(plan.shard).toEqual({ index: 2, count: 2 });
+    expect(plan.source).toBe("slurm");
+    expect(plan.runs.map((r: { shard: number }) => r.shard)).toEqual([1, 2]);
+    expect(plan.argv).not.toContain("--shard");
+    expect(plan.argv).not.toContain(data);
+  });
+});
+
+describe("makeShardPlan", () => {
+  it("keeps no user:password of a URL in the arguments it records", async () => {
+    const { makeShardPlan } = await import("../../src/runner/shardPlan.js");
+    const p = makeShardPlan([], { index: 1, count: 1 }, "flag", ["--base-url", "https://me:s3cret@host:8000/v1", "--models", "openai:m"]);
+    expect(p.argv).toEqual(["--base-url", "https://REDACTED@host:8000/v1", "--models", "openai:m"]);
+  });
+});
