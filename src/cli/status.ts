@@ -1,7 +1,7 @@
 /**
  * `s3gym status --data DIR [--data ...]`: every run of the planned matrix with its state, per shard
  * (runner/shardStatus.ts), and the commands that resume what is missing. Exit 0 when every planned
- * run is done, 1 when some are not, 2 for input that cannot be read as one plan (a ConfigError).
+ * run is done, 1 when some are not (or nothing was found), 2 for input that cannot be read as one plan (a ConfigError).
  */
 import { terminalSafe } from "../models/secrets.js";
 import { RUN_STATES, shardStatus, type RunState, type ShardStatus } from "../runner/shardStatus.js";
@@ -63,6 +63,11 @@ export async function statusCommand(argv: string[], io: StatusIo = {}): Promise<
     const shards = shardStatus(dirs);
     // Directory names and model names are outside text: escaped before the terminal.
     stdout.write(terminalSafe(formatStatus(shards)));
+    // Nothing found is not a complete matrix (a report job waiting on status must not start on it).
+    if (shards.every((s) => s.runs.length === 0)) {
+      stderr.write(terminalSafe(`s3gym status: no shard plan and no run found in ${dirs.join(", ")}: nothing has started there yet\n`));
+      return 1;
+    }
     return shards.every((s) => s.runs.every((r) => r.state === "done")) ? 0 : 1;
   } catch (e) {
     if (e instanceof HelpRequested) {

@@ -123,6 +123,12 @@ describe("shard directories read together", () => {
     expect(() => checkShardSet(dirs)).toThrow(new RegExp(`run ${a}: games' rules version 3\\).*run ${b}: rules version 2`));
   });
 
+  it("a directory where nothing has started yet is not complete (exit 1, said)", async () => {
+    const s = await status([mkdtempSync(join(tmpdir(), "s3empty-"))]);
+    expect(s.code).toBe(1);
+    expect(s.err).toMatch(/no shard plan and no run found/);
+  });
+
   it("leaves plain data directories (no plan.json) to the loader's merge of copies", () => {
     const root = mkdtempSync(join(tmpdir(), "s3set-"));
     const x = join(root, "x");
