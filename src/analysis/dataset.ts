@@ -21,6 +21,7 @@ import { DIAL_SUBDIR, runsDir } from "../logs/runDir.js";
 import { LogFormatError, discoverRuns, readRunDir, type ReadWarning, type RunVisitor } from "../logs/reader.js";
 import { viewOf, type RunManifest, type ViewName } from "../logs/schema.js";
 import { accumulateCall, emptyRunCost, type RunCost } from "./cost.js";
+import { checkShardSet } from "../runner/shardSet.js";
 
 /** The views besides `eval` (views.md). */
 export type ExtraViewName = Exclude<ViewName, "eval">;
@@ -425,6 +426,8 @@ export async function loadDialDataset(dataDirs: readonly string[]): Promise<Data
  */
 export async function loadDataset(dataDirs: string | readonly string[], opts: LoadOptions = {}): Promise<Dataset> {
   const dirs = typeof dataDirs === "string" ? [dataDirs] : [...dataDirs];
+  // Shards of one plan are one data set, or refused before a line is read (runner/shardSet.ts).
+  checkShardSet(dirs);
   const warnings: string[] = [];
   const warn = (m: string): void => {
     warnings.push(m);

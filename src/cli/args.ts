@@ -205,3 +205,22 @@ export function folderFlag(flag: string, path: string): string {
     p = up;
   }
 }
+
+/**
+ * `argv` without the named flags and their values (`--name v`, `--name=v`; `booleans` take no value):
+ * what a command keeps of another's arguments when it sets those flags itself.
+ */
+export function withoutFlags(argv: readonly string[], valued: readonly string[], booleans: readonly string[] = []): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const name = a.startsWith("--") ? a.slice(2).split("=")[0]! : null;
+    if (name !== null && booleans.includes(name)) continue;
+    if (name !== null && valued.includes(name)) {
+      if (!a.includes("=")) i++;
+      continue;
+    }
+    out.push(a);
+  }
+  return out;
+}

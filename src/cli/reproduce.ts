@@ -349,12 +349,13 @@ export const VIEWS_SHARDS = 3;
 /**
  * The runs phase as a job list, longest first (the pool starts them in this order, so the long
  * training loop and the views' runs do not end up alone at the end): the training loop, the views'
- * shards, the verified runs, the matrix's shards. The jobs write disjoint runs of one data directory.
+ * shards, the verified runs, the matrix's shards. The jobs write disjoint runs of one data directory
+ * (`--no-shard-subdir`: one machine, so its run locks keep the shards apart).
  */
 export function runsJobs(schedule: Schedule, dataDir: string): RunsJob[] {
   const off = ["--progress", "off"];
   const shards = (name: string, base: string[], n: number): RunsJob[] =>
-    Array.from({ length: n }, (_, i) => ({ name: `${name} ${i + 1}/${n}`, command: "run", argv: [...base, ...off, "--shard", `${i + 1}/${n}`] }));
+    Array.from({ length: n }, (_, i) => ({ name: `${name} ${i + 1}/${n}`, command: "run", argv: [...base, ...off, "--shard", `${i + 1}/${n}`, "--no-shard-subdir"] }));
   return [
     { name: "training loop", command: "train-loop", argv: [...trainingArgs(schedule, dataDir), ...off] },
     ...shards("views", viewsArgs(schedule, dataDir), VIEWS_SHARDS),

@@ -7,7 +7,8 @@
  * flag, with exit code 2. Runs whose checkpoints failed on infrastructure end with exit code 1.
  */
 import { mkdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { shellQuote } from "../util/shellQuote.js";
 import type { Game } from "../games/types.js";
 import { createModelContext, validateModelSpecs, type ModelContext, type ResolvedModel } from "../models/createModel.js";
 import { modelSpecNotice } from "../models/modelSpec.js";
@@ -21,7 +22,8 @@ import type { ProtocolSettings } from "../runner/context.js";
 import { PATHWAY_NAMES, TRAINING_PATHWAY } from "../pathways/registry.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
 import { planMatrix, preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
-import { buildMatrix, parseShard, shardMatrix, type MatrixEntry, type Shard } from "../runner/schedule.js";
+import { buildMatrix, parseShard, shardFromEnv, shardMatrix, type MatrixEntry, type Shard, type ShardSource } from "../runner/schedule.js";
+import { makeShardPlan, recordShardPlan } from "../runner/shardPlan.js";
 import { terminalSafe } from "../models/secrets.js";
 import { checkDataDirProtocol } from "../runner/dataDirProtocol.js";
 import { ESTIMATE_POLICY, estimateMatrix } from "../runner/estimate.js";
@@ -29,9 +31,9 @@ import { formatEstimate, totalOf } from "./estimateTable.js";
 import type { CapLimits } from "../runner/spendCap.js";
 import type { EstimateRow } from "../runner/estimate.js";
 import { readJsonFile, readRunFile } from "../logs/reader.js";
-import { manifestPath, runDir, runFile } from "../logs/runDir.js";
+import { manifestPath, runDir, runFile, shardDirName } from "../logs/runDir.js";
 import { EpisodeRecord, RunManifest } from "../logs/schema.js";
-import { exitCodeOf, folderFlag, HelpRequested, oneOf, parseFlags, UsageError } from "./args.js";
+import { exitCodeOf, folderFlag, HelpRequested, intFlag, oneOf, parseFlags, UsageError, withoutFlags } from "./args.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
@@ -41,7 +43,7 @@ export const RUN_USAGE = [
   "s3gym run --pathways training --checkpoints M0,M1,... | --checkpoints-file F [--label NAME] --games ... --data DIR",
   "  [--explore-episodes 30] [--checkpoint-every 3] [--eval-episodes 3] [--max-steps 64]",
   "  [--context-tokens 100000] [--max-new-tokens 14000] [--tokenizer o200k|cl100k] [--run-seed 0]",
-  "  [--concurrency 8] [--shard i/n] [--base-url URL] [--api-key-env NAME] [--models-file F]",
+  "  [--concurrency 8] [--shard i/n|auto [--shard-count N] [--no-shard-subdir]] [--base-url URL] [--api-key-env NAME] [--models-file F]",
   "  [--max-retries 5] [--max-retry-after 600] [--timeout-ms 600000] [--no-cache] [--reward-visibility hidden|visible] [--strict-contract]",
   "  [--views eval,id,replay] [--view-episodes N] [--replay-episodes K]",
   "  [--progress auto|bar|lines|off] [--answer-from content|reasoning|both] [--max-bad-replies 50%] [--history-cut anchored|per-step]",
@@ -62,6 +64,8 @@ const FLAGS = {
   ...PROTOCOL_FLAGS,
   "checkpoint-every": { type: "string" },
   shard: { type: "string" },
+  "shard-count": { type: "string" },
+  "no-shard-subdir": { type: "boolean" },
   ...ENDPOINT_FLAGS,
   ...VIEW_FLAGS,
   progress: { type: "string" },
@@ -125,6 +129,11 @@ interface Parsed {
   dataDir: string;
   settings: ProtocolSettings;
   shard: Shard | null;
+  /**
+   * With a shard written to its own directory (`--data DIR --shard i/n|auto`: DIR/shard-i-of-n), its
+   * plan (shardPlan.ts): where the number came from and the arguments a resume repeats; null otherwise.
+   */
+  shardPlan: { source: ShardSource | "flag"; argv: string[] } | null;
   cache: boolean;
   progress: ProgressMode;
   ctx: Partial<ModelContext>;
@@ -196,14 +205,9 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     if (training) throw new UsageError("--views applies to the protocol loop's pathways, not to --pathways training (a checkpoint list has no exploration to replay)");
     settings.views = views;
   }
-  let shard: Shard | null = null;
-  if (v.shard !== undefined) {
-    try {
-      shard = parseShard(v.shard);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-  }
+  const { shard, source } = shardFromFlags(v, env);
+  const subdir = shard !== null && v["no-shard-subdir"] !== true;
+  if (v["no-shard-subdir"] === true && shard === null) throw new UsageError("--no-shard-subdir is only used with --shard (it writes the shard into --data itself instead of --data/shard-i-of-n)");
   const ctx = modelContextFromFlags(v, env);
   const wantsVerified = pathways.includes("verified");
   if (!wantsVerified && (v["broad-batch"] !== undefined || v["verifier-model"] !== undefined)) {
@@ -217,9 +221,12 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     training,
     games,
     pathways,
-    dataDir: resolve(folderFlag("data", v.data)),
+    // Each shard its own directory by default: run locks are machine-local, so two machines must
+    // never write one directory (docs/scale.md).
+    dataDir: subdir ? join(resolve(folderFlag("data", v.data)), shardDirName(shard)) : resolve(folderFlag("data", v.data)),
     settings,
     shard,
+    shardPlan: subdir ? { source, argv: withoutFlags(argv, ["shard", "shard-count", "data"], ["no-shard-subdir"]) } : null,
     cache: v["no-cache"] !== true,
     progress: oneOf("progress", v.progress, ["auto", "bar", "lines", "off"] as const, "auto"),
     ctx,
@@ -229,6 +236,36 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     estimate: v.estimate === true,
     cap: { maxUsd: capFlag("max-usd", v["max-usd"], false), maxInputTokens: capFlag("max-input-tokens", v["max-input-tokens"], true) },
   };
+}
+
+/** `--shard i/n`, `--shard auto` (the scheduler's environment) and `--shard-count`. */
+function shardFromFlags(v: { shard?: string; "shard-count"?: string }, env: Record<string, string | undefined>): { shard: Shard | null; source: ShardSource | "flag" } {
+  const count = v["shard-count"] === undefined ? null : intFlag("shard-count", v["shard-count"], undefined, { min: 1, max: 100_000 });
+  if (v.shard === undefined) {
+    if (count !== null) throw new UsageError("--shard-count is only used with --shard auto (the number of shards of a Kubernetes indexed Job)");
+    return { shard: null, source: "flag" };
+  }
+  if (v.shard.trim() === "auto") {
+    try {
+      return shardFromEnv(env, count);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  if (count !== null) throw new UsageError("--shard-count is only used with --shard auto: --shard i/n already says n");
+  try {
+    return { shard: parseShard(v.shard), source: "flag" };
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/**
+ * Checks `s3gym run` arguments without running anything (every flag error a run would give, as a
+ * UsageError): `s3gym cluster` validates the run line of a job file before it is submitted.
+ */
+export function checkRunArgs(argv: string[], env: Record<string, string | undefined> = {}): void {
+  parse(argv, env);
 }
 
 export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Promise<number> {
@@ -318,7 +355,12 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
       // No model is made (an estimate needs no key); the directory's protocol is still checked,
       // since the run estimated would be refused.
       if (entries.length > 0) checkDataDirProtocol(p.dataDir, settingsOf(entries[0]!), new Set(entries.map((e) => e.runId)));
-    } else planMatrix(p.dataDir, entries, settingsOf, (e) => make(e.model), (g) => games.get(g)!);
+    } else {
+      // The whole matrix, recorded in the shard's directory (or checked against the plan there) before
+      // any run: status reads it for every shard, started or not.
+      if (p.shard && p.shardPlan) recordShardPlan(p.dataDir, makeShardPlan(matrix, p.shard, p.shardPlan.source, p.shardPlan.argv));
+      planMatrix(p.dataDir, entries, settingsOf, (e) => make(e.model), (g) => games.get(g)!);
+    }
     for (const e of p.estimate ? [] : trainingRuns) {
       checkCheckpointModels(p.dataDir, e.runId, p.training!.checkpoints);
       const settings = { ...p.settings, exploreEpisodes: 0, checkpointEvery: 1 };
@@ -363,7 +405,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   }
   mkdirSync(p.dataDir, { recursive: true });
   const progress = new Progress(rawStderr, { mode: p.progress, ...(deps.progressIntervalMs ? { intervalMs: deps.progressIntervalMs } : {}) });
-  if (p.shard) stderr.write(`s3gym run: shard ${p.shard.index}/${p.shard.count}: ${selected.length} of ${matrix.length} runs\n`);
+  if (p.shard) stderr.write(`s3gym run: shard ${p.shard.index}/${p.shard.count}${p.shardPlan && p.shardPlan.source !== "flag" ? ` (from ${p.shardPlan.source === "slurm" ? "the Slurm array task" : "the Kubernetes completion index"})` : ""}: ${selected.length} of ${matrix.length} runs into ${p.dataDir}\n`);
   const invocation = {
     concurrency: ctx.concurrency,
     max_retries: ctx.maxRetries,
@@ -418,7 +460,8 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   const summaries = outcomes.map((o) => summarizeRun(p.dataDir, o));
   for (const s of summaries) stdout.write(`${formatRunSummary(s)}\n`);
   // The next step ends the total line (stdout keeps one line per run and the total).
-  const next = summaries.some((s) => s.checkpointsOk > 0) ? `\tnext: ${reportCommand(p.dataDir)}` : "";
+  // A shard's next step is the matrix's status (the report reads every shard once all are done).
+  const next = p.shardPlan ? `\tnext: s3gym status --data ${shellQuote(dirname(p.dataDir))}` : summaries.some((s) => s.checkpointsOk > 0) ? `\tnext: ${reportCommand(p.dataDir)}` : "";
   stdout.write(`${formatTotals(summaries)}${next}\n`);
   const capLine = capStopLine(p.dataDir, outcomes);
   if (capLine !== null) stdout.write(`${capLine}\n`);

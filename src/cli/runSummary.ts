@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { formatUsd } from "../runner/progress.js";
 import type { RunOutcome } from "../runner/runLoop.js";
 import { summarizeCalls } from "../runner/usage.js";
+import { shellQuote } from "../util/shellQuote.js";
 
 export interface RunSummary {
   runId: string;
@@ -120,6 +121,5 @@ export function formatTotals(all: readonly RunSummary[]): string {
 
 /** The command that builds the tables from this data directory. */
 export function reportCommand(dataDir: string): string {
-  const quoted = /^[A-Za-z0-9_./:@%+=-]+$/.test(dataDir) ? dataDir : `'${dataDir.replace(/'/g, "'\\''")}'`;
-  return `s3gym report --data ${quoted} --out figures`;
+  return `s3gym report --data ${shellQuote(dataDir)} --out figures`;
 }

@@ -27,7 +27,7 @@ import {
   RunManifest,
   StepRecord,
 } from "./schema.js";
-import { manifestPath, runFile, runsDir } from "./runDir.js";
+import { manifestPath, runFile, runsDir, shardDirsUnder } from "./runDir.js";
 
 /** A log line (or file) that does not match the schema. `line` is 1-based; 0 for whole-file problems. */
 export class LogFormatError extends Error {
@@ -223,7 +223,9 @@ export function discoverRuns(dataDirs: readonly string[]): RunLocation[] {
     } else if (existsSync(runFile(dataDir, "steps"))) {
       candidates = [{ dataDir, runDir: dataDir, name: dataDir.split(/[\\/]/).pop() ?? dataDir }];
     } else {
-      throw new LogFormatError(given, 0, "(file)", "no runs/ folder (expected <data>/runs/<run_id>/steps.jsonl)");
+      const shards = shardDirsUnder(dataDir);
+      const hint = shards.length > 0 ? `; it holds shard directories: give each, e.g. ${shards.slice(0, 2).map((d) => `--data ${d}`).join(" ")}${shards.length > 2 ? " ..." : ""} (s3gym status --data ${given} lists them)` : "";
+      throw new LogFormatError(given, 0, "(file)", `no runs/ folder (expected <data>/runs/<run_id>/steps.jsonl)${hint}`);
     }
     for (const c of candidates) {
       if (seen.has(c.runDir)) continue;

@@ -510,7 +510,7 @@ export const InvocationRecord = z
     timeout_ms: z.number().positive().optional(),
     /** Whether the response cache was on. */
     cache: z.boolean().optional(),
-    /** `--shard i/n` as given, or null. */
+    /** `--shard i/n` as given (for `--shard auto`, the shard the scheduler's environment gave), or null. */
     shard: z.string().nullable().optional(),
     /** The --models-file path as given, or null. */
     models_file: z.string().nullable().optional(),

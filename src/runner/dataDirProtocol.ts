@@ -48,7 +48,7 @@ const ManifestHead = z.object({
   }).passthrough(),
 }).passthrough();
 
-type Compared = Partial<Record<(typeof COMPARED)[number], unknown>>;
+export type Compared = Partial<Record<(typeof COMPARED)[number], unknown>>;
 
 function comparedOf(record: Record<string, unknown>): Compared {
   const out: Compared = {};
@@ -79,10 +79,7 @@ export function checkDataDirProtocol(dataDir: string, settings: ProtocolSettings
     const manifest = parsed.data;
     const protocol = manifest.config.protocol;
     if (!protocol || !LOOP_PATHWAYS.has(manifest.pathway) || manifest.config.invocation?.exploration_only === true) continue;
-    const theirs = comparedOf(protocol);
-    const diff = COMPARED.filter((k) => canonicalJson(theirs[k] ?? null) !== canonicalJson(planned[k] ?? null))
-      .map((k) => `${k}: ${canonicalJson(theirs[k] ?? null)} -> ${canonicalJson(planned[k] ?? null)}`)
-      .join(", ");
+    const diff = protocolDiff(comparedOf(protocol), planned);
     if (diff === "") continue;
     const seen = clashes.get(diff);
     if (seen) seen.runs++;
@@ -115,15 +112,31 @@ export function claimDataDirProtocol(dataDir: string, settings: ProtocolSettings
   mkdirSync(dataDir, { recursive: true });
   const content = `${JSON.stringify({ protocol: planned, note: "the protocol of every run in this data directory (s3gym: one protocol per directory)" }, null, 2)}\n`;
   if (createFileExclusive(file, content)) return;
-  let theirs: Compared;
+  const theirs = readDataDirProtocol(dataDir);
+  // Gone since the create failed (removed by hand): nothing recorded to clash with.
+  const diff = theirs === null ? "" : protocolDiff(theirs, planned);
+  if (diff !== "") throw clashError(dataDir, `${PROTOCOL_FILE} differs: ${diff}`);
+}
+
+/** The compared numbers two protocols differ in, as `field: a -> b, ...`; "" when they agree. */
+export function protocolDiff(a: Compared, b: Compared): string {
+  return COMPARED.filter((k) => canonicalJson(a[k] ?? null) !== canonicalJson(b[k] ?? null))
+    .map((k) => `${k}: ${canonicalJson(a[k] ?? null)} -> ${canonicalJson(b[k] ?? null)}`)
+    .join(", ");
+}
+
+/**
+ * A data directory's recorded protocol (`<data>/protocol.json`); null when it has none. One that
+ * cannot be read is refused with the file and the fix, never taken as absent: it is the directory's
+ * only record once manifests are gone.
+ */
+export function readDataDirProtocol(dataDir: string): Compared | null {
+  const file = join(dataDir, PROTOCOL_FILE);
+  if (!existsSync(file)) return null;
   try {
-    theirs = comparedOf(ProtocolFile.parse(JSON.parse(readFileSync(file, "utf8"))).protocol);
+    return comparedOf(ProtocolFile.parse(JSON.parse(readFileSync(file, "utf8"))).protocol);
   } catch (e) {
     const why = e instanceof z.ZodError ? "no 'protocol' object" : (e as Error).message;
     throw new ConfigError(`${file}: cannot be read (${why}); it records the protocol of this data directory's runs: restore it, or delete it to let the next run record its own flags`);
   }
-  const diff = COMPARED.filter((k) => canonicalJson(theirs[k] ?? null) !== canonicalJson(planned[k] ?? null))
-    .map((k) => `${k}: ${canonicalJson(theirs[k] ?? null)} -> ${canonicalJson(planned[k] ?? null)}`)
-    .join(", ");
-  if (diff !== "") throw clashError(dataDir, `${PROTOCOL_FILE} differs: ${diff}`);
 }

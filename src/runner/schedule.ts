@@ -77,3 +77,72 @@ export function shardMatrix<T>(matrix: readonly T[], shard: Shard | null): T[] {
   if (!shard || shard.count === 1) return [...matrix];
   return matrix.filter((_, i) => i % shard.count === shard.index - 1);
 }
+
+/** The environment variables `--shard auto` reads (docs/scale.md). */
+export const SLURM_ARRAY_VARS = ["SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP"] as const;
+export const K8S_INDEX_VAR = "JOB_COMPLETION_INDEX";
+
+/** Where `--shard auto` found its shard. */
+export type ShardSource = "slurm" | "k8s";
+
+/** A variable's value as a non-negative integer, null when unset or empty; throws naming it otherwise. */
+function envInt(env: Readonly<Record<string, string | undefined>>, name: string): number | null {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return null;
+  if (!/^\d{1,9}$/.test(raw.trim())) throw new ConfigError(`--shard auto: ${name}='${escapeControl(raw.slice(0, 40))}' is not a non-negative integer`);
+  return Number(raw.trim());
+}
+
+/**
+ * The shard of a Slurm array task, or null when SLURM_ARRAY_TASK_ID is unset. The task ids of
+ * `--array=MIN-MAX[:STEP]` map to shards 1..n in order; the count is SLURM_ARRAY_TASK_COUNT, which
+ * must agree with MIN/MAX/STEP when they are set (a list like `--array=1,4,9` has no such mapping and
+ * is refused: every task must know its shard from its own environment).
+ */
+function slurmShard(env: Readonly<Record<string, string | undefined>>): Shard | null {
+  const id = envInt(env, "SLURM_ARRAY_TASK_ID");
+  if (id === null) return null;
+  const count = envInt(env, "SLURM_ARRAY_TASK_COUNT");
+  const min = envInt(env, "SLURM_ARRAY_TASK_MIN") ?? 0;
+  const max = envInt(env, "SLURM_ARRAY_TASK_MAX");
+  const step = envInt(env, "SLURM_ARRAY_TASK_STEP") ?? 1;
+  if (step < 1) throw new ConfigError("--shard auto: SLURM_ARRAY_TASK_STEP=0 cannot number the tasks");
+  const fromRange = max === null ? null : max < min || (max - min) % step !== 0 ? NaN : (max - min) / step + 1;
+  if (count === null && fromRange === null) {
+    throw new ConfigError("--shard auto: SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX: cannot tell how many shards there are (submit with sbatch --array=0-(N-1), or give --shard i/n)");
+  }
+  const n = count ?? fromRange!;
+  if (Number.isNaN(fromRange) || (fromRange !== null && fromRange !== n) || (id - min) % step !== 0 || id < min || (max !== null && id > max)) {
+    const seen = SLURM_ARRAY_VARS.filter((v) => env[v] !== undefined).map((v) => `${v}=${env[v]}`).join(", ");
+    throw new ConfigError(`--shard auto: the Slurm array is not a range the shards can be numbered from (${seen}): submit with a contiguous --array=0-(N-1) (or MIN-MAX[:STEP]), or give --shard i/n`);
+  }
+  if (n < 1) throw new ConfigError("--shard auto: SLURM_ARRAY_TASK_COUNT=0: no shards");
+  return { index: (id - min) / step + 1, count: n };
+}
+
+/**
+ * `--shard auto`: the shard from the scheduler's environment (docs/scale.md). Slurm array tasks
+ * (SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT, or MIN/MAX[/STEP]) and Kubernetes indexed Jobs
+ * (JOB_COMPLETION_INDEX, 0-based, with `shardCount` from --shard-count: the pod does not see the
+ * Job's completions). `shardCount`, when given, must agree with Slurm's count; both schedulers set at
+ * once must name the same shard. Neither: an error naming the variables. Pure: env in, shard out.
+ */
+export function shardFromEnv(env: Readonly<Record<string, string | undefined>>, shardCount: number | null): { shard: Shard; source: ShardSource } {
+  const slurm = slurmShard(env);
+  const k8sIndex = envInt(env, K8S_INDEX_VAR);
+  let k8s: Shard | null = null;
+  if (k8sIndex !== null) {
+    if (shardCount === null) throw new ConfigError(`--shard auto: ${K8S_INDEX_VAR}=${k8sIndex} is set but not the number of shards: add --shard-count N (the Job's completions; a pod does not see it)`);
+    if (k8sIndex >= shardCount) throw new ConfigError(`--shard auto: ${K8S_INDEX_VAR}=${k8sIndex} is not below --shard-count ${shardCount} (indexes run 0..${shardCount - 1}): give --shard-count the Job's completions`);
+    k8s = { index: k8sIndex + 1, count: shardCount };
+  }
+  if (slurm !== null && shardCount !== null && slurm.count !== shardCount) {
+    throw new ConfigError(`--shard auto: the Slurm array has ${slurm.count} tasks (SLURM_ARRAY_TASK_COUNT / MIN / MAX) but --shard-count says ${shardCount}: drop --shard-count, or submit --array=0-${shardCount - 1}`);
+  }
+  if (slurm !== null && k8s !== null && (slurm.index !== k8s.index || slurm.count !== k8s.count)) {
+    throw new ConfigError(`--shard auto: Slurm says shard ${slurm.index}/${slurm.count} (SLURM_ARRAY_TASK_ID) and Kubernetes says ${k8s.index}/${k8s.count} (${K8S_INDEX_VAR}): unset one of them, or give --shard i/n`);
+  }
+  if (slurm !== null) return { shard: slurm, source: "slurm" };
+  if (k8s !== null) return { shard: k8s, source: "k8s" };
+  throw new ConfigError(`--shard auto: no scheduler task index in the environment: expected SLURM_ARRAY_TASK_ID (with SLURM_ARRAY_TASK_COUNT, or SLURM_ARRAY_TASK_MIN/MAX) from a Slurm array job, or ${K8S_INDEX_VAR} (with --shard-count N) from a Kubernetes indexed Job; outside a scheduler give --shard i/n`);
+}

@@ -105,6 +105,12 @@ describe("runsJobs", () => {
     expect(new Set(played).size).toBe(played.length);
   });
 
+  it("writes every shard into the one data directory (--no-shard-subdir: one machine, its locks keep them apart)", () => {
+    const sharded = jobs.filter((j) => j.argv.includes("--shard"));
+    expect(sharded.length).toBe(VIEWS_SHARDS + MATRIX_SHARDS);
+    for (const j of sharded) expect(j.argv).toContain("--no-shard-subdir");
+  });
+
   it("gives every matrix shard a mix of the models (not one model per shard)", () => {
     for (const j of jobs.filter((x) => x.name.startsWith("matrix"))) {
       const models = new Set(runIdsOf(j).map((id) => id.split("__")[2]!.replace(/-[0-9a-f]{8}$/, "")));

@@ -68,6 +68,9 @@ describe("flags and configuration errors (exit 2, before any call)", () => {
     [["--models", "anthropic:claude"], /unknown scheme 'anthropic'/],
     [["--context-tokens", "1000", "--max-new-tokens", "1000"], /--context-tokens \(1000\) must exceed --max-new-tokens/],
     [["--shard", "3/2"], /--shard 3\/2/],
+    [["--shard", "auto"], /--shard auto: no scheduler task index in the environment: expected SLURM_ARRAY_TASK_ID/],
+    [["--shard", "1/2", "--shard-count", "2"], /--shard-count is only used with --shard auto/],
+    [["--no-shard-subdir"], /--no-shard-subdir is only used with --shard/],
     [["--reward-visibility", "shown"], /unknown --reward-visibility 'shown'/],
     [["--api-key-env", "sk-abc123"], /--api-key-env must be the NAME/],
     [["--bogus"], /Unknown option '--bogus'/],
@@ -99,7 +102,10 @@ describe("flags and configuration errors (exit 2, before any call)", () => {
     for (const i of [1, 2, 3]) {
       const data = mkdtempSync(join(tmpdir(), "s3shard-"));
       expect((await run([...flags, ...tiny, "--data", data, "--shard", `${i}/3`])).code).toBe(0);
-      parts.push(readdirSync(join(data, "runs")));
+      // Each shard in its own directory under --data (locks are machine-local), with the whole plan.
+      parts.push(readdirSync(join(data, `shard-${i}-of-3`, "runs")));
+      expect(existsSync(join(data, "runs"))).toBe(false);
+      expect(JSON.parse(readFileSync(join(data, `shard-${i}-of-3`, "plan.json"), "utf8")).runs).toHaveLength(8);
     }
     const all = parts.flat();
     expect(new Set(all).size).toBe(all.length);
