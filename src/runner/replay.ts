@@ -76,8 +76,8 @@ function replayInputs(data: RunLogData): ReplayMemo {
   return memo;
 }
 
-/** Distinct experience texts kept per snapshot (a History version meets a few dozen cuts; bounded all the same). */
-const TEXTS_PER_SNAPSHOT = 256;
+/** Distinct experience texts kept per snapshot: reuse is needed only from one step to the next (a whole History context each, so few). */
+const TEXTS_PER_SNAPSHOT = 8;
 
 /**
  * The snapshot's text for a step, one string object per (snapshot, recorded fields): a snapshot's
