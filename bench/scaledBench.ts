@@ -14,6 +14,8 @@ export interface ScaledBenchArgs {
   keep: boolean;
   /** Set in the child: [dataDir, outDir] from the end of the command line. */
   child: [string, string] | null;
+  /** `--data DIR`: an existing data directory to measure (null: synthetic data at each scale). */
+  data: string | null;
 }
 
 /** `--scales 1,10 --B 2000 [--keep]`; `--child` (with dataDir outDir last) marks the measured process. */
@@ -24,6 +26,8 @@ export function parseScaledBenchArgs(): ScaledBenchArgs {
       B: { type: "string", default: "2000" },
       keep: { type: "boolean", default: false },
       child: { type: "boolean", default: false },
+      /** An existing data directory to measure instead of synthetic data (benches that support it). */
+      data: { type: "string" },
     },
     allowPositionals: true,
     strict: true,
@@ -37,6 +41,7 @@ export function parseScaledBenchArgs(): ScaledBenchArgs {
     B,
     keep: values.keep ?? false,
     child: values.child ? (process.argv.slice(-2) as [string, string]) : null,
+    data: values.data ?? null,
   };
 }
 

@@ -10,7 +10,11 @@
  *   npm run bench:view -- --scales 1 --B 200 --keep
  *
  * Synthetic manifests carry no protocol block, so this measures everything but the prompt rebuild
- * (whose cost is the runner's replay, per step of runs written by `s3gym run`).
+ * (whose cost is the runner's replay, per step of runs written by `s3gym run`). `--data DIR` measures
+ * an existing data directory instead (logs written by `s3gym run` or `s3gym reproduce`, prompts
+ * rebuilt), once:
+ *
+ *   npm run bench:view -- --data data --B 2000
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +27,8 @@ import { MB, parseScaledBenchArgs, runChild } from "./scaledBench.js";
 
 interface ChildResult {
   build_s: number;
+  /** User + system CPU seconds of the build (what a loaded machine does not inflate). */
+  cpu_s: number;
   peak_rss_mb: number;
   runs: number;
   episodes: number;
@@ -31,11 +37,17 @@ interface ChildResult {
   site_mb: number;
 }
 
+function cpuSeconds(c: NodeJS.CpuUsage): number {
+  return (c.user + c.system) / 1e6;
+}
+
 async function child(dataDir: string, outDir: string, B: number): Promise<void> {
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const s = await buildViewer({ dataDirs: [dataDir], outDir, B, seed: 0 });
   const res: ChildResult = {
     build_s: (performance.now() - t0) / 1000,
+    cpu_s: cpuSeconds(process.cpuUsage(c0)),
     // resourceUsage().maxRSS is in kilobytes on Linux and macOS.
     peak_rss_mb: process.resourceUsage().maxRSS / 1024,
     runs: s.runs,
@@ -48,9 +60,20 @@ async function child(dataDir: string, outDir: string, B: number): Promise<void> 
 }
 
 async function main(): Promise<void> {
-  const { scales, B, keep, child: childArgs } = parseScaledBenchArgs();
+  const { scales, B, keep, child: childArgs, data } = parseScaledBenchArgs();
   if (childArgs) {
     await child(childArgs[0], childArgs[1], B);
+    return;
+  }
+  if (data !== null) {
+    const root = mkdtempSync(join(tmpdir(), "s3gym-bench-view-data-"));
+    const r = runChild<ChildResult>(fileURLToPath(import.meta.url), B, data, join(root, "site"), `view of ${data}`);
+    process.stdout.write(
+      `${data}: ${r.runs} runs, ${r.episodes} episodes, ${r.steps} steps -> ${r.chunks} files, ${r.site_mb.toFixed(0)} MB; ` +
+        `build ${r.build_s.toFixed(1)} s wall, ${r.cpu_s.toFixed(1)} CPU-s, peak RSS ${r.peak_rss_mb.toFixed(0)} MB (B = ${B})\n`,
+    );
+    if (keep) process.stdout.write(`kept ${root}\n`);
+    else rmSync(root, { recursive: true, force: true });
     return;
   }
   const rows: string[] = [];
@@ -63,7 +86,7 @@ async function main(): Promise<void> {
     process.stdout.write(`x${scale}: generated ${gen.runs} runs, ${gen.steps} steps, ${(gen.bytes / MB).toFixed(0)} MB in ${((performance.now() - g0) / 1000).toFixed(1)} s\n`);
     const r = runChild<ChildResult>(fileURLToPath(import.meta.url), B, dataDir, outDir, `view at scale ${scale}`);
     rows.push(
-      `| x${scale} | ${r.runs} | ${r.episodes} | ${r.steps} | ${(gen.bytes / MB).toFixed(0)} | ${r.chunks} | ${r.site_mb.toFixed(0)} | ${r.build_s.toFixed(1)} | ${((r.build_s * 1e6) / r.steps).toFixed(1)} | ${r.peak_rss_mb.toFixed(0)} |`,
+      `| x${scale} | ${r.runs} | ${r.episodes} | ${r.steps} | ${(gen.bytes / MB).toFixed(0)} | ${r.chunks} | ${r.site_mb.toFixed(0)} | ${r.build_s.toFixed(1)} | ${r.cpu_s.toFixed(1)} | ${((r.build_s * 1e6) / r.steps).toFixed(1)} | ${r.peak_rss_mb.toFixed(0)} |`,
     );
     process.stdout.write(`x${scale}: site built in ${r.build_s.toFixed(1)} s, peak RSS ${r.peak_rss_mb.toFixed(0)} MB, ${r.chunks} data files (three per run, plus the overview)\n`);
     if (keep) process.stdout.write(`x${scale}: kept ${root}\n`);
@@ -73,8 +96,8 @@ async function main(): Promise<void> {
     [
       "",
       `s3gym view build with B = ${B} (load + curve bootstrap as report, then every run's chunks written)`,
-      "| scale | runs | episodes | steps | data MB | files | site MB | build s | µs per step | peak RSS MB |",
-      "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
+      "| scale | runs | episodes | steps | data MB | files | site MB | build s | CPU-s | µs per step | peak RSS MB |",
+      "| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |",
       ...rows,
       "",
     ].join("\n"),

@@ -6,7 +6,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatSeconds, RunWatch, runOutputFilter } from "../../src/cli/reproduceProgress.js";
+import { formatSeconds, paceEta, RunWatch, runOutputFilter } from "../../src/cli/reproduceProgress.js";
 import { tempDir } from "../analysis/helpers.js";
 
 function manifest(data: string, id: string, status: string, ended: boolean, wallS = 2.5, endedAt = "2026-01-01T00:00:00Z"): void {
@@ -122,5 +122,14 @@ describe("formatSeconds", () => {
     expect(formatSeconds(59.96)).toBe("1m00s");
     expect(formatSeconds(599.6)).toBe("10m00s");
     expect(formatSeconds(3725)).toBe("62m05s");
+  });
+});
+
+describe("paceEta (the progress line's ETA, replayed by bench/reproduceEta.ts)", () => {
+  it("is the episodes left at the mean time per episode played so far", () => {
+    // 10 of 40 episodes in 60 s: 6 s each, 30 left -> 180 s.
+    expect(paceEta(60, 10, 40)).toBe(180);
+    expect(paceEta(60, 0, 40)).toBeNull(); // nothing played yet: no pace
+    expect(paceEta(60, 40, 40)).toBeNull(); // nothing left
   });
 });

@@ -7,8 +7,8 @@
  *   <out>/chunks/r<i>.js      run i: curve with intervals, checkpoints, memory diffs, cost, manifest, episodes
  *   <out>/chunks/r<i>d.js     run i's episodes: every step of every episode
  *   <out>/chunks/r<i>p.js     the exact prompts of each episode's steps (prompts.ts; null where not
- *                             rebuildable), loaded only when a prompt is asked for: History prompts
- *                             are most of a site's bytes
+ *                             rebuildable) and the run's pool of long prompt texts, loaded only when
+ *                             a prompt is asked for
  *
  * Three files per run, whatever the number of episodes: a file per episode (and another per episode's
  * prompts) made 17,718 files for one reproduction, and creating them cost more than computing them.
@@ -32,7 +32,7 @@ import type { StepRecord } from "../../logs/schema.js";
 import { summarizeCalls, type UsageTotals } from "../../runner/usage.js";
 import { lineDiff } from "./diff.js";
 import { indexHtml } from "./html.js";
-import { episodePrompts, replayInput } from "./prompts.js";
+import { episodePrompts, replayInput, TextPool } from "./prompts.js";
 import { readMergedRun, viewOf, type MergedEpisode, type MergedRun } from "../../logs/mergedRun.js";
 
 export interface ViewerOptions {
@@ -230,7 +230,10 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
     chunks++;
   };
 
-  /** A chunk written piece by piece (`S3V_CHUNK(key, {"eps":[...]})`): one item in memory at a time. */
+  /**
+   * A chunk written piece by piece (`S3V_CHUNK(key, {"eps":[...], ...fields})`): one item in memory at
+   * a time; `end` may add fields after the list (the prompt file's text pool).
+   */
   const streamed = async (key: string) => {
     const fh = await open(join(chunkDir, `${key}.js`), "w");
     let first = true;
@@ -244,8 +247,9 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
         await put(`${first ? "" : ",\n"}${JSON.stringify(item)}`);
         first = false;
       },
-      end: async () => {
-        await put("]});\n");
+      end: async (fields: Record<string, unknown> = {}) => {
+        const extra = Object.entries(fields).map(([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v)}`).join("");
+        await put(`]${extra}});\n`);
         await fh.close();
         chunks++;
       },
@@ -270,6 +274,7 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
 
     const episodeFile = await streamed(`r${i}d`);
     const promptFile = await streamed(`r${i}p`);
+    const pool = new TextPool();
     const episodeRows: Record<string, unknown>[] = [];
     const byCheckpoint = new Map<number, { j: number; label: string; score: string }[]>();
     const runViews = new Set<string>();
@@ -281,7 +286,7 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
       const steps = ep.steps.map(stepView);
       let scale = 0;
       for (const st of steps) scale = Math.max(scale, Math.abs(st.reward), Math.abs(st.self_score ?? 0));
-      const prompts = episodePrompts(replay, ep);
+      const prompts = episodePrompts(replay, ep, pool);
       const base = { phase: head.phase, checkpoint: head.checkpoint, episode: head.episode, view };
       const label = episodeLabel(base);
       const status = ep.record ? ep.record.status : "unfinished";
@@ -328,7 +333,7 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
       totalSteps += steps.length;
     }
     await episodeFile.end();
-    await promptFile.end();
+    await promptFile.end({ texts: pool.entries });
     totalEpisodes += merged.episodes.length;
     for (const v of runViews) views.add(v);
 

@@ -541,12 +541,13 @@ export function viewerApp(): void {
       return;
     }
     try {
-      const p: Any = (await load(`r${ep.i}p`)).eps[ep.j];
+      const file: Any = await load(`r${ep.i}p`);
+      const p: Any = file.eps[ep.j];
       if (!p) throw new Error("this episode has no rebuilt prompts");
       const k = (p.steps as Any[]).findIndex((x) => x.step === st.step);
       if (k < 0) throw new Error("this step has no rebuilt prompt");
       // prompts.ts's unpackPrompt, inlined into the page as S3V_UNPACK (html.ts): one implementation.
-      const messages: Any[] = (win as unknown as { S3V_UNPACK: (p: unknown, k: number) => Any[] }).S3V_UNPACK(p, k);
+      const messages: Any[] = (win as unknown as { S3V_UNPACK: (texts: unknown, p: unknown, k: number) => Any[] }).S3V_UNPACK(file.texts, p, k);
       box.replaceChildren(
         h("div", { class: "small muted" }, `${messages.length} messages, ${messages.reduce((a, m) => a + m.content.length, 0)} characters, rebuilt from the logs`),
         ...messages.map((m) => h("div", { class: "msg" }, h("div", { class: "role" }, m.role), pre(m.content))),

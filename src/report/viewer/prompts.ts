@@ -1,53 +1,64 @@
 /**
  * The exact prompt of every step, rebuilt from the logs by the runner's own replay
  * (src/runner/replay.ts: the agent's prompt assembly and the History pathway's context builder), and
- * packed per episode so that a page loads one episode's prompts on demand.
+ * packed so that a page loads one run's prompts on demand.
  *
- * Packing: within an episode, step k's messages are step K's (the last step's) first 2k + 2 messages,
- * except the first user message, which carries the experience (History ICL refits it to the budget at
- * every step). So an episode stores the last step's messages once, and per step its message count and
- * which distinct first user message it had. `unpackPrompt` is the inverse; `packEpisodePrompts`
+ * Packing, within an episode: step k's messages are step K's (the last step's) first 2k + 2 messages,
+ * except the first user message, which carries the experience (History ICL refits it to the budget
+ * as the episode grows). So an episode stores the last step's later messages once, and per step its
+ * message count and which first user message it had. `unpackPrompt` is the inverse; `packPrompts`
  * checks it on every step and stores a step whole in the rare case it would not hold.
+ *
+ * Packing, across a run: the long texts (the system message, every distinct first user message) go
+ * to the run's TextPool, whole or as an edit of a recent whole entry. All the episodes of a checkpoint
+ * read the same experience (they differ in the observation after it), and a checkpoint's experience
+ * is the previous one's plus three episodes, so a run's prompt file holds each experience text about
+ * once instead of once per episode (a History run of the reproduction: 128 MB before, a few MB now).
  */
 import { getGame } from "../../games/registry.js";
 import type { ChatMessage } from "../../models/types.js";
 import { manifestProtocol } from "../../runner/protocolRecord.js";
 import { rebuildEpisodeMessages, type RunLogData } from "../../runner/replay.js";
 import type { MergedEpisode, MergedRun } from "../../logs/mergedRun.js";
+import { viewOf } from "../../logs/schema.js";
 
 /**
- * A first user message, whole or as an edit of the previous entry: keep its first `p` and last `s`
- * characters and put `m` between them. History ICL's context changes between steps only where the
- * budget cuts (the earliest blocks shrink; the later ones and the observation stay), so an entry is a
- * few hundred characters instead of the whole context again.
+ * A text of a run's pool: whole, or an edit of the whole entry `k`: keep its first `p` and last `s`
+ * characters and put `m` between them. Edits refer only to whole entries, so the page resolves any
+ * text with one slice and one concatenation, and holds only the whole texts and the edits.
  */
-export type FirstEntry = string | { p: number; s: number; m: string };
+export type PoolEntry = string | { k: number; p: number; s: number; m: string };
 
-/** One episode's prompts, packed (see the module comment). */
+/** One episode's prompts, packed (see the module comment); texts are indices into the run's pool. */
 export interface PackedPrompts {
-  /** The last step's messages. */
-  base: ChatMessage[];
-  /** The first user messages, one entry each time the text changes from one step to the next. */
-  firsts: FirstEntry[];
-  /** Per logged step: its index, how many messages of `base` it has, its first user message; or its messages whole. */
+  /** The system message (the rules text). */
+  sys: number;
+  /** The last step's messages after its first user message (assistant, user, assistant, ...). */
+  rest: ChatMessage[];
+  /** Per logged step: its index, how many messages it has, its first user message; or its messages whole. */
   steps: ({ step: number; n: number; first: number } | { step: number; whole: ChatMessage[] })[];
 }
 
 /**
- * Step `i` (position in `steps`) of a packed episode, as the model received it. Self-contained (no
- * outer names): the page runs this very function's source to show a prompt.
+ * Step `i` (position in `p.steps`) of a packed episode, as the model received it, with `texts` the
+ * run's pool. Self-contained (no outer names): the page runs this very function's source.
  */
-export function unpackPrompt(p: PackedPrompts, i: number): ChatMessage[] {
+export function unpackPrompt(texts: readonly PoolEntry[], p: PackedPrompts, i: number): ChatMessage[] {
   const s = p.steps[i];
   if (s === undefined) throw new Error(`no step at position ${i}`);
   if ("whole" in s) return s.whole;
-  let first = "";
-  for (let f = 0; f <= s.first; f++) {
-    const e = p.firsts[f];
-    first = typeof e === "string" ? e : e === undefined ? first : first.slice(0, e.p) + e.m + first.slice(first.length - e.s);
-  }
-  const out = p.base.slice(0, s.n).map((m) => ({ role: m.role, content: m.content }));
-  if (out[1] !== undefined) out[1] = { role: out[1].role, content: first };
+  const text = (j: number): string => {
+    const e = texts[j];
+    if (typeof e === "string") return e;
+    const b = e === undefined ? undefined : texts[e.k];
+    if (e === undefined || typeof b !== "string") throw new Error(`the prompt file has no text ${j}`);
+    return b.slice(0, e.p) + e.m + b.slice(b.length - e.s);
+  };
+  const out: ChatMessage[] = [
+    { role: "system", content: text(p.sys) },
+    { role: "user", content: text(s.first) },
+  ];
+  for (const m of p.rest.slice(0, s.n - 2)) out.push({ role: m.role, content: m.content });
   return out;
 }
 
@@ -69,19 +80,61 @@ function commonSuffix(a: string, b: string, max: number): number {
   return s;
 }
 
-/** `next` as an edit of `prev` (common prefix and suffix kept), or whole when that is not shorter. */
-function firstEntry(prev: string | null, next: string): FirstEntry {
-  if (prev === null) return next;
-  const max = Math.min(prev.length, next.length);
-  const p = commonPrefix(prev, next, max);
-  const s = commonSuffix(prev, next, max - p);
-  const m = next.slice(p, next.length - s);
-  return m.length + 40 < next.length ? { p, s, m } : next;
+/** `next` as an edit of the whole text `base` (common prefix and suffix kept). */
+function editOf(base: string, next: string): { p: number; s: number; m: string } {
+  const max = Math.min(base.length, next.length);
+  const p = commonPrefix(base, next, max);
+  const s = commonSuffix(base, next, max - p);
+  return { p, s, m: next.slice(p, next.length - s) };
 }
 
-/** Whether entry `e` after `prev` has the length of `text` (what unpackPrompt builds is `prev`'s ends around `e.m`). */
-function entryFits(prev: string, e: FirstEntry, text: string): boolean {
-  return typeof e === "string" ? e === text : e.p + e.s <= prev.length && e.p + e.m.length + e.s === text.length;
+/**
+ * A run's pool of long prompt texts (see the module comment). A text is stored as an edit of one of
+ * the last REFS long whole entries when the edit is small next to it (at most 1/16 of the text), else
+ * whole (and it becomes such a reference itself): a checkpoint's first experience is a new whole
+ * entry, its other episodes' are edits of it. Short texts are looked up exactly (the rules text of
+ * every episode is one entry).
+ */
+export class TextPool {
+  readonly entries: PoolEntry[] = [];
+  /** Whole entries at least REF_MIN characters long, newest last (at most REFS). */
+  private readonly refs: number[] = [];
+  private readonly short = new Map<string, number>();
+  private static readonly REFS = 4;
+  private static readonly REF_MIN = 4096;
+  private static readonly SHORT_MAX = 16_384;
+
+  /** The entry index of `text` (added when new). */
+  add(text: string): number {
+    if (text.length <= TextPool.SHORT_MAX) {
+      const hit = this.short.get(text);
+      if (hit !== undefined) return hit;
+    }
+    const index = this.store(text);
+    if (text.length <= TextPool.SHORT_MAX) this.short.set(text, index);
+    return index;
+  }
+
+  private store(text: string): number {
+    let best: { k: number; p: number; s: number; m: string } | null = null;
+    // Newest reference first: it is nearly always the one (the checkpoint's first experience).
+    for (let r = this.refs.length - 1; r >= 0 && (best === null || best.m.length > text.length / 16); r--) {
+      const k = this.refs[r]!;
+      const e = editOf(this.entries[k] as string, text);
+      if (best === null || e.m.length < best.m.length) best = { k, ...e };
+    }
+    if (best !== null && best.m.length + 40 <= text.length / 16) {
+      this.entries.push(best);
+      return this.entries.length - 1;
+    }
+    this.entries.push(text);
+    const index = this.entries.length - 1;
+    if (text.length >= TextPool.REF_MIN) {
+      this.refs.push(index);
+      if (this.refs.length > TextPool.REFS) this.refs.shift();
+    }
+    return index;
+  }
 }
 
 /**
@@ -95,32 +148,35 @@ function sameAs(m: ChatMessage, b: ChatMessage | undefined, full: boolean): bool
 }
 
 /**
- * Packs one episode's per-step messages (each step's list as rebuilt). Each step is checked as it is
- * packed (its first user message against the entries, the others against `base`: see sameAs); a
- * step that does not match is stored whole.
+ * Packs one episode's per-step messages (each step's list as rebuilt), its long texts into `pool`.
+ * Each step is checked as it is packed (its first user message is pooled as it is, the others are
+ * checked against the last step's: see sameAs); a step that does not match is stored whole.
  */
-export function packPrompts(perStep: readonly { step: number; messages: ChatMessage[] }[]): PackedPrompts {
+export function packPrompts(perStep: readonly { step: number; messages: ChatMessage[] }[], pool: TextPool): PackedPrompts {
   const last = perStep[perStep.length - 1];
   const base = last ? last.messages : [];
-  const firsts: FirstEntry[] = [];
-  const packed: PackedPrompts = { base, firsts, steps: [] };
+  const packed: PackedPrompts = { sys: base[0]?.role === "system" ? pool.add(base[0].content) : -1, rest: base.slice(2), steps: [] };
   let latest: string | null = null;
+  let latestIndex = -1;
   for (const { step, messages } of perStep) {
-    const fits = messages.length >= 2 && messages.length <= base.length && messages.every((m, j) => j === 1 || sameAs(m, base[j], j === 0 || j >= messages.length - 2));
-    if (!fits || messages[1]?.role !== base[1]?.role) {
+    const fits =
+      packed.sys >= 0 &&
+      messages.length >= 2 &&
+      messages.length <= base.length &&
+      messages[1]?.role === "user" &&
+      messages.every((m, j) => j === 1 || sameAs(m, base[j], j === 0 || j >= messages.length - 2));
+    if (!fits) {
       packed.steps.push({ step, whole: messages });
       continue;
     }
-    // A new entry only when the text changed since the previous step (the experience is refitted
-    // as the episode grows and never returns to an earlier cut), so no map keyed by whole contexts.
+    // Pooled only when the text changed since the previous step (the experience is refitted a few
+    // times an episode, and the replay hands back the same string object while it is unchanged).
     const first = (messages[1] as ChatMessage).content;
     if (first !== latest) {
-      const entry = firstEntry(latest, first);
-      if (!entryFits(latest ?? "", entry, first)) throw new Error("prompt packing: an edit does not fit its text"); // a bug, never data
-      firsts.push(entry);
+      latestIndex = pool.add(first);
       latest = first;
     }
-    packed.steps.push({ step, n: messages.length, first: firsts.length - 1 });
+    packed.steps.push({ step, n: messages.length, first: latestIndex });
   }
   return packed;
 }
@@ -147,14 +203,14 @@ export function replayInput(run: MergedRun): RunLogData | string {
   };
 }
 
-/** One episode's packed prompts, or the reason they cannot be rebuilt (never throws). */
-export function episodePrompts(data: RunLogData | string, ep: MergedEpisode): PackedPrompts | string {
+/** One episode's packed prompts (long texts into the run's `pool`), or the reason they cannot be rebuilt (never throws). */
+export function episodePrompts(data: RunLogData | string, ep: MergedEpisode, pool: TextPool): PackedPrompts | string {
   if (typeof data === "string") return data;
   const first = ep.steps[0];
   if (first === undefined) return "the episode has no steps";
   try {
-    const perStep = rebuildEpisodeMessages(data, getGame(data.manifest.game), { phase: first.phase, checkpoint: first.checkpoint, episode: first.episode });
-    return packPrompts(perStep);
+    const at = { phase: first.phase, checkpoint: first.checkpoint, episode: first.episode, ...(first.phase === "eval" ? { view: viewOf(first) } : {}) };
+    return packPrompts(rebuildEpisodeMessages(data, getGame(data.manifest.game), at, ep.steps), pool);
   } catch (e) {
     return `the prompt could not be rebuilt: ${(e as Error).message}`;
   }

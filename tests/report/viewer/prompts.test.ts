@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { getGame } from "../../../src/games/registry.js";
 import type { ChatMessage } from "../../../src/models/types.js";
-import { episodePrompts, packPrompts, replayInput, unpackPrompt } from "../../../src/report/viewer/prompts.js";
+import { episodePrompts, packPrompts, replayInput, TextPool, unpackPrompt } from "../../../src/report/viewer/prompts.js";
 import { readMergedRun } from "../../../src/logs/mergedRun.js";
 import { runDir } from "../../../src/logs/runDir.js";
 import { runMatrix } from "../../../src/runner/runLoop.js";
@@ -25,25 +25,57 @@ describe("packPrompts / unpackPrompt", () => {
       { step: 1, messages: [msg("system", "S"), msg("user", "E1 o0"), msg("assistant", "a0"), msg("user", "f0 o1")] },
       { step: 2, messages: [msg("system", "S"), msg("user", "E2 o0"), msg("assistant", "a0"), msg("user", "f0 o1"), msg("assistant", "a1"), msg("user", "f1 o2")] },
     ];
-    const p = packPrompts(perStep);
-    expect(p.firsts).toEqual(["E1 o0", "E2 o0"]);
-    perStep.forEach((s, i) => expect(unpackPrompt(p, i)).toEqual(s.messages));
+    const pool = new TextPool();
+    const p = packPrompts(perStep, pool);
+    // Short texts are pooled whole, once each: "S", then the two first messages.
+    expect(pool.entries).toEqual(["S", "E1 o0", "E2 o0"]);
+    expect(p.steps.map((s) => ("first" in s ? s.first : -1))).toEqual([1, 1, 2]);
+    perStep.forEach((s, i) => expect(unpackPrompt(pool.entries, p, i)).toEqual(s.messages));
   });
 
-  it("stores a changed experience as an edit of the previous one", () => {
-    const ctx = (cut: string) => `<experience>\n${cut}${"whole later block\n".repeat(50)}</experience>\n\n<observation>o0</observation>`;
+  it("stores a changed experience as an edit of a whole one", () => {
+    const ctx = (cut: string) => `<experience>\n${cut}${"whole later block\n".repeat(500)}</experience>\n\n<observation>o0</observation>`;
     const perStep = [
       { step: 0, messages: [msg("system", "S"), msg("user", ctx("block 1 step 1\nblock 1 step 2\n"))] },
       { step: 1, messages: [msg("system", "S"), msg("user", ctx("block 1 step 1\n[... 1 later steps omitted]\n")), msg("assistant", "a0"), msg("user", "f0 o1")] },
     ];
-    const p = packPrompts(perStep);
-    expect(typeof p.firsts[0]).toBe("string");
-    const edit = p.firsts[1] as { p: number; s: number; m: string };
-    expect(typeof edit).toBe("object");
-    // Kept: "<experience>\nblock 1 step 1\n" (29 chars) before, the 50 whole blocks and the observation after.
+    const pool = new TextPool();
+    const p = packPrompts(perStep, pool);
+    expect(typeof pool.entries[1]).toBe("string");
+    const edit = pool.entries[2] as { k: number; p: number; s: number; m: string };
+    expect(edit.k).toBe(1);
+    // Kept: "<experience>\nblock 1 step 1\n" (29 chars) before, the 500 whole blocks and the observation after.
     expect(edit.p).toBe("<experience>\nblock 1 step 1\n".length);
-    expect(edit.m.length).toBeLessThan(40);
-    perStep.forEach((s, i) => expect(unpackPrompt(p, i)).toEqual(s.messages));
+    // Both texts have "\n" before the whole blocks, so the kept suffix takes it: only the marker is new.
+    expect(edit.m).toBe("[... 1 later steps omitted]");
+    perStep.forEach((s, i) => expect(unpackPrompt(pool.entries, p, i)).toEqual(s.messages));
+  });
+
+  it("shares one experience among the episodes of a run: each later episode adds only its edit", () => {
+    const experience = `<experience>\n${"a block of an earlier episode\n".repeat(2000)}</experience>`;
+    const pool = new TextPool();
+    const eps = [0, 1, 2].map((e) => {
+      const perStep = [{ step: 0, messages: [msg("system", "RULES"), msg("user", `${experience}\n\n<observation>seed ${e}</observation>`)] }];
+      return { perStep, packed: packPrompts(perStep, pool) };
+    });
+    // "RULES" once, the first episode's first message whole, then two edits of it holding "1" and "2".
+    expect(pool.entries.length).toBe(4);
+    expect(pool.entries.slice(2)).toEqual([
+      { k: 1, p: experience.length + "\n\n<observation>seed ".length, s: "</observation>".length, m: "1" },
+      { k: 1, p: experience.length + "\n\n<observation>seed ".length, s: "</observation>".length, m: "2" },
+    ]);
+    for (const { perStep, packed } of eps) expect(unpackPrompt(pool.entries, packed, 0)).toEqual(perStep[0]!.messages);
+  });
+
+  it("stores a text whole when the edit would be over a 16th of it, and edits refer only to whole texts", () => {
+    const a = "x".repeat(10_000);
+    const b = `${"y".repeat(1000)}${a}`; // 1,000 new characters: over 11,000 / 16
+    const c = `${b}z`; // an edit of b (the newest whole text), not of a chain
+    const pool = new TextPool();
+    for (const t of [a, b, c]) packPrompts([{ step: 0, messages: [msg("system", "S"), msg("user", t)] }], pool);
+    expect(pool.entries[1]).toBe(a);
+    expect(pool.entries[2]).toBe(b);
+    expect(pool.entries[3]).toEqual({ k: 2, p: b.length, s: 0, m: "z" });
   });
 
   it("finds the edit across the 4096-character chunks of long contexts, wherever the change is", () => {
@@ -55,8 +87,9 @@ describe("packPrompts / unpackPrompt", () => {
           { step: 0, messages: [msg("system", "S"), msg("user", long)] },
           { step: 1, messages: [msg("system", "S"), msg("user", edited), msg("assistant", "a0"), msg("user", "o1")] },
         ];
-        const p = packPrompts(perStep);
-        perStep.forEach((s, i) => expect(unpackPrompt(p, i), `at ${at}, change of ${change.length}`).toEqual(s.messages));
+        const pool = new TextPool();
+        const p = packPrompts(perStep, pool);
+        perStep.forEach((s, i) => expect(unpackPrompt(pool.entries, p, i), `at ${at}, change of ${change.length}`).toEqual(s.messages));
       }
     }
   });
@@ -66,9 +99,16 @@ describe("packPrompts / unpackPrompt", () => {
       { step: 0, messages: [msg("system", "OTHER RULES"), msg("user", "o0")] },
       { step: 1, messages: [msg("system", "S"), msg("user", "o0"), msg("assistant", "a0"), msg("user", "o1")] },
     ];
-    const p = packPrompts(perStep);
+    const pool = new TextPool();
+    const p = packPrompts(perStep, pool);
     expect("whole" in (p.steps[0] as object)).toBe(true);
-    perStep.forEach((s, i) => expect(unpackPrompt(p, i)).toEqual(s.messages));
+    perStep.forEach((s, i) => expect(unpackPrompt(pool.entries, p, i)).toEqual(s.messages));
+  });
+
+  it("says which text is missing from a damaged prompt file instead of showing a wrong prompt", () => {
+    const pool = new TextPool();
+    const p = packPrompts([{ step: 0, messages: [msg("system", "S"), msg("user", "o0")] }], pool);
+    expect(() => unpackPrompt([], p, 0)).toThrow(/has no text 0/);
   });
 });
 
@@ -97,15 +137,16 @@ describe("rebuilt prompts equal what the model received", () => {
       const merged = await readMergedRun([runDir(data, e.runId)]);
       const input = replayInput(merged);
       expect(typeof input).not.toBe("string");
+      const pool = new TextPool();
       for (const ep of merged.episodes) {
-        const packed = episodePrompts(input, ep);
+        const packed = episodePrompts(input, ep, pool);
         if (typeof packed === "string") throw new Error(packed);
         ep.steps.forEach((s, k) => {
           const req = requests.find(
             (q) => q.identity.runId === e.runId && q.identity.phase === s.phase && q.identity.checkpoint === s.checkpoint && q.identity.episode === s.episode && q.identity.step === s.step,
           );
           expect(req, `${e.runId} ${ep.key} step ${s.step}`).toBeDefined();
-          const got = unpackPrompt(packed, k);
+          const got = unpackPrompt(pool.entries, packed, k);
           expect(got).toEqual(req!.messages.map((m) => ({ role: m.role, content: m.content })));
           if (got[1]!.content.includes("later steps omitted")) cut++;
           compared++;
