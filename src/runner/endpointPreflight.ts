@@ -52,13 +52,15 @@ export async function preflightModels(
 ): Promise<InvocationPreflight> {
   const env = o.ctx.env ?? process.env;
   const targets = new Map<string, PreflightTarget>();
-  for (const r of models) {
-    if (r.spec.scheme !== "openai" || r.baseUrl === null) continue;
+  // Every endpoint of a pool is checked on its own: each refusal names its host, and one endpoint
+  // that fails stops the run (a replica serving another model or context must not slip in).
+  for (const r of models) for (const baseUrl of r.baseUrls) {
+    if (r.spec.scheme !== "openai") continue;
     const s = o.settingsOf(r.name);
     const t: PreflightTarget = {
       name: r.name,
       model: r.spec.model,
-      baseUrl: r.baseUrl,
+      baseUrl,
       apiKey: env[r.apiKeyEnv] ?? "",
       apiKeyEnv: r.apiKeyEnv,
       fromModelsFile: r.entry !== null,
@@ -104,5 +106,10 @@ export async function preflightModels(
       return report;
     }),
   );
-  return { reports, problems: reports.flatMap((r) => r.problems), warnings };
+  const poolSize = new Map(models.map((m) => [m.name, m.baseUrls.length]));
+  const inPool = (r: PreflightReport, p: string) => {
+    const n = poolSize.get(r.name) ?? 1;
+    return n > 1 ? `${p} (${r.host} is one of the ${n} endpoints of the pool of '${r.name}': fix it, or drop it from the list to run on the others)` : p;
+  };
+  return { reports, problems: reports.flatMap((r) => r.problems.map((p) => inPool(r, p))), warnings };
 }
