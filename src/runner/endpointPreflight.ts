@@ -106,10 +106,11 @@ export async function preflightModels(
       return report;
     }),
   );
+  // A pool's refusal says which of its endpoints failed and that the others can run without it.
   const poolSize = new Map(models.map((m) => [m.name, m.baseUrls.length]));
-  const inPool = (r: PreflightReport, p: string) => {
+  for (const r of reports) {
     const n = poolSize.get(r.name) ?? 1;
-    return n > 1 ? `${p} (${r.host} is one of the ${n} endpoints of the pool of '${r.name}': fix it, or drop it from the list to run on the others)` : p;
-  };
-  return { reports, problems: reports.flatMap((r) => r.problems.map((p) => inPool(r, p))), warnings };
+    if (n > 1) r.problems = r.problems.map((p) => `${p} (${r.host} is one of the ${n} endpoints of the pool of '${r.name}': fix it, or drop it from the list to run on the others)`);
+  }
+  return { reports, problems: reports.flatMap((r) => r.problems), warnings };
 }

@@ -6,7 +6,7 @@
  *   printf 'run-A\0h1:8001/v1' | sha256sum | cut -c1-12   -> hex, read as an integer
  */
 import { describe, expect, it } from "vitest";
-import { DOWN_BACKOFF, EndpointHealth, FAILURES_TO_DOWN, PoolRegistry, PoolRouter, rendezvousOrder, rendezvousWeight } from "../../src/models/poolRouting.js";
+import { DOWN_BACKOFF, EndpointHealth, FAILURES_TO_DOWN, PoolRegistry, rendezvousOrder, rendezvousWeight } from "../../src/models/poolRouting.js";
 
 const IDS = ["h1:8001/v1", "h2:8002/v1", "h3:8003/v1"];
 
