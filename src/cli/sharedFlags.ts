@@ -39,7 +39,8 @@ export const PROTOCOL_FLAGS = {
 /** Where and how model calls go. */
 export const ENDPOINT_FLAGS = {
   concurrency: { type: "string" },
-  "base-url": { type: "string" },
+  // Repeated or a comma list: a pool of endpoints serving one model (scale.md).
+  "base-url": { type: "string", multiple: true },
   "api-key-env": { type: "string" },
   "models-file": { type: "string" },
   "max-retries": { type: "string" },
@@ -213,7 +214,7 @@ export function viewsFromFlags(v: Partial<Record<"views" | "view-episodes" | "re
 
 /** The model context from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
 export function modelContextFromFlags(
-  v: Partial<Record<"concurrency" | "max-retries" | "max-retry-after" | "timeout-ms" | "base-url" | "api-key-env" | "models-file" | "max-tokens-param" | "drop-params", string>>,
+  v: Partial<Record<"concurrency" | "max-retries" | "max-retry-after" | "timeout-ms" | "api-key-env" | "models-file" | "max-tokens-param" | "drop-params", string>> & { "base-url"?: string | string[] },
   env: Record<string, string | undefined>,
 ): Partial<ModelContext> {
   const ctx: Partial<ModelContext> = {
@@ -223,7 +224,8 @@ export function modelContextFromFlags(
     env,
   };
   if (v["max-retry-after"] !== undefined) ctx.backoff = { maxRetryAfterMs: rangedFlag("max-retry-after", v["max-retry-after"], 600) * 1000 };
-  if (v["base-url"] !== undefined) ctx.baseUrl = v["base-url"];
+  // Each URL is checked (http(s), distinct hosts) where the model resolves (createModel.ts's poolUrls).
+  if (v["base-url"] !== undefined) ctx.baseUrl = typeof v["base-url"] === "string" ? v["base-url"] : v["base-url"].join(",");
   if (v["max-tokens-param"] !== undefined) ctx.maxTokensParam = oneOf("max-tokens-param", v["max-tokens-param"], MAX_TOKENS_PARAMS);
   if (v["drop-params"] !== undefined) {
     const list = v["drop-params"].split(",").map((x) => x.trim()).filter(Boolean);

@@ -390,6 +390,18 @@ export const CallRecord = z
     tokens_in_local: z.number().nonnegative().optional(),
     /** Optional: true when the server's tokens_in fell short of tokens_in_local by more than the margins of logs/qualityThresholds.ts (a silent server-side cut). */
     server_truncated: z.boolean().optional(),
+    /**
+     * Optional, endpoint pools only (several base URLs for one model, scale.md): the host (and port)
+     * that answered the call, or that it last tried when it failed. A host only: never a URL's
+     * credentials, path or query, never a key. Absent with one endpoint and for cache replays.
+     */
+    endpoint: z.string().optional(),
+    /**
+     * Optional, endpoint pools only: the hosts the run left on this call, in order, because each was
+     * down (refused connections, repeated 5xx or timeouts); the run's later calls stay on `endpoint`.
+     * The failed attempts are in retries / retry_kinds. Absent when the run did not move.
+     */
+    moved_from: z.array(z.string()).optional(),
   })
   .passthrough();
 export type CallRecord = z.infer<typeof CallRecord>;

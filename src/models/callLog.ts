@@ -8,14 +8,14 @@ import type { CallRecord } from "../logs/schema.js";
 import { costUsd } from "./cost.js";
 import type { Price } from "./modelsFile.js";
 import { isServerTruncated } from "../logs/qualityThresholds.js";
-import { ModelCallError, type CallIdentity, type CompletionRequest, type CompletionResult, type Model, type ResolvedModelInfo, type Usage } from "./types.js";
+import { ModelCallError, type CallIdentity, type CallRoute, type CompletionRequest, type CompletionResult, type Model, type ResolvedModelInfo, type Usage } from "./types.js";
 
 /**
  * What was measured for one call: the CallRecord fields that do not come from the identity (spelled
  * out, because Omit over the schema's passthrough index signature would lose them).
  */
 export type CallMeasurement = Pick<CallRecord, "tokens_in" | "tokens_out" | "tokens_cached" | "latency_ms" | "retries" | "cached" | "error" | "cost_usd"> &
-  Partial<Pick<CallRecord, "tokens_reasoning" | "retry_kinds" | "seed" | "system_fingerprint" | "tokens_in_local" | "server_truncated">> & { usage_note?: string };
+  Partial<Pick<CallRecord, "tokens_reasoning" | "retry_kinds" | "seed" | "system_fingerprint" | "tokens_in_local" | "server_truncated" | "endpoint" | "moved_from">> & { usage_note?: string };
 
 /**
  * The endpoint's usage as recorded: cached prompt tokens above the prompt tokens cannot be true
@@ -45,6 +45,12 @@ export type OnCall = (event: CallEvent) => void;
 export function toCallRecord(e: CallEvent): CallRecord {
   const { runId, purpose, phase, checkpoint, episode, step, sample, view } = e.identity;
   return { run_id: runId, purpose, phase, checkpoint, episode, step, ...(view ? { view } : {}), ...e.measured, sample, finish_reason: e.finishReason };
+}
+
+/** An endpoint pool's route as calls.jsonl fields (nothing for one endpoint). */
+function routeFields(route: CallRoute | undefined): Pick<CallMeasurement, "endpoint" | "moved_from"> {
+  if (!route) return {};
+  return { endpoint: route.endpoint, ...(route.movedFrom.length > 0 ? { moved_from: [...route.movedFrom] } : {}) };
 }
 
 /** The endpoint host of the built-in models: nothing is sent, so no seed or prompt count is recorded (their logs stay as they were). */
@@ -86,6 +92,7 @@ export class ObservedModel implements Model {
         cached: false,
         error: e instanceof ModelCallError ? e.kind : "internal",
         cost_usd: null,
+        ...routeFields(e instanceof ModelCallError ? e.route : undefined),
       });
       throw e;
     }
@@ -110,6 +117,7 @@ export class ObservedModel implements Model {
       error: null,
       cost_usd: costUsd(usage, this.price),
       ...(note !== null ? { usage_note: note } : {}),
+      ...routeFields(result.route),
     });
     return truncated ? { ...result, serverTruncated: true } : result;
   }

@@ -3,11 +3,14 @@
  * model stack. Layers, outermost first:
  *
  *   observe (onCall) -> configure (alias name, sampling) -> cache -> limiter -> retry -> openai
+ *   observe (onCall) -> configure -> cache -> pool -> [per endpoint: limiter -> retry -> openai]
  *   observe (onCall) -> configure -> builtin
  *
  * The cache sits outside the limiter so a hit costs no slot; the limiter outside the retry layer so a
  * call that is backing off keeps its slot (a 429 should slow the endpoint's traffic, not invite
- * another call). Configuration errors surface before any call through validateModelSpecs.
+ * another call). A pool (several base URLs, poolModel.ts) gives each endpoint its own limiter and
+ * retry layer, so --concurrency is per endpoint and a dead endpoint's retries stop early.
+ * Configuration errors surface before any call through validateModelSpecs.
  *
  * The built-in models live above this layer (`src/builtin/`), so `assembleModel` takes the innermost
  * model of a `builtin:` spec from its caller; `createModel` (`src/runner/createModel.ts`) is the one
@@ -19,10 +22,12 @@ import { LimitedModel, LimiterRegistry } from "./limiter.js";
 import { parseModelSpec, specText, type BuiltinSpec, type ModelSpec } from "./modelSpec.js";
 import type { DroppableParam, ModelsFileEntry, Price } from "./modelsFile.js";
 import { OpenAIModel, endpointHostOf, endpointIdOf, type MaxTokensParam } from "./openaiModel.js";
+import { failoverHook, PoolModel } from "./poolModel.js";
+import { PoolRegistry } from "./poolRouting.js";
 import { CachedModel, ResponseCache } from "./responseCache.js";
 import { keyValueProblem, looksLikeKey, registerSecret, terminalSafe } from "./secrets.js";
 import { ReplyGuard } from "./replyGuard.js";
-import { RETRY_DEFAULTS, RetryingModel, realSleep } from "./retry.js";
+import { RETRY_DEFAULTS, RetryingModel, realSleep, type RetryOptions } from "./retry.js";
 import type { CompletionRequest, CompletionResult, Model, SamplingParams } from "./types.js";
 import { ConfigError } from "../util/errors.js";
 
@@ -31,7 +36,10 @@ export const DEFAULT_API_KEY_ENV = "OPENAI_API_KEY";
 
 /** Everything models need from one CLI invocation. Create one per invocation (createModelContext). */
 export interface ModelContext {
-  /** `--base-url`, else OPENAI_BASE_URL, else null (OpenAI's own API). A models-file entry's base_url wins. */
+  /**
+   * `--base-url`, else OPENAI_BASE_URL, else null (OpenAI's own API). A models-file entry's base_url
+   * wins. A comma list is a pool of endpoints serving one model (scale.md).
+   */
   baseUrl: string | null;
   /** NAME of the environment variable holding the key (`--api-key-env`, default OPENAI_API_KEY). */
   apiKeyEnv: string;
@@ -47,6 +55,8 @@ export interface ModelContext {
   concurrency: number;
   /** The run context's limiters (one per endpoint host + key variable). */
   limiters: LimiterRegistry;
+  /** Endpoint health and run routing of every pool of the invocation (poolRouting.ts). */
+  pools: PoolRegistry;
   /** Called once per model call, success or failure (the runner writes calls.jsonl from it). */
   onCall?: OnCall;
   /** Backoff sleep; tests inject a fast one. */
@@ -77,6 +87,7 @@ export function createModelContext(o: Partial<ModelContext> = {}): ModelContext 
     timeoutMs: o.timeoutMs ?? CONTEXT_DEFAULTS.timeoutMs,
     concurrency: o.concurrency ?? CONTEXT_DEFAULTS.concurrency,
     limiters: o.limiters ?? new LimiterRegistry(),
+    pools: o.pools ?? new PoolRegistry(),
     env,
     ...(o.maxTokensParam ? { maxTokensParam: o.maxTokensParam } : {}),
     ...(o.dropParams ? { dropParams: o.dropParams } : {}),
@@ -104,9 +115,11 @@ export interface ResolvedModel {
   name: string;
   spec: ModelSpec;
   entry: ModelsFileEntry | null;
-  /** Endpoint base URL (openai only; null for builtin). */
+  /** Endpoint base URL (openai only; null for builtin); a pool's first URL. */
   baseUrl: string | null;
-  /** Host (and port) of the endpoint, or `builtin`. */
+  /** Every base URL (openai: one, or a pool's; builtin: none). */
+  baseUrls: string[];
+  /** Host (and port) of the endpoint, a pool's hosts as a comma list, or `builtin`. */
   endpointHost: string;
   apiKeyEnv: string;
   concurrency: number;
@@ -146,19 +159,40 @@ export function resolveModel(name: string, ctx: ModelContext): ResolvedModel {
     // `send_seed: false` is dropping the runner's per-call seed.
     dropParams: dropList(entry?.drop_params ?? ctx.dropParams ?? [], entry?.send_seed === false),
   };
-  if (spec.scheme === "builtin") return { ...common, baseUrl: null, endpointHost: "builtin", apiKeyEnv: "" };
-  const baseUrl = entry?.base_url ?? ctx.baseUrl ?? DEFAULT_BASE_URL;
-  let url: URL | null = null;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    url = null;
-  }
-  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    const field = entry?.base_url ? `${where}: base_url` : "--base-url / OPENAI_BASE_URL";
-    throw new ConfigError(`${field}: '${showUrl(baseUrl)}' is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)`);
-  }
-  return { ...common, baseUrl, endpointHost: endpointHostOf(baseUrl), apiKeyEnv: entry?.api_key_env ?? ctx.apiKeyEnv };
+  if (spec.scheme === "builtin") return { ...common, baseUrl: null, baseUrls: [], endpointHost: "builtin", apiKeyEnv: "" };
+  const field = entry?.base_url !== undefined ? `${where}: base_url` : "--base-url / OPENAI_BASE_URL";
+  const baseUrls = poolUrls(entry?.base_url ?? ctx.baseUrl ?? DEFAULT_BASE_URL, field);
+  return { ...common, baseUrl: baseUrls[0]!, baseUrls, endpointHost: baseUrls.map(endpointHostOf).join(","), apiKeyEnv: entry?.api_key_env ?? ctx.apiKeyEnv };
+}
+
+/** The most endpoints one pool may list (far above a real replica count; a typo, not a pool). */
+export const MAX_POOL_ENDPOINTS = 64;
+
+/**
+ * The base URLs of `value` (a URL, a comma list of URLs, or a models file's list): each an http(s)
+ * URL, on distinct hosts (host:port: two paths of one server are one endpoint). Throws a
+ * ConfigError naming `field`, the item and the fix.
+ */
+export function poolUrls(value: string | readonly string[], field: string): string[] {
+  const list = (typeof value === "string" ? value.split(",") : [...value]).map((u) => u.trim());
+  if (list.length > MAX_POOL_ENDPOINTS) throw new ConfigError(`${field}: ${list.length} URLs, at most ${MAX_POOL_ENDPOINTS} per model`);
+  const hosts = new Map<string, number>();
+  list.forEach((u, i) => {
+    const which = list.length > 1 ? ` (URL ${i + 1} of ${list.length})` : "";
+    let url: URL | null = null;
+    try {
+      url = new URL(u);
+    } catch {
+      url = null;
+    }
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+      throw new ConfigError(`${field}${which}: '${showUrl(u)}' is not an http(s) URL (e.g. http://127.0.0.1:8000/v1${list.length > 1 ? "; a pool is a comma list of such URLs" : ""})`);
+    }
+    const seen = hosts.get(url.host);
+    if (seen !== undefined) throw new ConfigError(`${field}: URLs ${seen + 1} and ${i + 1} are both on ${url.host}: a pool lists each server once`);
+    hosts.set(url.host, i);
+  });
+  return list;
 }
 
 function numberProblems(ctx: ModelContext): string[] {
@@ -254,6 +288,22 @@ class ConfiguredModel implements Model {
   }
 }
 
+/** limiter -> retry -> guard -> openai for one base URL; `onFailedAttempt` is a pool's health hook. */
+function endpointStack(resolved: ResolvedModel, baseUrl: string, ctx: ModelContext, onFailedAttempt?: RetryOptions["onFailedAttempt"]): Model {
+  const spec = resolved.spec as Extract<ModelSpec, { scheme: "openai" }>;
+  const openai = new OpenAIModel({
+    spec: resolved.name,
+    model: spec.model,
+    baseUrl,
+    apiKey: (ctx.env ?? process.env)[resolved.apiKeyEnv]!,
+    timeoutMs: ctx.timeoutMs,
+    maxTokensParam: resolved.maxTokensParam,
+  });
+  const onLongWait = ctx.onWarning ?? ((m: string) => void process.stderr.write(`s3gym: ${terminalSafe(m)}\n`));
+  const retrying = new RetryingModel(new ReplyGuard(openai), { maxRetries: ctx.maxRetries, sleep: ctx.sleep ?? realSleep, onLongWait, ...RETRY_DEFAULTS, ...ctx.backoff, ...(onFailedAttempt ? { onFailedAttempt } : {}) });
+  return new LimitedModel(retrying, ctx.limiters.get(endpointHostOf(baseUrl), resolved.apiKeyEnv, resolved.concurrency));
+}
+
 /** Makes the innermost model of a `builtin:` spec (the built-ins live above this layer). */
 export type BuiltinFactory = (spec: BuiltinSpec) => Model;
 
@@ -263,20 +313,26 @@ export function assembleModel(resolved: ResolvedModel, ctx: ModelContext, builti
   if (resolved.spec.scheme === "builtin") {
     inner = builtin(resolved.spec);
   } else {
-    const baseUrl = resolved.baseUrl!;
-    const apiKey = (ctx.env ?? process.env)[resolved.apiKeyEnv]!;
-    const openai = new OpenAIModel({
-      spec: resolved.name,
-      model: resolved.spec.model,
-      baseUrl,
-      apiKey,
-      timeoutMs: ctx.timeoutMs,
-      maxTokensParam: resolved.maxTokensParam,
-    });
-    const onLongWait = ctx.onWarning ?? ((m: string) => void process.stderr.write(`s3gym: ${terminalSafe(m)}\n`));
-    const retrying = new RetryingModel(new ReplyGuard(openai), { maxRetries: ctx.maxRetries, sleep: ctx.sleep ?? realSleep, onLongWait, ...RETRY_DEFAULTS, ...ctx.backoff });
-    inner = new LimitedModel(retrying, ctx.limiters.get(resolved.endpointHost, resolved.apiKeyEnv, resolved.concurrency));
-    if (ctx.cacheDir) inner = new CachedModel(inner, cacheOf(ctx, ctx.cacheDir), { endpoint: endpointIdOf(baseUrl), model: resolved.spec.model });
+    const urls = resolved.baseUrls;
+    if (urls.length === 1) {
+      inner = endpointStack(resolved, urls[0]!, ctx);
+    } else {
+      const ids = urls.map(endpointIdOf);
+      const router = ctx.pools.router(ids);
+      const now = ctx.pools.now;
+      inner = new PoolModel(
+        urls.map((u, i) => {
+          const health = ctx.pools.healthOf(ids[i]!);
+          return { host: endpointHostOf(u), health, model: endpointStack(resolved, u, ctx, failoverHook(health, router, i, now)) };
+        }),
+        router,
+        now,
+      );
+    }
+    // Every endpoint of a pool serves the same model: a cached answer is the pool's, whichever
+    // endpoint gave it. The key names the pool's endpoints as a set (the order of the list aside).
+    const endpoint = urls.length === 1 ? endpointIdOf(urls[0]!) : `pool:${urls.map(endpointIdOf).sort().join(",")}`;
+    if (ctx.cacheDir) inner = new CachedModel(inner, cacheOf(ctx, ctx.cacheDir), { endpoint, model: resolved.spec.model });
   }
   const real = specText(resolved.spec);
   return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling, resolved.dropParams), ctx.onCall, resolved.price, { spec: real, sampling: dropSampling(resolved.sampling, resolved.dropParams) });

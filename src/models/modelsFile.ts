@@ -44,6 +44,8 @@ export const Price = z.strictObject({
 });
 export type Price = z.infer<typeof Price>;
 
+const BaseUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL, or a list of them" });
+
 export const MAX_TOKENS_PARAMS = ["auto", "max_tokens", "max_completion_tokens"] as const;
 /** Sampling parameters `drop_params` / `--drop-params` can keep from being sent. */
 export const DROPPABLE_PARAMS = ["seed", "top_p", "temperature"] as const;
@@ -57,8 +59,12 @@ export const ModelsFileEntry = z.strictObject({
     .refine((a) => identifierProblem(a) === null, { message: "must hold printable characters only (no control or invisible characters)" }),
   /** `openai:<model>` or `builtin:<policy>`. Checked by validateModelSpecs. */
   spec: z.string().min(1),
-  /** OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1); default --base-url / OPENAI_BASE_URL. */
-  base_url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
+  /**
+   * OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1); default --base-url / OPENAI_BASE_URL.
+   * A list (or a comma list) is a pool of endpoints serving this one model: calls route by run
+   * (scale.md). The list's checks (distinct hosts, at most 64) are createModel.ts's poolUrls.
+   */
+  base_url: z.union([BaseUrl, z.array(BaseUrl).min(1, "lists no URL: give one or more")]).optional(),
   /** The NAME of the environment variable holding the key (default --api-key-env / OPENAI_API_KEY). */
   api_key_env: z
     .string()

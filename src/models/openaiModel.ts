@@ -88,7 +88,7 @@ export function toAttemptError(e: unknown, secret: string | null, nowMs: number)
   if (e instanceof APIConnectionTimeoutError) return new AttemptError("request timed out", "timeout");
   if (e instanceof APIConnectionError) {
     const cause = e.cause instanceof Error ? `: ${scrubSecret(e.cause.message, secret)}` : "";
-    return new AttemptError(`connection failed${cause}`, "transport");
+    return new AttemptError(`connection failed${cause}`, "transport", null, networkErrorCode(e));
   }
   if (e instanceof APIError && typeof e.status === "number") {
     // normalizingFetch put the server's own message, already made safe, in `error.message`.
@@ -104,7 +104,7 @@ export function toAttemptError(e: unknown, secret: string | null, nowMs: number)
   const net = networkErrorCode(e);
   if (net !== null) {
     const kind = /TIMEOUT/.test(net) || net === "ETIMEDOUT" ? "timeout" : "transport";
-    return new AttemptError(`connection lost while reading the response (${net}): ${scrubSecret((e as Error).message, secret)}`, kind);
+    return new AttemptError(`connection lost while reading the response (${net}): ${scrubSecret((e as Error).message, secret)}`, kind, null, net);
   }
   throw e;
 }

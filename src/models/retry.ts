@@ -24,6 +24,8 @@ export class AttemptError extends Error {
     readonly kind: FailureKind,
     /** Milliseconds the server asked us to wait (Retry-After), or null. */
     readonly retryAfterMs: number | null = null,
+    /** The network error code behind a transport failure (`ECONNREFUSED`, ...), or null: a pool reads it. */
+    readonly networkCode: string | null = null,
   ) {
     super(message);
     this.name = "AttemptError";
@@ -73,6 +75,16 @@ export interface RetryOptions {
   /** Told before a wait longer than LONG_WAIT_MS (a big Retry-After), so that it never looks like a hang. */
   onLongWait?: (message: string) => void;
   now?: () => number;
+  /**
+   * Told of every retryable failed attempt before its backoff; true stops retrying here with an
+   * EndpointDownError, so an endpoint pool (poolModel.ts) sends the call to another endpoint instead.
+   */
+  onFailedAttempt?: (e: AttemptError) => boolean;
+}
+
+/** Retries stopped because the endpoint is down and its pool has another one: the call moves. */
+export class EndpointDownError extends ModelCallError {
+  override name = "EndpointDownError";
 }
 
 /** `maxRetryAfterMs`: the documented cap on one Retry-After wait (10 minutes; `--max-retry-after S` changes it). */
@@ -107,6 +119,7 @@ export async function withRetry<T>(attempt: () => Promise<T>, o: RetryOptions): 
     } catch (e) {
       if (!(e instanceof AttemptError)) throw e;
       if (!e.retryable) throw new ModelCallError(`${o.label}: ${e.message} (not retried)`, e.kind, retries, kinds);
+      if (o.onFailedAttempt?.(e)) throw new EndpointDownError(`${o.label}: ${e.message} (endpoint down: moving the call)`, e.kind, retries, kinds);
       if (retries >= o.maxRetries) throw new ModelCallError(`${o.label}: ${e.message} (retries exhausted after ${retries} retries)`, e.kind, retries, kinds);
       kinds.push(e.kind);
       const wait = backoffDelayMs(retries, e, o);

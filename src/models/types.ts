@@ -90,6 +90,16 @@ export interface CompletionResult {
   systemFingerprint?: string;
   /** Set by the call log: the server's prompt_tokens fell short of the kit's own count (serverTruncation.ts). */
   serverTruncated?: boolean;
+  /** Set by an endpoint pool (poolModel.ts): where the call went and which endpoints the run left. */
+  route?: CallRoute;
+}
+
+/** Where a call to an endpoint pool went: hosts only, never a URL's credentials, path or query. */
+export interface CallRoute {
+  /** Host (and port) of the endpoint that answered, or that the call last tried when it failed. */
+  endpoint: string;
+  /** The endpoints the run left on this call (down), in order; empty when it did not move. */
+  movedFrom: string[];
 }
 
 /**
@@ -125,6 +135,8 @@ export class ModelCallError extends Error {
     readonly retries: number,
     /** The failure kind of each retried attempt before the last. */
     readonly retryKinds: readonly string[] = [],
+    /** Where a pool sent the call (poolModel.ts); absent for a single endpoint. */
+    readonly route?: CallRoute,
   ) {
     super(message);
     this.name = "ModelCallError";

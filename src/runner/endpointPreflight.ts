@@ -54,13 +54,15 @@ export async function preflightModels(
 ): Promise<InvocationPreflight> {
   const env = o.ctx.env ?? process.env;
   const targets = new Map<string, PreflightTarget>();
-  for (const r of models) {
-    if (r.spec.scheme !== "openai" || r.baseUrl === null) continue;
+  // Every endpoint of a pool is checked on its own: each refusal names its host, and one endpoint
+  // that fails stops the run (a replica serving another model or context must not slip in).
+  for (const r of models) for (const baseUrl of r.baseUrls) {
+    if (r.spec.scheme !== "openai") continue;
     const s = o.settingsOf(r.name);
     const t: PreflightTarget = {
       name: r.name,
       model: r.spec.model,
-      baseUrl: r.baseUrl,
+      baseUrl,
       apiKey: env[r.apiKeyEnv] ?? "",
       apiKeyEnv: r.apiKeyEnv,
       fromModelsFile: r.entry !== null,
@@ -111,5 +113,11 @@ export async function preflightModels(
       return report;
     }),
   );
+  // A pool's refusal says which of its endpoints failed and that the others can run without it.
+  const poolSize = new Map(models.map((m) => [m.name, m.baseUrls.length]));
+  for (const r of reports) {
+    const n = poolSize.get(r.name) ?? 1;
+    if (n > 1) r.problems = r.problems.map((p) => `${p} (${r.host} is one of the ${n} endpoints of the pool of '${r.name}': fix it, or drop it from the list to run on the others)`);
+  }
   return { reports, problems: reports.flatMap((r) => r.problems), warnings };
 }
