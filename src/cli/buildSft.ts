@@ -23,7 +23,7 @@ import { manifestPath } from "../logs/runDir.js";
 export const BUILD_SFT_USAGE = [
   "s3gym build-sft --data DIR [--data DIR ...] --out FILE.jsonl [--games all|g1,g2] [--models a,b] [--pathways p1,p2]",
   "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
-  "  [--models-file F] [--base-url URL] [--api-key-env NAME] [--concurrency 8] [--max-retries 5] [--timeout-ms 600000] [--no-cache]",
+  "  [--models-file F] [--base-url URL[,URL...]] [--api-key-env NAME] [--concurrency 8] [--max-retries 5] [--timeout-ms 600000] [--no-cache]",
 ].join("\n");
 
 const FLAGS = {

@@ -18,7 +18,7 @@ export const TRAIN_LOOP_USAGE = [
   "  [--explore-episodes 30] [--eval-episodes 3] [--max-steps 64] [--context-tokens 100000] [--max-new-tokens 14000]",
   "  [--tokenizer o200k|cl100k] [--reward-visibility hidden|visible] [--strict-contract] [--run-seed 0]",
   "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
-  "  [--concurrency 8] [--base-url URL] [--api-key-env NAME] [--models-file F] [--max-retries 5] [--timeout-ms 600000]",
+  "  [--concurrency 8] [--base-url URL[,URL...]] [--api-key-env NAME] [--models-file F] [--max-retries 5] [--timeout-ms 600000]",
   "  [--no-cache] [--progress auto|bar|lines|off]",
   "placeholders in --trainer-cmd (replaced by shell-quoted values; do not quote them yourself):",
   ...Object.entries(TRAINER_PLACEHOLDERS).map(([k, v]) => `  {${k}}  ${v}`),
