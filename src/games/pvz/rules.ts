@@ -202,6 +202,30 @@ export function init(config: PvzConfig, _rng: Rng): PvzInner {
   return inner;
 }
 
+/**
+ * The copy step() hands to apply (GameRules.copyInner): every plant and zombie is copied (bites and
+ * peas change their HP in place), field by field in the schema's order. What copyPlain does, without
+ * its generic walk: the copy was a third of pvz's step (issue 28).
+ */
+export function copyInner(inner: PvzInner): PvzInner {
+  const lawn = new Array<Array<Plant | null>>(inner.lawn.length);
+  for (let r = 0; r < lawn.length; r++) {
+    const line = inner.lawn[r]!;
+    const out = new Array<Plant | null>(line.length);
+    for (let c = 0; c < line.length; c++) {
+      const p = line[c]!;
+      out[c] = p === null ? null : { type: p.type, hp: p.hp };
+    }
+    lawn[r] = out;
+  }
+  const zombies = new Array<Zombie>(inner.zombies.length);
+  for (let i = 0; i < zombies.length; i++) {
+    const z = inner.zombies[i]!;
+    zombies[i] = { type: z.type, row: z.row, col: z.col, hp: z.hp };
+  }
+  return { turn: inner.turn, sun: inner.sun, survived: inner.survived, lost: inner.lost, lawn, zombies };
+}
+
 export interface CombatResult {
   /** Row of the first zombie that walked past column 0, or null if the lawn held. */
   breachRow: number | null;
