@@ -271,8 +271,11 @@ export function resolveCombat(inner: PvzInner, config: PvzConfig, chiliRows: num
     for (let c = 0; c < cols; c++) {
       const p = inner.lawn[r]?.[c];
       if (!p || (p.type !== "W" && p.type !== "S")) continue;
-      const lines = p.type === "W" ? [r] : [r - 1, r, r + 1].filter((x) => x >= 0 && x < rows);
-      for (const line of lines) {
+      // A peashooter fires into its own row; a three-line shooter into rows r-1, r, r+1 on the lawn,
+      // top to bottom (bounds, not an array filtered per shooter per turn).
+      const first = p.type === "W" || r === 0 ? r : r - 1;
+      const lastLine = p.type === "W" || r + 1 >= rows ? r : r + 1;
+      for (let line = first; line <= lastLine; line++) {
         const i = target(inner.zombies, line, c);
         if (i < 0) continue;
         const z = inner.zombies[i] as Zombie;
