@@ -9,9 +9,15 @@
  * observes and steps each recorded state (step() never changes its input). `reset` is timed apart,
  * per episode (KORGym's figure is per step, generation aside).
  *
- * Measurement: 1 CPU-second warm-up, then 2 CPU-seconds measured, 3 repeats, median. The split
- * between observe and step comes from timing each alone over the same recorded steps.
+ * Measurement: every game and config is recorded and warmed (1 CPU-second each) before any is
+ * measured, then the measurements are interleaved (one round over every game and config per repeat:
+ * 2 CPU-seconds of observe + step, a quarter of that for each part alone) and each figure is the
+ * median over 3 repeats. Measuring the first game right after start-up put JIT warm-up into its
+ * figure (the same config measured later ran up to 3x faster); interleaving spreads the load of a
+ * shared machine over every row alike. The split between observe and step comes from timing each
+ * alone over the same recorded steps.
  */
+import { cpus, loadavg } from "node:os";
 import { GAMES } from "../src/games/registry.js";
 import { Rng } from "../src/util/rng.js";
 import type { EpisodeState, Game, GameName } from "../src/games/types.js";
@@ -26,12 +32,21 @@ export const KORGYM_STEPS_PER_CPU_S: Partial<Record<GameName, number>> = {
   nullify: 39_000,
 };
 
-// `--quick` (or S3GYM_BENCH_QUICK=1): a tenth of the budgets and one repeat, for a loaded machine.
+// `--quick` (or S3GYM_BENCH_QUICK=1): a tenth of the budgets, for a loaded machine; `--repeats N`
+// overrides the number of interleaved rounds (3, or 1 with --quick).
 const QUICK = process.argv.includes("--quick") || process.env.S3GYM_BENCH_QUICK === "1";
 const WARMUP_CPU_S = QUICK ? 0.1 : 1;
 const MEASURE_CPU_S = QUICK ? 0.2 : 2;
-const REPEATS = QUICK ? 1 : 3;
+const REPEATS = repeatsArg() ?? (QUICK ? 1 : 3);
 const EPISODES = QUICK ? 60 : 200;
+
+function repeatsArg(): number | undefined {
+  const i = process.argv.indexOf("--repeats");
+  if (i < 0) return undefined;
+  const n = Number(process.argv[i + 1]);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--repeats must be a positive integer, got '${process.argv[i + 1] ?? ""}'`);
+  return n;
+}
 
 interface Recorded {
   seed: number;
@@ -95,55 +110,87 @@ export interface SpeedRow {
 // A sink the JIT cannot prove unused, so observe() is not optimised away.
 let sink = 0;
 
-export function measureSpeed(game: Game, config: string): SpeedRow {
+/** The timed passes over one game and config's recorded steps; each returns the steps it covered. */
+interface Passes {
+  game: Game;
+  config: string;
+  recs: Recorded[];
+  full: () => number;
+  observeOnly: () => number;
+  stepOnly: () => number;
+  resetOnly: () => number;
+}
+
+function passes(game: Game, config: string): Passes {
   const recs = record(game, config);
-  const full = (): number => {
-    let n = 0;
-    for (const r of recs) {
-      for (let i = 0; i < r.actions.length; i++) {
-        const state = r.states[i]!;
-        sink += game.observe(state).length;
-        sink += game.step(state, r.actions[i]!).reward;
-        n++;
-      }
-    }
-    return n;
-  };
-  const observeOnly = (): number => {
-    let n = 0;
-    for (const r of recs) for (const s of r.states) { sink += game.observe(s).length; n++; }
-    return n;
-  };
-  const stepOnly = (): number => {
-    let n = 0;
-    for (const r of recs) for (let i = 0; i < r.actions.length; i++) { sink += game.step(r.states[i]!, r.actions[i]!).reward; n++; }
-    return n;
-  };
-  const resetOnly = (): number => {
-    for (const r of recs) sink += game.reset(r.seed, config).step;
-    return recs.length;
-  };
-  rate(full, WARMUP_CPU_S);
-  const fulls: number[] = [];
-  const observes: number[] = [];
-  const stepsOnly: number[] = [];
-  const resets: number[] = [];
-  for (let i = 0; i < REPEATS; i++) {
-    fulls.push(rate(full, MEASURE_CPU_S));
-    observes.push(rate(observeOnly, MEASURE_CPU_S / 4));
-    stepsOnly.push(rate(stepOnly, MEASURE_CPU_S / 4));
-    resets.push(rate(resetOnly, MEASURE_CPU_S / 4));
-  }
   return {
-    game: game.name,
+    game,
     config,
-    stepsPerCpuS: median(fulls),
-    observeUs: 1e6 / median(observes),
-    stepUs: 1e6 / median(stepsOnly),
-    resetUs: 1e6 / median(resets),
-    meanSteps: recs.reduce((a, r) => a + r.actions.length, 0) / recs.length,
-    korgym: KORGYM_STEPS_PER_CPU_S[game.name],
+    recs,
+    full: () => {
+      let n = 0;
+      for (const r of recs) {
+        for (let i = 0; i < r.actions.length; i++) {
+          const state = r.states[i]!;
+          sink += game.observe(state).length;
+          sink += game.step(state, r.actions[i]!).reward;
+          n++;
+        }
+      }
+      return n;
+    },
+    observeOnly: () => {
+      let n = 0;
+      for (const r of recs) for (const s of r.states) { sink += game.observe(s).length; n++; }
+      return n;
+    },
+    stepOnly: () => {
+      let n = 0;
+      for (const r of recs) for (let i = 0; i < r.actions.length; i++) { sink += game.step(r.states[i]!, r.actions[i]!).reward; n++; }
+      return n;
+    },
+    resetOnly: () => {
+      for (const r of recs) sink += game.reset(r.seed, config).step;
+      return recs.length;
+    },
   };
+}
+
+/**
+ * Measures every game and config: all recorded and warmed first, then REPEATS interleaved rounds,
+ * medians per row (see the header comment for why).
+ */
+export function measureAll(pairs: Array<{ game: Game; config: string }>): SpeedRow[] {
+  const all = pairs.map(({ game, config }) => passes(game, config));
+  for (const p of all) {
+    rate(p.full, WARMUP_CPU_S);
+    rate(p.observeOnly, WARMUP_CPU_S / 4);
+    rate(p.stepOnly, WARMUP_CPU_S / 4);
+    rate(p.resetOnly, WARMUP_CPU_S / 4);
+  }
+  const samples = all.map(() => ({ full: [] as number[], observe: [] as number[], step: [] as number[], reset: [] as number[] }));
+  for (let i = 0; i < REPEATS; i++) {
+    all.forEach((p, k) => {
+      const s = samples[k]!;
+      s.full.push(rate(p.full, MEASURE_CPU_S));
+      s.observe.push(rate(p.observeOnly, MEASURE_CPU_S / 4));
+      s.step.push(rate(p.stepOnly, MEASURE_CPU_S / 4));
+      s.reset.push(rate(p.resetOnly, MEASURE_CPU_S / 4));
+    });
+  }
+  return all.map((p, k) => {
+    const s = samples[k]!;
+    return {
+      game: p.game.name,
+      config: p.config,
+      stepsPerCpuS: median(s.full),
+      observeUs: 1e6 / median(s.observe),
+      stepUs: 1e6 / median(s.step),
+      resetUs: 1e6 / median(s.reset),
+      meanSteps: p.recs.reduce((a, r) => a + r.actions.length, 0) / p.recs.length,
+      korgym: KORGYM_STEPS_PER_CPU_S[p.game.name],
+    };
+  });
 }
 
 export function speedTable(rows: SpeedRow[]): string {
@@ -160,14 +207,16 @@ export function speedTable(rows: SpeedRow[]): string {
 
 /** Every game with a KORGym reference (chess is the kit's own), eval then explore. */
 export function runSpeed(games: GameName[] = Object.keys(KORGYM_STEPS_PER_CPU_S) as GameName[]): string {
-  const rows: SpeedRow[] = [];
-  for (const name of games) for (const config of ["eval", "explore"]) rows.push(measureSpeed(GAMES[name], config));
+  const loadBefore = loadavg()[0]!;
+  const rows = measureAll(games.flatMap((name) => ["eval", "explore"].map((config) => ({ game: GAMES[name], config }))));
   if (sink < 0) console.log(sink);
-  return speedTable(rows);
+  const budgets = `warm-up ${WARMUP_CPU_S} CPU-s, measured ${MEASURE_CPU_S} CPU-s, ${REPEATS} interleaved repeat(s), median`;
+  return `${speedTable(rows)}\n\n${budgets}; load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, ${cpus().length} CPUs`;
 }
 
 if (process.argv[1]?.endsWith("gameSpeed.ts")) {
-  const only = process.argv.slice(2).filter((a) => !a.startsWith("--")) as GameName[];
+  const args = process.argv.slice(2);
+  const only = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--repeats") as GameName[];
   console.log(`Steps per CPU-second (observe + step, random legal actions), node ${process.version}\n`);
   console.log(runSpeed(only.length ? only : undefined));
 }

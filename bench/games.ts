@@ -7,15 +7,15 @@
  *   ceiling, and for chess of a player that knows the hidden rules, so each config's difficulty and
  *   headroom are visible; "heuristic > random" and "ceiling >= heuristic" must hold everywhere.
  * Policies get the generator the runner would give them in-process (from the call identity).
- * Run: npm run bench:games
+ * Run: npm run bench:games [-- --speed | --quality] [--games nullify,trust]
  */
 import { performance } from "node:perf_hooks";
-import { runSpeed } from "./gameSpeed.js";
+import { KORGYM_STEPS_PER_CPU_S, runSpeed } from "./gameSpeed.js";
 import { rulesKnowing } from "../src/games/chess/policies.js";
 import { playEpisode } from "../src/games/episode.js";
 import { callSeed } from "../src/models/callSeed.js";
 import { decide, POLICY_NAMES, type PolicyName } from "../src/games/policies.js";
-import { GAMES } from "../src/games/registry.js";
+import { GAMES, parseGameList } from "../src/games/registry.js";
 import { Rng } from "../src/util/rng.js";
 import { CONFIG_NAMES, GAME_NAMES, type Game, type GameName, type TextPolicy } from "../src/games/types.js";
 
@@ -64,8 +64,14 @@ function meanSd(xs: number[]): { mean: number; sd: number } {
 
 const fmt = (x: number): string => (Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(3));
 
-console.log(`Steps per CPU-second (observe + step, random legal actions), node ${process.version}\n`);
-console.log(runSpeed());
+// `--games a,b` limits both tables to those games; `--speed` prints only the speed table, `--quality`
+// only the reset, policy-rate and score tables.
+const gamesArg = process.argv.indexOf("--games");
+const games: GameName[] = gamesArg < 0 ? [...GAME_NAMES] : parseGameList(process.argv[gamesArg + 1] ?? "");
+if (!process.argv.includes("--quality")) {
+  console.log(`Steps per CPU-second (observe + step, random legal actions), node ${process.version}\n`);
+  console.log(runSpeed(games.filter((g) => KORGYM_STEPS_PER_CPU_S[g] !== undefined)));
+}
 if (process.argv.includes("--speed")) process.exit(0);
 
 const speed: string[] = ["| game | config | reset p50 ms | reset p99 ms | random steps/s | heuristic steps/s | perfect-judge steps/s | ceiling steps/s |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"];
@@ -74,7 +80,7 @@ const quality: string[] = [
   "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |",
 ];
 
-for (const name of GAME_NAMES as readonly GameName[]) {
+for (const name of games) {
   const game = GAMES[name];
   for (const config of CONFIG_NAMES) {
     configNow = config;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Rng, rngStateFromKey } from "../util/rng.js";
+import { Rng, rngStateFromKey, type RngState } from "../util/rng.js";
 import { ConfigError } from "../util/errors.js";
 import { formatIssues } from "../util/zodIssues.js";
 import { RESPONSE_CONTRACT, rulesTitle } from "./responseContract.js";
@@ -83,6 +83,7 @@ export function copyPlain<T>(x: T): T {
 /** Wraps a game's pure rules into the public Game API. */
 export function makeGame<I, C extends BaseConfig, F>(rules: GameRules<I, C, F>): Game<I, C, F> {
   const configNames = Object.keys(rules.configs);
+  const copyInner: (inner: I) => I = rules.copyInner ?? copyPlain;
 
   function resolveConfig(config: string | C, configName?: string): { name: string; config: C } {
     if (typeof config === "string") {
@@ -134,13 +135,21 @@ export function makeGame<I, C extends BaseConfig, F>(rules: GameRules<I, C, F>):
 
     step(state, action): StepResult<I, C> {
       if (state.done) throw new Error(`${rules.name}: step() called on a finished episode`);
-      const next = copyPlain(state);
-      const t = rules.apply(next.inner, action, next.config, new Rng(next.rng));
-      next.step += 1;
-      const capped = !t.done && next.step >= next.config.maxSteps;
-      next.done = t.done || capped;
-      const feedback = capped ? `${t.feedback}${t.feedback ? " " : ""}(step cap of ${next.config.maxSteps} reached)` : t.feedback;
-      return { state: next, reward: t.reward, feedback, valid: t.valid, done: next.done };
+      // The next state shares the config with this one (step never changes a config, and neither
+      // may a caller: states are values) and copies only what apply() changes: the inner state
+      // (through the game's own copyInner where it has one) and the generator's four words. The
+      // keys are written in reset()'s order, so the state serialises as a full copy did.
+      const inner = copyInner(state.inner);
+      const r = state.rng;
+      const rng: RngState = [r[0], r[1], r[2], r[3]];
+      const config = state.config;
+      const t = rules.apply(inner, action, config, new Rng(rng));
+      const step = state.step + 1;
+      const capped = !t.done && step >= config.maxSteps;
+      const done = t.done || capped;
+      const next: EpisodeState<I, C> = { game: state.game, configName: state.configName, config, seed: state.seed, step, done, rng, inner };
+      const feedback = capped ? `${t.feedback}${t.feedback ? " " : ""}(step cap of ${config.maxSteps} reached)` : t.feedback;
+      return { state: next, reward: t.reward, feedback, valid: t.valid, done };
     },
 
     score: (state) => rules.score(state.inner, state.config),

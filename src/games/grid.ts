@@ -20,18 +20,21 @@ export function formatLabelledGrid(grid: readonly string[], cols: number): strin
 }
 
 /**
- * The same text as `formatLabelledGrid(grid, cols).join("\n")`, built with string appends from a
- * per-cell symbol function: the observation is rendered every step, and the arrays the plain
- * version builds per row and cell cost more than the game's own step (issue 28).
+ * The same text as `formatLabelledGrid(grid, cols).join("\n")`, built with string appends from the
+ * cells in row-major order (`cells[r * cols + c]`): the observation is rendered every step, and the
+ * arrays the plain version builds per row and cell cost more than the game's own step (issue 28).
  */
-export function labelledGridText(rows: number, cols: number, symbol: (r: number, c: number) => string): string {
+export function labelledGridText(rows: number, cols: number, cells: ArrayLike<string>): string {
   const layout = gridLayout(rows, cols);
+  const pad = layout.cellPad;
   let out = layout.header;
+  let i = 0;
   for (let r = 0; r < rows; r++) {
     out += layout.rowPrefix[r]!;
     for (let c = 0; c < cols; c++) {
-      const ch = symbol(r, c);
-      out += c === 0 ? layout.cellPad.slice(ch.length) + ch : " " + layout.cellPad.slice(ch.length) + ch;
+      const ch = cells[i++]!;
+      const cell = ch.length >= pad.length ? ch : pad.slice(ch.length) + ch;
+      out += c === 0 ? cell : " " + cell;
     }
   }
   return out;
@@ -48,8 +51,14 @@ interface GridLayout {
 // Board sizes come from configs (a handful); the bound only guards a caller that makes many.
 const layouts = new BoundedCache<number, GridLayout>(64);
 
+// The layout of the last call: a game renders one board size over and over, and the cache's
+// least-recently-used bookkeeping cost more than the render's own work per row.
+let lastKey = -1;
+let lastLayout: GridLayout | undefined;
+
 function gridLayout(rows: number, cols: number): GridLayout {
   const key = rows * 65_536 + cols;
+  if (key === lastKey) return lastLayout!;
   let l = layouts.get(key);
   if (!l) {
     const rw = String(rows - 1).length;
@@ -60,6 +69,8 @@ function gridLayout(rows: number, cols: number): GridLayout {
     };
     layouts.set(key, l);
   }
+  lastKey = key;
+  lastLayout = l;
   return l;
 }
 

@@ -48,6 +48,13 @@ export interface GameRules<I, C extends BaseConfig, F = unknown> {
    * when the response had no parsable `Answer:` line. Must not count steps or enforce the cap.
    */
   apply(inner: I, action: string | null, config: C, rng: Rng): Transition;
+  /**
+   * The copy of `inner` that step() hands to `apply` (optional; default: a full deep copy). A game
+   * may share parts that `apply` never changes in place (a mine layout, a history's finished rounds)
+   * and must then have `apply` replace such a part rather than change it: every earlier state stays
+   * as it was (tests/games/stateCopy.test.ts checks whole episodes).
+   */
+  copyInner?(inner: I): I;
   /** The observation body: what a player sees (never the verifier score). */
   render(inner: I, config: C): string;
   /** The facts the observation shows, as data (what a text policy or a model may read off the screen). */

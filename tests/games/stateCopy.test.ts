@@ -3,6 +3,11 @@
  * equal on plain JSON trees; this checks that every game's states are such trees (no object reached
  * twice, only arrays, plain objects and primitives) over whole episodes on every config, and that the
  * copy equals structuredClone's, key order included, and shares nothing with the original.
+ *
+ * step() copies less: the next state shares the config and whatever the game's copyInner shares
+ * (minesweeper's grids, trust's finished rounds ...), and apply replaces what it changes. So it
+ * also checks, over whole episodes, that no state changes after it was made (by the steps that
+ * follow it) and that the state step() returns serialises like a full copy would.
  */
 import { describe, expect, it } from "vitest";
 import { copyPlain } from "../../src/games/envelope.js";
@@ -77,6 +82,38 @@ describe("copyPlain", () => {
         }
       }
       expect(states).toBeGreaterThan(20);
+    });
+  }
+});
+
+describe("step() with shared parts", () => {
+  for (const name of GAME_NAMES) {
+    it(`${name}: no state of an episode changes after it was made, on every config`, () => {
+      const game = GAMES[name];
+      let states = 0;
+      for (const { name: cname, config } of allConfigs(game)) {
+        for (const seed of [0, 1]) {
+          for (const policy of ["random", "heuristic"] as const) {
+            let state = game.reset(seed, config, cname);
+            const rules = game.rules(config, cname);
+            const kept: Array<{ state: unknown; json: string }> = [{ state, json: JSON.stringify(state) }];
+            const history: Array<{ observation: string; action: string | null; feedback: string }> = [];
+            while (!state.done) {
+              const observation = game.observe(state);
+              // Every third step answers garbage, so the invalid paths run on shared parts too.
+              const d = state.step % 3 === 2 ? { action: "no such move" } : game.policies[policy]({ rules, observation, history: history.slice() }, Rng.fromKey(`share|${name}|${seed}|${state.step}`));
+              const res = game.step(state, d.action);
+              history.push({ observation, action: d.action, feedback: res.feedback });
+              state = res.state;
+              plainTree(state, new Set(), "state");
+              kept.push({ state, json: JSON.stringify(state) });
+            }
+            for (const [i, k] of kept.entries()) expect(JSON.stringify(k.state), `${cname} seed ${seed} ${policy}: state ${i} changed`).toBe(k.json);
+            states += kept.length;
+          }
+        }
+      }
+      expect(states).toBeGreaterThan(40);
     });
   }
 });

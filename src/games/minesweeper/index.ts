@@ -4,6 +4,7 @@ import { facts, parseObservation, render, type MinesweeperFacts } from "./render
 import {
   actionGrammar,
   apply,
+  copyInner,
   configSchema,
   configs,
   exploreVariants,
@@ -27,6 +28,7 @@ export const game = makeGame<MinesweeperInner, MinesweeperConfig, MinesweeperFac
   innerSchema,
   actionGrammar,
   init,
+  copyInner,
   apply,
   render,
   facts,

@@ -114,6 +114,40 @@ export function adjacentMines(inner: MinesweeperInner, r: number, c: number): nu
   return n;
 }
 
+/**
+ * The copy step() hands to apply (GameRules.copyInner): the four grids are shared with the previous
+ * state, and apply replaces a grid (or the row) it changes through `withCell` / `ownGrid` instead of
+ * writing into it. Copying the four grids every step was most of a step's cost (issue 28), and the
+ * mine layout changes at most once an episode.
+ */
+export function copyInner(inner: MinesweeperInner): MinesweeperInner {
+  return {
+    mine: inner.mine,
+    revealed: inner.revealed,
+    flagged: inner.flagged,
+    exploded: inner.exploded,
+    livesLeft: inner.livesLeft,
+    firstUncoverPending: inner.firstUncoverPending,
+    status: inner.status,
+  };
+}
+
+/** `g` with cell (r, c) set to `v`: a new outer array and a new row r, the other rows shared. */
+function withCell(g: boolean[][], r: number, c: number, v: boolean): boolean[][] {
+  const out = g.slice();
+  const row = g[r]!.slice();
+  row[c] = v;
+  out[r] = row;
+  return out;
+}
+
+/** A copy of `g` that shares nothing, for the changes of many cells at once (the flood fill). */
+function ownGrid(g: boolean[][]): boolean[][] {
+  const out = new Array<boolean[]>(g.length);
+  for (let r = 0; r < g.length; r++) out[r] = g[r]!.slice();
+  return out;
+}
+
 function grid(rows: number, cols: number): boolean[][] {
   return Array.from({ length: rows }, () => Array.from({ length: cols }, () => false));
 }
@@ -223,6 +257,7 @@ function moveFirstClickMine(inner: MinesweeperInner, r: number, c: number, rng: 
   }
   if (free.length === 0) return;
   const [tr, tc] = rng.pick(free);
+  inner.mine = ownGrid(inner.mine);
   inner.mine[tr]![tc] = true;
   inner.mine[r]![c] = false;
 }
@@ -244,32 +279,32 @@ export function apply(inner: MinesweeperInner, action: string | null, config: Mi
     if (inner.flagged[r]![c]) return invalid(`(${r}, ${c}) is already flagged`);
     const placed = countCells(inner.flagged);
     if (placed >= config.mines) return invalid(`all ${config.mines} flags are placed; unflag one first`);
-    inner.flagged[r]![c] = true;
+    inner.flagged = withCell(inner.flagged, r, c, true);
     feedback = `flagged (${r}, ${c})`;
   } else if (verb === "unflag") {
     if (!inner.flagged[r]![c]) return invalid(`(${r}, ${c}) has no flag`);
-    inner.flagged[r]![c] = false;
+    inner.flagged = withCell(inner.flagged, r, c, false);
     feedback = `unflagged (${r}, ${c})`;
   } else {
     if (isOpen) return invalid(`(${r}, ${c}) is already uncovered`);
     // Uncovering a flagged cell is an explicit request: the flag comes off and the cell opens.
-    inner.flagged[r]![c] = false;
+    if (inner.flagged[r]![c]) inner.flagged = withCell(inner.flagged, r, c, false);
     if (inner.firstUncoverPending) {
       inner.firstUncoverPending = false;
       if (inner.mine[r]![c]) moveFirstClickMine(inner, r, c, rng);
     }
     if (inner.mine[r]![c]) {
       inner.livesLeft -= 1;
+      inner.exploded = withCell(inner.exploded, r, c, true);
       if (inner.livesLeft > 0) {
-        inner.exploded[r]![c] = true;
         feedback = `mine! lives left: ${inner.livesLeft}`;
       } else {
         inner.status = "lost";
-        inner.exploded[r]![c] = true;
         const after = score(inner, config);
         return { reward: after - before, feedback: "mine! no lives left: game over", valid: true, done: true };
       }
     } else {
+      inner.revealed = ownGrid(inner.revealed);
       const opened = floodReveal(inner, r, c);
       feedback = opened === 1 ? `uncovered (${r}, ${c})` : `uncovered (${r}, ${c}): ${opened} cells opened`;
     }

@@ -4,6 +4,7 @@ import { facts, parseObservation, render, type NullifyFacts } from "./render.js"
 import {
   actionGrammar,
   apply,
+  copyInner,
   configSchema,
   configs,
   exploreVariants,
@@ -27,6 +28,7 @@ export const game = makeGame<NullifyInner, NullifyConfig, NullifyFacts>({
   innerSchema,
   actionGrammar,
   init: (config, rng) => init(config, rng),
+  copyInner,
   apply: (inner, action) => apply(inner, action),
   render,
   facts,

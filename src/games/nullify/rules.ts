@@ -301,6 +301,14 @@ export function parseAction(raw: string): [number, number] | null {
   return m ? [Number(m[1]), Number(m[2])] : null;
 }
 
+/**
+ * The copy step() hands to apply (GameRules.copyInner): the units are shared with the previous state,
+ * since apply replaces the list (combineAt) and never changes a unit.
+ */
+export function copyInner(inner: NullifyInner): NullifyInner {
+  return { units: inner.units, status: inner.status };
+}
+
 export function apply(inner: NullifyInner, action: string | null): Transition {
   if (inner.status !== "playing") {
     return { reward: 0, feedback: invalidFeedback(actionGrammar, "the game is already over"), valid: false, done: true };

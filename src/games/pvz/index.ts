@@ -4,6 +4,7 @@ import { facts, parseObservation, render, type PvzFacts } from "./render.js";
 import {
   actionGrammar,
   apply,
+  copyInner,
   configSchema,
   configs,
   exploreVariants,
@@ -27,6 +28,7 @@ export const game = makeGame<PvzInner, PvzConfig, PvzFacts>({
   innerSchema,
   actionGrammar,
   init,
+  copyInner,
   apply,
   render,
   facts,

@@ -64,43 +64,92 @@ export function renderFacts(f: PvzFacts, showZombieHp: boolean): string {
 
 /**
  * renderFacts(facts(...)) without the facts: one pass over the zombies instead of one per cell, and
- * string appends instead of arrays per line (the same bytes; tests compare the two).
+ * string appends instead of arrays per line (the same bytes; tests compare the two). Lines are not
+ * padded after their last cell, which is what renderFacts' trimEnd leaves (a cell is never blank).
  */
 export function render(inner: PvzInner, config: PvzConfig): string {
   const { rows, cols, showZombieHp } = config;
-  const cells: string[] = new Array(rows * cols).fill("");
+  const n = rows * cols;
+  if (scratch.length < n) scratch = new Array<string>(n);
+  const cells = scratch;
   for (let r = 0; r < rows; r++) {
     const lawnRow = inner.lawn[r];
     for (let c = 0; c < cols; c++) {
       const p = lawnRow?.[c];
-      if (p) cells[r * cols + c] = p.type;
+      cells[r * cols + c] = p ? p.type : "";
     }
   }
   for (const z of inner.zombies) {
     if (z.row < 0 || z.row >= rows || z.col < 0 || z.col >= cols) continue;
     const i = z.row * cols + z.col;
-    const t = showZombieHp ? `${z.type}${z.hp}` : z.type;
+    const t = showZombieHp ? z.type + z.hp : z.type;
     cells[i] = cells[i] === "" ? t : `${cells[i]}+${t}`;
   }
   let width = `col${cols - 1}`.length;
-  for (let i = 0; i < cells.length; i++) {
+  for (let i = 0; i < n; i++) {
     if (cells[i] === "") cells[i] = ".";
-    if (cells[i]!.length > width) width = cells[i]!.length;
+    else if (cells[i]!.length > width) width = cells[i]!.length;
   }
   width += 2;
-  const rowLabel = `row${rows - 1}`.length + 2;
-  let header = " ".repeat(rowLabel);
-  for (let c = 0; c < cols; c++) header += `col${c}`.padEnd(width);
-  let out = `Turn ${inner.turn}\nSun: ${inner.sun}\nLawn (${rows} rows x ${cols} columns; zombies enter at column ${cols - 1} and walk toward column 0):\n${header.trimEnd()}`;
+  const lay = layout(rows, cols, width);
+  let out = `Turn ${inner.turn}\nSun: ${inner.sun}\n${lay.head}`;
   for (let r = 0; r < rows; r++) {
-    let line = `row${r}`.padEnd(rowLabel);
-    for (let c = 0; c < cols; c++) line += cells[r * cols + c]!.padEnd(width);
-    out += `\n${line.trimEnd()}`;
+    out += lay.rowLabels[r]!;
+    const end = (r + 1) * cols - 1;
+    for (let i = r * cols; i < end; i++) {
+      const cell = cells[i]!;
+      out += cell + lay.spaces.slice(cell.length);
+    }
+    out += cells[end]!;
   }
   out += showZombieHp ? `\n${CELLS_LEGEND_HP}` : `\n${CELLS_LEGEND}`;
-  out += `\nPlant costs: ${costsText(config.plantCost)}`;
+  const k = config.plantCost;
+  out += `\nPlant costs: X ${PLANT_NAMES.X} ${k.X}, W ${PLANT_NAMES.W} ${k.W}, S ${PLANT_NAMES.S} ${k.S}, J ${PLANT_NAMES.J} ${k.J}, H ${PLANT_NAMES.H} ${k.H}, F ${PLANT_NAMES.F} ${k.F}`;
   if (inner.lost) out += `\n${LOST_LINE}`;
   return out;
+}
+
+// The cells of the lawn being rendered, reused from call to call (render is synchronous).
+let scratch: string[] = [];
+
+/** What depends only on the lawn's size and the column width: the lawn line and header, row labels. */
+interface Layout {
+  rows: number;
+  cols: number;
+  width: number;
+  /** The "Lawn (...)" line and the column header (trailing spaces trimmed). */
+  head: string;
+  /** "\n" and the padded row label, per row. */
+  rowLabels: string[];
+  /** `width` spaces: a cell is padded with the part its text leaves. */
+  spaces: string;
+}
+
+// The last layout, and a few more: the width changes when a zombie's HP gets a second digit.
+const layouts = new Map<string, Layout>();
+let last: Layout | undefined;
+
+function layout(rows: number, cols: number, width: number): Layout {
+  if (last !== undefined && last.rows === rows && last.cols === cols && last.width === width) return last;
+  const key = `${rows}|${cols}|${width}`;
+  let l = layouts.get(key);
+  if (!l) {
+    const rowLabel = `row${rows - 1}`.length + 2;
+    let header = " ".repeat(rowLabel);
+    for (let c = 0; c < cols; c++) header += `col${c}`.padEnd(width);
+    l = {
+      rows,
+      cols,
+      width,
+      head: `Lawn (${rows} rows x ${cols} columns; zombies enter at column ${cols - 1} and walk toward column 0):\n${header.trimEnd()}`,
+      rowLabels: Array.from({ length: rows }, (_, r) => `\n${`row${r}`.padEnd(rowLabel)}`),
+      spaces: " ".repeat(width),
+    };
+    if (layouts.size >= 64) layouts.clear();
+    layouts.set(key, l);
+  }
+  last = l;
+  return l;
 }
 
 function fail(why: string): never {

@@ -202,6 +202,30 @@ export function init(config: PvzConfig, _rng: Rng): PvzInner {
   return inner;
 }
 
+/**
+ * The copy step() hands to apply (GameRules.copyInner): every plant and zombie is copied (bites and
+ * peas change their HP in place), field by field in the schema's order. What copyPlain does, without
+ * its generic walk: the copy was a third of pvz's step (issue 28).
+ */
+export function copyInner(inner: PvzInner): PvzInner {
+  const lawn = new Array<Array<Plant | null>>(inner.lawn.length);
+  for (let r = 0; r < lawn.length; r++) {
+    const line = inner.lawn[r]!;
+    const out = new Array<Plant | null>(line.length);
+    for (let c = 0; c < line.length; c++) {
+      const p = line[c]!;
+      out[c] = p === null ? null : { type: p.type, hp: p.hp };
+    }
+    lawn[r] = out;
+  }
+  const zombies = new Array<Zombie>(inner.zombies.length);
+  for (let i = 0; i < zombies.length; i++) {
+    const z = inner.zombies[i]!;
+    zombies[i] = { type: z.type, row: z.row, col: z.col, hp: z.hp };
+  }
+  return { turn: inner.turn, sun: inner.sun, survived: inner.survived, lost: inner.lost, lawn, zombies };
+}
+
 export interface CombatResult {
   /** Row of the first zombie that walked past column 0, or null if the lawn held. */
   breachRow: number | null;
@@ -247,8 +271,11 @@ export function resolveCombat(inner: PvzInner, config: PvzConfig, chiliRows: num
     for (let c = 0; c < cols; c++) {
       const p = inner.lawn[r]?.[c];
       if (!p || (p.type !== "W" && p.type !== "S")) continue;
-      const lines = p.type === "W" ? [r] : [r - 1, r, r + 1].filter((x) => x >= 0 && x < rows);
-      for (const line of lines) {
+      // A peashooter fires into its own row; a three-line shooter into rows r-1, r, r+1 on the lawn,
+      // top to bottom (bounds, not an array filtered per shooter per turn).
+      const first = p.type === "W" || r === 0 ? r : r - 1;
+      const lastLine = p.type === "W" || r + 1 >= rows ? r : r + 1;
+      for (let line = first; line <= lastLine; line++) {
         const i = target(inner.zombies, line, c);
         if (i < 0) continue;
         const z = inner.zombies[i] as Zombie;

@@ -4,6 +4,7 @@ import { facts, parseObservation, render, type SnakeFacts } from "./render.js";
 import {
   actionGrammar,
   apply,
+  copyInner,
   configSchema,
   configs,
   exploreVariants,
@@ -27,6 +28,7 @@ export const game = makeGame<SnakeInner, SnakeConfig, SnakeFacts>({
   innerSchema,
   actionGrammar,
   init,
+  copyInner,
   apply,
   render,
   facts,

@@ -55,7 +55,7 @@ export function render(inner: SnakeInner, config: SnakeConfig): string {
   }
   return (
     `Snake board: ${rows} rows x ${cols} columns (the border is wall)\nDirection: ${inner.direction}\nSnake (head to tail): ${cellList(inner.snake)}\nApples: ${cellList(inner.apples)}\n` +
-    labelledGridText(rows, cols, (r, c) => g[r * cols + c]!)
+    labelledGridText(rows, cols, g)
   );
 }
 

@@ -103,6 +103,14 @@ const COLLISION_TEXT: Record<Exclude<Collision, null>, string> = {
   body: "your own body",
 };
 
+/**
+ * The copy step() hands to apply (GameRules.copyInner): the two cell lists are copied (apply adds and
+ * removes cells), the cells themselves shared (apply makes new cells, never changes one).
+ */
+export function copyInner(inner: SnakeInner): SnakeInner {
+  return { snake: inner.snake.slice(), apples: inner.apples.slice(), direction: inner.direction, eaten: inner.eaten, status: inner.status };
+}
+
 export function apply(inner: SnakeInner, action: string | null, config: SnakeConfig, rng: Rng): Transition {
   if (inner.status !== "playing") return { reward: 0, feedback: "the game is over", valid: false, done: true };
   const dir = action === null ? null : parseAction(action);

@@ -1,5 +1,4 @@
 /** Tetris observation text, its visible facts, and the parser that reads the text back. */
-import { BoundedCache } from "../../util/boundedCache.js";
 import { EMPTY, FILLED, PIECES, ROTATIONS, SHAPES, type Piece, type TetrisConfig, type TetrisInner } from "./rules.js";
 
 /** What a player sees, as data. `rotations[i]` is the current piece at ROTATIONS[i]. */
@@ -60,43 +59,78 @@ export function renderFacts(f: TetrisFacts): string {
  */
 export function render(inner: TetrisInner, config: TetrisConfig): string {
   const { width, height } = config;
-  let out = boardHead(width, height);
-  for (let r = 0; r < inner.board.length; r++) {
-    const row = inner.board[r]!;
-    out += `\n${String(r + 1).padStart(CELL)}`;
-    for (let c = 0; c < row.length; c++) out += row[c] === FILLED ? FILLED_CELL : row[c] === EMPTY ? EMPTY_CELL : row[c]!.padStart(CELL);
-  }
-  out += `\n\nPieces placed: ${inner.placed}\n${pieceBlock(inner.current, width)}\nNext piece: ${inner.next}`;
+  const memo = sizeMemo(width, height);
+  let out = memo.head;
+  const board = inner.board;
+  for (let r = 0; r < board.length; r++) out += rowLabel(r) + rowCells(board[r]!);
+  out += `\n\nPieces placed: ${inner.placed}\n${memo.blocks[inner.current] ?? pieceBlock(memo, inner.current, width)}\nNext piece: ${inner.next}`;
   if (inner.over) out += `\n${GAME_OVER_LINE}`;
   return out;
 }
 
 const FILLED_CELL = FILLED.padStart(CELL);
 const EMPTY_CELL = EMPTY.padStart(CELL);
-// Keyed by sizes and pieces that come from configs (a handful); the bounds only guard odd callers.
-const heads = new BoundedCache<string, string>(64);
-const pieceBlocks = new BoundedCache<string, string>(256);
 
-/** The board's title line and column header (no trailing newline). */
-function boardHead(width: number, height: number): string {
-  return heads.getOrSet(`${width}x${height}`, () => {
-    let header = " ".repeat(CELL);
-    for (let c = 1; c <= width; c++) header += String(c).padStart(CELL);
-    return `Board: ${width} columns x ${height} rows (* filled, . empty; rows numbered from the top)\n${header}`;
-  });
+/** The board's title line and column header, and the piece blocks made so far, for one board size. */
+interface SizeMemo {
+  key: number;
+  head: string;
+  blocks: Partial<Record<Piece, string>>;
 }
 
-/** The "Current piece" line and the piece's four rotations (no trailing newline). */
-function pieceBlock(piece: Piece, width: number): string {
-  return pieceBlocks.getOrSet(`${piece}|${width}`, () => {
-    const lines = [`Current piece: ${piece} (its four clockwise rotations below; the column you give is where its leftmost cell goes)`];
-    SHAPES[piece].forEach((shape, i) => {
-      const w = shape[0]!.length;
-      lines.push(`rotation ${ROTATIONS[i]} (${w} wide: columns 1-${width - w + 1})`);
-      for (const row of shape) lines.push(row);
-    });
-    return lines.join("\n");
+// Board sizes come from configs (a handful): the last one is checked first (a run renders one size
+// over and over), and the bound only guards odd callers. Strings and plain lookups, no LRU
+// bookkeeping: that bookkeeping cost more than the rest of the render (issue 28).
+const sizes = new Map<number, SizeMemo>();
+let lastSize: SizeMemo | undefined;
+
+function sizeMemo(width: number, height: number): SizeMemo {
+  const key = width * 65_536 + height;
+  if (lastSize?.key === key) return lastSize;
+  let m = sizes.get(key);
+  if (!m) {
+    if (sizes.size >= 64) sizes.clear();
+    let header = " ".repeat(CELL);
+    for (let c = 1; c <= width; c++) header += String(c).padStart(CELL);
+    m = { key, head: `Board: ${width} columns x ${height} rows (* filled, . empty; rows numbered from the top)\n${header}`, blocks: {} };
+    sizes.set(key, m);
+  }
+  lastSize = m;
+  return m;
+}
+
+/** The "Current piece" line and the piece's four rotations (no trailing newline), kept per size. */
+function pieceBlock(memo: SizeMemo, piece: Piece, width: number): string {
+  const lines = [`Current piece: ${piece} (its four clockwise rotations below; the column you give is where its leftmost cell goes)`];
+  SHAPES[piece].forEach((shape, i) => {
+    const w = shape[0]!.length;
+    lines.push(`rotation ${ROTATIONS[i]} (${w} wide: columns 1-${width - w + 1})`);
+    for (const row of shape) lines.push(row);
   });
+  const block = lines.join("\n");
+  memo.blocks[piece] = block;
+  return block;
+}
+
+// "\n" and the 1-based row number, per row index.
+const labels: string[] = [];
+function rowLabel(r: number): string {
+  return labels[r] ?? (labels[r] = `\n${String(r + 1).padStart(CELL)}`);
+}
+
+// A board row's cells as printed, keyed by the row's text: boards repeat rows all the time (empty
+// rows above the stack, unchanged rows below it). Strings are values, so a hit cannot be stale;
+// the bound keeps memory flat whatever boards a caller renders.
+const rowTexts = new Map<string, string>();
+function rowCells(row: string): string {
+  let text = rowTexts.get(row);
+  if (text === undefined) {
+    text = "";
+    for (let c = 0; c < row.length; c++) text += row[c] === FILLED ? FILLED_CELL : row[c] === EMPTY ? EMPTY_CELL : row[c]!.padStart(CELL);
+    if (rowTexts.size >= 16_384) rowTexts.clear();
+    rowTexts.set(row, text);
+  }
+  return text;
 }
 
 function fail(why: string): never {

@@ -119,36 +119,64 @@ export interface Drop {
  */
 export function dropShape(board: string[], shape: string[], left: number): Drop | null {
   const width = board[0]!.length;
-  const h = shape.length;
   const w = shape[0]!.length;
   if (left < 0 || left + w > width) return null;
-  const fits = (top: number): boolean => {
-    for (let r = 0; r < h; r++) {
-      const br = top + r;
-      for (let c = 0; c < w; c++) {
-        if (shape[r]![c] !== FILLED) continue;
-        if (br >= board.length) return false;
-        if (board[br]![left + c] === FILLED) return false;
-      }
-    }
-    return true;
-  };
-  if (!fits(0)) return { top: 0, blocked: true };
+  if (!fits(board, shape, left, 0)) return { top: 0, blocked: true };
   let top = 0;
-  while (fits(top + 1)) top += 1;
+  while (fits(board, shape, left, top + 1)) top += 1;
   return { top, blocked: false };
 }
 
-/** Locks `shape` into a copy of the board and clears full rows. The drop must not overflow. */
+/** Whether `shape` with its top row on board row `top` overlaps no filled cell and the floor. */
+function fits(board: string[], shape: string[], left: number, top: number): boolean {
+  for (let r = 0; r < shape.length; r++) {
+    const br = top + r;
+    const line = shape[r]!;
+    for (let c = 0; c < line.length; c++) {
+      if (line[c] !== FILLED) continue;
+      if (br >= board.length) return false;
+      if (board[br]![left + c] === FILLED) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Locks `shape` into a copy of the board and clears full rows. The drop must not overflow. Only the
+ * rows the shape covers are rebuilt (only they can become full); the others are the same strings.
+ */
 export function lockAndClear(board: string[], shape: string[], left: number, top: number): { board: string[]; cleared: number } {
-  const rows = board.map((r) => r.split(""));
-  shape.forEach((line, r) => {
-    for (let c = 0; c < line.length; c++) if (line[c] === FILLED) rows[top + r]![left + c] = FILLED;
-  });
   const width = board[0]!.length;
-  const kept = rows.map((r) => r.join("")).filter((r) => r !== FILLED.repeat(width));
+  const full = FILLED.repeat(width);
+  const kept: string[] = [];
+  for (let r = 0; r < board.length; r++) {
+    let row = board[r]!;
+    const line = shape[r - top];
+    if (line !== undefined) {
+      let next = row.slice(0, left);
+      for (let c = 0; c < line.length; c++) next += line[c] === FILLED ? FILLED : row[left + c]!;
+      row = next + row.slice(left + line.length);
+      if (row === full) continue;
+    } else if (row === full) {
+      continue;
+    }
+    kept.push(row);
+  }
   const cleared = board.length - kept.length;
-  return { board: [...Array.from({ length: cleared }, () => EMPTY.repeat(width)), ...kept], cleared };
+  if (cleared === 0) return { board: kept, cleared };
+  const empty = EMPTY.repeat(width);
+  const out: string[] = [];
+  for (let i = 0; i < cleared; i++) out.push(empty);
+  for (const row of kept) out.push(row);
+  return { board: out, cleared };
+}
+
+/**
+ * The copy step() hands to apply (GameRules.copyInner): the board is shared, since apply replaces
+ * it with lockAndClear's new array and never writes into it (its rows are strings anyway).
+ */
+export function copyInner(inner: TetrisInner): TetrisInner {
+  return { board: inner.board, current: inner.current, next: inner.next, placed: inner.placed, lines: inner.lines, over: inner.over };
 }
 
 /**

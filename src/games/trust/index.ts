@@ -4,6 +4,7 @@ import { facts, parseObservation, render, type TrustFacts } from "./render.js";
 import {
   actionGrammar,
   apply,
+  copyInner,
   configs,
   exploreVariants,
   configSchema,
@@ -27,6 +28,7 @@ export const game = makeGame<TrustInner, TrustConfig, TrustFacts>({
   innerSchema,
   actionGrammar,
   init,
+  copyInner,
   apply,
   render,
   facts,

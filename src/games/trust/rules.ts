@@ -135,6 +135,20 @@ export function parseAction(raw: string): Move | null {
 
 const PAST: Record<Move, string> = { collaborate: "collaborated", cheat: "cheated" };
 
+/**
+ * The copy step() hands to apply (GameRules.copyInner): apply only appends, to the last round or as a
+ * new round, so the finished rounds are shared with the previous state and only the last is copied.
+ */
+export function copyInner(inner: TrustInner): TrustInner {
+  const history = inner.history.slice();
+  const n = history.length;
+  if (n > 0) {
+    const last = history[n - 1]!;
+    history[n - 1] = { you: last.you.slice(), them: last.them.slice() };
+  }
+  return { opponent: inner.opponent, history };
+}
+
 export function apply(inner: TrustInner, action: string | null, config: TrustConfig, rng: Rng): Transition {
   if (isOver(inner, config)) return { reward: 0, feedback: "the game is over", valid: false, done: true };
   if (action === null) return { reward: 0, feedback: invalidFeedback(actionGrammar, "no action"), valid: false, done: false };
