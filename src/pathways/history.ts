@@ -479,9 +479,30 @@ function anchoredWalk(blocks: readonly HistoryBlock[], settings: HistorySettings
 
 type StepInput = { rules: string; turns: EarlierTurn[]; observation: string; rewardVisibility: "hidden" | "visible" };
 
+/**
+ * The last few experience texts rendered per block array, by keep vector: the cut changes about once
+ * an episode, and every step between gets the SAME string object back. Identity matters downstream:
+ * the prompt builder and the token counter compare and hash this text at every step, which costs
+ * O(1) for the same object and O(length) (a fresh flatten of ~100k tokens of text) for an equal copy.
+ */
+const RENDERED_TEXTS = 4;
+const renderedTexts = new WeakMap<readonly HistoryBlock[], { blocks: HistoryBlock[]; texts: Map<string, string> }>();
+function renderHistoryOnce(blocks: readonly HistoryBlock[], keep: readonly number[]): string {
+  let e = renderedTexts.get(blocks);
+  if (!e || !sameItems(e.blocks, blocks)) renderedTexts.set(blocks, (e = { blocks: blocks.slice(), texts: new Map() }));
+  const key = keep.join(",");
+  let text = e.texts.get(key);
+  if (text === undefined) {
+    text = renderHistory(blocks, keep);
+    if (e.texts.size >= RENDERED_TEXTS) e.texts.delete(e.texts.keys().next().value!);
+    e.texts.set(key, text);
+  }
+  return text;
+}
+
 /** The history context of one step: the text and the keep vector that produced it. */
 export function historyContext(blocks: readonly HistoryBlock[], settings: HistorySettings, step: StepInput, counter: TokenCounter): { text: string; keep: number[] } {
   if (blocks.length === 0) return { text: "", keep: [] };
   const keep = settings.historyCut === "anchored" ? anchoredKeep(blocks, settings, step, counter) : fitHistory(blocks, experienceBudget(settings, step, counter), counter);
-  return { text: renderHistory(blocks, keep), keep };
+  return { text: renderHistoryOnce(blocks, keep), keep };
 }
