@@ -70,11 +70,11 @@ function countLines(path: string): number {
   return n;
 }
 
-function play(main: string, game: string, pathway: string): Measured {
+function play(main: string, game: string, pathway: string, schedule = { explore: EXPLORE, evalEpisodes: EVAL, maxSteps: DEFAULT_SCHEDULE.maxSteps }): Measured {
   const data = mkdtempSync(join(work, "data-"));
   const cpuFile = join(work, "cpu.txt");
   const args = ["--import", preload, main, "run", "--models", MODELS, "--games", game, "--pathways", pathway, "--data", data, "--progress", "off"];
-  args.push("--explore-episodes", String(EXPLORE), "--checkpoint-every", "3", "--eval-episodes", String(EVAL), "--max-steps", String(DEFAULT_SCHEDULE.maxSteps));
+  args.push("--explore-episodes", String(schedule.explore), "--checkpoint-every", "3", "--eval-episodes", String(schedule.evalEpisodes), "--max-steps", String(schedule.maxSteps));
   const r = spawnSync(process.execPath, args, { env: { ...process.env, RUN_COST_CPU_FILE: cpuFile }, stdio: ["ignore", "ignore", "pipe"] });
   if (r.status !== 0) throw new Error(`${game} ${pathway}: s3gym run exited ${r.status}: ${String(r.stderr).slice(-500)}`);
   let steps = 0;
@@ -88,21 +88,34 @@ function play(main: string, game: string, pathway: string): Measured {
   return { cpuS, steps, episodes };
 }
 
+/**
+ * A process's fixed cost (loading the kit, opening the logs): a run of one step per episode. It is
+ * taken off every cell's CPU, so the figures are per step; the reproduction pays it once per job,
+ * not per run.
+ */
+function startup(main: string): number {
+  const m = play(main, "tetris", "none", { explore: 3, evalEpisodes: 1, maxSteps: 1 });
+  return m.cpuS;
+}
+
 const perThousand = (m: Measured) => (1000 * m.cpuS) / Math.max(1, m.steps);
 const runEpisodes = totalEpisodes(DEFAULT_SCHEDULE.exploreEpisodes, DEFAULT_SCHEDULE.checkpointEvery, DEFAULT_SCHEDULE.evalEpisodes);
 /** CPU-s of one cell of the default matrix (all offline models), from a measured cell. */
 const extrapolate = (m: Measured) => OFFLINE_MODELS.length * runEpisodes * (m.steps / Math.max(1, m.episodes)) * (m.cpuS / Math.max(1, m.steps));
 
 console.log(`s3gym run CPU per step: models ${MODELS}; ${EXPLORE} exploration episodes, a checkpoint every 3, ${EVAL} evaluation episodes, ${DEFAULT_SCHEDULE.maxSteps} steps`);
-console.log(`(CPU-s = user + system of each child; extrapolated: ${OFFLINE_MODELS.length} models x ${runEpisodes} episodes per run of the default design)`);
+console.log(`(CPU-s = user + system of each child, less the fixed cost of a process; extrapolated: ${OFFLINE_MODELS.length} models x ${runEpisodes} episodes per run of the default design)`);
 const header = ["game", "pathway", "steps", "cpu_s", "cpu_s_per_1k_steps", ...(BASELINE ? ["baseline_per_1k", "ratio"] : []), "default_cell_cpu_s", ...(BASELINE ? ["baseline_cell_cpu_s"] : [])];
 console.log(header.join("\t"));
 const total = { now: { cpuS: 0, steps: 0, episodes: 0 }, base: { cpuS: 0, steps: 0, episodes: 0 }, cellNow: 0, cellBase: 0 };
+const fixed = { now: startup(CURRENT), base: BASELINE ? startup(BASELINE) : 0 };
+console.log(`fixed cost per process (taken off each cell): ${fixed.now.toFixed(2)} CPU-s${BASELINE ? `, baseline ${fixed.base.toFixed(2)}` : ""}`);
+const perStep = (m: Measured, fixedS: number): Measured => ({ ...m, cpuS: Math.max(0, m.cpuS - fixedS) });
 for (const game of GAMES)
   for (const pathway of PATHWAYS) {
     // Baseline first, then this build: a drift in the machine's speed hits both of a pair alike.
-    const base = BASELINE ? play(BASELINE, game, pathway) : null;
-    const now = play(CURRENT, game, pathway);
+    const base = BASELINE ? perStep(play(BASELINE, game, pathway), fixed.base) : null;
+    const now = perStep(play(CURRENT, game, pathway), fixed.now);
     for (const k of ["cpuS", "steps", "episodes"] as const) {
       total.now[k] += now[k];
       if (base) total.base[k] += base[k];
