@@ -167,7 +167,8 @@ interface TurnReads {
   feedbacks: string[];
   actions: (string | null)[];
 }
-const turnReads = new BoundedCache<string, TurnReads>(256);
+/** A few episodes at a time are in flight (--concurrency); each entry keeps its first message (a long History prompt) alive. */
+const turnReads = new BoundedCache<string, TurnReads>(32);
 
 function readTurns(users: readonly ChatMessage[], assistants: readonly ChatMessage[]): TurnReads | null {
   const first = users[0]!.content;
