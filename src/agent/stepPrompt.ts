@@ -143,20 +143,55 @@ export function messagesToPolicyContext(messages: readonly ChatMessage[]): Polic
   const users = messages.filter((m) => m.role === "user");
   const assistants = messages.filter((m) => m.role === "assistant");
   if (!system || users.length === 0 || assistants.length !== users.length - 1) return null;
-  const observations: string[] = [];
-  const feedbacks: string[] = [];
-  for (const u of users) {
-    const turn = readUserTurn(u.content);
-    if (turn === null) return null;
-    observations.push(turn.observation);
-    feedbacks.push(turn.feedback);
-  }
-  const history = assistants.map((a, i) => ({
+  const read = readTurns(users, assistants);
+  if (read === null) return null;
+  const { observations, feedbacks, actions } = read;
+  const history = assistants.map((_, i) => ({
     observation: observations[i]!,
-    action: replyAction(a.content),
+    action: actions[i]!,
     feedback: feedbacks[i + 1] === "(none)" ? "" : feedbacks[i + 1]!,
   }));
   return { rules: system.content, observation: observations.at(-1)!, history };
+}
+
+/**
+ * The reads of an episode's turns so far, by its first user message: a step's prompt repeats every
+ * earlier turn (the same string objects in process), so each step reads only the turns that are new
+ * or changed (compared with ===, the same text whatever object holds it) instead of looking every
+ * earlier turn up in the memo tables again (quadratic per episode in memo traffic).
+ */
+interface TurnReads {
+  users: string[];
+  assistants: string[];
+  observations: string[];
+  feedbacks: string[];
+  actions: (string | null)[];
+}
+/** A few episodes at a time are in flight (--concurrency); each entry keeps its first message (a long History prompt) alive. */
+const turnReads = new BoundedCache<string, TurnReads>(32);
+
+function readTurns(users: readonly ChatMessage[], assistants: readonly ChatMessage[]): TurnReads | null {
+  const first = users[0]!.content;
+  const r = turnReads.get(first) ?? { users: [], assistants: [], observations: [], feedbacks: [], actions: [] };
+  let u = 0;
+  while (u < users.length && u < r.users.length && r.users[u] === users[u]!.content) u++;
+  r.users.length = r.observations.length = r.feedbacks.length = u;
+  for (; u < users.length; u++) {
+    const turn = readUserTurn(users[u]!.content);
+    if (turn === null) return null;
+    r.users.push(users[u]!.content);
+    r.observations.push(turn.observation);
+    r.feedbacks.push(turn.feedback);
+  }
+  let a = 0;
+  while (a < assistants.length && a < r.assistants.length && r.assistants[a] === assistants[a]!.content) a++;
+  r.assistants.length = r.actions.length = a;
+  for (; a < assistants.length; a++) {
+    r.assistants.push(assistants[a]!.content);
+    r.actions.push(replyAction(assistants[a]!.content));
+  }
+  turnReads.set(first, r);
+  return r;
 }
 
 /**

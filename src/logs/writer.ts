@@ -93,7 +93,6 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
     // Lone surrogates (a reply cut inside an emoji) become U+FFFD: the line stays JSON for every reader.
     // Keys never reach a log, whatever text carried them (a reply echoing the key, an error body).
     const buf = Buffer.from(`${stringifyWellFormed(redactDeep(record))}\n`, "utf8");
-    const before = fstatSync(this.fd).size;
     let off = 0;
     try {
       // A regular file accepts the whole buffer in one call; the loop only guards against a short write.
@@ -103,18 +102,23 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
         off += n;
       }
     } catch (e) {
-      this.failed = this.cutBack(before, e);
+      // The size before this record: what is there now less the bytes this append wrote (writes are
+      // synchronous, so nothing else of the process appended between). Asked of the file only on
+      // failure: an fstat per line was a few percent of a run's CPU.
+      this.failed = this.cutBack(off, e);
       throw this.failed;
     }
     this.dirty = true;
   }
 
   /** After a failed append: the file back to its last whole line, and the error that names why. */
-  private cutBack(size: number, cause: unknown): LogWriteError {
+  private cutBack(written: number, cause: unknown): LogWriteError {
     const code = (cause as { code?: unknown }).code;
     const why = typeof code === "string" ? code : cause instanceof Error ? cause.message : String(cause);
-    let cut = `cut back to its last whole line (${size} bytes)`;
+    let cut: string;
     try {
+      const size = fstatSync(this.fd!).size - written;
+      cut = `cut back to its last whole line (${size} bytes)`;
       ftruncateSync(this.fd!, size);
     } catch (e) {
       // The next open cuts a torn last line anyway (repairTornTail); say the cut is still owed.

@@ -85,9 +85,27 @@ function forEachPiece(text: string, split: RegExp, visit: (start: number, end: n
 }
 
 export function countTokens(text: string, tokenizer: TokenizerName = "o200k"): number {
-  if (text.length === 0) return 0;
+  return countTokensJoinable(text, tokenizer).tokens;
+}
+
+/**
+ * A line break followed by 8 whitespace characters that are not line breaks: the one shape where a
+ * WINDOW edge can make forEachPiece end a pre-token earlier than the regex on the whole text would
+ * (`\s*[\r\n]+` backtracks to the last line break inside the window). Text without it is split by
+ * forEachPiece exactly as the tokenizer splits it.
+ */
+const WINDOW_HAZARD = /[\r\n][^\S\r\n]{8}/u;
+
+/**
+ * countTokens(text), and whether that count may be ADDED to a neighbour's (joinsCleanly): the text
+ * had no pre-token over MAX_PIECE (so its count is the library's own, a sum over the tokenizer's
+ * pre-tokens) and no WINDOW_HAZARD (so joining it into a longer text cannot move a window edge onto
+ * a different split).
+ */
+export function countTokensJoinable(text: string, tokenizer: TokenizerName = "o200k"): { tokens: number; joinable: boolean } {
+  if (text.length === 0) return { tokens: 0, joinable: true };
   const enc = ENCODINGS[tokenizer];
-  if (text.length <= MAX_PIECE) return enc.count(text);
+  if (text.length <= MAX_PIECE) return { tokens: enc.count(text), joinable: !WINDOW_HAZARD.test(text) };
   let total = 0;
   let from = 0; // start of the text not yet counted
   let long = false;
@@ -102,9 +120,23 @@ export function countTokens(text: string, tokenizer: TokenizerName = "o200k"): n
     }
     from = end;
   });
-  if (!long) return enc.count(text);
+  if (!long) return { tokens: enc.count(text), joinable: !WINDOW_HAZARD.test(text) };
   if (from < text.length) total += enc.count(text.slice(from));
-  return total;
+  return { tokens: total, joinable: false };
+}
+
+/**
+ * Whether countTokens(left + right) = countTokens(left) + countTokens(right) when both counts are
+ * joinable: `left` ends with a line break and `right` starts with neither whitespace nor `/`. Why:
+ * both tokenizers' split regexes (o200k, cl100k) look only forward, and the only pre-tokens that can
+ * hold a line break are whitespace runs (which stop at the non-whitespace `right[0]` and end on the
+ * same line break with or without `right`: `\s*[\r\n]+`, cl100k's `\s+$` / `\s*[\r\n]`) and a
+ * punctuation run's `[\r\n/]*` tail (which stops at `right[0]`). So the pre-tokens of the joined
+ * text are those of `left` followed by those of `right`, and BPE counts each pre-token on its own.
+ * tests/models/tokensJoin.test.ts checks it on random texts built to break it.
+ */
+export function joinsCleanly(left: string, right: string): boolean {
+  return left.endsWith("\n") && right.length > 0 && !/^[\s/]/u.test(right);
 }
 
 /** Per-message framing overhead of chat formats (role markers); a small constant, as OpenAI documents. */

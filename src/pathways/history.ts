@@ -27,7 +27,7 @@ import type { EarlierTurn } from "../agent/stepPrompt.js";
 import { buildStepMessages } from "../agent/stepPrompt.js";
 import { renderTrajectory, trajectoryPieces, type Trajectory } from "../agent/trajectoryText.js";
 import type { ChatMessage } from "../models/types.js";
-import { countTokens, MESSAGE_OVERHEAD_TOKENS, type TokenizerName } from "../models/tokens.js";
+import { countTokensJoinable, joinsCleanly, MESSAGE_OVERHEAD_TOKENS, type TokenizerName } from "../models/tokens.js";
 
 export interface HistorySettings {
   /** The model's context window in tokens (--context-tokens). */
@@ -47,20 +47,62 @@ export interface HistorySettings {
 export const HISTORY_CUTS = ["anchored", "per-step"] as const;
 export type HistoryCut = (typeof HISTORY_CUTS)[number];
 
-/** Memoised countTokens: pieces repeat across steps, episodes and checkpoints. */
+/** How every History experience block opens in a first user message (stepPrompt.ts userTurn). */
+const EXPERIENCE_OPEN = "<experience>\n";
+
+/**
+ * Memoised countTokens: pieces repeat across steps, episodes and checkpoints. A first user message
+ * that carries a recently rendered History experience (it differs from the last one only in its
+ * observation, i.e. at every episode's first step and at every cut) is counted from its parts, the
+ * blocks' counts added, where tokens.ts's joinsCleanly proves the sum equals the whole text's count:
+ * re-tokenising ~100k tokens of experience per episode was a quarter of a History run's CPU.
+ */
 export class TokenCounter {
+  /** tokens * 2 + (1 when countTokensJoinable said joinable). */
   private readonly cache = new Map<string, number>();
   constructor(readonly tokenizer: TokenizerName) {}
 
   count(text: string): number {
-    let n = this.cache.get(text);
-    if (n === undefined) {
-      n = countTokens(text, this.tokenizer);
+    return Math.floor(this.entry(text) / 2);
+  }
+
+  private entry(text: string): number {
+    let v = this.cache.get(text);
+    if (v === undefined) {
+      const joined = text.startsWith(EXPERIENCE_OPEN) ? this.experienceMessage(text) : undefined;
+      if (joined !== undefined) v = joined * 2;
+      else {
+        const c = countTokensJoinable(text, this.tokenizer);
+        v = c.tokens * 2 + (c.joinable ? 1 : 0);
+      }
       // Bounded: long runs must not keep every observation forever.
       if (this.cache.size > 50_000) this.cache.clear();
-      this.cache.set(text, n);
+      this.cache.set(text, v);
     }
-    return n;
+    return v;
+  }
+
+  /**
+   * countTokens(text) as the sum of its parts' counts, when `text` is EXPERIENCE_OPEN, then a recently
+   * rendered experience text, then a line break and the rest; undefined when it is not, or when a
+   * join is not provably exact (then the caller counts the whole text).
+   */
+  private experienceMessage(text: string): number | undefined {
+    const at = EXPERIENCE_OPEN.length;
+    for (const e of recentExperiences) {
+      const n = e.text.length;
+      if (text.length <= at + n + 1 || text.charCodeAt(at + n) !== 10 || !text.startsWith(e.text, at)) continue;
+      const last = e.pieces.length - 1;
+      const segments = [EXPERIENCE_OPEN, ...e.pieces.map((p, i) => (i < last ? `${p}\n\n` : `${p}\n`)), text.slice(at + n + 1)];
+      let total = 0;
+      for (let i = 0; i < segments.length; i++) {
+        const v = this.entry(segments[i]!);
+        if (v % 2 === 0 || (i > 0 && !joinsCleanly(segments[i - 1]!, segments[i]!))) return undefined;
+        total += Math.floor(v / 2);
+      }
+      return total;
+    }
+    return undefined;
   }
 
   private readonly markers: number[] = [];
@@ -479,9 +521,50 @@ function anchoredWalk(blocks: readonly HistoryBlock[], settings: HistorySettings
 
 type StepInput = { rules: string; turns: EarlierTurn[]; observation: string; rewardVisibility: "hidden" | "visible" };
 
+/**
+ * The last few experience texts rendered per block array, by keep vector: the cut changes about once
+ * an episode, and every step between gets the SAME string object back. Identity matters downstream:
+ * the prompt builder and the token counter compare and hash this text at every step, which costs
+ * O(1) for the same object and O(length) (a fresh flatten of ~100k tokens of text) for an equal copy.
+ */
+const RENDERED_TEXTS = 4;
+const renderedTexts = new WeakMap<readonly HistoryBlock[], { blocks: HistoryBlock[]; texts: Map<string, string> }>();
+function renderHistoryOnce(blocks: readonly HistoryBlock[], keep: readonly number[]): string {
+  let e = renderedTexts.get(blocks);
+  if (!e || !sameItems(e.blocks, blocks)) renderedTexts.set(blocks, (e = { blocks: blocks.slice(), texts: new Map() }));
+  const key = keep.join(",");
+  let text = e.texts.get(key);
+  if (text === undefined) {
+    text = renderHistory(blocks, keep);
+    if (e.texts.size >= RENDERED_TEXTS) e.texts.delete(e.texts.keys().next().value!);
+    e.texts.set(key, text);
+    rememberPieces(text, blocks, keep);
+  }
+  return text;
+}
+
+/**
+ * The experience texts rendered lately, each with its non-empty block texts (joined by "\n\n" they
+ * are the text): TokenCounter counts a first user message from them. A few suffice: the concurrent
+ * episodes of a run sit at one or two cuts of one snapshot.
+ */
+const RECENT_EXPERIENCES = 8;
+const recentExperiences: { text: string; pieces: string[] }[] = [];
+function rememberPieces(text: string, blocks: readonly HistoryBlock[], keep: readonly number[]): void {
+  const pieces: string[] = [];
+  blocks.forEach((b, i) => {
+    const t = renderBlock(b, keep[i]);
+    if (t.length > 0) pieces.push(t);
+  });
+  // Only a decomposition that is the text byte for byte may stand in for it.
+  if (pieces.length === 0 || pieces.join("\n\n") !== text) return;
+  recentExperiences.unshift({ text, pieces });
+  if (recentExperiences.length > RECENT_EXPERIENCES) recentExperiences.pop();
+}
+
 /** The history context of one step: the text and the keep vector that produced it. */
 export function historyContext(blocks: readonly HistoryBlock[], settings: HistorySettings, step: StepInput, counter: TokenCounter): { text: string; keep: number[] } {
   if (blocks.length === 0) return { text: "", keep: [] };
   const keep = settings.historyCut === "anchored" ? anchoredKeep(blocks, settings, step, counter) : fitHistory(blocks, experienceBudget(settings, step, counter), counter);
-  return { text: renderHistory(blocks, keep), keep };
+  return { text: renderHistoryOnce(blocks, keep), keep };
 }

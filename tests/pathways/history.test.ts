@@ -285,7 +285,11 @@ describe("optimised history context equals a straightforward reference", () => {
           for (let i = 0; i <= episode.length; i++) {
             const step = { rules, turns, observation: episode[i]?.observation ?? "end", rewardVisibility };
             expect(experienceBudget(settings, step, c)).toBe(reference.budget(contextTokens, maxNewTokens, step, tok));
-            expect(historyContext(bs, settings, step, c)).toEqual(reference.context(bs, contextTokens, maxNewTokens, step, tok));
+            const ctx = historyContext(bs, settings, step, c);
+            expect(ctx).toEqual(reference.context(bs, contextTokens, maxNewTokens, step, tok));
+            // The prompt's count, its first message counted from the experience's parts, is the tokenizer's own.
+            const prompt = buildStepMessages({ ...step, experience: ctx.text });
+            expect(c.messages(prompt)).toBe(countMessageTokens(prompt, tok));
             if (i < episode.length) turns.push({ ...episode[i]! });
           }
           // Turns edited in place, reused in another array, or reordered are recounted, not trusted.
