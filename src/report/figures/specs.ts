@@ -13,7 +13,8 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import type { BootstrapConfig } from "../../analysis/bootstrap.js";
-import type { CurveSeries, TrainingSeries } from "../../analysis/curveTables.js";
+import type { CurveSeries } from "../../analysis/curveTables.js";
+import type { TrainingBandSeries } from "../../analysis/trainingSeeds.js";
 import type { BlockRow } from "../../analysis/couplingTables.js";
 import type { RewardRange } from "../../analysis/judging.js";
 import type { CalibrationBin } from "../../analysis/judgingTables.js";
@@ -210,41 +211,51 @@ export function curvesSpec(
 }
 
 /**
- * Paper Figure 7: training curves (score by epoch), a panel per game, a line per model with its
- * bootstrap band, epoch 0 (the base model) dashed across.
+ * Paper Figure 7: training curves (score by epoch), a panel per game, a line per model: the mean over
+ * its loop seeds with the band across seeds (one seed: its evaluation episodes resampled), each seed's
+ * own curve as a thin line, epoch 0 (the base model) dashed across.
  */
-export function trainingSpec(series: readonly TrainingSeries[], boot: BootstrapConfig = DEFAULT_BOOT): TopLevelSpec {
+export function trainingSpec(series: readonly TrainingBandSeries[], boot: BootstrapConfig = DEFAULT_BOOT): TopLevelSpec {
   const values: Record<string, unknown>[] = [];
   for (const s of series) {
-    // `band` repeats the model for the legend-less band and base-line channels (see curvesSpec).
-    for (const p of s.points) values.push({ kind: "point", game: s.game, model: s.model, band: s.model, run_id: s.run_id, x: p.x, y: p.y, lo: p.lo ?? p.y, hi: p.hi ?? p.y, n: p.n });
+    // `band` repeats the model for the legend-less band, seed and base-line channels (see curvesSpec).
+    for (const p of s.points) values.push({ kind: "point", game: s.game, model: s.model, band: s.model, x: p.x, y: p.y, lo: p.lo ?? p.y, hi: p.hi ?? p.y, n: p.n, n_seeds: p.n_seeds });
+    if (s.seeds.length > 1)
+      for (const seed of s.seeds) for (const p of seed.points) values.push({ kind: "seed", game: s.game, model: s.model, band: s.model, seed: `${s.model} seed ${seed.run_seed}`, x: p.x, y: p.y });
     const y0 = s.points.find((p) => p.x === 0);
-    if (y0) values.push({ kind: "y0", game: s.game, model: s.model, band: s.model, run_id: s.run_id, y: y0.y });
+    if (y0) values.push({ kind: "y0", game: s.game, model: s.model, band: s.model, y: y0.y });
   }
   const games = [...new Set(series.map((s) => s.game))].sort();
   const models = [...new Set(series.map((s) => s.model))].sort();
   const color = { field: "model", type: "nominal", title: "model", scale: { domain: models, range: models.map((_, i) => MODEL_COLORS[i % MODEL_COLORS.length]) } };
-  const points = values.filter((v) => v.kind === "point") as { game: string; x: number; y: number; lo: number; hi: number; n: number }[];
+  const points = values.filter((v) => v.kind === "point") as { game: string; x: number; y: number; lo: number; hi: number; n: number; n_seeds: number }[];
+  const seedYs = values.filter((v) => v.kind === "seed") as { game: string; y: number }[];
   const panels = games.map((game) => {
     const vs = points.filter((v) => v.game === game);
-    const y = bandedScale(vs);
+    // The seeds' own lines are data too: the axis takes them in whole, the bands only up to half the range.
+    const y = bandedScale([...vs, ...seedYs.filter((v) => v.game === game).map((v) => ({ y: v.y, lo: null, hi: null }))]);
     const x = { field: "x", type: "quantitative", axis: integerAxis(vs.map((v) => v.x), "epoch"), scale: { nice: false } };
     const yEnc = { field: "y", type: "quantitative", title: "score (game units)", scale: y.scale };
     return {
-      title: { text: game, subtitle: y.constant === null ? "" : `constant: every epoch scores ${short(y.constant)}`, anchor: "middle", fontSize: 12 },
+      title: { text: game, subtitle: y.constant !== null ? `constant: every epoch scores ${short(y.constant)}` : y.clipped ? "bands clipped at the axis (wider than the lines' range)" : "", anchor: "middle", fontSize: 12 },
       width: 220,
       height: 150,
       transform: [{ filter: { field: "game", equal: game } }],
       layer: [
         {
           transform: [{ filter: "datum.kind === 'point'" }],
-          mark: { type: "area", opacity: 0.18 },
-          encoding: { x, y: { ...yEnc, field: "lo" }, y2: { field: "hi" }, fill: { ...color, field: "band", legend: null }, detail: { field: "run_id", type: "nominal" } },
+          mark: { type: "area", opacity: 0.18, clip: true },
+          encoding: { x, y: { ...yEnc, field: "lo" }, y2: { field: "hi" }, fill: { ...color, field: "band", legend: null } },
+        },
+        {
+          transform: [{ filter: "datum.kind === 'seed'" }],
+          mark: { type: "line", strokeWidth: 0.8, opacity: 0.45, clip: true },
+          encoding: { x, y: yEnc, stroke: { ...color, field: "band", legend: null }, detail: { field: "seed", type: "nominal" } },
         },
         {
           transform: [{ filter: "datum.kind === 'point'" }],
-          mark: { type: "line", strokeWidth: 2, point: { size: 36, filled: true } },
-          encoding: { x, y: yEnc, color, detail: { field: "run_id", type: "nominal" } },
+          mark: { type: "line", strokeWidth: 2, point: { size: 30, filled: true } },
+          encoding: { x, y: yEnc, color },
         },
         {
           transform: [{ filter: "datum.kind === 'y0'" }],
@@ -255,13 +266,21 @@ export function trainingSpec(series: readonly TrainingSeries[], boot: BootstrapC
     };
   });
   const nEp = countRange(points.map((v) => v.n));
+  const nSeeds = countRange(series.map((s) => s.seeds.length));
+  const bySeeds = series.some((s) => s.band === "seeds");
+  const byEpisodes = series.some((s) => s.band === "episodes");
   return {
     ...BASE,
     title: {
       text: "Training pathway: evaluation score by epoch",
       subtitle: [
-        `Lines: mean score of each epoch's evaluation episodes (n = ${nEp} per epoch); dashed: epoch 0, the base model. ${series.length} training run(s).`,
-        `Bands: ${bootText(boot)}, each epoch's evaluation episodes resampled.`,
+        `Thick lines: each epoch's score averaged over ${nSeeds} loop seed(s) (train-loop runs), each seed's score the mean of its n = ${nEp} evaluation episodes; thin lines: each seed; dashed: epoch 0, the base model.`,
+        [
+          bySeeds ? `Bands: ${bootText(boot)} over the loop seeds (n = ${nSeeds}: indicative, the seeds' spread).` : "",
+          byEpisodes ? `Bands${bySeeds ? " of one-seed lines" : ""}: ${bootText(boot)}, the epoch's evaluation episodes resampled.` : "",
+        ]
+          .filter((t) => t !== "")
+          .join(" "),
       ],
     },
     data: { values },

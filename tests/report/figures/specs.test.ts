@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { compile, type TopLevelSpec } from "vega-lite";
-import type { CurveSeries, TrainingSeries } from "../../../src/analysis/curveTables.js";
+import type { CurveSeries } from "../../../src/analysis/curveTables.js";
+import type { TrainingBandSeries } from "../../../src/analysis/trainingSeeds.js";
 import { bandedScale, calibrationSpec, constantValue, FIGURE_CONFIG, couplingSpec, curvesSpec, paddedDomain, specCaption, trainingSpec } from "../../../src/report/figures/specs.js";
 import { renderSvg } from "../../../src/report/figures/render.js";
 
@@ -76,21 +77,49 @@ describe("curvesSpec", () => {
 });
 
 describe("trainingSpec", () => {
-  const series: TrainingSeries[] = ["a", "b", "c", "d", "e"].map((game) => ({
+  const one = (game: string, runSeed: number, ys: number[]) => ({ run_id: `${game}.t.${runSeed}`, run_seed: runSeed, points: ys.map((y, x) => ({ x, y })) });
+  const series: TrainingBandSeries[] = ["a", "b", "c", "d", "e"].map((game) => ({
     model: "t",
     game,
-    run_id: `${game}.t`,
+    band: "episodes",
     points: [
-      { x: 0, y: 0, lo: 0, hi: 0, n: 2 },
-      { x: 1, y: 1, lo: 0.5, hi: 1.5, n: 2 },
+      { x: 0, y: 0, lo: 0, hi: 0, n: 2, n_seeds: 1, indicative: false },
+      { x: 1, y: 1, lo: 0.5, hi: 1.5, n: 2, n_seeds: 1, indicative: false },
     ],
+    seeds: [one(game, 0, [0, 1])],
   }));
   it("a panel per game only (5 games: 5 panels, no empty sixth), integer epochs, bands, caption", () => {
     const spec = trainingSpec(series, BOOT) as unknown as { concat: { layer: { mark: { type: string }; encoding: { x?: { axis: Json } } }[] }[] };
     expect(spec.concat).toHaveLength(5);
-    expect(spec.concat[0]!.layer.map((l) => l.mark.type)).toEqual(["area", "line", "rule"]);
-    expect(spec.concat[0]!.layer[1]!.encoding.x!.axis).toMatchObject({ format: "d", values: [0, 1] });
-    expect(specCaption(spec as unknown as TopLevelSpec)).toContain("n = 2 per epoch");
+    expect(spec.concat[0]!.layer.map((l) => l.mark.type)).toEqual(["area", "line", "line", "rule"]);
+    expect(spec.concat[0]!.layer[2]!.encoding.x!.axis).toMatchObject({ format: "d", values: [0, 1] });
+    const caption = specCaption(spec as unknown as TopLevelSpec);
+    expect(caption).toContain("averaged over 1 loop seed(s)");
+    expect(caption).toContain("n = 2 evaluation episodes");
+    expect(caption).toContain("the epoch's evaluation episodes resampled");
+    expect(caption).not.toContain("over the loop seeds");
+  });
+
+  it("over three loop seeds: a band across seeds, a thin line per seed, the axis takes the seeds' lines in", () => {
+    const three: TrainingBandSeries[] = [
+      {
+        model: "t",
+        game: "snake",
+        band: "seeds",
+        points: [
+          { x: 0, y: 4, lo: 0, hi: 12, n: 3, n_seeds: 3, indicative: true },
+          { x: 1, y: 10, lo: 9, hi: 11, n: 3, n_seeds: 3, indicative: true },
+        ],
+        seeds: [one("snake", 0, [12, 9]), one("snake", 100, [0, 10]), one("snake", 200, [0, 11])],
+      },
+    ];
+    const spec = trainingSpec(three, BOOT) as unknown as { data: { values: { kind: string; seed?: string }[] }; concat: { layer: { encoding: { y: { scale: { domain: number[] } } } }[] }[] };
+    expect(new Set(spec.data.values.filter((v) => v.kind === "seed").map((v) => v.seed))).toEqual(new Set(["t seed 0", "t seed 100", "t seed 200"]));
+    // The means span 4..10; the seeds' lines 0..12 are data, so the axis reaches them.
+    expect(spec.concat[0]!.layer[2]!.encoding.y.scale.domain).toEqual([0, 12]);
+    const caption = specCaption(spec as unknown as TopLevelSpec);
+    expect(caption).toContain("over the loop seeds (n = 3: indicative");
+    expect(caption).toContain("averaged over 3 loop seed(s)");
   });
 });
 
