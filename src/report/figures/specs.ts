@@ -117,21 +117,39 @@ export function yScale(values: readonly (number | null)[]): { scale: object; con
  * A y scale for lines with bands: the lines' own range, widened to take in the bands only up to half
  * that range on each side (the axis spans at most twice the lines' range), so an interval that is wide
  * on three seeds (-100..+300 around scores of 20..40) cannot flatten the lines; the band is clipped at
- * the axis and the caption says so. A constant line keeps the padded scale around it.
+ * the axis and the caption says so. Lines that are constant keep the padded scale around their value,
+ * and their band (the same interval at every point: a deterministic policy on the same seeds) is not
+ * drawn, as it would fill the panel: `constantBand` gives its ends for the panel's note instead.
  */
-export function bandedScale(vs: readonly { y: number | null; lo: number | null; hi: number | null }[]): { scale: object; constant: number | null; clipped: boolean } {
+export function bandedScale(vs: readonly { y: number | null; lo: number | null; hi: number | null }[]): {
+  scale: object;
+  constant: number | null;
+  clipped: boolean;
+  constantBand: [number, number] | null;
+} {
   const ys = vs.map((v) => v.y).filter((y): y is number => y !== null && Number.isFinite(y));
+  const los = vs.map((v) => v.lo).filter((y): y is number => y !== null && Number.isFinite(y));
+  const his = vs.map((v) => v.hi).filter((y): y is number => y !== null && Number.isFinite(y));
   const c = constantValue(ys);
-  if (ys.length === 0 || c !== null) return { ...yScale(vs.flatMap((v) => [v.y, v.lo, v.hi])), clipped: false };
+  if (ys.length === 0) return { ...yScale([]), clipped: false, constantBand: null };
+  if (c !== null) {
+    const lo = Math.min(c, ...los);
+    const hi = Math.max(c, ...his);
+    return { scale: { domain: paddedDomain(c) }, constant: c, clipped: false, constantBand: hi - lo > 1e-12 ? [lo, hi] : null };
+  }
   const min = Math.min(...ys);
   const max = Math.max(...ys);
   const pad = (max - min) / 2;
-  const los = vs.map((v) => v.lo).filter((y): y is number => y !== null && Number.isFinite(y));
-  const his = vs.map((v) => v.hi).filter((y): y is number => y !== null && Number.isFinite(y));
   const lo = Math.max(min - pad, Math.min(min, ...los));
   const hi = Math.min(max + pad, Math.max(max, ...his));
   const clipped = los.some((l) => l < lo - 1e-12) || his.some((h) => h > hi + 1e-12);
-  return { scale: { domain: [lo, hi], nice: false, zero: false }, constant: null, clipped };
+  return { scale: { domain: [lo, hi], nice: false, zero: false }, constant: null, clipped, constantBand: null };
+}
+
+/** A panel's note on its scale: a constant (and its undrawn interval), or bands clipped at the axis. */
+export function scaleNote(y: ReturnType<typeof bandedScale>, what = "every point is"): string {
+  if (y.constant !== null) return `constant: ${what} ${short(y.constant)}${y.constantBand ? ` (interval ${short(y.constantBand[0])} to ${short(y.constantBand[1])} at each, not drawn)` : ""}`;
+  return y.clipped ? "bands clipped at the axis (wider than the lines' range)" : "";
 }
 
 /** The default B/seed when a caller gives none (the report always passes its own). */
@@ -164,7 +182,7 @@ export function curvesSpec(
     const yEnc = { field: "y", type: "quantitative", title: "score (game units)", scale: y.scale };
     const color = { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" };
     return {
-      title: { text: model, subtitle: y.constant !== null ? `constant: every point is ${short(y.constant)}` : y.clipped ? "bands clipped at the axis (wider than the lines' range)" : "", anchor: "middle", fontSize: 12 },
+      title: { text: model, subtitle: scaleNote(y), anchor: "middle", fontSize: 12 },
       width: 220,
       height: 150,
       transform: [{ filter: { field: "model", equal: model } }],
@@ -172,7 +190,7 @@ export function curvesSpec(
         {
           // The band uses the fill channel (its own scale, no legend): the legend comes from the lines alone,
           // at full opacity, instead of merging with the band's 0.18.
-          mark: { type: "area", opacity: 0.18, clip: true },
+          mark: { type: "area", opacity: y.constant === null ? 0.18 : 0, clip: true },
           encoding: { x, y: { ...yEnc, field: "lo" }, y2: { field: "hi" }, fill: { field: "band", type: "nominal", scale: scales.color, legend: null } },
         },
         {
@@ -237,14 +255,14 @@ export function trainingSpec(series: readonly TrainingBandSeries[], boot: Bootst
     const x = { field: "x", type: "quantitative", axis: integerAxis(vs.map((v) => v.x), "epoch"), scale: { nice: false } };
     const yEnc = { field: "y", type: "quantitative", title: "score (game units)", scale: y.scale };
     return {
-      title: { text: game, subtitle: y.constant !== null ? `constant: every epoch scores ${short(y.constant)}` : y.clipped ? "bands clipped at the axis (wider than the lines' range)" : "", anchor: "middle", fontSize: 12 },
+      title: { text: game, subtitle: scaleNote(y, "every epoch scores"), anchor: "middle", fontSize: 12 },
       width: 220,
       height: 150,
       transform: [{ filter: { field: "game", equal: game } }],
       layer: [
         {
           transform: [{ filter: "datum.kind === 'point'" }],
-          mark: { type: "area", opacity: 0.18, clip: true },
+          mark: { type: "area", opacity: y.constant === null ? 0.18 : 0, clip: true },
           encoding: { x, y: { ...yEnc, field: "lo" }, y2: { field: "hi" }, fill: { ...color, field: "band", legend: null } },
         },
         {

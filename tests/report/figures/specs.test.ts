@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { compile, type TopLevelSpec } from "vega-lite";
 import type { CurveSeries } from "../../../src/analysis/curveTables.js";
 import type { TrainingBandSeries } from "../../../src/analysis/trainingSeeds.js";
+import { costGainSpec } from "../../../src/report/figures/viewSpecs.js";
 import { bandedScale, calibrationSpec, constantValue, FIGURE_CONFIG, couplingSpec, curvesSpec, paddedDomain, specCaption, trainingSpec } from "../../../src/report/figures/specs.js";
 import { renderSvg } from "../../../src/report/figures/render.js";
 
@@ -73,6 +74,19 @@ describe("curvesSpec", () => {
     const caption = specCaption(spec);
     expect(caption).toContain("n = 2-3 episodes per point");
     expect(caption).toContain("95% percentile bootstrap, B = 500, seed 7");
+  });
+});
+
+describe("a constant line with a band (a deterministic policy on the same seeds)", () => {
+  it("keeps the padded axis around the line, draws no band that would fill the panel, and states the interval", () => {
+    const flat: CurveSeries[] = [{ model: "h", game: "trust", pathway: "history", points: [pt(0, 72, 44, 92, 10), pt(3, 72, 44, 92, 10)] }];
+    const panel = (curvesSpec("trust", flat, BOOT) as unknown as { concat: { title: { subtitle: string }; layer: { mark: { opacity: number }; encoding: { y: { scale: Json } } }[] }[] }).concat[0]!;
+    expect(panel.layer[0]!.mark.opacity).toBe(0);
+    expect(panel.layer[1]!.encoding.y.scale).toEqual({ domain: [36, 108] });
+    expect(panel.title.subtitle).toBe("constant: every point is 72 (interval 44 to 92 at each, not drawn)");
+    // A line that moves keeps its band.
+    const moving = (curvesSpec("g", curves, BOOT) as unknown as { concat: { layer: { mark: { opacity: number } }[] }[] }).concat[0]!;
+    expect(moving.layer[0]!.mark.opacity).toBe(0.18);
   });
 });
 
@@ -188,5 +202,30 @@ describe("bandedScale: bands never flatten the lines", () => {
     const narrow = bandedScale([{ y: 20, lo: 18, hi: 22 }, { y: 40, lo: 38, hi: 45 }]);
     expect(narrow.scale).toEqual({ domain: [18, 45], nice: false, zero: false });
     expect(narrow.clipped).toBe(false);
+  });
+});
+
+describe("costGainSpec", () => {
+  const run = (game: string, calls: number, tokens: number, usd: number | null, oodg: number | null) => ({
+    model: "m", game, pathway: "history", run_id: `${game}.${calls}`, explore_calls: calls, explore_tokens: tokens, explore_usd: usd,
+    eval_calls: 1, eval_tokens: 0, eval_usd: null, naba: null, oodg, naba_per_mtok: null, oodg_per_mtok: null,
+  });
+  type Cost = { title: { subtitle: string[] }; data: { values: { cost: number }[] }; concat: { title: { text: string }; layer: { encoding: { x?: { title: string; scale: Json } } }[] }[] };
+  const x = (spec: Cost) => spec.concat[0]!.layer[1]!.encoding.x!;
+
+  it("calls when no run counted a token, on an axis that starts at the data; n per point in the caption", () => {
+    const spec = costGainSpec([run("g", 2000, 0, null, 1), run("g", 2100, 0, null, 2), run("g", 1, 0, null, null)], BOOT, "10") as unknown as Cost;
+    expect(x(spec).title).toBe("explore + consolidate calls");
+    expect(x(spec).scale).toMatchObject({ zero: false });
+    expect(spec.data.values.map((v) => v.cost)).toEqual([2000, 2100]);
+    expect(spec.concat[0]!.title.text).toBe("g (2 runs)");
+    expect(spec.title.subtitle.join(" ")).toContain("(n = 10 per checkpoint)");
+  });
+
+  it("tokens in millions when counted, dollars when every run with a gain was priced", () => {
+    const tokens = costGainSpec([run("g", 10, 3e6, null, 1), run("g", 10, 1e6, 0.5, 2)], BOOT) as unknown as Cost;
+    expect([x(tokens).title, tokens.data.values.map((v) => v.cost)]).toEqual(["explore + consolidate tokens (M)", [3, 1]]);
+    const usd = costGainSpec([run("g", 10, 3e6, 1.25, 1), run("g", 10, 1e6, 0.5, 2)], BOOT) as unknown as Cost;
+    expect([x(usd).title, usd.data.values.map((v) => v.cost)]).toEqual(["explore + consolidate cost (USD)", [1.25, 0.5]]);
   });
 });
