@@ -147,9 +147,11 @@ export function bandedScale(vs: readonly { y: number | null; lo: number | null; 
 }
 
 /** A panel's note on its scale: a constant (and its undrawn interval), or bands clipped at the axis. */
-export function scaleNote(y: ReturnType<typeof bandedScale>, what = "every point is"): string {
-  if (y.constant !== null) return `constant: ${what} ${short(y.constant)}${y.constantBand ? ` (interval ${short(y.constantBand[0])} to ${short(y.constantBand[1])} at each, not drawn)` : ""}`;
-  return y.clipped ? "bands clipped at the axis (wider than the lines' range)" : "";
+export function scaleNote(y: ReturnType<typeof bandedScale>): string {
+  // Short: a subtitle wider than its panel widens the panel's cell and spreads the whole grid apart.
+  const p3 = (x: number): string => short(Number(x.toPrecision(3)));
+  if (y.constant !== null) return `constant at ${short(y.constant)}${y.constantBand ? `; band [${p3(y.constantBand[0])}, ${p3(y.constantBand[1])}] not drawn` : ""}`;
+  return y.clipped ? "bands clipped at the axis" : "";
 }
 
 /** The default B/seed when a caller gives none (the report always passes its own). */
@@ -182,7 +184,7 @@ export function curvesSpec(
     const yEnc = { field: "y", type: "quantitative", title: "score (game units)", scale: y.scale };
     const color = { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" };
     return {
-      title: { text: model, subtitle: scaleNote(y), anchor: "middle", fontSize: 12 },
+      title: { text: model, subtitle: scaleNote(y), anchor: "middle", fontSize: 12, subtitleFontSize: 10 },
       width: 220,
       height: 150,
       transform: [{ filter: { field: "model", equal: model } }],
@@ -255,7 +257,7 @@ export function trainingSpec(series: readonly TrainingBandSeries[], boot: Bootst
     const x = { field: "x", type: "quantitative", axis: integerAxis(vs.map((v) => v.x), "epoch"), scale: { nice: false } };
     const yEnc = { field: "y", type: "quantitative", title: "score (game units)", scale: y.scale };
     return {
-      title: { text: game, subtitle: scaleNote(y, "every epoch scores"), anchor: "middle", fontSize: 12 },
+      title: { text: game, subtitle: scaleNote(y), anchor: "middle", fontSize: 12, subtitleFontSize: 10 },
       width: 220,
       height: 150,
       transform: [{ filter: { field: "game", equal: game } }],

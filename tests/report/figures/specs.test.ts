@@ -68,7 +68,7 @@ describe("curvesSpec", () => {
   it("integer checkpoint ticks, a constant panel padded and labelled, n and the method in the caption", () => {
     const panels = (spec as unknown as { concat: { title: { text: string; subtitle: string }; layer: { encoding: { x: { axis: Json }; y: { scale: Json } } }[] }[] }).concat;
     expect(panels[0]!.layer[1]!.encoding.x.axis).toMatchObject({ format: "d", values: [0, 3, 6] });
-    expect(panels[1]!.title).toMatchObject({ text: "m2", subtitle: "constant: every point is 1" });
+    expect(panels[1]!.title).toMatchObject({ text: "m2", subtitle: "constant at 1" });
     expect(panels[1]!.layer[1]!.encoding.y.scale).toEqual({ domain: [0.5, 1.5] });
     expect(panels[0]!.title.subtitle).toBe("");
     const caption = specCaption(spec);
@@ -83,7 +83,7 @@ describe("a constant line with a band (a deterministic policy on the same seeds)
     const panel = (curvesSpec("trust", flat, BOOT) as unknown as { concat: { title: { subtitle: string }; layer: { mark: { opacity: number }; encoding: { y: { scale: Json } } }[] }[] }).concat[0]!;
     expect(panel.layer[0]!.mark.opacity).toBe(0);
     expect(panel.layer[1]!.encoding.y.scale).toEqual({ domain: [36, 108] });
-    expect(panel.title.subtitle).toBe("constant: every point is 72 (interval 44 to 92 at each, not drawn)");
+    expect(panel.title.subtitle).toBe("constant at 72; band [44, 92] not drawn");
     // A line that moves keeps its band.
     const moving = (curvesSpec("g", curves, BOOT) as unknown as { concat: { layer: { mark: { opacity: number } }[] }[] }).concat[0]!;
     expect(moving.layer[0]!.mark.opacity).toBe(0.18);
