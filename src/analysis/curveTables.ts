@@ -600,6 +600,8 @@ export interface TrainingRow extends TrainingMetrics {
   model: string;
   game: string;
   run_id: string;
+  /** The run seed of its loop (train-loop --run-seed): rows of one model and game over seeds are averaged (trainingSeeds.ts). */
+  run_seed: number;
 }
 
 /** A training run's curve for Figure 7. */
@@ -607,6 +609,7 @@ export interface TrainingSeries {
   model: string;
   game: string;
   run_id: string;
+  run_seed: number;
   /** Valid epochs: mean score y, its percentile bootstrap interval (evaluation episodes resampled), n episodes. */
   points: TrainingPoint[];
 }
@@ -621,7 +624,8 @@ export interface TrainingPoint {
 }
 
 /**
- * Training metrics per training run (rows sorted by model, game, run_id), and their curves. With
+ * Training metrics per training run (rows sorted by model, game, run_id), and their curves (the
+ * training table and Figure 7 average them over loop seeds: trainingSeeds.ts). With
  * `cfg` (B > 0) each epoch's mean gets a percentile bootstrap interval over its evaluation episodes
  * (stream keyed by seed, "training", run_id, epoch); the table itself stays descriptive.
  */
@@ -638,11 +642,13 @@ export function analyzeTraining(ds: Dataset, cfg?: BootstrapConfig): { rows: Tra
   const series: TrainingSeries[] = [];
   for (const run of ds.runs.filter(isTraining)) {
     const curve = runCurve(run);
-    rows.push({ model: run.model, game: run.game, ...trainingMetrics(curve), run_id: run.run_id });
+    const runSeed = run.manifest?.run_seed ?? 0;
+    rows.push({ model: run.model, game: run.game, ...trainingMetrics(curve), run_id: run.run_id, run_seed: runSeed });
     series.push({
       model: run.model,
       game: run.game,
       run_id: run.run_id,
+      run_seed: runSeed,
       // y is the curve's own value (runCurve), so the figure and the table agree to the last digit.
       points: run.checkpoints.flatMap((c, i) => {
         const y = curve[i]?.y ?? null;
@@ -655,33 +661,6 @@ export function analyzeTraining(ds: Dataset, cfg?: BootstrapConfig): { rows: Tra
   rows.sort(cmp);
   series.sort(cmp);
   return { rows, series };
-}
-
-/** Figure 7's numbers: one row per training run (no intervals: these are single descriptive curves). */
-export function trainingTable(rows: TrainingRow[], cfg: BootstrapConfig): Table<TrainingRow> {
-  const dup = [...groupBy(rows, (r) => `${r.model}|${r.game}`).entries()].filter(([, v]) => v.length > 1);
-  return withInstrumentNote({
-    name: "training",
-    title: "Training pathway: checkpoint (epoch) curves",
-    columns: [
-      { key: "model", kind: "text" },
-      { key: "game", kind: "text" },
-      { key: "y0", kind: "num" },
-      { key: "y_final", kind: "num" },
-      { key: "d_final", kind: "num" },
-      { key: "avg", kind: "num" },
-      { key: "max", kind: "num" },
-      { key: "auc_plus", kind: "num" },
-      { key: "n_above", kind: "int" },
-      { key: "n_updated", kind: "int" },
-    ],
-    rows,
-    notes: [
-      `${describeBootstrap(cfg, "nothing (this table has no intervals)")}`,
-      "Epoch 0 is the base model (y0); avg and max are over the valid updated epochs (1..K-1), n_above counts those above y0, AUC+ uses spacing 1. y_final is the last recorded epoch (missing when it failed).",
-      ...dup.map(([k, v]) => `${k.replace("|", " / ")}: ${v.length} training runs (${v.map((r) => r.run_id).join(", ")}), one row each.`),
-    ],
-  }, []);
 }
 
 /** A row of main_results_wide: one model and metric; a cell per (game, pathway) column. */

@@ -10,15 +10,13 @@ import {
   analyzeTraining,
   mainResultsTable,
   summaryVsHistoryTable,
-  trainingTable,
   type CurveSeries,
   mainResultsWideTable,
   type MainResultsRow,
   type MainResultsWideRow,
   type SummaryRow,
-  type TrainingRow,
-  type TrainingSeries,
 } from "./curveTables.js";
+import { trainingBands, trainingEpochsTable, trainingSeedRows, trainingTable, type TrainingBandSeries, type TrainingEpochRow, type TrainingSeedRow } from "./trainingSeeds.js";
 import type { Dataset } from "./dataset.js";
 import { dialRuns, doseCorrelationTable, doseResponseTable, type DialRun, type DoseCorrelationRow, type DoseRow } from "./doseResponse.js";
 import type { RewardRange } from "./judging.js";
@@ -88,7 +86,10 @@ export interface ReportTables {
   coupling: Table<CouplingRow>;
   run_level: Table<RunLevelRow>;
   summary_vs_history: Table<SummaryRow>;
-  training: Table<TrainingRow>;
+  /** Figure 7's numbers per (model, game), means over loop seeds (trainingSeeds.ts). */
+  training: Table<TrainingSeedRow>;
+  /** Figure 7's points: each epoch's mean over loop seeds with its interval. */
+  training_epochs: Table<TrainingEpochRow>;
   positive_rates: Table<PositiveRatesRow>;
   /** Cost per checkpoint and per run (views.md "Cost"): every data set has calls. */
   cost: Table<CostRow>;
@@ -118,7 +119,8 @@ export interface Report {
   tables: ReportTables;
   /** Figure data. */
   curves: CurveSeries[];
-  training: TrainingSeries[];
+  /** Figure 7: per (model, game), the mean over loop seeds by epoch with its band, and each seed's line. */
+  training: TrainingBandSeries[];
   calibration: CalibrationBin[];
   blocks: BlockRow[];
   /** The views' curves (figures `views_<game>`): empty when no run played `--views`. */
@@ -201,7 +203,10 @@ export function buildReport(all: Dataset, opts: ReportOptions = {}): Report {
       return value;
     });
   const ca = part("curve_analysis", () => analyzeCurves(ds, cfg, requiredGames(ref)));
-  const tr = part("training_analysis", () => analyzeTraining(ds, cfg));
+  const tr = part("training_analysis", () => {
+    const runs = analyzeTraining(ds, cfg);
+    return { rows: trainingSeedRows(runs.rows, cfg), series: trainingBands(runs.series, cfg) };
+  });
   const ji = part("judging_inputs", () => judgingInputs(ds, gameRewardRanges(ref)));
   const blocks = part("blocks", () => allBlocks(ji()));
   const va = part("view_analysis", () => analyzeViews(ds, cfg));
@@ -222,6 +227,7 @@ export function buildReport(all: Dataset, opts: ReportOptions = {}): Report {
     run_level: () => runLevelTable(ji(), cfg),
     summary_vs_history: () => summaryVsHistoryTable(ca(), cfg, { requireComplete }),
     training: () => trainingTable(tr().rows, cfg),
+    training_epochs: () => trainingEpochsTable(tr().series, cfg),
     positive_rates: () => positiveRatesTable(ji(), cfg),
     cost: () => va().cost,
     cost_runs: () => va().costRuns,

@@ -186,10 +186,24 @@ export function viewsArgs(schedule: Schedule, dataDir: string): string[] {
 }
 
 /**
+ * Figure 7's loop seeds: one train-loop per seed, each its own job. Round r of a loop explores with
+ * run seed (its seed + r - 1), so seeds one apart would share the boards of all but one round; a
+ * stride above the rounds keeps every loop's exploration and evaluation boards its own. Three seeds:
+ * measured, the d_final of one loop's snake and trust ranged -20.7..+16.3 across seeds (docs/learner.md),
+ * so one loop cannot say whether a fall is the loop's or the seed's. `--quick` keeps one.
+ */
+export const LOOP_SEED_STRIDE = 100;
+export function loopRunSeeds(schedule: Schedule): number[] {
+  if (schedule.trainingRounds >= LOOP_SEED_STRIDE) throw new Error(`loop seeds ${LOOP_SEED_STRIDE} apart need fewer than ${LOOP_SEED_STRIDE} rounds, got ${schedule.trainingRounds}`);
+  return Array.from({ length: schedule.name === "quick" ? 1 : 3 }, (_, i) => i * LOOP_SEED_STRIDE);
+}
+
+/**
  * The `s3gym train-loop` arguments of Figure 7: builtin:learner explores, BuildSFT keeps its
  * self-scored positives, the builtin fine-tune writes a checkpoint, each checkpoint is evaluated.
+ * Each loop seed (loopRunSeeds) is its own loop, in its own folder of the same data directory.
  */
-export function trainingArgs(schedule: Schedule, dataDir: string): string[] {
+export function trainingArgs(schedule: Schedule, dataDir: string, runSeed = 0): string[] {
   return [
     "--model", TRAINING_MODEL,
     "--trainer", "builtin",
@@ -201,6 +215,7 @@ export function trainingArgs(schedule: Schedule, dataDir: string): string[] {
     "--eval-episodes", String(schedule.trainingEvalEpisodes),
     "--max-steps", String(schedule.maxSteps),
     "--threshold", String(LOOP_THRESHOLD),
+    "--run-seed", String(runSeed),
   ];
 }
 
@@ -357,7 +372,7 @@ export function runsJobs(schedule: Schedule, dataDir: string): RunsJob[] {
   const shards = (name: string, base: string[], n: number): RunsJob[] =>
     Array.from({ length: n }, (_, i) => ({ name: `${name} ${i + 1}/${n}`, command: "run", argv: [...base, ...off, "--shard", `${i + 1}/${n}`, "--no-shard-subdir"] }));
   return [
-    { name: "training loop", command: "train-loop", argv: [...trainingArgs(schedule, dataDir), ...off] },
+    ...loopRunSeeds(schedule).map((seed): RunsJob => ({ name: `training loop, seed ${seed}`, command: "train-loop", argv: [...trainingArgs(schedule, dataDir, seed), ...off] })),
     ...shards("views", viewsArgs(schedule, dataDir), VIEWS_SHARDS),
     { name: "verified", command: "run", argv: [...verifiedArgs(schedule, dataDir), ...off] },
     { name: "ceiling", command: "run", argv: [...ceilingArgs(schedule, dataDir), ...off] },
@@ -391,12 +406,14 @@ export function ceilingRuns(schedule: Schedule): WatchedRun[] {
   return buildMatrix([CEILING_MODEL], GAME_NAMES, ["none"], 0).map((e) => ({ runId: e.runId, totalEpisodes: total }));
 }
 
-/** The training loop's evaluation runs (one per game), each evaluating every epoch. */
+/** The training loops' evaluation runs (one per game and loop seed), each evaluating every epoch. */
 export function trainingRuns(schedule: Schedule): WatchedRun[] {
-  return GAME_NAMES.map((game) => ({
-    runId: runId({ game, pathway: "training", model: TRAINING_LABEL, runSeed: 0 }),
-    totalEpisodes: (schedule.trainingRounds + 1) * schedule.trainingEvalEpisodes,
-  }));
+  return loopRunSeeds(schedule).flatMap((runSeed) =>
+    GAME_NAMES.map((game) => ({
+      runId: runId({ game, pathway: "training", model: TRAINING_LABEL, runSeed }),
+      totalEpisodes: (schedule.trainingRounds + 1) * schedule.trainingEvalEpisodes,
+    })),
+  );
 }
 
 /** Runs `f` while a watcher prints a line per finished run and the phase's progress line. */
@@ -521,7 +538,7 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   // 2-3. The runs: the matrix, the views' runs, the verified runs and Figure 7's training loop, as
   // one list of jobs on --jobs slots (each a child process).
   const jobs = runsJobs(s, dataAbs);
-  say(`running ${jobs.length} jobs, ${args.jobs} at a time: the training loop, ${VIEWS_SHARDS} shards of the views' runs, the verified runs, the ceiling's runs, the judge dial (${DIAL_SCHEDULE[s.name].runSeeds} run seed(s), in ${shown(join(dataAbs, DIAL_SUBDIR))}), ${MATRIX_SHARDS} shards of the matrix`);
+  say(`running ${jobs.length} jobs, ${args.jobs} at a time: the training loop (${loopRunSeeds(s).length} loop seed(s)), ${VIEWS_SHARDS} shards of the views' runs, the verified runs, the ceiling's runs, the judge dial (${DIAL_SCHEDULE[s.name].runSeeds} run seed(s), in ${shown(join(dataAbs, DIAL_SUBDIR))}), ${MATRIX_SHARDS} shards of the matrix`);
   const pool = await phase(`runs (matrix, views, verified, ceiling, judge dial, training loop; ${args.jobs} at a time)`, () =>
     watched("runs", dataAbs, [...matrixRuns(s), ...viewRuns(s), ...verifiedRuns(s), ...ceilingRuns(s), ...trainingRuns(s)], async () =>
       runPool(jobs, args.jobs, runChildProcess, {

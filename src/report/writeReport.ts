@@ -125,7 +125,7 @@ export async function reportFigures(report: Report, groups: readonly FigureGroup
     const viewStems = perGameFigureNames("views", report.viewGames, fileSafe);
     for (const game of report.viewGames) out.push({ name: viewStems.get(game)!, spec: viewsSpec(game, report.views, report.bootstrap) });
   }
-  if (want.has("cost_gain") && report.viewGames.length > 0) out.push({ name: "cost_gain", spec: costGainSpec(report.tables.cost_runs.rows, report.bootstrap) });
+  if (want.has("cost_gain") && report.viewGames.length > 0) out.push({ name: "cost_gain", spec: costGainSpec(report.tables.cost_runs.rows, report.bootstrap, episodeRange(report.curves)) });
   const dose = report.tables.judge_dose_response;
   if (want.has("judge_dose_response") && dose) out.push({ name: "judge_dose_response", spec: doseResponseSpec(dose.rows, report.bootstrap) });
   return out;
@@ -239,4 +239,13 @@ async function writeReportFiles(report: Report, outDir: string, dataDirs: readon
     ) + "\n",
   );
   return owned;
+}
+
+/** "10" or "3-10": the evaluation episodes per checkpoint behind the curves' points (the cost figure's caption). */
+function episodeRange(curves: Report["curves"]): string | undefined {
+  const ns = curves.flatMap((c) => c.points.map((p) => p.n_episodes));
+  if (ns.length === 0) return undefined;
+  const lo = Math.min(...ns);
+  const hi = Math.max(...ns);
+  return lo === hi ? String(lo) : `${lo}-${hi}`;
 }

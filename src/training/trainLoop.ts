@@ -11,7 +11,8 @@
  * Layout under the data directory DIR:
  *   DIR/runs/<game>__training__<label>...           the checkpoint-list evaluation (epoch r = M_r):
  *                                                   what `s3gym report --data DIR` turns into training.csv
- *   DIR/train-loop/<label slug>/state.json          the loop's state: each round's outputs
+ *   DIR/train-loop/<label slug>/state.json          the loop's state: each round's outputs (a run
+ *                                                   seed other than 0 adds `-seed<N>` to the folder)
  *   DIR/train-loop/<label slug>/round-<r>/runs/...  round r's exploration runs (pathway `training`,
  *                                                   phase `explore`; outside DIR/runs, so the report
  *                                                   does not mistake them for protocol runs)
@@ -109,9 +110,14 @@ export class TrainLoopConfigError extends ConfigError {
   override name = "TrainLoopConfigError";
 }
 
-export function loopDir(dataDir: string, label: string): string {
+/**
+ * The loop's folder: one per label and run seed, so loops of one label over several run seeds (Figure
+ * 7 over loop seeds) run side by side in one data directory, each with its own state and lock. Run
+ * seed 0 keeps the folder it always had, so loops started before seeds were told apart resume.
+ */
+export function loopDir(dataDir: string, label: string, runSeed = 0): string {
   const slug = label.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "").slice(0, 80) || "loop";
-  return join(dataDir, "train-loop", `${slug}-${fnv1a32(label).toString(16).padStart(8, "0")}`);
+  return join(dataDir, "train-loop", `${slug}-${fnv1a32(label).toString(16).padStart(8, "0")}${runSeed === 0 ? "" : `-seed${runSeed}`}`);
 }
 
 export function roundDir(dir: string, round: number): string {
@@ -237,7 +243,7 @@ export function loopCurves(dataDir: string, label: string, games: readonly Game[
 /** Runs (or resumes) the loop to round K and the evaluation of epoch K. */
 export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopResult> {
   if (!Number.isInteger(o.rounds) || o.rounds < 1) throw new TrainLoopConfigError(`rounds must be an integer >= 1, got ${o.rounds}`);
-  const dir = loopDir(o.dataDir, o.label);
+  const dir = loopDir(o.dataDir, o.label, o.settings.runSeed);
   mkdirSync(dir, { recursive: true });
   const state = loadLoopState(dir, o);
   const log = o.log ?? (() => {});

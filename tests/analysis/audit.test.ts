@@ -404,6 +404,10 @@ async function quiet<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** training.csv: means over loop seeds (trainingSeeds.ts), each with its interval columns. */
+const TRAINING_HEADER =
+  "model,game,n_seeds,run_seeds,y0,y0_lo,y0_hi,y0_n,y0_indicative,y_final,y_final_lo,y_final_hi,y_final_n,y_final_indicative,d_final,d_final_lo,d_final_hi,d_final_n,d_final_indicative,avg,avg_lo,avg_hi,avg_n,avg_indicative,max,max_lo,max_hi,max_n,max_indicative,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,auc_plus_indicative,n_above,n_above_lo,n_above_hi,n_above_n,n_above_indicative,n_updated";
+
 describe("Tables 4 and 7, training (curves) from logs", () => {
   let dir: string;
   let report: Report;
@@ -508,13 +512,13 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     ]);
   });
 
-  it("training rows: one per training run, empty y_final / d_final when the last epoch failed", () => {
+  it("training rows: one per model and game (here one loop seed each: no interval), empty y_final / d_final when the last epoch failed", () => {
     // A: see the training test: 2, 4, 2, 8/3, 4, 2.5, 2, 3. B: epochs 2, 3, failed -> y0 2, y_final -, d_final -,
     // Avg 3, Max 3, AUC+ 1*(0+1)/2 = 0.5, n_above 1, n_updated 1.
-    expect(toCsv(report.tables.training).split("\n")[0]).toBe("model,game,y0,y_final,d_final,avg,max,auc_plus,n_above,n_updated");
-    expect(csvOf(report, "training").map((r) => Object.values(r).join(","))).toEqual(
-      ["A,g1,2.000,4.000,2.000,2.667,4.000,2.500,2,3", "B,g1,2.000,,,3.000,3.000,0.500,1,1"],
-    );
+    expect(toCsv(report.tables.training).split("\n")[0]).toBe(TRAINING_HEADER);
+    const points = (r: Record<string, string>) => [r.model, r.game, r.n_seeds, r.y0, r.y_final, r.d_final, r.avg, r.max, r.auc_plus, r.n_above, r.n_updated].join(",");
+    expect(csvOf(report, "training").map(points)).toEqual(["A,g1,1,2.000,4.000,2.000,2.667,4.000,2.500,2.000,3", "B,g1,1,2.000,,,3.000,3.000,0.500,1.000,1"]);
+    expect(csvOf(report, "training").map((r) => [r.d_final_lo, r.d_final_n])).toEqual([["", "1"], ["", ""]]);
   });
 
   it("marks the incomplete models (C, D lack g2) and --require-complete leaves them out of Tables 4 and 7", async () => {
@@ -536,7 +540,7 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
         "pool,game,n_blocks,n_runs,rho_agree,rho_agree_lo,rho_agree_hi,rho_agree_n,rho_agree_indicative,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,rho_neg_err_n,rho_neg_err_indicative,tertile_gap_agree,tertile_gap_neg_err",
       run_level: "pool,pearson_agree_naba,spearman_agree_naba,n_runs,n_cells",
       summary_vs_history: "game,model,dnaba,dnaba_lo,dnaba_hi,dnaba_n,dnaba_indicative,n_models,wins,losses,ties",
-      training: "model,game,y0,y_final,d_final,avg,max,auc_plus,n_above,n_updated",
+      training: TRAINING_HEADER,
     };
     const out = tempDir("s3gym-audit-out-");
     expect(await quiet(() => reportCommand(["--data", dir, "--out", out, "--bootstrap", "30", "--seed", "9"]))).toBe(0);

@@ -80,7 +80,7 @@ describe("calibration bins", () => {
       ["g", 9, null, null],
       ["h", 0, null, null],
     ]);
-    expect(r0.training[0]!.points[1]).toEqual({ x: 1, y: 3, lo: null, hi: null, n: 2 });
+    expect(r0.training[0]!.points[1]).toEqual({ x: 1, y: 3, lo: null, hi: null, n: 2, n_seeds: 1, indicative: false });
   });
 });
 
@@ -88,9 +88,11 @@ describe("training points", () => {
   it("valid epochs only, each with its episodes' interval and count", () => {
     const [s] = report.training;
     expect(s!.points).toEqual([
-      { x: 0, y: 1, lo: 1, hi: 1, n: 1 },
-      { x: 1, y: 3, lo: 2, hi: 4, n: 2 },
+      { x: 0, y: 1, lo: 1, hi: 1, n: 1, n_seeds: 1, indicative: false },
+      { x: 1, y: 3, lo: 2, hi: 4, n: 2, n_seeds: 1, indicative: false },
     ]);
+    // One loop seed: the band is its own episodes', and its line is the one seed's.
+    expect([s!.band, s!.seeds.map((x) => x.points.map((p) => p.y))]).toEqual(["episodes", [[1, 3]]]);
   });
 });
 

@@ -5,7 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { allBlocks, couplingTable, runLevelTable } from "../../src/analysis/couplingTables.js";
-import { analyzeCurves, analyzeTraining, mainResultsTable, mainResultsWideTable, summaryVsHistoryTable, trainingTable } from "../../src/analysis/curveTables.js";
+import { analyzeCurves, analyzeTraining, mainResultsTable, mainResultsWideTable, summaryVsHistoryTable } from "../../src/analysis/curveTables.js";
+import { trainingBands, trainingEpochsTable, trainingSeedRows, trainingTable } from "../../src/analysis/trainingSeeds.js";
 import { loadDataset, type Dataset } from "../../src/analysis/dataset.js";
 import { calibrationBins, judgingInputs, positiveRatesTable, selfJudgingTable } from "../../src/analysis/judgingTables.js";
 import { buildReport, type ReportPart, type ReportTables } from "../../src/analysis/report.js";
@@ -61,7 +62,8 @@ function eagerOn(all: Dataset, ds: Dataset): Record<string, Table<object>> {
     coupling: couplingTable(allBlocks(ji), CFG),
     run_level: runLevelTable(ji, CFG),
     summary_vs_history: summaryVsHistoryTable(ca, CFG, {}),
-    training: trainingTable(analyzeTraining(ds, CFG).rows, CFG),
+    training: trainingTable(trainingSeedRows(analyzeTraining(ds, CFG).rows, CFG), CFG),
+    training_epochs: trainingEpochsTable(trainingBands(analyzeTraining(ds, CFG).series, CFG), CFG),
     positive_rates: positiveRatesTable(ji, CFG),
     cost: va.cost,
     cost_runs: va.costRuns,
@@ -86,6 +88,7 @@ describe("the lazily built report", () => {
       "run_level",
       "summary_vs_history",
       "training",
+      "training_epochs",
       "positive_rates",
       "cost",
       "cost_runs",

@@ -188,9 +188,12 @@ describe("coupling and run level", () => {
 describe("training", () => {
   it("has the hand-computed row", () => {
     const [t] = report.tables.training.rows;
-    expect(t).toMatchObject({ model: "m", game: "g", y0: 1, y_final: 0.5, d_final: -0.5, max: 2, n_above: 1, n_updated: 2 });
-    expect(t?.avg).toBeCloseTo(1.25, 12);
-    expect(t?.auc_plus).toBeCloseTo(1.5, 12);
+    // One loop seed: its own numbers, no interval over seeds.
+    expect(t).toMatchObject({ model: "m", game: "g", n_seeds: 1, run_seeds: "0", n_updated: 2 });
+    expect([t?.y0.point, t?.y_final.point, t?.d_final.point, t?.max.point, t?.n_above.point]).toEqual([1, 0.5, -0.5, 2, 1]);
+    expect([t?.d_final.lo, t?.d_final.hi, t?.d_final.n]).toEqual([null, null, 1]);
+    expect(t?.avg.point).toBeCloseTo(1.25, 12);
+    expect(t?.auc_plus.point).toBeCloseTo(1.5, 12);
   });
 });
 

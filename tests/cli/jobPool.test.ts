@@ -1,11 +1,11 @@
 /**
  * The reproduction's runs phase: the job pool (slots kept busy in list order, no new job after a
  * failure, a job that throws is a failure with its reason) and the job list (every run of the
- * matrix, the views, the verified pathway and the training loop in exactly one job, longest first).
+ * matrix, the views, the verified pathway and each training loop seed in exactly one job, longest first).
  */
 import { describe, expect, it } from "vitest";
 import { runPool } from "../../src/cli/jobPool.js";
-import { ceilingRuns, DIAL_GAMES, DIAL_MODELS, DIAL_SCHEDULE, MATRIX_SHARDS, matrixRuns, PAPER_SCHEDULE, runsJobs, verifiedRuns, VIEWS_SHARDS, viewRuns, type RunsJob } from "../../src/cli/reproduce.js";
+import { ceilingRuns, DIAL_GAMES, DIAL_MODELS, DIAL_SCHEDULE, LOOP_SEED_STRIDE, MATRIX_SHARDS, matrixRuns, PAPER_SCHEDULE, QUICK_SCHEDULE, runsJobs, verifiedRuns, VIEWS_SHARDS, viewRuns, type RunsJob } from "../../src/cli/reproduce.js";
 import { buildMatrix, parseShard, shardMatrix } from "../../src/runner/schedule.js";
 import { GAME_NAMES } from "../../src/games/types.js";
 
@@ -93,11 +93,16 @@ function runIdsOf(job: RunsJob): string[] {
 describe("runsJobs", () => {
   const jobs = runsJobs(PAPER_SCHEDULE, "/d");
 
-  it("starts with the training loop, then the views' shards, and plays every run exactly once", () => {
-    expect(jobs[0]!.command).toBe("train-loop");
-    expect(jobs[1]!.name).toBe(`views 1/${VIEWS_SHARDS}`);
+  it("starts with the training loops (one job per loop seed), then the views' shards, and plays every run exactly once", () => {
+    const loops = jobs.filter((j) => j.command === "train-loop");
+    expect(jobs.slice(0, 3).map((j) => j.command)).toEqual(["train-loop", "train-loop", "train-loop"]);
+    // Three loop seeds far enough apart that no two loops explore a board in common (round r: seed + r - 1).
+    expect(loops.map((j) => Number(j.argv[j.argv.indexOf("--run-seed") + 1]))).toEqual([0, LOOP_SEED_STRIDE, 2 * LOOP_SEED_STRIDE]);
+    expect(LOOP_SEED_STRIDE).toBeGreaterThan(PAPER_SCHEDULE.trainingRounds);
+    expect(runsJobs(QUICK_SCHEDULE, "/d").filter((j) => j.command === "train-loop")).toHaveLength(1);
+    expect(jobs[3]!.name).toBe(`views 1/${VIEWS_SHARDS}`);
     const dialSeeds = DIAL_SCHEDULE.paper.runSeeds;
-    expect(jobs).toHaveLength(1 + VIEWS_SHARDS + 1 + 1 + dialSeeds + MATRIX_SHARDS);
+    expect(jobs).toHaveLength(3 + VIEWS_SHARDS + 1 + 1 + dialSeeds + MATRIX_SHARDS);
     const played = jobs.filter((j) => j.command === "run").flatMap(runIdsOf);
     const dial = Array.from({ length: dialSeeds }, (_, seed) => buildMatrix([...DIAL_MODELS], [...DIAL_GAMES], ["none", "history", "memory"], seed)).flat();
     const expected = [...[...matrixRuns(PAPER_SCHEDULE), ...viewRuns(PAPER_SCHEDULE), ...verifiedRuns(PAPER_SCHEDULE), ...ceilingRuns(PAPER_SCHEDULE)].map((r) => `/d|${r.runId}`), ...dial.map((r) => `/d/dial|${r.runId}`)];

@@ -96,6 +96,27 @@ describe("s3gym train-loop", () => {
     expect(other.err).toMatch(/started with other settings \(sft:/);
   });
 
+  it("loops of one label over several run seeds run side by side in one data directory (Figure 7 over loop seeds)", async () => {
+    const data = mkdtempSync(join(tmpdir(), "s3 loop seeds"));
+    const base = ["--model", "builtin:random", "--rounds", "1", "--trainer-cmd", CMD, "--data", data, ...SMALL];
+    // Started together, as reproduce's jobs are: one shared folder would refuse the second (lock, or
+    // "started with other settings" for its run seed).
+    const [a, b] = await Promise.all([
+      loop([...base, "--run-seed", "0"], { TRAINER_LOG: join(data, "trainer0.log") }),
+      loop([...base, "--run-seed", "100"], { TRAINER_LOG: join(data, "trainer100.log") }),
+    ]);
+    expect([a.code, a.err]).toEqual([0, expect.not.stringMatching(/s3gym train-loop:/)]);
+    expect([b.code, b.err]).toEqual([0, expect.not.stringMatching(/s3gym train-loop:/)]);
+    const label = "builtin:random+train-loop";
+    expect(loopDir(data, label, 100)).not.toBe(loopDir(data, label));
+    for (const seed of [0, 100]) {
+      const state = JSON.parse(readFileSync(join(loopDir(data, label, seed), "state.json"), "utf8"));
+      expect(state.protocol.run_seed).toBe(seed);
+      const evals = await readRunRecords(runDir(data, runId({ game: "snake", pathway: "training", model: label, runSeed: seed })));
+      expect(new Set(evals.episodes.map((e) => e.checkpoint))).toEqual(new Set([0, 1]));
+    }
+  });
+
   it("a trainer that prints no spec, or not a usable spec, stops the loop at that round", async () => {
     const data = mkdtempSync(join(tmpdir(), "s3loop2-"));
     const trainerLog = join(data, "trainer.log");

@@ -55,9 +55,13 @@ describe("s3gym run --pathways training", () => {
     }
     expect(rc).toBe(0);
     const csv = readFileSync(join(out, "tables", "training.csv"), "utf8").trim().split("\n");
-    expect(csv[0]).toBe("model,game,y0,y_final,d_final,avg,max,auc_plus,n_above,n_updated");
+    const header = csv[0]!.split(",");
+    expect(header.slice(0, 4)).toEqual(["model", "game", "n_seeds", "run_seeds"]);
     expect(csv).toHaveLength(2);
-    const cells = csv[1]!.split(",");
+    // One loop seed: each metric's point, read by its column name (the interval columns stay empty).
+    const row = csv[1]!.split(",");
+    const cells = [row[0], row[1], ...["y0", "y_final", "d_final", "avg", "max", "auc_plus", "n_above", "n_updated"].map((k) => row[header.indexOf(k)])] as string[];
+    expect([row[header.indexOf("n_seeds")], row[header.indexOf("d_final_lo")]]).toEqual(["1", ""]);
     const clip = (v: number) => Math.max(0, v - y[0]!);
     // The CSV keeps full precision: the numbers are compared as numbers (to 12 digits), the labels as text.
     expect(cells.slice(0, 2)).toEqual(["builtin:random", "snake"]);
@@ -69,7 +73,7 @@ describe("s3gym run --pathways training", () => {
       Math.max(y[1]!, y[2]!),
       (clip(y[0]!) + clip(y[1]!)) / 2 + (clip(y[1]!) + clip(y[2]!)) / 2,
     ];
-    want.forEach((v, i) => expect(Number(cells[2 + i]), `column ${csv[0]!.split(",")[2 + i]}`).toBeCloseTo(v, 12));
+    want.forEach((v, i) => expect(Number(cells[2 + i]), `column ${["y0", "y_final", "d_final", "avg", "max", "auc_plus"][i]}`).toBeCloseTo(v, 12));
     expect(cells.slice(8)).toEqual([String([y[1]!, y[2]!].filter((v) => v > y[0]!).length), "2"]);
 
     // Rerun: nothing is played again; adding an epoch plays only the new one.

@@ -13,7 +13,8 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import type { BootstrapConfig } from "../../analysis/bootstrap.js";
-import type { CurveSeries, TrainingSeries } from "../../analysis/curveTables.js";
+import type { CurveSeries } from "../../analysis/curveTables.js";
+import type { TrainingBandSeries } from "../../analysis/trainingSeeds.js";
 import type { BlockRow } from "../../analysis/couplingTables.js";
 import type { RewardRange } from "../../analysis/judging.js";
 import type { CalibrationBin } from "../../analysis/judgingTables.js";
@@ -116,21 +117,41 @@ export function yScale(values: readonly (number | null)[]): { scale: object; con
  * A y scale for lines with bands: the lines' own range, widened to take in the bands only up to half
  * that range on each side (the axis spans at most twice the lines' range), so an interval that is wide
  * on three seeds (-100..+300 around scores of 20..40) cannot flatten the lines; the band is clipped at
- * the axis and the caption says so. A constant line keeps the padded scale around it.
+ * the axis and the caption says so. Lines that are constant keep the padded scale around their value,
+ * and their band (the same interval at every point: a deterministic policy on the same seeds) is not
+ * drawn, as it would fill the panel: `constantBand` gives its ends for the panel's note instead.
  */
-export function bandedScale(vs: readonly { y: number | null; lo: number | null; hi: number | null }[]): { scale: object; constant: number | null; clipped: boolean } {
+export function bandedScale(vs: readonly { y: number | null; lo: number | null; hi: number | null }[]): {
+  scale: object;
+  constant: number | null;
+  clipped: boolean;
+  constantBand: [number, number] | null;
+} {
   const ys = vs.map((v) => v.y).filter((y): y is number => y !== null && Number.isFinite(y));
+  const los = vs.map((v) => v.lo).filter((y): y is number => y !== null && Number.isFinite(y));
+  const his = vs.map((v) => v.hi).filter((y): y is number => y !== null && Number.isFinite(y));
   const c = constantValue(ys);
-  if (ys.length === 0 || c !== null) return { ...yScale(vs.flatMap((v) => [v.y, v.lo, v.hi])), clipped: false };
+  if (ys.length === 0) return { ...yScale([]), clipped: false, constantBand: null };
+  if (c !== null) {
+    const lo = Math.min(c, ...los);
+    const hi = Math.max(c, ...his);
+    return { scale: { domain: paddedDomain(c) }, constant: c, clipped: false, constantBand: hi - lo > 1e-12 ? [lo, hi] : null };
+  }
   const min = Math.min(...ys);
   const max = Math.max(...ys);
   const pad = (max - min) / 2;
-  const los = vs.map((v) => v.lo).filter((y): y is number => y !== null && Number.isFinite(y));
-  const his = vs.map((v) => v.hi).filter((y): y is number => y !== null && Number.isFinite(y));
   const lo = Math.max(min - pad, Math.min(min, ...los));
   const hi = Math.min(max + pad, Math.max(max, ...his));
   const clipped = los.some((l) => l < lo - 1e-12) || his.some((h) => h > hi + 1e-12);
-  return { scale: { domain: [lo, hi], nice: false, zero: false }, constant: null, clipped };
+  return { scale: { domain: [lo, hi], nice: false, zero: false }, constant: null, clipped, constantBand: null };
+}
+
+/** A panel's note on its scale: a constant (and its undrawn interval), or bands clipped at the axis. */
+export function scaleNote(y: ReturnType<typeof bandedScale>): string {
+  // Short: a subtitle wider than its panel widens the panel's cell and spreads the whole grid apart.
+  const p3 = (x: number): string => short(Number(x.toPrecision(3)));
+  if (y.constant !== null) return `constant at ${short(y.constant)}${y.constantBand ? `; band [${p3(y.constantBand[0])}, ${p3(y.constantBand[1])}] not drawn` : ""}`;
+  return y.clipped ? "bands clipped at the axis" : "";
 }
 
 /** The default B/seed when a caller gives none (the report always passes its own). */
@@ -163,7 +184,7 @@ export function curvesSpec(
     const yEnc = { field: "y", type: "quantitative", title: "score (game units)", scale: y.scale };
     const color = { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" };
     return {
-      title: { text: model, subtitle: y.constant !== null ? `constant: every point is ${short(y.constant)}` : y.clipped ? "bands clipped at the axis (wider than the lines' range)" : "", anchor: "middle", fontSize: 12 },
+      title: { text: model, subtitle: scaleNote(y), anchor: "middle", fontSize: 12, subtitleFontSize: 10 },
       width: 220,
       height: 150,
       transform: [{ filter: { field: "model", equal: model } }],
@@ -171,7 +192,7 @@ export function curvesSpec(
         {
           // The band uses the fill channel (its own scale, no legend): the legend comes from the lines alone,
           // at full opacity, instead of merging with the band's 0.18.
-          mark: { type: "area", opacity: 0.18, clip: true },
+          mark: { type: "area", opacity: y.constant === null ? 0.18 : 0, clip: true },
           encoding: { x, y: { ...yEnc, field: "lo" }, y2: { field: "hi" }, fill: { field: "band", type: "nominal", scale: scales.color, legend: null } },
         },
         {
@@ -210,41 +231,51 @@ export function curvesSpec(
 }
 
 /**
- * Paper Figure 7: training curves (score by epoch), a panel per game, a line per model with its
- * bootstrap band, epoch 0 (the base model) dashed across.
+ * Paper Figure 7: training curves (score by epoch), a panel per game, a line per model: the mean over
+ * its loop seeds with the band across seeds (one seed: its evaluation episodes resampled), each seed's
+ * own curve as a thin line, epoch 0 (the base model) dashed across.
  */
-export function trainingSpec(series: readonly TrainingSeries[], boot: BootstrapConfig = DEFAULT_BOOT): TopLevelSpec {
+export function trainingSpec(series: readonly TrainingBandSeries[], boot: BootstrapConfig = DEFAULT_BOOT): TopLevelSpec {
   const values: Record<string, unknown>[] = [];
   for (const s of series) {
-    // `band` repeats the model for the legend-less band and base-line channels (see curvesSpec).
-    for (const p of s.points) values.push({ kind: "point", game: s.game, model: s.model, band: s.model, run_id: s.run_id, x: p.x, y: p.y, lo: p.lo ?? p.y, hi: p.hi ?? p.y, n: p.n });
+    // `band` repeats the model for the legend-less band, seed and base-line channels (see curvesSpec).
+    for (const p of s.points) values.push({ kind: "point", game: s.game, model: s.model, band: s.model, x: p.x, y: p.y, lo: p.lo ?? p.y, hi: p.hi ?? p.y, n: p.n, n_seeds: p.n_seeds });
+    if (s.seeds.length > 1)
+      for (const seed of s.seeds) for (const p of seed.points) values.push({ kind: "seed", game: s.game, model: s.model, band: s.model, seed: `${s.model} seed ${seed.run_seed}`, x: p.x, y: p.y });
     const y0 = s.points.find((p) => p.x === 0);
-    if (y0) values.push({ kind: "y0", game: s.game, model: s.model, band: s.model, run_id: s.run_id, y: y0.y });
+    if (y0) values.push({ kind: "y0", game: s.game, model: s.model, band: s.model, y: y0.y });
   }
   const games = [...new Set(series.map((s) => s.game))].sort();
   const models = [...new Set(series.map((s) => s.model))].sort();
   const color = { field: "model", type: "nominal", title: "model", scale: { domain: models, range: models.map((_, i) => MODEL_COLORS[i % MODEL_COLORS.length]) } };
-  const points = values.filter((v) => v.kind === "point") as { game: string; x: number; y: number; lo: number; hi: number; n: number }[];
+  const points = values.filter((v) => v.kind === "point") as { game: string; x: number; y: number; lo: number; hi: number; n: number; n_seeds: number }[];
+  const seedYs = values.filter((v) => v.kind === "seed") as { game: string; y: number }[];
   const panels = games.map((game) => {
     const vs = points.filter((v) => v.game === game);
-    const y = bandedScale(vs);
+    // The seeds' own lines are data too: the axis takes them in whole, the bands only up to half the range.
+    const y = bandedScale([...vs, ...seedYs.filter((v) => v.game === game).map((v) => ({ y: v.y, lo: null, hi: null }))]);
     const x = { field: "x", type: "quantitative", axis: integerAxis(vs.map((v) => v.x), "epoch"), scale: { nice: false } };
     const yEnc = { field: "y", type: "quantitative", title: "score (game units)", scale: y.scale };
     return {
-      title: { text: game, subtitle: y.constant === null ? "" : `constant: every epoch scores ${short(y.constant)}`, anchor: "middle", fontSize: 12 },
+      title: { text: game, subtitle: scaleNote(y), anchor: "middle", fontSize: 12, subtitleFontSize: 10 },
       width: 220,
       height: 150,
       transform: [{ filter: { field: "game", equal: game } }],
       layer: [
         {
           transform: [{ filter: "datum.kind === 'point'" }],
-          mark: { type: "area", opacity: 0.18 },
-          encoding: { x, y: { ...yEnc, field: "lo" }, y2: { field: "hi" }, fill: { ...color, field: "band", legend: null }, detail: { field: "run_id", type: "nominal" } },
+          mark: { type: "area", opacity: y.constant === null ? 0.18 : 0, clip: true },
+          encoding: { x, y: { ...yEnc, field: "lo" }, y2: { field: "hi" }, fill: { ...color, field: "band", legend: null } },
+        },
+        {
+          transform: [{ filter: "datum.kind === 'seed'" }],
+          mark: { type: "line", strokeWidth: 0.8, opacity: 0.45, clip: true },
+          encoding: { x, y: yEnc, stroke: { ...color, field: "band", legend: null }, detail: { field: "seed", type: "nominal" } },
         },
         {
           transform: [{ filter: "datum.kind === 'point'" }],
-          mark: { type: "line", strokeWidth: 2, point: { size: 36, filled: true } },
-          encoding: { x, y: yEnc, color, detail: { field: "run_id", type: "nominal" } },
+          mark: { type: "line", strokeWidth: 2, point: { size: 30, filled: true } },
+          encoding: { x, y: yEnc, color },
         },
         {
           transform: [{ filter: "datum.kind === 'y0'" }],
@@ -255,13 +286,21 @@ export function trainingSpec(series: readonly TrainingSeries[], boot: BootstrapC
     };
   });
   const nEp = countRange(points.map((v) => v.n));
+  const nSeeds = countRange(series.map((s) => s.seeds.length));
+  const bySeeds = series.some((s) => s.band === "seeds");
+  const byEpisodes = series.some((s) => s.band === "episodes");
   return {
     ...BASE,
     title: {
       text: "Training pathway: evaluation score by epoch",
       subtitle: [
-        `Lines: mean score of each epoch's evaluation episodes (n = ${nEp} per epoch); dashed: epoch 0, the base model. ${series.length} training run(s).`,
-        `Bands: ${bootText(boot)}, each epoch's evaluation episodes resampled.`,
+        `Thick lines: each epoch's score averaged over ${nSeeds} loop seed(s) (train-loop runs), each seed's score the mean of its n = ${nEp} evaluation episodes; thin lines: each seed; dashed: epoch 0, the base model.`,
+        [
+          bySeeds ? `Bands: ${bootText(boot)} over the loop seeds (n = ${nSeeds}: indicative, the seeds' spread).` : "",
+          byEpisodes ? `Bands${bySeeds ? " of one-seed lines" : ""}: ${bootText(boot)}, the epoch's evaluation episodes resampled.` : "",
+        ]
+          .filter((t) => t !== "")
+          .join(" "),
       ],
     },
     data: { values },

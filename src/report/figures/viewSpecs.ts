@@ -36,19 +36,22 @@ export function viewsSpec(game: string, series: readonly ViewSeries[], boot: Boo
 
 /**
  * Gain (OODG = y_eval(last) - y_eval(0)) against the exploration + consolidation cost of each run.
- * The x axis is millions of tokens; when no run counted a token (built-in models), it is the number
- * of calls, and the axis says so.
+ * The x axis is millions of tokens, or dollars when every run with a gain was priced; when no run
+ * counted a token (built-in models count none), it is the number of calls, and the axis says so.
+ * The x axis starts at the data, not at zero: runs of one game cost within a few percent of each
+ * other, and an axis from zero would stack them in one column.
  */
-export function costGainSpec(rows: readonly CostRunRow[], boot: BootstrapConfig): TopLevelSpec {
-  const byTokens = rows.some((r) => r.explore_tokens > 0);
-  const values = rows
-    .filter((r) => r.oodg !== null)
-    .map((r) => ({ game: r.game, model: r.model, pathway: r.pathway, cost: byTokens ? r.explore_tokens / 1e6 : r.explore_calls, gain: r.oodg }));
+export function costGainSpec(rows: readonly CostRunRow[], boot: BootstrapConfig, nEpisodes?: string): TopLevelSpec {
+  const gained = rows.filter((r) => r.oodg !== null);
+  const byUsd = gained.length > 0 && gained.every((r) => r.explore_usd !== null);
+  const byTokens = !byUsd && rows.some((r) => r.explore_tokens > 0);
+  const costOf = (r: CostRunRow): number => (byUsd ? (r.explore_usd as number) : byTokens ? r.explore_tokens / 1e6 : r.explore_calls);
+  const values = gained.map((r) => ({ game: r.game, model: r.model, pathway: r.pathway, cost: costOf(r), gain: r.oodg }));
   const games = [...new Set(values.map((v) => v.game))].sort();
-  const xTitle = byTokens ? "explore + consolidate tokens (M)" : "explore + consolidate calls";
+  const xTitle = byUsd ? "explore + consolidate cost (USD)" : byTokens ? "explore + consolidate tokens (M)" : "explore + consolidate calls";
   const scales = pathwayScales(values.map((v) => v.pathway));
   const panels = games.map((game) => ({
-    title: { text: game, anchor: "middle", fontSize: 12 },
+    title: { text: `${game} (${values.filter((v) => v.game === game).length} runs)`, anchor: "middle", fontSize: 12 },
     width: 200,
     height: 150,
     transform: [{ filter: { field: "game", equal: game } }],
@@ -57,7 +60,7 @@ export function costGainSpec(rows: readonly CostRunRow[], boot: BootstrapConfig)
       {
         mark: { type: "point", filled: true, size: 70, opacity: 1 },
         encoding: {
-          x: { field: "cost", type: "quantitative", title: xTitle, scale: { zero: true } },
+          x: { field: "cost", type: "quantitative", title: xTitle, scale: { zero: false, nice: true } },
           y: { field: "gain", type: "quantitative", title: "OODG (game units)", scale: { zero: false, nice: true } },
           color: { field: "pathway", type: "nominal", title: "pathway", scale: scales.color },
           shape: { field: "model", type: "nominal", title: "model" },
@@ -66,6 +69,11 @@ export function costGainSpec(rows: readonly CostRunRow[], boot: BootstrapConfig)
       },
     ],
   }));
+  const xText = byUsd
+    ? "exploration and consolidation dollars up to the last checkpoint (the models file's prices)"
+    : byTokens
+      ? "exploration and consolidation tokens (in + out, millions) up to the last checkpoint"
+      : "exploration and consolidation calls up to the last checkpoint (no run counted a token: built-in models count none; cost_runs.csv)";
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     background: "white",
@@ -73,8 +81,8 @@ export function costGainSpec(rows: readonly CostRunRow[], boot: BootstrapConfig)
     title: {
       text: "Gain against cost: one point per run",
       subtitle: [
-        `y: OODG = y_eval(last checkpoint) - y_eval(0) in each game's units (cost_runs.csv; its interval is in views.csv, ${bootText(boot)}).`,
-        `x: ${byTokens ? "exploration and consolidation tokens (in + out, millions) up to the last checkpoint" : "exploration and consolidation calls up to the last checkpoint (no run counted a token: built-in models)"}.`,
+        `y: OODG = y_eval(last checkpoint) - y_eval(0) in each game's units, each a difference of two means over the run's evaluation episodes${nEpisodes ? ` (n = ${nEpisodes} per checkpoint)` : ""}; its interval is in views.csv (${bootText(boot)}).`,
+        `x: ${xText}; the axis starts at the data, not at 0.`,
         `${values.length} run(s) over ${games.length} game(s); the dashed line is no gain.`,
       ],
     },

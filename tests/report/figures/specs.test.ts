@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { compile, type TopLevelSpec } from "vega-lite";
-import type { CurveSeries, TrainingSeries } from "../../../src/analysis/curveTables.js";
+import type { CurveSeries } from "../../../src/analysis/curveTables.js";
+import type { TrainingBandSeries } from "../../../src/analysis/trainingSeeds.js";
+import { costGainSpec } from "../../../src/report/figures/viewSpecs.js";
 import { bandedScale, calibrationSpec, constantValue, FIGURE_CONFIG, couplingSpec, curvesSpec, paddedDomain, specCaption, trainingSpec } from "../../../src/report/figures/specs.js";
 import { renderSvg } from "../../../src/report/figures/render.js";
 
@@ -66,7 +68,7 @@ describe("curvesSpec", () => {
   it("integer checkpoint ticks, a constant panel padded and labelled, n and the method in the caption", () => {
     const panels = (spec as unknown as { concat: { title: { text: string; subtitle: string }; layer: { encoding: { x: { axis: Json }; y: { scale: Json } } }[] }[] }).concat;
     expect(panels[0]!.layer[1]!.encoding.x.axis).toMatchObject({ format: "d", values: [0, 3, 6] });
-    expect(panels[1]!.title).toMatchObject({ text: "m2", subtitle: "constant: every point is 1" });
+    expect(panels[1]!.title).toMatchObject({ text: "m2", subtitle: "constant at 1" });
     expect(panels[1]!.layer[1]!.encoding.y.scale).toEqual({ domain: [0.5, 1.5] });
     expect(panels[0]!.title.subtitle).toBe("");
     const caption = specCaption(spec);
@@ -75,22 +77,63 @@ describe("curvesSpec", () => {
   });
 });
 
+describe("a constant line with a band (a deterministic policy on the same seeds)", () => {
+  it("keeps the padded axis around the line, draws no band that would fill the panel, and states the interval", () => {
+    const flat: CurveSeries[] = [{ model: "h", game: "trust", pathway: "history", points: [pt(0, 72, 44, 92, 10), pt(3, 72, 44, 92, 10)] }];
+    const panel = (curvesSpec("trust", flat, BOOT) as unknown as { concat: { title: { subtitle: string }; layer: { mark: { opacity: number }; encoding: { y: { scale: Json } } }[] }[] }).concat[0]!;
+    expect(panel.layer[0]!.mark.opacity).toBe(0);
+    expect(panel.layer[1]!.encoding.y.scale).toEqual({ domain: [36, 108] });
+    expect(panel.title.subtitle).toBe("constant at 72; band [44, 92] not drawn");
+    // A line that moves keeps its band.
+    const moving = (curvesSpec("g", curves, BOOT) as unknown as { concat: { layer: { mark: { opacity: number } }[] }[] }).concat[0]!;
+    expect(moving.layer[0]!.mark.opacity).toBe(0.18);
+  });
+});
+
 describe("trainingSpec", () => {
-  const series: TrainingSeries[] = ["a", "b", "c", "d", "e"].map((game) => ({
+  const one = (game: string, runSeed: number, ys: number[]) => ({ run_id: `${game}.t.${runSeed}`, run_seed: runSeed, points: ys.map((y, x) => ({ x, y })) });
+  const series: TrainingBandSeries[] = ["a", "b", "c", "d", "e"].map((game) => ({
     model: "t",
     game,
-    run_id: `${game}.t`,
+    band: "episodes",
     points: [
-      { x: 0, y: 0, lo: 0, hi: 0, n: 2 },
-      { x: 1, y: 1, lo: 0.5, hi: 1.5, n: 2 },
+      { x: 0, y: 0, lo: 0, hi: 0, n: 2, n_seeds: 1, indicative: false },
+      { x: 1, y: 1, lo: 0.5, hi: 1.5, n: 2, n_seeds: 1, indicative: false },
     ],
+    seeds: [one(game, 0, [0, 1])],
   }));
   it("a panel per game only (5 games: 5 panels, no empty sixth), integer epochs, bands, caption", () => {
     const spec = trainingSpec(series, BOOT) as unknown as { concat: { layer: { mark: { type: string }; encoding: { x?: { axis: Json } } }[] }[] };
     expect(spec.concat).toHaveLength(5);
-    expect(spec.concat[0]!.layer.map((l) => l.mark.type)).toEqual(["area", "line", "rule"]);
-    expect(spec.concat[0]!.layer[1]!.encoding.x!.axis).toMatchObject({ format: "d", values: [0, 1] });
-    expect(specCaption(spec as unknown as TopLevelSpec)).toContain("n = 2 per epoch");
+    expect(spec.concat[0]!.layer.map((l) => l.mark.type)).toEqual(["area", "line", "line", "rule"]);
+    expect(spec.concat[0]!.layer[2]!.encoding.x!.axis).toMatchObject({ format: "d", values: [0, 1] });
+    const caption = specCaption(spec as unknown as TopLevelSpec);
+    expect(caption).toContain("averaged over 1 loop seed(s)");
+    expect(caption).toContain("n = 2 evaluation episodes");
+    expect(caption).toContain("the epoch's evaluation episodes resampled");
+    expect(caption).not.toContain("over the loop seeds");
+  });
+
+  it("over three loop seeds: a band across seeds, a thin line per seed, the axis takes the seeds' lines in", () => {
+    const three: TrainingBandSeries[] = [
+      {
+        model: "t",
+        game: "snake",
+        band: "seeds",
+        points: [
+          { x: 0, y: 4, lo: 0, hi: 12, n: 3, n_seeds: 3, indicative: true },
+          { x: 1, y: 10, lo: 9, hi: 11, n: 3, n_seeds: 3, indicative: true },
+        ],
+        seeds: [one("snake", 0, [12, 9]), one("snake", 100, [0, 10]), one("snake", 200, [0, 11])],
+      },
+    ];
+    const spec = trainingSpec(three, BOOT) as unknown as { data: { values: { kind: string; seed?: string }[] }; concat: { layer: { encoding: { y: { scale: { domain: number[] } } } }[] }[] };
+    expect(new Set(spec.data.values.filter((v) => v.kind === "seed").map((v) => v.seed))).toEqual(new Set(["t seed 0", "t seed 100", "t seed 200"]));
+    // The means span 4..10; the seeds' lines 0..12 are data, so the axis reaches them.
+    expect(spec.concat[0]!.layer[2]!.encoding.y.scale.domain).toEqual([0, 12]);
+    const caption = specCaption(spec as unknown as TopLevelSpec);
+    expect(caption).toContain("over the loop seeds (n = 3: indicative");
+    expect(caption).toContain("averaged over 3 loop seed(s)");
   });
 });
 
@@ -159,5 +202,30 @@ describe("bandedScale: bands never flatten the lines", () => {
     const narrow = bandedScale([{ y: 20, lo: 18, hi: 22 }, { y: 40, lo: 38, hi: 45 }]);
     expect(narrow.scale).toEqual({ domain: [18, 45], nice: false, zero: false });
     expect(narrow.clipped).toBe(false);
+  });
+});
+
+describe("costGainSpec", () => {
+  const run = (game: string, calls: number, tokens: number, usd: number | null, oodg: number | null) => ({
+    model: "m", game, pathway: "history", run_id: `${game}.${calls}`, explore_calls: calls, explore_tokens: tokens, explore_usd: usd,
+    eval_calls: 1, eval_tokens: 0, eval_usd: null, naba: null, oodg, naba_per_mtok: null, oodg_per_mtok: null,
+  });
+  type Cost = { title: { subtitle: string[] }; data: { values: { cost: number }[] }; concat: { title: { text: string }; layer: { encoding: { x?: { title: string; scale: Json } } }[] }[] };
+  const x = (spec: Cost) => spec.concat[0]!.layer[1]!.encoding.x!;
+
+  it("calls when no run counted a token, on an axis that starts at the data; n per point in the caption", () => {
+    const spec = costGainSpec([run("g", 2000, 0, null, 1), run("g", 2100, 0, null, 2), run("g", 1, 0, null, null)], BOOT, "10") as unknown as Cost;
+    expect(x(spec).title).toBe("explore + consolidate calls");
+    expect(x(spec).scale).toMatchObject({ zero: false });
+    expect(spec.data.values.map((v) => v.cost)).toEqual([2000, 2100]);
+    expect(spec.concat[0]!.title.text).toBe("g (2 runs)");
+    expect(spec.title.subtitle.join(" ")).toContain("(n = 10 per checkpoint)");
+  });
+
+  it("tokens in millions when counted, dollars when every run with a gain was priced", () => {
+    const tokens = costGainSpec([run("g", 10, 3e6, null, 1), run("g", 10, 1e6, 0.5, 2)], BOOT) as unknown as Cost;
+    expect([x(tokens).title, tokens.data.values.map((v) => v.cost)]).toEqual(["explore + consolidate tokens (M)", [3, 1]]);
+    const usd = costGainSpec([run("g", 10, 3e6, 1.25, 1), run("g", 10, 1e6, 0.5, 2)], BOOT) as unknown as Cost;
+    expect([x(usd).title, usd.data.values.map((v) => v.cost)]).toEqual(["explore + consolidate cost (USD)", [1.25, 0.5]]);
   });
 });

@@ -79,7 +79,7 @@ describe("the report's writers", () => {
     const whole = tempDir("s3gym-nb-whole-");
     const parts = tempDir("s3gym-nb-parts-");
     await writeReport(report, whole, [data]);
-    await writeTables(report, parts, ["main_results", "main_results_wide", "training"]);
+    await writeTables(report, parts, ["main_results", "main_results_wide", "training", "training_epochs"]);
     await writeTables(report, parts, ["self_judging", "positive_rates", "coupling", "run_level", "summary_vs_history"]);
     // Notebook 06's (issue 17): the cost tables are written for every data set.
     await writeTables(report, parts, ["cost", "cost_runs"]);
