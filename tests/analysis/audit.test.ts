@@ -20,7 +20,7 @@ import type { Table } from "../../src/analysis/table.js";
 import { fmt3, toCsv, toMarkdown } from "../../src/report/tables.js";
 import { reportCommand } from "../../src/cli/report.js";
 import { LogFormatError, readRunRecords, type ReadWarning } from "../../src/logs/reader.js";
-import { curveRecords, episode, exploreRecords, step, tempDir, writeRun, type Identity } from "./helpers.js";
+import { curveRecords, episode, exploreRecords, REPORT_CSV_COLUMNS, step, tempDir, writeRun, type Identity } from "./helpers.js";
 
 // ---------------------------------------------------------------------------------------------
 // Small independent re-implementations used to check intervals (not imported from src).
@@ -404,10 +404,6 @@ async function quiet<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** training.csv: means over loop seeds (trainingSeeds.ts), each with its interval columns. */
-const TRAINING_HEADER =
-  "model,game,n_seeds,run_seeds,y0,y0_lo,y0_hi,y0_n,y0_indicative,y_final,y_final_lo,y_final_hi,y_final_n,y_final_indicative,d_final,d_final_lo,d_final_hi,d_final_n,d_final_indicative,avg,avg_lo,avg_hi,avg_n,avg_indicative,max,max_lo,max_hi,max_n,max_indicative,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,auc_plus_indicative,n_above,n_above_lo,n_above_hi,n_above_n,n_above_indicative,n_updated";
-
 describe("Tables 4 and 7, training (curves) from logs", () => {
   let dir: string;
   let report: Report;
@@ -515,7 +511,7 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
   it("training rows: one per model and game (here one loop seed each: no interval), empty y_final / d_final when the last epoch failed", () => {
     // A: see the training test: 2, 4, 2, 8/3, 4, 2.5, 2, 3. B: epochs 2, 3, failed -> y0 2, y_final -, d_final -,
     // Avg 3, Max 3, AUC+ 1*(0+1)/2 = 0.5, n_above 1, n_updated 1.
-    expect(toCsv(report.tables.training).split("\n")[0]).toBe(TRAINING_HEADER);
+    expect(toCsv(report.tables.training).split("\n")[0]).toBe(REPORT_CSV_COLUMNS.training);
     const points = (r: Record<string, string>) => [r.model, r.game, r.n_seeds, r.y0, r.y_final, r.d_final, r.avg, r.max, r.auc_plus, r.n_above, r.n_updated].join(",");
     expect(csvOf(report, "training").map(points)).toEqual(["A,g1,1,2.000,4.000,2.000,2.667,4.000,2.500,2.000,3", "B,g1,1,2.000,,,3.000,3.000,0.500,1.000,1"]);
     expect(csvOf(report, "training").map((r) => [r.d_final_lo, r.d_final_n])).toEqual([["", "1"], ["", ""]]);
@@ -531,17 +527,8 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
   });
 
   it("`report` writes every CSV with exactly the issue's columns; Markdown flags incomplete models with †", async () => {
-    // Columns copied from issue 4.
-    const columns: Record<string, string> = {
-      main_results:
-        "model,game,pathway,n_checkpoints,n_seeds,avg,avg_lo,avg_hi,avg_n,avg_indicative,max,max_lo,max_hi,max_n,max_indicative,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,auc_plus_indicative,naba,gain_vs_none,gain_vs_none_lo,gain_vs_none_hi,gain_vs_none_n,gain_vs_none_indicative,gain_vs_none_p,gain_vs_y0,gain_vs_y0_lo,gain_vs_y0_hi,gain_vs_y0_n,gain_vs_y0_indicative,gain_vs_y0_p",
-      self_judging: "game,model,n_steps,n_unscored,agree,agree_lo,agree_hi,agree_n,agree_indicative,nmae,nmae_lo,nmae_hi,nmae_n,nmae_indicative,over,under",
-      coupling:
-        "pool,game,n_blocks,n_runs,rho_agree,rho_agree_lo,rho_agree_hi,rho_agree_n,rho_agree_indicative,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,rho_neg_err_n,rho_neg_err_indicative,tertile_gap_agree,tertile_gap_neg_err",
-      run_level: "pool,pearson_agree_naba,spearman_agree_naba,n_runs,n_cells",
-      summary_vs_history: "game,model,dnaba,dnaba_lo,dnaba_hi,dnaba_n,dnaba_indicative,n_models,wins,losses,ties",
-      training: TRAINING_HEADER,
-    };
+    // Columns copied from issue 4 (the shared list; training_epochs is checked in report.test.ts).
+    const { training_epochs: _epochs, ...columns } = REPORT_CSV_COLUMNS;
     const out = tempDir("s3gym-audit-out-");
     expect(await quiet(() => reportCommand(["--data", dir, "--out", out, "--bootstrap", "30", "--seed", "9"]))).toBe(0);
     for (const [name, header] of Object.entries(columns)) {

@@ -128,3 +128,20 @@ export function writeRun(
   writeFileSync(join(dir, "checkpoints.jsonl"), jsonl(files.checkpoints ?? []));
   return dir;
 }
+
+/**
+ * The CSV columns of `report`, copied from issue 4 (not from the code), with issue 11's unit counts
+ * (`<key>_n`, n_seeds, n_runs, n_cells, n_models), issue 24's gains and issue 25's loop seeds; the
+ * report and audit tests both check them.
+ */
+export const REPORT_CSV_COLUMNS: Record<string, string> = {
+  main_results:
+    "model,game,pathway,n_checkpoints,n_seeds,avg,avg_lo,avg_hi,avg_n,avg_indicative,max,max_lo,max_hi,max_n,max_indicative,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,auc_plus_indicative,naba,gain_vs_none,gain_vs_none_lo,gain_vs_none_hi,gain_vs_none_n,gain_vs_none_indicative,gain_vs_none_p,gain_vs_y0,gain_vs_y0_lo,gain_vs_y0_hi,gain_vs_y0_n,gain_vs_y0_indicative,gain_vs_y0_p",
+  self_judging: "game,model,n_steps,n_unscored,agree,agree_lo,agree_hi,agree_n,agree_indicative,nmae,nmae_lo,nmae_hi,nmae_n,nmae_indicative,over,under",
+  coupling:
+    "pool,game,n_blocks,n_runs,rho_agree,rho_agree_lo,rho_agree_hi,rho_agree_n,rho_agree_indicative,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,rho_neg_err_n,rho_neg_err_indicative,tertile_gap_agree,tertile_gap_neg_err",
+  run_level: "pool,pearson_agree_naba,spearman_agree_naba,n_runs,n_cells",
+  summary_vs_history: "game,model,dnaba,dnaba_lo,dnaba_hi,dnaba_n,dnaba_indicative,n_models,wins,losses,ties",
+  training: "model,game,n_seeds,run_seeds,y0,y0_lo,y0_hi,y0_n,y0_indicative,y_final,y_final_lo,y_final_hi,y_final_n,y_final_indicative,d_final,d_final_lo,d_final_hi,d_final_n,d_final_indicative,avg,avg_lo,avg_hi,avg_n,avg_indicative,max,max_lo,max_hi,max_n,max_indicative,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,auc_plus_indicative,n_above,n_above_lo,n_above_hi,n_above_n,n_above_indicative,n_updated",
+  training_epochs: "model,game,epoch,score,score_lo,score_hi,score_n,score_indicative,n_seeds,n_episodes",
+};
