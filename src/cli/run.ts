@@ -19,7 +19,7 @@ import { checkCheckpointModels, checkpointsFromSpecs, parseCheckpointList, parse
 import { runCheckpointList } from "../runner/evalList.js";
 import { runId } from "../runner/runId.js";
 import type { ProtocolSettings } from "../runner/context.js";
-import { PATHWAY_NAMES, TRAINING_PATHWAY } from "../pathways/registry.js";
+import { RECORDED_PATHWAY_NAMES, TRAINING_PATHWAY } from "../pathways/registry.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
 import { planMatrix, preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { buildMatrix, parseShard, shardFromEnv, shardMatrix, type MatrixEntry, type Shard, type ShardSource } from "../runner/schedule.js";
@@ -191,7 +191,7 @@ function parseTraining(v: { checkpoints?: string; "checkpoints-file"?: string; l
 function parse(argv: string[], env: Record<string, string | undefined>): Parsed {
   const { values: v } = parseFlags(argv, FLAGS, RUN_USAGE);
   const pathways = commaList("pathways", v.pathways);
-  for (const p of pathways) oneOf("pathways", p, [...PATHWAY_NAMES, TRAINING]);
+  for (const p of pathways) oneOf("pathways", p, RECORDED_PATHWAY_NAMES);
   const training = parseTraining(v, pathways.includes(TRAINING));
   const loopPathways = pathways.filter((p) => p !== TRAINING);
   let models: string[] = [];
