@@ -56,8 +56,15 @@ export class UnknownPathwayError extends ConfigError {
  */
 export function registerPathway<S>(def: PathwayDefinition<S>): void {
   if (REGISTERED.some((p) => p.name === def.name)) throw new Error(`pathway '${def.name}' is already registered`);
+  checkDefinition(def);
   REGISTERED.push(def);
 }
+
+/** What the types cannot say: a pathway with files of its own says how resume keeps them. */
+function checkDefinition(def: AnyPathway): void {
+  if (def.files.length > 0 && !def.keep) throw new Error(`pathway '${def.name}' declares files (${def.files.join(", ")}) but no keep rule: add keep() to its definition, which resume applies to them`);
+}
+REGISTERED.forEach(checkDefinition);
 
 /** The definition of a registered pathway; throws naming the registered ones. */
 export function getPathway(name: string): AnyPathway {

@@ -236,6 +236,5 @@ function ownFiles(dir: string, pathway: string | undefined): { def: AnyPathway |
     reads.set(file, { ...read, path });
     records[file] = read.lines.map((l) => l.value);
   }
-  if (def.files.length > 0 && !def.keep) throw new Error(`pathway ${def.name} declares files (${def.files.join(", ")}) but no keep rule: add keep() to its definition so resume can clean them`);
   return { def, records: records as OwnRecords, reads };
 }

@@ -92,6 +92,12 @@ async function play(data: string) {
 }
 
 describe("a pathway defined and registered in a test file", () => {
+  it("is refused at registration when it declares files but no keep rule (resume could not clean them)", () => {
+    const { keep: _keep, ...noKeep } = tally;
+    expect(() => registerPathway({ ...noKeep, name: "tally-without-keep" })).toThrow(/'tally-without-keep' declares files \(memory\) but no keep rule: add keep\(\)/);
+    expect(() => registerPathway(tally)).toThrow(/'tally' is already registered/);
+  });
+
   it("is played by the protocol loop: its versions in its file, its text in the prompts of the steps that read them", async () => {
     const { dir, outcome, requests } = await play(mkdtempSync(join(tmpdir(), "s3toy-")));
     expect(outcome.status).toBe("complete");
