@@ -5,7 +5,8 @@
  * (training/explore.ts). Nothing is consolidated, so its exploration episodes are independent and
  * planned as one batch played concurrently: episode x plays exploration seed x on `explore`.
  */
-import { definePathway, NO_EXPERIENCE, type ExplorationBatch } from "./types.js";
+import { nonePathway } from "./none.js";
+import { definePathway, type ExplorationBatch } from "./types.js";
 
 /** Every exploration episode in one batch (none when there are none). */
 function oneBatch(exploreEpisodes: number): ExplorationBatch[] {
@@ -13,18 +14,12 @@ function oneBatch(exploreEpisodes: number): ExplorationBatch[] {
   return [{ index: 1, phase: "broad", episodes: Array.from({ length: exploreEpisodes }, (_, i) => i + 1) }];
 }
 
-/** The state is only how many exploration episodes have gone by. */
+/** `none`'s experience (none, ever), played outside the protocol loop, its exploration in one batch. */
 export const trainingPathway = definePathway<{ consolidated: number }>({
+  ...nonePathway,
   name: "training",
-  judged: false,
   protocolLoop: false,
   inDefaultMatrix: false,
-  files: [],
-  create: () => ({ consolidated: 0 }),
-  consolidated: (s) => s.consolidated,
-  consolidate: async (_host, _s, x) => ({ consolidated: x }),
-  snapshot: () => NO_EXPERIENCE,
-  rebuild: (_logs, k) => ({ consolidated: k }),
   exploration: {
     batches: oneBatch,
     async plan(host, state, batch) {
