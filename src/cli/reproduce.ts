@@ -105,8 +105,9 @@ export const VIEWS_MODEL = "builtin:learner";
 /** The views played for VIEWS_MODEL (the replay view re-plays the first 3 exploration seeds, the default). */
 export const REPRODUCE_VIEWS = "eval,id,replay";
 /**
- * The experience pathways of the default matrix: every registered one but `verified`, which the
- * reproduction runs for the learner only (its roles make it the costlier pathway per episode).
+ * The experience pathways of the default matrix: the registry's `inDefaultMatrix` ones (not `verified`,
+ * which the reproduction runs for the learner only, its roles making it the costlier pathway per
+ * episode; not `training`, which train-loop plays).
  */
 export const PATHWAYS: readonly string[] = DEFAULT_MATRIX_PATHWAYS;
 
