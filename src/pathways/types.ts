@@ -138,8 +138,9 @@ export interface PathwayDefinition<S> {
   readonly judged: boolean;
   /**
    * Whether the protocol loop plays it (explore, consolidate, checkpoints: runner/runLoop.ts), so its
-   * runs share the data directory's protocol (dataDirProtocol.ts) and `--pathways all` names it.
-   * `training` is not: its runs are a checkpoint list's evaluations and train-loop's exploration rounds.
+   * runs share the data directory's protocol (dataDirProtocol.ts) and `s3gym run` plays them in its
+   * matrix. `training` is not: its runs are a checkpoint list's evaluations (runner/evalList.ts) and
+   * train-loop's exploration rounds (training/explore.ts).
    */
   readonly protocolLoop: boolean;
   /** Whether `reproduce` plays it for every model of its matrix (`verified` runs for one model only). */
