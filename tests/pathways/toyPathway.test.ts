@@ -20,7 +20,7 @@ import { loadRunLogs, rebuildStepMessages } from "../../src/runner/replay.js";
 import { loadForResume } from "../../src/runner/resume.js";
 import { runMatrix } from "../../src/runner/runLoop.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
-import { factory, implementedGames, lines, RecordingModel, runRecords, small } from "../runner/helpers.js";
+import { implementedGames, lines, recordingFactory, runRecords, small } from "../runner/helpers.js";
 
 interface Tally {
   after: number;
@@ -76,19 +76,9 @@ const settings = small({ exploreEpisodes: 3, checkpointEvery: 1 });
 
 async function play(data: string) {
   const entries = buildMatrix(["builtin:heuristic"], [game], ["tally"], 0);
-  const recorders: RecordingModel[] = [];
-  const outcomes = await runMatrix({
-    dataDir: data,
-    entries,
-    settings,
-    game: getGame,
-    createModel: factory((_n, m) => {
-      const r = new RecordingModel(m);
-      recorders.push(r);
-      return r;
-    }),
-  });
-  return { dir: runDir(data, entries[0]!.runId), outcome: outcomes[0]!, requests: recorders.flatMap((r) => r.requests) };
+  const recording = recordingFactory();
+  const outcomes = await runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: recording.createModel });
+  return { dir: runDir(data, entries[0]!.runId), outcome: outcomes[0]!, requests: recording.requests() };
 }
 
 describe("a pathway defined and registered in a test file", () => {
