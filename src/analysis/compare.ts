@@ -11,7 +11,8 @@
  */
 import { MethodTally, bootstrapRng, describeBootstrap, methodOf, type BootstrapConfig } from "./bootstrap.js";
 import { curveMetricsSorted, type CurveMetrics } from "./curves.js";
-import { TRAINING_PATHWAY, compareText, type Dataset, type RunData } from "./dataset.js";
+import { compareText, type Dataset, type RunData } from "./dataset.js";
+import { isTraining } from "./runs.js";
 import { ANY_RANGE, simpleDesign, tableInterval } from "./intervals.js";
 import { minSupportedUnits } from "./coverage.js";
 import { seedCurve, type SeedCurve } from "./seedCurves.js";
@@ -256,7 +257,7 @@ function gamePairs(runs: readonly RunData[], opts: CompareOptions): Pair[] {
  * ("2 different seed lists"). One bad run never takes the others down (issue 32, item 6).
  */
 function pairableRuns(ds: Dataset): { runs: RunData[]; leftOut: RunData[] } {
-  const loop = ds.runs.filter((r) => r.pathway !== TRAINING_PATHWAY);
+  const loop = ds.runs.filter((r) => !isTraining(r));
   const leftOut = loop.filter((r) => !r.checkpoints.some((c) => c.valid));
   return { runs: loop.filter((r) => !leftOut.includes(r)), leftOut };
 }

@@ -18,7 +18,7 @@ import { gainPoint, gainVsNoneData, gainVsY0Data } from "./gain.js";
 import { judgingStats } from "./judging.js";
 import type { JudgingInputs } from "./judgingTables.js";
 import { learnerJudge } from "./learnerPool.js";
-import { distinct, runCurve } from "./runs.js";
+import { distinct, isTraining, runCurve } from "./runs.js";
 import { seedCurve } from "./seedCurves.js";
 import { withInstrumentNote } from "./instruments.js";
 import type { Table } from "./table.js";
@@ -55,7 +55,7 @@ function spreads(runs: readonly RunData[]): Map<string, number | null> {
  * gain_vs_y0 only (their Agree is null: a none run is not judged). Other models are left out.
  */
 export function dialRuns(ds: Dataset, inputs: JudgingInputs): DialRun[] {
-  const learners = ds.runs.filter((r) => learnerJudge(r.model) !== null && r.pathway !== "training");
+  const learners = ds.runs.filter((r) => learnerJudge(r.model) !== null && !isTraining(r));
   const scale = spreads(learners);
   const judged = new Map(inputs.runs.map((jr) => [jr.run.run_id, jr]));
   const noneOf = new Map(learners.filter((r) => r.pathway === "none").map((r) => [`${r.model}\u0000${r.game}\u0000${runSeedOf(r)}`, r]));

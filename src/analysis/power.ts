@@ -14,6 +14,7 @@
  * 2 / 2^N), so the MDD there is missing: no difference is detectable with that few seeds.
  */
 import { compareText, type Dataset, type RunData } from "./dataset.js";
+import { isTraining } from "./runs.js";
 import { curveMetricsSorted, type CurveMetrics } from "./curves.js";
 import { bootstrapRng } from "./bootstrap.js";
 import { COMPARE_METRICS } from "./compare.js";
@@ -245,7 +246,7 @@ export function powerTable(ds: Dataset, opts: PowerOptions = {}): Table<PowerRow
   const pilots: string[] = [];
   const skipped: string[] = [];
   const small: string[] = [];
-  const runs = ds.runs.filter((r) => r.pathway !== "training");
+  const runs = ds.runs.filter((r) => !isTraining(r));
   for (const game of [...new Set(runs.map((r) => r.game))].sort(compareText)) {
     const pairs = pilotPairs(runs.filter((r) => r.game === game));
     if (pairs.length === 0) {

@@ -46,7 +46,7 @@ import { diffTrees, hashTree } from "../report/compareTrees.js";
 import { ENGINE_NAMES, listNotebooks, NOTEBOOK_ENGINES, runNotebooks, type EngineName } from "../report/notebooks/engines.js";
 import { GAME_NAMES } from "../games/types.js";
 import { DIAL_SUBDIR, runsDir } from "../logs/runDir.js";
-import { PATHWAY_NAMES } from "../pathways/registry.js";
+import { DEFAULT_MATRIX_PATHWAYS } from "../pathways/registry.js";
 import { runId } from "../runner/runId.js";
 import { cpuTime, formatCpu } from "../util/cpuTime.js";
 import { buildMatrix, totalEpisodes } from "../runner/schedule.js";
@@ -105,10 +105,11 @@ export const VIEWS_MODEL = "builtin:learner";
 /** The views played for VIEWS_MODEL (the replay view re-plays the first 3 exploration seeds, the default). */
 export const REPRODUCE_VIEWS = "eval,id,replay";
 /**
- * The experience pathways of the default matrix: every registered one but `verified`, which the
- * reproduction runs for the learner only (its roles make it the costlier pathway per episode).
+ * The experience pathways of the default matrix: the registry's `inDefaultMatrix` ones (not `verified`,
+ * which the reproduction runs for the learner only, its roles making it the costlier pathway per
+ * episode; not `training`, which train-loop plays).
  */
-export const PATHWAYS: readonly string[] = PATHWAY_NAMES.filter((p) => p !== "verified");
+export const PATHWAYS: readonly string[] = DEFAULT_MATRIX_PATHWAYS;
 
 /** A schedule: the protocol numbers passed to `s3gym run`, and the training ladder's length. */
 export interface Schedule {

@@ -19,7 +19,7 @@ import { checkCheckpointModels, checkpointsFromSpecs, parseCheckpointList, parse
 import { runCheckpointList } from "../runner/evalList.js";
 import { runId } from "../runner/runId.js";
 import type { ProtocolSettings } from "../runner/context.js";
-import { PATHWAY_NAMES, TRAINING_PATHWAY } from "../pathways/registry.js";
+import { playsProtocolLoop, RECORDED_PATHWAY_NAMES, TRAINING_PATHWAY } from "../pathways/registry.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
 import { planMatrix, preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { buildMatrix, parseShard, shardFromEnv, shardMatrix, type MatrixEntry, type Shard, type ShardSource } from "../runner/schedule.js";
@@ -191,9 +191,9 @@ function parseTraining(v: { checkpoints?: string; "checkpoints-file"?: string; l
 function parse(argv: string[], env: Record<string, string | undefined>): Parsed {
   const { values: v } = parseFlags(argv, FLAGS, RUN_USAGE);
   const pathways = commaList("pathways", v.pathways);
-  for (const p of pathways) oneOf("pathways", p, [...PATHWAY_NAMES, TRAINING]);
+  for (const p of pathways) oneOf("pathways", p, RECORDED_PATHWAY_NAMES);
   const training = parseTraining(v, pathways.includes(TRAINING));
-  const loopPathways = pathways.filter((p) => p !== TRAINING);
+  const loopPathways = pathways.filter(playsProtocolLoop);
   let models: string[] = [];
   if (loopPathways.length > 0) models = commaList("models", v.models);
   else if (v.models !== undefined) throw new UsageError("--models is not used by --pathways training alone: the checkpoints are the models (name the run with --label)");
@@ -323,7 +323,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   }
 
   const gameNames = p.games.map((g) => g.name);
-  const loopPathways = p.pathways.filter((x) => x !== TRAINING);
+  const loopPathways = p.pathways.filter(playsProtocolLoop);
   const trainingEntries: MatrixEntry[] = p.training
     ? gameNames.map((game) => ({ model: p.training!.label, game, pathway: TRAINING, runSeed: p.settings.runSeed, runId: runId({ game, pathway: TRAINING, model: p.training!.label, runSeed: p.settings.runSeed }) }))
     : [];
@@ -338,7 +338,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   }
   const matrix = [...planned, ...trainingEntries].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   const selected = shardMatrix(matrix, p.shard);
-  const entries = selected.filter((e) => e.pathway !== TRAINING);
+  const entries = selected.filter((e) => playsProtocolLoop(e.pathway));
   const trainingRuns = selected.filter((e) => e.pathway === TRAINING);
   const games = new Map(p.games.map((g) => [g.name as string, g]));
   const settingsOf = (e: MatrixEntry): ProtocolSettings => ({

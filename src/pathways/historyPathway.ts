@@ -17,6 +17,8 @@ const rebuiltBlocks = new WeakMap<PathwayLogs, Map<number, HistoryBlock>>();
 export const historyPathway = definePathway<readonly HistoryBlock[]>({
   name: "history",
   judged: true,
+  protocolLoop: true,
+  inDefaultMatrix: true,
   files: [],
   create: () => [],
   consolidated: (blocks) => blocks.length,

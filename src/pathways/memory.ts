@@ -73,6 +73,21 @@ export function memoryFromRecord(r: { after_episode: number; retain: string; avo
   return { afterEpisode: r.after_episode, triple: empty ? null : { retain: r.retain, avoid: r.avoid, next: r.next } };
 }
 
+/**
+ * Resume's rule for memory.jsonl: the contiguous versions 0..k, each of a done exploration episode
+ * (version x is built on episode x; a version of a lost episode, and every later one, is made again).
+ */
+export function keptMemoryVersions<R extends { after_episode: number }>(records: readonly R[], explored: (x: number) => boolean): R[] {
+  const kept: R[] = [];
+  for (const r of records) {
+    const expected = kept.length;
+    if (r.after_episode !== expected) continue;
+    if (expected > 0 && !explored(expected)) continue;
+    kept.push(r);
+  }
+  return kept;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The pathway definition (registered in registry.ts).
 
@@ -85,7 +100,10 @@ export function memoryFromRecord(r: { after_episode: number; retain: string; avo
 export const memoryPathway = definePathway<MemoryVersion>({
   name: "memory",
   judged: true,
+  protocolLoop: true,
+  inDefaultMatrix: true,
   files: ["memory"],
+  keep: (records, explored) => ({ memory: keptMemoryVersions(records.memory ?? [], explored) }),
   create(host) {
     const restored = host.restored("memory");
     if (restored.length > 0) return memoryFromRecord(restored[0]!);

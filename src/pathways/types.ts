@@ -29,6 +29,9 @@ export interface ExperienceSnapshot {
   forStep(view: StepView): { text: string; fields: Record<string, unknown> };
 }
 
+/** No experience: the empty text and no pinning fields (`none`, and every step of a training run). */
+export const NO_EXPERIENCE: ExperienceSnapshot = { forStep: () => ({ text: "", fields: {} }) };
+
 /** The protocol numbers a pathway may use (the same for a live run and for a replay of its logs). */
 export interface PathwaySettings {
   contextTokens: number;
@@ -42,6 +45,9 @@ export interface PathwaySettings {
 export type RunRecordOf<K extends RunFileKind> = z.input<(typeof RUN_FILES)[K]["schema"]>;
 /** A record of one of the run's files, as the reader gives it. */
 export type RunRecord<K extends RunFileKind> = z.infer<(typeof RUN_FILES)[K]["schema"]>;
+
+/** A pathway's own files' records, by file, each in file order (what resume keeps, what a replay reads). */
+export type OwnRecords = { readonly [K in RunFileKind]?: readonly RunRecord<K>[] };
 
 /** An exploration batch of a pathway that plans its own exploration (verified.md, "Budget and schedule"). */
 export interface ExplorationBatch {
@@ -130,8 +136,27 @@ export interface PathwayDefinition<S> {
    * while learning from experience. `none` is not judged.
    */
   readonly judged: boolean;
-  /** The run files it writes besides steps, episodes, checkpoints and calls (`memory`: memory.jsonl). */
+  /**
+   * Whether the protocol loop plays it (explore, consolidate, checkpoints: runner/runLoop.ts), so its
+   * runs share the data directory's protocol (dataDirProtocol.ts) and `s3gym run` plays them in its
+   * matrix. `training` is not: its runs are a checkpoint list's evaluations (runner/evalList.ts) and
+   * train-loop's exploration rounds (training/explore.ts).
+   */
+  readonly protocolLoop: boolean;
+  /** Whether `reproduce` plays it for every model of its matrix (`verified` runs for one model only). */
+  readonly inDefaultMatrix: boolean;
+  /**
+   * The run files it writes besides steps, episodes, checkpoints and calls (`memory`: memory.jsonl):
+   * the run opens their writers, resume cleans them (`keep`), a replay reads them (`PathwayLogs.records`).
+   */
   readonly files: readonly RunFileKind[];
+  /**
+   * Resume (runner/resume.ts): the records of its files to keep, given which exploration episodes are
+   * done: a clean prefix, nothing decided on experience that is gone (it is decided again). Returns
+   * the kept records themselves (the same objects, in file order); a file left out loses every line.
+   * Required when `files` is not empty.
+   */
+  keep?(records: OwnRecords, explored: (x: number) => boolean): OwnRecords;
   /** Z_0 of a live run (written to the pathway's files when it is logged, unless restored). */
   create(host: PathwayHost): S;
   /** How many exploration episodes the state has consolidated (x of Z_x). */

@@ -23,7 +23,8 @@ import type { MemoryRecord, VerifiedFactRecord } from "../logs/schema.js";
 import { callSeed } from "../models/callSeed.js";
 import type { CallIdentity, ChatMessage } from "../models/types.js";
 import { fitHistory, makeHistoryBlock, type TokenCounter } from "./history.js";
-import { definePathway, type ExplorationBatch, type PathwayHost, type PathwaySettings, type PlannedEpisode } from "./types.js";
+import { keptMemoryVersions } from "./memory.js";
+import { definePathway, type ExplorationBatch, type OwnRecords, type PathwayHost, type PathwaySettings, type PlannedEpisode } from "./types.js";
 import { consolidateVerdict, EMPTY_VERIFIED_MEMORY, memoryTextUnderBudget, type VerifiedMemory } from "./verifiedMemory.js";
 
 export interface VerifiedState {
@@ -132,12 +133,40 @@ async function roleCall(host: PathwayHost, identity: CallIdentity, messages: Cha
   return result;
 }
 
+/**
+ * Resume's rule for the verified files: memory.jsonl as the memory pathway keeps it (versions 0..k);
+ * one verdict per done exploration episode x <= k+1 (verdict k+1 may precede its memory version when
+ * a kill fell between the two); one curriculum decision per batch whose memory (version first - 1)
+ * is kept. A decision or verdict made on lost experience is made again.
+ */
+function keepVerifiedRecords(records: OwnRecords, explored: (x: number) => boolean): OwnRecords {
+  const memory = keptMemoryVersions(records.memory ?? [], explored);
+  const lastMemory = memory.length - 1;
+  const judged = new Set<number>();
+  const verdicts = (records.verdicts ?? []).filter((r) => {
+    if (judged.has(r.episode) || r.episode > lastMemory + 1 || !explored(r.episode)) return false;
+    judged.add(r.episode);
+    return true;
+  });
+  const decided = new Set<number>();
+  const curriculum = (records.curriculum ?? []).filter((r) => {
+    if (decided.has(r.batch) || r.memory_version > lastMemory) return false;
+    decided.add(r.batch);
+    return true;
+  });
+  return { memory, curriculum, verdicts };
+}
+
 export const verifiedPathway = definePathway<VerifiedState>({
   name: "verified",
   // The paper's self-judging tables pool History and Memory; the verified pathway's own judging (its
   // verifier) has its own table (verifier reliability), so adding verified runs leaves those tables as they were.
   judged: false,
+  protocolLoop: true,
+  // reproduce runs it for one model only (its own job), not across the matrix.
+  inDefaultMatrix: false,
   files: ["memory", "curriculum", "verdicts"],
+  keep: keepVerifiedRecords,
 
   create(host) {
     const restored = host.restored("memory");

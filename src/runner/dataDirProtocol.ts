@@ -21,6 +21,7 @@
  * exclusive create (`claimDataDirProtocol`): of two racing starts with different protocols, one
  * creates it and the other reads it and is refused.
  */
+import { playsProtocolLoop } from "../pathways/registry.js";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
@@ -35,9 +36,6 @@ const COMPARED = ["explore_episodes", "checkpoint_every", "eval_episodes", "max_
 
 /** What an absent field meant when the manifest was written (the defaults of that time). */
 const ABSENT: Partial<Record<(typeof COMPARED)[number], string>> = { answer_from: "content", parse_rule: "strict-contract", history_cut: "per-step", think_replay: "drop" };
-
-/** Pathways whose manifests carry a protocol loop's schedule. */
-const LOOP_PATHWAYS = new Set(["none", "history", "memory", "verified"]);
 
 /** The part of a manifest this check reads; anything else in it is not looked at here. */
 const ManifestHead = z.object({
@@ -78,7 +76,7 @@ export function checkDataDirProtocol(dataDir: string, settings: ProtocolSettings
     if (!parsed.success) continue;
     const manifest = parsed.data;
     const protocol = manifest.config.protocol;
-    if (!protocol || !LOOP_PATHWAYS.has(manifest.pathway) || manifest.config.invocation?.exploration_only === true) continue;
+    if (!protocol || !playsProtocolLoop(manifest.pathway) || manifest.config.invocation?.exploration_only === true) continue;
     const diff = protocolDiff(comparedOf(protocol), planned);
     if (diff === "") continue;
     const seen = clashes.get(diff);

@@ -10,7 +10,7 @@ import type { Game } from "../games/types.js";
 import type { OnCall } from "../models/callLog.js";
 import type { Model } from "../models/types.js";
 import type { ProtocolSettings } from "./context.js";
-import type { ExperienceSnapshot } from "../pathways/types.js";
+import { NO_EXPERIENCE } from "../pathways/types.js";
 import { CallRouter, executeRun, runCheckpoint, type RunOutcome } from "./runLoop.js";
 import { runId } from "./runId.js";
 import { TRAINING_PATHWAY } from "../pathways/registry.js";
@@ -31,8 +31,6 @@ export interface CheckpointListOptions {
   events?: import("./context.js").RunEvents;
   now?: () => Date;
 }
-
-const NO_EXPERIENCE: ExperienceSnapshot = { forStep: () => ({ text: "", fields: {} }) };
 
 export async function runCheckpointList(o: CheckpointListOptions): Promise<RunOutcome> {
   const pathway = o.pathway ?? TRAINING_PATHWAY;

@@ -3,13 +3,9 @@
  * run's pathway definition bound to a host made of the run context. `snapshot()` freezes the state
  * for a checkpoint, so a checkpoint's evaluations may run while later exploration consolidates.
  */
-import type { RunFileKind } from "../logs/runDir.js";
 import { getPathway, openExperience } from "../pathways/registry.js";
-import type { ExperienceState, ExplorationHost, PathwayHost } from "../pathways/types.js";
+import type { ExperienceState, ExplorationHost, OwnRecords, PathwayHost } from "../pathways/types.js";
 import { variantDifference, type RunContext } from "./context.js";
-
-/** The clean prefixes of the pathway's own files that resume kept (memory, curriculum, verdicts). */
-export type RestoredFiles = Partial<Record<RunFileKind, readonly unknown[]>>;
 
 /** What a pathway that plans its exploration is offered: seeds, explore + variants, broad batch, role model. */
 export function explorationHost(run: RunContext): ExplorationHost {
@@ -28,7 +24,7 @@ export function explorationHost(run: RunContext): ExplorationHost {
 }
 
 /** The pathway's view of a live run. `restored`: its files' clean prefixes on resume. */
-export function pathwayHost(run: RunContext, restored: RestoredFiles): PathwayHost {
+export function pathwayHost(run: RunContext, restored: OwnRecords): PathwayHost {
   const host: PathwayHost = {
     runId: run.runId,
     modelName: run.modelName,
@@ -49,6 +45,6 @@ export function pathwayHost(run: RunContext, restored: RestoredFiles): PathwayHo
   return host;
 }
 
-export function createExperience(run: RunContext, restored: RestoredFiles): ExperienceState {
+export function createExperience(run: RunContext, restored: OwnRecords): ExperienceState {
   return openExperience(getPathway(run.pathway), pathwayHost(run, restored));
 }

@@ -2,17 +2,18 @@
  * Rebuilds, from the logs alone, the exact messages a step's model call received (protocol.md:
  * "the exact context is reproducible from the logs"). It uses the same functions the runner used:
  * the manifest gives the protocol numbers and the game configs, steps.jsonl the earlier turns and the
- * exploration trajectories, episodes.jsonl the end states, memory.jsonl the memory versions.
+ * exploration trajectories, episodes.jsonl the end states, the pathway's own files (memory.jsonl ...)
+ * what its definition rebuilds the experience from.
  */
 import { dropThinkBlocks } from "../agent/replyText.js";
 import { resolveVariants } from "./context.js";
 import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
 import type { Game } from "../games/types.js";
-import { EpisodeRecord, MemoryRecord, RunManifest, StepRecord, viewOf, type ViewName } from "../logs/schema.js";
+import { EpisodeRecord, MemoryRecord, RUN_FILES, RunManifest, StepRecord, viewOf, type ViewName } from "../logs/schema.js";
 import type { ChatMessage } from "../models/types.js";
 import { TokenCounter } from "../pathways/history.js";
-import { getPathway, TRAINING_PATHWAY } from "../pathways/registry.js";
-import type { ExperienceSnapshot, PathwayLogs, StepView } from "../pathways/types.js";
+import { getPathway } from "../pathways/registry.js";
+import type { ExperienceSnapshot, OwnRecords, PathwayLogs, StepView } from "../pathways/types.js";
 import type { RunFileKind } from "../logs/runDir.js";
 import { readJsonFile, readRunFile } from "../logs/reader.js";
 import { manifestPath, runFile } from "../logs/runDir.js";
@@ -22,16 +23,23 @@ export interface RunLogData {
   manifest: RunManifest;
   steps: StepRecord[];
   episodes: EpisodeRecord[];
+  /** memory.jsonl (empty when the run has none): the memory versions the viewer shows. */
   memory: MemoryRecord[];
+  /** The pathway's own files (its definition's `files`), whole: what its `rebuild` reads; absent: memory.jsonl alone (`memory`). */
+  own?: OwnRecords;
 }
 
 /** Reads one run directory (whole files: meant for one run, in tests and notebooks). */
 export function loadRunLogs(dir: string): RunLogData {
+  const manifest = readJsonFile(manifestPath(dir), RunManifest);
+  const own: Partial<Record<RunFileKind, unknown[]>> = {};
+  for (const file of getPathway(manifest.pathway).files) own[file] = readRunFile(runFile(dir, file), RUN_FILES[file].schema).lines.map((l) => l.value);
   return {
-    manifest: readJsonFile(manifestPath(dir), RunManifest),
+    manifest,
     steps: readRunFile(runFile(dir, "steps"), StepRecord).lines.map((l) => l.value),
     episodes: readRunFile(runFile(dir, "episodes"), EpisodeRecord).lines.map((l) => l.value),
-    memory: readRunFile(runFile(dir, "memory"), MemoryRecord).lines.map((l) => l.value),
+    memory: (own.memory as MemoryRecord[] | undefined) ?? readRunFile(runFile(dir, "memory"), MemoryRecord).lines.map((l) => l.value),
+    own: own as OwnRecords,
   };
 }
 
@@ -67,8 +75,7 @@ const replayMemo = new WeakMap<RunLogData, ReplayMemo>();
 function replayInputs(data: RunLogData): ReplayMemo {
   let memo = replayMemo.get(data);
   if (!memo) {
-    const own: Partial<Record<RunFileKind, readonly unknown[]>> = { memory: data.memory };
-    const logs: PathwayLogs = { steps: data.steps, episodes: data.episodes, records: (file) => (own[file] ?? []) as never };
+    const logs: PathwayLogs = { steps: data.steps, episodes: data.episodes, records: (file) => ((data.own ?? { memory: data.memory })[file] ?? []) as never };
     const protocol = manifestProtocol(data.manifest);
     const counter = new TokenCounter(settingsFromRecord(protocol).tokenizer);
     replayMemo.set(data, (memo = { logs, counter, protocol, snapshots: new Map(), texts: new WeakMap(), rules: new Map() }));
@@ -98,9 +105,8 @@ function stepExperience(memo: ReplayMemo, snapshot: ExperienceSnapshot, view: St
   return text;
 }
 
-/** The experience text of a step, rebuilt by the run's pathway from the logs ("" for a training run). */
+/** The experience text of a step, rebuilt by the run's pathway from the logs. */
 export function rebuildExperience(data: RunLogData, at: StepAddress, view: { rules: string; turns: EarlierTurn[]; observation: string }, loggedVersion?: number): string {
-  if (data.manifest.pathway === TRAINING_PATHWAY) return "";
   const memo = replayInputs(data);
   const settings = settingsFromRecord(memo.protocol);
   // Experience Z_k: explore episode x reads Z_{x-1} (or, in a verified broad batch, the version before
@@ -182,7 +188,7 @@ function messagesAt(data: RunLogData, game: Game, at: StepAddress, turns: Earlie
   const rules = rulesOf(data, game, memo, configName, at.phase === "explore" && target.config !== "explore" ? target.config : null);
   const view = { rules, turns, observation: target.observation };
   // A pathway that plans its exploration plays a batch from one version: its steps record which.
-  const plans = data.manifest.pathway !== TRAINING_PATHWAY && getPathway(data.manifest.pathway).exploration !== undefined;
+  const plans = getPathway(data.manifest.pathway).exploration !== undefined;
   const experience = rebuildExperience(data, at, view, plans ? target.memory_version : undefined);
   // The earliest turns the step left out to fit the context (episodeRunner.ts fitStep), as it recorded.
   const dropped = target.turns_dropped ?? 0;

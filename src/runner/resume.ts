@@ -16,11 +16,11 @@
  *   - an ok checkpoint record stays only while every evaluation episode it claims is done with the
  *     score it lists: a record never outlives its episodes (emptying episodes.jsonl used to leave
  *     "complete" runs with 24 of 40 steps); the checkpoint is evaluated again and recorded anew;
- *   - memory.jsonl keeps the contiguous versions 0..k of done exploration episodes;
- *   - verified runs: verdicts.jsonl keeps one verdict per exploration episode x <= k+1 that is done
- *     (k = the last memory version kept; verdict k+1 may precede its memory version when a kill fell
- *     between the two), curriculum.jsonl one decision per batch whose memory (version first - 1)
- *     is kept: a decision or verdict made on lost experience is made again;
+ *   - the pathway's own files (its definition's `files`) keep what its `keep` rule says, given the
+ *     done exploration episodes: memory.jsonl the contiguous versions 0..k of done exploration
+ *     episodes; verified runs' verdicts and curriculum decisions only while the experience they
+ *     were made on is kept (pathways/memory.ts, verified.ts): what was decided on lost experience
+ *     is decided again;
  *   - calls.jsonl is kept whole: it audits every call made (calls of a discarded attempt were made and
  *     paid for), so it may hold more calls than steps.jsonl holds steps.
  * A line that does not parse, or parses but breaks its schema (a write cut short on a full disk under
@@ -31,11 +31,13 @@
  * each step of each done episode exactly once.
  */
 import { appendFileSync, existsSync } from "node:fs";
-import { CheckpointRecord, CurriculumRecord, EpisodeRecord, MemoryRecord, RunManifest, StepRecord, VerdictRecord, viewOf, type ViewName } from "../logs/schema.js";
+import { CheckpointRecord, EpisodeRecord, RUN_FILES, RunManifest, StepRecord, viewOf, type ViewName } from "../logs/schema.js";
+import { getPathway, type AnyPathway } from "../pathways/registry.js";
+import type { OwnRecords } from "../pathways/types.js";
 import { viewCheckpointKey } from "./views.js";
 import { readJsonFile, readRunFile, type DamagedLine, type RunFileLine } from "../logs/reader.js";
 import { writeFileAtomic } from "../util/atomicWrite.js";
-import { manifestPath, runFile } from "../logs/runDir.js";
+import { manifestPath, runFile, type RunFileKind } from "../logs/runDir.js";
 
 /**
  * An episode's place in a run: (phase, view, checkpoint, episode), the unit of resume (not the
@@ -55,12 +57,8 @@ export interface ResumeState {
   checkpoints: Map<number, CheckpointRecord>;
   /** Done (`ok`) checkpoint records of the other views (`id`, `replay`) by viewCheckpointKey(view, checkpoint). */
   viewCheckpoints: Map<string, CheckpointRecord>;
-  /** Memory versions 0..k, in order. */
-  memory: MemoryRecord[];
-  /** Verified runs: the kept curriculum decisions, in file order. */
-  curriculum: CurriculumRecord[];
-  /** Verified runs: the kept verdicts, in file order. */
-  verdicts: VerdictRecord[];
+  /** The kept records of the pathway's own files (memory versions 0..k, verdicts, ...), as its definition's `keep` chose them. */
+  own: OwnRecords;
   manifest: RunManifest | null;
   /** Lines removed per file (for the progress line and the tests). */
   removed: Record<string, number>;
@@ -115,6 +113,8 @@ function claimsHold(r: CheckpointRecord, episodes: ReadonlyMap<string, EpisodeRe
 }
 
 export interface ResumeOptions {
+  /** The run's pathway (its definition says which files are its own and what of them to keep); default: the manifest's. */
+  pathway?: string;
   /**
    * Whether evaluation depends on exploration (the protocol loop: default true). A training run's
    * checkpoints are epochs of fine-tuned models with no exploration episodes before them.
@@ -128,9 +128,7 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
     exploreSteps: new Map(),
     checkpoints: new Map(),
     viewCheckpoints: new Map(),
-    memory: [],
-    curriculum: [],
-    verdicts: [],
+    own: {},
     manifest: null,
     removed: {},
     quarantined: [],
@@ -207,49 +205,36 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
     state.exploreSteps.set(r.episode, list);
   }
 
-  const memPath = runFile(dir, "memory");
-  const mem = readKeepingDamage<MemoryRecord>(memPath, MemoryRecord);
-  const keptMem: Line[] = [];
-  for (const l of mem.lines) {
-    const r = l.value;
-    const expected = state.memory.length;
-    if (r.after_episode !== expected) continue;
-    if (expected > 0 && !state.episodes.has(episodeSlot("explore", null, expected))) continue;
-    state.memory.push(r);
-    keptMem.push(l);
-  }
-
-  // Verified runs' own files: only what was decided on experience that is still there.
-  const lastMemory = state.memory.length - 1;
-  const verPath = runFile(dir, "verdicts");
-  const ver = readKeepingDamage<VerdictRecord>(verPath, VerdictRecord);
-  const keptVer: Line[] = [];
-  const judged = new Set<number>();
-  for (const l of ver.lines) {
-    const r = l.value;
-    if (judged.has(r.episode) || r.episode > lastMemory + 1 || !state.episodes.has(episodeSlot("explore", null, r.episode))) continue;
-    judged.add(r.episode);
-    state.verdicts.push(r);
-    keptVer.push(l);
-  }
-  const curPath = runFile(dir, "curriculum");
-  const cur = readKeepingDamage<CurriculumRecord>(curPath, CurriculumRecord);
-  const keptCur: Line[] = [];
-  const decided = new Set<number>();
-  for (const l of cur.lines) {
-    const r = l.value;
-    if (decided.has(r.batch) || r.memory_version > lastMemory) continue;
-    decided.add(r.batch);
-    state.curriculum.push(r);
-    keptCur.push(l);
-  }
+  // The pathway's own files: what its definition keeps of them, given the done exploration episodes.
+  const explored = (x: number): boolean => state.episodes.has(episodeSlot("explore", null, x));
+  const own = ownFiles(dir, opts.pathway ?? state.manifest?.pathway);
+  const kept = own.def?.keep?.(own.records, explored) ?? {};
+  state.own = kept;
 
   // Steps before episodes: a kill between the two rewrites leaves records whose steps are all there.
   state.removed.steps = rewriteIfNeeded(stPath, st, keptSt2, state.quarantined);
   state.removed.episodes = rewriteIfNeeded(epPath, ep, keptEp2, state.quarantined);
   state.removed.checkpoints = rewriteIfNeeded(cpPath, cp, keptCp, state.quarantined);
-  if (existsSync(memPath)) state.removed.memory = rewriteIfNeeded(memPath, mem, keptMem, state.quarantined);
-  if (existsSync(verPath)) state.removed.verdicts = rewriteIfNeeded(verPath, ver, keptVer, state.quarantined);
-  if (existsSync(curPath)) state.removed.curriculum = rewriteIfNeeded(curPath, cur, keptCur, state.quarantined);
+  for (const [file, read] of own.reads) {
+    const keep = new Set<unknown>(kept[file] ?? []);
+    if (existsSync(read.path)) state.removed[file] = rewriteIfNeeded(read.path, read, read.lines.filter((l) => keep.has(l.value)), state.quarantined);
+  }
   return state;
+}
+
+type OwnRead = ReturnType<typeof readKeepingDamage> & { path: string };
+
+/** The pathway's definition and its own files as read (every declared file; absent ones are empty). */
+function ownFiles(dir: string, pathway: string | undefined): { def: AnyPathway | null; records: OwnRecords; reads: Map<RunFileKind, OwnRead> } {
+  const reads = new Map<RunFileKind, OwnRead>();
+  if (pathway === undefined) return { def: null, records: {}, reads };
+  const def = getPathway(pathway);
+  const records: Partial<Record<RunFileKind, unknown[]>> = {};
+  for (const file of def.files) {
+    const path = runFile(dir, file);
+    const read = readKeepingDamage<unknown>(path, RUN_FILES[file].schema);
+    reads.set(file, { ...read, path });
+    records[file] = read.lines.map((l) => l.value);
+  }
+  return { def, records: records as OwnRecords, reads };
 }

@@ -20,20 +20,18 @@ import { ConfigError } from "../util/errors.js";
 import { join } from "node:path";
 import { isAtomicTemp } from "../util/atomicWrite.js";
 import { settleAll } from "../util/settleAll.js";
-import type { Trajectory } from "../agent/trajectoryText.js";
 import type { Game } from "../games/types.js";
 import { RunManifest, type CheckpointRecord, type EpisodeRecord } from "../logs/schema.js";
 import { toCallRecord, type CallEvent, type OnCall } from "../models/callLog.js";
 import { redactSecrets } from "../models/secrets.js";
-import { ModelCallError, type Model } from "../models/types.js";
+import type { Model } from "../models/types.js";
 import { TokenCounter } from "../pathways/history.js";
 import { resolveConfig, resolveVariants, type ExtraView, type ProtocolSettings, type RunContext, type RunEvents } from "./context.js";
-import { runEpisode, failureReason } from "./episodeRunner.js";
+import { runEpisode } from "./episodeRunner.js";
 import { createExperience } from "./experience.js";
-import { exploreInBatches } from "./batchedExplore.js";
-import { PATHWAYS } from "../pathways/registry.js";
-import { trajectoryFromSteps } from "../pathways/trajectory.js";
-import type { ExperienceSnapshot, ExperienceState } from "../pathways/types.js";
+import { exploreLoop } from "./exploreLoop.js";
+import { getPathway } from "../pathways/registry.js";
+import type { ExperienceSnapshot } from "../pathways/types.js";
 import { checkDataDirProtocol, claimDataDirProtocol } from "./dataDirProtocol.js";
 import { checkLogsAgainstPlan } from "./logProtocol.js";
 import { checkResumable, ManifestWriter, modelConfig, type InvocationInput } from "./manifest.js";
@@ -144,7 +142,7 @@ function writeFailedCheckpoint(run: RunContext, c: number, reason: string, view?
 export async function runProtocol(run: RunContext, resume: ResumeState, onCheckpoint?: () => void): Promise<RunOutcome> {
   const s = run.settings;
   const checkpoints = checkpointList(s.exploreEpisodes, s.checkpointEvery);
-  const experience = createExperience(run, { memory: resume.memory, curriculum: resume.curriculum, verdicts: resume.verdicts });
+  const experience = createExperience(run, resume.own);
   const results = new Map<number, CheckpointRecord>(resume.checkpoints);
   const views = extraViews(s);
   // The other views' records (id, replay), by viewCheckpointKey; a replay cell with no episode has none.
@@ -185,8 +183,7 @@ export async function runProtocol(run: RunContext, resume: ResumeState, onCheckp
   let stop: { from: number; reason: string } | null = null;
   try {
     // A pathway that plans its exploration (verified) is explored in its batches; the others one by one.
-    const explorer = experience.exploration ? exploreInBatches : explore;
-    stop = await explorer(run, resume, experience, launch, () => errors.length > 0);
+    stop = await exploreLoop(run, resume, experience, launch, () => errors.length > 0);
   } finally {
     // Even when exploration throws (a bug), no checkpoint may still be writing once we return.
     await Promise.allSettled(pending);
@@ -208,45 +205,6 @@ export async function runProtocol(run: RunContext, resume: ResumeState, onCheckp
   const viewsOk = [...viewResults.values()].every((r) => r === null || r.status === "ok");
   const status = ordered.length === checkpoints.length && ordered.every((r) => r.status === "ok") && viewsOk ? "complete" : "failed";
   return { runId: run.runId, status, checkpoints: ordered, error: null };
-}
-
-/**
- * Exploration episodes 1..N in order, each consolidated, launching checkpoint x after episode x.
- * Done episodes (resume) are consolidated from their logged steps instead of being played. Returns
- * where and why exploration stopped on an infrastructure failure, or null.
- */
-async function explore(
-  run: RunContext,
-  resume: ResumeState,
-  experience: ExperienceState,
-  launch: (c: number) => void,
-  aborted: () => boolean,
-): Promise<{ from: number; reason: string } | null> {
-  const s = run.settings;
-  for (let x = 1; x <= s.exploreEpisodes && !aborted(); x++) {
-    let trajectory: Trajectory;
-    const done = resume.episodes.get(episodeSlot("explore", null, x));
-    if (done) {
-      const end = done.end_observation;
-      if (end === undefined) throw new Error(`${run.runId}: exploration episode ${x} has no end_observation in episodes.jsonl; cannot rebuild its History block`);
-      trajectory = trajectoryFromSteps(x, resume.exploreSteps.get(x) ?? [], end);
-    } else {
-      if (resume.episodes.has(episodeSlot("explore", null, x + 1))) throw new Error(`${run.runId}: exploration episode ${x + 1} is logged but ${x} is not`);
-      const outcome = await runEpisode(run, { phase: "explore", checkpoint: null, episode: x, seed: run.exploreSeeds[x - 1]!, experience: experience.snapshot() });
-      if (outcome.record.status !== "ok") return { from: x, reason: `exploration episode ${x} failed: ${outcome.record.error ?? "unknown"}` };
-      trajectory = trajectoryFromSteps(x, outcome.steps, outcome.endObservation);
-    }
-    if (experience.consolidated() < x) {
-      try {
-        await experience.consolidate(x, trajectory);
-      } catch (e) {
-        if (!(e instanceof ModelCallError)) throw e;
-        return { from: x, reason: `consolidation after exploration episode ${x} failed: ${failureReason(e)}` };
-      }
-    }
-    if (x % s.checkpointEvery === 0) launch(x);
-  }
-  return null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -302,11 +260,6 @@ export interface OpenRunOptions {
   roleModel?: { name: string; model: Model };
   /** The matrix's spend cap (spendCap.ts), shared by its runs. */
   cap?: SpendCap;
-}
-
-/** The files a run's pathway writes besides the common ones (none for a training run's checkpoint list). */
-function pathwayFiles(pathway: string) {
-  return PATHWAYS.find((p) => p.name === pathway)?.files ?? [];
 }
 
 /** Removes temporary files a kill left behind during an atomic rewrite. */
@@ -383,8 +336,8 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
     removeStaleTemps(dir);
     // The protocol loop's evaluation is built on its exploration; another player's (a training run's
     // checkpoint list) is not.
-    const resume = loadForResume(dir, { explorationFeedsEvaluation: o.play === undefined });
-    logs = new RunLogs(dir, pathwayFiles(o.entry.pathway));
+    const resume = loadForResume(dir, { pathway: o.entry.pathway, explorationFeedsEvaluation: o.play === undefined });
+    logs = new RunLogs(dir, getPathway(o.entry.pathway).files);
     const events = o.events ?? {};
     for (const w of resume.quarantined) events.warning?.(o.entry.runId, w);
     const run = contextFor(o, logs, events, o.now ?? (() => new Date()));

@@ -2,7 +2,8 @@
  * Exploration for the training pathway: N exploration episodes of a game with the current model
  * checkpoint, explore config, exploration seeds of the run seed, and NO experience (protocol.md: the
  * experience block is empty for `training`). Nothing is consolidated and no checkpoint is evaluated,
- * so the episodes are independent and run concurrently (the model layer's limiter bounds the calls).
+ * so the episodes are independent: the training pathway plans them as one batch, which the run's
+ * exploration loop (runner/exploreLoop.ts) plays concurrently (the model layer's limiter bounds the calls).
  * The logs are an ordinary run directory (pathway `training`, phase `explore`, checkpoint null), which
  * BuildSFT reads like any other run; the run resumes like any other (done episodes are skipped).
  */
@@ -10,9 +11,8 @@ import type { Game } from "../games/types.js";
 import type { OnCall } from "../models/callLog.js";
 import type { Model } from "../models/types.js";
 import type { ProtocolSettings, RunEvents } from "../runner/context.js";
-import { runEpisode } from "../runner/episodeRunner.js";
-import type { ExperienceSnapshot } from "../pathways/types.js";
-import { episodeSlot } from "../runner/resume.js";
+import { createExperience } from "../runner/experience.js";
+import { exploreLoop } from "../runner/exploreLoop.js";
 import { runId } from "../runner/runId.js";
 import { CallRouter, executeRun, preflightRun, type RunOutcome } from "../runner/runLoop.js";
 import { TRAINING_PATHWAY } from "../pathways/registry.js";
@@ -30,8 +30,6 @@ export interface ExplorationOptions {
   events?: RunEvents;
   now?: () => Date;
 }
-
-const NO_EXPERIENCE: ExperienceSnapshot = { forStep: () => ({ text: "", fields: {} }) };
 
 /** The settings an exploration-only run records (no checkpoint, no evaluation episode). */
 export function explorationSettings(s: ProtocolSettings): ProtocolSettings {
@@ -68,22 +66,11 @@ export async function runExploration(o: ExplorationOptions): Promise<RunOutcome>
     invocation: { exploration_only: true },
     totalEpisodes: settings.exploreEpisodes,
     checkpoints: [],
+    // The run's exploration loop with no checkpoint to launch: the pathway's plan says how the
+    // episodes are batched (training: all in one batch, played concurrently, nothing consolidated).
     play: async (run, resume) => {
-      const records = await Promise.all(
-        run.exploreSeeds.map(async (seed, i) => {
-          const x = i + 1;
-          const prior = resume.episodes.get(episodeSlot("explore", null, x));
-          if (prior) return prior;
-          return (await runEpisode(run, { phase: "explore", checkpoint: null, episode: x, seed, experience: NO_EXPERIENCE })).record;
-        }),
-      );
-      const failed = records.find((r) => r.status !== "ok");
-      return {
-        runId: run.runId,
-        status: failed ? "failed" : "complete",
-        checkpoints: [],
-        error: failed ? `exploration episode ${failed.episode} failed: ${failed.error ?? "unknown"}` : null,
-      };
+      const stop = await exploreLoop(run, resume, createExperience(run, resume.own), () => {}, () => false);
+      return { runId: run.runId, status: stop ? "failed" : "complete", checkpoints: [], error: stop?.reason ?? null };
     },
   });
 }

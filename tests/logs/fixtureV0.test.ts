@@ -112,7 +112,7 @@ describe("data written before schema versions (version 0)", () => {
     expect(state.manifest?.run_id).toBe("trust__memory__builtin-heuristic-f585ac8e__seed0");
     expect([...state.episodes.keys()].sort()).toEqual(["eval|0|0", "explore|-|1", "explore|-|2", "explore|-|3"]);
     expect([...state.checkpoints.keys()]).toEqual([0]);
-    expect(state.memory.map((m) => m.after_episode)).toEqual([0, 1, 2, 3]);
+    expect(state.own.memory?.map((m) => m.after_episode)).toEqual([0, 1, 2, 3]);
     expect(state.exploreSteps.get(1)!.length).toBeGreaterThan(0);
 
     // Version 0 played games rules version 1; this kit plays a later one, so `s3gym run` refuses to

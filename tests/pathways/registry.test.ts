@@ -10,7 +10,7 @@ import type { Trajectory } from "../../src/agent/trajectoryText.js";
 import type { EpisodeRecord, StepRecord } from "../../src/logs/schema.js";
 import type { CompletionRequest, Model } from "../../src/models/types.js";
 import { TokenCounter } from "../../src/pathways/history.js";
-import { getPathway, JUDGED_PATHWAYS, openExperience, PATHWAY_NAMES, PATHWAYS, RECORDED_PATHWAY_NAMES, UnknownPathwayError } from "../../src/pathways/registry.js";
+import { DEFAULT_MATRIX_PATHWAYS, getPathway, JUDGED_PATHWAYS, openExperience, PATHWAY_NAMES, PATHWAYS, RECORDED_PATHWAY_NAMES, UnknownPathwayError } from "../../src/pathways/registry.js";
 import type { PathwayHost, PathwayLogs } from "../../src/pathways/types.js";
 
 const settings = { contextTokens: 100_000, maxNewTokens: 1000, tokenizer: "o200k" as const };
@@ -59,9 +59,10 @@ function host(pathway: string, written: { file: string; record: unknown }[]): Pa
 const view = { rules: "# Snake rules", turns: [], observation: "Step 1 of 8\nnow", rewardVisibility: "hidden" as const };
 
 describe("the pathway registry", () => {
-  it("lists none, history, memory and verified once each; history and memory are judged; training is a recorded name only", () => {
+  it("lists none, history, memory and verified once each; history and memory are judged; training is registered but not played by the protocol loop", () => {
     expect(PATHWAY_NAMES).toEqual(["none", "history", "memory", "verified"]);
-    expect(new Set(PATHWAY_NAMES).size).toBe(PATHWAYS.length);
+    expect(new Set(RECORDED_PATHWAY_NAMES).size).toBe(PATHWAYS.length);
+    expect(DEFAULT_MATRIX_PATHWAYS).toEqual(["none", "history", "memory"]);
     expect(JUDGED_PATHWAYS).toEqual(["history", "memory"]);
     expect(RECORDED_PATHWAY_NAMES).toEqual(["none", "history", "memory", "verified", "training"]);
   });

@@ -51,6 +51,17 @@ export class RecordingModel implements Model {
   }
 }
 
+/** A runMatrix model factory whose models record every request: `requests()` gives them all, in model order. */
+export function recordingFactory(): { createModel: ReturnType<typeof factory>; requests: () => CompletionRequest[] } {
+  const recorders: RecordingModel[] = [];
+  const createModel = factory((_n, m) => {
+    const r = new RecordingModel(m);
+    recorders.push(r);
+    return r;
+  });
+  return { createModel, requests: () => recorders.flatMap((r) => r.requests) };
+}
+
 /** Rewrites every reply text of the inner model (a model's answer shape, not a fault). */
 export class RewritingModel implements Model {
   constructor(

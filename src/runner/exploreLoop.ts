@@ -1,13 +1,15 @@
 /**
- * Exploration for a pathway that plans its own episodes (verified.md, "Budget and schedule"):
+ * The exploration loop, the one every run's exploration goes through: the protocol loop's
+ * (runLoop.ts), a pathway's that plans its own batches (verified.md, "Budget and schedule") and
+ * train-loop's exploration rounds (training/explore.ts).
  *
- *   for each batch (broad: several episodes; deep: one):
- *     plan                 the pathway's curriculum picks each episode's seed and config
- *     play                 the batch's episodes concurrently, all with the experience as it was before the batch
- *     consolidate, in order   episode by episode (the verifier call), launching checkpoint x after episode x
+ *   for each batch of the pathway (its `exploration` plan; without one: episode x alone, seed x, explore):
+ *     plan                    which exploration seed and config each episode plays (verified: its curriculum)
+ *     play                    the batch's episodes concurrently, all with the experience as it was before the batch
+ *     consolidate, in order   episode by episode, launching checkpoint x after episode x
  *
- * So checkpoint x is taken once the batch holding episode x has been played, with the memory as it
- * was right after episode x's consolidation. On resume, done episodes are not played again (their
+ * So checkpoint x is taken once the batch holding episode x has been played, with the experience as
+ * it was right after episode x's consolidation. On resume, done episodes are not played again (their
  * steps give the trajectory) and the pathway takes logged decisions and verdicts from its files.
  * When an episode, a plan or a consolidation fails on infrastructure, exploration stops there: the
  * episodes of the batch before it are still consolidated, every checkpoint from it on fails.
@@ -16,22 +18,32 @@ import { settleAll } from "../util/settleAll.js";
 import type { Trajectory } from "../agent/trajectoryText.js";
 import { ModelCallError } from "../models/types.js";
 import { trajectoryFromSteps } from "../pathways/trajectory.js";
-import type { ExperienceState } from "../pathways/types.js";
+import type { ExperienceState, ExplorationBatch, PlannedEpisode } from "../pathways/types.js";
 import type { RunContext } from "./context.js";
 import { failureReason, runEpisode } from "./episodeRunner.js";
 import { episodeSlot, type ResumeState } from "./resume.js";
 
 type Played = { ok: true; trajectory: Trajectory } | { ok: false; reason: string };
 
-export async function exploreInBatches(
+/** Where and why exploration stopped on an infrastructure failure (null: it did not). */
+export type ExplorationStop = { from: number; reason: string } | null;
+
+/** A pathway that does not plan its exploration: episode x alone, on exploration seed x and `explore`. */
+function oneByOne(run: RunContext): NonNullable<ExperienceState["exploration"]> {
+  return {
+    batches: (n) => Array.from({ length: n }, (_, i): ExplorationBatch => ({ index: i + 1, phase: "deep", episodes: [i + 1] })),
+    plan: async (batch) => batch.episodes.map((x): PlannedEpisode => ({ episode: x, seed: run.exploreSeeds[x - 1]!, config: "explore" })),
+  };
+}
+
+export async function exploreLoop(
   run: RunContext,
   resume: ResumeState,
   experience: ExperienceState,
   launch: (c: number) => void,
   aborted: () => boolean,
-): Promise<{ from: number; reason: string } | null> {
-  const plans = experience.exploration;
-  if (!plans) throw new Error(`${run.runId}: pathway ${run.pathway} does not plan its exploration`);
+): Promise<ExplorationStop> {
+  const plans = experience.exploration ?? oneByOne(run);
   const s = run.settings;
   for (const batch of plans.batches(s.exploreEpisodes)) {
     if (aborted()) return null;
@@ -50,7 +62,7 @@ export async function exploreInBatches(
         const done = resume.episodes.get(episodeSlot("explore", null, p.episode));
         if (done) {
           if (done.seed !== p.seed || done.config !== p.config) {
-            throw new Error(`${run.runId}: exploration episode ${p.episode} is logged with seed ${done.seed} on ${done.config}, but its curriculum decision says seed ${p.seed} on ${p.config}`);
+            throw new Error(`${run.runId}: exploration episode ${p.episode} is logged with seed ${done.seed} on ${done.config}, but its plan says seed ${p.seed} on ${p.config}`);
           }
           const end = done.end_observation;
           if (end === undefined) throw new Error(`${run.runId}: exploration episode ${p.episode} has no end_observation in episodes.jsonl; cannot rebuild its trajectory`);
