@@ -7,10 +7,10 @@
  * reads) plus `step` (rules, copy of the state). The actions are recorded first (uniform over
  * `legalActions`, from a seeded generator), so choosing them is not timed; the timed loop replays each
  * episode from its first state, observing and stepping as a rollout does, and lets every state go
- * once the next one exists. It does NOT keep the recorded states: holding a few hundred thousand of
+ * once the next one exists. It does NOT keep the recorded states: holding tens of thousands of
  * them alive (the previous bench did) taught V8 that what step() allocates lives long (allocation-
  * site pretenuring), so every later state went straight to the old generation and garbage collection
- * took most of the CPU: the same code ran 2-3x faster with `--no-allocation-site-pretenuring`
+ * took 40% of the CPU: the same code ran up to 3x faster with `--no-allocation-site-pretenuring`
  * (docs/games/speed.md). A rollout keeps observations, not states, so that was a cost of the bench.
  * `reset` is timed apart, per episode (KORGym's figure is per step, generation aside).
  *
