@@ -1,5 +1,6 @@
 /**
- * Games benchmark (prints, never asserts). First the speed in steps per CPU-second beside KORGym's
+ * Games benchmark (prints, never asserts). First the speed in steps per CPU-second beside KORGym's,
+ * measured mixed (all games in one process) and alone (each game in its own; `--no-alone` skips it)
  * (bench/gameSpeed.ts; `npm run bench:games -- --speed` prints only that). Then per game and config,
  * over seeds 0..49:
  * - reset p50 / p99 (ms) beside steps per second of each built-in policy;

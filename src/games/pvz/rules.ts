@@ -149,7 +149,8 @@ export interface ParsedAnswer {
 export function parseAnswer(raw: string): ParsedAnswer | null {
   const s = normalizeAction(raw);
   if (s === "pass") return { placements: [], malformed: [] };
-  const parts = s.split(";").map((p) => p.trim()).filter((p) => p.length > 0);
+  // One part (no `;`, the common answer) needs no split: normalizeAction already trimmed it.
+  const parts = s.includes(";") ? s.split(";").map((p) => p.trim()).filter((p) => p.length > 0) : s.length > 0 ? [s] : [];
   const out: ParsedAnswer = { placements: [], malformed: [] };
   for (const part of parts) {
     // Signed coordinates parse, so `X -1 0` is skipped as out of range like `X 9 9` (issue 28), not
@@ -321,8 +322,10 @@ export function resolveCombat(inner: PvzInner, config: PvzConfig, chiliRows: num
 /** Adds the wave due on turn `t` at the rightmost column, drawing row first, then type, per zombie. */
 export function spawnWave(inner: PvzInner, config: PvzConfig, t: number, rng: Rng): Zombie[] {
   const n = waveSize(t, config);
-  const kinds = availableZombies(t, config);
   const added: Zombie[] = [];
+  // Most turns have no wave: no list of kinds to build (the draws below happen only for a wave).
+  if (n === 0) return added;
+  const kinds = availableZombies(t, config);
   if (kinds.length === 0) return added;
   for (let k = 0; k < n; k++) {
     const row = rng.int(config.rows);
@@ -402,8 +405,9 @@ export function apply(inner: PvzInner, action: string | null, config: PvzConfig,
     chiliRows = planted.chiliRows;
     if (placements.length === 0) notes.push("You passed.");
     if (planted.done.length > 0) notes.push(`Planted: ${planted.done.join("; ")}.`);
-    const skipped = [...malformedNotes(answer!.malformed), ...planted.skipped];
-    if (skipped.length > 0) notes.push(`Skipped: ${skipped.join("; ")}.`);
+    if (answer!.malformed.length > 0 || planted.skipped.length > 0) {
+      notes.push(`Skipped: ${[...malformedNotes(answer!.malformed), ...planted.skipped].join("; ")}.`);
+    }
     if (placements.length > 0 && placed === 0) notes.push(`${invalidFeedback(actionGrammar, "invalid action: no placement succeeded")}.`);
   }
   const valid = placements !== null && (placements.length === 0 || placed > 0);

@@ -136,18 +136,26 @@ export function parseAction(raw: string): Move | null {
 const PAST: Record<Move, string> = { collaborate: "collaborated", cheat: "cheated" };
 
 /**
- * The copy step() hands to apply (GameRules.copyInner): apply only appends, to the last round or as a
- * new round, so the finished rounds are shared with the previous state and only the last is copied.
+ * The copy step() hands to apply (GameRules.copyInner): only the list of rounds is copied; every
+ * round, the last one included, is shared with the previous state, and apply replaces the round it
+ * plays (`appended`) instead of pushing into it. Small and few objects per step matter here: when a
+ * caller keeps many states, V8 allocates step()'s objects straight into the old generation, and
+ * trust, with the longest episodes, paid most for every byte (docs/games/speed.md).
  */
 export function copyInner(inner: TrustInner): TrustInner {
-  const history = inner.history.slice();
-  const n = history.length;
-  if (n > 0) {
-    const last = history[n - 1]!;
-    history[n - 1] = { you: last.you.slice(), them: last.them.slice() };
-  }
-  return { opponent: inner.opponent, history };
+  return { opponent: inner.opponent, history: inner.history.slice() };
 }
+
+/** `a` with `x` after its end, as a new array of exactly that length (a copy and a push grow it by half). */
+function appended(a: readonly Move[], x: Move): Move[] {
+  const n = a.length;
+  const out = new Array<Move>(n + 1);
+  for (let i = 0; i < n; i++) out[i] = a[i]!;
+  out[n] = x;
+  return out;
+}
+
+const NO_MOVES: { you: readonly Move[]; them: readonly Move[] } = { you: [], them: [] };
 
 export function apply(inner: TrustInner, action: string | null, config: TrustConfig, rng: Rng): Transition {
   if (isOver(inner, config)) return { reward: 0, feedback: "the game is over", valid: false, done: true };
@@ -155,17 +163,18 @@ export function apply(inner: TrustInner, action: string | null, config: TrustCon
   const you = parseAction(action);
   if (!you) return { reward: 0, feedback: invalidFeedback(actionGrammar, "invalid action"), valid: false, done: false };
   const { round, move } = position(inner, config);
-  if (move === 0) inner.history.push({ you: [], them: [] });
-  const current = inner.history[round]!;
+  // The round so far (shared with the previous state: read, never written), or none at a round's start.
+  const current = move === 0 ? NO_MOVES : inner.history[round]!;
   const planned = opponentMove(inner.opponent, current.you, current.them);
   // The random type draws only on a real move, so invalid answers do not shift its sequence.
   const them: Move = planned === "random" ? (rng.int(2) === 0 ? "collaborate" : "cheat") : planned;
-  current.you.push(you);
-  current.them.push(them);
+  // Index `round` is the list's length at a round's start: the new round is appended.
+  const played = { you: appended(current.you, you), them: appended(current.them, them) };
+  inner.history[round] = played;
   let feedback = `you ${PAST[you]}, the opponent ${PAST[them]}`;
   const done = isOver(inner, config);
   if (done) feedback += `; all ${config.rounds} rounds are over`;
-  else if (current.you.length === config.movesPerRound) feedback += `; round ${round + 1} is over, the opponent starts round ${round + 2} afresh`;
+  else if (played.you.length === config.movesPerRound) feedback += `; round ${round + 1} is over, the opponent starts round ${round + 2} afresh`;
   return { reward: payoff(you, them), feedback, valid: true, done };
 }
 
