@@ -50,6 +50,7 @@ import { runId } from "../runner/runId.js";
 import { cpuTime, formatCpu } from "../util/cpuTime.js";
 import { buildMatrix, totalEpisodes } from "../runner/schedule.js";
 import { DEFAULT_REPLAY_EPISODES, viewEpisodeTotal } from "../runner/views.js";
+import { EXTRA_VIEWS } from "../logs/schema.js";
 import { folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
 import { runPool, type PoolJob } from "./jobPool.js";
 import { outputLines, readWrittenReport } from "./reproduceSummary.js";
@@ -389,7 +390,7 @@ export function matrixRuns(schedule: Schedule): WatchedRun[] {
 
 /** VIEWS_MODEL's runs, each with its view episodes. */
 export function viewRuns(schedule: Schedule): WatchedRun[] {
-  const s = { exploreEpisodes: schedule.exploreEpisodes, checkpointEvery: schedule.checkpointEvery, views: { extra: ["id", "replay"] as ("id" | "replay")[], viewEpisodes: schedule.evalEpisodes, replayEpisodes: Math.min(DEFAULT_REPLAY_EPISODES, schedule.exploreEpisodes) } };
+  const s = { exploreEpisodes: schedule.exploreEpisodes, checkpointEvery: schedule.checkpointEvery, views: { extra: [...EXTRA_VIEWS], viewEpisodes: schedule.evalEpisodes, replayEpisodes: Math.min(DEFAULT_REPLAY_EPISODES, schedule.exploreEpisodes) } };
   const total = totalEpisodes(schedule.exploreEpisodes, schedule.checkpointEvery, schedule.evalEpisodes) + viewEpisodeTotal(s);
   return buildMatrix([VIEWS_MODEL], GAME_NAMES, PATHWAYS, 0).map((e) => ({ runId: e.runId, totalEpisodes: total }));
 }
