@@ -60,7 +60,7 @@ export interface ReportOptions {
 
 /**
  * Everything a report holds besides its tables: the options it was built with and the figures' data.
- * The tables (`Report`, src/report/buildReport.ts) are derived from the report entries
+ * The tables (`Report`, src/report/entries.ts) are derived from the report entries
  * (src/report/entries.ts), one line per table and figure.
  */
 export interface ReportData {
