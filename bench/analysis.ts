@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadDataset } from "../src/analysis/dataset.js";
-import { buildReport } from "../src/analysis/report.js";
+import { buildReport } from "../src/report/buildReport.js";
 import { SYNTHETIC_GAMES, SYNTHETIC_MODELS, writeSyntheticData } from "../src/analysis/synthetic.js";
 import { writeReport } from "../src/cli/report.js";
 import { MB, parseScaledBenchArgs, runChild } from "./scaledBench.js";

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadDataset } from "../src/analysis/dataset.js";
-import { buildReport } from "../src/analysis/report.js";
+import { buildReport } from "../src/report/buildReport.js";
 import { runCommand } from "../src/cli/run.js";
 
 const { values: v } = parseArgs({

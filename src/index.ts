@@ -14,6 +14,8 @@ export { GAME_NAMES, CONFIG_NAMES } from "./games/types.js";
 export type { Game, GameName, EpisodeState, PolicyContext, PolicyDecision } from "./games/types.js";
 export { parseResponse } from "./agent/parseResponse.js";
 export * from "./report/tables.js";
+export * from "./report/entries.js";
+export * from "./report/buildReport.js";
 export * from "./report/writeReport.js";
 export { curvesSpec, trainingSpec, calibrationSpec, couplingSpec, specCaption } from "./report/figures/specs.js";
 export { viewsSpec, costGainSpec } from "./report/figures/viewSpecs.js";

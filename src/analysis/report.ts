@@ -1,41 +1,24 @@
 /**
- * One call that computes every table and every figure's data from a loaded data set. The CLI's
- * `report` renders its output; a notebook can call it (or any single builder) and render the same
- * rows, so the numbers have exactly one implementation.
+ * The shared analyses of a report, computed lazily from a loaded data set: what every report entry's
+ * builder reads (src/report/entries.ts). `buildReport` (src/report/buildReport.ts) puts the tables on
+ * top; a notebook can call it (or any single builder) and render the same rows, so the numbers have
+ * exactly one implementation.
  */
 import { DEFAULT_B, type BootstrapConfig } from "./bootstrap.js";
-import { allBlocks, couplingTable, runLevelTable, type BlockRow, type CouplingRow, type RunLevelRow } from "./couplingTables.js";
-import {
-  analyzeCurves,
-  analyzeTraining,
-  mainResultsTable,
-  summaryVsHistoryTable,
-  type CurveSeries,
-  mainResultsWideTable,
-  type MainResultsRow,
-  type MainResultsWideRow,
-  type SummaryRow,
-} from "./curveTables.js";
-import { trainingBands, trainingEpochsTable, trainingSeedRows, trainingTable, type TrainingBandSeries, type TrainingEpochRow, type TrainingSeedRow } from "./trainingSeeds.js";
+import { allBlocks, type BlockRow } from "./couplingTables.js";
+import { analyzeCurves, analyzeTraining, mainResultsTable, type CurveSeries, type MainResultsRow } from "./curveTables.js";
+import { trainingBands, trainingSeedRows, type TrainingBandSeries, type TrainingSeedRow } from "./trainingSeeds.js";
 import type { Dataset } from "./dataset.js";
-import { dialRuns, doseCorrelationTable, doseResponseTable, type DialRun, type DoseCorrelationRow, type DoseRow } from "./doseResponse.js";
+import { dialRuns, type DialRun } from "./doseResponse.js";
 import type { RewardRange } from "./judging.js";
-import {
-  calibrationBins,
-  judgingInputs,
-  positiveRatesTable,
-  selfJudgingTable,
-  type CalibrationBin,
-  type PositiveRatesRow,
-  type SelfJudgingRow,
-} from "./judgingTables.js";
+import { calibrationBins, judgingInputs, type CalibrationBin } from "./judgingTables.js";
 import { distinct, gameRewardRanges, isTraining, requiredGames } from "./runs.js";
 import { learnerJudge } from "./learnerPool.js";
 import type { Table } from "./table.js";
-import { qualityFiltered, runQualityTable, type RunQualityRow } from "./runQuality.js";
-import { analyzeViews, hasViews, type CostRow, type CostRunRow, type ForgettingRow, type ViewRow, type ViewSeries, type ViewUpdateRow } from "./viewTables.js";
+import { qualityFiltered } from "./runQuality.js";
+import { analyzeViews, hasViews, type ViewSeries } from "./viewTables.js";
 import type { VerifiedInputs } from "./verifiedData.js";
-import { tokensByPathwayTable, verifiedVsTables, verifierReliabilityTable, type ReliabilityRow, type TokensRow } from "./verifiedTables.js";
+import { tokensByPathwayTable, verifiedVsTables, verifierReliabilityTable } from "./verifiedTables.js";
 
 export interface ReportOptions {
   /** Bootstrap resamples (default 2000). */
@@ -75,48 +58,18 @@ export interface ReportOptions {
   onBuild?: (part: ReportPart) => void;
 }
 
-/** Every table of the report, by file stem. */
-export interface ReportTables {
-  /** Every run's quality (endpoints.md "Run quality"): the gate that decides which runs the other tables use. */
-  run_quality: Table<RunQualityRow>;
-  main_results: Table<MainResultsRow>;
-  /** main_results pivoted to the paper's layout (games as column groups, ICL and Memory side by side). */
-  main_results_wide: Table<MainResultsWideRow>;
-  self_judging: Table<SelfJudgingRow>;
-  coupling: Table<CouplingRow>;
-  run_level: Table<RunLevelRow>;
-  summary_vs_history: Table<SummaryRow>;
-  /** Figure 7's numbers per (model, game), means over loop seeds (trainingSeeds.ts). */
-  training: Table<TrainingSeedRow>;
-  /** Figure 7's points: each epoch's mean over loop seeds with its interval. */
-  training_epochs: Table<TrainingEpochRow>;
-  positive_rates: Table<PositiveRatesRow>;
-  /** Cost per checkpoint and per run (views.md "Cost"): every data set has calls. */
-  cost: Table<CostRow>;
-  cost_runs: Table<CostRunRow>;
-  /** The evaluation views' tables (views.md): only when some run played `--views`. */
-  views?: Table<ViewRow>;
-  view_updates?: Table<ViewUpdateRow>;
-  forgetting?: Table<ForgettingRow>;
-  /** Verified runs only (docs/verified.md). */
-  verifier_reliability?: Table<ReliabilityRow>;
-  verified_vs_memory?: Table<SummaryRow>;
-  verified_vs_history?: Table<SummaryRow>;
-  tokens_by_pathway?: Table<TokensRow>;
-  /** builtin:learner at several judge settings (doseResponse.ts): the dial's dose-response and r(Agree, gain). */
-  judge_dose_response?: Table<DoseRow>;
-  judge_dose_response_r?: Table<DoseCorrelationRow>;
-}
-
-/** Everything `report` writes, as data. */
-export interface Report {
+/**
+ * Everything a report holds besides its tables: the options it was built with and the figures' data.
+ * The tables (`Report`, src/report/entries.ts) are derived from the report entries
+ * (src/report/entries.ts), one line per table and figure.
+ */
+export interface ReportData {
   bootstrap: BootstrapConfig;
   requireComplete: boolean;
   /** `--include-flagged`: flagged runs are in the tables, marked. */
   includeFlagged: boolean;
   /** What was done with flagged runs (left out, or in and marked), naming them; null when none was flagged. */
   qualityNote: string | null;
-  tables: ReportTables;
   /** Figure data. */
   curves: CurveSeries[];
   /** Figure 7: per (model, game), the mean over loop seeds by epoch with its band, and each seed's line. */
@@ -141,14 +94,54 @@ export interface Report {
 }
 
 /**
- * The parts of a report, each computed at most once, on first use (see buildReport): the analyses
- * several tables share, then every table by its file stem.
+ * The parts of a report, each computed at most once, on first use (see reportParts): the analyses
+ * several tables share, then every table by its file stem (a report entry's name).
  */
-export type ReportPart = "curve_analysis" | "training_analysis" | "judging_inputs" | "blocks" | "view_analysis" | "calibration" | "verified" | "dial_runs" | TableName;
-type TableName = keyof ReportTables;
+export type SharedPart = "curve_analysis" | "training_analysis" | "judging_inputs" | "blocks" | "view_analysis" | "calibration" | "verified" | "dial_runs";
+export type ReportPart = SharedPart | (string & {});
+
+/**
+ * The groups of report entries: which data an entry needs, so whether its table exists. `core`
+ * tables always exist; `views` ones only when some run played `--views`; `verified` ones only with
+ * verified runs and their inputs; `dial` ones only when the judge dial has two judge settings.
+ */
+export type EntryGroup = "core" | "views" | "verified" | "dial";
+
+/**
+ * What a report entry's builder reads: the runs, the options, and the shared analyses, each a
+ * memoised getter (computed on first call, then kept). `part` wraps a builder the same way: it
+ * runs once and `onBuild` hears its name once.
+ */
+export interface ReportParts {
+  /** Every loaded run (run_quality reads them all). */
+  all: Dataset;
+  /** The runs every other table reads: those run_quality passed, or all of them, marked. */
+  ds: Dataset;
+  cfg: BootstrapConfig;
+  requireComplete: boolean;
+  includeFlagged: boolean;
+  qualityNote: string | null;
+  /** Which entry groups have data (EntryGroup). */
+  has: Record<EntryGroup, boolean>;
+  part: <T>(name: ReportPart, f: () => T) => () => T;
+  curves: () => ReturnType<typeof analyzeCurves>;
+  training: () => { rows: TrainingSeedRow[]; series: TrainingBandSeries[] };
+  judging: () => ReturnType<typeof judgingInputs>;
+  blocks: () => BlockRow[];
+  views: () => ReturnType<typeof analyzeViews>;
+  calibration: () => CalibrationBin[];
+  verified: () => ReturnType<typeof verifiedTables>;
+  /** main_results before its quality note (main_results_wide pivots it). */
+  main: () => Table<MainResultsRow>;
+  /** The figures' data of a report (`ReportData` less the options), as lazy getters in the report's order. */
+  figureData: Record<string, () => unknown>;
+  dial: () => DialRun[];
+  /** What the data holds (ReportData's counts). */
+  counts: () => ReportData["counts"];
+}
 
 /** `f`, computed on the first call and kept. */
-function once<T>(f: () => T): () => T {
+export function once<T>(f: () => T): () => T {
   let done = false;
   let value: T;
   return () => {
@@ -161,7 +154,7 @@ function once<T>(f: () => T): () => T {
 }
 
 /** Defines each of `getters` on `target` as an enumerable read-only property (in the given order). */
-function defineLazy<T extends object>(target: T, getters: Record<string, () => unknown>): T {
+export function defineLazy<T extends object>(target: T, getters: Record<string, () => unknown>): T {
   for (const [key, get] of Object.entries(getters)) Object.defineProperty(target, key, { get, enumerable: true, configurable: false });
   return target;
 }
@@ -177,29 +170,29 @@ export function reportDataset(all: Dataset, opts: Pick<ReportOptions, "includeFl
 }
 
 /**
- * Every table (rows with point + interval) and the figures' data. Pure given the data set and
- * options: the same seed gives the same digits.
- *
- * Each table, each figure's data and each shared analysis is computed on first access and then
- * kept (memoised getters), so a caller pays only for what it reads: `s3gym report` writes
- * everything and so builds everything; a notebook showing two tables builds those two and what they
- * share. Every bootstrap stream is keyed by its seed and the estimate's names (bootstrapRng), never
- * by the order of the draws, so a table's digits do not depend on what was read before it.
- * Which tables exist is decided at once (cheaply): `views`, `view_updates` and `forgetting` only
- * when some run played `--views`, the verified tables only with verified runs and their inputs.
+ * The shared analyses of a report, each computed on first access and then kept, so a caller pays
+ * only for what it reads (buildReport, src/report/buildReport.ts, builds the tables on top). Every
+ * bootstrap stream is keyed by its seed and the estimate's names (bootstrapRng), never by the order
+ * of the draws, so a table's digits do not depend on what was read before it. Which groups have
+ * data is decided at once (cheaply).
  */
-export function buildReport(all: Dataset, opts: ReportOptions = {}): Report {
+export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts {
   const cfg: BootstrapConfig = { B: opts.B ?? DEFAULT_B, seed: opts.seed ?? 0, level: opts.level ?? 0.95 };
   const requireComplete = opts.requireComplete ?? false;
   // Every table but run_quality is built from the runs that passed it (or all, marked: --include-flagged).
   const includeFlagged = opts.includeFlagged ?? false;
   const { ds, note: qualityNote } = reportDataset(all, { includeFlagged });
   const ref = opts.reference ? reportDataset(opts.reference, { includeFlagged }).ds : ds;
-  // A part: computed once, on first use; onBuild hears it when done (after the parts it read).
+  // A part: computed once, on first use; onBuild hears its name once, when first done (after the parts
+  // it read): a table that is also a shared part (main_results) is announced once.
+  const announced = new Set<string>();
   const part = <T>(name: ReportPart, f: () => T): (() => T) =>
     once(() => {
       const value = f();
-      opts.onBuild?.(name);
+      if (!announced.has(name)) {
+        announced.add(name);
+        opts.onBuild?.(name);
+      }
       return value;
     });
   const ca = part("curve_analysis", () => analyzeCurves(ds, cfg, requiredGames(ref)));
@@ -217,38 +210,6 @@ export function buildReport(all: Dataset, opts: ReportOptions = {}): Report {
   const dialDs = opts.dial ?? ds;
   const dial = part("dial_runs", () => dialRuns(dialDs, dialDs === ds ? ji() : judgingInputs(dialDs)));
   const hasDial = new Set(dialDs.runs.map((r) => learnerJudge(r.model)).filter((j) => j !== null)).size >= 2;
-  // In the order `report` writes them: the keys of `report.tables` keep this order.
-  const builders: Partial<Record<TableName, () => Table<object>>> = {
-    run_quality: () => runQualityTable(all, cfg),
-    main_results: main,
-    main_results_wide: () => mainResultsWideTable(main()),
-    self_judging: () => selfJudgingTable(ji(), cfg),
-    coupling: () => couplingTable(blocks(), cfg),
-    run_level: () => runLevelTable(ji(), cfg),
-    summary_vs_history: () => summaryVsHistoryTable(ca(), cfg, { requireComplete }),
-    training: () => trainingTable(tr().rows, cfg),
-    training_epochs: () => trainingEpochsTable(tr().series, cfg),
-    positive_rates: () => positiveRatesTable(ji(), cfg),
-    cost: () => va().cost,
-    cost_runs: () => va().costRuns,
-    ...(hasViews(ds) ? { views: () => va().views, view_updates: () => va().updates, forgetting: () => va().forgetting } : {}),
-    ...(verifiedInputs
-      ? {
-          verifier_reliability: () => verified().verifier_reliability,
-          verified_vs_memory: () => verified().verified_vs_memory,
-          verified_vs_history: () => verified().verified_vs_history,
-          tokens_by_pathway: () => verified().tokens_by_pathway,
-        }
-      : {}),
-    ...(hasDial ? { judge_dose_response: () => doseResponseTable(dial(), cfg), judge_dose_response_r: () => doseCorrelationTable(dial(), cfg) } : {}),
-  };
-  const tables: Record<string, () => unknown> = {};
-  // The quality note rides on every table built from the filtered runs, main_results included.
-  const noted = (build: () => Table<object>) => (qualityNote === null ? build : once(() => withNote(build(), qualityNote)));
-  for (const [name, build] of Object.entries(builders)) {
-    if (name === "run_quality") tables[name] = part("run_quality", build);
-    else tables[name] = name === "main_results" ? noted(build) : part(name as TableName, noted(build));
-  }
   // The data read (flagged runs included: the summary line counts what was loaded); judged steps are the tables'.
   const counts = once(() => ({
     runs: all.runs.length,
@@ -256,8 +217,7 @@ export function buildReport(all: Dataset, opts: ReportOptions = {}): Report {
     steps: all.runs.reduce((a, r) => a + r.counts.steps, 0),
     judgedSteps: ji().runs.reduce((a, r) => a + r.total.n, 0),
   }));
-  const report = { bootstrap: cfg, requireComplete, includeFlagged, qualityNote, tables: defineLazy({} as ReportTables, tables), warnings: ds.warnings } as Partial<Report>;
-  return defineLazy(report, {
+  const figureData = {
     curves: () => ca().series,
     training: () => tr().series,
     calibration,
@@ -269,12 +229,28 @@ export function buildReport(all: Dataset, opts: ReportOptions = {}): Report {
     games: once(() => distinct(ca().series.map((c) => c.game))),
     incompleteModels: () => ca().incompleteModels,
     counts,
-  }) as Report;
-}
-
-/** `table` with one more line in its notes (a new object: the builder's own table is not changed). */
-function withNote<T extends object>(table: Table<T>, note: string): Table<T> {
-  return { ...table, notes: [...table.notes, note] };
+  };
+  return {
+    all,
+    ds,
+    cfg,
+    requireComplete,
+    includeFlagged,
+    qualityNote,
+    has: { core: true, views: hasViews(ds), verified: verifiedInputs !== null, dial: hasDial },
+    part,
+    curves: ca,
+    training: tr,
+    judging: ji,
+    blocks,
+    views: va,
+    calibration,
+    verified,
+    main,
+    dial,
+    counts,
+    figureData,
+  };
 }
 
 /**

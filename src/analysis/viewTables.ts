@@ -11,6 +11,7 @@
  * same seed list (seedStream), with the measured default method (tableInterval). Rows are per run
  * (the protocol has one run per model, game and pathway; replicate run seeds give one row each).
  */
+import { VIEWS, type ViewName } from "../logs/schema.js";
 import { MethodTally, describeBootstrap, methodOf, pointOnly, type BootstrapConfig, type Estimate } from "./bootstrap.js";
 import { addUsage, costPerCheckpoint, emptyUsage, gainPerMillionTokens, totalTokens, type CostPoint } from "./cost.js";
 import { flagEstimate, smallNNote, type CoverageMetric } from "./coverage.js";
@@ -25,9 +26,9 @@ import type { Table } from "./table.js";
 import { disagreement, forgetting, transferGain, updateGains, weightedCurve, type Forgetting, type TransferGain, type UpdateGain } from "./viewMetrics.js";
 import { successThreshold } from "../games/successThreshold.js";
 
-/** The views in table order. */
-export const VIEW_ORDER = ["eval", "id", "replay"] as const;
-export type AnyView = (typeof VIEW_ORDER)[number];
+/** The views in table order: the registry's (logs/schema.ts VIEWS). */
+export const VIEW_ORDER = VIEWS;
+export type AnyView = ViewName;
 
 /** A run's checkpoints of one view (`eval`: the run's curve). */
 export function viewCheckpoints(run: RunData, view: AnyView): CheckpointData[] | undefined {

@@ -36,7 +36,6 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { z } from "zod";
-import { methodsNamed } from "../analysis/bootstrap.js";
 import { mkdir } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
@@ -51,8 +50,10 @@ import { runId } from "../runner/runId.js";
 import { cpuTime, formatCpu } from "../util/cpuTime.js";
 import { buildMatrix, totalEpisodes } from "../runner/schedule.js";
 import { DEFAULT_REPLAY_EPISODES, viewEpisodeTotal } from "../runner/views.js";
+import { EXTRA_VIEWS } from "../logs/schema.js";
 import { folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
 import { runPool, type PoolJob } from "./jobPool.js";
+import { outputLines, readWrittenReport } from "./reproduceSummary.js";
 import { RunWatch, runOutputFilter, type WatchedRun } from "./reproduceProgress.js";
 
 /** Evaluation episodes per checkpoint of the default design (DEFAULT_SCHEDULE). */
@@ -390,7 +391,7 @@ export function matrixRuns(schedule: Schedule): WatchedRun[] {
 
 /** VIEWS_MODEL's runs, each with its view episodes. */
 export function viewRuns(schedule: Schedule): WatchedRun[] {
-  const s = { exploreEpisodes: schedule.exploreEpisodes, checkpointEvery: schedule.checkpointEvery, views: { extra: ["id", "replay"] as ("id" | "replay")[], viewEpisodes: schedule.evalEpisodes, replayEpisodes: Math.min(DEFAULT_REPLAY_EPISODES, schedule.exploreEpisodes) } };
+  const s = { exploreEpisodes: schedule.exploreEpisodes, checkpointEvery: schedule.checkpointEvery, views: { extra: [...EXTRA_VIEWS], viewEpisodes: schedule.evalEpisodes, replayEpisodes: Math.min(DEFAULT_REPLAY_EPISODES, schedule.exploreEpisodes) } };
   const total = totalEpisodes(schedule.exploreEpisodes, schedule.checkpointEvery, schedule.evalEpisodes) + viewEpisodeTotal(s);
   return buildMatrix([VIEWS_MODEL], GAME_NAMES, PATHWAYS, 0).map((e) => ({ runId: e.runId, totalEpisodes: total }));
 }
@@ -426,57 +427,6 @@ async function watched<T>(label: string, dataAbs: string, runs: readonly Watched
   } finally {
     watch.stop();
   }
-}
-
-/** The paper artefact each file reproduces, for the summary. */
-const WHAT: Record<string, string> = {
-  main_results: "paper Table 4",
-  main_results_wide: "paper Table 4 in the paper's layout",
-  self_judging: "paper Table 5",
-  coupling: "paper Table 6",
-  run_level: "Table 6's run-level correlations",
-  summary_vs_history: "paper Table 7",
-  training: "Figure 7's numbers, over loop seeds",
-  training_epochs: "Figure 7's curve: each epoch's mean over loop seeds",
-  run_quality: "run quality: flagged runs (degenerate, server-cut prompts, bad replies) and what the tables did with them (docs/endpoints.md)",
-  judge_dose_response: "the learner's judge dial: Agree, NMAE and gains per judge and pathway (docs/learner.md)",
-  judge_dose_response_r: "the judge dial: r(Agree, gain) over its runs (docs/learner.md)",
-  judge_dose_response_fig: "the judge dial: gain against Agree, a line per pathway (docs/learner.md)",
-  positive_rates: "extra: Pr(r>0) vs Pr(s>0)",
-  views: "views: Avg/NABA, best snapshot, regression per run x view (docs/views.md)",
-  view_updates: "views: gain of each update per view (docs/views.md)",
-  forgetting: "views: replay forgetting rate per run (docs/views.md)",
-  cost: "cost per checkpoint: calls, tokens, dollars (docs/views.md)",
-  cost_runs: "cost per run, gain per million exploration tokens",
-  cost_gain_fig: "OOD gain against exploration cost (docs/views.md)",
-  views_: "views: a panel per evaluation view (docs/views.md)",
-  verifier_reliability: "verified pathway: verifier reliability",
-  verified_vs_memory: "verified pathway: dNABA(verified - memory)",
-  verified_vs_history: "verified pathway: dNABA(verified - history)",
-  tokens_by_pathway: "verified pathway: tokens per pathway",
-  curves_: "paper Figures 3-6",
-  calibration: "calibration plot (Table 5)",
-  coupling_fig: "coupling scatter (Table 6)",
-  training_fig: "paper Figure 7",
-};
-
-/** report.json's interval_methods (table -> its interval line); empty when absent or unreadable. */
-function readIntervalMethods(file: string): Record<string, string> {
-  try {
-    const parsed = z.object({ interval_methods: z.record(z.string(), z.string()) }).safeParse(JSON.parse(readFileSync(file, "utf8")));
-    return parsed.success ? parsed.data.interval_methods : {};
-  } catch {
-    return {};
-  }
-}
-
-export function describeOutput(stem: string, isFigure: boolean): string {
-  if (isFigure) {
-    if (stem.startsWith("curves_")) return WHAT.curves_!;
-    if (stem.startsWith("views_")) return WHAT.views_!;
-    return WHAT[`${stem}_fig`] ?? WHAT[stem] ?? "";
-  }
-  return WHAT[stem] ?? "";
 }
 
 export async function reproduceCommand(argv: string[]): Promise<number> {
@@ -612,23 +562,12 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
   }
 
   // 5. Where everything is.
-  const tables = readdirSync(join(outAbs, "tables")).filter((f) => f.endsWith(".md")).sort();
-  const figures = readdirSync(outAbs).filter((f) => f.endsWith(".svg")).sort();
-  // The method each table's intervals used, as report.json records it (its first note).
-  const intervalMethods = readIntervalMethods(join(outAbs, "report.json"));
   const runs = existsSync(runsDir(dataAbs)) ? readdirSync(runsDir(dataAbs)).filter((d) => statSync(join(runsDir(dataAbs), d)).isDirectory()).length : 0;
   const lines: string[] = [
     "",
     `S3Gym reproduction (${s.name} schedule) done in ${seconds(Date.now() - t0)}`,
     `  step logs   ${shown(dataAbs)}/runs/<run_id>/  (${runs} runs: manifest.json, steps/episodes/checkpoints/memory/calls .jsonl)`,
-    `  tables      ${shown(join(outAbs, "tables"))}/<name>.md and .csv:`,
-    ...tables.map((f) => {
-      const stem = f.replace(/\.md$/, "");
-      const methods = methodsNamed(intervalMethods[stem]);
-      return `                ${stem.padEnd(20)} ${describeOutput(stem, false)}${methods.length > 0 ? ` (intervals: ${methods.join(" + ")})` : ""}`;
-    }),
-    `  figures     ${shown(outAbs)}/<name>.svg and .png:`,
-    ...figures.map((f) => `                ${f.replace(/\.svg$/, "").padEnd(20)} ${describeOutput(f.replace(/\.svg$/, ""), true)}`),
+    ...outputLines(readWrittenReport(outAbs), { tables: shown(join(outAbs, "tables")), figures: shown(outAbs) }),
     `  report      ${shown(join(outAbs, "report.json"))}  (interval method per table, B, seed, inputs, counts, warnings, files)`,
   ];
   if (executed.length > 0) {

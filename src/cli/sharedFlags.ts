@@ -13,7 +13,7 @@ import { HISTORY_CUTS } from "../pathways/history.js";
 import { ANSWER_FROM, DEFAULT_SETTINGS, type ProtocolSettings, type ViewSettings } from "../runner/context.js";
 import { DEFAULT_MAX_BAD_REPLIES } from "../runner/replyMonitor.js";
 import { DEFAULT_REPLAY_EPISODES } from "../runner/views.js";
-import { VIEWS } from "../logs/schema.js";
+import { EXTRA_VIEWS, VIEWS } from "../logs/schema.js";
 import { MAX_TIMER_MS } from "../models/deadline.js";
 import { LOW_SCORE_MODES, type LowScoreMode } from "../training/buildSft.js";
 import { SFT_FORMATS, type SftFormat } from "../training/sftFormat.js";
@@ -200,7 +200,7 @@ export function viewsFromFlags(v: Partial<Record<"views" | "view-episodes" | "re
   const names = [...new Set(v.views.split(",").map((x) => x.trim()).filter(Boolean))];
   if (names.length === 0) throw new UsageError("--views is empty: give a comma list of eval, id, replay");
   for (const n of names) oneOf("views", n, VIEWS);
-  const extra = (["id", "replay"] as const).filter((x) => names.includes(x));
+  const extra = EXTRA_VIEWS.filter((x) => names.includes(x));
   if (v["view-episodes"] !== undefined && !extra.includes("id")) throw new UsageError("--view-episodes sets the id view's episodes: add 'id' to --views, or drop it");
   if (v["replay-episodes"] !== undefined && !extra.includes("replay")) throw new UsageError("--replay-episodes sets the replay view's episodes: add 'replay' to --views, or drop it");
   const viewEpisodes = rangedFlag("view-episodes", v["view-episodes"], settings.evalEpisodes);

@@ -14,16 +14,19 @@
  * duplicates resolved (a resumed run leaves the steps of its interrupted episode twice: the last wins).
  */
 import { discoverRuns, readRunRecords, type ReadOptions } from "./reader.js";
-import type { CheckpointRecord, EpisodeRecord, MemoryRecord, RunManifest, StepRecord } from "./schema.js";
+import { episodeViewOf, viewOf as schemaViewOf, type CheckpointRecord, type EpisodeRecord, type MemoryRecord, type RunManifest, type StepRecord, type ViewName } from "./schema.js";
 
-/** The view an evaluation episode belongs to (views.md); `eval` when the log predates views. */
+/**
+ * The view an episode belongs to: schema.ts episodeViewOf, under the name and loose type the run viewer
+ * imports (src/report/viewer/build.ts); every record read here was validated, so `view` is a ViewName.
+ */
 export function viewOf(r: { phase: string; view?: unknown }): string {
-  return r.phase === "eval" && typeof r.view === "string" && r.view.length > 0 ? r.view : r.phase === "eval" ? "eval" : "explore";
+  return episodeViewOf(r as { phase: string; view?: ViewName });
 }
 
 /** The natural key of an episode: phase, checkpoint, view, episode. */
-export function episodeKeyOf(r: { phase: string; checkpoint: number | null; episode: number; view?: unknown }): string {
-  return `${r.phase}|${r.checkpoint ?? "-"}|${viewOf(r)}|${r.episode}`;
+export function episodeKeyOf(r: { phase: string; checkpoint: number | null; episode: number; view?: ViewName | undefined }): string {
+  return `${r.phase}|${r.checkpoint ?? "-"}|${episodeViewOf(r)}|${r.episode}`;
 }
 
 /** One episode of a merged run: its record (null when the episode never finished) and its steps. */
@@ -52,8 +55,8 @@ function compareEpisodes(a: MergedEpisode, b: MergedEpisode): number {
   const rb = b.record ?? b.steps[0];
   if (!ra || !rb) return 0;
   if (ra.phase !== rb.phase) return ra.phase === "explore" ? -1 : 1;
-  const va = viewOf(ra);
-  const vb = viewOf(rb);
+  const va = episodeViewOf(ra);
+  const vb = episodeViewOf(rb);
   return (ra.checkpoint ?? -1) - (rb.checkpoint ?? -1) || (va < vb ? -1 : va > vb ? 1 : 0) || ra.episode - rb.episode;
 }
 
@@ -68,7 +71,7 @@ export async function readMergedRun(sources: readonly string[], opts: ReadOption
     const r = await readRunRecords(sources[src] as string, opts);
     if (r.manifest) manifest = r.manifest;
     // The run page's curve is the protocol's `eval` view; the id and replay views' records (views.md) have their own tables.
-    for (const c of r.checkpoints) if (viewOf({ phase: "eval", view: c.view }) === "eval" && better(checkpoints.get(c.checkpoint), c)) checkpoints.set(c.checkpoint, c);
+    for (const c of r.checkpoints) if (schemaViewOf(c) === "eval" && better(checkpoints.get(c.checkpoint), c)) checkpoints.set(c.checkpoint, c);
     for (const e of r.episodes) {
       const key = episodeKeyOf(e);
       if (better(records.get(key)?.record, e)) records.set(key, { record: e, src });

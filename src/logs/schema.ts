@@ -28,6 +28,9 @@ export const PHASES = ["explore", "eval"] as const;
  */
 export const VIEWS = ["eval", "id", "replay"] as const;
 export type ViewName = (typeof VIEWS)[number];
+/** The views `--views` adds to the protocol's own `eval` (the ones a record names in its `view` field). */
+export type ExtraView = Exclude<ViewName, "eval">;
+export const EXTRA_VIEWS: readonly ExtraView[] = VIEWS.filter((v): v is ExtraView => v !== "eval");
 
 /**
  * The `view` field of eval steps, episodes, checkpoints and calls: written only for `id` and
@@ -38,6 +41,11 @@ const viewField = z.enum(VIEWS).optional();
 /** The view of a record: its `view` field, or `eval` when absent. */
 export function viewOf(r: { view?: ViewName | undefined }): ViewName {
   return r.view ?? "eval";
+}
+
+/** The view of an episode's record: `explore` for exploration (which has no view), else its view (viewOf). */
+export function episodeViewOf(r: { phase: string; view?: ViewName | undefined }): ViewName | "explore" {
+  return r.phase === "eval" ? viewOf(r) : "explore";
 }
 
 /** Identity fields repeated on every line, so files from many runs can be concatenated. */

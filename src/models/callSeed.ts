@@ -11,6 +11,7 @@
  * flat and its gains exactly 0, and the paired contrasts of a real model (pathway P vs none,
  * checkpoint x vs 0) differ only by what the experience changed, not by fresh sampling noise.
  */
+import type { ExtraView } from "../logs/schema.js";
 import { canonicalJson } from "../util/canonicalJson.js";
 import { fnv1a32 } from "../util/rng.js";
 import type { CallIdentity } from "./types.js";
@@ -31,7 +32,7 @@ export interface EvalCallKey {
   step: number;
   sample: number;
   /** `id` or `replay` for those views' episodes; absent for `eval`. */
-  view?: "id" | "replay";
+  view?: ExtraView;
 }
 
 /** The seed of an evaluation step call: common random numbers across checkpoints and pathways. */

@@ -21,10 +21,56 @@ export type BuiltinSpec = { scheme: "builtin"; policy: PolicyName } | { scheme: 
 
 export type ModelSpec = { scheme: "openai"; model: string } | BuiltinSpec;
 
-export const MODEL_SCHEMES = ["openai", "builtin"] as const;
-
-const EXPECTED = `expected openai:<model> (e.g. openai:gpt-4o-mini) or builtin:${POLICY_NAMES.join("|")}|learner`;
 const LEARNER_FORM = "learner[@<checkpoint file>][?judge=<number in 0..1>]";
+
+/**
+ * A model scheme: the text before the first colon of a spec. It parses the rest (throwing an Error
+ * that names the fix), prints a spec back, and says what it expects in the usage text.
+ */
+interface ModelScheme<S extends ModelSpec = ModelSpec> {
+  name: S["scheme"];
+  /** What a spec of this scheme looks like, for the errors that list the schemes. */
+  expected: string;
+  /** The spec from the text after `<name>:` (`spec`: the whole text, for errors). */
+  parse: (rest: string, spec: string) => S;
+  /** The spec's canonical text, `<name>:...`. */
+  text: (spec: S) => string;
+}
+
+const openaiScheme: ModelScheme<Extract<ModelSpec, { scheme: "openai" }>> = {
+  name: "openai",
+  expected: "openai:<model> (e.g. openai:gpt-4o-mini)",
+  parse: (rest, spec) => {
+    if (rest.trim() === "" || rest !== rest.trim()) throw new Error(`model '${spec}': the model id after 'openai:' is empty or padded with spaces; ${EXPECTED}`);
+    return { scheme: "openai", model: rest };
+  },
+  text: (spec) => `openai:${spec.model}`,
+};
+
+const builtinScheme: ModelScheme<BuiltinSpec> = {
+  name: "builtin",
+  expected: `builtin:${POLICY_NAMES.join("|")}|learner`,
+  parse: (rest, spec) => {
+    let learner: LearnerOptions | null;
+    try {
+      learner = parseLearnerName(rest);
+    } catch (e) {
+      throw new Error(`model 'builtin:${(e as Error).message.slice(1)}`);
+    }
+    if (learner) return { scheme: "builtin", policy: "learner", learner };
+    const policy = resolvePolicyName(rest);
+    if (!policy) throw new Error(`model '${spec}': unknown built-in policy '${rest}'; expected builtin:${POLICY_NAMES.join("|")}|${LEARNER_FORM}`);
+    return { scheme: "builtin", policy: policy.name };
+  },
+  text: (spec) => (spec.policy === "learner" ? `builtin:${learnerName((spec as Extract<BuiltinSpec, { policy: "learner" }>).learner)}` : `builtin:${spec.policy}`),
+};
+
+/** The model schemes: the one list `--models` accepts. A new scheme is one entry here (and its model in createModel.ts). */
+const SCHEMES: readonly ModelScheme<any>[] = [openaiScheme, builtinScheme];
+
+export const MODEL_SCHEMES: readonly ModelSpec["scheme"][] = SCHEMES.map((s) => s.name);
+
+const EXPECTED = `expected ${SCHEMES.map((s) => s.expected).join(" or ")}`;
 
 /**
  * Parses `learner`, `learner?judge=0.3`, `learner@<file>`, `learner@<file>?judge=0.3` (the text after
@@ -70,25 +116,10 @@ export function parseModelSpec(spec: string): ModelSpec {
   if (unprintable) throw new Error(`model ${unprintable}`);
   const colon = spec.indexOf(":");
   if (colon < 0) throw new Error(`model '${spec}' has no scheme: ${EXPECTED}`);
-  const scheme = spec.slice(0, colon);
-  const rest = spec.slice(colon + 1);
-  if (scheme === "openai") {
-    if (rest.trim() === "" || rest !== rest.trim()) throw new Error(`model '${spec}': the model id after 'openai:' is empty or padded with spaces; ${EXPECTED}`);
-    return { scheme: "openai", model: rest };
-  }
-  if (scheme === "builtin") {
-    let learner: LearnerOptions | null;
-    try {
-      learner = parseLearnerName(rest);
-    } catch (e) {
-      throw new Error(`model 'builtin:${(e as Error).message.slice(1)}`);
-    }
-    if (learner) return { scheme: "builtin", policy: "learner", learner };
-    const policy = resolvePolicyName(rest);
-    if (!policy) throw new Error(`model '${spec}': unknown built-in policy '${rest}'; expected builtin:${POLICY_NAMES.join("|")}|${LEARNER_FORM}`);
-    return { scheme: "builtin", policy: policy.name };
-  }
-  throw new Error(`model '${spec}': unknown scheme '${scheme}'; ${EXPECTED}`);
+  const name = spec.slice(0, colon);
+  const scheme = SCHEMES.find((s) => s.name === name);
+  if (!scheme) throw new Error(`model '${spec}': unknown scheme '${name}'; ${EXPECTED}`);
+  return scheme.parse(spec.slice(colon + 1), spec);
 }
 
 /**
@@ -103,6 +134,5 @@ export function modelSpecNotice(name: string): string | null {
 
 /** The spec's canonical text (`builtin:learner?judge=0.3`, `openai:<model>`). */
 export function specText(spec: ModelSpec): string {
-  if (spec.scheme === "openai") return `openai:${spec.model}`;
-  return spec.policy === "learner" ? `builtin:${learnerName((spec as Extract<BuiltinSpec, { policy: "learner" }>).learner)}` : `builtin:${spec.policy}`;
+  return SCHEMES.find((s) => s.name === spec.scheme)!.text(spec);
 }

@@ -2,6 +2,7 @@
  * One interface for "something that answers a chat" (architecture.md, "Model" boundary).
  * Implementations: `openai:<model>` (any OpenAI-compatible endpoint) and `builtin:<policy>`.
  */
+import type { ExtraView } from "../logs/schema.js";
 import type { EpisodeState, Game } from "../games/types.js";
 
 export interface ChatMessage {
@@ -24,7 +25,7 @@ export interface CallIdentity {
    * Absent for `eval` and every other call, so their seeds and cache keys are what they always were,
    * while view episode i of checkpoint x never shares a key with eval episode i of checkpoint x.
    */
-  view?: "id" | "replay";
+  view?: ExtraView;
 }
 
 export interface SamplingParams {

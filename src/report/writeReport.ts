@@ -15,34 +15,15 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { z } from "zod";
-import { fnv1a32 } from "../util/rng.js";
 import { replaceFileSet, type FileSetFaults } from "../util/fileSet.js";
-import type { TopLevelSpec } from "vega-lite";
-import { calibrationSpec, curvesSpec, specCaption, trainingSpec } from "./figures/specs.js";
-import { couplingFacetSpec, doseResponseSpec } from "./figures/doseSpecs.js";
-import { costGainSpec, viewsSpec } from "./figures/viewSpecs.js";
+import { specCaption } from "./figures/specs.js";
 import type { MainResultsRow } from "../analysis/curveTables.js";
-import type { Report, ReportTables } from "../analysis/report.js";
+import { reportEntries } from "./buildReport.js";
+import { perGameFigureNames, type FigureEntry, type FigureGroup, type NamedFigure, type Report, type TableName } from "./entries.js";
 import { INSTRUMENT_MARK, isInstrument } from "../analysis/instruments.js";
 import { describeNullCheck, nullCheck } from "../analysis/gainTables.js";
 import type { Table } from "../analysis/table.js";
 import { toCsv, toMarkdown } from "./tables.js";
-
-/** The table names (`<out>/tables/<name>.csv|.md`) in the order `report` writes them. */
-export type TableName = keyof ReportTables;
-
-/**
- * Figure groups: `curves` is one figure per game (`curves_<game>`), the others one figure each.
- * `views` (`views_<game>` per game) and `cost_gain` are drawn only when the data has views (views.md).
- */
-export type FigureGroup = "curves" | "training" | "calibration" | "coupling" | "views" | "cost_gain" | "judge_dose_response";
-export const FIGURE_GROUPS: readonly FigureGroup[] = ["curves", "training", "calibration", "coupling", "views", "cost_gain", "judge_dose_response"];
-
-/** A figure to draw: its file stem under `<out>/` and its vega-lite spec. */
-export interface NamedFigure {
-  name: string;
-  spec: TopLevelSpec;
-}
 
 /**
  * How a table's cells are decorated in Markdown (and the notebooks' HTML and text): in every table an
@@ -89,46 +70,21 @@ function renderer(): Promise<typeof import("./figures/render.js")> {
   return import("./figures/render.js");
 }
 
-/**
- * The file stem of each game's figure of a per-game group: `<prefix>_<game>` with the name made
- * file-safe. Two games whose names make the same stem (`a/b`, `a_b`) would overwrite one figure; each
- * of them gets a short hash of its exact name appended instead, so every game keeps its own figure,
- * the same on every run.
- */
-export function perGameFigureNames(prefix: string, games: readonly string[], fileSafe: (label: string) => string): Map<string, string> {
-  const stems = new Map(games.map((g) => [g, `${prefix}_${fileSafe(g)}`]));
-  const users = new Map<string, number>();
-  for (const stem of stems.values()) users.set(stem, (users.get(stem) ?? 0) + 1);
-  for (const [g, stem] of stems) if (users.get(stem)! > 1) stems.set(g, `${stem}-${fnv1a32(g).toString(16).padStart(8, "0")}`);
-  return stems;
-}
-
 /** `curves_<game>` per game (see perGameFigureNames). */
 export function curveFigureNames(games: readonly string[], fileSafe: (label: string) => string): Map<string, string> {
   return perGameFigureNames("curves", games, fileSafe);
 }
 
-/** The report's figures of the given groups (default all), in the order `report` writes them. */
-export async function reportFigures(report: Report, groups: readonly FigureGroup[] = FIGURE_GROUPS): Promise<NamedFigure[]> {
+/**
+ * The report's figures of the given groups (default: every figure entry the report was built with),
+ * in the order `report` writes them. Each group reads only its own data (the report builds a part on
+ * first read).
+ */
+export async function reportFigures(report: Report, groups?: readonly FigureGroup[]): Promise<NamedFigure[]> {
   const { fileSafe } = await renderer();
-  const out: NamedFigure[] = [];
-  const want = new Set(groups);
-  // Each group reads only its own data: the report builds a part on first read (buildReport).
-  if (want.has("curves")) {
-    const stems = curveFigureNames(report.games, fileSafe);
-    for (const game of report.games) out.push({ name: stems.get(game)!, spec: curvesSpec(game, report.curves, report.bootstrap) });
-  }
-  if (want.has("training")) out.push({ name: "training", spec: trainingSpec(report.training, report.bootstrap) });
-  if (want.has("calibration")) out.push({ name: "calibration", spec: calibrationSpec(report.calibration, report.ranges, report.bootstrap) });
-  if (want.has("coupling")) out.push({ name: "coupling", spec: couplingFacetSpec(report.blocks, report.bootstrap) });
-  if (want.has("views")) {
-    const viewStems = perGameFigureNames("views", report.viewGames, fileSafe);
-    for (const game of report.viewGames) out.push({ name: viewStems.get(game)!, spec: viewsSpec(game, report.views, report.bootstrap) });
-  }
-  if (want.has("cost_gain") && report.viewGames.length > 0) out.push({ name: "cost_gain", spec: costGainSpec(report.tables.cost_runs.rows, report.bootstrap, episodeRange(report.curves)) });
-  const dose = report.tables.judge_dose_response;
-  if (want.has("judge_dose_response") && dose) out.push({ name: "judge_dose_response", spec: doseResponseSpec(dose.rows, report.bootstrap) });
-  return out;
+  const want = groups ? new Set<string>(groups) : null;
+  const figures = reportEntries(report).filter((e): e is FigureEntry => e.kind === "figure" && (want === null || want.has(e.name)));
+  return figures.flatMap((e) => e.draw(report, fileSafe));
 }
 
 /** A figure as saved: its SVG text and PNG bytes (what a notebook displays), caption, and files. */
@@ -239,13 +195,4 @@ async function writeReportFiles(report: Report, outDir: string, dataDirs: readon
     ) + "\n",
   );
   return owned;
-}
-
-/** "10" or "3-10": the evaluation episodes per checkpoint behind the curves' points (the cost figure's caption). */
-function episodeRange(curves: Report["curves"]): string | undefined {
-  const ns = curves.flatMap((c) => c.points.map((p) => p.n_episodes));
-  if (ns.length === 0) return undefined;
-  const lo = Math.min(...ns);
-  const hi = Math.max(...ns);
-  return lo === hi ? String(lo) : `${lo}-${hi}`;
 }

@@ -4,7 +4,7 @@
  * src/logs/schema.ts, snake_case), in both directions. Everything that writes the numbers or reads
  * them back (manifest, resume check, replay, BuildSFT, train loop) goes through here.
  */
-import type { ProtocolRecord, RunManifest, SettingsRecord } from "../logs/schema.js";
+import { EXTRA_VIEWS, type ProtocolRecord, type RunManifest, type SettingsRecord } from "../logs/schema.js";
 import { TOKENIZERS, type TokenizerName } from "../models/tokens.js";
 import type { ProtocolSettings, RunContext } from "./context.js";
 
@@ -59,7 +59,7 @@ export function settingsFromRecord(r: SettingsRecord, where = "config.protocol")
     ...(r.views
       ? {
           views: {
-            extra: (["id", "replay"] as const).filter((v) => r.views!.names.includes(v)),
+            extra: EXTRA_VIEWS.filter((v) => r.views!.names.includes(v)),
             viewEpisodes: r.views.view_episodes,
             replayEpisodes: r.views.replay_episodes,
           },

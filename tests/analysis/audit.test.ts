@@ -15,7 +15,8 @@ import { aucPlus, curveMetrics, nabaFrom, summarizeDeltas, trainingMetrics, type
 import { loadDataset } from "../../src/analysis/dataset.js";
 import { loadColumns } from "../../src/analysis/frames.js";
 import { addStep, emptyCounts, judgeSteps, type JudgingCounts } from "../../src/analysis/judging.js";
-import { buildReport, type Report } from "../../src/analysis/report.js";
+import { buildReport } from "../../src/report/buildReport.js";
+import type { Report } from "../../src/report/entries.js";
 import type { Table } from "../../src/analysis/table.js";
 import { fmt3, toCsv, toMarkdown } from "../../src/report/tables.js";
 import { reportCommand } from "../../src/cli/report.js";

@@ -14,7 +14,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadDataset, type Dataset } from "../../src/analysis/dataset.js";
-import { buildReport, type Report } from "../../src/analysis/report.js";
+import { buildReport } from "../../src/report/buildReport.js";
+import type { Report } from "../../src/report/entries.js";
 import { curveRecords, exploreRecords, tempDir, writeRun } from "./helpers.js";
 
 const H = { run_id: "g.history.m", model: "m", game: "g", pathway: "history" };

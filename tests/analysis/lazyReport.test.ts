@@ -9,7 +9,9 @@ import { analyzeCurves, analyzeTraining, mainResultsTable, mainResultsWideTable,
 import { trainingBands, trainingEpochsTable, trainingSeedRows, trainingTable } from "../../src/analysis/trainingSeeds.js";
 import { loadDataset, type Dataset } from "../../src/analysis/dataset.js";
 import { calibrationBins, judgingInputs, positiveRatesTable, selfJudgingTable } from "../../src/analysis/judgingTables.js";
-import { buildReport, type ReportPart, type ReportTables } from "../../src/analysis/report.js";
+import { buildReport } from "../../src/report/buildReport.js";
+import type { ReportTables } from "../../src/report/entries.js";
+import { type ReportPart } from "../../src/analysis/report.js";
 import { gameRewardRanges, requiredGames } from "../../src/analysis/runs.js";
 import { writeSyntheticData, type SyntheticSummary } from "../../src/analysis/synthetic.js";
 import type { Table } from "../../src/analysis/table.js";

@@ -22,7 +22,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadDataset } from "../../src/analysis/dataset.js";
-import { buildReport } from "../../src/analysis/report.js";
+import { buildReport } from "../../src/report/buildReport.js";
 import { loadVerifiedInputs, type VerifiedRunInput } from "../../src/analysis/verifiedData.js";
 import { factContradicted } from "../../src/analysis/verifiedFacts.js";
 import { reliabilityRow, tokensByPathwayTable } from "../../src/analysis/verifiedTables.js";

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadDataset } from "../../src/analysis/dataset.js";
-import { buildReport } from "../../src/analysis/report.js";
+import { buildReport } from "../../src/report/buildReport.js";
 import { analyzeViews } from "../../src/analysis/viewTables.js";
 import { INSTRUMENT_MARK } from "../../src/analysis/instruments.js";
 import { reportFigures } from "../../src/report/writeReport.js";

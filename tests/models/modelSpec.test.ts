@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { modelSpecNotice, parseModelSpec } from "../../src/models/modelSpec.js";
+import { MODEL_SCHEMES, modelSpecNotice, parseModelSpec, specText } from "../../src/models/modelSpec.js";
 
 describe("parseModelSpec", () => {
   it("parses openai and builtin specs", () => {
@@ -16,6 +16,12 @@ describe("parseModelSpec", () => {
   it("keeps colons and slashes of the model id (only the first colon is the scheme's)", () => {
     expect(parseModelSpec("openai:qwen/qwen3-8b:free")).toEqual({ scheme: "openai", model: "qwen/qwen3-8b:free" });
   });
+  it("has one registry of schemes: each parses and prints back its own specs", () => {
+    expect(MODEL_SCHEMES).toEqual(["openai", "builtin"]);
+    for (const text of ["openai:qwen/qwen3-8b:free", "builtin:heuristic", "builtin:learner?judge=0.3"]) expect(specText(parseModelSpec(text))).toBe(text);
+    expect(parseModelSpec("openai:a:b")).toEqual({ scheme: "openai", model: "a:b" });
+  });
+
   it("rejects an unknown scheme, naming the valid ones and an example", () => {
     expect(() => parseModelSpec("anthropic:claude")).toThrow(/unknown scheme 'anthropic'.*openai:<model> \(e\.g\. openai:gpt-4o-mini\).*builtin:random\|heuristic\|perfect-judge\|ceiling/);
     expect(() => parseModelSpec("gpt-4o")).toThrow(/no scheme.*openai:<model>/);

@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadDataset } from "../../src/analysis/dataset.js";
-import { buildReport, type Report } from "../../src/analysis/report.js";
+import { buildReport } from "../../src/report/buildReport.js";
+import type { Report } from "../../src/report/entries.js";
 import { writeSyntheticData } from "../../src/analysis/synthetic.js";
 import { curveFigureNames, reportFigures, writeReport } from "../../src/report/writeReport.js";
 import { tempDir } from "../analysis/helpers.js";

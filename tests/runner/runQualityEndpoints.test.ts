@@ -13,7 +13,7 @@ import { clearSecrets } from "../../src/models/secrets.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
 import { runDir } from "../../src/logs/runDir.js";
 import { loadDataset } from "../../src/analysis/dataset.js";
-import { buildReport } from "../../src/analysis/report.js";
+import { buildReport } from "../../src/report/buildReport.js";
 import { FLAG_MARK } from "../../src/analysis/runQuality.js";
 import { startFake, type FakeEndpoint, type FakeOptions } from "../helpers/fakeEndpoints.js";
 import { lines } from "./helpers.js";

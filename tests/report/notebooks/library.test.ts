@@ -8,7 +8,9 @@ import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildReport, type Report } from "../../../src/analysis/report.js";
+import { buildReport } from "../../../src/report/buildReport.js";
+import type { Report } from "../../../src/report/entries.js";
+import type { Table } from "../../../src/analysis/table.js";
 import { loadDataset } from "../../../src/analysis/dataset.js";
 import { writeNotebookTestData } from "./data.js";
 import { markdownOf, reportFigures, saveFigure, writeReport, writeTables } from "../../../src/report/writeReport.js";
@@ -51,7 +53,7 @@ describe("notebookSettings", () => {
 
 describe("tableHtml", () => {
   it("prints every cell as the Markdown table does (estimates with intervals), escaped", () => {
-    for (const [name, table] of Object.entries(report.tables)) {
+    for (const [name, table] of Object.entries(report.tables) as [string, Table<object>][]) {
       const md = markdownOf(name, table);
       const mdRows = md.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| --") && !/^\| (:--|--:)/.test(l)).slice(1);
       const html = tableHtml(table);

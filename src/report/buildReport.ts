@@ -1,0 +1,50 @@
+/**
+ * One call that computes every table and every figure's data from a loaded data set: the report
+ * entries (entries.ts) on top of the shared analyses (analysis/report.ts). The CLI's `report` renders
+ * its output; a notebook can call it (or any single builder) and render the same rows, so the numbers
+ * have exactly one implementation.
+ */
+import type { Dataset } from "../analysis/dataset.js";
+import { defineLazy, reportParts, type ReportData, type ReportOptions } from "../analysis/report.js";
+import type { Table } from "../analysis/table.js";
+import { REPORT_ENTRIES, type Report, type ReportEntry, type ReportTables, type TableEntry } from "./entries.js";
+
+/**
+ * Every table (rows with point + interval) and the figures' data. Pure given the data set and
+ * options: the same seed gives the same digits.
+ *
+ * Each table, each figure's data and each shared analysis is computed on first access and then
+ * kept (memoised getters), so a caller pays only for what it reads: `s3gym report` writes
+ * everything and so builds everything; a notebook showing two tables builds those two and what they
+ * share. Which tables exist is decided at once (cheaply), by each entry's group: `views`,
+ * `view_updates` and `forgetting` only when some run played `--views`, the verified tables only with
+ * verified runs and their inputs, the dial's only with two judge settings.
+ *
+ * `entries` (default: the report's own) decide the tables and figures; the report keeps them
+ * (`reportEntries`) so writeReport and reportFigures write what it was built with.
+ */
+export function buildReport(all: Dataset, opts: ReportOptions = {}, entries: readonly ReportEntry[] = REPORT_ENTRIES): Report {
+  const p = reportParts(all, opts);
+  const tables: Record<string, () => unknown> = {};
+  for (const e of entries) {
+    if (e.kind !== "table" || !p.has[e.group]) continue;
+    const build = () => (e as TableEntry).build(p);
+    // The quality note rides on every table built from the filtered runs, main_results included.
+    tables[e.name] = p.part(e.name, e.runs === "all" || p.qualityNote === null ? build : () => withNote(build(), p.qualityNote!));
+  }
+  const report = { bootstrap: p.cfg, requireComplete: p.requireComplete, includeFlagged: p.includeFlagged, qualityNote: p.qualityNote, tables: defineLazy({} as ReportTables, tables), warnings: p.ds.warnings } as Partial<Report>;
+  Object.defineProperty(report, ENTRIES, { value: entries, enumerable: false });
+  return defineLazy(report, p.figureData) as Report;
+}
+
+const ENTRIES = Symbol("report entries");
+
+/** The entries a report was built with (buildReport's `entries`); the report's own for any other object. */
+export function reportEntries(report: ReportData): readonly ReportEntry[] {
+  return (report as { [ENTRIES]?: readonly ReportEntry[] })[ENTRIES] ?? REPORT_ENTRIES;
+}
+
+/** `table` with one more line in its notes (a new object: the builder's own table is not changed). */
+function withNote<T extends object>(table: Table<T>, note: string): Table<T> {
+  return { ...table, notes: [...table.notes, note] };
+}
