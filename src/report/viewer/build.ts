@@ -7,8 +7,8 @@
  *   <out>/chunks/r<i>.js      run i: curve with intervals, checkpoints, memory diffs, cost, manifest, episodes
  *   <out>/chunks/r<i>d.js     run i's episodes: every step of every episode
  *   <out>/chunks/r<i>p.js     the exact prompts of each episode's steps (prompts.ts; null where not
- *                             rebuildable) and the run's pool of long prompt texts, loaded only when
- *                             a prompt is asked for
+ *                             rebuildable; the turns as references to the steps of r<i>d.js) and the
+ *                             run's pool of long prompt texts, loaded only when a prompt is asked for
  *
  * Three files per run, whatever the number of episodes: a file per episode (and another per episode's
  * prompts) made 17,718 files for one reproduction, and creating them cost more than computing them.
@@ -105,7 +105,7 @@ async function prepareOut(outDir: string): Promise<string> {
   return dir;
 }
 
-interface StepView {
+export interface StepView {
   step: number;
   observation: string;
   reasoning: string;
@@ -125,7 +125,8 @@ interface StepView {
   over: boolean;
 }
 
-function stepView(s: StepRecord): StepView {
+/** A step as its page shows it (the episode file's step); the packed prompts refer to its observation, feedback and answer. */
+export function stepView(s: StepRecord): StepView {
   const split = splitReasoning(s.response);
   // A reasoning model's separate reasoning text, when the log carries it, goes with the think block.
   const extra = typeof (s as { reasoning?: unknown }).reasoning === "string" ? ((s as { reasoning?: string }).reasoning as string) : "";
@@ -286,7 +287,7 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
       const steps = ep.steps.map(stepView);
       let scale = 0;
       for (const st of steps) scale = Math.max(scale, Math.abs(st.reward), Math.abs(st.self_score ?? 0));
-      const prompts = episodePrompts(replay, ep, pool);
+      const prompts = episodePrompts(replay, ep, pool, steps);
       const base = { phase: head.phase, checkpoint: head.checkpoint, episode: head.episode, view };
       const label = episodeLabel(base);
       const status = ep.record ? ep.record.status : "unfinished";
