@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -110,6 +111,34 @@ describe("buildViewer", () => {
     expect(again.episodes).toBe(hand.episodes);
     expect(summary.runs).toBe(fx.runIds.length - 1);
   });
+
+  // Worker threads load the built module (dist/): vitest runs the TypeScript source, which a worker
+  // cannot load, so this compares the built build's worker output with this thread's site.
+  const built_ = join(import.meta.dirname, "..", "..", "..", "dist", "report", "viewer", "build.js");
+  it.skipIf(!existsSync(built_))(`writes the same files with two worker threads as in one thread${existsSync(built_) ? "" : " (skipped: run npm run build first)"}`, async () => {
+    const { buildViewer: builtViewer } = (await import(pathToFileURL(built_).href)) as { buildViewer: typeof buildViewer };
+    const out = mkdtempSync(join(tmpdir(), "s3view-workers-"));
+    const summary = await builtViewer({ dataDirs: [fx.main, fx.shard], outDir: out, B, seed: 0, workers: 2, heapMb: 64 });
+    expect(summary.chunks).toBe(built.chunks);
+    const names = readdirSync(join(site, "chunks")).sort();
+    expect(readdirSync(join(out, "chunks")).sort()).toEqual(names);
+    for (const n of names) expect(readFileSync(join(out, "chunks", n), "utf8"), n).toBe(readFileSync(join(site, "chunks", n), "utf8"));
+    // A run that needs more than a worker's heap is named, with the fix, instead of crashing the build.
+    const tiny = mkdtempSync(join(tmpdir(), "s3view-tiny-"));
+    await expect(builtViewer({ dataDirs: [fx.main, fx.shard], outDir: tiny, B: 10, workers: 2, heapMb: 1 })).rejects.toThrow(/heap of a viewer worker: rerun with a larger --heap-mb/);
+  }, 120_000);
+
+  const capped = join(import.meta.dirname, "..", "..", "..", "dist", "report", "viewer", "cappedBuild.js");
+  it.skipIf(!existsSync(capped))(`s3gym view's capped build (a worker thread with a heap limit) writes the same files${existsSync(capped) ? "" : " (skipped: run npm run build first)"}`, async () => {
+    const { buildViewerCapped } = (await import(pathToFileURL(capped).href)) as typeof import("../../../src/report/viewer/cappedBuild.js");
+    const out = mkdtempSync(join(tmpdir(), "s3view-capped-"));
+    let progress = 0;
+    await buildViewerCapped({ dataDirs: [fx.main, fx.shard], outDir: out, B, seed: 0, heapMb: 128, onRun: (done) => (progress = done) });
+    expect(progress).toBe(fx.runIds.length);
+    for (const n of readdirSync(join(site, "chunks"))) expect(readFileSync(join(out, "chunks", n), "utf8"), n).toBe(readFileSync(join(site, "chunks", n), "utf8"));
+    const tiny = mkdtempSync(join(tmpdir(), "s3view-tiny2-"));
+    await expect(buildViewerCapped({ dataDirs: [fx.main], outDir: tiny, B: 10, heapMb: 1 })).rejects.toThrow(/needed more than its 1 MB heap.*--heap-mb/);
+  }, 120_000);
 
   it("refuses to clear a chunks/ folder it did not write", async () => {
     const out = mkdtempSync(join(tmpdir(), "s3view-foreign-"));
