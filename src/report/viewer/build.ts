@@ -16,8 +16,9 @@
  * Scale: the curve numbers come from the analysis loader's compact data set (the same pass and the
  * same builders as `report`: analyzeCurves, analyzeTraining, the table formatters), then the runs are
  * read ONE AT A TIME with their text (src/logs/mergedRun.ts), written out and dropped; a run's episode file is
- * streamed one episode at a time. The build time is linear in the data and the memory is bounded by
- * the largest run. A page loads only the files it shows (the run page never loads the episodes).
+ * streamed one episode at a time (runFiles.ts; in this thread or, with `workers`, one run per worker
+ * thread at a time: runPool.ts). The build time is linear in the data and the memory is bounded by
+ * the largest run (per thread). A page loads only the files it shows (the run page never loads the episodes).
  */
 import { existsSync } from "node:fs";
 import { mkdir, readdir, rm, writeFile } from "node:fs/promises";

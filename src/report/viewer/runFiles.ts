@@ -159,7 +159,7 @@ export async function writeRun(job: RunJob, chunkDir: string): Promise<RunResult
   };
   const { i } = job;
   const merged: MergedRun = await readMergedRun(job.sources, {
-    onWarning: () => undefined, // the loader above already reported every torn line
+    onWarning: () => undefined, // the build's loader (build.ts loadDataset) already reported every torn line
   });
   const replay = replayInput(merged);
   let totalSteps = 0;
