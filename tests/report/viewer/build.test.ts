@@ -128,18 +128,6 @@ describe("buildViewer", () => {
     await expect(builtViewer({ dataDirs: [fx.main, fx.shard], outDir: tiny, B: 10, workers: 2, heapMb: 1 })).rejects.toThrow(/heap of a viewer worker: rerun with a larger --heap-mb/);
   }, 120_000);
 
-  const capped = join(import.meta.dirname, "..", "..", "..", "dist", "report", "viewer", "cappedBuild.js");
-  it.skipIf(!existsSync(capped))(`s3gym view's capped build (a worker thread with a heap limit) writes the same files${existsSync(capped) ? "" : " (skipped: run npm run build first)"}`, async () => {
-    const { buildViewerCapped } = (await import(pathToFileURL(capped).href)) as typeof import("../../../src/report/viewer/cappedBuild.js");
-    const out = mkdtempSync(join(tmpdir(), "s3view-capped-"));
-    let progress = 0;
-    await buildViewerCapped({ dataDirs: [fx.main, fx.shard], outDir: out, B, seed: 0, heapMb: 128, onRun: (done) => (progress = done) });
-    expect(progress).toBe(fx.runIds.length);
-    for (const n of readdirSync(join(site, "chunks"))) expect(readFileSync(join(out, "chunks", n), "utf8"), n).toBe(readFileSync(join(site, "chunks", n), "utf8"));
-    const tiny = mkdtempSync(join(tmpdir(), "s3view-tiny2-"));
-    await expect(buildViewerCapped({ dataDirs: [fx.main], outDir: tiny, B: 10, heapMb: 1 })).rejects.toThrow(/needed more than its 1 MB heap.*--heap-mb/);
-  }, 120_000);
-
   it("refuses to clear a chunks/ folder it did not write", async () => {
     const out = mkdtempSync(join(tmpdir(), "s3view-foreign-"));
     mkdirSync(join(out, "chunks"));
