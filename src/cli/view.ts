@@ -8,6 +8,7 @@
  * could not be read; 2 bad arguments.
  */
 import { terminalSafe } from "../models/secrets.js";
+import { spawn } from "node:child_process";
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { extname, join, resolve, sep } from "node:path";
@@ -17,6 +18,17 @@ import { buildViewer } from "../report/viewer/build.js";
 import { contentSecurityPolicy } from "../report/viewer/html.js";
 import { nonNegativeInt, parseFlags, UsageError } from "./args.js";
 
+/** Set in the re-run command (to the heap limit it runs under), so it builds instead of re-running. */
+const CAPPED_ENV = "S3GYM_VIEW_HEAP_MB";
+
+/**
+ * One thread writes the runs by default: two (the second core) halve the time but hold two runs at
+ * once, and the largest History runs need ~250 MB of heap each (docs/viewer.md, "Scale").
+ */
+const DEFAULT_WORKERS = 1;
+/** The build thread's heap limit (and each run worker's), measured: see docs/viewer.md "Scale". */
+const DEFAULT_HEAP_MB = 300;
+
 export const VIEW_USAGE = `s3gym view --data DIR [--data DIR ...] [--out DIR] [--serve] [--port 8765] [--bootstrap ${DEFAULT_B}] [--seed 0]
 
   --data DIR     a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards)
@@ -24,7 +36,9 @@ export const VIEW_USAGE = `s3gym view --data DIR [--data DIR ...] [--out DIR] [-
   --serve        serve the site on http://127.0.0.1:PORT/ until interrupted (Ctrl-C)
   --port P       the port for --serve (default 8765; 0 picks a free one)
   --bootstrap B  bootstrap resamples of the curve intervals (default ${DEFAULT_B}, as report)
-  --seed N       seed of the bootstrap streams (default 0, as report)`;
+  --seed N       seed of the bootstrap streams (default 0, as report)
+  --workers N    threads writing runs in parallel (default ${DEFAULT_WORKERS}; 2 uses a second core, with more memory)
+  --heap-mb M    the command's heap limit in MB (V8's old generation), and each worker's (default ${DEFAULT_HEAP_MB}; raise it if a run needs more)`;
 
 const FLAGS = {
   data: { type: "string", multiple: true },
@@ -33,6 +47,8 @@ const FLAGS = {
   port: { type: "string" },
   bootstrap: { type: "string" },
   seed: { type: "string" },
+  workers: { type: "string" },
+  "heap-mb": { type: "string" },
 } as const;
 
 const TYPES: Record<string, string> = {
@@ -95,7 +111,31 @@ export async function viewCommand(argv: string[]): Promise<number> {
   const port = nonNegativeInt("port", values.port, 8765, 65_535);
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
   if (values.port !== undefined && !values.serve) throw new UsageError("--port needs --serve");
+  const workers = nonNegativeInt("workers", values.workers, DEFAULT_WORKERS, 64);
+  if (workers < 1) throw new UsageError("--workers must be at least 1");
+  const heapMb = nonNegativeInt("heap-mb", values["heap-mb"], DEFAULT_HEAP_MB, 65_536);
+  if (heapMb < 32) throw new UsageError("--heap-mb must be at least 32 (MB)");
 
+  // The heap limit is set on this process's own V8 (a re-run of the command under
+  // --max-old-space-size): measured under 500 MB on the full reproduction, where the same limit on a
+  // worker thread was not (docs/viewer.md, "Scale"). Not from the TypeScript source (tests).
+  if (process.env[CAPPED_ENV] !== String(heapMb) && !import.meta.url.endsWith(".ts") && process.argv[1] !== undefined) {
+    return await new Promise<number>((done) => {
+      const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, ...process.execArgv, process.argv[1] as string, ...process.argv.slice(2)], {
+        stdio: "inherit",
+        env: { ...process.env, [CAPPED_ENV]: String(heapMb) },
+      });
+      // Ctrl-C reaches the child too (same process group); this process only waits for it.
+      const ignore = (): void => undefined;
+      process.on("SIGINT", ignore);
+      process.on("SIGTERM", ignore);
+      child.on("exit", (code, signal) => {
+        process.off("SIGINT", ignore);
+        process.off("SIGTERM", ignore);
+        done(code ?? (signal ? 1 : 0));
+      });
+    });
+  }
   const t0 = performance.now();
   let summary;
   try {
@@ -104,13 +144,15 @@ export async function viewCommand(argv: string[]): Promise<number> {
       outDir: out,
       B,
       seed,
+      workers,
+      heapMb,
       onRun: (done, total) => {
         if (process.stderr.isTTY) process.stderr.write(`\rs3gym view: ${done}/${total} runs`);
       },
     });
   } catch (e) {
     if (process.stderr.isTTY) process.stderr.write("\n");
-    if (e instanceof LogFormatError || (e instanceof Error && /not written by s3gym view/.test(e.message))) {
+    if (e instanceof LogFormatError || (e instanceof Error && /not written by s3gym view|viewer worker|viewer's build/.test(e.message))) {
       process.stderr.write(terminalSafe(`s3gym view: ${e.message}\n`));
       return 1;
     }

@@ -7,8 +7,8 @@
  *   <out>/chunks/r<i>.js      run i: curve with intervals, checkpoints, memory diffs, cost, manifest, episodes
  *   <out>/chunks/r<i>d.js     run i's episodes: every step of every episode
  *   <out>/chunks/r<i>p.js     the exact prompts of each episode's steps (prompts.ts; null where not
- *                             rebuildable) and the run's pool of long prompt texts, loaded only when
- *                             a prompt is asked for
+ *                             rebuildable; the turns as references to the steps of r<i>d.js) and the
+ *                             run's pool of long prompt texts, loaded only when a prompt is asked for
  *
  * Three files per run, whatever the number of episodes: a file per episode (and another per episode's
  * prompts) made 17,718 files for one reproduction, and creating them cost more than computing them.
@@ -16,24 +16,23 @@
  * Scale: the curve numbers come from the analysis loader's compact data set (the same pass and the
  * same builders as `report`: analyzeCurves, analyzeTraining, the table formatters), then the runs are
  * read ONE AT A TIME with their text (src/logs/mergedRun.ts), written out and dropped; a run's episode file is
- * streamed one episode at a time. The build time is linear in the data and the memory is bounded by
- * the largest run. A page loads only the files it shows (the run page never loads the episodes).
+ * streamed one episode at a time (runFiles.ts; in this thread or, with `workers`, one run per worker
+ * thread at a time: runPool.ts). The build time is linear in the data and the memory is bounded by
+ * the largest run (per thread). A page loads only the files it shows (the run page never loads the episodes).
  */
 import { existsSync } from "node:fs";
-import { mkdir, open, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { splitReasoning } from "../../agent/parseResponse.js";
 import { DEFAULT_B, DEFAULT_LEVEL, describeBootstrap, type BootstrapConfig, type Estimate } from "../../analysis/bootstrap.js";
 import { analyzeCurves, analyzeTraining, rowKey, type CurveSeries, type MainResultsRow, type TrainingRow } from "../../analysis/curveTables.js";
 import { compareText, loadDataset, type RunData } from "../../analysis/dataset.js";
 import { distinct, isTraining, runCurve } from "../../analysis/runs.js";
 import { fmt3, fmtEstimate } from "../tables.js";
-import type { StepRecord } from "../../logs/schema.js";
-import { summarizeCalls, type UsageTotals } from "../../runner/usage.js";
-import { lineDiff } from "./diff.js";
 import { indexHtml } from "./html.js";
-import { episodePrompts, replayInput, TextPool } from "./prompts.js";
-import { readMergedRun, viewOf, type MergedEpisode, type MergedRun } from "../../logs/mergedRun.js";
+import { runJobs } from "./runPool.js";
+import { chunkScript, type RunJob, type RunResult } from "./runFiles.js";
+
+export { chunkScript, isOverConfident, stepView, type StepView } from "./runFiles.js";
 
 export interface ViewerOptions {
   /** Data directories (shards merged, as `report` reads them). */
@@ -48,6 +47,13 @@ export interface ViewerOptions {
   onWarning?: (message: string) => void;
   /** After each run is written. */
   onRun?: (done: number, total: number) => void;
+  /**
+   * Worker threads writing runs in parallel (default 1: runs are written in this thread). Each run's
+   * files are the same wherever it is written.
+   */
+  workers?: number;
+  /** With workers: each worker's heap limit in MB (V8's old generation), null for V8's default. */
+  heapMb?: number | null;
 }
 
 export interface ViewerSummary {
@@ -66,16 +72,6 @@ export interface ViewerSummary {
 export const CHUNK_DIR = "chunks";
 const MARKER = ".s3gym-view";
 
-/** The text of a chunk file: one call of the page's loader; JSON is a valid JS expression. */
-export function chunkScript(key: string, data: unknown): string {
-  return `S3V_CHUNK(${JSON.stringify(key)}, ${JSON.stringify(data)});\n`;
-}
-
-/** A step is over-confident when the model claimed a gain the verifier did not give: s > 0 and r <= 0. */
-export function isOverConfident(s: { self_score: number | null; reward: number }): boolean {
-  return s.self_score !== null && s.self_score > 0 && s.reward <= 0;
-}
-
 /** The status a run shows: the manifest's own (complete / failed / degenerate / ...), else derived. */
 function runStatus(run: RunData): { status: string; note: string } {
   // A manifest is optional and may be partial (only its valid fields are kept): use its status when it has one.
@@ -83,11 +79,6 @@ function runStatus(run: RunData): { status: string; note: string } {
   if (status !== undefined) return { status, note: "status from manifest.json" };
   const failed = run.checkpoints.some((c) => c.status !== "ok");
   return { status: failed ? "failed" : "complete", note: "no manifest.json: status derived from checkpoints.jsonl" };
-}
-
-function episodeLabel(e: { phase: string; checkpoint: number | null; episode: number; view: string }): string {
-  if (e.phase === "explore") return `explore ${e.episode}`;
-  return `x=${e.checkpoint} ${e.view === "eval" ? "eval" : e.view} ${e.episode}`;
 }
 
 /** Clears (or creates) `<out>/chunks`; refuses a folder of that name the viewer did not write. */
@@ -103,66 +94,6 @@ async function prepareOut(outDir: string): Promise<string> {
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, MARKER), "written by s3gym view; the next build replaces this folder\n");
   return dir;
-}
-
-interface StepView {
-  step: number;
-  observation: string;
-  reasoning: string;
-  answer: string;
-  action: string | null;
-  parse_error: string | null;
-  self_score: number | null;
-  reward: number;
-  score_after: number;
-  valid: boolean;
-  feedback: string;
-  done: boolean;
-  tokens_in: number;
-  tokens_out: number;
-  latency_ms: number;
-  cached: boolean;
-  over: boolean;
-}
-
-function stepView(s: StepRecord): StepView {
-  const split = splitReasoning(s.response);
-  // A reasoning model's separate reasoning text, when the log carries it, goes with the think block.
-  const extra = typeof (s as { reasoning?: unknown }).reasoning === "string" ? ((s as { reasoning?: string }).reasoning as string) : "";
-  return {
-    step: s.step,
-    observation: s.observation,
-    reasoning: [extra, split.reasoning].filter((t) => t.length > 0).join("\n\n"),
-    answer: split.visible.replace(/^\s*\n/, ""),
-    action: s.action,
-    parse_error: s.parse_error,
-    self_score: s.self_score,
-    reward: s.reward,
-    score_after: s.score_after,
-    valid: s.valid,
-    feedback: s.feedback,
-    done: s.done,
-    tokens_in: s.tokens_in,
-    tokens_out: s.tokens_out,
-    latency_ms: s.latency_ms,
-    cached: s.cached === true,
-    over: isOverConfident(s),
-  };
-}
-
-/**
- * The run's calls, tokens and dollars (calls.jsonl). Copies of one run in several directories hold
- * the same calls up to where each copy was taken, so adding them would count calls twice: the copy
- * with the most calls is used.
- */
-function usageOf(sources: readonly string[]): UsageTotals | null {
-  let best: UsageTotals | null = null;
-  for (const d of sources) {
-    if (!existsSync(join(d, "calls.jsonl"))) continue;
-    const u = summarizeCalls(d);
-    if (best === null || u.calls > best.calls) best = u;
-  }
-  return best;
 }
 
 interface CurveView {
@@ -230,151 +161,46 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
     chunks++;
   };
 
-  /**
-   * A chunk written piece by piece (`S3V_CHUNK(key, {"eps":[...], ...fields})`): one item in memory at
-   * a time; `end` may add fields after the list (the prompt file's text pool).
-   */
-  const streamed = async (key: string) => {
-    const fh = await open(join(chunkDir, `${key}.js`), "w");
-    let first = true;
-    const put = async (text: string) => {
-      await fh.write(text);
-      bytes += Buffer.byteLength(text);
-    };
-    await put(`S3V_CHUNK(${JSON.stringify(key)}, {"eps":[`);
-    return {
-      add: async (item: unknown) => {
-        await put(`${first ? "" : ",\n"}${JSON.stringify(item)}`);
-        first = false;
-      },
-      end: async (fields: Record<string, unknown> = {}) => {
-        const extra = Object.entries(fields).map(([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v)}`).join("");
-        await put(`]${extra}});\n`);
-        await fh.close();
-        chunks++;
-      },
-    };
-  };
-
-  const overview: unknown[] = [];
-  const views = new Set<string>();
-  let totalEpisodes = 0;
-  let totalSteps = 0;
-  for (let i = 0; i < ds.runs.length; i++) {
-    const run = ds.runs[i] as RunData;
-    const merged: MergedRun = await readMergedRun(run.sources, {
-      onWarning: () => undefined, // the loader above already reported every torn line
-    });
+  const jobs: RunJob[] = ds.runs.map((run, i) => {
     const key = rowKey(run.model, run.game, run.pathway);
     const row = isTraining(run) ? undefined : rows.get(key);
     const training = isTraining(run) ? trainingRows.get(run.run_id) : undefined;
-    const curve = curveView(isTraining(run) ? undefined : series.get(key), run);
     const { status, note } = runStatus(run);
-    const replay = replayInput(merged);
-
-    const episodeFile = await streamed(`r${i}d`);
-    const promptFile = await streamed(`r${i}p`);
-    const pool = new TextPool();
-    const episodeRows: Record<string, unknown>[] = [];
-    const byCheckpoint = new Map<number, { j: number; label: string; score: string }[]>();
-    const runViews = new Set<string>();
-    for (let j = 0; j < merged.episodes.length; j++) {
-      const ep = merged.episodes[j] as MergedEpisode;
-      const head = ep.record ?? (ep.steps[0] as StepRecord);
-      const view = viewOf(head as { phase: string; view?: unknown });
-      if (head.phase === "eval") runViews.add(view);
-      const steps = ep.steps.map(stepView);
-      let scale = 0;
-      for (const st of steps) scale = Math.max(scale, Math.abs(st.reward), Math.abs(st.self_score ?? 0));
-      const prompts = episodePrompts(replay, ep, pool);
-      const base = { phase: head.phase, checkpoint: head.checkpoint, episode: head.episode, view };
-      const label = episodeLabel(base);
-      const status = ep.record ? ep.record.status : "unfinished";
-      const score = ep.record ? String(ep.record.score) : "";
-      const episode = {
-        i,
-        j,
-        run_id: run.run_id,
-        title: `${label} (seed ${head.seed})`,
-        ...base,
-        config: head.config,
-        seed: head.seed,
-        status,
-        error: ep.record?.error ?? (ep.record ? null : "no episode record: the episode did not finish"),
-        score,
-        started_at: ep.record?.started_at ?? null,
-        ended_at: ep.record?.ended_at ?? null,
-        end_observation: typeof (ep.record as { end_observation?: unknown } | null)?.end_observation === "string" ? (ep.record as unknown as { end_observation: string }).end_observation : null,
-        prompt: typeof prompts === "string" ? prompts : true,
-        scale,
-        steps,
-      };
-      // Item j of the run's episode and prompt files: the episode; its packed prompts when rebuildable.
-      await episodeFile.add(episode);
-      await promptFile.add(typeof prompts === "string" ? null : prompts);
-      episodeRows.push({
-        j,
-        label,
-        ...base,
-        seed: head.seed,
-        status,
-        error: ep.record?.error ?? null,
-        score,
-        steps: steps.length,
-        over: steps.filter((s) => s.over).length,
-        parseErrors: steps.filter((s) => s.parse_error !== null).length,
-      });
-      if (head.phase === "eval" && head.checkpoint !== null) {
-        const list = byCheckpoint.get(head.checkpoint) ?? [];
-        // A failed episode's score means nothing (metrics leave it out): its status stands instead.
-        list.push({ j, label: view === "eval" ? `#${head.episode}` : `${view} #${head.episode}`, score: status === "ok" ? score : status });
-        byCheckpoint.set(head.checkpoint, list);
-      }
-      totalSteps += steps.length;
-    }
-    await episodeFile.end();
-    await promptFile.end({ texts: pool.entries });
-    totalEpisodes += merged.episodes.length;
-    for (const v of runViews) views.add(v);
-
-    const memory = merged.memory.map((m, k) => ({
-      after_episode: m.after_episode,
-      parsed: m.parsed,
-      error: m.error,
-      diff: lineDiff(k > 0 ? (merged.memory[k - 1]?.text ?? "") : "", m.text),
-    }));
-    const usage = usageOf(run.sources);
-    await write(`r${i}`, {
+    return {
       i,
       run_id: run.run_id,
       model: run.model,
       game: run.game,
       pathway: run.pathway,
       training: isTraining(run),
+      sources: run.sources,
       status,
       statusNote: note,
       metrics: metricsView(row, training),
-      curve,
+      curve: curveView(isTraining(run) ? undefined : series.get(key), run),
       curveNote: isTraining(run)
         ? "Training metrics as in `s3gym report` (training.csv): epoch 0 is the base model; no intervals."
         : `The report's row (${run.model} / ${run.game} / ${run.pathway}${row && row.runs.length > 1 ? `, mean of ${row.runs.length} runs` : ""}): ${describeBootstrap(cfg, "evaluation episodes within each checkpoint of each run")}`,
-      checkpoints: merged.checkpoints.map((c) => ({
-        x: c.checkpoint,
-        status: c.status,
-        mean: fmt3(c.mean),
-        reason: c.reason,
-        episodes: byCheckpoint.get(c.checkpoint) ?? [],
-      })),
-      memory,
-      usage,
-      usageNote:
-        usage === null
-          ? ""
-          : `From calls.jsonl${run.sources.length > 1 ? ` (of the copy with the most calls, among ${run.sources.length} directories)` : ""}: every model call (steps, summaries, corrections) of every invocation; cost_usd from the price table, when one was given.`,
-      manifest: merged.manifest === null ? null : JSON.stringify(merged.manifest, null, 2),
-      sources: run.sources,
-      episodes: episodeRows,
-    });
+    };
+  });
+  let done = 0;
+  const results = await runJobs(jobs, chunkDir, opts.workers ?? 1, opts.heapMb ?? null, () => opts.onRun?.(++done, jobs.length));
+  const views = new Set<string>();
+  let totalEpisodes = 0;
+  let totalSteps = 0;
+  const overview: unknown[] = [];
+  for (let i = 0; i < ds.runs.length; i++) {
+    const run = ds.runs[i] as RunData;
+    const r = results[i] as RunResult;
+    bytes += r.bytes;
+    chunks += r.chunks;
+    totalEpisodes += r.episodes;
+    totalSteps += r.steps;
+    for (const v of r.views) views.add(v);
+    const key = rowKey(run.model, run.game, run.pathway);
+    const row = isTraining(run) ? undefined : rows.get(key);
+    const training = isTraining(run) ? trainingRows.get(run.run_id) : undefined;
+    const status = (jobs[i] as RunJob).status;
     overview.push({
       i,
       run_id: run.run_id,
@@ -388,10 +214,9 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
       y0: training ? fmt3(training.y0) : "",
       dFinal: training ? fmt3(training.d_final) : "",
       spark: runCurve(run),
-      views: [...runViews].sort(compareText),
-      episodes: merged.episodes.length,
+      views: r.views,
+      episodes: r.episodes,
     });
-    opts.onRun?.(i + 1, ds.runs.length);
   }
 
   await write("index", {

@@ -547,7 +547,8 @@ export function viewerApp(): void {
       const k = (p.steps as Any[]).findIndex((x) => x.step === st.step);
       if (k < 0) throw new Error("this step has no rebuilt prompt");
       // prompts.ts's unpackPrompt, inlined into the page as S3V_UNPACK (html.ts): one implementation.
-      const messages: Any[] = (win as unknown as { S3V_UNPACK: (texts: unknown, p: unknown, k: number) => Any[] }).S3V_UNPACK(file.texts, p, k);
+      // The turns come from this episode's steps (the episode file), which the prompt file refers to.
+      const messages: Any[] = (win as unknown as { S3V_UNPACK: (texts: unknown, p: unknown, k: number, shown: unknown) => Any[] }).S3V_UNPACK(file.texts, p, k, ep.steps);
       box.replaceChildren(
         h("div", { class: "small muted" }, `${messages.length} messages, ${messages.reduce((a, m) => a + m.content.length, 0)} characters, rebuilt from the logs`),
         ...messages.map((m) => h("div", { class: "msg" }, h("div", { class: "role" }, m.role), pre(m.content))),

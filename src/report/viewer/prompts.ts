@@ -9,6 +9,12 @@
  * message count and which first user message it had. `unpackPrompt` is the inverse; `packPrompts`
  * checks it on every step and stores a step whole in the rare case it would not hold.
  *
+ * The later messages are the episode's own turns (the observations, feedback and answers the episode
+ * file already holds for its page), so they are stored as pieces: a field of one of the episode's
+ * steps as that file shows it (`ShownStep`), or a pool text for what lies between (the tags and the
+ * reminder, one pool entry each for the whole run). The page joins the pieces with the episode it has
+ * loaded; a site holds each turn once instead of twice (the full reproduction's site was 1.8 GB).
+ *
  * Packing, across a run: the long texts (the system message, every distinct first user message) go
  * to the run's TextPool, whole or as an edit of a recent whole entry. All the episodes of a checkpoint
  * read the same experience (they differ in the observation after it), and a checkpoint's experience
@@ -29,21 +35,45 @@ import { viewOf } from "../../logs/schema.js";
  */
 export type PoolEntry = string | { k: number; p: number; s: number; m: string };
 
+/**
+ * What the page holds of each step of the episode (the episode file's step fields, build.ts stepView),
+ * which a later message refers to instead of repeating it.
+ */
+export interface ShownStep {
+  observation: string;
+  feedback: string;
+  /** The visible answer (the response without its reasoning). */
+  answer: string;
+}
+
+/**
+ * A piece of a message: a text of the run's pool (by index), or field `o` (observation), `f`
+ * (feedback) or `a` (answer) of the episode's step at position `j`.
+ */
+export type Piece = number | [j: number, field: "o" | "f" | "a"];
+
+/** A message stored as pieces (see the module comment). */
+export interface PackedMessage {
+  r: ChatMessage["role"];
+  c: Piece[];
+}
+
 /** One episode's prompts, packed (see the module comment); texts are indices into the run's pool. */
 export interface PackedPrompts {
   /** The system message (the rules text). */
   sys: number;
-  /** The last step's messages after its first user message (assistant, user, assistant, ...). */
-  rest: ChatMessage[];
+  /** The last step's messages after its first user message (assistant, user, assistant, ...), as pieces. */
+  rest: PackedMessage[];
   /** Per logged step: its index, how many messages it has, its first user message; or its messages whole. */
   steps: ({ step: number; n: number; first: number } | { step: number; whole: ChatMessage[] })[];
 }
 
 /**
  * Step `i` (position in `p.steps`) of a packed episode, as the model received it, with `texts` the
- * run's pool. Self-contained (no outer names): the page runs this very function's source.
+ * run's pool and `shown` the episode's steps as its page holds them. Self-contained (no outer names):
+ * the page runs this very function's source.
  */
-export function unpackPrompt(texts: readonly PoolEntry[], p: PackedPrompts, i: number): ChatMessage[] {
+export function unpackPrompt(texts: readonly PoolEntry[], p: PackedPrompts, i: number, shown: readonly ShownStep[]): ChatMessage[] {
   const s = p.steps[i];
   if (s === undefined) throw new Error(`no step at position ${i}`);
   if ("whole" in s) return s.whole;
@@ -58,8 +88,55 @@ export function unpackPrompt(texts: readonly PoolEntry[], p: PackedPrompts, i: n
     { role: "system", content: text(p.sys) },
     { role: "user", content: text(s.first) },
   ];
-  for (const m of p.rest.slice(0, s.n - 2)) out.push({ role: m.role, content: m.content });
+  const piece = (x: Piece): string => {
+    if (typeof x === "number") return text(x);
+    const st = shown[x[0]];
+    const v = st === undefined ? undefined : x[1] === "o" ? st.observation : x[1] === "f" ? st.feedback : st.answer;
+    if (typeof v !== "string") throw new Error(`the episode file has no step at position ${x[0]} for the prompt`);
+    return v;
+  };
+  for (const m of p.rest.slice(0, s.n - 2)) out.push({ role: m.r, content: m.c.map(piece).join("") });
   return out;
+}
+
+/** Fields shorter than this are left in the literal text around them (a reference would not be shorter). */
+const MIN_REF = 12;
+
+/**
+ * `content` as pieces: each candidate field, in order, where it occurs after the previous one, the
+ * text between as pool entries. The pieces join to `content` by construction (each field is cut
+ * out of `content` where it equals it); a field not found is simply left in the literal text.
+ */
+function toPieces(content: string, candidates: readonly [number, "o" | "f" | "a"][], shown: readonly ShownStep[], pool: TextPool): Piece[] {
+  const out: Piece[] = [];
+  let at = 0;
+  for (const [j, f] of candidates) {
+    const st = shown[j];
+    const v = st === undefined ? undefined : f === "o" ? st.observation : f === "f" ? st.feedback : st.answer;
+    if (v === undefined || v.length < MIN_REF) continue;
+    const k = content.indexOf(v, at);
+    if (k < 0) continue;
+    if (k > at) out.push(pool.add(content.slice(at, k)));
+    out.push([j, f]);
+    at = k + v.length;
+  }
+  if (at < content.length || out.length === 0) out.push(pool.add(content.slice(at)));
+  return out;
+}
+
+/**
+ * The last step's later messages as pieces. Message 2 + 2q is the answer of the step at position
+ * d + q, message 3 + 2q that step's feedback and the next step's observation (stepPrompt.ts's
+ * layout), d being the earliest turns the last step left out to fit its context. The positions only
+ * choose where to look: a field that is not there stays literal.
+ */
+function packRest(base: readonly ChatMessage[], lastPos: number, shown: readonly ShownStep[], pool: TextPool): PackedMessage[] {
+  const d = lastPos - (base.length - 2) / 2;
+  return base.slice(2).map((m, r) => {
+    const j = d + Math.floor(r / 2);
+    const candidates: [number, "o" | "f" | "a"][] = r % 2 === 0 ? [[j, "a"]] : [[j, "f"], [j + 1, "o"]];
+    return { r: m.role, c: Number.isInteger(d) ? toPieces(m.content, candidates, shown, pool) : [pool.add(m.content)] };
+  });
 }
 
 /** Length of the common prefix of `a` and `b` (at most `max`): 4096-character slices compared natively, then characters. */
@@ -152,10 +229,10 @@ function sameAs(m: ChatMessage, b: ChatMessage | undefined, full: boolean): bool
  * Each step is checked as it is packed (its first user message is pooled as it is, the others are
  * checked against the last step's: see sameAs); a step that does not match is stored whole.
  */
-export function packPrompts(perStep: readonly { step: number; messages: ChatMessage[] }[], pool: TextPool): PackedPrompts {
+export function packPrompts(perStep: readonly { step: number; messages: ChatMessage[] }[], pool: TextPool, shown: readonly ShownStep[]): PackedPrompts {
   const last = perStep[perStep.length - 1];
   const base = last ? last.messages : [];
-  const packed: PackedPrompts = { sys: base[0]?.role === "system" ? pool.add(base[0].content) : -1, rest: base.slice(2), steps: [] };
+  const packed: PackedPrompts = { sys: base[0]?.role === "system" ? pool.add(base[0].content) : -1, rest: [], steps: [] };
   let latest: string | null = null;
   let latestIndex = -1;
   for (const { step, messages } of perStep) {
@@ -178,6 +255,7 @@ export function packPrompts(perStep: readonly { step: number; messages: ChatMess
     }
     packed.steps.push({ step, n: messages.length, first: latestIndex });
   }
+  packed.rest = packRest(base, perStep.length - 1, shown, pool);
   return packed;
 }
 
@@ -203,14 +281,17 @@ export function replayInput(run: MergedRun): RunLogData | string {
   };
 }
 
-/** One episode's packed prompts (long texts into the run's `pool`), or the reason they cannot be rebuilt (never throws). */
-export function episodePrompts(data: RunLogData | string, ep: MergedEpisode, pool: TextPool): PackedPrompts | string {
+/**
+ * One episode's packed prompts (long texts into the run's `pool`, the turns as references to `shown`,
+ * the episode's steps as its page holds them), or the reason they cannot be rebuilt (never throws).
+ */
+export function episodePrompts(data: RunLogData | string, ep: MergedEpisode, pool: TextPool, shown: readonly ShownStep[]): PackedPrompts | string {
   if (typeof data === "string") return data;
   const first = ep.steps[0];
   if (first === undefined) return "the episode has no steps";
   try {
     const at = { phase: first.phase, checkpoint: first.checkpoint, episode: first.episode, ...(first.phase === "eval" ? { view: viewOf(first) } : {}) };
-    return packPrompts(rebuildEpisodeMessages(data, getGame(data.manifest.game), at, ep.steps), pool);
+    return packPrompts(rebuildEpisodeMessages(data, getGame(data.manifest.game), at, ep.steps), pool, shown);
   } catch (e) {
     return `the prompt could not be rebuilt: ${(e as Error).message}`;
   }

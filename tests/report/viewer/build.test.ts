@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -110,6 +111,22 @@ describe("buildViewer", () => {
     expect(again.episodes).toBe(hand.episodes);
     expect(summary.runs).toBe(fx.runIds.length - 1);
   });
+
+  // Worker threads load the built module (dist/): vitest runs the TypeScript source, which a worker
+  // cannot load, so this compares the built build's worker output with this thread's site.
+  const built_ = join(import.meta.dirname, "..", "..", "..", "dist", "report", "viewer", "build.js");
+  it.skipIf(!existsSync(built_))(`writes the same files with two worker threads as in one thread${existsSync(built_) ? "" : " (skipped: run npm run build first)"}`, async () => {
+    const { buildViewer: builtViewer } = (await import(pathToFileURL(built_).href)) as { buildViewer: typeof buildViewer };
+    const out = mkdtempSync(join(tmpdir(), "s3view-workers-"));
+    const summary = await builtViewer({ dataDirs: [fx.main, fx.shard], outDir: out, B, seed: 0, workers: 2, heapMb: 64 });
+    expect(summary.chunks).toBe(built.chunks);
+    const names = readdirSync(join(site, "chunks")).sort();
+    expect(readdirSync(join(out, "chunks")).sort()).toEqual(names);
+    for (const n of names) expect(readFileSync(join(out, "chunks", n), "utf8"), n).toBe(readFileSync(join(site, "chunks", n), "utf8"));
+    // A run that needs more than a worker's heap is named, with the fix, instead of crashing the build.
+    const tiny = mkdtempSync(join(tmpdir(), "s3view-tiny-"));
+    await expect(builtViewer({ dataDirs: [fx.main, fx.shard], outDir: tiny, B: 10, workers: 2, heapMb: 1 })).rejects.toThrow(/heap of a viewer worker: rerun with a larger --heap-mb/);
+  }, 120_000);
 
   it("refuses to clear a chunks/ folder it did not write", async () => {
     const out = mkdtempSync(join(tmpdir(), "s3view-foreign-"));
