@@ -42,6 +42,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from "node:pat
 import { fileURLToPath } from "node:url";
 import { formatJupyterProblems } from "../report/notebooks/jupyter.js";
 import { diffTrees, hashTree } from "../report/compareTrees.js";
+import { withRenderCache } from "../report/figures/renderCache.js";
 import { ENGINE_NAMES, listNotebooks, NOTEBOOK_ENGINES, runNotebooks, type EngineName } from "../report/notebooks/engines.js";
 import { GAME_NAMES } from "../games/types.js";
 import { DIAL_SUBDIR, runsDir } from "../logs/runDir.js";
@@ -430,6 +431,11 @@ async function watched<T>(label: string, dataAbs: string, runs: readonly Watched
 }
 
 export async function reproduceCommand(argv: string[]): Promise<number> {
+  // The report and then each notebook draw the same figures: one render cache for all (renderCache.ts).
+  return withRenderCache(() => reproduce(argv));
+}
+
+async function reproduce(argv: string[]): Promise<number> {
   const t0 = Date.now();
   const cpu0 = cpuTime();
   let args: Args;

@@ -1,6 +1,7 @@
 /**
  * The append-only JSONL writer (logs.md, "Layout"). Every line is validated against its zod schema
- * before it is written, so nothing the reader would reject reaches the disk. Each line goes out in ONE
+ * before it is written (a check compiled from the schema, zod itself for anything it cannot pass),
+ * so nothing the reader would reject reaches the disk. Each line goes out in ONE
  * write(2) on a file opened with O_APPEND: concurrent episodes of a run share the file, and a crash
  * (kill -9, power loss) can tear at most the last line, never interleave two. `sync()` is called at
  * episode boundaries, so a finished episode's lines are durable before its record claims it is done.
@@ -18,6 +19,7 @@ import { writeFileAtomic } from "../util/atomicWrite.js";
 import { formatIssues } from "../util/zodIssues.js";
 import { stringifyWellFormed } from "../util/wellFormedJson.js";
 import { redactDeep } from "../util/secretText.js";
+import { fastCheckOf } from "../util/zodFastCheck.js";
 
 export class InvalidRecordError extends Error {
   override name = "InvalidRecordError";
@@ -67,6 +69,8 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
   readonly repairedBytes: number;
   /** Set by the first append that failed: every later append throws it again. */
   private failed: LogWriteError | null = null;
+  /** The schema's compiled check (zodFastCheck.ts): true only for a record zod would accept. */
+  private readonly check: ((v: unknown) => boolean) | null;
 
   private constructor(
     path: string,
@@ -74,6 +78,7 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
     private readonly write: WriteFn,
   ) {
     this.path = path;
+    this.check = fastCheckOf(schema);
     this.fd = openSync(path, "a+");
     this.repairedBytes = repairTornTail(this.fd);
   }
@@ -87,8 +92,11 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
   append(record: z.input<S>): void {
     if (this.fd === null) throw new Error(`${basename(this.path)}: writer is closed`);
     if (this.failed !== null) throw this.failed;
-    const parsed = this.schema.safeParse(record);
-    if (!parsed.success) throw new InvalidRecordError(`refusing to write an invalid line to ${basename(this.path)}: ${formatIssues(parsed.error, { max: 3 })}`);
+    // The compiled check passes a conforming record without zod's copy; anything else gets zod's verdict.
+    if (this.check === null || !this.check(record)) {
+      const parsed = this.schema.safeParse(record);
+      if (!parsed.success) throw new InvalidRecordError(`refusing to write an invalid line to ${basename(this.path)}: ${formatIssues(parsed.error, { max: 3 })}`);
+    }
     // Serialise the caller's object (not zod's output) so extra fields survive even without passthrough.
     // Lone surrogates (a reply cut inside an emoji) become U+FFFD: the line stays JSON for every reader.
     // Keys never reach a log, whatever text carried them (a reply echoing the key, an error body).

@@ -54,12 +54,21 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
 /** The value of a query parameter whose name says it is a credential. */
 const KEY_PARAM = /([?&](?:api[-_]?key|key|token|access[-_]?token|auth|secret|password|sig|signature)=)[^&#\s"'<>]+/gi;
 
+/**
+ * Matches wherever any of the four patterns below could (a superset: `i` widens KEY_SHAPES): one
+ * scan that tells a clean text (almost every log string) apart, so it skips the four replace passes.
+ */
+const MAYBE_SECRET = new RegExp(`bearer\\s|://|=|${KEY_SHAPES.source}`, "i");
+
 /** `text` without any registered key (in any of its forms), bearer token, provider-shaped key or URL credential. */
 export function redactSecrets(text: string, extra: readonly (string | null | undefined)[] = []): string {
   let out = text;
-  const lists: string[][] = [...registered.values()];
-  for (const s of extra) if (typeof s === "string" && s.length >= MIN_SECRET_LENGTH) lists.push(registered.get(s) ?? formsOf(s));
-  for (const forms of lists) for (const f of forms) if (out.includes(f)) out = out.split(f).join("[redacted]");
+  if (registered.size > 0 || extra.length > 0) {
+    const lists: string[][] = [...registered.values()];
+    for (const s of extra) if (typeof s === "string" && s.length >= MIN_SECRET_LENGTH) lists.push(registered.get(s) ?? formsOf(s));
+    for (const forms of lists) for (const f of forms) if (out.includes(f)) out = out.split(f).join("[redacted]");
+  }
+  if (!MAYBE_SECRET.test(out)) return out;
   return out
     .replace(/Bearer\s+[^\s"'\\,;]+/gi, "Bearer [redacted]")
     .replace(KEY_SHAPES, "[redacted key]")
@@ -74,25 +83,33 @@ export function redactSecrets(text: string, extra: readonly (string | null | und
  */
 export function redactDeep<T>(value: T): T {
   if (typeof value === "string") return redactSecrets(value) as T;
+  // Copies only from the first changed element or field on: a clean record allocates nothing.
   if (Array.isArray(value)) {
-    let changed = false;
-    const out = value.map((v) => {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
       const r = redactDeep(v);
-      if (r !== v) changed = true;
-      return r;
-    });
-    return (changed ? out : value) as T;
+      if (out === null && r !== v) out = value.slice(0, i);
+      out?.push(r);
+    }
+    return (out ?? value) as T;
   }
   if (value !== null && typeof value === "object") {
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    let out: Record<string, unknown> | null = null;
+    const src = value as Record<string, unknown>;
+    const keys = Object.keys(src);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      const v = src[k];
       const rk = redactSecrets(k);
       const rv = redactDeep(v);
-      if (rk !== k || rv !== v) changed = true;
-      out[rk] = rv;
+      if (out === null && (rk !== k || rv !== v)) {
+        out = {};
+        for (let j = 0; j < i; j++) out[keys[j]!] = src[keys[j]!];
+      }
+      if (out !== null) out[rk] = rv;
     }
-    return (changed ? out : value) as T;
+    return (out ?? value) as T;
   }
   return value;
 }

@@ -1,12 +1,14 @@
 /**
  * Headless rendering of Vega-Lite specs: compile (vega-lite) -> parse and render to SVG (vega, no
  * canvas, no browser) -> PNG (resvg, prebuilt binary, system fonts). Nothing is downloaded.
+ * Within a `reproduce`, both steps go through its render cache (renderCache.ts).
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Resvg } from "@resvg/resvg-js";
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
+import { cachedPng, cachedSvg } from "./renderCache.js";
 
 /** The render in progress: renders run one at a time (see renderSvg). */
 let queue: Promise<unknown> = Promise.resolve();
@@ -19,6 +21,10 @@ let queue: Promise<unknown> = Promise.resolve();
  * depending on what had been drawn before in the same process.
  */
 export function renderSvg(spec: TopLevelSpec): Promise<string> {
+  return cachedSvg(spec, renderSvgNow);
+}
+
+function renderSvgNow(spec: TopLevelSpec): Promise<string> {
   const run = queue.then(async () => {
     const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
     try {
@@ -35,6 +41,10 @@ export function renderSvg(spec: TopLevelSpec): Promise<string> {
 
 /** Rasterises an SVG to PNG at `scale` times its size (2 by default, for readable text). */
 export function svgToPng(svg: string, scale = 2): Buffer {
+  return cachedPng(svg, scale, svgToPngNow);
+}
+
+function svgToPngNow(svg: string, scale: number): Buffer {
   const r = new Resvg(svg, {
     fitTo: { mode: "zoom", value: scale },
     background: "white",

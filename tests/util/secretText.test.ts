@@ -1,0 +1,71 @@
+/**
+ * redactSecrets' fast path (one scan that lets clean text skip the four replace passes) and
+ * redactDeep's copy-on-change: neither may change what is redacted.
+ */
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { clearSecrets, redactDeep, redactSecrets, registerSecret } from "../../src/util/secretText.js";
+
+afterEach(() => clearSecrets());
+
+describe("redactSecrets", () => {
+  it("redacts each shape, in a text that has nothing else the fast path looks for", () => {
+    expect(redactSecrets("use Bearer abc.def now")).toBe("use Bearer [redacted] now");
+    expect(redactSecrets("BEARER\txyz")).toBe("Bearer [redacted]");
+    expect(redactSecrets("key sk-abcdef123 here")).toBe("key [redacted key] here");
+    expect(redactSecrets("hf_0123456789abcdefXYZ")).toBe("[redacted key]");
+    expect(redactSecrets("see https://bob:pw@host/x")).toBe("see https://[redacted]@host/x");
+    expect(redactSecrets("/v1?api-key=XYZ&a=1")).toBe("/v1?api-key=[redacted]&a=1");
+  });
+
+  it("returns clean text unchanged, the same string", () => {
+    const text = "Step 3 of 64\nBoard:\n a b c\nAnswer: c11 c12\nScore: 0 (sk- alone is no key)";
+    expect(redactSecrets(text)).toBe(text);
+  });
+
+  it("still removes a registered key when the text has none of the shapes", () => {
+    registerSecret("Sentinel0123456789");
+    expect(redactSecrets("reply: Sentinel0123456789 done")).toBe("reply: [redacted] done");
+  });
+
+  it("agrees with the four replace passes on any text built from the shapes' pieces", () => {
+    // The passes themselves, always applied: the fast path may only skip them where they change nothing.
+    const full = (t: string): string =>
+      t
+        .replace(/Bearer\s+[^\s"'\\,;]+/gi, "Bearer [redacted]")
+        .replace(/\b(?:sk-[A-Za-z0-9_*.-]{6,}|sk_[A-Za-z0-9]{16,}|gsk_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z_-]{20,}|xai-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|nvapi-[A-Za-z0-9_-]{16,}|r8_[A-Za-z0-9]{16,})/g, "[redacted key]")
+        .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi, "$1[redacted]@")
+        .replace(/([?&](?:api[-_]?key|key|token|access[-_]?token|auth|secret|password|sig|signature)=)[^&#\s"'<>]+/gi, "$1[redacted]");
+    const piece = fc.constantFrom("Bearer ", "bearer\t", "sk-", "SK-", "hf_", "ghp_", "nvapi-", "://", "http", "@", "?", "&", "key", "token", "=", " ", "\n", "a", "Z", "0", "9", "_", "-", ".");
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (parts) => {
+        const t = parts.join("");
+        expect(redactSecrets(t)).toBe(full(t));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe("redactDeep", () => {
+  it("returns a clean record itself (no copy)", () => {
+    const rec = { a: "x", b: [1, "y", { c: null }], d: { e: "z" } };
+    expect(redactDeep(rec)).toBe(rec);
+  });
+
+  it("copies only what changed, keeping key order, earlier fields and the input intact", () => {
+    const inner = { k: "v" };
+    const rec = { first: "clean", mid: inner, secret: "Bearer tok123", list: ["ok", "sk-abcdef123", "ok2"], last: 7 };
+    const out = redactDeep(rec);
+    expect(out).not.toBe(rec);
+    expect(Object.keys(out)).toEqual(["first", "mid", "secret", "list", "last"]);
+    expect(out).toEqual({ first: "clean", mid: inner, secret: "Bearer [redacted]", list: ["ok", "[redacted key]", "ok2"], last: 7 });
+    expect(out.mid).toBe(inner);
+    expect(rec.secret).toBe("Bearer tok123");
+    expect(rec.list[1]).toBe("sk-abcdef123");
+  });
+
+  it("redacts object keys", () => {
+    expect(redactDeep({ "sk-abcdef123": 1, b: 2 })).toEqual({ "[redacted key]": 1, b: 2 });
+  });
+});
