@@ -29,12 +29,14 @@ import { createFileExclusive } from "../util/atomicWrite.js";
 import { canonicalJson } from "../util/canonicalJson.js";
 import { ConfigError } from "../util/errors.js";
 import type { ProtocolSettings } from "./context.js";
+import { PROTOCOL_SETTINGS } from "./protocolSettings.js";
 import { settingsRecord } from "./protocolRecord.js";
 
-const COMPARED = ["explore_episodes", "checkpoint_every", "eval_episodes", "max_steps", "context_tokens", "tokenizer", "reward_visibility", "parse_rule", "answer_from", "history_cut", "think_replay"] as const;
+/** The recorded keys a data directory holds to one value: the `compared` rows of PROTOCOL_SETTINGS, in their order. */
+const COMPARED: readonly string[] = PROTOCOL_SETTINGS.flatMap((r) => (r.record?.compared ? [r.record.key] : []));
 
-/** What an absent field meant when the manifest was written (the defaults of that time). */
-const ABSENT: Partial<Record<(typeof COMPARED)[number], string>> = { answer_from: "content", parse_rule: "strict-contract", history_cut: "per-step", think_replay: "drop" };
+/** What an absent field meant when the manifest was written (the defaults of that time): each compared row's `absent`. */
+const ABSENT: Readonly<Record<string, unknown>> = Object.fromEntries(PROTOCOL_SETTINGS.flatMap((r) => (r.record?.compared && r.record.absent !== undefined ? [[r.record.key, r.record.absent]] : [])));
 
 /** Pathways whose manifests carry a protocol loop's schedule. */
 const LOOP_PATHWAYS = new Set(["none", "history", "memory", "verified"]);
@@ -48,7 +50,8 @@ const ManifestHead = z.object({
   }).passthrough(),
 }).passthrough();
 
-export type Compared = Partial<Record<(typeof COMPARED)[number], unknown>>;
+/** A protocol's compared fields (COMPARED), absent ones filled from ABSENT. */
+export type Compared = Partial<Record<string, unknown>>;
 
 function comparedOf(record: Record<string, unknown>): Compared {
   const out: Compared = {};
