@@ -4,16 +4,16 @@
  * own earlier invocations; this one compares the planned protocol with every other run already in
  * the directory, so `report` never puts runs of two schedules side by side.
  *
- * Compared: the numbers that make curves comparable (exploration episodes, checkpoint spacing,
- * evaluation episodes, step cap, context budget, tokenizer, reward visibility, parse rule, answer
- * source). Not compared: the run seed (replicates share a directory), max_new_tokens (a models-file
+ * Compared: the numbers that make curves comparable, the `compared` rows of PROTOCOL_SETTINGS
+ * (protocolSettings.ts: exploration episodes, checkpoint spacing, evaluation episodes, step cap,
+ * context budget, tokenizer, reward visibility, parse rule, answer source, history cut, think replay). Not compared: the run seed (replicates share a directory), max_new_tokens (a models-file
  * entry may set its own), the game configs (each game has its own), and training or exploration-only
  * runs, whose schedule is their checkpoint list.
  *
  * Older data: a run directory without a readable manifest, or a manifest without `config.protocol`
  * (written before the protocol was recorded), cannot say its protocol and is left out of the check
- * (docs/endpoints.md); a manifest from before `parse_rule` / `answer_from` were recorded compares
- * as the defaults of that time (`strict-contract`, `content`), as the per-run resume check does.
+ * (docs/endpoints.md); a manifest without a compared key compares as its row's `absent` value (the
+ * default of that time: `parse_rule` `strict-contract`, `answer_from` `content`, ...).
  *
  * Manifests alone cannot hold the promise: a deleted manifest hides its run from the check, and two
  * runs started at once each find the other's manifest not yet written. So the directory also has its
