@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 /** The `s3gym` command: one dispatcher, one module per subcommand. */
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { terminalSafe } from "../models/secrets.js";
 import { exitCodeOf, HelpRequested } from "./args.js";
 
+/** A command may throw HelpRequested and ConfigErrors (notebooks and reproduce do): main maps them to output and an exit code. */
 type Command = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { about: string; load: () => Promise<Command> }> = {
@@ -30,6 +33,11 @@ function help(): string {
   return `s3gym: the S3Gym benchmark kit\n\nusage: s3gym <command> [flags]\n\ncommands:\n${rows.join("\n")}\n\nRun 's3gym <command> --help' for a command's flags.\n`;
 }
 
+/**
+ * Runs one `s3gym` command line and maps what it threw to an exit code, the one place that does:
+ * `--help` prints the usage (0); an error the user can fix (a ConfigError, UsageError included)
+ * prints one line naming the command (2); anything else is thrown (the caller exits 1).
+ */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
@@ -57,13 +65,26 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (e: unknown) => {
-    // The last line of defence: whatever escaped a command is redacted and escaped before it shows.
-    process.stderr.write(`s3gym: ${terminalSafe(e instanceof Error ? e.message : String(e))}\n`);
-    process.exitCode = 1;
-  },
-);
+/** Whether this module is the process's entry (`s3gym ...`, `node dist/cli/main.js ...`), not imported (tests). */
+function isEntry(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntry()) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      // The last line of defence: whatever escaped a command is redacted and escaped before it shows.
+      process.stderr.write(`s3gym: ${terminalSafe(e instanceof Error ? e.message : String(e))}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

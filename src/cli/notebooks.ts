@@ -14,7 +14,7 @@ import { existsSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { diffTrees, hashTree } from "../report/compareTrees.js";
 import { ENGINE_NAMES, listNotebooks, NOTEBOOK_ENGINES, NOTEBOOK_TIMEOUT_S, runNotebooks, selectNotebooks, type EngineName } from "../report/notebooks/engines.js";
-import { folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlagsAndPositionals, UsageError } from "./args.js";
+import { folderFlag, nonNegativeInt, oneOf, parseFlagsAndPositionals, UsageError } from "./args.js";
 import { kitRootFromCli } from "./reproduce.js";
 
 export const NOTEBOOKS_USAGE = [
@@ -69,20 +69,8 @@ function parse(argv: string[]): Args {
 }
 
 export async function notebooksCommand(argv: string[], io: { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown } } = process): Promise<number> {
-  let a: Args;
-  try {
-    a = parse(argv);
-  } catch (e) {
-    if (e instanceof HelpRequested) {
-      io.stdout.write(`${e.message}\n`);
-      return 0;
-    }
-    if (e instanceof UsageError) {
-      io.stderr.write(`s3gym notebooks: ${e.message}\n`);
-      return 2;
-    }
-    throw e;
-  }
+  // A bad flag or --help is thrown: src/cli/main.ts alone maps them to output and exit codes.
+  const a = parse(argv);
   const root = kitRootFromCli();
   const cwd = process.cwd();
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(cwd, p));

@@ -52,7 +52,7 @@ import { cpuTime, formatCpu } from "../util/cpuTime.js";
 import { buildMatrix, totalEpisodes } from "../runner/schedule.js";
 import { DEFAULT_REPLAY_EPISODES, viewEpisodeTotal } from "../runner/views.js";
 import { EXTRA_VIEWS } from "../logs/schema.js";
-import { folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
+import { folderFlag, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
 import { runPool, type PoolJob } from "./jobPool.js";
 import { outputLines, readWrittenReport } from "./reproduceSummary.js";
 import { RunWatch, runOutputFilter, type WatchedRun } from "./reproduceProgress.js";
@@ -438,20 +438,8 @@ export async function reproduceCommand(argv: string[]): Promise<number> {
 async function reproduce(argv: string[]): Promise<number> {
   const t0 = Date.now();
   const cpu0 = cpuTime();
-  let args: Args;
-  try {
-    args = parse(argv);
-  } catch (e) {
-    if (e instanceof HelpRequested) {
-      process.stdout.write(`${e.message}\n`);
-      return 0;
-    }
-    if (e instanceof UsageError) {
-      process.stderr.write(`s3gym reproduce: ${e.message}\n`);
-      return 2;
-    }
-    throw e;
-  }
+  // A bad flag or --help is thrown: src/cli/main.ts alone maps them to output and exit codes.
+  const args = parse(argv);
   const say = (s: string): void => {
     process.stdout.write(`[reproduce] ${s}\n`);
   };

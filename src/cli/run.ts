@@ -35,21 +35,19 @@ import { manifestPath, runDir, runFile, shardDirName } from "../logs/runDir.js";
 import { EpisodeRecord, RunManifest } from "../logs/schema.js";
 import { exitCodeOf, folderFlag, HelpRequested, intFlag, oneOf, parseFlags, UsageError, withoutFlags } from "./args.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
-import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
+import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
 
 export const RUN_USAGE = [
   "s3gym run --models M1,M2 --games all|g1,g2 --pathways history,memory,none --data DIR",
   "s3gym run --pathways training --checkpoints M0,M1,... | --checkpoints-file F [--label NAME] --games ... --data DIR",
-  "  [--explore-episodes 30] [--checkpoint-every 3] [--eval-episodes 3] [--max-steps 64]",
-  "  [--context-tokens 100000] [--max-new-tokens 14000] [--tokenizer o200k|cl100k] [--run-seed 0]",
+  ...protocolUsage("run"),
   "  [--concurrency 8] [--shard i/n|auto [--shard-count N] [--no-shard-subdir]] [--base-url URL[,URL...] (a pool: see docs/scale.md)] [--api-key-env NAME] [--models-file F]",
-  "  [--max-retries 5] [--max-retry-after 600] [--timeout-ms 600000] [--no-cache] [--reward-visibility hidden|visible] [--strict-contract]",
+  "  [--max-retries 5] [--max-retry-after 600] [--timeout-ms 600000] [--no-cache]",
   "  [--views eval,id,replay] [--view-episodes N] [--replay-episodes K]",
-  "  [--progress auto|bar|lines|off] [--answer-from content|reasoning|both] [--max-bad-replies 50%] [--history-cut anchored|per-step]",
+  "  [--progress auto|bar|lines|off]",
   "  [--max-tokens-param auto|max_tokens|max_completion_tokens] [--drop-params seed,top_p,temperature]",
   "  [--no-preflight] [--no-probe-window] [--broad-batch 5] [--verifier-model M]   (the last two: --pathways verified only)",
-  "  [--keep-think]: replay earlier turns' <think> blocks (default: dropped from later prompts)",
   "  [--max-usd X] [--max-input-tokens N]: stop the matrix between episodes before spend passes the cap",
   "              (earlier invocations counted); rerun with a higher cap to resume",
   "  [--estimate]: play the matrix in process with builtin:heuristic (no endpoint called) and print calls, tokens,",
@@ -61,8 +59,7 @@ const FLAGS = {
   games: { type: "string" },
   pathways: { type: "string" },
   data: { type: "string" },
-  ...PROTOCOL_FLAGS,
-  "checkpoint-every": { type: "string" },
+  ...protocolFlags("run"),
   shard: { type: "string" },
   "shard-count": { type: "string" },
   "no-shard-subdir": { type: "boolean" },

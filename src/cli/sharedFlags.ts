@@ -8,10 +8,8 @@ import type { Game } from "../games/types.js";
 import type { ModelContext } from "../models/createModel.js";
 import { DROPPABLE_PARAMS, loadModelsFile, MAX_TOKENS_PARAMS } from "../models/modelsFile.js";
 import { looksLikeKey, registerSecret } from "../models/secrets.js";
-import { TOKENIZERS } from "../models/tokens.js";
-import { HISTORY_CUTS } from "../pathways/history.js";
-import { ANSWER_FROM, DEFAULT_SETTINGS, type ProtocolSettings, type ViewSettings } from "../runner/context.js";
-import { DEFAULT_MAX_BAD_REPLIES } from "../runner/replyMonitor.js";
+import type { ProtocolSettings, ViewSettings } from "../runner/context.js";
+import { PROTOCOL_SETTINGS, type SettingFlag, type SettingRow } from "../runner/protocolSettings.js";
 import { DEFAULT_REPLAY_EPISODES } from "../runner/views.js";
 import { EXTRA_VIEWS, VIEWS } from "../logs/schema.js";
 import { MAX_TIMER_MS } from "../models/deadline.js";
@@ -19,22 +17,59 @@ import { LOW_SCORE_MODES, type LowScoreMode } from "../training/buildSft.js";
 import { SFT_FORMATS, type SftFormat } from "../training/sftFormat.js";
 import { intFlag, numberFlag, oneOf, UsageError, type IntRange } from "./args.js";
 
-/** Protocol numbers (`--checkpoint-every` only where a protocol loop runs: `s3gym run`). */
-export const PROTOCOL_FLAGS = {
-  "explore-episodes": { type: "string" },
-  "eval-episodes": { type: "string" },
-  "max-steps": { type: "string" },
-  "context-tokens": { type: "string" },
-  "max-new-tokens": { type: "string" },
-  tokenizer: { type: "string" },
-  "reward-visibility": { type: "string" },
-  "run-seed": { type: "string" },
-  "answer-from": { type: "string" },
-  "max-bad-replies": { type: "string" },
-  "strict-contract": { type: "boolean" },
-  "history-cut": { type: "string" },
-  "keep-think": { type: "boolean" },
-} as const;
+/** The commands that take the protocol's flags: `run` plays a protocol loop (it alone has `--checkpoint-every`). */
+export type ProtocolCommand = "run" | "train-loop";
+
+/** The flagged rows of PROTOCOL_SETTINGS that `command` offers, in the table's order. */
+function flaggedRows(command: ProtocolCommand): (SettingRow & { flag: SettingFlag })[] {
+  return PROTOCOL_SETTINGS.filter((r): r is SettingRow & { flag: SettingFlag } => r.flag !== null && (command === "run" || r.flag.runOnly !== true));
+}
+
+/** The protocol's flags on `command`, for parseFlags (from PROTOCOL_SETTINGS). */
+export function protocolFlags(command: ProtocolCommand): Record<string, { type: "string" | "boolean" }> {
+  return Object.fromEntries(flaggedRows(command).map((r) => [r.flag.name, { type: r.flag.kind.type === "switch" ? "boolean" : "string" }]));
+}
+
+/** A row's usage token: `[--max-steps 64]`, `[--tokenizer o200k|cl100k]`, `[--strict-contract]`. */
+function usageToken(r: SettingRow & { flag: SettingFlag }): string {
+  const k = r.flag.kind;
+  const shown = k.type === "int" ? String(r.default) : k.type === "choice" ? k.choices.join("|") : k.type === "share" ? k.shown : null;
+  return `[--${r.flag.name}${shown === null ? "" : ` ${shown}`}]`;
+}
+
+/** The usage lines of the protocol's flags on `command`: the tokens filled to USAGE_WIDTH, then one line per flag with help. */
+export function protocolUsage(command: ProtocolCommand): string[] {
+  const lines: string[] = [];
+  let line = " ";
+  for (const r of flaggedRows(command).filter((x) => x.flag.help === undefined)) {
+    const token = usageToken(r);
+    if (line.length > 1 && line.length + 1 + token.length > USAGE_WIDTH) {
+      lines.push(line);
+      line = " ";
+    }
+    line += ` ${token}`;
+  }
+  if (line.length > 1) lines.push(line);
+  for (const r of flaggedRows(command).filter((x) => x.flag.help !== undefined)) lines.push(`  ${usageToken(r)}: ${r.flag.help}`);
+  return lines;
+}
+
+/** Usage lines are filled up to this many characters (a wide terminal's usage stays readable). */
+const USAGE_WIDTH = 110;
+
+/**
+ * Settings -> the flags that give them on `command` (the inverse of settingsFromFlags), for commands
+ * that start others (reproduce): only the settings given, in the table's order. A switch is given
+ * when the setting is its `on` value.
+ */
+export function settingsToFlags(s: Partial<ProtocolSettings>, command: ProtocolCommand): string[] {
+  return flaggedRows(command).flatMap((r) => {
+    const value = s[r.key];
+    if (value === undefined) return [];
+    if (r.flag.kind.type === "switch") return value === r.flag.kind.on ? [`--${r.flag.name}`] : [];
+    return [`--${r.flag.name}`, String(value)];
+  });
+}
 
 /** Where and how model calls go. */
 export const ENDPOINT_FLAGS = {
@@ -77,18 +112,11 @@ export function sftFromFlags(v: Partial<Record<"threshold" | "low-score" | "corr
 }
 
 /**
- * The range of every numeric flag shared by run, train-loop and build-sft. The upper bounds are far
- * beyond any real protocol (the paper: 30 exploration episodes, 3 evaluation episodes, 64 steps) and
- * low enough that a typo fails with its range instead of exhausting memory or Node's timer limit.
+ * The range of every numeric flag shared by run, train-loop and build-sft besides the protocol's
+ * (their rows in PROTOCOL_SETTINGS hold theirs). The upper bounds are low enough that a typo fails
+ * with its range instead of exhausting memory or Node's timer limit.
  */
 export const FLAG_RANGES = {
-  "explore-episodes": { min: 0, max: 10_000 },
-  "checkpoint-every": { min: 1, max: 10_000 },
-  "eval-episodes": { min: 1, max: 10_000 },
-  "max-steps": { min: 1, max: 100_000 },
-  "context-tokens": { min: 1, max: 100_000_000 },
-  "max-new-tokens": { min: 1, max: 100_000_000 },
-  "run-seed": { min: 0, max: 4_294_967_295 },
   concurrency: { min: 1, max: 10_000 },
   "max-retries": { min: 0, max: 100 },
   /** Seconds: the longest wait a server's Retry-After can impose per retry (default 600). */
@@ -129,38 +157,43 @@ export function resolveGames(value: string | undefined): Game[] {
   });
 }
 
-/** `--max-bad-replies`: a share in [0, 1] (`0.5`) or a percentage (`50%`). */
-export function badReplyShare(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_MAX_BAD_REPLIES;
+/** A share flag (`--max-bad-replies`): a share in [0, 1] (`0.5`) or a percentage (`50%`); `note` says what the ends mean. */
+export function shareFlag(flag: string, value: string | undefined, fallback: number, note: string): number {
+  if (value === undefined) return fallback;
   const m = /^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$/.exec(value);
   const n = m ? Number(m[1]) / (m[2] ? 100 : 1) : NaN;
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`--max-bad-replies must be a share in 0..1 or a percentage 0%..100% (1 or 100% never stops a run), got '${value}'`);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`--${flag} must be a share in 0..1 or a percentage 0%..100% (${note}), got '${value}'`);
   return n;
 }
 
-/** The protocol numbers from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
-export function settingsFromFlags(
-  v: Partial<Record<"explore-episodes" | "checkpoint-every" | "eval-episodes" | "max-steps" | "context-tokens" | "max-new-tokens" | "tokenizer" | "reward-visibility" | "run-seed" | "answer-from" | "max-bad-replies" | "history-cut", string>> & {
-    "strict-contract"?: boolean;
-    "keep-think"?: boolean;
-  },
-): ProtocolSettings {
-  const settings: ProtocolSettings = {
-    exploreEpisodes: rangedFlag("explore-episodes", v["explore-episodes"], DEFAULT_SETTINGS.exploreEpisodes),
-    checkpointEvery: rangedFlag("checkpoint-every", v["checkpoint-every"], DEFAULT_SETTINGS.checkpointEvery),
-    evalEpisodes: rangedFlag("eval-episodes", v["eval-episodes"], DEFAULT_SETTINGS.evalEpisodes),
-    maxSteps: rangedFlag("max-steps", v["max-steps"], DEFAULT_SETTINGS.maxSteps),
-    contextTokens: rangedFlag("context-tokens", v["context-tokens"], DEFAULT_SETTINGS.contextTokens),
-    maxNewTokens: rangedFlag("max-new-tokens", v["max-new-tokens"], DEFAULT_SETTINGS.maxNewTokens),
-    tokenizer: oneOf("tokenizer", v.tokenizer, TOKENIZERS, DEFAULT_SETTINGS.tokenizer),
-    rewardVisibility: oneOf("reward-visibility", v["reward-visibility"], ["hidden", "visible"] as const, "hidden"),
-    runSeed: rangedFlag("run-seed", v["run-seed"], DEFAULT_SETTINGS.runSeed),
-    answerFrom: oneOf("answer-from", v["answer-from"], ANSWER_FROM, "content"),
-    maxBadReplies: badReplyShare(v["max-bad-replies"]),
-    parseRule: v["strict-contract"] === true ? "strict-contract" : DEFAULT_SETTINGS.parseRule,
-    historyCut: oneOf("history-cut", v["history-cut"], HISTORY_CUTS, "anchored"),
-    ...(v["keep-think"] === true ? { keepThink: true } : {}),
-  };
+/** One row's value from its flag (absent: the row's default); a UsageError names the flag. */
+function settingFromFlag(r: SettingRow & { flag: SettingFlag }, value: string | boolean | undefined): unknown {
+  const k = r.flag.kind;
+  const text = typeof value === "string" ? value : undefined;
+  switch (k.type) {
+    case "int":
+      return intFlag(r.flag.name, text, r.default as number, k.range);
+    case "choice":
+      return oneOf(r.flag.name, text, k.choices, r.default as string);
+    case "switch":
+      return value === true ? k.on : r.default;
+    case "share":
+      return shareFlag(r.flag.name, text, r.default as number, k.note);
+  }
+}
+
+/**
+ * The protocol numbers from the shared flags (names as on `s3gym run`, every PROTOCOL_SETTINGS row
+ * with a flag; a row without one is left unset); a UsageError names the flag.
+ */
+export function settingsFromFlags(v: Readonly<Record<string, string | boolean | string[] | undefined>>): ProtocolSettings {
+  const out: Record<string, unknown> = {};
+  for (const r of flaggedRows("run")) {
+    const raw = v[r.flag.name];
+    const value = settingFromFlag(r, Array.isArray(raw) ? raw.join(",") : raw);
+    if (value !== undefined) out[r.key] = value;
+  }
+  const settings = out as unknown as ProtocolSettings;
   if (settings.contextTokens <= settings.maxNewTokens) {
     throw new UsageError(`--context-tokens (${settings.contextTokens}) must exceed --max-new-tokens (${settings.maxNewTokens}): the reply is reserved inside the context`);
   }

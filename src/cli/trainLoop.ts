@@ -11,12 +11,11 @@ import { createModel } from "../runner/createModel.js";
 import { BUILTIN_TRAINER, runTrainLoop, TRAINER_PLACEHOLDERS, TrainLoopError } from "../training/trainLoop.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
 import { exitCodeOf, folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
-import { ENDPOINT_FLAGS, modelContextFromFlags, PROTOCOL_FLAGS, resolveGames, settingsFromFlags, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
+import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, resolveGames, settingsFromFlags, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
 
 export const TRAIN_LOOP_USAGE = [
   "s3gym train-loop --model M0 --games all|g1,g2 --rounds K --trainer-cmd \"CMD {train} {round}\" | --trainer builtin --data DIR [--label NAME]",
-  "  [--explore-episodes 30] [--eval-episodes 3] [--max-steps 64] [--context-tokens 100000] [--max-new-tokens 14000]",
-  "  [--tokenizer o200k|cl100k] [--reward-visibility hidden|visible] [--strict-contract] [--run-seed 0]",
+  ...protocolUsage("train-loop"),
   "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
   "  [--concurrency 8] [--base-url URL[,URL...]] [--api-key-env NAME] [--models-file F] [--max-retries 5] [--timeout-ms 600000]",
   "  [--no-cache] [--progress auto|bar|lines|off]",
@@ -33,7 +32,7 @@ const FLAGS = {
   trainer: { type: "string" },
   data: { type: "string" },
   label: { type: "string" },
-  ...PROTOCOL_FLAGS,
+  ...protocolFlags("train-loop"),
   ...SFT_FLAGS,
   ...ENDPOINT_FLAGS,
   progress: { type: "string" },

@@ -3,90 +3,21 @@
  * protocol settings, the game and its two configs, the model, the log writers and the progress
  * events. Built per run by `openRun` (runLoop.ts); nothing here is a module-level singleton.
  */
-import { DEFAULT_PARSE_RULE, type ParseRule } from "../agent/parseResponse.js";
 import type { Game } from "../games/types.js";
 import type { Model } from "../models/types.js";
-import type { TokenizerName } from "../models/tokens.js";
-import type { CallRecord, CheckpointRecord, EpisodeRecord, ViewName } from "../logs/schema.js";
+import type { CallRecord, CheckpointRecord, EpisodeRecord } from "../logs/schema.js";
 import type { ReplyKind, ReplyMonitor, ReplyStats } from "./replyMonitor.js";
-import type { HistoryCut, TokenCounter } from "../pathways/history.js";
+import type { TokenCounter } from "../pathways/history.js";
 import type { RunLogs } from "../logs/runLogs.js";
 import type { SpendCap } from "./spendCap.js";
+import { PROTOCOL_SETTINGS, type ProtocolSettings } from "./protocolSettings.js";
 
-/** The views besides `eval` (played by runViewCheckpoint). */
-export type ExtraView = Exclude<ViewName, "eval">;
+export { ANSWER_FROM, type AnswerFrom, type ExtraView, type ProtocolSettings, type ViewSettings } from "./protocolSettings.js";
 
-/** `--views`, `--view-episodes`, `--replay-episodes` as the runner uses them. */
-export interface ViewSettings {
-  /** The extra views on, in the order id, replay (`eval` is always on). */
-  extra: ExtraView[];
-  /** Episodes of the `id` view per checkpoint. */
-  viewEpisodes: number;
-  /** K: the replay view re-plays exploration seeds 1..K. */
-  replayEpisodes: number;
-}
-
-/** Every number of the protocol (protocol.md, "Defaults"): one config field each. */
-export interface ProtocolSettings {
-  exploreEpisodes: number;
-  checkpointEvery: number;
-  evalEpisodes: number;
-  /** Step cap; a game whose config sets a shorter cap keeps its own. */
-  maxSteps: number;
-  /** History ICL budget (and the bound the summary prompt is cut to). */
-  contextTokens: number;
-  /** Reply reserve, sent as max_tokens on every call. */
-  maxNewTokens: number;
-  tokenizer: TokenizerName;
-  rewardVisibility: "hidden" | "visible";
-  /** How replies are read (agent/parseResponse.ts): KORGym-compatible `last-answer`, or `strict-contract`. */
-  parseRule: ParseRule;
-  runSeed: number;
-  /** `--views` (views.md): the id and replay views; absent = the protocol's `eval` view alone (today's run). */
-  views?: ViewSettings;
-  /**
-   * Verified runs only (verified.md): episodes per broad batch and the model of the curriculum and
-   * verifier roles (null: the run's model). Absent for every other pathway, so their recorded
-   * protocol is unchanged.
-   */
-  verified?: { broadBatch: number; verifierModel: string | null };
-  /**
-   * Where the Answer/Score lines are read (`--answer-from`): `content` (default; a reasoning field is
-   * kept but never parsed, it may hold decoy lines), `reasoning`, or `both` (content, then the
-   * reasoning when the content holds no action). Recorded in the manifest when not `content`.
-   */
-  answerFrom?: AnswerFrom;
-  /** `--max-bad-replies`: the share (0..1) of bad step replies that stops a run as degenerate. Default 0.5. */
-  maxBadReplies?: number;
-  /**
-   * `--history-cut`: how History's truncation moves (pathways/history.ts). `anchored` (default of
-   * new runs) keeps the prompt a cacheable prefix; `per-step` is the rule of runs written before it.
-   * Absent = `per-step`.
-   */
-  historyCut?: HistoryCut;
-  /**
-   * `--keep-think`: replay earlier turns' `<think>` blocks in this episode's later prompts. Default
-   * (absent): dropped, they are the model's scratch work and can add a sixth to every prompt.
-   */
-  keepThink?: boolean;
-}
-
-export const ANSWER_FROM = ["content", "reasoning", "both"] as const;
-export type AnswerFrom = (typeof ANSWER_FROM)[number];
-
-export const DEFAULT_SETTINGS: ProtocolSettings = {
-  exploreEpisodes: 30,
-  checkpointEvery: 3,
-  evalEpisodes: 3,
-  maxSteps: 64,
-  contextTokens: 100_000,
-  maxNewTokens: 14_000,
-  tokenizer: "o200k",
-  rewardVisibility: "hidden",
-  parseRule: DEFAULT_PARSE_RULE,
-  runSeed: 0,
-  historyCut: "anchored",
-};
+/** The library's defaults: the default of every PROTOCOL_SETTINGS row that DEFAULT_SETTINGS carries (`inDefaults`). */
+export const DEFAULT_SETTINGS: ProtocolSettings = Object.fromEntries(
+  PROTOCOL_SETTINGS.filter((r) => r.inDefaults && r.default !== undefined).map((r) => [r.key, r.default]),
+) as unknown as ProtocolSettings;
 
 /** A game config as a run uses it: the name that keys the generator, the values, the rules text. */
 export interface ResolvedConfig {

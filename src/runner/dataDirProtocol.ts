@@ -4,16 +4,16 @@
  * own earlier invocations; this one compares the planned protocol with every other run already in
  * the directory, so `report` never puts runs of two schedules side by side.
  *
- * Compared: the numbers that make curves comparable (exploration episodes, checkpoint spacing,
- * evaluation episodes, step cap, context budget, tokenizer, reward visibility, parse rule, answer
- * source). Not compared: the run seed (replicates share a directory), max_new_tokens (a models-file
+ * Compared: the numbers that make curves comparable, the `compared` rows of PROTOCOL_SETTINGS
+ * (protocolSettings.ts: exploration episodes, checkpoint spacing, evaluation episodes, step cap,
+ * context budget, tokenizer, reward visibility, parse rule, answer source, history cut, think replay). Not compared: the run seed (replicates share a directory), max_new_tokens (a models-file
  * entry may set its own), the game configs (each game has its own), and training or exploration-only
  * runs, whose schedule is their checkpoint list.
  *
  * Older data: a run directory without a readable manifest, or a manifest without `config.protocol`
  * (written before the protocol was recorded), cannot say its protocol and is left out of the check
- * (docs/endpoints.md); a manifest from before `parse_rule` / `answer_from` were recorded compares
- * as the defaults of that time (`strict-contract`, `content`), as the per-run resume check does.
+ * (docs/endpoints.md); a manifest without a compared key compares as its row's `absent` value (the
+ * default of that time: `parse_rule` `strict-contract`, `answer_from` `content`, ...).
  *
  * Manifests alone cannot hold the promise: a deleted manifest hides its run from the check, and two
  * runs started at once each find the other's manifest not yet written. So the directory also has its
@@ -30,12 +30,14 @@ import { createFileExclusive } from "../util/atomicWrite.js";
 import { canonicalJson } from "../util/canonicalJson.js";
 import { ConfigError } from "../util/errors.js";
 import type { ProtocolSettings } from "./context.js";
+import { PROTOCOL_SETTINGS } from "./protocolSettings.js";
 import { settingsRecord } from "./protocolRecord.js";
 
-const COMPARED = ["explore_episodes", "checkpoint_every", "eval_episodes", "max_steps", "context_tokens", "tokenizer", "reward_visibility", "parse_rule", "answer_from", "history_cut", "think_replay"] as const;
+/** The recorded keys a data directory holds to one value: the `compared` rows of PROTOCOL_SETTINGS, in their order. */
+const COMPARED: readonly string[] = PROTOCOL_SETTINGS.flatMap((r) => (r.record?.compared ? [r.record.key] : []));
 
-/** What an absent field meant when the manifest was written (the defaults of that time). */
-const ABSENT: Partial<Record<(typeof COMPARED)[number], string>> = { answer_from: "content", parse_rule: "strict-contract", history_cut: "per-step", think_replay: "drop" };
+/** What an absent field meant when the manifest was written (the defaults of that time): each compared row's `absent`. */
+const ABSENT: Readonly<Record<string, unknown>> = Object.fromEntries(PROTOCOL_SETTINGS.flatMap((r) => (r.record?.compared && r.record.absent !== undefined ? [[r.record.key, r.record.absent]] : [])));
 
 /** The part of a manifest this check reads; anything else in it is not looked at here. */
 const ManifestHead = z.object({
@@ -46,7 +48,8 @@ const ManifestHead = z.object({
   }).passthrough(),
 }).passthrough();
 
-export type Compared = Partial<Record<(typeof COMPARED)[number], unknown>>;
+/** A protocol's compared fields (COMPARED), absent ones filled from ABSENT. */
+export type Compared = Partial<Record<string, unknown>>;
 
 function comparedOf(record: Record<string, unknown>): Compared {
   const out: Compared = {};

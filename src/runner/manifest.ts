@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { canonicalJson } from "../util/canonicalJson.js";
 import { InvocationRecord, RunManifest, SCHEMA_VERSION, type RunConfigRecord, type RunQualityRecord } from "../logs/schema.js";
 import type { z } from "zod";
-import { protocolRecord } from "./protocolRecord.js";
+import { absentRecordDefaults, protocolRecord } from "./protocolRecord.js";
 import type { UsageTotals } from "./usage.js";
 
 /** What a caller records as `config.invocation`. */
@@ -55,10 +55,9 @@ export function checkResumable(
 ): void {
   checkRulesVersion(previous, run.runId);
   const before: Record<string, unknown> = { ...(previous.config.protocol ?? {}) };
-  // A manifest from before `parse_rule` was recorded was read by the literal contract: resumable with --strict-contract.
-  if (Object.keys(before).length > 0 && before.parse_rule === undefined) before.parse_rule = "strict-contract";
-  // Likewise History's cut: runs from before `history_cut` were cut per step (resumable with --history-cut per-step).
-  if (Object.keys(before).length > 0 && before.history_cut === undefined) before.history_cut = "per-step";
+  // A key this kit always records, missing from an older manifest, reads as what it meant then
+  // (`parse_rule`: the literal contract, resumable with --strict-contract; `history_cut`: per step).
+  if (Object.keys(before).length > 0) for (const [k, absent] of Object.entries(absentRecordDefaults())) before[k] ??= absent;
   const now: Record<string, unknown> = protocolRecord(run);
   // Views may be ADDED to a run that had none (views.md): they never change what its exploration and
   // eval episodes are, and each checkpoint's views read the snapshot rebuilt from the logs. Changing

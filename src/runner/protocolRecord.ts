@@ -4,68 +4,49 @@
  * src/logs/schema.ts, snake_case), in both directions. Everything that writes the numbers or reads
  * them back (manifest, resume check, replay, BuildSFT, train loop) goes through here.
  */
-import { EXTRA_VIEWS, type ProtocolRecord, type RunManifest, type SettingsRecord } from "../logs/schema.js";
-import { TOKENIZERS, type TokenizerName } from "../models/tokens.js";
-import type { ProtocolSettings, RunContext } from "./context.js";
+import type { ProtocolRecord, RunManifest, SettingsRecord } from "../logs/schema.js";
+import type { RunContext } from "./context.js";
+import { PROTOCOL_SETTINGS, type ProtocolSettings, type SettingRecordSpec } from "./protocolSettings.js";
 
-/** ProtocolSettings -> their recorded form. */
-export function settingsRecord(s: ProtocolSettings): SettingsRecord {
-  return {
-    explore_episodes: s.exploreEpisodes,
-    checkpoint_every: s.checkpointEvery,
-    eval_episodes: s.evalEpisodes,
-    max_steps: s.maxSteps,
-    context_tokens: s.contextTokens,
-    max_new_tokens: s.maxNewTokens,
-    tokenizer: s.tokenizer,
-    reward_visibility: s.rewardVisibility,
-    parse_rule: s.parseRule,
-    run_seed: s.runSeed,
-    // Only verified runs record it, so every other run's protocol reads as before.
-    ...(s.verified ? { verified: { broad_batch: s.verified.broadBatch, verifier_model: s.verified.verifierModel } } : {}),
-    // Where answers are parsed changes what the episodes are; recorded only when not the default so
-    // that runs written before the flag existed still resume.
-    ...(s.answerFrom !== undefined && s.answerFrom !== "content" ? { answer_from: s.answerFrom } : {}),
-    history_cut: s.historyCut ?? "per-step",
-    // Recorded only when on, so the protocol of runs without it reads as before (docs/endpoints.md).
-    ...(s.keepThink === true ? { think_replay: "keep" as const } : {}),
-    // Only with --views: a run without them records (and compares on resume) exactly what it did before views existed.
-    ...(s.views ? { views: { names: ["eval", ...s.views.extra], view_episodes: s.views.viewEpisodes, replay_episodes: s.views.replayEpisodes } } : {}),
-  };
+/** The recorded rows of PROTOCOL_SETTINGS, in the recorded key order. */
+function recordedRows(): { key: keyof ProtocolSettings; record: SettingRecordSpec<unknown>; default: unknown }[] {
+  return PROTOCOL_SETTINGS.flatMap((r) => (r.record ? [{ key: r.key, record: r.record as SettingRecordSpec<unknown>, default: r.default }] : []));
 }
 
-/** The recorded form -> ProtocolSettings. Throws naming the field when the tokenizer is not one the kit has. */
-export function settingsFromRecord(r: SettingsRecord, where = "config.protocol"): ProtocolSettings {
-  if (!(TOKENIZERS as readonly string[]).includes(r.tokenizer)) {
-    throw new Error(`${where}.tokenizer: '${r.tokenizer}' is not a tokenizer of this kit (expected ${TOKENIZERS.join(" or ")})`);
+/** ProtocolSettings -> their recorded form (each row's `write`; a row whose value records nothing is left out). */
+export function settingsRecord(s: ProtocolSettings): SettingsRecord {
+  const out: Record<string, unknown> = {};
+  for (const { key, record } of recordedRows()) {
+    const value = s[key];
+    const recorded = record.write ? record.write(value) : (value ?? record.absent);
+    if (recorded !== undefined) out[record.key] = recorded;
   }
-  return {
-    exploreEpisodes: r.explore_episodes,
-    checkpointEvery: r.checkpoint_every,
-    evalEpisodes: r.eval_episodes,
-    maxSteps: r.max_steps,
-    contextTokens: r.context_tokens,
-    maxNewTokens: r.max_new_tokens,
-    tokenizer: r.tokenizer as TokenizerName,
-    rewardVisibility: r.reward_visibility,
-    // Absent before it was recorded: those runs were read by the literal contract.
-    parseRule: r.parse_rule ?? "strict-contract",
-    runSeed: r.run_seed,
-    ...(r.verified ? { verified: { broadBatch: r.verified.broad_batch, verifierModel: r.verified.verifier_model } } : {}),
-    ...(r.answer_from !== undefined ? { answerFrom: r.answer_from } : {}),
-    // Absent before it was recorded: those runs were cut per step.
-    historyCut: r.history_cut ?? "per-step",
-    ...(r.think_replay === "keep" ? { keepThink: true } : {}),
-    ...(r.views
-      ? {
-          views: {
-            extra: EXTRA_VIEWS.filter((v) => r.views!.names.includes(v)),
-            viewEpisodes: r.views.view_episodes,
-            replayEpisodes: r.views.replay_episodes,
-          },
-        }
-      : {}),
-  };
+  return out as SettingsRecord;
+}
+
+/** The recorded form -> ProtocolSettings. Throws naming the field when a value is not one the kit has (the tokenizer). */
+export function settingsFromRecord(r: SettingsRecord, where = "config.protocol"): ProtocolSettings {
+  const out: Record<string, unknown> = {};
+  for (const { key, record } of recordedRows()) {
+    const recorded = (r as Record<string, unknown>)[record.key];
+    const value = record.read ? record.read(recorded, where) : (recorded ?? record.absent);
+    if (value !== undefined) out[key] = value;
+  }
+  return out as unknown as ProtocolSettings;
+}
+
+/**
+ * The keys every new run records (its default writes a value) with what each meant when an older
+ * manifest lacks it: a resume reads a missing one as that (`parse_rule`: runs from before it was
+ * recorded were read by the literal contract, resumable with --strict-contract). Keys left out at
+ * their default (`answer_from`, `think_replay`) need nothing: absent on both sides already agrees.
+ */
+export function absentRecordDefaults(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const { record, default: d } of recordedRows()) {
+    if (record.absent !== undefined && (record.write ? record.write(d) : (d ?? record.absent)) !== undefined) out[record.key] = record.absent;
+  }
+  return out;
 }
 
 /** The part of the config that decides what the episodes are: it must not change on resume. */

@@ -40,7 +40,7 @@ import { acquireRunLock } from "./runLock.js";
 import { manifestPath, runDir } from "../logs/runDir.js";
 import { RunLogs } from "../logs/runLogs.js";
 import { checkpointList, totalEpisodes, type MatrixEntry } from "./schedule.js";
-import { evalSeeds, exploreSeeds, idSeeds } from "./seeds.js";
+import { runSeeds } from "./seeds.js";
 import { extraViews, viewCheckpointKey, viewEpisodes, viewEpisodeTotal, type ViewEpisode } from "./views.js";
 import { DEFAULT_MAX_BAD_REPLIES, ReplyMonitor, WARMUP_REPLIES } from "./replyMonitor.js";
 import { summarizeCalls } from "./usage.js";
@@ -88,7 +88,7 @@ export async function runViewCheckpoint(
   experience: ExperienceSnapshot,
   done: ReadonlyMap<string, EpisodeRecord>,
 ): Promise<CheckpointRecord | null> {
-  const episodes = viewEpisodes(run.settings, run.game.name, view, c);
+  const episodes = viewEpisodes(run, view, c);
   if (episodes.length === 0) return null;
   return playCheckpoint(run, c, experience, done, episodes, view);
 }
@@ -194,7 +194,7 @@ export async function runProtocol(run: RunContext, resume: ResumeState, onCheckp
       if (!results.has(c)) results.set(c, writeFailedCheckpoint(run, c, stop.reason));
       for (const v of views) {
         const key = viewCheckpointKey(v, c);
-        if (!viewResults.has(key)) viewResults.set(key, viewEpisodes(s, run.game.name, v, c).length > 0 ? writeFailedCheckpoint(run, c, stop.reason, v) : null);
+        if (!viewResults.has(key)) viewResults.set(key, viewEpisodes(run, v, c).length > 0 ? writeFailedCheckpoint(run, c, stop.reason, v) : null);
       }
     }
   }
@@ -310,9 +310,7 @@ function contextFor(
     configs: { explore: resolveConfig(o.game, "explore", s.maxSteps), eval: resolveConfig(o.game, "eval", s.maxSteps) },
     variants: resolveVariants(o.game, s.maxSteps),
     ...(o.roleModel ? { roleModel: o.roleModel } : {}),
-    exploreSeeds: exploreSeeds(s.runSeed, o.game.name, s.exploreEpisodes),
-    evalSeeds: evalSeeds(s.runSeed, o.game.name, s.evalEpisodes),
-    ...(s.views?.extra.includes("id") ? { idSeeds: idSeeds(s.runSeed, o.game.name, s.views.viewEpisodes) } : {}),
+    ...runSeeds(s, o.game.name),
     logs,
     counter: new TokenCounter(s.tokenizer),
     events,

@@ -16,6 +16,7 @@
  * Again prefix-stable and the same for every pathway and model of a game.
  */
 import { fnv1a32 } from "../util/rng.js";
+import type { ProtocolSettings } from "./protocolSettings.js";
 
 /** The even base seed of (run seed, game): below 2^31, so seeds stay small non-negative integers. */
 export function seedBase(runSeed: number, game: string): number {
@@ -55,4 +56,17 @@ export function idSeeds(runSeed: number, game: string, n: number): number[] {
   checkLength("id view", n);
   const base = ID_SEED_OFFSET + seedBase(runSeed, game);
   return Array.from({ length: n }, (_, i) => base + i);
+}
+
+/**
+ * A run's seed lists, derived here once from its settings: exploration 1..N_explore, evaluation
+ * 0..N_eval-1 and, with the `id` view on, the id list (the replay view re-plays a prefix of the
+ * exploration list: runner/views.ts reads these lists, never derives its own).
+ */
+export function runSeeds(s: Pick<ProtocolSettings, "runSeed" | "exploreEpisodes" | "evalEpisodes" | "views">, game: string): { exploreSeeds: number[]; evalSeeds: number[]; idSeeds?: number[] } {
+  return {
+    exploreSeeds: exploreSeeds(s.runSeed, game, s.exploreEpisodes),
+    evalSeeds: evalSeeds(s.runSeed, game, s.evalEpisodes),
+    ...(s.views?.extra.includes("id") ? { idSeeds: idSeeds(s.runSeed, game, s.views.viewEpisodes) } : {}),
+  };
 }

@@ -10,9 +10,9 @@
  *
  * Without `--views` the settings carry no `views` and nothing here runs: the run is exactly today's.
  */
-import type { ExtraView, ProtocolSettings } from "./context.js";
+import type { RunContext } from "./context.js";
+import type { ExtraView, ProtocolSettings } from "./protocolSettings.js";
 import { checkpointList } from "./schedule.js";
-import { exploreSeeds, idSeeds } from "./seeds.js";
 
 /** The default K (views.md: `--replay-episodes`, default 3). */
 export const DEFAULT_REPLAY_EPISODES = 3;
@@ -29,15 +29,15 @@ export interface ViewEpisode {
 }
 
 /**
- * The episodes of `view` at checkpoint `c`. `id`: the id list, whole, at every checkpoint. `replay`:
+ * The episodes of `view` at checkpoint `c`, from the run's seed lists (seeds.ts runSeeds). `id`: the id list, whole, at every checkpoint. `replay`:
  * exploration seeds j = 0..min(K, c)-1 (seed j is exploration episode j+1's, explored before
  * checkpoint c exactly when j+1 <= c), so checkpoint 0 replays nothing.
  */
-export function viewEpisodes(s: Pick<ProtocolSettings, "views" | "runSeed">, game: string, view: ExtraView, c: number): ViewEpisode[] {
-  const v = s.views;
+export function viewEpisodes(run: Pick<RunContext, "settings" | "exploreSeeds" | "idSeeds">, view: ExtraView, c: number): ViewEpisode[] {
+  const v = run.settings.views;
   if (!v) return [];
-  if (view === "id") return idSeeds(s.runSeed, game, v.viewEpisodes).map((seed, episode) => ({ episode, seed }));
-  return exploreSeeds(s.runSeed, game, Math.min(v.replayEpisodes, c)).map((seed, episode) => ({ episode, seed }));
+  const seeds = view === "id" ? (run.idSeeds ?? []) : run.exploreSeeds.slice(0, Math.min(v.replayEpisodes, c));
+  return seeds.map((seed, episode) => ({ episode, seed }));
 }
 
 /** Episodes all views besides `eval` play over a run's checkpoints (for progress totals). */

@@ -1,13 +1,21 @@
 /** `s3gym notebooks`: argument errors and missing inputs exit 2 with the fix, before anything runs. */
-import { describe, expect, it } from "vitest";
-import { notebooksCommand } from "../../src/cli/notebooks.js";
+import { describe, expect, it, vi } from "vitest";
+import { main } from "../../src/cli/main.js";
 import { tempDir } from "../analysis/helpers.js";
 
+/** Through the dispatcher, which alone maps a bad flag and --help to output and an exit code. */
 async function run(argv: string[]): Promise<{ rc: number; out: string; err: string }> {
   let out = "";
   let err = "";
-  const rc = await notebooksCommand(argv, { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } });
-  return { rc, out, err };
+  const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => ((out += String(s)), true));
+  const e = vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
+  try {
+    const rc = await main(["notebooks", ...argv]);
+    return { rc, out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
 }
 
 describe("s3gym notebooks", () => {

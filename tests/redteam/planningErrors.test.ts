@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { reportCommand } from "../../src/cli/report.js";
-import { reproduceCommand } from "../../src/cli/reproduce.js";
+import { main } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { runId } from "../../src/runner/runId.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
@@ -73,7 +73,7 @@ describe("--data / --out naming a file", () => {
       expect(await reportCommand(["--data", mkdtempSync(join(tmpdir(), "s3d-")), "--out", f])).toBe(2);
       expect(err).toContain(`--out ${f} is a file, not a folder`);
       err = "";
-      expect(await reproduceCommand(["--quick", "--data", f, "--no-notebooks"])).toBe(2);
+      expect(await main(["reproduce", "--quick", "--data", f, "--no-notebooks"])).toBe(2);
       expect(err).toContain(`--data ${f} is a file, not a folder`);
     } finally {
       spy.mockRestore();

@@ -21,7 +21,7 @@ import { callSeed } from "../../src/models/callSeed.js";
 import { loadRunLogs, rebuildStepMessages } from "../../src/runner/replay.js";
 import { runMatrix } from "../../src/runner/runLoop.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
-import { evalSeeds, exploreSeeds, ID_SEED_OFFSET, idSeeds, MAX_LIST_LENGTH } from "../../src/runner/seeds.js";
+import { evalSeeds, exploreSeeds, ID_SEED_OFFSET, idSeeds, MAX_LIST_LENGTH, runSeeds } from "../../src/runner/seeds.js";
 import { viewEpisodes, viewEpisodeTotal } from "../../src/runner/views.js";
 import { playNoViews } from "./fixtures/noViewsRun.js";
 import { factory, lines, RecordingModel, RewritingModel, small } from "./helpers.js";
@@ -58,10 +58,13 @@ describe("the episodes of a view at a checkpoint", () => {
   const s = { ...small({ exploreEpisodes: 6, checkpointEvery: 3 }), views: { extra: ["id", "replay"] as ("id" | "replay")[], viewEpisodes: 2, replayEpisodes: 4 } };
   it("replay plays exploration seed j only from checkpoint j+1 on, at most K of them; id plays its list whole", () => {
     const ex = exploreSeeds(0, "snake", 6);
-    expect(viewEpisodes(s, "snake", "replay", 0)).toEqual([]);
-    expect(viewEpisodes(s, "snake", "replay", 3)).toEqual([0, 1, 2].map((j) => ({ episode: j, seed: ex[j] })));
-    expect(viewEpisodes(s, "snake", "replay", 6)).toEqual([0, 1, 2, 3].map((j) => ({ episode: j, seed: ex[j] })));
-    for (const c of [0, 3, 6]) expect(viewEpisodes(s, "snake", "id", c).map((e) => e.seed)).toEqual(idSeeds(0, "snake", 2));
+    const run = { settings: s, ...runSeeds(s, "snake") };
+    expect(run.idSeeds).toEqual(idSeeds(0, "snake", 2));
+    expect(runSeeds({ ...s, views: { ...s.views, extra: ["replay"] } }, "snake").idSeeds).toBeUndefined();
+    expect(viewEpisodes(run, "replay", 0)).toEqual([]);
+    expect(viewEpisodes(run, "replay", 3)).toEqual([0, 1, 2].map((j) => ({ episode: j, seed: ex[j] })));
+    expect(viewEpisodes(run, "replay", 6)).toEqual([0, 1, 2, 3].map((j) => ({ episode: j, seed: ex[j] })));
+    for (const c of [0, 3, 6]) expect(viewEpisodes(run, "id", c).map((e) => e.seed)).toEqual(idSeeds(0, "snake", 2));
     // checkpoints 0, 3, 6: id 2 + 2 + 2, replay 0 + 3 + 4.
     expect(viewEpisodeTotal(s)).toBe(13);
     expect(viewEpisodeTotal(small())).toBe(0);

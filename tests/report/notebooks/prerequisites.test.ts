@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { matrixArgs, PAPER_SCHEDULE, QUICK_SCHEDULE, reproduceCommand, verifiedArgs, viewsArgs } from "../../../src/cli/reproduce.js";
+import { main } from "../../../src/cli/main.js";
 import { checkJupyter, formatJupyterProblems, INSTALL_HINTS, pythonCandidates } from "../../../src/report/notebooks/jupyter.js";
 import { NOTEBOOK_ENGINES } from "../../../src/report/notebooks/engines.js";
 
@@ -67,14 +68,14 @@ describe("reproduce prerequisites", () => {
   it("rejects an unknown engine with exit 2, naming the valid ones", async () => {
     let err = "";
     vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
-    expect(await reproduceCommand(["--engine", "ipython"])).toBe(2);
+    expect(await main(["reproduce", "--engine", "ipython"])).toBe(2);
     expect(err).toContain("unknown --engine 'ipython': expected one of node, jupyter");
   });
 
   it("rejects unknown flags with exit 2", async () => {
     let err = "";
     vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
-    expect(await reproduceCommand(["--fast"])).toBe(2);
+    expect(await main(["reproduce", "--fast"])).toBe(2);
     expect(err).toContain("--fast");
   });
 });
