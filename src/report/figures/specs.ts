@@ -8,6 +8,9 @@
  * - panels are laid out with `concat`, one per model or game present: no empty panel;
  * - integer quantities (checkpoint, epoch) get integer ticks; a tick at zero never prints "-0.00";
  * - a quantity that is constant in a panel gets a padded axis around it and the panel says so;
+ * - a band never flattens its line: the axis takes bands in only up to half the lines' range, and a
+ *   flat line's band in a panel that moves is named in the note, not drawn (it covered the panel);
+ * - captions are wrapped (wrapLines), so the figure is no wider than its panels need;
  * - intervals wherever the analysis has them (curve bands, training bands, calibration error bars);
  * - the caption (title subtitle) states n and the interval method, with B and the seed.
  */
@@ -91,7 +94,7 @@ export function short(x: number): string {
 
 /**
  * Caption lines cut at spaces to at most `width` characters. vega sizes the figure to its title
- * without a canvas, from an estimate of the text's width that runs about 1.7x the drawn width, so one
+ * without a canvas, from an estimate of the text's width that ran about 1.6x the drawn width, so one
  * 200-character line left a third of the PNG empty beside the panels.
  */
 export function wrapLines(lines: readonly string[], width = 110): string[] {
