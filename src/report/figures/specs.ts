@@ -220,7 +220,6 @@ export function curvesSpec(
   );
   const scales = pathwayScales(values.map((v) => v.pathway));
   const models = [...new Set(mine.map((s) => s.model))].sort();
-  const xAxis = integerAxis(values.map((v) => v.x), "checkpoint x (exploration episodes)");
   const panels = models.map((model) => {
     const all = values.filter((v) => v.model === model);
     const whole = bandedScale(all);
@@ -230,6 +229,9 @@ export function curvesSpec(
     const flat = whole.constant === null ? flatBands(all) : new Map<string, [number, number]>();
     const vs = all.map((v) => (flat.has(v.pathway) ? { ...v, lo: v.y, hi: v.y } : v));
     const y = flat.size > 0 ? bandedScale(vs) : whole;
+    // The panel's own checkpoints as ticks: a view with other checkpoints (replay starts at the first
+    // exploration block) printed the others' ticks on its axis, one over another when it had one point.
+    const xAxis = integerAxis(all.map((v) => v.x), "checkpoint x (exploration episodes)");
     const x = { field: "x", type: "quantitative", axis: xAxis, scale: { nice: false } };
     const yEnc = { field: "y", type: "quantitative", title: "score (game units)", scale: y.scale };
     const color = { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" };
