@@ -23,14 +23,20 @@ export interface Usage {
   tokens_reasoning: number;
   /** Dollars summed over the calls that had a price; null when none had one. */
   usd: number | null;
+  /**
+   * The kit's own count of the step prompts (calls' tokens_in_local, run tokenizer): present for built-in
+   * models too, which report no usage; summaries' prompts are not counted (0 where not logged).
+   */
+  tokens_in_local: number;
 }
 
 export function emptyUsage(): Usage {
-  return { calls: 0, tokens_in: 0, tokens_cached: 0, tokens_out: 0, tokens_reasoning: 0, usd: null };
+  return { calls: 0, tokens_in: 0, tokens_cached: 0, tokens_out: 0, tokens_reasoning: 0, usd: null, tokens_in_local: 0 };
 }
 
-function add(u: Usage, c: Pick<CallRecord, "tokens_in" | "tokens_out" | "tokens_cached" | "cost_usd"> & { tokens_reasoning?: number | undefined }): void {
+function add(u: Usage, c: Pick<CallRecord, "tokens_in" | "tokens_out" | "tokens_cached" | "cost_usd"> & { tokens_reasoning?: number | undefined; tokens_in_local?: number | undefined }): void {
   u.calls++;
+  u.tokens_in_local += c.tokens_in_local ?? 0;
   u.tokens_reasoning += c.tokens_reasoning ?? 0;
   u.tokens_in += c.tokens_in;
   u.tokens_cached += c.tokens_cached ?? 0;
@@ -47,6 +53,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
     tokens_out: a.tokens_out + b.tokens_out,
     tokens_reasoning: a.tokens_reasoning + b.tokens_reasoning,
     usd: a.usd === null && b.usd === null ? null : (a.usd ?? 0) + (b.usd ?? 0),
+    tokens_in_local: a.tokens_in_local + b.tokens_in_local,
   };
 }
 
@@ -67,7 +74,7 @@ export function emptyRunCost(): RunCost {
 }
 
 /** The fields of a call record the cost needs. */
-export type CostCall = Pick<CallRecord, "phase" | "checkpoint" | "episode" | "tokens_in" | "tokens_out" | "tokens_cached" | "cost_usd"> & { view?: string | undefined; tokens_reasoning?: number | undefined };
+export type CostCall = Pick<CallRecord, "phase" | "checkpoint" | "episode" | "tokens_in" | "tokens_out" | "tokens_cached" | "cost_usd"> & { view?: string | undefined; tokens_reasoning?: number | undefined; tokens_in_local?: number | undefined };
 
 /** Folds one call into the run's cost. */
 export function accumulateCall(acc: RunCost, c: CostCall): void {

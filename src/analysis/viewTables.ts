@@ -226,6 +226,8 @@ export interface CostRunRow {
   /** Exploration + consolidation up to the last checkpoint. */
   explore_calls: number;
   explore_tokens: number;
+  /** The kit's own count of the exploration step prompts (run tokenizer; summaries not counted): built-in models report no usage. */
+  explore_prompt_tokens_counted: number;
   explore_usd: number | null;
   /** Every evaluation call (all views, all checkpoints). */
   eval_calls: number;
@@ -346,6 +348,7 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       ...id,
       explore_calls: lastExplore.calls,
       explore_tokens: totalTokens(lastExplore),
+      explore_prompt_tokens_counted: lastExplore.tokens_in_local,
       explore_usd: lastExplore.usd,
       eval_calls: evalAll.calls,
       eval_tokens: totalTokens(evalAll),
@@ -439,6 +442,7 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
         ...idCols,
         { key: "explore_calls", kind: "int" },
         { key: "explore_tokens", kind: "int" },
+        { key: "explore_prompt_tokens_counted", kind: "int" },
         { key: "explore_usd", kind: "num" },
         { key: "eval_calls", kind: "int" },
         { key: "eval_tokens", kind: "int" },
@@ -451,7 +455,7 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       rows: costRunRows,
       notes: [
         describeBootstrap(cfg, "nothing: cost is counted, not estimated; the intervals of naba and oodg are in main_results and views"),
-        "explore_*: exploration and consolidation up to the run's last checkpoint; eval_*: every evaluation call. naba and oodg (= y(last) - y(0)) are the eval view's; *_per_mtok divides them by the exploration tokens in millions (in + out), empty when no token was counted (built-in models).",
+        "explore_*: exploration and consolidation up to the run's last checkpoint; eval_*: every evaluation call. naba and oodg (= y(last) - y(0)) are the eval view's; *_per_mtok divides them by the exploration tokens in millions (in + out), empty when no token was counted (built-in models). explore_prompt_tokens_counted: the kit's own count (run tokenizer) of the exploration step prompts, logged for every model (tokens_in_local of calls.jsonl; summaries' prompts not counted): the only token count of a built-in model, 0 in logs written before it was logged.",
       ],
     }, []),
     series,

@@ -394,7 +394,7 @@ export const CallRecord = z
     seed: z.number().int().optional(),
     /** Optional: the provider's `system_fingerprint` (the served build), beside the seed: a drift shows in run_quality. */
     system_fingerprint: z.string().optional(),
-    /** Optional: the kit's own count of the prompt (run tokenizer), for step calls; compared with tokens_in. */
+    /** Optional: the kit's own count of the prompt (run tokenizer), for step calls; compared with tokens_in, and the only token count of a built-in model (which reports no usage). */
     tokens_in_local: z.number().nonnegative().optional(),
     /** Optional: true when the server's tokens_in fell short of tokens_in_local by more than the margins of logs/qualityThresholds.ts (a silent server-side cut). */
     server_truncated: z.boolean().optional(),

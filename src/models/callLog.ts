@@ -106,7 +106,8 @@ export class ObservedModel implements Model {
       tokens_cached: usage.tokensCached,
       ...(result.usage.countedBy !== undefined ? { tokens_counted_by: result.usage.countedBy } : {}),
       ...(usage.tokensReasoning !== undefined ? { tokens_reasoning: usage.tokensReasoning } : {}),
-      ...(local !== undefined && this.endpointHost !== BUILTIN_HOST ? { tokens_in_local: local } : {}),
+      // Built-in models report no usage: the kit's own count is then the only token count (cost_gain's axis).
+      ...(local !== undefined ? { tokens_in_local: local } : {}),
       ...(truncated ? { server_truncated: true } : {}),
       ...(result.retryKinds && result.retryKinds.length > 0 ? { retry_kinds: [...result.retryKinds] } : {}),
       ...this.sent(request),

@@ -9,22 +9,23 @@ import { spearman } from "../../analysis/coupling.js";
 import type { BlockRow } from "../../analysis/couplingTables.js";
 import type { DoseRow } from "../../analysis/doseResponse.js";
 import { canLearn, learnerJudge } from "../../analysis/learnerPool.js";
-import { BASE, bootText, pathwayScales, short, yScale } from "./specs.js";
+import { BASE, bootText, pathwayScales, short, wrapLines, yScale } from "./specs.js";
 
 /** Two panels (gain_vs_y0, gain_vs_none): a point per judge setting, a line per pathway, bands. */
 export function doseResponseSpec(rows: readonly DoseRow[], boot: BootstrapConfig): TopLevelSpec {
   const values = rows.flatMap((r) =>
     (["gain_vs_y0", "gain_vs_none"] as const)
       .filter((g) => r[g].point !== null && r.agree.point !== null)
-      .map((g) => ({ gain: g, pathway: r.pathway, band: r.pathway, judge: `judge ${r.judge}`, x: r.agree.point, y: r[g].point, lo: r[g].lo ?? r[g].point, hi: r[g].hi ?? r[g].point, n: r.n_runs })),
+      .map((g) => ({ gain: g, pathway: r.pathway, band: r.pathway, judge: short(r.judge), x: r.agree.point, y: r[g].point, lo: r[g].lo ?? r[g].point, hi: r[g].hi ?? r[g].point, n: r.n_runs })),
   );
   const scales = pathwayScales(values.map((v) => v.pathway));
   const ns = [...new Set(values.map((v) => v.n))].sort((a, b) => a - b);
+  const others = [...new Set(values.map((v) => v.pathway))].filter((p) => p !== "history");
   const panels = (["gain_vs_y0", "gain_vs_none"] as const).map((g) => {
     const vs = values.filter((v) => v.gain === g);
     const y = yScale(vs.flatMap((v) => [v.y, v.lo, v.hi, 0]));
     const x = { field: "x", type: "quantitative", title: "Agree (mean over the setting's runs)", scale: { zero: false, nice: true } };
-    const yEnc = { field: "y", type: "quantitative", title: `${g} (fraction of the game's score spread)`, scale: y.scale };
+    const yEnc = { field: "y", type: "quantitative", title: `${g} (/ score spread)`, scale: y.scale };
     return {
       title: { text: g === "gain_vs_y0" ? "gain over checkpoint 0" : "gain over the none pathway", anchor: "middle", fontSize: 12 },
       width: 300,
@@ -35,7 +36,10 @@ export function doseResponseSpec(rows: readonly DoseRow[], boot: BootstrapConfig
         { mark: { type: "area", opacity: 0.18 }, encoding: { x, y: { ...yEnc, field: "lo" }, y2: { field: "hi" }, fill: { field: "band", type: "nominal", scale: scales.color, legend: null } } },
         { mark: { type: "line", strokeWidth: 2 }, encoding: { x, y: yEnc, color: { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" }, strokeDash: { field: "pathway", type: "nominal", scale: scales.strokeDash, title: "pathway" } } },
         { mark: { type: "point", filled: true, size: 50, opacity: 1 }, encoding: { x, y: yEnc, color: { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" }, shape: { field: "pathway", type: "nominal", scale: scales.shape, title: "pathway" } } },
-        { mark: { type: "text", dy: -9, fontSize: 9, color: "#555" }, encoding: { x, y: yEnc, text: { field: "judge" } } },
+        // The judge of each point, History's above its point and the others' below: the two lines run
+        // close together, and one label row over both overlapped ("judge 0.5" over "judge 0.5").
+        { transform: [{ filter: { field: "pathway", equal: "history" } }], mark: { type: "text", dy: -10, fontSize: 10, color: "#4c78a8" }, encoding: { x, y: yEnc, text: { field: "judge" } } },
+        { transform: [{ filter: { field: "pathway", oneOf: others } }], mark: { type: "text", dy: 13, fontSize: 10, color: "#b85f0b" }, encoding: { x, y: yEnc, text: { field: "judge" } } },
       ],
     };
   });
@@ -43,10 +47,10 @@ export function doseResponseSpec(rows: readonly DoseRow[], boot: BootstrapConfig
     ...BASE,
     title: {
       text: "The judge dial: gain against judging quality (builtin:learner, an instrument)",
-      subtitle: [
-        `Each point: one judge setting and pathway, the mean over its runs (n = ${ns.join("/")} runs: games x run seeds); x its mean Agree, y its mean gain divided by the game's score spread.`,
+      subtitle: wrapLines([
+        `Each point: one judge setting (its label) and pathway, the mean over its runs (n = ${ns.join("/")} runs: games x run seeds); x its mean Agree, y its mean gain divided by the game's score spread.`,
         `Bands: ${bootText(boot)}, the setting's runs resampled. judge_dose_response_r gives r(Agree, gain) within games with its interval.`,
-      ],
+      ]),
     },
     data: { values },
     hconcat: panels,

@@ -8,6 +8,9 @@
  * - panels are laid out with `concat`, one per model or game present: no empty panel;
  * - integer quantities (checkpoint, epoch) get integer ticks; a tick at zero never prints "-0.00";
  * - a quantity that is constant in a panel gets a padded axis around it and the panel says so;
+ * - a band never flattens its line: the axis takes bands in only up to half the lines' range, and a
+ *   flat line's band in a panel that moves is named in the note, not drawn (it covered the panel);
+ * - captions are wrapped (wrapLines), so the figure is no wider than its panels need;
  * - intervals wherever the analysis has them (curve bands, training bands, calibration error bars);
  * - the caption (title subtitle) states n and the interval method, with B and the seed.
  */
@@ -89,8 +92,28 @@ export function short(x: number): string {
   return s === "-0" ? "0" : s;
 }
 
+/**
+ * Caption lines cut at spaces to at most `width` characters. vega sizes the figure to its title
+ * without a canvas, from an estimate of the text's width that ran about 1.6x the drawn width, so one
+ * 200-character line left a third of the PNG empty beside the panels.
+ */
+export function wrapLines(lines: readonly string[], width = 110): string[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    let cur = "";
+    for (const word of line.split(" ")) {
+      if (cur !== "" && cur.length + 1 + word.length > width) {
+        out.push(cur);
+        cur = word;
+      } else cur = cur === "" ? word : `${cur} ${word}`;
+    }
+    out.push(cur);
+  }
+  return out;
+}
+
 /** "3" or "2-4": the range of a list of counts. */
-function countRange(ns: readonly number[]): string {
+export function countRange(ns: readonly number[]): string {
   if (ns.length === 0) return "0";
   const lo = Math.min(...ns);
   const hi = Math.max(...ns);
@@ -149,9 +172,30 @@ export function bandedScale(vs: readonly { y: number | null; lo: number | null; 
 /** A panel's note on its scale: a constant (and its undrawn interval), or bands clipped at the axis. */
 export function scaleNote(y: ReturnType<typeof bandedScale>): string {
   // Short: a subtitle wider than its panel widens the panel's cell and spreads the whole grid apart.
-  const p3 = (x: number): string => short(Number(x.toPrecision(3)));
-  if (y.constant !== null) return `constant at ${short(y.constant)}${y.constantBand ? `; band [${p3(y.constantBand[0])}, ${p3(y.constantBand[1])}] not drawn` : ""}`;
+  if (y.constant !== null) return `constant at ${short(y.constant)}${y.constantBand ? `; band [${shortBand(y.constantBand[0])}, ${shortBand(y.constantBand[1])}] not drawn` : ""}`;
   return y.clipped ? "bands clipped at the axis" : "";
+}
+
+/** A band end for a panel note: 3 significant digits. */
+function shortBand(x: number): string {
+  return short(Number(x.toPrecision(3)));
+}
+
+/**
+ * The pathways of a panel whose line is flat over two or more points and whose band is not, with the
+ * band's widest ends: their band is left out of the panel (curvesSpec) and named in its note.
+ */
+export function flatBands(vs: readonly { pathway: string; y: number | null; lo: number | null; hi: number | null }[]): Map<string, [number, number]> {
+  const out = new Map<string, [number, number]>();
+  for (const p of [...new Set(vs.map((v) => v.pathway))].sort()) {
+    const mine = vs.filter((v) => v.pathway === p && v.y !== null && Number.isFinite(v.y));
+    const c = mine.length > 1 ? constantValue(mine.map((v) => v.y)) : null;
+    if (c === null) continue;
+    const lo = Math.min(c, ...mine.map((v) => v.lo ?? c));
+    const hi = Math.max(c, ...mine.map((v) => v.hi ?? c));
+    if (hi - lo > 1e-12) out.set(p, [lo, hi]);
+  }
+  return out;
 }
 
 /** The default B/seed when a caller gives none (the report always passes its own). */
@@ -176,15 +220,24 @@ export function curvesSpec(
   );
   const scales = pathwayScales(values.map((v) => v.pathway));
   const models = [...new Set(mine.map((s) => s.model))].sort();
-  const xAxis = integerAxis(values.map((v) => v.x), "checkpoint x (exploration episodes)");
   const panels = models.map((model) => {
-    const vs = values.filter((v) => v.model === model);
-    const y = bandedScale(vs);
+    const all = values.filter((v) => v.model === model);
+    const whole = bandedScale(all);
+    // In a panel that moves, a pathway whose line is flat (none: the same prior draw on the same seeds at
+    // every checkpoint) repeats one interval at every point; drawn, that band covered the whole panel
+    // (views' replay view: 3 episodes) under the lines that move. It is named in the note instead.
+    const flat = whole.constant === null ? flatBands(all) : new Map<string, [number, number]>();
+    const vs = all.map((v) => (flat.has(v.pathway) ? { ...v, lo: v.y, hi: v.y } : v));
+    const y = flat.size > 0 ? bandedScale(vs) : whole;
+    // The panel's own checkpoints as ticks: a view with other checkpoints (replay starts at the first
+    // exploration block) printed the others' ticks on its axis, one over another when it had one point.
+    const xAxis = integerAxis(all.map((v) => v.x), "checkpoint x (exploration episodes)");
     const x = { field: "x", type: "quantitative", axis: xAxis, scale: { nice: false } };
     const yEnc = { field: "y", type: "quantitative", title: "score (game units)", scale: y.scale };
     const color = { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" };
+    const notes = [scaleNote(y), ...[...flat].map(([p, b]) => `${p} flat, band [${shortBand(b[0])}, ${shortBand(b[1])}] not drawn`)].filter((t) => t !== "");
     return {
-      title: { text: model, subtitle: scaleNote(y), anchor: "middle", fontSize: 12, subtitleFontSize: 10 },
+      title: { text: model, subtitle: notes.length > 1 ? notes : notes.join(""), anchor: "middle", fontSize: 12, subtitleFontSize: 10 },
       width: 220,
       height: 150,
       transform: [{ filter: { field: "model", equal: model } }],
@@ -194,6 +247,7 @@ export function curvesSpec(
           // at full opacity, instead of merging with the band's 0.18.
           mark: { type: "area", opacity: y.constant === null ? 0.18 : 0, clip: true },
           encoding: { x, y: { ...yEnc, field: "lo" }, y2: { field: "hi" }, fill: { field: "band", type: "nominal", scale: scales.color, legend: null } },
+          ...(flat.size > 0 ? { transform: [{ filter: { not: { field: "pathway", oneOf: [...flat.keys()] } } }] } : {}),
         },
         {
           mark: { type: "line", strokeWidth: 2 },
@@ -218,10 +272,10 @@ export function curvesSpec(
     ...BASE,
     title: {
       text: text?.title ?? `${game}: evaluation score by checkpoint`,
-      subtitle: text?.lines(nEp) ?? [
+      subtitle: wrapLines(text?.lines(nEp) ?? [
         `Lines: mean score of the evaluation episodes at each checkpoint (n = ${nEp} episodes per point); ${models.length} model(s) x ${new Set(values.map((v) => v.pathway)).size} pathway(s).`,
         `Bands: ${bootText(boot)}, each run's evaluation episodes resampled within each checkpoint.`,
-      ],
+      ]),
     },
     data: { values },
     concat: panels,

@@ -8,7 +8,7 @@ import type { TopLevelSpec } from "vega-lite";
 import type { BootstrapConfig } from "../../analysis/bootstrap.js";
 import type { CurveSeries } from "../../analysis/curveTables.js";
 import type { CostRunRow, ViewSeries } from "../../analysis/viewTables.js";
-import { curvesSpec, FIGURE_CONFIG, pathwayScales } from "./specs.js";
+import { countRange, curvesSpec, FIGURE_CONFIG, pathwayScales, wrapLines } from "./specs.js";
 
 function bootText(cfg: BootstrapConfig): string {
   return `${Math.round((cfg.level ?? 0.95) * 100)}% bootstrap intervals, B = ${cfg.B}, seed ${cfg.seed}`;
@@ -25,10 +25,14 @@ export function viewsSpec(game: string, series: readonly ViewSeries[], boot: Boo
     pathway: s.pathway,
     points: s.points.map((p) => ({ x: p.x, y: p.y, lo: p.lo, hi: p.hi, n_runs: 1, n_episodes: p.n })),
   }));
+  // The views play different numbers of episodes (the replay view re-plays only the first few
+  // exploration seeds), so the caption gives each view's n, not one range over all of them.
+  const views = [...new Set(mine.map((s) => s.view))];
+  const perView = views.map((v) => `${v} ${countRange(mine.filter((s) => s.view === v).flatMap((s) => s.points.map((p) => p.n)))}`).join(", ");
   return curvesSpec(game, asCurves, boot, {
     title: `${game}: score by checkpoint in each evaluation view`,
-    lines: (nEp) => [
-      `eval: strict held-out config (OOD transfer); id: explore config, held-out seeds (ID transfer); replay: explore config, the first exploration seeds re-played (retention). n = ${nEp} episodes per point.`,
+    lines: () => [
+      `eval: strict held-out config (OOD transfer); id: explore config, held-out seeds (ID transfer); replay: explore config, the first exploration seeds re-played (retention). Episodes per point: ${perView}.`,
       `Bands: ${bootText(boot)}, the view's seeds resampled once per resample at every checkpoint.${models.size === 1 ? ` Model: ${[...models][0]}.` : ""}`,
     ],
   });
@@ -36,8 +40,10 @@ export function viewsSpec(game: string, series: readonly ViewSeries[], boot: Boo
 
 /**
  * Gain (OODG = y_eval(last) - y_eval(0)) against the exploration + consolidation cost of each run.
- * The x axis is millions of tokens, or dollars when every run with a gain was priced; when no run
- * counted a token (built-in models count none), it is the number of calls, and the axis says so.
+ * The x axis is dollars when every run with a gain was priced, else millions of tokens the endpoints
+ * counted; when no run counted one (built-in models report no usage), the prompt tokens the kit
+ * counted itself for every step call (explore_prompt_tokens_counted), and only when those are missing
+ * too (logs written before the kit logged its count) the number of calls. The axis and caption say which.
  * The x axis starts at the data, not at zero: runs of one game cost within a few percent of each
  * other, and an axis from zero would stack them in one column.
  */
@@ -45,10 +51,12 @@ export function costGainSpec(rows: readonly CostRunRow[], boot: BootstrapConfig,
   const gained = rows.filter((r) => r.oodg !== null);
   const byUsd = gained.length > 0 && gained.every((r) => r.explore_usd !== null);
   const byTokens = !byUsd && rows.some((r) => r.explore_tokens > 0);
-  const costOf = (r: CostRunRow): number => (byUsd ? (r.explore_usd as number) : byTokens ? r.explore_tokens / 1e6 : r.explore_calls);
+  const byCounted = !byUsd && !byTokens && rows.some((r) => r.explore_prompt_tokens_counted > 0);
+  const costOf = (r: CostRunRow): number =>
+    byUsd ? (r.explore_usd as number) : byTokens ? r.explore_tokens / 1e6 : byCounted ? r.explore_prompt_tokens_counted / 1e6 : r.explore_calls;
   const values = gained.map((r) => ({ game: r.game, model: r.model, pathway: r.pathway, cost: costOf(r), gain: r.oodg }));
   const games = [...new Set(values.map((v) => v.game))].sort();
-  const xTitle = byUsd ? "explore + consolidate cost (USD)" : byTokens ? "explore + consolidate tokens (M)" : "explore + consolidate calls";
+  const xTitle = byUsd ? "explore + consolidate cost (USD)" : byTokens ? "explore + consolidate tokens (M)" : byCounted ? "exploration prompt tokens (M, kit's count)" : "explore + consolidate calls";
   const scales = pathwayScales(values.map((v) => v.pathway));
   const panels = games.map((game) => ({
     title: { text: `${game} (${values.filter((v) => v.game === game).length} runs)`, anchor: "middle", fontSize: 12 },
@@ -73,18 +81,20 @@ export function costGainSpec(rows: readonly CostRunRow[], boot: BootstrapConfig,
     ? "exploration and consolidation dollars up to the last checkpoint (the models file's prices)"
     : byTokens
       ? "exploration and consolidation tokens (in + out, millions) up to the last checkpoint"
-      : "exploration and consolidation calls up to the last checkpoint (no run counted a token: built-in models count none; cost_runs.csv)";
+      : byCounted
+        ? "the prompt tokens of the exploration step calls up to the last checkpoint, counted by the kit's tokenizer (built-in models report no usage; their replies and the memory summaries are not counted; explore_prompt_tokens_counted of cost_runs.csv)"
+        : "exploration and consolidation calls up to the last checkpoint (no run counted a token: built-in models report none, and these logs predate the kit's own count; cost_runs.csv)";
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     background: "white",
     config: FIGURE_CONFIG,
     title: {
       text: "Gain against cost: one point per run",
-      subtitle: [
+      subtitle: wrapLines([
         `y: OODG = y_eval(last checkpoint) - y_eval(0) in each game's units, each a difference of two means over the run's evaluation episodes${nEpisodes ? ` (n = ${nEpisodes} per checkpoint)` : ""}; its interval is in views.csv (${bootText(boot)}).`,
         `x: ${xText}; the axis starts at the data, not at 0.`,
         `${values.length} run(s) over ${games.length} game(s); the dashed line is no gain.`,
-      ],
+      ]),
     },
     data: { values },
     concat: panels,

@@ -8,8 +8,9 @@ import { describe, expect, it } from "vitest";
 import { compile, type TopLevelSpec } from "vega-lite";
 import type { CurveSeries } from "../../../src/analysis/curveTables.js";
 import type { TrainingBandSeries } from "../../../src/analysis/trainingSeeds.js";
-import { costGainSpec } from "../../../src/report/figures/viewSpecs.js";
-import { bandedScale, calibrationSpec, constantValue, FIGURE_CONFIG, couplingSpec, curvesSpec, paddedDomain, specCaption, trainingSpec } from "../../../src/report/figures/specs.js";
+import { costGainSpec, viewsSpec } from "../../../src/report/figures/viewSpecs.js";
+import { doseResponseSpec } from "../../../src/report/figures/doseSpecs.js";
+import { bandedScale, calibrationSpec, constantValue, FIGURE_CONFIG, couplingSpec, curvesSpec, flatBands, paddedDomain, specCaption, trainingSpec, wrapLines } from "../../../src/report/figures/specs.js";
 import { renderSvg } from "../../../src/report/figures/render.js";
 
 const BOOT = { B: 500, seed: 7, level: 0.95 };
@@ -206,8 +207,8 @@ describe("bandedScale: bands never flatten the lines", () => {
 });
 
 describe("costGainSpec", () => {
-  const run = (game: string, calls: number, tokens: number, usd: number | null, oodg: number | null) => ({
-    model: "m", game, pathway: "history", run_id: `${game}.${calls}`, explore_calls: calls, explore_tokens: tokens, explore_usd: usd,
+  const run = (game: string, calls: number, tokens: number, usd: number | null, oodg: number | null, counted = 0) => ({
+    model: "m", game, pathway: "history", run_id: `${game}.${calls}`, explore_calls: calls, explore_tokens: tokens, explore_prompt_tokens_counted: counted, explore_usd: usd,
     eval_calls: 1, eval_tokens: 0, eval_usd: null, naba: null, oodg, naba_per_mtok: null, oodg_per_mtok: null,
   });
   type Cost = { title: { subtitle: string[] }; data: { values: { cost: number }[] }; concat: { title: { text: string }; layer: { encoding: { x?: { title: string; scale: Json } } }[] }[] };
@@ -222,10 +223,77 @@ describe("costGainSpec", () => {
     expect(spec.title.subtitle.join(" ")).toContain("(n = 10 per checkpoint)");
   });
 
+  it("built-in models (no usage reported): the kit's own prompt-token count, and the caption says what it counts", () => {
+    const spec = costGainSpec([run("g", 2000, 0, null, 1, 4_500_000), run("g", 2100, 0, null, 2, 1_500_000)], BOOT) as unknown as Cost;
+    expect([x(spec).title, spec.data.values.map((v) => v.cost)]).toEqual(["exploration prompt tokens (M, kit's count)", [4.5, 1.5]]);
+    const caption = spec.title.subtitle.join(" ");
+    expect(caption).toContain("counted by the kit's tokenizer");
+    expect(caption).toContain("memory summaries are not counted");
+    // A server's count wins over the kit's where a run has one.
+    const served = costGainSpec([run("g", 10, 3e6, null, 1, 5e6), run("g", 10, 0, null, 2, 7e6)], BOOT) as unknown as Cost;
+    expect([x(served).title, served.data.values.map((v) => v.cost)]).toEqual(["explore + consolidate tokens (M)", [3, 0]]);
+  });
+
   it("tokens in millions when counted, dollars when every run with a gain was priced", () => {
     const tokens = costGainSpec([run("g", 10, 3e6, null, 1), run("g", 10, 1e6, 0.5, 2)], BOOT) as unknown as Cost;
     expect([x(tokens).title, tokens.data.values.map((v) => v.cost)]).toEqual(["explore + consolidate tokens (M)", [3, 1]]);
     const usd = costGainSpec([run("g", 10, 3e6, 1.25, 1), run("g", 10, 1e6, 0.5, 2)], BOOT) as unknown as Cost;
     expect([x(usd).title, usd.data.values.map((v) => v.cost)]).toEqual(["explore + consolidate cost (USD)", [1.25, 0.5]]);
+  });
+});
+
+describe("a flat line in a panel that moves (none: the same prior draw at every checkpoint)", () => {
+  type Panel = { title: { subtitle: string | string[] }; layer: { transform?: Json[]; mark: { opacity?: number }; encoding: { y: { scale: Json } } }[] };
+  const series: CurveSeries[] = [
+    { model: "m", game: "g", pathway: "history", points: [pt(0, 20, 18, 22, 10), pt(3, 40, 38, 45, 10)] },
+    { model: "m", game: "g", pathway: "none", points: [pt(0, 10, 0, 60, 10), pt(3, 10, 0, 60, 10)] },
+  ];
+  it("leaves its band out of the axis and the drawing, and names it in the panel's note", () => {
+    const panel = (curvesSpec("g", series, BOOT) as unknown as { concat: Panel[] }).concat[0]!;
+    // Lines 10..40; history's bands reach 18..45; none's [0, 60] would have stretched the axis to
+    // -5..55 and covered the panel.
+    expect(panel.layer[1]!.encoding.y.scale).toEqual({ domain: [10, 45], nice: false, zero: false });
+    expect(panel.title.subtitle).toBe("none flat, band [0, 60] not drawn");
+    expect(panel.layer[0]!.transform).toEqual([{ filter: { not: { field: "pathway", oneOf: ["none"] } } }]);
+    expect(panel.layer[0]!.mark.opacity).toBe(0.18);
+  });
+  it("flatBands: only lines flat over two or more points with a band wider than the line", () => {
+    expect([...flatBands([{ pathway: "a", y: 1, lo: 0, hi: 2 }, { pathway: "a", y: 1, lo: 0.5, hi: 3 }])]).toEqual([["a", [0, 3]]]);
+    expect(flatBands([{ pathway: "a", y: 1, lo: 0, hi: 2 }]).size).toBe(0);
+    expect(flatBands([{ pathway: "a", y: 1, lo: 1, hi: 1 }, { pathway: "a", y: 1, lo: 1, hi: 1 }]).size).toBe(0);
+    expect(flatBands([{ pathway: "a", y: 1, lo: 0, hi: 2 }, { pathway: "a", y: 2, lo: 0, hi: 2 }]).size).toBe(0);
+  });
+});
+
+describe("captions sized to the figure", () => {
+  it("wrapLines cuts at spaces, never above the width, and loses no word", () => {
+    const line = "word ".repeat(60).trim();
+    const out = wrapLines([line, "short"], 50);
+    expect(out.every((l) => l.length <= 50)).toBe(true);
+    expect(out.join(" ")).toBe(`${line} short`);
+    expect(out.at(-1)).toBe("short");
+  });
+  it("the views figure gives each view's n and is not wider than its panels need", async () => {
+    const v = (view: "eval" | "replay", n: number, ys: number[]) => ({ model: "m", game: "g", pathway: "history", view, points: ys.map((y, i) => ({ x: 3 * i, y, lo: y - 1, hi: y + 1, n })) });
+    const spec = viewsSpec("g", [v("eval", 10, [1, 2, 3]), v("replay", 3, [2, 2.5, 3])], BOOT);
+    const caption = (spec as unknown as { title: { subtitle: string[] } }).title.subtitle.join(" ");
+    expect(caption).toContain("Episodes per point: eval 10, replay 3.");
+    // Two 220-px panels and a legend: a one-line 200-character caption made the SVG about 1,750 px wide.
+    const width = Number(/width="(\d+)"/.exec(await renderSvg(spec))![1]);
+    expect(width).toBeLessThan(1000);
+  });
+});
+
+describe("doseResponseSpec", () => {
+  const est = (point: number) => ({ point, lo: point - 0.1, hi: point + 0.1, n: 8, indicative: false });
+  const rows = [0, 0.5].flatMap((judge) => ["history", "memory"].map((pathway) => ({ judge, pathway, n_runs: 8, agree: est(0.5 + judge / 2), nmae: est(0.2), gain_vs_y0: est(judge), gain_vs_none: est(judge) })));
+  it("labels each point with its judge, History's above and the others' below, and gives n", () => {
+    const spec = doseResponseSpec(rows as never, BOOT) as unknown as { title: { subtitle: string[] }; hconcat: { layer: { transform?: { filter: Json }[]; mark: { type: string; dy?: number } }[] }[] };
+    const texts = spec.hconcat[0]!.layer.filter((l) => l.mark.type === "text");
+    expect(texts.map((t) => [t.transform![0]!.filter, Math.sign(t.mark.dy!)])).toEqual([
+      [{ field: "pathway", equal: "history" }, -1],
+      [{ field: "pathway", oneOf: ["memory"] }, 1],
+    ]);
+    expect(spec.title.subtitle.join(" ")).toContain("n = 8 runs");
   });
 });
