@@ -85,12 +85,6 @@ export interface FrameOptions {
   text?: boolean;
   /** Keep only runs of these models. */
   models?: readonly string[];
-  /**
-   * Build the steps frame (default true). false leaves it empty: a row per model call is most of the
-   * cost of loading (about two thirds on the default design's 800k steps), and the runs' numbers are
-   * computed from the steps either way.
-   */
-  steps?: boolean;
   /** Warnings (torn or damaged lines, runs the loader left out) are passed here; default: collected silently. */
   onWarning?: (message: string) => void;
 }
@@ -194,7 +188,7 @@ export async function loadColumns(dataDirs: string | readonly string[], opts: Fr
       // `view`: the evaluation view (views.md), `eval` where the record has none; null on exploration records.
       checkpoint: (r, file) => keep(r.model) && (read.add(dirname(file)), checkpoints.push({ ...r, view: viewOf(r), n_scores: r.scores.length }, dirname(file))),
       episode: (r, file) => keep(r.model) && (read.add(dirname(file)), episodes.push({ ...r, view: r.phase === "eval" ? viewOf(r) : null }, dirname(file))),
-      step: (r: StepRecord, file) => opts.steps !== false && keep(r.model) && (read.add(dirname(file)), steps.push({ ...r, view: r.phase === "eval" ? viewOf(r) : null }, dirname(file))),
+      step: (r: StepRecord, file) => keep(r.model) && (read.add(dirname(file)), steps.push({ ...r, view: r.phase === "eval" ? viewOf(r) : null }, dirname(file))),
       readWarning: onWarning,
     },
   });

@@ -70,7 +70,7 @@ export const REPRODUCE_USAGE = [
   "                   2 evaluation episodes, 16 steps; defaults to --data data/quick --out figures/quick",
   "  --data DIR       where the step logs go (default data/); rerunning resumes from them",
   "  --out DIR        where tables, figures and executed notebooks go (default figures/)",
-  "  --jobs N         jobs of the runs phase and notebooks at a time (default: the cores, at most 2, and one\n                   more in the runs phase)",
+  "  --jobs N         jobs of the runs phase and notebooks at a time (default: cores, at most 2)",
   "  --engine E       how the notebooks run: node (default; Node alone) or jupyter (nbclient + the tslab kernel)",
   "  --no-notebooks   skip the notebooks: runs, tables and figures only",
 ].join("\n");
@@ -256,8 +256,6 @@ interface Args {
   data: string;
   out: string;
   jobs: number;
-  /** The runs phase's slots: --jobs when given, else one more than the notebooks' (see parse). */
-  runJobs: number;
   notebooks: boolean;
   engine: EngineName;
 }
@@ -269,10 +267,6 @@ function parse(argv: string[]): Args {
   if (quick && paper) throw new UsageError("--quick and --paper-design are two schedules: pass one");
   const jobs = nonNegativeInt("jobs", v.jobs, Math.max(1, Math.min(2, availableParallelism())), 256);
   if (jobs < 1) throw new UsageError("--jobs must be at least 1");
-  // A run child waits on its episode fsyncs and its own start-up, so two of them left ~8% of two
-  // cores idle over the default design's runs phase (892 CPU-s in 486 s): one job more than the
-  // cores keeps both busy. The notebooks (one long, seven short) gain nothing from a third slot.
-  const runJobs = v.jobs === undefined ? jobs + 1 : jobs;
   for (const flag of ["data", "out"] as const) {
     if (v[flag] !== undefined && v[flag]!.trim() === "") throw new UsageError(`--${flag} is empty: expected a directory`);
   }
@@ -281,7 +275,6 @@ function parse(argv: string[]): Args {
     data: folderFlag("data", v.data ?? (quick ? join("data", "quick") : paper ? join("data", "paper") : "data")),
     out: folderFlag("out", v.out ?? (quick ? join("figures", "quick") : paper ? join("figures", "paper") : "figures")),
     jobs,
-    runJobs,
     notebooks: v["no-notebooks"] !== true,
     engine: oneOf("engine", v.engine, ENGINE_NAMES, "node"),
   };
@@ -495,10 +488,10 @@ async function reproduce(argv: string[]): Promise<number> {
   // 2-3. The runs: the matrix, the views' runs, the verified runs and Figure 7's training loop, as
   // one list of jobs on --jobs slots (each a child process).
   const jobs = runsJobs(s, dataAbs);
-  say(`running ${jobs.length} jobs, ${args.runJobs} at a time: the training loop (${loopRunSeeds(s).length} loop seed(s)), ${VIEWS_SHARDS} shards of the views' runs, the verified runs, the ceiling's runs, the judge dial (${DIAL_SCHEDULE[s.name].runSeeds} run seed(s), in ${shown(join(dataAbs, DIAL_SUBDIR))}), ${MATRIX_SHARDS} shards of the matrix`);
-  const pool = await phase(`runs (matrix, views, verified, ceiling, judge dial, training loop; ${args.runJobs} at a time)`, () =>
+  say(`running ${jobs.length} jobs, ${args.jobs} at a time: the training loop (${loopRunSeeds(s).length} loop seed(s)), ${VIEWS_SHARDS} shards of the views' runs, the verified runs, the ceiling's runs, the judge dial (${DIAL_SCHEDULE[s.name].runSeeds} run seed(s), in ${shown(join(dataAbs, DIAL_SUBDIR))}), ${MATRIX_SHARDS} shards of the matrix`);
+  const pool = await phase(`runs (matrix, views, verified, ceiling, judge dial, training loop; ${args.jobs} at a time)`, () =>
     watched("runs", dataAbs, [...matrixRuns(s), ...viewRuns(s), ...verifiedRuns(s), ...ceilingRuns(s), ...trainingRuns(s)], async () =>
-      runPool(jobs, args.runJobs, runChildProcess, {
+      runPool(jobs, args.jobs, runChildProcess, {
         clock: () => Date.now(),
         onEnd: (r) => say(`  ${r.job.name} ${r.code === 0 ? "done" : `FAILED (exit ${r.code}${r.error ? `: ${r.error}` : ""})`} in ${seconds(r.ms)}`),
       }),

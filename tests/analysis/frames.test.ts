@@ -79,17 +79,6 @@ describe("loadColumns", () => {
     expect(cols2.checkpoints.run_id).toEqual([]);
   });
 
-  it("leaves the steps out when asked, and every other frame as it was (the runs' numbers still come from the steps)", async () => {
-    const all = await loadColumns(fixture());
-    const noSteps = await loadColumns(fixture(), { steps: false });
-    expect(noSteps.steps.self_score).toEqual([]);
-    expect(noSteps.episodes).toEqual(all.episodes);
-    expect(noSteps.checkpoints).toEqual(all.checkpoints);
-    // Agree 1/2 is computed from the three steps: still there without the steps frame.
-    expect(noSteps.runs.agree?.[0]).toBe(0.5);
-    expect(noSteps.runs).toEqual(all.runs);
-  });
-
   it("keeps the text columns when asked", async () => {
     const cols = await loadColumns(fixture(), { text: true });
     expect(cols.steps.observation).toEqual(["board", "board", "board"]);
