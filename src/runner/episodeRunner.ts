@@ -5,15 +5,16 @@
  * failure is recorded, the game decides what it costs); only a ModelCallError (infrastructure, after
  * the model layer's retries) ends the episode early, as `failed` with its reason.
  */
-import { parseResponse, type ParsedResponse, type ParseRule } from "../agent/parseResponse.js";
+import { parseResponse, type ParseRule } from "../agent/parseResponse.js";
 import { buildStepMessages, type EarlierTurn, type StepPromptInput } from "../agent/stepPrompt.js";
-import { dropThinkBlocks, hasThinkTag } from "../agent/replyText.js";
+import { dropThinkBlocks } from "../agent/replyText.js";
+import { answerOf, hasReasoning, reasoningFields, replyKind } from "../agent/reply.js";
 import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
 import { callSeed, evalCallSeed } from "../models/callSeed.js";
 import { redactSecrets } from "../models/secrets.js";
 import { ModelCallError, type CallIdentity, type ChatMessage, type CompletionResult } from "../models/types.js";
 import type { AnswerFrom, ResolvedConfig, RunContext } from "./context.js";
-import { isRepetitionLoop, replyKind } from "./replyMonitor.js";
+import { isRepetitionLoop } from "./replyMonitor.js";
 import type { TokenCounter } from "../pathways/history.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";
 import type { ExtraView } from "./context.js";
@@ -43,23 +44,6 @@ export interface EpisodeOutcome {
 /** The reason recorded for an infrastructure failure; never contains a key (the model layer scrubs). */
 export function failureReason(e: ModelCallError): string {
   return redactSecrets(`${e.kind} after ${e.retries} retries: ${e.message}`);
-}
-
-/** Characters of reasoning kept per step record (the full length is recorded beside it). */
-export const REASONING_CHARS = 20_000;
-
-/** The step record's reasoning fields: the text (cut to REASONING_CHARS) and its full length. */
-export function reasoningFields(reasoning: string | null): { reasoning: string | null; reasoning_chars: number } {
-  if (reasoning === null) return { reasoning: null, reasoning_chars: 0 };
-  if (reasoning.length <= REASONING_CHARS) return { reasoning, reasoning_chars: reasoning.length };
-  // Never cut between the two halves of a surrogate pair (a lone surrogate is invalid UTF-8 on disk).
-  const end = /[\ud800-\udbff]/.test(reasoning.charAt(REASONING_CHARS - 1)) ? REASONING_CHARS - 1 : REASONING_CHARS;
-  return { reasoning: reasoning.slice(0, end), reasoning_chars: reasoning.length };
-}
-
-/** True when the reply carried reasoning: a reasoning field, or a `<think>` block in the content (closed or cut at the cap). */
-export function hasReasoning(result: Pick<CompletionResult, "text" | "reasoning">): boolean {
-  return (result.reasoning !== null && result.reasoning.trim() !== "") || hasThinkTag(result.text);
 }
 
 /** A step's messages as sent: `dropped` earliest turns of the episode left out to fit the context. */
@@ -99,31 +83,6 @@ export function fitStep(input: StepPromptInput, counter: TokenCounter, contextTo
     } else lo = mid;
   }
   return best;
-}
-
-export interface Answer {
-  parsed: ParsedResponse;
-  /** The text the answer was parsed from. */
-  text: string;
-  source: "content" | "reasoning";
-  /** What the episode's later prompts show as this turn's answer. */
-  turnText: string;
-}
-
-/**
- * Parses the reply under `--answer-from`. The content is the default and the only source unless the
- * user opts in: a reasoning text can hold decoy Answer lines. An answer read from the reasoning is
- * shown in later turns as its two contract lines, not as the whole reasoning (which could be tens of
- * thousands of tokens per turn).
- */
-export function answerOf(result: Pick<CompletionResult, "text" | "reasoning">, from: AnswerFrom, rule?: ParseRule): Answer {
-  const content: Answer = { parsed: parseResponse(result.text, rule), text: result.text, source: "content", turnText: result.text };
-  if (from === "content" || (from === "both" && content.parsed.action !== null)) return content;
-  const reasoning = result.reasoning ?? "";
-  const parsed = parseResponse(reasoning, rule);
-  if (from === "both" && parsed.action === null) return content;
-  const turnText = parsed.action === null ? result.text : `Answer: ${parsed.action}\nScore: ${parsed.selfScore ?? ""}`.trimEnd();
-  return { parsed, text: reasoning, source: "reasoning", turnText };
 }
 
 /**

@@ -16,6 +16,7 @@
  * in this order, so moving a row changes the bytes of every new manifest.
  */
 import { DEFAULT_PARSE_RULE, type ParseRule } from "../agent/parseResponse.js";
+import { ANSWER_FROM, type AnswerFrom } from "../agent/reply.js";
 import { DEFAULT_MAX_BAD_REPLIES } from "../logs/qualityThresholds.js";
 import { EXTRA_VIEWS, type ExtraView } from "../logs/schema.js";
 import { TOKENIZERS, type TokenizerName } from "../models/tokens.js";
@@ -34,8 +35,7 @@ export interface ViewSettings {
   replayEpisodes: number;
 }
 
-export const ANSWER_FROM = ["content", "reasoning", "both"] as const;
-export type AnswerFrom = (typeof ANSWER_FROM)[number];
+export { ANSWER_FROM, type AnswerFrom };
 
 /** Every number of the protocol (protocol.md, "Defaults"): one config field each, one PROTOCOL_SETTINGS row each. */
 export interface ProtocolSettings {

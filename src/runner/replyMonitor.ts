@@ -10,18 +10,11 @@
  * truncates. A run that ends before the warm-up is judged on all its replies at the end (`verdict`).
  * The thresholds live in logs/qualityThresholds.ts, which the report reads too.
  */
-import type { ParsedResponse } from "../agent/parseResponse.js";
+import type { ReplyKind } from "../agent/reply.js";
 import { DEFAULT_MAX_BAD_REPLIES, MAX_INVALID_ACTIONS, MAX_SERVER_TRUNCATED_CALLS, MIN_ACTIONS_JUDGED, WARMUP_REPLIES } from "../logs/qualityThresholds.js";
 
 export { DEFAULT_MAX_BAD_REPLIES, WARMUP_REPLIES };
-
-export type ReplyKind = "ok" | "empty" | "no_answer" | "no_score";
-
-/** How a parsed reply counts. `text` is the text the answer was parsed from. */
-export function replyKind(text: string, parsed: ParsedResponse): ReplyKind {
-  if (parsed.action !== null) return parsed.selfScore === null ? "no_score" : "ok";
-  return text.trim() === "" ? "empty" : "no_answer";
-}
+export type { ReplyKind };
 
 export interface ReplyStats {
   replies: number;

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { isRepetitionLoop, ReplyMonitor, type ReplyInfo, type ReplyKind } from "../../src/runner/replyMonitor.js";
 import { dropThinkBlocks, hasThinkTag } from "../../src/agent/replyText.js";
-import { hasReasoning } from "../../src/runner/episodeRunner.js";
+import { hasReasoning } from "../../src/agent/reply.js";
 import { isServerTruncated, qualityFlags } from "../../src/logs/qualityThresholds.js";
 
 function feed(m: ReplyMonitor, n: number, kind: ReplyKind, info: ReplyInfo): void {
