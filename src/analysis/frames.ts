@@ -12,6 +12,8 @@ import type { DataFrame } from "danfojs";
 import { viewOf, type StepRecord } from "../logs/schema.js";
 import { curveMetrics } from "./curves.js";
 import { filterModels, loadDataset, type Dataset } from "./dataset.js";
+import { rememberDataset } from "./datasetMemo.js";
+import { runFileStamps } from "../logs/reader.js";
 import { judgingStats, type RewardRange } from "./judging.js";
 import { episodeCounts, gameRewardRanges, isJudged, runCurve, totalCounts } from "./runs.js";
 
@@ -181,6 +183,14 @@ export async function loadColumns(dataDirs: string | readonly string[], opts: Fr
   // One pass: the loader validates every record for the runs' metrics and hands each to the frames.
   // The whole data set, then the model view: NMAE's range is the game's (all models), as in `report`.
   const read = new Set<string>();
+  // Taken before the load, so the remembered Dataset is never newer than its stamps (datasetMemo.ts);
+  // a directory that cannot be listed is left for the loader to name.
+  let stamps: string[] | null = null;
+  try {
+    stamps = runFileStamps(dirs);
+  } catch {
+    stamps = null;
+  }
   const full = await loadDataset(dirs, {
     // A run the loader leaves out (a line that breaks its schema) is said in its words.
     onWarning: (m) => m.startsWith("left out run ") && opts.onWarning?.(m),
@@ -194,6 +204,7 @@ export async function loadColumns(dataDirs: string | readonly string[], opts: Fr
   });
   // The records of a run the loader left out were handed on before its bad line: they go too. A run
   // directory that no run of the data set comes from is one the loader left out.
+  if (stamps !== null) rememberDataset(dirs, stamps, full);
   const kept = new Set(full.runs.flatMap((r) => r.sources));
   const leftOut = new Set([...read].filter((d) => !kept.has(d)));
   for (const b of [steps, episodes, checkpoints]) b.dropFrom(leftOut);

@@ -355,3 +355,19 @@ export async function readRunRecords(runDir: string, opts: ReadOptions = {}): Pr
   );
   return out;
 }
+
+/**
+ * What a load of `dataDirs` depends on: every file of every run directory, as `path size mtimeMs`, in
+ * listing order (one stat per file, no reading). Two equal lists mean no file changed in between.
+ */
+export function runFileStamps(dataDirs: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const loc of discoverRuns(dataDirs)) {
+    for (const name of readdirSync(loc.runDir).sort()) {
+      const path = join(loc.runDir, name);
+      const st = statSync(path);
+      out.push(`${path} ${st.size} ${st.mtimeMs}`);
+    }
+  }
+  return out;
+}

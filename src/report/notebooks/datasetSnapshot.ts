@@ -13,10 +13,10 @@
  * The snapshot is v8's structured serialization of the Dataset (plain objects, arrays, Maps and
  * typed arrays: every number round-trips bit for bit).
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
 import { deserialize, serialize } from "node:v8";
-import { discoverRuns } from "../../logs/reader.js";
+import { runFileStamps } from "../../logs/reader.js";
+import { recallDataset } from "../../analysis/datasetMemo.js";
 import { loadDataset, type Dataset } from "../../analysis/dataset.js";
 import type { NotebookSettings } from "./settings.js";
 
@@ -34,26 +34,13 @@ interface Snapshot {
   dataset: Dataset;
 }
 
-/** What the snapshot depends on: every file of every run directory of `dataDirs`. */
-function fileStamps(dataDirs: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const loc of discoverRuns(dataDirs)) {
-    for (const name of readdirSync(loc.runDir).sort()) {
-      const path = join(loc.runDir, name);
-      const st = statSync(path);
-      out.push(`${path} ${st.size} ${st.mtimeMs}`);
-    }
-  }
-  return out;
-}
-
 /**
  * Loads `dataDirs` and writes the snapshot to `file`. Returns false (and writes nothing) when the
  * data cannot be loaded: the notebooks then load it themselves and show the error.
  */
 export async function writeDatasetSnapshot(dataDirs: readonly string[], file: string): Promise<boolean> {
   try {
-    const files = fileStamps(dataDirs);
+    const files = runFileStamps(dataDirs);
     const dataset = await loadDataset(dataDirs);
     const snap: Snapshot = { format: FORMAT, dataDirs: [...dataDirs], files, dataset };
     writeFileSync(file, serialize(snap));
@@ -74,7 +61,7 @@ export function readDatasetSnapshot(file: string, dataDirs: readonly string[]): 
   if (snap?.format !== FORMAT || snap.dataDirs.length !== dataDirs.length || snap.dataDirs.some((d, i) => d !== dataDirs[i])) return null;
   let now: string[];
   try {
-    now = fileStamps(dataDirs);
+    now = runFileStamps(dataDirs);
   } catch {
     return null;
   }
@@ -84,10 +71,12 @@ export function readDatasetSnapshot(file: string, dataDirs: readonly string[]): 
 
 /**
  * The notebook's data set: the run's snapshot (`S3GYM_DATASET`) when it is one of these data
- * directories, unchanged; otherwise `loadDataset(settings.data)`. Either way the same Dataset.
+ * directories, unchanged; else the one this process's `loadColumns`/`loadFrames` loaded from them,
+ * unchanged (datasetMemo.ts); otherwise `loadDataset(settings.data)`. Either way the same Dataset.
  */
 export async function notebookDataset(settings: Pick<NotebookSettings, "data">, env: Record<string, string | undefined> = process.env): Promise<Dataset> {
   const file = env[DATASET_SNAPSHOT_VAR]?.trim();
   const snap = file ? readDatasetSnapshot(file, settings.data) : null;
-  return snap ?? loadDataset(settings.data);
+  // The notebook that loaded frames first (00) has just loaded this data set: reuse it (datasetMemo.ts).
+  return snap ?? recallDataset(settings.data) ?? loadDataset(settings.data);
 }
