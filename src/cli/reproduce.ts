@@ -54,6 +54,7 @@ import { DEFAULT_REPLAY_EPISODES, viewEpisodeTotal } from "../runner/views.js";
 import { EXTRA_VIEWS } from "../logs/schema.js";
 import { folderFlag, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
 import { runPool, type PoolJob } from "./jobPool.js";
+import { warmSqlCache } from "./warmSqlCache.js";
 import { outputLines, readWrittenReport } from "./reproduceSummary.js";
 import { RunWatch, runOutputFilter, type WatchedRun } from "./reproduceProgress.js";
 
@@ -510,12 +511,17 @@ async function reproduce(argv: string[]): Promise<number> {
     return config ? 2 : 1;
   }
 
-  // 3. The report, exactly `s3gym report`.
+  // 3. The report, exactly `s3gym report`; beside it, on the core the report leaves idle, the logs'
+  // SQL tables go into the SQL cache that notebook 00's DuckDB cell then opens (warmSqlCache.ts).
+  const warm = args.notebooks ? warmSqlCache(dataAbs) : null;
   await mkdir(outAbs, { recursive: true });
   const { reportCommand } = await import("./report.js");
   const dataArg = relative(cwd, dataAbs).startsWith("..") ? dataAbs : relative(cwd, dataAbs) || ".";
   const reportCode = await phase("report (s3gym report)", () => reportCommand(["--data", dataArg, "--out", outAbs]));
-  if (reportCode !== 0) return 1;
+  if (reportCode !== 0) {
+    warm?.stop();
+    return 1;
+  }
   const nullLine = nullCheckLine(outAbs);
   if (nullLine !== null) say(nullLine);
   const notebookDir = join(outAbs, "notebooks");
@@ -543,6 +549,8 @@ async function reproduce(argv: string[]): Promise<number> {
         return false;
       }
     });
+    if (!ok) warm?.stop();
+    await warm?.done;
     if (!ok) return 1;
     // The notebooks wrote their tables and figures with the report's own functions: same bytes.
     const d = diffTrees(written, hashTree(outAbs));

@@ -1,0 +1,42 @@
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { openLogDatabase } from "../../src/analysis/logDatabase.js";
+import { writeSyntheticData } from "../../src/index.js";
+
+// The built module (npm test builds first): it starts dist/cli/main.js, as reproduce does.
+const built = join(__dirname, "..", "..", "dist", "cli", "warmSqlCache.js");
+
+describe.skipIf(!existsSync(built))("warmSqlCache: the report phase fills the SQL cache notebook 00 opens", () => {
+  it("after the warm-up, openLogDatabase of the same logs is answered by the cache", async () => {
+    const { warmSqlCache } = (await import(built)) as typeof import("../../src/cli/warmSqlCache.js");
+    const data = mkdtempSync(join(tmpdir(), "s3gym-warm-"));
+    await writeSyntheticData(data, { models: ["m1"], games: ["chess"], pathways: ["history"], exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, stepsPerEpisode: [2, 4] });
+    // The child's os.tmpdir() is TMPDIR: a private one, so the user's own cache is not touched.
+    const tmp = mkdtempSync(join(tmpdir(), "s3gym-warm-tmp-"));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    let code: number;
+    try {
+      code = await warmSqlCache(data).done;
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    expect(code).toBe(0);
+    const uid = typeof process.getuid === "function" ? process.getuid() : userInfo().username;
+    const db = await openLogDatabase([data], { cacheDir: join(tmp, `s3gym-sql-cache-${uid}`) });
+    try {
+      expect(db.fromCache).toBe(true);
+      expect((await db.columns("select count(*) as n from steps")).n[0]).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it("a data directory that does not exist: a non-zero code, no throw", async () => {
+    const { warmSqlCache } = (await import(built)) as typeof import("../../src/cli/warmSqlCache.js");
+    expect(await warmSqlCache(join(tmpdir(), "s3gym-no-such-dir-xyz")).done).not.toBe(0);
+  }, 60_000);
+});
