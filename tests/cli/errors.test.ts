@@ -64,3 +64,21 @@ describe("BuildSFT's flags, declared once", () => {
     expect(message(outputs[1]!)).toBe(message(outputs[0]!));
   });
 });
+
+describe("the five commands that used to map their own errors throw them to main", () => {
+  it.each([
+    ["run", ["--no-such-flag"], /^s3gym run: Unknown option '--no-such-flag'/],
+    ["build-sft", ["--no-such-flag"], /^s3gym build-sft: Unknown option '--no-such-flag'/],
+    ["status", ["--no-such-flag"], /^s3gym status: Unknown option '--no-such-flag'/],
+    ["cluster", ["pbs"], /^s3gym cluster: expected the scheduler first: .*, got 'pbs'\nusage: s3gym cluster /],
+    ["train-loop", ["--no-such-flag"], /^s3gym train-loop: Unknown option '--no-such-flag'/],
+  ])("s3gym %s: --help on stdout exit 0, a bad argument one line on stderr exit 2", async (name, argv, message) => {
+    const help = await run(main, [name, "--help"]);
+    expect(help).toMatchObject({ rc: 0, err: "" });
+    expect(help.out).toMatch(new RegExp(`^usage: s3gym ${name} `));
+    expect(help.out.endsWith("\n")).toBe(true);
+    const bad = await run(main, [name, ...argv]);
+    expect(bad).toMatchObject({ rc: 2, out: "" });
+    expect(bad.err).toMatch(message);
+  });
+});
