@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadDataset } from "../src/analysis/dataset.js";
 import { buildReport } from "../src/report/buildReport.js";
+import { withExitCode } from "../src/cli/main.js";
 import { runCommand } from "../src/cli/run.js";
 
 const { values: v } = parseArgs({
@@ -40,11 +41,11 @@ for (const judge of JUDGES) {
   const dir = join(root, `judge-${judge}`);
   dirs.push(dir);
   for (let s = 0; s < seeds; s++) {
-    const code = await runCommand([
+    const code = await withExitCode("run", () => runCommand([
       "--models", model, "--games", v.games!, "--pathways", "history,memory", "--data", dir, "--run-seed", String(s),
       "--explore-episodes", v["explore-episodes"]!, "--checkpoint-every", v["checkpoint-every"]!,
       "--eval-episodes", v["eval-episodes"]!, "--max-steps", v["max-steps"]!, "--progress", "off",
-    ], { stdout: { write: () => true } as never });
+    ], { stdout: { write: () => true } as never }));
     if (code !== 0) throw new Error(`s3gym run exited ${code} for ${model} seed ${s}`);
   }
   const r = buildReport(await loadDataset(dir), { B: 200 });

@@ -29,6 +29,7 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { withExitCode } from "../src/cli/main.js";
 import { runCommand } from "../src/cli/run.js";
 import { readRunFile } from "../src/logs/reader.js";
 import { CallRecord, StepRecord } from "../src/logs/schema.js";
@@ -145,7 +146,8 @@ async function play(mode: string, baseUrl: string, concurrency: number, during?:
   const started = performance.now();
   during?.(started);
   const err: string[] = [];
-  const code = await runCommand(argv, { env: { ...process.env, OPENAI_API_KEY: "bench" }, stdout: { write: () => true }, stderr: { write: (t: string) => (err.push(t), true) } });
+  const io = { stdout: { write: () => true }, stderr: { write: (t: string) => (err.push(t), true) } };
+  const code = await withExitCode("run", () => runCommand(argv, { env: { ...process.env, OPENAI_API_KEY: "bench" }, ...io }), io);
   if (code !== 0) process.stderr.write(`${mode}: exit ${code}\n${err.join("").slice(-2000)}\n`);
   return { mode, code, wallS: (performance.now() - started) / 1000, data };
 }

@@ -38,6 +38,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { withExitCode } from "../src/cli/main.js";
 import { runCommand } from "../src/cli/run.js";
 import { startServer } from "../src/builtin/server.js";
 import { readRunFile } from "../src/logs/reader.js";
@@ -196,7 +197,8 @@ const argv = [
 const cpu0 = process.cpuUsage();
 const elu0 = performance.eventLoopUtilization();
 const started = performance.now();
-const code = await runCommand(argv, { env: { ...process.env, OPENAI_API_KEY: "bench" }, stdout: { write: () => true }, progressIntervalMs: 15_000 });
+// Through main.ts's mapping: a bad flag prints its line and exits 2 as `s3gym run` would.
+const code = await withExitCode("run", () => runCommand(argv, { env: { ...process.env, OPENAI_API_KEY: "bench" }, stdout: { write: () => true }, progressIntervalMs: 15_000 }));
 const wallS = (performance.now() - started) / 1000;
 const runnerCpu = process.cpuUsage(cpu0);
 const runnerElu = performance.eventLoopUtilization(elu0).utilization;

@@ -129,11 +129,9 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
     }
     return 0;
   } catch (e) {
-    if (e instanceof HelpRequested) {
-      stdout.write(`${e.message}\n`);
-      return 0;
-    }
+    // --help and input the user can fix (a ConfigError) are thrown: src/cli/main.ts alone maps them.
+    if (e instanceof HelpRequested || exitCodeOf(e) === 2) throw e;
     stderr.write(`s3gym build-sft: ${(e as Error).message}\n`);
-    return exitCodeOf(e);
+    return 1;
   }
 }

@@ -131,11 +131,9 @@ export async function clusterCommand(argv: string[], io: ClusterIo = {}): Promis
     }
     return 0;
   } catch (e) {
-    if (e instanceof HelpRequested) {
-      stdout.write(`${e.message}\n`);
-      return 0;
-    }
+    // --help and input the user can fix (a ConfigError) are thrown: src/cli/main.ts alone maps them.
+    if (e instanceof HelpRequested || exitCodeOf(e) === 2) throw e;
     stderr.write(`s3gym cluster: ${escapeControl((e as Error).message, { keepNewlines: true })}\n`);
-    return exitCodeOf(e);
+    return 1;
   }
 }

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { terminalSafe } from "../models/secrets.js";
 import { exitCodeOf, HelpRequested } from "./args.js";
 
-/** A command may throw HelpRequested and ConfigErrors (notebooks and reproduce do): main maps them to output and an exit code. */
+/** A command throws HelpRequested and ConfigErrors (UsageError included): `withExitCode` maps them to output and an exit code. */
 type Command = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { about: string; load: () => Promise<Command> }> = {
@@ -33,11 +33,37 @@ function help(): string {
   return `s3gym: the S3Gym benchmark kit\n\nusage: s3gym <command> [flags]\n\ncommands:\n${rows.join("\n")}\n\nRun 's3gym <command> --help' for a command's flags.\n`;
 }
 
+/** Where a command's help and error line go: the process's streams, or a test's. */
+export interface CommandIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
 /**
- * Runs one `s3gym` command line and maps what it threw to an exit code, the one place that does:
- * `--help` prints the usage (0); an error the user can fix (a ConfigError, UsageError included)
- * prints one line naming the command (2); anything else is thrown (the caller exits 1).
+ * Runs one command and maps what it threw to output and an exit code, the one place that does:
+ * `--help` prints the usage to stdout (0); an error the user can fix (a ConfigError, UsageError
+ * included) prints one line naming the command to stderr (2); anything else is thrown (the caller
+ * exits 1). `main` runs every command through it; tests that inject a command's env or streams call
+ * it with the command themselves, so they check the same output and code the user gets.
  */
+export async function withExitCode(name: string, run: () => Promise<number>, io: CommandIo = process): Promise<number> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof HelpRequested) {
+      io.stdout.write(`${e.message}\n`);
+      return 0;
+    }
+    // By type, never by message text: input the user can fix exits 2; anything else is thrown (exit 1).
+    if (exitCodeOf(e) === 2) {
+      io.stderr.write(`s3gym ${name}: ${terminalSafe((e as Error).message)}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+/** Runs one `s3gym` command line: the usage for no command or `--help`, else the command through `withExitCode`. */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
@@ -49,20 +75,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`s3gym: unknown command '${name}': expected one of ${Object.keys(COMMANDS).join(", ")}\n`);
     return 2;
   }
-  try {
-    return await (await command.load())(rest);
-  } catch (e) {
-    if (e instanceof HelpRequested) {
-      process.stdout.write(`${e.message}\n`);
-      return 0;
-    }
-    // By type, never by message text: input the user can fix exits 2; anything else is thrown (exit 1).
-    if (exitCodeOf(e) === 2) {
-      process.stderr.write(`s3gym ${name}: ${terminalSafe((e as Error).message)}\n`);
-      return 2;
-    }
-    throw e;
-  }
+  return withExitCode(name, async () => (await command.load())(rest));
 }
 
 /** Whether this module is the process's entry (`s3gym ...`, `node dist/cli/main.js ...`), not imported (tests). */

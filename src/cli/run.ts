@@ -311,12 +311,10 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
       if (n >= p.settings.contextTokens) throw new UsageError(`model '${name}': max_tokens ${n} leaves no room in --context-tokens ${p.settings.contextTokens}`);
     }
   } catch (e) {
-    if (e instanceof HelpRequested) {
-      stdout.write(`${e.message}\n`);
-      return 0;
-    }
+    // --help and input the user can fix (a ConfigError) are thrown: src/cli/main.ts alone maps them.
+    if (e instanceof HelpRequested || exitCodeOf(e) === 2) throw e;
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return exitCodeOf(e);
+    return 1;
   }
 
   const gameNames = p.games.map((g) => g.name);
@@ -329,9 +327,10 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   try {
     planned = buildMatrix(p.models, gameNames, loopPathways, p.settings.runSeed);
   } catch (e) {
-    // Two model specs that share a run id (a ConfigError naming both).
+    // Two model specs that share a run id (a ConfigError naming both): thrown, src/cli/main.ts maps it.
+    if (exitCodeOf(e) === 2) throw e;
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return exitCodeOf(e);
+    return 1;
   }
   const matrix = [...planned, ...trainingEntries].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   const selected = shardMatrix(matrix, p.shard);
@@ -364,9 +363,11 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
       preflightRun({ dataDir: p.dataDir, entry: e, game: games.get(e.game)!, model: make(p.training!.checkpoints[0]!.model), settings, recordModel: false });
     }
   } catch (e) {
-    // Protocol and rules clashes, other models at recorded epochs: ConfigErrors (exit 2), found before any call.
+    // Protocol and rules clashes, other models at recorded epochs: ConfigErrors found before any call,
+    // thrown for src/cli/main.ts to map (exit 2).
+    if (exitCodeOf(e) === 2) throw e;
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return exitCodeOf(e);
+    return 1;
   }
   if (p.estimate) {
     const rows = await estimateMatrix({
@@ -448,9 +449,11 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     outcomes = [...(loop as RunOutcome[]), ...(trained as RunOutcome[])].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   } catch (e) {
     progress.close();
-    // A protocol clash with existing logs is found before any call: a configuration error (exit 2).
+    // A protocol clash with existing logs is found before any call: a ConfigError, thrown for
+    // src/cli/main.ts to map (exit 2).
+    if (exitCodeOf(e) === 2) throw e;
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return exitCodeOf(e);
+    return 1;
   }
   progress.close();
 

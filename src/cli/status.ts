@@ -70,11 +70,9 @@ export async function statusCommand(argv: string[], io: StatusIo = {}): Promise<
     }
     return shards.every((s) => s.runs.every((r) => r.state === "done")) ? 0 : 1;
   } catch (e) {
-    if (e instanceof HelpRequested) {
-      stdout.write(`${e.message}\n`);
-      return 0;
-    }
+    // --help and input the user can fix (a ConfigError) are thrown: src/cli/main.ts alone maps them.
+    if (e instanceof HelpRequested || exitCodeOf(e) === 2) throw e;
     stderr.write(terminalSafe(`s3gym status: ${(e as Error).message}\n`));
-    return exitCodeOf(e);
+    return 1;
   }
 }

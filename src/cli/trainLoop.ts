@@ -110,15 +110,9 @@ export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {})
     return 0;
   } catch (e) {
     progress?.close();
-    if (e instanceof HelpRequested) {
-      stdout.write(`${e.message}\n`);
-      return 0;
-    }
-    if (exitCodeOf(e) === 2) {
-      // A bad flag, or a rerun with other loop settings (TrainLoopConfigError): nothing was done.
-      stderr.write(`s3gym train-loop: ${(e as Error).message}\n`);
-      return 2;
-    }
+    // --help, a bad flag, or a rerun with other loop settings (TrainLoopConfigError, nothing was done):
+    // thrown, src/cli/main.ts alone maps them to output and an exit code.
+    if (e instanceof HelpRequested || exitCodeOf(e) === 2) throw e;
     // A TrainLoopError (trainer failed, a run did not complete ...) or anything unexpected: the loop stopped.
     stderr.write(`s3gym train-loop: ${e instanceof TrainLoopError ? e.message : (e as Error).stack ?? String(e)}\n`);
     return 1;

@@ -3,7 +3,7 @@ import { Rng, rngStateFromKey, type RngState } from "../util/rng.js";
 import { ConfigError } from "../util/errors.js";
 import { formatIssues } from "../util/zodIssues.js";
 import { RESPONSE_CONTRACT, rulesTitle } from "./responseContract.js";
-import type { BaseConfig, EpisodeState, Game, GameRules, PolicyContext, StepResult } from "./types.js";
+import type { BaseConfig, EpisodeState, Game, GameName, GameRules, PolicyContext, StepResult, TextPolicy } from "./types.js";
 import { GAME_NAMES } from "./types.js";
 import { BOARDS_VERSION } from "./version.js";
 
@@ -169,6 +169,55 @@ export function makeGame<I, C extends BaseConfig, F>(rules: GameRules<I, C, F>):
     },
   };
   return game;
+}
+
+/** What a game's rules.ts exports for the envelope (`import * as rules`): its other exports are not read. */
+export type RulesModule<I, C extends BaseConfig, F> = Pick<
+  GameRules<I, C, F>,
+  "configs" | "exploreVariants" | "configSchema" | "innerSchema" | "actionGrammar" | "init" | "copyInner" | "apply" | "score" | "rulesBody" | "legalActions"
+>;
+
+/** What a game's render.ts exports for the envelope (`import * as render`): the observation and its inverse. */
+export type RenderModule<I, C extends BaseConfig, F> = Pick<GameRules<I, C, F>, "render" | "facts" | "parseObservation">;
+
+/** What a game's policies.ts exports for the envelope (`import * as policies`): the two built-in policies. */
+export type PoliciesModule = Record<"random" | "heuristic", TextPolicy>;
+
+/**
+ * A game from its modules: an index.ts states only the game's own facts (name, summary, success
+ * threshold) and hands over its rules, render and policies modules whole; every member `makeGame`
+ * needs is read from them by name (and only those: `game.policies` holds random and heuristic alone).
+ */
+export function gameFromModules<I, C extends BaseConfig, F>(parts: {
+  name: GameName;
+  summary: string;
+  /** `success_threshold` (views.md, verified.md): the score at or above which an episode counts as solved. */
+  successThreshold: number;
+  rules: RulesModule<I, C, F>;
+  render: RenderModule<I, C, F>;
+  policies: PoliciesModule;
+}): Game<I, C, F> {
+  const { rules, render, policies } = parts;
+  return makeGame<I, C, F>({
+    name: parts.name,
+    summary: parts.summary,
+    configs: rules.configs,
+    exploreVariants: rules.exploreVariants,
+    successThreshold: parts.successThreshold,
+    configSchema: rules.configSchema,
+    innerSchema: rules.innerSchema,
+    actionGrammar: rules.actionGrammar,
+    init: rules.init,
+    ...(rules.copyInner ? { copyInner: rules.copyInner } : {}),
+    apply: rules.apply,
+    render: render.render,
+    facts: render.facts,
+    parseObservation: render.parseObservation,
+    score: rules.score,
+    rulesBody: rules.rulesBody,
+    legalActions: rules.legalActions,
+    policies: { random: policies.random, heuristic: policies.heuristic },
+  });
 }
 
 export { GAME_NAMES };

@@ -6,13 +6,14 @@
 import type { Game } from "../games/types.js";
 import type { Model } from "../models/types.js";
 import type { CallRecord, CheckpointRecord, EpisodeRecord } from "../logs/schema.js";
-import type { ReplyKind, ReplyMonitor, ReplyStats } from "./replyMonitor.js";
+import type { ReplyKind } from "../agent/reply.js";
+import type { ReplyMonitor, ReplyStats } from "./replyMonitor.js";
 import type { TokenCounter } from "../pathways/history.js";
 import type { RunLogs } from "../logs/runLogs.js";
 import type { SpendCap } from "./spendCap.js";
 import { PROTOCOL_SETTINGS, type ProtocolSettings } from "./protocolSettings.js";
 
-export { ANSWER_FROM, type AnswerFrom, type ExtraView, type ProtocolSettings, type ViewSettings } from "./protocolSettings.js";
+export { type ExtraView, type ProtocolSettings, type ViewSettings } from "./protocolSettings.js";
 
 /** The library's defaults: the default of every PROTOCOL_SETTINGS row that DEFAULT_SETTINGS carries (`inDefaults`). */
 export const DEFAULT_SETTINGS: ProtocolSettings = Object.fromEntries(

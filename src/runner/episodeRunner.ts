@@ -8,12 +8,12 @@
 import { parseResponse, type ParseRule } from "../agent/parseResponse.js";
 import { buildStepMessages, type EarlierTurn, type StepPromptInput } from "../agent/stepPrompt.js";
 import { dropThinkBlocks } from "../agent/replyText.js";
-import { answerOf, hasReasoning, reasoningFields, replyKind } from "../agent/reply.js";
+import { answerOf, hasReasoning, reasoningFields, replyKind, type AnswerFrom } from "../agent/reply.js";
 import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
 import { callSeed, evalCallSeed } from "../models/callSeed.js";
 import { redactSecrets } from "../models/secrets.js";
 import { ModelCallError, type CallIdentity, type ChatMessage, type CompletionResult } from "../models/types.js";
-import type { AnswerFrom, ResolvedConfig, RunContext } from "./context.js";
+import type { ResolvedConfig, RunContext } from "./context.js";
 import { isRepetitionLoop } from "./replyMonitor.js";
 import type { TokenCounter } from "../pathways/history.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";

@@ -13,7 +13,8 @@ import type { CallRecord, CheckpointRecord, EpisodeRecord } from "../logs/schema
 import { terminalSafe } from "../models/secrets.js";
 import { escapeControl } from "../util/outsideText.js";
 import type { RunEvents } from "./context.js";
-import type { ReplyKind, ReplyStats } from "./replyMonitor.js";
+import type { ReplyKind } from "../agent/reply.js";
+import type { ReplyStats } from "./replyMonitor.js";
 
 export type ProgressMode = "auto" | "bar" | "lines" | "off";
 

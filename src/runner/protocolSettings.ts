@@ -35,8 +35,6 @@ export interface ViewSettings {
   replayEpisodes: number;
 }
 
-export { ANSWER_FROM, type AnswerFrom };
-
 /** Every number of the protocol (protocol.md, "Defaults"): one config field each, one PROTOCOL_SETTINGS row each. */
 export interface ProtocolSettings {
   exploreEpisodes: number;

@@ -14,7 +14,6 @@ import type { ReplyKind } from "../agent/reply.js";
 import { DEFAULT_MAX_BAD_REPLIES, MAX_INVALID_ACTIONS, MAX_SERVER_TRUNCATED_CALLS, MIN_ACTIONS_JUDGED, WARMUP_REPLIES } from "../logs/qualityThresholds.js";
 
 export { DEFAULT_MAX_BAD_REPLIES, WARMUP_REPLIES };
-export type { ReplyKind };
 
 export interface ReplyStats {
   replies: number;

@@ -4,14 +4,14 @@
  * same bad flag gets the same message and the same exit code from both.
  */
 import { describe, expect, it } from "vitest";
-import { buildSftCommand } from "../../src/cli/buildSft.js";
 import { exitCodeOf, UsageError } from "../../src/cli/args.js";
+import { main } from "../../src/cli/main.js";
 import { SFT_FLAGS, sftFromFlags } from "../../src/cli/sharedFlags.js";
-import { trainLoopCommand } from "../../src/cli/trainLoop.js";
 import { getGame } from "../../src/games/registry.js";
 import { UnknownPathwayError } from "../../src/pathways/registry.js";
 import { TrainLoopConfigError } from "../../src/training/trainLoop.js";
 import { ConfigError } from "../../src/util/errors.js";
+import { run } from "./capture.js";
 
 function caught(f: () => unknown): unknown {
   try {
@@ -52,18 +52,33 @@ describe("BuildSFT's flags, declared once", () => {
   });
 
   it("build-sft and train-loop give the same message and exit 2 for the same bad flag", async () => {
-    const outputs: string[][] = [];
-    const io = () => {
-      const err: string[] = [];
-      outputs.push(err);
-      return { stdout: { write: () => true }, stderr: { write: (t: string) => (err.push(t), true), isTTY: false } };
-    };
+    // Through the dispatcher, which alone maps a bad flag to its line on stderr and exit 2.
     const bad = ["--threshold", "high"];
-    const a = await buildSftCommand(["--data", "/nonexistent", "--out", "/tmp/x.jsonl", ...bad], io());
-    const b = await trainLoopCommand(["--model", "builtin:random", "--games", "snake", "--rounds", "1", "--trainer-cmd", "true", "--data", "/tmp/nowhere", ...bad], io());
-    expect([a, b]).toEqual([2, 2]);
-    const message = (s: string[]) => s.join("").replace(/^s3gym [a-z-]+: /, "");
+    const a = await run(main, ["build-sft", "--data", "/nonexistent", "--out", "/tmp/x.jsonl", ...bad]);
+    const b = await run(main, ["train-loop", "--model", "builtin:random", "--games", "snake", "--rounds", "1", "--trainer-cmd", "true", "--data", "/tmp/nowhere", ...bad]);
+    const outputs = [a.err, b.err];
+    expect([a.rc, b.rc]).toEqual([2, 2]);
+    expect([a.out, b.out]).toEqual(["", ""]);
+    const message = (s: string) => s.replace(/^s3gym [a-z-]+: /, "");
     expect(message(outputs[0]!)).toBe("--threshold must be a number, got 'high'\n");
     expect(message(outputs[1]!)).toBe(message(outputs[0]!));
+  });
+});
+
+describe("the five commands that used to map their own errors throw them to main", () => {
+  it.each([
+    ["run", ["--no-such-flag"], /^s3gym run: Unknown option '--no-such-flag'/],
+    ["build-sft", ["--no-such-flag"], /^s3gym build-sft: Unknown option '--no-such-flag'/],
+    ["status", ["--no-such-flag"], /^s3gym status: Unknown option '--no-such-flag'/],
+    ["cluster", ["pbs"], /^s3gym cluster: expected the scheduler first: .*, got 'pbs'\nusage: s3gym cluster /],
+    ["train-loop", ["--no-such-flag"], /^s3gym train-loop: Unknown option '--no-such-flag'/],
+  ])("s3gym %s: --help on stdout exit 0, a bad argument one line on stderr exit 2", async (name, argv, message) => {
+    const help = await run(main, [name, "--help"]);
+    expect(help).toMatchObject({ rc: 0, err: "" });
+    expect(help.out).toMatch(new RegExp(`^usage: s3gym ${name} `));
+    expect(help.out.endsWith("\n")).toBe(true);
+    const bad = await run(main, [name, ...argv]);
+    expect(bad).toMatchObject({ rc: 2, out: "" });
+    expect(bad.err).toMatch(message);
   });
 });

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { withExitCode } from "../../src/cli/main.js";
 import { trainLoopCommand } from "../../src/cli/trainLoop.js";
 import { readRunRecords } from "../../src/logs/reader.js";
 import { loopDir, roundDir, shellQuote, substituteCommand } from "../../src/training/trainLoop.js";
@@ -22,7 +23,8 @@ const SMALL = ["--games", "snake", "--explore-episodes", "2", "--eval-episodes",
 async function loop(argv: string[], env: Record<string, string> = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await trainLoopCommand(argv, { env: { ...process.env, ...env }, stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } });
+  const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } };
+  const code = await withExitCode("train-loop", () => trainLoopCommand(argv, { env: { ...process.env, ...env }, ...io }), io);
   return { code, out: out.join(""), err: err.join("") };
 }
 

@@ -7,12 +7,14 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 
 async function run(argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCommand(argv, { env: {}, stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } });
+  const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } };
+  const code = await withExitCode("run", () => runCommand(argv, { env: {}, ...io }), io);
   return { code, out: out.join(""), err: err.join("") };
 }
 

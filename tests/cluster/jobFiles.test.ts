@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { clusterCommand, parseClusterArgs } from "../../src/cli/cluster.js";
+import { withExitCode } from "../../src/cli/main.js";
 import { k8sManifest, slurmScript } from "../../src/cli/clusterJobs.js";
 import { shellQuote } from "../../src/util/shellQuote.js";
 import { withoutFlags } from "../../src/cli/args.js";
@@ -76,7 +77,8 @@ describe("s3gym cluster slurm", () => {
     [["--shards", "2", "--image", "x"], /--image and --pvc are for k8s/],
   ])("refuses %j, naming the flag (exit 2)", async (extra, message) => {
     const err: string[] = [];
-    const code = await clusterCommand(["slurm", "--data", data, ...MATRIX, ...extra], { stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } });
+    const io = { stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } };
+    const code = await withExitCode("cluster", () => clusterCommand(["slurm", "--data", data, ...MATRIX, ...extra], io), io);
     expect(code).toBe(2);
     expect(err.join("")).toMatch(message);
   });

@@ -54,13 +54,14 @@ describe("s3gym run --shard auto", () => {
     const { tmpdir } = await import("node:os");
     const { join } = await import("node:path");
     const { runCommand } = await import("../../src/cli/run.js");
+    const { withExitCode } = await import("../../src/cli/main.js");
     const data = mkdtempSync(join(tmpdir(), "s3auto-"));
     const argv = ["--models", "builtin:random", "--games", "snake", "--pathways", "none,history", "--explore-episodes", "1", "--checkpoint-every", "1",
       "--eval-episodes", "1", "--max-steps", "2", "--progress", "off", "--shard", "auto", "--data", data, "--label-unused-check"];
     const err: string[] = [];
     const io = { stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } };
     // An unknown flag still fails first (exit 2), naming it.
-    expect(await runCommand(argv, { env: { SLURM_ARRAY_TASK_ID: "1", SLURM_ARRAY_TASK_COUNT: "2" }, ...io })).toBe(2);
+    expect(await withExitCode("run", () => runCommand(argv, { env: { SLURM_ARRAY_TASK_ID: "1", SLURM_ARRAY_TASK_COUNT: "2" }, ...io }), io)).toBe(2);
     const code = await runCommand(argv.slice(0, -1), { env: { SLURM_ARRAY_TASK_ID: "1", SLURM_ARRAY_TASK_COUNT: "2" }, ...io });
     expect(code, err.join("")).toBe(0);
     expect(err.join("")).toContain("shard 2/2 (from the Slurm array task): 1 of 2 runs");

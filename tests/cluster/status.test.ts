@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { statusCommand } from "../../src/cli/status.js";
 import { loadDataset } from "../../src/analysis/dataset.js";
@@ -32,7 +33,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function status(dirs: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await statusCommand(dirs.flatMap((d) => ["--data", d]), { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } });
+  const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } };
+  const code = await withExitCode("status", () => statusCommand(dirs.flatMap((d) => ["--data", d]), io), io);
   return { code, out: out.join(""), err: err.join("") };
 }
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { reportCommand } from "../../src/cli/report.js";
-import { runCommand } from "../../src/cli/run.js";
+import { main } from "../../src/cli/main.js";
 import { readJsonFile, readRunDir, readRunFile } from "../../src/logs/reader.js";
 import { manifestPath, runFile, runsDir } from "../../src/logs/runDir.js";
 import { RUN_FILES, RunManifest, SCHEMA_VERSION } from "../../src/logs/schema.js";
@@ -122,7 +122,7 @@ describe("data written before schema versions (version 0)", () => {
     const err = vi.spyOn(process.stderr, "write").mockImplementation((t) => (errs.push(String(t)), true));
     let code: number;
     try {
-      code = await runCommand([...RUN_FLAGS, "--strict-contract", "--data", data]);
+      code = await main(["run", ...RUN_FLAGS, "--strict-contract", "--data", data]);
     } finally {
       out.mockRestore();
       err.mockRestore();

@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { folderFlag, UsageError } from "../../src/cli/args.js";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { settingsFromFlags } from "../../src/cli/sharedFlags.js";
 import { runDir } from "../../src/logs/runDir.js";
@@ -40,7 +41,8 @@ afterEach(async () => {
 
 async function cli(argv: string[], env: Record<string, string> = { OPENAI_API_KEY: "EMPTY" }) {
   const out: string[] = [];
-  const code = await runCommand(argv, { env, stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => out.push(t) } });
+  const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => out.push(t) } };
+  const code = await withExitCode("run", () => runCommand(argv, { env, ...io }), io);
   return { code, text: out.join("") };
 }
 

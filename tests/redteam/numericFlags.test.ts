@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { parseServeArgs } from "../../src/cli/serve.js";
 import { createModelContext, validateModelSpecs } from "../../src/models/createModel.js";
@@ -13,7 +14,8 @@ import { parseModelsFile } from "../../src/models/modelsFile.js";
 
 async function run(argv: string[]) {
   const err: string[] = [];
-  const code = await runCommand(argv, { env: { OPENAI_API_KEY: "EMPTY" }, stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } });
+  const io = { stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } };
+  const code = await withExitCode("run", () => runCommand(argv, { env: { OPENAI_API_KEY: "EMPTY" }, ...io }), io);
   return { code, err: err.join("") };
 }
 

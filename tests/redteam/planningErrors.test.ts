@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { reportCommand } from "../../src/cli/report.js";
-import { main } from "../../src/cli/main.js";
+import { main, withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { runId } from "../../src/runner/runId.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
@@ -20,7 +20,8 @@ const TWINS = ["openai:m@=#=x", "openai:m^#/~+x"] as const;
 
 async function run(argv: string[]) {
   const err: string[] = [];
-  const code = await runCommand(argv, { env: { OPENAI_API_KEY: "EMPTY" }, stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } });
+  const io = { stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } };
+  const code = await withExitCode("run", () => runCommand(argv, { env: { OPENAI_API_KEY: "EMPTY" }, ...io }), io);
   return { code, err: err.join("") };
 }
 

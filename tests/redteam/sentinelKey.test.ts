@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { finetuneCommand } from "../../src/cli/finetune.js";
 import { reportCommand } from "../../src/cli/report.js";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { viewCommand } from "../../src/cli/view.js";
 import { clearSecrets, redactSecrets, registerSecret } from "../../src/models/secrets.js";
@@ -93,11 +94,12 @@ describe("a sentinel key through run, report, view, finetune and the preflight",
     const env = { S3GYM_KEY: KEY };
     const flags = ["--games", "snake", "--pathways", "history", "--explore-episodes", "2", "--checkpoint-every", "2", "--eval-episodes", "1", "--max-steps", "4", "--context-tokens", "8000", "--max-new-tokens", "500", "--progress", "lines", "--data", data];
 
-    const run = await runCommand(["--models", "openai:fake-model", "--base-url", fake.url, "--api-key-env", "S3GYM_KEY", ...flags], { env, ...io });
+    const url = fake.url;
+    const run = await withExitCode("run", () => runCommand(["--models", "openai:fake-model", "--base-url", url, "--api-key-env", "S3GYM_KEY", ...flags], { env, ...io }), io);
     expect(run, streams.join("")).not.toBe(2);
     // The preflight against a base URL that carries the key as userinfo and as a query parameter.
     const dead = `http://user:${KEY}@127.0.0.1:9/v1?api-key=${KEY}`;
-    const pre = await runCommand(["--models", "openai:fake-model", "--base-url", dead, "--api-key-env", "S3GYM_KEY", ...flags, "--data", mkdtempSync(join(tmpdir(), "s3key-pre-"))], { env, ...io });
+    const pre = await withExitCode("run", () => runCommand(["--models", "openai:fake-model", "--base-url", dead, "--api-key-env", "S3GYM_KEY", ...flags, "--data", mkdtempSync(join(tmpdir(), "s3key-pre-"))], { env, ...io }), io);
     expect(pre).toBe(2);
     expect(streams.join("")).toContain("cannot reach");
 

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { runDir } from "../../src/logs/runDir.js";
 import { ObservedModel } from "../../src/models/callLog.js";
@@ -26,7 +27,8 @@ afterEach(async () => {
 async function cli(argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCommand(argv, { env: { OPENAI_API_KEY: "EMPTY" }, stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } });
+  const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } };
+  const code = await withExitCode("run", () => runCommand(argv, { env: { OPENAI_API_KEY: "EMPTY" }, ...io }), io);
   return { code, out: out.join(""), err: err.join("") };
 }
 

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { startServer, type RunningServer, type ServerOptions } from "../../src/builtin/server.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
@@ -30,12 +31,9 @@ async function serve(o: ServerOptions = {}) {
 async function run(argv: string[], env: Record<string, string | undefined> = {}, deps: Parameters<typeof runCommand>[1] = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCommand(argv, {
-    env: { OPENAI_API_KEY: SENTINEL, ...env },
-    stdout: { write: (t: string) => out.push(t) },
-    stderr: { write: (t: string) => err.push(t) },
-    ...deps,
-  });
+  const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } };
+  // Through main.ts's mapping: --help and a bad flag print and exit as they do for the user.
+  const code = await withExitCode("run", () => runCommand(argv, { env: { OPENAI_API_KEY: SENTINEL, ...env }, ...io, ...deps }), io);
   return { code, out: out.join(""), err: err.join("") };
 }
 

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { runId } from "../../src/runner/runId.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
@@ -24,7 +25,8 @@ function argv(data: string, model: string, extra: string[] = []): string[] {
 
 async function run(args: string[]) {
   const err: string[] = [];
-  const code = await runCommand(args, { env: {}, stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } });
+  const io = { stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } };
+  const code = await withExitCode("run", () => runCommand(args, { env: {}, ...io }), io);
   return { code, err: err.join("") };
 }
 

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { runDir } from "../../src/logs/runDir.js";
 import { clearSecrets } from "../../src/models/secrets.js";
@@ -30,12 +31,8 @@ afterEach(async () => {
 async function run(argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCommand(argv, {
-    env: { OPENAI_API_KEY: KEY },
-    stdout: { write: (t: string) => out.push(t) },
-    stderr: { write: (t: string) => err.push(t) },
-    modelContext: { sleep: async () => {} },
-  });
+  const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } };
+  const code = await withExitCode("run", () => runCommand(argv, { env: { OPENAI_API_KEY: KEY }, ...io, modelContext: { sleep: async () => {} } }), io);
   return { code, out: out.join(""), err: err.join("") };
 }
 

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { clearSecrets } from "../../src/models/secrets.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
@@ -25,12 +26,8 @@ afterEach(async () => {
 async function run(argv: string[], env: Record<string, string | undefined> = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCommand(argv, {
-    env: { OPENAI_API_KEY: KEY, ...env },
-    stdout: { write: (t: string) => out.push(t) },
-    stderr: { write: (t: string) => err.push(t) },
-    modelContext: { sleep: async () => {} },
-  });
+  const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } };
+  const code = await withExitCode("run", () => runCommand(argv, { env: { OPENAI_API_KEY: KEY, ...env }, ...io, modelContext: { sleep: async () => {} } }), io);
   return { code, out: out.join(""), err: err.join("") };
 }
 

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { ObservedModel } from "../../src/models/callLog.js";
 import { countMessageTokens } from "../../src/models/tokens.js";
@@ -120,7 +121,8 @@ describe("s3gym run --estimate", () => {
     const io = { env: {}, stdout: { write: () => true }, stderr: { write: () => true } };
     expect(await runCommand(["--models", "builtin:random", ...base, "--max-steps", "2"], io)).toBe(0);
     const err: string[] = [];
-    expect(await runCommand(["--models", "builtin:heuristic", ...base, "--max-steps", "3", "--estimate"], { ...io, stderr: { write: (t: string) => err.push(t) } })).toBe(2);
+    const errIo = { ...io, stderr: { write: (t: string) => err.push(t) } };
+    expect(await withExitCode("run", () => runCommand(["--models", "builtin:heuristic", ...base, "--max-steps", "3", "--estimate"], errIo), errIo)).toBe(2);
     expect(err.join("")).toContain("max_steps: 2 -> 3");
   });
 });

@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { getGame } from "../../src/games/registry.js";
 import type { ParseRule } from "../../src/agent/parseResponse.js";
@@ -70,7 +71,7 @@ describe("the parse rule of a run", () => {
     expect(await runCommand([...argv, "--strict-contract"], deps)).toBe(0);
     const dir = readdirSync(join(data, "runs"))[0]!;
     expect(JSON.parse(readFileSync(join(data, "runs", dir, "manifest.json"), "utf8")).config.protocol.parse_rule).toBe("strict-contract");
-    expect(await runCommand(argv, deps)).toBe(2);
+    expect(await withExitCode("run", () => runCommand(argv, deps), deps)).toBe(2);
     expect(err.join("")).toMatch(/parse_rule: "strict-contract" -> "last-answer"/);
   });
 });

@@ -3,9 +3,9 @@
  * monitor, and the text helpers it leans on (think blocks, repetition loops).
  */
 import { describe, expect, it } from "vitest";
-import { isRepetitionLoop, ReplyMonitor, type ReplyInfo, type ReplyKind } from "../../src/runner/replyMonitor.js";
+import { isRepetitionLoop, ReplyMonitor, type ReplyInfo } from "../../src/runner/replyMonitor.js";
 import { dropThinkBlocks, hasThinkTag } from "../../src/agent/replyText.js";
-import { hasReasoning } from "../../src/agent/reply.js";
+import { hasReasoning, type ReplyKind } from "../../src/agent/reply.js";
 import { isServerTruncated, qualityFlags } from "../../src/logs/qualityThresholds.js";
 
 function feed(m: ReplyMonitor, n: number, kind: ReplyKind, info: ReplyInfo): void {

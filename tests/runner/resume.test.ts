@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { getGame } from "../../src/games/registry.js";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
@@ -166,7 +167,7 @@ describe("loadForResume", () => {
     for (const [spec, t] of [["builtin:random", 0.2], ["builtin:heuristic", 0.9]] as const) {
       write(spec, t);
       const o = io();
-      expect(await runCommand(argv, o.deps)).toBe(2);
+      expect(await withExitCode("run", () => runCommand(argv, o.deps), o.deps)).toBe(2);
       expect(o.err.join("")).toMatch(/different protocol \(model: /);
     }
   });

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadDataset } from "../../src/analysis/dataset.js";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { episodeKey } from "../../src/games/envelope.js";
 import { BOARDS_VERSION, RULES_VERSION } from "../../src/games/version.js";
@@ -66,7 +67,7 @@ describe("games rules version", () => {
     const argv = ["--models", "builtin:heuristic", "--games", "trust", "--pathways", "none", "--explore-episodes", "3", "--checkpoint-every", "3",
       "--eval-episodes", "1", "--max-steps", "5", "--data", data, "--progress", "off"];
     const o = io();
-    expect(await runCommand(argv, o.deps)).toBe(2);
+    expect(await withExitCode("run", () => runCommand(argv, o.deps), o.deps)).toBe(2);
     const text = o.err.join("");
     expect(text).toMatch(/logged under games rules version 1, but this kit plays rules version 3/);
     expect(text).toMatch(/mix two rule sets/);

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { clearSecrets } from "../../src/models/secrets.js";
 import { buildMatrix } from "../../src/runner/schedule.js";
@@ -40,12 +41,9 @@ async function play(o: FakeOptions, pathway: string, game: string, flags: string
   fake ??= await startFake(o);
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCommand(["--models", "openai:fake-model", "--base-url", fake.url, "--games", game, "--pathways", pathway, "--data", data, "--progress", "off", ...flags], {
-    env: { OPENAI_API_KEY: KEY },
-    stdout: { write: (t: string) => out.push(t) },
-    stderr: { write: (t: string) => err.push(t) },
-    modelContext: { sleep: async () => {} },
-  });
+  const argv = ["--models", "openai:fake-model", "--base-url", fake.url, "--games", game, "--pathways", pathway, "--data", data, "--progress", "off", ...flags];
+  const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } };
+  const code = await withExitCode("run", () => runCommand(argv, { env: { OPENAI_API_KEY: KEY }, ...io, modelContext: { sleep: async () => {} } }), io);
   const dir = runDir(data, buildMatrix(["openai:fake-model"], [game], [pathway], 0)[0]!.runId);
   return { code, out: out.join(""), err: err.join(""), data, dir, manifest: () => JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) };
 }

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { loadDataset } from "../../src/analysis/dataset.js";
 import { getGame } from "../../src/games/registry.js";
@@ -202,7 +203,7 @@ describe("s3gym run --views flags", () => {
   ])("%j is refused before any call, naming the flag", async (extra, message) => {
     const data = mkdtempSync(join(tmpdir(), "s3v-flags-"));
     const q = quiet();
-    expect(await runCommand([...base, "--data", data, ...extra], q.deps)).toBe(2);
+    expect(await withExitCode("run", () => runCommand([...base, "--data", data, ...extra], q.deps), q.deps)).toBe(2);
     expect(q.err.join("")).toMatch(message);
     expect(readdirSync(data)).toEqual([]);
   });
@@ -219,8 +220,8 @@ describe("s3gym run --views flags", () => {
     expect(eps.filter((e) => e.view !== undefined).map((e) => `${e.view}@${e.checkpoint}`).sort()).toEqual(["id@0", "id@2", "replay@2", "replay@2"]);
     expect(await runCommand([...base, "--data", data, "--views", "eval,id,replay", "--replay-episodes", "2"], q.deps)).toBe(0);
     expect(lines(run, "episodes.jsonl")).toHaveLength(eps.length); // the same views resume: nothing new
-    expect(await runCommand([...base, "--data", data, "--views", "eval,id"], q.deps)).toBe(2);
-    expect(await runCommand([...base, "--data", data], q.deps)).toBe(2);
+    expect(await withExitCode("run", () => runCommand([...base, "--data", data, "--views", "eval,id"], q.deps), q.deps)).toBe(2);
+    expect(await withExitCode("run", () => runCommand([...base, "--data", data], q.deps), q.deps)).toBe(2);
     expect(q.err.join("")).toMatch(/different protocol \(views:/);
   });
 });

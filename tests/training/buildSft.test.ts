@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildSftCommand } from "../../src/cli/buildSft.js";
+import { withExitCode } from "../../src/cli/main.js";
 import { getGame } from "../../src/games/registry.js";
 import { CONTRACT_REMINDER } from "../../src/games/responseContract.js";
 import { BuiltinModel } from "../../src/builtin/builtinModel.js";
@@ -25,7 +26,8 @@ const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
 async function cli(argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await buildSftCommand(argv, { env: {}, stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } });
+  const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } };
+  const code = await withExitCode("build-sft", () => buildSftCommand(argv, { env: {}, ...io }), io);
   return { code, out: out.join(""), err: err.join("") };
 }
 

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { reportCommand } from "../../src/cli/report.js";
+import { withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { readRunRecords } from "../../src/logs/reader.js";
 import { runId } from "../../src/runner/runId.js";
@@ -19,7 +20,8 @@ const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
 async function run(argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCommand(argv, { env: {}, stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } });
+  const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } };
+  const code = await withExitCode("run", () => runCommand(argv, { env: {}, ...io }), io);
   return { code, out: out.join(""), err: err.join("") };
 }
 

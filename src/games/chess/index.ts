@@ -1,25 +1,16 @@
-import { makeGame } from "../envelope.js";
-import { heuristic, random } from "./policies.js";
-import { facts, parseObservation, render, type ChessFacts } from "./render.js";
-import { actionGrammar, apply, configSchema, configs, exploreVariants, init, innerSchema, legalActions, rulesBody, score, type ChessConfig, type ChessInner } from "./rules.js";
+import { gameFromModules } from "../envelope.js";
+import * as policies from "./policies.js";
+import * as render from "./render.js";
+import type { ChessFacts } from "./render.js";
+import * as rules from "./rules.js";
+import type { ChessConfig, ChessInner } from "./rules.js";
 
-export const game = makeGame<ChessInner, ChessConfig, ChessFacts>({
+export const game = gameFromModules<ChessInner, ChessConfig, ChessFacts>({
   name: "chess",
   summary: "Rule induction: capture static targets with pieces whose moves you must discover.",
-  configs,
-  exploreVariants,
   // success_threshold (views.md, verified.md): solved when the score reaches 1 (every target captured).
   successThreshold: 1,
-  configSchema,
-  innerSchema,
-  actionGrammar,
-  init,
-  apply,
+  rules,
   render,
-  facts,
-  parseObservation,
-  score,
-  rulesBody,
-  legalActions,
-  policies: { random, heuristic },
+  policies,
 });

@@ -1,40 +1,16 @@
-import { makeGame } from "../envelope.js";
-import { heuristic, random } from "./policies.js";
-import { facts, parseObservation, render, type MinesweeperFacts } from "./render.js";
-import {
-  actionGrammar,
-  apply,
-  copyInner,
-  configSchema,
-  configs,
-  exploreVariants,
-  init,
-  innerSchema,
-  legalActions,
-  rulesBody,
-  score,
-  type MinesweeperConfig,
-  type MinesweeperInner,
-} from "./rules.js";
+import { gameFromModules } from "../envelope.js";
+import * as policies from "./policies.js";
+import * as render from "./render.js";
+import type { MinesweeperFacts } from "./render.js";
+import * as rules from "./rules.js";
+import type { MinesweeperConfig, MinesweeperInner } from "./rules.js";
 
-export const game = makeGame<MinesweeperInner, MinesweeperConfig, MinesweeperFacts>({
+export const game = gameFromModules<MinesweeperInner, MinesweeperConfig, MinesweeperFacts>({
   name: "minesweeper",
   summary: "Minesweeper with flood fill, lives in explore and the first-click rule in eval; score = correct flags / mines, 1 on a win",
-  configs,
-  exploreVariants,
   // success_threshold (views.md, verified.md): solved when the score reaches 1 (the board won).
   successThreshold: 1,
-  configSchema,
-  innerSchema,
-  actionGrammar,
-  init,
-  copyInner,
-  apply,
+  rules,
   render,
-  facts,
-  parseObservation,
-  score,
-  rulesBody,
-  legalActions,
-  policies: { random, heuristic },
+  policies,
 });

@@ -1,40 +1,16 @@
-import { makeGame } from "../envelope.js";
-import { heuristic, random } from "./policies.js";
-import { facts, parseObservation, render, type SnakeFacts } from "./render.js";
-import {
-  actionGrammar,
-  apply,
-  copyInner,
-  configSchema,
-  configs,
-  exploreVariants,
-  init,
-  innerSchema,
-  legalActions,
-  rulesBody,
-  score,
-  type SnakeConfig,
-  type SnakeInner,
-} from "./rules.js";
+import { gameFromModules } from "../envelope.js";
+import * as policies from "./policies.js";
+import * as render from "./render.js";
+import type { SnakeFacts } from "./render.js";
+import * as rules from "./rules.js";
+import type { SnakeConfig, SnakeInner } from "./rules.js";
 
-export const game = makeGame<SnakeInner, SnakeConfig, SnakeFacts>({
+export const game = gameFromModules<SnakeInner, SnakeConfig, SnakeFacts>({
   name: "snake",
   summary: "Snake on a walled board with 3 apples; collisions are no-ops in explore and fatal in eval; score = apples eaten",
-  configs,
-  exploreVariants,
   // success_threshold (views.md, verified.md): solved when the score reaches 3 (3 apples eaten).
   successThreshold: 3,
-  configSchema,
-  innerSchema,
-  actionGrammar,
-  init,
-  copyInner,
-  apply,
+  rules,
   render,
-  facts,
-  parseObservation,
-  score,
-  rulesBody,
-  legalActions,
-  policies: { random, heuristic },
+  policies,
 });
