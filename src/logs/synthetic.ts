@@ -8,6 +8,9 @@
  * It lives in logs/, the lowest layer that holds what it needs (the schemas, the run-directory layout
  * and the writer); the analysis above it only reads what it wrote.
  *
+ * Not durable (no fsync): the data set is recomputed whole from its seed, so a power loss costs a
+ * rerun, and a sync per file made a paper-scale set several seconds slower.
+ *
  * The one line that does not go through the writer is the torn last line (`tornLastLine`): half a
  * record without its newline, which the writer exists never to write. It is appended raw, after
  * every writer is closed (a writer opened on that file later cuts it: `repairTornTail`).
@@ -37,7 +40,7 @@ const FILES = ["steps", "episodes", "checkpoints"] as const satisfies readonly R
 /** Writes one kind of a run's records to a fresh file (a rerun into the same folder replaces it); returns its size. */
 function writeRecords(path: string, kind: (typeof FILES)[number], records: readonly SyntheticRun[(typeof FILES)[number]][number][]): number {
   rmSync(path, { force: true });
-  const writer = JsonlWriter.open(path, RUN_FILES[kind].schema);
+  const writer = JsonlWriter.open(path, RUN_FILES[kind].schema, { durable: false });
   try {
     for (const r of records) writer.append(r);
   } finally {
@@ -56,7 +59,7 @@ export async function writeSyntheticData(dir: string, opts: SyntheticOptions = {
     const runDirectory = runDir(dir, run.run_id);
     mkdirSync(runDirectory, { recursive: true });
     const manifest = manifestPath(runDirectory);
-    writeJsonAtomic(manifest, RunManifest, run.manifest);
+    writeJsonAtomic(manifest, RunManifest, run.manifest, { durable: false });
     summary.bytes += statSync(manifest).size;
     for (const kind of FILES) summary.bytes += writeRecords(runFile(runDirectory, kind), kind, run[kind]);
     summary.steps += run.steps.length;
