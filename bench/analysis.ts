@@ -17,7 +17,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadDataset } from "../src/analysis/dataset.js";
 import { buildReport } from "../src/report/buildReport.js";
-import { SYNTHETIC_GAMES, SYNTHETIC_MODELS, writeSyntheticData } from "../src/analysis/synthetic.js";
+import { writeSyntheticData } from "../src/logs/synthetic.js";
+import { SYNTHETIC_GAMES, SYNTHETIC_MODELS } from "../src/logs/syntheticRuns.js";
 import { writeReport } from "../src/cli/report.js";
 import { MB, parseScaledBenchArgs, runChild } from "./scaledBench.js";
 

@@ -25,7 +25,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadDataset } from "../src/analysis/dataset.js";
 import { exportTables, openLogDatabase } from "../src/analysis/logDatabase.js";
-import { SYNTHETIC_GAMES, SYNTHETIC_MODELS, writeSyntheticData } from "../src/analysis/synthetic.js";
+import { writeSyntheticData } from "../src/logs/synthetic.js";
+import { SYNTHETIC_GAMES, SYNTHETIC_MODELS } from "../src/logs/syntheticRuns.js";
 
 const MB = 1024 * 1024;
 const MODES = ["loader", "sql", "cached", "export", "parquet"] as const;

@@ -20,7 +20,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SYNTHETIC_GAMES, SYNTHETIC_MODELS, writeSyntheticData } from "../src/analysis/synthetic.js";
+import { writeSyntheticData } from "../src/logs/synthetic.js";
+import { SYNTHETIC_GAMES, SYNTHETIC_MODELS } from "../src/logs/syntheticRuns.js";
 import { buildViewer } from "../src/report/viewer/build.js";
 import { MB, parseScaledBenchArgs, runChild } from "./scaledBench.js";
 

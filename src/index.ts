@@ -9,6 +9,8 @@
 export * from "./analysis/index.js";
 export * from "./logs/schema.js";
 export { readDeduped, readMergedRun, type DedupedRun, type MergedRun, type MergedEpisode } from "./logs/mergedRun.js";
+export * from "./logs/syntheticRuns.js";
+export * from "./logs/synthetic.js";
 export { GAMES, getGame, parseGameList } from "./games/registry.js";
 export { GAME_NAMES, CONFIG_NAMES } from "./games/types.js";
 export type { Game, GameName, EpisodeState, PolicyContext, PolicyDecision } from "./games/types.js";

@@ -18,7 +18,6 @@ export * from "./judging.js";
 export * from "./judgingTables.js";
 export * from "./report.js";
 export * from "./runs.js";
-export * from "./synthetic.js";
 export * from "./table.js";
 export * from "./compare.js";
 export * from "./coverage.js";

@@ -15,7 +15,7 @@
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, ftruncateSync, writeSync } from "node:fs";
 import { basename } from "node:path";
 import type { z } from "zod";
-import { writeFileAtomic } from "../util/atomicWrite.js";
+import { writeFileAtomic, type AtomicOptions } from "../util/atomicWrite.js";
 import { formatIssues } from "../util/zodIssues.js";
 import { stringifyWellFormed } from "../util/wellFormedJson.js";
 import { redactDeep } from "../util/secretText.js";
@@ -76,6 +76,8 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
     path: string,
     private readonly schema: S,
     private readonly write: WriteFn,
+    /** false: `sync()` (and so `close()`) never fsyncs: for files recomputed whole from a seed (the synthetic data set). */
+    private readonly durable: boolean,
   ) {
     this.path = path;
     this.check = fastCheckOf(schema);
@@ -83,9 +85,13 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
     this.repairedBytes = repairTornTail(this.fd);
   }
 
-  /** Opens (creating if needed) `path` for appending records validated by `schema`. */
-  static open<S extends z.ZodTypeAny>(path: string, schema: S, io: { write?: WriteFn } = {}): JsonlWriter<S> {
-    return new JsonlWriter(path, schema, io.write ?? defaultWrite);
+  /**
+   * Opens (creating if needed) `path` for appending records validated by `schema`. `durable: false`
+   * (default true) drops the fsyncs, as `writeFileAtomic`'s option does: only for a file that can be
+   * recomputed whole (the synthetic data set), never for a run's logs.
+   */
+  static open<S extends z.ZodTypeAny>(path: string, schema: S, io: { write?: WriteFn; durable?: boolean } = {}): JsonlWriter<S> {
+    return new JsonlWriter(path, schema, io.write ?? defaultWrite, io.durable ?? true);
   }
 
   /** Validates `record` and appends it as one line. Throws InvalidRecordError naming the field. */
@@ -138,7 +144,7 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
 
   /** Flushes to stable storage (episode boundaries). */
   sync(): void {
-    if (this.fd !== null && this.dirty) {
+    if (this.fd !== null && this.dirty && this.durable) {
       fsyncSync(this.fd);
       this.dirty = false;
     }
@@ -152,9 +158,9 @@ export class JsonlWriter<S extends z.ZodTypeAny> {
   }
 }
 
-/** Writes a JSON document atomically after validating it with `schema`. */
-export function writeJsonAtomic<S extends z.ZodTypeAny>(path: string, schema: S, value: z.input<S>): void {
+/** Writes a JSON document atomically after validating it with `schema` (`opts`: writeFileAtomic's). */
+export function writeJsonAtomic<S extends z.ZodTypeAny>(path: string, schema: S, value: z.input<S>, opts: AtomicOptions = {}): void {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new InvalidRecordError(`refusing to write an invalid ${basename(path)}: ${formatIssues(parsed.error, { max: 3 })}`);
-  writeFileAtomic(path, `${stringifyWellFormed(redactDeep(value), 2)}\n`);
+  writeFileAtomic(path, `${stringifyWellFormed(redactDeep(value), 2)}\n`, opts);
 }

@@ -12,7 +12,7 @@ import { loadDataset, type Dataset } from "../../src/analysis/dataset.js";
 import { INSTRUMENT_MARK, instrumentNote, isInstrument, withInstrumentNote } from "../../src/analysis/instruments.js";
 import { powerTable } from "../../src/analysis/power.js";
 import { buildReport } from "../../src/report/buildReport.js";
-import { writeSyntheticData } from "../../src/analysis/synthetic.js";
+import { writeSyntheticData } from "../../src/logs/synthetic.js";
 import type { Table } from "../../src/analysis/table.js";
 import { tablePlainText } from "../../src/report/notebooks/display.js";
 import { tableHtml } from "../../src/report/notebooks/html.js";

@@ -13,7 +13,7 @@ import { buildReport } from "../../src/report/buildReport.js";
 import type { ReportTables } from "../../src/report/entries.js";
 import { type ReportPart } from "../../src/analysis/report.js";
 import { gameRewardRanges, requiredGames } from "../../src/analysis/runs.js";
-import { writeSyntheticData, type SyntheticSummary } from "../../src/analysis/synthetic.js";
+import { writeSyntheticData, type SyntheticSummary } from "../../src/logs/synthetic.js";
 import type { Table } from "../../src/analysis/table.js";
 import { analyzeViews } from "../../src/analysis/viewTables.js";
 import { toCsv } from "../../src/report/tables.js";

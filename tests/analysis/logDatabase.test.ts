@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadColumns } from "../../src/analysis/frames.js";
 import { loadDataset, type Dataset } from "../../src/analysis/dataset.js";
 import { exportTables, openLogDatabase, type LogDatabase } from "../../src/analysis/logDatabase.js";
-import { writeSyntheticData } from "../../src/analysis/synthetic.js";
+import { writeSyntheticData } from "../../src/logs/synthetic.js";
 import { conform, parseSchemaComments, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS } from "../../src/analysis/sqlSchema.js";
 import { viewOf } from "../../src/logs/schema.js";
 import { checkpoint, curveRecords, episode, exploreRecords, step, tempDir, writeRun } from "./helpers.js";

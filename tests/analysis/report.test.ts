@@ -6,7 +6,8 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { writeSyntheticData, type SyntheticOptions } from "../../src/analysis/synthetic.js";
+import { writeSyntheticData } from "../../src/logs/synthetic.js";
+import type { SyntheticOptions } from "../../src/logs/syntheticRuns.js";
 import { reportCommand } from "../../src/cli/report.js";
 import { REPORT_CSV_COLUMNS as COLUMNS, tempDir } from "./helpers.js";
 

@@ -3,7 +3,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeSyntheticData } from "../../src/analysis/synthetic.js";
+import { writeSyntheticData } from "../../src/logs/synthetic.js";
 import { resolveRequest, serveSite, viewCommand } from "../../src/cli/view.js";
 import { UsageError } from "../../src/cli/args.js";
 

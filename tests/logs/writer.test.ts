@@ -29,6 +29,20 @@ describe("JsonlWriter", () => {
     expect(lines[2]).toBe("");
     expect(JSON.parse(lines[1]!)).toMatchObject({ checkpoint: 3, failed_episodes: [] });
   });
+  it("durable: false (the synthetic data set's) writes the same lines and validates the same; only the fsyncs go", () => {
+    const dir = mkdtempSync(join(tmpdir(), "s3w-"));
+    const a = JsonlWriter.open(join(dir, "a.jsonl"), CheckpointRecord);
+    const b = JsonlWriter.open(join(dir, "b.jsonl"), CheckpointRecord, { durable: false });
+    for (const w of [a, b]) {
+      w.append(rec(0));
+      w.sync();
+      w.append({ ...rec(3), failed_episodes: [] });
+      expect(() => w.append({ ...rec(0), mean: Number.NaN })).toThrow(InvalidRecordError);
+      w.close();
+    }
+    expect(readFileSync(join(dir, "b.jsonl"), "utf8")).toBe(readFileSync(join(dir, "a.jsonl"), "utf8"));
+    expect(readFileSync(join(dir, "b.jsonl"), "utf8").split("\n")).toHaveLength(3);
+  });
   it("refuses an invalid record and names the field; nothing is written", () => {
     const dir = mkdtempSync(join(tmpdir(), "s3w-"));
     const w = JsonlWriter.open(join(dir, "c.jsonl"), CheckpointRecord);

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loadDataset } from "../../src/analysis/dataset.js";
 import { buildReport } from "../../src/report/buildReport.js";
 import type { Report } from "../../src/report/entries.js";
-import { writeSyntheticData } from "../../src/analysis/synthetic.js";
+import { writeSyntheticData } from "../../src/logs/synthetic.js";
 import { curveFigureNames, reportFigures, writeReport } from "../../src/report/writeReport.js";
 import { tempDir } from "../analysis/helpers.js";
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Dataset } from "../../src/analysis/dataset.js";
 import { loadDataset } from "../../src/analysis/dataset.js";
-import { writeSyntheticData, type SyntheticSummary } from "../../src/analysis/synthetic.js";
+import { writeSyntheticData, type SyntheticSummary } from "../../src/logs/synthetic.js";
 import { buildReport } from "../../src/report/buildReport.js";
 import { describeEntry, FIGURE_GROUPS, REPORT_ENTRIES, type ReportEntry } from "../../src/report/entries.js";
 import { reportFigures, writeReport } from "../../src/report/writeReport.js";

@@ -32,4 +32,19 @@ describe("builtin fine-tune", () => {
     copyFileSync(first.path, mine);
     expect(JSON.parse(readFileSync(fineTuneBuiltin({ train: sft, model: `builtin:learner@${mine}`, epochs: 1, outDir: root }).path, "utf8")).base).toBe(`builtin:learner@${mine}`);
   });
+
+  it("reads the SFT file through the one JSONL reader: a bad line, mid-file or torn at the end, names file:line", () => {
+    const root = mkdtempSync(join(tmpdir(), "s3gym-ft-"));
+    const out = join(root, "checkpoints");
+    const mid = join(root, "mid.jsonl");
+    writeFileSync(mid, `${example}\n{not json\n${example}\n`);
+    expect(() => fineTuneBuiltin({ train: mid, model: "builtin:learner", epochs: 1, outDir: out })).toThrow(`${mid}:2: not JSON`);
+    const torn = join(root, "torn.jsonl");
+    writeFileSync(torn, `${example}\n\n${example.slice(0, 30)}`);
+    expect(() => fineTuneBuiltin({ train: torn, model: "builtin:learner", epochs: 1, outDir: out })).toThrow(`${torn}:3: not JSON`);
+    // Blank lines, CRLF and a last line without its newline are read as examples.
+    const loose = join(root, "loose.jsonl");
+    writeFileSync(loose, `${example}\r\n\r\n${example}`);
+    expect(fineTuneBuiltin({ train: loose, model: "builtin:learner", epochs: 1, outDir: out }).examples).toBe(2);
+  });
 });

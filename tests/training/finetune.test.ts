@@ -85,6 +85,22 @@ describe("SFT file validation", () => {
     expect(bad.errors[1]).toMatch(/^line 3: messages: the last message must be the assistant's answer/);
     expect(bad.errors[2]).toMatch(/^line 4: messages\.0\.role/);
   });
+
+  it("reads lines through the one JSONL reader: a torn last line is an error like any bad line; blank lines, CRLF and a missing final newline are not", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "s3gym-ft-"));
+    const torn = join(dir, "torn.jsonl");
+    writeFileSync(torn, `${example("UP")}\n${example("LEFT").slice(0, 20)}`);
+    const t = await validateSftFile(torn);
+    expect([t.examples, t.errors]).toEqual([1, ["line 2: not valid JSON"]]);
+    const loose = join(dir, "loose.jsonl");
+    // Line numbers count the blank line; the last example has no newline and still counts.
+    writeFileSync(loose, `${example("UP")}\r\n\r\n${example("LEFT")}\r\n${example("DOWN")}`);
+    const l = await validateSftFile(loose);
+    expect([l.examples, l.errors]).toEqual([3, []]);
+    const blank = join(dir, "blank.jsonl");
+    writeFileSync(blank, "\n  \n");
+    expect((await validateSftFile(blank)).errors).toEqual(["the file is empty (no example on any line)"]);
+  });
 });
 
 describe("s3gym finetune (CLI)", () => {

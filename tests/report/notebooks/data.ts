@@ -1,4 +1,4 @@
-import { writeSyntheticData } from "../../../src/analysis/synthetic.js";
+import { writeSyntheticData } from "../../../src/logs/synthetic.js";
 
 /** The small synthetic data set the notebook tests read: two models, two games, a 3-epoch training run. */
 export async function writeNotebookTestData(dir: string, seed: number): Promise<void> {

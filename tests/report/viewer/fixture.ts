@@ -9,7 +9,7 @@
 import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeSyntheticData } from "../../../src/analysis/synthetic.js";
+import { writeSyntheticData } from "../../../src/logs/synthetic.js";
 import { getGame } from "../../../src/games/registry.js";
 import { runMatrix } from "../../../src/runner/runLoop.js";
 import { buildMatrix } from "../../../src/runner/schedule.js";

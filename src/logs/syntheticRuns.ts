@@ -1,18 +1,20 @@
 /**
- * A synthetic data set generator: valid run directories (logs.md) for any models x games x pathways,
- * plus training runs, deterministic from a seed. It feeds the report's end-to-end test and the
- * analysis benchmark; it is NOT a model of any real agent, only a plausible shape of data:
+ * The synthetic data set's records: the runs (manifest, steps, episodes, checkpoints; logs.md) of any
+ * models x games x pathways, plus training runs, deterministic from a seed. Pure: options in, records
+ * out, nothing written; `writeSyntheticData` (logs/synthetic.ts) writes them through the log writer,
+ * so every record is checked against its schema (logs/schema.ts) on the way to disk. It feeds the
+ * report's end-to-end tests and the analysis benchmarks; it is NOT a model of any real agent, only a
+ * plausible shape of data:
  * - each run has a latent success probability that drifts with experience (x exploration episodes),
  *   per-step rewards in the game's own units summing to the episode score;
  * - self-scores agree with the reward's sign with a model-specific accuracy, some are unscored, a
  *   few fall outside the reward range (to exercise NMAE's clipping);
  * - a small share of checkpoints fail (infrastructure), leaving a failed episode record.
- * Every run draws from its own generator keyed by (seed, run_id), so a run's bytes do not depend on
+ * Every run draws from its own generator keyed by (seed, run_id), so a run's records do not depend on
  * which other runs are generated.
  */
-import { mkdir, writeFile, appendFile } from "node:fs/promises";
 import { Rng } from "../util/rng.js";
-import { manifestPath, runDir, runFile } from "../logs/runDir.js";
+import type { CheckpointRecord, EpisodeRecord, RunManifest, StepRecord } from "./schema.js";
 
 /** What to generate. Defaults give one paper-scale matrix minus the training runs. */
 export interface SyntheticOptions {
@@ -44,17 +46,19 @@ export interface SyntheticOptions {
   tornLastLine?: boolean;
 }
 
-/** What was written. */
-export interface SyntheticSummary {
-  dir: string;
-  runs: number;
-  trainingRuns: number;
-  steps: number;
-  episodes: number;
-  checkpoints: number;
-  bytes: number;
-  runIds: string[];
+/** One generated run: its manifest and the records of its three JSONL files, in file order. */
+export interface SyntheticRun {
+  run_id: string;
+  /** True for a training run (pathway `training`). */
+  training: boolean;
+  manifest: RunManifest;
+  steps: StepRecord[];
+  episodes: EpisodeRecord[];
+  checkpoints: CheckpointRecord[];
 }
+
+/** The line the torn-last-line option appends to the first run's steps.jsonl: half a record, no newline. */
+export const SYNTHETIC_TORN_LINE = '{"run_id":"torn","model":"x","game":"y","pathway":"history","phase":"explo';
 
 export const SYNTHETIC_GAMES = ["chess", "minesweeper", "nullify", "tetris", "snake", "pvz", "trust"] as const;
 export const SYNTHETIC_MODELS = ["alpha-7b", "bravo-8b", "charlie-14b", "delta-32b", "echo-70b", "foxtrot-mini", "golf-pro"] as const;
@@ -93,7 +97,7 @@ export function syntheticRunId(game: string, pathway: string, model: string, run
 }
 
 interface EpisodeOut {
-  steps: string[];
+  steps: StepRecord[];
   score: number;
   nSteps: number;
 }
@@ -125,7 +129,7 @@ function episode(
   const cap = ctx.stepRange[1];
   const n = ctx.stepRange[0] + rng.int(ctx.stepRange[1] - ctx.stepRange[0] + 1);
   const last = failAt === null ? n : Math.min(n, failAt);
-  const steps: string[] = [];
+  const steps: StepRecord[] = [];
   let score = 0;
   const acc = ctx.accuracy(f);
   for (let k = 0; k < last; k++) {
@@ -143,8 +147,7 @@ function episode(
     const action = `move ${rng.int(10)} ${rng.int(10)}`;
     const unparsable = rng.float() < 0.01;
     const rows = Array.from({ length: 12 }, () => ctx.rows[rng.int(ctx.rows.length)]).join("\n");
-    steps.push(
-      JSON.stringify({
+    steps.push({
         ...ctx.id,
         phase,
         config: phase,
@@ -165,8 +168,7 @@ function episode(
         tokens_in: 800 + k * 120,
         tokens_out: 40,
         latency_ms: 300 + rng.int(700),
-      }),
-    );
+      });
   }
   return { steps, score, nSteps: last };
 }
@@ -180,8 +182,8 @@ function episodeLine(
   e: EpisodeOut,
   failed: boolean,
   t: number,
-): string {
-  return JSON.stringify({
+): EpisodeRecord {
+  return {
     ...ctx.id,
     phase,
     config: phase,
@@ -194,14 +196,22 @@ function episodeLine(
     error: failed ? "retries exhausted: 503" : null,
     started_at: new Date(BASE_TIME + t * 60_000).toISOString(),
     ended_at: new Date(BASE_TIME + t * 60_000 + 45_000).toISOString(),
-  });
+  };
+}
+
+/** The records of one run, in file order. */
+interface RunOut {
+  steps: StepRecord[];
+  episodes: EpisodeRecord[];
+  checkpoints: CheckpointRecord[];
 }
 
 /**
- * Writes a synthetic data set under `dir` (`<dir>/runs/<run_id>/...`) and returns what it wrote.
- * Deterministic: the same options give byte-identical files.
+ * The synthetic data set's runs, one at a time, in the order they are written (games x models x
+ * pathways x run seeds, then the training runs). Deterministic: the same options give the same
+ * records. Nothing is written (logs/synthetic.ts writes them).
  */
-export async function writeSyntheticData(dir: string, opts: SyntheticOptions = {}): Promise<SyntheticSummary> {
+export function* syntheticRuns(opts: SyntheticOptions = {}): Generator<SyntheticRun> {
   const seed = opts.seed ?? 0;
   const models = opts.models ?? SYNTHETIC_MODELS;
   const games = opts.games ?? SYNTHETIC_GAMES;
@@ -213,23 +223,15 @@ export async function writeSyntheticData(dir: string, opts: SyntheticOptions = {
   const stepRange = opts.stepsPerEpisode ?? [8, 30];
   const failRate = opts.failRate ?? 0.03;
   const unscoredRate = opts.unscoredRate ?? 0.05;
-  const summary: SyntheticSummary = { dir, runs: 0, trainingRuns: 0, steps: 0, episodes: 0, checkpoints: 0, bytes: 0, runIds: [] };
   const rowPool = (rng: Rng): string[] =>
     Array.from({ length: 32 }, () => Array.from({ length: 16 }, () => ".*#o"[rng.int(4)]).join(""));
 
-  const writeRun = async (
-    id: RunCtx["id"],
-    plan: (ctx: RunCtx, out: { steps: string[]; episodes: string[]; checkpoints: string[] }) => void,
-    accuracy: (f: number) => number,
-    runSeed: number,
-  ): Promise<void> => {
+  const makeRun = (id: RunCtx["id"], plan: (ctx: RunCtx, out: RunOut) => void, accuracy: (f: number) => number, runSeed: number): SyntheticRun => {
     const rng = Rng.fromKey(`synthetic/${seed}/${id.run_id}`);
     const ctx: RunCtx = { rng, id, profile: PROFILES[id.game] ?? DEFAULT_PROFILE, stepRange, unscoredRate, accuracy, rows: rowPool(rng) };
-    const out = { steps: [] as string[], episodes: [] as string[], checkpoints: [] as string[] };
+    const out: RunOut = { steps: [], episodes: [], checkpoints: [] };
     plan(ctx, out);
-    const runDirectory = runDir(dir, id.run_id);
-    await mkdir(runDirectory, { recursive: true });
-    const manifest = {
+    const manifest: RunManifest = {
       ...id,
       kit_version: "synthetic",
       endpoint_host: "builtin",
@@ -237,30 +239,18 @@ export async function writeSyntheticData(dir: string, opts: SyntheticOptions = {
       explore_seeds: Array.from({ length: id.pathway === "training" ? 0 : nExplore }, (_, i) => 1000 + i),
       eval_seeds: Array.from({ length: nEval }, (_, i) => i),
       reward_visibility: "hidden",
-      config: { synthetic: true, seed },
+      // Not a RunConfigRecord's parts: the generator's own settings (the schema lets unknown keys through).
+      config: { synthetic: true, seed } as RunManifest["config"],
       started_at: new Date(BASE_TIME).toISOString(),
       ended_at: new Date(BASE_TIME + 3_600_000).toISOString(),
-      status: out.checkpoints.some((c) => c.includes('"status":"failed"')) ? "failed" : "complete",
+      status: out.checkpoints.some((c) => c.status === "failed") ? "failed" : "complete",
       wall_s: 3600,
     };
-    const files: [string, string][] = [
-      [manifestPath(runDirectory), JSON.stringify(manifest, null, 2) + "\n"],
-      [runFile(runDirectory, "steps"), out.steps.join("\n") + (out.steps.length ? "\n" : "")],
-      [runFile(runDirectory, "episodes"), out.episodes.join("\n") + (out.episodes.length ? "\n" : "")],
-      [runFile(runDirectory, "checkpoints"), out.checkpoints.join("\n") + (out.checkpoints.length ? "\n" : "")],
-    ];
-    for (const [path, text] of files) {
-      await writeFile(path, text);
-      summary.bytes += Buffer.byteLength(text);
-    }
-    summary.steps += out.steps.length;
-    summary.episodes += out.episodes.length;
-    summary.checkpoints += out.checkpoints.length;
-    summary.runIds.push(id.run_id);
+    return { run_id: id.run_id, training: id.pathway === "training", manifest, ...out };
   };
 
   /** Evaluates a checkpoint: nEval episodes at success probability p, maybe failing. */
-  const checkpoint = (ctx: RunCtx, out: { steps: string[]; episodes: string[]; checkpoints: string[] }, x: number, p: number, f: number, t: number): void => {
+  const checkpoint = (ctx: RunCtx, out: RunOut, x: number, p: number, f: number, t: number): void => {
     const fails = ctx.rng.float() < failRate;
     const failedEpisode = fails ? ctx.rng.int(nEval) : -1;
     const scores: number[] = [];
@@ -273,16 +263,14 @@ export async function writeSyntheticData(dir: string, opts: SyntheticOptions = {
       if (!failed) scores.push(ep.score);
     }
     const mean = scores.length > 0 ? round(scores.reduce((a, b) => a + b, 0) / scores.length, 9) : null;
-    out.checkpoints.push(
-      JSON.stringify({
-        ...ctx.id,
-        checkpoint: x,
-        scores,
-        mean: fails ? null : mean,
-        status: fails ? "failed" : "ok",
-        reason: fails ? "episode failed: retries exhausted: 503" : null,
-      }),
-    );
+    out.checkpoints.push({
+      ...ctx.id,
+      checkpoint: x,
+      scores,
+      mean: fails ? null : mean,
+      status: fails ? "failed" : "ok",
+      reason: fails ? "episode failed: retries exhausted: 503" : null,
+    });
   };
 
   for (const game of games) {
@@ -297,7 +285,7 @@ export async function writeSyntheticData(dir: string, opts: SyntheticOptions = {
           const gain = (prng.float() - 0.3) * 0.3 + (pathway === "memory" ? 0.05 : 0);
           const learn = pathway === "memory" ? 0.1 : pathway === "history" ? 0.05 : 0;
           const skill = (x: number, rng: Rng): number => Math.min(0.95, Math.max(0.01, base + (gain * x) / nExplore + (rng.float() - 0.5) * 0.06));
-          await writeRun(
+          yield makeRun(
             { run_id, model, game, pathway },
             (ctx, out) => {
               let t = 0;
@@ -313,7 +301,6 @@ export async function writeSyntheticData(dir: string, opts: SyntheticOptions = {
             (f) => Math.min(0.98, acc0 + learn * f),
             rs,
           );
-          summary.runs++;
         }
       }
     }
@@ -328,7 +315,7 @@ export async function writeSyntheticData(dir: string, opts: SyntheticOptions = {
         const base = 0.1 + 0.35 * prng.float();
         const gain = (prng.float() - 0.4) * 0.3;
         const K = tr.epochs;
-        await writeRun(
+        yield makeRun(
           { run_id, model, game, pathway: "training" },
           (ctx, out) => {
             for (let epoch = 0; epoch < K; epoch++) {
@@ -339,16 +326,7 @@ export async function writeSyntheticData(dir: string, opts: SyntheticOptions = {
           () => 0.7,
           0,
         );
-        summary.runs++;
-        summary.trainingRuns++;
       }
     }
   }
-
-  if (opts.tornLastLine && summary.runIds.length > 0) {
-    const torn = '{"run_id":"torn","model":"x","game":"y","pathway":"history","phase":"explo';
-    await appendFile(runFile(runDir(dir, summary.runIds[0] as string), "steps"), torn);
-    summary.bytes += torn.length;
-  }
-  return summary;
 }
