@@ -194,6 +194,15 @@ export function settingsFromFlags(v: Readonly<Record<string, string | boolean | 
     if (value !== undefined) out[r.key] = value;
   }
   const settings = out as unknown as ProtocolSettings;
+  checkSettings(settings);
+  return settings;
+}
+
+/**
+ * The checks between settings (each flag is checked alone where it is read): the reply's reserve
+ * inside the context, and a schedule a machine can finish. A UsageError names the flags.
+ */
+export function checkSettings(settings: ProtocolSettings): void {
   if (settings.contextTokens <= settings.maxNewTokens) {
     throw new UsageError(`--context-tokens (${settings.contextTokens}) must exceed --max-new-tokens (${settings.maxNewTokens}): the reply is reserved inside the context`);
   }
@@ -205,7 +214,6 @@ export function settingsFromFlags(v: Readonly<Record<string, string | boolean | 
       `--explore-episodes ${settings.exploreEpisodes}, --checkpoint-every ${settings.checkpointEvery} and --eval-episodes ${settings.evalEpisodes} plan ${planned} episodes per run, more than ${MAX_PLANNED_EPISODES}: checkpoint less often (a larger --checkpoint-every) or evaluate fewer episodes`,
     );
   }
-  return settings;
 }
 
 /** The most episodes one run may plan (exploration plus every checkpoint's evaluation). */
