@@ -4,8 +4,10 @@
  *
  *   1. prerequisites   Jupyter (nbconvert + nbclient) and the tslab kernel spec, checked before anything
  *                      long; a missing one prints the Debian and pip install commands and exits 2.
- *   2. runs            every run, as one list of jobs on --jobs slots (`runsJobs`, `jobPool.ts`), each a
- *                      child process, longest first so the cores end together:
+ *   2. runs            every run, as one list of typed jobs on --jobs slots (`planReproduction` in
+ *                      src/training/reproducePlan.ts, the plan; `jobPool.ts`), each a child process
+ *                      `s3gym <command> --job FILE` (its settings as data, in a job file), longest first
+ *                      so the cores end together:
  *                      - training: Figure 7, `s3gym train-loop --trainer builtin` on builtin:learner, a real
  *                        offline loop (explore, build-sft, fine-tune, evaluate) of 19 rounds (20 checkpoints);
  *                      - views: builtin:learner's 21 runs with `--views eval,id,replay` (views.md), so the
