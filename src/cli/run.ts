@@ -23,7 +23,6 @@ import { Progress, type ProgressMode, type ProgressStream } from "../runner/prog
 import { planMatrix, preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { parseShard, planRuns, shardFromEnv, type MatrixEntry, type RunPlan, type Shard, type ShardSource } from "../runner/schedule.js";
 import type { RunJobSettings } from "../runner/jobSettings.js";
-import { escapeControl } from "../util/outsideText.js";
 import { readJobFile, refuseFlagsBesideJob } from "./jobFile.js";
 import { makeShardPlan, recordShardPlan } from "../runner/shardPlan.js";
 import { terminalSafe } from "../models/secrets.js";
@@ -244,20 +243,12 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
 }
 
 /**
- * `--job FILE`: the settings from a job file (jobFile.ts), checked as the flags would check them
- * (each field by the file's schema, the rules between fields here); every other flag at its default.
+ * `--job FILE`: the settings from a job file (jobFile.ts: each field checked by the file's schema,
+ * the rules between fields as the flags have them); every other flag at its default.
  */
 function parseJob(v: FlagValues<typeof FLAGS>, argv: string[], env: Record<string, string | undefined>): Parsed {
   refuseFlagsBesideJob(v);
   const job = readJobFile(v.job!, "run");
-  const where = `--job ${escapeControl(v.job!)}`;
-  for (const p of job.pathways) if (!(RECORDED_PATHWAY_NAMES as readonly string[]).includes(p)) throw new UsageError(`${where}: settings.pathways: unknown pathway '${escapeControl(p)}' (expected one of ${RECORDED_PATHWAY_NAMES.join(", ")})`);
-  const loop = job.pathways.some(playsProtocolLoop);
-  if (loop && job.models.length === 0) throw new UsageError(`${where}: settings.models is empty: the pathways ${job.pathways.filter(playsProtocolLoop).join(", ")} need a model`);
-  if (!loop && job.models.length > 0) throw new UsageError(`${where}: settings.models must be empty for pathway training alone (the checkpoints are the models)`);
-  if (job.pathways.includes(TRAINING) !== (job.training !== null)) throw new UsageError(`${where}: settings.training is ${job.training === null ? "null but the pathways include training (give its label and checkpoints)" : "set but the pathways do not include training"}`);
-  if (job.training !== null && job.settings.views !== undefined) throw new UsageError(`${where}: settings.settings.views applies to the protocol loop's pathways, not to pathway training`);
-  if (job.pathways.includes("verified") !== (job.verified !== null)) throw new UsageError(`${where}: settings.verified is ${job.verified === null ? "null but the pathways include verified (give broadBatch and verifierModel)" : "set but the pathways do not include verified"}`);
   return fromSettings(job, {
     source: "flag",
     argv,

@@ -58,9 +58,9 @@ export function protocolUsage(command: ProtocolCommand): string[] {
 const USAGE_WIDTH = 110;
 
 /**
- * Settings -> the flags that give them on `command` (the inverse of settingsFromFlags), for commands
- * that start others (reproduce): only the settings given, in the table's order. A switch is given
- * when the setting is its `on` value.
+ * Settings -> the flags that give them on `command` (the inverse of settingsFromFlags): only the
+ * settings given, in the table's order. A switch is given when the setting is its `on` value. (A
+ * command that starts others hands them their settings as data instead: `--job FILE`, jobFile.ts.)
  */
 export function settingsToFlags(s: Partial<ProtocolSettings>, command: ProtocolCommand): string[] {
   return flaggedRows(command).flatMap((r) => {

@@ -13,7 +13,6 @@ import { Progress, type ProgressMode, type ProgressStream } from "../runner/prog
 import { exitCodeOf, folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError, type FlagValues } from "./args.js";
 import { readJobFile, refuseFlagsBesideJob } from "./jobFile.js";
 import { defaultLoopLabel, type TrainLoopJobSettings } from "../training/loopJob.js";
-import { escapeControl } from "../util/outsideText.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, resolveGames, settingsFromFlags, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
 
 export const TRAIN_LOOP_USAGE = [
@@ -84,16 +83,10 @@ function loopJobFromFlags(v: FlagValues<typeof FLAGS>): TrainLoopJobSettings {
   };
 }
 
-/** `--job FILE`: the loop's settings from a job file (jobFile.ts), with the rules between fields the flags have. */
+/** `--job FILE`: the loop's settings from a job file (jobFile.ts: checked field by field and between fields, as the flags are). */
 function loopJobFromFile(v: FlagValues<typeof FLAGS>): TrainLoopJobSettings {
   refuseFlagsBesideJob(v);
-  const job = readJobFile(v.job!, "train-loop");
-  const where = `--job ${escapeControl(v.job!)}`;
-  if (job.trainer === "builtin" && !job.model.startsWith("builtin:learner")) throw new UsageError(`${where}: settings.trainer 'builtin' fine-tunes builtin:learner[@ckpt][?judge=x]; settings.model is '${escapeControl(job.model)}'`);
-  if (job.settings.exploreEpisodes < 1) throw new UsageError(`${where}: settings.settings.exploreEpisodes must be at least 1: BuildSFT needs exploration steps`);
-  if (job.sft.correctModel !== null && job.sft.lowScore !== "correct") throw new UsageError(`${where}: settings.sft.correctModel is only used with lowScore 'correct'`);
-  if (!job.sft.maskEarlierAnswers && job.sft.format !== "openai-chat") throw new UsageError(`${where}: settings.sft.maskEarlierAnswers false (train all turns) only applies to format 'openai-chat'`);
-  return job;
+  return readJobFile(v.job!, "train-loop");
 }
 
 /**

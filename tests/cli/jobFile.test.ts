@@ -101,6 +101,13 @@ describe("a bad job file", () => {
     expect(await refused(["run", "--job", edited((o) => (o.settings.verified = null))])).toContain("settings.verified is null but the pathways include verified");
   });
 
+  it("applies the rules between fields the flags have (a train-loop job's builtin trainer needs builtin:learner)", async () => {
+    const loop = JSON.parse(jobFileText(planReproduction(QUICK_SCHEDULE, "/tmp/x")[0]!)) as { settings: { model: string } };
+    loop.settings.model = "builtin:random";
+    const f = fileOf(JSON.stringify(loop));
+    expect(await refused(["train-loop", "--job", f])).toContain(`s3gym train-loop: --job ${f}: settings.trainer 'builtin' fine-tunes builtin:learner[@ckpt][?judge=x]; settings.model is 'builtin:random'`);
+  });
+
   it("says which command a job is for, and when the file is not there or not JSON", async () => {
     const loop = fileOf(jobFileText(planReproduction(QUICK_SCHEDULE, "/tmp/x")[0]!));
     expect(await refused(["run", "--job", loop])).toContain(`--job ${loop} is a 'train-loop' job: run it with 's3gym train-loop --job ${loop}'`);
