@@ -1,12 +1,12 @@
 /**
  * What `s3gym run` runs, as data: the typed settings the command builds from its flags
  * (src/cli/run.ts) and reads from a job file (`--job FILE`, src/cli/jobFile.ts; train-loop's own
- * settings are in src/training/jobFile.ts), so that a command that starts others (`s3gym reproduce`) hands each child its
- * settings as an object, never as argv strings the child re-parses. Both paths end in the same object,
- * and the command runs the same code after it.
+ * settings are in src/training/loopJob.ts), so that a command that starts others (`s3gym
+ * reproduce`) hands each child its settings as an object, never as argv strings the child re-parses.
+ * Both paths end in the same object, and the command runs the same code after it.
  *
  * A job holds what a plan decides (models, games, pathways, the data directory, the protocol numbers,
- * views, shard); the endpoint flags (`--base-url`, `--concurrency`, ...) are not
+ * views, shard, training, verified); the endpoint flags (`--base-url`, `--concurrency`, ...) are not
  * part of it and take their defaults, as with no flag.
  *
  * Pure: types, defaults and the zod schemas of a job file; no I/O (the CLI reads and writes the files).
