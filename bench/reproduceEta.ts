@@ -1,7 +1,7 @@
 /**
  * reproduce's ETA against the truth, replayed from a finished reproduction's logs (issue 31, item 2).
  *
- * The runs phase is rebuilt as reproduce runs it: the job list of the default design (`runsJobs`),
+ * The runs phase is rebuilt as reproduce runs it: the job list of the default design (`planReproduction`),
  * each job's duration taken from its runs' episodes.jsonl timestamps (first start to last end, the
  * training loop's round directories and the judge dial's runs included), and the jobs replayed in
  * list order on `--slots` slots (longest first, as the pool starts them). Every episode end of a
@@ -15,14 +15,11 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { GAME_NAMES } from "../src/games/types.js";
 import { readRunFile } from "../src/logs/reader.js";
 import { runFile, runsDir } from "../src/logs/runDir.js";
 import { EpisodeRecord } from "../src/logs/schema.js";
-import { ceilingRuns, DEFAULT_SCHEDULE, matrixRuns, runsJobs, trainingRuns, verifiedRuns, viewRuns, type RunsJob } from "../src/cli/reproduce.js";
+import { DEFAULT_SCHEDULE, jobRuns, planReproduction, watchedRuns as plannedWatchedRuns, type ReproduceJob } from "../src/training/reproducePlan.js";
 import { paceEta } from "../src/cli/reproduceProgress.js";
-import { runId } from "../src/runner/runId.js";
-import { buildMatrix, parseShard, shardMatrix } from "../src/runner/schedule.js";
 
 function flag(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -32,30 +29,6 @@ const data = flag("data", "data");
 const slots = Number(flag("slots", "2"));
 /** `pool`: the jobs replayed on the slots from their durations; `recorded`: the times the logs hold. */
 const timeline = flag("timeline", "pool");
-
-/** A job of reproduce's runs phase (reproduce.ts RunsJob). */
-interface EtaJob {
-  name: string;
-  command: "run" | "train-loop";
-  argv: readonly string[];
-}
-
-function argOf(argv: readonly string[], name: string): string | undefined {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 ? argv[i + 1] : undefined;
-}
-
-/** The run ids a job writes: an `s3gym run` job's (its shard of the matrix), a train-loop job's evaluation runs. */
-function jobRunIds(job: EtaJob, allGames: readonly string[]): string[] {
-  const gamesArg = argOf(job.argv, "games") ?? "all";
-  const games = gamesArg === "all" ? [...allGames] : gamesArg.split(",");
-  if (job.command === "train-loop") {
-    return games.map((game) => runId({ game, pathway: "training", model: argOf(job.argv, "label") ?? "", runSeed: 0 }));
-  }
-  const matrix = buildMatrix((argOf(job.argv, "models") ?? "").split(","), games, (argOf(job.argv, "pathways") ?? "").split(","), Number(argOf(job.argv, "run-seed") ?? 0));
-  const shard = argOf(job.argv, "shard");
-  return shardMatrix(matrix, shard === undefined ? null : parseShard(shard)).map((e) => e.runId);
-}
 
 function episodesOf(dir: string): EpisodeRecord[] {
   if (!existsSync(runFile(dir, "episodes"))) return [];
@@ -76,7 +49,7 @@ function runDirsUnder(root: string): string[] {
 }
 
 interface JobTrace {
-  job: RunsJob;
+  job: ReproduceJob;
   durationMs: number;
   /** Recorded start (ms since the epoch). */
   start: number;
@@ -84,12 +57,13 @@ interface JobTrace {
   ends: { at: number; runId: string }[];
 }
 
-const watchedRuns = [...matrixRuns(DEFAULT_SCHEDULE), ...viewRuns(DEFAULT_SCHEDULE), ...verifiedRuns(DEFAULT_SCHEDULE), ...ceilingRuns(DEFAULT_SCHEDULE), ...trainingRuns(DEFAULT_SCHEDULE)];
+const jobs = planReproduction(DEFAULT_SCHEDULE, data);
+const watchedRuns = plannedWatchedRuns(jobs);
 const watched = new Set(watchedRuns.map((r) => r.runId));
-const jobs = runsJobs(DEFAULT_SCHEDULE, data);
 const traces: JobTrace[] = jobs.map((job) => {
-  const ids = jobRunIds(job, GAME_NAMES);
-  const dataDir = job.argv[job.argv.indexOf("--data") + 1]!;
+  // The run ids a job writes: a run job's (its shard of the matrix), a train-loop job's evaluation runs.
+  const ids = jobRuns(job).map((r) => r.runId);
+  const dataDir = job.settings.data;
   const dirs = ids.map((id) => join(runsDir(dataDir), id));
   // The training loop's exploration runs live in its round directories.
   if (job.command === "train-loop") dirs.push(...runDirsUnder(join(data, "train-loop")));

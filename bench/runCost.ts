@@ -24,7 +24,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { DEFAULT_SCHEDULE, OFFLINE_MODELS } from "../src/cli/reproduce.js";
+import { DEFAULT_SCHEDULE, OFFLINE_MODELS } from "../src/training/reproducePlan.js";
 import { GAME_NAMES } from "../src/games/types.js";
 import { totalEpisodes } from "../src/runner/schedule.js";
 

@@ -17,12 +17,13 @@ import { createModel } from "../runner/createModel.js";
 import { preflightModels } from "../runner/endpointPreflight.js";
 import { checkCheckpointModels, checkpointsFromSpecs, parseCheckpointList, parseCheckpointsFile, type CheckpointSpec } from "../training/checkpoints.js";
 import { runCheckpointList } from "../runner/evalList.js";
-import { runId } from "../runner/runId.js";
 import type { ProtocolSettings } from "../runner/context.js";
 import { playsProtocolLoop, RECORDED_PATHWAY_NAMES, TRAINING_PATHWAY } from "../pathways/registry.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
 import { planMatrix, preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
-import { buildMatrix, parseShard, shardFromEnv, shardMatrix, type MatrixEntry, type Shard, type ShardSource } from "../runner/schedule.js";
+import { parseShard, planRuns, shardFromEnv, type MatrixEntry, type RunPlan, type Shard, type ShardSource } from "../runner/schedule.js";
+import type { RunJobSettings } from "../runner/jobSettings.js";
+import { readJobFile, refuseFlagsBesideJob } from "./jobFile.js";
 import { makeShardPlan, recordShardPlan } from "../runner/shardPlan.js";
 import { terminalSafe } from "../models/secrets.js";
 import { checkDataDirProtocol } from "../runner/dataDirProtocol.js";
@@ -33,7 +34,7 @@ import type { EstimateRow } from "../runner/estimate.js";
 import { readJsonFile, readRunFile } from "../logs/reader.js";
 import { manifestPath, runDir, runFile, shardDirName } from "../logs/runDir.js";
 import { EpisodeRecord, RunManifest } from "../logs/schema.js";
-import { exitCodeOf, folderFlag, HelpRequested, intFlag, oneOf, parseFlags, UsageError, withoutFlags } from "./args.js";
+import { exitCodeOf, folderFlag, HelpRequested, intFlag, oneOf, parseFlags, UsageError, withoutFlags, type FlagValues } from "./args.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
@@ -41,6 +42,7 @@ import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
 export const RUN_USAGE = [
   "s3gym run --models M1,M2 --games all|g1,g2 --pathways history,memory,none --data DIR",
   "s3gym run --pathways training --checkpoints M0,M1,... | --checkpoints-file F [--label NAME] --games ... --data DIR",
+  "s3gym run --job FILE [--progress ...]: the settings from a job file (docs/runner.md, 'Job files'), no other flag",
   ...protocolUsage("run"),
   "  [--concurrency 8] [--shard i/n|auto [--shard-count N] [--no-shard-subdir]] [--base-url URL[,URL...] (a pool: see docs/scale.md)] [--api-key-env NAME] [--models-file F]",
   "  [--max-retries 5] [--max-retry-after 600] [--timeout-ms 600000] [--no-cache]",
@@ -55,6 +57,7 @@ export const RUN_USAGE = [
 ].join("\n");
 
 const FLAGS = {
+  job: { type: "string" },
   models: { type: "string" },
   games: { type: "string" },
   pathways: { type: "string" },
@@ -117,6 +120,8 @@ function commaList(flag: string, value: string | undefined): string[] {
 }
 
 interface Parsed {
+  /** The run's settings as data: what the flags or the job file said (everything below derives from it and the other flags). */
+  job: RunJobSettings;
   /** Models of the protocol-loop pathways (empty when only `training` is asked). */
   models: string[];
   /** `--pathways training`: the run's label (the `model` of its records) and the checkpoint list. */
@@ -148,7 +153,7 @@ interface Parsed {
 }
 
 /** `--checkpoints` / `--checkpoints-file` / `--label`: only with `--pathways training`, which needs one list. */
-function parseTraining(v: { checkpoints?: string; "checkpoints-file"?: string; label?: string }, wanted: boolean): Parsed["training"] {
+function parseTraining(v: { checkpoints?: string; "checkpoints-file"?: string; label?: string }, wanted: boolean): RunJobSettings["training"] {
   const given = [v.checkpoints !== undefined && "--checkpoints", v["checkpoints-file"] !== undefined && "--checkpoints-file", v.label !== undefined && "--label"].filter(Boolean);
   if (!wanted) {
     if (given.length > 0) throw new UsageError(`${given.join(", ")} ${given.length > 1 ? "are" : "is"} only used with --pathways training (add 'training' to --pathways, or drop ${given.length > 1 ? "them" : "it"})`);
@@ -182,11 +187,12 @@ function parseTraining(v: { checkpoints?: string; "checkpoints-file"?: string; l
   }
   if (v.label !== undefined && v.label.trim() === "") throw new UsageError("--label is empty: name the training run (it is the `model` of its records and its row in training.csv)");
   // The label defaults to the base model's spec: training.csv's row then reads as that model's curve.
-  return { label: v.label?.trim() ?? specs[0]!, checkpoints: checkpointsFromSpecs(specs) };
+  return { label: v.label?.trim() ?? specs[0]!, checkpoints: specs };
 }
 
 function parse(argv: string[], env: Record<string, string | undefined>): Parsed {
   const { values: v } = parseFlags(argv, FLAGS, RUN_USAGE);
+  if (v.job !== undefined) return parseJob(v, argv, env);
   const pathways = commaList("pathways", v.pathways);
   for (const p of pathways) oneOf("pathways", p, RECORDED_PATHWAY_NAMES);
   const training = parseTraining(v, pathways.includes(TRAINING));
@@ -203,7 +209,6 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     settings.views = views;
   }
   const { shard, source } = shardFromFlags(v, env);
-  const subdir = shard !== null && v["no-shard-subdir"] !== true;
   if (v["no-shard-subdir"] === true && shard === null) throw new UsageError("--no-shard-subdir is only used with --shard (it writes the shard into --data itself instead of --data/shard-i-of-n)");
   const ctx = modelContextFromFlags(v, env);
   const wantsVerified = pathways.includes("verified");
@@ -212,27 +217,105 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
   }
   if (v["verifier-model"] !== undefined && v["verifier-model"].trim() === "") throw new UsageError("--verifier-model is empty: name a model spec (e.g. builtin:learner), or drop it to use the run's model");
   const verified = wantsVerified ? { broadBatch: rangedFlag("broad-batch", v["broad-batch"], DEFAULT_BROAD_BATCH), verifierModel: v["verifier-model"]?.trim() ?? null } : null;
-  return {
-    verified,
+  const job: RunJobSettings = {
     models,
-    training,
-    games,
+    games: games.map((g) => g.name),
     pathways,
-    // Each shard its own directory by default: run locks are machine-local, so two machines must
-    // never write one directory (docs/scale.md).
-    dataDir: subdir ? join(resolve(folderFlag("data", v.data)), shardDirName(shard)) : resolve(folderFlag("data", v.data)),
+    data: folderFlag("data", v.data),
     settings,
     shard,
-    shardPlan: subdir ? { source, argv: withoutFlags(argv, ["shard", "shard-count", "data"], ["no-shard-subdir"]) } : null,
-    cache: v["no-cache"] !== true,
-    progress: oneOf("progress", v.progress, ["auto", "bar", "lines", "off"] as const, "auto"),
+    shardSubdir: v["no-shard-subdir"] !== true,
+    training,
+    verified,
+  };
+  return fromSettings(job, {
+    source,
+    argv,
     ctx,
+    cache: v["no-cache"] !== true,
+    progress: progressFlag(v.progress),
     modelsFile: v["models-file"] ?? null,
     preflight: v["no-preflight"] !== true,
     probeWindow: v["no-probe-window"] !== true,
     estimate: v.estimate === true,
     cap: { maxUsd: capFlag("max-usd", v["max-usd"], false), maxInputTokens: capFlag("max-input-tokens", v["max-input-tokens"], true) },
+  });
+}
+
+/**
+ * `--job FILE`: the settings from a job file (jobFile.ts: each field checked by the file's schema,
+ * the rules between fields as the flags have them); every other flag at its default.
+ */
+function parseJob(v: FlagValues<typeof FLAGS>, argv: string[], env: Record<string, string | undefined>): Parsed {
+  refuseFlagsBesideJob(v);
+  const job = readJobFile(v.job!, "run");
+  return fromSettings(job, {
+    source: "flag",
+    argv,
+    ctx: modelContextFromFlags(v, env),
+    cache: true,
+    progress: progressFlag(v.progress),
+    modelsFile: null,
+    preflight: true,
+    probeWindow: true,
+    estimate: false,
+    cap: { maxUsd: null, maxInputTokens: null },
+  });
+}
+
+function progressFlag(value: string | undefined): ProgressMode {
+  return oneOf("progress", value, ["auto", "bar", "lines", "off"] as const, "auto");
+}
+
+/** The flags a job file does not hold (the endpoint's, the run's mode), parsed or at their defaults. */
+interface OtherFlags {
+  source: ShardSource | "flag";
+  argv: string[];
+  ctx: Partial<ModelContext>;
+  cache: boolean;
+  progress: ProgressMode;
+  modelsFile: string | null;
+  preflight: boolean;
+  probeWindow: boolean;
+  estimate: boolean;
+  cap: CapLimits;
+}
+
+/** The run's settings (from flags or a job file) and the other flags -> what runCommand plays: one path for both. */
+function fromSettings(job: RunJobSettings, o: OtherFlags): Parsed {
+  const shard = job.shard;
+  const subdir = shard !== null && job.shardSubdir;
+  const dataDir = resolve(folderFlag("data", job.data));
+  return {
+    job,
+    verified: job.verified,
+    models: job.models,
+    training: job.training ? { label: job.training.label, checkpoints: checkpointsFromSpecs(job.training.checkpoints) } : null,
+    games: resolveGames(job.games.join(",")),
+    pathways: job.pathways,
+    // Each shard its own directory by default: run locks are machine-local, so two machines must
+    // never write one directory (docs/scale.md).
+    dataDir: subdir ? join(dataDir, shardDirName(shard)) : dataDir,
+    settings: job.settings,
+    shard,
+    shardPlan: subdir ? { source: o.source, argv: withoutFlags(o.argv, ["shard", "shard-count", "data"], ["no-shard-subdir"]) } : null,
+    cache: o.cache,
+    progress: o.progress,
+    ctx: o.ctx,
+    modelsFile: o.modelsFile,
+    preflight: o.preflight,
+    probeWindow: o.probeWindow,
+    estimate: o.estimate,
+    cap: o.cap,
   };
+}
+
+/**
+ * The settings `s3gym run ARGV` would play, as data (flags or `--job FILE`): what a job file for the
+ * same run holds. Throws the UsageError the command would print.
+ */
+export function runSettingsFromArgv(argv: string[], env: Record<string, string | undefined> = {}): RunJobSettings {
+  return parse(argv, env).job;
 }
 
 /** `--shard i/n`, `--shard auto` (the scheduler's environment) and `--shard-count`. */
@@ -317,25 +400,17 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     return 1;
   }
 
-  const gameNames = p.games.map((g) => g.name);
-  const loopPathways = p.pathways.filter(playsProtocolLoop);
-  const trainingEntries: MatrixEntry[] = p.training
-    ? gameNames.map((game) => ({ model: p.training!.label, game, pathway: TRAINING, runSeed: p.settings.runSeed, runId: runId({ game, pathway: TRAINING, model: p.training!.label, runSeed: p.settings.runSeed }) }))
-    : [];
-  // One sorted list of every run (protocol-loop and training), so --shard splits them all alike.
-  let planned: MatrixEntry[];
+  // Every run of the matrix (protocol-loop and training), this shard's, split by kind (runner/schedule.ts).
+  let plan: RunPlan;
   try {
-    planned = buildMatrix(p.models, gameNames, loopPathways, p.settings.runSeed);
+    plan = planRuns({ models: p.models, games: p.games.map((g) => g.name), pathways: p.pathways, runSeed: p.settings.runSeed, trainingLabel: p.training?.label ?? null, shard: p.shard });
   } catch (e) {
     // Two model specs that share a run id (a ConfigError naming both): thrown, src/cli/main.ts maps it.
     if (exitCodeOf(e) === 2) throw e;
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
     return 1;
   }
-  const matrix = [...planned, ...trainingEntries].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
-  const selected = shardMatrix(matrix, p.shard);
-  const entries = selected.filter((e) => playsProtocolLoop(e.pathway));
-  const trainingRuns = selected.filter((e) => e.pathway === TRAINING);
+  const { matrix, selected, entries, trainingRuns } = plan;
   const games = new Map(p.games.map((g) => [g.name as string, g]));
   const settingsOf = (e: MatrixEntry): ProtocolSettings => ({
     ...p.settings,

@@ -58,9 +58,9 @@ export function protocolUsage(command: ProtocolCommand): string[] {
 const USAGE_WIDTH = 110;
 
 /**
- * Settings -> the flags that give them on `command` (the inverse of settingsFromFlags), for commands
- * that start others (reproduce): only the settings given, in the table's order. A switch is given
- * when the setting is its `on` value.
+ * Settings -> the flags that give them on `command` (the inverse of settingsFromFlags): only the
+ * settings given, in the table's order. A switch is given when the setting is its `on` value. (A
+ * command that starts others hands them their settings as data instead: `--job FILE`, jobFile.ts.)
  */
 export function settingsToFlags(s: Partial<ProtocolSettings>, command: ProtocolCommand): string[] {
   return flaggedRows(command).flatMap((r) => {
@@ -194,6 +194,15 @@ export function settingsFromFlags(v: Readonly<Record<string, string | boolean | 
     if (value !== undefined) out[r.key] = value;
   }
   const settings = out as unknown as ProtocolSettings;
+  checkSettings(settings);
+  return settings;
+}
+
+/**
+ * The checks between settings (each flag is checked alone where it is read): the reply's reserve
+ * inside the context, and a schedule a machine can finish. A UsageError names the flags.
+ */
+export function checkSettings(settings: ProtocolSettings): void {
   if (settings.contextTokens <= settings.maxNewTokens) {
     throw new UsageError(`--context-tokens (${settings.contextTokens}) must exceed --max-new-tokens (${settings.maxNewTokens}): the reply is reserved inside the context`);
   }
@@ -205,7 +214,6 @@ export function settingsFromFlags(v: Readonly<Record<string, string | boolean | 
       `--explore-episodes ${settings.exploreEpisodes}, --checkpoint-every ${settings.checkpointEvery} and --eval-episodes ${settings.evalEpisodes} plan ${planned} episodes per run, more than ${MAX_PLANNED_EPISODES}: checkpoint less often (a larger --checkpoint-every) or evaluate fewer episodes`,
     );
   }
-  return settings;
 }
 
 /** The most episodes one run may plan (exploration plus every checkpoint's evaluation). */

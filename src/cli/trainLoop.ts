@@ -10,11 +10,14 @@ import { createModelContext, validateModelSpecs, type ModelContext } from "../mo
 import { createModel } from "../runner/createModel.js";
 import { BUILTIN_TRAINER, runTrainLoop, TRAINER_PLACEHOLDERS, TrainLoopError } from "../training/trainLoop.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
-import { exitCodeOf, folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
+import { exitCodeOf, folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError, type FlagValues } from "./args.js";
+import { readJobFile, refuseFlagsBesideJob } from "./jobFile.js";
+import { defaultLoopLabel, type TrainLoopJobSettings } from "../training/loopJob.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, resolveGames, settingsFromFlags, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
 
 export const TRAIN_LOOP_USAGE = [
   "s3gym train-loop --model M0 --games all|g1,g2 --rounds K --trainer-cmd \"CMD {train} {round}\" | --trainer builtin --data DIR [--label NAME]",
+  "s3gym train-loop --job FILE [--progress ...]: the settings from a job file (docs/runner.md, 'Job files'), no other flag",
   ...protocolUsage("train-loop"),
   "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
   "  [--concurrency 8] [--base-url URL[,URL...]] [--api-key-env NAME] [--models-file F] [--max-retries 5] [--timeout-ms 600000]",
@@ -25,6 +28,7 @@ export const TRAIN_LOOP_USAGE = [
 ].join("\n");
 
 const FLAGS = {
+  job: { type: "string" },
   model: { type: "string" },
   games: { type: "string" },
   rounds: { type: "string" },
@@ -47,9 +51,51 @@ export interface TrainLoopDeps {
   cwd?: string;
 }
 
-/** The default label: the base model's spec with a suffix, so its training.csv row is told apart from `run --pathways training`'s. */
-export function defaultLoopLabel(baseModel: string): string {
-  return `${baseModel}+train-loop`;
+export { defaultLoopLabel } from "../training/loopJob.js";
+
+/** The loop's settings from its flags; a UsageError names the flag. */
+function loopJobFromFlags(v: FlagValues<typeof FLAGS>): TrainLoopJobSettings {
+  if (v.model === undefined || v.model.trim() === "") throw new UsageError("--model is required: the base model M0 (epoch 0 and round 1's explorer)");
+  const games = resolveGames(v.games);
+  if (v.rounds === undefined) throw new UsageError("--rounds is required: how many explore -> build-sft -> train -> evaluate rounds");
+  const rounds = nonNegativeInt("rounds", v.rounds, undefined, 1000);
+  if (rounds < 1) throw new UsageError("--rounds must be at least 1");
+  if (v.trainer !== undefined && v.trainer !== "builtin") throw new UsageError(`--trainer must be 'builtin' (the offline fine-tune of builtin:learner), got '${v.trainer}'`);
+  if (v.trainer !== undefined && v["trainer-cmd"] !== undefined) throw new UsageError("give either --trainer builtin or --trainer-cmd, not both");
+  if (v.trainer === "builtin" && !v.model.startsWith("builtin:learner")) throw new UsageError(`--trainer builtin fine-tunes builtin:learner[@ckpt][?judge=x]; --model is '${v.model}'`);
+  if (v.trainer === undefined && (v["trainer-cmd"] === undefined || v["trainer-cmd"].trim() === "")) {
+    throw new UsageError("--trainer-cmd is required: a shell command that trains on {train} and prints the new model spec on its last stdout line (or --trainer builtin for builtin:learner)");
+  }
+  if (v.data === undefined || v.data.trim() === "") throw new UsageError("--data is required: the data directory (training runs go to DIR/runs, the loop to DIR/train-loop)");
+  if (v.label !== undefined && v.label.trim() === "") throw new UsageError("--label is empty");
+  const settings = settingsFromFlags(v);
+  if (settings.exploreEpisodes < 1) throw new UsageError("--explore-episodes must be at least 1: BuildSFT needs exploration steps");
+  const sft = sftFromFlags(v);
+  return {
+    model: v.model,
+    games: games.map((g) => g.name),
+    rounds,
+    trainer: v.trainer === "builtin" ? "builtin" : { command: v["trainer-cmd"]! },
+    label: v.label?.trim() ?? null,
+    data: folderFlag("data", v.data),
+    settings,
+    sft,
+  };
+}
+
+/** `--job FILE`: the loop's settings from a job file (jobFile.ts: checked field by field and between fields, as the flags are). */
+function loopJobFromFile(v: FlagValues<typeof FLAGS>): TrainLoopJobSettings {
+  refuseFlagsBesideJob(v);
+  return readJobFile(v.job!, "train-loop");
+}
+
+/**
+ * The settings `s3gym train-loop ARGV` would run, as data (flags or `--job FILE`): what a job file for
+ * the same loop holds. Throws the UsageError the command would print.
+ */
+export function trainLoopSettingsFromArgv(argv: string[]): TrainLoopJobSettings {
+  const { values: v } = parseFlags(argv, FLAGS, TRAIN_LOOP_USAGE);
+  return v.job !== undefined ? loopJobFromFile(v) : loopJobFromFlags(v);
 }
 
 export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {}): Promise<number> {
@@ -59,27 +105,15 @@ export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {})
   let progress: Progress | null = null;
   try {
     const { values: v } = parseFlags(argv, FLAGS, TRAIN_LOOP_USAGE);
-    if (v.model === undefined || v.model.trim() === "") throw new UsageError("--model is required: the base model M0 (epoch 0 and round 1's explorer)");
-    const games = resolveGames(v.games);
-    if (v.rounds === undefined) throw new UsageError("--rounds is required: how many explore -> build-sft -> train -> evaluate rounds");
-    const rounds = nonNegativeInt("rounds", v.rounds, undefined, 1000);
-    if (rounds < 1) throw new UsageError("--rounds must be at least 1");
-    if (v.trainer !== undefined && v.trainer !== "builtin") throw new UsageError(`--trainer must be 'builtin' (the offline fine-tune of builtin:learner), got '${v.trainer}'`);
-    if (v.trainer !== undefined && v["trainer-cmd"] !== undefined) throw new UsageError("give either --trainer builtin or --trainer-cmd, not both");
-    if (v.trainer === "builtin" && !v.model.startsWith("builtin:learner")) throw new UsageError(`--trainer builtin fine-tunes builtin:learner[@ckpt][?judge=x]; --model is '${v.model}'`);
-    if (v.trainer === undefined && (v["trainer-cmd"] === undefined || v["trainer-cmd"].trim() === "")) {
-      throw new UsageError("--trainer-cmd is required: a shell command that trains on {train} and prints the new model spec on its last stdout line (or --trainer builtin for builtin:learner)");
-    }
-    if (v.data === undefined || v.data.trim() === "") throw new UsageError("--data is required: the data directory (training runs go to DIR/runs, the loop to DIR/train-loop)");
-    if (v.label !== undefined && v.label.trim() === "") throw new UsageError("--label is empty");
-    const settings = settingsFromFlags(v);
-    if (settings.exploreEpisodes < 1) throw new UsageError("--explore-episodes must be at least 1: BuildSFT needs exploration steps");
-    const sft = sftFromFlags(v);
-    const dataDir = resolve(folderFlag("data", v.data));
+    // The loop's settings as data, from the flags or a job file: the same code runs after.
+    const job = v.job !== undefined ? loopJobFromFile(v) : loopJobFromFlags(v);
+    const games = resolveGames(job.games.join(","));
+    const { rounds, settings, sft } = job;
+    const dataDir = resolve(folderFlag("data", job.data));
     const cache = v["no-cache"] !== true;
     const ctx = createModelContext({ ...modelContextFromFlags(v, env), cacheDir: cache ? join(dataDir, "cache") : null, ...deps.modelContext });
     try {
-      validateModelSpecs([v.model, ...(sft.correctModel ? [sft.correctModel] : [])], ctx);
+      validateModelSpecs([job.model, ...(sft.correctModel ? [sft.correctModel] : [])], ctx);
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
@@ -88,11 +122,11 @@ export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {})
     const log = (line: string) => stderr.write(`${line}\n`);
     const result = await runTrainLoop({
       dataDir,
-      baseModel: v.model,
-      label: v.label?.trim() ?? defaultLoopLabel(v.model),
+      baseModel: job.model,
+      label: job.label ?? defaultLoopLabel(job.model),
       games,
       rounds,
-      trainerCmd: v.trainer === "builtin" ? BUILTIN_TRAINER : v["trainer-cmd"]!,
+      trainerCmd: job.trainer === "builtin" ? BUILTIN_TRAINER : job.trainer.command,
       settings,
       sft,
       createModel: (spec, onCall) => createModel(spec, { ...ctx, ...(onCall ? { onCall } : {}) }),
@@ -106,7 +140,7 @@ export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {})
     for (const c of result.curves) {
       stdout.write(`${c.game}\t${c.runId}\t${c.means.map((m) => `epoch ${m.epoch}: ${m.mean === null ? "failed" : m.mean.toFixed(3)}`).join("\t")}\n`);
     }
-    stdout.write(`train-loop: ${rounds} rounds done; state in ${join(result.dir, "state.json")}; 's3gym report --data ${v.data}' writes training.csv\n`);
+    stdout.write(`train-loop: ${rounds} rounds done; state in ${join(result.dir, "state.json")}; 's3gym report --data ${job.data}' writes training.csv\n`);
     return 0;
   } catch (e) {
     progress?.close();

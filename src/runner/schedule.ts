@@ -1,6 +1,7 @@
 /**
  * What a run plays and in which order (protocol.md, "One run"), and the run matrix with its shards.
  */
+import { playsProtocolLoop, TRAINING_PATHWAY } from "../pathways/registry.js";
 import { ConfigError } from "../util/errors.js";
 import { escapeControl } from "../util/outsideText.js";
 import { runId } from "./runId.js";
@@ -51,6 +52,35 @@ export function buildMatrix(models: readonly string[], games: readonly string[],
         byId.set(id, { model, game, pathway, runSeed, runId: id });
       }
   return [...byId.values()].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+}
+
+/** What one `s3gym run` invocation plays (planRuns). */
+export interface RunPlan {
+  /** Every run of the invocation's matrix (protocol-loop and training), sorted by run id: what --shard splits. */
+  matrix: MatrixEntry[];
+  /** This shard's runs (the whole matrix without a shard). */
+  selected: MatrixEntry[];
+  /** The selected runs that play the protocol loop. */
+  entries: MatrixEntry[];
+  /** The selected runs of `--pathways training` (a checkpoint list evaluated per game). */
+  trainingRuns: MatrixEntry[];
+}
+
+/**
+ * The runs of one `s3gym run`: models x games x the protocol-loop pathways, plus one training run per
+ * game when `trainingLabel` is given (`--pathways training`: the label is its `model`), in one list
+ * sorted by run id so --shard splits them all alike, then cut to `shard`. Throws a ConfigError when
+ * two model specs share a run id (buildMatrix).
+ */
+export function planRuns(p: { models: readonly string[]; games: readonly string[]; pathways: readonly string[]; runSeed: number; trainingLabel: string | null; shard: Shard | null }): RunPlan {
+  const loopPathways = p.pathways.filter(playsProtocolLoop);
+  const label = p.trainingLabel;
+  const trainingEntries: MatrixEntry[] =
+    label !== null ? p.games.map((game) => ({ model: label, game, pathway: TRAINING_PATHWAY, runSeed: p.runSeed, runId: runId({ game, pathway: TRAINING_PATHWAY, model: label, runSeed: p.runSeed }) })) : [];
+  const planned = buildMatrix(p.models, p.games, loopPathways, p.runSeed);
+  const matrix = [...planned, ...trainingEntries].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+  const selected = shardMatrix(matrix, p.shard);
+  return { matrix, selected, entries: selected.filter((e) => playsProtocolLoop(e.pathway)), trainingRuns: selected.filter((e) => e.pathway === TRAINING_PATHWAY) };
 }
 
 export interface Shard {

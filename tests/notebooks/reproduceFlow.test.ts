@@ -1,15 +1,16 @@
 /**
- * The runs `s3gym reproduce` asks for, on a tiny schedule: the matrix arguments are accepted by the
- * real `s3gym run` and the training arguments by the real `s3gym train-loop`, they produce the 105
+ * The runs `s3gym reproduce` asks for, on a tiny schedule: the plan's jobs, written as job files, are
+ * accepted by the real `s3gym run --job` and `s3gym train-loop --job` (as reproduce starts them), they produce the 105
  * matrix runs, the 7 verified runs of the learner (issue 18) and the 7 training runs the tables need, and a second pass resumes (plays nothing) and
  * rebuilds byte-identical tables. (Issue 15 replaced the random -> heuristic ladder by the learner's
  * offline training loop and added the learner to the matrix: the counts and arguments changed. Issue 17
  * plays the learner's runs with --views in their own invocation: every views table has rows.)
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { matrixArgs, trainingArgs, verifiedArgs, viewsArgs, PAPER_SCHEDULE, TRAINING_LABEL, type Schedule } from "../../src/cli/reproduce.js";
+import { matrixSettings, trainingSettings, verifiedSettings, viewsSettings, TRAINING_LABEL, type Schedule } from "../../src/training/reproducePlan.js";
+import { jobFileText, type Job } from "../../src/training/loopJob.js";
 import { trainLoopCommand } from "../../src/cli/trainLoop.js";
 import { reportCommand } from "../../src/cli/report.js";
 import { runCommand } from "../../src/cli/run.js";
@@ -19,11 +20,18 @@ const TINY: Schedule = { name: "quick", exploreEpisodes: 1, checkpointEvery: 1, 
 
 const sink = { write: () => true };
 
+/** `--job FILE --progress off`, as reproduce starts its children, the file written in a folder of its own. */
+function jobArgs(job: Job): string[] {
+  const file = join(tempDir("s3gym-repro-job-"), "job.json");
+  writeFileSync(file, jobFileText(job));
+  return ["--job", file, "--progress", "off"];
+}
+
 async function pass(data: string, out: string): Promise<Map<string, string>> {
-  expect(await runCommand([...matrixArgs(TINY, data), "--progress", "off"], { stdout: sink, stderr: sink })).toBe(0);
-  expect(await runCommand([...viewsArgs(TINY, data), "--progress", "off"], { stdout: sink, stderr: sink })).toBe(0);
-  expect(await runCommand([...verifiedArgs(TINY, data), "--progress", "off"], { stdout: sink, stderr: sink })).toBe(0);
-  expect(await trainLoopCommand([...trainingArgs(TINY, data), "--progress", "off"], { stdout: sink, stderr: sink as never })).toBe(0);
+  for (const settings of [matrixSettings(TINY, data), viewsSettings(TINY, data), verifiedSettings(TINY, data)]) {
+    expect(await runCommand(jobArgs({ name: "t", command: "run", settings }), { stdout: sink, stderr: sink })).toBe(0);
+  }
+  expect(await trainLoopCommand(jobArgs({ name: "t", command: "train-loop", settings: trainingSettings(TINY, data) }), { stdout: sink, stderr: sink as never })).toBe(0);
   const quiet = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
   try {
     expect(await reportCommand(["--data", data, "--out", out, "--bootstrap", "50"])).toBe(0);
@@ -34,12 +42,6 @@ async function pass(data: string, out: string): Promise<Map<string, string>> {
 }
 
 describe("reproduce's runs", () => {
-  it("Figure 7 is builtin:learner's offline training loop: 19 rounds (20 checkpoints) with the builtin trainer", () => {
-    const a = trainingArgs(PAPER_SCHEDULE, "/d");
-    expect(a.slice(0, 8)).toEqual(["--model", "builtin:learner", "--trainer", "builtin", "--rounds", "19", "--label", TRAINING_LABEL]);
-    expect(a[a.indexOf("--threshold") + 1]).toBe("0.01");
-  });
-
   it("matrix + training through s3gym run give every table; a rerun resumes to the same bytes", async () => {
     const data = tempDir("s3gym-repro-flow-");
     const first = await pass(data, tempDir("s3gym-repro-out1-"));

@@ -62,7 +62,7 @@ describe("the protocol settings table", () => {
 });
 
 describe("settings -> flags (for commands that start others)", () => {
-  it("gives reproduce's schedule flags in the order its argv builders write them", () => {
+  it("gives the schedule flags in the table's order", () => {
     expect(settingsToFlags({ exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, maxSteps: 16 }, "run")).toEqual([
       "--explore-episodes", "3", "--checkpoint-every", "3", "--eval-episodes", "2", "--max-steps", "16",
     ]);

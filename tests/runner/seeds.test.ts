@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { evalSeeds, exploreSeeds } from "../../src/runner/seeds.js";
 import { runId } from "../../src/runner/runId.js";
-import { buildMatrix, checkpointList, parseShard, shardMatrix, totalEpisodes } from "../../src/runner/schedule.js";
+import { buildMatrix, checkpointList, parseShard, planRuns, shardMatrix, totalEpisodes } from "../../src/runner/schedule.js";
 import { GAME_NAMES } from "../../src/games/types.js";
 
 describe("seeds", () => {
@@ -71,6 +71,22 @@ describe("schedule", () => {
     expect(new Set(all).size).toBe(42);
     expect(all.sort()).toEqual(m.map((e) => e.runId).sort());
     for (const s of shards) expect(s.length === 8 || s.length === 9).toBe(true);
+  });
+  it("planRuns: one sorted list of the protocol-loop runs and a training run per game, cut by the shard alike, then split by kind", () => {
+    const games = ["chess", "snake"];
+    const whole = planRuns({ models: ["builtin:random"], games, pathways: ["none", "training", "history"], runSeed: 4, trainingLabel: "ckpts", shard: null });
+    expect(whole.matrix.map((e) => e.runId)).toEqual([...whole.matrix.map((e) => e.runId)].sort());
+    expect(whole.entries.map((e) => e.pathway).sort()).toEqual(["history", "history", "none", "none"]);
+    expect(whole.trainingRuns.map((e) => [e.model, e.game, e.pathway, e.runSeed])).toEqual([["ckpts", "chess", "training", 4], ["ckpts", "snake", "training", 4]]);
+    expect(whole.selected).toEqual(whole.matrix);
+    const halves = [1, 2].map((index) => planRuns({ models: ["builtin:random"], games, pathways: ["none", "training", "history"], runSeed: 4, trainingLabel: "ckpts", shard: { index, count: 2 } }));
+    for (const h of halves) {
+      expect(h.matrix).toEqual(whole.matrix);
+      expect(h.selected).toEqual(shardMatrix(whole.matrix, h === halves[0] ? { index: 1, count: 2 } : { index: 2, count: 2 }));
+      expect([...h.entries, ...h.trainingRuns]).toHaveLength(h.selected.length);
+    }
+    // Without a training label, pathway training plays nothing here (s3gym run requires the label with it).
+    expect(planRuns({ models: ["builtin:random"], games, pathways: ["none"], runSeed: 0, trainingLabel: null, shard: null }).trainingRuns).toEqual([]);
   });
   it("parses i/n and rejects nonsense", () => {
     expect(parseShard("2/4")).toEqual({ index: 2, count: 4 });

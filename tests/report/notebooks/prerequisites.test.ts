@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { matrixArgs, PAPER_SCHEDULE, QUICK_SCHEDULE, reproduceCommand, verifiedArgs, viewsArgs } from "../../../src/cli/reproduce.js";
+import { reproduceCommand } from "../../../src/cli/reproduce.js";
 import { main } from "../../../src/cli/main.js";
 import { checkJupyter, formatJupyterProblems, INSTALL_HINTS, pythonCandidates } from "../../../src/report/notebooks/jupyter.js";
 import { NOTEBOOK_ENGINES } from "../../../src/report/notebooks/engines.js";
@@ -96,34 +96,5 @@ describe("the notebook engines' prerequisites", () => {
   it("the jupyter engine adds Jupyter's own problems", () => {
     const problems = NOTEBOOK_ENGINES.jupyter.check(ROOT, NO_JUPYTER);
     expect(problems.join("\n")).toContain("S3GYM_PYTHON=/nonexistent/bin/python3");
-  });
-});
-
-describe("the default offline matrix", () => {
-  it("is the five offline models (the learner with a fair and a poor judge among them), all games, none/history/memory, on the paper's schedule", () => {
-    const a = matrixArgs(PAPER_SCHEDULE, "/d");
-    const flag = (name: string) => a[a.indexOf(name) + 1];
-    // builtin:learner's runs come from viewsArgs: the same runs with --views (issue 17).
-    expect(flag("--models")).toBe("builtin:random,builtin:heuristic,builtin:perfect-judge,builtin:learner?judge=0.25");
-    const v = viewsArgs(PAPER_SCHEDULE, "/d");
-    expect(v[v.indexOf("--models") + 1]).toBe("builtin:learner");
-    expect(v[v.indexOf("--views") + 1]).toBe("eval,id,replay");
-    expect(v.filter((x) => x !== "--views" && x !== "eval,id,replay" && x !== "builtin:learner")).toEqual(a.filter((x) => x !== flag("--models")));
-    expect(flag("--games")).toBe("all");
-    expect(flag("--pathways")).toBe("none,history,memory");
-    expect(flag("--data")).toBe("/d");
-    expect([flag("--explore-episodes"), flag("--checkpoint-every"), flag("--eval-episodes"), flag("--max-steps")]).toEqual(["30", "3", "3", "64"]);
-    const q = matrixArgs(QUICK_SCHEDULE, "/d");
-    expect(q[q.indexOf("--explore-episodes") + 1]).toBe("3");
-  });
-});
-
-describe("the verified runs", () => {
-  it("are builtin:learner on every game, pathway verified, on the matrix's own schedule (one protocol per data directory)", () => {
-    const a = verifiedArgs(PAPER_SCHEDULE, "/d");
-    const flag = (name: string) => a[a.indexOf(name) + 1];
-    expect([flag("--models"), flag("--games"), flag("--pathways"), flag("--data")]).toEqual(["builtin:learner", "all", "verified", "/d"]);
-    const m = matrixArgs(PAPER_SCHEDULE, "/d");
-    for (const f of ["--explore-episodes", "--checkpoint-every", "--eval-episodes", "--max-steps"]) expect(flag(f)).toBe(m[m.indexOf(f) + 1]);
   });
 });

@@ -1,0 +1,238 @@
+/**
+ * The reproduction's plan (`s3gym reproduce`, src/cli/reproduce.ts), pure: its schedules, the models
+ * and pathways it plays, and the runs phase as a list of typed jobs, each the settings object
+ * `s3gym run` or `s3gym train-loop` builds from its flags (src/runner/jobSettings.ts,
+ * src/training/loopJob.ts). No I/O and no argv: reproduce writes each job to a file and starts
+ * `s3gym <command> --job FILE`. The runs reproduce watches (its progress line) derive from the same jobs.
+ *
+ * In training/ rather than runner/: a train-loop job carries BuildSFT's settings, whose types are
+ * training's, and runner/ may not import training/ (docs/architecture.md); training/ is the lowest
+ * layer that sees both kinds of job.
+ */
+import { join } from "node:path";
+import { GAME_NAMES } from "../games/types.js";
+import { DIAL_SUBDIR } from "../logs/runDir.js";
+import { EXTRA_VIEWS } from "../logs/schema.js";
+import { DEFAULT_MATRIX_PATHWAYS, playsProtocolLoop, TRAINING_PATHWAY } from "../pathways/registry.js";
+import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
+import { flagDefaultSettings, type RunJobSettings } from "../runner/jobSettings.js";
+import type { ProtocolSettings } from "../runner/protocolSettings.js";
+import { runId } from "../runner/runId.js";
+import { planRuns, totalEpisodes } from "../runner/schedule.js";
+import { DEFAULT_REPLAY_EPISODES, viewEpisodeTotal } from "../runner/views.js";
+import { defaultLoopLabel, type Job, type TrainLoopJobSettings } from "./loopJob.js";
+
+/** Evaluation episodes per checkpoint of the default design (DEFAULT_SCHEDULE). */
+export const DESIGN_EVAL_EPISODES = 10;
+
+/** The offline models of the default matrix: floor, reference and perfect-judge lines (not LLMs). */
+export const OFFLINE_MODELS = ["builtin:random", "builtin:heuristic", "builtin:perfect-judge", "builtin:learner", "builtin:learner?judge=0.25"] as const;
+/**
+ * The ceiling line (games/ceiling.ts): an instrument that reads the hidden state, so no experience
+ * pathway can change its play; it runs the `none` pathway only, as its own job (7 runs).
+ */
+export const CEILING_MODEL = "builtin:ceiling";
+/**
+ * The model whose runs also play the evaluation views (views.md: `--views eval,id,replay`): the
+ * learner, the one offline model whose experience changes its play, so the views' tables have rows
+ * that move. Its runs are the matrix's (same run ids, same eval episodes: views never change them),
+ * played by their own jobs.
+ */
+export const VIEWS_MODEL = "builtin:learner";
+/**
+ * The experience pathways of the default matrix: the registry's `inDefaultMatrix` ones (not `verified`,
+ * which the reproduction runs for the learner only, its roles making it the costlier pathway per
+ * episode; not `training`, which train-loop plays).
+ */
+export const PATHWAYS: readonly string[] = DEFAULT_MATRIX_PATHWAYS;
+
+/** A schedule: the protocol numbers of the runs, and the training loop's. */
+export interface Schedule {
+  name: "default" | "paper" | "quick";
+  exploreEpisodes: number;
+  checkpointEvery: number;
+  evalEpisodes: number;
+  maxSteps: number;
+  /** Rounds of Figure 7's offline training loop of builtin:learner (rounds + 1 checkpoints). */
+  trainingRounds: number;
+  /** Exploration episodes per game per round of that loop. */
+  loopExploreEpisodes: number;
+  /** Evaluation episodes per checkpoint of that loop. */
+  trainingEvalEpisodes: number;
+}
+
+/** The paper's design (`--paper-design`): 3 evaluation episodes per checkpoint, one run seed. */
+export const PAPER_SCHEDULE: Schedule = { name: "paper", exploreEpisodes: 30, checkpointEvery: 3, evalEpisodes: 3, maxSteps: 64, trainingRounds: 19, loopExploreEpisodes: 3, trainingEvalEpisodes: 3 };
+/**
+ * The default design: the paper's schedule with DESIGN_EVAL_EPISODES evaluation episodes per
+ * checkpoint, so that the learner's gains can reach p < 0.05 (with 3 seeds the exact sign-flip test
+ * cannot go below 0.25) and rest on enough seeds not to be indicative; chosen with `s3gym power`
+ * (docs/notebooks.md). Figure 7's loop keeps the paper's 3 per checkpoint (descriptive, no test).
+ */
+export const DEFAULT_SCHEDULE: Schedule = { ...PAPER_SCHEDULE, name: "default", evalEpisodes: DESIGN_EVAL_EPISODES };
+export const QUICK_SCHEDULE: Schedule = { name: "quick", exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, maxSteps: 16, trainingRounds: 3, loopExploreEpisodes: 1, trainingEvalEpisodes: 2 };
+
+/** The model the verified pathway is reproduced with (7 runs: the learner answers every role offline). */
+export const VERIFIED_MODEL = "builtin:learner";
+
+/** The label of the training loop's runs (the `model` of its records, Figure 7's legend). */
+export const TRAINING_LABEL = "builtin:learner+train-loop";
+/** The model the loop trains: the learner with a fair judge. */
+export const TRAINING_MODEL = "builtin:learner";
+/**
+ * BuildSFT's threshold in the loop: keep steps the learner scored above 0 (its fair estimates are 0
+ * for most steps of every tactic, so the protocol's default 0 would keep nearly everything).
+ */
+export const LOOP_THRESHOLD = 0.01;
+
+/**
+ * Figure 7's loop seeds: one train-loop per seed, each its own job. Round r of a loop explores with
+ * run seed (its seed + r - 1), so seeds one apart would share the boards of all but one round; a
+ * stride above the rounds keeps every loop's exploration and evaluation boards its own. Three seeds:
+ * measured, the d_final of one loop's snake and trust ranged -20.7..+16.3 across seeds (docs/learner.md),
+ * so one loop cannot say whether a fall is the loop's or the seed's. `--quick` keeps one.
+ */
+export const LOOP_SEED_STRIDE = 100;
+export function loopRunSeeds(schedule: Schedule): number[] {
+  if (schedule.trainingRounds >= LOOP_SEED_STRIDE) throw new Error(`loop seeds ${LOOP_SEED_STRIDE} apart need fewer than ${LOOP_SEED_STRIDE} rounds, got ${schedule.trainingRounds}`);
+  return Array.from({ length: schedule.name === "quick" ? 1 : 3 }, (_, i) => i * LOOP_SEED_STRIDE);
+}
+
+/**
+ * The judge dial (learner.md, "What the reproduction must show"): builtin:learner at five judge
+ * settings on games where it gains, every pathway a gain needs (none is the control), on a shorter
+ * schedule of its own (12 exploration episodes, a checkpoint every 3, 4 evaluation episodes, 32 steps;
+ * measured: about 1 CPU-s per run) and so in its own data directory, <data>/dial (report reads it).
+ * DIAL_RUN_SEEDS run seeds, each its own job.
+ */
+export const DIAL_MODELS = ["builtin:learner?judge=0", "builtin:learner?judge=0.25", "builtin:learner?judge=0.5", "builtin:learner?judge=0.75", "builtin:learner"] as const;
+export const DIAL_GAMES = ["minesweeper", "nullify", "pvz", "tetris"] as const;
+const DIAL_FULL = { exploreEpisodes: 12, checkpointEvery: 3, evalEpisodes: 4, maxSteps: 32, runSeeds: 2 } as const;
+/** The dial's own protocol per schedule: the default and the paper design share one (the dial is not a paper table). */
+export const DIAL_SCHEDULE = { default: DIAL_FULL, paper: DIAL_FULL, quick: { exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, maxSteps: 16, runSeeds: 1 } } as const;
+
+/**
+ * Shards of the matrix and of the views' runs: small enough that two slots end close together, and
+ * counts that share no factor with the matrix's model x pathway x game layout. A shard takes every
+ * n-th run of the sorted matrix, so 8 shards of 4 models x 3 pathways x 7 games gave each shard one
+ * model (the oracle's two shards took 3-4x the random's); 11 mixes them (measured: the 11 shards'
+ * run times within +-13% of their mean), 3 does for the 21 views' runs.
+ */
+export const MATRIX_SHARDS = 11;
+export const VIEWS_SHARDS = 3;
+
+/** Which part of the reproduction a job plays (the watched runs and the tests group by it). */
+export type JobGroup = "training" | "views" | "verified" | "ceiling" | "dial" | "matrix";
+
+/** One job of the runs phase: its name (printed as is), its part, and the command's settings. */
+export type ReproduceJob = Job & { group: JobGroup };
+
+/** The protocol settings of a run job: the schedule's numbers, every other setting at its flag's default. */
+function runSettings(s: Pick<ProtocolSettings, "exploreEpisodes" | "checkpointEvery" | "evalEpisodes" | "maxSteps">, extra: Partial<ProtocolSettings> = {}): ProtocolSettings {
+  return { ...flagDefaultSettings(), exploreEpisodes: s.exploreEpisodes, checkpointEvery: s.checkpointEvery, evalEpisodes: s.evalEpisodes, maxSteps: s.maxSteps, ...extra };
+}
+
+/** A `s3gym run` job's settings on every game of `dataDir`, whole (no shard), no training or verified part. */
+function runJob(models: readonly string[], pathways: readonly string[], dataDir: string, settings: ProtocolSettings): RunJobSettings {
+  return { models: [...models], games: [...GAME_NAMES], pathways: [...pathways], data: dataDir, settings, shard: null, shardSubdir: true, training: null, verified: null };
+}
+
+/** The default matrix's runs (every offline model but VIEWS_MODEL, whose runs are the views' jobs). */
+export function matrixSettings(schedule: Schedule, dataDir: string): RunJobSettings {
+  return runJob(OFFLINE_MODELS.filter((m) => m !== VIEWS_MODEL), PATHWAYS, dataDir, runSettings(schedule));
+}
+
+/** VIEWS_MODEL's part of the matrix: the same runs, with the evaluation views (`--views eval,id,replay`). */
+export function viewsSettings(schedule: Schedule, dataDir: string): RunJobSettings {
+  const views = { extra: [...EXTRA_VIEWS], viewEpisodes: schedule.evalEpisodes, replayEpisodes: Math.min(DEFAULT_REPLAY_EPISODES, schedule.exploreEpisodes) };
+  return runJob([VIEWS_MODEL], PATHWAYS, dataDir, runSettings(schedule, { views }));
+}
+
+/** The verified runs: the matrix's schedule, the learner only, the pathway's default batch and roles. */
+export function verifiedSettings(schedule: Schedule, dataDir: string): RunJobSettings {
+  return { ...runJob([VERIFIED_MODEL], ["verified"], dataDir, runSettings(schedule)), verified: { broadBatch: DEFAULT_BROAD_BATCH, verifierModel: null } };
+}
+
+/** The ceiling's runs: the matrix's schedule, pathway none. */
+export function ceilingSettings(schedule: Schedule, dataDir: string): RunJobSettings {
+  return runJob([CEILING_MODEL], ["none"], dataDir, runSettings(schedule));
+}
+
+/** The judge dial's runs of one run seed, in <data>/dial on the dial's own schedule. */
+export function dialSettings(schedule: Schedule, dataDir: string, runSeed: number): RunJobSettings {
+  const d = DIAL_SCHEDULE[schedule.name];
+  return { ...runJob(DIAL_MODELS, ["none", "history", "memory"], join(dataDir, DIAL_SUBDIR), runSettings(d, { runSeed })), games: [...DIAL_GAMES] };
+}
+
+/**
+ * Figure 7's loop of one loop seed: builtin:learner explores, BuildSFT keeps its self-scored
+ * positives, the builtin fine-tune writes a checkpoint, each checkpoint is evaluated. Each loop seed
+ * (loopRunSeeds) is its own loop, in its own folder of the same data directory.
+ */
+export function trainingSettings(schedule: Schedule, dataDir: string, runSeed = 0): TrainLoopJobSettings {
+  return {
+    model: TRAINING_MODEL,
+    games: [...GAME_NAMES],
+    rounds: schedule.trainingRounds,
+    trainer: "builtin",
+    label: TRAINING_LABEL,
+    data: dataDir,
+    settings: { ...flagDefaultSettings(), exploreEpisodes: schedule.loopExploreEpisodes, evalEpisodes: schedule.trainingEvalEpisodes, maxSteps: schedule.maxSteps, runSeed },
+    sft: { threshold: LOOP_THRESHOLD, lowScore: "drop", format: "openai-chat", correctModel: null, maskEarlierAnswers: true },
+  };
+}
+
+/**
+ * The runs phase as a job list, longest first (the pool starts them in this order, so the long
+ * training loop and the views' runs do not end up alone at the end): the training loops, the views'
+ * shards, the verified runs, the ceiling's, the judge dial's, the matrix's shards. The jobs write
+ * disjoint runs of one data directory (shards into it, not a subfolder each: one machine, so its run
+ * locks keep the shards apart).
+ */
+export function planReproduction(schedule: Schedule, dataDir: string): ReproduceJob[] {
+  const shards = (name: string, group: JobGroup, base: RunJobSettings, n: number): ReproduceJob[] =>
+    Array.from({ length: n }, (_, i) => ({ name: `${name} ${i + 1}/${n}`, group, command: "run", settings: { ...base, shard: { index: i + 1, count: n }, shardSubdir: false } }));
+  return [
+    ...loopRunSeeds(schedule).map((seed): ReproduceJob => ({ name: `training loop, seed ${seed}`, group: "training", command: "train-loop", settings: trainingSettings(schedule, dataDir, seed) })),
+    ...shards("views", "views", viewsSettings(schedule, dataDir), VIEWS_SHARDS),
+    { name: "verified", group: "verified", command: "run", settings: verifiedSettings(schedule, dataDir) },
+    { name: "ceiling", group: "ceiling", command: "run", settings: ceilingSettings(schedule, dataDir) },
+    ...Array.from({ length: DIAL_SCHEDULE[schedule.name].runSeeds }, (_, seed): ReproduceJob => ({ name: `judge dial, run seed ${seed}`, group: "dial", command: "run", settings: dialSettings(schedule, dataDir, seed) })),
+    ...shards("matrix", "matrix", matrixSettings(schedule, dataDir), MATRIX_SHARDS),
+  ];
+}
+
+/** A run a job plays, with the episodes it plays in all (what reproduce's progress line counts). */
+export interface PlannedRun {
+  runId: string;
+  totalEpisodes: number;
+}
+
+/** The runs one job plays, in its command's order (a run job: by run id; a loop: per game, its evaluation run). */
+export function jobRuns(job: Job): PlannedRun[] {
+  if (job.command === "train-loop") {
+    const s = job.settings;
+    const label = s.label ?? defaultLoopLabel(s.model);
+    return s.games.map((game) => ({ runId: runId({ game, pathway: TRAINING_PATHWAY, model: label, runSeed: s.settings.runSeed }), totalEpisodes: (s.rounds + 1) * s.settings.evalEpisodes }));
+  }
+  const s = job.settings;
+  const plan = planRuns({ models: s.models, games: s.games, pathways: s.pathways, runSeed: s.settings.runSeed, trainingLabel: s.training?.label ?? null, shard: s.shard });
+  const loop = totalEpisodes(s.settings.exploreEpisodes, s.settings.checkpointEvery, s.settings.evalEpisodes) + viewEpisodeTotal(s.settings);
+  return plan.selected.map((e) => ({ runId: e.runId, totalEpisodes: playsProtocolLoop(e.pathway) ? loop : (s.training?.checkpoints.length ?? 0) * s.settings.evalEpisodes }));
+}
+
+/** The runs of one group of jobs: a group of run jobs (shards) as one matrix, by run id; a group of loops in job order. */
+export function groupRuns(jobs: readonly ReproduceJob[], group: JobGroup): PlannedRun[] {
+  const mine = jobs.filter((j) => j.group === group);
+  const runs = mine.flatMap(jobRuns);
+  return mine.every((j) => j.command === "run") ? runs.sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0)) : runs;
+}
+
+/**
+ * The runs reproduce watches in the data directory, in the order it lists them: the matrix's, the
+ * views', the verified, the ceiling's, the training loops' evaluation runs. Not the judge dial's:
+ * they are written into <data>/dial, which the watcher does not read.
+ */
+export function watchedRuns(jobs: readonly ReproduceJob[]): PlannedRun[] {
+  return (["matrix", "views", "verified", "ceiling", "training"] as const).flatMap((g) => groupRuns(jobs, g));
+}
