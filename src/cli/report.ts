@@ -8,7 +8,7 @@
  */
 import { terminalSafe } from "../models/secrets.js";
 import { parseArgs } from "node:util";
-import { folderFlag, joinNegativeNumbers, UsageError as FlagError } from "./args.js";
+import { folderFlag, HelpRequested, joinNegativeNumbers, UsageError } from "./args.js";
 import { DEFAULT_B, methodsNamed } from "../analysis/bootstrap.js";
 import { filterModels, loadDataset, loadDialDataset, type Dataset } from "../analysis/dataset.js";
 import { buildReport } from "../report/buildReport.js";
@@ -43,9 +43,6 @@ export const REPORT_USAGE = `usage: s3gym report --data DIR [--data DIR ...] --o
   --include-flagged   put runs flagged in run_quality (degenerate, failed, cut, truncated ...) back into the
                       tables, their model marked ⚠ in every row (default: left out, named in each table's notes)`;
 
-/** A bad command line: reported as one line, exit code 2. */
-class UsageError extends Error {}
-
 interface ReportArgs {
   data: string[];
   out: string;
@@ -64,7 +61,7 @@ function parseIntFlag(flag: string, raw: string | undefined, dflt: number, min: 
 }
 
 /** Parses report's argv (strict); throws UsageError with a one-line message naming the flag. */
-function parseReportArgs(argv: string[]): ReportArgs | "help" {
+function parseReportArgs(argv: string[]): ReportArgs {
   let parsed;
   try {
     parsed = parseArgs({ args: joinNegativeNumbers(argv, OPTIONS), options: OPTIONS, strict: true, allowPositionals: false });
@@ -76,16 +73,11 @@ function parseReportArgs(argv: string[]): ReportArgs | "help" {
     throw new UsageError(`${err.message.split("\n")[0]} (valid options: ${VALID_FLAGS})`);
   }
   const v = parsed.values;
-  if (v.help) return "help";
+  if (v.help) throw new HelpRequested(REPORT_USAGE);
   const data = (v.data ?? []).flatMap((d) => d.split(",")).map((d) => d.trim()).filter((d) => d.length > 0);
   if (data.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)");
   if (v.out === undefined || v.out.trim() === "") throw new UsageError("--out is required: the directory to write tables/ and figures into");
-  try {
-    folderFlag("out", v.out);
-  } catch (e) {
-    if (e instanceof FlagError) throw new UsageError(e.message);
-    throw e;
-  }
+  folderFlag("out", v.out);
   let models: string[] | null = null;
   if (v.models !== undefined) {
     models = v.models.split(",").map((m) => m.trim()).filter((m) => m.length > 0);
@@ -110,20 +102,8 @@ export { writeReport };
  * problem, 2 bad arguments); prints one line per problem on stderr, a short summary on stdout.
  */
 export async function reportCommand(argv: string[]): Promise<number> {
-  let args: ReportArgs | "help";
-  try {
-    args = parseReportArgs(argv);
-  } catch (e) {
-    if (e instanceof UsageError) {
-      process.stderr.write(terminalSafe(`s3gym report: ${e.message}\n`));
-      return 2;
-    }
-    throw e;
-  }
-  if (args === "help") {
-    process.stdout.write(REPORT_USAGE + "\n");
-    return 0;
-  }
+  // A bad flag or --help is thrown: src/cli/main.ts alone maps them to output and exit codes.
+  const args = parseReportArgs(argv);
   let ds: Dataset;
   try {
     ds = await loadDataset(args.data);

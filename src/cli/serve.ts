@@ -5,7 +5,7 @@
  * SIGINT/SIGTERM. Bad values stop it before it starts, with one line naming the flag (exit 2).
  */
 import { parseArgs } from "node:util";
-import { joinNegativeNumbers } from "./args.js";
+import { HelpRequested, joinNegativeNumbers, UsageError } from "./args.js";
 import { TEXT_POLICY_NAMES } from "../games/policies.js";
 import { parseLearnerName } from "../models/modelSpec.js";
 import { DEFAULT_CACHE_TOKENS, PREFIX_BLOCK_TOKENS } from "../models/prefixCache.js";
@@ -22,8 +22,6 @@ export interface ServeIo {
 }
 
 const defaultIo: ServeIo = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
-
-class UsageError extends Error {}
 
 const SERVE_OPTIONS = {
   port: { type: "string" },
@@ -97,18 +95,9 @@ export function parseServeArgs(argv: string[]): ServerOptions & { port: number; 
 }
 
 export async function serveCommand(argv: string[], io: ServeIo = defaultIo): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    io.out(SERVE_USAGE);
-    return 0;
-  }
-  let options: ReturnType<typeof parseServeArgs>;
-  try {
-    options = parseServeArgs(argv);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.err(`s3gym serve: ${e.message}`);
-    return 2;
-  }
+  // A bad flag or --help is thrown: src/cli/main.ts alone maps them to output and exit codes.
+  if (argv.includes("--help") || argv.includes("-h")) throw new HelpRequested(SERVE_USAGE);
+  const options = parseServeArgs(argv);
   let server;
   try {
     server = await startServer(options);

@@ -9,6 +9,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
 import type { SyntheticOptions } from "../../src/logs/syntheticRuns.js";
 import { reportCommand } from "../../src/cli/report.js";
+import { withExitCode } from "../../src/cli/main.js";
 import { REPORT_CSV_COLUMNS as COLUMNS, tempDir } from "./helpers.js";
 
 
@@ -32,7 +33,7 @@ async function run(argv: string[]): Promise<{ rc: number; out: string; err: stri
   const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => ((out += String(s)), true));
   const e = vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
   try {
-    const rc = await reportCommand(argv);
+    const rc = await withExitCode("report", () => reportCommand(argv));
     return { rc, out, err };
   } finally {
     o.mockRestore();

@@ -13,6 +13,7 @@ import { buildReport } from "../../src/report/buildReport.js";
 import type { Report } from "../../src/report/entries.js";
 import { toCsv, toMarkdown } from "../../src/report/tables.js";
 import { reportCommand } from "../../src/cli/report.js";
+import { withExitCode } from "../../src/cli/main.js";
 import { curveRecords, episode, exploreRecords, tempDir, writeRun, type Identity } from "./helpers.js";
 
 const id = (model: string, game: string, pathway: string): Identity => ({ run_id: `${game}-${model}-${pathway}`, model, game, pathway });
@@ -180,7 +181,7 @@ describe("report without manifests, or with partial ones", () => {
     let err = "";
     vi.spyOn(process.stdout, "write").mockImplementation(() => true);
     vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
-    const rc = await reportCommand(argv);
+    const rc = await withExitCode("report", () => reportCommand(argv));
     vi.restoreAllMocks();
     return { rc, err };
   }

@@ -10,6 +10,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
 import { runCommand } from "../../src/cli/run.js";
 import { serveCommand } from "../../src/cli/serve.js";
+import { withExitCode } from "../../src/cli/main.js";
+
+/** main.ts's mapping of a thrown --help or bad flag, its lines (newline dropped) into `out` and `err`. */
+const lines = (out: string[], err: string[]) => ({ stdout: { write: (t: string) => out.push(t.replace(/\n$/, "")) }, stderr: { write: (t: string) => err.push(t.replace(/\n$/, "")) } });
 import { buildStepMessages } from "../../src/agent/stepPrompt.js";
 import { GAMES } from "../../src/games/registry.js";
 import { countMessageTokens } from "../../src/models/tokens.js";
@@ -88,7 +92,7 @@ describe("serve with a simulated prefix cache", () => {
     const run = async (argv: string[]) => {
       const out: string[] = [];
       const err: string[] = [];
-      const code = await serveCommand(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
+      const code = await withExitCode("serve", () => serveCommand(argv, { out: (l) => out.push(l), err: (l) => err.push(l) }), lines(out, err));
       return { code, err };
     };
     expect(await run(["--cache-tokens", "1000"])).toEqual({ code: 2, err: [expect.stringMatching(/--cache-tokens .* add --prefix-cache/)] });

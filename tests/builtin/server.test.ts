@@ -4,6 +4,10 @@ import { parseResponse } from "../../src/agent/parseResponse.js";
 import { buildStepMessages, type EarlierTurn } from "../../src/agent/stepPrompt.js";
 import { renderTrajectory, type Trajectory } from "../../src/agent/trajectoryText.js";
 import { serveCommand } from "../../src/cli/serve.js";
+import { withExitCode } from "../../src/cli/main.js";
+
+/** main.ts's mapping of a thrown --help or bad flag, its lines (newline dropped) into `out` and `err`. */
+const lines = (out: string[], err: string[]) => ({ stdout: { write: (t: string) => out.push(t.replace(/\n$/, "")) }, stderr: { write: (t: string) => err.push(t.replace(/\n$/, "")) } });
 import { GAMES } from "../../src/games/registry.js";
 import { forEachCountingSegment, startServer, UsageCounter, type RunningServer, type ServerOptions } from "../../src/builtin/server.js";
 import { countMessageTokens, countTokens } from "../../src/models/tokens.js";
@@ -221,7 +225,7 @@ describe("serveCommand", () => {
   const run = async (argv: string[], signal?: AbortSignal) => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await serveCommand(argv, { out: (l) => out.push(l), err: (l) => err.push(l), ...(signal ? { signal } : {}) });
+    const code = await withExitCode("serve", () => serveCommand(argv, { out: (l) => out.push(l), err: (l) => err.push(l), ...(signal ? { signal } : {}) }), lines(out, err));
     return { code, out, err };
   };
   it.each([

@@ -65,13 +65,15 @@ describe("BuildSFT's flags, declared once", () => {
   });
 });
 
-describe("the five commands that used to map their own errors throw them to main", () => {
+describe("the seven commands that used to map their own errors throw them to main", () => {
   it.each([
     ["run", ["--no-such-flag"], /^s3gym run: Unknown option '--no-such-flag'/],
     ["build-sft", ["--no-such-flag"], /^s3gym build-sft: Unknown option '--no-such-flag'/],
     ["status", ["--no-such-flag"], /^s3gym status: Unknown option '--no-such-flag'/],
     ["cluster", ["pbs"], /^s3gym cluster: expected the scheduler first: .*, got 'pbs'\nusage: s3gym cluster /],
     ["train-loop", ["--no-such-flag"], /^s3gym train-loop: Unknown option '--no-such-flag'/],
+    ["report", ["--no-such-flag"], /^s3gym report: unknown option '--no-such-flag': valid options are /],
+    ["serve", ["--port", "http"], /^s3gym serve: --port must be an integer in 0\.\.65535, got 'http'\n$/],
   ])("s3gym %s: --help on stdout exit 0, a bad argument one line on stderr exit 2", async (name, argv, message) => {
     const help = await run(main, [name, "--help"]);
     expect(help).toMatchObject({ rc: 0, err: "" });

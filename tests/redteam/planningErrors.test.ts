@@ -8,7 +8,6 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { reportCommand } from "../../src/cli/report.js";
 import { main, withExitCode } from "../../src/cli/main.js";
 import { runCommand } from "../../src/cli/run.js";
 import { runId } from "../../src/runner/runId.js";
@@ -71,7 +70,7 @@ describe("--data / --out naming a file", () => {
     let err = "";
     const spy = vi.spyOn(process.stderr, "write").mockImplementation((s) => ((err += String(s)), true));
     try {
-      expect(await reportCommand(["--data", mkdtempSync(join(tmpdir(), "s3d-")), "--out", f])).toBe(2);
+      expect(await main(["report", "--data", mkdtempSync(join(tmpdir(), "s3d-")), "--out", f])).toBe(2);
       expect(err).toContain(`--out ${f} is a file, not a folder`);
       err = "";
       expect(await main(["reproduce", "--quick", "--data", f, "--no-notebooks"])).toBe(2);
