@@ -57,20 +57,6 @@ export function protocolUsage(command: ProtocolCommand): string[] {
 /** Usage lines are filled up to this many characters (a wide terminal's usage stays readable). */
 const USAGE_WIDTH = 110;
 
-/**
- * Settings -> the flags that give them on `command` (the inverse of settingsFromFlags): only the
- * settings given, in the table's order. A switch is given when the setting is its `on` value. (A
- * command that starts others hands them their settings as data instead: `--job FILE`, jobFile.ts.)
- */
-export function settingsToFlags(s: Partial<ProtocolSettings>, command: ProtocolCommand): string[] {
-  return flaggedRows(command).flatMap((r) => {
-    const value = s[r.key];
-    if (value === undefined) return [];
-    if (r.flag.kind.type === "switch") return value === r.flag.kind.on ? [`--${r.flag.name}`] : [];
-    return [`--${r.flag.name}`, String(value)];
-  });
-}
-
 /** Where and how model calls go. */
 export const ENDPOINT_FLAGS = {
   concurrency: { type: "string" },

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseFlags } from "../../src/cli/args.js";
-import { protocolFlags, protocolUsage, settingsFromFlags, settingsToFlags } from "../../src/cli/sharedFlags.js";
+import { protocolFlags, protocolUsage, settingsFromFlags } from "../../src/cli/sharedFlags.js";
 import { SettingsRecord } from "../../src/logs/schema.js";
 import { DEFAULT_SETTINGS, type ProtocolSettings } from "../../src/runner/context.js";
 import { claimDataDirProtocol } from "../../src/runner/dataDirProtocol.js";
@@ -61,17 +61,15 @@ describe("the protocol settings table", () => {
   });
 });
 
-describe("settings -> flags (for commands that start others)", () => {
-  it("gives the schedule flags in the table's order", () => {
-    expect(settingsToFlags({ exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, maxSteps: 16 }, "run")).toEqual([
-      "--explore-episodes", "3", "--checkpoint-every", "3", "--eval-episodes", "2", "--max-steps", "16",
-    ]);
-    expect(settingsToFlags({ checkpointEvery: 2, parseRule: "strict-contract" }, "train-loop")).toEqual(["--strict-contract"]);
-  });
-
-  it("is the inverse of the parser", () => {
+describe("the parser reads every kind of protocol flag", () => {
+  it("ints, choices, a share and switches, back to the settings they give", () => {
     const s: ProtocolSettings = { ...DEFAULT_SETTINGS, exploreEpisodes: 7, checkpointEvery: 7, tokenizer: "cl100k", parseRule: "strict-contract", answerFrom: "reasoning", maxBadReplies: 0.3, historyCut: "per-step", keepThink: true };
-    const { values } = parseFlags(settingsToFlags(s, "run"), protocolFlags("run"), "usage");
+    const argv = [
+      "--explore-episodes", "7", "--checkpoint-every", "7", "--eval-episodes", "3", "--max-steps", "64", "--context-tokens", "100000",
+      "--max-new-tokens", "14000", "--tokenizer", "cl100k", "--reward-visibility", "hidden", "--strict-contract", "--run-seed", "0",
+      "--answer-from", "reasoning", "--max-bad-replies", "0.3", "--history-cut", "per-step", "--keep-think",
+    ];
+    const { values } = parseFlags(argv, protocolFlags("run"), "usage");
     expect(settingsFromFlags(values)).toEqual(s);
   });
 });
