@@ -9,7 +9,7 @@
  * order, when no file under their runs changed since the load began (`runFileStamps` taken before the
  * load and compared again on recall): a run still writing gives a fresh load, never a stale Dataset.
  */
-import { runFileStamps } from "../logs/reader.js";
+import { loadStillCurrent } from "../logs/reader.js";
 import type { Dataset } from "./dataset.js";
 
 let last: { dirs: string[]; stamps: string[]; dataset: Dataset } | null = null;
@@ -21,14 +21,7 @@ export function rememberDataset(dirs: readonly string[], stamps: string[], datas
 
 /** The remembered Dataset of exactly these directories when none of their files changed; else null. */
 export function recallDataset(dirs: readonly string[]): Dataset | null {
-  if (last === null || last.dirs.length !== dirs.length || last.dirs.some((d, i) => d !== dirs[i])) return null;
-  let now: string[];
-  try {
-    now = runFileStamps(dirs);
-  } catch {
-    return null;
-  }
-  return now.length === last.stamps.length && now.every((f, i) => f === last!.stamps[i]) ? last.dataset : null;
+  return last !== null && loadStillCurrent(last, dirs) ? last.dataset : null;
 }
 
 /** Forgets the remembered Dataset (tests; a caller done with the data). */

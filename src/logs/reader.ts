@@ -371,3 +371,18 @@ export function runFileStamps(dataDirs: readonly string[]): string[] {
   }
   return out;
 }
+
+/**
+ * Whether `loaded` (a Dataset's or a snapshot's source: its directories and their `runFileStamps`
+ * taken before the load) still describes `dataDirs`: the same directories in the same order, and no
+ * file under their runs added, removed or changed since. False when a directory cannot be listed.
+ */
+export function loadStillCurrent(loaded: { dirs: readonly string[]; stamps: readonly string[] }, dataDirs: readonly string[]): boolean {
+  const same = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+  if (!same(loaded.dirs, dataDirs)) return false;
+  try {
+    return same(runFileStamps(dataDirs), loaded.stamps);
+  } catch {
+    return false;
+  }
+}

@@ -15,7 +15,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { deserialize, serialize } from "node:v8";
-import { runFileStamps } from "../../logs/reader.js";
+import { loadStillCurrent, runFileStamps } from "../../logs/reader.js";
 import { recallDataset } from "../../analysis/datasetMemo.js";
 import { loadDataset, type Dataset } from "../../analysis/dataset.js";
 import type { NotebookSettings } from "./settings.js";
@@ -58,14 +58,7 @@ export function readDatasetSnapshot(file: string, dataDirs: readonly string[]): 
   } catch {
     return null;
   }
-  if (snap?.format !== FORMAT || snap.dataDirs.length !== dataDirs.length || snap.dataDirs.some((d, i) => d !== dataDirs[i])) return null;
-  let now: string[];
-  try {
-    now = runFileStamps(dataDirs);
-  } catch {
-    return null;
-  }
-  if (now.length !== snap.files.length || now.some((f, i) => f !== snap.files[i])) return null;
+  if (snap?.format !== FORMAT || !loadStillCurrent({ dirs: snap.dataDirs, stamps: snap.files }, dataDirs)) return null;
   return snap.dataset;
 }
 
