@@ -50,6 +50,7 @@ import { DIAL_SUBDIR, runsDir } from "../logs/runDir.js";
 import { cpuTime, formatCpu } from "../util/cpuTime.js";
 import { folderFlag, nonNegativeInt, oneOf, parseFlags, UsageError } from "./args.js";
 import { runPool } from "./jobPool.js";
+import { s3gymArgv } from "./childCommand.js";
 import { warmSqlCache } from "./warmSqlCache.js";
 import { jobFileText } from "../training/loopJob.js";
 import {
@@ -172,11 +173,8 @@ function lineSink(keep: (line: string) => boolean, to: NodeJS.WritableStream): {
  * job's per-round lines are held back and shown only when it fails.
  */
 function runChildProcess(job: ReproduceJob, jobFile: string): Promise<number> {
-  const here = fileURLToPath(import.meta.url);
-  // dist/cli/main.js when built; src/cli/main.ts under tsx (tests), with the same loader flags.
-  const main = join(dirname(here), here.endsWith(".ts") ? "main.ts" : "main.js");
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, main, job.command, "--job", jobFile, "--progress", "off"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, s3gymArgv(job.command, "--job", jobFile, "--progress", "off"), { stdio: ["ignore", "pipe", "pipe"] });
     const held: string[] = [];
     const hold = { write: (t: string) => (held.push(t), true) };
     const out = job.command === "run" ? lineSink(runOutputFilter("stdout"), process.stdout) : lineSink(() => true, hold as never);

@@ -11,8 +11,7 @@
  * finished (or failed) the notebook loads the logs itself, as before: the result is the same bytes.
  */
 import { spawn } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { s3gymArgv } from "./childCommand.js";
 
 /** The warm-up under way: `done` resolves with the child's exit code (never rejects: a failed warm-up only costs the time it would save); `stop` ends it early. */
 export interface SqlCacheWarmUp {
@@ -21,10 +20,7 @@ export interface SqlCacheWarmUp {
 }
 
 export function warmSqlCache(dataDir: string): SqlCacheWarmUp {
-  const here = fileURLToPath(import.meta.url);
-  // dist/cli/main.js when built; src/cli/main.ts under tsx (tests), with the same loader flags.
-  const main = join(dirname(here), here.endsWith(".ts") ? "main.ts" : "main.js");
-  const child = spawn(process.execPath, [...process.execArgv, main, "sql", "--data", dataDir, "select 1"], { stdio: "ignore" });
+  const child = spawn(process.execPath, s3gymArgv("sql", "--data", dataDir, "select 1"), { stdio: "ignore" });
   const done = new Promise<number>((resolvePromise) => {
     child.on("error", () => resolvePromise(1));
     child.on("close", (code) => resolvePromise(code ?? 1));
