@@ -69,7 +69,10 @@ function userTurn(observation: string, feedback: string | null, experience: stri
  * A step's prompt repeats every earlier turn, so without this an episode of n steps would rebuild
  * n^2/2 user messages (and, at its first turn, copy the whole experience text at every step); the
  * entry is used only while all of its inputs are the same, so the text is the same byte for byte.
- * Keeping the same string object across steps also lets readers memoise by it cheaply.
+ * The entry keeps one message object for it, so every later prompt that shows the turn holds that
+ * same object: readers memoise by the object (readers below, TokenCounter) in O(1), where a memo by
+ * the text must hash and compare its characters. The objects are frozen: a reader that changed one
+ * would change every later prompt.
  */
 interface UserText {
   observation: string;
@@ -79,7 +82,7 @@ interface UserText {
   scoreAfter: number | undefined;
   visibility: "hidden" | "visible";
   experience: string | null;
-  text: string;
+  message: ChatMessage;
 }
 /**
  * Two entries per turn: its place in the episode (after the turn before it), and as the first turn
@@ -87,27 +90,64 @@ interface UserText {
  * evicts the other's.
  */
 const userTexts = new WeakMap<EarlierTurn, { after?: UserText; first?: UserText }>();
+/**
+ * The current turn's message of the last prompt built after each turn: at the next step that turn is
+ * an earlier one, and taking its message from here keeps it the same object from the step it was new.
+ */
+const currentTexts = new WeakMap<EarlierTurn, UserText>();
 
-function earlierUserText(turn: EarlierTurn, previous: EarlierTurn | null, visibility: "hidden" | "visible", experience: string | null): string {
-  let slots = userTexts.get(turn);
-  if (slots === undefined) userTexts.set(turn, (slots = {}));
-  const slot = previous === null ? "first" : "after";
-  const e = slots[slot];
-  if (
+function sameInputs(e: UserText | undefined, observation: string, previous: EarlierTurn | null, visibility: "hidden" | "visible", experience: string | null): e is UserText {
+  return (
     e !== undefined &&
-    e.observation === turn.observation &&
+    e.observation === observation &&
     e.previous === previous &&
     e.feedback === previous?.feedback &&
     e.reward === previous?.reward &&
     e.scoreAfter === previous?.scoreAfter &&
     e.visibility === visibility &&
     e.experience === experience
-  ) {
-    return e.text;
-  }
-  const text = userTurn(turn.observation, previous ? feedbackTag(previous, visibility) : null, experience);
-  slots[slot] = { observation: turn.observation, previous, feedback: previous?.feedback, reward: previous?.reward, scoreAfter: previous?.scoreAfter, visibility, experience, text };
-  return text;
+  );
+}
+
+function newUserText(observation: string, previous: EarlierTurn | null, visibility: "hidden" | "visible", experience: string | null): UserText {
+  const message = userMessage(userTurn(observation, previous ? feedbackTag(previous, visibility) : null, experience));
+  return { observation, previous, feedback: previous?.feedback, reward: previous?.reward, scoreAfter: previous?.scoreAfter, visibility, experience, message };
+}
+
+const userMessage = (content: string): ChatMessage => Object.freeze({ role: "user", content });
+
+function earlierUserMessage(turn: EarlierTurn, previous: EarlierTurn | null, visibility: "hidden" | "visible", experience: string | null): ChatMessage {
+  let slots = userTexts.get(turn);
+  if (slots === undefined) userTexts.set(turn, (slots = {}));
+  const slot = previous === null ? "first" : "after";
+  const e = slots[slot];
+  if (sameInputs(e, turn.observation, previous, visibility, experience)) return e.message;
+  const current = previous === null ? undefined : currentTexts.get(previous);
+  const made = sameInputs(current, turn.observation, previous, visibility, experience) ? current : newUserText(turn.observation, previous, visibility, experience);
+  slots[slot] = made;
+  return made.message;
+}
+
+/** The message of a prompt's current (newest) user turn; remembered after its previous turn (currentTexts). */
+function currentUserMessage(observation: string, previous: EarlierTurn | null, visibility: "hidden" | "visible", experience: string | null): ChatMessage {
+  if (previous === null) return userMessage(userTurn(observation, null, experience));
+  const e = currentTexts.get(previous);
+  if (sameInputs(e, observation, previous, visibility, experience)) return e.message;
+  const made = newUserText(observation, previous, visibility, experience);
+  currentTexts.set(previous, made);
+  return made.message;
+}
+
+/** Each earlier turn's assistant message: one object for every prompt that replays the turn. */
+const assistantMessages = new WeakMap<EarlierTurn, ChatMessage>();
+
+function assistantMessage(turn: EarlierTurn): ChatMessage {
+  const content = turn.response.length > 0 ? turn.response : EMPTY_REPLY;
+  const hit = assistantMessages.get(turn);
+  if (hit !== undefined && hit.content === content) return hit;
+  const made: ChatMessage = Object.freeze({ role: "assistant", content });
+  assistantMessages.set(turn, made);
+  return made;
 }
 
 /** The messages for one step. */
@@ -118,11 +158,8 @@ export function buildStepMessages(input: StepPromptInput): ChatMessage[] {
     const previous = i > 0 ? turns[i - 1]! : null;
     const experience = i === 0 ? input.experience : null;
     const own = turns[i];
-    const content = own
-      ? earlierUserText(own, previous, rewardVisibility, experience)
-      : userTurn(input.observation, previous ? feedbackTag(previous, rewardVisibility) : null, experience);
-    messages.push({ role: "user", content });
-    if (own) messages.push({ role: "assistant", content: own.response.length > 0 ? own.response : EMPTY_REPLY });
+    messages.push(own ? earlierUserMessage(own, previous, rewardVisibility, experience) : currentUserMessage(input.observation, previous, rewardVisibility, experience));
+    if (own) messages.push(assistantMessage(own));
   }
   return messages;
 }
@@ -155,43 +192,46 @@ export function messagesToPolicyContext(messages: readonly ChatMessage[]): Polic
 }
 
 /**
- * The reads of an episode's turns so far, by its first user message: a step's prompt repeats every
- * earlier turn (the same string objects in process), so each step reads only the turns that are new
- * or changed (compared with ===, the same text whatever object holds it) instead of looking every
- * earlier turn up in the memo tables again (quadratic per episode in memo traffic).
+ * The reads of a step prompt's turns. The runner's prompts reuse one message object per turn across
+ * steps (buildStepMessages), so each message's read is kept by the object (O(1), checked against its
+ * content): a step reads only its new turn, without hashing every earlier turn's text again. Messages
+ * from elsewhere (a request to `s3gym serve`, a test) are new objects: they are read through the memo
+ * tables by their text.
  */
 interface TurnReads {
-  users: string[];
-  assistants: string[];
   observations: string[];
   feedbacks: string[];
   actions: (string | null)[];
 }
-/** A few episodes at a time are in flight (--concurrency); each entry keeps its first message (a long History prompt) alive. */
-const turnReads = new BoundedCache<string, TurnReads>(32);
+const userReads = new WeakMap<ChatMessage, { content: string; read: { observation: string; feedback: string } | null }>();
+const actionReads = new WeakMap<ChatMessage, { content: string; action: string | null }>();
+
+function userRead(m: ChatMessage): { observation: string; feedback: string } | null {
+  const hit = userReads.get(m);
+  if (hit !== undefined && hit.content === m.content) return hit.read;
+  const read = readUserTurn(m.content);
+  userReads.set(m, { content: m.content, read });
+  return read;
+}
+
+function actionRead(m: ChatMessage): string | null {
+  const hit = actionReads.get(m);
+  if (hit !== undefined && hit.content === m.content) return hit.action;
+  const action = replyAction(m.content);
+  actionReads.set(m, { content: m.content, action });
+  return action;
+}
 
 function readTurns(users: readonly ChatMessage[], assistants: readonly ChatMessage[]): TurnReads | null {
-  const first = users[0]!.content;
-  const r = turnReads.get(first) ?? { users: [], assistants: [], observations: [], feedbacks: [], actions: [] };
-  let u = 0;
-  while (u < users.length && u < r.users.length && r.users[u] === users[u]!.content) u++;
-  r.users.length = r.observations.length = r.feedbacks.length = u;
-  for (; u < users.length; u++) {
-    const turn = readUserTurn(users[u]!.content);
+  const observations: string[] = [];
+  const feedbacks: string[] = [];
+  for (const m of users) {
+    const turn = userRead(m);
     if (turn === null) return null;
-    r.users.push(users[u]!.content);
-    r.observations.push(turn.observation);
-    r.feedbacks.push(turn.feedback);
+    observations.push(turn.observation);
+    feedbacks.push(turn.feedback);
   }
-  let a = 0;
-  while (a < assistants.length && a < r.assistants.length && r.assistants[a] === assistants[a]!.content) a++;
-  r.assistants.length = r.actions.length = a;
-  for (; a < assistants.length; a++) {
-    r.assistants.push(assistants[a]!.content);
-    r.actions.push(replyAction(assistants[a]!.content));
-  }
-  turnReads.set(first, r);
-  return r;
+  return { observations, feedbacks, actions: assistants.map(actionRead) };
 }
 
 /**

@@ -116,9 +116,26 @@ export class TokenCounter {
     return n;
   }
 
+  /**
+   * Counts by message object (checked against its content): the runner's prompts reuse one object per
+   * earlier turn (stepPrompt.ts buildStepMessages), which this finds without hashing its text.
+   */
+  private readonly byMessage = new WeakMap<ChatMessage, { content: string; tokens: number }>();
+
   /** Same formula as models/tokens.ts countMessageTokens, with per-message memoisation. */
   messages(messages: readonly ChatMessage[]): number {
-    return messages.reduce((n, m) => n + MESSAGE_OVERHEAD_TOKENS + this.count(m.content), 3);
+    let n = 3;
+    for (const m of messages) {
+      const hit = this.byMessage.get(m);
+      let tokens: number;
+      if (hit !== undefined && hit.content === m.content) tokens = hit.tokens;
+      else {
+        tokens = this.count(m.content);
+        this.byMessage.set(m, { content: m.content, tokens });
+      }
+      n += MESSAGE_OVERHEAD_TOKENS + tokens;
+    }
+    return n;
   }
 }
 

@@ -62,6 +62,33 @@ describe("step prompt", () => {
     // The inverse reads the changed texts too (its memo is keyed by the text itself).
     expect(messagesToPolicyContext(buildStepMessages(input("E2")))!.history[0]!.feedback).toBe("ate two apples");
   });
+  it("keeps one frozen message object per earlier turn, from the step where the turn was the current one", () => {
+    const live = turns.map((t) => ({ ...t }));
+    const step = (n: number, observation: string) => buildStepMessages({ rules: "R", experience: "E", turns: live.slice(0, n), observation, rewardVisibility: "hidden" });
+    const s1 = step(1, live[1]!.observation); // turn 1's message is the current one here
+    const s2 = step(2, "now");
+    expect(s2[3]).toBe(s1[3]); // the same object, not an equal copy
+    expect(s2[2]).toBe(step(2, "now")[2]); // an assistant message too
+    expect(Object.isFrozen(s2[3])).toBe(true);
+    expect(() => {
+      (s2[3] as { content: string }).content = "changed";
+    }).toThrow(TypeError);
+    // A changed input makes a new object with the new text; the old object keeps its text.
+    live[0]!.feedback = "ate two apples";
+    const s3 = step(2, "now");
+    expect(s3[3]).not.toBe(s2[3]);
+    expect(s3[3]!.content).toContain("ate two apples");
+    expect(s2[3]!.content).toContain("ate an apple");
+  });
+  it("reads a message object again when its content changed (messages from outside are not frozen)", () => {
+    const m = buildStepMessages({ rules: "R", experience: "", turns, observation: "now", rewardVisibility: "hidden" }).map((x) => ({ ...x }));
+    expect(messagesToPolicyContext(m)!.history[0]!.action).toBe("UP");
+    m[2]!.content = "Answer: DOWN\nScore: 0";
+    m[3]!.content = m[3]!.content.replace("ate an apple", "hit a wall");
+    const read = messagesToPolicyContext(m)!;
+    expect(read.history[0]!.action).toBe("DOWN");
+    expect(read.history[0]!.feedback).toBe("hit a wall");
+  });
 });
 
 describe("summary memory", () => {

@@ -43,6 +43,19 @@ describe("history cost", () => {
   });
 });
 
+describe("TokenCounter.messages", () => {
+  it("equals countMessageTokens, and counts a message object again when its content changed", () => {
+    const c = new TokenCounter("o200k");
+    const m = [
+      { role: "system" as const, content: "rules of the game" },
+      { role: "user" as const, content: "<observation>\nboard\n</observation>" },
+    ];
+    expect(c.messages(m)).toBe(countMessageTokens(m));
+    m[1]!.content = "<observation>\na much longer board with many more words in it\n</observation>";
+    expect(c.messages(m)).toBe(countMessageTokens(m));
+  });
+});
+
 describe("fitHistory: earlier episodes' tails go first", () => {
   it("keeps everything when it fits", () => {
     expect(fitHistory(blocks, historyCost(blocks, full, counter), counter)).toEqual(full);
