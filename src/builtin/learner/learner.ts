@@ -50,18 +50,32 @@ export function readExperience(experience: string, learn: TacticSet["learn"]): {
 }
 
 /**
- * readExperience of a first user message's experience block, memoised by that message: every step of
- * an episode repeats the same first message (and the same string object in process), and reading a
- * long History block is linear in its length. Few entries: episodes of a run come one after another.
+ * readExperience of a first user message's experience block, memoised: every step of an episode
+ * repeats the same first message, and reading a long History block is linear in its length. Kept by
+ * the message object first (the runner's prompts reuse one object per turn, stepPrompt.ts; checked
+ * against its content): many episodes are in flight at once (every run of a job, every evaluation
+ * episode of a checkpoint), each with its own first message, which a few text-keyed entries could
+ * not hold (they missed at most steps of a views job). The text-keyed table serves messages from
+ * outside (`s3gym serve`), where an HTTP client's episode comes one request after another.
  * The result is only read (chooseTactic, mergeKnowledge copy what they use).
  */
-const experienceMemo = new BoundedCache<string, { learn: TacticSet["learn"]; read: ReturnType<typeof readExperience> }>(8);
+type ExperienceRead = ReturnType<typeof readExperience>;
+const experienceByMessage = new WeakMap<ChatMessage, { content: string; learn: TacticSet["learn"]; read: ExperienceRead }>();
+const experienceMemo = new BoundedCache<string, { learn: TacticSet["learn"]; read: ExperienceRead }>(8);
 
-function experienceRead(firstUser: string, learn: TacticSet["learn"]): ReturnType<typeof readExperience> {
-  const hit = experienceMemo.get(firstUser);
-  if (hit && hit.learn === learn) return hit.read;
-  const read = readExperience(experienceOf(firstUser), learn);
-  experienceMemo.set(firstUser, { learn, read });
+function experienceRead(firstUser: ChatMessage | undefined, learn: TacticSet["learn"]): ExperienceRead {
+  if (firstUser === undefined) return readExperience("", learn);
+  const own = experienceByMessage.get(firstUser);
+  if (own !== undefined && own.content === firstUser.content && own.learn === learn) return own.read;
+  const text = firstUser.content;
+  const hit = experienceMemo.get(text);
+  let read: ExperienceRead;
+  if (hit !== undefined && hit.learn === learn) read = hit.read;
+  else {
+    read = readExperience(experienceOf(text), learn);
+    experienceMemo.set(text, { learn, read });
+  }
+  experienceByMessage.set(firstUser, { content: text, learn, read });
   return read;
 }
 
@@ -136,8 +150,7 @@ export function learnerStep(messages: readonly ChatMessage[], options: LearnerOp
   const names = tacticNames(set);
   const ck: LearnerCheckpoint | null = options.checkpoint !== null ? loadCheckpoint(options.checkpoint) : null;
   const fromCk = ck?.games[title.game];
-  const firstUser = messages.find((m) => m.role === "user")?.content ?? "";
-  const exp = experienceRead(firstUser, set.learn);
+  const exp = experienceRead(messages.find((m) => m.role === "user"), set.learn);
 
   // The tactic this episode's earlier replies named (the episode keeps one tactic).
   const firstOwn = messages.find((m) => m.role === "assistant");
