@@ -232,7 +232,7 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
     // Extra field (allowed by the schema): History ICL blocks end with it, so the context can be rebuilt from the logs.
     end_observation: endObservation,
   };
-  // Steps first, then the record that claims them (resume trusts a record to mean "all steps on disk").
+  // Steps first, then the record that claims them; durable when due (runLogs.ts), steps first too.
   run.logs.syncSteps();
   run.logs.episodes.append(record);
   run.logs.syncRecords();

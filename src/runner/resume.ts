@@ -1,7 +1,8 @@
 /**
  * Resume (architecture.md, "Resume"). The episode is the unit of work, keyed by
  * (phase, checkpoint, episode); an episode is done only when its episode record with status `ok` is
- * on disk, and the runner writes that record after fsyncing the episode's steps.
+ * on disk, and the runner writes that record after the episode's steps (and fsyncs steps before
+ * records: src/logs/runLogs.ts).
  *
  * When a run directory already holds logs, `loadForResume` makes them a clean prefix of a run:
  *   - a torn last line (kill -9 mid-write) is cut from every JSONL file;
@@ -165,8 +166,9 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
     if (r.step < 0 || r.step >= record.steps) outOfRange.add(key);
     keptSt.push(l);
   }
-  // An ok record whose steps are not exactly 0..steps-1 on disk cannot come from this writer (steps
-  // are fsynced first); if it happens anyway (a cut or hand-edited file), the episode is played again
+  // An ok record whose steps are not exactly 0..steps-1 on disk does not come from a killed process
+  // (steps are written first); it can after a power loss (fsyncs are at most 2 s apart: runLogs.ts),
+  // a cut or a hand-edited file, and then the episode is played again
   // rather than trusted: distinct indices, as many as the record says, none out of range.
   for (const [key, r] of [...state.episodes]) {
     if ((stepCount.get(key) ?? 0) !== r.steps || outOfRange.has(key)) state.episodes.delete(key);
