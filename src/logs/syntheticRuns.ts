@@ -114,6 +114,11 @@ interface RunCtx {
   rows: string[];
 }
 
+/** The fields that say which run and which episode a step or episode line belongs to, in the lines' key order. */
+function placeOf(ctx: RunCtx, phase: "explore" | "eval", checkpoint: number | null, index: number, seed: number) {
+  return { ...ctx.id, phase, config: phase, checkpoint, episode: index, seed };
+}
+
 /** Plays one synthetic episode and returns its step lines. `failAt` stops it early (infrastructure). */
 function episode(
   ctx: RunCtx,
@@ -148,27 +153,22 @@ function episode(
     const unparsable = rng.float() < 0.01;
     const rows = Array.from({ length: 12 }, () => ctx.rows[rng.int(ctx.rows.length)]).join("\n");
     steps.push({
-        ...ctx.id,
-        phase,
-        config: phase,
-        checkpoint,
-        episode: index,
-        seed,
-        step: k,
-        observation: `Step ${k + 1}/${cap}\n${rows}`,
-        response: unparsable ? "I am not sure what to do here." : `Thinking about the board, ${action} looks best.\nAnswer: ${action}\nScore: ${s ?? "?"}`,
-        action: unparsable ? null : action,
-        self_score: unparsable ? null : s,
-        parse_error: unparsable ? "no Answer line" : s === null ? "no Score line" : null,
-        valid: !unparsable,
-        feedback: unparsable ? "invalid action: expected 'move r c'" : r > 0 ? "good move" : "ok",
-        reward: unparsable ? 0 : r,
-        score_after: score,
-        done: k === last - 1 && failAt === null,
-        tokens_in: 800 + k * 120,
-        tokens_out: 40,
-        latency_ms: 300 + rng.int(700),
-      });
+      ...placeOf(ctx, phase, checkpoint, index, seed),
+      step: k,
+      observation: `Step ${k + 1}/${cap}\n${rows}`,
+      response: unparsable ? "I am not sure what to do here." : `Thinking about the board, ${action} looks best.\nAnswer: ${action}\nScore: ${s ?? "?"}`,
+      action: unparsable ? null : action,
+      self_score: unparsable ? null : s,
+      parse_error: unparsable ? "no Answer line" : s === null ? "no Score line" : null,
+      valid: !unparsable,
+      feedback: unparsable ? "invalid action: expected 'move r c'" : r > 0 ? "good move" : "ok",
+      reward: unparsable ? 0 : r,
+      score_after: score,
+      done: k === last - 1 && failAt === null,
+      tokens_in: 800 + k * 120,
+      tokens_out: 40,
+      latency_ms: 300 + rng.int(700),
+    });
   }
   return { steps, score, nSteps: last };
 }
@@ -184,12 +184,7 @@ function episodeLine(
   t: number,
 ): EpisodeRecord {
   return {
-    ...ctx.id,
-    phase,
-    config: phase,
-    checkpoint,
-    episode: index,
-    seed,
+    ...placeOf(ctx, phase, checkpoint, index, seed),
     score: e.score,
     steps: e.nSteps,
     status: failed ? "failed" : "ok",
