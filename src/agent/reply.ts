@@ -34,24 +34,32 @@ export interface Answer {
   /** The text the answer was parsed from. */
   text: string;
   source: "content" | "reasoning";
-  /** What the episode's later prompts show as this turn's answer. */
-  turnText: string;
 }
 
 /**
  * Parses the reply under `--answer-from`. The content is the default and the only source unless the
- * user opts in: a reasoning text can hold decoy Answer lines. An answer read from the reasoning is
- * shown in later turns as its two contract lines, not as the whole reasoning (which could be tens of
- * thousands of tokens per turn).
+ * user opts in: a reasoning text can hold decoy Answer lines. How the answer shows in later turns is
+ * turnTextOf's.
  */
 export function answerOf(result: Pick<CompletionResult, "text" | "reasoning">, from: AnswerFrom, rule?: ParseRule): Answer {
-  const content: Answer = { parsed: parseResponse(result.text, rule), text: result.text, source: "content", turnText: result.text };
+  const content: Answer = { parsed: parseResponse(result.text, rule), text: result.text, source: "content" };
   if (from === "content" || (from === "both" && content.parsed.action !== null)) return content;
   const reasoning = result.reasoning ?? "";
   const parsed = parseResponse(reasoning, rule);
   if (from === "both" && parsed.action === null) return content;
-  const turnText = parsed.action === null ? result.text : `Answer: ${parsed.action}\nScore: ${parsed.selfScore ?? ""}`.trimEnd();
-  return { parsed, text: reasoning, source: "reasoning", turnText };
+  return { parsed, text: reasoning, source: "reasoning" };
+}
+
+/**
+ * What later prompts of the episode show as a step's answer, from the fields its step record keeps: the
+ * reply content, or, for an answer read from the reasoning field, its two contract lines (not the whole
+ * reasoning, which could be tens of thousands of tokens per turn). The live
+ * episode and every rebuild from the logs (replay, viewer, BuildSFT) call this one function, so a
+ * prompt rebuilt from the logs is the prompt that was sent whatever `--answer-from` chose.
+ */
+export function turnTextOf(step: { response: string; action: string | null; self_score: number | null; answer_source?: "content" | "reasoning" }): string {
+  if (step.answer_source !== "reasoning" || step.action === null) return step.response;
+  return `Answer: ${step.action}\nScore: ${step.self_score ?? ""}`.trimEnd();
 }
 
 export type ReplyKind = "ok" | "empty" | "no_answer" | "no_score";

@@ -18,6 +18,8 @@ import type { PolicyContext } from "../games/types.js";
 import type { ChatMessage } from "../models/types.js";
 import { BoundedCache } from "../util/boundedCache.js";
 import { parseResponse } from "./parseResponse.js";
+import { turnTextOf } from "./reply.js";
+import { dropThinkBlocks } from "./replyText.js";
 
 /** One earlier step of the current episode, as the model lived it. */
 export interface EarlierTurn {
@@ -29,6 +31,28 @@ export interface EarlierTurn {
   /** Only with reward visibility `visible` (an ablation): the verifier reward and running score. */
   reward?: number;
   scoreAfter?: number;
+}
+
+/** The fields of a step record an earlier turn is built from (logs/schema.ts StepRecord has them all). */
+export interface TurnSource {
+  observation: string;
+  response: string;
+  action: string | null;
+  self_score: number | null;
+  answer_source?: "content" | "reasoning";
+  feedback: string;
+  reward: number;
+  score_after: number;
+}
+
+/**
+ * A step as an earlier turn of the steps after it in its episode: its answer as turnTextOf shows it,
+ * think blocks dropped unless the run kept them (`--keep-think`). The one builder of earlier turns: the
+ * live episode builds each from the record it has just logged, the replay from the same record read back.
+ */
+export function earlierTurnOf(step: TurnSource, keepThink: boolean): EarlierTurn {
+  const text = turnTextOf(step);
+  return { observation: step.observation, response: keepThink ? text : dropThinkBlocks(text), feedback: step.feedback, reward: step.reward, scoreAfter: step.score_after };
 }
 
 export interface StepPromptInput {

@@ -6,8 +6,7 @@
  * the model layer's retries) ends the episode early, as `failed` with its reason.
  */
 import { parseResponse, type ParseRule } from "../agent/parseResponse.js";
-import { buildStepMessages, type EarlierTurn, type StepPromptInput } from "../agent/stepPrompt.js";
-import { dropThinkBlocks } from "../agent/replyText.js";
+import { buildStepMessages, earlierTurnOf, type EarlierTurn, type StepPromptInput } from "../agent/stepPrompt.js";
 import { answerOf, hasReasoning, reasoningFields, replyKind, type AnswerFrom } from "../agent/reply.js";
 import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
 import { callSeed, evalCallSeed } from "../models/callSeed.js";
@@ -213,9 +212,7 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
     run.logs.steps.append(record);
     steps.push(record);
     run.events.step?.(run.runId, result.usage.tokensIn, result.usage.tokensOut);
-    // Earlier turns are replayed without their think blocks unless --keep-think (the same string when there is none).
-    const turnText = run.settings.keepThink === true ? answer.turnText : dropThinkBlocks(answer.turnText);
-    turns.push({ observation, response: turnText, feedback: next.feedback, reward: next.reward, scoreAfter });
+    turns.push(earlierTurnOf(record, run.settings.keepThink === true));
     state = next.state;
   }
 

@@ -5,9 +5,8 @@
  * exploration trajectories, episodes.jsonl the end states, the pathway's own files (memory.jsonl ...)
  * what its definition rebuilds the experience from.
  */
-import { dropThinkBlocks } from "../agent/replyText.js";
 import { resolveVariants } from "./context.js";
-import { buildStepMessages, type EarlierTurn } from "../agent/stepPrompt.js";
+import { buildStepMessages, earlierTurnOf, type EarlierTurn } from "../agent/stepPrompt.js";
 import type { Game } from "../games/types.js";
 import { EpisodeRecord, MemoryRecord, RUN_FILES, RunManifest, StepRecord, viewOf, type ViewName } from "../logs/schema.js";
 import type { ChatMessage } from "../models/types.js";
@@ -161,9 +160,9 @@ function keepThink(data: RunLogData): boolean {
   return replayInputs(data).protocol.think_replay === "keep";
 }
 
-/** Each step of an episode as an earlier turn of the steps after it (think blocks dropped as the run did). */
+/** Each step of an episode as an earlier turn of the steps after it, built as the live episode built it. */
 function turnsOf(own: readonly StepRecord[], keep: boolean): EarlierTurn[] {
-  return own.map((s) => ({ observation: s.observation, response: keep ? s.response : dropThinkBlocks(s.response), feedback: s.feedback, reward: s.reward, scoreAfter: s.score_after }));
+  return own.map((s) => earlierTurnOf(s, keep));
 }
 
 /** The rules text of a config (`eval`, `explore`) or of a named explore variant, rendered once per loaded run. */
