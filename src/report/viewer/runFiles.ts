@@ -118,7 +118,7 @@ export interface RunResult {
  * the same calls up to where each copy was taken, so adding them would count calls twice: the copy
  * with the most calls is used.
  */
-function usageOf(sources: readonly string[]): UsageTotals | null {
+export function usageOf(sources: readonly string[]): UsageTotals | null {
   let best: UsageTotals | null = null;
   for (const d of sources) {
     if (!existsSync(join(d, "calls.jsonl"))) continue;
