@@ -178,7 +178,7 @@ describe("s3gym export --format inspect", () => {
         });
         // The sample's messages: the last step's input as sent, then its reply.
         const last = resolve(sample, sample.messages) as Json[];
-        expect(last.slice(0, -1).map((m) => ({ role: m.role, content: m.content }))).toEqual(resolve(sample, models[models.length - 1].input).map((m: Json) => ({ role: m.role, content: m.content })));
+        expect(last.slice(0, -1).map((m) => ({ role: m.role, content: m.content }))).toEqual((resolve(sample, models[models.length - 1].input) as Json[]).map((m: Json) => ({ role: m.role, content: m.content })));
         expect(last[last.length - 1].role).toBe("assistant");
       }
       expect(compared, id).toBe(sent.size);

@@ -7,8 +7,8 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import Ajv2020 from "ajv/dist/2020.js";
-import type { ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import type { ValidateFunction } from "ajv/dist/2020.js";
 
 export const OPENAPI_PATH = fileURLToPath(new URL("../../fixtures/inspect/inspect-openapi.json", import.meta.url));
 
