@@ -5,7 +5,8 @@
  * with a script element: that works from disk (file://) and over HTTP alike.
  *
  * Safety: model text is data. Every text node is created with createTextNode / textContent; no
- * innerHTML, no eval, no URL from the data (links are `#/run/<int>/...` built from numbers). The
+ * innerHTML, no eval, no URL from the data (links are `#/run/<int>/...` built from numbers, or
+ * `#/compare/<run id>/...` with the run ids percent-encoded). The
  * page's Content-Security-Policy (html.ts) forbids any external load and any inline script but this one.
  *
  * The build formats every number (the report's own formatters), so the page shows the report's digits.
@@ -71,7 +72,8 @@ export function viewerApp(): void {
     if (attrs) {
       for (const [k, v] of Object.entries(attrs)) {
         if (v === undefined) continue;
-        if (k === "href" && !/^#\/[a-z0-9/]*$/.test(v)) continue; // only the viewer's own routes
+        // Only the viewer's own routes: numbers, and run ids percent-encoded (compare.ts encode).
+        if (k === "href" && !/^#\/[A-Za-z0-9/._~%-]*$/.test(v)) continue;
         e.setAttribute(k, v);
       }
     }
@@ -101,6 +103,9 @@ export function viewerApp(): void {
   }
 
   const app = document.getElementById("app") as HTMLElement;
+  // The run-against-run pages (compare.ts, inlined beside this script as S3V_COMPARE).
+  const compare = (): Any =>
+    (win as unknown as { S3V_COMPARE: (api: unknown) => Any }).S3V_COMPARE({ h, load, page, statusBadge, fmtNum, pre, document, location });
   function page(title: string, ...body: Child[]): void {
     document.title = `${title} · s3gym view`;
     app.replaceChildren(
@@ -218,6 +223,7 @@ export function viewerApp(): void {
       ),
       // Any number of games: the matrix scrolls sideways in its own box, model and pathway stay in view.
       h("div", { class: "matrixwrap" }, table),
+      compare().picker(runs),
       idx.warnings.length > 0
         ? h("details", null, h("summary", null, `${idx.warnings.length} loader warning(s)`), h("ul", { class: "warnings" }, ...(idx.warnings as string[]).map((w) => h("li", null, w))))
         : null,
@@ -347,8 +353,11 @@ export function viewerApp(): void {
         h("div", { class: "diff" }, ...(v.diff as Any[]).map((d) => h("div", { class: d.op === "+" ? "add" : d.op === "-" ? "del" : "same" }, `${d.op === "=" ? " " : d.op} ${d.text}`))),
       ),
     );
+    // A count by kind (tokens_counted_by: {server: 40}) is an object: its entries, not "[object Object]".
+    const usageCell = (v: unknown): string =>
+      v === null ? "(no price known)" : typeof v === "number" ? fmtNum(v) : typeof v === "object" ? Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}: ${String(x)}`).join(", ") || "(none)" : String(v);
     const usage = run.usage
-      ? kvTable(Object.entries(run.usage as Record<string, unknown>).map(([k, v]) => [k, v === null ? "(no price known)" : String(v)]))
+      ? kvTable(Object.entries(run.usage as Record<string, unknown>).map(([k, v]) => [k, usageCell(v)]))
       : h("p", { class: "muted" }, "no calls.jsonl");
     page(
       run.run_id,
@@ -562,7 +571,16 @@ export function viewerApp(): void {
     document.onkeydown = null;
     const hash = location.hash || "#/";
     let m: RegExpExecArray | null;
-    if ((m = /^#\/run\/(\d+)\/ep\/(\d+)(?:\/step\/(\d+))?$/.exec(hash))) void episodePage(Number(m[1]), Number(m[2]), m[3] === undefined ? null : Number(m[3])).catch(fail);
+    const dec = (x: string | undefined): string => {
+      try {
+        return decodeURIComponent(x ?? "");
+      } catch {
+        return "";
+      }
+    };
+    if ((m = /^#\/compare\/([^/]+)\/([^/]+)\/ep\/([^/]+)\/(\d+)\/(\d+)$/.exec(hash))) void compare().pairPage(dec(m[1]), dec(m[2]), dec(m[3]), Number(m[4]), Number(m[5])).catch(fail);
+    else if ((m = /^#\/compare\/([^/]+)\/([^/]+)$/.exec(hash))) void compare().comparePage(dec(m[1]), dec(m[2])).catch(fail);
+    else if ((m = /^#\/run\/(\d+)\/ep\/(\d+)(?:\/step\/(\d+))?$/.exec(hash))) void episodePage(Number(m[1]), Number(m[2]), m[3] === undefined ? null : Number(m[3])).catch(fail);
     else if ((m = /^#\/run\/(\d+)$/.exec(hash))) void runPage(Number(m[1])).catch(fail);
     else void overview().catch(fail);
   }
