@@ -221,9 +221,9 @@ export function viewerApp(): void {
         select("status", "status", statuses),
         h("span", { class: "muted", id: "shown" }, `${runs.length} of ${idx.runs.length} runs shown`),
       ),
+      compare().picker(runs),
       // Any number of games: the matrix scrolls sideways in its own box, model and pathway stay in view.
       h("div", { class: "matrixwrap" }, table),
-      compare().picker(runs),
       idx.warnings.length > 0
         ? h("details", null, h("summary", null, `${idx.warnings.length} loader warning(s)`), h("ul", { class: "warnings" }, ...(idx.warnings as string[]).map((w) => h("li", null, w))))
         : null,

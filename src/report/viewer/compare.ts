@@ -160,7 +160,7 @@ export function compareViews(api: CompareApi): {
       ),
       h("h2", null, `Flipped episodes (${flips.length}): solved in one run, not in the other`),
       flips.length === 0 ? h("p", { class: "muted", id: "no-flips" }, "none") : null,
-      h("table", { id: "flips" }, head.cloneNode(true), h("tbody", null, ...flips.map(row))),
+      flips.length === 0 ? null : h("table", { id: "flips" }, head.cloneNode(true), h("tbody", null, ...flips.map(row))),
       h("h2", null, "Every pair (flipped first)"),
       h("table", { id: "pairs" }, head, h("tbody", null, ...pairs.map(row))),
     );
