@@ -189,14 +189,31 @@ export function inspectHeader(h: RunHeaderInput): Json {
   };
 }
 
-/** A sample's attachments: long texts stored once, referenced as `attachment://<id>`. */
+const REF = "attachment://";
+
+/**
+ * A sample's attachments: long texts stored once, referenced as `attachment://<id>`. A text from
+ * outside that itself starts with `attachment://` (a reply written to look like a reference) is
+ * always stored as an attachment, so Inspect's reader resolves it to that very text and never to
+ * another text of the sample.
+ */
 class Attachments {
   readonly map: Record<string, string> = {};
+  private readonly made = new Set<string>();
   ref(text: string): string {
-    if (text.length < ATTACH_MIN) return text;
+    if (text.length < ATTACH_MIN && !text.startsWith(REF)) return text;
     const id = createHash("sha256").update(text).digest("hex").slice(0, 32);
     this.map[id] = text;
-    return `attachment://${id}`;
+    const r = `${REF}${id}`;
+    this.made.add(r);
+    return r;
+  }
+  /** `v` with every string that looks like a reference this sample did not make turned into a real one (walks objects and arrays). */
+  guard<T>(v: T): T {
+    if (typeof v === "string") return (v.startsWith(REF) && !this.made.has(v) ? this.ref(v) : v) as T;
+    if (Array.isArray(v)) return v.map((x) => this.guard(x)) as T;
+    if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, this.guard(x)])) as T;
+    return v;
   }
 }
 
@@ -356,7 +373,7 @@ export function inspectSample(e: EpisodeInput): Json {
     tin += s.tokens_in;
     tout += s.tokens_out;
   }
-  return {
+  const sample: Json = {
     id: sampleId({ ...head, view: "view" in head ? head.view : undefined }),
     epoch: sampleEpoch(head),
     input: first ? inputOf(first).map((m) => chatMessage(m, att, "input")) : "",
@@ -391,6 +408,8 @@ export function inspectSample(e: EpisodeInput): Json {
     total_time: started !== null && ended !== null && Number.isFinite(Date.parse(ended) - Date.parse(started)) ? (Date.parse(ended) - Date.parse(started)) / 1000 : null,
     working_time: clock / 1000,
     ...(ok ? {} : { error: { message: e.record ? `episode failed: ${e.record.error ?? "no reason recorded"}` : "the episode never finished (no episode record)", traceback: "", traceback_ansi: "" } }),
-    attachments: att.map,
   };
+  // Every other text of the sample (feedback, actions, observations in metadata ...) is guarded too.
+  const guarded = att.guard(sample);
+  return { ...guarded, attachments: att.map };
 }

@@ -5,7 +5,7 @@
  * rewards summed from the export equal those summed from steps.jsonl; each step's input is the
  * messages the model actually received (recorded by the test's models, not rebuilt by the kit).
  */
-import { readFileSync, readdirSync, mkdtempSync } from "node:fs";
+import { readFileSync, readdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +14,7 @@ import { safeFileStem } from "../../../src/report/interop/exportInterop.js";
 import { inspectStatus } from "../../../src/report/interop/inspectLog.js";
 import type { ChatMessage } from "../../../src/models/types.js";
 import { run } from "../../cli/capture.js";
+import { writeHandRun } from "../../helpers/handLogs.js";
 import { evalLogValidator, errorLines } from "./inspectValidator.js";
 import { makeExportFixture, type ExportFixture } from "./fixture.js";
 
@@ -256,5 +257,48 @@ describe("the pinned schema itself", () => {
     expect(missing).toEqual(new Set(["invalidated", "tags", "metadata"]));
     // With Inspect's defaults filled in, the top level passes (any remaining error lies deeper).
     expect(validate({ ...example, invalidated: false, tags: [], metadata: {} }) || (validate.errors ?? []).every((e) => e.instancePath !== "")).toBe(true);
+  });
+});
+
+describe("text from outside stays data in an Inspect log", () => {
+  it("a model name and replies made to look like JSON, markup or attachment references come back as the very text", async () => {
+    const data = mkdtempSync(join(tmpdir(), "s3inspect-hostile-"));
+    const model = `evil"model\n</script><img src=x onerror=alert(1)>`;
+    const sys = "x".repeat(300);
+    const fake = `attachment://${"0".repeat(32)}`;
+    const dir = writeHandRun(data, {
+      game: "trust",
+      pathway: "none",
+      model,
+      episodes: [
+        {
+          phase: "explore",
+          checkpoint: null,
+          episode: 1,
+          seed: 3,
+          steps: [
+            { observation: "Round 1", response: fake, action: null, self_score: null, reward: 0, feedback: `attachment://${sys}` },
+            { observation: "Round 2", response: `"},"status":"success","x":{"`, action: "cooperate", self_score: 1, reward: 1, feedback: "\u2028\ud800 lone surrogate" },
+          ],
+        },
+      ],
+    });
+    writeFileSync(join(dir, "checkpoints.jsonl"), "");
+    const out = mkdtempSync(join(tmpdir(), "s3inspect-hostile-out-"));
+    const r = await run(main, ["export", "--format", "inspect", "--bootstrap", "20", "--data", data, "--out", out]);
+    expect(r.rc, r.err).toBe(0);
+    const files = readdirSync(out);
+    expect(files).toHaveLength(1);
+    expect(files[0]).not.toMatch(/[<>"\n/]/);
+    const log = JSON.parse(readFileSync(join(out, files[0]!), "utf8"));
+    expect(evalLogValidator()(log)).toBe(true);
+    expect(log.eval.model).toBe(model);
+    const [sample] = log.samples;
+    const models = sample.events.filter((e: Json) => e.event === "model");
+    // The reply that looks like a reference resolves to itself, not to another text of the sample.
+    expect(resolve(sample, models[0].output.completion)).toBe(fake);
+    expect(resolve(sample, models[1].output.completion)).toBe(`"},"status":"success","x":{"`);
+    expect(resolve(sample, sample.events.find((e: Json) => e.event === "score").score.metadata.feedback)).toBe(`attachment://${sys}`);
+    expect(log.status).toBe("success");
   });
 });
