@@ -54,6 +54,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
   const seed = nonNegativeInt("seed", values.seed, 0, 4_294_967_295);
   if ((values.bootstrap !== undefined || values.seed !== undefined) && format !== "inspect") throw new UsageError("--bootstrap and --seed apply to --format inspect only (the other formats hold no intervals)");
   if (format === "inspect" || format === "atif") {
+    if (values["no-cache"] === true) throw new UsageError(`--no-cache applies to --format parquet and csv (the SQL tables' cache); --format ${format} reads the logs afresh`);
     try {
       const r = await exportInterop({ dataDirs: dirs, outDir: out, format, B, seed });
       printWarnings(r.warnings);
