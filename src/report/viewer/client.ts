@@ -280,7 +280,19 @@ export function viewerApp(): void {
   }
 
   async function runPage(i: number): Promise<void> {
-    const run: Any = await load(`r${i}`);
+    const [run, idx]: Any[] = await Promise.all([load(`r${i}`), load("index")]);
+    // The other runs of the same game: one click to compare against another model or pathway.
+    const peers = (idx.runs as Any[]).filter((r) => r.game === run.game && r.run_id !== run.run_id);
+    const enc = (id: string): string => compare().encode(id);
+    const comparePeers =
+      peers.length === 0
+        ? null
+        : h(
+            "details",
+            { class: "comparepick", id: "compare-peers" },
+            h("summary", null, `Compare with another run of ${run.game} (${peers.length})`),
+            h("ul", null, ...peers.map((r) => h("li", null, h("a", { href: `#/compare/${enc(run.run_id)}/${enc(r.run_id)}` }, `${r.model} · ${r.pathway}`), " ", h("span", { class: "muted small" }, r.run_id)))),
+          );
     const epLink = (j: number, text: string): HTMLElement => h("a", { href: `#/run/${i}/ep/${j}` }, text);
     const metrics = h(
       "table",
@@ -363,6 +375,7 @@ export function viewerApp(): void {
       run.run_id,
       h("h1", null, `${run.model} · ${run.game} · ${run.pathway}`),
       h("p", null, statusBadge(run.status), " ", h("span", { class: "mono" }, run.run_id), " ", h("span", { class: "muted" }, run.statusNote)),
+      comparePeers,
       h("h2", null, run.training ? "Training curve (epochs)" : "Curve"),
       h("p", { class: "muted small" }, run.curveNote),
       metrics,

@@ -87,6 +87,15 @@ describe("s3gym export --format atif", () => {
     }
   });
 
+  it("a reply's reasoning field becomes the agent step's reasoning_content", () => {
+    const dir = join(out, safeFileStem(fx.ids.reasoning));
+    const agents = readdirSync(dir).flatMap((f) => JSON.parse(readFileSync(join(dir, f), "utf8")).steps.filter((s: Json) => s.source === "agent"));
+    const logged = fx.dirs.flatMap((d) => jsonl(d, fx.ids.reasoning, "steps.jsonl"));
+    expect(agents.length).toBe(logged.length);
+    expect(logged.every((s) => typeof s.reasoning === "string" && s.reasoning.length > 0)).toBe(true);
+    expect(agents.map((s: Json) => s.reasoning_content).sort()).toEqual(logged.map((s) => s.reasoning).sort());
+  });
+
   it("the same check rejects broken copies", () => {
     const dir = join(out, safeFileStem(fx.ids.history));
     const t = JSON.parse(readFileSync(join(dir, readdirSync(dir)[0]!), "utf8"));

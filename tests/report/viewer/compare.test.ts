@@ -144,6 +144,18 @@ describe.skipIf(skip !== null)(`run against run in headless Chromium${skip ? ` (
     await page.close();
   });
 
+  it("a run page links to the comparison with each other run of its game", async () => {
+    const i = readChunk(site, "index").runs.find((r: { run_id: string }) => r.run_id === a).i;
+    const page = await open(`#/run/${i}`);
+    await page.waitForSelector("#compare-peers");
+    const hrefs = await page.$$eval("#compare-peers a", (els) => els.map((e) => e.getAttribute("href")));
+    expect(hrefs).toEqual([`#/compare/${enc(a)}/${enc(b)}`]);
+    await page.click("#compare-peers summary");
+    await page.click("#compare-peers a");
+    await page.waitForSelector("#flips");
+    await page.close();
+  });
+
   it("the run page's cost table shows numbers and counts, not [object Object]", async () => {
     const i = readChunk(site, "index").runs.find((r: { run_id: string }) => r.run_id === a).i;
     const page = await open(`#/run/${i}`);
