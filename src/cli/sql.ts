@@ -1,5 +1,5 @@
 /**
- * `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--max-rows 100] "SELECT ..."`
+ * `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--max-rows 100] [--precision 6] "SELECT ..." | --file Q.sql`
  * `s3gym sql --schema`
  *
  * Loads the data directories (shards merged, every line validated as `report` validates it) into the
@@ -12,12 +12,14 @@ import { LogFormatError } from "../logs/reader.js";
 import { openLogDatabase, type LogDatabase } from "../analysis/logDatabase.js";
 import { cacheRoot } from "../analysis/sqlCache.js";
 import { tableDefinitions, type SqlTable } from "../analysis/sqlSchema.js";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { UsageError, nonNegativeInt, parseFlagsAndPositionals } from "./args.js";
-import { textTable, writeCsv, writeJson, type ResultChunk } from "./sqlOutput.js";
+import { textTable, withPrecision, writeCsv, writeJson, type ResultChunk } from "./sqlOutput.js";
 import { dataDirs } from "./tableOutput.js";
 import { escapeControl } from "../util/outsideText.js";
 
-const USAGE = `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--max-rows 100] [--no-cache] "SELECT ..."
+const USAGE = `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--max-rows 100] [--precision 6] [--no-cache] "SELECT ..."
+       s3gym sql --data DIR --file Q.sql
        s3gym sql --schema
 
   --data DIR      a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards)
@@ -25,11 +27,16 @@ const USAGE = `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--ma
   --csv FILE      write the whole result to FILE as CSV (instead of the table on stdout)
   --json          print the whole result as a JSON array of row objects
   --max-rows N    rows of the table on stdout (default 100; the count of all rows is printed)
+  --file Q.sql    read the query from a file (instead of the command line)
+  --precision P   significant digits of floating-point cells (default 6 on the terminal table, where
+                  the integer part is never rounded; --csv and --json keep full precision unless
+                  --precision is given)
   --no-cache      load the logs afresh and keep nothing (by default the loaded tables are kept in
                   ${cacheRoot()} and answer the next query while no log file changed)
 
 Tables: runs, episodes, steps, checkpoints, calls, memory, curriculum, verdicts (docs/analysis.md,
-"Your own analysis"). Example:
+"Your own analysis"). A query is never read as a flag, even when it starts with a "--" comment.
+Example:
   s3gym sql --data data "select game, pathway, avg(abs(self_score - reward)) from steps group by all"`;
 
 const FLAGS = {
@@ -39,7 +46,34 @@ const FLAGS = {
   json: { type: "boolean" },
   "max-rows": { type: "string" },
   "no-cache": { type: "boolean" },
+  file: { type: "string" },
+  precision: { type: "string" },
 } as const;
+
+/** Significant digits of floating-point cells on the terminal table unless --precision says otherwise. */
+export const DEFAULT_PRECISION = 6;
+
+/**
+ * The arguments with every one that cannot be a flag moved behind `--`, so the parser reads it as
+ * the query: a flag is `-x` or `--name[=value]` with no blank in its name, so an argument that
+ * starts with a `--` comment (`-- Q1: ...`, `--\nselect ...`) or has a blank or line break before
+ * any `=` is query text. Arguments already after a `--` stay as they are.
+ */
+export function queryLast(argv: readonly string[]): string[] {
+  const end = argv.indexOf("--");
+  const head = end < 0 ? argv : argv.slice(0, end);
+  const tail = end < 0 ? [] : argv.slice(end + 1);
+  const isQuery = (a: string): boolean => a.startsWith("-") && /\s/.test(a.split("=")[0] ?? a);
+  const flags = head.filter((a) => !isQuery(a));
+  const queries = head.filter(isQuery);
+  return queries.length + tail.length === 0 ? flags : [...flags, "--", ...queries, ...tail];
+}
+
+/** The query of --file: its text, or a UsageError naming the file. */
+function queryFile(path: string): string {
+  if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`--file ${path}: no such file (give the path of a file holding one SQL query)`);
+  return readFileSync(path, "utf8");
+}
 
 /** Prints the loader's warnings as `report` does (the first 20, then a count). */
 export function printWarnings(warnings: readonly string[]): void {
@@ -62,9 +96,13 @@ export function schemaText(tables: readonly SqlTable[]): string {
 }
 
 export async function sqlCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlagsAndPositionals(argv, FLAGS, USAGE);
+  const { values, positionals } = parseFlagsAndPositionals(queryLast(argv), FLAGS, USAGE);
   const dirs = dataDirs(values.data);
-  const query = positionals.join(" ").trim();
+  const inline = positionals.join(" ").trim();
+  if (values.file !== undefined && inline !== "") throw new UsageError("give the query either on the command line or with --file, not both");
+  const query = values.file !== undefined ? queryFile(values.file).trim() : inline;
+  const precision = values.precision === undefined ? null : nonNegativeInt("precision", values.precision, DEFAULT_PRECISION, 17);
+  if (precision !== null && precision < 1) throw new UsageError("--precision must be at least 1 (significant digits)");
   // The tables' description needs no data: it is the schema's.
   if (values.schema === true && query === "") {
     process.stdout.write(schemaText(tableDefinitions()));
@@ -90,15 +128,15 @@ export async function sqlCommand(argv: string[]): Promise<number> {
     if (values.schema === true) process.stdout.write(schemaText(db.tables));
     try {
       if (values.csv !== undefined) {
-        const n = await writeCsv(values.csv, db.stream(query));
+        const n = await writeCsv(values.csv, withPrecision(db.stream(query), precision));
         process.stdout.write(`wrote ${n} rows to ${values.csv}\n`);
       } else if (values.json === true) {
-        await writeJson(db.stream(query), (s) => process.stdout.write(s));
+        await writeJson(withPrecision(db.stream(query), precision), (s) => process.stdout.write(s));
       } else {
         const shown: unknown[][] = [];
         let total = 0;
         let head: ResultChunk | null = null;
-        for await (const c of db.stream(query)) {
+        for await (const c of withPrecision(db.stream(query), precision ?? DEFAULT_PRECISION)) {
           head ??= c;
           for (const r of c.rows) if (shown.length < maxRows) shown.push(r);
           total += c.rows.length;

@@ -25,6 +25,30 @@ export function jsonCell(value: unknown, type: string): unknown {
   return value;
 }
 
+const FLOAT = /^(DOUBLE|FLOAT|REAL)$/;
+
+/**
+ * `x` to `digits` significant digits, the integer part never rounded (12345.678 at 3 digits is
+ * 12346, not 1.23e4): what a reader of a table expects instead of 0.30000000000000004.
+ */
+export function roundSignificant(x: number, digits: number): number {
+  if (!Number.isFinite(x) || x === 0) return x;
+  const intDigits = Math.floor(Math.log10(Math.abs(x))) + 1;
+  return Number(x.toPrecision(Math.min(100, Math.max(digits, intDigits))));
+}
+
+/** The chunks with floating-point cells rounded to `digits` significant digits (null: unchanged). */
+export async function* withPrecision(chunks: AsyncIterable<ResultChunk>, digits: number | null): AsyncGenerator<ResultChunk> {
+  for await (const c of chunks) {
+    if (digits === null || !c.types.some((t) => FLOAT.test(t))) {
+      yield c;
+      continue;
+    }
+    const float = c.types.map((t) => FLOAT.test(t));
+    yield { ...c, rows: c.rows.map((r) => r.map((v, i) => (float[i] && typeof v === "number" ? roundSignificant(v, digits) : v))) };
+  }
+}
+
 /** A cell as text: NULL for null, JSON for lists and structs. */
 function textCell(value: unknown): string {
   if (value === null || value === undefined) return "NULL";

@@ -1,5 +1,5 @@
 /** `s3gym sql` and `s3gym export` as a user runs them: the table, CSV, JSON, --schema, errors as `report` gives them. */
-import { appendFileSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { exportCommand } from "../../src/cli/export.js";
@@ -28,7 +28,38 @@ describe("s3gym sql", () => {
     const r = await run(sqlCommand, ["--data", data, "select game, pathway, avg(abs(self_score - reward)) as e, count(*) as n from steps group by all"]);
     expect(r.rc).toBe(0);
     // |1-1| + |0-0| + |0-1| = 1 over 3 steps
-    expect(r.out.split("\n")).toEqual([`game  pathway  ${"e".padStart(18)}  n`, "----  -------  ------------------  -", `g     history  ${String(1 / 3).padStart(18)}  3`, "(1 row)", ""]);
+    // 1/3 to the default 6 significant digits (--json and --csv keep every digit unless --precision is given).
+    expect(r.out.split("\n")).toEqual([`game  pathway  ${"e".padStart(8)}  n`, "----  -------  --------  -", `g     history  0.333333  3`, "(1 row)", ""]);
+  });
+
+  it("--precision sets the digits of floating-point cells; the integer part is never rounded; --json keeps every digit unless asked", async () => {
+    const { data } = fixture();
+    const q = "select avg(abs(self_score - reward)) as e, 12345.678::double as big, 0.1::double + 0.2::double as tiny from steps";
+    const three = await run(sqlCommand, ["--data", data, "--precision", "3", q]);
+    expect(three.out.split("\n")[2]).toBe("0.333  12346   0.3");
+    const json = await run(sqlCommand, ["--data", data, "--json", q]);
+    expect(JSON.parse(json.out)[0].e).toBe(1 / 3);
+    const json2 = await run(sqlCommand, ["--data", data, "--json", "--precision", "2", q]);
+    expect(JSON.parse(json2.out)[0]).toMatchObject({ e: 0.33, big: 12346 });
+    await expect(sqlCommand(["--data", data, "--precision", "0", q])).rejects.toThrow(/--precision must be at least 1/);
+  });
+
+  it("a query that starts with a -- comment is a query, never a flag; --file reads one from a file", async () => {
+    const { data } = fixture();
+    const q = "-- Q1: steps per game\nselect game, count(*) as n from steps group by game";
+    const r = await run(sqlCommand, ["--data", data, q]);
+    expect(r.rc, r.err).toBe(0);
+    expect(r.out.split("\n")[2]).toBe("g     3");
+    const first = await run(sqlCommand, [q, "--data", data]);
+    expect(first.out).toBe(r.out);
+    const file = join(tempDir("s3gym-cli-sql-q-"), "q.sql");
+    writeFileSync(file, `${q}\n`);
+    const f = await run(sqlCommand, ["--data", data, "--file", file]);
+    expect(f.out).toBe(r.out);
+    await expect(sqlCommand(["--data", data, "--file", file, "select 1"])).rejects.toThrow(/either on the command line or with --file/);
+    await expect(sqlCommand(["--data", data, "--file", `${file}.missing`])).rejects.toThrow(/--file .*missing: no such file/);
+    // A mistyped flag is still a flag error.
+    await expect(sqlCommand(["--data", data, "--max-row", "3", "select 1"])).rejects.toThrow(/Unknown option '--max-row'/);
   });
 
   it("--csv writes every row, --json prints objects with integers as numbers", async () => {

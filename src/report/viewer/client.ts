@@ -5,7 +5,8 @@
  * with a script element: that works from disk (file://) and over HTTP alike.
  *
  * Safety: model text is data. Every text node is created with createTextNode / textContent; no
- * innerHTML, no eval, no URL from the data (links are `#/run/<int>/...` built from numbers). The
+ * innerHTML, no eval, no URL from the data (links are `#/run/<int>/...` built from numbers, or
+ * `#/compare/<run id>/...` with the run ids percent-encoded). The
  * page's Content-Security-Policy (html.ts) forbids any external load and any inline script but this one.
  *
  * The build formats every number (the report's own formatters), so the page shows the report's digits.
@@ -71,7 +72,8 @@ export function viewerApp(): void {
     if (attrs) {
       for (const [k, v] of Object.entries(attrs)) {
         if (v === undefined) continue;
-        if (k === "href" && !/^#\/[a-z0-9/]*$/.test(v)) continue; // only the viewer's own routes
+        // Only the viewer's own routes: numbers, and run ids percent-encoded (compare.ts encode).
+        if (k === "href" && !/^#\/[A-Za-z0-9/._~%-]*$/.test(v)) continue;
         e.setAttribute(k, v);
       }
     }
@@ -101,6 +103,9 @@ export function viewerApp(): void {
   }
 
   const app = document.getElementById("app") as HTMLElement;
+  // The run-against-run pages (compare.ts, inlined beside this script as S3V_COMPARE).
+  const compare = (): Any =>
+    (win as unknown as { S3V_COMPARE: (api: unknown) => Any }).S3V_COMPARE({ h, load, page, statusBadge, fmtNum, pre, document, location });
   function page(title: string, ...body: Child[]): void {
     document.title = `${title} · s3gym view`;
     app.replaceChildren(
@@ -216,6 +221,7 @@ export function viewerApp(): void {
         select("status", "status", statuses),
         h("span", { class: "muted", id: "shown" }, `${runs.length} of ${idx.runs.length} runs shown`),
       ),
+      compare().picker(runs),
       // Any number of games: the matrix scrolls sideways in its own box, model and pathway stay in view.
       h("div", { class: "matrixwrap" }, table),
       idx.warnings.length > 0
@@ -274,7 +280,19 @@ export function viewerApp(): void {
   }
 
   async function runPage(i: number): Promise<void> {
-    const run: Any = await load(`r${i}`);
+    const [run, idx]: Any[] = await Promise.all([load(`r${i}`), load("index")]);
+    // The other runs of the same game: one click to compare against another model or pathway.
+    const peers = (idx.runs as Any[]).filter((r) => r.game === run.game && r.run_id !== run.run_id);
+    const enc = (id: string): string => compare().encode(id);
+    const comparePeers =
+      peers.length === 0
+        ? null
+        : h(
+            "details",
+            { class: "comparepick", id: "compare-peers" },
+            h("summary", null, `Compare with another run of ${run.game} (${peers.length})`),
+            h("ul", null, ...peers.map((r) => h("li", null, h("a", { href: `#/compare/${enc(run.run_id)}/${enc(r.run_id)}` }, `${r.model} · ${r.pathway}`), " ", h("span", { class: "muted small" }, r.run_id)))),
+          );
     const epLink = (j: number, text: string): HTMLElement => h("a", { href: `#/run/${i}/ep/${j}` }, text);
     const metrics = h(
       "table",
@@ -347,13 +365,17 @@ export function viewerApp(): void {
         h("div", { class: "diff" }, ...(v.diff as Any[]).map((d) => h("div", { class: d.op === "+" ? "add" : d.op === "-" ? "del" : "same" }, `${d.op === "=" ? " " : d.op} ${d.text}`))),
       ),
     );
+    // A count by kind (tokens_counted_by: {server: 40}) is an object: its entries, not "[object Object]".
+    const usageCell = (v: unknown): string =>
+      v === null ? "(no price known)" : typeof v === "number" ? fmtNum(v) : typeof v === "object" ? Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}: ${String(x)}`).join(", ") || "(none)" : String(v);
     const usage = run.usage
-      ? kvTable(Object.entries(run.usage as Record<string, unknown>).map(([k, v]) => [k, v === null ? "(no price known)" : String(v)]))
+      ? kvTable(Object.entries(run.usage as Record<string, unknown>).map(([k, v]) => [k, usageCell(v)]))
       : h("p", { class: "muted" }, "no calls.jsonl");
     page(
       run.run_id,
       h("h1", null, `${run.model} · ${run.game} · ${run.pathway}`),
       h("p", null, statusBadge(run.status), " ", h("span", { class: "mono" }, run.run_id), " ", h("span", { class: "muted" }, run.statusNote)),
+      comparePeers,
       h("h2", null, run.training ? "Training curve (epochs)" : "Curve"),
       h("p", { class: "muted small" }, run.curveNote),
       metrics,
@@ -562,7 +584,16 @@ export function viewerApp(): void {
     document.onkeydown = null;
     const hash = location.hash || "#/";
     let m: RegExpExecArray | null;
-    if ((m = /^#\/run\/(\d+)\/ep\/(\d+)(?:\/step\/(\d+))?$/.exec(hash))) void episodePage(Number(m[1]), Number(m[2]), m[3] === undefined ? null : Number(m[3])).catch(fail);
+    const dec = (x: string | undefined): string => {
+      try {
+        return decodeURIComponent(x ?? "");
+      } catch {
+        return "";
+      }
+    };
+    if ((m = /^#\/compare\/([^/]+)\/([^/]+)\/ep\/([^/]+)\/(\d+)\/(\d+)$/.exec(hash))) void compare().pairPage(dec(m[1]), dec(m[2]), dec(m[3]), Number(m[4]), Number(m[5])).catch(fail);
+    else if ((m = /^#\/compare\/([^/]+)\/([^/]+)$/.exec(hash))) void compare().comparePage(dec(m[1]), dec(m[2])).catch(fail);
+    else if ((m = /^#\/run\/(\d+)\/ep\/(\d+)(?:\/step\/(\d+))?$/.exec(hash))) void episodePage(Number(m[1]), Number(m[2]), m[3] === undefined ? null : Number(m[3])).catch(fail);
     else if ((m = /^#\/run\/(\d+)$/.exec(hash))) void runPage(Number(m[1])).catch(fail);
     else void overview().catch(fail);
   }

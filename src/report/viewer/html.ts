@@ -8,6 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { viewerApp } from "./client.js";
+import { compareViews } from "./compare.js";
 import { unpackPrompt } from "./prompts.js";
 import { VIEWER_CSS } from "./style.js";
 
@@ -25,6 +26,7 @@ export function pageScript(): string {
     "\"use strict\";",
     "var __name = function (f) { return f; };",
     `var S3V_UNPACK = (${unpackPrompt.toString()});`,
+    `var S3V_COMPARE = (${compareViews.toString()});`,
     `(${viewerApp.toString()})();`,
   ].join("\n");
 }

@@ -17,6 +17,7 @@ import type { StepRecord } from "../../logs/schema.js";
 import { fmt3 } from "../tables.js";
 import { summarizeCalls, type UsageTotals } from "../../runner/usage.js";
 import { lineDiff } from "./diff.js";
+import { successThreshold } from "../../games/successThreshold.js";
 import { episodePrompts, replayInput, TextPool } from "./prompts.js";
 import { readMergedRun, viewOf, type MergedEpisode, type MergedRun } from "../../logs/mergedRun.js";
 
@@ -118,7 +119,7 @@ export interface RunResult {
  * the same calls up to where each copy was taken, so adding them would count calls twice: the copy
  * with the most calls is used.
  */
-function usageOf(sources: readonly string[]): UsageTotals | null {
+export function usageOf(sources: readonly string[]): UsageTotals | null {
   let best: UsageTotals | null = null;
   for (const d of sources) {
     if (!existsSync(join(d, "calls.jsonl"))) continue;
@@ -243,6 +244,8 @@ export async function writeRun(job: RunJob, chunkDir: string): Promise<RunResult
     training: job.training,
     status: job.status,
     statusNote: job.statusNote,
+    /** The episode score at which the game counts an episode solved (null: not a game of the kit): the comparison page's flips. */
+    successThreshold: successThreshold(job.game),
     metrics: job.metrics,
     curve: job.curve,
     curveNote: job.curveNote,

@@ -70,4 +70,10 @@ details > summary { cursor: pointer; color: var(--muted); }
 .warnings li { color: var(--warn); }
 .kv th { width: 180px; }
 .epnav { display: flex; gap: 18px; }
+tr.flip td { background: #fff4e5; }
+.pair { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 12px; }
+.pairrow { scroll-margin-top: 60px; }
+.pairrow.firstdiff { outline: 3px solid #f5b301; border-radius: 6px; padding: 2px 4px; }
+.diffnote { font-weight: 700; color: var(--warn); margin-top: 8px; }
+.comparepick { margin: 12px 0; }
 `;
