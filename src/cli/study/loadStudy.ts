@@ -181,7 +181,12 @@ function resolveStudy(raw: StudyFileType, file: string, smoke: boolean): Study {
   const data = smoke ? at(raw.smoke?.data ?? "smoke/data") : at(raw.data ?? "data");
   const out = smoke ? at(raw.smoke?.out ?? "smoke/figures") : at(raw.out ?? "figures");
   flags.data = data;
-  return { file, dir, raw, smoke, data, out, models, entries, pathways, notes, seeds: [...new Set(raw.seeds ?? [0])], flags };
+  // protocol.run-seed is one seed; seeds: is the list. Both would say two things.
+  const oneSeed = raw.protocol?.["run-seed"];
+  if (oneSeed !== undefined && raw.seeds !== undefined) throw new UsageError(`study ${escapeControl(file)}: protocol.run-seed and seeds both set the run seed: keep seeds (a list) and drop protocol.run-seed`);
+  delete flags["run-seed"];
+  const seeds = raw.seeds ?? [typeof oneSeed === "number" ? oneSeed : 0];
+  return { file, dir, raw, smoke, data, out, models, entries, pathways, notes, seeds: [...new Set(seeds)], flags };
 }
 
 /** Flags that change what is shown, not what runs. */
