@@ -77,8 +77,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`s3gym: unknown command '${name}': expected one of ${Object.keys(COMMANDS).join(", ")}\n`);
     return 2;
   }
-  // A study file as the first argument stands for the command's folders (docs/study.md).
-  return withExitCode(name, async () => (await command.load())((await import("./study/studyArgv.js")).studyArgv(name, rest)));
+  // A study file as the first argument stands for the command's folders (docs/study.md); loaded only then.
+  const withStudy = async (): Promise<string[]> => (rest[0] !== undefined && /\.ya?ml$/i.test(rest[0]) ? (await import("./study/studyArgv.js")).studyArgv(name, rest) : rest);
+  return withExitCode(name, async () => (await command.load())(await withStudy()));
 }
 
 /** Whether this module is the process's entry (`s3gym ...`, `node dist/cli/main.js ...`), not imported (tests). */

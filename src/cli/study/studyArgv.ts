@@ -19,11 +19,6 @@ const STUDY_FOLDERS: Readonly<Record<string, { out: string | null }>> = {
   power: { out: null },
 };
 
-/** Whether `command` takes a study file as its first argument (run and these). */
-export function takesStudy(command: string): boolean {
-  return command === "run" || command in STUDY_FOLDERS;
-}
-
 /** `argv` with a leading study file replaced by the folders it names; unchanged when it does not start with one. */
 export function studyArgv(command: string, argv: readonly string[]): string[] {
   const spec = STUDY_FOLDERS[command];

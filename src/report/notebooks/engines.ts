@@ -47,7 +47,7 @@ function kitProblems(root: string): string[] {
   try {
     createRequire(join(root, "package.json")).resolve("tslab/dist/executor");
   } catch {
-    problems.push(`tslab cannot be found from ${root}: run 'npm ci' in the kit's clone, or 'npm install' in the project that installed s3gym`);
+    problems.push(`tslab is not installed (it cannot be found from ${root}): run 'npm ci' in the kit's clone, or 'npm install' in the project that installed s3gym`);
   }
   if (!existsSync(join(root, "dist", "index.js"))) problems.push(`the kit is not built (${join(root, "dist", "index.js")} is missing; the notebooks import it): run 'npm run build'`);
   return problems;
