@@ -123,6 +123,11 @@ describe("a bad study is refused naming the field, the value and the fix", () =>
     expect(e.message).toMatch(/protocol\.explore-episodes: .*(>=|at least|greater).*\(got -4\)/);
   });
 
+  it("names a bad game list with the list given and the games there are", () => {
+    const { file } = studyDir("models: [builtin:random]\ngames: [snak]\npathways: [none]\n");
+    expect(errorOf(() => loadStudy(file)).message).toMatch(/games: must be 'all' or a list of chess, .*trust \(got \["snak"\]\)/);
+  });
+
   it("suggests the key meant by a typo", () => {
     const { file } = studyDir(`${BASE}protocl: { max-steps: 3 }\n`);
     expect(errorOf(() => loadStudy(file)).message).toMatch(/unknown key 'protocl' \(did you mean 'protocol'\?\)/);

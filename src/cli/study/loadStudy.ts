@@ -101,7 +101,7 @@ export function studyIssues(error: z.ZodError, data: unknown, max = 3): string {
     } else {
       const secretive = i.path[0] === "models" || i.path[0] === "endpoint";
       const value = valueAt(data, i.path);
-      if (!secretive && value !== undefined && (typeof value !== "object" || value === null)) msg += ` (got ${escapeControl(cut(JSON.stringify(value) ?? String(value), 60))})`;
+      if (!secretive && value !== undefined) msg += ` (got ${escapeControl(cut(JSON.stringify(value) ?? String(value), 60))})`;
     }
     return `${field}: ${msg}`;
   });

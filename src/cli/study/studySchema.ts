@@ -73,18 +73,21 @@ export const StudyCaps = z.strictObject({
   "max-input-tokens": z.number().int().positive().describe("stop before input tokens pass this (--max-input-tokens)").optional(),
 });
 
+/** `all` or a list of games; one message naming them all when neither. */
+const GamesField = z.union([z.literal("all"), z.array(z.enum(GAME_NAMES)).min(1)], { error: `must be 'all' or a list of ${GAME_NAMES.join(", ")}` });
+
 /** The smoke profile: a run that checks every endpoint end to end in its own data folder. */
 export const StudySmoke = z.strictObject({
   data: Folder.describe("the smoke run's data folder (default smoke/data)").optional(),
   out: Folder.describe("the smoke run's tables and figures (default smoke/figures)").optional(),
   protocol: StudyProtocol.describe("protocol settings of the smoke run, over the study's (default: 1 exploration episode, a checkpoint after it, 1 evaluation episode, 4 steps)").optional(),
-  games: z.union([z.literal("all"), z.array(z.enum(GAME_NAMES)).min(1)]).describe("games of the smoke run (default: the study's)").optional(),
+  games: GamesField.describe("games of the smoke run (default: the study's)").optional(),
 });
 
 export const StudyFile = z.strictObject({
   $schema: z.string().optional(),
   models: z.array(StudyModel).min(1, "lists no model: give at least one (a spec such as builtin:heuristic, or an entry with alias and spec)").describe("the models played, each a spec or an entry {alias, spec, base_url, api_key_env, price, concurrency, sampling}"),
-  games: z.union([z.literal("all"), z.array(z.enum(GAME_NAMES)).min(1)]).describe("'all' or a list of games"),
+  games: GamesField.describe("'all' or a list of games"),
   pathways: z.array(z.enum(RECORDED_PATHWAY_NAMES.filter((p) => p !== "training") as [string, ...string[]])).min(1).describe("pathways of the protocol loop, e.g. [none, history, memory]"),
   control: z.boolean().describe("play the `none` control when a learning pathway is listed without it (default true): gain_vs_none pairs each pathway with it").optional(),
   protocol: StudyProtocol.describe("the protocol settings: the flags of s3gym run, one key each; left out = the flag's default").optional(),
