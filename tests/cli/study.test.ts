@@ -106,6 +106,9 @@ describe("the smoke profile", () => {
     expect([s.settings.exploreEpisodes, s.settings.checkpointEvery, s.settings.evalEpisodes, s.settings.maxSteps]).toEqual([1, 1, 1, 4]);
     expect(s.settings.contextTokens).toBe(30000); // the study's other settings stay
     expect(s.data).toBe(join(dir, "smoke", "data"));
+    // Gains average checkpoints from 3 on: the smoke run says its gain columns stay empty, the study does not.
+    expect(loadStudy(file, { smoke: true }).notes.join("\n")).toMatch(/smoke run: explore-episodes 1 ends before checkpoint 3.*stay empty/);
+    expect(loadStudy(file).notes.join("\n")).not.toMatch(/stay empty/);
   });
 
   it("without a study, writes beside --data", () => {

@@ -15,6 +15,7 @@ import { dirname, extname, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import type { ModelsFileEntry } from "../../models/modelsFile.js";
+import { GAIN_FROM_X } from "../../analysis/gain.js";
 import { playsProtocolLoop } from "../../pathways/registry.js";
 import { canonicalJson } from "../../util/canonicalJson.js";
 import { escapeControl, cut } from "../../util/outsideText.js";
@@ -165,6 +166,9 @@ function resolveStudy(raw: StudyFileType, file: string, smoke: boolean): Study {
     if (v === undefined || v === false) continue;
     flags[r.flag.name] = v === true ? true : String(v);
   }
+  // The gains average the checkpoints from GAIN_FROM_X on: a schedule that ends before it leaves them empty.
+  const explore = Number(flags["explore-episodes"] ?? STUDY_PROTOCOL_ROWS.find((r) => r.flag.name === "explore-episodes")?.default ?? 0);
+  if (explore < GAIN_FROM_X) notes.push(`${smoke ? "smoke run: " : ""}explore-episodes ${explore} ends before checkpoint ${GAIN_FROM_X}, where gain_vs_none and gain_vs_y0 start averaging: those columns stay empty${smoke ? " (the smoke run checks the endpoints, not the gains)" : ""}`);
   const games = smoke && raw.smoke?.games ? raw.smoke.games : raw.games;
   flags.games = games === "all" ? "all" : games.join(",");
   flags.pathways = pathways.join(",");
