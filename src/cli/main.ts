@@ -26,7 +26,7 @@ const COMMANDS: Record<string, { about: string; load: () => Promise<Command> }> 
   serve: { about: "an OpenAI-compatible server answering with the built-in policies (test double)", load: async () => (await import("./serve.js")).serveCommand },
   view: { about: "browse runs, episodes and steps in a browser (a static site from the step logs)", load: async () => (await import("./view.js")).viewCommand },
   play: { about: "play one episode (built-in policy, actions file, or you at the terminal)", load: async () => (await import("./play.js")).playCommand },
-  init: { about: "scaffold a study folder: s3gym.yaml, its JSON Schema, a notebook, .gitignore, README", load: async () => (await import("./init.js")).initCommand },
+  init: { about: "scaffold a study folder: s3gym.yaml, its JSON Schema, a notebook, .gitignore, README", load: async () => (await import("./study/init.js")).initCommand },
   study: { about: "check a study file and print what it resolves to; --schema prints its JSON Schema", load: async () => (await import("./study/studyCommand.js")).studyCommand },
 };
 

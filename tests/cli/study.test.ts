@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { initCommand } from "../../src/cli/init.js";
+import { initCommand } from "../../src/cli/study/init.js";
 import { runCommand, runSettingsFromArgv } from "../../src/cli/run.js";
 import { loadStudy, studyRecord } from "../../src/cli/study/loadStudy.js";
 import { studyArgv } from "../../src/cli/study/studyArgv.js";

@@ -7,12 +7,12 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { writeFileAtomic } from "../util/atomicWrite.js";
-import { escapeControl } from "../util/outsideText.js";
-import { folderFlag, parseFlagsAndPositionals, UsageError } from "./args.js";
-import { gitignore, INIT_DEFAULTS, notebookJson, NOTEBOOK_FILE_NAME, readme, schemaJson, SCHEMA_FILE_NAME, studyYaml } from "./study/initFiles.js";
-import { STUDY_FILE_NAME, studyIssues } from "./study/loadStudy.js";
-import { StudyFile } from "./study/studySchema.js";
+import { writeFileAtomic } from "../../util/atomicWrite.js";
+import { escapeControl } from "../../util/outsideText.js";
+import { folderFlag, parseFlagsAndPositionals, UsageError } from "../args.js";
+import { gitignore, INIT_DEFAULTS, notebookJson, NOTEBOOK_FILE_NAME, readme, schemaJson, SCHEMA_FILE_NAME, studyYaml } from "./initFiles.js";
+import { STUDY_FILE_NAME, studyIssues } from "./loadStudy.js";
+import { StudyFile } from "./studySchema.js";
 
 export const INIT_USAGE = [
   "s3gym init DIR [--model openai:MODEL] [--base-url URL] [--api-key-env NAME] [--force]",
