@@ -271,7 +271,15 @@ export interface Frames {
  */
 export async function loadFrames(dataDirs: string | readonly string[], opts: FrameOptions = {}): Promise<Frames> {
   const cols = await loadColumns(dataDirs, opts);
-  const dfd = await import("danfojs");
+  // An optional peer of the installed kit (its xlsx dependency is fetched from outside the npm
+  // registry): a clone has it from `npm ci`; a project that installed the kit installs it itself.
+  let dfd: typeof import("danfojs");
+  try {
+    dfd = await import("danfojs");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND" && (e as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw e;
+    throw new Error(`loadFrames needs danfojs, an optional peer of the kit: 'npm install danfojs' in your project (add "overrides": {"xlsx": "0.18.5"} to its package.json first, as the kit's own does: danfojs asks for an xlsx build outside the npm registry); loadColumns gives the same data as plain columns without it`);
+  }
   const frame = (c: Columns): DataFrame => {
     const n = (Object.values(c)[0] ?? []).length;
     return n === 0 ? new dfd.DataFrame([]) : new dfd.DataFrame(c);

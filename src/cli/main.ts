@@ -26,6 +26,8 @@ const COMMANDS: Record<string, { about: string; load: () => Promise<Command> }> 
   serve: { about: "an OpenAI-compatible server answering with the built-in policies (test double)", load: async () => (await import("./serve.js")).serveCommand },
   view: { about: "browse runs, episodes and steps in a browser (a static site from the step logs)", load: async () => (await import("./view.js")).viewCommand },
   play: { about: "play one episode (built-in policy, actions file, or you at the terminal)", load: async () => (await import("./play.js")).playCommand },
+  init: { about: "scaffold a study folder: s3gym.yaml, its JSON Schema, a notebook, .gitignore, README", load: async () => (await import("./study/init.js")).initCommand },
+  study: { about: "check a study file and print what it resolves to; --schema prints its JSON Schema", load: async () => (await import("./study/studyCommand.js")).studyCommand },
 };
 
 function help(): string {
@@ -75,7 +77,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`s3gym: unknown command '${name}': expected one of ${Object.keys(COMMANDS).join(", ")}\n`);
     return 2;
   }
-  return withExitCode(name, async () => (await command.load())(rest));
+  // A study file as the first argument stands for the command's folders (docs/study.md); loaded only then.
+  const withStudy = async (): Promise<string[]> => (rest[0] !== undefined && /\.ya?ml$/i.test(rest[0]) ? (await import("./study/studyArgv.js")).studyArgv(name, rest) : rest);
+  return withExitCode(name, async () => (await command.load())(await withStudy()));
 }
 
 /** Whether this module is the process's entry (`s3gym ...`, `node dist/cli/main.js ...`), not imported (tests). */

@@ -20,7 +20,8 @@ import { kitRootFromCli } from "./reproduce.js";
 export const NOTEBOOKS_USAGE = [
   "s3gym notebooks [--engine node|jupyter] [--data DIR] [--out DIR] [--jobs N] [--timeout S] [--compare DIR] [NAME...]",
   "",
-  "  NAME             notebooks to run: a file name, a stem (01_main_results) or a unique prefix (01); default all",
+  "  NAME             notebooks to run: a path to any .ipynb file (e.g. your study's analysis.ipynb), or one of the",
+  "                   kit's by file name, stem (01_main_results) or unique prefix (01); default all of the kit's",
   "  --engine E       node (default: tslab's executor, Node alone) or jupyter (nbclient + the tslab kernel)",
   "  --data DIR       the data directory the notebooks read (S3GYM_DATA; default data/)",
   "  --out DIR        where their tables and figures go (S3GYM_OUT; default figures/); executed copies in DIR/notebooks/",
@@ -77,7 +78,10 @@ export async function notebooksCommand(argv: string[], io: { stdout: { write(s: 
   const shown = (p: string): string => (relative(cwd, p).startsWith("..") ? p : relative(cwd, p) || ".");
   let notebooks: string[];
   try {
-    notebooks = selectNotebooks(listNotebooks(root), a.names);
+    // A path to an existing notebook runs as it is (the user's own); any other name picks one of the kit's.
+    const own = a.names.filter((n) => n.endsWith(".ipynb") && existsSync(abs(n)));
+    const kit = a.names.filter((n) => !own.includes(n));
+    notebooks = [...own.map(abs), ...(kit.length > 0 || own.length === 0 ? selectNotebooks(listNotebooks(root), kit) : [])];
   } catch (e) {
     io.stderr.write(`s3gym notebooks: ${(e as Error).message}\n`);
     return 2;

@@ -34,12 +34,14 @@ import type { EstimateRow } from "../runner/estimate.js";
 import { readJsonFile, readRunFile } from "../logs/reader.js";
 import { manifestPath, runDir, runFile, shardDirName } from "../logs/runDir.js";
 import { EpisodeRecord, RunManifest } from "../logs/schema.js";
-import { exitCodeOf, folderFlag, HelpRequested, intFlag, oneOf, parseFlags, UsageError, withoutFlags, type FlagValues } from "./args.js";
+import { exitCodeOf, folderFlag, HelpRequested, intFlag, oneOf, parseFlagsAndPositionals, UsageError, withoutFlags, type FlagValues } from "./args.js";
+import { isStudyPath, loadStudy, recordStudy, SMOKE_PROTOCOL, studyFileIn, studyRecord, type Study, type StudyRecord } from "./study/loadStudy.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
 
 export const RUN_USAGE = [
+  "s3gym run STUDY.yaml [--smoke] [flags]: play a study file (docs/study.md); a flag given overrides the file's value",
   "s3gym run --models M1,M2 --games all|g1,g2 --pathways history,memory,none --data DIR",
   "s3gym run --pathways training --checkpoints M0,M1,... | --checkpoints-file F [--label NAME] --games ... --data DIR",
   "s3gym run --job FILE [--progress ...]: the settings from a job file (docs/runner.md, 'Job files'), no other flag",
@@ -52,6 +54,8 @@ export const RUN_USAGE = [
   "  [--no-preflight] [--no-probe-window] [--broad-batch 5] [--verifier-model M]   (the last two: --pathways verified only)",
   "  [--max-usd X] [--max-input-tokens N]: stop the matrix between episodes before spend passes the cap",
   "              (earlier invocations counted); rerun with a higher cap to resume",
+  "  [--smoke]: 1 exploration episode, a checkpoint after it, 1 evaluation episode, 4 steps per game, into the study's",
+  "              smoke folder (smoke/data) or, with flags, into <--data>-smoke: checks an endpoint end to end",
   "  [--estimate]: play the matrix in process with builtin:heuristic (no endpoint called) and print calls, tokens,",
   "              prefix-cache share and dollars per model x game x pathway; nothing is written to --data",
 ].join("\n");
@@ -79,6 +83,7 @@ const FLAGS = {
   estimate: { type: "boolean" },
   "max-usd": { type: "string" },
   "max-input-tokens": { type: "string" },
+  smoke: { type: "boolean" },
 } as const;
 
 /** `--max-usd` / `--max-input-tokens`: a positive number, or absent (no cap). */
@@ -150,6 +155,8 @@ interface Parsed {
   estimate: boolean;
   /** `--max-usd` / `--max-input-tokens` (spendCap.ts). */
   cap: CapLimits;
+  /** `s3gym run STUDY.yaml`: the study and its resolved record (written to the data folder once the run starts); null with flags alone. */
+  study: { study: Study; record: StudyRecord } | null;
 }
 
 /** `--checkpoints` / `--checkpoints-file` / `--label`: only with `--pathways training`, which needs one list. */
@@ -190,9 +197,50 @@ function parseTraining(v: { checkpoints?: string; "checkpoints-file"?: string; l
   return { label: v.label?.trim() ?? specs[0]!, checkpoints: specs };
 }
 
-function parse(argv: string[], env: Record<string, string | undefined>): Parsed {
-  const { values: v } = parseFlags(argv, FLAGS, RUN_USAGE);
-  if (v.job !== undefined) return parseJob(v, argv, env);
+/** The study file named on the command line (one `.yaml`/`.yml` positional), or null; anything else positional is refused. */
+function studyArg(positionals: readonly string[]): string | null {
+  if (positionals.length === 0) return null;
+  if (positionals.length > 1 || !isStudyPath(positionals[0]!)) {
+    throw new UsageError(`unexpected argument${positionals.length > 1 ? "s" : ""} '${positionals.join(" ")}': s3gym run takes one study file (a .yaml path, docs/study.md) or flags alone`);
+  }
+  return positionals[0]!;
+}
+
+/** The values given on the command line (parseArgs leaves absent flags out; this drops undefined ones too). */
+function givenOf(v: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined));
+}
+
+/**
+ * `s3gym run ARGV`'s settings. With a study file, the study's flag values come first and the flags
+ * given override them; `seed` (one of the study's seeds) sets --run-seed unless the flag is given.
+ * Everything after that is the one path of flags and job files.
+ */
+function parse(argv: string[], env: Record<string, string | undefined>, seed: number | null = null): Parsed {
+  const { values: given, positionals } = parseFlagsAndPositionals(argv, FLAGS, RUN_USAGE);
+  const path = studyArg(positionals);
+  if (given.job !== undefined) {
+    if (path !== null) throw new UsageError("--job FILE and a study file cannot be mixed: give one of them");
+    return parseJob(given, argv, env);
+  }
+  let v: FlagValues<typeof FLAGS> = given;
+  let study: Study | null = null;
+  if (path !== null) {
+    if (given["models-file"] !== undefined) throw new UsageError("--models-file cannot be given with a study file: list the models (with their endpoints, keys' names and prices) under the study's models:");
+    study = loadStudy(path, { smoke: given.smoke === true });
+    v = { ...study.flags, ...(seed !== null ? { "run-seed": String(seed) } : {}), ...givenOf(given) } as FlagValues<typeof FLAGS>;
+  } else if (given.smoke === true) {
+    if (given.data === undefined || given.data.trim() === "") throw new UsageError("--data is required: --smoke writes into <--data>-smoke, its own folder");
+    const smokeFlags = Object.fromEntries(Object.entries(SMOKE_PROTOCOL).map(([k, x]) => [k, String(x)]));
+    v = { ...smokeFlags, ...givenOf(given), data: `${given.data.replace(/[/\\]+$/, "")}-smoke` } as FlagValues<typeof FLAGS>;
+  }
+  const parsed = parseFlagValues(v, argv, env);
+  if (study === null) return parsed;
+  if (study.entries.length > 0) parsed.ctx = { ...parsed.ctx, models: study.entries };
+  return { ...parsed, study: { study, record: studyRecord(study, givenOf(given)) } };
+}
+
+function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Record<string, string | undefined>): Parsed {
   const pathways = commaList("pathways", v.pathways);
   for (const p of pathways) oneOf("pathways", p, RECORDED_PATHWAY_NAMES);
   const training = parseTraining(v, pathways.includes(TRAINING));
@@ -307,6 +355,7 @@ function fromSettings(job: RunJobSettings, o: OtherFlags): Parsed {
     probeWindow: o.probeWindow,
     estimate: o.estimate,
     cap: o.cap,
+    study: null,
   };
 }
 
@@ -348,7 +397,26 @@ export function checkRunArgs(argv: string[], env: Record<string, string | undefi
   parse(argv, env);
 }
 
+/**
+ * `s3gym run`: flags, a job file, or a study file. A study plays once per run seed (each a replicate
+ * of the matrix in the same data folder), its notes (the `none` control added, or the gain columns
+ * that will stay empty) printed before anything runs. The exit code is the worst of the seeds'.
+ */
 export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Promise<number> {
+  const { values: given, positionals } = parseFlagsAndPositionals(argv, FLAGS, RUN_USAGE);
+  const path = studyArg(positionals);
+  if (path === null || given.job !== undefined) return runOnce(argv, deps, null);
+  const study = loadStudy(path, { smoke: given.smoke === true });
+  const stderr = safeStream(deps.stderr ?? process.stderr);
+  for (const note of study.notes) stderr.write(`s3gym run: ${note}\n`);
+  const seeds = (given as Record<string, unknown>)["run-seed"] !== undefined ? [null] : study.seeds;
+  if (seeds.length > 1) stderr.write(`s3gym run: ${seeds.length} run seeds (${seeds.join(", ")}), played one after the other into ${study.data}\n`);
+  let worst = 0;
+  for (const seed of seeds) worst = Math.max(worst, await runOnce(argv, deps, seed));
+  return worst;
+}
+
+async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null): Promise<number> {
   const env = deps.env ?? process.env;
   // Everything printed goes through terminalSafe: it may hold a server's words (error bodies, model
   // names) and must hold no key.
@@ -364,7 +432,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   /** `--verifier-model` when it is not one of --models (preflighted with them). */
   let roleModels: ResolvedModel[] = [];
   try {
-    p = parse(argv, env);
+    p = parse(argv, env, seed);
     ctx = createModelContext({ ...p.ctx, cacheDir: p.cache ? join(p.dataDir, "cache") : null, ...deps.modelContext });
     // Every model name, alias, base URL and key presence is checked before any call.
     resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx, { keys: !p.estimate }) : [];
@@ -477,6 +545,8 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     preflightRecord = pre.reports.map((r) => ({ model: r.name, host: r.host, max_model_len: r.maxModelLen, token_ratio: r.tokenRatio }));
   }
   mkdirSync(p.dataDir, { recursive: true });
+  // The resolved study beside the runs it starts, once the run starts (a refusal above leaves the folder as it was).
+  if (p.study) recordStudy(p.dataDir, p.study.record);
   const progress = new Progress(rawStderr, { mode: p.progress, ...(deps.progressIntervalMs ? { intervalMs: deps.progressIntervalMs } : {}) });
   if (p.shard) stderr.write(`s3gym run: shard ${p.shard.index}/${p.shard.count}${p.shardPlan && p.shardPlan.source !== "flag" ? ` (from ${p.shardPlan.source === "slurm" ? "the Slurm array task" : "the Kubernetes completion index"})` : ""}: ${selected.length} of ${matrix.length} runs into ${p.dataDir}\n`);
   const invocation = {
@@ -493,6 +563,8 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     ...(ctx.dropParams && ctx.dropParams.length > 0 ? { drop_params: [...ctx.dropParams] } : {}),
     // What each endpoint's preflight found (context length, the server's tokens per local token).
     ...(preflightRecord.length > 0 ? { preflight: preflightRecord } : {}),
+    // The resolved study this invocation played (kept in the data folder under that file).
+    ...(p.study ? { study: { sha256: p.study.record.sha256, file: studyFileIn(p.study.record.sha256) } } : {}),
   };
   let outcomes: RunOutcome[];
   try {
@@ -536,7 +608,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   for (const s of summaries) stdout.write(`${formatRunSummary(s)}\n`);
   // The next step ends the total line (stdout keeps one line per run and the total).
   // A shard's next step is the matrix's status (the report reads every shard once all are done).
-  const next = p.shardPlan ? `\tnext: s3gym status --data ${shellQuote(dirname(p.dataDir))}` : summaries.some((s) => s.checkpointsOk > 0) ? `\tnext: ${reportCommand(p.dataDir)}` : "";
+  const next = p.shardPlan ? `\tnext: s3gym status --data ${shellQuote(dirname(p.dataDir))}` : summaries.some((s) => s.checkpointsOk > 0) ? `\tnext: ${p.study ? studyReportCommand(p.study.study) : reportCommand(p.dataDir)}` : "";
   stdout.write(`${formatTotals(summaries)}${next}\n`);
   const capLine = capStopLine(p.dataDir, outcomes);
   if (capLine !== null) stdout.write(`${capLine}\n`);
@@ -591,4 +663,9 @@ function plannedEpisodes(dir: string): number {
   } catch {
     return 0;
   }
+}
+
+/** The report command of a study's data: the study file again (its folders come from it). */
+function studyReportCommand(study: Study): string {
+  return `s3gym report ${shellQuote(study.file)}${study.smoke ? " --smoke" : ""}`;
 }

@@ -552,6 +552,14 @@ export const InvocationRecord = z
     preflight: z
       .array(z.object({ model: z.string(), host: z.string(), max_model_len: z.number().int().positive().nullable(), token_ratio: z.number().positive().nullable() }))
       .optional(),
+    /**
+     * `s3gym run STUDY.yaml`: the resolved study this invocation played. `sha256` is the hash of the
+     * canonical JSON of the resolved study (study file path and bytes' hash, profile, every flag
+     * value after overrides, models, seeds, folders); `file` is where that resolved study is kept,
+     * relative to the data folder (`studies/<sha256>.json`; `study.json` beside it is the latest).
+     * Absent for runs started by flags or a job file.
+     */
+    study: z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), file: z.string() }).optional(),
   });
 
 /** The run's resolved configuration (`config`). Optional parts are absent in hand-written or converted logs. */

@@ -10,6 +10,7 @@
  * are the same bytes whichever engine ran it.
  */
 import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -42,7 +43,12 @@ export const NOTEBOOK_TIMEOUT_S = 900;
 /** Problems of the built kit the notebooks import (both engines need it). */
 function kitProblems(root: string): string[] {
   const problems: string[] = [];
-  if (!existsSync(join(root, "node_modules", "tslab", "dist", "executor.js"))) problems.push(`tslab is not installed in ${join(root, "node_modules")}: run 'npm ci' in ${root}`);
+  // Resolved as the worker loads it: from the kit's folder upwards (a kit installed as a dependency finds it hoisted).
+  try {
+    createRequire(join(root, "package.json")).resolve("tslab/dist/executor");
+  } catch {
+    problems.push(`tslab is not installed (it cannot be found from ${root}): run 'npm ci' in the kit's clone, or 'npm install' in the project that installed s3gym`);
+  }
   if (!existsSync(join(root, "dist", "index.js"))) problems.push(`the kit is not built (${join(root, "dist", "index.js")} is missing; the notebooks import it): run 'npm run build'`);
   return problems;
 }
