@@ -66,6 +66,12 @@ export class WeightedDiscrimination {
   private readonly lvPos: Float64Array;
   private readonly lvNeg: Float64Array;
   private readonly rowCol: Float64Array;
+  /**
+   * The weights `stats` last swept, and its sides: the bootstrap-t calls `jackknife` right after
+   * `stats` with the same weights, so the sweep is reused when they still match (checked unit by unit).
+   */
+  private readonly lastW: Int32Array;
+  private lastSides: { P: number; N: number; TP: number; TN: number } | null = null;
 
   constructor(units: readonly UnitSteps[], members: readonly (readonly number[])[]) {
     const U = units.length;
@@ -136,6 +142,23 @@ export class WeightedDiscrimination {
     this.lvPos = new Float64Array(ends.length);
     this.lvNeg = new Float64Array(ends.length);
     this.rowCol = new Float64Array(U);
+    this.lastW = new Int32Array(U);
+  }
+
+  /** Sides and per-level sizes at w: the last sweep's when w is unchanged since, else a new one. */
+  private sweep(w: ArrayLike<number>): { P: number; N: number; TP: number; TN: number } {
+    if (this.lastSides !== null && w.length === this.lastW.length) {
+      let same = true;
+      for (let u = 0; u < w.length && same; u++) same = w[u] === this.lastW[u];
+      if (same) return this.lastSides;
+    }
+    const sides = this.sides(w);
+    this.levels(w);
+    if (w.length === this.lastW.length) {
+      for (let u = 0; u < w.length; u++) this.lastW[u] = w[u] as number;
+      this.lastSides = sides;
+    } else this.lastSides = null;
+    return sides;
   }
 
   /** Weighted side sizes and agreements. */
@@ -186,16 +209,14 @@ export class WeightedDiscrimination {
 
   /** [balanced accuracy, AUROC] at weights w (NaN where a side is empty). */
   readonly stats = (w: ArrayLike<number>, out: Float64Array): void => {
-    const { P, N, TP, TN } = this.sides(w);
-    this.levels(w);
+    const { P, N, TP, TN } = this.sweep(w);
     out[0] = P > 0 && N > 0 ? (TP / P + TN / N) / 2 : Number.NaN;
     out[1] = P > 0 && N > 0 ? this.pairs() / (P * N) : Number.NaN;
   };
 
   /** Leave-one-group-out values of both statistics at w (groupJackknifeMany's groups and multiplicities). */
   readonly jackknife: GroupJackknife = (w) => {
-    const { P, N, TP, TN } = this.sides(w);
-    this.levels(w);
+    const { P, N, TP, TN } = this.sweep(w);
     const num = this.pairs();
     // row_u + col_u for every unit: its r > 0 steps against the weighted r <= 0 steps below (ties
     // half), and its r <= 0 steps against the weighted r > 0 steps above (ties half).
