@@ -551,3 +551,69 @@ export function calibrationBins(inputs: JudgingInputs, nBins = 10, cfg?: Bootstr
   }
   return out;
 }
+
+/** A reliability bin: one model's scored steps of one game whose clipped s falls in the bin. */
+export interface ReliabilityBin {
+  game: string;
+  model: string;
+  bin: number;
+  /** The bin's edges on the clipped self-score axis (the game's reward range cut in equal parts). */
+  lo: number;
+  hi: number;
+  /** Mean clipped self-score and mean verifier reward of the bin's steps. */
+  s_mean: number;
+  r_mean: number;
+  /** Steps in the bin: a mean of a few steps is a thin bin, drawn as such. */
+  n: number;
+}
+
+/**
+ * The reliability diagram's bins: per game and per model (the calibration figure pools the models),
+ * scored exploration steps of history and memory runs, s clipped into the game's reward range and
+ * binned as calibrationBins bins it (`nBins` equal-width bins; one when the range is a point). Empty
+ * bins are left out. No interval: each bin shows its step count instead, and the pooled calibration
+ * figure carries the intervals.
+ */
+export function reliabilityBins(inputs: JudgingInputs, nBins = 10): ReliabilityBin[] {
+  const out: ReliabilityBin[] = [];
+  for (const game of distinct(inputs.runs.map((r) => r.run.game))) {
+    const range = inputs.ranges.get(game);
+    if (!range) continue;
+    const width = range.max - range.min;
+    const k = width > 0 ? nBins : 1;
+    const gameRuns = inputs.runs.filter((r) => r.run.game === game);
+    for (const model of distinct(gameRuns.map((r) => r.run.model))) {
+      const sumS = new Float64Array(k);
+      const sumR = new Float64Array(k);
+      const cnt = new Float64Array(k);
+      for (const jr of gameRuns) {
+        if (jr.run.model !== model || jr.run.explore === null) continue;
+        const ex = jr.run.explore;
+        for (let i = 0; i < ex.length; i++) {
+          const s = ex.s[i] as number;
+          if (Number.isNaN(s)) continue;
+          const c = Math.min(range.max, Math.max(range.min, s));
+          const bin = width > 0 ? Math.min(k - 1, Math.floor(((c - range.min) / width) * k)) : 0;
+          sumS[bin] = (sumS[bin] as number) + c;
+          sumR[bin] = (sumR[bin] as number) + (ex.r[i] as number);
+          cnt[bin] = (cnt[bin] as number) + 1;
+        }
+      }
+      for (let b = 0; b < k; b++) {
+        const n = cnt[b] as number;
+        if (n === 0) continue;
+        out.push({
+          game,
+          model,
+          bin: b,
+          lo: width > 0 ? range.min + (width * b) / k : range.min,
+          hi: width > 0 ? range.min + (width * (b + 1)) / k : range.max,
+          s_mean: (sumS[b] as number) / n,
+          r_mean: (sumR[b] as number) / n,
+          n,
+        });
+      }
+    }
+  }
+  return out;
+}
