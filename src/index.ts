@@ -20,6 +20,7 @@ export * from "./report/entries.js";
 export * from "./report/buildReport.js";
 export * from "./report/writeReport.js";
 export { curvesSpec, trainingSpec, calibrationSpec, couplingSpec, specCaption } from "./report/figures/specs.js";
+export { reliabilitySpec } from "./report/figures/reliabilitySpec.js";
 export { viewsSpec, costGainSpec } from "./report/figures/viewSpecs.js";
 export { successThreshold, isSolved } from "./games/successThreshold.js";
 export * from "./report/notebooks/html.js";
