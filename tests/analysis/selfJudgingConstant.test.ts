@@ -7,6 +7,8 @@
  * - `zero`: always s = 0; r = 1 on the first 2 steps of each episode (20 of 100), else 0.
  *   Agree 80/100 = 0.8; balanced accuracy (0/20 + 80/80) / 2 = 0.5; AUROC: every pair tied = 0.5.
  *   0.8 - 0.5 > 0.2: marked.
+ * - `silent`: always s = 0 and every r = 0 (builtin:random on chess in the quick reproduction):
+ *   Agree 1.0, NMAE 0; no r > 0 step: not estimable.
  * - `rare`: always s = 0; r = 1 on one step of each of 4 episodes of the history run only (4 of 100).
  *   Agree 0.96; 4 r > 0 steps < 10: not estimable.
  * - `edge9` / `edge10`: s = r; 9 (resp. 10) r > 0 steps, the rest r = 0. Balanced accuracy 1 and
@@ -38,6 +40,7 @@ function fixture(): string {
   const dir = tempDir();
   const models: Record<string, { history: Pairs; memory: Pairs }> = {
     zero: { history: episodes((_, k) => [0, k < 2 ? 1 : 0]), memory: episodes((_, k) => [0, k < 2 ? 1 : 0]) },
+    silent: { history: episodes(() => [0, 0]), memory: episodes(() => [0, 0]) },
     rare: { history: episodes((e, k) => [0, e <= 4 && k === 0 ? 1 : 0]), memory: episodes(() => [0, 0]) },
     edge9: { history: episodes((e, k) => (e <= 5 && k === 0 ? [1, 1] : [0, 0])), memory: episodes((e, k) => (e <= 4 && k === 0 ? [1, 1] : [0, 0])) },
     edge10: { history: episodes((e, k) => (k === 0 ? [1, 1] : [0, 0])), memory: episodes((_, k) => (k === 0 ? [1, 1] : [0, 0])) },
@@ -80,6 +83,12 @@ describe("self_judging: judging metrics a constant cannot pass", () => {
     expect(z.agree.mark).toBe("§");
   });
 
+  it("a model that always says 0 on a game that never rewards reads Agree 1.0 and not estimable, never 1.0", () => {
+    const r = row("silent");
+    expect([r.agree.point, r.nmae.point, r.n_pos, r.n_neg]).toEqual([1, 0, 0, 100]);
+    expect([r.balanced_accuracy.point, r.auroc.point, r.balanced_accuracy.missing, r.auroc.missing]).toEqual([null, null, "not estimable", "not estimable"]);
+  });
+
   it("fewer than 10 rewarded steps: not estimable, never a number", () => {
     const r = row("rare");
     expect(r.n_pos).toBe(4);
@@ -112,7 +121,7 @@ describe("self_judging: judging metrics a constant cannot pass", () => {
   it("the pooled row pools the steps of every model", () => {
     const all = row("all");
     expect(all.n_pos).toBe(20 + 4 + 9 + 10 + 40);
-    expect(all.n_neg).toBe(500 - 83);
+    expect(all.n_neg).toBe(600 - 83);
     expect(all.balanced_accuracy.point).not.toBeNull();
     expect(all.balanced_accuracy.lo).not.toBeNull();
     expect(all.balanced_accuracy.lo as number).toBeLessThanOrEqual(all.balanced_accuracy.point as number);
@@ -127,7 +136,7 @@ describe("self_judging: judging metrics a constant cannot pass", () => {
     expect(line("zero")).toMatch(/\| 0\.800 [^|]*§ \|/);
     expect(line("mixed")).not.toContain("§");
     expect(md).toMatch(/§ agreement from zero-reward steps: agree exceeds balanced_accuracy by more than 0\.2[^\n]*1 row\(s\): g\/zero\)/);
-    expect(md).toMatch(/Not estimable: a row with fewer than 10 scored steps with r > 0[^\n]*2 row\(s\) here/);
+    expect(md).toMatch(/Not estimable: a row with fewer than 10 scored steps with r > 0[^\n]*3 row\(s\) here/);
     const csv = toCsv(t).trim().split("\n");
     const header = (csv[0] as string).split(",");
     const cells = (m: string) => {
