@@ -267,10 +267,12 @@ export function selfJudgingRow(
     auc = pointOnly(pts[1] as number);
     if (bootstrapped) {
       const r = tableIntervalMany(design, wd.stats, 2, cfg.B, bootstrapRng(cfg.seed, "judging", game, model), method, level, RATE_RANGE, wd.jackknife);
-      const metric: CoverageMetric = unit === "models" || unit === "runs" ? "agree_pooled" : "agree";
+      // Model rows: their own measured coverage; pooled rows: pooled Agree's (not simulated for them).
+      const pooledRow = unit === "models" || unit === "runs";
       const flagged = r.map((ri, j) => {
         methods.add(ri.method, ri.fellBack);
         const point = (j === 0 ? ba : auc).point as number;
+        const metric: CoverageMetric = pooledRow ? "agree_pooled" : j === 0 ? "balanced_accuracy" : "auroc";
         return flagEstimate({ point, lo: ri.interval.lo, hi: ri.interval.hi, n }, metric);
       });
       ba = flagged[0]!;
@@ -314,7 +316,7 @@ function discriminationNotes(rows: readonly SelfJudgingRow[]): string[] {
   const marked = rows.filter((r) => r.zero_reward_agree);
   const label = (r: SelfJudgingRow): string => `${r.game}/${r.model}`;
   return [
-    "balanced_accuracy = (Pr(s > 0 | r > 0) + Pr(s <= 0 | r <= 0)) / 2 and auroc = Pr(s of an r > 0 step > s of an r <= 0 step), ties one half, both over scored steps: a constant self-score gets 0.5 on both, however rare r > 0 is. n_pos / n_neg: the scored steps with r > 0 / r <= 0 they rest on. Their intervals come from the same resamples, design and method as agree's (episodes within the model's runs; pooled rows models, runs, episodes) and cover the same estimand; bench/coverage has measured agree's coverage, not theirs, so their n=K flags use agree's.",
+    "balanced_accuracy = (Pr(s > 0 | r > 0) + Pr(s <= 0 | r <= 0)) / 2 and auroc = Pr(s of an r > 0 step > s of an r <= 0 step), ties one half, both over scored steps: a constant self-score gets 0.5 on both, however rare r > 0 is. n_pos / n_neg: the scored steps with r > 0 / r <= 0 they rest on. Their intervals come from the same resamples, design and method as agree's (episodes within the model's runs; pooled rows models, runs, episodes) and cover the same estimand; bench/coverage measured their model rows' coverage (10 or more episodes per run for 95% +- 3); their pooled rows carry pooled agree's flag.",
     `Not estimable: a row with fewer than ${MIN_SIDE_STEPS} scored steps with r > 0, or fewer than ${MIN_SIDE_STEPS} with r <= 0, prints "${NOT_ESTIMABLE}" for balanced_accuracy and auroc (their CSV cells are empty): ${struck.length === 0 ? "no row here" : `${struck.length} row(s) here, e.g. ${struck.slice(0, 4).map(label).join(", ")}`}.`,
     ...(marked.length > 0
       ? [`${ZERO_REWARD_MARK} agreement from zero-reward steps: agree exceeds balanced_accuracy by more than ${ZERO_REWARD_GAP}, so most of its agreement is the r <= 0 steps a constant "0" also gets right (${marked.length} row(s): ${marked.slice(0, 4).map(label).join(", ")}${marked.length > 4 ? ", ..." : ""}).`]
@@ -376,8 +378,8 @@ export function selfJudgingTable(inputs: JudgingInputs, cfg: BootstrapConfig): T
         { key: "nmae", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "nmae_pooled" : "nmae") },
         { key: "over", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "agree") },
         { key: "under", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "agree") },
-        { key: "balanced_accuracy", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "agree") },
-        { key: "auroc", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "agree") },
+        { key: "balanced_accuracy", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "balanced_accuracy") },
+        { key: "auroc", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "auroc") },
       ]),
       ...discriminationNotes(rows),
       ...(leftOut.length > 0
