@@ -1,9 +1,9 @@
 /**
  * What balanced accuracy and AUROC add to self_judging: builds the table on a paper-scale synthetic
  * data set (7 models x 7 games x 2 pathways, 30 exploration episodes per run) with B = 2000, once as
- * it is and once with the rank-based pass switched off by giving every row too few steps to estimate
- * (S3GYM_BENCH_NO_DISCRIMINATION is read here only: the table itself has no switch), and prints both
- * times. It prints, it never asserts.
+ * it is and once with every reward counted as 0 (no row then has the 10 rewarded steps the two
+ * measures need, so none runs their pass: the table itself has no switch), and prints both times, wall
+ * and CPU. It prints, it never asserts.
  *
  *   tsx bench/judgingMetrics.ts [--B 2000] [--reps 2]
  */
