@@ -137,7 +137,7 @@ export function writeRun(
 export const REPORT_CSV_COLUMNS: Record<string, string> = {
   main_results:
     "model,game,pathway,n_checkpoints,n_seeds,avg,avg_lo,avg_hi,avg_n,avg_indicative,max,max_lo,max_hi,max_n,max_indicative,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,auc_plus_indicative,naba,gain_vs_none,gain_vs_none_lo,gain_vs_none_hi,gain_vs_none_n,gain_vs_none_indicative,gain_vs_none_p,gain_vs_y0,gain_vs_y0_lo,gain_vs_y0_hi,gain_vs_y0_n,gain_vs_y0_indicative,gain_vs_y0_p",
-  // Issue 45: over and under keep the CSV columns of the interval Markdown prints; balanced accuracy
+  // over and under keep the CSV columns of the interval Markdown prints; balanced accuracy
   // and AUROC with intervals, and the r > 0 / r <= 0 step counts they rest on.
   self_judging:
     "game,model,n_steps,n_unscored,agree,agree_lo,agree_hi,agree_n,agree_indicative,nmae,nmae_lo,nmae_hi,nmae_n,nmae_indicative,over,over_lo,over_hi,over_n,over_indicative,under,under_lo,under_hi,under_n,under_indicative,balanced_accuracy,balanced_accuracy_lo,balanced_accuracy_hi,balanced_accuracy_n,balanced_accuracy_indicative,auroc,auroc_lo,auroc_hi,auroc_n,auroc_indicative,n_pos,n_neg",
