@@ -22,6 +22,12 @@
  * - coupling rho(A, g): runs of 10 blocks; a run's curve is a noisy cumulative sum, so consecutive
  *   gains correlate negatively. Truth = Spearman over 200k blocks (Monte Carlo). Units = runs.
  * - run-level Pearson over (model, game) cells of 2 runs, cell effects correlated 0.5: truth 0.4.
+ * - per-model balanced accuracy and AUROC: 2 runs, a run's share of r > 0 steps q ~ U(0.15, 0.35) and
+ *   its separation d ~ U(0.8, 1.6), an episode's q and d around its run's (+-0.1, +-0.4), 8..30 steps;
+ *   a step's self-score s = d * 1[r > 0] - 0.6 + N(0, 1). Truth ("these runs", infinitely many
+ *   episodes): balanced accuracy (sum_r q_r E[Phi(d_e - 0.6)] / sum_r q_r + Phi(0.6)) / 2, AUROC
+ *   sum_r q_r E[Phi(d_e / sqrt 2)] / sum_r q_r (E over the episode's d, by quadrature). Units =
+ *   episodes per run; the bootstrap-t's jackknife is the table's one-sweep one.
  * Every method resamples the same units the tables do (the Design of src/analysis/intervals.ts);
  * column `table` is what the tables print (tableIntervalMany asked for the bootstrap-t: percentile
  * below STUDENT_MIN_UNITS, BCa for multi-stage designs, percentile where an interval leaves its range).
@@ -54,6 +60,8 @@ import {
   type WeightedStatistics,
 } from "../src/analysis/intervals.js";
 import { curveBuffers, curveMetricsUnderWeights, type SeedCurve } from "../src/analysis/seedCurves.js";
+import { WeightedDiscrimination, type UnitSteps } from "../src/analysis/discrimination.js";
+import { normalCdf, type GroupJackknife } from "../src/analysis/intervals.js";
 import { Rng } from "../src/util/rng.js";
 
 const args = process.argv.slice(2);
@@ -64,6 +72,9 @@ const jobsAt = args.indexOf("--jobs");
 const JOBS = jobsAt >= 0 ? Math.max(1, Number(args[jobsAt + 1])) : 2;
 const partAt = args.indexOf("--part");
 const PART = partAt >= 0 ? (args[partAt + 1] as string).split("/").map(Number) : null;
+/** `--only a,b`: only the scenarios measuring one of these metrics (a look at new metrics without the rest). */
+const onlyAt = args.indexOf("--only");
+const ONLY = onlyAt >= 0 ? new Set((args[onlyAt + 1] as string).split(",")) : null;
 const B = QUICK ? 200 : 400;
 /** The bootstrap-t needs a jackknife per replicate: fewer replicates keep it affordable. */
 const B_STUDENT = QUICK ? 100 : 200;
@@ -109,6 +120,8 @@ interface Problem {
   stats: WeightedStatistics;
   truths: number[];
   ranges: StatRange[];
+  /** A faster leave-one-group-out than re-evaluating `stats` (what the table uses, when it has one). */
+  jackknife?: GroupJackknife;
 }
 
 /** A scenario: the metrics it measures (one statistic each), the outcome shape, the unit, a simulator. */
@@ -327,7 +340,49 @@ const cellsScenario: Scenario = {
   },
 };
 
-const SCENARIOS: Scenario[] = [
+// ---- balanced accuracy and AUROC (rank-based: not additive counts) -------------------------------
+const THRESHOLD = 0.6;
+/** E over an episode's separation d ~ U(center - 0.4, center + 0.4) of f(d), by the midpoint rule. */
+function overD(center: number, f: (d: number) => number): number {
+  const K = 400;
+  let acc = 0;
+  for (let i = 0; i < K; i++) acc += f(center - 0.4 + (0.8 * (i + 0.5)) / K);
+  return acc / K;
+}
+const discriminationScenario: Scenario = {
+  metrics: ["balanced_accuracy", "auroc"],
+  shape: "2 runs",
+  unit: "episodes per run (2 runs)",
+  make: (rng, n) => {
+    const units: UnitSteps[] = [];
+    const runs: { q: number; d: number }[] = [];
+    for (let r = 0; r < 2; r++) {
+      const run = { q: uniform(rng, 0.15, 0.35), d: uniform(rng, 0.8, 1.6) };
+      runs.push(run);
+      for (let e = 0; e < n; e++) {
+        const q = run.q + uniform(rng, -0.1, 0.1);
+        const d = run.d + uniform(rng, -0.4, 0.4);
+        const steps = 8 + rng.int(23);
+        const s: number[] = [];
+        const rr: number[] = [];
+        for (let k = 0; k < steps; k++) {
+          const pos = rng.float() < q;
+          s.push((pos ? d : 0) - THRESHOLD + normal(rng));
+          rr.push(pos ? 1 : 0);
+        }
+        units.push({ s, r: rr });
+      }
+    }
+    const sumQ = runs.reduce((a, r) => a + r.q, 0);
+    const tpr = runs.reduce((a, r) => a + r.q * overD(r.d, (d) => normalCdf(d - THRESHOLD)), 0) / sumQ;
+    const auc = runs.reduce((a, r) => a + r.q * overD(r.d, (d) => normalCdf(d / Math.SQRT2)), 0) / sumQ;
+    const design = withinDesign([n, n]);
+    const wd = new WeightedDiscrimination(units, design.members);
+    return { design, stats: wd.stats, truths: [(tpr + normalCdf(THRESHOLD)) / 2, auc], ranges: [RATE_RANGE, RATE_RANGE], jackknife: wd.jackknife };
+  },
+};
+
+const ALL_SCENARIOS: Scenario[] = [
   ...SHAPES.map(curveScenario),
   stepScenario("agree", false),
   stepScenario("nmae", false),
@@ -335,7 +390,9 @@ const SCENARIOS: Scenario[] = [
   stepScenario("nmae", true),
   couplingScenario,
   cellsScenario,
+  discriminationScenario,
 ];
+const SCENARIOS = ONLY === null ? ALL_SCENARIOS : ALL_SCENARIOS.filter((sc) => sc.metrics.some((m) => ONLY.has(m)));
 
 /** One (metric, shape, n, column) result. */
 interface CellResult {
@@ -395,7 +452,7 @@ function runCell(sc: Scenario, n: number): CellResult[] {
     const byMethod = new Map<IntervalMethod, ReturnType<typeof unitBootstrapMany>>();
     INTERVAL_METHODS.forEach((method, col) => {
       if (method === "studentized" && !prob.design.studentizable) return;
-      const rs = unitBootstrapMany(prob.design, prob.stats, m, method === "studentized" ? B_STUDENT : B, bootRng, method);
+      const rs = unitBootstrapMany(prob.design, prob.stats, m, method === "studentized" ? B_STUDENT : B, bootRng, method, undefined, prob.jackknife);
       byMethod.set(method, rs);
       rs.forEach((r, j) => record(col, j, Number.isFinite(r.point) ? r.interval.lo : null, r.interval.hi, prob.truths[j] as number, prob.ranges[j] as StatRange));
     });
@@ -446,7 +503,8 @@ async function runParts(): Promise<CellResult[]> {
   const parts = await Promise.all(
     Array.from({ length: JOBS }, (_, i) => {
       const file = join(dir, `part${i}.json`);
-      const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, ...(QUICK ? ["--quick"] : []), "--part", `${i}/${JOBS}`, "--json", file], { stdio: ["ignore", "ignore", "inherit"] });
+      const only = ONLY === null ? [] : ["--only", [...ONLY].join(",")];
+      const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, ...(QUICK ? ["--quick"] : []), ...only, "--part", `${i}/${JOBS}`, "--json", file], { stdio: ["ignore", "ignore", "inherit"] });
       return new Promise<CellResult[]>((resolve, reject) =>
         child.on("exit", (code) => (code === 0 ? resolve((JSON.parse(readFileSync(file, "utf8")) as { results: CellResult[] }).results) : reject(new Error(`part ${i} exited ${code}`)))),
       );

@@ -84,6 +84,7 @@ export { tableHtml, columnsHtml, frameHtml, escapeHtml } from "./report/notebook
 export { renderSvg, renderPng } from "./report/notebooks/figures.js";
 export { frameCsv, frameJson, exportFrame } from "./report/notebooks/export.js";
 export { curvesSpec, trainingSpec, calibrationSpec, couplingSpec, specCaption } from "./report/figures/specs.js";
+export { reliabilitySpec } from "./report/figures/reliabilitySpec.js";
 export { viewsSpec, costGainSpec } from "./report/figures/viewSpecs.js";
 
 // The log format (docs/logs.md): one zod schema per file, and the names they use.

@@ -53,6 +53,11 @@ export interface Estimate {
   indicative?: boolean;
   /** A short mark printed after the cell (e.g. `to x=27` when a failed last checkpoint shortens AUC+). */
   mark?: string;
+  /**
+   * Why a missing point is missing (e.g. `not estimable`): Markdown and HTML print it in place of the
+   * number; CSV leaves the cell empty, as for any missing value (the table's notes give the rule).
+   */
+  missing?: string;
 }
 
 /** The estimate with no interval (a statistic that is not bootstrapped, or is missing). */

@@ -5,7 +5,7 @@
 import * as ss from "simple-statistics";
 import { roundSig } from "./bootstrap.js";
 import type { CurvePoint } from "./curves.js";
-import { addCounts, emptyCounts, judgingStats, type JudgingCounts, type RewardRange } from "./judging.js";
+import { MIN_SIDE_STEPS, addCounts, balancedAccuracy, emptyCounts, judgingStats, sideCounts, type JudgingCounts, type RewardRange } from "./judging.js";
 
 /** Whether every value is the same (tested on the values: a centred sum of squares can be a crumb). */
 function isConstant(v: readonly number[]): boolean {
@@ -206,6 +206,11 @@ export interface Block {
   g: number;
   /** Scored steps in the block. */
   nScored: number;
+  /**
+   * Balanced accuracy over the block's scored steps; null when the block has fewer than
+   * MIN_SIDE_STEPS scored steps with r > 0 or with r <= 0 (self_judging's "not estimable" rule).
+   */
+  BA: number | null;
 }
 
 /** Greatest common divisor of non-negative integers (0 for none). */
@@ -251,7 +256,9 @@ export function runBlocks(
     for (const [e, c] of episodes) if (e > s && e <= t) addCounts(acc, c);
     const stats = judgingStats(acc, range);
     if (stats.agree === null) continue; // no scored step
-    blocks.push({ s, t, A: stats.agree, E: stats.nmae, g: spread > 0 ? (yt - ys0) / spread : 0, nScored: acc.n - acc.unscored });
+    const sides = sideCounts(acc);
+    const BA = sides.pos >= MIN_SIDE_STEPS && sides.neg >= MIN_SIDE_STEPS ? balancedAccuracy(acc) : null;
+    blocks.push({ s, t, A: stats.agree, E: stats.nmae, g: spread > 0 ? (yt - ys0) / spread : 0, nScored: acc.n - acc.unscored, BA });
   }
   return blocks;
 }
@@ -263,23 +270,33 @@ export interface CouplingStats {
   rho_neg_err: number | null;
   tertile_gap_agree: number | null;
   tertile_gap_neg_err: number | null;
+  /** Blocks with a balanced accuracy, and rho(BA, g) and its tertile gap over them. */
+  n_blocks_ba: number;
+  rho_ba: number | null;
+  tertile_gap_ba: number | null;
 }
 
 /**
  * Spearman rho(A, g) and rho(-E, g), and the tertile gaps, over blocks. The -E statistics use the
  * blocks whose E is defined (all of them unless the game's reward is constant).
  */
-export function couplingStats(blocks: readonly Pick<Block, "A" | "E" | "g">[]): CouplingStats {
+export function couplingStats(blocks: readonly (Pick<Block, "A" | "E" | "g"> & { BA?: number | null })[]): CouplingStats {
   const A = blocks.map((b) => b.A);
   const g = blocks.map((b) => b.g);
   const withE = blocks.filter((b) => b.E !== null);
   const negE = withE.map((b) => -(b.E as number));
   const gE = withE.map((b) => b.g);
+  const withBA = blocks.filter((b) => b.BA !== null && b.BA !== undefined);
+  const ba = withBA.map((b) => b.BA as number);
+  const gBA = withBA.map((b) => b.g);
   return {
     n_blocks: blocks.length,
     rho_agree: spearman(A, g),
     rho_neg_err: spearman(negE, gE),
     tertile_gap_agree: tertileGap(A, g),
     tertile_gap_neg_err: tertileGap(negE, gE),
+    n_blocks_ba: withBA.length,
+    rho_ba: spearman(ba, gBA),
+    tertile_gap_ba: tertileGap(ba, gBA),
   };
 }

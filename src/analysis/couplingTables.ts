@@ -3,12 +3,12 @@
  * block improvement, with tertile gaps) and run_level (Pearson and Spearman of a run's Agree against
  * its NABA). Intervals: blocks resampled (coupling), runs resampled (run level).
  */
-import { DEFAULT_LEVEL, MethodTally, bootstrapRng, describeBootstrap, estimate, methodOf, type BootstrapConfig, type Estimate, type Interval } from "./bootstrap.js";
+import { DEFAULT_LEVEL, MethodTally, bootstrapRng, describeBootstrap, estimate, methodOf, pointOnly, type BootstrapConfig, type Estimate, type Interval } from "./bootstrap.js";
 import { CORRELATION_RANGE, clusterDesign, tableInterval } from "./intervals.js";
 import { flagEstimate, smallNNote } from "./coverage.js";
 import { WeightedSpearman, couplingStats, pearson, pearsonWeighted, resampleWeights, runBlocks, spearman, type Block } from "./coupling.js";
 import { naba } from "./curves.js";
-import { judgingStats } from "./judging.js";
+import { MIN_SIDE_STEPS, judgingStats } from "./judging.js";
 import { POOLED, type JudgingInputs } from "./judgingTables.js";
 import { distinct, runCurve } from "./runs.js";
 import { withInstrumentNote } from "./instruments.js";
@@ -48,6 +48,11 @@ export interface CouplingRow {
   rho_neg_err: Estimate;
   tertile_gap_agree: number | null;
   tertile_gap_neg_err: number | null;
+  /** Blocks with a balanced accuracy (10 or more scored steps on each side of r > 0). */
+  n_blocks_ba: number;
+  /** Spearman rho(balanced accuracy, g) over those blocks: the judgment measure a constant cannot pass. */
+  rho_ba: Estimate;
+  tertile_gap_ba: number | null;
 }
 
 /**
@@ -80,10 +85,12 @@ export function couplingRow(game: string, blocks: readonly (Block & { run_id: st
   const n = blocks.length;
   let repA: Float64Array | null = null;
   let repE: Float64Array | null = null;
+  let repBA: Float64Array | null = null;
   if (cfg.B > 0 && n > 0) {
     const rng = bootstrapRng(cfg.seed, "coupling", stream);
     repA = new Float64Array(cfg.B);
     repE = new Float64Array(cfg.B);
+    repBA = new Float64Array(cfg.B);
     // Resamples as multiplicities over the original blocks: ranks come from sort orders made once.
     const rhoA = new WeightedSpearman(
       blocks.map((b) => b.A),
@@ -94,6 +101,12 @@ export function couplingRow(game: string, blocks: readonly (Block & { run_id: st
       withE.map((i) => -((blocks[i] as Block).E as number)),
       withE.map((i) => (blocks[i] as Block).g),
     );
+    const withBA = blocks.map((b, i) => (b.BA === null ? -1 : i)).filter((i) => i >= 0);
+    const rhoBA = new WeightedSpearman(
+      withBA.map((i) => (blocks[i] as Block).BA as number),
+      withBA.map((i) => (blocks[i] as Block).g),
+    );
+    const wBA = new Int32Array(withBA.length);
     const { clusterOf, k: nRuns } = clusterIndex(blocks.map((b) => b.run_id));
     const runW = new Int32Array(nRuns);
     const w = new Int32Array(n);
@@ -104,20 +117,27 @@ export function couplingRow(game: string, blocks: readonly (Block & { run_id: st
       for (let k = 0; k < withE.length; k++) wE[k] = w[withE[k] as number] as number;
       repA[b] = rhoA.rho(w) ?? Number.NaN;
       repE[b] = rhoE.rho(wE) ?? Number.NaN;
+      // The same run draws as A's and E's (no extra draws: their digits are unchanged).
+      for (let k = 0; k < withBA.length; k++) wBA[k] = w[withBA[k] as number] as number;
+      repBA[b] = rhoBA.rho(wBA) ?? Number.NaN;
     }
   }
   const nRuns = new Set(blocks.map((b) => b.run_id)).size;
   // The measured default method (bootstrap-t) over runs as clusters of their blocks.
   let ivA: Interval | null = null;
   let ivE: Interval | null = null;
+  let ivBA: Interval | null = null;
   if (cfg.B > 0 && n > 0 && methodOf(cfg, "correlation") !== "percentile") {
     const studentA = clusteredRho(blocks, (b) => b.A, cfg, stream, level, stats.rho_agree === null ? undefined : methods);
     const studentE = clusteredRho(blocks.filter((b) => b.E !== null), (b) => -(b.E as number), cfg, stream, level, stats.rho_neg_err === null ? undefined : methods);
     ivA = studentA;
     ivE = studentE;
+    const withBA = blocks.filter((b) => b.BA !== null);
+    ivBA = withBA.length === 0 ? null : clusteredRho(withBA, (b) => b.BA as number, cfg, stream, level, stats.rho_ba === null ? undefined : methods);
   }
   if (repA !== null && ivA === null && stats.rho_agree !== null) methods.add("percentile");
   if (repE !== null && ivE === null && stats.rho_neg_err !== null) methods.add("percentile");
+  if (repBA !== null && ivBA === null && stats.rho_ba !== null) methods.add("percentile");
   const withIv = (e: Estimate, iv: Interval | null): Estimate => (iv === null || e.point === null ? e : { ...e, ...iv });
   const flag = (e: Estimate): Estimate => (e.point === null ? e : flagEstimate({ ...e, n: nRuns }, "rho_agree"));
   return {
@@ -129,6 +149,9 @@ export function couplingRow(game: string, blocks: readonly (Block & { run_id: st
     rho_neg_err: flag(withIv(estimate(stats.rho_neg_err, repE, level), ivE)),
     tertile_gap_agree: stats.tertile_gap_agree,
     tertile_gap_neg_err: stats.tertile_gap_neg_err,
+    n_blocks_ba: stats.n_blocks_ba,
+    rho_ba: stats.rho_ba === null ? pointOnly(null) : flagEstimate({ ...withIv(estimate(stats.rho_ba, repBA, level), ivBA), n: new Set(blocks.filter((b) => b.BA !== null).map((b) => b.run_id)).size }, "rho_agree"),
+    tertile_gap_ba: stats.tertile_gap_ba,
   };
 }
 
@@ -203,6 +226,9 @@ export function couplingTable(allBlocks: readonly BlockRow[], cfg: BootstrapConf
       { key: "rho_neg_err", kind: "estimate" },
       { key: "tertile_gap_agree", kind: "num" },
       { key: "tertile_gap_neg_err", kind: "num" },
+      { key: "n_blocks_ba", kind: "int" },
+      { key: "rho_ba", kind: "estimate" },
+      { key: "tertile_gap_ba", kind: "num" },
     ],
     rows,
     notes: [
@@ -210,9 +236,11 @@ export function couplingTable(allBlocks: readonly BlockRow[], cfg: BootstrapConf
       "Estimand: the coupling over runs like these (runs resampled), not over new blocks of these runs.",
       poolNote(allBlocks.map((b) => b.model)),
       "Block t = exploration episodes (s, t] between adjacent checkpoints s < t of a history or memory run (t-3 with the default schedule), kept when s and t are valid and it has a scored step. rho: Spearman with average ranks (values compared at 12 significant digits), of A (Agree) and of -E (negative NMAE) against g = (y(t) - y(s)) / (max y - min y). Tertile gap: mean g of the top third of blocks minus the bottom third (floor(n/3) blocks each; ties by block order).",
+      `Balanced accuracy as the judgment measure: rho_ba and tertile_gap_ba are rho_agree's and tertile_gap_agree's statistics with a block's balanced accuracy (mean agreement on its r > 0 and its r <= 0 steps: 0.5 for a constant answer) in place of A, a column beside them, over the n_blocks_ba blocks with at least ${MIN_SIDE_STEPS} scored steps on each side of r > 0 (fewer: the block's balanced accuracy is not estimable and it is left out of these two columns only); runs resampled as for rho_agree, and its n counts the runs those blocks come from.`,
       ...smallNNote(rows, [
         { key: "rho_agree", metric: "rho_agree" },
         { key: "rho_neg_err", metric: "rho_agree" },
+        { key: "rho_ba", metric: "rho_agree" },
       ]),
       ...sparseScheduleNote(allBlocks),
     ],

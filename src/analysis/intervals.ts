@@ -352,6 +352,14 @@ export function groupJackknifeMany(design: Design, stats: WeightedStatistics, m:
   return { values, mult };
 }
 
+/**
+ * A faster leave-one-group-out for statistics that have one (judging's AUROC: a pair sum whose
+ * leave-one-out follows from per-unit row sums in one sweep): must return what groupJackknifeMany
+ * returns at `w` (same groups, same order, same multiplicities; values equal up to rounding), without
+ * keeping or changing `w`. The interval method is unchanged; only the cost of its jackknife.
+ */
+export type GroupJackknife = (w: Int32Array) => { values: number[][]; mult: number[] };
+
 /** What a unit bootstrap returns: the point, the interval, and the replicates (percentile scale). */
 export interface UnitBootstrap {
   point: number;
@@ -389,7 +397,9 @@ export function unitBootstrapMany(
   rng: Rng,
   method: IntervalMethod = "percentile",
   level = DEFAULT_LEVEL,
+  jackknife?: GroupJackknife,
 ): UnitBootstrap[] {
+  const jk = jackknife ?? ((wt: Int32Array) => groupJackknifeMany(design, stats, m, wt));
   const ones = new Int32Array(design.n).fill(1);
   const points = new Float64Array(m);
   stats(ones, points);
@@ -398,7 +408,7 @@ export function unitBootstrapMany(
   const tReps = student ? Array.from({ length: m }, () => new Float64Array(B)) : null;
   const w = new Int32Array(design.n);
   const v = new Float64Array(m);
-  const jkData = method === "percentile" ? null : groupJackknifeMany(design, stats, m, ones);
+  const jkData = method === "percentile" ? null : jk(ones);
   // The scale below which a resample's standard error counts as 0 (seNegligible): the data's own.
   const seScale = Float64Array.from({ length: m }, (_, j) =>
     jkData === null ? 0 : Math.max(Math.abs(points[j] as number), jackknifeSe(jkData.values[j] as number[], jkData.mult) || 0),
@@ -408,9 +418,9 @@ export function unitBootstrapMany(
     stats(w, v);
     for (let j = 0; j < m; j++) (replicates[j] as Float64Array)[b] = v[j] as number;
     if (tReps !== null) {
-      const jk = groupJackknifeMany(design, stats, m, w);
+      const jr = jk(w);
       for (let j = 0; j < m; j++) {
-        const se = jackknifeSe(jk.values[j] as number[], jk.mult);
+        const se = jackknifeSe(jr.values[j] as number[], jr.mult);
         const vj = v[j] as number;
         const point = points[j] as number;
         // A resample on which the statistic does not move (se ~0) at the point is t = 0, not undefined:
@@ -532,9 +542,10 @@ export function tableIntervalMany(
   method: IntervalMethod,
   level = DEFAULT_LEVEL,
   range?: StatRange | readonly (StatRange | undefined)[],
+  jackknife?: GroupJackknife,
 ): TableInterval[] {
   const used = tableMethod(design, method);
-  return unitBootstrapMany(design, stats, m, B, rng, used, level).map((r, j) => {
+  return unitBootstrapMany(design, stats, m, B, rng, used, level, jackknife).map((r, j) => {
     const rj = (Array.isArray(range) ? (range as readonly (StatRange | undefined)[])[j] : (range as StatRange | undefined)) ?? ANY_RANGE;
     if (used === "percentile" || !Number.isFinite(r.point) || intervalInRange(r.interval, rj)) return { ...r, method: used };
     return { ...r, interval: percentileInterval(r.replicates, level), method: "percentile", fellBack: true };

@@ -135,3 +135,53 @@ export function positiveRates(c: JudgingCounts): { p_r: number; p_s: number } | 
   const scored = c.n - c.unscored;
   return scored > 0 ? { p_r: c.posR / scored, p_s: c.posS / scored } : null;
 }
+
+/**
+ * Fewest scored steps on EACH side of r > 0 (reward > 0, and reward <= 0) a row needs before its
+ * balanced accuracy and AUROC are printed: below it they are "not estimable". A handful of positive
+ * steps makes either number jump by 1/k per step, and none makes it undefined.
+ */
+export const MIN_SIDE_STEPS = 10;
+
+/** Scored steps with r > 0 (pos) and r <= 0 (neg) of a set. */
+export function sideCounts(c: JudgingCounts): { pos: number; neg: number } {
+  return { pos: c.posR, neg: c.n - c.unscored - c.posR };
+}
+
+/**
+ * Balanced accuracy: the mean of the agreement on the r > 0 steps, Pr(s > 0 | r > 0), and on the
+ * r <= 0 steps, Pr(s <= 0 | r <= 0), over scored steps (Agree's rule on each side). A constant
+ * self-score gets exactly 0.5 however rare the positive steps are. Null when either side is empty.
+ */
+export function balancedAccuracy(c: JudgingCounts): number | null {
+  const { pos, neg } = sideCounts(c);
+  if (pos === 0 || neg === 0) return null;
+  // r > 0 steps the model agreed on: posR - under; r <= 0 steps: neg - over.
+  return ((pos - c.under) / pos + (neg - c.over) / neg) / 2;
+}
+
+/**
+ * AUROC of the self-score for r > 0: the probability that a random r > 0 step has a higher s than a
+ * random r <= 0 step, ties counting one half (the Mann-Whitney U over the product of the side
+ * sizes). Unscored steps are left out. O(n log n): one sort, then a sweep over tie groups. Null when
+ * either side is empty. A constant self-score gets exactly 0.5.
+ */
+export function auroc(steps: readonly JudgedStep[]): number | null {
+  const scored = steps.filter((p) => p.s !== null && !Number.isNaN(p.s)).sort((a, b) => (a.s as number) - (b.s as number));
+  let negBelow = 0;
+  let pos = 0;
+  let u = 0;
+  for (let i = 0; i < scored.length; ) {
+    const s = scored[i]!.s as number;
+    let p = 0;
+    let q = 0;
+    for (; i < scored.length && scored[i]!.s === s; i++) {
+      if (scored[i]!.r > 0) p++;
+      else q++;
+    }
+    u += p * (negBelow + q / 2);
+    negBelow += q;
+    pos += p;
+  }
+  return pos === 0 || negBelow === 0 ? null : u / (pos * negBelow);
+}

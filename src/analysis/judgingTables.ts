@@ -21,7 +21,8 @@ import {
 } from "./bootstrap.js";
 import { pearson, pearsonWeighted, resampleWeights, spearman } from "./coupling.js";
 import type { Dataset, RunData } from "./dataset.js";
-import { addCounts, emptyCounts, judgingStats, positiveRates, type JudgingCounts, type RewardRange } from "./judging.js";
+import { MIN_SIDE_STEPS, addCounts, balancedAccuracy, emptyCounts, judgingStats, positiveRates, sideCounts, type JudgingCounts, type RewardRange } from "./judging.js";
+import { WeightedDiscrimination, type UnitSteps } from "./discrimination.js";
 import { flagEstimate, smallNNote, type CoverageMetric } from "./coverage.js";
 import { CORRELATION_RANGE, RATE_RANGE, simpleDesign, tableInterval, tableIntervalMany, threeStageDesign, withinDesign } from "./intervals.js";
 import { distinct, episodeCounts, gameRewardRanges, groupBy, isJudged, totalCounts } from "./runs.js";
@@ -63,6 +64,34 @@ export function judgingInputs(ds: Dataset, ranges: ReadonlyMap<string, RewardRan
   for (const run of ds.runs) own.set(run.game, ranges.get(run.game) ?? null);
   return { ranges: own, runs };
 }
+
+/**
+ * A judged run's scored exploration steps per episode, in the order of `episodes` (the resampling
+ * units' order), for the rank-based metrics.
+ */
+export function episodeSteps(jr: JudgedRun): UnitSteps[] {
+  const at = new Map<number, { s: number[]; r: number[] }>();
+  for (const e of jr.episodes.keys()) at.set(e, { s: [], r: [] });
+  const ex = jr.run.explore;
+  if (ex !== null) {
+    for (let i = 0; i < ex.length; i++) {
+      const s = ex.s[i] as number;
+      if (Number.isNaN(s)) continue;
+      const u = at.get(ex.episode[i] as number);
+      if (u === undefined) continue;
+      u.s.push(s);
+      u.r.push(ex.r[i] as number);
+    }
+  }
+  return [...at.values()];
+}
+
+/** The Markdown text of a balanced accuracy or AUROC a row cannot estimate (the CSV cell is empty). */
+export const NOT_ESTIMABLE = "not estimable";
+
+/** The mark on an Agree that exceeds balanced accuracy by more than ZERO_REWARD_GAP. */
+export const ZERO_REWARD_MARK = "§";
+export const ZERO_REWARD_GAP = 0.2;
 
 /** The four step-level metrics' replicates from a cluster bootstrap over additive units. */
 interface CountReplicates {
@@ -122,6 +151,17 @@ export interface SelfJudgingRow {
   nmae: Estimate;
   over: Estimate;
   under: Estimate;
+  /**
+   * Balanced accuracy (mean agreement on the r > 0 and the r <= 0 steps) and AUROC of s for r > 0;
+   * point null, `missing` "not estimable", when n_pos or n_neg is below MIN_SIDE_STEPS.
+   */
+  balanced_accuracy: Estimate;
+  auroc: Estimate;
+  /** Scored steps with r > 0 and with r <= 0: what balanced accuracy and AUROC rest on. */
+  n_pos: number;
+  n_neg: number;
+  /** Agree exceeds balanced accuracy by more than ZERO_REWARD_GAP (Agree marked ZERO_REWARD_MARK). */
+  zero_reward_agree: boolean;
   /** Runs behind the row, and what the bootstrap resampled. */
   n_runs: number;
   /** Exploration episodes behind the row (summed over its runs). */
@@ -208,6 +248,38 @@ export function selfJudgingRow(
       if (Number.isFinite(r[j]!.point)) methods.add(r[j]!.method, r[j]!.fellBack);
     });
   } else if (reps !== null) for (const k of ["agree", "nmae", "over", "under"] as const) if (stats[k] !== null) methods.add("percentile");
+  // Balanced accuracy and AUROC: the same design, method and stream as Agree (the same resamples),
+  // one pass for both; AUROC's bootstrap-t jackknife comes from one sweep (discrimination.ts).
+  const { pos: nPos, neg: nNeg } = sideCounts(total);
+  const estimable = nPos >= MIN_SIDE_STEPS && nNeg >= MIN_SIDE_STEPS;
+  const notEstimable: Estimate = { ...pointOnly(null), missing: NOT_ESTIMABLE };
+  let ba: Estimate = notEstimable;
+  let auc: Estimate = notEstimable;
+  if (estimable) {
+    const sizes = units.map((u) => u.length);
+    let next = 0;
+    const nested = [...byModel.values()].map((rs) => rs.map(() => sizes[next++] as number));
+    const design = pooled && runs.length > 1 ? threeStageDesign(nested) : withinDesign(sizes);
+    const wd = new WeightedDiscrimination(runs.flatMap(episodeSteps), design.members);
+    const pts = new Float64Array(2);
+    wd.stats(new Int32Array(design.n).fill(1), pts);
+    ba = pointOnly(balancedAccuracy(total));
+    auc = pointOnly(pts[1] as number);
+    if (bootstrapped) {
+      const r = tableIntervalMany(design, wd.stats, 2, cfg.B, bootstrapRng(cfg.seed, "judging", game, model), method, level, RATE_RANGE, wd.jackknife);
+      // Model rows: their own measured coverage; pooled rows: pooled Agree's (not simulated for them).
+      const pooledRow = unit === "models" || unit === "runs";
+      const flagged = r.map((ri, j) => {
+        methods.add(ri.method, ri.fellBack);
+        const point = (j === 0 ? ba : auc).point as number;
+        const metric: CoverageMetric = pooledRow ? "agree_pooled" : j === 0 ? "balanced_accuracy" : "auroc";
+        return flagEstimate({ point, lo: ri.interval.lo, hi: ri.interval.hi, n }, metric);
+      });
+      ba = flagged[0]!;
+      auc = flagged[1]!;
+    }
+  }
+  const zeroReward = ba.point !== null && stats.agree !== null && stats.agree - ba.point > ZERO_REWARD_GAP;
   const metricOf = (m: "agree" | "nmae"): CoverageMetric => (unit === "models" || unit === "runs" ? `${m}_pooled` : m);
   // The interval shown: the bootstrap-t's (or BCa's) where it ran, else the percentile pass's.
   const interval = (point: number | null, k: keyof CountReplicates): Estimate =>
@@ -219,15 +291,37 @@ export function selfJudgingRow(
     model,
     n_steps: stats.n_steps,
     n_unscored: stats.n_unscored,
-    agree: est(stats.agree, "agree"),
+    agree: zeroReward ? { ...est(stats.agree, "agree"), mark: ZERO_REWARD_MARK } : est(stats.agree, "agree"),
     nmae: est(stats.nmae, "nmae"),
     // Over and Under are rates of the same steps as Agree: flagged by Agree's coverage.
     over: bootstrapped && stats.over !== null ? flagEstimate({ ...interval(stats.over, "over"), n }, metricOf("agree")) : pointOnly(stats.over),
     under: bootstrapped && stats.under !== null ? flagEstimate({ ...interval(stats.under, "under"), n }, metricOf("agree")) : pointOnly(stats.under),
+    balanced_accuracy: ba,
+    auroc: auc,
+    n_pos: nPos,
+    n_neg: nNeg,
+    zero_reward_agree: zeroReward,
     n_runs: runs.length,
     n_episodes: units.reduce((a, u) => a + u.length, 0),
     unit,
   };
+}
+
+/**
+ * The notes on balanced accuracy and AUROC: definitions, what their intervals are, the estimability
+ * rule (with the rows it struck), and the footnote of the zero-reward mark when a row carries it.
+ */
+function discriminationNotes(rows: readonly SelfJudgingRow[]): string[] {
+  const struck = rows.filter((r) => r.balanced_accuracy.missing === NOT_ESTIMABLE);
+  const marked = rows.filter((r) => r.zero_reward_agree);
+  const label = (r: SelfJudgingRow): string => `${r.game}/${r.model}`;
+  return [
+    "balanced_accuracy = (Pr(s > 0 | r > 0) + Pr(s <= 0 | r <= 0)) / 2 and auroc = Pr(s of an r > 0 step > s of an r <= 0 step), ties one half, both over scored steps: a constant self-score gets 0.5 on both, however rare r > 0 is. n_pos / n_neg: the scored steps with r > 0 / r <= 0 they rest on. Their intervals come from the same resamples, design and method as agree's (episodes within the model's runs; pooled rows models, runs, episodes) and cover the same estimand; bench/coverage measured their model rows' coverage (10 or more episodes per run for 95% +- 3); their pooled rows carry pooled agree's flag.",
+    `Not estimable: a row with fewer than ${MIN_SIDE_STEPS} scored steps with r > 0, or fewer than ${MIN_SIDE_STEPS} with r <= 0, prints "${NOT_ESTIMABLE}" for balanced_accuracy and auroc (their CSV cells are empty): ${struck.length === 0 ? "no row here" : `${struck.length} row(s) here, e.g. ${struck.slice(0, 4).map(label).join(", ")}`}.`,
+    ...(marked.length > 0
+      ? [`${ZERO_REWARD_MARK} agreement from zero-reward steps: agree exceeds balanced_accuracy by more than ${ZERO_REWARD_GAP}, so most of its agreement is the r <= 0 steps a constant "0" also gets right (${marked.length} row(s): ${marked.slice(0, 4).map(label).join(", ")}${marked.length > 4 ? ", ..." : ""}).`]
+      : []),
+  ];
 }
 
 /** Whether a row's unit is a pooled row's (models or runs drawn). */
@@ -262,8 +356,12 @@ export function selfJudgingTable(inputs: JudgingInputs, cfg: BootstrapConfig): T
       { key: "n_unscored", kind: "int" },
       { key: "agree", kind: "estimate" },
       { key: "nmae", kind: "estimate" },
-      { key: "over", kind: "estimate_point" },
-      { key: "under", kind: "estimate_point" },
+      { key: "over", kind: "estimate" },
+      { key: "under", kind: "estimate" },
+      { key: "balanced_accuracy", kind: "estimate" },
+      { key: "auroc", kind: "estimate" },
+      { key: "n_pos", kind: "int" },
+      { key: "n_neg", kind: "int" },
     ],
     rows,
     notes: [
@@ -280,7 +378,10 @@ export function selfJudgingTable(inputs: JudgingInputs, cfg: BootstrapConfig): T
         { key: "nmae", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "nmae_pooled" : "nmae") },
         { key: "over", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "agree") },
         { key: "under", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "agree") },
+        { key: "balanced_accuracy", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "balanced_accuracy") },
+        { key: "auroc", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "auroc") },
       ]),
+      ...discriminationNotes(rows),
       ...(leftOut.length > 0
         ? [`Left out: steps of exploration episodes that failed for infrastructure (or have no episode record), not the model's behaviour under the protocol: ${leftOut.map(([g, n]) => `${g} ${n}`).join(", ")}.`]
         : []),
@@ -448,6 +549,72 @@ export function calibrationBins(inputs: JudgingInputs, nBins = 10, cfg?: Bootstr
         n,
         n_runs: perRun.filter((u) => (u.cnt[b] as number) > 0).length,
       });
+    }
+  }
+  return out;
+}
+
+/** A reliability bin: one model's scored steps of one game whose clipped s falls in the bin. */
+export interface ReliabilityBin {
+  game: string;
+  model: string;
+  bin: number;
+  /** The bin's edges on the clipped self-score axis (the game's reward range cut in equal parts). */
+  lo: number;
+  hi: number;
+  /** Mean clipped self-score and mean verifier reward of the bin's steps. */
+  s_mean: number;
+  r_mean: number;
+  /** Steps in the bin: a mean of a few steps is a thin bin, drawn as such. */
+  n: number;
+}
+
+/**
+ * The reliability diagram's bins: per game and per model (the calibration figure pools the models),
+ * scored exploration steps of history and memory runs, s clipped into the game's reward range and
+ * binned as calibrationBins bins it (`nBins` equal-width bins; one when the range is a point). Empty
+ * bins are left out. No interval: each bin shows its step count instead, and the pooled calibration
+ * figure carries the intervals.
+ */
+export function reliabilityBins(inputs: JudgingInputs, nBins = 10): ReliabilityBin[] {
+  const out: ReliabilityBin[] = [];
+  for (const game of distinct(inputs.runs.map((r) => r.run.game))) {
+    const range = inputs.ranges.get(game);
+    if (!range) continue;
+    const width = range.max - range.min;
+    const k = width > 0 ? nBins : 1;
+    const gameRuns = inputs.runs.filter((r) => r.run.game === game);
+    for (const model of distinct(gameRuns.map((r) => r.run.model))) {
+      const sumS = new Float64Array(k);
+      const sumR = new Float64Array(k);
+      const cnt = new Float64Array(k);
+      for (const jr of gameRuns) {
+        if (jr.run.model !== model || jr.run.explore === null) continue;
+        const ex = jr.run.explore;
+        for (let i = 0; i < ex.length; i++) {
+          const s = ex.s[i] as number;
+          if (Number.isNaN(s)) continue;
+          const c = Math.min(range.max, Math.max(range.min, s));
+          const bin = width > 0 ? Math.min(k - 1, Math.floor(((c - range.min) / width) * k)) : 0;
+          sumS[bin] = (sumS[bin] as number) + c;
+          sumR[bin] = (sumR[bin] as number) + (ex.r[i] as number);
+          cnt[bin] = (cnt[bin] as number) + 1;
+        }
+      }
+      for (let b = 0; b < k; b++) {
+        const n = cnt[b] as number;
+        if (n === 0) continue;
+        out.push({
+          game,
+          model,
+          bin: b,
+          lo: width > 0 ? range.min + (width * b) / k : range.min,
+          hi: width > 0 ? range.min + (width * (b + 1)) / k : range.max,
+          s_mean: (sumS[b] as number) / n,
+          r_mean: (sumR[b] as number) / n,
+          n,
+        });
+      }
     }
   }
   return out;

@@ -11,7 +11,7 @@ import { trainingBands, trainingSeedRows, type TrainingBandSeries, type Training
 import type { Dataset } from "./dataset.js";
 import { dialRuns, type DialRun } from "./doseResponse.js";
 import type { RewardRange } from "./judging.js";
-import { calibrationBins, judgingInputs, type CalibrationBin } from "./judgingTables.js";
+import { calibrationBins, judgingInputs, reliabilityBins, type CalibrationBin, type ReliabilityBin } from "./judgingTables.js";
 import { distinct, gameRewardRanges, isTraining, requiredGames } from "./runs.js";
 import { learnerJudge } from "./learnerPool.js";
 import type { Table } from "./table.js";
@@ -75,6 +75,8 @@ export interface ReportData {
   /** Figure 7: per (model, game), the mean over loop seeds by epoch with its band, and each seed's line. */
   training: TrainingBandSeries[];
   calibration: CalibrationBin[];
+  /** The reliability diagram: per game and model, binned self-score against mean reward, with counts. */
+  reliability: ReliabilityBin[];
   blocks: BlockRow[];
   /** The views' curves (figures `views_<game>`): empty when no run played `--views`. */
   views: ViewSeries[];
@@ -97,7 +99,7 @@ export interface ReportData {
  * The parts of a report, each computed at most once, on first use (see reportParts): the analyses
  * several tables share, then every table by its file stem (a report entry's name).
  */
-export type SharedPart = "curve_analysis" | "training_analysis" | "judging_inputs" | "blocks" | "view_analysis" | "calibration" | "verified" | "dial_runs";
+export type SharedPart = "curve_analysis" | "training_analysis" | "judging_inputs" | "blocks" | "view_analysis" | "calibration" | "reliability" | "verified" | "dial_runs";
 export type ReportPart = SharedPart | (string & {});
 
 /**
@@ -204,6 +206,7 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
   const blocks = part("blocks", () => allBlocks(ji()));
   const va = part("view_analysis", () => analyzeViews(ds, cfg));
   const calibration = part("calibration", () => calibrationBins(ji(), 10, cfg));
+  const reliability = part("reliability", () => reliabilityBins(ji(), 10));
   const verifiedInputs = verifiedInputsOf(ds, opts.verified);
   const verified = part("verified", () => verifiedTables(ca(), cfg, requireComplete, verifiedInputs!));
   const main = part("main_results", () => mainResultsTable(ca(), cfg, { requireComplete }));
@@ -221,6 +224,7 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
     curves: () => ca().series,
     training: () => tr().series,
     calibration,
+    reliability,
     blocks,
     views: () => va().series,
     viewGames: once(() => distinct(va().series.map((v) => v.game))),

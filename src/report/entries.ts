@@ -26,6 +26,7 @@ import { fnv1a32 } from "../util/rng.js";
 import { calibrationSpec, curvesSpec, trainingSpec } from "./figures/specs.js";
 import { couplingFacetSpec, doseResponseSpec } from "./figures/doseSpecs.js";
 import { costGainSpec, viewsSpec } from "./figures/viewSpecs.js";
+import { reliabilitySpec } from "./figures/reliabilitySpec.js";
 
 /** What every entry says about itself. */
 interface EntryBase<N extends string, G extends EntryGroup> {
@@ -145,7 +146,17 @@ function perGame(prefix: string, games: readonly string[], fileSafe: (label: str
 const FIGURE_ENTRIES = [
   figureEntry({ name: "curves", group: "core", perGame: true, notebook: "01_main_results.ipynb", paper: "paper Figures 3-6", draw: (r, fileSafe) => perGame("curves", r.games, fileSafe, (g) => curvesSpec(g, r.curves, r.bootstrap)) }),
   figureEntry({ name: "training", group: "core", perGame: false, notebook: "05_training_curves.ipynb", paper: "paper Figure 7", draw: (r) => [{ name: "training", spec: trainingSpec(r.training, r.bootstrap) }] }),
-  figureEntry({ name: "calibration", group: "core", perGame: false, notebook: "02_self_judging.ipynb", paper: "calibration plot (Table 5)", draw: (r) => [{ name: "calibration", spec: calibrationSpec(r.calibration, r.ranges, r.bootstrap) }] }),
+  figureEntry({
+    name: "calibration",
+    group: "core",
+    perGame: false,
+    notebook: "02_self_judging.ipynb",
+    paper: "calibration plot (Table 5), and calibration_reliability: the reliability diagram per model",
+    draw: (r) => [
+      { name: "calibration", spec: calibrationSpec(r.calibration, r.ranges, r.bootstrap) },
+      { name: "calibration_reliability", spec: reliabilitySpec(r.reliability, r.ranges) },
+    ],
+  }),
   figureEntry({ name: "coupling", group: "core", perGame: false, notebook: "03_coupling.ipynb", paper: "coupling scatter (Table 6)", draw: (r) => [{ name: "coupling", spec: couplingFacetSpec(r.blocks, r.bootstrap) }] }),
   figureEntry({ name: "views", group: "views", perGame: true, notebook: "06_views_and_cost.ipynb", paper: "views: a panel per evaluation view (docs/views.md)", draw: (r, fileSafe) => perGame("views", r.viewGames, fileSafe, (g) => viewsSpec(g, r.views, r.bootstrap)) }),
   figureEntry({
@@ -178,13 +189,15 @@ export const REPORT_ENTRIES: readonly ReportEntry[] = [...TABLE_ENTRIES, ...FIGU
 
 /**
  * What a written file reproduces, by its stem (`main_results`, `curves_chess`), for reproduce's
- * summary: the entry of that kind and name, or the per-game figure entry whose `<name>_` it starts
- * with; "" when no entry made it.
+ * summary: the entry of that kind and name, or the figure entry whose `<name>_` it starts with (a
+ * per-game figure, or a group's further figure such as `calibration_reliability`); "" when no entry
+ * made it.
  */
 export function describeEntry(stem: string, kind: "table" | "figure", entries: readonly ReportEntry[] = REPORT_ENTRIES): string {
   const exact = entries.find((e) => e.kind === kind && e.name === stem);
   if (exact) return exact.paper;
-  const group = entries.find((e) => e.kind === "figure" && kind === "figure" && e.perGame && stem.startsWith(`${e.name}_`));
+  // A per-game figure (`curves_chess`), or a group's further figure (`calibration_reliability`).
+  const group = entries.find((e) => e.kind === "figure" && kind === "figure" && stem.startsWith(`${e.name}_`));
   return group?.paper ?? "";
 }
 

@@ -49,10 +49,12 @@ export function fmt3(x: number | null | undefined): string {
 /**
  * `0.547 [0.412, 0.690]`; the point alone when there is no interval; "" when missing. An indicative
  * estimate (fewer units than its interval needs, coverage.ts) reads `0.547 [0.412, 0.690] n=3`; a
- * mark follows last (`12.000 [...] to x=27`).
+ * mark follows last (`12.000 [...] to x=27`). A missing point with a reason prints the reason
+ * (`not estimable`).
  */
 export function fmtEstimate(e: Estimate | null | undefined): string {
-  if (e === null || e === undefined || e.point === null) return "";
+  if (e === null || e === undefined) return "";
+  if (e.point === null) return e.missing ?? "";
   const iv = shownInterval(e);
   let text = iv === null ? fmt3(e.point) : `${fmt3(e.point)} [${fmt3(iv.lo)}, ${fmt3(iv.hi)}]`;
   if ((e.indicative === true && e.n !== undefined && iv !== null) || e.n === 1) text += ` n=${e.n}`;

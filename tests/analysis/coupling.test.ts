@@ -137,6 +137,27 @@ describe("runBlocks", () => {
     expect(b[0]?.A).toBe(0);
   });
 
+  it("a block's balanced accuracy, or null with fewer than 10 scored steps on a side of r > 0", () => {
+    const rep = (n: number, pair: [number | null, number]): [number | null, number][] => Array.from({ length: n }, () => pair);
+    const eps = new Map<number, JudgingCounts>([
+      // block 3: r > 0: 7 said positive, 3 said 0 (10); r <= 0: 9 said 0, 3 said positive (12), one unscored
+      [1, ep([...rep(7, [1, 1]), ...rep(3, [0, 2]), [null, 1]])],
+      [2, ep([...rep(9, [0, 0]), ...rep(3, [1, 0])])],
+      // block 6: 9 r > 0 steps only (and 20 r <= 0): not estimable
+      [4, ep([...rep(9, [1, 1]), ...rep(20, [0, 0])])],
+    ]);
+    const curve: CurvePoint[] = [
+      { x: 0, y: 0 },
+      { x: 3, y: 1 },
+      { x: 6, y: 2 },
+    ];
+    const b = runBlocks(curve, eps, range);
+    expect(b.map((x) => x.t)).toEqual([3, 6]);
+    expect(b[0]?.BA).toBeCloseTo((7 / 10 + 9 / 12) / 2, 12); // 0.725
+    expect(b[0]?.A).toBeCloseTo(16 / 22, 12);
+    expect(b[1]?.BA).toBeNull();
+  });
+
   it("spacing is the gcd of the positive checkpoints", () => {
     expect(checkpointSpacing([0, 3, 6, 9].map((x) => ({ x, y: 1 })))).toBe(3);
     expect(checkpointSpacing([0, 5, 10].map((x) => ({ x, y: 1 })))).toBe(5);
@@ -159,6 +180,22 @@ describe("couplingStats", () => {
     // thirds of 1: top A (0.8, g 1) minus bottom (0.2, g -1) = 2
     expect(s.tertile_gap_agree).toBe(2);
     expect(s.tertile_gap_neg_err).toBe(2);
+  });
+
+  it("rho and the tertile gap of balanced accuracy use only the blocks that have one", () => {
+    const blocks = [
+      { A: 0.9, E: 0.5, g: -1, BA: 0.5 },
+      { A: 0.1, E: 0.3, g: 0, BA: 0.7 },
+      { A: 0.5, E: 0.2, g: 0.5, BA: null },
+      { A: 0.3, E: 0.1, g: 1, BA: 0.9 },
+    ];
+    const s = couplingStats(blocks);
+    expect(s.n_blocks_ba).toBe(3);
+    // BA 0.5, 0.7, 0.9 against g -1, 0, 1: increasing together, while A is not.
+    expect(s.rho_ba).toBeCloseTo(1, 12);
+    expect(s.rho_agree).toBeCloseTo(-0.4, 12); // A ranks 4, 1, 3, 2 vs g ranks 1, 2, 3, 4: sum d^2 = 14, 1 - 6 * 14 / 60
+    expect(s.tertile_gap_ba).toBe(2); // one block each: 1 - (-1)
+    expect(couplingStats(blocks.map((b) => ({ ...b, BA: null }))).rho_ba).toBeNull();
   });
 });
 

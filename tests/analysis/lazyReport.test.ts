@@ -125,8 +125,8 @@ describe("the lazily built report", () => {
     expect(files.map((f) => f.slice(out.length + 1))).toEqual(["tables/coupling.csv", "tables/coupling.md", "tables/run_level.csv", "tables/run_level.md"]);
     expect(built).toEqual(["judging_inputs", "blocks", "coupling", "run_level"]);
     const figures = await reportFigures(report, ["coupling", "calibration"]);
-    expect(figures.map((f) => f.name)).toEqual(["calibration", "coupling"]);
-    expect(built.slice(4)).toEqual(["calibration"]);
+    expect(figures.map((f) => f.name)).toEqual(["calibration", "calibration_reliability", "coupling"]);
+    expect(built.slice(4)).toEqual(["calibration", "reliability"]);
     expect(built).not.toContain("curve_analysis");
   });
 

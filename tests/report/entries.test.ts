@@ -91,7 +91,9 @@ describe("a toy table and figure added to the list", () => {
   it("are written by writeReport, listed in report.json and described by reproduce's summary", async () => {
     const report = buildReport(ds, { B: 20, seed: 1 }, withToys);
     expect(Object.keys(report.tables).at(-1)).toBe("toy_runs");
-    expect((await reportFigures(report, ["calibration"])).map((f) => f.name)).toEqual(["calibration"]);
+    // The calibration group draws the pooled calibration plot and the per-model reliability diagram.
+    expect((await reportFigures(report, ["calibration"])).map((f) => f.name)).toEqual(["calibration", "calibration_reliability"]);
+    expect(describeEntry("calibration_reliability", "figure")).toMatch(/reliability diagram per model/);
     const out = tempDir();
     await writeReport(report, out);
     // 2 games x 1 model x 1 pathway, as the generator counted them.

@@ -156,7 +156,7 @@ describe("calibrationSpec and couplingSpec", () => {
   });
 
   it("a constant g_t gets a padded axis and a note; the caption gives n", () => {
-    const blocks = [1, 2, 3].map((t) => ({ run_id: `r${t % 2}`, model: "m", game: "g", pathway: "history", s: t - 1, t, A: t / 4, E: 0.1, g: 0, nScored: 5 }));
+    const blocks = [1, 2, 3].map((t) => ({ run_id: `r${t % 2}`, model: "m", game: "g", pathway: "history", s: t - 1, t, A: t / 4, E: 0.1, g: 0, nScored: 5, BA: null }));
     const spec = couplingSpec(blocks, BOOT) as unknown as { encoding: { y: { scale: Json } } };
     expect(spec.encoding.y.scale).toEqual({ domain: [-1, 1] });
     const caption = specCaption(spec as unknown as TopLevelSpec);
