@@ -24,7 +24,7 @@ import { planMatrix, preflightRun, runMatrix, type RunOutcome } from "../runner/
 import { parseShard, planRuns, shardFromEnv, type MatrixEntry, type RunPlan, type Shard, type ShardSource } from "../runner/schedule.js";
 import type { RunJobSettings } from "../runner/jobSettings.js";
 import { readJobFile, refuseFlagsBesideJob } from "./jobFile.js";
-import { makeShardPlan, recordShardPlan } from "../runner/shardPlan.js";
+import { checkShardPlan, makeShardPlan, recordShardPlan } from "../runner/shardPlan.js";
 import { terminalSafe } from "../models/secrets.js";
 import { checkDataDirProtocol } from "../runner/dataDirProtocol.js";
 import { ESTIMATE_POLICY, estimateMatrix } from "../runner/estimate.js";
@@ -427,10 +427,10 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
       // since the run estimated would be refused.
       if (entries.length > 0) checkDataDirProtocol(p.dataDir, settingsOf(entries[0]!), new Set(entries.map((e) => e.runId)));
     } else {
-      // The whole matrix, recorded in the shard's directory (or checked against the plan there) before
-      // any run: status reads it for every shard, started or not.
-      if (p.shard && p.shardPlan) recordShardPlan(p.dataDir, makeShardPlan(matrix, p.shard, p.shardPlan.source, p.shardPlan.argv));
-      planMatrix(p.dataDir, entries, settingsOf, (e) => make(e.model), (g) => games.get(g)!);
+      // Checked only: nothing is written until the preflight has passed, so a run refused before its
+      // first episode leaves the data directory exactly as it was.
+      if (p.shard && p.shardPlan) checkShardPlan(p.dataDir, makeShardPlan(matrix, p.shard, p.shardPlan.source, p.shardPlan.argv));
+      planMatrix(p.dataDir, entries, settingsOf, (e) => make(e.model), (g) => games.get(g)!, { claim: false });
     }
     for (const e of p.estimate ? [] : trainingRuns) {
       checkCheckpointModels(p.dataDir, e.runId, p.training!.checkpoints);
@@ -476,6 +476,9 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     }
     preflightRecord = pre.reports.map((r) => ({ model: r.name, host: r.host, max_model_len: r.maxModelLen, token_ratio: r.tokenRatio }));
   }
+  // The whole matrix, recorded in the shard's directory (or checked against the plan there) before
+  // any run: status reads it for every shard, started or not.
+  if (p.shard && p.shardPlan) recordShardPlan(p.dataDir, makeShardPlan(matrix, p.shard, p.shardPlan.source, p.shardPlan.argv));
   mkdirSync(p.dataDir, { recursive: true });
   const progress = new Progress(rawStderr, { mode: p.progress, ...(deps.progressIntervalMs ? { intervalMs: deps.progressIntervalMs } : {}) });
   if (p.shard) stderr.write(`s3gym run: shard ${p.shard.index}/${p.shard.count}${p.shardPlan && p.shardPlan.source !== "flag" ? ` (from ${p.shardPlan.source === "slurm" ? "the Slurm array task" : "the Kubernetes completion index"})` : ""}: ${selected.length} of ${matrix.length} runs into ${p.dataDir}\n`);
