@@ -632,6 +632,45 @@ export const UsageRecord = z
     spent_tokens_in: z.number().nonnegative().optional(),
   });
 
+/**
+ * What a reviewer needs to check where a run's (or a report's) numbers came from, in one object
+ * (`provenance` of a manifest and of report.json). Never a key's value, a URL's credentials, path or
+ * query. Manifests written before it existed have none: they still load, and report.json lists
+ * their runs with `provenance: null`.
+ */
+export const ProvenanceRecord = z
+  .object({
+    /** The kit's version (its package.json `version`). */
+    kit_version: z.string(),
+    /** The kit's git commit (40 hex digits) when it ran from a checkout; null when installed from a tarball or the commit could not be read. */
+    kit_commit: z.string().nullable(),
+    /** Whether that checkout had uncommitted changes (tracked or untracked, not ignored); null when not a checkout or git could not tell. */
+    kit_dirty: z.boolean().nullable(),
+    /** The Node.js version that ran it (`process.version`, e.g. `v20.20.2`). */
+    node_version: z.string(),
+    /**
+     * Runs only: the NAME of the environment variable whose key the calls sent (the models-file
+     * entry's `api_key_env`, else `--api-key-env`, else OPENAI_API_KEY); null for a built-in model
+     * (no key) or a model built by hand.
+     */
+    api_key_env: z.string().nullable().optional(),
+    /** Runs only: the endpoint host(s) the calls went to (a pool's hosts as a comma list), or `builtin`. */
+    endpoint: z.string().optional(),
+    /**
+     * Runs only: the calls in flight allowed per endpoint and key, as actually used (the models-file
+     * entry's `concurrency`, else `--concurrency`); null for a built-in model (not limited).
+     */
+    concurrency: z.number().int().positive().nullable().optional(),
+    /**
+     * Runs only: the distinct `system_fingerprint`s the endpoint's replies carried, in first-seen
+     * order (calls.jsonl), as of the last manifest write; empty when the server sent none (or no
+     * call has been summarised yet). More than one: the served build changed during the run.
+     */
+    served_fingerprints: z.array(z.string()).optional(),
+  })
+  .passthrough();
+export type ProvenanceRecord = z.infer<typeof ProvenanceRecord>;
+
 export const RunManifest = z
   .object({
     /** The data contract version (SCHEMA_VERSION); absent in data written before versions existed (version 0). */
@@ -683,6 +722,8 @@ export const RunManifest = z
     degenerate_reason: z.string().optional(),
     /** Optional, once ended (or stopped): the run's quality over all its invocations (RunQualityRecord; endpoints.md "Run quality"). */
     quality: RunQualityRecord.optional(),
+    /** The kit, Node and endpoint this run was played with (ProvenanceRecord); absent in manifests written before it was recorded. */
+    provenance: ProvenanceRecord.optional(),
   })
   .passthrough();
 export type RunManifest = z.infer<typeof RunManifest>;

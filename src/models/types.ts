@@ -113,6 +113,10 @@ export interface ResolvedModelInfo {
   spec: string;
   /** The models-file entry's sampling (it overrides the runner's per field); {} without one. */
   sampling: SamplingParams;
+  /** The NAME of the key's variable the calls send (entry, else --api-key-env); null for a built-in model. Never compared on resume. */
+  apiKeyEnv?: string | null;
+  /** Calls in flight per endpoint and key as used (entry, else --concurrency); null for a built-in model (not limited). Never compared on resume. */
+  concurrency?: number | null;
 }
 
 export interface Model {
