@@ -159,7 +159,7 @@ export async function writeReport(report: Report, outDir: string, dataDirs: read
 /** main_results' null check (gainTables.ts) as report.json carries it: the counts and the line the table's notes print. */
 function nullCheckJson(report: Report): object {
   const c = nullCheck(report.tables.main_results.rows);
-  return { intervals: c.intervals, excluding: c.excluding, share: c.share, p_binomial: c.p_binomial, pass: c.pass, line: describeNullCheck(c) };
+  return { intervals: c.intervals, excluding: c.excluding, share: c.share, p_binomial: c.p_binomial, pass: c.pass, testable: c.testable, line: describeNullCheck(c) };
 }
 
 /** Every table of the report as data: title, columns (key and kind), rows and notes, in the report's order. */
