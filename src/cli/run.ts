@@ -31,10 +31,10 @@ import { ESTIMATE_POLICY, estimateMatrix } from "../runner/estimate.js";
 import { formatEstimate, totalOf } from "./estimateTable.js";
 import type { CapLimits } from "../runner/spendCap.js";
 import type { EstimateRow } from "../runner/estimate.js";
-import { readJsonFile, readRunFile } from "../logs/reader.js";
-import { manifestPath, runDir, runFile, shardDirName } from "../logs/runDir.js";
-import { EpisodeRecord, RunManifest } from "../logs/schema.js";
+import { runDir, shardDirName } from "../logs/runDir.js";
 import { exitCodeOf, folderFlag, HelpRequested, intFlag, oneOf, parseFlags, UsageError, withoutFlags, type FlagValues } from "./args.js";
+import { formatInterrupt } from "./runInterrupt.js";
+import { commandRecord, episodeProgress } from "../runner/runProgress.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
@@ -482,6 +482,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   mkdirSync(p.dataDir, { recursive: true });
   const progress = new Progress(rawStderr, { mode: p.progress, ...(deps.progressIntervalMs ? { intervalMs: deps.progressIntervalMs } : {}) });
   if (p.shard) stderr.write(`s3gym run: shard ${p.shard.index}/${p.shard.count}${p.shardPlan && p.shardPlan.source !== "flag" ? ` (from ${p.shardPlan.source === "slurm" ? "the Slurm array task" : "the Kubernetes completion index"})` : ""}: ${selected.length} of ${matrix.length} runs into ${p.dataDir}\n`);
+  const command = commandRecord(argv, process.cwd());
   const invocation = {
     concurrency: ctx.concurrency,
     max_retries: ctx.maxRetries,
@@ -496,7 +497,16 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     ...(ctx.dropParams && ctx.dropParams.length > 0 ? { drop_params: [...ctx.dropParams] } : {}),
     // What each endpoint's preflight found (context length, the server's tokens per local token).
     ...(preflightRecord.length > 0 ? { preflight: preflightRecord } : {}),
+    // What resumes the run (status and Ctrl-C print it): this folder and these arguments, redacted.
+    command,
   };
+  // Ctrl-C: say what finished, what resumes and how, then exit 130 (the logs are whole up to the last episode).
+  const onInterrupt = () => {
+    progress.close();
+    stderr.write(formatInterrupt(p.dataDir, [...entries, ...trainingRuns].map((e) => e.runId), command));
+    process.exit(130);
+  };
+  process.once("SIGINT", onInterrupt);
   let outcomes: RunOutcome[];
   try {
     const [loop, ...trained] = await Promise.all([
@@ -532,6 +542,8 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
     if (exitCodeOf(e) === 2) throw e;
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
     return 1;
+  } finally {
+    process.off("SIGINT", onInterrupt);
   }
   progress.close();
 
@@ -577,21 +589,8 @@ function capStopLine(dataDir: string, outcomes: readonly RunOutcome[]): string |
   if (stopped.length === 0) return null;
   let left = 0;
   for (const o of stopped) {
-    const dir = runDir(dataDir, o.runId);
-    const done = new Set(readRunFile(runFile(dir, "episodes"), EpisodeRecord).lines.filter((l) => l.value.status === "ok").map((l) => `${l.value.phase}|${l.value.checkpoint}|${l.value.episode}|${l.value.view ?? ""}`)).size;
-    left += Math.max(0, plannedEpisodes(dir) - done);
+    const p = episodeProgress(runDir(dataDir, o.runId));
+    left += Math.max(0, (p.planned ?? 0) - p.done);
   }
   return `spend cap: ${stopped[0]!.error ?? "reached"}; ${stopped.length} run${stopped.length > 1 ? "s" : ""} stopped partial with ${left} episode${left === 1 ? "" : "s"} left to play; rerun the same command with a higher cap to resume them (no step is lost or repeated)`;
-}
-
-/** Episodes a run plans in all (its manifest's checkpoints times eval episodes, plus exploration). */
-function plannedEpisodes(dir: string): number {
-  try {
-    const m = readJsonFile(manifestPath(dir), RunManifest);
-    const p = m.config.protocol;
-    if (!p) return 0;
-    return p.explore_episodes + (m.config.checkpoints ?? []).length * p.eval_episodes;
-  } catch {
-    return 0;
-  }
 }

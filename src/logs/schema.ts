@@ -548,6 +548,12 @@ export const InvocationRecord = z
     max_tokens_param: z.enum(["auto", "max_tokens", "max_completion_tokens"]).optional(),
     /** --drop-params, when given: sampling parameters never sent. */
     drop_params: z.array(z.string()).optional(),
+    /**
+     * `s3gym run` only: the command that resumes the run, as the last invocation ran it: the folder it
+     * ran in (`cwd`) and its arguments (`argv`, without `s3gym run`), each passed through the secret
+     * redaction. `s3gym status` and Ctrl-C print it as `cd <cwd> && s3gym run <argv>`.
+     */
+    command: z.object({ cwd: z.string(), argv: z.array(z.string()) }).optional(),
     /** What each endpoint's preflight found: its context length (`max_model_len`) and the server's tokens per local token (`/tokenize`), null where the server did not tell. */
     preflight: z
       .array(z.object({ model: z.string(), host: z.string(), max_model_len: z.number().int().positive().nullable(), token_ratio: z.number().positive().nullable() }))
