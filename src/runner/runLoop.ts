@@ -450,6 +450,9 @@ function spentBefore(dataDir: string, entries: readonly MatrixEntry[]): { usd: n
  */
 export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
   const cap = o.cap && (o.cap.maxUsd !== null || o.cap.maxInputTokens !== null) ? new SpendCap(o.cap, spentBefore(o.dataDir, o.entries)) : null;
+  // Spent already by earlier invocations: refused before anything is written (no run opened, no claim).
+  const spentOut = cap?.check() ?? null;
+  if (spentOut !== null) throw new ConfigError(`${spentOut.replace(" (another episode would pass it)", "")} by earlier invocations of these runs; nothing was run: rerun with a higher cap to resume them`);
   // The cap hears every call beside the progress display (episodes report to it themselves: episodeRunner.ts).
   const events: RunEvents = cap
     ? {

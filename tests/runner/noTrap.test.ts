@@ -95,6 +95,29 @@ describe("a refusal before the first episode writes nothing", () => {
   });
 });
 
+describe("estimates and spend caps before the first episode", () => {
+  it("--estimate writes nothing; a rerun whose cap earlier invocations already spent is refused, the directory as it was", async () => {
+    fake = await startFake({ family: "vllm" });
+    const data = dataWithNote();
+    const file = join(data, "models.yaml");
+    writeFileSync(file, `models:\n  - alias: paid\n    spec: openai:fake-model\n    base_url: ${fake.url}\n    price: { input: 1000, output: 1000 }\n`);
+    const base = ["--models-file", file, "--models", "paid", "--games", "snake", "--pathways", "none", "--data", data, ...tiny, "--context-tokens", "8000", "--max-new-tokens", "512"];
+    const before = snapshot(data);
+    const estimate = await run([...base, "--estimate", "--max-usd", "0.01"]);
+    expect(estimate.code, estimate.err).toBe(0);
+    expect(estimate.out).toMatch(/does NOT fit/);
+    expect(snapshot(data)).toEqual(before);
+    // A cap far below one episode: the first invocation stops partial after its first episode.
+    expect((await run([...base, "--max-usd", "0.01"])).code).toBe(1);
+    const spent = snapshot(data);
+    // Another game joins the matrix under the same spent cap: refused before its run is opened.
+    const again = await run([...base.map((a) => (a === "snake" ? "snake,trust" : a)), "--max-usd", "0.01"]);
+    expect(again.code).toBe(2);
+    expect(again.err).toMatch(/spend cap reached: \$\d+\.\d+ spent of --max-usd \$0\.0100 by earlier invocations of these runs; nothing was run/);
+    expect(snapshot(data)).toEqual(spent);
+  });
+});
+
 describe("a protocol.json with no run beside it", () => {
   const old = (maxSteps: number) => `${JSON.stringify({ protocol: { max_steps: maxSteps, context_tokens: 100000 } }, null, 2)}\n`;
   const argv = (data: string) => ["--models", "builtin:random", "--games", "snake", "--pathways", "none", "--data", data, ...tiny];
