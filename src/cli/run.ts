@@ -531,6 +531,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
           checkpoints: p.training!.checkpoints,
           createModel: (name, onCall) => make(name, onCall),
           events: progress,
+          command,
         }),
       ),
     ]);
