@@ -394,6 +394,12 @@ export const CallRecord = z
     seed: z.number().int().optional(),
     /** Optional: the provider's `system_fingerprint` (the served build), beside the seed: a drift shows in run_quality. */
     system_fingerprint: z.string().optional(),
+    /**
+     * Optional: the model id the reply named, only when it differs from the id asked for (a provider
+     * serving a dated snapshot behind an alias, a router that swapped models). Absent when the server
+     * echoed the id, and in logs written before it was recorded.
+     */
+    served_model: z.string().optional(),
     /** Optional: the kit's own count of the prompt (run tokenizer), for step calls; compared with tokens_in, and the only token count of a built-in model (which reports no usage). */
     tokens_in_local: z.number().nonnegative().optional(),
     /** Optional: true when the server's tokens_in fell short of tokens_in_local by more than the margins of logs/qualityThresholds.ts (a silent server-side cut). */
@@ -607,6 +613,8 @@ export const RunQualityRecord = z.object({
   retries_by_kind: z.record(z.string(), z.number().int().nonnegative()),
   /** The distinct `system_fingerprint`s that answered, in first-seen order (more than one: the served model changed). */
   system_fingerprints: z.array(z.string()),
+  /** The distinct model ids replies named other than the one asked for (calls.jsonl `served_model`), first-seen order; absent when none did. */
+  served_models: z.array(z.string()).optional(),
 });
 export type RunQualityRecord = z.infer<typeof RunQualityRecord>;
 
@@ -673,6 +681,11 @@ export const ProvenanceRecord = z
      * call has been summarised yet). More than one: the served build changed during the run.
      */
     served_fingerprints: z.array(z.string()).optional(),
+    /**
+     * Runs only: the model ids the replies named where they differ from the id asked for (calls.jsonl
+     * `served_model`), in first-seen order; empty when every reply named the id asked for (or none).
+     */
+    served_models: z.array(z.string()).optional(),
   })
   .passthrough();
 export type ProvenanceRecord = z.infer<typeof ProvenanceRecord>;

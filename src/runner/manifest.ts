@@ -90,6 +90,7 @@ export class ManifestWriter {
   private readonly previousModel: RunConfigRecord["model"];
   /** The fingerprints an earlier write recorded (kept until this invocation's end summarises calls.jsonl). */
   private readonly previousFingerprints: string[];
+  private readonly previousServed: string[];
 
   constructor(
     private readonly run: RunContext,
@@ -108,6 +109,7 @@ export class ManifestWriter {
     // A model built by hand (no resolved spec) must not erase what an earlier invocation recorded.
     this.previousModel = previous?.config.model ?? null;
     this.previousFingerprints = previous?.provenance?.served_fingerprints ?? previous?.quality?.system_fingerprints ?? [];
+    this.previousServed = previous?.provenance?.served_models ?? [];
   }
 
   /**
@@ -165,7 +167,7 @@ export class ManifestWriter {
       // Calls, tokens and dollars of every invocation so far (from calls.jsonl), once the run ends.
       ...(usage ? { usage } : {}),
       ...extra,
-      provenance: runProvenance(run.model, extra.quality?.system_fingerprints ?? this.previousFingerprints),
+      provenance: runProvenance(run.model, extra.quality?.system_fingerprints ?? this.previousFingerprints, extra.quality ? (extra.quality.served_models ?? []) : this.previousServed),
     });
   }
 }

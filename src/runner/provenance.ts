@@ -37,7 +37,7 @@ export function kitProvenance(): ProvenanceRecord {
  * A run's provenance: the kit's, plus what its model used. A model built by hand (tests) has no
  * resolved settings: its key variable and concurrency are null.
  */
-export function runProvenance(model: Pick<Model, "endpointHost" | "resolved">, servedFingerprints: readonly string[]): ProvenanceRecord {
+export function runProvenance(model: Pick<Model, "endpointHost" | "resolved">, servedFingerprints: readonly string[], servedModels: readonly string[] = []): ProvenanceRecord {
   const r = model.resolved;
   return {
     ...kitProvenance(),
@@ -45,5 +45,6 @@ export function runProvenance(model: Pick<Model, "endpointHost" | "resolved">, s
     endpoint: model.endpointHost,
     concurrency: r?.concurrency ?? null,
     served_fingerprints: [...servedFingerprints],
+    served_models: [...servedModels],
   };
 }

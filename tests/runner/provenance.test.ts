@@ -40,7 +40,7 @@ function onlyManifest(data: string): { raw: string; m: Record<string, any> } {
 
 describe("provenance in the manifest", () => {
   it("a models-file entry's key variable and concurrency are recorded as used, with the served fingerprints; the key never", async () => {
-    fake = await startFake({ family: "vllm", fingerprint: (n) => (n < 5 ? "fp-one" : "fp-two") });
+    fake = await startFake({ family: "vllm", fingerprint: (n) => (n < 5 ? "fp-one" : "fp-two"), servedModel: (n) => (n < 3 ? "fake-model" : "fake-model-2026-01-01") });
     const data = mkdtempSync(join(tmpdir(), "s3prov-"));
     const file = join(data, "models.yaml");
     writeFileSync(file, `models:\n  - alias: mine\n    spec: openai:fake-model\n    base_url: ${fake.url}\n    api_key_env: VLLM_KEY\n    concurrency: 16\n`);
@@ -53,6 +53,14 @@ describe("provenance in the manifest", () => {
     expect(p.concurrency).toBe(16);
     expect(p.endpoint).toBe(new URL(fake.url).host);
     expect(p.served_fingerprints).toEqual(["fp-one", "fp-two"]);
+    // Replies that echo the id asked for add nothing; the dated snapshot behind it is named.
+    expect(p.served_models).toEqual(["fake-model-2026-01-01"]);
+    const calls = readFileSync(join(data, "runs", readdirSync(join(data, "runs"))[0]!, "calls.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    // The first replies (the preflight's probe among them, which calls.jsonl does not log) echoed the id.
+    const echoed = calls.filter((c) => c.served_model === undefined).length;
+    expect(echoed).toBeGreaterThanOrEqual(1);
+    expect(echoed).toBeLessThanOrEqual(3);
+    expect(new Set(calls.map((c) => c.served_model).filter(Boolean))).toEqual(new Set(["fake-model-2026-01-01"]));
     expect(p.node_version).toBe(process.version);
     expect(p.kit_version).toBe(JSON.parse(readFileSync("package.json", "utf8")).version);
     const git = spawnSync("git", ["rev-parse", "HEAD"], { encoding: "utf8" });
@@ -71,7 +79,8 @@ describe("provenance in the manifest", () => {
     const r = await run(["--models", "openai:fake-model", "--base-url", fake.url, "--api-key-env", "MY_KEY", "--concurrency", "3", "--games", "snake", "--pathways", "none", "--data", data, ...tiny], { MY_KEY: KEY });
     expect(r.code, r.err).toBe(0);
     const { m } = onlyManifest(data);
-    expect([m.provenance.api_key_env, m.provenance.concurrency, m.provenance.served_fingerprints]).toEqual(["MY_KEY", 3, []]);
+    expect([m.provenance.api_key_env, m.provenance.concurrency, m.provenance.served_fingerprints, m.provenance.served_models]).toEqual(["MY_KEY", 3, [], []]);
+    expect(readFileSync(join(data, "runs", readdirSync(join(data, "runs"))[0]!, "calls.jsonl"), "utf8")).not.toContain("served_model");
   });
 
   it("a built-in model: no key variable, no concurrency limit, endpoint builtin", async () => {
