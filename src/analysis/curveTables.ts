@@ -24,6 +24,7 @@ import { flagEstimate, smallNNote } from "./coverage.js";
 import { ANY_RANGE, NONNEGATIVE_RANGE, drawWeights, observedRange, simpleDesign, tableInterval, tableIntervalMany, type StatRange } from "./intervals.js";
 import { curveBuffers, curveMetricsUnderWeights, curveStatistic, curveUnderWeights, sameSeeds, seedCurve, seedStream, type CurveBuffers, type SeedCurve } from "./seedCurves.js";
 import { CONTROL_PATHWAY, Y0_MARK, Y0_NEAR_ZERO, describeNullCheck, nullCheck, rowGainVsNone, rowGainVsY0, y0NearZero } from "./gainTables.js";
+import { GAIN_FROM_X } from "./gain.js";
 import { curveMetrics, curveMetricsSorted, curveY0, summarizeDeltas, trainingMetrics, type CurveMetrics, type TrainingMetrics } from "./curves.js";
 import { compareText, type Dataset, type RunData } from "./dataset.js";
 import { distinct, groupBy, isTraining, requiredGames, runCurve } from "./runs.js";
@@ -338,6 +339,10 @@ function addGains(rows: MainResultsRow[], seedCurves: ReadonlyMap<string, SeedCu
   const control = new Map(rows.filter((r) => r.pathway === CONTROL_PATHWAY).map((r) => [`${r.model}|${r.game}`, r]));
   const unpaired: string[] = [];
   const marked: string[] = [];
+  // Empty gain cells by the control they lack, so no empty cell goes unexplained.
+  const noControl: string[] = [];
+  const noSharedX: string[] = [];
+  const noY0: string[] = [];
   for (const row of rows) {
     const key = [row.model, row.game, row.pathway];
     const y0 = rowGainVsY0(curvesOf(row), cfg, key);
@@ -349,7 +354,9 @@ function addGains(rows: MainResultsRow[], seedCurves: ReadonlyMap<string, SeedCu
       row.gain_vs_none = g.estimate;
       row.gain_vs_none_p = g.p;
       unpaired.push(...g.unpaired);
-    }
+      noSharedX.push(...g.noSharedCheckpoint);
+    } else if (row.pathway !== CONTROL_PATHWAY) noControl.push(`${row.model} / ${row.game} / ${row.pathway}`);
+    if (y0.estimate.point === null) noY0.push(`${row.model} / ${row.game} / ${row.pathway}`);
     if (row.naba.point !== null && y0NearZero(row.y0, ranges.get(row.game))) {
       row.naba = { ...row.naba, mark: row.naba.mark === undefined ? Y0_MARK : `${row.naba.mark}; ${Y0_MARK}` };
       marked.push(`${row.model} / ${row.game} / ${row.pathway}`);
@@ -360,6 +367,11 @@ function addGains(rows: MainResultsRow[], seedCurves: ReadonlyMap<string, SeedCu
       ? [`${Y0_MARK}: y0 lies within ${Math.round(Y0_NEAR_ZERO * 100)}% of the game's score range (over the data) from 0, so NABA divides by a number near 0 (or by the first non-zero y) and is unstable: read gain_vs_y0 and gain_vs_none instead (${marked.length} row${marked.length > 1 ? "s" : ""}).`]
       : []),
     ...(unpaired.length > 0 ? [`No gain_vs_none for runs without a none run on the same evaluation seeds: ${unpaired.join(", ")}.`] : []),
+    ...(noControl.length > 0
+      ? [`No gain_vs_none where its control is missing: no ${CONTROL_PATHWAY} run of the same model and game in the data (add ${CONTROL_PATHWAY} to --pathways, same --run-seed): ${noControl.join(", ")}.`]
+      : []),
+    ...(noSharedX.length > 0 ? [`No gain_vs_none for runs that share no checkpoint at x >= ${GAIN_FROM_X} with their ${CONTROL_PATHWAY} run: ${noSharedX.join(", ")}.`] : []),
+    ...(noY0.length > 0 ? [`No gain_vs_y0 where the run has no checkpoint 0 (y0) or no checkpoint at x >= ${GAIN_FROM_X}: ${noY0.join(", ")}.`] : []),
   ];
 }
 

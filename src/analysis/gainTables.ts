@@ -46,18 +46,21 @@ export function rowGainVsY0(curves: readonly SeedCurve[], cfg: BootstrapConfig, 
 
 /**
  * gain_vs_none of a row: each run paired with the control run on the same evaluation seeds (the same
- * run seed); runs without such a partner are left out and named in `unpaired`.
+ * run seed); runs without such a partner are left out and named in `unpaired`, runs whose partner
+ * shares no checkpoint at x >= 3 with them in `noSharedCheckpoint`.
  */
-export function rowGainVsNone(curves: readonly SeedCurve[], control: readonly SeedCurve[], cfg: BootstrapConfig, key: readonly string[]): GainEstimate & { unpaired: string[] } {
+export function rowGainVsNone(curves: readonly SeedCurve[], control: readonly SeedCurve[], cfg: BootstrapConfig, key: readonly string[]): GainEstimate & { unpaired: string[]; noSharedCheckpoint: string[] } {
   const parts: GainData[] = [];
   const unpaired: string[] = [];
+  const noSharedCheckpoint: string[] = [];
   for (const sc of curves) {
     const partner = control.find((c) => sameSeeds(c, sc));
     const g = partner === undefined ? null : gainVsNoneData(sc, partner);
-    if (g === null) unpaired.push(sc.run_id);
+    if (partner === undefined) unpaired.push(sc.run_id);
+    else if (g === null) noSharedCheckpoint.push(sc.run_id);
     else parts.push(g);
   }
-  return { ...estimateGain(concatGain(parts), cfg, ["none", ...key]), unpaired };
+  return { ...estimateGain(concatGain(parts), cfg, ["none", ...key]), unpaired, noSharedCheckpoint };
 }
 
 /** Share of the game's score range within which a y0 counts as near 0 (metrics.md). */
@@ -92,11 +95,23 @@ export interface NullCheck {
   share: number | null;
   /** P(X >= excluding) for X ~ Binomial(intervals, 0.05): how surprising the count is for 95% intervals. */
   p_binomial: number | null;
-  /** False when p_binomial < NULL_ALPHA: more exclusions than 95% intervals allow. */
-  pass: boolean;
+  /**
+   * False when p_binomial < NULL_ALPHA: more exclusions than 95% intervals allow (a failure is
+   * reported however few the intervals); null when it did not fail but rests on fewer than
+   * NULL_MIN_INTERVALS intervals: not testable, since so few cannot show a pass; else true.
+   */
+  pass: boolean | null;
+  /** Whether the check rests on at least NULL_MIN_INTERVALS intervals. */
+  testable: boolean;
   /** The first few gains that exclude 0 (model / game / pathway: which gain). */
   examples: string[];
 }
+
+/**
+ * The fewest intervals a passed null check may rest on: with fewer, even a badly miscalibrated interval
+ * method passes by chance (1 interval: no exclusion, "0 of 1", is what a broken method gives too).
+ */
+export const NULL_MIN_INTERVALS = 10;
 
 /** Nominal share of 95% intervals that exclude a true 0. */
 export const NULL_EXPECTED = 0.05;
@@ -143,14 +158,19 @@ export function nullCheck(rows: readonly NullCheckRow[]): NullCheck {
     }
   }
   const p = intervals === 0 ? null : binomialUpperTail(excluding, intervals, NULL_EXPECTED);
-  return { intervals, excluding, share: intervals === 0 ? null : excluding / intervals, p_binomial: p, pass: p === null || p >= NULL_ALPHA, examples };
+  const failed = p !== null && p < NULL_ALPHA;
+  const testable = intervals >= NULL_MIN_INTERVALS;
+  return { intervals, excluding, share: intervals === 0 ? null : excluding / intervals, p_binomial: p, pass: failed ? false : testable ? true : null, testable, examples };
 }
 
 /** One line for a table's notes and the reproduction's summary. */
 export function describeNullCheck(c: NullCheck): string {
-  if (c.intervals === 0) return "Null check: no gain interval of a built-in that cannot learn (random, heuristic, perfect-judge, ceiling) or of a control (none) run to count.";
+  if (c.intervals === 0) return "Null check not testable (0 intervals): no gain interval of a built-in that cannot learn (random, heuristic, perfect-judge, ceiling) or of a control (none) run to count.";
   const pct = (100 * (c.share as number)).toFixed(1);
   const head = `${c.excluding} of ${c.intervals} gain intervals of the null (random, heuristic, perfect-judge, ceiling, and every model's none pathway) exclude 0 (${pct}%; expected about ${Math.round(NULL_EXPECTED * 100)}%, binomial p = ${(c.p_binomial as number).toPrecision(2)})`;
+  if (c.pass === null) {
+    return `Null check not testable (${c.intervals} interval${c.intervals === 1 ? "" : "s"}): ${head}; fewer than ${NULL_MIN_INTERVALS} intervals cannot show that the intervals cover 0 when nothing changes (add a none run per model and game, more games, or a built-in instrument such as builtin:random).`;
+  }
   return c.pass
     ? `Null check passed: ${head}.`
     : `NULL CHECK FAILED: ${head}: the intervals call noise an effect more often than 95% intervals may; do not read the gains of this table as evidence until the cause is found (e.g. ${c.examples.join("; ")}).`;

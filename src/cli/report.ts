@@ -6,6 +6,7 @@
  * `<out>/report.json` (method, B, seed, inputs, warnings, files).
  * Exit codes: 0 done; 1 the data could not be analysed (invalid log line, no runs); 2 bad arguments.
  */
+import { describeNullCheck, nullCheck } from "../analysis/gainTables.js";
 import { terminalSafe } from "../models/secrets.js";
 import { parseArgs } from "node:util";
 import { folderFlag, HelpRequested, joinNegativeNumbers, UsageError } from "./args.js";
@@ -146,7 +147,9 @@ export async function reportCommand(argv: string[]): Promise<number> {
   process.stdout.write(
     `s3gym report: ${c.runs} runs (${c.trainingRuns} training), ${c.steps} steps from ${args.data.join(", ")}; ` +
       `95% bootstrap intervals, B = ${args.B}, seed = ${args.seed}; methods per table (report.json interval_methods, and under each table): ${tableMethods(report)}\n` +
-      `wrote ${files.length} files under ${args.out} (tables/*.csv, tables/*.md, figures *.svg + *.png, report.json)\n`,
+      `wrote ${files.length} files under ${args.out} (tables/*.csv, tables/*.md, figures *.svg + *.png, report.json)\n` +
+      // The null check's verdict in the terminal too ("not testable" when it rests on too few intervals).
+      `${describeNullCheck(nullCheck(report.tables.main_results.rows))}\n`,
   );
   return 0;
 }

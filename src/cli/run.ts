@@ -24,18 +24,18 @@ import { planMatrix, preflightRun, runMatrix, type RunOutcome } from "../runner/
 import { parseShard, planRuns, shardFromEnv, type MatrixEntry, type RunPlan, type Shard, type ShardSource } from "../runner/schedule.js";
 import type { RunJobSettings } from "../runner/jobSettings.js";
 import { readJobFile, refuseFlagsBesideJob } from "./jobFile.js";
-import { makeShardPlan, recordShardPlan } from "../runner/shardPlan.js";
+import { checkShardPlan, makeShardPlan, recordShardPlan } from "../runner/shardPlan.js";
 import { terminalSafe } from "../models/secrets.js";
 import { checkDataDirProtocol } from "../runner/dataDirProtocol.js";
 import { ESTIMATE_POLICY, estimateMatrix } from "../runner/estimate.js";
 import { formatEstimate, totalOf } from "./estimateTable.js";
 import type { CapLimits } from "../runner/spendCap.js";
 import type { EstimateRow } from "../runner/estimate.js";
-import { readJsonFile, readRunFile } from "../logs/reader.js";
-import { manifestPath, runDir, runFile, shardDirName } from "../logs/runDir.js";
-import { EpisodeRecord, RunManifest } from "../logs/schema.js";
+import { runDir, shardDirName } from "../logs/runDir.js";
 import { exitCodeOf, folderFlag, HelpRequested, intFlag, oneOf, parseFlagsAndPositionals, UsageError, withoutFlags, type FlagValues } from "./args.js";
 import { isStudyPath, loadStudy, recordStudy, SMOKE_PROTOCOL, studyFileIn, studyRecord, type Study, type StudyRecord } from "./study/loadStudy.js";
+import { formatInterrupt } from "./runInterrupt.js";
+import { commandRecord, episodeProgress } from "../runner/runProgress.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
@@ -495,10 +495,10 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
       // since the run estimated would be refused.
       if (entries.length > 0) checkDataDirProtocol(p.dataDir, settingsOf(entries[0]!), new Set(entries.map((e) => e.runId)));
     } else {
-      // The whole matrix, recorded in the shard's directory (or checked against the plan there) before
-      // any run: status reads it for every shard, started or not.
-      if (p.shard && p.shardPlan) recordShardPlan(p.dataDir, makeShardPlan(matrix, p.shard, p.shardPlan.source, p.shardPlan.argv));
-      planMatrix(p.dataDir, entries, settingsOf, (e) => make(e.model), (g) => games.get(g)!);
+      // Checked only: nothing is written until the preflight has passed, so a run refused before its
+      // first episode leaves the data directory exactly as it was.
+      if (p.shard && p.shardPlan) checkShardPlan(p.dataDir, makeShardPlan(matrix, p.shard, p.shardPlan.source, p.shardPlan.argv));
+      planMatrix(p.dataDir, entries, settingsOf, (e) => make(e.model), (g) => games.get(g)!, { claim: false });
     }
     for (const e of p.estimate ? [] : trainingRuns) {
       checkCheckpointModels(p.dataDir, e.runId, p.training!.checkpoints);
@@ -544,11 +544,15 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
     }
     preflightRecord = pre.reports.map((r) => ({ model: r.name, host: r.host, max_model_len: r.maxModelLen, token_ratio: r.tokenRatio }));
   }
+  // The whole matrix, recorded in the shard's directory (or checked against the plan there) before
+  // any run: status reads it for every shard, started or not.
+  if (p.shard && p.shardPlan) recordShardPlan(p.dataDir, makeShardPlan(matrix, p.shard, p.shardPlan.source, p.shardPlan.argv));
   mkdirSync(p.dataDir, { recursive: true });
   // The resolved study beside the runs it starts, once the run starts (a refusal above leaves the folder as it was).
   if (p.study) recordStudy(p.dataDir, p.study.record);
   const progress = new Progress(rawStderr, { mode: p.progress, ...(deps.progressIntervalMs ? { intervalMs: deps.progressIntervalMs } : {}) });
   if (p.shard) stderr.write(`s3gym run: shard ${p.shard.index}/${p.shard.count}${p.shardPlan && p.shardPlan.source !== "flag" ? ` (from ${p.shardPlan.source === "slurm" ? "the Slurm array task" : "the Kubernetes completion index"})` : ""}: ${selected.length} of ${matrix.length} runs into ${p.dataDir}\n`);
+  const command = commandRecord(argv, process.cwd());
   const invocation = {
     concurrency: ctx.concurrency,
     max_retries: ctx.maxRetries,
@@ -565,7 +569,16 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
     ...(preflightRecord.length > 0 ? { preflight: preflightRecord } : {}),
     // The resolved study this invocation played (kept in the data folder under that file).
     ...(p.study ? { study: { sha256: p.study.record.sha256, file: studyFileIn(p.study.record.sha256) } } : {}),
+    // What resumes the run (status and Ctrl-C print it): this folder and these arguments, redacted.
+    command,
   };
+  // Ctrl-C: say what finished, what resumes and how, then exit 130 (the logs are whole up to the last episode).
+  const onInterrupt = () => {
+    progress.close();
+    stderr.write(formatInterrupt(p.dataDir, [...entries, ...trainingRuns].map((e) => e.runId), command));
+    process.exit(130);
+  };
+  process.once("SIGINT", onInterrupt);
   let outcomes: RunOutcome[];
   try {
     const [loop, ...trained] = await Promise.all([
@@ -590,6 +603,7 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
           checkpoints: p.training!.checkpoints,
           createModel: (name, onCall) => make(name, onCall),
           events: progress,
+          command,
         }),
       ),
     ]);
@@ -601,6 +615,8 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
     if (exitCodeOf(e) === 2) throw e;
     stderr.write(`s3gym run: ${(e as Error).message}\n`);
     return 1;
+  } finally {
+    process.off("SIGINT", onInterrupt);
   }
   progress.close();
 
@@ -646,24 +662,12 @@ function capStopLine(dataDir: string, outcomes: readonly RunOutcome[]): string |
   if (stopped.length === 0) return null;
   let left = 0;
   for (const o of stopped) {
-    const dir = runDir(dataDir, o.runId);
-    const done = new Set(readRunFile(runFile(dir, "episodes"), EpisodeRecord).lines.filter((l) => l.value.status === "ok").map((l) => `${l.value.phase}|${l.value.checkpoint}|${l.value.episode}|${l.value.view ?? ""}`)).size;
-    left += Math.max(0, plannedEpisodes(dir) - done);
+    const p = episodeProgress(runDir(dataDir, o.runId));
+    left += Math.max(0, (p.planned ?? 0) - p.done);
   }
   return `spend cap: ${stopped[0]!.error ?? "reached"}; ${stopped.length} run${stopped.length > 1 ? "s" : ""} stopped partial with ${left} episode${left === 1 ? "" : "s"} left to play; rerun the same command with a higher cap to resume them (no step is lost or repeated)`;
 }
 
-/** Episodes a run plans in all (its manifest's checkpoints times eval episodes, plus exploration). */
-function plannedEpisodes(dir: string): number {
-  try {
-    const m = readJsonFile(manifestPath(dir), RunManifest);
-    const p = m.config.protocol;
-    if (!p) return 0;
-    return p.explore_episodes + (m.config.checkpoints ?? []).length * p.eval_episodes;
-  } catch {
-    return 0;
-  }
-}
 
 /** The report command of a study's data: the study file again (its folders come from it). */
 function studyReportCommand(study: Study): string {

@@ -6,6 +6,7 @@
 import { terminalSafe } from "../models/secrets.js";
 import { RUN_STATES, shardStatus, type RunState, type ShardStatus } from "../runner/shardStatus.js";
 import { shellLine } from "../util/shellQuote.js";
+import { formatProgress } from "../runner/runProgress.js";
 import { exitCodeOf, HelpRequested, parseFlags, UsageError } from "./args.js";
 
 export const STATUS_USAGE = [
@@ -32,15 +33,18 @@ export function formatStatus(shards: readonly ShardStatus[]): string {
     const name = s.shard ? `shard ${s.shard.index}/${s.shard.count}` : "data directory";
     const note = s.shard && !s.started ? " (not started: no plan.json)" : "";
     lines.push(`${name}\t${s.dir}${note}\t${counts(s.runs.map((r) => r.state))}`);
-    for (const r of s.runs) lines.push(`  ${r.state.padEnd(11)}\t${r.runId}${r.detail ? `\t${r.detail}` : ""}`);
+    for (const r of s.runs) lines.push(`  ${r.state.padEnd(11)}\t${r.runId}${r.detail ? `\t${r.detail}` : ""}${r.progress ? `\t${formatProgress(r.progress)} done` : ""}`);
   }
   const all = shards.flatMap((s) => s.runs);
   const done = all.filter((r) => r.state === "done").length;
   lines.push(`total\t${all.length} runs\t${counts(all.map((r) => r.state))}\t${done === all.length ? "complete" : "INCOMPLETE"}`);
   const resume = shards.filter((s) => s.resume !== null);
-  if (resume.length > 0) {
-    lines.push(`resume (${resume.length} shard${resume.length > 1 ? "s" : ""}; a run resumes where it stopped, done episodes are not replayed):`);
+  const recorded = shards.flatMap((s) => s.resumeCommands ?? []);
+  if (resume.length > 0 || recorded.length > 0) {
+    const what = resume.length > 0 ? `${resume.length} shard${resume.length > 1 ? "s" : ""}` : `${recorded.length} command${recorded.length > 1 ? "s" : ""}, as the runs recorded them`;
+    lines.push(`resume (${what}; a run resumes where it stopped, done episodes are not replayed):`);
     for (const s of resume) lines.push(`  ${shellLine(["s3gym", ...s.resume!])}`);
+    for (const c of recorded) lines.push(`  ${c}`);
     if (shards.some((s) => s.runs.some((r) => r.state === "degenerate"))) lines.push("  (a degenerate run is played again as it is: fix the model or its flags first, or accept it)");
   }
   const running = all.filter((r) => r.state === "running").length;

@@ -394,6 +394,12 @@ export const CallRecord = z
     seed: z.number().int().optional(),
     /** Optional: the provider's `system_fingerprint` (the served build), beside the seed: a drift shows in run_quality. */
     system_fingerprint: z.string().optional(),
+    /**
+     * Optional: the model id the reply named, only when it differs from the id asked for (a provider
+     * serving a dated snapshot behind an alias, a router that swapped models). Absent when the server
+     * echoed the id, and in logs written before it was recorded.
+     */
+    served_model: z.string().optional(),
     /** Optional: the kit's own count of the prompt (run tokenizer), for step calls; compared with tokens_in, and the only token count of a built-in model (which reports no usage). */
     tokens_in_local: z.number().nonnegative().optional(),
     /** Optional: true when the server's tokens_in fell short of tokens_in_local by more than the margins of logs/qualityThresholds.ts (a silent server-side cut). */
@@ -548,6 +554,12 @@ export const InvocationRecord = z
     max_tokens_param: z.enum(["auto", "max_tokens", "max_completion_tokens"]).optional(),
     /** --drop-params, when given: sampling parameters never sent. */
     drop_params: z.array(z.string()).optional(),
+    /**
+     * `s3gym run` only: the command that resumes the run, as the last invocation ran it: the folder it
+     * ran in (`cwd`) and its arguments (`argv`, without `s3gym run`), each passed through the secret
+     * redaction. `s3gym status` and Ctrl-C print it as `cd <cwd> && s3gym run <argv>`.
+     */
+    command: z.object({ cwd: z.string(), argv: z.array(z.string()) }).optional(),
     /** What each endpoint's preflight found: its context length (`max_model_len`) and the server's tokens per local token (`/tokenize`), null where the server did not tell. */
     preflight: z
       .array(z.object({ model: z.string(), host: z.string(), max_model_len: z.number().int().positive().nullable(), token_ratio: z.number().positive().nullable() }))
@@ -609,6 +621,8 @@ export const RunQualityRecord = z.object({
   retries_by_kind: z.record(z.string(), z.number().int().nonnegative()),
   /** The distinct `system_fingerprint`s that answered, in first-seen order (more than one: the served model changed). */
   system_fingerprints: z.array(z.string()),
+  /** The distinct model ids replies named other than the one asked for (calls.jsonl `served_model`), first-seen order; absent when none did. */
+  served_models: z.array(z.string()).optional(),
 });
 export type RunQualityRecord = z.infer<typeof RunQualityRecord>;
 
@@ -639,6 +653,50 @@ export const UsageRecord = z
     /** Prompt tokens of the calls actually made (cache replays excluded): what `--max-input-tokens` counts. */
     spent_tokens_in: z.number().nonnegative().optional(),
   });
+
+/**
+ * What a reviewer needs to check where a run's (or a report's) numbers came from, in one object
+ * (`provenance` of a manifest and of report.json). Never a key's value, a URL's credentials, path or
+ * query. Manifests written before it existed have none: they still load, and report.json lists
+ * their runs with `provenance: null`.
+ */
+export const ProvenanceRecord = z
+  .object({
+    /** The kit's version (its package.json `version`). */
+    kit_version: z.string(),
+    /** The kit's git commit (40 hex digits) when it ran from a checkout; null when installed from a tarball or the commit could not be read. */
+    kit_commit: z.string().nullable(),
+    /** Whether that checkout had uncommitted changes (tracked or untracked, not ignored); null when not a checkout or git could not tell. */
+    kit_dirty: z.boolean().nullable(),
+    /** The Node.js version that ran it (`process.version`, e.g. `v20.20.2`). */
+    node_version: z.string(),
+    /**
+     * Runs only: the NAME of the environment variable whose key the calls sent (the models-file
+     * entry's `api_key_env`, else `--api-key-env`, else OPENAI_API_KEY); null for a built-in model
+     * (no key) or a model built by hand.
+     */
+    api_key_env: z.string().nullable().optional(),
+    /** Runs only: the endpoint host(s) the calls went to (a pool's hosts as a comma list), or `builtin`. */
+    endpoint: z.string().optional(),
+    /**
+     * Runs only: the calls in flight allowed per endpoint and key, as actually used (the models-file
+     * entry's `concurrency`, else `--concurrency`); null for a built-in model (not limited).
+     */
+    concurrency: z.number().int().positive().nullable().optional(),
+    /**
+     * Runs only: the distinct `system_fingerprint`s the endpoint's replies carried, in first-seen
+     * order (calls.jsonl), as of the last manifest write; empty when the server sent none (or no
+     * call has been summarised yet). More than one: the served build changed during the run.
+     */
+    served_fingerprints: z.array(z.string()).optional(),
+    /**
+     * Runs only: the model ids the replies named where they differ from the id asked for (calls.jsonl
+     * `served_model`), in first-seen order; empty when every reply named the id asked for (or none).
+     */
+    served_models: z.array(z.string()).optional(),
+  })
+  .passthrough();
+export type ProvenanceRecord = z.infer<typeof ProvenanceRecord>;
 
 export const RunManifest = z
   .object({
@@ -691,6 +749,8 @@ export const RunManifest = z
     degenerate_reason: z.string().optional(),
     /** Optional, once ended (or stopped): the run's quality over all its invocations (RunQualityRecord; endpoints.md "Run quality"). */
     quality: RunQualityRecord.optional(),
+    /** The kit, Node and endpoint this run was played with (ProvenanceRecord); absent in manifests written before it was recorded. */
+    provenance: ProvenanceRecord.optional(),
   })
   .passthrough();
 export type RunManifest = z.infer<typeof RunManifest>;

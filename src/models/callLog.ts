@@ -15,7 +15,7 @@ import { ModelCallError, type CallIdentity, type CallRoute, type CompletionReque
  * out, because Omit over the schema's passthrough index signature would lose them).
  */
 export type CallMeasurement = Pick<CallRecord, "tokens_in" | "tokens_out" | "tokens_cached" | "latency_ms" | "retries" | "cached" | "error" | "cost_usd"> &
-  Partial<Pick<CallRecord, "tokens_reasoning" | "retry_kinds" | "seed" | "system_fingerprint" | "tokens_in_local" | "server_truncated" | "endpoint" | "moved_from">> & { usage_note?: string };
+  Partial<Pick<CallRecord, "tokens_reasoning" | "retry_kinds" | "seed" | "system_fingerprint" | "served_model" | "tokens_in_local" | "server_truncated" | "endpoint" | "moved_from">> & { usage_note?: string };
 
 /**
  * The endpoint's usage as recorded: cached prompt tokens above the prompt tokens cannot be true
@@ -112,6 +112,7 @@ export class ObservedModel implements Model {
       ...(result.retryKinds && result.retryKinds.length > 0 ? { retry_kinds: [...result.retryKinds] } : {}),
       ...this.sent(request),
       ...(result.systemFingerprint !== undefined ? { system_fingerprint: result.systemFingerprint } : {}),
+      ...(result.servedModel !== undefined ? { served_model: result.servedModel } : {}),
       latency_ms: result.latencyMs,
       retries: result.retries,
       cached: result.cached,

@@ -335,5 +335,11 @@ export function assembleModel(resolved: ResolvedModel, ctx: ModelContext, builti
     if (ctx.cacheDir) inner = new CachedModel(inner, cacheOf(ctx, ctx.cacheDir), { endpoint, model: resolved.spec.model });
   }
   const real = specText(resolved.spec);
-  return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling, resolved.dropParams), ctx.onCall, resolved.price, { spec: real, sampling: dropSampling(resolved.sampling, resolved.dropParams) });
+  return new ObservedModel(new ConfiguredModel(resolved.name, inner, resolved.sampling, resolved.dropParams), ctx.onCall, resolved.price, {
+    spec: real,
+    sampling: dropSampling(resolved.sampling, resolved.dropParams),
+    // What the manifest's provenance records as used: the entry's values, not the flags' defaults.
+    apiKeyEnv: resolved.spec.scheme === "builtin" ? null : resolved.apiKeyEnv,
+    concurrency: resolved.spec.scheme === "builtin" ? null : resolved.concurrency,
+  });
 }

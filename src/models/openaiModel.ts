@@ -265,6 +265,7 @@ export class OpenAIModel implements Model {
     const reasoning = str(message.reasoning_content) ?? str(message.reasoning);
     const finishReason = typeof first.finish_reason === "string" ? first.finish_reason : null;
     const fingerprint = str((raw as { system_fingerprint?: unknown }).system_fingerprint);
+    const served = str((raw as { model?: unknown }).model);
     return {
       text,
       reasoning,
@@ -274,6 +275,8 @@ export class OpenAIModel implements Model {
       cached: false,
       retries: 0,
       ...(fingerprint !== null ? { systemFingerprint: fingerprint.slice(0, 200) } : {}),
+      // Only when it differs from the id asked for: a server that echoes the id adds nothing to the logs.
+      ...(served !== null && served !== this.model ? { servedModel: served.slice(0, 200) } : {}),
     };
   }
 

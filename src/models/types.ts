@@ -89,6 +89,8 @@ export interface CompletionResult {
   retryKinds?: string[];
   /** The provider's `system_fingerprint` (the served build), when it returned one. */
   systemFingerprint?: string;
+  /** The model id the reply names when it differs from the one asked for (e.g. a dated snapshot behind an alias). */
+  servedModel?: string;
   /** Set by the call log: the server's prompt_tokens fell short of the kit's own count (serverTruncation.ts). */
   serverTruncated?: boolean;
   /** Set by an endpoint pool (poolModel.ts): where the call went and which endpoints the run left. */
@@ -113,6 +115,10 @@ export interface ResolvedModelInfo {
   spec: string;
   /** The models-file entry's sampling (it overrides the runner's per field); {} without one. */
   sampling: SamplingParams;
+  /** The NAME of the key's variable the calls send (entry, else --api-key-env); null for a built-in model. Never compared on resume. */
+  apiKeyEnv?: string | null;
+  /** Calls in flight per endpoint and key as used (entry, else --concurrency); null for a built-in model (not limited). Never compared on resume. */
+  concurrency?: number | null;
 }
 
 export interface Model {

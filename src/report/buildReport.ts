@@ -7,6 +7,7 @@
 import type { Dataset } from "../analysis/dataset.js";
 import { defineLazy, reportParts, type ReportData, type ReportOptions } from "../analysis/report.js";
 import type { Table } from "../analysis/table.js";
+import type { ProvenanceRecord } from "../logs/schema.js";
 import { REPORT_ENTRIES, type Report, type ReportEntry, type ReportTables, type TableEntry } from "./entries.js";
 
 /**
@@ -34,10 +35,24 @@ export function buildReport(all: Dataset, opts: ReportOptions = {}, entries: rea
   }
   const report = { bootstrap: p.cfg, requireComplete: p.requireComplete, includeFlagged: p.includeFlagged, qualityNote: p.qualityNote, tables: defineLazy({} as ReportTables, tables), warnings: p.ds.warnings } as Partial<Report>;
   Object.defineProperty(report, ENTRIES, { value: entries, enumerable: false });
+  // Each run's provenance as its manifest recorded it (null before it was recorded), for report.json.
+  Object.defineProperty(report, RUN_PROVENANCE, { value: p.ds.runs.map((r) => ({ run_id: r.run_id, provenance: r.manifest?.provenance ?? null })), enumerable: false });
   return defineLazy(report, p.figureData) as Report;
 }
 
 const ENTRIES = Symbol("report entries");
+const RUN_PROVENANCE = Symbol("runs' provenance");
+
+/** One run of a report and the provenance its manifest recorded (null: none recorded, or no manifest). */
+export interface RunProvenance {
+  run_id: string;
+  provenance: ProvenanceRecord | null;
+}
+
+/** The provenance of every run a report read (buildReport); empty for a report built otherwise. */
+export function reportRunProvenance(report: ReportData): readonly RunProvenance[] {
+  return (report as { [RUN_PROVENANCE]?: readonly RunProvenance[] })[RUN_PROVENANCE] ?? [];
+}
 
 /** The entries a report was built with (buildReport's `entries`); the report's own for any other object. */
 export function reportEntries(report: ReportData): readonly ReportEntry[] {

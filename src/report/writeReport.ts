@@ -18,7 +18,8 @@ import { z } from "zod";
 import { replaceFileSet, type FileSetFaults } from "../util/fileSet.js";
 import { specCaption } from "./figures/specs.js";
 import type { MainResultsRow } from "../analysis/curveTables.js";
-import { reportEntries } from "./buildReport.js";
+import { reportEntries, reportRunProvenance } from "./buildReport.js";
+import { kitProvenance } from "../runner/provenance.js";
 import { perGameFigureNames, type FigureEntry, type FigureGroup, type NamedFigure, type Report, type TableName } from "./entries.js";
 import { INSTRUMENT_MARK, isInstrument } from "../analysis/instruments.js";
 import { describeNullCheck, nullCheck } from "../analysis/gainTables.js";
@@ -158,7 +159,17 @@ export async function writeReport(report: Report, outDir: string, dataDirs: read
 /** main_results' null check (gainTables.ts) as report.json carries it: the counts and the line the table's notes print. */
 function nullCheckJson(report: Report): object {
   const c = nullCheck(report.tables.main_results.rows);
-  return { intervals: c.intervals, excluding: c.excluding, share: c.share, p_binomial: c.p_binomial, pass: c.pass, line: describeNullCheck(c) };
+  return { intervals: c.intervals, excluding: c.excluding, share: c.share, p_binomial: c.p_binomial, pass: c.pass, testable: c.testable, line: describeNullCheck(c) };
+}
+
+/** Every table of the report as data: title, columns (key and kind), rows and notes, in the report's order. */
+function resultsJson(report: Report): Record<string, object> {
+  const out: Record<string, object> = {};
+  for (const name of Object.keys(report.tables) as TableName[]) {
+    const t = report.tables[name] as Table<object> | undefined;
+    if (t) out[name] = { title: t.title, columns: t.columns, rows: t.rows, notes: t.notes };
+  }
+  return out;
 }
 
 /** Writes the report's files under `dir` (the staging folder); returns them relative to it, report.json last. */
@@ -188,6 +199,11 @@ async function writeReportFiles(report: Report, outDir: string, dataDirs: readon
         incomplete_models: Object.fromEntries(report.incompleteModels),
         warnings: report.warnings,
         null_check: nullCheckJson(report),
+        // Who computed these numbers (the kit, its commit, Node) and what each run was played with.
+        provenance: { ...kitProvenance(), runs: reportRunProvenance(report) },
+        // The headline numbers, so a result can be cited from this one file: every table's rows as
+        // the tables hold them (an estimate is {point, lo, hi, n}), with its columns and notes.
+        results: resultsJson(report),
         files: owned,
       },
       null,

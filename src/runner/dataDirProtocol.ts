@@ -22,11 +22,13 @@
  * creates it and the other reads it and is refused.
  */
 import { playsProtocolLoop } from "../pathways/registry.js";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { manifestPath, runsDir } from "../logs/runDir.js";
-import { createFileExclusive } from "../util/atomicWrite.js";
+import { atomicTempPath, createFileExclusive } from "../util/atomicWrite.js";
+import { pidIsAlive } from "../util/pid.js";
 import { canonicalJson } from "../util/canonicalJson.js";
 import { ConfigError } from "../util/errors.js";
 import type { ProtocolSettings } from "./context.js";
@@ -106,17 +108,89 @@ const ProtocolFile = z.object({ protocol: z.record(z.string(), z.unknown()) });
  * (including a racing one that lost the create) compares with it. A protocol.json that cannot be
  * read is refused with the file and the fix, never overwritten: it is the directory's only record
  * once manifests are gone.
+ *
+ * A claim with no run beside it binds nothing: when `runs/` holds no run directory and the claimer
+ * is gone (an older kit recorded no claimer; one on this host whose process has ended), the claim is
+ * replaced by this one. Such a file is what a run refused before its first episode left behind in
+ * older versions; the claimer named in it keeps a racing start with another protocol refused while
+ * the first is still creating its runs.
  */
 export function claimDataDirProtocol(dataDir: string, settings: ProtocolSettings): void {
   const planned = comparedOf(settingsRecord(settings) as Record<string, unknown>);
   const file = join(dataDir, PROTOCOL_FILE);
   mkdirSync(dataDir, { recursive: true });
-  const content = `${JSON.stringify({ protocol: planned, note: "the protocol of every run in this data directory (s3gym: one protocol per directory)" }, null, 2)}\n`;
-  if (createFileExclusive(file, content)) return;
+  const content = `${JSON.stringify({ protocol: planned, claimed_by: { host: hostname(), pid: process.pid }, note: "the protocol of every run in this data directory (s3gym: one protocol per directory)" }, null, 2)}\n`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (createFileExclusive(file, content)) return;
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      continue; // removed since the create failed: try the create again
+    }
+    const theirs = readDataDirProtocol(dataDir);
+    // Gone since the create failed (removed by hand): nothing recorded to clash with.
+    const diff = theirs === null ? "" : protocolDiff(theirs, planned);
+    if (diff === "") return;
+    if (!claimIsStale(dataDir, text)) throw clashError(dataDir, `${PROTOCOL_FILE} differs: ${diff}`);
+    setAsideStale(file, text);
+  }
+  throw clashError(dataDir, `${PROTOCOL_FILE} changed while this run was claiming the directory`);
+}
+
+/**
+ * What `claimDataDirProtocol` would refuse, checked without writing: throws when `<data>/protocol.json`
+ * records another protocol and still binds (a run beside it, or a living claimer).
+ */
+export function checkDataDirClaim(dataDir: string, settings: ProtocolSettings): void {
   const theirs = readDataDirProtocol(dataDir);
-  // Gone since the create failed (removed by hand): nothing recorded to clash with.
-  const diff = theirs === null ? "" : protocolDiff(theirs, planned);
-  if (diff !== "") throw clashError(dataDir, `${PROTOCOL_FILE} differs: ${diff}`);
+  if (theirs === null) return;
+  const diff = protocolDiff(theirs, comparedOf(settingsRecord(settings) as Record<string, unknown>));
+  if (diff === "") return;
+  let text = "";
+  try {
+    text = readFileSync(join(dataDir, PROTOCOL_FILE), "utf8");
+  } catch {
+    return;
+  }
+  if (!claimIsStale(dataDir, text)) throw clashError(dataDir, `${PROTOCOL_FILE} differs: ${diff}`);
+}
+
+const Claimer = z.object({ claimed_by: z.object({ host: z.string(), pid: z.number().int().positive() }).optional() }).passthrough();
+
+/** Whether a protocol.json (its text) binds nothing: no run directory beside it and no living claimer. */
+function claimIsStale(dataDir: string, text: string): boolean {
+  const root = runsDir(dataDir);
+  if (existsSync(root) && readdirSync(root).length > 0) return false;
+  let by: { host: string; pid: number } | undefined;
+  try {
+    by = Claimer.parse(JSON.parse(text)).claimed_by;
+  } catch {
+    return false;
+  }
+  if (by === undefined) return true;
+  // Another host's process cannot be probed from here: its claim stands.
+  return by.host === hostname() && !pidIsAlive(by.pid);
+}
+
+/**
+ * Moves a stale protocol.json out of the way, only if it is still the file judged stale (`text`): of
+ * racing replacers one moves it; a fresh claim moved by mistake is put back (the caller's next
+ * attempt then compares with it).
+ */
+function setAsideStale(file: string, text: string): void {
+  const aside = atomicTempPath(`${file}.stale`);
+  try {
+    renameSync(file, aside);
+  } catch {
+    return; // already moved by a racing replacer: the create decides
+  }
+  const moved = readFileSync(aside, "utf8");
+  if (moved !== text) {
+    // Someone's fresh claim: restore it (unless yet another claim took the name meanwhile).
+    createFileExclusive(file, moved);
+  }
+  unlinkSync(aside);
 }
 
 /** The compared numbers two protocols differ in, as `field: a -> b, ...`; "" when they agree. */

@@ -30,6 +30,8 @@ export interface CheckpointListOptions {
   createModel: (spec: string, onCall: OnCall) => Model;
   events?: import("./context.js").RunEvents;
   now?: () => Date;
+  /** The command that resumes the run (`s3gym run`'s folder and arguments), recorded in the manifest's invocation. */
+  command?: { cwd: string; argv: string[] };
 }
 
 export async function runCheckpointList(o: CheckpointListOptions): Promise<RunOutcome> {
@@ -56,6 +58,7 @@ export async function runCheckpointList(o: CheckpointListOptions): Promise<RunOu
         const m = models.get(c.checkpoint)!;
         return { checkpoint: c.checkpoint, model: c.model, endpoint_host: m.endpointHost, ...(m.resolved ? { resolved: { spec: m.resolved.spec, sampling: { ...m.resolved.sampling } } } : {}) };
       }),
+      ...(o.command ? { command: o.command } : {}),
     },
     totalEpisodes: o.checkpoints.length * settings.evalEpisodes,
     checkpoints: [...epochs].sort((a, b) => a - b),

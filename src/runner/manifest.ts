@@ -4,7 +4,6 @@
  * built from settings and flags that hold names and numbers only (a key variable's NAME at most),
  * and the endpoint is recorded as a host.
  */
-import { readFileSync } from "node:fs";
 import { canonicalJson } from "../util/canonicalJson.js";
 import { InvocationRecord, RunManifest, SCHEMA_VERSION, type RunConfigRecord, type RunQualityRecord } from "../logs/schema.js";
 import type { z } from "zod";
@@ -18,20 +17,11 @@ import type { RunContext } from "./context.js";
 import { checkpointList } from "./schedule.js";
 import { RULES_VERSION, UNRECORDED_RULES_VERSION } from "../games/version.js";
 import { manifestPath } from "../logs/runDir.js";
+import { getKitVersion, runProvenance } from "./provenance.js";
 import { ConfigError } from "../util/errors.js";
 
-let kitVersion: string | null = null;
-/** The kit's package.json version (two levels up from src/runner or dist/runner). */
-export function getKitVersion(): string {
-  if (kitVersion === null) {
-    try {
-      kitVersion = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string }).version ?? "unknown";
-    } catch {
-      kitVersion = "unknown";
-    }
-  }
-  return kitVersion;
-}
+// The kit's version lives with the rest of the provenance; re-exported for the callers that read it here.
+export { getKitVersion } from "./provenance.js";
 
 /**
  * What the run's model name resolved to (`config.model`): the spec behind a models-file alias and its
@@ -98,6 +88,9 @@ export class ManifestWriter {
   private readonly startedAt: string;
   private readonly invocations: number;
   private readonly previousModel: RunConfigRecord["model"];
+  /** The fingerprints an earlier write recorded (kept until this invocation's end summarises calls.jsonl). */
+  private readonly previousFingerprints: string[];
+  private readonly previousServed: string[];
 
   constructor(
     private readonly run: RunContext,
@@ -115,6 +108,26 @@ export class ManifestWriter {
     this.invocations = (typeof previous?.invocations === "number" ? previous.invocations : 0) + 1;
     // A model built by hand (no resolved spec) must not erase what an earlier invocation recorded.
     this.previousModel = previous?.config.model ?? null;
+    this.previousFingerprints = previous?.provenance?.served_fingerprints ?? previous?.quality?.system_fingerprints ?? [];
+    this.previousServed = previous?.provenance?.served_models ?? [];
+  }
+
+  /**
+   * The invocation as this run used it: the key variable and concurrency its model resolved to (a
+   * models-file entry's own), not the flags' values; a built-in model sends no key.
+   */
+  private usedInvocation(): InvocationInput {
+    const r = this.run.model.resolved;
+    if (!r || r.apiKeyEnv === undefined) return this.invocation;
+    // The same keys in the same order; a built-in model's invocation drops the key variable it never read.
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(this.invocation)) {
+      if (k === "api_key_env") {
+        if (r.apiKeyEnv !== null) out[k] = r.apiKeyEnv;
+      } else if (k === "concurrency" && r.concurrency !== null && r.concurrency !== undefined) out[k] = r.concurrency;
+      else out[k] = v;
+    }
+    return out as InvocationInput;
   }
 
   /**
@@ -143,7 +156,7 @@ export class ManifestWriter {
         ...(this.recordModel && (modelConfig(run) ?? this.previousModel) ? { model: modelConfig(run) ?? this.previousModel } : {}),
         checkpoints: this.checkpoints,
         sampling: { max_tokens: run.settings.maxNewTokens },
-        invocation: this.invocation,
+        invocation: this.usedInvocation(),
       },
       started_at: this.startedAt,
       ended_at: ended ? run.now().toISOString() : null,
@@ -154,6 +167,7 @@ export class ManifestWriter {
       // Calls, tokens and dollars of every invocation so far (from calls.jsonl), once the run ends.
       ...(usage ? { usage } : {}),
       ...extra,
+      provenance: runProvenance(run.model, extra.quality?.system_fingerprints ?? this.previousFingerprints, extra.quality ? (extra.quality.served_models ?? []) : this.previousServed),
     });
   }
 }

@@ -32,7 +32,7 @@ import { createExperience } from "./experience.js";
 import { exploreLoop } from "./exploreLoop.js";
 import { getPathway } from "../pathways/registry.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";
-import { checkDataDirProtocol, claimDataDirProtocol } from "./dataDirProtocol.js";
+import { checkDataDirClaim, checkDataDirProtocol, claimDataDirProtocol } from "./dataDirProtocol.js";
 import { checkLogsAgainstPlan } from "./logProtocol.js";
 import { checkResumable, ManifestWriter, modelConfig, type InvocationInput } from "./manifest.js";
 import { episodeSlot, loadForResume, type ResumeState } from "./resume.js";
@@ -405,7 +405,9 @@ export interface MatrixOptions {
 /**
  * Checks a planned matrix against the data directory before any call: one protocol per directory
  * (the other runs already there, dataDirProtocol.ts), and each run being resumed field by field
- * (preflightRun). Throws a ConfigError naming the differing numbers.
+ * (preflightRun). Throws a ConfigError naming the differing numbers. `claim: false` only checks and
+ * writes nothing (a run that may still be refused before its first episode must leave the directory
+ * as it was); the matrix claims the directory when it starts playing.
  */
 export function planMatrix(
   dataDir: string,
@@ -413,6 +415,7 @@ export function planMatrix(
   settingsOf: (e: MatrixEntry) => ProtocolSettings,
   modelOf: (e: MatrixEntry) => Model,
   game: (name: string) => Game,
+  { claim = true }: { claim?: boolean } = {},
 ): void {
   // A run's own earlier invocations first: their message is the more specific (rules version, model).
   for (const e of entries) preflightRun({ dataDir, entry: e, game: game(e.game), model: modelOf(e), settings: settingsOf(e) });
@@ -421,7 +424,8 @@ export function planMatrix(
   if (entries.length > 0) {
     checkDataDirProtocol(dataDir, settingsOf(entries[0]!), new Set(entries.map((e) => e.runId)));
     // Atomic, and still there when a manifest is deleted: what makes the check above hold.
-    claimDataDirProtocol(dataDir, settingsOf(entries[0]!));
+    if (claim) claimDataDirProtocol(dataDir, settingsOf(entries[0]!));
+    else checkDataDirClaim(dataDir, settingsOf(entries[0]!));
   }
 }
 
@@ -446,6 +450,9 @@ function spentBefore(dataDir: string, entries: readonly MatrixEntry[]): { usd: n
  */
 export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
   const cap = o.cap && (o.cap.maxUsd !== null || o.cap.maxInputTokens !== null) ? new SpendCap(o.cap, spentBefore(o.dataDir, o.entries)) : null;
+  // Spent already by earlier invocations: refused before anything is written (no run opened, no claim).
+  const spentOut = cap?.check() ?? null;
+  if (spentOut !== null) throw new ConfigError(`${spentOut.replace(" (another episode would pass it)", "")} by earlier invocations of these runs; nothing was run: rerun with a higher cap to resume them`);
   // The cap hears every call beside the progress display (episodes report to it themselves: episodeRunner.ts).
   const events: RunEvents = cap
     ? {

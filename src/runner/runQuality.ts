@@ -40,6 +40,7 @@ export function runQuality(runDirectory: string, status: string, judgeInvalid = 
   let truncated = 0;
   const retries: Record<string, number> = {};
   const fingerprints: string[] = [];
+  const served: string[] = [];
   for (const { value: c } of readRunFile(runFile(runDirectory, "calls"), CallRecord, skipDamaged).lines) {
     if (c.server_truncated === true) truncated++;
     for (const k of c.retry_kinds ?? []) retries[k] = (retries[k] ?? 0) + 1;
@@ -47,6 +48,7 @@ export function runQuality(runDirectory: string, status: string, judgeInvalid = 
     const unnamed = c.retries - (c.retry_kinds?.length ?? 0);
     if (unnamed > 0) retries.unknown = (retries.unknown ?? 0) + unnamed;
     if (c.system_fingerprint !== undefined && !fingerprints.includes(c.system_fingerprint) && fingerprints.length < 20) fingerprints.push(c.system_fingerprint);
+    if (c.served_model !== undefined && !served.includes(c.served_model) && served.length < 20) served.push(c.served_model);
   }
   const measures = {
     status,
@@ -59,5 +61,5 @@ export function runQuality(runDirectory: string, status: string, judgeInvalid = 
     over_context_steps: overContext,
   };
   const flags = qualityFlags(measures, { judgeInvalid });
-  return { ...measures, flagged: flags.length > 0, flags, turns_dropped_steps: dropped, retries_by_kind: retries, system_fingerprints: fingerprints };
+  return { ...measures, flagged: flags.length > 0, flags, turns_dropped_steps: dropped, retries_by_kind: retries, system_fingerprints: fingerprints, ...(served.length > 0 ? { served_models: served } : {}) };
 }

@@ -92,8 +92,16 @@ export function matrixDiff(a: ShardPlan, b: ShardPlan): string {
  */
 export function recordShardPlan(dir: string, plan: ShardPlan): void {
   mkdirSync(dir, { recursive: true });
-  const content = `${JSON.stringify({ ...plan, note: "the planned matrix of every shard; written by the shard's first s3gym run (docs/scale.md)" }, null, 2)}\n`;
-  if (createFileExclusive(join(dir, PLAN_FILE), content)) return;
+  if (createFileExclusive(join(dir, PLAN_FILE), planContent(plan))) return;
+  checkShardPlan(dir, plan);
+}
+
+function planContent(plan: ShardPlan): string {
+  return `${JSON.stringify({ ...plan, note: "the planned matrix of every shard; written by the shard's first s3gym run (docs/scale.md)" }, null, 2)}\n`;
+}
+
+/** What `recordShardPlan` would refuse, checked without writing anything: another plan already recorded in `dir`. */
+export function checkShardPlan(dir: string, plan: ShardPlan): void {
   const theirs = readShardPlan(dir);
   if (theirs === null) return;
   const diff = theirs.shard.index !== plan.shard.index ? `it is shard ${theirs.shard.index}/${theirs.shard.count}, this is ${plan.shard.index}/${plan.shard.count}` : matrixDiff(theirs, plan);

@@ -20,6 +20,7 @@ import { ConfigError } from "../util/errors.js";
 import { pidIsAlive } from "../util/pid.js";
 import { matrixDiff, readShardPlan, type ShardPlan } from "./shardPlan.js";
 import { checkShardSet, runIdsIn } from "./shardSet.js";
+import { episodeProgress, recordedCommand, resumeLine, type EpisodeProgress } from "./runProgress.js";
 
 export const RUN_STATES = ["done", "running", "partial", "failed", "degenerate", "not started"] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -32,6 +33,8 @@ export interface RunStatus {
   state: RunState;
   /** Why, where it is not plain (the degenerate verdict, "killed mid-run", "stopped by the spend cap"). */
   detail: string | null;
+  /** Episodes logged whole and planned (runProgress.ts); absent for a run not started. */
+  progress?: EpisodeProgress;
 }
 
 export interface ShardStatus {
@@ -44,10 +47,20 @@ export interface ShardStatus {
   runs: RunStatus[];
   /** The `s3gym run` arguments that resume it (without the program name); null when nothing is left or not known. */
   resume: string[] | null;
+  /**
+   * A plain data directory's resume commands, as its unfinished runs' manifests recorded them (one
+   * per distinct command, `cd <folder> && s3gym run ...`); empty when none is left or none recorded.
+   */
+  resumeCommands?: string[];
 }
 
-/** The state of run `runId` in `dataDir`. */
-export function runState(dataDir: string, runId: string): { state: RunState; detail: string | null } {
+/** The state of run `runId` in `dataDir`, with its episodes done / planned once it has a directory. */
+export function runState(dataDir: string, runId: string): { state: RunState; detail: string | null; progress?: EpisodeProgress } {
+  const s = runStateOnly(dataDir, runId);
+  return s.state === "not started" ? s : { ...s, progress: episodeProgress(runDir(dataDir, runId)) };
+}
+
+function runStateOnly(dataDir: string, runId: string): { state: RunState; detail: string | null } {
   const dir = runDir(dataDir, runId);
   if (!existsSync(dir)) return { state: "not started", detail: null };
   const manifest = readManifestHead(dir);
@@ -155,7 +168,10 @@ export function shardStatus(dataDirs: readonly string[]): ShardStatus[] {
   checkShardSet(all);
   for (const d of plain) {
     const runs = runIdsIn(d).map((id) => ({ runId: id, model: "", game: "", pathway: "", ...runState(d, id) }));
-    out.push({ shard: null, dir: d, started: true, runs, resume: null });
+    // Each unfinished run's own recorded command, once per distinct command.
+    const commands = runs.filter((r) => r.state !== "done" && r.state !== "running").map((r) => recordedCommand(runDir(d, r.runId)));
+    const resumeCommands = [...new Set(commands.flatMap((c) => (c === null ? [] : [resumeLine(c)])))];
+    out.push({ shard: null, dir: d, started: true, runs, resume: null, resumeCommands });
   }
   return out;
 }

@@ -23,14 +23,29 @@ describe("null check", () => {
     expect([c.intervals, c.excluding, c.share]).toEqual([5, 2, 0.4]);
     // P(X >= 2), X ~ Bin(5, 0.05) = 1 - 0.95^5 - 5 * 0.05 * 0.95^4 = 0.0225925...
     expect(c.p_binomial).toBeCloseTo(1 - 0.95 ** 5 - 5 * 0.05 * 0.95 ** 4, 12);
-    expect(c.pass).toBe(true);
+    // Five intervals, not too many exclusions: too few to show a pass.
+    expect([c.pass, c.testable]).toEqual([null, false]);
     expect(c.examples).toEqual(["builtin:random / g / history: gain_vs_none", "builtin:learner / g / none: gain_vs_y0"]);
-    expect(describeNullCheck(c)).toMatch(/^Null check passed: 2 of 5 gain intervals .* exclude 0 \(40\.0%; expected about 5%/);
+    expect(describeNullCheck(c)).toMatch(/^Null check not testable \(5 intervals\): 2 of 5 gain intervals .* exclude 0 \(40\.0%; expected about 5%/);
+  });
+  it("passes only on 10 intervals or more; one interval is not testable, never 'passed: 0 of 1'", () => {
+    const one = nullCheck([row("builtin:learner", "none", pointOnly(null), iv(-1, 1))]);
+    expect([one.intervals, one.pass, one.testable]).toEqual([1, null, false]);
+    expect(describeNullCheck(one)).toMatch(/^Null check not testable \(1 interval\): 0 of 1 /);
+    expect(describeNullCheck(one)).not.toMatch(/passed/);
+    // 9 intervals (five rows of two, one without an interval): still not testable; 10: passed.
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => row("builtin:random", `p${i}`, iv(-1, 1), iv(-1, 1)));
+    const nine = nullCheck([...rows(4), row("builtin:random", "x", iv(-1, 1), pointOnly(null))]);
+    expect([nine.intervals, nine.pass]).toEqual([9, null]);
+    const ten = nullCheck(rows(5));
+    expect([ten.intervals, ten.pass, ten.testable]).toEqual([10, true, true]);
+    expect(describeNullCheck(ten)).toMatch(/^Null check passed: 0 of 10 /);
   });
   it("fails loudly when the exclusions are too many for 95% intervals", () => {
     const bad = [row("builtin:random", "history", iv(0.1, 0.5), iv(0.1, 0.2)), row("builtin:random", "memory", iv(0.1, 0.5), iv(-1, 1)), row("builtin:heuristic", "history", iv(-1, 1), iv(-1, 1))];
     const c = nullCheck(bad);
-    expect([c.intervals, c.excluding, c.pass]).toEqual([6, 3, false]);
+    // A failure is reported however few the intervals (3 of 6: binomial p about 0.002).
+    expect([c.intervals, c.excluding, c.pass, c.testable]).toEqual([6, 3, false, false]);
     expect(describeNullCheck(c)).toMatch(/^NULL CHECK FAILED: 3 of 6/);
   });
   it("says so when there is nothing to count", () => {
@@ -98,6 +113,28 @@ describe("main_results gains (hand-computed)", () => {
     expect(by("h", "history").naba.mark).toBe(Y0_MARK);
     expect(t.columns.map((c) => c.key)).toEqual(expect.arrayContaining(["gain_vs_none", "gain_vs_none_p", "gain_vs_y0", "gain_vs_y0_p"]));
     expect(t.notes.some((n) => n.startsWith(`${Y0_MARK}: y0 lies within 5%`))).toBe(true);
-    expect(t.notes.some((n) => /^Null check passed: \d+ of \d+ gain intervals/.test(n))).toBe(true);
+    // The two none rows' gain_vs_y0 are the only null intervals here: 2, not testable.
+    expect(t.notes.some((n) => /^Null check not testable \(2 intervals\): \d+ of 2 gain intervals/.test(n))).toBe(true);
+  });
+  it("every empty gain cell has a note naming what is missing", async () => {
+    const dir = tempDir("s3gym-gain-empty-");
+    const put = (game: string, pathway: string, curve: [number, number[]][]): void => {
+      const id = { run_id: `${game}.${pathway}`, model: "builtin:learner", game, pathway };
+      const c = curveRecords(id, curve);
+      writeRun(dir, id, { checkpoints: c.checkpoints, episodes: c.episodes, steps: [] });
+    };
+    // g: history and memory, no none run. h: a none run that stops at x = 2, and a history run without checkpoint 0.
+    put("g", "history", [[0, [1, 1, 1]], [3, [2, 3, 2]]]);
+    put("g", "memory", [[0, [1, 1, 1]], [3, [2, 2, 2]]]);
+    put("h", "none", [[0, [0, 0, 0]], [2, [0, 0, 0]]]);
+    put("h", "history", [[3, [1, 2, 2]]]);
+    const cfg = { B: 50, seed: 0 };
+    const t = mainResultsTable(analyzeCurves(await loadDataset(dir), cfg), cfg);
+    const by = (game: string, pathway: string) => t.rows.find((r) => r.game === game && r.pathway === pathway)!;
+    expect(by("g", "history").gain_vs_none.point).toBeNull();
+    expect(t.notes).toContain("No gain_vs_none where its control is missing: no none run of the same model and game in the data (add none to --pathways, same --run-seed): builtin:learner / g / history, builtin:learner / g / memory.");
+    expect(t.notes).toContain("No gain_vs_none for runs that share no checkpoint at x >= 3 with their none run: h.history.");
+    expect(t.notes.some((n) => n.startsWith("No gain_vs_none for runs without a none run on the same evaluation seeds"))).toBe(false);
+    expect(t.notes).toContain("No gain_vs_y0 where the run has no checkpoint 0 (y0) or no checkpoint at x >= 3: builtin:learner / h / history, builtin:learner / h / none.");
   });
 });

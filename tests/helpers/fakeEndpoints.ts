@@ -57,6 +57,8 @@ export interface FakeOptions {
   finishReason?: (n: number) => string;
   /** A `system_fingerprint` per reply n (absent: none sent). */
   fingerprint?: (n: number) => string;
+  /** The model id reply n names (absent: the id asked for, echoed), as a provider serving a dated snapshot behind an alias does. */
+  servedModel?: (n: number) => string;
 }
 
 export interface FakeEndpoint {
@@ -146,7 +148,7 @@ export async function startFake(o: FakeOptions): Promise<FakeEndpoint> {
       id: `chatcmpl-fake-${i}`,
       object: "chat.completion",
       created: 0,
-      model,
+      model: o.servedModel?.(i) ?? model,
       choices: [{ index: 0, message, finish_reason: o.finishReason?.(i) ?? "stop" }],
       ...(o.fingerprint ? { system_fingerprint: o.fingerprint(i) } : {}),
     };
