@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { DIAL_SUBDIR, runsDir } from "../logs/runDir.js";
 import { LogFormatError, discoverRuns, readRunDir, type ReadWarning, type RunVisitor } from "../logs/reader.js";
 import { viewOf, type RunManifest, type ViewName } from "../logs/schema.js";
+import { NewerSchemaError, refuseNewerSchema } from "../logs/schemaVersion.js";
 import { accumulateCall, emptyRunCost, type RunCost } from "./cost.js";
 import { checkShardSet } from "../runner/shardSet.js";
 
@@ -469,6 +470,7 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
       loc.runDir,
       {
         manifestLenient: (m, file) => {
+          refuseNewerSchema(m.fields, file);
           if (m.problems.length > 0) {
             warn(`${file}: ${m.problems.length} field(s) not used: ${m.problems.slice(0, 8).join(", ")}${m.problems.length > 8 ? ", ..." : ""} (a manifest is optional: the three JSONL files are what the analysis requires; the fields that validate are used)`);
           }
@@ -547,8 +549,12 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
     ).then(
       () => true,
       (e: unknown) => {
-        if (!(e instanceof LogFormatError)) throw e;
+        if (!(e instanceof LogFormatError) && !(e instanceof NewerSchemaError)) throw e;
         for (const id of [...builders.keys()]) if (!before.has(id)) builders.delete(id);
+        if (e instanceof NewerSchemaError) {
+          warn(`left out run ${loc.name}: ${e.message}`);
+          return false;
+        }
         warn(`left out run ${loc.name}: ${e.message} (fix or remove that line, or rerun the run's command: resume moves a damaged line to <file>.damaged)`);
         return false;
       },
