@@ -34,7 +34,7 @@ import type { EstimateRow } from "../runner/estimate.js";
 import { readJsonFile, readRunFile } from "../logs/reader.js";
 import { manifestPath, runDir, runFile, shardDirName } from "../logs/runDir.js";
 import { EpisodeRecord, RunManifest } from "../logs/schema.js";
-import { exitCodeOf, folderFlag, HelpRequested, intFlag, oneOf, parseFlags, UsageError, withoutFlags, type FlagValues } from "./args.js";
+import { exitCodeOf, folderFlag, HelpRequested, intFlag, labelFlag, oneOf, parseFlags, UsageError, withoutFlags, type FlagValues } from "./args.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
@@ -187,7 +187,7 @@ function parseTraining(v: { checkpoints?: string; "checkpoints-file"?: string; l
   }
   if (v.label !== undefined && v.label.trim() === "") throw new UsageError("--label is empty: name the training run (it is the `model` of its records and its row in training.csv)");
   // The label defaults to the base model's spec: training.csv's row then reads as that model's curve.
-  return { label: v.label?.trim() ?? specs[0]!, checkpoints: specs };
+  return { label: labelFlag("--label", v.label?.trim() ?? specs[0]!), checkpoints: specs };
 }
 
 function parse(argv: string[], env: Record<string, string | undefined>): Parsed {
