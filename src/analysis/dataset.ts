@@ -21,6 +21,7 @@ import { DIAL_SUBDIR, runsDir } from "../logs/runDir.js";
 import { LogFormatError, discoverRuns, readRunDir, type ReadWarning, type RunVisitor } from "../logs/reader.js";
 import { viewOf, type RunManifest, type ViewName } from "../logs/schema.js";
 import { NewerSchemaError, refuseNewerSchema } from "../logs/schemaVersion.js";
+import { CONTEXT_OVERFLOW } from "../runner/runQuality.js";
 import { accumulateCall, emptyRunCost, type RunCost } from "./cost.js";
 import { checkShardSet } from "../runner/shardSet.js";
 
@@ -90,6 +91,12 @@ export interface RunData {
   cost: RunCost | null;
   /** Exploration steps of `ok` exploration episodes; null for pathways outside JUDGED_PATHWAYS. */
   explore: ExploreSteps | null;
+  /**
+   * Step replies by kind, counted over every step line read (what the run loop's quality counts,
+   * runner/runQuality.ts): the report judges a run whose manifest recorded no `quality` (missing,
+   * or written by another tool) from these. Optional: a RunData built by hand has none.
+   */
+  replies?: StepReplyCounts;
   /** Counts for the report: judged exploration steps after deduplication; eval steps and other
    * pathways' exploration steps as lines read; episodes after deduplication. */
   counts: {
@@ -100,6 +107,23 @@ export interface RunData {
     /** Exploration steps left out because their episode failed or never got a record (judged runs). */
     leftOutSteps: number;
   };
+}
+
+/** Step replies of a run by kind (RunData.replies). */
+export interface StepReplyCounts {
+  replies: number;
+  /** No parsable action or no self-score. */
+  bad: number;
+  /** finish_reason `length`. */
+  cut: number;
+  /** The game refused the action. */
+  invalid: number;
+  /** No answer text. */
+  empty: number;
+  /** Sent with earliest turns left out (`turns_dropped`). */
+  dropped: number;
+  /** Episodes ended by `context_overflow`. */
+  overContext: number;
 }
 
 /** A loaded data set: runs sorted by (game, model, pathway, run_id), plus what was tolerated. */
@@ -252,6 +276,7 @@ class RunBuilder {
   /** Lines read (duplicates included) of eval steps and of non-judged exploration steps. */
   evalStepLines = 0;
   exploreStepLines = 0;
+  readonly replies: StepReplyCounts = { replies: 0, bad: 0, cut: 0, invalid: 0, empty: 0, dropped: 0, overContext: 0 };
   dupCheckpoints = 0;
   dupEpisodes = 0;
 
@@ -366,6 +391,7 @@ class RunBuilder {
       views,
       cost: this.largestCost(),
       explore,
+      replies: { ...this.replies },
       counts: {
         steps: exploreSteps + this.evalStepLines,
         exploreSteps,
@@ -494,6 +520,7 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           const b = builderFor(r, file, line);
           if (!b) return;
           b.sources.add(loc.runDir);
+          if (r.error?.startsWith(CONTEXT_OVERFLOW) === true) b.replies.overContext++;
           if (r.phase === "eval") {
             if (r.checkpoint === null) throw new LogFormatError(file, line, "checkpoint", "an eval episode needs a checkpoint");
             const view = viewOf(r);
@@ -523,6 +550,13 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           const b = builderFor(r, file, line);
           if (!b) return;
           b.sources.add(loc.runDir);
+          const q = b.replies;
+          q.replies++;
+          if (r.action === null || r.self_score === null) q.bad++;
+          if (r.finish_reason === "length") q.cut++;
+          if (!r.valid) q.invalid++;
+          if (r.response.trim() === "" && r.answer_source === undefined) q.empty++;
+          if ((r.turns_dropped ?? 0) > 0) q.dropped++;
           // View steps are not needed by any metric (the views' tables read episode scores).
           if (r.phase === "eval" && viewOf(r) !== "eval") return;
           const stepsKey = r.phase === "eval" ? `eval|${r.checkpoint}|${r.episode}` : `explore|${r.episode}`;

@@ -32,7 +32,7 @@ export function buildReport(all: Dataset, opts: ReportOptions = {}, entries: rea
     // The quality note rides on every table built from the filtered runs, main_results included.
     tables[e.name] = p.part(e.name, e.runs === "all" || p.qualityNote === null ? build : () => withNote(build(), p.qualityNote!));
   }
-  const report = { bootstrap: p.cfg, requireComplete: p.requireComplete, includeFlagged: p.includeFlagged, qualityNote: p.qualityNote, tables: defineLazy({} as ReportTables, tables), warnings: p.ds.warnings } as Partial<Report>;
+  const report = { bootstrap: p.cfg, requireComplete: p.requireComplete, includeFlagged: p.includeFlagged, qualityNote: p.qualityNote, emptiedByFlags: p.emptiedByFlags, tables: defineLazy({} as ReportTables, tables), warnings: p.ds.warnings } as Partial<Report>;
   Object.defineProperty(report, ENTRIES, { value: entries, enumerable: false });
   return defineLazy(report, p.figureData) as Report;
 }
