@@ -190,7 +190,7 @@ export function qualityFiltered(ds: Dataset, includeFlagged: boolean): { ds: Dat
     if (v.unknownStatus !== null) unknown.set(v.unknownStatus, [...(unknown.get(v.unknownStatus) ?? []), run.run_id]);
   }
   const said = [...unknown].map(([status, ids]) => `${ids.length} run${ids.length > 1 ? "s" : ""} (e.g. ${ids[0]}): ${unknownStatusText(status)} (the kit writes ${KNOWN_STATUSES.join(", ")}; see run_quality)`);
-  if (flagged.size === 0) return { ds: said.length > 0 ? { ...ds, warnings: [...ds.warnings, ...said] } : ds, note: null, emptied: null };
+  if (flagged.size === 0) return { ds: said.length > 0 ? { ...ds, warnings: withWarnings(ds.warnings, said) } : ds, note: null, emptied: null };
   const named = [...flagged].map(([id, f]) => `${id} (${f.join("; ")})`).join(", ");
   if (!includeFlagged) {
     const kept = ds.runs.filter((r) => !flagged.has(r.run_id));
@@ -199,14 +199,19 @@ export function qualityFiltered(ds: Dataset, includeFlagged: boolean): { ds: Dat
         ? `every run (${flagged.size}) was flagged by run_quality and left out, so every table but run_quality is empty: see tables/run_quality.md for why (${[...new Set([...flagged.values()].flat())].slice(0, 4).join("; ")}); fix the runs (rerun them) or report --include-flagged to put them back, marked ${FLAG_MARK}`
         : null;
     return {
-      ds: { ...ds, runs: kept, warnings: [...ds.warnings, ...said, ...(emptied ? [emptied] : [])] },
+      ds: { ...ds, runs: kept, warnings: withWarnings(ds.warnings, [...said, ...(emptied ? [emptied] : [])]) },
       note: `Left out ${flagged.size} flagged run${flagged.size > 1 ? "s" : ""} (see run_quality; report --include-flagged puts them back, marked ${FLAG_MARK}): ${named}.`,
       emptied,
     };
   }
   return {
-    ds: { ...ds, runs: ds.runs.map((r) => (flagged.has(r.run_id) ? { ...r, model: `${r.model} ${FLAG_MARK}` } : r)), warnings: [...ds.warnings, ...said] },
+    ds: { ...ds, runs: ds.runs.map((r) => (flagged.has(r.run_id) ? { ...r, model: `${r.model} ${FLAG_MARK}` } : r)), warnings: withWarnings(ds.warnings, said) },
     note: `Rows whose model ends in ${FLAG_MARK} come from flagged runs (--include-flagged; see run_quality): ${named}.`,
     emptied: null,
   };
+}
+
+/** `warnings` itself when nothing is added (callers compare the array), else a new array with `more` after it. */
+function withWarnings(warnings: string[], more: readonly string[]): string[] {
+  return more.length === 0 ? warnings : [...warnings, ...more];
 }
