@@ -485,7 +485,7 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
     return b;
   };
 
-  const locations = discoverRuns(dirs);
+  const locations = discoverRuns(dirs, warn);
   for (let src = 0; src < locations.length; src++) {
     const loc = locations[src] as (typeof locations)[number];
     const before = new Set(builders.keys());

@@ -124,7 +124,7 @@ function runRow(run: RunData): Record<string, unknown> {
  * was reached, and the tables must leave them out as the loader does.
  */
 async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m: string) => void): Promise<number[]> {
-  const locations = discoverRuns(dataDirs);
+  const locations = discoverRuns(dataDirs, warn);
   const srcOf = new Map(locations.map((l, i) => [l.runDir, i]));
   const staged = new Set<number>();
   let ord = 0;
