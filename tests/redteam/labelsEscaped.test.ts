@@ -114,3 +114,9 @@ describe("labels are checked at the door", () => {
     expect(r.text).not.toMatch(CONTROL);
   });
 });
+
+describe("Markdown escaping leaves code spans as they are", () => {
+  it("escapes a tag outside a code span, not inside one", () => {
+    expect(markdownCell("see `tables/<name>.md` and <b>x</b>")).toBe("see `tables/<name>.md` and &lt;b>x&lt;/b>");
+  });
+});
