@@ -4,7 +4,7 @@
  * flagged by the one rule of logs/qualityThresholds.ts: the quality its manifest recorded when it
  * ended, or, for a run whose manifest has none (older logs, hand-written ones), its status alone.
  */
-import { qualityFlags } from "../logs/qualityThresholds.js";
+import { qualityFlags, WARMUP_REPLIES } from "../logs/qualityThresholds.js";
 import type { RunQualityRecord } from "../logs/schema.js";
 import type { Dataset, RunData } from "./dataset.js";
 import type { Table } from "./table.js";
@@ -56,7 +56,10 @@ function qualityFromSteps(run: RunData, status: string): RunQualityRecord | null
     server_truncated_calls: 0,
     over_context_steps: c.overContext,
   };
-  const flags = qualityFlags(measures, { judgeInvalid: !isInstrument(run.model) });
+  // Fewer replies than the run loop's warm-up say too little to flag on a share (hand-written or
+  // converted logs of a few steps): then the status alone decides, as before.
+  const judged = c.replies >= WARMUP_REPLIES ? measures : { ...measures, bad_reply_share: 0, cut_at_cap_share: 0, invalid_action_share: 0 };
+  const flags = qualityFlags(judged, { judgeInvalid: !isInstrument(run.model) });
   return { ...measures, flagged: flags.length > 0, flags, turns_dropped_steps: c.dropped, retries_by_kind: {}, system_fingerprints: [] };
 }
 
@@ -73,7 +76,8 @@ export interface RunVerdict {
 /**
  * A run's status and flags: from the quality its manifest recorded, or, when none was recorded (no
  * manifest, one from before quality was, or one written by another tool), measured from its step
- * lines by the same rule (a run of 100% unusable replies is flagged with or without its manifest).
+ * lines by the same rule (a run of 100% unusable replies is flagged with or without its manifest;
+ * a run of fewer than WARMUP_REPLIES step replies is not flagged on a share).
  * A status the kit does not write (another tool's `done`) is not a flag by itself: it is named, and
  * the run is judged as `complete` by its steps.
  */
@@ -158,7 +162,7 @@ function qualityTable(ds: Dataset, cfg: BootstrapConfig): Table<RunQualityRow> {
     rows,
     notes: [
       describeBootstrap(cfg, "nothing: run quality is counted from the logs, not estimated, so it has no interval"),
-      "From each run's manifest (`quality`, written when the run ended); a run whose manifest recorded none (missing, older, or another tool's) is measured here from its step lines by the same thresholds, its call columns (retries, server truncation, fingerprints) then empty or 0. A status the kit does not write (another tool's `done`) is named in the status column and the run judged as complete by its steps. Shares are of step replies: bad = no parsable Answer or Score line; cut at cap = finish_reason length; invalid = the game refused the action; empty = no answer text. server_truncated_calls: the server counted far fewer prompt tokens than the kit sent (a silent cut, e.g. Ollama's num_ctx). over_context_steps: steps that could not fit --context-tokens and ended their episode; turns_dropped_steps: steps sent without their episode's earliest turns. Thresholds: src/logs/qualityThresholds.ts (docs/endpoints.md, \"Run quality\").",
+      "From each run's manifest (`quality`, written when the run ended); a run whose manifest recorded none (missing, older, or another tool's) is measured here from its step lines by the same thresholds (a share flags it from " + WARMUP_REPLIES + " step replies on), its call columns (retries, server truncation, fingerprints) then empty or 0. A status the kit does not write (another tool's `done`) is named in the status column and the run judged as complete by its steps. Shares are of step replies: bad = no parsable Answer or Score line; cut at cap = finish_reason length; invalid = the game refused the action; empty = no answer text. server_truncated_calls: the server counted far fewer prompt tokens than the kit sent (a silent cut, e.g. Ollama's num_ctx). over_context_steps: steps that could not fit --context-tokens and ended their episode; turns_dropped_steps: steps sent without their episode's earliest turns. Thresholds: src/logs/qualityThresholds.ts (docs/endpoints.md, \"Run quality\").",
     ],
   };
 }
