@@ -60,6 +60,7 @@ export function checkDataDirProtocol(dataDir: string, settings: ProtocolSettings
   const planned = comparedOf(settingsRecord(settings) as Record<string, unknown>);
   const plannedFingerprint = protocolFingerprint(settings);
   const clashes = new Map<string, { example: string; runs: number }>();
+  const byLogs = new Map<string, { example: string; runs: number }>();
   for (const id of readdirSync(root).sort()) {
     if (skip.has(id)) continue;
     let raw: unknown;
@@ -70,9 +71,9 @@ export function checkDataDirProtocol(dataDir: string, settings: ProtocolSettings
       const logged = loggedFingerprint(join(root, id));
       if (logged !== null && logged.fingerprint !== plannedFingerprint) {
         const diff = `protocol_fingerprint of its logs (episodes.jsonl:${logged.line}, no manifest.json): ${logged.fingerprint} -> ${plannedFingerprint} (one of ${COMPARED.join(", ")} differs)`;
-        const seen = clashes.get(diff);
+        const seen = byLogs.get(diff);
         if (seen) seen.runs++;
-        else clashes.set(diff, { example: id, runs: 1 });
+        else byLogs.set(diff, { example: id, runs: 1 });
       }
       continue;
     }
@@ -86,6 +87,12 @@ export function checkDataDirProtocol(dataDir: string, settings: ProtocolSettings
     const seen = clashes.get(diff);
     if (seen) seen.runs++;
     else clashes.set(diff, { example: id, runs: 1 });
+  }
+  // A fingerprint says only THAT the protocol differs: when the directory's protocol.json differs from
+  // the plan too, its claim (claimDataDirProtocol, next) names the fields, so it speaks instead.
+  if (byLogs.size > 0) {
+    const recorded = readDataDirProtocol(dataDir);
+    if (recorded === null || protocolDiff(recorded, planned) === "") for (const [k, v] of byLogs) clashes.set(k, v);
   }
   if (clashes.size === 0) return;
   const lines = [...clashes].map(([diff, c]) => `${c.runs} run${c.runs > 1 ? "s" : ""} (e.g. ${c.example}) differ: ${diff}`);
