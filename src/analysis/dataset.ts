@@ -20,6 +20,8 @@ import { join } from "node:path";
 import { DIAL_SUBDIR, runsDir } from "../logs/runDir.js";
 import { LogFormatError, discoverRuns, readRunDir, type ReadWarning, type RunVisitor } from "../logs/reader.js";
 import { viewOf, type RunManifest, type ViewName } from "../logs/schema.js";
+import { NewerSchemaError, refuseNewerSchema } from "../logs/schemaVersion.js";
+import { CONTEXT_OVERFLOW } from "../runner/runQuality.js";
 import { accumulateCall, emptyRunCost, type RunCost } from "./cost.js";
 import { checkShardSet } from "../runner/shardSet.js";
 
@@ -89,6 +91,12 @@ export interface RunData {
   cost: RunCost | null;
   /** Exploration steps of `ok` exploration episodes; null for pathways outside JUDGED_PATHWAYS. */
   explore: ExploreSteps | null;
+  /**
+   * Step replies by kind, counted over every step line read (what the run loop's quality counts,
+   * runner/runQuality.ts): the report judges a run whose manifest recorded no `quality` (missing,
+   * or written by another tool) from these. Optional: a RunData built by hand has none.
+   */
+  replies?: StepReplyCounts;
   /** Counts for the report: judged exploration steps after deduplication; eval steps and other
    * pathways' exploration steps as lines read; episodes after deduplication. */
   counts: {
@@ -99,6 +107,23 @@ export interface RunData {
     /** Exploration steps left out because their episode failed or never got a record (judged runs). */
     leftOutSteps: number;
   };
+}
+
+/** Step replies of a run by kind (RunData.replies). */
+export interface StepReplyCounts {
+  replies: number;
+  /** No parsable action or no self-score. */
+  bad: number;
+  /** finish_reason `length`. */
+  cut: number;
+  /** The game refused the action. */
+  invalid: number;
+  /** No answer text. */
+  empty: number;
+  /** Sent with earliest turns left out (`turns_dropped`). */
+  dropped: number;
+  /** Episodes ended by `context_overflow`. */
+  overContext: number;
 }
 
 /** A loaded data set: runs sorted by (game, model, pathway, run_id), plus what was tolerated. */
@@ -251,6 +276,7 @@ class RunBuilder {
   /** Lines read (duplicates included) of eval steps and of non-judged exploration steps. */
   evalStepLines = 0;
   exploreStepLines = 0;
+  readonly replies: StepReplyCounts = { replies: 0, bad: 0, cut: 0, invalid: 0, empty: 0, dropped: 0, overContext: 0 };
   dupCheckpoints = 0;
   dupEpisodes = 0;
 
@@ -365,6 +391,7 @@ class RunBuilder {
       views,
       cost: this.largestCost(),
       explore,
+      replies: { ...this.replies },
       counts: {
         steps: exploreSteps + this.evalStepLines,
         exploreSteps,
@@ -458,7 +485,7 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
     return b;
   };
 
-  const locations = discoverRuns(dirs);
+  const locations = discoverRuns(dirs, warn);
   for (let src = 0; src < locations.length; src++) {
     const loc = locations[src] as (typeof locations)[number];
     const before = new Set(builders.keys());
@@ -469,6 +496,7 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
       loc.runDir,
       {
         manifestLenient: (m, file) => {
+          refuseNewerSchema(m.fields, file);
           if (m.problems.length > 0) {
             warn(`${file}: ${m.problems.length} field(s) not used: ${m.problems.slice(0, 8).join(", ")}${m.problems.length > 8 ? ", ..." : ""} (a manifest is optional: the three JSONL files are what the analysis requires; the fields that validate are used)`);
           }
@@ -492,6 +520,7 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           const b = builderFor(r, file, line);
           if (!b) return;
           b.sources.add(loc.runDir);
+          if (r.error?.startsWith(CONTEXT_OVERFLOW) === true) b.replies.overContext++;
           if (r.phase === "eval") {
             if (r.checkpoint === null) throw new LogFormatError(file, line, "checkpoint", "an eval episode needs a checkpoint");
             const view = viewOf(r);
@@ -521,6 +550,13 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           const b = builderFor(r, file, line);
           if (!b) return;
           b.sources.add(loc.runDir);
+          const q = b.replies;
+          q.replies++;
+          if (r.action === null || r.self_score === null) q.bad++;
+          if (r.finish_reason === "length") q.cut++;
+          if (!r.valid) q.invalid++;
+          if (r.response.trim() === "" && r.answer_source === undefined) q.empty++;
+          if ((r.turns_dropped ?? 0) > 0) q.dropped++;
           // View steps are not needed by any metric (the views' tables read episode scores).
           if (r.phase === "eval" && viewOf(r) !== "eval") return;
           const stepsKey = r.phase === "eval" ? `eval|${r.checkpoint}|${r.episode}` : `explore|${r.episode}`;
@@ -547,8 +583,12 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
     ).then(
       () => true,
       (e: unknown) => {
-        if (!(e instanceof LogFormatError)) throw e;
+        if (!(e instanceof LogFormatError) && !(e instanceof NewerSchemaError)) throw e;
         for (const id of [...builders.keys()]) if (!before.has(id)) builders.delete(id);
+        if (e instanceof NewerSchemaError) {
+          warn(`left out run ${loc.name}: ${e.message}`);
+          return false;
+        }
         warn(`left out run ${loc.name}: ${e.message} (fix or remove that line, or rerun the run's command: resume moves a damaged line to <file>.damaged)`);
         return false;
       },

@@ -124,7 +124,7 @@ function runRow(run: RunData): Record<string, unknown> {
  * was reached, and the tables must leave them out as the loader does.
  */
 async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m: string) => void): Promise<number[]> {
-  const locations = discoverRuns(dataDirs);
+  const locations = discoverRuns(dataDirs, warn);
   const srcOf = new Map(locations.map((l, i) => [l.runDir, i]));
   const staged = new Set<number>();
   let ord = 0;
@@ -427,6 +427,15 @@ export function exportSchema(tables: SqlTable[], rows: Record<SqlTableName, numb
 }
 
 /**
+ * A text column of a CSV export neutralised against spreadsheet formulas, as src/util/escape/csv.ts
+ * does for every other CSV: a value starting with `=`, `+`, `-`, `@`, tab or CR that is not a plain
+ * number gets a leading `'`. Parquet keeps the text as it is.
+ */
+function csvFormulaSafe(col: string): string {
+  return `CASE WHEN regexp_matches(${col}, '^[=+@\t\r-]') AND NOT regexp_matches(${col}, '^[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?$') THEN '''' || ${col} ELSE ${col} END AS ${col}`;
+}
+
+/**
  * Writes every table of the data directories as `<out>/<table>.parquet` (zstd) or `.csv`, plus
  * `<out>/schema.json`. The same logs give the same bytes (fixed row orders; one writer thread).
  * CSV has no nested types: LIST, STRUCT and JSON columns are written as their JSON text.
@@ -443,7 +452,7 @@ export async function exportTables(dataDirs: readonly string[], out: string, for
       for (const t of built.tables) {
         const target = join(out, `${t.name}.${format}`);
         const temp = join(out, `.${t.name}.${format}.tmp-${process.pid}`);
-        const cols = t.columns.map((c) => (format === "csv" && /\[\]$|^STRUCT|^JSON$/.test(c.type) ? `to_json(${q(c.name)})::VARCHAR AS ${q(c.name)}` : q(c.name))).join(", ");
+        const cols = t.columns.map((c) => (format === "csv" && /\[\]$|^STRUCT|^JSON$/.test(c.type) ? `to_json(${q(c.name)})::VARCHAR AS ${q(c.name)}` : format === "csv" && c.type === "VARCHAR" ? csvFormulaSafe(q(c.name)) : q(c.name))).join(", ");
         const options = format === "parquet" ? "FORMAT parquet, COMPRESSION zstd" : "FORMAT csv, HEADER true";
         await conn.run(`COPY (SELECT ${cols} FROM ${q(t.name)}) TO ${sqlString(temp)} (${options})`);
         renameSync(temp, target);

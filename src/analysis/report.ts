@@ -70,6 +70,8 @@ export interface ReportData {
   includeFlagged: boolean;
   /** What was done with flagged runs (left out, or in and marked), naming them; null when none was flagged. */
   qualityNote: string | null;
+  /** Set when leaving the flagged runs out left the paper tables no run at all: what happened and the fix (terminal and report.json). */
+  emptiedByFlags: string | null;
   /** Figure data. */
   curves: CurveSeries[];
   /** Figure 7: per (model, game), the mean over loop seeds by epoch with its band, and each seed's line. */
@@ -123,6 +125,7 @@ export interface ReportParts {
   requireComplete: boolean;
   includeFlagged: boolean;
   qualityNote: string | null;
+  emptiedByFlags: string | null;
   /** Which entry groups have data (EntryGroup). */
   has: Record<EntryGroup, boolean>;
   part: <T>(name: ReportPart, f: () => T) => () => T;
@@ -167,7 +170,7 @@ export function defineLazy<T extends object>(target: T, getters: Record<string, 
  * notebook that builds a table from the analysis functions itself calls it too, so it reads the very
  * runs the report's table reads.
  */
-export function reportDataset(all: Dataset, opts: Pick<ReportOptions, "includeFlagged"> = {}): { ds: Dataset; note: string | null } {
+export function reportDataset(all: Dataset, opts: Pick<ReportOptions, "includeFlagged"> = {}): { ds: Dataset; note: string | null; emptied: string | null } {
   return qualityFiltered(all, opts.includeFlagged ?? false);
 }
 
@@ -183,7 +186,7 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
   const requireComplete = opts.requireComplete ?? false;
   // Every table but run_quality is built from the runs that passed it (or all, marked: --include-flagged).
   const includeFlagged = opts.includeFlagged ?? false;
-  const { ds, note: qualityNote } = reportDataset(all, { includeFlagged });
+  const { ds, note: qualityNote, emptied: emptiedByFlags } = reportDataset(all, { includeFlagged });
   const ref = opts.reference ? reportDataset(opts.reference, { includeFlagged }).ds : ds;
   // A part: computed once, on first use; onBuild hears its name once, when first done (after the parts
   // it read): a table that is also a shared part (main_results) is announced once.
@@ -241,6 +244,7 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
     requireComplete,
     includeFlagged,
     qualityNote,
+    emptiedByFlags,
     has: { core: true, views: hasViews(ds), verified: verifiedInputs !== null, dial: hasDial },
     part,
     curves: ca,

@@ -3,7 +3,7 @@ import { realpathSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../util/errors.js";
-import { escapeControl } from "../util/outsideText.js";
+import { escapeControl, identifierProblem } from "../util/outsideText.js";
 
 /** A bad flag: a ConfigError (exit 2), named for the CLI. */
 export class UsageError extends ConfigError {
@@ -223,4 +223,15 @@ export function withoutFlags(argv: readonly string[], valued: readonly string[],
     out.push(a);
   }
   return out;
+}
+
+/**
+ * A label (`--label`, a job file's label) as given, or a UsageError naming `where` when it holds a
+ * control or invisible character: it becomes the `model` of every record, a file name, SVG text, a
+ * table cell and terminal lines, so it is refused at the door, shown escaped (outsideText.ts).
+ */
+export function labelFlag(where: string, value: string): string {
+  const problem = identifierProblem(value);
+  if (problem !== null) throw new UsageError(`${where} ${problem}`);
+  return value;
 }

@@ -9,7 +9,7 @@ import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { escapeControl } from "../util/outsideText.js";
 import { exitCodeOf, HelpRequested, intFlag, parseFlagsAndPositionals, UsageError } from "./args.js";
-import { k8sManifest, slurmScript, type ClusterJob } from "./clusterJobs.js";
+import { k8sManifest, slurmScript, withoutUrlCredentials, type ClusterJob } from "./clusterJobs.js";
 import { checkRunArgs } from "./run.js";
 
 export const CLUSTER_USAGE = [
@@ -93,11 +93,13 @@ export function parseClusterArgs(argv: readonly string[], env: Record<string, st
   const s3gym = v.s3gym !== undefined ? v.s3gym.split(" ").filter(Boolean) : kind === "slurm" ? defaultS3gym() : ["s3gym"];
   if (s3gym.length === 0) throw new UsageError("--s3gym is empty: the command that starts s3gym on a node, e.g. 's3gym' or 'node /shared/s3gym/dist/cli/main.js'");
   if (kind === "k8s" && (v.image === undefined || v.pvc === undefined)) throw new UsageError("k8s needs --image IMAGE (with s3gym installed) and --pvc CLAIM (a ReadWriteMany claim mounted at --data)");
+  const credentials: string[] = [];
   const job: ClusterJob = {
     shards,
     data,
     reportOut: v["report-out"] !== undefined ? (kind === "k8s" ? v["report-out"] : resolve(v["report-out"])) : `${data.replace(/\/+$/, "")}/report`,
-    runArgs: [...run],
+    // URL credentials become references the job resolves from its environment at run time (clusterJobs.ts).
+    runArgs: run.map((a) => withoutUrlCredentials(a, credentials)),
     s3gym,
     name: matching("job-name", v["job-name"] ?? "s3gym", /^[a-z0-9]([a-z0-9.-]{0,50}[a-z0-9])?$/, "lower-case letters, digits, '.' and '-' (a Kubernetes name, usable by Slurm)"),
     cpus: intFlag("cpus-per-task", v["cpus-per-task"], 2, { min: 1, max: 1024 }),

@@ -11,7 +11,7 @@ import { JobFileSchema, type TrainLoopJobSettings } from "../training/loopJob.js
 import { formatIssues } from "../util/zodIssues.js";
 import { escapeControl } from "../util/outsideText.js";
 import { playsProtocolLoop, RECORDED_PATHWAY_NAMES, TRAINING_PATHWAY } from "../pathways/registry.js";
-import { UsageError } from "./args.js";
+import { labelFlag, UsageError } from "./args.js";
 import { checkSettings } from "./sharedFlags.js";
 
 /** The flags besides `--job` and `--progress` that were given: `--job` cannot be mixed with them. */
@@ -62,12 +62,14 @@ function checkRunJob(job: RunJobSettings, where: string): void {
   if (loop && job.models.length === 0) throw new UsageError(`${where}: settings.models is empty: the pathways ${job.pathways.filter(playsProtocolLoop).join(", ")} need a model`);
   if (!loop && job.models.length > 0) throw new UsageError(`${where}: settings.models must be empty for pathway training alone (the checkpoints are the models)`);
   if (job.pathways.includes(TRAINING_PATHWAY) !== (job.training !== null)) throw new UsageError(`${where}: settings.training is ${job.training === null ? "null but the pathways include training (give its label and checkpoints)" : "set but the pathways do not include training"}`);
+  if (job.training !== null) labelFlag(`${where}: settings.training.label`, job.training.label);
   if (job.training !== null && job.settings.views !== undefined) throw new UsageError(`${where}: settings.settings.views applies to the protocol loop's pathways, not to pathway training`);
   if (job.pathways.includes("verified") !== (job.verified !== null)) throw new UsageError(`${where}: settings.verified is ${job.verified === null ? "null but the pathways include verified (give broadBatch and verifierModel)" : "set but the pathways do not include verified"}`);
 }
 
 /** The rules between a loop job's fields that `s3gym train-loop`'s flags have. */
 function checkLoopJob(job: TrainLoopJobSettings, where: string): void {
+  if (job.label !== null) labelFlag(`${where}: settings.label`, job.label);
   if (job.trainer === "builtin" && !job.model.startsWith("builtin:learner")) throw new UsageError(`${where}: settings.trainer 'builtin' fine-tunes builtin:learner[@ckpt][?judge=x]; settings.model is '${escapeControl(job.model)}'`);
   if (job.settings.exploreEpisodes < 1) throw new UsageError(`${where}: settings.settings.exploreEpisodes must be at least 1: BuildSFT needs exploration steps`);
   if (job.sft.correctModel !== null && job.sft.lowScore !== "correct") throw new UsageError(`${where}: settings.sft.correctModel is only used with lowScore 'correct'`);

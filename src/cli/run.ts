@@ -32,7 +32,7 @@ import { formatEstimate, totalOf } from "./estimateTable.js";
 import type { CapLimits } from "../runner/spendCap.js";
 import type { EstimateRow } from "../runner/estimate.js";
 import { runDir, shardDirName } from "../logs/runDir.js";
-import { exitCodeOf, folderFlag, HelpRequested, intFlag, oneOf, parseFlagsAndPositionals, UsageError, withoutFlags, type FlagValues } from "./args.js";
+import { exitCodeOf, folderFlag, HelpRequested, intFlag, labelFlag, oneOf, parseFlagsAndPositionals, UsageError, withoutFlags, type FlagValues } from "./args.js";
 import { isStudyPath, loadStudy, recordStudy, SMOKE_PROTOCOL, studyFileIn, studyRecord, type Study, type StudyRecord } from "./study/loadStudy.js";
 import { formatInterrupt } from "./runInterrupt.js";
 import { commandRecord, episodeProgress } from "../runner/runProgress.js";
@@ -194,7 +194,7 @@ function parseTraining(v: { checkpoints?: string; "checkpoints-file"?: string; l
   }
   if (v.label !== undefined && v.label.trim() === "") throw new UsageError("--label is empty: name the training run (it is the `model` of its records and its row in training.csv)");
   // The label defaults to the base model's spec: training.csv's row then reads as that model's curve.
-  return { label: v.label?.trim() ?? specs[0]!, checkpoints: specs };
+  return { label: labelFlag("--label", v.label?.trim() ?? specs[0]!), checkpoints: specs };
 }
 
 /** The study file named on the command line (one `.yaml`/`.yml` positional), or null; anything else positional is refused. */

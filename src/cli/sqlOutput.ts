@@ -5,6 +5,7 @@
  */
 import { closeSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { atomicTempPath } from "../util/atomicWrite.js";
+import { csvQuote, csvTextField } from "../util/escape/csv.js";
 import { cut, escapeControl } from "../util/outsideText.js";
 
 /** A chunk of a result: names, DuckDB types and rows of JSON values. */
@@ -78,8 +79,8 @@ export function textTable(columns: string[], types: string[], rows: unknown[][],
 /** One CSV field (RFC 4180): quoted when it holds a comma, quote or line break; null is empty. */
 export function csvField(value: unknown): string {
   if (value === null || value === undefined) return "";
-  const s = typeof value === "object" ? JSON.stringify(value) : String(value);
-  return /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  // A text value is neutralised against spreadsheet formulas (util/escape/csv.ts); numbers never are.
+  return typeof value === "string" ? csvTextField(value) : csvQuote(typeof value === "object" ? JSON.stringify(value) : String(value));
 }
 
 /** Writes chunks to a file as CSV (header first), atomically: the file appears whole or not at all. */

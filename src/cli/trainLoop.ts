@@ -10,7 +10,7 @@ import { createModelContext, validateModelSpecs, type ModelContext } from "../mo
 import { createModel } from "../runner/createModel.js";
 import { BUILTIN_TRAINER, runTrainLoop, TRAINER_PLACEHOLDERS, TrainLoopError } from "../training/trainLoop.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
-import { exitCodeOf, folderFlag, HelpRequested, nonNegativeInt, oneOf, parseFlags, UsageError, type FlagValues } from "./args.js";
+import { exitCodeOf, folderFlag, HelpRequested, labelFlag, nonNegativeInt, oneOf, parseFlags, UsageError, type FlagValues } from "./args.js";
 import { readJobFile, refuseFlagsBesideJob } from "./jobFile.js";
 import { defaultLoopLabel, type TrainLoopJobSettings } from "../training/loopJob.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, resolveGames, settingsFromFlags, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
@@ -76,7 +76,7 @@ function loopJobFromFlags(v: FlagValues<typeof FLAGS>): TrainLoopJobSettings {
     games: games.map((g) => g.name),
     rounds,
     trainer: v.trainer === "builtin" ? "builtin" : { command: v["trainer-cmd"]! },
-    label: v.label?.trim() ?? null,
+    label: v.label === undefined ? null : labelFlag("--label", v.label.trim()),
     data: folderFlag("data", v.data),
     settings,
     sft,

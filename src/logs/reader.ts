@@ -198,7 +198,7 @@ export interface RunLocation {
  * is accepted too, so one run can be analysed alone. Throws a one-line error for a directory that is
  * neither. The same directory given twice is listed once.
  */
-export function discoverRuns(dataDirs: readonly string[]): RunLocation[] {
+export function discoverRuns(dataDirs: readonly string[], onSkipped?: (message: string) => void): RunLocation[] {
   const out: RunLocation[] = [];
   const seen = new Set<string>();
   for (const given of dataDirs) {
@@ -215,7 +215,12 @@ export function discoverRuns(dataDirs: readonly string[]): RunLocation[] {
     const runsFolder = runsDir(dataDir);
     let candidates: RunLocation[];
     if (existsSync(runsFolder) && statSync(runsFolder).isDirectory()) {
-      candidates = readdirSync(runsFolder, { withFileTypes: true })
+      const entries = readdirSync(runsFolder, { withFileTypes: true });
+      // A run directory that is a symbolic link is not followed (it may lead anywhere): said, not silently skipped.
+      for (const d of entries) {
+        if (d.isSymbolicLink()) onSkipped?.(`${join(runsFolder, d.name)}: a symbolic link, not a run directory: left out (copy the run into ${runsFolder}, or give the directory it points into as another --data)`);
+      }
+      candidates = entries
         .filter((d) => d.isDirectory())
         .map((d) => d.name)
         .sort()

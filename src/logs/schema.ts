@@ -162,6 +162,13 @@ export const EpisodeRecord = z
     ended_at: z.string(),
     /** The observation after the last step: a History block ends with it (without its "Step k of N" header). */
     end_observation: z.string().optional(),
+    /**
+     * Optional: 16 hex digits of SHA-256 over the run's compared protocol settings (the `compared`
+     * rows of src/runner/protocolSettings.ts; a field at its row's `absent` value left out), so the
+     * protocol can be checked from the logs when manifest.json is gone (src/runner/protocolFingerprint.ts).
+     * Absent in logs of older kits and other tools.
+     */
+    protocol_fingerprint: z.string().optional(),
   })
   .passthrough();
 export type EpisodeRecord = z.infer<typeof EpisodeRecord>;

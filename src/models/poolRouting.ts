@@ -10,7 +10,9 @@
  *   now holds its prompts), even after the first one is back.
  * - Health: an endpoint is down after one refused connection (nothing listens), or after
  *   FAILURES_TO_DOWN failovers in a row of other kinds (5xx, timeouts, resets: one alone can be a
- *   hiccup). A down endpoint is tried again after a backoff that doubles per consecutive downing
+ *   hiccup), or after SOFT_FAILURES_TO_DOWN failed attempts in a row that were 429s or garbage
+ *   (SOFT_FAILOVER_KINDS: an endpoint that rate-limits forever, or answers what is not a reply, is
+ *   up but serves nothing; its runs move to endpoints that answer). A down endpoint is tried again after a backoff that doubles per consecutive downing
  *   (DOWN_BACKOFF), never banned forever; the first answer it gives makes it healthy again.
  */
 import { createHash } from "node:crypto";
@@ -20,6 +22,21 @@ export const FAILOVER_KINDS: readonly string[] = ["transport", "timeout", "http_
 
 /** Consecutive failovers (of kinds other than a refused connection) that take an endpoint down. */
 export const FAILURES_TO_DOWN = 3;
+
+/**
+ * Failure kinds of an endpoint that is up but serves nothing when they go on: a 429 (rate limit) and
+ * a garbage body (`bad_response`: not JSON, no choices, a 200 carrying an error). One is normal
+ * traffic; SOFT_FAILURES_TO_DOWN in a row, with no answer from the endpoint between them, take it
+ * down like a dead one.
+ */
+export const SOFT_FAILOVER_KINDS: readonly string[] = ["http_429", "bad_response"];
+
+/**
+ * Consecutive 429s or garbage bodies that take an endpoint down: more than the 3 of a dead endpoint,
+ * as a loaded endpoint answers 429 now and then; fewer than the 6 attempts of one call at the
+ * default --max-retries 5, so a call moves before its retries run out.
+ */
+export const SOFT_FAILURES_TO_DOWN = 4;
 
 /** How long a down endpoint waits before it is tried again: base * 2^(downings - 1), capped. */
 export const DOWN_BACKOFF = { baseMs: 2_000, maxMs: 300_000 } as const;
@@ -46,6 +63,8 @@ export function rendezvousOrder(runId: string, endpointIds: readonly string[]): 
 export class EndpointHealth {
   /** Failovers in a row since the last answer. */
   private streak = 0;
+  /** 429s and garbage bodies in a row since the last answer (SOFT_FAILOVER_KINDS). */
+  private softStreak = 0;
   /** Consecutive times it went down without an answer in between (drives the backoff). */
   private downings = 0;
   /** When a down endpoint may be tried again; null while healthy. */
@@ -64,24 +83,30 @@ export class EndpointHealth {
   /** An answer (any reply that is not an infrastructure failure): healthy again. */
   recordSuccess(): void {
     this.streak = 0;
+    this.softStreak = 0;
     this.downings = 0;
     this.retryAt = null;
   }
 
   /**
-   * A failed attempt. Kinds outside FAILOVER_KINDS (429, 4xx, bad bodies) say nothing about whether
-   * the endpoint is up and leave the streak as it is. Returns true when the endpoint is down after it.
+   * A failed attempt. FAILOVER_KINDS count toward FAILURES_TO_DOWN, SOFT_FAILOVER_KINDS (429s,
+   * garbage) toward SOFT_FAILURES_TO_DOWN; other kinds (4xx, protocol errors: the request's fault)
+   * say nothing about the endpoint and leave the streaks as they are. Returns true when the endpoint
+   * is down after it.
    */
   recordFailure(kind: string, refused: boolean, now: number): boolean {
-    if (!FAILOVER_KINDS.includes(kind)) return this.down;
+    const soft = SOFT_FAILOVER_KINDS.includes(kind);
+    if (!soft && !FAILOVER_KINDS.includes(kind)) return this.down;
     // Down and still waiting: a call that was in flight when it went down; already counted.
     if (this.retryAt !== null && now < this.retryAt) return true;
-    this.streak++;
+    if (soft) this.softStreak++;
+    else this.streak++;
     // A probe that fails goes straight back down (with a longer wait): it was tried because it was down.
-    if (refused || this.streak >= FAILURES_TO_DOWN || this.retryAt !== null) {
+    if (refused || this.streak >= FAILURES_TO_DOWN || this.softStreak >= SOFT_FAILURES_TO_DOWN || this.retryAt !== null) {
       this.downings++;
       this.retryAt = now + Math.min(DOWN_BACKOFF.maxMs, DOWN_BACKOFF.baseMs * 2 ** (this.downings - 1));
       this.streak = 0;
+      this.softStreak = 0;
     }
     return this.down;
   }

@@ -17,7 +17,7 @@
  */
 import { terminalSafe } from "./secrets.js";
 import { messageOfErrorBody, safeServerText } from "./errorBody.js";
-import { httpFetch } from "./httpFetch.js";
+import { httpFetch, ReplyTooLargeError } from "./httpFetch.js";
 import { maxTokensFieldFor, OpenAIModel, requestBody, type MaxTokensParam } from "./openaiModel.js";
 import { AttemptError } from "./retry.js";
 import { countMessageTokens, type TokenizerName } from "./tokens.js";
@@ -206,7 +206,14 @@ async function checkWindow(t: PreflightTarget, model: OpenAIModel, report: Prefl
     report.notes.push(`window probe passed before at ${t.windowKnownGood} tokens`);
     return;
   }
-  const f = await probeWindow(model, { probe: t.probe, target, tokenizer: t.tokenizer, sampling: t.sampling });
+  let f: Awaited<ReturnType<typeof probeWindow>>;
+  try {
+    f = await probeWindow(model, { probe: t.probe, target, tokenizer: t.tokenizer, sampling: t.sampling });
+  } catch (e) {
+    if (!(e instanceof ReplyTooLargeError)) throw e;
+    report.problems.push(oversized(at, "window probe", e));
+    return;
+  }
   const sent = `a prompt of ${f.sent} ${t.tokenizer} tokens, the run's largest (--context-tokens ${t.contextTokens} minus --max-new-tokens ${t.maxNewTokens})`;
   if (f.kind === "fits") {
     // The size asked for, not the one built (filler lands within a few tokens of it): a rerun asking no more is known good.
@@ -225,6 +232,11 @@ async function checkWindow(t: PreflightTarget, model: OpenAIModel, report: Prefl
   }
 }
 
+/** A probe whose reply went past the reply size cap: named with the model and host (it used to surface bare). */
+function oversized(at: string, probe: string, e: ReplyTooLargeError): string {
+  return `${at}: the ${probe}'s reply went past ${e.limitBytes} bytes (the reply size cap) and was not read further: this endpoint does not answer like an OpenAI-compatible server; check --base-url and the server`;
+}
+
 /** Step 3: the run's first prompt with its sampling parameters and a 1-token cap; sets probeOk or a problem. */
 async function oneTokenProbe(t: PreflightTarget, model: OpenAIModel, report: PreflightReport, at: string): Promise<void> {
   const sampling = { ...t.sampling, max_tokens: 1 };
@@ -237,6 +249,10 @@ async function oneTokenProbe(t: PreflightTarget, model: OpenAIModel, report: Pre
       report.notes.push("one-token probe answered");
       return;
     } catch (e) {
+      if (e instanceof ReplyTooLargeError) {
+        report.problems.push(oversized(at, "one-token probe", e));
+        return;
+      }
       if (!(e instanceof AttemptError)) throw e;
       last = e;
       if (!e.retryable) break;

@@ -8,6 +8,8 @@
  */
 import type { Estimate } from "../analysis/bootstrap.js";
 import type { Column, ColumnKind, Table } from "../analysis/table.js";
+import { csvQuote, csvTextField } from "../util/escape/csv.js";
+import { markdownCell, markdownText } from "../util/escape/markdown.js";
 
 /**
  * The CSV header of a table: estimate columns expand to `<key>, <key>_lo, <key>_hi, <key>_n,
@@ -85,13 +87,11 @@ export function displayCell(v: unknown, kind: ColumnKind): string {
 }
 
 /** One CSV field: quoted (inner quotes doubled) when it holds a comma, a quote or a line break. */
-export function csvField(s: string): string {
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
+export const csvField = csvQuote;
 
 /** Renders a table as CSV (header + rows, `\n` line ends, trailing newline). */
 export function toCsv<R extends object>(table: Table<R>): string {
-  const lines = [csvHeader(table.columns).map(csvField).join(",")];
+  const lines = [csvHeader(table.columns).map(csvTextField).join(",")];
   for (const row of table.rows) {
     const rec = row as Record<string, unknown>;
     const cells: string[] = [];
@@ -103,17 +103,16 @@ export function toCsv<R extends object>(table: Table<R>): string {
         const n = e !== null && e.point !== null && e.n !== undefined && (iv !== null || e.n === 1) ? String(e.n) : "";
         cells.push(csvNumber(e?.point), csvNumber(iv?.lo), csvNumber(iv?.hi), n, iv === null ? "" : String(e?.indicative === true));
       } else {
-        cells.push(scalar(v, c.kind, true));
+        // A label (text from the logs or a flag) is neutralised against spreadsheet formulas; numbers never are.
+        cells.push(typeof v === "string" ? csvTextField(v) : csvQuote(scalar(v, c.kind, true)));
       }
     }
-    lines.push(cells.map(csvField).join(","));
+    lines.push(cells.join(","));
   }
   return lines.join("\n") + "\n";
 }
 
-function mdCell(s: string): string {
-  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
+const mdCell = markdownCell;
 
 /**
  * Renders a table as Markdown: a heading, the table (estimates with intervals, numbers right-aligned),
@@ -126,7 +125,7 @@ export function toMarkdown<R extends object>(
 ): string {
   const head = table.columns.map((c) => c.key);
   const align = table.columns.map((c) => (c.kind === "text" ? ":--" : "--:"));
-  const lines = [`## ${table.title}`, "", `| ${head.map(mdCell).join(" | ")} |`, `| ${align.join(" | ")} |`];
+  const lines = [`## ${markdownText(table.title)}`, "", `| ${head.map(mdCell).join(" | ")} |`, `| ${align.join(" | ")} |`];
   for (const row of table.rows) {
     const rec = row as Record<string, unknown>;
     const cells = table.columns.map((c) => {
@@ -139,6 +138,6 @@ export function toMarkdown<R extends object>(
   }
   if (table.rows.length === 0) lines.push("", "_(no rows: the data set has nothing for this table)_");
   lines.push("");
-  for (const n of table.notes) lines.push(n, "");
+  for (const n of table.notes) lines.push(markdownText(n), "");
   return lines.join("\n");
 }

@@ -194,6 +194,8 @@ async function writeReportFiles(report: Report, outDir: string, dataDirs: readon
         include_flagged: report.includeFlagged,
         // Which runs run_quality flagged and what the tables did with them (left out, or in and marked).
         ...(report.qualityNote !== null ? { flagged_runs: report.qualityNote } : {}),
+        // Leaving the flagged runs out left no run for the paper tables: said, with the fix.
+        ...(report.emptiedByFlags ? { tables_empty_by_flags: report.emptiedByFlags } : {}),
         data: dataDirs,
         counts: report.counts,
         incomplete_models: Object.fromEntries(report.incompleteModels),

@@ -10,7 +10,8 @@
  * entry may set its own), the game configs (each game has its own), and training or exploration-only
  * runs, whose schedule is their checkpoint list.
  *
- * Older data: a run directory without a readable manifest, or a manifest without `config.protocol`
+ * Older data: a run directory without a readable manifest whose episode lines carry no
+ * `protocol_fingerprint` (written before it was), or a manifest without `config.protocol`
  * (written before the protocol was recorded), cannot say its protocol and is left out of the check
  * (docs/endpoints.md); a manifest without a compared key compares as its row's `absent` value (the
  * default of that time: `parse_rule` `strict-contract`, `answer_from` `content`, ...).
@@ -32,14 +33,11 @@ import { pidIsAlive } from "../util/pid.js";
 import { canonicalJson } from "../util/canonicalJson.js";
 import { ConfigError } from "../util/errors.js";
 import type { ProtocolSettings } from "./context.js";
-import { PROTOCOL_SETTINGS } from "./protocolSettings.js";
 import { settingsRecord } from "./protocolRecord.js";
+import { COMPARED, comparedOf, protocolFingerprint, type Compared } from "./protocolFingerprint.js";
+import { loggedFingerprint } from "./logProtocol.js";
 
-/** The recorded keys a data directory holds to one value: the `compared` rows of PROTOCOL_SETTINGS, in their order. */
-const COMPARED: readonly string[] = PROTOCOL_SETTINGS.flatMap((r) => (r.record?.compared ? [r.record.key] : []));
-
-/** What an absent field meant when the manifest was written (the defaults of that time): each compared row's `absent`. */
-const ABSENT: Readonly<Record<string, unknown>> = Object.fromEntries(PROTOCOL_SETTINGS.flatMap((r) => (r.record?.compared && r.record.absent !== undefined ? [[r.record.key, r.record.absent]] : [])));
+export type { Compared };
 
 /** The part of a manifest this check reads; anything else in it is not looked at here. */
 const ManifestHead = z.object({
@@ -50,31 +48,35 @@ const ManifestHead = z.object({
   }).passthrough(),
 }).passthrough();
 
-/** A protocol's compared fields (COMPARED), absent ones filled from ABSENT. */
-export type Compared = Partial<Record<string, unknown>>;
-
-function comparedOf(record: Record<string, unknown>): Compared {
-  const out: Compared = {};
-  for (const k of COMPARED) out[k] = record[k] ?? ABSENT[k];
-  return out;
-}
-
 /**
  * Throws when runs already in `dataDir` were written under another protocol than `settings`, naming
  * an example run and each differing number (`field: theirs -> planned`). Runs in `skip` (those being
- * resumed, checked field by field elsewhere) and unreadable manifests are left out.
+ * resumed, checked field by field elsewhere) are left out. A run without a readable manifest is
+ * compared by its episode lines' `protocol_fingerprint` (protocolFingerprint.ts), when it is a
+ * protocol-loop run with evaluation episodes (logProtocol.ts loggedFingerprint); logs of older kits
+ * carry none and are left out as before.
  */
 export function checkDataDirProtocol(dataDir: string, settings: ProtocolSettings, skip: ReadonlySet<string> = new Set()): void {
   const root = runsDir(dataDir);
   if (!existsSync(root)) return;
   const planned = comparedOf(settingsRecord(settings) as Record<string, unknown>);
+  const plannedFingerprint = protocolFingerprint(settings);
   const clashes = new Map<string, { example: string; runs: number }>();
+  const byLogs = new Map<string, { example: string; runs: number }>();
   for (const id of readdirSync(root).sort()) {
     if (skip.has(id)) continue;
     let raw: unknown;
     try {
       raw = JSON.parse(readFileSync(manifestPath(join(root, id)), "utf8"));
     } catch {
+      // No readable manifest: the episode lines still carry the protocol's fingerprint.
+      const logged = loggedFingerprint(join(root, id));
+      if (logged !== null && logged.fingerprint !== plannedFingerprint) {
+        const diff = `protocol_fingerprint of its logs (episodes.jsonl:${logged.line}, no manifest.json): ${logged.fingerprint} -> ${plannedFingerprint} (one of ${COMPARED.join(", ")} differs)`;
+        const seen = byLogs.get(diff);
+        if (seen) seen.runs++;
+        else byLogs.set(diff, { example: id, runs: 1 });
+      }
       continue;
     }
     const parsed = ManifestHead.safeParse(raw);
@@ -87,6 +89,12 @@ export function checkDataDirProtocol(dataDir: string, settings: ProtocolSettings
     const seen = clashes.get(diff);
     if (seen) seen.runs++;
     else clashes.set(diff, { example: id, runs: 1 });
+  }
+  // A fingerprint says only THAT the protocol differs: when the directory's protocol.json differs from
+  // the plan too, its claim (claimDataDirProtocol, next) names the fields, so it speaks instead.
+  if (byLogs.size > 0) {
+    const recorded = readDataDirProtocol(dataDir);
+    if (recorded === null || protocolDiff(recorded, planned) === "") for (const [k, v] of byLogs) clashes.set(k, v);
   }
   if (clashes.size === 0) return;
   const lines = [...clashes].map(([diff, c]) => `${c.runs} run${c.runs > 1 ? "s" : ""} (e.g. ${c.example}) differ: ${diff}`);

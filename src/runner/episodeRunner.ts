@@ -18,6 +18,7 @@ import type { TokenCounter } from "../pathways/history.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";
 import type { ExtraView } from "./context.js";
 import { modelIdentity } from "./runId.js";
+import { protocolFingerprint } from "./protocolFingerprint.js";
 
 export interface EpisodeTask {
   phase: "explore" | "eval";
@@ -228,6 +229,8 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
     ended_at: run.now().toISOString(),
     // Extra field (allowed by the schema): History ICL blocks end with it, so the context can be rebuilt from the logs.
     end_observation: endObservation,
+    // The protocol, recoverable from the logs when every manifest is gone (protocolFingerprint.ts).
+    protocol_fingerprint: protocolFingerprint(run.settings),
   };
   // Steps first, then the record that claims them; durable when due (runLogs.ts), steps first too.
   run.logs.syncSteps();

@@ -38,6 +38,7 @@ import type { OwnRecords } from "../pathways/types.js";
 import { viewCheckpointKey } from "./views.js";
 import { readJsonFile, readRunFile, type DamagedLine, type RunFileLine } from "../logs/reader.js";
 import { writeFileAtomic } from "../util/atomicWrite.js";
+import { refuseNewerSchemaFile } from "../logs/schemaVersion.js";
 import { manifestPath, runFile, type RunFileKind } from "../logs/runDir.js";
 
 /**
@@ -135,6 +136,8 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
     quarantined: [],
   };
   const manifestFile = manifestPath(dir);
+  // Before anything is rewritten: a newer kit's lines must not be quarantined or its manifest rewritten down.
+  if (existsSync(manifestFile)) refuseNewerSchemaFile(manifestFile);
   if (existsSync(manifestFile)) state.manifest = readJsonFile(manifestFile, RunManifest);
 
   // Episodes first: they decide which steps survive.

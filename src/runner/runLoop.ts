@@ -16,6 +16,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
 import { LogFormatError, readJsonFile } from "../logs/reader.js";
+import { refuseNewerSchemaFile } from "../logs/schemaVersion.js";
 import { ConfigError } from "../util/errors.js";
 import { join } from "node:path";
 import { isAtomicTemp } from "../util/atomicWrite.js";
@@ -34,6 +35,7 @@ import { getPathway } from "../pathways/registry.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";
 import { checkDataDirClaim, checkDataDirProtocol, claimDataDirProtocol } from "./dataDirProtocol.js";
 import { checkLogsAgainstPlan } from "./logProtocol.js";
+import { protocolFingerprint } from "./protocolFingerprint.js";
 import { checkResumable, ManifestWriter, modelConfig, type InvocationInput } from "./manifest.js";
 import { episodeSlot, loadForResume, type ResumeState } from "./resume.js";
 import { acquireRunLock } from "./runLock.js";
@@ -274,9 +276,11 @@ export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game
   const configs = { explore: resolveConfig(o.game, "explore", s.maxSteps), eval: resolveConfig(o.game, "eval", s.maxSteps) };
   if (!existsSync(path)) {
     // No manifest (deleted, or never written): the logs still say how the run was played.
-    if (existsSync(runDir(o.dataDir, o.entry.runId))) checkLogsAgainstPlan(runDir(o.dataDir, o.entry.runId), o.entry.runId, { configs, evalEpisodes: s.evalEpisodes, exploreEpisodes: s.exploreEpisodes });
+    if (existsSync(runDir(o.dataDir, o.entry.runId))) checkLogsAgainstPlan(runDir(o.dataDir, o.entry.runId), o.entry.runId, { configs, evalEpisodes: s.evalEpisodes, exploreEpisodes: s.exploreEpisodes, fingerprint: protocolFingerprint(s) });
     return;
   }
+  // A newer kit's run is never resumed here: its manifest would be rewritten as this version.
+  refuseNewerSchemaFile(path);
   let previous: RunManifest;
   try {
     previous = readJsonFile(path, RunManifest);

@@ -55,6 +55,7 @@ import { writeSftFiles } from "./sftFiles.js";
 import type { SftFormat } from "./sftFormat.js";
 import { TRAINING_PATHWAY } from "../pathways/registry.js";
 import { ConfigError } from "../util/errors.js";
+import { terminalText } from "../util/escape/terminal.js";
 import { LoopStateFileError, readLoopStateFile, type LoopState, type RoundState } from "./loopState.js";
 
 export type { LoopState, RoundState } from "./loopState.js";
@@ -387,7 +388,7 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopResult
         try {
           o.validateSpec(res.lastLine);
         } catch (e) {
-          throw new TrainLoopError(`round ${r}: the trainer's last stdout line '${res.lastLine.slice(0, 200)}' is not a usable model spec: ${(e as Error).message}\n  command: ${command}`);
+          throw new TrainLoopError(`round ${r}: the trainer's last stdout line '${terminalText(res.lastLine.slice(0, 200))}' is not a usable model spec: ${(e as Error).message}\n  command: ${command}`);
         }
         round.trainer = { command, model: res.lastLine, finished_at: new Date().toISOString(), wall_s: Math.round((Date.now() - started) / 100) / 10 };
         state.checkpoints = [...state.checkpoints.filter((c) => c.checkpoint !== r), { checkpoint: r, model: res.lastLine }].sort((a, b) => a.checkpoint - b.checkpoint);

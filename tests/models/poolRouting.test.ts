@@ -6,7 +6,7 @@
  *   printf 'run-A\0h1:8001/v1' | sha256sum | cut -c1-12   -> hex, read as an integer
  */
 import { describe, expect, it } from "vitest";
-import { DOWN_BACKOFF, EndpointHealth, FAILURES_TO_DOWN, PoolRegistry, rendezvousOrder, rendezvousWeight } from "../../src/models/poolRouting.js";
+import { DOWN_BACKOFF, EndpointHealth, FAILURES_TO_DOWN, PoolRegistry, SOFT_FAILURES_TO_DOWN, rendezvousOrder, rendezvousWeight } from "../../src/models/poolRouting.js";
 
 const IDS = ["h1:8001/v1", "h2:8002/v1", "h3:8003/v1"];
 
@@ -88,10 +88,26 @@ describe("endpoint health", () => {
     expect(h.recordFailure("timeout", false, 10)).toBe(true);
   });
 
-  it("429s, 4xx and bad bodies say nothing about whether it is up", () => {
+  it("4xx and protocol errors say nothing about whether it is up", () => {
     const h = new EndpointHealth();
-    for (let i = 0; i < 10; i++) for (const k of ["http_429", "http_4xx", "bad_response", "protocol"]) expect(h.recordFailure(k, false, i)).toBe(false);
+    for (let i = 0; i < 10; i++) for (const k of ["http_4xx", "protocol"]) expect(h.recordFailure(k, false, i)).toBe(false);
     expect(h.down).toBe(false);
+  });
+
+  it("429s and garbage bodies take it down after SOFT_FAILURES_TO_DOWN in a row; an answer in between resets the count", () => {
+    expect(SOFT_FAILURES_TO_DOWN).toBe(4);
+    const h = new EndpointHealth();
+    // 3 in a row, an answer, 3 more: never 4 in a row, still up.
+    for (const k of ["http_429", "bad_response", "http_429"]) expect(h.recordFailure(k, false, 0)).toBe(false);
+    h.recordSuccess();
+    for (const k of ["http_429", "http_429", "bad_response"]) expect(h.recordFailure(k, false, 1)).toBe(false);
+    // The fourth in a row: down, for the first backoff.
+    expect(h.recordFailure("http_429", false, 2)).toBe(true);
+    expect(h.available(2 + DOWN_BACKOFF.baseMs - 1)).toBe(false);
+    expect(h.available(2 + DOWN_BACKOFF.baseMs)).toBe(true);
+    // A soft failure and a 5xx do not add up across the two rules: 2 x 5xx + 3 x 429 is neither.
+    const g = new EndpointHealth();
+    for (const k of ["http_5xx", "http_429", "http_5xx", "http_429", "http_429"]) expect(g.recordFailure(k, false, 0)).toBe(false);
   });
 
   it("calls that were in flight when it went down do not lengthen its wait", () => {

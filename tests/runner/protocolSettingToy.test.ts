@@ -4,6 +4,7 @@
  * commands' usage, takes its default, round-trips through a manifest file, and that a resume and the
  * data-directory check both refuse a change of it, naming its key.
  */
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +32,7 @@ const { absentRecordDefaults, protocolRecord, settingsFromRecord, settingsRecord
 const { checkResumable } = await import("../../src/runner/manifest.js");
 const { checkDataDirProtocol } = await import("../../src/runner/dataDirProtocol.js");
 const { RULES_VERSION } = await import("../../src/games/version.js");
+const { COMPARED, protocolFingerprint } = await import("../../src/runner/protocolFingerprint.js");
 
 type Toy = { toyKnob?: number };
 const toyOf = (s: object): number | undefined => (s as Toy).toyKnob;
@@ -75,5 +77,17 @@ describe("a toy protocol setting added as one row", () => {
     writeFileSync(join(data, "runs", "old-run", "manifest.json"), JSON.stringify({ pathway: "none", config: { protocol: protocolRecord(before) } }));
     expect(() => checkDataDirProtocol(data, before.settings)).not.toThrow();
     expect(() => checkDataDirProtocol(data, { ...before.settings, toyKnob: 7 } as never)).toThrow(/differ: toy_knob: 4 -> 7/);
+  });
+
+  it("joins the protocol fingerprint of the episode lines; at its absent value it leaves the fingerprint of older logs as it was", () => {
+    expect(COMPARED).toContain("toy_knob");
+    const at = (v: number) => protocolFingerprint({ ...DEFAULT_SETTINGS, toyKnob: v } as never);
+    expect(at(7)).not.toBe(at(4));
+    // 0 is the row's `absent` (what runs did before it existed): the fingerprint a kit without the row
+    // wrote for the default protocol, by hand: the compared fields not at their `absent` value
+    // (answer_from `content` and think_replay `drop` are), canonical JSON (keys sorted), SHA-256.
+    const before = { checkpoint_every: 3, context_tokens: 100000, eval_episodes: 3, explore_episodes: 30, history_cut: "anchored", max_steps: 64, parse_rule: "last-answer", reward_visibility: "hidden", tokenizer: "o200k" };
+    const byHand = createHash("sha256").update(JSON.stringify(before)).digest("hex").slice(0, 16);
+    expect(at(0)).toBe(byHand);
   });
 });

@@ -9,6 +9,7 @@ import { Resvg } from "@resvg/resvg-js";
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
 import { cachedPng, cachedSvg } from "./renderCache.js";
+import { xmlSafeValues } from "../../util/escape/xml.js";
 
 /** The render in progress: renders run one at a time (see renderSvg). */
 let queue: Promise<unknown> = Promise.resolve();
@@ -21,7 +22,9 @@ let queue: Promise<unknown> = Promise.resolve();
  * depending on what had been drawn before in the same process.
  */
 export function renderSvg(spec: TopLevelSpec): Promise<string> {
-  return cachedSvg(spec, renderSvgNow);
+  // Labels from the logs (model names, training labels) may hold control characters, which XML
+  // cannot carry: they are drawn as visible escapes (util/escape/xml.ts).
+  return cachedSvg(xmlSafeValues(spec), renderSvgNow);
 }
 
 function renderSvgNow(spec: TopLevelSpec): Promise<string> {

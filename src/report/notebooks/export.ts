@@ -13,6 +13,7 @@ import { dirname, extname, resolve } from "node:path";
 import type { Columns } from "../../analysis/frames.js";
 import { writeFileAtomic } from "../../util/atomicWrite.js";
 import { csvField } from "../tables.js";
+import { csvTextField } from "../../util/escape/csv.js";
 
 /** What can be exported: plain columns, or a danfojs DataFrame (anything with `columns` and row `values`). */
 export type ExportSource = Columns | { columns: string[]; values: unknown[] | unknown[][] };
@@ -35,7 +36,7 @@ function asRows(src: ExportSource): { names: string[]; rows: unknown[][] } {
 function csvValue(v: unknown): string {
   if (v === null || v === undefined || (typeof v === "number" && Number.isNaN(v))) return "";
   if (typeof v === "object") return csvField(JSON.stringify(v));
-  return csvField(String(v));
+  return typeof v === "string" ? csvTextField(v) : csvField(String(v));
 }
 
 function jsonValue(v: unknown): unknown {

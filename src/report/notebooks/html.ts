@@ -4,14 +4,13 @@
  * the same notes; plain columns and danfojs frames render as a simple, bounded table.
  */
 import { cellLabel } from "../writeReport.js";
+import { htmlText } from "../../util/escape/html.js";
 import type { Table } from "../../analysis/table.js";
 import { displayCell, fmt3 } from "../tables.js";
 import type { Columns } from "../../analysis/frames.js";
 
-/** Escapes text for HTML element content and attribute values. */
-export function escapeHtml(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
+/** Escapes text for HTML element content and attribute values (the shared HTML escaping, util/escape/html.ts). */
+export const escapeHtml = htmlText;
 
 const STYLE = "border-collapse:collapse;font-size:12px;font-family:DejaVu Sans,Arial,sans-serif";
 const CELL = "padding:2px 8px;border-bottom:1px solid #ddd";
