@@ -38,6 +38,7 @@ import { exitCodeOf, folderFlag, HelpRequested, intFlag, oneOf, parseFlags, Usag
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
+import { judgeModel } from "../pathways/judge.js";
 
 export const RUN_USAGE = [
   "s3gym run --models M1,M2 --games all|g1,g2 --pathways history,memory,none --data DIR",
@@ -380,6 +381,16 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
         throw new UsageError(`--verifier-model: ${(e as Error).message}`);
       }
     }
+    const judgeSpec = judgeModel(p.settings.judge);
+    if (judgeSpec !== null) {
+      if (p.training) throw new UsageError("--judge applies to the protocol loop's exploration, not to --pathways training");
+      try {
+        // Preflighted with the others: the external judge's endpoint must answer too.
+        roleModels = [...roleModels, ...validateModelSpecs([judgeSpec], ctx, { keys: !p.estimate }).filter((r) => !resolved.some((m) => m.name === r.name) && !roleModels.some((m) => m.name === r.name))];
+      } catch (e) {
+        throw new UsageError(`--judge: ${(e as Error).message}`);
+      }
+    }
     if (p.training) {
       try {
         checkpointModels = validateModelSpecs([...new Set(p.training.checkpoints.map((c) => c.model))], ctx);
@@ -403,7 +414,7 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
   // Every run of the matrix (protocol-loop and training), this shard's, split by kind (runner/schedule.ts).
   let plan: RunPlan;
   try {
-    plan = planRuns({ models: p.models, games: p.games.map((g) => g.name), pathways: p.pathways, runSeed: p.settings.runSeed, trainingLabel: p.training?.label ?? null, shard: p.shard });
+    plan = planRuns({ models: p.models, games: p.games.map((g) => g.name), pathways: p.pathways, runSeed: p.settings.runSeed, trainingLabel: p.training?.label ?? null, shard: p.shard, ...(p.settings.judge !== undefined ? { judge: p.settings.judge } : {}) });
   } catch (e) {
     // Two model specs that share a run id (a ConfigError naming both): thrown, src/cli/main.ts maps it.
     if (exitCodeOf(e) === 2) throw e;

@@ -11,6 +11,7 @@ import type { ReplyMonitor, ReplyStats } from "./replyMonitor.js";
 import type { TokenCounter } from "../pathways/history.js";
 import type { RunLogs } from "../logs/runLogs.js";
 import type { SpendCap } from "./spendCap.js";
+import type { RecordedExploration } from "./recordedExploration.js";
 import { PROTOCOL_SETTINGS, type ProtocolSettings } from "./protocolSettings.js";
 
 export { type ExtraView, type ProtocolSettings, type ViewSettings } from "./protocolSettings.js";
@@ -58,6 +59,13 @@ export interface RunContext {
   variants: Record<string, ResolvedConfig>;
   /** The model of a pathway's own roles (`--verifier-model`); absent: the run's model. */
   roleModel?: { name: string; model: Model };
+  /** The external judge of `--judge model:<spec>` (runner/judgeCalls.ts); absent for every other judge. */
+  judgeModel?: { name: string; model: Model };
+  /**
+   * A rejudged run (`s3gym rejudge`, recordedExploration.ts): its exploration episodes are a recorded
+   * run's, replayed (under this run's judge) instead of played; absent: the run explores itself.
+   */
+  recorded?: RecordedExploration;
   exploreSeeds: number[];
   evalSeeds: number[];
   /** The `id` view's seeds (runs with `--views ...,id`; runner/views.ts), recorded in the manifest. */

@@ -61,6 +61,17 @@ function rowSchema(r: (typeof PROTOCOL_SETTINGS)[number]): z.ZodType {
       return z.literal([k.on, r.default].filter((v) => v !== undefined) as z.core.util.Literal[]);
     case "share":
       return z.number().min(0).max(1);
+    case "text": {
+      const parse = k.parse;
+      return z.string().refine((v) => {
+        try {
+          parse(v);
+          return true;
+        } catch {
+          return false;
+        }
+      }, { message: `expected ${k.shown}` });
+    }
   }
 }
 

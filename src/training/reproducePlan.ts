@@ -216,7 +216,7 @@ export function jobRuns(job: Job): PlannedRun[] {
     return s.games.map((game) => ({ runId: runId({ game, pathway: TRAINING_PATHWAY, model: label, runSeed: s.settings.runSeed }), totalEpisodes: (s.rounds + 1) * s.settings.evalEpisodes }));
   }
   const s = job.settings;
-  const plan = planRuns({ models: s.models, games: s.games, pathways: s.pathways, runSeed: s.settings.runSeed, trainingLabel: s.training?.label ?? null, shard: s.shard });
+  const plan = planRuns({ models: s.models, games: s.games, pathways: s.pathways, runSeed: s.settings.runSeed, trainingLabel: s.training?.label ?? null, shard: s.shard, ...(s.settings.judge !== undefined ? { judge: s.settings.judge } : {}) });
   const loop = totalEpisodes(s.settings.exploreEpisodes, s.settings.checkpointEvery, s.settings.evalEpisodes) + viewEpisodeTotal(s.settings);
   return plan.selected.map((e) => ({ runId: e.runId, totalEpisodes: playsProtocolLoop(e.pathway) ? loop : (s.training?.checkpoints.length ?? 0) * s.settings.evalEpisodes }));
 }
