@@ -38,7 +38,8 @@ import { exitCodeOf, folderFlag, HelpRequested, intFlag, oneOf, parseFlags, Usag
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
-import { judgeModel } from "../pathways/judge.js";
+import { judgeModel, parseJudge } from "../pathways/judge.js";
+import { readRejudgeSource, rejudgeRuns } from "../runner/rejudge.js";
 
 export const RUN_USAGE = [
   "s3gym run --models M1,M2 --games all|g1,g2 --pathways history,memory,none --data DIR",
@@ -51,6 +52,8 @@ export const RUN_USAGE = [
   "  [--progress auto|bar|lines|off]",
   "  [--max-tokens-param auto|max_tokens|max_completion_tokens] [--drop-params seed,top_p,temperature]",
   "  [--no-preflight] [--no-probe-window] [--broad-batch 5] [--verifier-model M]   (the last two: --pathways verified only)",
+  "  [--rejudge J1,J2 [--rejudge-models M1,M2]]: then rejudge each complete history/memory run of those models (default: all)",
+  "              under each judge, evaluation only (docs/judging.md; s3gym rejudge for one run)",
   "  [--max-usd X] [--max-input-tokens N]: stop the matrix between episodes before spend passes the cap",
   "              (earlier invocations counted); rerun with a higher cap to resume",
   "  [--estimate]: play the matrix in process with builtin:heuristic (no endpoint called) and print calls, tokens,",
@@ -80,6 +83,8 @@ const FLAGS = {
   estimate: { type: "boolean" },
   "max-usd": { type: "string" },
   "max-input-tokens": { type: "string" },
+  rejudge: { type: "string" },
+  "rejudge-models": { type: "string" },
 } as const;
 
 /** `--max-usd` / `--max-input-tokens`: a positive number, or absent (no cap). */
@@ -228,7 +233,9 @@ function parse(argv: string[], env: Record<string, string | undefined>): Parsed 
     shardSubdir: v["no-shard-subdir"] !== true,
     training,
     verified,
+    ...(v.rejudge !== undefined ? { rejudge: rejudgeFlags(v.rejudge, v["rejudge-models"], models) } : {}),
   };
+  if (v.rejudge === undefined && v["rejudge-models"] !== undefined) throw new UsageError("--rejudge-models is only used with --rejudge (the judges to rejudge with)");
   return fromSettings(job, {
     source,
     argv,
@@ -262,6 +269,20 @@ function parseJob(v: FlagValues<typeof FLAGS>, argv: string[], env: Record<strin
     estimate: false,
     cap: { maxUsd: null, maxInputTokens: null },
   });
+}
+
+/** `--rejudge J1,J2` and `--rejudge-models M1,...` (default: every model of the run). */
+function rejudgeFlags(judges: string, models: string | undefined, all: readonly string[]): { judges: string[]; models: string[] } {
+  const js = commaList("rejudge", judges).map((j) => {
+    try {
+      return parseJudge(j);
+    } catch (e) {
+      throw new UsageError(`--rejudge: ${(e as Error).message}`);
+    }
+  });
+  const ms = models === undefined ? [...all] : commaList("rejudge-models", models);
+  for (const m of ms) if (!all.includes(m)) throw new UsageError(`--rejudge-models: '${m}' is not one of --models`);
+  return { judges: js, models: ms };
 }
 
 function progressFlag(value: string | undefined): ProgressMode {
@@ -533,6 +554,14 @@ export async function runCommand(argv: string[], deps: RunCommandDeps = {}): Pro
       ),
     ]);
     outcomes = [...(loop as RunOutcome[]), ...(trained as RunOutcome[])].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+    const rj = p.job.rejudge;
+    if (rj) {
+      // The rejudged runs: each complete history or memory run of the named models, under each judge.
+      const done = new Set(outcomes.filter((o) => o.status === "complete").map((o) => o.runId));
+      const sources = entries.filter((e) => rj.models.includes(e.model) && done.has(e.runId) && (e.pathway === "history" || e.pathway === "memory")).map((e) => readRejudgeSource(runDir(p.dataDir, e.runId)));
+      const rejudged = await rejudgeRuns({ dataDir: p.dataDir, sources, judges: rj.judges, game: (name) => games.get(name)!, createModel: (name, onCall) => make(name, onCall), events: progress, invocation });
+      outcomes = [...outcomes, ...rejudged].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+    }
   } catch (e) {
     progress.close();
     // A protocol clash with existing logs is found before any call: a ConfigError, thrown for
