@@ -26,6 +26,7 @@ import { trainingEpochsTable, trainingTable } from "../analysis/trainingSeeds.js
 import { fnv1a32 } from "../util/rng.js";
 import { calibrationSpec, curvesSpec, trainingSpec } from "./figures/specs.js";
 import { couplingFacetSpec, doseResponseSpec } from "./figures/doseSpecs.js";
+import { judgeSwapSpec } from "./figures/judgeSwapSpec.js";
 import { costGainSpec, viewsSpec } from "./figures/viewSpecs.js";
 
 /** What every entry says about itself. */
@@ -167,6 +168,17 @@ const FIGURE_ENTRIES = [
     draw: (r) => {
       const dose = r.tables.judge_dose_response;
       return dose ? [{ name: "judge_dose_response", spec: doseResponseSpec(dose.rows, r.bootstrap) }] : [];
+    },
+  }),
+  figureEntry({
+    name: "judge_swap",
+    group: "judge",
+    perGame: false,
+    notebook: "08_judge_swap.ipynb",
+    paper: "judge swap: gain_vs_none per judge, game and pathway (docs/judging.md)",
+    draw: (r) => {
+      const t = r.tables.judge_swap;
+      return t && t.rows.length > 0 ? [{ name: "judge_swap", spec: judgeSwapSpec(t.rows, r.bootstrap) }] : [];
     },
   }),
 ] as const;

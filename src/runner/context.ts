@@ -5,13 +5,12 @@
  */
 import type { Game } from "../games/types.js";
 import type { Model } from "../models/types.js";
-import type { CallRecord, CheckpointRecord, EpisodeRecord } from "../logs/schema.js";
+import type { CallRecord, CheckpointRecord, EpisodeRecord, StepRecord } from "../logs/schema.js";
 import type { ReplyKind } from "../agent/reply.js";
 import type { ReplyMonitor, ReplyStats } from "./replyMonitor.js";
 import type { TokenCounter } from "../pathways/history.js";
 import type { RunLogs } from "../logs/runLogs.js";
 import type { SpendCap } from "./spendCap.js";
-import type { RecordedExploration } from "./recordedExploration.js";
 import { PROTOCOL_SETTINGS, type ProtocolSettings } from "./protocolSettings.js";
 
 export { type ExtraView, type ProtocolSettings, type ViewSettings } from "./protocolSettings.js";
@@ -104,4 +103,32 @@ export function variantDifference(explore: Record<string, unknown>, variant: Rec
   const show = (v: unknown) => (v === undefined ? "unset" : JSON.stringify(v));
   const diff = keys.filter((k) => JSON.stringify(explore[k]) !== JSON.stringify(variant[k])).map((k) => `${k} ${show(variant[k])} (explore ${show(explore[k])})`);
   return diff.length > 0 ? diff.join(", ") : "the explore config";
+}
+
+/** One recorded exploration episode (a rejudge's source, recordedExploration.ts): its `ok` record and its steps in step order. */
+export interface RecordedEpisode {
+  record: EpisodeRecord;
+  steps: StepRecord[];
+}
+
+/** Where a replayed episode goes: the run, the episode, the rules text of the config it played. */
+export interface ReplayTarget {
+  run: RunContext;
+  episode: number;
+  rules: string;
+}
+
+/**
+ * What becomes of a recorded episode's steps (already carrying this run's identity, without the
+ * source's judged and experience-pinning fields) before they are written into this run.
+ */
+export type StepTransform = (steps: StepRecord[], at: ReplayTarget) => Promise<StepRecord[]>;
+
+/** A recorded run's exploration, replayed into this run instead of played (recordedExploration.ts). */
+export interface RecordedExploration {
+  /** The recorded run: its id and its directory as given. */
+  source: { runId: string; dir: string };
+  /** Its `ok` exploration episodes by number. */
+  episodes: ReadonlyMap<number, RecordedEpisode>;
+  transform: StepTransform;
 }

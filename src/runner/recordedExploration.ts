@@ -14,36 +14,11 @@ import type { EpisodeRecord, StepRecord } from "../logs/schema.js";
 import { readMergedRun } from "../logs/mergedRun.js";
 import type { PlannedEpisode } from "../pathways/types.js";
 import { ConfigError } from "../util/errors.js";
-import type { RunContext } from "./context.js";
+import type { RecordedEpisode, RecordedExploration, ReplayTarget, RunContext, StepTransform } from "./context.js";
 import type { EpisodeOutcome } from "./episodeRunner.js";
 import { judgeEpisode } from "./judgeCalls.js";
 
-/** One recorded exploration episode: its `ok` record and its steps in step order. */
-export interface RecordedEpisode {
-  record: EpisodeRecord;
-  steps: StepRecord[];
-}
-
-/** Where a replayed episode goes: the run, the episode, the rules text of the config it played. */
-export interface ReplayTarget {
-  run: RunContext;
-  episode: number;
-  rules: string;
-}
-
-/**
- * What becomes of a recorded episode's steps (already carrying this run's identity, without the
- * source's judged and experience-pinning fields) before they are written into this run.
- */
-export type StepTransform = (steps: StepRecord[], at: ReplayTarget) => Promise<StepRecord[]>;
-
-export interface RecordedExploration {
-  /** The recorded run: its id and its directory as given. */
-  source: { runId: string; dir: string };
-  /** Its `ok` exploration episodes by number. */
-  episodes: ReadonlyMap<number, RecordedEpisode>;
-  transform: StepTransform;
-}
+export type { RecordedEpisode, RecordedExploration, ReplayTarget, StepTransform };
 
 /** The fields of a recorded step that belong to the run that played it, not to a run replaying it. */
 const SOURCE_ONLY = ["experience_score", "experience_score_source", "experience_score_from", "history_keep", "memory_version"] as const;

@@ -15,7 +15,6 @@ import { main } from "../../src/cli/main.js";
 
 const MODEL = "builtin:learner?judge=0.25";
 const SCHEDULE = ["--explore-episodes", "4", "--checkpoint-every", "2", "--eval-episodes", "2", "--max-steps", "8"];
-const quiet = { write: () => true };
 
 function lines(file: string): Record<string, unknown>[] {
   if (!existsSync(file)) return [];
@@ -24,7 +23,7 @@ function lines(file: string): Record<string, unknown>[] {
 
 async function recorded(): Promise<{ data: string; source: string }> {
   const data = mkdtempSync(join(tmpdir(), "s3rejudge-"));
-  const code = await main(["run", "--models", MODEL, "--games", "minesweeper", "--pathways", "none,history", "--data", data, ...SCHEDULE, "--progress", "off"], { stdout: quiet, stderr: quiet } as never);
+  const code = await main(["run", "--models", MODEL, "--games", "minesweeper", "--pathways", "none,history", "--data", data, ...SCHEDULE, "--progress", "off"]);
   expect(code).toBe(0);
   const source = readdirSync(join(data, "runs")).find((d) => d.includes("__history__"))!;
   return { data, source: join(data, "runs", source) };
@@ -38,7 +37,7 @@ const strip = (r: Record<string, unknown>): Record<string, unknown> => {
 describe("s3gym rejudge", () => {
   it("replays the recorded exploration under the judge and plays only the evaluation episodes", async () => {
     const { source } = await recorded();
-    expect(await main(["rejudge", "--from", source, "--judge", "verifier,self,model:builtin:heuristic", "--progress", "off"], { stdout: quiet, stderr: quiet } as never)).toBe(0);
+    expect(await main(["rejudge", "--from", source, "--judge", "verifier,self,model:builtin:heuristic", "--progress", "off"])).toBe(0);
     const dir = (j: string) => `${source}__rejudge-${j}`;
     const srcSteps = lines(join(source, "steps.jsonl"));
     const v = lines(join(dir("verifier"), "steps.jsonl"));
@@ -78,15 +77,15 @@ describe("s3gym rejudge", () => {
   it("refuses a none run and a run directory without a manifest, naming why", async () => {
     const { data } = await recorded();
     const noneRun = readdirSync(join(data, "runs")).find((d) => d.includes("__none__"))!;
-    await expect(main(["rejudge", "--from", join(data, "runs", noneRun), "--judge", "verifier"], { stdout: quiet, stderr: quiet } as never)).resolves.toBe(2);
-    await expect(main(["rejudge", "--from", data, "--judge", "verifier"], { stdout: quiet, stderr: quiet } as never)).resolves.toBe(2);
-    await expect(main(["rejudge", "--from", join(data, "runs", noneRun), "--judge", "oracle"], { stdout: quiet, stderr: quiet } as never)).resolves.toBe(2);
+    await expect(main(["rejudge", "--from", join(data, "runs", noneRun), "--judge", "verifier"])).resolves.toBe(2);
+    await expect(main(["rejudge", "--from", data, "--judge", "verifier"])).resolves.toBe(2);
+    await expect(main(["rejudge", "--from", join(data, "runs", noneRun), "--judge", "oracle"])).resolves.toBe(2);
   }, 60_000);
 
   it("a kill -9 in the middle resumes with nothing lost or duplicated", async () => {
     const { source } = await recorded();
     const refData = mkdtempSync(join(tmpdir(), "s3rejudge-ref-"));
-    expect(await main(["rejudge", "--from", source, "--judge", "shuffled", "--data", refData, "--progress", "off"], { stdout: quiet, stderr: quiet } as never)).toBe(0);
+    expect(await main(["rejudge", "--from", source, "--judge", "shuffled", "--data", refData, "--progress", "off"])).toBe(0);
     const refDir = join(refData, "runs", readdirSync(join(refData, "runs"))[0]!);
     const want = lines(join(refDir, "steps.jsonl"));
     const data = mkdtempSync(join(tmpdir(), "s3rejudge-kill-"));
@@ -106,7 +105,7 @@ describe("s3gym rejudge", () => {
       kills++;
     }
     expect(kills).toBeGreaterThanOrEqual(1);
-    expect(await main(["rejudge", ...argv], { stdout: quiet, stderr: quiet } as never)).toBe(0);
+    expect(await main(["rejudge", ...argv])).toBe(0);
     const dir = join(data, "runs", readdirSync(join(data, "runs"))[0]!);
     const key = (s: Record<string, unknown>) => `${s.phase}|${s.checkpoint}|${s.episode}|${s.step}`;
     const got = lines(join(dir, "steps.jsonl"));
