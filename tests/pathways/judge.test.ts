@@ -14,6 +14,7 @@ import { trajectoryFromSteps } from "../../src/pathways/trajectory.js";
 import { judgedRunId } from "../../src/runner/runId.js";
 import { settingsRecord } from "../../src/runner/protocolRecord.js";
 import { DEFAULT_SETTINGS } from "../../src/runner/context.js";
+import { sftFilterScore } from "../../src/training/buildSft.js";
 
 function step(i: number, selfScore: number | null, reward: number): StepRecord {
   return {
@@ -135,5 +136,17 @@ describe("parseJudgeReply", () => {
     expect(parseJudgeReply("I think it is good")).toMatchObject({ ok: false });
     // Linear: a long line of spaces is skipped, not backtracked over.
     expect(parseJudgeReply(`Score:${" ".repeat(100_000)}x`)).toMatchObject({ ok: false });
+  });
+});
+
+describe("BuildSFT's filter reads the judged score", () => {
+  it("self: the own self-score; verifier: the reward; none: every step kept; a judge's missing score: dropped", () => {
+    expect(sftFilterScore(steps[1]!)).toBe(2);
+    const v = withJudgedFields(steps, judgedFields("verifier", steps, { runSeed: 0, episode: 1 }));
+    expect(v.map(sftFilterScore)).toEqual([0, 5, 0, -1, 2]);
+    const n = withJudgedFields(steps, judgedFields("none", steps, { runSeed: 0, episode: 1 }));
+    expect(n.every((s) => sftFilterScore(s) === Number.POSITIVE_INFINITY)).toBe(true);
+    const m = withJudgedFields(steps, judgedFields("model:x", steps, { runSeed: 0, episode: 1, scores: [null, 1, 1, 1, 1] }));
+    expect(sftFilterScore(m[0]!)).toBe(Number.NEGATIVE_INFINITY);
   });
 });

@@ -34,6 +34,24 @@ const strip = (r: Record<string, unknown>): Record<string, unknown> => {
   return rest;
 };
 
+describe("run --judge (on-policy)", () => {
+  it("records the judged score beside the self-score, under its own run id, and the judge in the manifest", async () => {
+    const data = mkdtempSync(join(tmpdir(), "s3onpolicy-"));
+    expect(await main(["run", "--models", MODEL, "--games", "minesweeper", "--pathways", "memory", "--data", data, ...SCHEDULE, "--judge", "none", "--progress", "off"])).toBe(0);
+    const [id] = readdirSync(join(data, "runs"));
+    expect(id).toMatch(/__judge-none$/);
+    const explore = lines(join(data, "runs", id!, "steps.jsonl")).filter((s) => s.phase === "explore");
+    expect(explore.length).toBeGreaterThan(0);
+    expect(explore.every((s) => s.experience_score === null && s.experience_score_source === "none" && typeof s.self_score === "number")).toBe(true);
+    // Eval steps carry no judge fields: only exploration feeds experience.
+    expect(lines(join(data, "runs", id!, "steps.jsonl")).filter((s) => s.phase === "eval").some((s) => "experience_score_source" in s)).toBe(false);
+    expect(JSON.parse(readFileSync(join(data, "runs", id!, "manifest.json"), "utf8")).config.protocol.judge).toBe("none");
+    // The memory summaries were asked without scores (the learner's summary then has no self-score figures to keep).
+    const memory = lines(join(data, "runs", id!, "memory.jsonl"));
+    expect(memory.length).toBe(5);
+  }, 60_000);
+});
+
 describe("s3gym rejudge", () => {
   it("replays the recorded exploration under the judge and plays only the evaluation episodes", async () => {
     const { source } = await recorded();
