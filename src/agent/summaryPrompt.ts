@@ -29,12 +29,17 @@ export function memoryText(m: MemoryTriple | null): string {
     .join("\n\n");
 }
 
-export function buildSummaryMessages(input: { rules: string; previous: MemoryTriple | null; trajectory: string }): ChatMessage[] {
+/**
+ * `scoresWithheld`: the run's judge is `none` (docs/judging.md): the trajectory carries no scores, and
+ * the prompt says so instead of promising them.
+ */
+export function buildSummaryMessages(input: { rules: string; previous: MemoryTriple | null; trajectory: string; scoresWithheld?: boolean }): ChatMessage[] {
   const system = [
     SUMMARY_TITLE,
     "You keep a short memory that helps you play the game below better in later episodes.",
-    "Rewrite the memory from the previous memory and the new episode (your own actions and self-scores,",
-    "and the game's visible feedback). Reply with exactly three sections, each a markdown heading followed",
+    ...(input.scoresWithheld === true
+      ? ["Rewrite the memory from the previous memory and the new episode (your own actions, without scores:", "they are withheld, and the game's visible feedback). Reply with exactly three sections, each a markdown heading followed"]
+      : ["Rewrite the memory from the previous memory and the new episode (your own actions and self-scores,", "and the game's visible feedback). Reply with exactly three sections, each a markdown heading followed"]),
     "by a few short bullet points:",
     `## ${SECTION_TITLES.retain}`,
     `## ${SECTION_TITLES.avoid}`,

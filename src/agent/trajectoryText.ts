@@ -28,18 +28,25 @@ export interface Trajectory {
   /** Exploration episode number (1-based). */
   episode: number;
   steps: TrajectoryStep[];
+  /**
+   * false: the run's judge is `none` (docs/judging.md), the block shows no score line at all, and the
+   * prompts that quote it say the scores are withheld. Absent: scores shown (every other judge).
+   */
+  scoresShown?: false;
   /** The observation after the last step (the end state). */
   endObservation: string;
 }
 
-function stepText(s: TrajectoryStep, i: number): string {
+function stepText(s: TrajectoryStep, i: number, scoresShown: boolean): string {
   return [
     `--- Step ${i + 1} ---`,
     "Observation:",
     s.observation,
     ...(s.tactic ? [`Tactic: ${s.tactic}`] : []),
     `Action: ${s.action ?? "(unparsable reply)"}`,
-    `Self-score: ${s.selfScore ?? "(none)"}`,
+    // The label stays `Self-score` whichever judge gave the number: the arms of a judge swap differ
+    // in the numbers alone (docs/judging.md).
+    ...(scoresShown ? [`Self-score: ${s.selfScore ?? "(none)"}`] : []),
     `Feedback: ${s.feedback || "(none)"}`,
   ].join("\n");
 }
@@ -48,7 +55,7 @@ function stepText(s: TrajectoryStep, i: number): string {
 export function trajectoryPieces(t: Trajectory): { header: string; steps: string[]; end: string; footer: string } {
   return {
     header: `=== Exploration episode ${t.episode} (${t.steps.length} steps) ===`,
-    steps: t.steps.map(stepText),
+    steps: t.steps.map((s, i) => stepText(s, i, t.scoresShown !== false)),
     end: `End state:\n${t.endObservation}`,
     footer: `=== End of exploration episode ${t.episode} ===`,
   };

@@ -44,13 +44,17 @@ export interface VerifierInput {
   steps: number;
   /** What counts as success (the game's success threshold, in the game's score units). */
   successCriterion: string;
+  /** true when the run's judge is `none` (docs/judging.md): the trajectory shows no scores, and the prompt says so. */
+  scoresWithheld?: boolean;
 }
 
 export function buildVerifierMessages(input: VerifierInput): ChatMessage[] {
   const system = [
     VERIFIER_TITLE,
     "You verify one episode of the game below that an agent has just played. You see what the agent saw:",
-    "each observation, its action, its own self-score and the game's visible feedback. You never see the",
+    ...(input.scoresWithheld === true
+      ? ["each observation, its action and the game's visible feedback (its self-scores are withheld). You never see the"]
+      : ["each observation, its action, its own self-score and the game's visible feedback. You never see the"]),
     "real reward or score. Judge from the evidence in the trajectory only.",
     `Success: ${input.successCriterion}`,
     "Reply with one line `Outcome: success`, `Outcome: failure` or `Outcome: uncertain` (uncertain when the",

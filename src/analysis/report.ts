@@ -10,6 +10,7 @@ import { analyzeCurves, analyzeTraining, mainResultsTable, type CurveSeries, typ
 import { trainingBands, trainingSeedRows, type TrainingBandSeries, type TrainingSeedRow } from "./trainingSeeds.js";
 import type { Dataset } from "./dataset.js";
 import { dialRuns, type DialRun } from "./doseResponse.js";
+import { isJudgeSwapRun } from "./judgeSwapRuns.js";
 import type { RewardRange } from "./judging.js";
 import { calibrationBins, judgingInputs, reliabilityBins, type CalibrationBin, type ReliabilityBin } from "./judgingTables.js";
 import { distinct, gameRewardRanges, isTraining, requiredGames } from "./runs.js";
@@ -109,7 +110,7 @@ export type ReportPart = SharedPart | (string & {});
  * tables always exist; `views` ones only when some run played `--views`; `verified` ones only with
  * verified runs and their inputs; `dial` ones only when the judge dial has two judge settings.
  */
-export type EntryGroup = "core" | "views" | "verified" | "dial";
+export type EntryGroup = "core" | "views" | "verified" | "dial" | "judge";
 
 /**
  * What a report entry's builder reads: the runs, the options, and the shared analyses, each a
@@ -141,6 +142,12 @@ export interface ReportParts {
   /** The figures' data of a report (`ReportData` less the options), as lazy getters in the report's order. */
   figureData: Record<string, () => unknown>;
   dial: () => DialRun[];
+  /**
+   * The judge swap's runs (judgeSwapTables.ts): every run judged otherwise than `self` or rejudged,
+   * with the `self` and none runs they pair with, of the data set and of the dial's. Every other
+   * table reads `ds` without them.
+   */
+  judgeSwap: Dataset;
   /** What the data holds (ReportData's counts). */
   counts: () => ReportData["counts"];
 }
@@ -186,8 +193,10 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
   const requireComplete = opts.requireComplete ?? false;
   // Every table but run_quality is built from the runs that passed it (or all, marked: --include-flagged).
   const includeFlagged = opts.includeFlagged ?? false;
-  const { ds, note: qualityNote, emptied: emptiedByFlags } = reportDataset(all, { includeFlagged });
-  const ref = opts.reference ? reportDataset(opts.reference, { includeFlagged }).ds : ds;
+  const { ds: withJudged, note: qualityNote, emptied: emptiedByFlags } = reportDataset(all, { includeFlagged });
+  // Runs of the judge swap are the same model, game and pathway as their `self` run: only its table reads them.
+  const ds = withoutJudgeSwap(withJudged);
+  const ref = opts.reference ? withoutJudgeSwap(reportDataset(opts.reference, { includeFlagged }).ds) : ds;
   // A part: computed once, on first use; onBuild hears its name once, when first done (after the parts
   // it read): a table that is also a shared part (main_results) is announced once.
   const announced = new Set<string>();
@@ -213,7 +222,9 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
   const verifiedInputs = verifiedInputsOf(ds, opts.verified);
   const verified = part("verified", () => verifiedTables(ca(), cfg, requireComplete, verifiedInputs!));
   const main = part("main_results", () => mainResultsTable(ca(), cfg, { requireComplete }));
-  const dialDs = opts.dial ?? ds;
+  const dialDs = opts.dial ? withoutJudgeSwap(opts.dial) : ds;
+  const judgeSwap: Dataset = { ...withJudged, runs: [...withJudged.runs, ...(opts.dial?.runs ?? [])] };
+  const hasJudgeSwap = judgeSwap.runs.some(isJudgeSwapRun);
   const dial = part("dial_runs", () => dialRuns(dialDs, dialDs === ds ? ji() : judgingInputs(dialDs)));
   const hasDial = new Set(dialDs.runs.map((r) => learnerJudge(r.model)).filter((j) => j !== null)).size >= 2;
   // The data read (flagged runs included: the summary line counts what was loaded); judged steps are the tables'.
@@ -245,7 +256,7 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
     includeFlagged,
     qualityNote,
     emptiedByFlags,
-    has: { core: true, views: hasViews(ds), verified: verifiedInputs !== null, dial: hasDial },
+    has: { core: true, views: hasViews(ds), verified: verifiedInputs !== null, dial: hasDial, judge: hasJudgeSwap },
     part,
     curves: ca,
     training: tr,
@@ -256,9 +267,15 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
     verified,
     main,
     dial,
+    judgeSwap,
     counts,
     figureData,
   };
+}
+
+/** The data set without its judge-swap runs (the same object when it has none). */
+function withoutJudgeSwap(ds: Dataset): Dataset {
+  return ds.runs.some(isJudgeSwapRun) ? { ...ds, runs: ds.runs.filter((r) => !isJudgeSwapRun(r)) } : ds;
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { builtinSummary, isSummaryRequest } from "../agent/summaryPrompt.js";
 import { builtinRoleAnswer, isRoleRequest } from "../agent/builtinRoles.js";
+import { builtinJudgeAnswer, isJudgeRequest } from "../agent/judgePrompt.js";
 import { messagesToPolicyContext } from "../agent/stepPrompt.js";
 import { ceilingDecision, isPrivilegedPolicy, perfectJudgeDecision, textPolicyDecision, type PolicyName, type TextPolicyName } from "../games/policies.js";
 import { getGame } from "../games/registry.js";
@@ -29,6 +30,8 @@ export function answerWithTextPolicy(messages: readonly ChatMessage[], policy: T
   if (isSummaryRequest(messages)) return builtinSummary(messages);
   // The verified pathway's curriculum and verifier prompts (same answer in process and over HTTP).
   if (isRoleRequest(messages)) return builtinRoleAnswer(messages);
+  // An external judge's prompt (docs/judging.md): the constant judge.
+  if (isJudgeRequest(messages)) return builtinJudgeAnswer();
   const ctx = messagesToPolicyContext(messages);
   if (!ctx) return null;
   const title = parseRulesTitle(ctx.rules);
@@ -60,7 +63,7 @@ export class BuiltinModel implements Model {
     // The request's seed (the runner sends one from the call identity), else the identity itself
     // (a models file can turn sending off): the same draws as `s3gym serve` given that seed.
     const seed = request.sampling.seed ?? callSeed(request.identity);
-    if (isPrivilegedPolicy(this.policy) && !isSummaryRequest(request.messages) && !isRoleRequest(request.messages)) {
+    if (isPrivilegedPolicy(this.policy) && !isSummaryRequest(request.messages) && !isRoleRequest(request.messages) && !isJudgeRequest(request.messages)) {
       const ctx = messagesToPolicyContext(request.messages);
       if (!ctx || !request.privileged) throw new Error(`${this.spec} needs the live game state (in-process runs only)`);
       const decide = this.policy === "ceiling" ? ceilingDecision : perfectJudgeDecision;

@@ -39,6 +39,8 @@ import { commandRecord, episodeProgress } from "../runner/runProgress.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
+import { judgeModel, parseJudge } from "../pathways/judge.js";
+import { readRejudgeSource, rejudgeRuns } from "../runner/rejudge.js";
 
 export const RUN_USAGE = [
   "s3gym run STUDY.yaml [--smoke] [flags]: play a study file (docs/study.md); a flag given overrides the file's value",
@@ -52,6 +54,8 @@ export const RUN_USAGE = [
   "  [--progress auto|bar|lines|off]",
   "  [--max-tokens-param auto|max_tokens|max_completion_tokens] [--drop-params seed,top_p,temperature]",
   "  [--no-preflight] [--no-probe-window] [--broad-batch 5] [--verifier-model M]   (the last two: --pathways verified only)",
+  "  [--rejudge J1,J2 [--rejudge-models M1,M2]]: then rejudge each complete history/memory run of those models (default: all)",
+  "              under each judge, evaluation only (docs/judging.md; s3gym rejudge for one run)",
   "  [--max-usd X] [--max-input-tokens N]: stop the matrix between episodes before spend passes the cap",
   "              (earlier invocations counted); rerun with a higher cap to resume",
   "  [--smoke]: 1 exploration episode, a checkpoint after it, 1 evaluation episode, 4 steps per game, into the study's",
@@ -84,6 +88,8 @@ const FLAGS = {
   "max-usd": { type: "string" },
   "max-input-tokens": { type: "string" },
   smoke: { type: "boolean" },
+  rejudge: { type: "string" },
+  "rejudge-models": { type: "string" },
 } as const;
 
 /** `--max-usd` / `--max-input-tokens`: a positive number, or absent (no cap). */
@@ -275,7 +281,9 @@ function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Recor
     shardSubdir: v["no-shard-subdir"] !== true,
     training,
     verified,
+    ...(v.rejudge !== undefined ? { rejudge: rejudgeFlags(v.rejudge, v["rejudge-models"], models) } : {}),
   };
+  if (v.rejudge === undefined && v["rejudge-models"] !== undefined) throw new UsageError("--rejudge-models is only used with --rejudge (the judges to rejudge with)");
   return fromSettings(job, {
     source,
     argv,
@@ -309,6 +317,20 @@ function parseJob(v: FlagValues<typeof FLAGS>, argv: string[], env: Record<strin
     estimate: false,
     cap: { maxUsd: null, maxInputTokens: null },
   });
+}
+
+/** `--rejudge J1,J2` and `--rejudge-models M1,...` (default: every model of the run). */
+function rejudgeFlags(judges: string, models: string | undefined, all: readonly string[]): { judges: string[]; models: string[] } {
+  const js = commaList("rejudge", judges).map((j) => {
+    try {
+      return parseJudge(j);
+    } catch (e) {
+      throw new UsageError(`--rejudge: ${(e as Error).message}`);
+    }
+  });
+  const ms = models === undefined ? [...all] : commaList("rejudge-models", models);
+  for (const m of ms) if (!all.includes(m)) throw new UsageError(`--rejudge-models: '${m}' is not one of --models`);
+  return { judges: js, models: ms };
 }
 
 function progressFlag(value: string | undefined): ProgressMode {
@@ -448,6 +470,16 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
         throw new UsageError(`--verifier-model: ${(e as Error).message}`);
       }
     }
+    const judgeSpec = judgeModel(p.settings.judge);
+    if (judgeSpec !== null) {
+      if (p.training) throw new UsageError("--judge applies to the protocol loop's exploration, not to --pathways training");
+      try {
+        // Preflighted with the others: the external judge's endpoint must answer too.
+        roleModels = [...roleModels, ...validateModelSpecs([judgeSpec], ctx, { keys: !p.estimate }).filter((r) => !resolved.some((m) => m.name === r.name) && !roleModels.some((m) => m.name === r.name))];
+      } catch (e) {
+        throw new UsageError(`--judge: ${(e as Error).message}`);
+      }
+    }
     if (p.training) {
       try {
         checkpointModels = validateModelSpecs([...new Set(p.training.checkpoints.map((c) => c.model))], ctx);
@@ -471,7 +503,7 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
   // Every run of the matrix (protocol-loop and training), this shard's, split by kind (runner/schedule.ts).
   let plan: RunPlan;
   try {
-    plan = planRuns({ models: p.models, games: p.games.map((g) => g.name), pathways: p.pathways, runSeed: p.settings.runSeed, trainingLabel: p.training?.label ?? null, shard: p.shard });
+    plan = planRuns({ models: p.models, games: p.games.map((g) => g.name), pathways: p.pathways, runSeed: p.settings.runSeed, trainingLabel: p.training?.label ?? null, shard: p.shard, ...(p.settings.judge !== undefined ? { judge: p.settings.judge } : {}) });
   } catch (e) {
     // Two model specs that share a run id (a ConfigError naming both): thrown, src/cli/main.ts maps it.
     if (exitCodeOf(e) === 2) throw e;
@@ -608,6 +640,14 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
       ),
     ]);
     outcomes = [...(loop as RunOutcome[]), ...(trained as RunOutcome[])].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+    const rj = p.job.rejudge;
+    if (rj) {
+      // The rejudged runs: each complete history or memory run of the named models, under each judge.
+      const done = new Set(outcomes.filter((o) => o.status === "complete").map((o) => o.runId));
+      const sources = entries.filter((e) => rj.models.includes(e.model) && done.has(e.runId) && (e.pathway === "history" || e.pathway === "memory")).map((e) => readRejudgeSource(runDir(p.dataDir, e.runId)));
+      const rejudged = await rejudgeRuns({ dataDir: p.dataDir, sources, judges: rj.judges, game: (name) => games.get(name)!, createModel: (name, onCall) => make(name, onCall), events: progress, invocation });
+      outcomes = [...outcomes, ...rejudged].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+    }
   } catch (e) {
     progress.close();
     // A protocol clash with existing logs is found before any call: a ConfigError, thrown for

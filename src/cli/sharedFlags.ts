@@ -33,7 +33,7 @@ export function protocolFlags(command: ProtocolCommand): Record<string, { type: 
 /** A row's usage token: `[--max-steps 64]`, `[--tokenizer o200k|cl100k]`, `[--strict-contract]`. */
 function usageToken(r: SettingRow & { flag: SettingFlag }): string {
   const k = r.flag.kind;
-  const shown = k.type === "int" ? String(r.default) : k.type === "choice" ? k.choices.join("|") : k.type === "share" ? k.shown : null;
+  const shown = k.type === "int" ? String(r.default) : k.type === "choice" ? k.choices.join("|") : k.type === "share" || k.type === "text" ? k.shown : null;
   return `[--${r.flag.name}${shown === null ? "" : ` ${shown}`}]`;
 }
 
@@ -165,6 +165,13 @@ function settingFromFlag(r: SettingRow & { flag: SettingFlag }, value: string | 
       return value === true ? k.on : r.default;
     case "share":
       return shareFlag(r.flag.name, text, r.default as number, k.note);
+    case "text":
+      if (text === undefined) return r.default;
+      try {
+        return k.parse(text);
+      } catch (e) {
+        throw new UsageError(`--${r.flag.name}: ${(e as Error).message}`);
+      }
   }
 }
 

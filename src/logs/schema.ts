@@ -132,6 +132,18 @@ export const StepRecord = z
     turns_dropped: z.number().int().positive().optional(),
     /** Optional: `reasoning` when the action and self-score were read from the reasoning (`--answer-from reasoning|both`). */
     answer_source: z.enum(["content", "reasoning"]).optional(),
+    /**
+     * Optional, exploration steps of a run whose judge is not `self` (`--judge`, docs/judging.md): the
+     * score the experience carried for this step instead of `self_score` (History's block, the summary
+     * and verifier input, BuildSFT's filter); null when the judge gave none (`none`, an unparsable
+     * judge reply, an unscored step under `shuffled`). `self_score` stays the acting model's own.
+     * Absent (with the two fields below) under `self`: the experience carried `self_score`.
+     */
+    experience_score: z.number().nullable().optional(),
+    /** Optional: who gave `experience_score`: `verifier` (the hidden step reward), `shuffled`, `none` or `model:<spec>` (an external judge). */
+    experience_score_source: z.string().optional(),
+    /** Optional, `shuffled`: the step (of this episode) whose self-score this step carried: the permutation, written out. */
+    experience_score_from: z.number().int().nonnegative().optional(),
   })
   .passthrough();
 export type StepRecord = z.infer<typeof StepRecord>;
@@ -350,8 +362,8 @@ export const CallRecord = z
   .object({
     /** The run the call belongs to. */
     run_id: z.string().min(1),
-    /** `step` (a step's answer) | `summary` (a memory update) | `correction` (BuildSFT's corrected answer) | `curriculum` / `verifier` (the verified pathway's roles). */
-    purpose: z.enum(["step", "summary", "correction", "curriculum", "verifier"]),
+    /** `step` (a step's answer) | `summary` (a memory update) | `correction` (BuildSFT's corrected answer) | `curriculum` / `verifier` (the verified pathway's roles) | `judge` (an external judge's score of an exploration step, `--judge model:<spec>`). */
+    purpose: z.enum(["step", "summary", "correction", "curriculum", "verifier", "judge"]),
     /** The phase of the episode the call served; null when it served none. */
     phase: z.enum(PHASES).nullable(),
     /** The checkpoint of an evaluation call; null otherwise. */
@@ -497,6 +509,12 @@ export const SettingsRecord = z.object({
    * (runs written before the rule replayed them; they resume under the new rule, see docs/endpoints.md).
    */
   think_replay: z.enum(["keep"]).optional(),
+  /**
+   * Which score the experience carried for each exploration step (`--judge`, docs/judging.md):
+   * `verifier`, `shuffled`, `none` or `model:<spec>`. Absent: `self` (the acting model's own
+   * self-scores, the paper's protocol and every run written before the axis existed).
+   */
+  judge: z.string().optional(),
 });
 export type SettingsRecord = z.infer<typeof SettingsRecord>;
 
@@ -758,6 +776,12 @@ export const RunManifest = z
     quality: RunQualityRecord.optional(),
     /** The kit, Node and endpoint this run was played with (ProvenanceRecord); absent in manifests written before it was recorded. */
     provenance: ProvenanceRecord.optional(),
+    /**
+     * Optional, a rejudged run (`s3gym rejudge`, docs/judging.md): the recorded run whose exploration
+     * episodes this run's experience was rebuilt from (its run id and its run directory as given);
+     * this run played only the evaluation episodes. Absent for a run that explored itself.
+     */
+    rejudged_from: z.object({ run_id: z.string().min(1), dir: z.string() }).optional(),
   })
   .passthrough();
 export type RunManifest = z.infer<typeof RunManifest>;

@@ -13,7 +13,7 @@ export interface ChatMessage {
 /** Who is calling, so that the cache key is exact and repeats/samples are never collapsed. */
 export interface CallIdentity {
   runId: string;
-  purpose: "step" | "summary" | "correction" | "curriculum" | "verifier";
+  purpose: "step" | "summary" | "correction" | "curriculum" | "verifier" | "judge";
   phase: "explore" | "eval" | null;
   checkpoint: number | null;
   episode: number | null;

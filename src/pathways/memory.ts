@@ -37,12 +37,13 @@ export function summaryMessages(
   settings: HistorySettings,
   counter: TokenCounter,
 ): { messages: ChatMessage[]; keptSteps: number } {
-  const bare = buildSummaryMessages({ rules: input.rules, previous: input.previous, trajectory: "" });
+  const withheld = input.trajectory.scoresShown === false ? { scoresWithheld: true } : {};
+  const bare = buildSummaryMessages({ rules: input.rules, previous: input.previous, trajectory: "", ...withheld });
   const budget = settings.contextTokens - settings.maxNewTokens - counter.messages(bare);
   const [keep] = fitHistory([makeHistoryBlock(input.trajectory, counter)], budget, counter);
   const keptSteps = Math.min(keep ?? 0, input.trajectory.steps.length);
   const text = renderTrajectory(input.trajectory, keptSteps) || "(the episode does not fit the context budget)";
-  return { messages: buildSummaryMessages({ rules: input.rules, previous: input.previous, trajectory: text }), keptSteps };
+  return { messages: buildSummaryMessages({ rules: input.rules, previous: input.previous, trajectory: text, ...withheld }), keptSteps };
 }
 
 /** The next version from a summary reply: parsed, or the previous triple kept with the reason. */

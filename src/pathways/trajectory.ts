@@ -5,6 +5,7 @@
 import { declaredTactic, type Trajectory } from "../agent/trajectoryText.js";
 import { splitObservation } from "../games/envelope.js";
 import type { StepRecord } from "../logs/schema.js";
+import { experienceScore } from "./judge.js";
 
 /**
  * The end state of a block: the final observation without its "Step k of N" header, which after the
@@ -21,10 +22,13 @@ export function endStateText(observation: string): string {
 /** The trajectory of exploration episode `episode` from its step records and the episode's end_observation. */
 export function trajectoryFromSteps(episode: number, steps: readonly StepRecord[], endObservation: string): Trajectory {
   const ordered = [...steps].sort((a, b) => a.step - b.step);
+  // The score the run's judge gave each step (judge.ts: the own self-score under `self`).
+  const scores = ordered.map(experienceScore);
   return {
     episode,
     // The reply's declared `Tactic:` line, when it has one, is shown in the block (builtin:learner writes one).
-    steps: ordered.map((s) => ({ observation: s.observation, action: s.action, selfScore: s.self_score, feedback: s.feedback, tactic: declaredTactic(s.response) })),
+    steps: ordered.map((s, i) => ({ observation: s.observation, action: s.action, selfScore: scores[i]!.score, feedback: s.feedback, tactic: declaredTactic(s.response) })),
     endObservation: endStateText(endObservation),
+    ...(scores.some((x) => !x.shown) ? { scoresShown: false as const } : {}),
   };
 }

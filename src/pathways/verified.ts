@@ -117,7 +117,7 @@ export function verifiedMemoryFromRecord(r: Pick<MemoryRecord, "after_episode" |
 
 /** The verifier call's messages, the trajectory cut from its tail to fit the context budget. */
 export function verifierMessages(rules: string, game: string, trajectory: Trajectory, settings: PathwaySettings, counter: TokenCounter): { messages: ChatMessage[]; keptSteps: number } {
-  const base = { rules, steps: trajectory.steps.length, successCriterion: successCriterion(game) };
+  const base = { rules, steps: trajectory.steps.length, successCriterion: successCriterion(game), ...(trajectory.scoresShown === false ? { scoresWithheld: true } : {}) };
   const bare = buildVerifierMessages({ ...base, trajectory: "" });
   const budget = settings.contextTokens - settings.maxNewTokens - counter.messages(bare);
   const [keep] = fitHistory([makeHistoryBlock(trajectory, counter)], budget, counter);

@@ -19,12 +19,14 @@ import type { Table } from "../analysis/table.js";
 import { couplingTable, runLevelTable } from "../analysis/couplingTables.js";
 import { mainResultsWideTable, summaryVsHistoryTable } from "../analysis/curveTables.js";
 import { doseCorrelationTable, doseResponseTable } from "../analysis/doseResponse.js";
+import { judgeSwapTable } from "../analysis/judgeSwapTables.js";
 import { positiveRatesTable, selfJudgingTable } from "../analysis/judgingTables.js";
 import { runQualityTable } from "../analysis/runQuality.js";
 import { trainingEpochsTable, trainingTable } from "../analysis/trainingSeeds.js";
 import { fnv1a32 } from "../util/rng.js";
 import { calibrationSpec, curvesSpec, trainingSpec } from "./figures/specs.js";
 import { couplingFacetSpec, doseResponseSpec } from "./figures/doseSpecs.js";
+import { judgeSwapSpec } from "./figures/judgeSwapSpec.js";
 import { costGainSpec, viewsSpec } from "./figures/viewSpecs.js";
 import { reliabilitySpec } from "./figures/reliabilitySpec.js";
 
@@ -101,6 +103,7 @@ const TABLE_ENTRIES = [
   tableEntry({ name: "tokens_by_pathway", group: "verified", notebook: "07_verified_pathway.ipynb", paper: "verified pathway: tokens per pathway", build: (p) => p.verified().tokens_by_pathway }),
   tableEntry({ name: "judge_dose_response", group: "dial", notebook: "03_coupling.ipynb", paper: "the learner's judge dial: Agree, NMAE and gains per judge and pathway (docs/learner.md)", build: (p) => doseResponseTable(p.dial(), p.cfg) }),
   tableEntry({ name: "judge_dose_response_r", group: "dial", notebook: "03_coupling.ipynb", paper: "the judge dial: r(Agree, gain) over its runs (docs/learner.md)", build: (p) => doseCorrelationTable(p.dial(), p.cfg) }),
+  tableEntry({ name: "judge_swap", group: "judge", notebook: "08_judge_swap.ipynb", paper: "judge swap: gain_vs_none per judge and the contrasts value of judging, placebo, external (docs/judging.md)", build: (p) => judgeSwapTable(p.judgeSwap, p.cfg) }),
 ] as const;
 
 type AnyTableEntry = (typeof TABLE_ENTRIES)[number];
@@ -176,6 +179,17 @@ const FIGURE_ENTRIES = [
     draw: (r) => {
       const dose = r.tables.judge_dose_response;
       return dose ? [{ name: "judge_dose_response", spec: doseResponseSpec(dose.rows, r.bootstrap) }] : [];
+    },
+  }),
+  figureEntry({
+    name: "judge_swap",
+    group: "judge",
+    perGame: false,
+    notebook: "08_judge_swap.ipynb",
+    paper: "judge swap: gain_vs_none per judge, game and pathway (docs/judging.md)",
+    draw: (r) => {
+      const t = r.tables.judge_swap;
+      return t && t.rows.length > 0 ? [{ name: "judge_swap", spec: judgeSwapSpec(t.rows, r.bootstrap) }] : [];
     },
   }),
 ] as const;

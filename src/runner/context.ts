@@ -5,7 +5,7 @@
  */
 import type { Game } from "../games/types.js";
 import type { Model } from "../models/types.js";
-import type { CallRecord, CheckpointRecord, EpisodeRecord } from "../logs/schema.js";
+import type { CallRecord, CheckpointRecord, EpisodeRecord, StepRecord } from "../logs/schema.js";
 import type { ReplyKind } from "../agent/reply.js";
 import type { ReplyMonitor, ReplyStats } from "./replyMonitor.js";
 import type { TokenCounter } from "../pathways/history.js";
@@ -58,6 +58,13 @@ export interface RunContext {
   variants: Record<string, ResolvedConfig>;
   /** The model of a pathway's own roles (`--verifier-model`); absent: the run's model. */
   roleModel?: { name: string; model: Model };
+  /** The external judge of `--judge model:<spec>` (runner/judgeCalls.ts); absent for every other judge. */
+  judgeModel?: { name: string; model: Model };
+  /**
+   * A rejudged run (`s3gym rejudge`, recordedExploration.ts): its exploration episodes are a recorded
+   * run's, replayed (under this run's judge) instead of played; absent: the run explores itself.
+   */
+  recorded?: RecordedExploration;
   exploreSeeds: number[];
   evalSeeds: number[];
   /** The `id` view's seeds (runs with `--views ...,id`; runner/views.ts), recorded in the manifest. */
@@ -96,4 +103,32 @@ export function variantDifference(explore: Record<string, unknown>, variant: Rec
   const show = (v: unknown) => (v === undefined ? "unset" : JSON.stringify(v));
   const diff = keys.filter((k) => JSON.stringify(explore[k]) !== JSON.stringify(variant[k])).map((k) => `${k} ${show(variant[k])} (explore ${show(explore[k])})`);
   return diff.length > 0 ? diff.join(", ") : "the explore config";
+}
+
+/** One recorded exploration episode (a rejudge's source, recordedExploration.ts): its `ok` record and its steps in step order. */
+export interface RecordedEpisode {
+  record: EpisodeRecord;
+  steps: StepRecord[];
+}
+
+/** Where a replayed episode goes: the run, the episode, the rules text of the config it played. */
+export interface ReplayTarget {
+  run: RunContext;
+  episode: number;
+  rules: string;
+}
+
+/**
+ * What becomes of a recorded episode's steps (already carrying this run's identity, without the
+ * source's judged and experience-pinning fields) before they are written into this run.
+ */
+export type StepTransform = (steps: StepRecord[], at: ReplayTarget) => Promise<StepRecord[]>;
+
+/** A recorded run's exploration, replayed into this run instead of played (recordedExploration.ts). */
+export interface RecordedExploration {
+  /** The recorded run: its id and its directory as given. */
+  source: { runId: string; dir: string };
+  /** Its `ok` exploration episodes by number. */
+  episodes: ReadonlyMap<number, RecordedEpisode>;
+  transform: StepTransform;
 }

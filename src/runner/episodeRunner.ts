@@ -19,6 +19,7 @@ import type { ExperienceSnapshot } from "../pathways/types.js";
 import type { ExtraView } from "./context.js";
 import { modelIdentity } from "./runId.js";
 import { protocolFingerprint } from "./protocolFingerprint.js";
+import { judgeEpisode, judgesExploration } from "./judgeCalls.js";
 
 export interface EpisodeTask {
   phase: "explore" | "eval";
@@ -137,6 +138,10 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
   const turns: EarlierTurn[] = [];
   const steps: StepRecord[] = [];
   let error: string | null = null;
+  // Under another judge than `self` an exploration episode's steps are written once the episode is
+  // over, each with the score its experience carries (a placebo's permutation needs every step): an
+  // episode cut short is played again on resume anyway, so nothing a resume keeps is lost.
+  const judged = task.phase === "explore" && judgesExploration(run);
 
   while (!state.done) {
     // A degenerate run stops playing: its remaining episodes end here, named.
@@ -210,13 +215,25 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
       ...experience.fields,
       ...(fitted.dropped > 0 ? { turns_dropped: fitted.dropped } : {}),
     };
-    run.logs.steps.append(record);
+    if (!judged) run.logs.steps.append(record);
     steps.push(record);
     run.events.step?.(run.runId, result.usage.tokensIn, result.usage.tokensOut);
     turns.push(earlierTurnOf(record, run.settings.keepThink === true));
     state = next.state;
   }
 
+  let written = steps;
+  if (judged) {
+    if (error === null) {
+      try {
+        written = await judgeEpisode(run, steps, cfg.rules, task.episode);
+      } catch (e) {
+        if (!(e instanceof ModelCallError)) throw e;
+        error = `judge: ${failureReason(e)}`;
+      }
+    }
+    for (const s of written) run.logs.steps.append(s);
+  }
   const endObservation = game.observe(state);
   const record: EpisodeRecord = {
     ...identity,
@@ -237,5 +254,5 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
   run.logs.episodes.append(record);
   run.logs.syncRecords();
   run.events.episodeDone?.(run.runId, record);
-  return { record, steps, endObservation };
+  return { record, steps: written, endObservation };
 }

@@ -22,6 +22,7 @@ import type { ExperienceState, ExplorationBatch, PlannedEpisode } from "../pathw
 import type { RunContext } from "./context.js";
 import { failureReason, runEpisode } from "./episodeRunner.js";
 import { episodeSlot, type ResumeState } from "./resume.js";
+import { replayRecordedEpisode } from "./recordedExploration.js";
 
 type Played = { ok: true; trajectory: Trajectory } | { ok: false; reason: string };
 
@@ -70,7 +71,17 @@ export async function exploreLoop(
         }
         const config = p.config === "explore" ? run.configs.explore : run.variants[p.config];
         if (!config) throw new Error(`${run.runId}: exploration episode ${p.episode} was planned on '${p.config}', which is not an explore variant of ${run.game.name}`);
-        const outcome = await runEpisode(run, { phase: "explore", checkpoint: null, episode: p.episode, seed: p.seed, config, experience: snapshot });
+        // A rejudged run replays the recorded run's episode instead of playing it (recordedExploration.ts).
+        let outcome;
+        try {
+          outcome = run.recorded
+            ? await replayRecordedEpisode(run, run.recorded, p, config.rules)
+            : await runEpisode(run, { phase: "explore", checkpoint: null, episode: p.episode, seed: p.seed, config, experience: snapshot });
+        } catch (e) {
+          // A replayed episode's external judge failed on infrastructure (a played one records it).
+          if (!(e instanceof ModelCallError)) throw e;
+          return { ok: false, reason: `exploration episode ${p.episode} failed: judge: ${failureReason(e)}` };
+        }
         if (outcome.record.status !== "ok") return { ok: false, reason: `exploration episode ${p.episode} failed: ${outcome.record.error ?? "unknown"}` };
         return { ok: true, trajectory: trajectoryFromSteps(p.episode, outcome.steps, outcome.endObservation) };
       }),

@@ -38,6 +38,12 @@ export interface RunJobSettings {
   training: { label: string; checkpoints: string[] } | null;
   /** `--pathways verified`: episodes per broad batch and the roles' model (`--broad-batch`, `--verifier-model`; null: the run's model); null otherwise. */
   verified: { broadBatch: number; verifierModel: string | null } | null;
+  /**
+   * `--rejudge J1,J2 --rejudge-models M1,...` (docs/judging.md): once the matrix is played, each
+   * complete history or memory run of those models is rejudged under each judge (runner/rejudge.ts)
+   * in the same data directory; absent or null: none.
+   */
+  rejudge?: { judges: string[]; models: string[] } | null;
 }
 
 /**
@@ -61,6 +67,17 @@ function rowSchema(r: (typeof PROTOCOL_SETTINGS)[number]): z.ZodType {
       return z.literal([k.on, r.default].filter((v) => v !== undefined) as z.core.util.Literal[]);
     case "share":
       return z.number().min(0).max(1);
+    case "text": {
+      const parse = k.parse;
+      return z.string().refine((v) => {
+        try {
+          parse(v);
+          return true;
+        } catch {
+          return false;
+        }
+      }, { message: `expected ${k.shown}` });
+    }
   }
 }
 
@@ -95,4 +112,5 @@ export const RunJobSettingsSchema = z.strictObject({
   shardSubdir: z.boolean(),
   training: z.strictObject({ label: z.string().min(1), checkpoints: names }).nullable(),
   verified: z.strictObject({ broadBatch: z.number().int().min(1).max(10_000), verifierModel: z.string().min(1).nullable() }).nullable(),
+  rejudge: z.strictObject({ judges: names, models: names }).nullable().optional(),
 });

@@ -151,6 +151,7 @@ export class ManifestWriter {
       eval_seeds: run.evalSeeds,
       ...(run.idSeeds ? { id_seeds: run.idSeeds } : {}),
       reward_visibility: run.settings.rewardVisibility,
+      ...(run.recorded ? { rejudged_from: { run_id: run.recorded.source.runId, dir: run.recorded.source.dir } } : {}),
       config: {
         protocol: protocolRecord(run),
         ...(this.recordModel && (modelConfig(run) ?? this.previousModel) ? { model: modelConfig(run) ?? this.previousModel } : {}),

@@ -21,6 +21,7 @@ import { DEFAULT_MAX_BAD_REPLIES } from "../logs/qualityThresholds.js";
 import { EXTRA_VIEWS, type ExtraView } from "../logs/schema.js";
 import { TOKENIZERS, type TokenizerName } from "../models/tokens.js";
 import { HISTORY_CUTS, type HistoryCut } from "../pathways/history.js";
+import { JUDGE_USAGE, parseJudge } from "../pathways/judge.js";
 
 /** The views besides `eval` (played by runViewCheckpoint). */
 export type { ExtraView };
@@ -78,6 +79,12 @@ export interface ProtocolSettings {
    * (absent): dropped, they are the model's scratch work and can add a sixth to every prompt.
    */
   keepThink?: boolean;
+  /**
+   * `--judge` (docs/judging.md): which score the experience carries for each exploration step:
+   * `verifier`, `shuffled`, `none` or `model:<spec>` (pathways/judge.ts). Absent = `self` (the
+   * acting model's own self-scores: the paper's protocol).
+   */
+  judge?: string;
 }
 
 /** An integer flag's bounds, both inclusive. */
@@ -95,7 +102,9 @@ export type FlagKind =
   /** A boolean flag: present sets the setting to `on`, absent leaves the default. */
   | { type: "switch"; on: unknown }
   /** A share in [0, 1] or a percentage (`--max-bad-replies`); usage shows `shown`, a bad value's error `note` (what the ends mean). */
-  | { type: "share"; shown: string; note: string };
+  | { type: "share"; shown: string; note: string }
+  /** Free text read by `parse` (`--judge self|...|model:<spec>`): it returns the setting or throws saying what is expected; usage shows `shown`. */
+  | { type: "text"; shown: string; parse(value: string): unknown };
 
 export interface SettingFlag {
   /** The flag's name without `--`. */
@@ -229,4 +238,20 @@ export const PROTOCOL_SETTINGS: readonly SettingRow[] = [
       },
     },
   }),
+  row({
+    key: "judge",
+    flag: { name: "judge", kind: { type: "text", shown: JUDGE_USAGE, parse: (v) => { const j = parseJudge(v); return j === "self" ? undefined : j; } }, help: "which score the experience carries per exploration step (docs/judging.md; default self)" },
+    default: undefined,
+    inDefaults: false,
+    // Recorded only when not `self`, so every run without it records what it did before the axis.
+    // Not compared across a data directory (runs under several judges sit side by side, each its own
+    // run id); a resume compares every recorded key, so a run never changes judge.
+    record: { key: "judge", compared: false, write: (v) => (v !== undefined && v !== "self" ? v : undefined), read: (r, where) => (r === undefined ? undefined : parseRecordedJudge(r, where)) },
+  }),
 ];
+
+function parseRecordedJudge(r: unknown, where: string): string | undefined {
+  if (typeof r !== "string") throw new Error(`${where}.judge: expected a judge name, got ${JSON.stringify(r)}`);
+  const j = parseJudge(r);
+  return j === "self" ? undefined : j;
+}

@@ -40,3 +40,18 @@ export function runId(key: RunKey): string {
   const hash = fnv1a32(model).toString(16).padStart(8, "0");
   return `${slug(key.game, 32)}__${slug(key.pathway, 16)}__${slug(model, 80)}-${hash}__seed${key.runSeed}`;
 }
+
+/**
+ * The run id of a run whose experience is judged by another judge than `self` (docs/judging.md): the
+ * base id (the same run under `self`) with `__judge-<judge>` for a run that explored under that judge
+ * (`run --judge X`), or `__rejudge-<judge>` for a rejudged run (`s3gym rejudge`: the base run's
+ * exploration, judged by X). A model judge's name is slugged with a hash of the exact spec, as a
+ * model's is. `self` (or none given) on a run that explored: the base id, unchanged.
+ */
+export function judgedRunId(base: string, judge: string | undefined, form: "explored" | "rejudged"): string {
+  if ((judge === undefined || judge === "self") && form === "explored") return base;
+  const name = judge ?? "self";
+  const simple = /^[a-z]+$/.test(name);
+  const tag = simple ? name : `${slug(name, 48)}-${fnv1a32(name).toString(16).padStart(8, "0")}`;
+  return `${base}__${form === "explored" ? "judge" : "rejudge"}-${tag}`;
+}

@@ -51,6 +51,8 @@ import { runQuality } from "./runQuality.js";
 /** The endpoint host of the built-in policies (instruments: the all-invalid rule does not judge them). */
 const BUILTIN_HOST = "builtin";
 import { SpendCap, SpendCapReached, type CapLimits } from "./spendCap.js";
+import type { RecordedExploration } from "./recordedExploration.js";
+import { judgeModel } from "../pathways/judge.js";
 
 export interface RunOutcome {
   runId: string;
@@ -260,6 +262,10 @@ export interface OpenRunOptions {
   recordModel?: boolean;
   /** The model of the pathway's own roles (verified: `--verifier-model`); absent: the run's model. */
   roleModel?: { name: string; model: Model };
+  /** The external judge (`--judge model:<spec>`); absent for every other judge. */
+  judgeModel?: { name: string; model: Model };
+  /** A rejudged run: the recorded exploration it replays instead of exploring (recordedExploration.ts). */
+  recorded?: RecordedExploration;
   /** The matrix's spend cap (spendCap.ts), shared by its runs. */
   cap?: SpendCap;
 }
@@ -298,7 +304,7 @@ export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game
 }
 
 function contextFor(
-  o: Pick<OpenRunOptions, "entry" | "game" | "model" | "settings" | "roleModel" | "cap">,
+  o: Pick<OpenRunOptions, "entry" | "game" | "model" | "settings" | "roleModel" | "cap" | "judgeModel" | "recorded">,
   logs: RunLogs,
   events: RunEvents,
   now: () => Date,
@@ -314,6 +320,8 @@ function contextFor(
     configs: { explore: resolveConfig(o.game, "explore", s.maxSteps), eval: resolveConfig(o.game, "eval", s.maxSteps) },
     variants: resolveVariants(o.game, s.maxSteps),
     ...(o.roleModel ? { roleModel: o.roleModel } : {}),
+    ...(o.judgeModel ? { judgeModel: o.judgeModel } : {}),
+    ...(o.recorded ? { recorded: o.recorded } : {}),
     ...runSeeds(s, o.game.name),
     logs,
     counter: new TokenCounter(s.tokenizer),
@@ -404,6 +412,8 @@ export interface MatrixOptions {
   now?: () => Date;
   /** `--max-usd` / `--max-input-tokens`: stop the matrix between episodes once spend would pass them. */
   cap?: CapLimits;
+  /** Rejudged runs (`s3gym rejudge`): the recorded exploration an entry replays; undefined: it explores. */
+  recorded?: (entry: MatrixEntry) => RecordedExploration | undefined;
 }
 
 /**
@@ -478,6 +488,13 @@ export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
     if (!models.has(name)) models.set(name, o.createModel(name, router.onCall));
     return { name, model: models.get(name)! };
   };
+  // The external judge (`--judge model:<spec>`): one instance per name too.
+  const judgeModelOf = (e: MatrixEntry): { name: string; model: Model } | undefined => {
+    const name = judgeModel(settingsOf(e).judge);
+    if (name === null) return undefined;
+    if (!models.has(name)) models.set(name, o.createModel(name, router.onCall));
+    return { name, model: models.get(name)! };
+  };
   planMatrix(o.dataDir, o.entries, settingsOf, (e) => models.get(e.model)!, o.game);
   return Promise.all(
     o.entries.map((entry) =>
@@ -488,6 +505,8 @@ export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
         model: models.get(entry.model)!,
         settings: settingsOf(entry),
         ...(roleModelOf(entry) ? { roleModel: roleModelOf(entry)! } : {}),
+        ...(judgeModelOf(entry) ? { judgeModel: judgeModelOf(entry)! } : {}),
+        ...(o.recorded?.(entry) ? { recorded: o.recorded(entry)! } : {}),
         router,
         events,
         ...(o.invocation ? { invocation: o.invocation } : {}),

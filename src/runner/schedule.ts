@@ -4,7 +4,7 @@
 import { playsProtocolLoop, TRAINING_PATHWAY } from "../pathways/registry.js";
 import { ConfigError } from "../util/errors.js";
 import { escapeControl } from "../util/outsideText.js";
-import { runId } from "./runId.js";
+import { judgedRunId, runId } from "./runId.js";
 
 /**
  * Checkpoints of a run: 0, then every `every`-th exploration episode up to `exploreEpisodes`
@@ -39,12 +39,13 @@ export interface MatrixEntry {
  * `openai:m@=#=x` and `openai:m^#/~+x`) would share one run directory; that is refused here, naming
  * both, before anything runs.
  */
-export function buildMatrix(models: readonly string[], games: readonly string[], pathways: readonly string[], runSeed: number): MatrixEntry[] {
+export function buildMatrix(models: readonly string[], games: readonly string[], pathways: readonly string[], runSeed: number, judge?: string): MatrixEntry[] {
   const byId = new Map<string, MatrixEntry>();
   for (const model of models)
     for (const game of games)
       for (const pathway of pathways) {
-        const id = runId({ game, pathway, model, runSeed });
+        // A run under another judge than `self` is a run of its own (runId.ts judgedRunId).
+        const id = judgedRunId(runId({ game, pathway, model, runSeed }), judge, "explored");
         const other = byId.get(id);
         if (other !== undefined && other.model !== model) {
           throw new ConfigError(`models '${escapeControl(other.model)}' and '${escapeControl(model)}' map to the same run id ${id} (one run directory for two models): rename one of them, e.g. with an alias in a models file`);
@@ -72,12 +73,12 @@ export interface RunPlan {
  * sorted by run id so --shard splits them all alike, then cut to `shard`. Throws a ConfigError when
  * two model specs share a run id (buildMatrix).
  */
-export function planRuns(p: { models: readonly string[]; games: readonly string[]; pathways: readonly string[]; runSeed: number; trainingLabel: string | null; shard: Shard | null }): RunPlan {
+export function planRuns(p: { models: readonly string[]; games: readonly string[]; pathways: readonly string[]; runSeed: number; trainingLabel: string | null; shard: Shard | null; judge?: string }): RunPlan {
   const loopPathways = p.pathways.filter(playsProtocolLoop);
   const label = p.trainingLabel;
   const trainingEntries: MatrixEntry[] =
     label !== null ? p.games.map((game) => ({ model: label, game, pathway: TRAINING_PATHWAY, runSeed: p.runSeed, runId: runId({ game, pathway: TRAINING_PATHWAY, model: label, runSeed: p.runSeed }) })) : [];
-  const planned = buildMatrix(p.models, p.games, loopPathways, p.runSeed);
+  const planned = buildMatrix(p.models, p.games, loopPathways, p.runSeed, p.judge);
   const matrix = [...planned, ...trainingEntries].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   const selected = shardMatrix(matrix, p.shard);
   return { matrix, selected, entries: selected.filter((e) => playsProtocolLoop(e.pathway)), trainingRuns: selected.filter((e) => e.pathway === TRAINING_PATHWAY) };

@@ -21,6 +21,7 @@
  * The examples are streamed to a sink in a stable order (runs by run_id, then episode, then step), so
  * a history run's long contexts never sit in memory all at once.
  */
+import { experienceScore } from "../pathways/judge.js";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -294,7 +295,9 @@ export async function buildSft(o: BuildSftOptions, sink: (ex: SftExample) => voi
         runCounts.steps++;
         if (s.action === null) runCounts.unparsable++;
         else if (s.self_score === null) runCounts.unscored++;
-        else if (s.self_score >= o.threshold) items.push({ step: s, episode, kind: "positive" });
+        // The run's judge decides (docs/judging.md): the score its experience carried; under `none`
+        // there is no judgment, and every step with an action and its own score is kept.
+        else if (sftFilterScore(s) >= o.threshold) items.push({ step: s, episode, kind: "positive" });
         else {
           runCounts.low_scored++;
           if (o.lowScore === "correct") items.push({ step: s, episode, kind: "low" });
@@ -391,4 +394,15 @@ export function formatCounts(r: Pick<BuildSftResult, "counts" | "total">, lowSco
     return `${name}\t${c.steps} steps\tkept ${c.kept}\tcorrected ${c.corrected}\tdropped ${c.dropped} (${why.join("; ")})`;
   };
   return [...Object.keys(r.counts).sort().map((g) => row(g, r.counts[g]!)), row("total", r.total)];
+}
+
+/**
+ * The score BuildSFT's filter compares with the threshold: the judged score of the step
+ * (pathways/judge.ts experienceScore: its own self-score under `self`); +Infinity under `none` (no
+ * judgment: kept); -Infinity when the judge gave this step none (an unparsable external judge reply).
+ */
+export function sftFilterScore(s: StepRecord): number {
+  const e = experienceScore(s);
+  if (!e.shown) return Number.POSITIVE_INFINITY;
+  return e.score ?? Number.NEGATIVE_INFINITY;
 }

@@ -161,8 +161,16 @@ export function ceilingSettings(schedule: Schedule, dataDir: string): RunJobSett
 /** The judge dial's runs of one run seed, in <data>/dial on the dial's own schedule. */
 export function dialSettings(schedule: Schedule, dataDir: string, runSeed: number): RunJobSettings {
   const d = DIAL_SCHEDULE[schedule.name];
-  return { ...runJob(DIAL_MODELS, ["none", "history", "memory"], join(dataDir, DIAL_SUBDIR), runSettings(d, { runSeed })), games: [...DIAL_GAMES] };
+  return { ...runJob(DIAL_MODELS, ["none", "history", "memory"], join(dataDir, DIAL_SUBDIR), runSettings(d, { runSeed })), games: [...DIAL_GAMES], rejudge: { judges: [...JUDGE_SWAP_JUDGES], models: [JUDGE_SWAP_MODEL] } };
 }
+
+/**
+ * The judge swap's positive control (docs/judging.md): the dial's learner at judge 0.25, whose own
+ * judgments are mostly noise, rejudged with the verifier, the placebo and no scores: its history and
+ * memory runs of each dial job, once they are played (the job's `rejudge`), evaluation only.
+ */
+export const JUDGE_SWAP_MODEL = "builtin:learner?judge=0.25";
+export const JUDGE_SWAP_JUDGES = ["verifier", "shuffled", "none"] as const;
 
 /**
  * Figure 7's loop of one loop seed: builtin:learner explores, BuildSFT keeps its self-scored
@@ -216,7 +224,7 @@ export function jobRuns(job: Job): PlannedRun[] {
     return s.games.map((game) => ({ runId: runId({ game, pathway: TRAINING_PATHWAY, model: label, runSeed: s.settings.runSeed }), totalEpisodes: (s.rounds + 1) * s.settings.evalEpisodes }));
   }
   const s = job.settings;
-  const plan = planRuns({ models: s.models, games: s.games, pathways: s.pathways, runSeed: s.settings.runSeed, trainingLabel: s.training?.label ?? null, shard: s.shard });
+  const plan = planRuns({ models: s.models, games: s.games, pathways: s.pathways, runSeed: s.settings.runSeed, trainingLabel: s.training?.label ?? null, shard: s.shard, ...(s.settings.judge !== undefined ? { judge: s.settings.judge } : {}) });
   const loop = totalEpisodes(s.settings.exploreEpisodes, s.settings.checkpointEvery, s.settings.evalEpisodes) + viewEpisodeTotal(s.settings);
   return plan.selected.map((e) => ({ runId: e.runId, totalEpisodes: playsProtocolLoop(e.pathway) ? loop : (s.training?.checkpoints.length ?? 0) * s.settings.evalEpisodes }));
 }

@@ -50,7 +50,7 @@ describe("the report entries", () => {
     expect(describeEntry("training", "table")).toMatch(/numbers, over loop seeds/);
     expect(describeEntry("training", "figure")).toBe("paper Figure 7");
     expect(describeEntry("no_such_table", "table")).toBe("");
-    expect(FIGURE_GROUPS).toEqual(["curves", "training", "calibration", "coupling", "views", "cost_gain", "judge_dose_response"]);
+    expect(FIGURE_GROUPS).toEqual(["curves", "training", "calibration", "coupling", "views", "cost_gain", "judge_dose_response", "judge_swap"]);
   });
 });
 

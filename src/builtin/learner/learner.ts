@@ -13,6 +13,7 @@
  * Every draw comes from the call's seed (the request's `seed`; in process the call identity's).
  */
 import { isSummaryRequest } from "../../agent/summaryPrompt.js";
+import { builtinJudgeAnswer, isJudgeRequest } from "../../agent/judgePrompt.js";
 import { messagesToPolicyContext } from "../../agent/stepPrompt.js";
 import { declaredTactic } from "../../agent/trajectoryText.js";
 import { parseRulesTitle } from "../../games/responseContract.js";
@@ -127,6 +128,7 @@ export interface LearnerAnswer {
  */
 export function answerLearner(messages: readonly ChatMessage[], options: LearnerOptions, seed?: number, role?: EpisodeRole): string | null {
   if (isSummaryRequest(messages)) return learnerSummary(messages);
+  if (isJudgeRequest(messages)) return builtinJudgeAnswer();
   // The verified pathway's curriculum and verifier roles (roles/): answered before the step path.
   const roleAnswer = learnerRoleAnswer(messages);
   if (roleAnswer !== null) return roleAnswer;

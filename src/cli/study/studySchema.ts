@@ -36,6 +36,9 @@ function protocolValue(r: SettingRow & { flag: SettingFlag }): z.ZodType {
       return z.boolean().describe(`${help}; true turns it on`);
     case "share":
       return z.union([z.number().min(0).max(1), z.string().regex(/^\s*\d+(\.\d+)?\s*%\s*$/, "must be a share 0..1 or a percentage such as 50%")]).describe(`${help}: ${k.note}`);
+    case "text":
+      // Checked by the row's own parser when the study's values go through the flags' one path.
+      return z.string().min(1).describe(`${help}: ${k.shown}`);
   }
 }
 

@@ -1,0 +1,40 @@
+/**
+ * The judge swap's figure (docs/judging.md): per game (columns) and pathway (rows), gain_vs_none under
+ * each judge as a point with its interval, one colour per model; a dashed line at 0. The contrasts
+ * are the table's (judge_swap): the figure shows what they are differences of.
+ */
+import type { TopLevelSpec } from "vega-lite";
+import type { BootstrapConfig } from "../../analysis/bootstrap.js";
+import type { JudgeSwapRow } from "../../analysis/judgeSwapTables.js";
+import { BASE, bootText, wrapLines } from "./specs.js";
+
+export function judgeSwapSpec(rows: readonly JudgeSwapRow[], boot: BootstrapConfig): TopLevelSpec {
+  const values = rows
+    .filter((r) => r.quantity === "gain_vs_none" && r.estimate.point !== null)
+    .map((r) => ({ model: r.model, game: r.game, pathway: `${r.pathway} (${r.form})`, judge: r.judge, y: r.estimate.point, lo: r.estimate.lo ?? r.estimate.point, hi: r.estimate.hi ?? r.estimate.point }));
+  const judges = [...new Set(values.map((v) => v.judge))];
+  const x = { field: "judge", type: "nominal", title: "judge of the experience", sort: judges, axis: { labelAngle: -30 } };
+  const y = { field: "y", type: "quantitative", title: "gain_vs_none" };
+  return {
+    ...BASE,
+    title: {
+      text: "Judge swap: the same evidence, another judge",
+      subtitle: wrapLines([
+        "Each point: gain_vs_none (mean over checkpoints x >= 3 of y_judge(x) - y_none(x)) of a model's runs under one judge; a column per game, a row per pathway (rejudge: one recorded exploration judged anew).",
+        `Bars: ${bootText(boot)}, evaluation seeds resampled. The contrasts (value of judging, placebo, external) with their intervals are in judge_swap.`,
+      ]),
+    },
+    data: { values },
+    facet: { row: { field: "pathway", type: "nominal", title: null }, column: { field: "game", type: "nominal", title: null } },
+    spec: {
+      width: 150,
+      height: 130,
+      layer: [
+        { mark: { type: "rule", strokeDash: [3, 3], color: "#999" }, encoding: { y: { datum: 0 } } },
+        { mark: { type: "rule", strokeWidth: 1.5 }, encoding: { x, y: { ...y, field: "lo" }, y2: { field: "hi" }, color: { field: "model", type: "nominal", title: "model" }, xOffset: { field: "model", type: "nominal" } } },
+        { mark: { type: "point", filled: true, size: 45, opacity: 1 }, encoding: { x, y, color: { field: "model", type: "nominal", title: "model" }, xOffset: { field: "model", type: "nominal" } } },
+      ],
+    },
+    resolve: { scale: { y: "independent" } },
+  } as unknown as TopLevelSpec;
+}

@@ -1,0 +1,89 @@
+/**
+ * The judge_swap table on a tiny hand-made data set: a none run, a history run under `self`, and
+ * its rejudges under `verifier`, `shuffled` and `none`, two evaluation seeds, checkpoints 0, 3, 6.
+ * Every number below is computed by hand from the scores.
+ */
+import { describe, expect, it } from "vitest";
+import type { CheckpointData, Dataset, RunData } from "../../src/analysis/dataset.js";
+import { judgeSwapCheck, judgeSwapTable, type JudgeSwapRow } from "../../src/analysis/judgeSwapTables.js";
+import { isJudgeSwapRun } from "../../src/analysis/judgeSwapRuns.js";
+import { reportParts } from "../../src/analysis/report.js";
+
+const SEEDS = [10, 11];
+function cps(byX: Record<number, [number, number]>): CheckpointData[] {
+  return Object.entries(byX).map(([x, s]) => ({ x: Number(x), status: "ok", valid: true, scores: [...s], seeds: [...SEEDS], reason: null }));
+}
+function run(id: string, model: string, pathway: string, byX: Record<number, [number, number]>, extra: { judge?: string; from?: string } = {}): RunData {
+  return {
+    run_id: id, model, game: "g", pathway, sources: [], views: {}, cost: null, explore: null,
+    counts: { steps: 0, exploreSteps: 0, evalSteps: 0, episodes: 0, leftOutSteps: 0 },
+    manifest: { run_seed: 0, config: { protocol: extra.judge ? { judge: extra.judge } : {} }, ...(extra.from ? { rejudged_from: { run_id: extra.from, dir: "x" } } : {}) } as never,
+    checkpoints: cps(byX),
+  };
+}
+
+const M = "some-model";
+const none = run("none", M, "none", { 0: [0, 0], 3: [1, 2], 6: [1, 1] });
+const self = run("self", M, "history", { 0: [0, 0], 3: [2, 2], 6: [3, 1] });
+const verifier = run("self__rejudge-verifier", M, "history", { 0: [0, 0], 3: [4, 3], 6: [5, 2] }, { judge: "verifier", from: "self" });
+const shuffled = run("self__rejudge-shuffled", M, "history", { 0: [0, 0], 3: [2, 3], 6: [2, 1] }, { judge: "shuffled", from: "self" });
+const noScores = run("self__rejudge-none", M, "history", { 0: [0, 0], 3: [1, 2], 6: [2, 1] }, { judge: "none", from: "self" });
+const ds: Dataset = { dataDirs: [], runs: [none, self, verifier, shuffled, noScores], warnings: [] };
+const cfg = { B: 200, seed: 0, level: 0.95 };
+
+function find(rows: readonly JudgeSwapRow[], quantity: string, judge: string): JudgeSwapRow {
+  const r = rows.find((x) => x.quantity === quantity && x.judge === judge);
+  if (!r) throw new Error(`no row ${quantity} ${judge}`);
+  return r;
+}
+
+describe("judge_swap", () => {
+  const t = judgeSwapTable(ds, cfg);
+
+  it("gain_vs_none per judge: mean over x >= 3 of y_judge(x) - y_none(x), over the seeds", () => {
+    // self: seed 10 ((2-1)+(3-1))/2 = 1.5, seed 11 ((2-2)+(1-1))/2 = 0 -> 0.75
+    expect(find(t.rows, "gain_vs_none", "self").estimate.point).toBeCloseTo(0.75, 12);
+    // verifier: seed 10 ((4-1)+(5-1))/2 = 3.5, seed 11 ((3-2)+(2-1))/2 = 1 -> 2.25
+    expect(find(t.rows, "gain_vs_none", "verifier").estimate.point).toBeCloseTo(2.25, 12);
+    // shuffled: seed 10 ((2-1)+(2-1))/2 = 1, seed 11 ((3-2)+(1-1))/2 = 0.5 -> 0.75
+    expect(find(t.rows, "gain_vs_none", "shuffled").estimate.point).toBeCloseTo(0.75, 12);
+    // none: seed 10 ((1-1)+(2-1))/2 = 0.5, seed 11 ((2-2)+(1-1))/2 = 0 -> 0.25
+    expect(find(t.rows, "gain_vs_none", "none").estimate.point).toBeCloseTo(0.25, 12);
+    expect(t.rows.filter((r) => r.quantity === "gain_vs_none").map((r) => r.judge)).toEqual(["self", "verifier", "shuffled", "none"]);
+  });
+
+  it("the contrasts pair the judges seed by seed, with the exact sign-flip p", () => {
+    const v = find(t.rows, "value_of_judging", "verifier - self");
+    // seed 10 ((4-2)+(5-3))/2 = 2, seed 11 ((3-2)+(2-1))/2 = 1 -> 1.5 = 2.25 - 0.75
+    expect(v.estimate.point).toBeCloseTo(1.5, 12);
+    // Two seeds, both differences positive: 2 of the 4 flip patterns reach |1.5| -> p = 0.5.
+    expect(v.p_sign_flip).toBeCloseTo(0.5, 12);
+    const p = find(t.rows, "placebo", "shuffled - none");
+    // seed 10 ((2-1)+(2-2))/2 = 0.5, seed 11 ((3-2)+(1-1))/2 = 0.5 -> 0.5
+    expect(p.estimate.point).toBeCloseTo(0.5, 12);
+    expect(t.rows.some((r) => r.quantity === "external")).toBe(false);
+  });
+
+  it("no none run on the same seeds: no gain, but the contrast between two judges still stands", () => {
+    const t2 = judgeSwapTable({ ...ds, runs: ds.runs.filter((r) => r !== none) }, cfg);
+    expect(find(t2.rows, "gain_vs_none", "self").estimate.point).toBeNull();
+    expect(find(t2.rows, "value_of_judging", "verifier - self").estimate.point).toBeCloseTo(1.5, 12);
+  });
+
+  it("the null check counts the contrasts of models that cannot learn, the positive control the learners'", () => {
+    const mk = (model: string, quantity: string, lo: number, hi: number): JudgeSwapRow => ({ model, game: "g", pathway: "history", form: "rejudge", quantity, judge: "", estimate: { point: (lo + hi) / 2, lo, hi }, p_sign_flip: null, runs: 1 });
+    const c = judgeSwapCheck([mk("builtin:random", "placebo", -1, 1), mk("builtin:heuristic", "value_of_judging", 0.1, 1), mk("builtin:learner", "value_of_judging", 0.2, 1), mk("builtin:learner", "placebo", -1, 1), mk("builtin:learner", "gain_vs_none", 1, 2)]);
+    expect(c.nullIntervals).toBe(2);
+    expect(c.nullExcluding).toBe(1);
+    expect(c.learners).toEqual([{ model: "builtin:learner", pathway: "history", valueAbove: 1, valueGames: 1, placeboExcluding: 0, placeboGames: 1 }]);
+  });
+
+  it("every other table leaves the judge-swap runs out; the judge_swap table reads them", () => {
+    expect(ds.runs.filter(isJudgeSwapRun).map((r) => r.run_id)).toEqual(["self__rejudge-verifier", "self__rejudge-shuffled", "self__rejudge-none"]);
+    const parts = reportParts(ds, { B: 0 });
+    expect(parts.ds.runs.map((r) => r.run_id)).toEqual(["none", "self"]);
+    expect(parts.judgeSwap.runs.length).toBe(5);
+    expect(parts.has.judge).toBe(true);
+    expect(reportParts({ ...ds, runs: [none, self] }, { B: 0 }).has.judge).toBe(false);
+  });
+});
