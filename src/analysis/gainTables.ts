@@ -8,7 +8,7 @@
 import { bootstrapRng, methodOf, pointOnly, DEFAULT_LEVEL, type BootstrapConfig, type Estimate } from "./bootstrap.js";
 import { flagEstimate } from "./coverage.js";
 import { concatGain, gainPoint, gainSignFlipP, gainUnderWeights, gainVsNoneData, gainVsY0Data, type GainData } from "./gain.js";
-import { simpleDesign, tableInterval, twoStageDesign } from "./intervals.js";
+import { simpleDesign, tableInterval, twoStageDesign, withinDesign } from "./intervals.js";
 import { sameSeeds, type SeedCurve } from "./seedCurves.js";
 import { DEFAULT_FLIPS } from "./signFlip.js";
 import { cannotLearn } from "./learnerPool.js";
@@ -24,15 +24,21 @@ export interface GainEstimate {
 
 const NO_GAIN: GainEstimate = { estimate: pointOnly(null), p: null };
 
-/** Interval and p of a gain's seed-level data (null data: no gain). */
-export function estimateGain(g: GainData | null, cfg: BootstrapConfig, key: readonly string[]): GainEstimate {
+/**
+ * Interval and p of a gain's seed-level data (null data: no gain). Several runs (clusters) are resampled
+ * two-stage, runs then their seeds, for an estimand over runs; `runsFixed` keeps every run and draws its
+ * evaluation seeds only (withinDesign), for an estimand given these runs (the judge swap's rejudged
+ * evidence), which is also what the sign-flip p (flipping seeds, never runs) tests.
+ */
+export function estimateGain(g: GainData | null, cfg: BootstrapConfig, key: readonly string[], o: { runsFixed?: boolean } = {}): GainEstimate {
   if (g === null) return NO_GAIN;
   const point = gainPoint(g);
   if (point === null) return NO_GAIN;
   const p = gainSignFlipP(g, DEFAULT_FLIPS, bootstrapRng(cfg.seed, "gain-flips", ...key)).p;
-  const units = g.sizes.length === 1 ? g.n : g.sizes.length;
+  const fixed = o.runsFixed === true && g.sizes.length > 1;
+  const units = g.sizes.length === 1 || fixed ? g.n : g.sizes.length;
   if (cfg.B === 0) return { estimate: { point, lo: null, hi: null }, p };
-  const design = g.sizes.length === 1 ? simpleDesign(g.n) : twoStageDesign(g.sizes);
+  const design = g.sizes.length === 1 ? simpleDesign(g.n) : fixed ? withinDesign(g.sizes) : twoStageDesign(g.sizes);
   const r = tableInterval(design, (w) => gainUnderWeights(g, w), cfg.B, bootstrapRng(cfg.seed, "gain", ...key), methodOf(cfg, "curve"), cfg.level ?? DEFAULT_LEVEL);
   // A gain is a mean of paired differences: flagged by Avg's measured coverage (a mean of scores).
   return { estimate: flagEstimate({ point, lo: r.interval.lo, hi: r.interval.hi, n: units }, "avg"), p };

@@ -12,9 +12,10 @@
  * (`run --judge X`, form `on-policy`) the same model, game, pathway and run seed under `self`. All
  * gains are against the same none run, so a contrast is the mean over checkpoints x >= 3 of the
  * paired difference y_A(x) - y_B(x) per evaluation seed; its interval and exact sign-flip p come from
- * the gain's own machinery (gainTables.ts estimateGain: the same resampling design, several run seeds
- * two-stage). With a rejudge the evidence is held fixed: the interval covers the evaluation seeds
- * given THIS exploration run, not a new exploration.
+ * the gain's own machinery (gainTables.ts estimateGain). With a rejudge the evidence is held fixed: the
+ * interval covers the evaluation seeds given THESE exploration runs, not a new exploration, so every
+ * recorded run is kept and only its evaluation seeds are drawn (`runsFixed`), as the sign-flip p
+ * flips seeds and never runs; on-policy rows draw runs, then their seeds.
  */
 import type { BootstrapConfig, Estimate } from "./bootstrap.js";
 import { describeBootstrap } from "./bootstrap.js";
@@ -117,8 +118,13 @@ export interface JudgeSwapCheck {
   nullIntervals: number;
   nullExcluding: number;
   nullPass: boolean;
-  /** Per learner model and pathway (`model|pathway`): games whose value of judging excludes 0 above, and placebo intervals excluding 0. */
-  learners: { model: string; pathway: string; valueAbove: number; valueGames: number; placeboExcluding: number; placeboGames: number }[];
+  /**
+   * Per learner model and pathway: games whose value of judging's interval lies above 0 (`valueAbove`)
+   * and, of those, whose sign-flip p is also below 0.05 (`valueAboveBoth`: the two agree); placebo
+   * intervals excluding 0 and placebo p-values below 0.05. Both are counted because at a few evaluation
+   * seeds a bootstrap interval can exclude 0 where the exact test does not reject.
+   */
+  learners: { model: string; pathway: string; valueAbove: number; valueAboveBoth: number; valueGames: number; placeboExcluding: number; placeboRejected: number; placeboGames: number }[];
 }
 
 const excludes = (e: Estimate): boolean | null => (e.point === null || e.lo === null || e.hi === null ? null : e.lo > 0 || e.hi < 0);
@@ -140,13 +146,16 @@ export function judgeSwapCheck(rows: readonly JudgeSwapRow[]): JudgeSwapCheck {
     if (!canLearn(r.model)) continue;
     const key = `${r.model}|${r.pathway}`;
     let l = learners.get(key);
-    if (!l) learners.set(key, (l = { model: r.model, pathway: r.pathway, valueAbove: 0, valueGames: 0, placeboExcluding: 0, placeboGames: 0 }));
+    if (!l) learners.set(key, (l = { model: r.model, pathway: r.pathway, valueAbove: 0, valueAboveBoth: 0, valueGames: 0, placeboExcluding: 0, placeboRejected: 0, placeboGames: 0 }));
+    const rejected = r.p_sign_flip !== null && r.p_sign_flip < 0.05;
     if (r.quantity === "value_of_judging") {
       l.valueGames++;
       if ((r.estimate.lo ?? 0) > 0) l.valueAbove++;
+      if ((r.estimate.lo ?? 0) > 0 && rejected) l.valueAboveBoth++;
     } else if (r.quantity === "placebo") {
       l.placeboGames++;
       if (x) l.placeboExcluding++;
+      if (rejected) l.placeboRejected++;
     }
   }
   const p = nullIntervals === 0 ? null : binomialUpperTail(nullExcluding, nullIntervals, NULL_EXPECTED);
@@ -179,7 +188,7 @@ export function judgeSwapTable(ds: Dataset, cfg: BootstrapConfig): Table<JudgeSw
         const d = control ? gainVsNoneData(sc, control) : null;
         if (d) parts.push(d);
       }
-      const e = estimateGain(concatGain(parts), cfg, ["judge-swap", ...id, "gain", j]);
+      const e = estimateGain(concatGain(parts), cfg, ["judge-swap", ...id, "gain", j], { runsFixed: form === "rejudge" });
       rows.push({ model, game, pathway, form, quantity: "gain_vs_none", judge: j, estimate: e.estimate, p_sign_flip: e.p, runs: parts.length });
     }
     for (const [quantity, a, b] of contrastsOf(judges)) {
@@ -191,20 +200,20 @@ export function judgeSwapTable(ds: Dataset, cfg: BootstrapConfig): Table<JudgeSw
         const d = gainVsNoneData(seedCurve(ra), seedCurve(rb));
         if (d) parts.push(d);
       }
-      const e = estimateGain(concatGain(parts), cfg, ["judge-swap", ...id, quantity, a, b]);
+      const e = estimateGain(concatGain(parts), cfg, ["judge-swap", ...id, quantity, a, b], { runsFixed: form === "rejudge" });
       rows.push({ model, game, pathway, form, quantity, judge: `${a} - ${b}`, estimate: e.estimate, p_sign_flip: e.p, runs: parts.length });
     }
   }
   const check = judgeSwapCheck(rows);
   const notes = [
-    describeBootstrap(cfg, "evaluation seeds (several run seeds: runs, then their seeds)"),
+    describeBootstrap(cfg, "form rejudge: evaluation seeds within each recorded run (the runs kept, as the estimand is given these explorations; n = paired seeds); form on-policy: evaluation seeds (several run seeds: runs, then their seeds)"),
     "gain_vs_none = mean over checkpoints x >= 3 of y_judge(x) - y_none(x), the same model's none run on the same evaluation seeds. Contrasts pair two judges' runs of the same evidence seed by seed: value_of_judging = gain(verifier) - gain(self): what a correct judge (the hidden step reward) adds over the model's own self-scores; placebo = gain(shuffled) - gain(none): what the model's own scores add once permuted within each episode (their link to the step they judged broken), over no scores at all; external = gain(model:J) - gain(self): what another model's judgment adds over the model's own.",
     "Form rejudge: every judge's experience was rebuilt from ONE recorded exploration (s3gym rejudge), so the interval covers the evaluation seeds given this exploration run, not what another exploration run would give; form on-policy: each judge's run explored under it (run --judge), so a contrast also holds the exploration's differences.",
     "shuffled permutes the scores within each episode: it breaks the link of a score to its step, not to its episode (an episode's total is kept), so a model that judges whole episodes by their totals reads the same evidence under shuffled as under self.",
     check.nullIntervals === 0
       ? "Null check: no contrast interval of a model that cannot learn (random, heuristic, perfect-judge, ceiling) to count."
       : `Null check (contrasts of the models that cannot learn): ${check.nullExcluding} of ${check.nullIntervals} intervals exclude 0 (expected about ${Math.round(NULL_EXPECTED * 100)}%): ${check.nullPass ? "passed" : "FAILED"}.`,
-    ...check.learners.map((l) => `${l.model} / ${l.pathway}: value of judging above 0 on ${l.valueAbove} of ${l.valueGames} game(s); placebo interval excluding 0 on ${l.placeboExcluding} of ${l.placeboGames}.`),
+    ...check.learners.map((l) => `${l.model} / ${l.pathway}: value of judging above 0 on ${l.valueAbove} of ${l.valueGames} game(s) by its interval, on ${l.valueAboveBoth} by its interval and its sign-flip p < 0.05 together; placebo excluding 0 on ${l.placeboExcluding} of ${l.placeboGames} by its interval, ${l.placeboRejected} by its p < 0.05.`),
   ];
   return {
     name: "judge_swap",

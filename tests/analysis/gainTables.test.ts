@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { pointOnly, type Estimate } from "../../src/analysis/bootstrap.js";
 import { analyzeCurves, mainResultsTable } from "../../src/analysis/curveTables.js";
 import { loadDataset } from "../../src/analysis/dataset.js";
-import { Y0_MARK, binomialUpperTail, describeNullCheck, nullCheck, y0NearZero, type NullCheckRow } from "../../src/analysis/gainTables.js";
+import { Y0_MARK, binomialUpperTail, describeNullCheck, estimateGain, nullCheck, y0NearZero, type NullCheckRow } from "../../src/analysis/gainTables.js";
 import { cannotLearn } from "../../src/analysis/learnerPool.js";
 import { curveRecords, tempDir, writeRun } from "./helpers.js";
 
@@ -136,5 +136,29 @@ describe("main_results gains (hand-computed)", () => {
     expect(t.notes).toContain("No gain_vs_none for runs that share no checkpoint at x >= 3 with their none run: h.history.");
     expect(t.notes.some((n) => n.startsWith("No gain_vs_none for runs without a none run on the same evaluation seeds"))).toBe(false);
     expect(t.notes).toContain("No gain_vs_y0 where the run has no checkpoint 0 (y0) or no checkpoint at x >= 3: builtin:learner / h / history, builtin:learner / h / none.");
+  });
+});
+
+describe("estimateGain's designs: runs drawn, or runs kept (the judge swap's rejudged evidence)", () => {
+  // Two runs, 6 paired seeds each, one checkpoint row: every difference of run A is +1, of run B +3.
+  // The gain is the mean of the runs' gains, 2. Runs kept: every resample draws seeds within each run,
+  // and each run's seeds are all alike, so every resample gives 2 (interval [2, 2], n = 12 seeds).
+  // Runs drawn: a resample can hold run A twice (gain 1) or run B twice (gain 3), so the interval
+  // spreads toward both, over n = 2 runs.
+  const g = { rows: 1, n: 12, d: Float64Array.from([1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3]), sizes: [6, 6] };
+  const cfg = { B: 400, seed: 0 };
+
+  it("runs kept: [2, 2] over the 12 seeds", () => {
+    const e = estimateGain(g, cfg, ["t"], { runsFixed: true }).estimate;
+    expect(e.point).toBe(2);
+    expect([e.lo, e.hi, e.n]).toEqual([2, 2, 12]);
+  });
+
+  it("runs drawn: wider than [2, 2], over the 2 runs", () => {
+    const e = estimateGain(g, cfg, ["t"]).estimate;
+    expect(e.point).toBe(2);
+    expect(e.n).toBe(2);
+    expect(e.lo!).toBeLessThan(1.5);
+    expect(e.hi!).toBeGreaterThan(2.5);
   });
 });

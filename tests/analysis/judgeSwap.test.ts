@@ -71,11 +71,19 @@ describe("judge_swap", () => {
   });
 
   it("the null check counts the contrasts of models that cannot learn, the positive control the learners'", () => {
-    const mk = (model: string, quantity: string, lo: number, hi: number): JudgeSwapRow => ({ model, game: "g", pathway: "history", form: "rejudge", quantity, judge: "", estimate: { point: (lo + hi) / 2, lo, hi }, p_sign_flip: null, runs: 1 });
-    const c = judgeSwapCheck([mk("builtin:random", "placebo", -1, 1), mk("builtin:heuristic", "value_of_judging", 0.1, 1), mk("builtin:learner", "value_of_judging", 0.2, 1), mk("builtin:learner", "placebo", -1, 1), mk("builtin:learner", "gain_vs_none", 1, 2)]);
+    const mk = (model: string, quantity: string, lo: number, hi: number, p: number | null = null, game = "g"): JudgeSwapRow => ({ model, game, pathway: "history", form: "rejudge", quantity, judge: "", estimate: { point: (lo + hi) / 2, lo, hi }, p_sign_flip: p, runs: 1 });
+    const c = judgeSwapCheck([
+      mk("builtin:random", "placebo", -1, 1),
+      mk("builtin:heuristic", "value_of_judging", 0.1, 1),
+      mk("builtin:learner", "value_of_judging", 0.2, 1, 0.01),
+      // Above 0 by its interval, but the exact test does not reject: counted apart.
+      mk("builtin:learner", "value_of_judging", 0.2, 1, 0.25, "h"),
+      mk("builtin:learner", "placebo", -1, 1, 0.03),
+      mk("builtin:learner", "gain_vs_none", 1, 2),
+    ]);
     expect(c.nullIntervals).toBe(2);
     expect(c.nullExcluding).toBe(1);
-    expect(c.learners).toEqual([{ model: "builtin:learner", pathway: "history", valueAbove: 1, valueGames: 1, placeboExcluding: 0, placeboGames: 1 }]);
+    expect(c.learners).toEqual([{ model: "builtin:learner", pathway: "history", valueAbove: 2, valueAboveBoth: 1, valueGames: 2, placeboExcluding: 0, placeboRejected: 1, placeboGames: 1 }]);
   });
 
   it("every other table leaves the judge-swap runs out; the judge_swap table reads them", () => {
