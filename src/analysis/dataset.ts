@@ -549,7 +549,8 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
       (e: unknown) => {
         if (!(e instanceof LogFormatError)) throw e;
         for (const id of [...builders.keys()]) if (!before.has(id)) builders.delete(id);
-        warn(`left out run ${loc.name}: ${e.message} (fix or remove that line, or rerun the run's command: resume moves a damaged line to <file>.damaged)`);
+        const fix = e.field === "(file)" && e.line === 0 ? "replace that file with the run's own log, or remove the run" : "fix or remove that line, or rerun the run's command: resume moves a damaged line to <file>.damaged";
+        warn(`left out run ${loc.name}: ${e.message} (${fix})`);
         return false;
       },
     );

@@ -25,7 +25,8 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, renameSync, rm
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import { discoverRuns, readJsonlSync, type LogFormatError, type ReadWarning } from "../logs/reader.js";
+import { discoverRuns, LogFormatError, readJsonlSync, type ReadWarning } from "../logs/reader.js";
+import { MAX_LINE_BYTES } from "../util/jsonl.js";
 import { runFile } from "../logs/runDir.js";
 import { viewOf, RUN_FILES } from "../logs/schema.js";
 import { writeFileAtomic } from "../util/atomicWrite.js";
@@ -166,11 +167,18 @@ async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m:
       const path = runFile(loc.runDir, kind);
       // calls.jsonl was read by the loader already (a bad line there left the run out): its torn line
       // has been reported once.
-      const opts = kind === "calls" ? {} : { onWarning, onInvalid };
+      const opts = kind === "calls" ? { within: loc.dataDir } : { onWarning, onInvalid, within: loc.dataDir };
       if (!existsSync(path)) continue;
-      for (const { value } of readJsonlSync(path, RUN_FILES[kind].schema, opts)) {
-        const r = value as Record<string, unknown>;
-        put(kind, r, path, kind === "calls" ? (r.phase === "eval" ? viewOf(r as { view?: "eval" }) : null) : undefined);
+      try {
+        for (const { value } of readJsonlSync(path, RUN_FILES[kind].schema, opts)) {
+          const r = value as Record<string, unknown>;
+          put(kind, r, path, kind === "calls" ? (r.phase === "eval" ? viewOf(r as { view?: "eval" }) : null) : undefined);
+        }
+      } catch (e) {
+        // A file that cannot be read at all (not a regular file, a link out of the data): named, and
+        // only its own table misses its rows; the rest of the data set is queried as usual.
+        if (!(e instanceof LogFormatError)) throw e;
+        warn(`${e.message}; left out of the ${kind === "calls" ? "calls" : tableOf(path)} table`);
       }
     }
   }
@@ -178,17 +186,17 @@ async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m:
 }
 
 /**
- * The longest staged line DuckDB accepts: a step holds at most one reply body (capped at 4 MiB by
- * httpFetch.ts, reasoning included) plus its observation, so 64 MiB leaves room for JSON escaping;
- * DuckDB reserves twice this per reading thread, so a larger value breaks BUILD_MEMORY.
+ * The longest staged line DuckDB accepts: the readers' own line cap (src/util/jsonl.ts; a staged line
+ * is a record that passed it). DuckDB reserves twice this per reading thread, so a larger value
+ * breaks BUILD_MEMORY.
  */
-const MAX_LINE_BYTES = 64 * 1024 * 1024;
+const MAX_STAGED_LINE_BYTES = MAX_LINE_BYTES;
 
 /** `read_json` of a staged file with the table's column types (plus the staging columns). */
 function readStaged(file: string, columns: { name: string; type: string }[], leftOut: readonly number[] = []): string {
   const cols = [...columns, { name: "_src", type: "BIGINT" }, { name: "_ord", type: "BIGINT" }];
   const spec = cols.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(", ");
-  const read = `read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${spec}}, maximum_object_size = ${MAX_LINE_BYTES})`;
+  const read = `read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${spec}}, maximum_object_size = ${MAX_STAGED_LINE_BYTES})`;
   return leftOut.length === 0 ? read : `(SELECT * FROM ${read} WHERE _src NOT IN (${leftOut.join(", ")}))`;
 }
 

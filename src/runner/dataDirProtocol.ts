@@ -22,8 +22,9 @@
  * creates it and the other reads it and is refused.
  */
 import { playsProtocolLoop } from "../pathways/registry.js";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { readRegularText } from "../util/regularFile.js";
 import { z } from "zod";
 import { manifestPath, runsDir } from "../logs/runDir.js";
 import { createFileExclusive } from "../util/atomicWrite.js";
@@ -71,7 +72,7 @@ export function checkDataDirProtocol(dataDir: string, settings: ProtocolSettings
     if (skip.has(id)) continue;
     let raw: unknown;
     try {
-      raw = JSON.parse(readFileSync(manifestPath(join(root, id)), "utf8"));
+      raw = JSON.parse(readRegularText(manifestPath(join(root, id))));
     } catch {
       continue;
     }
@@ -135,7 +136,7 @@ export function readDataDirProtocol(dataDir: string): Compared | null {
   const file = join(dataDir, PROTOCOL_FILE);
   if (!existsSync(file)) return null;
   try {
-    return comparedOf(ProtocolFile.parse(JSON.parse(readFileSync(file, "utf8"))).protocol);
+    return comparedOf(ProtocolFile.parse(JSON.parse(readRegularText(file))).protocol);
   } catch (e) {
     const why = e instanceof z.ZodError ? "no 'protocol' object" : (e as Error).message;
     throw new ConfigError(`${file}: cannot be read (${why}); it records the protocol of this data directory's runs: restore it, or delete it to let the next run record its own flags`);
