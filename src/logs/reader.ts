@@ -356,19 +356,21 @@ export interface RunRecords {
  * Reads one run directory whole into typed arrays (validated, torn last lines skipped and reported).
  * Holds everything in memory: use it for one run or a small data set, never for a paper-scale matrix.
  */
-export async function readRunRecords(runDir: string, opts: ReadOptions = {}): Promise<RunRecords> {
+export async function readRunRecords(runDir: string, opts: ReadOptions & { strictManifest?: boolean } = {}): Promise<RunRecords> {
   const out: RunRecords = { runDir, manifest: null, steps: [], episodes: [], checkpoints: [], memory: [], calls: [] };
+  const { strictManifest, ...readOpts } = opts;
   await readRunDir(
     runDir,
     {
-      manifest: (m) => (out.manifest = m),
+      // strictManifest false: the manifest is not read (the caller reads it on its own terms).
+      ...(strictManifest === false ? {} : { manifest: (m: RunManifest) => (out.manifest = m) }),
       checkpoint: (r) => out.checkpoints.push(r),
       episode: (r) => out.episodes.push(r),
       step: (r) => out.steps.push(r),
       memory: (r) => out.memory.push(r),
       call: (r) => out.calls.push(r),
     },
-    opts,
+    readOpts,
   );
   return out;
 }

@@ -259,7 +259,7 @@ export async function writeRun(job: RunJob, chunkDir: string): Promise<RunResult
       usage === null
         ? ""
         : `From calls.jsonl${job.sources.length > 1 ? ` (of the copy with the most calls, among ${job.sources.length} directories)` : ""}: every model call (steps, summaries, corrections) of every invocation; cost_usd from the price table, when one was given.`,
-    manifest: merged.manifest === null ? null : JSON.stringify(merged.manifest, null, 2),
+    manifest: merged.manifest === null ? (merged.manifestProblem ?? null) : JSON.stringify(merged.manifest, null, 2),
     sources: job.sources,
     episodes: episodeRows,
   });
