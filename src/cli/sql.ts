@@ -14,6 +14,7 @@ import { cacheRoot } from "../analysis/sqlCache.js";
 import { tableDefinitions, type SqlTable } from "../analysis/sqlSchema.js";
 import { UsageError, nonNegativeInt, parseFlagsAndPositionals } from "./args.js";
 import { textTable, writeCsv, writeJson, type ResultChunk } from "./sqlOutput.js";
+import { WriteFailedError } from "../util/atomicWrite.js";
 import { dataDirs } from "./tableOutput.js";
 import { escapeControl } from "../util/outsideText.js";
 
@@ -107,6 +108,11 @@ export async function sqlCommand(argv: string[]): Promise<number> {
         else process.stdout.write("(no result)\n");
       }
     } catch (e) {
+      // The output could not be written (a full disk): the file is named, nothing partial is left.
+      if (e instanceof WriteFailedError) {
+        process.stderr.write(`s3gym sql: ${escapeControl(e.message)}; no file was left at ${escapeControl(values.csv ?? "")}\n`);
+        return 1;
+      }
       // DuckDB's own errors (a syntax error, a refused write) are the user's to fix: one line, exit 2.
       if (e instanceof Error && !(e instanceof UsageError)) {
         process.stderr.write(`s3gym sql: the query failed: ${escapeControl(e.message.split("\n")[0] ?? e.message)}\n`);
