@@ -156,7 +156,11 @@ export async function viewCommand(argv: string[]): Promise<number> {
       process.exit(1);
     }
   };
-  if (process.send !== undefined) process.on("disconnect", onDisconnect);
+  if (process.send !== undefined) {
+    process.on("disconnect", onDisconnect);
+    // The parent may have died while this process was starting, before the listener was there.
+    if (!process.connected) onDisconnect();
+  }
   try {
     return await buildAndServe();
   } finally {
