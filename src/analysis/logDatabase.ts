@@ -298,8 +298,20 @@ export async function buildLogDatabase(dataDirs: readonly string[], opts: LogDat
     return { ...built, fromCache: false, remove };
   } catch (e) {
     remove();
-    throw e;
+    throw withTempHint(e, dir);
   }
+}
+
+/**
+ * A build that ran out of room (staged files or DuckDB's own, which names no file) as a
+ * WriteFailedError that says where the tables are built and how to give them room.
+ */
+function withTempHint(e: unknown, dir: string): unknown {
+  const msg = e instanceof Error ? e.message : String(e);
+  const full = e instanceof WriteFailedError ? e.code === "ENOSPC" || e.code === "EDQUOT" : /No space left on device|ENOSPC/i.test(msg);
+  if (!full) return e;
+  const file = e instanceof WriteFailedError ? e.file : dir;
+  return new WriteFailedError(file, "ENOSPC", `${msg.split("\n")[0] ?? msg}; the SQL tables are built under ${dirname(dir)} (the cache, or TMPDIR with --no-cache): free space there or set TMPDIR to a folder with room; the partial build was removed`);
 }
 
 /** Validates and loads the data directories into `<dir>/logs.duckdb` (the staged files removed). */

@@ -6,6 +6,8 @@
  * pandas, polars, R or DuckDB itself. The same logs give the same bytes. Exit codes: 0 done; 1 the
  * data cannot be read (a malformed line, named as `report` names it); 2 bad arguments.
  */
+import { WriteFailedError } from "../util/atomicWrite.js";
+import { escapeControl } from "../util/outsideText.js";
 import { LogFormatError } from "../logs/reader.js";
 import { exportTables, type ExportFormat } from "../analysis/logDatabase.js";
 import { UsageError, folderFlag, oneOf, parseFlags } from "./args.js";
@@ -43,6 +45,10 @@ export async function exportCommand(argv: string[]): Promise<number> {
     process.stdout.write(`s3gym export: wrote ${r.files.length} files to ${out} (${format}): ${counts}\n`);
     return 0;
   } catch (e) {
+    if (e instanceof WriteFailedError) {
+      process.stderr.write(`s3gym export: ${escapeControl(e.message)}\n`);
+      return 1;
+    }
     if (e instanceof LogFormatError) {
       process.stderr.write(`s3gym export: ${e.message}\n`);
       return 1;

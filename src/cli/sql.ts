@@ -80,6 +80,10 @@ export async function sqlCommand(argv: string[]): Promise<number> {
   try {
     db = await openLogDatabase(dirs, { cacheDir: values["no-cache"] === true ? null : undefined });
   } catch (e) {
+    if (e instanceof WriteFailedError) {
+      process.stderr.write(`s3gym sql: ${escapeControl(e.message)}\n`);
+      return 1;
+    }
     if (e instanceof LogFormatError) {
       process.stderr.write(`s3gym sql: ${e.message}\n`);
       return 1;

@@ -68,6 +68,18 @@ describe.skipIf(!canMount())("output on a full disk (a 64 KiB tmpfs; skipped: mo
     expect(readdirSync(mnt)).toEqual([]);
   }, 70_000);
 
+  it("sql with a full temp directory exits 1 naming it and the fix, and leaves no partial build", () => {
+    const tmp = join(mnt, "tmp");
+    mkdirSync(tmp);
+    const r = spawnSync(process.execPath, [CLI, "sql", "--data", data, "select count(*) from steps"], { encoding: "utf8", timeout: 60_000, env: { ...process.env, TMPDIR: tmp } });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/s3gym sql: disk full writing \S+/);
+    expect(r.stderr).toContain("set TMPDIR to a folder with room");
+    const left = spawnSync("find", [tmp, "-type", "f"], { encoding: "utf8" }).stdout.trim();
+    expect(left).toBe("");
+    rmSync(tmp, { recursive: true, force: true });
+  }, 70_000);
+
   it("report exits 1 naming the disk and a file, and leaves no staged files behind", () => {
     const out = join(mnt, "rep");
     const r = cli(["report", "--data", data, "--out", out, "--bootstrap", "20"]);
