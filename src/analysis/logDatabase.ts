@@ -311,7 +311,8 @@ function withTempHint(e: unknown, dir: string): unknown {
   const full = e instanceof WriteFailedError ? e.code === "ENOSPC" || e.code === "EDQUOT" : /No space left on device|ENOSPC/i.test(msg);
   if (!full) return e;
   const file = e instanceof WriteFailedError ? e.file : dir;
-  return new WriteFailedError(file, "ENOSPC", `${msg.split("\n")[0] ?? msg}; the SQL tables are built under ${dirname(dir)} (the cache, or TMPDIR with --no-cache): free space there or set TMPDIR to a folder with room; the partial build was removed`);
+  const detail = e instanceof WriteFailedError ? e.detail : (msg.split("\n")[0] ?? msg);
+  return new WriteFailedError(file, "ENOSPC", `${detail}; the SQL tables are built under ${dirname(dir)} (the cache, or TMPDIR with --no-cache): free space there or set TMPDIR to a folder with room; the partial build was removed`);
 }
 
 /** Validates and loads the data directories into `<dir>/logs.duckdb` (the staged files removed). */

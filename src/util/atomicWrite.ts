@@ -58,7 +58,8 @@ export class WriteFailedError extends Error {
   constructor(
     readonly file: string,
     readonly code: string | undefined,
-    detail: string,
+    /** The cause as the system said it (the message adds the file and the cause in words). */
+    readonly detail: string,
   ) {
     super(`${WRITE_CAUSES[code ?? ""] ?? "could not write"} writing ${file} (${detail})`);
     this.name = "WriteFailedError";
