@@ -129,6 +129,27 @@ describe("a data directory whose logs are /dev/zero, a FIFO and a directory, bes
   });
 });
 
+describe("resuming runs when one run's steps.jsonl is a FIFO", () => {
+  it("that run stops as error naming the file; the others finish", async () => {
+    const d = mkdtempSync(join(tmpdir(), "s3hostile-resume-"));
+    const two = buildMatrix(["builtin:heuristic"], ["snake", "trust"], ["none"], 0);
+    const first = await runMatrix({ dataDir: d, entries: two, settings, game: getGame, createModel: factory() });
+    const [victim, other] = first.map((o) => o.runId) as [string, string];
+    for (const id of [victim, other]) {
+      const m = join(runDir(d, id), "manifest.json");
+      writeFileSync(m, readFileSync(m, "utf8").replace(/"status": *"complete"/, '"status": "running"'));
+    }
+    const steps = join(runDir(d, victim), "steps.jsonl");
+    rmSync(steps);
+    expect(spawnSync("mkfifo", [steps]).status).toBe(0);
+    const again = await runMatrix({ dataDir: d, entries: two, settings, game: getGame, createModel: factory() });
+    const byId = new Map(again.map((o) => [o.runId, o]));
+    expect(byId.get(victim)?.status).toBe("error");
+    expect(byId.get(victim)?.error).toContain(`${steps}: a FIFO (named pipe), not a regular file: refused`);
+    expect(byId.get(other)?.status).toBe("complete");
+  }, 60_000);
+});
+
 describe("a line longer than the cap", () => {
   it("is a named damaged line, skipped, and the lines around it are read (small cap, chunk borders crossed)", () => {
     const dir = mkdtempSync(join(tmpdir(), "s3hostile-long-"));
