@@ -169,6 +169,32 @@ describe("view", () => {
     expect(readdirSync(out).sort()).toEqual(["chunks", "index.html"]);
   }, 60_000);
 
+  it("SIGTERM to the command (not its group) stops it and its child: nothing is written, the exit is not 0", async () => {
+    const out = mkdtempSync(join(tmpdir(), "s3whole-term-"));
+    const parent = spawn(process.execPath, [CLI, "view", "--data", data, "--out", out, "--bootstrap", "20"], { stdio: "ignore" });
+    const exited = new Promise<number | null>((res) => parent.on("exit", (code) => res(code)));
+    let child = 0;
+    for (let i = 0; i < 200 && child === 0; i++) {
+      child = Number(spawnSync("pgrep", ["-P", String(parent.pid)], { encoding: "utf8" }).stdout.trim().split("\n")[0]) || 0;
+      if (child === 0) await new Promise((res) => setTimeout(res, 25));
+    }
+    expect(child).toBeGreaterThan(0);
+    parent.kill("SIGTERM");
+    const code = await exited;
+    expect(code).not.toBe(0);
+    expect(existsSync(join(out, "index.html"))).toBe(false);
+    let gone = false;
+    for (let i = 0; i < 100 && !gone; i++) {
+      try {
+        process.kill(child, 0);
+        await new Promise((res) => setTimeout(res, 50));
+      } catch {
+        gone = true;
+      }
+    }
+    expect(gone).toBe(true);
+  }, 60_000);
+
   it("a build killed mid-way (its folder left behind) does not stop the next build, which removes that folder", () => {
     const out = mkdtempSync(join(tmpdir(), "s3whole-view2-"));
     expect(cli(["view", "--data", data, "--out", out, "--bootstrap", "20"]).status).toBe(0);
