@@ -589,7 +589,8 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           warn(`left out run ${loc.name}: ${e.message}`);
           return false;
         }
-        warn(`left out run ${loc.name}: ${e.message} (fix or remove that line, or rerun the run's command: resume moves a damaged line to <file>.damaged)`);
+        const fix = e.field === "(file)" && e.line === 0 ? "replace that file with the run's own log, or remove the run" : "fix or remove that line, or rerun the run's command: resume moves a damaged line to <file>.damaged";
+        warn(`left out run ${loc.name}: ${e.message} (${fix})`);
         return false;
       },
     );

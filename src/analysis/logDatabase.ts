@@ -21,17 +21,20 @@
  * READ_ONLY and external access off, with the configuration locked, so a query can neither change the
  * tables nor write (or read) any file, the data directories included.
  */
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import { discoverRuns, readJsonlSync, type LogFormatError, type ReadWarning } from "../logs/reader.js";
+import { discoverRuns, LogFormatError, readJsonlSync, type ReadWarning } from "../logs/reader.js";
+import { MAX_LINE_BYTES } from "../util/jsonl.js";
 import { runFile } from "../logs/runDir.js";
 import { viewOf, RUN_FILES } from "../logs/schema.js";
-import { writeFileAtomic } from "../util/atomicWrite.js";
+import { namedWriteError, WriteFailedError, writeAllSync, writeFileAtomic } from "../util/atomicWrite.js";
+import { replaceFileSet } from "../util/fileSet.js";
+import { pidIsAlive } from "../util/pid.js";
 import { loadDataset, type RunData } from "./dataset.js";
 import type { Columns } from "./frames.js";
-import { cacheRoot, fingerprint, SqlCache } from "./sqlCache.js";
+import { cacheRoot, fingerprint, removeDeadBuilds, SqlCache } from "./sqlCache.js";
 import { conform, sqlTypeOf, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS, type SqlTable, type SqlTableName } from "./sqlSchema.js";
 
 /** DuckDB's memory while it builds the tables: sorts and joins beyond it spill to disk, so peak memory stays flat as the logs grow. */
@@ -44,7 +47,11 @@ class LineSink {
   private size = 0;
   rows = 0;
   constructor(readonly path: string) {
-    this.fd = openSync(path, "w");
+    try {
+      this.fd = openSync(path, "w");
+    } catch (e) {
+      throw namedWriteError(path, e);
+    }
   }
   push(row: unknown): void {
     const s = JSON.stringify(row) + "\n";
@@ -54,7 +61,11 @@ class LineSink {
     if (this.size > 1 << 20) this.flush();
   }
   private flush(): void {
-    if (this.parts.length > 0) writeSync(this.fd, this.parts.join(""));
+    try {
+      if (this.parts.length > 0) writeAllSync(this.fd, this.parts.join(""));
+    } catch (e) {
+      throw namedWriteError(this.path, e);
+    }
     this.parts = [];
     this.size = 0;
   }
@@ -166,11 +177,18 @@ async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m:
       const path = runFile(loc.runDir, kind);
       // calls.jsonl was read by the loader already (a bad line there left the run out): its torn line
       // has been reported once.
-      const opts = kind === "calls" ? {} : { onWarning, onInvalid };
+      const opts = kind === "calls" ? { within: loc.dataDir } : { onWarning, onInvalid, within: loc.dataDir };
       if (!existsSync(path)) continue;
-      for (const { value } of readJsonlSync(path, RUN_FILES[kind].schema, opts)) {
-        const r = value as Record<string, unknown>;
-        put(kind, r, path, kind === "calls" ? (r.phase === "eval" ? viewOf(r as { view?: "eval" }) : null) : undefined);
+      try {
+        for (const { value } of readJsonlSync(path, RUN_FILES[kind].schema, opts)) {
+          const r = value as Record<string, unknown>;
+          put(kind, r, path, kind === "calls" ? (r.phase === "eval" ? viewOf(r as { view?: "eval" }) : null) : undefined);
+        }
+      } catch (e) {
+        // A file that cannot be read at all (not a regular file, a link out of the data): named, and
+        // only its own table misses its rows; the rest of the data set is queried as usual.
+        if (!(e instanceof LogFormatError)) throw e;
+        warn(`${e.message}; left out of the ${kind === "calls" ? "calls" : tableOf(path)} table`);
       }
     }
   }
@@ -178,17 +196,17 @@ async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m:
 }
 
 /**
- * The longest staged line DuckDB accepts: a step holds at most one reply body (capped at 4 MiB by
- * httpFetch.ts, reasoning included) plus its observation, so 64 MiB leaves room for JSON escaping;
- * DuckDB reserves twice this per reading thread, so a larger value breaks BUILD_MEMORY.
+ * The longest staged line DuckDB accepts: the readers' own line cap (src/util/jsonl.ts; a staged line
+ * is a record that passed it). DuckDB reserves twice this per reading thread, so a larger value
+ * breaks BUILD_MEMORY.
  */
-const MAX_LINE_BYTES = 64 * 1024 * 1024;
+const MAX_STAGED_LINE_BYTES = MAX_LINE_BYTES;
 
 /** `read_json` of a staged file with the table's column types (plus the staging columns). */
 function readStaged(file: string, columns: { name: string; type: string }[], leftOut: readonly number[] = []): string {
   const cols = [...columns, { name: "_src", type: "BIGINT" }, { name: "_ord", type: "BIGINT" }];
   const spec = cols.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(", ");
-  const read = `read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${spec}}, maximum_object_size = ${MAX_LINE_BYTES})`;
+  const read = `read_json(${sqlString(file)}, format = 'newline_delimited', columns = {${spec}}, maximum_object_size = ${MAX_STAGED_LINE_BYTES})`;
   return leftOut.length === 0 ? read : `(SELECT * FROM ${read} WHERE _src NOT IN (${leftOut.join(", ")}))`;
 }
 
@@ -264,7 +282,13 @@ export async function buildLogDatabase(dataDirs: readonly string[], opts: LogDat
     for (const w of hit.meta.warnings) opts.onWarning?.(w);
     return { file: hit.file, warnings: hit.meta.warnings, rows: hit.meta.rows as Record<SqlTableName, number>, tables: tableDefinitions(), fromCache: true, remove: () => undefined };
   }
-  const dir = cache === null ? mkdtempSync(join(tmpdir(), "s3gym-sql-")) : cache.buildDir();
+  let dir: string;
+  try {
+    if (cache === null) removeDeadBuilds(tmpdir(), "s3gym-sql-");
+    dir = cache === null ? mkdtempSync(join(tmpdir(), `s3gym-sql-${process.pid}-`)) : cache.buildDir();
+  } catch (e) {
+    throw namedWriteError(cache === null ? tmpdir() : cacheRoot(), e);
+  }
   const remove = (): void => rmSync(dir, { recursive: true, force: true });
   try {
     const built = await buildInto(dir, dataDirs, opts);
@@ -274,8 +298,21 @@ export async function buildLogDatabase(dataDirs: readonly string[], opts: LogDat
     return { ...built, fromCache: false, remove };
   } catch (e) {
     remove();
-    throw e;
+    throw withTempHint(e, dir);
   }
+}
+
+/**
+ * A build that ran out of room (staged files or DuckDB's own, which names no file) as a
+ * WriteFailedError that says where the tables are built and how to give them room.
+ */
+function withTempHint(e: unknown, dir: string): unknown {
+  const msg = e instanceof Error ? e.message : String(e);
+  const full = e instanceof WriteFailedError ? e.code === "ENOSPC" || e.code === "EDQUOT" : /No space left on device|ENOSPC/i.test(msg);
+  if (!full) return e;
+  const file = e instanceof WriteFailedError ? e.file : dir;
+  const detail = e instanceof WriteFailedError ? e.detail : (msg.split("\n")[0] ?? msg);
+  return new WriteFailedError(file, "ENOSPC", `${detail}; the SQL tables are built under ${dirname(dir)} (the cache, or TMPDIR with --no-cache): free space there or set TMPDIR to a folder with room; the partial build was removed`);
 }
 
 /** Validates and loads the data directories into `<dir>/logs.duckdb` (the staged files removed). */
@@ -444,29 +481,63 @@ export async function exportTables(dataDirs: readonly string[], out: string, for
   const built = await buildLogDatabase(dataDirs, opts);
   try {
     mkdirSync(out, { recursive: true });
+    removeDeadExportTemps(out);
     const { DuckDBInstance } = await duckdb();
     const db = await DuckDBInstance.create(built.file, { access_mode: "READ_ONLY", threads: "1" });
-    const files: string[] = [];
+    let rel: string[];
     try {
       const conn = await db.connect();
-      for (const t of built.tables) {
-        const target = join(out, `${t.name}.${format}`);
-        const temp = join(out, `.${t.name}.${format}.tmp-${process.pid}`);
-        const cols = t.columns.map((c) => (format === "csv" && /\[\]$|^STRUCT|^JSON$/.test(c.type) ? `to_json(${q(c.name)})::VARCHAR AS ${q(c.name)}` : format === "csv" && c.type === "VARCHAR" ? csvFormulaSafe(q(c.name)) : q(c.name))).join(", ");
-        const options = format === "parquet" ? "FORMAT parquet, COMPRESSION zstd" : "FORMAT csv, HEADER true";
-        await conn.run(`COPY (SELECT ${cols} FROM ${q(t.name)}) TO ${sqlString(temp)} (${options})`);
-        renameSync(temp, target);
-        files.push(target);
-      }
+      // The tables and schema.json are written into a staging folder, then put in place as one set
+      // (src/util/fileSet.ts, as report does): a killed export leaves the previous export whole,
+      // never new tables beside old ones under the old schema.json.
+      rel = await replaceFileSet(
+        out,
+        "export",
+        async (stage) => {
+          const names: string[] = [];
+          for (const t of built.tables) {
+            const name = `${t.name}.${format}`;
+            const cols = t.columns.map((c) => (format === "csv" && /\[\]$|^STRUCT|^JSON$/.test(c.type) ? `to_json(${q(c.name)})::VARCHAR AS ${q(c.name)}` : format === "csv" && c.type === "VARCHAR" ? csvFormulaSafe(q(c.name)) : q(c.name))).join(", ");
+            const options = format === "parquet" ? "FORMAT parquet, COMPRESSION zstd" : "FORMAT csv, HEADER true";
+            try {
+              await conn.run(`COPY (SELECT ${cols} FROM ${q(t.name)}) TO ${sqlString(join(stage, name))} (${options})`);
+            } catch (e) {
+              // DuckDB's message for a full disk names no file: say which one and why.
+              const msg = (e as Error).message;
+              const code = /No space left|ENOSPC/i.test(msg) ? "ENOSPC" : undefined;
+              throw code !== undefined ? new WriteFailedError(join(out, name), code, msg.split("\n")[0] ?? msg) : e;
+            }
+            names.push(name);
+          }
+          writeFileAtomic(join(stage, "schema.json"), exportSchema(built.tables, built.rows, format));
+          names.push("schema.json");
+          return names;
+        },
+        () => previousExport(out),
+      );
       conn.closeSync();
     } finally {
       db.closeSync();
     }
-    const schemaFile = join(out, "schema.json");
-    writeFileAtomic(schemaFile, exportSchema(built.tables, built.rows, format));
-    files.push(schemaFile);
-    return { files, rows: built.rows, warnings: built.warnings };
+    return { files: rel.map((f) => join(out, f)), rows: built.rows, warnings: built.warnings };
   } finally {
     built.remove();
+  }
+}
+
+/** The files a previous export wrote in `out` (any format): what a new export replaces or removes. */
+function previousExport(out: string): string[] {
+  const names = new Set([...TABLE_NAMES.flatMap((t) => [`${t}.parquet`, `${t}.csv`]), "schema.json"]);
+  return readdirSync(out).filter((f) => names.has(f));
+}
+
+/** Temporaries `.<table>.<format>.tmp-<pid>` that exports of earlier versions, killed, left behind. */
+function removeDeadExportTemps(out: string): void {
+  for (const f of readdirSync(out)) {
+    const m = /^\.[a-z_]+\.(?:parquet|csv)\.tmp-(\d+)$/.exec(f);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (pid !== process.pid && pidIsAlive(pid)) continue;
+    rmSync(join(out, f), { force: true });
   }
 }

@@ -27,6 +27,7 @@ import { discoverRuns } from "../logs/reader.js";
 import { manifestPath, runFile } from "../logs/runDir.js";
 import { RUN_FILES } from "../logs/schema.js";
 import { writeFileAtomic } from "../util/atomicWrite.js";
+import { pidIsAlive } from "../util/pid.js";
 import { TABLE_NAMES, tableDefinitions } from "./sqlSchema.js";
 
 /** Bumped whenever the way tables are built changes without a change of their columns. */
@@ -81,6 +82,37 @@ function privateRoot(root: string): string | null {
 }
 
 /** A usable cache entry: its database file and what was said when it was loaded. */
+/** How old a build folder without a pid in its name (an earlier version's) must be to count as abandoned. */
+const LEGACY_BUILD_AGE_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the build folders `<prefix><pid>-XXXXXX` under `dir` whose process is gone (a build killed
+ * mid-way, e.g. by kill -9, leaves its partial database there), and those of earlier versions
+ * (`<prefix>XXXXXX`, no pid) untouched for an hour. A live process's build is left alone.
+ */
+export function removeDeadBuilds(dir: string, prefix: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d+)-/.exec(name.slice(prefix.length));
+    const path = join(dir, name);
+    try {
+      if (m) {
+        const pid = Number(m[1]);
+        if (pid === process.pid || pidIsAlive(pid)) continue;
+      } else if (Date.now() - statSync(path).mtimeMs < LEGACY_BUILD_AGE_MS) continue;
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      // best effort: a folder another process is removing too
+    }
+  }
+}
+
 export interface CacheHit {
   file: string;
   meta: CacheMeta;
@@ -119,7 +151,8 @@ export class SqlCache {
   /** A fresh private folder to build a database in (under the cache, so the final move is a rename). */
   buildDir(): string {
     mkdirSync(this.entry, { recursive: true, mode: 0o700 });
-    return mkdtempSync(join(this.entry, ".build-"));
+    removeDeadBuilds(this.entry, ".build-");
+    return mkdtempSync(join(this.entry, `.build-${process.pid}-`));
   }
 
   /**

@@ -7,6 +7,8 @@
  * eval log per run, `atif` one Harbor ATIF trajectory per episode (docs/interop.md). Exit codes: 0
  * done; 1 the data cannot be read (a malformed line, named as `report` names it); 2 bad arguments.
  */
+import { WriteFailedError } from "../util/atomicWrite.js";
+import { escapeControl } from "../util/outsideText.js";
 import { LogFormatError } from "../logs/reader.js";
 import { exportTables, type ExportFormat } from "../analysis/logDatabase.js";
 import { DEFAULT_B } from "../analysis/bootstrap.js";
@@ -80,6 +82,10 @@ export async function exportCommand(argv: string[]): Promise<number> {
     process.stdout.write(`s3gym export: wrote ${r.files.length} files to ${out} (${format}): ${counts}\n`);
     return 0;
   } catch (e) {
+    if (e instanceof WriteFailedError) {
+      process.stderr.write(`s3gym export: ${escapeControl(e.message)}\n`);
+      return 1;
+    }
     if (e instanceof LogFormatError) {
       process.stderr.write(`s3gym export: ${e.message}\n`);
       return 1;

@@ -17,6 +17,7 @@ import type { Report } from "../report/entries.js";
 import type { Table } from "../analysis/table.js";
 import { loadVerifiedInputs } from "../analysis/verifiedData.js";
 import { writeReport } from "../report/writeReport.js";
+import { WriteFailedError } from "../util/atomicWrite.js";
 import { LogFormatError } from "../logs/reader.js";
 
 const OPTIONS = {
@@ -142,7 +143,15 @@ export async function reportCommand(argv: string[]): Promise<number> {
   // The judge dial's runs, played with their own protocol under <data>/dial (reproduce), when present.
   const dial = await loadDialDataset(args.data);
   const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete, includeFlagged: args.includeFlagged, reference: full, ...(verified ? { verified } : {}), ...(dial ? { dial } : {}) });
-  const files = await writeReport(report, args.out, args.data, { onWarning: (w) => process.stderr.write(terminalSafe(`warning: ${w}\n`)) });
+  let files: string[];
+  try {
+    files = await writeReport(report, args.out, args.data, { onWarning: (w) => process.stderr.write(terminalSafe(`warning: ${w}\n`)) });
+  } catch (e) {
+    if (!(e instanceof WriteFailedError)) throw e;
+    // The set is written whole before it replaces the previous one: a failed write leaves that one as it was.
+    process.stderr.write(terminalSafe(`s3gym report: ${e.message}; the report in ${args.out} was left as it was\n`));
+    return 1;
+  }
   // What run quality added (unknown statuses named, tables emptied by flags): said here, not only under the tables.
   for (const w of report.warnings.slice(ds.warnings.length)) process.stderr.write(terminalSafe(`warning: ${w}\n`));
   const c = report.counts;

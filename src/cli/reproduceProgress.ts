@@ -8,8 +8,9 @@
  * a status other than `running`; its episodes are the lines of its episodes.jsonl (read
  * incrementally). Runs already complete when the phase starts are counted in one line, not listed.
  */
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { openRegularFile, readRegularText } from "../util/regularFile.js";
 
 export interface WatchedRun {
   runId: string;
@@ -46,7 +47,7 @@ interface ManifestView {
 
 function readManifest(path: string): ManifestView | null {
   try {
-    const m = JSON.parse(readFileSync(path, "utf8")) as { status?: unknown; ended_at?: unknown; wall_s?: unknown };
+    const m = JSON.parse(readRegularText(path)) as { status?: unknown; ended_at?: unknown; wall_s?: unknown };
     return {
       status: typeof m.status === "string" ? m.status : null,
       ended: typeof m.ended_at === "string" && m.ended_at !== "",
@@ -120,7 +121,12 @@ export class RunWatch {
     if (!existsSync(path)) return;
     const size = statSync(path).size;
     if (size <= s.offset) return;
-    const fd = openSync(path, "r");
+    let fd: number;
+    try {
+      fd = openRegularFile(path);
+    } catch {
+      return; // not a regular file: the run's own readers name it; progress only counts what it can
+    }
     try {
       const buf = Buffer.alloc(size - s.offset);
       const n = readSync(fd, buf, 0, buf.length, s.offset);

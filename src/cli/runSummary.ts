@@ -10,8 +10,9 @@
 import type { CheckpointRecord } from "../logs/schema.js";
 import { runDir } from "../logs/runDir.js";
 import { curveAvg, curveY0, type CurvePoint } from "../analysis/curves.js";
-import { readFileSync } from "node:fs";
+
 import { join } from "node:path";
+import { readRegularText } from "../util/regularFile.js";
 import { formatUsd } from "../runner/progress.js";
 import type { RunOutcome } from "../runner/runLoop.js";
 import { summarizeCalls } from "../runner/usage.js";
@@ -47,7 +48,7 @@ export function curveOf(checkpoints: readonly CheckpointRecord[]): CurvePoint[] 
 
 function manifestReplies(dataDir: string, runId: string): RunSummary["replies"] {
   try {
-    const m = JSON.parse(readFileSync(join(runDir(dataDir, runId), "manifest.json"), "utf8")) as { replies?: { replies?: unknown; bad?: unknown } };
+    const m = JSON.parse(readRegularText(join(runDir(dataDir, runId), "manifest.json"))) as { replies?: { replies?: unknown; bad?: unknown } };
     const r = m.replies;
     return r && typeof r.replies === "number" && typeof r.bad === "number" ? { replies: r.replies, bad: r.bad } : null;
   } catch {

@@ -15,6 +15,7 @@ import { tableDefinitions, type SqlTable } from "../analysis/sqlSchema.js";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { UsageError, nonNegativeInt, parseFlagsAndPositionals } from "./args.js";
 import { textTable, withPrecision, writeCsv, writeJson, type ResultChunk } from "./sqlOutput.js";
+import { WriteFailedError } from "../util/atomicWrite.js";
 import { dataDirs } from "./tableOutput.js";
 import { escapeControl } from "../util/outsideText.js";
 
@@ -117,6 +118,10 @@ export async function sqlCommand(argv: string[]): Promise<number> {
   try {
     db = await openLogDatabase(dirs, { cacheDir: values["no-cache"] === true ? null : undefined });
   } catch (e) {
+    if (e instanceof WriteFailedError) {
+      process.stderr.write(`s3gym sql: ${escapeControl(e.message)}\n`);
+      return 1;
+    }
     if (e instanceof LogFormatError) {
       process.stderr.write(`s3gym sql: ${e.message}\n`);
       return 1;
@@ -145,6 +150,11 @@ export async function sqlCommand(argv: string[]): Promise<number> {
         else process.stdout.write("(no result)\n");
       }
     } catch (e) {
+      // The output could not be written (a full disk): the file is named, nothing partial is left.
+      if (e instanceof WriteFailedError) {
+        process.stderr.write(`s3gym sql: ${escapeControl(e.message)}; no file was left at ${escapeControl(values.csv ?? "")}\n`);
+        return 1;
+      }
       // DuckDB's own errors (a syntax error, a refused write) are the user's to fix: one line, exit 2.
       if (e instanceof Error && !(e instanceof UsageError)) {
         process.stderr.write(`s3gym sql: the query failed: ${escapeControl(e.message.split("\n")[0] ?? e.message)}\n`);

@@ -3,8 +3,7 @@
  * outside text), CSV into a file, or JSON on stdout. Rows arrive in chunks, so neither CSV nor JSON
  * holds a large result whole.
  */
-import { closeSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { atomicTempPath } from "../util/atomicWrite.js";
+import { AtomicFile } from "../util/atomicWrite.js";
 import { csvQuote, csvTextField } from "../util/escape/csv.js";
 import { cut, escapeControl } from "../util/outsideText.js";
 
@@ -83,31 +82,28 @@ export function csvField(value: unknown): string {
   return typeof value === "string" ? csvTextField(value) : csvQuote(typeof value === "object" ? JSON.stringify(value) : String(value));
 }
 
-/** Writes chunks to a file as CSV (header first), atomically: the file appears whole or not at all. */
+/**
+ * Writes chunks to a file as CSV (header first), atomically: the file appears whole or not at all
+ * (every byte written, synced, then renamed into place); a failure (a full disk) removes the partial
+ * temporary and throws a WriteFailedError naming the file and the cause.
+ */
 export async function writeCsv(path: string, chunks: AsyncIterable<ResultChunk>): Promise<number> {
-  const temp = atomicTempPath(path);
-  const fd = openSync(temp, "w");
+  const file = new AtomicFile(path);
   let rows = 0;
   try {
     let header = false;
     for await (const c of chunks) {
       if (!header) {
-        writeSync(fd, c.columns.map(csvField).join(",") + "\n");
+        file.write(c.columns.map(csvField).join(",") + "\n");
         header = true;
       }
-      if (c.rows.length > 0) writeSync(fd, c.rows.map((r) => r.map(csvField).join(",")).join("\n") + "\n");
+      if (c.rows.length > 0) file.write(c.rows.map((r) => r.map(csvField).join(",")).join("\n") + "\n");
       rows += c.rows.length;
     }
-    closeSync(fd);
-    renameSync(temp, path);
+    file.commit();
     return rows;
   } catch (e) {
-    try {
-      closeSync(fd);
-    } catch {
-      // already closed
-    }
-    rmSync(temp, { force: true });
+    file.abort();
     throw e;
   }
 }

@@ -9,12 +9,13 @@
  */
 import { terminalSafe } from "../models/secrets.js";
 import { spawn } from "node:child_process";
-import { createReadStream, existsSync, statSync } from "node:fs";
+import { createReadStream, existsSync, rmSync, statSync } from "node:fs";
+import { WriteFailedError } from "../util/atomicWrite.js";
 import { createServer, type Server } from "node:http";
 import { extname, join, resolve, sep } from "node:path";
 import { DEFAULT_B } from "../analysis/bootstrap.js";
 import { LogFormatError } from "../logs/reader.js";
-import { buildViewer } from "../report/viewer/build.js";
+import { buildViewer, chunkStagePath } from "../report/viewer/build.js";
 import { contentSecurityPolicy } from "../report/viewer/html.js";
 import { nonNegativeInt, parseFlags, UsageError } from "./args.js";
 
@@ -121,69 +122,104 @@ export async function viewCommand(argv: string[]): Promise<number> {
   // worker thread was not (docs/viewer.md, "Scale"). Not from the TypeScript source (tests).
   if (process.env[CAPPED_ENV] !== String(heapMb) && !import.meta.url.endsWith(".ts") && process.argv[1] !== undefined) {
     return await new Promise<number>((done) => {
+      // An IPC channel the child watches: when this process dies (even by kill -9) the channel
+      // closes and the child stops, so no build is left writing behind a dead command.
       const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, ...process.execArgv, process.argv[1] as string, ...process.argv.slice(2)], {
-        stdio: "inherit",
+        stdio: ["inherit", "inherit", "inherit", "ipc"],
         env: { ...process.env, [CAPPED_ENV]: String(heapMb) },
       });
-      // Ctrl-C reaches the child too (same process group); this process only waits for it.
-      const ignore = (): void => undefined;
-      process.on("SIGINT", ignore);
-      process.on("SIGTERM", ignore);
+      // Ctrl-C reaches the child too (same process group); a signal sent to this process alone
+      // (kill PID) is passed on, and this process exits once the child has.
+      const forward = (signal: NodeJS.Signals): void => {
+        child.kill(signal);
+      };
+      process.on("SIGINT", forward);
+      process.on("SIGTERM", forward);
+      process.on("SIGHUP", forward);
       child.on("exit", (code, signal) => {
-        process.off("SIGINT", ignore);
-        process.off("SIGTERM", ignore);
+        process.off("SIGINT", forward);
+        process.off("SIGTERM", forward);
+        process.off("SIGHUP", forward);
         done(code ?? (signal ? 1 : 0));
       });
     });
   }
-  const t0 = performance.now();
-  let summary;
+  // The child of the re-run above (or the command run directly): stop when the parent is gone,
+  // removing this build's unfinished folder. A signal kills it at once (the default): the previous
+  // site stays whole (build.ts swaps the new one in at the end) and the next build removes the folder
+  // a killed build left.
+  const stage = chunkStagePath(out);
+  const onDisconnect = (): void => {
+    try {
+      rmSync(stage, { recursive: true, force: true });
+    } finally {
+      process.exit(1);
+    }
+  };
+  if (process.send !== undefined) {
+    process.on("disconnect", onDisconnect);
+    // The parent may have died while this process was starting, before the listener was there.
+    if (!process.connected) onDisconnect();
+  }
   try {
-    summary = await buildViewer({
-      dataDirs: data,
-      outDir: out,
-      B,
-      seed,
-      workers,
-      heapMb,
-      onRun: (done, total) => {
-        if (process.stderr.isTTY) process.stderr.write(`\rs3gym view: ${done}/${total} runs`);
-      },
-    });
-  } catch (e) {
+    return await buildAndServe();
+  } finally {
+    // Done: the channel no longer holds this process (the parent exits with it).
+    process.off("disconnect", onDisconnect);
+    if (process.connected) process.disconnect();
+  }
+
+  async function buildAndServe(): Promise<number> {
+    const t0 = performance.now();
+    let summary;
+    try {
+      summary = await buildViewer({
+        dataDirs: data,
+        outDir: out,
+        B,
+        seed,
+        workers,
+        heapMb,
+        onRun: (done, total) => {
+          if (process.stderr.isTTY) process.stderr.write(`\rs3gym view: ${done}/${total} runs`);
+        },
+      });
+    } catch (e) {
+      if (process.stderr.isTTY) process.stderr.write("\n");
+      if (e instanceof LogFormatError || e instanceof WriteFailedError || (e instanceof Error && /not written by s3gym view|viewer worker|viewer's build/.test(e.message))) {
+        process.stderr.write(terminalSafe(`s3gym view: ${e.message}\n`));
+        return 1;
+      }
+      throw e;
+    }
+
     if (process.stderr.isTTY) process.stderr.write("\n");
-    if (e instanceof LogFormatError || (e instanceof Error && /not written by s3gym view|viewer worker|viewer's build/.test(e.message))) {
-      process.stderr.write(terminalSafe(`s3gym view: ${e.message}\n`));
+    for (const w of summary.warnings.slice(0, 10)) process.stderr.write(terminalSafe(`warning: ${w}\n`));
+    if (summary.warnings.length > 10) process.stderr.write(terminalSafe(`warning: ... and ${summary.warnings.length - 10} more (listed on the overview page)\n`));
+    if (summary.runs === 0) {
+      process.stderr.write(terminalSafe(`s3gym view: no runs found in ${data.join(", ")}\n`));
       return 1;
     }
-    throw e;
-  }
-  if (process.stderr.isTTY) process.stderr.write("\n");
-  for (const w of summary.warnings.slice(0, 10)) process.stderr.write(terminalSafe(`warning: ${w}\n`));
-  if (summary.warnings.length > 10) process.stderr.write(terminalSafe(`warning: ... and ${summary.warnings.length - 10} more (listed on the overview page)\n`));
-  if (summary.runs === 0) {
-    process.stderr.write(terminalSafe(`s3gym view: no runs found in ${data.join(", ")}\n`));
-    return 1;
-  }
-  const index = join(resolve(out), "index.html");
-  process.stdout.write(
-    `s3gym view: ${summary.runs} runs, ${summary.episodes} episodes, ${summary.steps} steps -> ${summary.chunks} chunks, ` +
-      `${(summary.bytes / 1024 / 1024).toFixed(1)} MB in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
-  );
-  if (!values.serve) {
-    process.stdout.write(`open ${index}\n`);
+    const index = join(resolve(out), "index.html");
+    process.stdout.write(
+      `s3gym view: ${summary.runs} runs, ${summary.episodes} episodes, ${summary.steps} steps -> ${summary.chunks} chunks, ` +
+        `${(summary.bytes / 1024 / 1024).toFixed(1)} MB in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+    );
+    if (!values.serve) {
+      process.stdout.write(`open ${index}\n`);
+      return 0;
+    }
+    const { server, url } = await serveSite(out, port);
+    process.stdout.write(`serving ${resolve(out)} on ${url} (Ctrl-C to stop)\n`);
+    await new Promise<void>((done) => {
+      const stop = (): void => {
+        server.close(() => done());
+        // A browser keeps idle connections open; without this, Ctrl-C waits for their keep-alive timeout.
+        server.closeAllConnections();
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
     return 0;
   }
-  const { server, url } = await serveSite(out, port);
-  process.stdout.write(`serving ${resolve(out)} on ${url} (Ctrl-C to stop)\n`);
-  await new Promise<void>((done) => {
-    const stop = (): void => {
-      server.close(() => done());
-      // A browser keeps idle connections open; without this, Ctrl-C waits for their keep-alive timeout.
-      server.closeAllConnections();
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  });
-  return 0;
 }

@@ -13,7 +13,10 @@
  * `readDeduped` is the same for ad hoc reading: every run of some data directories, one at a time,
  * duplicates resolved (a resumed run leaves the steps of its interrupted episode twice: the last wins).
  */
-import { discoverRuns, readRunRecords, type ReadOptions } from "./reader.js";
+import { discoverRuns, LogFormatError, readJsonFile, readRunRecords, type ReadOptions } from "./reader.js";
+import { RunManifest as RunManifestSchema } from "./schema.js";
+import { manifestPath } from "./runDir.js";
+import { existsSync } from "node:fs";
 import { episodeViewOf, viewOf as schemaViewOf, type CheckpointRecord, type EpisodeRecord, type MemoryRecord, type RunManifest, type StepRecord, type ViewName } from "./schema.js";
 
 /**
@@ -39,6 +42,12 @@ export interface MergedEpisode {
 
 export interface MergedRun {
   manifest: RunManifest | null;
+  /**
+   * Why the run's manifest.json was not used (it does not validate: a JSON array, a wrong type), or
+   * null. A bad manifest costs only the manifest: the run's records are read as usual, as the
+   * analysis loader does.
+   */
+  manifestProblem?: string | null;
   checkpoints: CheckpointRecord[];
   /** Exploration episodes by number, then evaluation episodes by (checkpoint, view, episode). */
   episodes: MergedEpisode[];
@@ -63,13 +72,24 @@ function compareEpisodes(a: MergedEpisode, b: MergedEpisode): number {
 /** Reads the run directories `sources` (in order) and merges their records (see the module comment). */
 export async function readMergedRun(sources: readonly string[], opts: ReadOptions = {}): Promise<MergedRun> {
   let manifest: RunManifest | null = null;
+  let manifestProblem: string | null = null;
   const checkpoints = new Map<number, CheckpointRecord>();
   const records = new Map<string, { record: EpisodeRecord; src: number }>();
   const stepsBySrc = new Map<string, Map<number, Map<number, StepRecord>>>();
   const memory = new Map<number, MemoryRecord>();
   for (let src = 0; src < sources.length; src++) {
-    const r = await readRunRecords(sources[src] as string, opts);
-    if (r.manifest) manifest = r.manifest;
+    const dir = sources[src] as string;
+    // The records without the strict manifest, which is read on its own so that it cannot cost the run.
+    const r = await readRunRecords(dir, { ...opts, strictManifest: false });
+    if (existsSync(manifestPath(dir))) {
+      try {
+        manifest = readJsonFile(manifestPath(dir), RunManifestSchema);
+        manifestProblem = null;
+      } catch (e) {
+        if (!(e instanceof LogFormatError)) throw e;
+        manifestProblem = `manifest.json not used: ${e.message}`;
+      }
+    }
     // The run page's curve is the protocol's `eval` view; the id and replay views' records (views.md) have their own tables.
     for (const c of r.checkpoints) if (schemaViewOf(c) === "eval" && better(checkpoints.get(c.checkpoint), c)) checkpoints.set(c.checkpoint, c);
     for (const e of r.episodes) {
@@ -97,6 +117,7 @@ export async function readMergedRun(sources: readonly string[], opts: ReadOption
   episodes.sort(compareEpisodes);
   return {
     manifest,
+    manifestProblem,
     checkpoints: [...checkpoints.values()].sort((a, b) => a.checkpoint - b.checkpoint),
     episodes,
     memory: [...memory.values()].sort((a, b) => a.after_episode - b.after_episode),

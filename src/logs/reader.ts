@@ -12,10 +12,11 @@
  *   `discoverRuns` lists the run directories of all of them; merging records of one run that appear in
  *   several places is the caller's job (the analysis deduplicates by natural keys, so it is idempotent).
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import type { z } from "zod";
 import { JsonlSyntaxError, readJsonlLines, type TornLine } from "../util/jsonl.js";
+import { readRegularText, UnreadableFileError } from "../util/regularFile.js";
 import { firstIssue } from "../util/zodIssues.js";
 import {
   CallRecord,
@@ -58,6 +59,12 @@ export interface ReadOptions {
    * throws LogFormatError. For files no metric reads, where one bad line need not cost the run.
    */
   onInvalid?: (e: LogFormatError) => void;
+  /**
+   * The data directory the files belong to: a file that is a symbolic link is read only when its
+   * target lies inside it (default: the file's own run directory). Whatever the folder, only regular
+   * files are read (src/util/regularFile.ts).
+   */
+  within?: string;
 }
 
 /** A validated record and the 1-based line it came from. */
@@ -68,6 +75,7 @@ export interface Numbered<T> {
 
 /** A JsonlSyntaxError of the line reader as the reader's own error (file, line, field). */
 function asLogFormatError(e: unknown): unknown {
+  if (e instanceof UnreadableFileError) return new LogFormatError(e.file, 0, "(file)", e.detail);
   return e instanceof JsonlSyntaxError ? new LogFormatError(e.file, e.line, "(line)", e.detail) : e;
 }
 
@@ -95,7 +103,7 @@ export function* readJsonlSync<S extends z.ZodType>(file: string, schema: S, opt
   const onDamaged = (t: TornLine) =>
     opts.onWarning?.({ file, line: t.line, message: `damaged line left out (${t.detail}; a write cut short, e.g. on a full disk): rerunning the run's command moves it to ${basename(file)}.damaged and plays its episode again` });
   try {
-    for (const { json, line } of readJsonlLines(file, { onTorn, onDamaged })) {
+    for (const { json, line } of readJsonlLines(file, { onTorn, onDamaged, ...(opts.within !== undefined ? { within: opts.within } : {}) })) {
       const parsed = schema.safeParse(json);
       if (!parsed.success) {
         const { field, detail } = firstIssue(parsed.error);
@@ -167,11 +175,12 @@ export function readRunFile<S extends z.ZodTypeAny>(
 }
 
 /** Reads and validates a JSON file (manifest.json). Throws LogFormatError naming the file and field. */
-export function readJsonFile<S extends z.ZodType>(file: string, schema: S): z.infer<S> {
+export function readJsonFile<S extends z.ZodType>(file: string, schema: S, within?: string): z.infer<S> {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
+    raw = JSON.parse(readRegularText(file, within !== undefined ? { within } : { within: dirname(file) }));
   } catch (e) {
+    if (e instanceof UnreadableFileError) throw asLogFormatError(e);
     throw new LogFormatError(file, 0, "(file)", `invalid JSON (${(e as Error).message})`);
   }
   const parsed = schema.safeParse(raw);
@@ -180,6 +189,12 @@ export function readJsonFile<S extends z.ZodType>(file: string, schema: S): z.in
     throw new LogFormatError(file, 0, field, detail);
   }
   return parsed.data;
+}
+
+/** The data directory of a run directory: `<data>` for `<data>/runs/<run>`, else the run directory itself (a run given alone). */
+export function dataDirOf(runDir: string): string {
+  const parent = dirname(resolve(runDir));
+  return basename(parent) === "runs" ? dirname(parent) : resolve(runDir);
 }
 
 /** One run directory found under a data directory. */
@@ -257,11 +272,12 @@ export interface LenientManifest {
  * Reads manifest.json leniently (see LenientManifest): never throws for its content. Unparsable JSON
  * or a non-object gives no fields and one problem.
  */
-export function readManifestLenient(file: string): LenientManifest {
+export function readManifestLenient(file: string, within?: string): LenientManifest {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
+    raw = JSON.parse(readRegularText(file, { within: within ?? dirname(file) }));
   } catch (e) {
+    if (e instanceof UnreadableFileError) return { fields: {}, problems: [`(file) (${e.detail})`] };
     return { fields: {}, problems: [`(file) (invalid JSON: ${(e as Error).message})`] };
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { fields: {}, problems: ["(file) (not a JSON object)"] };
@@ -302,13 +318,14 @@ export interface RunVisitor {
  * steps.jsonl, episodes.jsonl and checkpoints.jsonl are required (a missing one is a LogFormatError);
  * manifest.json, memory.jsonl and calls.jsonl are read only when present and wanted.
  */
-export async function readRunDir(runDir: string, visitor: RunVisitor, opts: ReadOptions = {}): Promise<void> {
+export async function readRunDir(runDir: string, visitor: RunVisitor, givenOpts: ReadOptions = {}): Promise<void> {
+  const opts: ReadOptions = { ...givenOpts, within: givenOpts.within ?? dataDirOf(runDir) };
   for (const f of [RUN_FILES.steps.file, RUN_FILES.episodes.file, RUN_FILES.checkpoints.file]) {
     if (!existsSync(join(runDir, f))) throw new LogFormatError(join(runDir, f), 0, "(file)", "missing required file");
   }
   const manifestFile = manifestPath(runDir);
-  if (visitor.manifest && existsSync(manifestFile)) visitor.manifest(readJsonFile(manifestFile, RunManifest), manifestFile);
-  if (visitor.manifestLenient && existsSync(manifestFile)) visitor.manifestLenient(readManifestLenient(manifestFile), manifestFile);
+  if (visitor.manifest && existsSync(manifestFile)) visitor.manifest(readJsonFile(manifestFile, RunManifest, opts.within), manifestFile);
+  if (visitor.manifestLenient && existsSync(manifestFile)) visitor.manifestLenient(readManifestLenient(manifestFile, opts.within), manifestFile);
 
   async function each<S extends z.ZodType>(
     file: string,
@@ -344,19 +361,21 @@ export interface RunRecords {
  * Reads one run directory whole into typed arrays (validated, torn last lines skipped and reported).
  * Holds everything in memory: use it for one run or a small data set, never for a paper-scale matrix.
  */
-export async function readRunRecords(runDir: string, opts: ReadOptions = {}): Promise<RunRecords> {
+export async function readRunRecords(runDir: string, opts: ReadOptions & { strictManifest?: boolean } = {}): Promise<RunRecords> {
   const out: RunRecords = { runDir, manifest: null, steps: [], episodes: [], checkpoints: [], memory: [], calls: [] };
+  const { strictManifest, ...readOpts } = opts;
   await readRunDir(
     runDir,
     {
-      manifest: (m) => (out.manifest = m),
+      // strictManifest false: the manifest is not read (the caller reads it on its own terms).
+      ...(strictManifest === false ? {} : { manifest: (m: RunManifest) => (out.manifest = m) }),
       checkpoint: (r) => out.checkpoints.push(r),
       episode: (r) => out.episodes.push(r),
       step: (r) => out.steps.push(r),
       memory: (r) => out.memory.push(r),
       call: (r) => out.calls.push(r),
     },
-    opts,
+    readOpts,
   );
   return out;
 }

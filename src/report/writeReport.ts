@@ -12,10 +12,11 @@
  * kit into a notebook. Keep every static import of this module free of vega.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { z } from "zod";
 import { replaceFileSet, type FileSetFaults } from "../util/fileSet.js";
+import { writeFileAtomic } from "../util/atomicWrite.js";
 import { specCaption } from "./figures/specs.js";
 import type { MainResultsRow } from "../analysis/curveTables.js";
 import { reportEntries, reportRunProvenance } from "./buildReport.js";
@@ -47,6 +48,16 @@ export function markdownOf(name: string, table: Table<object>): string {
   return toMarkdown(table, cellLabel(name));
 }
 
+/**
+ * How every output file of a report (a table's CSV or Markdown, a figure, report.json) is written:
+ * whole or not at all (a temporary renamed into place, src/util/atomicWrite.ts), and a failure names
+ * the file and its cause ("disk full writing <file>"). Other writers of report files (LaTeX, PDF) use
+ * it too. Not synced to disk one by one: a report is rebuilt from the logs at any time.
+ */
+export function writeOutputFile(path: string, content: string | Buffer): void {
+  writeFileAtomic(path, content, { durable: false });
+}
+
 /** Writes `<out>/tables/<name>.csv` and `.md` for the named tables (default all); returns the paths. */
 export async function writeTables(report: Report, outDir: string, names?: readonly TableName[]): Promise<string[]> {
   const tablesDir = join(outDir, "tables");
@@ -59,8 +70,8 @@ export async function writeTables(report: Report, outDir: string, names?: readon
     const table = report.tables[name] as Table<object>;
     const csv = join(tablesDir, `${name}.csv`);
     const md = join(tablesDir, `${name}.md`);
-    await writeFile(csv, toCsv(table));
-    await writeFile(md, markdownOf(name, table));
+    writeOutputFile(csv, toCsv(table));
+    writeOutputFile(md, markdownOf(name, table));
     files.push(csv, md);
   }
   return files;
@@ -109,8 +120,8 @@ export async function saveFigure(figure: NamedFigure, dir: string): Promise<Save
   const png = svgToPng(svg);
   const svgPath = join(dir, `${figure.name}.svg`);
   const pngPath = join(dir, `${figure.name}.png`);
-  await writeFile(svgPath, svg);
-  await writeFile(pngPath, png);
+  writeOutputFile(svgPath, svg);
+  writeOutputFile(pngPath, png);
   return { name: figure.name, svg, png, caption: specCaption(figure.spec), files: [svgPath, pngPath] };
 }
 
@@ -179,7 +190,7 @@ async function writeReportFiles(report: Report, outDir: string, dataDirs: readon
   const meta = join(outDir, "report.json");
   files.push(meta);
   const owned = files.map((f) => relative(outDir, f).split(sep).join("/"));
-  await writeFile(
+  writeOutputFile(
     meta,
     JSON.stringify(
       {

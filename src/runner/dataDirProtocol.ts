@@ -26,6 +26,7 @@ import { playsProtocolLoop } from "../pathways/registry.js";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { readRegularText } from "../util/regularFile.js";
 import { z } from "zod";
 import { manifestPath, runsDir } from "../logs/runDir.js";
 import { atomicTempPath, createFileExclusive } from "../util/atomicWrite.js";
@@ -67,7 +68,7 @@ export function checkDataDirProtocol(dataDir: string, settings: ProtocolSettings
     if (skip.has(id)) continue;
     let raw: unknown;
     try {
-      raw = JSON.parse(readFileSync(manifestPath(join(root, id)), "utf8"));
+      raw = JSON.parse(readRegularText(manifestPath(join(root, id))));
     } catch {
       // No readable manifest: the episode lines still carry the protocol's fingerprint.
       const logged = loggedFingerprint(join(root, id));
@@ -217,7 +218,7 @@ export function readDataDirProtocol(dataDir: string): Compared | null {
   const file = join(dataDir, PROTOCOL_FILE);
   if (!existsSync(file)) return null;
   try {
-    return comparedOf(ProtocolFile.parse(JSON.parse(readFileSync(file, "utf8"))).protocol);
+    return comparedOf(ProtocolFile.parse(JSON.parse(readRegularText(file))).protocol);
   } catch (e) {
     const why = e instanceof z.ZodError ? "no 'protocol' object" : (e as Error).message;
     throw new ConfigError(`${file}: cannot be read (${why}); it records the protocol of this data directory's runs: restore it, or delete it to let the next run record its own flags`);

@@ -9,8 +9,9 @@
  * Only directories with a plan.json (written by `--shard`) are checked: plain data directories keep
  * the loader's merge of copies (logs.md, analysis.md).
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
+import { readRegularText } from "../util/regularFile.js";
 import { manifestPath, runDir, runsDir } from "../logs/runDir.js";
 import { ConfigError } from "../util/errors.js";
 import { escapeControl } from "../util/outsideText.js";
@@ -34,7 +35,7 @@ function rulesVersions(dataDir: string): Map<number, string> {
   for (const id of runIdsIn(dataDir)) {
     let v: unknown;
     try {
-      v = (JSON.parse(readFileSync(manifestPath(runDir(dataDir, id)), "utf8")) as { rules_version?: unknown }).rules_version;
+      v = (JSON.parse(readRegularText(manifestPath(runDir(dataDir, id)))) as { rules_version?: unknown }).rules_version;
     } catch {
       continue;
     }

@@ -13,8 +13,9 @@
  *   seen from here: its run reads `partial` until it ends);
  * - `not started`: no run directory.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { readRegularText } from "../util/regularFile.js";
 import { lockPath, manifestPath, runDir, runFile, shardDirName, shardDirsUnder } from "../logs/runDir.js";
 import { ConfigError } from "../util/errors.js";
 import { pidIsAlive } from "../util/pid.js";
@@ -91,7 +92,7 @@ function runStateOnly(dataDir: string, runId: string): { state: RunState; detail
 /** A manifest's status (and degenerate verdict), or null when it is missing or unreadable. */
 function readManifestHead(dir: string): { status: string; degenerate_reason?: unknown } | null {
   try {
-    const m = JSON.parse(readFileSync(manifestPath(dir), "utf8")) as { status?: unknown; degenerate_reason?: unknown } | null;
+    const m = JSON.parse(readRegularText(manifestPath(dir))) as { status?: unknown; degenerate_reason?: unknown } | null;
     return m !== null && typeof m === "object" && typeof m.status === "string" ? (m as { status: string }) : null;
   } catch {
     return null;
@@ -100,7 +101,7 @@ function readManifestHead(dir: string): { status: string; degenerate_reason?: un
 
 function lockOwner(dir: string): number | null {
   try {
-    const pid = Number(readFileSync(lockPath(dir), "utf8").trim());
+    const pid = Number(readRegularText(lockPath(dir)).trim());
     return Number.isInteger(pid) && pid > 0 ? pid : null;
   } catch {
     return null;

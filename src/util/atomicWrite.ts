@@ -53,10 +53,66 @@ export function removeDeadWritersTemps(paths: readonly string[]): string[] {
   return removed;
 }
 
-function writeAll(fd: number, text: string): void {
-  const buf = Buffer.from(text, "utf8");
+/** A write that failed, naming the file and the cause in words ("disk full writing X"). */
+export class WriteFailedError extends Error {
+  constructor(
+    readonly file: string,
+    readonly code: string | undefined,
+    /** The cause as the system said it (the message adds the file and the cause in words). */
+    readonly detail: string,
+  ) {
+    super(`${WRITE_CAUSES[code ?? ""] ?? "could not write"} writing ${file} (${detail})`);
+    this.name = "WriteFailedError";
+  }
+}
+
+const WRITE_CAUSES: Record<string, string> = {
+  ENOSPC: "disk full",
+  EDQUOT: "disk quota exceeded",
+  EROFS: "read-only filesystem",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EIO: "input/output error",
+  EFBIG: "file too large",
+  ENOENT: "folder missing",
+  ENOTDIR: "not a folder",
+  EISDIR: "a directory is in the way",
+};
+
+/** `e` as a WriteFailedError naming `file` (an error that is one already, or not a system error, is kept). */
+export function namedWriteError(file: string, e: unknown): unknown {
+  if (e instanceof WriteFailedError) return e;
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== "string") return e;
+  return new WriteFailedError(file, code, (e as Error).message);
+}
+
+/** Writes all of `data`: write(2) may write less than asked (a filling disk), so it loops until done or an error. */
+export function writeAllSync(fd: number, data: string | Buffer): void {
+  const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
-  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+  while (off < buf.length) {
+    const n = writeSync(fd, buf, off, buf.length - off);
+    if (n <= 0) throw Object.assign(new Error("no space left on device, write returned 0"), { code: "ENOSPC" });
+    off += n;
+  }
+}
+
+function writeAll(fd: number, text: string): void {
+  writeAllSync(fd, text);
+}
+
+/**
+ * Writes `data` to `path` (not atomically: for files inside a folder that is itself swapped into place
+ * whole, such as a report's staging folder), naming the file and the cause on failure.
+ */
+export async function writeFileNamed(path: string, data: string | Uint8Array): Promise<void> {
+  const { writeFile } = await import("node:fs/promises");
+  try {
+    await writeFile(path, data);
+  } catch (e) {
+    throw namedWriteError(path, e);
+  }
 }
 
 /** fsync on the folder makes a rename durable; some filesystems refuse it, and the rename is still atomic. */
@@ -82,50 +138,97 @@ export interface AtomicOptions {
 }
 
 /** Replaces `path` with `content` atomically. */
-export function writeFileAtomic(path: string, content: string, opts: AtomicOptions = {}): void {
+export function writeFileAtomic(path: string, content: string | Buffer, opts: AtomicOptions = {}): void {
   const durable = opts.durable ?? true;
   const tmp = atomicTempPath(path);
-  const fd = openSync(tmp, "w");
+  let fd: number;
   try {
-    writeAll(fd, content);
-    if (durable) fsyncSync(fd);
+    fd = openSync(tmp, "w");
   } catch (e) {
-    closeSync(fd);
-    unlinkSync(tmp);
-    throw e;
+    throw namedWriteError(path, e);
   }
-  closeSync(fd);
-  renameSync(tmp, path);
+  try {
+    writeAllSync(fd, content);
+    if (durable) fsyncSync(fd);
+    closeSync(fd);
+  } catch (e) {
+    try {
+      closeSync(fd);
+    } catch {
+      // closed already
+    }
+    unlinkSync(tmp);
+    throw namedWriteError(path, e);
+  }
+  try {
+    renameSync(tmp, path);
+  } catch (e) {
+    unlinkSync(tmp);
+    throw namedWriteError(path, e);
+  }
   if (durable) syncDir(dirname(path));
 }
 
 /**
- * A file written line by line that appears at `path` only on `commit()` (atomically, durably);
- * `abort()` leaves the previous file, if any, untouched.
+ * A file written in parts that appears at `path` whole on `commit()`, or not at all: `abort()` (or a
+ * failed write, which aborts) leaves the previous file, if any, untouched and removes the temporary.
+ * Every failure is a WriteFailedError naming `path`. Opening it first removes the temporaries of
+ * `path` that killed writers left (removeDeadWritersTemps).
  */
-export class AtomicLineFile {
+export class AtomicFile {
   private fd: number | null;
   readonly tmp: string;
   constructor(readonly path: string) {
+    removeDeadWritersTemps([path]);
     this.tmp = atomicTempPath(path);
-    this.fd = openSync(this.tmp, "w");
+    try {
+      this.fd = openSync(this.tmp, "w");
+    } catch (e) {
+      throw namedWriteError(path, e);
+    }
   }
-  write(line: string): void {
+  write(data: string | Buffer): void {
     if (this.fd === null) throw new Error(`${this.path}: write after commit or abort`);
-    writeAll(this.fd, `${line}\n`);
+    try {
+      writeAllSync(this.fd, data);
+    } catch (e) {
+      this.abort();
+      throw namedWriteError(this.path, e);
+    }
   }
   commit(): void {
     if (this.fd === null) throw new Error(`${this.path}: commit after commit or abort`);
-    fsyncSync(this.fd);
-    closeSync(this.fd);
-    this.fd = null;
-    renameSync(this.tmp, this.path);
+    try {
+      fsyncSync(this.fd);
+      closeSync(this.fd);
+      this.fd = null;
+      renameSync(this.tmp, this.path);
+    } catch (e) {
+      this.abort();
+      throw namedWriteError(this.path, e);
+    }
     syncDir(dirname(this.path));
   }
   abort(): void {
-    if (this.fd !== null) closeSync(this.fd);
+    if (this.fd !== null) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        // closed already
+      }
+    }
     this.fd = null;
     if (existsSync(this.tmp)) unlinkSync(this.tmp);
+  }
+}
+
+/**
+ * A file written line by line that appears at `path` only on `commit()` (atomically, durably);
+ * `abort()` leaves the previous file, if any, untouched. Failures name the file (AtomicFile).
+ */
+export class AtomicLineFile extends AtomicFile {
+  override write(line: string): void {
+    super.write(`${line}\n`);
   }
 }
 

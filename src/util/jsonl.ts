@@ -10,10 +10,25 @@
  * could (a short write with the next record glued on), so readers that can say so out loud (a
  * warning, a quarantine file) skip it instead of refusing the whole file.
  *
- * The file is read in fixed-size chunks (memory is bounded by the longest line, never the file), and
- * each line is parsed once, in time linear in its length.
+ * The file is read in fixed-size chunks, and each line is parsed once, in time linear in its length.
+ * A line longer than MAX_LINE_BYTES is never held: its bytes are skipped as they arrive and it is a
+ * damaged line ("longer than the cap"), so memory is bounded by the cap, never by the file or a line.
+ * Only a regular file is opened (src/util/regularFile.ts): a FIFO, a device or a directory in a log's
+ * place, or a symbolic link out of `within`, is an UnreadableFileError naming the path.
  */
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
+import { dirname } from "node:path";
+import { openRegularFile, UnreadableFileError } from "./regularFile.js";
+
+/**
+ * The longest line any JSONL reader takes: a step holds at most one reply body (capped at 4 MiB by
+ * src/models/httpFetch.ts, reasoning included) plus its observation, so 64 MiB leaves room for JSON
+ * escaping. A longer line is skipped as damaged, named with its length.
+ */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/** How much of an overlong line is kept as its text (what a quarantine file shows of it). */
+const OVERLONG_KEPT_BYTES = 4096;
 
 /** One parsed line. */
 export interface JsonlLine {
@@ -53,46 +68,110 @@ export interface JsonlReadOptions {
   onDamaged?: (damaged: TornLine & { text: string }) => void;
   /** Chunk size in bytes (tests use a tiny one to cross chunk borders). */
   chunkBytes?: number;
+  /** The longest line taken (default MAX_LINE_BYTES); a longer one is damaged (tests use a small cap). */
+  maxLineBytes?: number;
+  /** A symbolic link is followed only when its target lies inside this folder (default: the file's own folder). */
+  within?: string;
 }
 
 /**
  * Raw lines with their numbers and whether each ended in a newline, read in chunks. Each chunk's
  * complete lines are decoded as one string and split at "\n" (a newline byte never occurs inside a
  * UTF-8 sequence, so a line decodes to the same text as alone); the bytes of an unfinished line are
- * carried into the next chunk.
+ * carried into the next chunk, up to `maxLine` bytes: past that the line's bytes are counted and
+ * dropped, and it comes out with `overlong` (its length) and only its first bytes as text.
  */
-function* rawLines(path: string, chunkBytes: number): Generator<{ text: string; line: number; terminated: boolean }> {
-  const fd = openSync(path, "r");
+function* rawLines(
+  path: string,
+  chunkBytes: number,
+  maxLine: number,
+  within: string,
+): Generator<{ text: string; line: number; terminated: boolean; overlong?: number }> {
+  const fd = openRegularFile(path, within);
   try {
     const buf = Buffer.alloc(chunkBytes);
     let carry: Buffer[] = [];
+    let carried = 0;
+    // While a line runs over the cap: its first bytes and its length so far.
+    let over: { head: Buffer; bytes: number } | null = null;
     let line = 0;
+    const overlongLine = (end: number, terminated: boolean) => {
+      const o = over as { head: Buffer; bytes: number };
+      over = null;
+      return { text: o.head.toString("utf8"), line: ++line, terminated, overlong: o.bytes + end };
+    };
     for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, null);
+      let n: number;
+      try {
+        n = readSync(fd, buf, 0, buf.length, null);
+      } catch (e) {
+        throw new UnreadableFileError(path, `read failed (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      }
       if (n === 0) break;
+      let from = 0;
+      if (over !== null) {
+        const nl = buf.indexOf(0x0a, 0);
+        if (nl < 0 || nl >= n) {
+          (over as { bytes: number }).bytes += n;
+          continue;
+        }
+        yield overlongLine(nl, true);
+        from = nl + 1;
+      }
       const lastNl = buf.lastIndexOf(0x0a, n - 1);
-      if (lastNl < 0) {
-        carry.push(Buffer.from(buf.subarray(0, n)));
+      if (lastNl < from) {
+        carried += n - from;
+        if (carried > maxLine) {
+          const head = Buffer.concat([...carry, buf.subarray(from, n)]).subarray(0, OVERLONG_KEPT_BYTES);
+          over = { head: Buffer.from(head), bytes: carried };
+          carry = [];
+          carried = 0;
+        } else carry.push(Buffer.from(buf.subarray(from, n)));
         continue;
       }
       let text: string;
       if (carry.length > 0) {
-        carry.push(buf.subarray(0, lastNl));
+        const first = buf.indexOf(0x0a, from);
+        if (carried + (first - from) > maxLine) {
+          // The carried line ends in this chunk but is over the cap: skip it, keep the rest.
+          over = { head: Buffer.from(Buffer.concat(carry).subarray(0, OVERLONG_KEPT_BYTES)), bytes: carried };
+          carry = [];
+          carried = 0;
+          yield overlongLine(first - from, true);
+          from = first + 1;
+        }
+      }
+      if (from > lastNl) {
+        text = "";
+      } else if (carry.length > 0) {
+        carry.push(buf.subarray(from, lastNl));
         text = Buffer.concat(carry).toString("utf8");
         carry = [];
-      } else text = buf.toString("utf8", 0, lastNl);
-      for (let start = 0; ; ) {
-        const nl = text.indexOf("\n", start);
-        if (nl < 0) {
-          yield { text: start === 0 ? text : text.slice(start), line: ++line, terminated: true };
-          break;
+        carried = 0;
+      } else text = buf.toString("utf8", from, lastNl);
+      if (from <= lastNl) {
+        for (let start = 0; ; ) {
+          const nl = text.indexOf("\n", start);
+          if (nl < 0) {
+            yield { text: start === 0 ? text : text.slice(start), line: ++line, terminated: true };
+            break;
+          }
+          yield { text: text.slice(start, nl), line: ++line, terminated: true };
+          start = nl + 1;
         }
-        yield { text: text.slice(start, nl), line: ++line, terminated: true };
-        start = nl + 1;
       }
-      if (lastNl + 1 < n) carry.push(Buffer.from(buf.subarray(lastNl + 1, n)));
+      if (lastNl + 1 < n) {
+        carry.push(Buffer.from(buf.subarray(lastNl + 1, n)));
+        carried = n - lastNl - 1;
+        if (carried > maxLine) {
+          over = { head: Buffer.from(buf.subarray(lastNl + 1, Math.min(n, lastNl + 1 + OVERLONG_KEPT_BYTES))), bytes: carried };
+          carry = [];
+          carried = 0;
+        }
+      }
     }
-    if (carry.length > 0) yield { text: Buffer.concat(carry).toString("utf8"), line: ++line, terminated: false };
+    if (over !== null) yield overlongLine(0, false);
+    else if (carry.length > 0) yield { text: Buffer.concat(carry).toString("utf8"), line: ++line, terminated: false };
   } finally {
     closeSync(fd);
   }
@@ -102,7 +181,23 @@ function* rawLines(path: string, chunkBytes: number): Generator<{ text: string; 
 export function* readJsonlLines(path: string, opts: JsonlReadOptions = {}): Generator<JsonlLine> {
   // A suspicious line is only judged once we know whether a non-blank line follows it.
   let held: { line: number; text: string; json: unknown; problem: string | null } | null = null;
-  for (const raw of rawLines(path, opts.chunkBytes ?? 1 << 16)) {
+  const maxLine = opts.maxLineBytes ?? MAX_LINE_BYTES;
+  // A chunk never exceeds the cap, so a line that fits in one chunk is within it (only carried lines are measured).
+  const chunk = Math.max(1, Math.min(opts.chunkBytes ?? 1 << 16, maxLine));
+  for (const raw of rawLines(path, chunk, maxLine, opts.within ?? dirname(path))) {
+    if (raw.overlong !== undefined) {
+      // Never a torn write (a write is one line): damaged wherever it stands.
+      if (held !== null) {
+        if (held.problem === null) yield { line: held.line, text: held.text, json: held.json };
+        else if (opts.onDamaged) opts.onDamaged({ line: held.line, detail: held.problem, text: held.text });
+        else throw new JsonlSyntaxError(path, held.line, held.problem);
+        held = null;
+      }
+      const detail = `a line of ${raw.overlong} bytes, longer than the ${maxLine}-byte line cap`;
+      if (opts.onDamaged) opts.onDamaged({ line: raw.line, detail, text: raw.text });
+      else throw new JsonlSyntaxError(path, raw.line, detail);
+      continue;
+    }
     if (raw.text.trim().length === 0) continue;
     if (held !== null) {
       // Only the last line can lack its newline, so a problem here is always a JSON error.

@@ -20,8 +20,10 @@
  * thread at a time: runPool.ts). The build time is linear in the data and the memory is bounded by
  * the largest run (per thread). A page loads only the files it shows (the run page never loads the episodes).
  */
-import { existsSync } from "node:fs";
-import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { existsSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { mkdir, readdir, rm } from "node:fs/promises";
+import { namedWriteError, writeFileAtomic, writeFileNamed } from "../../util/atomicWrite.js";
+import { pidIsAlive } from "../../util/pid.js";
 import { join } from "node:path";
 import { DEFAULT_B, DEFAULT_LEVEL, describeBootstrap, type BootstrapConfig, type Estimate } from "../../analysis/bootstrap.js";
 import { analyzeCurves, analyzeTraining, rowKey, type CurveSeries, type MainResultsRow, type TrainingRow } from "../../analysis/curveTables.js";
@@ -81,7 +83,33 @@ function runStatus(run: RunData): { status: string; note: string } {
   return { status: failed ? "failed" : "complete", note: "no manifest.json: status derived from checkpoints.jsonl" };
 }
 
-/** Clears (or creates) `<out>/chunks`; refuses a folder of that name the viewer did not write. */
+/**
+ * The folder this process builds its chunks in, beside `<out>/chunks`: the finished build replaces
+ * `chunks/` by two renames, so a build killed at any point leaves the previous `chunks/` whole (or,
+ * killed between the renames, none) and never a half-cleared folder a rerun would refuse. Stale
+ * folders of builds whose process is gone are removed by the next build.
+ */
+export function chunkStagePath(outDir: string, pid = process.pid): string {
+  return join(outDir, `.${CHUNK_DIR}-build-${pid}`);
+}
+
+const STAGE_NAME = new RegExp(`^\\.${CHUNK_DIR}-(?:build|old)-(\\d+)$`);
+
+/** Removes the stage and retired folders of viewer builds whose process is no longer running. */
+function removeDeadBuilds(outDir: string): void {
+  for (const name of readdirSync(outDir)) {
+    const m = STAGE_NAME.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (pid !== process.pid && pidIsAlive(pid)) continue;
+    rmSync(join(outDir, name), { recursive: true, force: true });
+  }
+}
+
+/**
+ * Checks `<out>/chunks` (a folder of that name the viewer did not write is refused, nothing deleted),
+ * clears dead builds' folders, and creates this build's stage folder with the marker.
+ */
 async function prepareOut(outDir: string): Promise<string> {
   const dir = join(outDir, CHUNK_DIR);
   if (existsSync(dir)) {
@@ -89,11 +117,36 @@ async function prepareOut(outDir: string): Promise<string> {
     if (names.length > 0 && !names.includes(MARKER)) {
       throw new Error(`${dir} exists and was not written by s3gym view; choose another --out (nothing was deleted)`);
     }
-    await rm(dir, { recursive: true, force: true });
   }
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, MARKER), "written by s3gym view; the next build replaces this folder\n");
-  return dir;
+  removeDeadBuilds(outDir);
+  const stage = chunkStagePath(outDir);
+  await rm(stage, { recursive: true, force: true });
+  await mkdir(stage, { recursive: true });
+  await writeFileNamed(join(stage, MARKER), "written by s3gym view; the next build replaces this folder\n");
+  return stage;
+}
+
+/**
+ * Puts the finished stage in place of `<out>/chunks`: the old folder is renamed aside (then removed),
+ * the stage renamed in. Two builds finishing at once each retry until their own rename lands; the last
+ * one wins whole.
+ */
+function swapInChunks(outDir: string, stage: string): void {
+  const dir = join(outDir, CHUNK_DIR);
+  const old = join(outDir, `.${CHUNK_DIR}-old-${process.pid}`);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (existsSync(dir)) renameSync(dir, old);
+      renameSync(stage, dir);
+      break;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      // Another build's folder landed between our two renames: take it aside too and try again.
+      if ((code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "ENOENT") || attempt >= 20) throw namedWriteError(dir, e);
+      if (existsSync(old)) rmSync(old, { recursive: true, force: true });
+    }
+  }
+  rmSync(old, { recursive: true, force: true });
 }
 
 interface CurveView {
@@ -156,7 +209,7 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
   let chunks = 0;
   const write = async (key: string, data: unknown): Promise<void> => {
     const text = chunkScript(key, data);
-    await writeFile(join(chunkDir, `${key}.js`), text);
+    await writeFileNamed(join(chunkDir, `${key}.js`), text);
     bytes += Buffer.byteLength(text);
     chunks++;
   };
@@ -232,8 +285,9 @@ export async function buildViewer(opts: ViewerOptions): Promise<ViewerSummary> {
     warnings: warnings.slice(0, 200),
     runs: overview,
   });
+  swapInChunks(opts.outDir, chunkDir);
   const html = indexHtml();
-  await writeFile(join(opts.outDir, "index.html"), html);
+  writeFileAtomic(join(opts.outDir, "index.html"), html, { durable: false });
   bytes += Buffer.byteLength(html);
   return { outDir: opts.outDir, runs: ds.runs.length, episodes: totalEpisodes, steps: totalSteps, chunks, bytes, warnings };
 }

@@ -9,7 +9,8 @@
  * (runWorker.ts): the output does not depend on where it ran.
  */
 import { existsSync } from "node:fs";
-import { open, writeFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
+import { namedWriteError, writeFileNamed } from "../../util/atomicWrite.js";
 import { join } from "node:path";
 import { splitReasoning } from "../../agent/parseResponse.js";
 import { compareText } from "../../analysis/dataset.js";
@@ -138,10 +139,18 @@ export async function writeRun(job: RunJob, chunkDir: string): Promise<RunResult
    * a time; `end` may add fields after the list (the prompt file's text pool).
    */
   const streamed = async (key: string) => {
-    const fh = await open(join(chunkDir, `${key}.js`), "w");
+    const path = join(chunkDir, `${key}.js`);
+    const fh = await open(path, "w").catch((e: unknown) => {
+      throw namedWriteError(path, e);
+    });
     let first = true;
     const put = async (text: string) => {
-      await fh.write(text);
+      try {
+        await fh.writeFile(text);
+      } catch (e) {
+        await fh.close().catch(() => undefined);
+        throw namedWriteError(path, e);
+      }
       bytes += Buffer.byteLength(text);
     };
     await put(`S3V_CHUNK(${JSON.stringify(key)}, {"eps":[`);
@@ -262,11 +271,11 @@ export async function writeRun(job: RunJob, chunkDir: string): Promise<RunResult
       usage === null
         ? ""
         : `From calls.jsonl${job.sources.length > 1 ? ` (of the copy with the most calls, among ${job.sources.length} directories)` : ""}: every model call (steps, summaries, corrections) of every invocation; cost_usd from the price table, when one was given.`,
-    manifest: merged.manifest === null ? null : JSON.stringify(merged.manifest, null, 2),
+    manifest: merged.manifest === null ? (merged.manifestProblem ?? null) : JSON.stringify(merged.manifest, null, 2),
     sources: job.sources,
     episodes: episodeRows,
   });
-  await writeFile(join(chunkDir, `r${i}.js`), page);
+  await writeFileNamed(join(chunkDir, `r${i}.js`), page);
   bytes += Buffer.byteLength(page);
   chunks++;
   return { i, views: [...runViews].sort(compareText), episodes: merged.episodes.length, steps: totalSteps, chunks, bytes };
