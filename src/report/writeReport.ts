@@ -165,7 +165,7 @@ export async function saveFigure(figure: NamedFigure, dir: string, opts: FigureO
   await writeFile(path(".png"), png);
   await writeFile(path(".vl.json"), JSON.stringify(printed.spec, null, 1) + "\n");
   await writeFile(path(".caption.md"), captionMarkdown(figure.spec, figure.estimand));
-  await writeFile(path(".caption.tex"), captionTex(figure.spec, figure.estimand));
+  await writeFile(path(".caption.tex"), captionTex(figure.spec, figure.name, figure.estimand));
   const files = [".pdf", ".svg", ".png", ".vl.json", ".caption.md", ".caption.tex"].map(path);
   return { name: figure.name, svg: printed.svg, png, caption, files, overflow: printed.overflow };
 }

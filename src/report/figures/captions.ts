@@ -36,9 +36,12 @@ export function captionMarkdown(spec: TopLevelSpec, estimand?: string): string {
   return [`**${md(title)}.** ${lines.map(md).join(" ")}`.trimEnd(), ...(estimand ? ["", `Estimand: ${md(estimand)}`] : []), ""].join("\n");
 }
 
-/** `<name>.caption.tex`: the same text for `\caption{\input{<name>.caption}}` or pasting. */
-export function captionTex(spec: TopLevelSpec, estimand?: string): string {
+/**
+ * `<name>.caption.tex`: `\caption{...}\label{fig:<name>}`, to `\input{<name>.caption}` inside the
+ * figure environment (a `\caption` cannot take an `\input` as its argument).
+ */
+export function captionTex(spec: TopLevelSpec, name: string, estimand?: string): string {
   const { title, lines } = captionParts(spec);
   const body = [`\\textbf{${latexText(title)}.}`, ...lines.map(latexText), ...(estimand ? [`Estimand: ${latexText(estimand)}`] : [])];
-  return body.join(" ") + "%\n";
+  return `\\caption{${body.join(" ")}}\\label{fig:${name.replace(/[^A-Za-z0-9_-]/g, "-")}}%\n`;
 }

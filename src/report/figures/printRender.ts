@@ -39,6 +39,15 @@ export function inPoints(svg: string): string {
   return svg.replace(/<svg\b[^>]*>/, (root) => root.replace(/\swidth="([\d.]+)"/, ' width="$1pt"').replace(/\sheight="([\d.]+)"/, ' height="$1pt"'));
 }
 
+/**
+ * The SVG without the characters XML 1.0 forbids (C0 controls but tab and line ends): a model name
+ * from a log may hold one, vega writes it into a label as is, and resvg and svg-to-pdfkit refuse the
+ * whole file. Each becomes U+FFFD, so the label still shows that a character was there.
+ */
+export function xmlSafe(svg: string): string {
+  return svg.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, "\ufffd");
+}
+
 /** Lays out, themes and renders `spec` for print (see the module note). */
 export async function renderForPrint(spec: TopLevelSpec, opts: FigureOptions): Promise<PrintedFigure> {
   const target = sizeWidthPt(opts.size);
@@ -62,6 +71,7 @@ export async function renderForPrint(spec: TopLevelSpec, opts: FigureOptions): P
     laid = applyTheme(printLayout(spec, opts, tune), opts.theme);
     svg = await renderSvg(laid);
   }
+  svg = xmlSafe(svg);
   const { width, height } = svgSize(svg);
   const overflow = width > target + 0.5 ? `${Math.round(width)} pt wide, wider than the ${opts.size} size's ${target} pt (long labels): it prints at that width` : null;
   return { spec: laid, svg: inPoints(svg), pixelSvg: svg, widthPt: width, heightPt: height, overflow };
