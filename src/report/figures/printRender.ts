@@ -84,5 +84,6 @@ export function printedPng(fig: PrintedFigure): Buffer {
 
 /** The PDF of a printed figure, page = the figure's print size. */
 export function printedPdf(fig: PrintedFigure, title = ""): Promise<Buffer> {
-  return svgToPdf(fig.svg, fig.widthPt, fig.heightPt, title);
+  // The pixel SVG: svg-to-pdfkit reads a `pt` root size as 4/3 of the page and would crop the figure.
+  return svgToPdf(fig.pixelSvg, fig.widthPt, fig.heightPt, title);
 }
