@@ -87,3 +87,14 @@ export function printedPdf(fig: PrintedFigure, title = ""): Promise<Buffer> {
   // The pixel SVG: svg-to-pdfkit reads a `pt` root size as 4/3 of the page and would crop the figure.
   return svgToPdf(fig.pixelSvg, fig.widthPt, fig.heightPt, title);
 }
+
+/**
+ * An edited `<name>.vl.json` rendered as it is (no new layout: the edit is the user's), with a theme
+ * applied when one is given: the SVG in points, ready for `printedPng` and `printedPdf`.
+ */
+export async function renderAsIs(spec: TopLevelSpec, theme?: FigureOptions["theme"]): Promise<PrintedFigure> {
+  const final = theme ? applyTheme(spec, theme) : spec;
+  const svg = xmlSafe(await renderSvg(final));
+  const { width, height } = svgSize(svg);
+  return { spec: final, svg: inPoints(svg), pixelSvg: svg, widthPt: width, heightPt: height, overflow: null };
+}

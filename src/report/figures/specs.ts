@@ -131,7 +131,7 @@ export function bootText(cfg: BootstrapConfig): string {
 }
 
 /** An integer x axis: the distinct values as ticks when few, else whole-number ticks. */
-function integerAxis(xs: readonly number[], title: string): object {
+export function integerAxis(xs: readonly number[], title: string): object {
   const values = [...new Set(xs)].sort((a, b) => a - b);
   return { title, format: "d", ...(values.length > 0 && values.length <= 12 ? { values } : { tickMinStep: 1 }) };
 }
