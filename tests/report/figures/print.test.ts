@@ -10,7 +10,10 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { writeSyntheticData } from "../../../src/logs/synthetic.js";
 import { main } from "../../../src/cli/main.js";
-import { DEFAULT_THEME, parseTheme } from "../../../src/report/figures/theme.js";
+import { DEFAULT_THEME, defaultColours, parseTheme } from "../../../src/report/figures/theme.js";
+import { loadDataset } from "../../../src/analysis/dataset.js";
+import { buildReport } from "../../../src/report/buildReport.js";
+import { drawFigures } from "../../../src/report/writeReport.js";
 import { ConfigError } from "../../../src/util/errors.js";
 import { tempDir } from "../../analysis/helpers.js";
 
@@ -116,6 +119,29 @@ describe("figures for a paper", () => {
     const meta = JSON.parse(readFileSync(join(column, "report.json"), "utf8"));
     expect(meta.figures_not_drawn).toEqual(expect.arrayContaining([expect.objectContaining({ name: "training", why: expect.stringMatching(/no data/) })]));
     expect(meta.files).not.toContain("training.svg");
+  });
+});
+
+describe("the figure builders", () => {
+  it("write only the default theme's colours, so a theme reaches every colour", async () => {
+    const report = buildReport(await loadDataset([data]), { B: 20, seed: 0 });
+    const { drawn } = await drawFigures(report);
+    expect(drawn.length).toBeGreaterThan(3);
+    const allowed = defaultColours();
+    const colourKeys = new Set(["color", "fill", "stroke", "background", "subtitleColor"]);
+    const found: string[] = [];
+    const walk = (v: unknown, key: string | null, inRange: boolean): void => {
+      if (typeof v === "string") {
+        if ((inRange || (key !== null && colourKeys.has(key))) && /^#|^[a-z]+$/.test(v) && !/^(circle|square|cross|diamond|triangle|wedge|stroke|arrow)/.test(v)) found.push(v.toLowerCase());
+        return;
+      }
+      if (Array.isArray(v)) return v.forEach((x) => walk(x, key, inRange));
+      if (v === null || typeof v !== "object") return;
+      for (const [k, x] of Object.entries(v)) if (k !== "data") walk(x, k, inRange || (k === "range" && key === "scale") || k === "category");
+    };
+    for (const f of drawn) walk(f.spec, null, false);
+    expect(found.length).toBeGreaterThan(10);
+    expect(found.filter((c) => !allowed.has(c))).toEqual([]);
   });
 });
 
