@@ -14,16 +14,24 @@
  *   (bold to DejaVu Sans Bold). A theme's other family is used in the SVG and PNG; the PDF keeps
  *   DejaVu's glyphs (same metrics class, so the layout holds).
  */
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import PDFDocument from "pdfkit";
 import SVGtoPDF from "svg-to-pdfkit";
+import { cachedBytes } from "./renderCache.js";
 
 const require = createRequire(import.meta.url);
 
-/** The embedded fonts' files (the package's own TTFs). */
-function fontFile(name: string): string {
-  return join(dirname(require.resolve("dejavu-fonts-ttf/package.json")), "ttf", name);
+/** The embedded fonts' bytes (the package's own TTFs), read once a process. */
+const fonts = new Map<string, Buffer>();
+function fontFile(name: string): Buffer {
+  let bytes = fonts.get(name);
+  if (bytes === undefined) {
+    bytes = readFileSync(join(dirname(require.resolve("dejavu-fonts-ttf/package.json")), "ttf", name));
+    fonts.set(name, bytes);
+  }
+  return bytes;
 }
 
 /** A fixed date for the PDF's metadata and ID: bytes depend on the figure alone. */
@@ -36,6 +44,10 @@ export function solidZeroDashes(svg: string): string {
 
 /** The PDF of an SVG whose pixels are points, on a page of `widthPt` x `heightPt`. */
 export function svgToPdf(svg: string, widthPt: number, heightPt: number, title = ""): Promise<Buffer> {
+  return cachedBytes("pdf", `${widthPt}x${heightPt}\n${title}\n${svg}`, () => svgToPdfNow(svg, widthPt, heightPt, title));
+}
+
+function svgToPdfNow(svg: string, widthPt: number, heightPt: number, title: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const doc = new PDFDocument({
       size: [widthPt, heightPt],
