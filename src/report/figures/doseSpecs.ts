@@ -91,7 +91,7 @@ export function couplingFacetSpec(blocks: readonly BlockRow[], boot: BootstrapCo
       transform: [{ filter: { field: "game", equal: game } }],
       layer: [
         { mark: { type: "point", filled: true, opacity: 0.7, size: 30 }, encoding: { x, y, color: { field: "setting", type: "nominal", title: "judge setting / model", scale: { domain: settings, range: sequentialColours(settings.length) } }, shape: { field: "pathway", type: "nominal", title: "pathway" } } },
-        { transform: [{ regression: "g", on: "A" }], mark: { type: "line", color: DEFAULT_THEME.palette[3], strokeWidth: 1.5 }, encoding: { x: { field: "A", type: "quantitative" }, y: { field: "g", type: "quantitative" } } },
+        { transform: [{ regression: "g", on: "A" }], mark: { type: "line", color: DEFAULT_THEME.palette[3], strokeWidth: 1.5, clip: true }, encoding: { x: { field: "A", type: "quantitative" }, y: { field: "g", type: "quantitative" } } },
       ],
     };
   });
