@@ -195,8 +195,10 @@ export function toLatex<R extends object>(table: Table<R>, opts: LatexOptions = 
     "\\bottomrule",
     "\\end{tabular}",
   ];
-  // A table wider than about a text line (in characters at \small) is scaled to the line width.
-  const wide = widest > 110;
+  // A table wider than about a text line (characters at \small, plus each column's padding) is
+  // scaled to the line width (coupling's eight columns ran past a 7-inch text width at 110).
+  const columnsOut = table.columns.reduce((a, c) => a + span(c), 0);
+  const wide = widest + 3 * columnsOut > 95;
   const footnotes = [...marks.notes(), ...table.notes.map(latexText)];
   return [
     `% ${latexText(table.name)}: written by s3gym report from the same rows as tables/${latexText(table.name)}.csv and .md`,
