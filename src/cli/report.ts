@@ -20,6 +20,18 @@ import { LogFormatError } from "../logs/reader.js";
 import { figureOptionsFromFlags, oneOf } from "./figureFlags.js";
 import type { FigureOptions } from "../report/figures/printLayout.js";
 import type { IntervalLayout } from "../report/latex.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** The figures report.json lists as not drawn (none when it cannot be read). */
+function notDrawnFigures(out: string): { name: string; why: string }[] {
+  try {
+    const meta = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { figures_not_drawn?: { name: string; why: string }[] };
+    return meta.figures_not_drawn ?? [];
+  } catch {
+    return [];
+  }
+}
 
 const OPTIONS = {
   data: { type: "string", multiple: true },
@@ -163,6 +175,8 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete, includeFlagged: args.includeFlagged, reference: full, ...(verified ? { verified } : {}), ...(dial ? { dial } : {}) });
   const files = await writeReport(report, args.out, args.data, { onWarning: (w) => process.stderr.write(terminalSafe(`warning: ${w}\n`)), figures: args.figures, texIntervals: args.texIntervals });
   const c = report.counts;
+  // Figures left out for want of data (no empty image is written): report.json says the same.
+  for (const f of notDrawnFigures(args.out)) process.stderr.write(terminalSafe(`note: figure ${f.name} not drawn: ${f.why}\n`));
   process.stdout.write(
     `s3gym report: ${c.runs} runs (${c.trainingRuns} training), ${c.steps} steps from ${args.data.join(", ")}; ` +
       `95% bootstrap intervals, B = ${args.B}, seed = ${args.seed}; methods per table (report.json interval_methods, and under each table): ${tableMethods(report)}\n` +
