@@ -85,6 +85,10 @@ export { renderSvg, renderPng } from "./report/notebooks/figures.js";
 export { frameCsv, frameJson, exportFrame } from "./report/notebooks/export.js";
 export { curvesSpec, trainingSpec, calibrationSpec, couplingSpec, specCaption } from "./report/figures/specs.js";
 export { reliabilitySpec } from "./report/figures/reliabilitySpec.js";
+export { compareCurvesSpec } from "./report/figures/compareSpecs.js";
+export { DEFAULT_THEME, parseTheme, loadTheme, applyTheme, type Theme } from "./report/figures/theme.js";
+export { FIGURE_SIZES, DEFAULT_FIGURE_OPTIONS, type FigureOptions, type FigureSize } from "./report/figures/printLayout.js";
+export { toLatex, paperTable4, latexText } from "./report/latex.js";
 export { viewsSpec, costGainSpec } from "./report/figures/viewSpecs.js";
 
 // The log format (docs/logs.md): one zod schema per file, and the names they use.

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, { about: string; load: () => Promise<Command> }> 
   "train-loop": { about: "explore -> build-sft -> your trainer -> evaluate, round after round, resumable", load: async () => (await import("./trainLoop.js")).trainLoopCommand },
   finetune: { about: "upload an SFT file to a fine-tuning API and poll the job to the end", load: async () => (await import("./finetune.js")).finetuneCommand },
   report: { about: "rebuild every paper table and figure from step logs", load: async () => (await import("./report.js")).reportCommand },
+  figure: { about: "one figure for a paper: models compared on shared axes, or an edited .vl.json re-rendered", load: async () => (await import("./figure.js")).figureCommand },
   sql: { about: "query the logs as tables (runs, episodes, steps, checkpoints, calls, ...) with SQL, read-only", load: async () => (await import("./sql.js")).sqlCommand },
   export: { about: "write the logs' tables as Parquet (zstd) or CSV with a schema.json, for pandas and polars", load: async () => (await import("./export.js")).exportCommand },
   compare: { about: "paired comparison on shared evaluation seeds: difference, interval, permutation p, Holm", load: async () => (await import("./compare.js")).compareCommand },

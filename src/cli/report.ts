@@ -19,6 +19,21 @@ import { loadVerifiedInputs } from "../analysis/verifiedData.js";
 import { writeReport } from "../report/writeReport.js";
 import { WriteFailedError } from "../util/atomicWrite.js";
 import { LogFormatError } from "../logs/reader.js";
+import { figureOptionsFromFlags, oneOf } from "./figureFlags.js";
+import type { FigureOptions } from "../report/figures/printLayout.js";
+import type { IntervalLayout } from "../report/latex.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** The figures report.json lists as not drawn (none when it cannot be read). */
+function notDrawnFigures(out: string): { name: string; why: string }[] {
+  try {
+    const meta = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { figures_not_drawn?: { name: string; why: string }[] };
+    return meta.figures_not_drawn ?? [];
+  } catch {
+    return [];
+  }
+}
 
 const OPTIONS = {
   data: { type: "string", multiple: true },
@@ -28,12 +43,17 @@ const OPTIONS = {
   models: { type: "string" },
   "require-complete": { type: "boolean" },
   "include-flagged": { type: "boolean" },
+  "figure-size": { type: "string" },
+  theme: { type: "string" },
+  "captions-in-figure": { type: "boolean" },
+  "tex-intervals": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
-const VALID_FLAGS = "--data, --out, --bootstrap, --seed, --models, --require-complete, --include-flagged, --help";
+const VALID_FLAGS = "--data, --out, --bootstrap, --seed, --models, --require-complete, --include-flagged, --figure-size, --theme, --captions-in-figure, --tex-intervals, --help";
 
 export const REPORT_USAGE = `usage: s3gym report --data DIR [--data DIR ...] --out DIR [--bootstrap 2000] [--seed 0] [--models a,b] [--require-complete] [--include-flagged]
+                    [--figure-size column|page|slide] [--theme theme.json] [--captions-in-figure] [--tex-intervals cell|columns]
 
   --data DIR          a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards);
                       its dial/ subdirectory, when present, holds the judge dial's runs (judge_dose_response)
@@ -43,7 +63,15 @@ export const REPORT_USAGE = `usage: s3gym report --data DIR [--data DIR ...] --o
   --models a,b        only these models (exact model strings as logged)
   --require-complete  the paper's rule: only models with results on every game enter the main table
   --include-flagged   put runs flagged in run_quality (degenerate, failed, cut, truncated ...) back into the
-                      tables, their model marked ⚠ in every row (default: left out, named in each table's notes)`;
+                      tables, their model marked ⚠ in every row (default: left out, named in each table's notes)
+  --figure-size SIZE  lay every figure out for column (3.3 in), page (7 in; the default) or slide (13.3 in)
+                      width, text >= 7 pt at that size; each figure is written as PDF, SVG and PNG (300 dpi)
+  --theme FILE        a JSON theme (font, fontSize, palette, sequential, neutral, frame, text, lineWidth,
+                      bandOpacity: docs/paper.md) applied to every figure
+  --captions-in-figure  draw each figure's title and caption into the image (default: the plot only; the
+                      caption is written apart as <figure>.caption.md and .caption.tex)
+  --tex-intervals L   the .tex tables print an interval in its estimate's cell (cell, default) or in a
+                      column of its own (columns)`;
 
 interface ReportArgs {
   data: string[];
@@ -53,6 +81,8 @@ interface ReportArgs {
   models: string[] | null;
   requireComplete: boolean;
   includeFlagged: boolean;
+  figures: FigureOptions;
+  texIntervals: IntervalLayout;
 }
 
 function parseIntFlag(flag: string, raw: string | undefined, dflt: number, min: number, max: number): number {
@@ -93,6 +123,8 @@ function parseReportArgs(argv: string[]): ReportArgs {
     models,
     requireComplete: v["require-complete"] ?? false,
     includeFlagged: v["include-flagged"] ?? false,
+    figures: figureOptionsFromFlags(v["figure-size"], v.theme, v["captions-in-figure"] ?? false),
+    texIntervals: oneOf("--tex-intervals", v["tex-intervals"], ["cell", "columns"] as const, "cell"),
   };
 }
 
@@ -145,7 +177,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete, includeFlagged: args.includeFlagged, reference: full, ...(verified ? { verified } : {}), ...(dial ? { dial } : {}) });
   let files: string[];
   try {
-    files = await writeReport(report, args.out, args.data, { onWarning: (w) => process.stderr.write(terminalSafe(`warning: ${w}\n`)) });
+    files = await writeReport(report, args.out, args.data, { onWarning: (w) => process.stderr.write(terminalSafe(`warning: ${w}\n`)), figures: args.figures, texIntervals: args.texIntervals });
   } catch (e) {
     if (!(e instanceof WriteFailedError)) throw e;
     // The set is written whole before it replaces the previous one: a failed write leaves that one as it was.
@@ -155,10 +187,12 @@ export async function reportCommand(argv: string[]): Promise<number> {
   // What run quality added (unknown statuses named, tables emptied by flags): said here, not only under the tables.
   for (const w of report.warnings.slice(ds.warnings.length)) process.stderr.write(terminalSafe(`warning: ${w}\n`));
   const c = report.counts;
+  // Figures left out for want of data (no empty image is written): report.json says the same.
+  for (const f of notDrawnFigures(args.out)) process.stderr.write(terminalSafe(`note: figure ${f.name} not drawn: ${f.why}\n`));
   process.stdout.write(
     `s3gym report: ${c.runs} runs (${c.trainingRuns} training), ${c.steps} steps from ${args.data.join(", ")}; ` +
       `95% bootstrap intervals, B = ${args.B}, seed = ${args.seed}; methods per table (report.json interval_methods, and under each table): ${tableMethods(report)}\n` +
-      `wrote ${files.length} files under ${args.out} (tables/*.csv, tables/*.md, figures *.svg + *.png, report.json)\n` +
+      `wrote ${files.length} files under ${args.out} (tables/*.csv, *.md, *.tex; figures *.pdf, *.svg, *.png at ${args.figures.size} size, *.vl.json, *.caption.md|.tex; report.json)\n` +
       // The null check's verdict in the terminal too ("not testable" when it rests on too few intervals).
       `${describeNullCheck(nullCheck(report.tables.main_results.rows))}\n`,
   );

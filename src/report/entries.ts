@@ -57,6 +57,8 @@ export interface TableEntry<N extends string = string, R extends object = object
 export interface NamedFigure {
   name: string;
   spec: TopLevelSpec;
+  /** What the figure estimates (its caption files' last line); the entry's when not set. */
+  estimand?: string;
 }
 
 /** A figure group: one figure, or one per game. */
@@ -64,6 +66,8 @@ export interface FigureEntry<N extends string = string> extends EntryBase<N, Ent
   kind: "figure";
   /** One figure per game, each named `<name>_<game>` (perGameFigureNames); else one figure named `name`. */
   perGame: boolean;
+  /** What the figure estimates, for its caption files (`<name>.caption.md|.tex`). */
+  estimand?: string;
   /** The group's figures (none when the data has nothing to draw). `fileSafe` comes from the lazily loaded renderer. */
   draw: (report: Report, fileSafe: (label: string) => string) => NamedFigure[];
 }
@@ -147,27 +151,29 @@ function perGame(prefix: string, games: readonly string[], fileSafe: (label: str
 
 /** The figures, in the order `report` draws them. Each reads only its own data (buildReport builds a part on first read). */
 const FIGURE_ENTRIES = [
-  figureEntry({ name: "curves", group: "core", perGame: true, notebook: "01_main_results.ipynb", paper: "paper Figures 3-6", draw: (r, fileSafe) => perGame("curves", r.games, fileSafe, (g) => curvesSpec(g, r.curves, r.bootstrap)) }),
-  figureEntry({ name: "training", group: "core", perGame: false, notebook: "05_training_curves.ipynb", paper: "paper Figure 7", draw: (r) => [{ name: "training", spec: trainingSpec(r.training, r.bootstrap) }] }),
+  figureEntry({ name: "curves", group: "core", perGame: true, notebook: "01_main_results.ipynb", paper: "paper Figures 3-6", estimand: "the mean evaluation score (game units) of each model and pathway at each checkpoint, over the held-out evaluation seeds", draw: (r, fileSafe) => perGame("curves", r.games, fileSafe, (g) => curvesSpec(g, r.curves, r.bootstrap)) }),
+  figureEntry({ name: "training", group: "core", perGame: false, notebook: "05_training_curves.ipynb", paper: "paper Figure 7", estimand: "the mean evaluation score (game units) of each fine-tuned model at each epoch, averaged over loop seeds", draw: (r) => [{ name: "training", spec: trainingSpec(r.training, r.bootstrap) }] }),
   figureEntry({
     name: "calibration",
     group: "core",
     perGame: false,
     notebook: "02_self_judging.ipynb",
     paper: "calibration plot (Table 5), and calibration_reliability: the reliability diagram per model",
+    estimand: "the mean verifier reward of the scored exploration steps whose clipped self-score falls in each bin (calibration_reliability: per model)",
     draw: (r) => [
       { name: "calibration", spec: calibrationSpec(r.calibration, r.ranges, r.bootstrap) },
       { name: "calibration_reliability", spec: reliabilitySpec(r.reliability, r.ranges) },
     ],
   }),
-  figureEntry({ name: "coupling", group: "core", perGame: false, notebook: "03_coupling.ipynb", paper: "coupling scatter (Table 6)", draw: (r) => [{ name: "coupling", spec: couplingFacetSpec(r.blocks, r.bootstrap) }] }),
-  figureEntry({ name: "views", group: "views", perGame: true, notebook: "06_views_and_cost.ipynb", paper: "views: a panel per evaluation view (docs/views.md)", draw: (r, fileSafe) => perGame("views", r.viewGames, fileSafe, (g) => viewsSpec(g, r.views, r.bootstrap)) }),
+  figureEntry({ name: "coupling", group: "core", perGame: false, notebook: "03_coupling.ipynb", paper: "coupling scatter (Table 6)", estimand: "per exploration block, the agreement A_t of self-scores with rewards against the normalised improvement g_t", draw: (r) => [{ name: "coupling", spec: couplingFacetSpec(r.blocks, r.bootstrap) }] }),
+  figureEntry({ name: "views", group: "views", perGame: true, notebook: "06_views_and_cost.ipynb", paper: "views: a panel per evaluation view (docs/views.md)", estimand: "the mean evaluation score (game units) of each model and pathway at each checkpoint, per evaluation view", draw: (r, fileSafe) => perGame("views", r.viewGames, fileSafe, (g) => viewsSpec(g, r.views, r.bootstrap)) }),
   figureEntry({
     name: "cost_gain",
     group: "views",
     perGame: false,
     notebook: "06_views_and_cost.ipynb",
     paper: "OOD gain against exploration cost (docs/views.md)",
+    estimand: "per run, the out-of-distribution gain OODG = y_eval(last) - y_eval(0) against its exploration and consolidation cost",
     draw: (r) => (r.viewGames.length > 0 ? [{ name: "cost_gain", spec: costGainSpec(r.tables.cost_runs.rows, r.bootstrap, episodeRange(r.curves)) }] : []),
   }),
   figureEntry({
@@ -176,6 +182,7 @@ const FIGURE_ENTRIES = [
     perGame: false,
     notebook: "03_coupling.ipynb",
     paper: "the judge dial: gain against Agree, a line per pathway (docs/learner.md)",
+    estimand: "per judge setting and pathway, the mean normalised gain of the learner's runs against their mean Agree",
     draw: (r) => {
       const dose = r.tables.judge_dose_response;
       return dose ? [{ name: "judge_dose_response", spec: doseResponseSpec(dose.rows, r.bootstrap) }] : [];

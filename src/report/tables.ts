@@ -36,7 +36,7 @@ export function csvNumber(x: number | null | undefined): string {
  * interval would be the point twice (`1.500 [1.500, 1.500]` looks certain and says nothing). A row
  * whose smallest run has one episode but whose other runs vary keeps its interval, marked n=1.
  */
-function shownInterval(e: Estimate): { lo: number; hi: number } | null {
+export function shownInterval(e: Estimate): { lo: number; hi: number } | null {
   if (e.lo === null || e.hi === null || (e.n === 1 && e.lo === e.hi)) return null;
   return { lo: e.lo, hi: e.hi };
 }

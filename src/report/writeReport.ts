@@ -26,6 +26,9 @@ import { INSTRUMENT_MARK, isInstrument } from "../analysis/instruments.js";
 import { describeNullCheck, nullCheck } from "../analysis/gainTables.js";
 import type { Table } from "../analysis/table.js";
 import { toCsv, toMarkdown } from "./tables.js";
+import { paperTable4, toLatex, type IntervalLayout } from "./latex.js";
+import { captionMarkdown, captionTex } from "./figures/captions.js";
+import { DEFAULT_FIGURE_OPTIONS, type FigureOptions } from "./figures/printLayout.js";
 
 /**
  * How a table's cells are decorated in Markdown (and the notebooks' HTML and text): in every table an
@@ -58,8 +61,19 @@ export function writeOutputFile(path: string, content: string | Buffer): void {
   writeFileAtomic(path, content, { durable: false });
 }
 
-/** Writes `<out>/tables/<name>.csv` and `.md` for the named tables (default all); returns the paths. */
-export async function writeTables(report: Report, outDir: string, names?: readonly TableName[]): Promise<string[]> {
+/** The LaTeX `report` writes for a table (its `.tex`), from the same rows and cell labels as the Markdown. */
+export function latexOf(name: string, table: Table<object>, intervals: IntervalLayout = "cell"): string {
+  return toLatex(table, { intervals, label: cellLabel(name) });
+}
+
+/** The file stem of main_results in the paper's own layout of Table 4 (`tables/<stem>.tex`). */
+export const PAPER_TABLE4 = "main_results_paper";
+
+/**
+ * Writes `<out>/tables/<name>.csv`, `.md` and `.tex` for the named tables (default all), and with
+ * main_results the paper's layout of Table 4 (`main_results_paper.tex`); returns the paths.
+ */
+export async function writeTables(report: Report, outDir: string, names?: readonly TableName[], intervals: IntervalLayout = "cell"): Promise<string[]> {
   const tablesDir = join(outDir, "tables");
   await mkdir(tablesDir, { recursive: true });
   const files: string[] = [];
@@ -71,8 +85,15 @@ export async function writeTables(report: Report, outDir: string, names?: readon
     const csv = join(tablesDir, `${name}.csv`);
     const md = join(tablesDir, `${name}.md`);
     writeOutputFile(csv, toCsv(table));
+    const tex = join(tablesDir, `${name}.tex`);
     writeOutputFile(md, markdownOf(name, table));
-    files.push(csv, md);
+    writeOutputFile(tex, latexOf(name, table, intervals));
+    files.push(csv, md, tex);
+    if (name === "main_results") {
+      const paper = join(tablesDir, `${PAPER_TABLE4}.tex`);
+      writeOutputFile(paper, paperTable4(table as unknown as Parameters<typeof paperTable4>[0], { intervals, label: cellLabel(name) }));
+      files.push(paper);
+    }
   }
   return files;
 }
@@ -87,16 +108,43 @@ export function curveFigureNames(games: readonly string[], fileSafe: (label: str
   return perGameFigureNames("curves", games, fileSafe);
 }
 
+/** A figure the report did not draw, and why (report.json `figures_not_drawn`, report's output). */
+export interface FigureNotDrawn {
+  name: string;
+  why: string;
+}
+
+/** Whether a figure has rows to draw: a spec with no data values draws an empty frame. */
+function hasData(spec: unknown): boolean {
+  const values = (spec as { data?: { values?: unknown } }).data?.values;
+  return !Array.isArray(values) || values.length > 0;
+}
+
 /**
  * The report's figures of the given groups (default: every figure entry the report was built with),
- * in the order `report` writes them. Each group reads only its own data (the report builds a part on
- * first read).
+ * in the order `report` writes them, and the ones left out for want of data. Each group reads only
+ * its own data (the report builds a part on first read).
  */
-export async function reportFigures(report: Report, groups?: readonly FigureGroup[]): Promise<NamedFigure[]> {
+export async function drawFigures(report: Report, groups?: readonly FigureGroup[]): Promise<{ drawn: NamedFigure[]; notDrawn: FigureNotDrawn[] }> {
   const { fileSafe } = await renderer();
   const want = groups ? new Set<string>(groups) : null;
-  const figures = reportEntries(report).filter((e): e is FigureEntry => e.kind === "figure" && (want === null || want.has(e.name)));
-  return figures.flatMap((e) => e.draw(report, fileSafe));
+  const entries = reportEntries(report).filter((e): e is FigureEntry => e.kind === "figure" && (want === null || want.has(e.name)));
+  const drawn: NamedFigure[] = [];
+  const notDrawn: FigureNotDrawn[] = [];
+  for (const e of entries) {
+    const figures = e.draw(report, fileSafe);
+    if (figures.length === 0 && e.group === "core") notDrawn.push({ name: e.name, why: `no data for it in this data set (${e.paper})` });
+    for (const f of figures) {
+      if (hasData(f.spec)) drawn.push(f.estimand === undefined && e.estimand !== undefined ? { ...f, estimand: e.estimand } : f);
+      else notDrawn.push({ name: f.name, why: `no data for it in this data set (${e.paper})` });
+    }
+  }
+  return { drawn, notDrawn };
+}
+
+/** The report's figures with data (drawFigures' `drawn`): what `report` writes, and a notebook shows. */
+export async function reportFigures(report: Report, groups?: readonly FigureGroup[]): Promise<NamedFigure[]> {
+  return (await drawFigures(report, groups)).drawn;
 }
 
 /** A figure as saved: its SVG text and PNG bytes (what a notebook displays), caption, and files. */
@@ -107,22 +155,31 @@ export interface SavedFigure {
   /** The figure's title and caption lines (n, interval method), the text a reader without images gets. */
   caption: string;
   files: string[];
+  /** Set when the figure came out wider than its size (it prints at its own width). */
+  overflow: string | null;
 }
 
 /**
- * Renders one figure and writes `<dir>/<name>.svg` and `.png`: the same bytes as `report`'s figure
- * of that name. A notebook passes the result to `showFigure`.
+ * Renders one figure for print (its size and theme: printLayout.ts, theme.ts) and writes
+ * `<dir>/<name>.pdf`, `.svg`, `.png` (300 dpi at print size), `.vl.json` (the final vega-lite spec,
+ * for `s3gym figure --spec`), `.caption.md` and `.caption.tex`: the same bytes as `report`'s figure
+ * of that name with the same options. A notebook passes the result to `showFigure`.
  */
-export async function saveFigure(figure: NamedFigure, dir: string): Promise<SavedFigure> {
+export async function saveFigure(figure: NamedFigure, dir: string, opts: FigureOptions = DEFAULT_FIGURE_OPTIONS): Promise<SavedFigure> {
   await mkdir(dir, { recursive: true });
-  const { renderSvg, svgToPng } = await renderer();
-  const svg = await renderSvg(figure.spec);
-  const png = svgToPng(svg);
-  const svgPath = join(dir, `${figure.name}.svg`);
-  const pngPath = join(dir, `${figure.name}.png`);
-  writeOutputFile(svgPath, svg);
-  writeOutputFile(pngPath, png);
-  return { name: figure.name, svg, png, caption: specCaption(figure.spec), files: [svgPath, pngPath] };
+  const { renderForPrint, printedPng, printedPdf } = await import("./figures/printRender.js");
+  const printed = await renderForPrint(figure.spec, opts);
+  const png = printedPng(printed);
+  const caption = specCaption(figure.spec);
+  const path = (ext: string): string => join(dir, `${figure.name}${ext}`);
+  writeOutputFile(path(".pdf"), await printedPdf(printed, caption.split("\n")[0] ?? figure.name));
+  writeOutputFile(path(".svg"), printed.svg);
+  writeOutputFile(path(".png"), png);
+  writeOutputFile(path(".vl.json"), JSON.stringify(printed.spec, null, 1) + "\n");
+  writeOutputFile(path(".caption.md"), captionMarkdown(figure.spec, figure.estimand));
+  writeOutputFile(path(".caption.tex"), captionTex(figure.spec, figure.name, figure.estimand));
+  const files = [".pdf", ".svg", ".png", ".vl.json", ".caption.md", ".caption.tex"].map(path);
+  return { name: figure.name, svg: printed.svg, png, caption, files, overflow: printed.overflow };
 }
 
 /** What report.json says the report owns (`files`); read leniently: only the list matters here. */
@@ -147,6 +204,10 @@ export function ownedReportFiles(outDir: string, onWarning: (w: string) => void 
 }
 
 export interface WriteReportOptions {
+  /** The figures' size, theme and caption placement (default: page, the default theme, captions apart). */
+  figures?: FigureOptions;
+  /** How the .tex tables print an interval: in the estimate's cell (default) or a column of its own. */
+  texIntervals?: IntervalLayout;
   /** Problems that do not stop the report (an unreadable earlier report.json). */
   onWarning?: (w: string) => void;
   /** Test hooks that stop the writer between two steps, as a kill would. */
@@ -163,7 +224,7 @@ export interface WriteReportOptions {
  */
 export async function writeReport(report: Report, outDir: string, dataDirs: readonly string[] = [], opts: WriteReportOptions = {}): Promise<string[]> {
   const previous = () => ownedReportFiles(outDir, opts.onWarning);
-  const rel = await replaceFileSet(outDir, "report", (stage) => writeReportFiles(report, stage, dataDirs), previous, opts);
+  const rel = await replaceFileSet(outDir, "report", (stage) => writeReportFiles(report, stage, dataDirs, opts), previous, opts);
   return rel.map((f) => join(outDir, f));
 }
 
@@ -184,9 +245,16 @@ function resultsJson(report: Report): Record<string, object> {
 }
 
 /** Writes the report's files under `dir` (the staging folder); returns them relative to it, report.json last. */
-async function writeReportFiles(report: Report, outDir: string, dataDirs: readonly string[]): Promise<string[]> {
-  const files = await writeTables(report, outDir);
-  for (const figure of await reportFigures(report)) files.push(...(await saveFigure(figure, outDir)).files);
+async function writeReportFiles(report: Report, outDir: string, dataDirs: readonly string[], opts: WriteReportOptions): Promise<string[]> {
+  const files = await writeTables(report, outDir, undefined, opts.texIntervals);
+  const figureOpts = opts.figures ?? DEFAULT_FIGURE_OPTIONS;
+  const { drawn, notDrawn } = await drawFigures(report);
+  const overflows: string[] = [];
+  for (const figure of drawn) {
+    const saved = await saveFigure(figure, outDir, figureOpts);
+    files.push(...saved.files);
+    if (saved.overflow) overflows.push(`${figure.name}: ${saved.overflow}`);
+  }
   const meta = join(outDir, "report.json");
   files.push(meta);
   const owned = files.map((f) => relative(outDir, f).split(sep).join("/"));
@@ -210,7 +278,11 @@ async function writeReportFiles(report: Report, outDir: string, dataDirs: readon
         data: dataDirs,
         counts: report.counts,
         incomplete_models: Object.fromEntries(report.incompleteModels),
-        warnings: report.warnings,
+        warnings: [...report.warnings, ...overflows],
+        figure_size: figureOpts.size,
+        captions_in_figure: figureOpts.captionsInFigure,
+        // Figures left out for want of data: no empty figure is written.
+        figures_not_drawn: notDrawn,
         null_check: nullCheckJson(report),
         // Who computed these numbers (the kit, its commit, Node) and what each run was played with.
         provenance: { ...kitProvenance(), runs: reportRunProvenance(report) },

@@ -9,6 +9,7 @@ import { spearman } from "../../analysis/coupling.js";
 import type { BlockRow } from "../../analysis/couplingTables.js";
 import type { DoseRow } from "../../analysis/doseResponse.js";
 import { canLearn, learnerJudge } from "../../analysis/learnerPool.js";
+import { DEFAULT_THEME, sequentialColours } from "./theme.js";
 import { BASE, bootText, pathwayScales, short, wrapLines, yScale } from "./specs.js";
 
 /** Two panels (gain_vs_y0, gain_vs_none): a point per judge setting, a line per pathway, bands. */
@@ -32,14 +33,14 @@ export function doseResponseSpec(rows: readonly DoseRow[], boot: BootstrapConfig
       height: 210,
       transform: [{ filter: { field: "gain", equal: g } }],
       layer: [
-        { mark: { type: "rule", strokeDash: [3, 3], color: "#999" }, encoding: { y: { datum: 0 } } },
+        { mark: { type: "rule", strokeDash: [3, 3], color: DEFAULT_THEME.neutral }, encoding: { y: { datum: 0 } } },
         { mark: { type: "area", opacity: 0.18 }, encoding: { x, y: { ...yEnc, field: "lo" }, y2: { field: "hi" }, fill: { field: "band", type: "nominal", scale: scales.color, legend: null } } },
         { mark: { type: "line", strokeWidth: 2 }, encoding: { x, y: yEnc, color: { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" }, strokeDash: { field: "pathway", type: "nominal", scale: scales.strokeDash, title: "pathway" } } },
         { mark: { type: "point", filled: true, size: 50, opacity: 1 }, encoding: { x, y: yEnc, color: { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" }, shape: { field: "pathway", type: "nominal", scale: scales.shape, title: "pathway" } } },
         // The judge of each point, History's above its point and the others' below: the two lines run
         // close together, and one label row over both overlapped ("judge 0.5" over "judge 0.5").
-        { transform: [{ filter: { field: "pathway", equal: "history" } }], mark: { type: "text", dy: -10, fontSize: 10, color: "#4c78a8" }, encoding: { x, y: yEnc, text: { field: "judge" } } },
-        { transform: [{ filter: { field: "pathway", oneOf: others } }], mark: { type: "text", dy: 13, fontSize: 10, color: "#b85f0b" }, encoding: { x, y: yEnc, text: { field: "judge" } } },
+        { transform: [{ filter: { field: "pathway", equal: "history" } }], mark: { type: "text", dy: -10, fontSize: 10, color: DEFAULT_THEME.palette[0] }, encoding: { x, y: yEnc, text: { field: "judge" } } },
+        { transform: [{ filter: { field: "pathway", oneOf: others } }], mark: { type: "text", dy: 13, fontSize: 10, color: DEFAULT_THEME.palette[1] }, encoding: { x, y: yEnc, text: { field: "judge" } } },
       ],
     };
   });
@@ -89,8 +90,8 @@ export function couplingFacetSpec(blocks: readonly BlockRow[], boot: BootstrapCo
       height: 150,
       transform: [{ filter: { field: "game", equal: game } }],
       layer: [
-        { mark: { type: "point", filled: true, opacity: 0.7, size: 30 }, encoding: { x, y, color: { field: "setting", type: "nominal", title: "judge setting / model", scale: { domain: settings, scheme: "viridis" } }, shape: { field: "pathway", type: "nominal", title: "pathway" } } },
-        { transform: [{ regression: "g", on: "A" }], mark: { type: "line", color: "#c00", strokeWidth: 1.5 }, encoding: { x: { field: "A", type: "quantitative" }, y: { field: "g", type: "quantitative" } } },
+        { mark: { type: "point", filled: true, opacity: 0.7, size: 30 }, encoding: { x, y, color: { field: "setting", type: "nominal", title: "judge setting / model", scale: { domain: settings, range: sequentialColours(settings.length) } }, shape: { field: "pathway", type: "nominal", title: "pathway" } } },
+        { transform: [{ regression: "g", on: "A" }], mark: { type: "line", color: DEFAULT_THEME.palette[3], strokeWidth: 1.5, clip: true }, encoding: { x: { field: "A", type: "quantitative" }, y: { field: "g", type: "quantitative" } } },
       ],
     };
   });

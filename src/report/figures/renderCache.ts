@@ -80,6 +80,18 @@ export function cachedPng(svg: string, scale: number, render: (svg: string, scal
   return png;
 }
 
+/** Any rendered bytes (a figure's PDF) keyed by exactly what the render reads: the cached ones, else `render()` (and cached). */
+export async function cachedBytes(kind: string, input: string, render: () => Promise<Buffer>, env: NodeJS.ProcessEnv = process.env): Promise<Buffer> {
+  const dir = env[RENDER_CACHE_VAR]?.trim();
+  if (!dir) return render();
+  const path = entryPath(dir, kind, input);
+  const hit = read(path);
+  if (hit !== null) return hit;
+  const bytes = await render();
+  write(path, bytes);
+  return bytes;
+}
+
 /**
  * Runs `f` with a fresh cache folder named in `S3GYM_RENDER_CACHE` (so the child processes it starts
  * share it), then restores the variable and removes the folder.

@@ -21,14 +21,18 @@ import type { TrainingBandSeries } from "../../analysis/trainingSeeds.js";
 import type { BlockRow } from "../../analysis/couplingTables.js";
 import type { RewardRange } from "../../analysis/judging.js";
 import type { CalibrationBin } from "../../analysis/judgingTables.js";
+import { DEFAULT_THEME } from "./theme.js";
+
+/** The default theme's colours by position (theme.ts maps each to a theme's colour of that role). */
+const P = DEFAULT_THEME.palette;
 
 /** Fixed pathway colours, dashes and markers, so History and Memory look the same in every figure. */
 const PATHWAY_STYLE: Record<string, { color: string; dash: number[]; shape: string }> = {
-  history: { color: "#4c78a8", dash: [1, 0], shape: "circle" },
-  memory: { color: "#f58518", dash: [6, 3], shape: "square" },
-  none: { color: "#7f7f7f", dash: [2, 2], shape: "triangle-up" },
+  history: { color: P[0]!, dash: [1, 0], shape: "circle" },
+  memory: { color: P[1]!, dash: [6, 3], shape: "square" },
+  none: { color: DEFAULT_THEME.neutral, dash: [2, 2], shape: "triangle-up" },
 };
-const OTHER_COLORS = ["#54a24b", "#e45756", "#72b7b2", "#b279a2"];
+const OTHER_COLORS = P.slice(2, 6);
 const OTHER_DASHES = [[8, 2, 2, 2], [4, 4], [1, 3], [10, 4]];
 const OTHER_SHAPES = ["diamond", "cross", "triangle-down", "wedge"];
 
@@ -51,7 +55,7 @@ export function pathwayScales(pathways: Iterable<string>): { color: object; stro
 }
 
 /** Model colours for the training figure (a line per model). */
-const MODEL_COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b", "#9d755d"];
+const MODEL_COLORS = P;
 
 /** Tick labels: a value within 1e-9 of zero prints "0", never "-0.00". */
 const ZERO_SAFE = "abs(datum.value) < 1e-9 ? '0' : datum.label";
@@ -59,10 +63,12 @@ const ZERO_SAFE = "abs(datum.value) < 1e-9 ? '0' : datum.label";
 /** The config every figure shares (exported for the tests). */
 export const FIGURE_CONFIG = {
   font: "DejaVu Sans, sans-serif",
-  view: { stroke: "#ddd" },
+  view: { stroke: DEFAULT_THEME.frame },
+  // Encodings without a scale range of their own (the coupling scatter's games) take the palette.
+  range: { category: P },
   axis: { labelExpr: ZERO_SAFE },
   legend: { symbolOpacity: 1, labelLimit: 240 },
-  title: { anchor: "start", subtitleColor: "#444", subtitleFontSize: 11 },
+  title: { anchor: "start", subtitleColor: DEFAULT_THEME.text, subtitleFontSize: 11 },
   concat: { spacing: 24 },
 } as const;
 
@@ -125,7 +131,7 @@ export function bootText(cfg: BootstrapConfig): string {
 }
 
 /** An integer x axis: the distinct values as ticks when few, else whole-number ticks. */
-function integerAxis(xs: readonly number[], title: string): object {
+export function integerAxis(xs: readonly number[], title: string): object {
   const values = [...new Set(xs)].sort((a, b) => a - b);
   return { title, format: "d", ...(values.length > 0 && values.length <= 12 ? { values } : { tickMinStep: 1 }) };
 }
@@ -403,11 +409,11 @@ export function calibrationSpec(bins: readonly CalibrationBin[], ranges: Readonl
       height: 180,
       transform: [{ filter: { field: "game", equal: game } }],
       layer: [
-        { transform: [{ filter: "datum.kind === 'diag'" }], mark: { type: "line", strokeDash: [4, 3], color: "#888" }, encoding: { x: sx, y: ry } },
-        { transform: [{ filter: "datum.kind === 'bin'" }], mark: { type: "rule", color: "#4c78a8", strokeWidth: 1.5 }, encoding: { x: sx, y: { ...ry, field: "lo" }, y2: { field: "hi" } } },
+        { transform: [{ filter: "datum.kind === 'diag'" }], mark: { type: "line", strokeDash: [4, 3], color: DEFAULT_THEME.neutral }, encoding: { x: sx, y: ry } },
+        { transform: [{ filter: "datum.kind === 'bin'" }], mark: { type: "rule", color: P[0], strokeWidth: 1.5 }, encoding: { x: sx, y: { ...ry, field: "lo" }, y2: { field: "hi" } } },
         {
           transform: [{ filter: "datum.kind === 'bin'" }],
-          mark: { type: "circle", opacity: 0.85, color: "#4c78a8" },
+          mark: { type: "circle", opacity: 0.85, color: P[0] },
           encoding: { x: sx, y: ry, size: { field: "n", type: "quantitative", title: "steps in bin", scale: { domain: [0, maxN], range: [12, 400] } } },
         },
       ],

@@ -8,6 +8,7 @@ import type { TopLevelSpec } from "vega-lite";
 import type { BootstrapConfig } from "../../analysis/bootstrap.js";
 import type { CurveSeries } from "../../analysis/curveTables.js";
 import type { CostRunRow, ViewSeries } from "../../analysis/viewTables.js";
+import { DEFAULT_THEME } from "./theme.js";
 import { countRange, curvesSpec, FIGURE_CONFIG, pathwayScales, wrapLines } from "./specs.js";
 
 function bootText(cfg: BootstrapConfig): string {
@@ -64,7 +65,7 @@ export function costGainSpec(rows: readonly CostRunRow[], boot: BootstrapConfig,
     height: 150,
     transform: [{ filter: { field: "game", equal: game } }],
     layer: [
-      { mark: { type: "rule", color: "#999", strokeDash: [2, 2] }, encoding: { y: { datum: 0 } } },
+      { mark: { type: "rule", color: DEFAULT_THEME.neutral, strokeDash: [2, 2] }, encoding: { y: { datum: 0 } } },
       {
         mark: { type: "point", filled: true, size: 70, opacity: 1 },
         encoding: {

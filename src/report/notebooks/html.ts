@@ -14,6 +14,11 @@ export const escapeHtml = htmlText;
 
 const STYLE = "border-collapse:collapse;font-size:12px;font-family:DejaVu Sans,Arial,sans-serif";
 const CELL = "padding:2px 8px;border-bottom:1px solid #ddd";
+/**
+ * The box every table sits in: a table wider than the page (main_results_wide: an estimate with its
+ * interval in each of 14 columns) scrolls inside it instead of running off nbconvert's HTML page.
+ */
+const SCROLL = "overflow-x:auto;max-width:100%";
 
 /**
  * A report table (`report.tables.<name>`) as an HTML table: a heading, estimates with their 95%
@@ -34,7 +39,7 @@ export function tableHtml<R extends object>(table: Table<R>): string {
   });
   const empty = table.rows.length === 0 ? `<p><em>(no rows: the data set has nothing for this table)</em></p>` : "";
   const notes = table.notes.map((n) => `<p style="font-size:11px;color:#555;margin:2px 0">${escapeHtml(n)}</p>`).join("");
-  return `<h4>${escapeHtml(table.title)}</h4><table style="${STYLE}"><thead><tr>${head}</tr></thead><tbody>${body.join("")}</tbody></table>${empty}${notes}`;
+  return `<h4>${escapeHtml(table.title)}</h4><div style="${SCROLL}"><table style="${STYLE}"><thead><tr>${head}</tr></thead><tbody>${body.join("")}</tbody></table></div>${empty}${notes}`;
 }
 
 function plainCell(v: unknown): string {
@@ -64,5 +69,5 @@ function gridHtml(names: readonly string[], rows: unknown[][], total: number): s
   const head = names.map((k) => `<th style="${CELL};text-align:left">${escapeHtml(k)}</th>`).join("");
   const body = rows.map((r) => `<tr>${r.map((v) => `<td style="${CELL}">${escapeHtml(plainCell(v))}</td>`).join("")}</tr>`).join("");
   const more = total > rows.length ? `<p style="font-size:11px;color:#555">${rows.length} of ${total} rows</p>` : "";
-  return `<table style="${STYLE}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>${more}`;
+  return `<div style="${SCROLL}"><table style="${STYLE}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>${more}`;
 }
