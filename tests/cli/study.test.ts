@@ -62,7 +62,7 @@ describe("a study resolves to the flags' settings", () => {
     for (const r of STUDY_PROTOCOL_ROWS) {
       const k = r.flag.kind;
       if (r.flag.name === "run-seed") continue; // the seeds: list (below)
-      const value = k.type === "int" ? (r.flag.name === "context-tokens" ? 50_000 : Math.min(k.range.max, 2)) : k.type === "choice" ? k.choices.find((c) => c !== r.default)! : k.type === "switch" ? true : 0.25;
+      const value = k.type === "int" ? (r.flag.name === "context-tokens" ? 50_000 : Math.min(k.range.max, 2)) : k.type === "choice" ? k.choices.find((c) => c !== r.default)! : k.type === "switch" ? true : k.type === "text" ? "verifier" /* the judge row's text */ : 0.25;
       const flagArgv = k.type === "switch" ? [`--${r.flag.name}`] : [`--${r.flag.name}`, String(value)];
       const { dir, file } = studyDir(`${BASE}protocol:\n  ${r.flag.name}: ${JSON.stringify(value)}\n`);
       const a = runSettingsFromArgv([file]);

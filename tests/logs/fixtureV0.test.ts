@@ -62,7 +62,9 @@ describe("data written before schema versions (version 0)", () => {
     const want = readdirSync(TABLES).sort();
     // Tables added after version 0 (new files, not changed ones): main_results_wide (issue 14), cost and cost_runs (issue 17: every data set), run_quality (issue 26), training_epochs (issue 25).
     const added = new Set(["main_results_wide.csv", "main_results_wide.md", "cost.csv", "cost.md", "cost_runs.csv", "cost_runs.md", "run_quality.csv", "run_quality.md", "training_epochs.csv", "training_epochs.md"]);
-    const written = readdirSync(join(out, "tables")).sort();
+    // Every table is also written as LaTeX (`.tex`, and main_results in the paper's layout): new files beside the old ones.
+    const written = readdirSync(join(out, "tables")).filter((f) => !f.endsWith(".tex")).sort();
+    expect(readdirSync(join(out, "tables")).filter((f) => f.endsWith(".tex")).sort()).toEqual([...written.filter((f) => f.endsWith(".md")).map((f) => f.replace(/\.md$/, ".tex")), "main_results_paper.tex"].sort());
     expect(written.filter((f) => !added.has(f))).toEqual(want);
     expect(written.filter((f) => added.has(f))).toEqual([...added].sort());
     // Issue 11 added unit counts to the CSVs (`<key>_n`, n_seeds, n_runs, n_cells, n_models) and

@@ -1,5 +1,5 @@
 /**
- * The committed notebooks: exactly the ones the issues list (issue 18 added 07), clean (no outputs: the strip script's
+ * The committed notebooks: exactly the ones the issues list (07: the verified pathway; 08: the judge swap), clean (no outputs: the strip script's
  * `--check` passes), valid nbformat 4.5 (every cell has a unique id), the tslab kernel, a leading
  * markdown cell naming the paper table and how to point the notebook at other data, and code that
  * imports only the built kit (tslab cannot compile ../src).
@@ -24,6 +24,7 @@ const EXPECTED: Record<string, RegExp[]> = {
   "05_training_curves.ipynb": [/Figure 7/],
   "06_views_and_cost.ipynb": [/no paper table/i, /views/, /forgetting/i, /cost/],
   "07_verified_pathway.ipynb": [/verifier reliability/i, /wins \/ losses \/ ties/, /tokens/],
+  "08_judge_swap.ipynb": [/judge_swap/, /value of judging/i, /placebo/i],
 };
 
 interface Cell {

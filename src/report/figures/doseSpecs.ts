@@ -83,7 +83,8 @@ export function couplingFacetSpec(blocks: readonly BlockRow[], boot: BootstrapCo
     const rho = spearman(vs.map((v) => v.A), vs.map((v) => v.g));
     const runs = new Set(pooled.filter((b) => b.game === game).map((b) => b.run_id)).size;
     const x = { field: "A", type: "quantitative", title: "A_t (block Agree)", scale: { domain: [0, 1] } };
-    const y = { field: "g", type: "quantitative", title: "g_t (normalised improvement)", scale: g.scale };
+    // "~g": a facet whose g_t is constant gets one tick, which vega would print as "1.000000".
+    const y = { field: "g", type: "quantitative", title: "g_t (normalised improvement)", scale: g.scale, axis: { format: "~g" } };
     return {
       title: { text: `${game}: rho = ${rho === null ? "n/a" : short(rho)} (${vs.length} blocks, ${runs} runs)`, anchor: "middle", fontSize: 11 },
       width: 190,

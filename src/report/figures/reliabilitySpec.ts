@@ -10,6 +10,7 @@ import type { TopLevelSpec } from "vega-lite";
 import type { RewardRange } from "../../analysis/judging.js";
 import type { ReliabilityBin } from "../../analysis/judgingTables.js";
 import { BASE, paddedDomain, short, wrapLines } from "./specs.js";
+import { DEFAULT_THEME } from "./theme.js";
 
 /** Bins with fewer steps than this are drawn hollow. */
 export const THIN_BIN = 10;
@@ -35,6 +36,8 @@ export function reliabilitySpec(bins: readonly ReliabilityBin[], ranges: Readonl
   const values: Record<string, unknown>[] = bins.map((b) => ({ kind: "bin", game: b.game, model: b.model, s: b.s_mean, r: b.r_mean, n: b.n, thin: b.n < THIN_BIN }));
   const maxN = Math.max(1, ...bins.map((b) => b.n));
   const thin = bins.filter((b) => b.n < THIN_BIN).length;
+  const allSteps = bins.reduce((a, b) => a + b.n, 0);
+  const allModels = new Set(bins.map((b) => b.model)).size;
   const panels = games.map((game) => {
     const gb = bins.filter((b) => b.game === game);
     const rg = ranges.get(game) ?? null;
@@ -65,7 +68,7 @@ export function reliabilitySpec(bins: readonly ReliabilityBin[], ranges: Readonl
       height: 200,
       transform: [{ filter: { field: "game", equal: game } }],
       layer: [
-        { transform: [{ filter: "datum.kind === 'diag'" }], mark: { type: "line", strokeDash: [2, 4], color: "#aaa" }, encoding: { x, y } },
+        { transform: [{ filter: "datum.kind === 'diag'" }], mark: { type: "line", strokeDash: [2, 4], color: DEFAULT_THEME.neutral }, encoding: { x, y } },
         {
           transform: [{ filter: "datum.kind === 'bin'" }],
           mark: { type: "line", strokeWidth: 1.5, opacity: 0.9 },
@@ -81,7 +84,7 @@ export function reliabilitySpec(bins: readonly ReliabilityBin[], ranges: Readonl
     title: {
       text: "Reliability: mean verifier reward per self-score bin, per model (exploration steps of history + memory runs)",
       subtitle: wrapLines([
-        `Each point: one model's scored steps whose self-score (clipped to the game's reward range) falls in one of 10 equal-width bins; x its mean self-score, y its mean reward; area: steps in the bin; hollow: fewer than ${THIN_BIN} steps (${thin} such bin(s)), a mean too thin to read as a trend. Light dashed diagonal: perfect calibration.`,
+        `n = ${allSteps} scored steps of ${allModels} model(s) over ${games.length} game(s). Each point: one model's scored steps whose self-score (clipped to the game's reward range) falls in one of 10 equal-width bins; x its mean self-score, y its mean reward; area: steps in the bin; hollow: fewer than ${THIN_BIN} steps (${thin} such bin(s)), a mean too thin to read as a trend. Light dashed diagonal: perfect calibration.`,
         "Models differ by colour, marker and dash. No intervals here: the calibration figure pools the models and gives each bin's interval; self_judging gives each model's balanced accuracy and AUROC.",
       ]),
     },
