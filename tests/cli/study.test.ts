@@ -223,4 +223,16 @@ describe("a study gives the reading commands their folders", () => {
     expect(studyArgv("report", ["--data", "x"])).toEqual(["--data", "x"]);
     expect(studyArgv("games", [file])).toEqual([file]);
   });
+
+  it("gives report the study's figure settings (the theme from the study's folder), a given flag wins, other commands none", () => {
+    const { dir, file } = studyDir(`${BASE}data: d\nout: o\nfigures:\n  size: column\n  theme: look/theme.json\n  captions-in-figure: true\n  tex-intervals: columns\n`);
+    expect(studyArgv("report", [file])).toEqual(["--out", join(dir, "o"), "--data", join(dir, "d"), "--figure-size", "column", "--theme", join(dir, "look", "theme.json"), "--captions-in-figure", "--tex-intervals", "columns"]);
+    expect(studyArgv("report", [file, "--figure-size", "slide"])).toEqual(["--out", join(dir, "o"), "--data", join(dir, "d"), "--figure-size", "slide", "--theme", join(dir, "look", "theme.json"), "--captions-in-figure", "--tex-intervals", "columns"]);
+    expect(studyArgv("view", [file])).toEqual(["--out", join(dir, "o", "view"), "--data", join(dir, "d")]);
+  });
+
+  it("names a bad figure size with the sizes it takes", () => {
+    const { file } = studyDir(`${BASE}figures: { size: poster }\n`);
+    expect(() => loadStudy(file)).toThrow(/figures\.size.*column.*page.*slide/s);
+  });
 });

@@ -66,6 +66,7 @@ seeds: [0]                           # run seeds: one replicate of the matrix ea
 
 data: data                           # the step logs
 out: figures                         # tables, figures, executed notebooks, the viewer
+# figures: { size: column, tex-intervals: cell }   # s3gym report: print width column|page|slide, a theme file, LaTeX layout (docs/paper.md)
 
 smoke:                               # s3gym run ${STUDY_FILE_NAME} --smoke
   data: smoke/data

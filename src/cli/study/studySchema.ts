@@ -19,6 +19,7 @@ import { DROPPABLE_PARAMS, MAX_TOKENS_PARAMS, ModelsFileEntry } from "../../mode
 import { RECORDED_PATHWAY_NAMES } from "../../pathways/registry.js";
 import { PROTOCOL_SETTINGS, type SettingFlag, type SettingRow } from "../../runner/protocolSettings.js";
 import { FLAG_RANGES } from "../sharedFlags.js";
+import { FIGURE_SIZES, type FigureSize } from "../../report/figures/printLayout.js";
 
 /** The flagged protocol rows `s3gym run` offers, in the table's order: the keys of a study's `protocol:`. */
 export const STUDY_PROTOCOL_ROWS: readonly (SettingRow & { flag: SettingFlag })[] = PROTOCOL_SETTINGS.filter((r): r is SettingRow & { flag: SettingFlag } => r.flag !== null);
@@ -87,6 +88,14 @@ export const StudySmoke = z.strictObject({
   games: GamesField.describe("games of the smoke run (default: the study's)").optional(),
 });
 
+/** How `s3gym report STUDY.yaml` writes figures and LaTeX tables (its flags of the same names; a flag given wins). */
+export const StudyFigures = z.strictObject({
+  size: z.enum(Object.keys(FIGURE_SIZES) as [FigureSize, ...FigureSize[]]).describe("print width of every figure: column (3.3 in), page (7 in, the default) or slide (13.3 in) (--figure-size)").optional(),
+  theme: z.string().min(1, "is empty: give a theme JSON file (relative to the study file's folder)").describe("a theme JSON file: fonts, palette, line widths (--theme; docs/paper.md)").optional(),
+  "captions-in-figure": z.boolean().describe("draw the title and caption into the image, as for slides (--captions-in-figure)").optional(),
+  "tex-intervals": z.enum(["cell", "columns"]).describe("LaTeX tables: estimate and interval in one cell or two columns (--tex-intervals)").optional(),
+});
+
 export const StudyFile = z.strictObject({
   $schema: z.string().optional(),
   models: z.array(StudyModel).min(1, "lists no model: give at least one (a spec such as builtin:heuristic, or an entry with alias and spec)").describe("the models played, each a spec or an entry {alias, spec, base_url, api_key_env, price, concurrency, sampling}"),
@@ -108,6 +117,7 @@ export const StudyFile = z.strictObject({
   data: Folder.describe("the data folder the logs go to (default data), relative to this file").optional(),
   out: Folder.describe("where report, view and notebooks write (default figures), relative to this file").optional(),
   smoke: StudySmoke.optional(),
+  figures: StudyFigures.optional(),
 });
 export type StudyFile = z.infer<typeof StudyFile>;
 
