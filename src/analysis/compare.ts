@@ -254,7 +254,7 @@ function gamePairs(runs: readonly RunData[], opts: CompareOptions): Pair[] {
 /**
  * The runs compare can pair, and those it leaves out: a run with no valid checkpoint (every call
  * failed) has no seeds and no curve, and used to break the pairing of the complete runs beside it
- * ("2 different seed lists"). One bad run never takes the others down (issue 32, item 6).
+ * ("2 different seed lists"). One bad run never takes the others down.
  */
 function pairableRuns(ds: Dataset): { runs: RunData[]; leftOut: RunData[] } {
   const loop = ds.runs.filter((r) => !isTraining(r));

@@ -490,8 +490,8 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
     const loc = locations[src] as (typeof locations)[number];
     const before = new Set(builders.keys());
     let pendingManifest: { m: Partial<RunManifest>; file: string } | null = null;
-    // One run whose files cannot be read is left out, named, and the others are computed (issue 32,
-    // item 6): a bad line used to make report and view refuse the whole data directory.
+    // One run whose files cannot be read is left out, named, and the others are computed: one bad
+    // line must not make report and view refuse the whole data directory.
     const read = readRunDir(
       loc.runDir,
       {

@@ -273,7 +273,7 @@ export function twoStageDesign(sizes: readonly number[]): Design {
  * Three stages (pooled judging rows, metrics.md): top clusters (models) drawn with replacement, then
  * each drawn model's runs, then each drawn run's sub-units (episodes). `sizes[c][r]` is the sub-unit
  * count of run r of model c; flat units go model by model, run by run. A model's runs are correlated
- * (one model), so drawing runs as if independent under-covers (87% measured, issue 24). The
+ * (one model), so drawing runs as if independent under-covers (87% measured). The
  * jackknife (BCa's acceleration) leaves one model out; `units` is the model count.
  */
 export function threeStageDesign(sizes: readonly (readonly number[])[]): Design {

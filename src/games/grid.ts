@@ -22,7 +22,7 @@ export function formatLabelledGrid(grid: readonly string[], cols: number): strin
 /**
  * The same text as `formatLabelledGrid(grid, cols).join("\n")`, built with string appends from the
  * cells in row-major order (`cells[r * cols + c]`): the observation is rendered every step, and the
- * arrays the plain version builds per row and cell cost more than the game's own step (issue 28).
+ * arrays the plain version builds per row and cell cost more than the game's own step.
  */
 export function labelledGridText(rows: number, cols: number, cells: ArrayLike<string>): string {
   const layout = gridLayout(rows, cols);

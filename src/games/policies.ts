@@ -19,7 +19,7 @@ export const PRIVILEGED_POLICY_NAMES = ["perfect-judge", "ceiling"] as const;
 
 /**
  * Old names still accepted, with the notice to print: `oracle` read as a ceiling although it plays the
- * heuristic's moves (issue 28). Logs that say `builtin:oracle` keep that name (docs/models.md).
+ * heuristic's moves. Logs that say `builtin:oracle` keep that name (docs/models.md).
  */
 export const POLICY_ALIASES: Readonly<Record<string, { name: PolicyName; notice: string }>> = {
   oracle: {

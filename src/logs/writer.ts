@@ -9,7 +9,7 @@
  * A full disk (ENOSPC, EDQUOT, EIO) can still cut a write short. The writer then cuts the file back to
  * the size it had before the record (the last whole line) before anything else appends, and stays
  * failed: every later append to that file throws the same named error, so the run stops with its
- * cause instead of gluing the next record onto a fragment (issue 32, item 1). Writes are
+ * cause instead of gluing the next record onto a fragment. Writes are
  * synchronous, so no other episode of the process can append between the short write and the cut.
  */
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, ftruncateSync, writeSync } from "node:fs";

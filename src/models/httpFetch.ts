@@ -50,7 +50,7 @@ function decoded(res: IncomingMessage): Readable {
 }
 
 /**
- * The most bytes of one response body read (issue 32: a body that streamed forever took a run from
+ * The most bytes of one response body read (a body that streamed forever took a run from
  * 0.6 to 14.9 GB). 4 MiB is far above any chat completion a step asks for (max_new_tokens of text),
  * so only a broken or hostile server meets it. Counted while the body streams: never buffered whole.
  */

@@ -17,7 +17,7 @@ export const RESERVED_BODY_FIELDS = ["model", "messages", "stream"] as const;
 const RESERVED = RESERVED_BODY_FIELDS;
 
 /**
- * Every number has both bounds (issue 12): the same ranges as the flags (FLAG_RANGES in
+ * Every number has both bounds: the same ranges as the flags (FLAG_RANGES in
  * cli/sharedFlags.ts) for concurrency, a request seed that every OpenAI-compatible server takes
  * (0..2^32-1), and prices below $1M per million tokens (a misplaced decimal point, not a price).
  */

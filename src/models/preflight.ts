@@ -191,7 +191,7 @@ export async function preflightEndpoint(t: PreflightTarget): Promise<PreflightRe
 }
 
 /**
- * Step 4: the window of a server that states none. Said plainly (issue 26) in every case: checked,
+ * Step 4: the window of a server that states none. Said plainly in every case: checked,
  * cut (a refusal naming the likely cause and the fix), or not checked and why.
  */
 async function checkWindow(t: PreflightTarget, model: OpenAIModel, report: PreflightReport, at: string): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * What a remote model's reply may carry into the kit (issue 32, items 3 and 4), applied right above
+ * What a remote model's reply may carry into the kit, applied right above
  * the HTTP adapter so that the cache, the logs and every later prompt see the same text:
  *
  *   - a key in the reply (a server echoing the Authorization header, a model repeating it) is

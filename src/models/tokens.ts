@@ -3,7 +3,7 @@
  * default (GPT-4o family); cl100k_base is available for older models. Used for the History ICL
  * context budget and for usage when an endpoint reports none.
  *
- * Bounded work on any text (issue 12): byte-pair encoding is quadratic in the length of ONE
+ * Bounded work on any text: byte-pair encoding is quadratic in the length of ONE
  * pre-token (the tokenizer's regex splits text into words, punctuation runs and whitespace runs, and
  * merges bytes inside each), so a reply of 200,000 `x` took 29 s and froze the process, turning other
  * runs' in-flight calls into false timeouts. A pre-token longer than MAX_PIECE characters is therefore

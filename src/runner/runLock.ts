@@ -3,7 +3,7 @@
  *
  * `<dir>/.lock` holds the owner's pid. It is created with its content in one step (a temporary file
  * hard-linked into place, which fails if the lock exists), so no reader ever sees an empty lock.
- * A lock whose owner is dead (kill -9) is taken over, and the takeover is atomic (issue 12: with
+ * A lock whose owner is dead (kill -9) is taken over, and the takeover is atomic (with
  * stale locks in 42 run directories and two identical runs started at once, both ran one directory
  * in 1 of 8 trials, because each removed the stale lock and the second removed the first's new one):
  *

@@ -1,5 +1,5 @@
 /**
- * The one redaction layer (issue 32, item 3): every path that writes or prints text (terminal, log
+ * The one redaction layer: every path that writes or prints text (terminal, log
  * lines, cache entries, manifests, the view site and notebooks that read them, finetune, preflight,
  * errors) passes it through `redactSecrets`, directly or through the log writers (`redactDeep`).
  *

@@ -78,7 +78,7 @@ export interface ParsedAction {
 /** Parses `verb (r, c)`; parentheses are optional, but if one is written both must be. */
 export function parseAction(raw: string): ParsedAction | null {
   const s = normalizeAction(raw);
-  // Signed coordinates parse, so `(-1, 0)` gets "off the board" like `(10, 0)` (issue 28).
+  // Signed coordinates parse, so `(-1, 0)` gets "off the board" like `(10, 0)`.
   const m = /^(uncover|flag|unflag) ?(\()? ?(-?\d+) ?(?:, ?| )(-?\d+) ?(\))?$/.exec(s);
   if (!m) return null;
   if (Boolean(m[2]) !== Boolean(m[5])) return null;
@@ -117,7 +117,7 @@ export function adjacentMines(inner: MinesweeperInner, r: number, c: number): nu
 /**
  * The copy step() hands to apply (GameRules.copyInner): the four grids are shared with the previous
  * state, and apply replaces a grid (or the row) it changes through `withCell` / `ownGrid` instead of
- * writing into it. Copying the four grids every step was most of a step's cost (issue 28), and the
+ * writing into it. Copying the four grids every step was most of a step's cost, and the
  * mine layout changes at most once an episode.
  */
 export function copyInner(inner: MinesweeperInner): MinesweeperInner {

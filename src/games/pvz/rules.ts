@@ -153,7 +153,7 @@ export function parseAnswer(raw: string): ParsedAnswer | null {
   const parts = s.includes(";") ? s.split(";").map((p) => p.trim()).filter((p) => p.length > 0) : s.length > 0 ? [s] : [];
   const out: ParsedAnswer = { placements: [], malformed: [] };
   for (const part of parts) {
-    // Signed coordinates parse, so `X -1 0` is skipped as out of range like `X 9 9` (issue 28), not
+    // Signed coordinates parse, so `X -1 0` is skipped as out of range like `X 9 9`, not
     // taken as a malformed part.
     const m = /^([xwsjhf]) ?(\()? ?(-?\d+) ?(?:, ?| )(-?\d+) ?(\))?$/.exec(part);
     if (!m || Boolean(m[2]) !== Boolean(m[5])) out.malformed.push(part);
@@ -206,7 +206,7 @@ export function init(config: PvzConfig, _rng: Rng): PvzInner {
 /**
  * The copy step() hands to apply (GameRules.copyInner): every plant and zombie is copied (bites and
  * peas change their HP in place), field by field in the schema's order. What copyPlain does, without
- * its generic walk: the copy was a third of pvz's step (issue 28).
+ * its generic walk: the copy was a third of pvz's step.
  */
 export function copyInner(inner: PvzInner): PvzInner {
   const lawn = new Array<Array<Plant | null>>(inner.lawn.length);

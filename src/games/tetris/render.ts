@@ -80,7 +80,7 @@ interface SizeMemo {
 
 // Board sizes come from configs (a handful): the last one is checked first (a run renders one size
 // over and over), and the bound only guards odd callers. Strings and plain lookups, no LRU
-// bookkeeping: that bookkeeping cost more than the rest of the render (issue 28).
+// bookkeeping: that bookkeeping cost more than the rest of the render.
 const sizes = new Map<number, SizeMemo>();
 let lastSize: SizeMemo | undefined;
 
