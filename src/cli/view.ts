@@ -156,7 +156,11 @@ export async function viewCommand(argv: string[]): Promise<number> {
       process.exit(1);
     }
   };
-  if (process.send !== undefined) {
+  // Only the re-run above is that child (its parent set CAPPED_ENV and opened the channel): a process
+  // that merely has an IPC channel of its own (a test runner's worker calling viewCommand) must never
+  // be disconnected from its parent or exit with it.
+  const isRerun = process.send !== undefined && process.env[CAPPED_ENV] === String(heapMb);
+  if (isRerun) {
     process.on("disconnect", onDisconnect);
     // The parent may have died while this process was starting, before the listener was there.
     if (!process.connected) onDisconnect();
@@ -165,8 +169,10 @@ export async function viewCommand(argv: string[]): Promise<number> {
     return await buildAndServe();
   } finally {
     // Done: the channel no longer holds this process (the parent exits with it).
-    process.off("disconnect", onDisconnect);
-    if (process.connected) process.disconnect();
+    if (isRerun) {
+      process.off("disconnect", onDisconnect);
+      if (process.connected) process.disconnect();
+    }
   }
 
   async function buildAndServe(): Promise<number> {
