@@ -16,24 +16,13 @@ import { buildReport } from "../report/buildReport.js";
 import type { Report } from "../report/entries.js";
 import type { Table } from "../analysis/table.js";
 import { loadVerifiedInputs } from "../analysis/verifiedData.js";
-import { writeReport } from "../report/writeReport.js";
+import { writeReport, type FigureNotDrawn } from "../report/writeReport.js";
 import { WriteFailedError } from "../util/atomicWrite.js";
 import { LogFormatError } from "../logs/reader.js";
 import { figureOptionsFromFlags, oneOf } from "./figureFlags.js";
 import type { FigureOptions } from "../report/figures/printLayout.js";
 import type { IntervalLayout } from "../report/latex.js";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 
-/** The figures report.json lists as not drawn (none when it cannot be read). */
-function notDrawnFigures(out: string): { name: string; why: string }[] {
-  try {
-    const meta = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { figures_not_drawn?: { name: string; why: string }[] };
-    return meta.figures_not_drawn ?? [];
-  } catch {
-    return [];
-  }
-}
 
 const OPTIONS = {
   data: { type: "string", multiple: true },
@@ -176,8 +165,10 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const dial = await loadDialDataset(args.data);
   const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete, includeFlagged: args.includeFlagged, reference: full, ...(verified ? { verified } : {}), ...(dial ? { dial } : {}) });
   let files: string[];
+  // Figures left out for want of data (no empty image is written): said on the terminal once the set is in place.
+  const notDrawn: FigureNotDrawn[] = [];
   try {
-    files = await writeReport(report, args.out, args.data, { onWarning: (w) => process.stderr.write(terminalSafe(`warning: ${w}\n`)), figures: args.figures, texIntervals: args.texIntervals });
+    files = await writeReport(report, args.out, args.data, { onWarning: (w) => process.stderr.write(terminalSafe(`warning: ${w}\n`)), onFigureNotDrawn: (f) => notDrawn.push(f), figures: args.figures, texIntervals: args.texIntervals });
   } catch (e) {
     if (!(e instanceof WriteFailedError)) throw e;
     // The set is written whole before it replaces the previous one: a failed write leaves that one as it was.
@@ -188,7 +179,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   for (const w of report.warnings.slice(ds.warnings.length)) process.stderr.write(terminalSafe(`warning: ${w}\n`));
   const c = report.counts;
   // Figures left out for want of data (no empty image is written): report.json says the same.
-  for (const f of notDrawnFigures(args.out)) process.stderr.write(terminalSafe(`note: figure ${f.name} not drawn: ${f.why}\n`));
+  for (const f of notDrawn) process.stderr.write(terminalSafe(`note: figure ${f.name} not drawn: ${f.why}\n`));
   process.stdout.write(
     `s3gym report: ${c.runs} runs (${c.trainingRuns} training), ${c.steps} steps from ${args.data.join(", ")}; ` +
       `95% bootstrap intervals, B = ${args.B}, seed = ${args.seed}; methods per table (report.json interval_methods, and under each table): ${tableMethods(report)}\n` +

@@ -210,6 +210,8 @@ export interface WriteReportOptions {
   texIntervals?: IntervalLayout;
   /** Problems that do not stop the report (an unreadable earlier report.json). */
   onWarning?: (w: string) => void;
+  /** Each figure left out for want of data (report.json's `figures_not_drawn` lists the same). */
+  onFigureNotDrawn?: (f: FigureNotDrawn) => void;
   /** Test hooks that stop the writer between two steps, as a kill would. */
   faults?: FileSetFaults;
 }
@@ -249,6 +251,7 @@ async function writeReportFiles(report: Report, outDir: string, dataDirs: readon
   const files = await writeTables(report, outDir, undefined, opts.texIntervals);
   const figureOpts = opts.figures ?? DEFAULT_FIGURE_OPTIONS;
   const { drawn, notDrawn } = await drawFigures(report);
+  for (const f of notDrawn) opts.onFigureNotDrawn?.(f);
   const overflows: string[] = [];
   for (const figure of drawn) {
     const saved = await saveFigure(figure, outDir, figureOpts);

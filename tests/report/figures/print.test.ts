@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { writeSyntheticData } from "../../../src/logs/synthetic.js";
 import { main } from "../../../src/cli/main.js";
 import { DEFAULT_THEME, defaultColours, parseTheme } from "../../../src/report/figures/theme.js";
@@ -44,6 +44,7 @@ const FIGURE_FILES = [".pdf", ".svg", ".png", ".vl.json", ".caption.md", ".capti
 let data: string;
 let column: string;
 let themed: string;
+let columnStderr = "";
 
 describe("figures for a paper", () => {
   beforeAll(async () => {
@@ -60,7 +61,14 @@ describe("figures for a paper", () => {
       stepsPerEpisode: [2, 3],
     });
     column = join(dir, "column");
-    expect(await main(["report", "--data", data, "--out", column, "--bootstrap", "50", "--figure-size", "column"])).toBe(0);
+    const said: string[] = [];
+    const err = vi.spyOn(process.stderr, "write").mockImplementation((t) => (said.push(String(t)), true));
+    try {
+      expect(await main(["report", "--data", data, "--out", column, "--bootstrap", "50", "--figure-size", "column"])).toBe(0);
+    } finally {
+      err.mockRestore();
+    }
+    columnStderr = said.join("");
     themed = join(dir, "themed");
     const theme = join(dir, "theme.json");
     writeFileSync(theme, JSON.stringify({ palette: ["#112233", "#445566", "#778899", "#aabbcc"], neutral: "#010203", lineWidth: 1 }));
@@ -118,6 +126,8 @@ describe("figures for a paper", () => {
     expect(existsSync(join(column, "training.png"))).toBe(false);
     const meta = JSON.parse(readFileSync(join(column, "report.json"), "utf8"));
     expect(meta.figures_not_drawn).toEqual(expect.arrayContaining([expect.objectContaining({ name: "training", why: expect.stringMatching(/no data/) })]));
+    // ... and the terminal too.
+    expect(columnStderr).toMatch(/note: figure training not drawn: no data/);
     expect(meta.files).not.toContain("training.svg");
   });
 });
