@@ -84,6 +84,26 @@ function forEachPiece(text: string, split: RegExp, visit: (start: number, end: n
   }
 }
 
+/**
+ * BPE merges inside one pre-token and never across two, so a text's count is the sum of its
+ * pre-tokens' counts, and those repeat (board rows, cell glyphs, the same words at every step): each
+ * distinct pre-token is encoded once. Re-encoding them was most of a History run's token counting.
+ * Bounded: a long run must not keep every number it ever printed.
+ */
+const PIECE_MEMO: Record<TokenizerName, Map<string, number>> = { o200k: new Map(), cl100k: new Map() };
+const PIECE_MEMO_MAX = 200_000;
+
+function pieceCount(enc: { count: (t: string) => number }, tokenizer: TokenizerName, piece: string): number {
+  const memo = PIECE_MEMO[tokenizer];
+  let n = memo.get(piece);
+  if (n === undefined) {
+    n = enc.count(piece);
+    if (memo.size >= PIECE_MEMO_MAX) memo.clear();
+    memo.set(piece, n);
+  }
+  return n;
+}
+
 export function countTokens(text: string, tokenizer: TokenizerName = "o200k"): number {
   return countTokensJoinable(text, tokenizer).tokens;
 }
@@ -106,11 +126,16 @@ export function countTokensJoinable(text: string, tokenizer: TokenizerName = "o2
   if (text.length === 0) return { tokens: 0, joinable: true };
   const enc = ENCODINGS[tokenizer];
   if (text.length <= MAX_PIECE) return { tokens: enc.count(text), joinable: !WINDOW_HAZARD.test(text) };
+  const hazard = WINDOW_HAZARD.test(text);
   let total = 0;
+  let pieces = 0; // the pre-tokens' memoised counts, summed: the library's count when no pre-token is long
   let from = 0; // start of the text not yet counted
   let long = false;
   forEachPiece(text, enc.split, (start, end) => {
-    if (end - start <= MAX_PIECE) return;
+    if (end - start <= MAX_PIECE) {
+      if (!long && !hazard) pieces += pieceCount(enc, tokenizer, text.slice(start, end));
+      return;
+    }
     long = true;
     if (start > from) total += enc.count(text.slice(from, start));
     for (let i = start; i < end; ) {
@@ -120,7 +145,8 @@ export function countTokensJoinable(text: string, tokenizer: TokenizerName = "o2
     }
     from = end;
   });
-  if (!long) return { tokens: enc.count(text), joinable: !WINDOW_HAZARD.test(text) };
+  // With a window hazard forEachPiece may split differently from the tokenizer: the library counts.
+  if (!long) return { tokens: hazard ? enc.count(text) : pieces, joinable: !hazard };
   if (from < text.length) total += enc.count(text.slice(from));
   return { tokens: total, joinable: false };
 }

@@ -23,6 +23,24 @@ describe("countTokens", () => {
     );
   });
 
+  it("stays the library's count when its pre-tokens were counted before (the memo is keyed by exact piece)", () => {
+    const ordinary = { disallowedSpecial: new Set<string>() };
+    // Board-like rows repeat the same pieces at every step; a piece seen before must not carry its
+    // count into a neighbour it would merge with (" ." vs " .\n", "# ." vs "#.").
+    const rows = ["0 # # # # #\n", "1 # . . A . #\n", "2 # . H . . #\n", "  0 1 2 3 4\n", "#.#.#\n", " .\n", "Score: 0\n"];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...rows, ...FRAGMENTS), { minLength: 40, maxLength: 400 }), (parts) => {
+        const text = parts.join("");
+        for (let pass = 0; pass < 2; pass++) {
+          expect(countTokens(text)).toBe(libO200k(text, ordinary));
+          expect(countTokens(text, "cl100k")).toBe(libCl100k(text, ordinary));
+          expect(countTokens(text.slice(1))).toBe(libO200k(text.slice(1), ordinary));
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it("counts special-token text as ordinary characters instead of throwing", () => {
     expect(countTokens("before <|endoftext|> after")).toBeGreaterThan(5);
   });
