@@ -74,6 +74,6 @@ export function withAdjustedP<R extends object>(table: Table<R>): Table<R> {
     if (keys.includes(c.key)) columns.push({ key: `${c.key}${HOLM_SUFFIX}`, kind: "p" }, { key: `${c.key}${BH_SUFFIX}`, kind: "p" });
   }
   const m = family.filter((f) => f.p !== null).length;
-  const note = `Multiplicity: the family is every p-value this table prints (${keys.join(", ")}, over all its rows: ${m} p-value${m === 1 ? "" : "s"}); <p>${HOLM_SUFFIX} is Holm's step-down adjustment (family-wise error), <p>${BH_SUFFIX} Benjamini-Hochberg's (false discovery rate). Read a raw p below 0.05 as evidence only when its adjusted p is too.`;
+  const note = `Multiplicity: the family is every p-value this table prints (${keys.join(", ")}, over all its rows: ${m} p-value${m === 1 ? "" : "s"}); the ${HOLM_SUFFIX} column beside a p is Holm's step-down adjustment (family-wise error), the ${BH_SUFFIX} column Benjamini-Hochberg's (false discovery rate). Read a raw p below 0.05 as evidence only when its adjusted p is too.`;
   return { ...table, columns, rows: rows as R[], notes: [...table.notes, note] };
 }

@@ -499,7 +499,7 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     // Mean over defined = (-9 + 0 + 3)/3 = -2; replicates (-9 + 0 + d_D)/3 with d_D in {1.5, 3} -> [-2.5, -2].
     // n_models 3 (A has no dNABA). Wins 1, losses 1, ties 1.
     const rows = csvOf(report, "summary_vs_history");
-    expect(rows.map((r) => [r.game, r.model, r.dnaba, r.dnaba_lo, r.dnaba_hi, r.n_models, r.wins, r.losses, r.ties].join(" "))).toEqual([
+    expect(rows.map((r) => [r.game, r.model, r.dnaba, r.dnaba_lo, r.dnaba_hi, r.n_models, r.dnaba_wins, r.dnaba_losses, r.dnaba_ties].join(" "))).toEqual([
       "g1 A       ",
       // B and C rest on one seed: no interval (issue 24).
       "g1 B -9.000      ",
@@ -524,7 +524,7 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     expect(new Set(csvOf(rc, "main_results").map((r) => r.model))).toEqual(new Set(["A", "B"]));
     // Mean over A (missing) and B (-9) -> -9, one loss.
     const mean = csvOf(rc, "summary_vs_history").find((r) => r.model === "mean") as Record<string, string>;
-    expect([mean.dnaba, mean.n_models, mean.wins, mean.losses, mean.ties]).toEqual(["-9.000", "1", "0", "1", "0"]);
+    expect([mean.dnaba, mean.n_models, mean.dnaba_wins, mean.dnaba_losses, mean.dnaba_ties]).toEqual(["-9.000", "1", "0", "1", "0"]);
   });
 
   it("`report` writes every CSV with exactly the issue's columns; Markdown flags incomplete models with †", async () => {

@@ -131,7 +131,7 @@ describe("main_results_wide", () => {
 describe("summary_vs_history", () => {
   it("dNABA per model and the game's mean row with wins/losses/ties", () => {
     const rows = report.tables.summary_vs_history.rows;
-    expect(rows.map((r) => [r.game, r.model, r.wins, r.losses, r.ties])).toEqual([
+    expect(rows.map((r) => [r.game, r.model, r.dnaba_wins, r.dnaba_losses, r.dnaba_ties])).toEqual([
       ["g", "m", null, null, null],
       ["g", "mean", 0, 1, 0],
     ]);
