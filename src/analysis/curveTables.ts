@@ -300,6 +300,9 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
     series.push({ model: first.model, game: first.game, pathway: first.pathway, points: pts });
   }
   remarks.push(...addGains(rows, seedCurves, scoreRanges(runs), cfg));
+  // The gain and calibrated columns' intervals (the curve family's method) count under the table too.
+  for (const r of rows)
+    for (const e of [r.gain_vs_y0, r.gain_vs_none, r.auc_plus_vs_none, r.max_vs_none]) if (e.point !== null && e.lo !== null && e.hi !== null && !(e.n === 1 && e.lo === e.hi)) methods.add(methodOf(cfg, "curve"));
   if (shortened.length > 0) remarks.push(`AUC+ and NABA marked "to x=..." stop at an earlier checkpoint because the last one failed or is missing: ${shortened.join("; ")}.`);
   if (byEpisode.length > 0) remarks.push(`Runs whose evaluation scores carry no seeds (checkpoint records only): seeds paired by episode index: ${byEpisode.join(", ")}.`);
 
@@ -604,6 +607,11 @@ function meanGainData(parts: readonly GainData[]): GainData | null {
   return { rows: f.rows, n: f.n, d, sizes: [f.n] };
 }
 
+/** Whether an estimate prints an interval (tables.ts shownInterval: none from a single unit). */
+function printsInterval(e: Estimate): boolean {
+  return e.point !== null && e.lo !== null && e.hi !== null && !(e.n === 1 && e.lo === e.hi);
+}
+
 function sgn(v: number | null): number {
   return v === null || Math.abs(v) < TIE_EPS ? 0 : Math.sign(v);
 }
@@ -655,6 +663,7 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
           } else if (d !== null && reps !== null) methods.add("percentile");
           // The paired signed gain: the gain_vs_none machinery with the versus pathway as the control.
           const g = rowGainVsNone(curvesOf(mem), curvesOf(his), cfg, [`vs-${b}`, model, game, a]);
+          if (printsInterval(g.estimate)) methods.add(methodOf(cfg, "curve"));
           const data = pair === null ? null : gainVsNoneData(pair[0], pair[1]);
           deltas.push({ model, d, reps, pair, gain: g.estimate, data });
           const dn = withN(est, n);
@@ -689,6 +698,7 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
         const sameDraw = datas.every((x) => x !== null) && deltas.every((x) => x.pair !== null && sameSeeds(x.pair[0], (deltas[0]!.pair as [SeedCurve, SeedCurve])[0]));
         const avg = sameDraw ? meanGainData(datas as GainData[]) : null;
         const mg = avg !== null ? estimateGain(avg, cfg, [`vs-${b}`, "mean", pool, game, a]) : { estimate: pointOnly(gains.length === 0 ? null : gains.reduce((x, y) => x + y, 0) / gains.length), p: null };
+        if (printsInterval(mg.estimate)) methods.add(methodOf(cfg, "curve"));
         const wins = deltas.filter((x) => x.gain.lo !== null && x.gain.lo > 0).length;
         const losses = deltas.filter((x) => x.gain.hi !== null && x.gain.hi < 0).length;
         const dn = withN(meanEst, nSeeds);
@@ -823,6 +833,27 @@ export interface MainResultsWideRow {
   [column: string]: string | boolean | Estimate | null;
 }
 
+/** The wide table's estimate columns. */
+function columnsOf(games: readonly string[], pathways: readonly string[], key: (g: string, p: string) => string): string[] {
+  return games.flatMap((g) => pathways.map((p) => key(g, p)));
+}
+
+/**
+ * main_results' interval line with the count of the intervals THIS table prints (a subset: no gains,
+ * no NABA), when the line names one method; unchanged when it names several.
+ */
+function recount(note: string, rows: readonly object[], keys: readonly string[]): string {
+  const counts = [...note.matchAll(/\((\d+)(?: intervals?)?\)/g)];
+  if (counts.length !== 1) return note;
+  let n = 0;
+  for (const r of rows)
+    for (const k of keys) {
+      const e = (r as Record<string, unknown>)[k] as Estimate | null | undefined;
+      if (e && e.point !== null && e.lo !== null && e.hi !== null && !(e.n === 1 && e.lo === e.hi)) n++;
+    }
+  return note.replace(/\(\d+ intervals?\)/, `(${n} intervals)`);
+}
+
 /** Paper Table 4's metrics, in its order. */
 const WIDE_METRICS = ["avg", "max", "auc_plus"] as const;
 /** Column labels of the pathways in the paper's layout (History ICL first, then Summary Memory). */
@@ -859,7 +890,7 @@ export function mainResultsWideTable(main: Table<MainResultsRow>): Table<MainRes
     ],
     rows: out,
     notes: [
-      ...main.notes.slice(0, 1),
+      ...main.notes.slice(0, 1).map((n) => recount(n, out, columnsOf(games, pathways, key))),
       "The same estimates as main_results (one row per model, game and pathway there), pivoted: ICL = History ICL, Memory = Summary Memory; the `none` baseline and NABA are in main_results. An empty cell: no run for that model, game and pathway.",
       ...main.notes.slice(1),
     ],
