@@ -653,7 +653,8 @@ describe("coupling (Table 6) and run level from logs", () => {
     // (model, game) cell (M, g1), and cells are resampled with their runs together: every replicate is
     // the same two runs -> [-1, -1], and the row says it rests on 1 cell.
     // the same two runs -> [-1, -1] from one cell: a single unit prints no interval, only n = 1.
-    expect(csvOf(report, "run_level").map((r) => Object.values(r).join(","))).toEqual(["learners,-1.000,-1.000,2,1"]);
+    // The CSV carries each estimate's interval columns (empty here) and its unit count 1, as the Markdown's n=1.
+    expect(csvOf(report, "run_level").map((r) => Object.values(r).join(","))).toEqual(["learners,-1.000,,,1,,-1.000,,,1,,2,1"]);
     expect(toMarkdown(report.tables.run_level)).toContain("| -1.000 n=1 | -1.000 n=1 |");
   });
 });
