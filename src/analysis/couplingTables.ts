@@ -37,8 +37,11 @@ export function allBlocks(inputs: JudgingInputs): BlockRow[] {
 
 /** A row of coupling. */
 export interface CouplingRow {
-  /** `learners`: the models that can learn (learnerPool.ts); `null`: the non-learners, apart. */
-  pool: Pool;
+  /**
+   * `learners`: the models that can learn (learnerPool.ts); `null`: the non-learners, apart; `all
+   * models`: every model pooled, the paper's Table 6 row (printed for comparison only).
+   */
+  pool: Pool | typeof ALL_MODELS;
   /** A game, or "all" (pooled over games; last). */
   game: string;
   n_blocks: number;
@@ -53,6 +56,36 @@ export interface CouplingRow {
   /** Spearman rho(balanced accuracy, g) over those blocks: the judgment measure a constant cannot pass. */
   rho_ba: Estimate;
   tertile_gap_ba: number | null;
+  /**
+   * The smallest true rho_agree this row's design detects with 80% power at the 5% level (two-sided):
+   * (z_0.975 + z_0.8) times the standard error of rho_agree, read from its interval (runs resampled).
+   */
+  mde_rho: number | null;
+}
+
+/** The pool label of the paper's all-model row. */
+export const ALL_MODELS = "all models";
+
+/** z quantiles of the power calculation: two-sided 5% level and 80% power. */
+const Z_ALPHA = 1.959963984540054;
+const Z_POWER = 0.8416212335729143;
+
+/**
+ * Minimum detectable rho at 80% power and the 5% level from a 95% interval: se = width / (2 z_0.975),
+ * MDE = (z_0.975 + z_0.8) se (a normal approximation to the statistic's sampling distribution, with the
+ * spread measured by the bootstrap over runs, so the clustering of blocks within runs is in it).
+ */
+export function minimumDetectableRho(e: Estimate): number | null {
+  if (e.point === null || e.lo === null || e.hi === null || !(e.hi > e.lo)) return null;
+  return Math.min(1, ((Z_ALPHA + Z_POWER) * (e.hi - e.lo)) / (2 * Z_ALPHA));
+}
+
+/**
+ * The same for n INDEPENDENT blocks (Fisher z with the Spearman variance 1.06 / (n - 3), Fieller et al.
+ * 1957): the bound the design would reach if blocks of a run were independent; null below 4 blocks.
+ */
+export function independentBlocksMde(n: number): number | null {
+  return n < 4 ? null : Math.tanh((Z_ALPHA + Z_POWER) * Math.sqrt(1.06 / (n - 3)));
 }
 
 /**
@@ -77,9 +110,9 @@ export function clusterIndex(keys: readonly string[]): { clusterOf: Int32Array; 
  * blocks stay together: consecutive gains of one run are negatively correlated, so blocks are not
  * independent units).
  */
-export function couplingRow(game: string, blocks: readonly (Block & { run_id: string })[], cfg: BootstrapConfig, pool: Pool = "learners", methods: MethodTally = new MethodTally()): CouplingRow {
-  // The learners' streams keep the names they always had; the null's are their own.
-  const stream = pool === "learners" ? game : `null/${game}`;
+export function couplingRow(game: string, blocks: readonly (Block & { run_id: string })[], cfg: BootstrapConfig, pool: Pool | typeof ALL_MODELS = "learners", methods: MethodTally = new MethodTally()): CouplingRow {
+  // The learners' streams keep the names they always had; the null's and the all-model row's are their own.
+  const stream = pool === "learners" ? game : `${pool}/${game}`;
   const level = cfg.level ?? DEFAULT_LEVEL;
   const stats = couplingStats(blocks);
   const n = blocks.length;
@@ -140,18 +173,20 @@ export function couplingRow(game: string, blocks: readonly (Block & { run_id: st
   if (repBA !== null && ivBA === null && stats.rho_ba !== null) methods.add("percentile");
   const withIv = (e: Estimate, iv: Interval | null): Estimate => (iv === null || e.point === null ? e : { ...e, ...iv });
   const flag = (e: Estimate): Estimate => (e.point === null ? e : flagEstimate({ ...e, n: nRuns }, "rho_agree"));
+  const rhoAgree = flag(withIv(estimate(stats.rho_agree, repA, level), ivA));
   return {
     pool,
     game,
     n_blocks: stats.n_blocks,
     n_runs: nRuns,
-    rho_agree: flag(withIv(estimate(stats.rho_agree, repA, level), ivA)),
+    rho_agree: rhoAgree,
     rho_neg_err: flag(withIv(estimate(stats.rho_neg_err, repE, level), ivE)),
     tertile_gap_agree: stats.tertile_gap_agree,
     tertile_gap_neg_err: stats.tertile_gap_neg_err,
     n_blocks_ba: stats.n_blocks_ba,
     rho_ba: stats.rho_ba === null ? pointOnly(null) : flagEstimate({ ...withIv(estimate(stats.rho_ba, repBA, level), ivBA), n: new Set(blocks.filter((b) => b.BA !== null).map((b) => b.run_id)).size }, "rho_agree"),
     tertile_gap_ba: stats.tertile_gap_ba,
+    mde_rho: minimumDetectableRho(rhoAgree),
   };
 }
 
@@ -213,7 +248,10 @@ export function couplingTable(allBlocks: readonly BlockRow[], cfg: BootstrapConf
     couplingRow(POOLED, list, cfg, pool, methods),
   ];
   // A data set of non-learners only has no learners' rows (not an empty "all").
-  const rows = [...(blocks.length > 0 || nulls.length === 0 ? poolRows(blocks, "learners") : []), ...(nulls.length > 0 ? poolRows(nulls, "null") : [])];
+  const rows: CouplingRow[] = [...(blocks.length > 0 || nulls.length === 0 ? poolRows(blocks, "learners") : []), ...(nulls.length > 0 ? poolRows(nulls, "null") : [])];
+  // The paper's Table 6 row pools every model; printed beside the pools when there are both.
+  if (blocks.length > 0 && nulls.length > 0) rows.push(couplingRow(POOLED, allBlocks, cfg, ALL_MODELS, methods));
+  const learnersAll = rows.find((r) => r.pool === "learners" && r.game === POOLED);
   return withInstrumentNote({
     name: "coupling",
     title: "Judgment-improvement coupling over exploration blocks",
@@ -229,13 +267,15 @@ export function couplingTable(allBlocks: readonly BlockRow[], cfg: BootstrapConf
       { key: "n_blocks_ba", kind: "int" },
       { key: "rho_ba", kind: "estimate" },
       { key: "tertile_gap_ba", kind: "num" },
+      { key: "mde_rho", kind: "num" },
     ],
     rows,
     notes: [
       describeBootstrap(cfg, "runs (a run's blocks stay together)", methods),
       "Estimand: the coupling over runs like these (runs resampled), not over new blocks of these runs.",
       poolNote(allBlocks.map((b) => b.model)),
-      "Block t = exploration episodes (s, t] between adjacent checkpoints s < t of a history or memory run (t-3 with the default schedule), kept when s and t are valid and it has a scored step. rho: Spearman with average ranks (values compared at 12 significant digits), of A (Agree) and of -E (negative NMAE) against g = (y(t) - y(s)) / (max y - min y). Tertile gap: mean g of the top third of blocks minus the bottom third (floor(n/3) blocks each; ties by block order).",
+      "Block t = exploration episodes (s, t] between adjacent checkpoints s < t of a history or memory run (t-3 with the default schedule), kept when s and t are valid and it has a scored step. rho: Spearman with average ranks (values compared at 12 significant digits), of A (Agree) and of -E (negative NMAE) against g = (y(t) - y(s)) / (max y - min y). Tertile gap: mean g of the top third of blocks minus the bottom third (floor(n/3) blocks each; a group of blocks tied on the key at a third's edge fills the places left with its mean g, so the gap does not depend on the order blocks come in).",
+      ...powerNote(learnersAll, blocks.length > 0 && nulls.length > 0),
       `Balanced accuracy as the judgment measure: rho_ba and tertile_gap_ba are rho_agree's and tertile_gap_agree's statistics with a block's balanced accuracy (mean agreement on its r > 0 and its r <= 0 steps: 0.5 for a constant answer) in place of A, a column beside them, over the n_blocks_ba blocks with at least ${MIN_SIDE_STEPS} scored steps on each side of r > 0 (fewer: the block's balanced accuracy is not estimable and it is left out of these two columns only); runs resampled as for rho_agree, and its n counts the runs those blocks come from.`,
       ...smallNNote(rows, [
         { key: "rho_agree", metric: "rho_agree" },
@@ -245,6 +285,20 @@ export function couplingTable(allBlocks: readonly BlockRow[], cfg: BootstrapConf
       ...sparseScheduleNote(allBlocks),
     ],
   }, allBlocks.map((b) => b.model));
+}
+
+/** What the design can detect (the learners' pooled row), and the all-model row's meaning. */
+function powerNote(row: CouplingRow | undefined, allRow: boolean): string[] {
+  const lines: string[] = [];
+  if (allRow) lines.push(`Pool '${ALL_MODELS}': every model's blocks pooled, the paper's Table 6 definition, printed only to compare: it mixes the null's judging (high Agree, no gain) into the learners' and is not evidence of coupling either way.`);
+  const mde = row?.mde_rho ?? null;
+  if (row !== undefined && mde !== null) {
+    const indep = independentBlocksMde(row.n_blocks);
+    lines.push(
+      `Power: mde_rho is the smallest true rho_agree a row's design detects with 80% power at the 5% level (two-sided): (1.960 + 0.842) x its standard error, the standard error read from its 95% interval (runs resampled, so blocks within a run count as one cluster). The learners' pooled row (${row.n_blocks} blocks of ${row.n_runs} runs, the positive control) detects rho >= ${mde.toFixed(3)}${indep === null ? "" : `; were its blocks independent, ${indep.toFixed(3)}`}. A rho near 0 therefore rules out only couplings above that size: it is not evidence of no coupling, and a reported rho ~ 0 (the paper's -0.010) says as much only at a design whose mde_rho is small.`,
+    );
+  }
+  return lines;
 }
 
 function withInterval(e: Estimate, iv: Interval | null): Estimate {
@@ -292,8 +346,8 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
     title: "Run level: a run's Agree against its NABA",
     columns: [
       { key: "pool", kind: "text" },
-      { key: "pearson_agree_naba", kind: "estimate_point" },
-      { key: "spearman_agree_naba", kind: "estimate_point" },
+      { key: "pearson_agree_naba", kind: "estimate" },
+      { key: "spearman_agree_naba", kind: "estimate" },
       { key: "n_runs", kind: "int" },
       { key: "n_cells", kind: "int" },
     ],

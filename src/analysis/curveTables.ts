@@ -23,9 +23,12 @@ import {
 import { flagEstimate, smallNNote } from "./coverage.js";
 import { ANY_RANGE, NONNEGATIVE_RANGE, drawWeights, observedRange, simpleDesign, tableInterval, tableIntervalMany, type StatRange } from "./intervals.js";
 import { curveBuffers, curveMetricsUnderWeights, curveStatistic, curveUnderWeights, sameSeeds, seedCurve, seedStream, type CurveBuffers, type SeedCurve } from "./seedCurves.js";
-import { CONTROL_PATHWAY, Y0_MARK, Y0_NEAR_ZERO, describeNullCheck, nullCheck, rowGainVsNone, rowGainVsY0, y0NearZero } from "./gainTables.js";
-import { GAIN_FROM_X } from "./gain.js";
-import { curveMetrics, curveMetricsSorted, curveY0, summarizeDeltas, trainingMetrics, type CurveMetrics, type TrainingMetrics } from "./curves.js";
+import { checkpointZeroScores, nabaUnstableNote, NABA_UNSTABLE_MARK, y0Unstable } from "./nabaStability.js";
+import { pairCurves, pairedMetricEstimate, type PairedEstimate } from "./pairedCurves.js";
+import { CONTROL_PATHWAY, describeNullCheck, estimateGain, nullCheck, rowGainVsNone, rowGainVsY0, y0NearZero } from "./gainTables.js";
+import { GAIN_FROM_X, gainVsNoneData, type GainData } from "./gain.js";
+import { NON_LEARNERS, poolOf } from "./learnerPool.js";
+import { TIE_EPS, curveMetrics, curveMetricsSorted, curveY0, summarizeDeltas, trainingMetrics, type CurveMetrics, type TrainingMetrics } from "./curves.js";
 import { compareText, type Dataset, type RunData } from "./dataset.js";
 import { distinct, groupBy, isTraining, requiredGames, runCurve } from "./runs.js";
 import { withInstrumentNote } from "./instruments.js";
@@ -55,6 +58,12 @@ export interface MainResultsRow {
   gain_vs_none: Estimate;
   /** Exact sign-flip p of gain_vs_none. */
   gain_vs_none_p: number | null;
+  /** AUC+(row) - AUC+(none) on the same evaluation seeds (pairedCurves.ts): AUC+ calibrated against noise. */
+  auc_plus_vs_none: Estimate;
+  auc_plus_vs_none_p: number | null;
+  /** Max(row) - Max(none) on the same evaluation seeds. */
+  max_vs_none: Estimate;
+  max_vs_none_p: number | null;
   /** y0 (mean over the row's runs); a NABA is marked when it lies near 0 (gainTables.ts y0NearZero). */
   y0: number | null;
   /** The run_ids behind the row. */
@@ -240,6 +249,10 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
       gain_vs_y0_p: null,
       gain_vs_none: pointOnly(null),
       gain_vs_none_p: null,
+      auc_plus_vs_none: pointOnly(null),
+      auc_plus_vs_none_p: null,
+      max_vs_none: pointOnly(null),
+      max_vs_none_p: null,
       y0: meanOf(members.map((r) => curveY0(runCurve(r)))),
       runs: members.map((r) => r.run_id),
       complete: true,
@@ -287,6 +300,9 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
     series.push({ model: first.model, game: first.game, pathway: first.pathway, points: pts });
   }
   remarks.push(...addGains(rows, seedCurves, scoreRanges(runs), cfg));
+  // The gain and calibrated columns' intervals (the curve family's method) count under the table too.
+  for (const r of rows)
+    for (const e of [r.gain_vs_y0, r.gain_vs_none, r.auc_plus_vs_none, r.max_vs_none]) if (e.point !== null && e.lo !== null && e.hi !== null && !(e.n === 1 && e.lo === e.hi)) methods.add(methodOf(cfg, "curve"));
   if (shortened.length > 0) remarks.push(`AUC+ and NABA marked "to x=..." stop at an earlier checkpoint because the last one failed or is missing: ${shortened.join("; ")}.`);
   if (byEpisode.length > 0) remarks.push(`Runs whose evaluation scores carry no seeds (checkpoint records only): seeds paired by episode index: ${byEpisode.join(", ")}.`);
 
@@ -353,19 +369,22 @@ function addGains(rows: MainResultsRow[], seedCurves: ReadonlyMap<string, SeedCu
       const g = rowGainVsNone(curvesOf(row), curvesOf(ctrl), cfg, key);
       row.gain_vs_none = g.estimate;
       row.gain_vs_none_p = g.p;
+      const cal = calibratedVsNone(curvesOf(row), curvesOf(ctrl), cfg, key);
+      row.auc_plus_vs_none = flagEstimate(cal.auc_plus.estimate, "auc_plus");
+      row.auc_plus_vs_none_p = cal.auc_plus.p;
+      row.max_vs_none = flagEstimate(cal.max.estimate, "max");
+      row.max_vs_none_p = cal.max.p;
       unpaired.push(...g.unpaired);
       noSharedX.push(...g.noSharedCheckpoint);
     } else if (row.pathway !== CONTROL_PATHWAY) noControl.push(`${row.model} / ${row.game} / ${row.pathway}`);
     if (y0.estimate.point === null) noY0.push(`${row.model} / ${row.game} / ${row.pathway}`);
-    if (row.naba.point !== null && y0NearZero(row.y0, ranges.get(row.game))) {
-      row.naba = { ...row.naba, mark: row.naba.mark === undefined ? Y0_MARK : `${row.naba.mark}; ${Y0_MARK}` };
+    if (row.naba.point !== null && (y0NearZero(row.y0, ranges.get(row.game)) || y0Unstable(checkpointZeroScores(curvesOf(row))))) {
+      row.naba = { ...row.naba, mark: row.naba.mark === undefined ? NABA_UNSTABLE_MARK : `${row.naba.mark}; ${NABA_UNSTABLE_MARK}` };
       marked.push(`${row.model} / ${row.game} / ${row.pathway}`);
     }
   }
   return [
-    ...(marked.length > 0
-      ? [`${Y0_MARK}: y0 lies within ${Math.round(Y0_NEAR_ZERO * 100)}% of the game's score range (over the data) from 0, so NABA divides by a number near 0 (or by the first non-zero y) and is unstable: read gain_vs_y0 and gain_vs_none instead (${marked.length} row${marked.length > 1 ? "s" : ""}).`]
-      : []),
+    ...(marked.length > 0 ? [nabaUnstableNote(marked.length)] : []),
     ...(unpaired.length > 0 ? [`No gain_vs_none for runs without a none run on the same evaluation seeds: ${unpaired.join(", ")}.`] : []),
     ...(noControl.length > 0
       ? [`No gain_vs_none where its control is missing: no ${CONTROL_PATHWAY} run of the same model and game in the data (add ${CONTROL_PATHWAY} to --pathways, same --run-seed): ${noControl.join(", ")}.`]
@@ -439,6 +458,34 @@ export function excludesPointNote(rows: readonly object[], keys: readonly string
   ];
 }
 
+/**
+ * AUC+ and Max of a row minus those of its none control on the same evaluation seeds (pairedCurves.ts).
+ * One pair: a paired interval and the sign-flip p. Several run seeds: the mean of the pairs' contrasts,
+ * without an interval (the pairs are not one seed draw).
+ */
+function calibratedVsNone(curves: readonly SeedCurve[], control: readonly SeedCurve[], cfg: BootstrapConfig, key: readonly string[]): { auc_plus: PairedEstimate; max: PairedEstimate } {
+  const pairs = curves.flatMap((sc) => {
+    const partner = control.find((c) => sameSeeds(c, sc));
+    const pc = partner === undefined ? null : pairCurves(sc, partner);
+    return pc === null ? [] : [pc];
+  });
+  const none: PairedEstimate = { estimate: pointOnly(null), p: null };
+  if (pairs.length === 0) return { auc_plus: none, max: none };
+  if (pairs.length === 1) {
+    const pc = pairs[0]!;
+    return { auc_plus: pairedMetricEstimate(pc, "auc_plus", cfg, key), max: pairedMetricEstimate(pc, "max", cfg, key) };
+  }
+  const mean = (m: "auc_plus" | "max"): PairedEstimate => {
+    const pts = pairs.map((pc) => pairedMetricEstimate(pc, m, { ...cfg, B: 0 }, key).estimate.point).filter((v): v is number => v !== null);
+    return { estimate: pointOnly(pts.length === 0 ? null : pts.reduce((a, b) => a + b, 0) / pts.length), p: null };
+  };
+  return { auc_plus: mean("auc_plus"), max: mean("max") };
+}
+
+/** What the null-calibrated AUC+ and Max columns are (main_results' notes). */
+const CALIBRATED_NOTE =
+  "auc_plus_vs_none = AUC+(row) - AUC+(none) and max_vs_none = Max(row) - Max(none), the same model's none run on the same evaluation seeds over the checkpoints both have: raw AUC+ and Max are positive under pure noise (AUC+ integrates max(0, y - y0), Max takes the luckiest checkpoint), so the control's value on the same seeds is what noise alone gives and the difference is about 0 when nothing was learned. Paired interval: one draw of evaluation seeds shared by both runs (percentile bootstrap, or the curve family's method); p: exact two-sided sign-flip test (a seed's two runs swapped at every checkpoint). With several run seeds the row prints the mean of the pairs' differences without an interval. Max's intervals are indicative (the bench measures Max's coverage far below 95%).";
+
 /** What the gain columns are (main_results' notes). */
 const GAIN_NOTE =
   "gain_vs_none = mean over checkpoints x >= 3 of y(x) - y_none(x), the same model's no-experience (none) run on the same evaluation seeds (paired seed by seed; two-stage with several run seeds); gain_vs_y0 = mean over x >= 3 of y(x) - y0. Both are signed (a loss reads as a loss; NABA clips at y0 and divides by it, so noise reads as gain); their intervals resample evaluation seeds like the other columns, and their p is the exact two-sided sign-flip test over seeds (as `s3gym compare`), which cannot go below 2 / 2^n with n seeds.";
@@ -458,9 +505,13 @@ export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: 
       { key: "avg", kind: "estimate" },
       { key: "max", kind: "estimate" },
       { key: "auc_plus", kind: "estimate" },
-      { key: "naba", kind: "estimate_point" },
+      { key: "naba", kind: "estimate" },
       { key: "gain_vs_none", kind: "estimate" },
       { key: "gain_vs_none_p", kind: "p" },
+      { key: "auc_plus_vs_none", kind: "estimate" },
+      { key: "auc_plus_vs_none_p", kind: "p" },
+      { key: "max_vs_none", kind: "estimate" },
+      { key: "max_vs_none_p", kind: "p" },
       { key: "gain_vs_y0", kind: "estimate" },
       { key: "gain_vs_y0_p", kind: "p" },
     ],
@@ -469,6 +520,7 @@ export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: 
       describeBootstrap(cfg, "evaluation seeds, drawn once per resample and used at every checkpoint of the run (the same draw for every run of the game with the same seeds)", ca.methods),
       ESTIMAND_RUNS,
       GAIN_NOTE,
+      CALIBRATED_NOTE,
       describeNullCheck(nullCheck(rows)),
       "Scores are in each game's own units; raw AUC+ is comparable only within one game. Failed checkpoints are left out (AUC+ joins their valid neighbours); a run whose checkpoint 0 failed has no AUC+ or NABA.",
       ...smallNNote(rows, [
@@ -486,40 +538,88 @@ export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: 
   }, []);
 }
 
-/** A row of summary_vs_history: per (game, model), or the per-game "mean" row. */
+/**
+ * The pathways Table 7 sets against History ICL: Summary Memory and every pathway built on its summary
+ * (`hybrid`: the summary plus retrieved raw steps). The one list: a summary-like pathway added to the
+ * registry is added here, and Table 7 lists it against history (and against memory) when its runs exist.
+ */
+export const SUMMARY_LIKE_PATHWAYS: readonly string[] = ["memory", "hybrid"];
+
+/** A row of summary_vs_history (and the verified tables): per (game, contrast, model), or a pool's "mean" row. */
 export interface SummaryRow {
   game: string;
+  /** The contrast's two pathways: pathway - versus. */
+  pathway: string;
+  versus: string;
+  /** `learners` (models that can learn from experience) or `null` (built-ins that cannot; learnerPool.ts). */
+  pool: string;
   model: string;
   dnaba: Estimate;
+  /** Paired signed gain: mean over x >= 3 of y_pathway(x) - y_versus(x), the same evaluation seeds (gain.ts), with its interval. */
+  gain: Estimate;
+  /** Exact two-sided sign-flip p of gain. */
+  gain_p: number | null;
+  /** `disagree` when dNABA and the paired gain point opposite ways (both non-zero); empty otherwise. */
+  sign: string;
   /** Models the "mean" row rests on (those with a defined dNABA); null on model rows. */
   n_models: number | null;
-  /** Counts over models (the "mean" row only; null on model rows). */
+  /** The mean row's counts over its pool's models by the paired gain's interval: above 0, below 0, covering 0 (or none). */
   wins: number | null;
   losses: number | null;
-  ties: number | null;
+  undecided: number | null;
+  /** The paper's counts (dNABA's sign, |dNABA| < 1e-9 a tie), over the pool's models. */
+  dnaba_wins: number | null;
+  dnaba_losses: number | null;
+  dnaba_ties: number | null;
 }
 
 /**
- * Paper Table 7: dNABA = NABA(memory) - NABA(history) per (game, model) with an interval (both runs
- * resampled: the replicates of the two rows are differenced), and per game the mean over models with
- * wins / losses / ties. Model rows come first, the game's "mean" row last.
+ * Paper Table 7, grown: every summary-like pathway present (SUMMARY_LIKE_PATHWAYS) against History
+ * ICL, and each one beyond memory against memory. Per (game, contrast, model): dNABA = NABA(a) -
+ * NABA(b) with an interval, beside it the paired signed gain of a over b with interval and exact p;
+ * per game and pool the mean over models, with wins / losses counted on the gain's interval.
  */
 export function summaryVsHistoryTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: CurveTableOptions = {}): Table<SummaryRow> {
-  return pathwayDeltaTable(ca, cfg, opts, { a: "memory", b: "history", name: "summary_vs_history", title: "Summary Memory vs History ICL: dNABA = NABA(memory) - NABA(history)" });
+  const present = new Set(ca.rows.map((r) => r.pathway));
+  const like = SUMMARY_LIKE_PATHWAYS.filter((p) => present.has(p));
+  const contrasts = (like.length > 0 ? like : ["memory"]).map((a) => ({ a, b: "history" }));
+  for (const a of like) if (a !== "memory" && present.has("memory")) contrasts.push({ a, b: "memory" });
+  const [first, ...more] = contrasts as [{ a: string; b: string }, ...{ a: string; b: string }[]];
+  const title = like.length > 1 ? `Summary-based pathways (${like.join(", ")}) vs History ICL: dNABA and the paired signed gain` : "Summary Memory vs History ICL: dNABA = NABA(memory) - NABA(history), and the paired signed gain";
+  return pathwayDeltaTable(ca, cfg, opts, { ...first, also: more, name: "summary_vs_history", title });
 }
 
-/** Which two pathways a dNABA table compares (dNABA = NABA(a) - NABA(b)), and its name. */
+/** Which pathways a dNABA table compares (dNABA = NABA(a) - NABA(b); `also`: further contrasts), and its name. */
 export interface PathwayDelta {
   a: string;
   b: string;
+  also?: readonly { a: string; b: string }[];
   name: string;
   title: string;
 }
 
+/** The mean of several models' paired gain data on one seed list and one checkpoint list (null when they differ). */
+function meanGainData(parts: readonly GainData[]): GainData | null {
+  const f = parts[0];
+  if (f === undefined || parts.some((g) => g.n !== f.n || g.rows !== f.rows || g.sizes.length !== 1)) return null;
+  const d = new Float64Array(f.rows * f.n);
+  for (const g of parts) g.d.forEach((v, i) => (d[i] = (d[i] as number) + v / parts.length));
+  return { rows: f.rows, n: f.n, d, sizes: [f.n] };
+}
+
+/** Whether an estimate prints an interval (tables.ts shownInterval: none from a single unit). */
+function printsInterval(e: Estimate): boolean {
+  return e.point !== null && e.lo !== null && e.hi !== null && !(e.n === 1 && e.lo === e.hi);
+}
+
+function sgn(v: number | null): number {
+  return v === null || Math.abs(v) < TIE_EPS ? 0 : Math.sign(v);
+}
+
 /**
- * Table 7's comparison for any two pathways (the verified pathway's tables use it against memory and
- * history): per (game, model) dNABA = NABA(a) - NABA(b) with a paired interval, per game the mean over
- * models with wins / losses / ties.
+ * Table 7's comparison for any pathways (the verified tables use it against memory and history):
+ * per (game, contrast, model) dNABA with a paired interval and the paired signed gain with interval
+ * and exact p; per game and pool the mean over models.
  */
 export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: CurveTableOptions, pd: PathwayDelta): Table<SummaryRow> {
   const level = cfg.level ?? DEFAULT_LEVEL;
@@ -528,80 +628,128 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
     ca.rows.filter((r) => keep(r.model)),
     (r) => r.game,
   );
+  const curvesOf = (r: MainResultsRow): SeedCurve[] => r.runs.map((id) => ca.seedCurves.get(id)).filter((c): c is SeedCurve => c !== undefined);
+  const contrasts = [{ a: pd.a, b: pd.b }, ...(pd.also ?? [])];
   const rows: SummaryRow[] = [];
   const unpaired: string[] = [];
   const methods = new MethodTally();
-  let improved = 0;
-  let gamesWithMean = 0;
-  for (const game of [...byGame.keys()].sort((a, b) => compareText(a, b))) {
-    const gameRows = byGame.get(game) as MainResultsRow[];
-    const deltas: { model: string; d: number | null; reps: Float64Array | null; pair: [SeedCurve, SeedCurve] | null }[] = [];
-    for (const model of distinct(gameRows.map((r) => r.model))) {
-      const mem = gameRows.find((r) => r.model === model && r.pathway === pd.a);
-      const his = gameRows.find((r) => r.model === model && r.pathway === pd.b);
-      if (!mem || !his) continue;
-      const d = mem.naba.point === null || his.naba.point === null ? null : mem.naba.point - his.naba.point;
-      const rm = ca.nabaReplicates.get(rowKey(model, game, pd.a)) ?? null;
-      const rh = ca.nabaReplicates.get(rowKey(model, game, pd.b)) ?? null;
-      const reps = d === null || rm === null || rh === null ? null : rm.map((v, b) => v - (rh[b] as number));
-      const pair = singlePair(mem, his, ca);
-      deltas.push({ model, d, reps, pair });
-      const n = Math.min(mem.n_seeds, his.n_seeds);
-      let est = estimate(d, reps, level);
-      if (d !== null && pair !== null && methodOf(cfg, "curve") !== "percentile" && cfg.B > 0) {
-        const [sm, sh] = [curveStatistic(pair[0], "naba"), curveStatistic(pair[1], "naba")];
-        const r = tableInterval(simpleDesign(pair[0].keys.length), (w) => sm(w) - sh(w), cfg.B, seedStream(cfg.seed, pair[0]), methodOf(cfg, "curve"), level, ANY_RANGE);
-        est = { point: d, lo: r.interval.lo, hi: r.interval.hi };
-        methods.add(r.method, r.fellBack);
-      } else if (d !== null && reps !== null) methods.add("percentile");
-      rows.push({ game, model, dnaba: withN(est, n), n_models: null, wins: null, losses: null, ties: null });
-      if (!pairedRows(mem, his, ca)) unpaired.push(`${game} / ${model}`);
+  const across: string[] = [];
+  let disagree = 0;
+  for (const { a, b } of contrasts) {
+    let above = 0;
+    let below = 0;
+    let gamesWithMean = 0;
+    let dnabaPositive = 0;
+    for (const game of [...byGame.keys()].sort((x, y) => compareText(x, y))) {
+      const gameRows = byGame.get(game) as MainResultsRow[];
+      for (const pool of ["learners", "null"] as const) {
+        const deltas: { model: string; d: number | null; reps: Float64Array | null; pair: [SeedCurve, SeedCurve] | null; gain: Estimate; data: GainData | null }[] = [];
+        for (const model of distinct(gameRows.map((r) => r.model)).filter((m) => poolOf(m) === pool)) {
+          const mem = gameRows.find((r) => r.model === model && r.pathway === a);
+          const his = gameRows.find((r) => r.model === model && r.pathway === b);
+          if (!mem || !his) continue;
+          const d = mem.naba.point === null || his.naba.point === null ? null : mem.naba.point - his.naba.point;
+          const rm = ca.nabaReplicates.get(rowKey(model, game, a)) ?? null;
+          const rh = ca.nabaReplicates.get(rowKey(model, game, b)) ?? null;
+          const reps = d === null || rm === null || rh === null ? null : rm.map((v, i) => v - (rh[i] as number));
+          const pair = singlePair(mem, his, ca);
+          const n = Math.min(mem.n_seeds, his.n_seeds);
+          let est = estimate(d, reps, level);
+          if (d !== null && pair !== null && methodOf(cfg, "curve") !== "percentile" && cfg.B > 0) {
+            const [sm, sh] = [curveStatistic(pair[0], "naba"), curveStatistic(pair[1], "naba")];
+            const r = tableInterval(simpleDesign(pair[0].keys.length), (w) => sm(w) - sh(w), cfg.B, seedStream(cfg.seed, pair[0]), methodOf(cfg, "curve"), level, ANY_RANGE);
+            est = { point: d, lo: r.interval.lo, hi: r.interval.hi };
+            methods.add(r.method, r.fellBack);
+          } else if (d !== null && reps !== null) methods.add("percentile");
+          // The paired signed gain: the gain_vs_none machinery with the versus pathway as the control.
+          const g = rowGainVsNone(curvesOf(mem), curvesOf(his), cfg, [`vs-${b}`, model, game, a]);
+          if (printsInterval(g.estimate)) methods.add(methodOf(cfg, "curve"));
+          const data = pair === null ? null : gainVsNoneData(pair[0], pair[1]);
+          deltas.push({ model, d, reps, pair, gain: g.estimate, data });
+          const dn = withN(est, n);
+          const sign = sgn(dn.point) !== 0 && sgn(g.estimate.point) !== 0 && sgn(dn.point) !== sgn(g.estimate.point) ? "disagree" : "";
+          if (sign !== "") disagree++;
+          rows.push({ game, pathway: a, versus: b, pool, model, dnaba: dn, gain: g.estimate, gain_p: g.p, sign, n_models: null, wins: null, losses: null, undecided: null, dnaba_wins: null, dnaba_losses: null, dnaba_ties: null });
+          if (!pairedRows(mem, his, ca)) unpaired.push(`${game} / ${model} (${a} vs ${b})`);
+        }
+        if (deltas.length === 0) continue;
+        const s = summarizeDeltas(deltas.map((x) => x.d));
+        const defined = deltas.filter((x) => x.d !== null);
+        let reps: Float64Array | null = null;
+        if (defined.length > 0 && defined.every((x) => x.reps !== null) && cfg.B > 0) {
+          reps = new Float64Array(cfg.B);
+          for (const x of defined) (x.reps as Float64Array).forEach((v, i) => ((reps as Float64Array)[i] += v / defined.length));
+        }
+        const nSeeds = Math.min(...gameRows.filter((r) => poolOf(r.model) === pool).map((r) => r.n_seeds));
+        let meanEst = estimate(s.mean, reps, level);
+        const pairs = defined.map((x) => x.pair);
+        const p0 = pairs[0];
+        if (s.mean !== null && p0 && pairs.every((p) => p !== null && sameSeeds(p[0], p0[0])) && methodOf(cfg, "curve") !== "percentile" && cfg.B > 0) {
+          const stats = (pairs as [SeedCurve, SeedCurve][]).map(([m, h]) => [curveStatistic(m, "naba"), curveStatistic(h, "naba")] as const);
+          const stat = (w: ArrayLike<number>): number => stats.reduce((acc, [sm, sh]) => acc + sm(w) - sh(w), 0) / stats.length;
+          const r = tableInterval(simpleDesign(p0[0].keys.length), stat, cfg.B, seedStream(cfg.seed, p0[0]), methodOf(cfg, "curve"), level, ANY_RANGE);
+          meanEst = { point: s.mean, lo: r.interval.lo, hi: r.interval.hi };
+          methods.add(r.method, r.fellBack);
+        } else if (s.mean !== null && reps !== null) methods.add("percentile");
+        // The pool's mean paired gain: one statistic of one seed draw when every model shares the seeds
+        // and the checkpoints; else the mean of the models' gains without an interval.
+        const gains = deltas.map((x) => x.gain.point).filter((v): v is number => v !== null);
+        const datas = deltas.map((x) => x.data);
+        const sameDraw = datas.every((x) => x !== null) && deltas.every((x) => x.pair !== null && sameSeeds(x.pair[0], (deltas[0]!.pair as [SeedCurve, SeedCurve])[0]));
+        const avg = sameDraw ? meanGainData(datas as GainData[]) : null;
+        const mg = avg !== null ? estimateGain(avg, cfg, [`vs-${b}`, "mean", pool, game, a]) : { estimate: pointOnly(gains.length === 0 ? null : gains.reduce((x, y) => x + y, 0) / gains.length), p: null };
+        if (printsInterval(mg.estimate)) methods.add(methodOf(cfg, "curve"));
+        const wins = deltas.filter((x) => x.gain.lo !== null && x.gain.lo > 0).length;
+        const losses = deltas.filter((x) => x.gain.hi !== null && x.gain.hi < 0).length;
+        const dn = withN(meanEst, nSeeds);
+        const sign = sgn(dn.point) !== 0 && sgn(mg.estimate.point) !== 0 && sgn(dn.point) !== sgn(mg.estimate.point) ? "disagree" : "";
+        if (sign !== "") disagree++;
+        rows.push({ game, pathway: a, versus: b, pool, model: "mean", dnaba: dn, gain: mg.estimate, gain_p: mg.p, sign, n_models: s.n, wins, losses, undecided: deltas.length - wins - losses, dnaba_wins: s.wins, dnaba_losses: s.losses, dnaba_ties: s.ties });
+        if (pool === "learners" && mg.estimate.point !== null) {
+          gamesWithMean++;
+          if (mg.estimate.lo !== null && mg.estimate.lo > 0) above++;
+          if (mg.estimate.hi !== null && mg.estimate.hi < 0) below++;
+          if (s.mean !== null && s.mean > 0) dnabaPositive++;
+        }
+      }
     }
-    if (deltas.length === 0) continue;
-    const s = summarizeDeltas(deltas.map((x) => x.d));
-    const defined = deltas.filter((x) => x.d !== null);
-    let reps: Float64Array | null = null;
-    if (defined.length > 0 && defined.every((x) => x.reps !== null) && cfg.B > 0) {
-      reps = new Float64Array(cfg.B);
-      for (const x of defined) (x.reps as Float64Array).forEach((v, b) => ((reps as Float64Array)[b] += v / defined.length));
-    }
-    const nSeeds = Math.min(...gameRows.map((r) => r.n_seeds));
-    let meanEst = estimate(s.mean, reps, level);
-    // Every model on the same seeds: the game mean is one statistic of one seed draw (bootstrap-t).
-    const pairs = defined.map((x) => x.pair);
-    const first = pairs[0];
-    if (s.mean !== null && first && pairs.every((p) => p !== null && sameSeeds(p[0], first[0])) && methodOf(cfg, "curve") !== "percentile" && cfg.B > 0) {
-      const stats = (pairs as [SeedCurve, SeedCurve][]).map(([m, h]) => [curveStatistic(m, "naba"), curveStatistic(h, "naba")] as const);
-      const stat = (w: ArrayLike<number>): number => stats.reduce((a, [sm, sh]) => a + sm(w) - sh(w), 0) / stats.length;
-      const r = tableInterval(simpleDesign(first[0].keys.length), stat, cfg.B, seedStream(cfg.seed, first[0]), methodOf(cfg, "curve"), level, ANY_RANGE);
-      meanEst = { point: s.mean, lo: r.interval.lo, hi: r.interval.hi };
-      methods.add(r.method, r.fellBack);
-    } else if (s.mean !== null && reps !== null) methods.add("percentile");
-    rows.push({ game, model: "mean", dnaba: withN(meanEst, nSeeds), n_models: s.n, wins: s.wins, losses: s.losses, ties: s.ties });
-    if (s.mean !== null) {
-      gamesWithMean++;
-      if (s.mean > 0) improved++;
-    }
+    across.push(
+      `${a} vs ${b}: the learners' mean paired gain lies above 0 (its interval excludes 0) on ${above} of ${gamesWithMean} games and below 0 on ${below}; the rest are undecided. (The paper's reading, the sign of the mean dNABA, is positive on ${dnabaPositive} of ${gamesWithMean}.)`,
+    );
   }
   return withInstrumentNote({
     name: pd.name,
     title: pd.title,
     columns: [
       { key: "game", kind: "text" },
+      { key: "pathway", kind: "text" },
+      { key: "versus", kind: "text" },
+      { key: "pool", kind: "text" },
       { key: "model", kind: "text" },
       { key: "dnaba", kind: "estimate" },
+      { key: "gain", kind: "estimate" },
+      { key: "gain_p", kind: "p" },
+      { key: "sign", kind: "text" },
       { key: "n_models", kind: "int" },
       { key: "wins", kind: "int" },
       { key: "losses", kind: "int" },
-      { key: "ties", kind: "int" },
+      { key: "undecided", kind: "int" },
+      { key: "dnaba_wins", kind: "int" },
+      { key: "dnaba_losses", kind: "int" },
+      { key: "dnaba_ties", kind: "int" },
     ],
     rows,
     notes: [
-      describeBootstrap(cfg, `evaluation seeds, one draw shared by the ${pd.a} and the ${pd.b} run (paired: both were evaluated on the same seeds) and used at every checkpoint`, methods),
+      describeBootstrap(cfg, `evaluation seeds, one draw shared by the two runs of a contrast (paired: both were evaluated on the same seeds) and used at every checkpoint`, methods),
       ESTIMAND_RUNS,
-      `Across games: ${pd.a}'s mean dNABA is positive on ${improved} of ${gamesWithMean} games. Wins / losses / ties count models per game (a tie is |dNABA| < 1e-9); they are empty on model rows. n_models: the models a game's mean rests on.`,
-      ...smallNNote(rows, [{ key: "dnaba", metric: "dnaba" }]),
-      ...(unpaired.length > 0 ? [`Not paired (the two runs were evaluated on different seeds, so their draws are independent): ${unpaired.join(", ")}.`] : []),
+      `gain = mean over checkpoints x >= ${GAIN_FROM_X} of y_pathway(x) - y_versus(x), paired seed by seed (the gain_vs_none of main_results with the versus pathway as the control): signed, neither clipped nor divided, so it cannot point the wrong way; its interval is the gain columns' and gain_p the exact two-sided sign-flip test over seeds. dNABA = NABA(pathway) - NABA(versus), the paper's statistic: each NABA divides by its own y0, so a pathway that is better at every checkpoint can still show a lower dNABA; sign = disagree marks the ${disagree} row${disagree === 1 ? "" : "s"} where dNABA and the gain point opposite ways (read the gain there).`,
+      `Mean rows pool the models of one pool: learners (models that can learn from their experience)${rows.some((r) => r.pool !== "learners") ? ` and, apart, the built-ins that ignore it (${NON_LEARNERS.join(", ")}; pool 'null')` : ""}, as the coupling table does; the mean's gain is one paired statistic of the pool's models on the shared seed draw. wins / losses / undecided count the pool's models whose gain interval lies above 0 / below 0 / covers 0 (or has no interval): a row whose interval covers 0 is no win. dnaba_wins / dnaba_losses / dnaba_ties are the paper's counts (dNABA's sign; a tie is |dNABA| < 1e-9). Empty on model rows.`,
+      ...across.map((line) => `Across games, ${line}`),
+      ...smallNNote(rows, [
+        { key: "dnaba", metric: "dnaba" },
+        { key: "gain", metric: "avg" },
+      ]),
+      ...(unpaired.length > 0 ? [`Not paired (the two runs were evaluated on different seeds, so their draws are independent and they have no gain): ${unpaired.join(", ")}.`] : []),
       ...incompleteNote(ca, opts.requireComplete ?? false),
     ],
   }, []);
@@ -685,6 +833,27 @@ export interface MainResultsWideRow {
   [column: string]: string | boolean | Estimate | null;
 }
 
+/** The wide table's estimate columns. */
+function columnsOf(games: readonly string[], pathways: readonly string[], key: (g: string, p: string) => string): string[] {
+  return games.flatMap((g) => pathways.map((p) => key(g, p)));
+}
+
+/**
+ * main_results' interval line with the count of the intervals THIS table prints (a subset: no gains,
+ * no NABA), when the line names one method; unchanged when it names several.
+ */
+function recount(note: string, rows: readonly object[], keys: readonly string[]): string {
+  const counts = [...note.matchAll(/\((\d+)(?: intervals?)?\)/g)];
+  if (counts.length !== 1) return note;
+  let n = 0;
+  for (const r of rows)
+    for (const k of keys) {
+      const e = (r as Record<string, unknown>)[k] as Estimate | null | undefined;
+      if (e && e.point !== null && e.lo !== null && e.hi !== null && !(e.n === 1 && e.lo === e.hi)) n++;
+    }
+  return note.replace(/\(\d+ intervals?\)/, `(${n} intervals)`);
+}
+
 /** Paper Table 4's metrics, in its order. */
 const WIDE_METRICS = ["avg", "max", "auc_plus"] as const;
 /** Column labels of the pathways in the paper's layout (History ICL first, then Summary Memory). */
@@ -721,7 +890,7 @@ export function mainResultsWideTable(main: Table<MainResultsRow>): Table<MainRes
     ],
     rows: out,
     notes: [
-      ...main.notes.slice(0, 1),
+      ...main.notes.slice(0, 1).map((n) => recount(n, out, columnsOf(games, pathways, key))),
       "The same estimates as main_results (one row per model, game and pathway there), pivoted: ICL = History ICL, Memory = Summary Memory; the `none` baseline and NABA are in main_results. An empty cell: no run for that model, game and pathway.",
       ...main.notes.slice(1),
     ],

@@ -13,6 +13,7 @@
 import * as ss from "simple-statistics";
 import { bootstrapRng, describeBootstrap, DEFAULT_LEVEL, estimate, type BootstrapConfig, type Estimate } from "./bootstrap.js";
 import { pearson } from "./coupling.js";
+import { flagEstimate, smallNNote } from "./coverage.js";
 import type { Dataset, RunData } from "./dataset.js";
 import { gainPoint, gainVsNoneData, gainVsY0Data } from "./gain.js";
 import { judgingStats } from "./judging.js";
@@ -106,7 +107,8 @@ function meanOver(runs: readonly DialRun[], field: "agree" | "nmae" | "gain_vs_y
     for (let i = 0; i < v.length; i++) sum += v[rng.int(v.length)] as number;
     reps[b] = sum / v.length;
   }
-  return { ...estimate(ss.mean(v), cfg.B > 0 ? reps : null, cfg.level ?? DEFAULT_LEVEL), n: v.length };
+  // A mean over runs by percentile bootstrap: marked indicative below the runs Avg's measured coverage needs.
+  return flagEstimate({ ...estimate(ss.mean(v), cfg.B > 0 ? reps : null, cfg.level ?? DEFAULT_LEVEL), n: v.length }, "avg");
 }
 
 /** The dose-response table: per judge (ascending) and pathway (none, history, memory, others). */
@@ -149,6 +151,12 @@ export function doseResponseTable(runs: readonly DialRun[], cfg: BootstrapConfig
         describeBootstrap({ ...cfg, method: "percentile" }, "runs (games x run seeds) of the row"),
         `builtin:learner at judge ${judges.join(", ")} on ${games.join(", ")}: with probability 'judge' a self-score is the fair estimate, else an uninformed draw (docs/learner.md). Agree and NMAE over each run's scored exploration steps (none runs are not judged).`,
         "gain_vs_y0 = mean over checkpoints x >= 3 of y(x) - y(0); gain_vs_none = mean over x >= 3 of y_P(x) - y_none(x) (the same model's none run, same evaluation seeds); both divided by the game's score spread over its dial runs (max - min checkpoint mean), so games share one scale. The r(Agree, gain) over these runs is in judge_dose_response_r.",
+        ...smallNNote(rows, [
+          { key: "agree", metric: "avg" },
+          { key: "nmae", metric: "avg" },
+          { key: "gain_vs_y0", metric: "avg" },
+          { key: "gain_vs_none", metric: "avg" },
+        ]),
       ],
     },
     ["builtin:learner"],
@@ -158,6 +166,8 @@ export function doseResponseTable(runs: readonly DialRun[], cfg: BootstrapConfig
 /** A row of judge_dose_response_r: the within-game correlation of Agree and a gain over the dial runs. */
 export interface DoseCorrelationRow {
   gain: string;
+  /** `all`, or `judge > 0` (the dial without its uninformed setting, on which an r can rest alone). */
+  judges: string;
   pathways: string;
   r: Estimate;
   n_runs: number;
@@ -185,9 +195,9 @@ function withinGameR(pts: readonly { game: string; agree: number; gain: number }
 export function doseCorrelationTable(runs: readonly DialRun[], cfg: BootstrapConfig): Table<DoseCorrelationRow> {
   const level = cfg.level ?? DEFAULT_LEVEL;
   const rows: DoseCorrelationRow[] = [];
-  for (const gain of ["gain_vs_y0", "gain_vs_none"] as const) {
+  for (const [gain, judges] of [["gain_vs_y0", "all"], ["gain_vs_none", "all"], ["gain_vs_y0", "judge > 0"], ["gain_vs_none", "judge > 0"]] as const) {
     const pts = runs
-      .filter((r) => r.pathway !== "none" && r.agree !== null && r[gain] !== null)
+      .filter((r) => r.pathway !== "none" && r.agree !== null && r[gain] !== null && (judges === "all" || r.judge > 0))
       .map((r) => ({ cell: `${r.judge}\u0000${r.game}\u0000${r.run_seed}`, game: r.game, agree: r.agree as number, gain: r[gain] as number }));
     const cells = [...new Set(pts.map((p) => p.cell))];
     const byCell = cells.map((c) => pts.filter((p) => p.cell === c));
@@ -195,14 +205,14 @@ export function doseCorrelationTable(runs: readonly DialRun[], cfg: BootstrapCon
     let reps: Float64Array | null = null;
     if (cfg.B > 0 && point !== null) {
       reps = new Float64Array(cfg.B);
-      const rng = bootstrapRng(cfg.seed, "judge_dose_response_r", gain);
+      const rng = judges === "all" ? bootstrapRng(cfg.seed, "judge_dose_response_r", gain) : bootstrapRng(cfg.seed, "judge_dose_response_r", gain, judges);
       for (let b = 0; b < cfg.B; b++) {
         const sample: typeof pts = [];
         for (let i = 0; i < cells.length; i++) sample.push(...(byCell[rng.int(cells.length)] as typeof pts));
         reps[b] = withinGameR(sample) ?? Number.NaN;
       }
     }
-    rows.push({ gain, pathways: "history, memory", r: { ...estimate(point, reps, level), n: cells.length }, n_runs: pts.length, n_cells: cells.length });
+    rows.push({ gain, judges, pathways: "history, memory", r: { ...estimate(point, reps, level), n: cells.length }, n_runs: pts.length, n_cells: cells.length });
   }
   return withInstrumentNote(
     {
@@ -210,6 +220,7 @@ export function doseCorrelationTable(runs: readonly DialRun[], cfg: BootstrapCon
       title: "Run level over the judge dial: r(Agree, gain) within games",
       columns: [
         { key: "gain", kind: "text" },
+        { key: "judges", kind: "text" },
         { key: "pathways", kind: "text" },
         { key: "r", kind: "estimate" },
         { key: "n_runs", kind: "int" },
@@ -218,7 +229,7 @@ export function doseCorrelationTable(runs: readonly DialRun[], cfg: BootstrapCon
       rows,
       notes: [
         describeBootstrap({ ...cfg, method: "percentile" }, "(judge, game, run seed) cells, a cell's history and memory runs together"),
-        "Pearson r over the learner's history and memory dial runs of Agree against the normalised gain, both centred on their game's mean (Agree differs by game for reasons unrelated to learning). The dial sets judging quality by construction, so r > 0 is what the instrument must show.",
+        "Pearson r over the learner's history and memory dial runs of Agree against the normalised gain, both centred on their game's mean (Agree differs by game for reasons unrelated to learning). The dial sets judging quality by construction, so r > 0 is what the instrument must show. Rows 'judge > 0' leave out the judge-0 setting (uninformed self-scores): an r that holds only with it rests on one extreme setting, not on a dose-response along the dial.",
       ],
     },
     ["builtin:learner"],

@@ -470,6 +470,8 @@ export interface CalibrationBin {
   n: number;
   /** Runs with a step in the bin. */
   n_runs: number;
+  /** Runs with a scored step in any bin of the game (what the figure's subtitle counts). */
+  game_runs: number;
 }
 
 /** What calibrationBins resampled, for the figure's caption. */
@@ -548,6 +550,7 @@ export function calibrationBins(inputs: JudgingInputs, nBins = 10, cfg?: Bootstr
         r_hi: iv.hi,
         n,
         n_runs: perRun.filter((u) => (u.cnt[b] as number) > 0).length,
+        game_runs: perRun.filter((u) => u.cnt.some((c) => (c as number) > 0)).length,
       });
     }
   }

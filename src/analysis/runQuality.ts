@@ -9,7 +9,7 @@ import type { RunQualityRecord } from "../logs/schema.js";
 import type { Dataset, RunData } from "./dataset.js";
 import type { Table } from "./table.js";
 import { isInstrument, withInstrumentNote } from "./instruments.js";
-import { describeBootstrap, type BootstrapConfig } from "./bootstrap.js";
+import { MethodTally, describeBootstrap, type BootstrapConfig } from "./bootstrap.js";
 
 /** The mark on the model of every row built from a flagged run (with --include-flagged). */
 export const FLAG_MARK = "⚠";
@@ -161,7 +161,7 @@ function qualityTable(ds: Dataset, cfg: BootstrapConfig): Table<RunQualityRow> {
     ],
     rows,
     notes: [
-      describeBootstrap(cfg, "nothing: run quality is counted from the logs, not estimated, so it has no interval"),
+      describeBootstrap(cfg, "nothing: run quality is counted from the logs, not estimated, so it has no interval", new MethodTally()),
       "From each run's manifest (`quality`, written when the run ended); a run whose manifest recorded none (missing, older, or another tool's) is measured here from its step lines by the same thresholds (a share flags it from " + WARMUP_REPLIES + " step replies on), its call columns (retries, server truncation, fingerprints) then empty or 0. A status the kit does not write (another tool's `done`) is named in the status column and the run judged as complete by its steps. Shares are of step replies: bad = no parsable Answer or Score line; cut at cap = finish_reason length; invalid = the game refused the action; empty = no answer text. server_truncated_calls: the server counted far fewer prompt tokens than the kit sent (a silent cut, e.g. Ollama's num_ctx). over_context_steps: steps that could not fit --context-tokens and ended their episode; turns_dropped_steps: steps sent without their episode's earliest turns. Thresholds: src/logs/qualityThresholds.ts (docs/endpoints.md, \"Run quality\").",
     ],
   };

@@ -10,7 +10,21 @@
  * the run's own evaluation episodes resampled (what Figure 7 drew before loops had seeds).
  */
 import * as ss from "simple-statistics";
-import { bootstrapRng, DEFAULT_LEVEL, describeBootstrap, estimate, type BootstrapConfig, type Estimate } from "./bootstrap.js";
+import { bootstrapRng, DEFAULT_LEVEL, describeBootstrap, estimate, MethodTally, type BootstrapConfig, type Estimate } from "./bootstrap.js";
+
+/**
+ * The percentile intervals the rows print (an estimate from one unit prints none), so the first note
+ * counts them, or says there are none instead of naming a method no cell used.
+ */
+function tallyOf(rows: readonly object[], keys: readonly string[]): MethodTally {
+  const tally = new MethodTally();
+  for (const r of rows)
+    for (const k of keys) {
+      const e = (r as Record<string, unknown>)[k] as Estimate | null | undefined;
+      if (e && e.point !== null && e.lo !== null && e.hi !== null && !(e.n === 1 && e.lo === e.hi)) tally.add("percentile");
+    }
+  return tally;
+}
 import { coverageAt, flagEstimate } from "./coverage.js";
 import type { TrainingPoint, TrainingRow, TrainingSeries } from "./curveTables.js";
 import type { TrainingMetrics } from "./curves.js";
@@ -152,7 +166,7 @@ export function trainingTable(rows: TrainingSeedRow[], cfg: BootstrapConfig): Ta
     ],
     rows,
     notes: [
-      describeBootstrap({ ...cfg, method: "percentile" }, "the loop seeds (training runs) of the row"),
+      describeBootstrap({ ...cfg, method: "percentile" }, "the loop seeds (training runs) of the row", tallyOf(rows, SEED_METRICS)),
       "Epoch 0 is the base model (y0); avg and max are over the valid updated epochs (1..K-1), n_above counts those above y0 (mean over seeds), AUC+ uses spacing 1. y_final is the last recorded epoch (missing when it failed).",
       ...seedNote(rows.map((r) => r.n_seeds)),
     ],
@@ -185,7 +199,7 @@ export function trainingEpochsTable(series: readonly TrainingBandSeries[], cfg: 
     ],
     rows,
     notes: [
-      describeBootstrap({ ...cfg, method: "percentile" }, "the loop seeds that evaluated the epoch (a row with one seed: its evaluation episodes)"),
+      describeBootstrap({ ...cfg, method: "percentile" }, "the loop seeds that evaluated the epoch (a row with one seed: its evaluation episodes)", tallyOf(rows, ["score"])),
       "score: the mean over the seeds of each seed's mean over its n_episodes evaluation episodes at that epoch; Figure 7 draws these points and intervals as its lines and bands.",
       ...seedNote(series.filter((s) => s.band === "seeds").flatMap((s) => s.points.map((p) => p.n_seeds))),
       ...(oneSeed.length > 0 ? [`One loop seed (interval: its evaluation episodes resampled): ${oneSeed.join(", ")}.`] : []),

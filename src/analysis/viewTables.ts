@@ -19,6 +19,13 @@ import { curveMetrics, type CurveMetrics, type CurvePoint } from "./curves.js";
 import { compareRuns, type CheckpointData, type Dataset, type ExtraViewName, type RunData } from "./dataset.js";
 import { NONNEGATIVE_RANGE, observedRange, simpleDesign, tableIntervalMany, type StatRange } from "./intervals.js";
 import { ESTIMAND_RUNS } from "./curveTables.js";
+
+/**
+ * What forgetting's intervals cover: the replay view plays EXPLORATION seeds again at each checkpoint,
+ * and those replayed seeds are what its bootstrap resamples; no evaluation seed enters it.
+ */
+const FORGETTING_ESTIMAND =
+  "Estimand: the intervals cover these runs' forgetting on replays of exploration seeds like the n_seeds replayed here (the replayed exploration seeds are resampled, not held-out evaluation seeds); a row with one run says nothing about another run of the same model.";
 import { isTraining } from "./runs.js";
 import { seedCurve, seedStream, type SeedCurve } from "./seedCurves.js";
 import { withInstrumentNote } from "./instruments.js";
@@ -413,8 +420,8 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       ],
       rows: forgetRows,
       notes: [
-        describeBootstrap(cfg, "the replayed seeds", tallies.forgetting),
-        ESTIMAND_RUNS,
+        describeBootstrap(cfg, "the replayed exploration seeds (n_seeds of each row)", tallies.forgetting),
+        FORGETTING_ESTIMAND,
         "Solved: score >= the game's success threshold (src/games/successThreshold.ts: chess, minesweeper, nullify 1 (won); tetris 3 lines; snake 3 apples; pvz 32 turns; trust 40 coins). fixed: unsolved at the first replay, solved at the last checkpoint; forgotten: the reverse; kept: solved at both; never: at neither. FR = max(0, y_first - y_last).",
       ],
     }, []),
@@ -431,7 +438,7 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       ],
       rows: costRows,
       notes: [
-        describeBootstrap(cfg, "nothing: cost is counted from calls.jsonl, not estimated, so it has no interval"),
+        describeBootstrap(cfg, "nothing: cost is counted from calls.jsonl, not estimated, so it has no interval", new MethodTally()),
         "From calls.jsonl (every call made, retried and discarded attempts included). explore_*: the step calls of exploration episodes 1..x and the memory summaries after them; eval_*: the calls of checkpoint x's evaluation episodes, all views. Cached prompt tokens are part of tokens_in; reasoning tokens (completion_tokens_details.reasoning_tokens, where the provider reports them) are part of tokens_out. Dollars come from the models file's prices: empty when no call had one. Built-in models count no tokens (0).",
       ],
     }, []),
@@ -454,7 +461,7 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       ],
       rows: costRunRows,
       notes: [
-        describeBootstrap(cfg, "nothing: cost is counted, not estimated; the intervals of naba and oodg are in main_results and views"),
+        describeBootstrap(cfg, "nothing: cost is counted, not estimated; the intervals of naba and oodg are in main_results and views", new MethodTally()),
         "explore_*: exploration and consolidation up to the run's last checkpoint; eval_*: every evaluation call. naba and oodg (= y(last) - y(0)) are the eval view's; *_per_mtok divides them by the exploration tokens in millions (in + out), empty when no token was counted (built-in models). explore_prompt_tokens_counted: the kit's own count (run tokenizer) of the exploration step prompts, logged for every model (tokens_in_local of calls.jsonl; summaries' prompts not counted): the only token count of a built-in model, 0 in logs written before it was logged.",
       ],
     }, []),

@@ -7,6 +7,7 @@
 import type { Dataset } from "../analysis/dataset.js";
 import { defineLazy, reportParts, type ReportData, type ReportOptions } from "../analysis/report.js";
 import type { Table } from "../analysis/table.js";
+import { withAdjustedP } from "../analysis/multiplicity.js";
 import type { ProvenanceRecord } from "../logs/schema.js";
 import { REPORT_ENTRIES, type Report, type ReportEntry, type ReportTables, type TableEntry } from "./entries.js";
 
@@ -29,7 +30,8 @@ export function buildReport(all: Dataset, opts: ReportOptions = {}, entries: rea
   const tables: Record<string, () => unknown> = {};
   for (const e of entries) {
     if (e.kind !== "table" || !p.has[e.group]) continue;
-    const build = () => (e as TableEntry).build(p);
+    // Every table that prints p-values gets their Holm and BH adjustments beside them (multiplicity.ts).
+    const build = () => withAdjustedP((e as TableEntry).build(p));
     // The quality note rides on every table built from the filtered runs, main_results included.
     tables[e.name] = p.part(e.name, e.runs === "all" || p.qualityNote === null ? build : () => withNote(build(), p.qualityNote!));
   }

@@ -499,7 +499,7 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     // Mean over defined = (-9 + 0 + 3)/3 = -2; replicates (-9 + 0 + d_D)/3 with d_D in {1.5, 3} -> [-2.5, -2].
     // n_models 3 (A has no dNABA). Wins 1, losses 1, ties 1.
     const rows = csvOf(report, "summary_vs_history");
-    expect(rows.map((r) => [r.game, r.model, r.dnaba, r.dnaba_lo, r.dnaba_hi, r.n_models, r.wins, r.losses, r.ties].join(" "))).toEqual([
+    expect(rows.map((r) => [r.game, r.model, r.dnaba, r.dnaba_lo, r.dnaba_hi, r.n_models, r.dnaba_wins, r.dnaba_losses, r.dnaba_ties].join(" "))).toEqual([
       "g1 A       ",
       // B and C rest on one seed: no interval (issue 24).
       "g1 B -9.000      ",
@@ -524,7 +524,7 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     expect(new Set(csvOf(rc, "main_results").map((r) => r.model))).toEqual(new Set(["A", "B"]));
     // Mean over A (missing) and B (-9) -> -9, one loss.
     const mean = csvOf(rc, "summary_vs_history").find((r) => r.model === "mean") as Record<string, string>;
-    expect([mean.dnaba, mean.n_models, mean.wins, mean.losses, mean.ties]).toEqual(["-9.000", "1", "0", "1", "0"]);
+    expect([mean.dnaba, mean.n_models, mean.dnaba_wins, mean.dnaba_losses, mean.dnaba_ties]).toEqual(["-9.000", "1", "0", "1", "0"]);
   });
 
   it("`report` writes every CSV with exactly the issue's columns; Markdown flags incomplete models with †", async () => {
@@ -653,7 +653,8 @@ describe("coupling (Table 6) and run level from logs", () => {
     // (model, game) cell (M, g1), and cells are resampled with their runs together: every replicate is
     // the same two runs -> [-1, -1], and the row says it rests on 1 cell.
     // the same two runs -> [-1, -1] from one cell: a single unit prints no interval, only n = 1.
-    expect(csvOf(report, "run_level").map((r) => Object.values(r).join(","))).toEqual(["learners,-1.000,-1.000,2,1"]);
+    // The CSV carries each estimate's interval columns (empty here) and its unit count 1, as the Markdown's n=1.
+    expect(csvOf(report, "run_level").map((r) => Object.values(r).join(","))).toEqual(["learners,-1.000,,,1,,-1.000,,,1,,2,1"]);
     expect(toMarkdown(report.tables.run_level)).toContain("| -1.000 n=1 | -1.000 n=1 |");
   });
 });

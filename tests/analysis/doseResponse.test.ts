@@ -30,7 +30,22 @@ describe("judge_dose_response", () => {
     expect(y0.r.point).toBeCloseTo(0.23 / Math.sqrt(0.145 * 0.52), 12);
     expect([y0.n_runs, y0.n_cells]).toEqual([4, 4]);
     // none runs are not judged: they never enter the correlation.
-    expect(t.rows.map((r) => r.gain)).toEqual(["gain_vs_y0", "gain_vs_none"]);
+    expect(t.rows.map((r) => `${r.gain} ${r.judges}`)).toEqual(["gain_vs_y0 all", "gain_vs_none all", "gain_vs_y0 judge > 0", "gain_vs_none judge > 0"]);
+  });
+  it("r without the judge-0 setting: only the judge-1 runs, one per game (centred to 0): fewer than 3 points, no r", () => {
+    const t = doseCorrelationTable(runs, { B: 0, seed: 0 });
+    const y0 = t.rows.find((r) => r.gain === "gain_vs_y0" && r.judges === "judge > 0")!;
+    expect([y0.r.point, y0.n_runs]).toEqual([null, 2]);
+    // With a second judge-1 run on game a (agree 0.8, gain 0.2): a centred (.1, .4), (-.1, -.4); b (0, 0).
+    // r = (.04 + .04) / sqrt(.02 * .32) = 1.
+    const more = doseCorrelationTable([...runs, { ...runs[2]!, run_id: "a2", run_seed: 1, agree: 0.8, gain_vs_y0: 0.2 }], { B: 0, seed: 0 });
+    expect(more.rows.find((r) => r.gain === "gain_vs_y0" && r.judges === "judge > 0")!.r.point).toBeCloseTo(1, 12);
+  });
+  it("marks means over fewer runs than the coverage table supports", () => {
+    const t = doseResponseTable(runs, { B: 200, seed: 0 });
+    const h = t.rows.find((r) => r.judge === 0 && r.pathway === "history")!;
+    expect(h.agree.indicative).toBe(true);
+    expect(t.notes.some((n) => n.startsWith("n=K beside an interval"))).toBe(true);
   });
   it("the interval resamples cells and contains the point here", () => {
     const t = doseCorrelationTable(runs, { B: 500, seed: 3 });

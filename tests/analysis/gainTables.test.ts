@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { pointOnly, type Estimate } from "../../src/analysis/bootstrap.js";
 import { analyzeCurves, mainResultsTable } from "../../src/analysis/curveTables.js";
 import { loadDataset } from "../../src/analysis/dataset.js";
-import { Y0_MARK, binomialUpperTail, describeNullCheck, estimateGain, nullCheck, y0NearZero, type NullCheckRow } from "../../src/analysis/gainTables.js";
+import { NABA_UNSTABLE_MARK } from "../../src/analysis/nabaStability.js";
+import { binomialUpperTail, describeNullCheck, estimateGain, nullCheck, y0NearZero, type NullCheckRow } from "../../src/analysis/gainTables.js";
 import { cannotLearn } from "../../src/analysis/learnerPool.js";
 import { curveRecords, tempDir, writeRun } from "./helpers.js";
 
@@ -110,9 +111,9 @@ describe("main_results gains (hand-computed)", () => {
     expect(gn.gain_vs_y0.point).toBeCloseTo(1 / 6, 12);
     expect(gn.gain_vs_y0_p).toBe(1);
     expect(gh.naba.mark).toBeUndefined();
-    expect(by("h", "history").naba.mark).toBe(Y0_MARK);
+    expect(by("h", "history").naba.mark).toBe(NABA_UNSTABLE_MARK);
     expect(t.columns.map((c) => c.key)).toEqual(expect.arrayContaining(["gain_vs_none", "gain_vs_none_p", "gain_vs_y0", "gain_vs_y0_p"]));
-    expect(t.notes.some((n) => n.startsWith(`${Y0_MARK}: y0 lies within 5%`))).toBe(true);
+    expect(t.notes.some((n) => n.startsWith(`${NABA_UNSTABLE_MARK}: |y0| <= 2 standard errors`))).toBe(true);
     // The two none rows' gain_vs_y0 are the only null intervals here: 2, not testable.
     expect(t.notes.some((n) => /^Null check not testable \(2 intervals\): \d+ of 2 gain intervals/.test(n))).toBe(true);
   });

@@ -5,6 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { allBlocks, couplingTable, runLevelTable } from "../../src/analysis/couplingTables.js";
+import { withAdjustedP } from "../../src/analysis/multiplicity.js";
 import { analyzeCurves, analyzeTraining, mainResultsTable, mainResultsWideTable, summaryVsHistoryTable } from "../../src/analysis/curveTables.js";
 import { trainingBands, trainingEpochsTable, trainingSeedRows, trainingTable } from "../../src/analysis/trainingSeeds.js";
 import { loadDataset, type Dataset } from "../../src/analysis/dataset.js";
@@ -58,12 +59,13 @@ function eagerOn(all: Dataset, ds: Dataset): Record<string, Table<object>> {
   const main = mainResultsTable(ca, CFG, {});
   return {
     run_quality: runQualityTable(all, CFG),
-    main_results: main,
+    // The report adds Holm and BH beside every p column (multiplicity.ts).
+    main_results: withAdjustedP(main),
     main_results_wide: mainResultsWideTable(main),
     self_judging: selfJudgingTable(ji, CFG),
     coupling: couplingTable(allBlocks(ji), CFG),
     run_level: runLevelTable(ji, CFG),
-    summary_vs_history: summaryVsHistoryTable(ca, CFG, {}),
+    summary_vs_history: withAdjustedP(summaryVsHistoryTable(ca, CFG, {})),
     training: trainingTable(trainingSeedRows(analyzeTraining(ds, CFG).rows, CFG), CFG),
     training_epochs: trainingEpochsTable(trainingBands(analyzeTraining(ds, CFG).series, CFG), CFG),
     positive_rates: positiveRatesTable(ji, CFG),

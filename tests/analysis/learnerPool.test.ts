@@ -23,6 +23,9 @@ describe("the learner pool", () => {
       ["learners", "all", 3, 1],
       ["null", "g", 2, null],
       ["null", "all", 2, null],
+      // The paper's all-model row: average ranks A (1, 2, 4, 4, 4), g (1.5, 3.5, 5, 1.5, 3.5), centred
+      // (-2, -1, 1, 1, 1) and (-1.5, .5, 2, -1.5, .5): rho = 3.5 / sqrt(8 * 9).
+      ["all models", "all", 5, expect.closeTo(3.5 / Math.sqrt(72), 12)],
     ]);
   });
 });

@@ -151,7 +151,7 @@ describe("the report with verified runs", () => {
     const report = buildReport(ds, { B: 0, verified: inputs });
     const vm = report.tables.verified_vs_memory!.rows;
     const vh = report.tables.verified_vs_history!.rows;
-    expect(vm.map((r) => [r.model, r.dnaba.point, r.wins, r.losses, r.ties])).toEqual([["m", 12, null, null, null], ["mean", 12, 1, 0, 0]]);
+    expect(vm.map((r) => [r.model, r.dnaba.point, r.dnaba_wins, r.dnaba_losses, r.dnaba_ties])).toEqual([["m", 12, null, null, null], ["mean", 12, 1, 0, 0]]);
     expect(vh.map((r) => [r.model, r.dnaba.point])).toEqual([["m", 6], ["mean", 6]]);
     expect(report.tables.summary_vs_history.rows[0]!.dnaba.point).toBeCloseTo(1.5 - 7.5, 12);
     // Game g has no verifier criterion of its own: nothing is decided.

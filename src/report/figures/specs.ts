@@ -395,7 +395,8 @@ export function calibrationSpec(bins: readonly CalibrationBin[], ranges: Readonl
     const domain = constant ? paddedDomain(lo) : [lo, hi];
     values.push({ kind: "diag", game, s: domain[0], r: domain[0] }, { kind: "diag", game, s: domain[1], r: domain[1] });
     const steps = gb.reduce((a, b) => a + b.n, 0);
-    const runs = Math.max(0, ...gb.map((b) => b.n_runs));
+    // The game's runs, not the largest bin's (a run whose steps all fall in other bins still counts).
+    const runs = Math.max(0, ...gb.map((b) => b.game_runs));
     const sx = { field: "s", type: "quantitative", title: "self-score s (clipped to the reward range)", scale: { domain, nice: false } };
     const ry = { field: "r", type: "quantitative", title: "mean verifier reward r", scale: { domain, nice: false } };
     return {

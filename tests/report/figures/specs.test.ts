@@ -141,8 +141,9 @@ describe("trainingSpec", () => {
 describe("calibrationSpec and couplingSpec", () => {
   it("error bars from the bins' intervals; a constant game padded and noted", () => {
     const bins = [
-      { game: "g", bin: 0, s_mean: 0, r_mean: 0.2, r_lo: 0, r_hi: 0.5, n: 10, n_runs: 2 },
-      { game: "k", bin: 0, s_mean: 1, r_mean: 1, r_lo: 1, r_hi: 1, n: 4, n_runs: 1 },
+      // Game g: 3 runs scored steps, but only 2 of them in this bin: the subtitle counts the game's 3.
+      { game: "g", bin: 0, s_mean: 0, r_mean: 0.2, r_lo: 0, r_hi: 0.5, n: 10, n_runs: 2, game_runs: 3 },
+      { game: "k", bin: 0, s_mean: 1, r_mean: 1, r_lo: 1, r_hi: 1, n: 4, n_runs: 1, game_runs: 1 },
     ];
     const spec = calibrationSpec(bins, new Map([["g", { min: 0, max: 1 }], ["k", { min: 1, max: 1 }]]), BOOT) as unknown as {
       concat: { title: { subtitle: string }; layer: { mark: { type: string }; encoding: { x: { scale: { domain: number[] } }; y: { field: string }; y2?: { field: string } } }[] }[];
@@ -150,7 +151,7 @@ describe("calibrationSpec and couplingSpec", () => {
     const rule = spec.concat[0]!.layer[1]!;
     expect(rule.mark.type).toBe("rule");
     expect([rule.encoding.y.field, rule.encoding.y2!.field]).toEqual(["lo", "hi"]);
-    expect(spec.concat[0]!.title.subtitle).toBe("n = 10 scored steps from 2 run(s)");
+    expect(spec.concat[0]!.title.subtitle).toBe("n = 10 scored steps from 3 run(s)");
     expect(spec.concat[1]!.title.subtitle).toBe("constant: r = s = 1 (n = 4 steps)");
     expect(spec.concat[1]!.layer[0]!.encoding.x.scale.domain).toEqual([0.5, 1.5]);
   });
@@ -184,8 +185,8 @@ describe("rendered", () => {
 
   it("the calibration figure of a range around zero has a 0 tick and no negative zero", async () => {
     const bins = [
-      { game: "g", bin: 0, s_mean: -0.1, r_mean: -0.05, r_lo: -0.1, r_hi: 0, n: 10, n_runs: 2 },
-      { game: "g", bin: 9, s_mean: 0.1, r_mean: 0.1, r_lo: 0.05, r_hi: 0.1, n: 5, n_runs: 2 },
+      { game: "g", bin: 0, s_mean: -0.1, r_mean: -0.05, r_lo: -0.1, r_hi: 0, n: 10, n_runs: 2, game_runs: 2 },
+      { game: "g", bin: 9, s_mean: 0.1, r_mean: 0.1, r_lo: 0.05, r_hi: 0.1, n: 5, n_runs: 2, game_runs: 2 },
     ];
     const labels = labelsOf(await renderSvg(calibrationSpec(bins, new Map([["g", { min: -0.1, max: 0.1 }]]), BOOT)));
     expect(labels).toContain("0");
