@@ -17,13 +17,13 @@ import { RECORDED_PATHWAY_NAMES } from "../pathways/registry.js";
 import { findRunDirs, formatCounts } from "../training/buildSft.js";
 import { writeSftFiles } from "../training/sftFiles.js";
 import { exitCodeOf, HelpRequested, parseFlags, UsageError } from "./args.js";
-import { ENDPOINT_FLAGS, modelContextFromFlags, rangedFlag, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
+import { concurrencyFlag, ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
 import { manifestPath } from "../logs/runDir.js";
 
 export const BUILD_SFT_USAGE = [
   "s3gym build-sft --data DIR [--data DIR ...] --out FILE.jsonl [--games all|g1,g2] [--models a,b] [--pathways p1,p2]",
   "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
-  "  [--models-file F] [--base-url URL[,URL...]] [--api-key-env NAME] [--concurrency 8] [--max-retries 5] [--timeout-ms 600000] [--no-cache]",
+  ...endpointUsage(),
 ].join("\n");
 
 const FLAGS = {
@@ -92,7 +92,7 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
     const calls: CallRecord[] = [];
     let make: ((spec: string) => import("../models/types.js").Model) | undefined;
     if (lowScore === "correct") {
-      const ctxIn: Partial<ModelContext> = { ...modelContextFromFlags(v, env), cacheDir: v["no-cache"] ? null : join(resolve(data[0]!), "cache") };
+      const ctxIn: Partial<ModelContext> = { ...modelContextFromFlags(v, env), cacheDir: noCacheFlag(v) ? null : join(resolve(data[0]!), "cache") };
       const ctx = createModelContext({ ...ctxIn, ...deps.modelContext, onCall: (e) => calls.push(toCallRecord(e)) });
       const specs = correctionSpecs(data, { games, models, pathways }, correctModel);
       try {
@@ -117,7 +117,7 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
       maskEarlierAnswers,
       correctModel,
       ...(make ? { createModel: make } : {}),
-      concurrency: rangedFlag("concurrency", v.concurrency, 8),
+      concurrency: concurrencyFlag(v),
       calls,
       onWarning: (w) => stderr.write(`warning: ${w}\n`),
     });

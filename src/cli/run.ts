@@ -37,7 +37,7 @@ import { isStudyPath, loadStudy, recordStudy, SMOKE_PROTOCOL, studyFileIn, study
 import { formatInterrupt } from "./runInterrupt.js";
 import { commandRecord, episodeProgress } from "../runner/runProgress.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
-import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
+import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, modelsFilePath, noCacheFlag, protocolFlags, protocolUsage, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
 import { judgeModel, parseJudge } from "../pathways/judge.js";
 import { readRejudgeSource, rejudgeRuns } from "../runner/rejudge.js";
@@ -48,11 +48,10 @@ export const RUN_USAGE = [
   "s3gym run --pathways training --checkpoints M0,M1,... | --checkpoints-file F [--label NAME] --games ... --data DIR",
   "s3gym run --job FILE [--progress ...]: the settings from a job file (docs/runner.md, 'Job files'), no other flag",
   ...protocolUsage("run"),
-  "  [--concurrency 8] [--shard i/n|auto [--shard-count N] [--no-shard-subdir]] [--base-url URL[,URL...] (a pool: see docs/scale.md)] [--api-key-env NAME] [--models-file F]",
-  "  [--max-retries 5] [--max-retry-after 600] [--timeout-ms 600000] [--no-cache]",
+  ...endpointUsage(),
+  "  [--shard i/n|auto [--shard-count N] [--no-shard-subdir]]",
   "  [--views eval,id,replay] [--view-episodes N] [--replay-episodes K]",
   "  [--progress auto|bar|lines|off]",
-  "  [--max-tokens-param auto|max_tokens|max_completion_tokens] [--drop-params seed,top_p,temperature]",
   "  [--no-preflight] [--no-probe-window] [--broad-batch 5] [--verifier-model M]   (the last two: --pathways verified only)",
   "  [--rejudge J1,J2 [--rejudge-models M1,M2]]: then rejudge each complete history/memory run of those models (default: all)",
   "              under each judge, evaluation only (docs/judging.md; s3gym rejudge for one run)",
@@ -232,7 +231,7 @@ function parse(argv: string[], env: Record<string, string | undefined>, seed: nu
   let v: FlagValues<typeof FLAGS> = given;
   let study: Study | null = null;
   if (path !== null) {
-    if (given["models-file"] !== undefined) throw new UsageError("--models-file cannot be given with a study file: list the models (with their endpoints, keys' names and prices) under the study's models:");
+    if (modelsFilePath(given) !== undefined) throw new UsageError("--models-file cannot be given with a study file: list the models (with their endpoints, keys' names and prices) under the study's models:");
     study = loadStudy(path, { smoke: given.smoke === true });
     v = { ...study.flags, ...(seed !== null ? { "run-seed": String(seed) } : {}), ...givenOf(given) } as FlagValues<typeof FLAGS>;
   } else if (given.smoke === true) {
@@ -288,9 +287,9 @@ function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Recor
     source,
     argv,
     ctx,
-    cache: v["no-cache"] !== true,
+    cache: !noCacheFlag(v),
     progress: progressFlag(v.progress),
-    modelsFile: v["models-file"] ?? null,
+    modelsFile: modelsFilePath(v) ?? null,
     preflight: v["no-preflight"] !== true,
     probeWindow: v["no-probe-window"] !== true,
     estimate: v.estimate === true,

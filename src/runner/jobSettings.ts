@@ -15,7 +15,8 @@
 import { z } from "zod";
 import { GAME_NAMES } from "../games/types.js";
 import { EXTRA_VIEWS } from "../logs/schema.js";
-import { PROTOCOL_SETTINGS, type ProtocolSettings } from "./protocolSettings.js";
+import { PROTOCOL_SETTINGS, settingOption, type ProtocolSettings, type SettingFlag, type SettingRow } from "./protocolSettings.js";
+import { valueSchema } from "../util/options.js";
 import type { Shard } from "./schedule.js";
 
 /** `s3gym run`'s settings: what its flags (or a job file) say to play. */
@@ -54,33 +55,6 @@ export function flagDefaultSettings(): ProtocolSettings {
   return Object.fromEntries(PROTOCOL_SETTINGS.filter((r) => r.flag !== null && r.default !== undefined).map((r) => [r.key, r.default])) as unknown as ProtocolSettings;
 }
 
-/** One flagged row's schema, from its flag's kind (range, choices, switch values). */
-function rowSchema(r: (typeof PROTOCOL_SETTINGS)[number]): z.ZodType {
-  const k = r.flag!.kind;
-  switch (k.type) {
-    case "int":
-      return z.number().int().min(k.range.min).max(k.range.max);
-    case "choice":
-      return z.enum(k.choices as [string, ...string[]]);
-    case "switch":
-      // Present: `on`; absent: the default (a switch whose default is unset has `on` alone).
-      return z.literal([k.on, r.default].filter((v) => v !== undefined) as z.core.util.Literal[]);
-    case "share":
-      return z.number().min(0).max(1);
-    case "text": {
-      const parse = k.parse;
-      return z.string().refine((v) => {
-        try {
-          parse(v);
-          return true;
-        } catch {
-          return false;
-        }
-      }, { message: `expected ${k.shown}` });
-    }
-  }
-}
-
 const ViewsSchema = z.strictObject({
   extra: z.array(z.enum(EXTRA_VIEWS)),
   viewEpisodes: z.number().int().min(0),
@@ -92,7 +66,7 @@ const ViewsSchema = z.strictObject({
  * left out is the flag left out: its default), and `views`; no other key.
  */
 export const SettingsSchema = z.strictObject({
-  ...Object.fromEntries(PROTOCOL_SETTINGS.filter((r) => r.flag !== null).map((r) => [r.key, rowSchema(r).optional()])),
+  ...Object.fromEntries(PROTOCOL_SETTINGS.filter((r) => r.flag !== null).map((r) => [r.key, valueSchema(settingOption(r as SettingRow & { flag: SettingFlag })).optional()])),
   views: ViewsSchema.optional(),
 });
 

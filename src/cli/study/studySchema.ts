@@ -17,30 +17,17 @@ import { GAME_NAMES } from "../../games/types.js";
 import { VIEWS } from "../../logs/schema.js";
 import { DROPPABLE_PARAMS, MAX_TOKENS_PARAMS, ModelsFileEntry } from "../../models/modelsFile.js";
 import { RECORDED_PATHWAY_NAMES } from "../../pathways/registry.js";
-import { PROTOCOL_SETTINGS, type SettingFlag, type SettingRow } from "../../runner/protocolSettings.js";
+import { PROTOCOL_SETTINGS, settingOption, type SettingFlag, type SettingRow } from "../../runner/protocolSettings.js";
+import { flagValueSchema } from "../../util/options.js";
 import { FLAG_RANGES } from "../sharedFlags.js";
 import { FIGURE_SIZES, type FigureSize } from "../../report/figures/printLayout.js";
 
 /** The flagged protocol rows `s3gym run` offers, in the table's order: the keys of a study's `protocol:`. */
 export const STUDY_PROTOCOL_ROWS: readonly (SettingRow & { flag: SettingFlag })[] = PROTOCOL_SETTINGS.filter((r): r is SettingRow & { flag: SettingFlag } => r.flag !== null);
 
-/** A protocol row's schema in a study, from its flag's kind. */
+/** A protocol row's schema in a study, from its option row. */
 function protocolValue(r: SettingRow & { flag: SettingFlag }): z.ZodType {
-  const k = r.flag.kind;
-  const help = r.flag.help ?? `--${r.flag.name} of s3gym run${r.default === undefined ? "" : ` (default ${JSON.stringify(r.default)})`}`;
-  switch (k.type) {
-    case "int":
-      return z.number().int().min(k.range.min).max(k.range.max).describe(help);
-    case "choice":
-      return z.enum(k.choices as [string, ...string[]]).describe(help);
-    case "switch":
-      return z.boolean().describe(`${help}; true turns it on`);
-    case "share":
-      return z.union([z.number().min(0).max(1), z.string().regex(/^\s*\d+(\.\d+)?\s*%\s*$/, "must be a share 0..1 or a percentage such as 50%")]).describe(`${help}: ${k.note}`);
-    case "text":
-      // Checked by the row's own parser when the study's values go through the flags' one path.
-      return z.string().min(1).describe(`${help}: ${k.shown}`);
-  }
+  return flagValueSchema(settingOption(r), "run");
 }
 
 export const StudyProtocol = z.strictObject(Object.fromEntries(STUDY_PROTOCOL_ROWS.map((r) => [r.flag.name, protocolValue(r).optional()])));
