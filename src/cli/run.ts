@@ -18,7 +18,7 @@ import { preflightModels } from "../runner/endpointPreflight.js";
 import { checkCheckpointModels, checkpointsFromSpecs, parseCheckpointList, parseCheckpointsFile, type CheckpointSpec } from "../training/checkpoints.js";
 import { runCheckpointList } from "../runner/evalList.js";
 import type { ProtocolSettings } from "../runner/context.js";
-import { playsProtocolLoop, RECORDED_PATHWAY_NAMES, TRAINING_PATHWAY } from "../pathways/registry.js";
+import { pathwayNames, pathwayOptions, playsProtocolLoop, TRAINING_PATHWAY } from "../pathways/registry.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
 import { planMatrix, preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { parseShard, planRuns, shardFromEnv, type MatrixEntry, type RunPlan, type Shard, type ShardSource } from "../runner/schedule.js";
@@ -37,8 +37,7 @@ import { isStudyPath, loadStudy, recordStudy, SMOKE_PROTOCOL, studyFileIn, study
 import { formatInterrupt } from "./runInterrupt.js";
 import { commandRecord, episodeProgress } from "../runner/runProgress.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
-import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, modelsFilePath, noCacheFlag, protocolFlags, protocolUsage, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
-import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
+import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, modelsFilePath, noCacheFlag, pathwayFlags, pathwaySettingsFromFlags, pathwayUsage, protocolFlags, protocolUsage, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
 import { judgeModel, parseJudge } from "../pathways/judge.js";
 import { readRejudgeSource, rejudgeRuns } from "../runner/rejudge.js";
 
@@ -52,7 +51,8 @@ export const RUN_USAGE = [
   "  [--shard i/n|auto [--shard-count N] [--no-shard-subdir]]",
   "  [--views eval,id,replay] [--view-episodes N] [--replay-episodes K]",
   "  [--progress auto|bar|lines|off]",
-  "  [--no-preflight] [--no-probe-window] [--broad-batch 5] [--verifier-model M]   (the last two: --pathways verified only)",
+  "  [--no-preflight] [--no-probe-window]",
+  ...pathwayUsage(),
   "  [--rejudge J1,J2 [--rejudge-models M1,M2]]: then rejudge each complete history/memory run of those models (default: all)",
   "              under each judge, evaluation only (docs/judging.md; s3gym rejudge for one run)",
   "  [--max-usd X] [--max-input-tokens N]: stop the matrix between episodes before spend passes the cap",
@@ -79,8 +79,7 @@ const FLAGS = {
   checkpoints: { type: "string" },
   "checkpoints-file": { type: "string" },
   label: { type: "string" },
-  "broad-batch": { type: "string" },
-  "verifier-model": { type: "string" },
+  ...pathwayFlags(),
   "no-preflight": { type: "boolean" },
   "no-probe-window": { type: "boolean" },
   estimate: { type: "boolean" },
@@ -99,6 +98,12 @@ function capFlag(flag: string, value: string | undefined, integer: boolean): num
     throw new UsageError(`--${flag} must be a positive ${integer ? "integer" : "number"} (got '${value}')${integer ? "" : ", dollars, e.g. --max-usd 5"}`);
   }
   return n;
+}
+
+/** A pathway's own settings as its runs get them (`{verified: {...}}` for a verified run), or nothing. */
+function ownSettings(job: RunJobSettings, pathway: string): Partial<ProtocolSettings> {
+  const own = pathwayOptions().some((o) => o.pathway === pathway) ? (job as unknown as Record<string, unknown>)[pathway] : null;
+  return own ? ({ [pathway]: own } as Partial<ProtocolSettings>) : {};
 }
 
 /** The pathway evaluated from a checkpoint list instead of the protocol loop. */
@@ -247,7 +252,7 @@ function parse(argv: string[], env: Record<string, string | undefined>, seed: nu
 
 function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Record<string, string | undefined>): Parsed {
   const pathways = commaList("pathways", v.pathways);
-  for (const p of pathways) oneOf("pathways", p, RECORDED_PATHWAY_NAMES);
+  for (const p of pathways) oneOf("pathways", p, pathwayNames());
   const training = parseTraining(v, pathways.includes(TRAINING));
   const loopPathways = pathways.filter(playsProtocolLoop);
   let models: string[] = [];
@@ -264,13 +269,9 @@ function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Recor
   const { shard, source } = shardFromFlags(v, env);
   if (v["no-shard-subdir"] === true && shard === null) throw new UsageError("--no-shard-subdir is only used with --shard (it writes the shard into --data itself instead of --data/shard-i-of-n)");
   const ctx = modelContextFromFlags(v, env);
-  const wantsVerified = pathways.includes("verified");
-  if (!wantsVerified && (v["broad-batch"] !== undefined || v["verifier-model"] !== undefined)) {
-    throw new UsageError("--broad-batch and --verifier-model are only used with --pathways verified (add 'verified' to --pathways, or drop them)");
-  }
-  if (v["verifier-model"] !== undefined && v["verifier-model"].trim() === "") throw new UsageError("--verifier-model is empty: name a model spec (e.g. builtin:learner), or drop it to use the run's model");
-  const verified = wantsVerified ? { broadBatch: rangedFlag("broad-batch", v["broad-batch"], DEFAULT_BROAD_BATCH), verifierModel: v["verifier-model"]?.trim() ?? null } : null;
-  const job: RunJobSettings = {
+  // Each pathway's own settings (verified: --broad-batch, --verifier-model), under its name.
+  const own = pathwaySettingsFromFlags(v, pathways);
+  const job = {
     models,
     games: games.map((g) => g.name),
     pathways,
@@ -279,9 +280,9 @@ function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Recor
     shard,
     shardSubdir: v["no-shard-subdir"] !== true,
     training,
-    verified,
+    ...own,
     ...(v.rejudge !== undefined ? { rejudge: rejudgeFlags(v.rejudge, v["rejudge-models"], models) } : {}),
-  };
+  } as RunJobSettings;
   if (v.rejudge === undefined && v["rejudge-models"] !== undefined) throw new UsageError("--rejudge-models is only used with --rejudge (the judges to rejudge with)");
   return fromSettings(job, {
     source,
@@ -514,8 +515,8 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
   const settingsOf = (e: MatrixEntry): ProtocolSettings => ({
     ...p.settings,
     maxNewTokens: maxNew.get(e.model) ?? p.settings.maxNewTokens,
-    // Only the verified runs carry (and record) their schedule and roles' model.
-    ...(e.pathway === "verified" && p.verified ? { verified: p.verified } : {}),
+    // Only a pathway's own runs carry (and, for verified, record) its settings, under its name.
+    ...ownSettings(p.job, e.pathway),
   });
   const make = (name: string, onCall?: Parameters<typeof createModel>[1]["onCall"]) => createModel(name, { ...ctx, ...(onCall ? { onCall } : {}) });
   try {

@@ -9,7 +9,8 @@ import type { ModelContext } from "../models/createModel.js";
 import { ENDPOINT_OPTION_ROWS, ENDPOINT_OPTIONS, endpointContextFromFlags } from "../models/endpointOptions.js";
 import type { ProtocolSettings, ViewSettings } from "../runner/context.js";
 import { PROTOCOL_SETTINGS, settingOption, type SettingFlag, type SettingRow } from "../runner/protocolSettings.js";
-import { optionFlags, readOption, shareFlag, usageLines, type Option } from "../util/options.js";
+import { optionFlags, readOption, shareFlag, usageLines, usageToken, type Option } from "../util/options.js";
+import { pathwayOptions } from "../pathways/registry.js";
 import { DEFAULT_REPLAY_EPISODES } from "../runner/views.js";
 import { EXTRA_VIEWS, VIEWS } from "../logs/schema.js";
 import { LOW_SCORE_MODES, type LowScoreMode } from "../training/buildSft.js";
@@ -98,8 +99,6 @@ export const FLAG_RANGES = {
   "max-retries": rangeOf(ENDPOINT_OPTIONS.maxRetries),
   /** Seconds: the longest wait a server's Retry-After can impose per retry (default 600). */
   "max-retry-after": rangeOf(ENDPOINT_OPTIONS.maxRetryAfter),
-  /** Exploration episodes per verified batch (`--pathways verified`). */
-  "broad-batch": { min: 1, max: 10_000 },
   /** Node's timers hold at most 2^31-1 ms; a larger delay is clamped to 1 ms. */
   "timeout-ms": rangeOf(ENDPOINT_OPTIONS.timeoutMs),
   /** Episodes of the id view per checkpoint (`--views ...,id`). */
@@ -177,6 +176,35 @@ export function checkSettings(settings: ProtocolSettings): void {
 
 /** The most episodes one run may plan (exploration plus every checkpoint's evaluation). */
 export const MAX_PLANNED_EPISODES = 100_000;
+
+/** The flags of the pathways' own option rows (`--broad-batch`, `--verifier-model`: pathways/verified.ts), for `s3gym run`. */
+export function pathwayFlags(): Record<string, { type: "string" | "boolean"; multiple?: boolean }> {
+  return optionFlags(pathwayOptions().flatMap((p) => p.rows));
+}
+
+/** The usage lines of the pathways' own flags: one line per pathway that has any. */
+export function pathwayUsage(): string[] {
+  return pathwayOptions().map(({ pathway, rows }) => `  ${rows.map(usageToken).join(" ")}: --pathways ${pathway} only`);
+}
+
+/**
+ * Each pathway's settings from its flags (names as flags): the settings of a pathway on `pathways`
+ * (defaults filled in), null for one that is not; a pathway's flag given without it is a UsageError.
+ * Keyed by pathway name, as a job file holds them.
+ */
+export function pathwaySettingsFromFlags(v: Readonly<Record<string, unknown>>, pathways: readonly string[]): Record<string, Record<string, unknown> | null> {
+  const out: Record<string, Record<string, unknown> | null> = {};
+  for (const { pathway, rows } of pathwayOptions()) {
+    if (!pathways.includes(pathway)) {
+      const many = rows.length > 1;
+      if (rows.some((r) => v[r.name] !== undefined)) throw new UsageError(`${rows.map((r) => `--${r.name}`).join(" and ")} ${many ? "are" : "is"} only used with --pathways ${pathway} (add '${pathway}' to --pathways, or drop ${many ? "them" : "it"})`);
+      out[pathway] = null;
+      continue;
+    }
+    out[pathway] = Object.fromEntries(rows.map((r) => [r.key, readOption(r, v[r.name] as string | boolean | string[] | undefined)]));
+  }
+  return out;
+}
 
 /** `s3gym run`'s evaluation views (views.md). */
 export const VIEW_FLAGS = {

@@ -15,6 +15,8 @@
 import { z } from "zod";
 import { GAME_NAMES } from "../games/types.js";
 import { EXTRA_VIEWS } from "../logs/schema.js";
+import { pathwayOptions } from "../pathways/registry.js";
+import type { VerifiedSettings } from "../pathways/verified.js";
 import { PROTOCOL_SETTINGS, settingOption, type ProtocolSettings, type SettingFlag, type SettingRow } from "./protocolSettings.js";
 import { valueSchema } from "../util/options.js";
 import type { Shard } from "./schedule.js";
@@ -38,7 +40,7 @@ export interface RunJobSettings {
   /** `--pathways training`: the run's label and its checkpoint specs in epoch order (`--checkpoints` / `--checkpoints-file`); null otherwise. */
   training: { label: string; checkpoints: string[] } | null;
   /** `--pathways verified`: episodes per broad batch and the roles' model (`--broad-batch`, `--verifier-model`; null: the run's model); null otherwise. */
-  verified: { broadBatch: number; verifierModel: string | null } | null;
+  verified: VerifiedSettings | null;
   /**
    * `--rejudge J1,J2 --rejudge-models M1,...` (docs/judging.md): once the matrix is played, each
    * complete history or memory run of those models is rejudged under each judge (runner/rejudge.ts)
@@ -85,6 +87,7 @@ export const RunJobSettingsSchema = z.strictObject({
     .nullable(),
   shardSubdir: z.boolean(),
   training: z.strictObject({ label: z.string().min(1), checkpoints: names }).nullable(),
-  verified: z.strictObject({ broadBatch: z.number().int().min(1).max(10_000), verifierModel: z.string().min(1).nullable() }).nullable(),
+  // A pathway's own settings under its name (verified: broadBatch, verifierModel), null when it is not played.
+  ...Object.fromEntries(pathwayOptions().map(({ pathway, rows }) => [pathway, z.strictObject(Object.fromEntries(rows.map((r) => [r.key, r.default === null ? valueSchema(r).nullable() : valueSchema(r)]))).nullable()])),
   rejudge: z.strictObject({ judges: names, models: names }).nullable().optional(),
 });

@@ -22,6 +22,7 @@ import { EXTRA_VIEWS, type ExtraView } from "../logs/schema.js";
 import { TOKENIZERS, type TokenizerName } from "../models/tokens.js";
 import { HISTORY_CUTS, type HistoryCut } from "../pathways/history.js";
 import { JUDGE_USAGE, parseJudge } from "../pathways/judge.js";
+import { VERIFIED_RECORD, type VerifiedSettings } from "../pathways/verified.js";
 import { rowsCovering, type IntRange, type Option, type OptionKind } from "../util/options.js";
 
 /** The views besides `eval` (played by runViewCheckpoint). */
@@ -60,7 +61,7 @@ export interface ProtocolSettings {
    * verifier roles (null: the run's model). Absent for every other pathway, so their recorded
    * protocol is unchanged.
    */
-  verified?: { broadBatch: number; verifierModel: string | null };
+  verified?: VerifiedSettings;
   /**
    * Where the Answer/Score lines are read (`--answer-from`): `content` (default; a reasoning field is
    * kept but never parsed, it may hold decoy lines), `reasoning`, or `both` (content, then the
@@ -182,11 +183,8 @@ export const PROTOCOL_ROWS = [
     record: {
       key: "verified",
       compared: false,
-      write: (v) => (v ? { broad_batch: v.broadBatch, verifier_model: v.verifierModel } : undefined),
-      read: (r) => {
-        const v = r as { broad_batch: number; verifier_model: string | null } | undefined;
-        return v ? { broadBatch: v.broad_batch, verifierModel: v.verifier_model } : undefined;
-      },
+      write: VERIFIED_RECORD.write,
+      read: VERIFIED_RECORD.read,
     },
   }),
   row({

@@ -42,6 +42,8 @@ export interface Option<V> {
   default: V | undefined;
   /** Shown after the usage token (`[--keep-think]: ...`) on a line of its own; absent: the token alone. */
   help?: string;
+  /** What it sets, one phrase (a study file's schema describes the key with it). */
+  about?: string;
   /** The usage token's argument when not the kind's (`[--max-retry-after 600]` for a row whose unset default means 600). */
   arg?: string;
   /** The flag may be repeated (`--base-url A --base-url B`); its values are read as one comma list. */
@@ -163,7 +165,7 @@ export function valueSchema(r: Option<unknown>): z.ZodType {
  */
 export function flagValueSchema(r: Option<unknown>, command: string): z.ZodType {
   const k = r.kind;
-  const help = r.help ?? `--${r.name} of s3gym ${command}${r.default === undefined ? "" : ` (default ${JSON.stringify(r.default)})`}`;
+  const help = r.help ?? (r.about !== undefined ? `${r.about} (--${r.name})` : `--${r.name} of s3gym ${command}${r.default === undefined ? "" : ` (default ${JSON.stringify(r.default)})`}`);
   switch (k.type) {
     case "int":
       return z.number().int().min(k.range.min).max(k.range.max).describe(help);

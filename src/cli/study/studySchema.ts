@@ -16,7 +16,7 @@ import { z } from "zod";
 import { GAME_NAMES } from "../../games/types.js";
 import { VIEWS } from "../../logs/schema.js";
 import { DROPPABLE_PARAMS, MAX_TOKENS_PARAMS, ModelsFileEntry } from "../../models/modelsFile.js";
-import { RECORDED_PATHWAY_NAMES } from "../../pathways/registry.js";
+import { pathwayNames, pathwayOptions } from "../../pathways/registry.js";
 import { PROTOCOL_SETTINGS, settingOption, type SettingFlag, type SettingRow } from "../../runner/protocolSettings.js";
 import { flagValueSchema } from "../../util/options.js";
 import { FLAG_RANGES } from "../sharedFlags.js";
@@ -87,18 +87,13 @@ export const StudyFile = z.strictObject({
   $schema: z.string().optional(),
   models: z.array(StudyModel).min(1, "lists no model: give at least one (a spec such as builtin:heuristic, or an entry with alias and spec)").describe("the models played, each a spec or an entry {alias, spec, base_url, api_key_env, price, concurrency, sampling}"),
   games: GamesField.describe("'all' or a list of games"),
-  pathways: z.array(z.enum(RECORDED_PATHWAY_NAMES.filter((p) => p !== "training") as [string, ...string[]])).min(1).describe("pathways of the protocol loop, e.g. [none, history, memory]"),
+  pathways: z.array(z.enum(pathwayNames().filter((p) => p !== "training") as [string, ...string[]])).min(1).describe("pathways of the protocol loop, e.g. [none, history, memory]"),
   control: z.boolean().describe("play the `none` control when a learning pathway is listed without it (default true): gain_vs_none pairs each pathway with it").optional(),
   protocol: StudyProtocol.describe("the protocol settings: the flags of s3gym run, one key each; left out = the flag's default").optional(),
   views: StudyViews.optional(),
   seeds: z.array(z.number().int().min(0).max(4_294_967_295)).min(1).describe("run seeds: one replicate of the matrix each, into the same data folder (default [0])").optional(),
-  verified: z
-    .strictObject({
-      "broad-batch": ranged("broad-batch", "exploration episodes per verified batch (--broad-batch)").optional(),
-      "verifier-model": z.string().min(1).describe("model of the curriculum and verifier roles (--verifier-model; default the run's model)").optional(),
-    })
-    .describe("settings of pathway verified")
-    .optional(),
+  // A block per pathway with option rows of its own (verified: broad-batch, verifier-model), keys as its flags.
+  ...Object.fromEntries(pathwayOptions().map(({ pathway, rows }) => [pathway, z.strictObject(Object.fromEntries(rows.map((r) => [r.name, flagValueSchema(r, "run").optional()]))).describe(`settings of pathway ${pathway}`).optional()])),
   caps: StudyCaps.optional(),
   endpoint: StudyEndpoint.optional(),
   data: Folder.describe("the data folder the logs go to (default data), relative to this file").optional(),
