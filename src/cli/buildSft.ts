@@ -16,6 +16,7 @@ import type { CallRecord } from "../logs/schema.js";
 import { RECORDED_PATHWAY_NAMES } from "../pathways/registry.js";
 import { findRunDirs, formatCounts } from "../training/buildSft.js";
 import { writeSftFiles } from "../training/sftFiles.js";
+import { listItems, repeatedList } from "../util/options.js";
 import { exitCodeOf, HelpRequested, parseFlags, UsageError } from "./args.js";
 import { concurrencyFlag, ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
 import { manifestPath } from "../logs/runDir.js";
@@ -47,7 +48,7 @@ export interface BuildSftDeps {
 
 function list(flag: string, value: string | undefined, valid?: readonly string[]): string[] | null {
   if (value === undefined) return null;
-  const items = [...new Set(value.split(",").map((s) => s.trim()).filter(Boolean))];
+  const items = listItems(value);
   if (items.length === 0) throw new UsageError(`--${flag} is empty`);
   if (valid) for (const i of items) if (!valid.includes(i)) throw new UsageError(`unknown --${flag} '${i}': expected one of ${valid.join(", ")}`);
   return items;
@@ -73,7 +74,7 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
   const stderr = deps.stderr ?? process.stderr;
   try {
     const { values: v } = parseFlags(argv, FLAGS, BUILD_SFT_USAGE);
-    const data = (v.data ?? []).flatMap((d) => d.split(",")).map((d) => d.trim()).filter(Boolean);
+    const data = repeatedList(v.data);
     if (data.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it for several)");
     if (v.out === undefined || v.out.trim() === "") throw new UsageError("--out is required: the JSONL file to write (e.g. sft.jsonl)");
     const games = v.games === undefined || v.games.trim() === "all" ? null : list("games", v.games, GAME_NAMES);

@@ -16,6 +16,7 @@ import { judgeModel, JUDGE_USAGE, parseJudge } from "../pathways/judge.js";
 import { createModel } from "../runner/createModel.js";
 import { Progress, type ProgressStream } from "../runner/progress.js";
 import { dataDirOf, readRejudgeSource, rejudgeRuns } from "../runner/rejudge.js";
+import { listItems } from "../util/options.js";
 import { folderFlag, oneOf, parseFlags, UsageError } from "./args.js";
 import { formatRunSummary, formatTotals, summarizeRun } from "./runSummary.js";
 import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag } from "./sharedFlags.js";
@@ -51,7 +52,7 @@ export async function rejudgeCommand(argv: string[], deps: RejudgeDeps = {}): Pr
   const { values: v } = parseFlags(argv, FLAGS, REJUDGE_USAGE);
   if (v.from === undefined || v.from.trim() === "") throw new UsageError("--from is required: the run directory (or, with --data, the run id) whose exploration is rejudged");
   if (v.judge === undefined || v.judge.trim() === "") throw new UsageError(`--judge is required: ${JUDGE_USAGE} (a comma list for several)`);
-  const judges = [...new Set(v.judge.split(",").map((s) => s.trim()).filter(Boolean))].map((j) => {
+  const judges = listItems(v.judge).map((j) => {
     try {
       return parseJudge(j);
     } catch (e) {

@@ -32,6 +32,7 @@ import { formatEstimate, totalOf } from "./estimateTable.js";
 import type { CapLimits } from "../runner/spendCap.js";
 import type { EstimateRow } from "../runner/estimate.js";
 import { runDir, shardDirName } from "../logs/runDir.js";
+import { commaList } from "../util/options.js";
 import { exitCodeOf, folderFlag, HelpRequested, intFlag, labelFlag, oneOf, parseFlagsAndPositionals, UsageError, withoutFlags, type FlagValues } from "./args.js";
 import { isStudyPath, loadStudy, recordStudy, SMOKE_PROTOCOL, studyFileIn, studyRecord, type Study, type StudyRecord } from "./study/loadStudy.js";
 import { formatInterrupt } from "./runInterrupt.js";
@@ -127,12 +128,6 @@ function safeStream<T extends { write(text: string): unknown }>(s: T): T {
   return wrapped;
 }
 
-function commaList(flag: string, value: string | undefined): string[] {
-  if (value === undefined) throw new UsageError(`--${flag} is required`);
-  const items = [...new Set(value.split(",").map((s) => s.trim()).filter(Boolean))];
-  if (items.length === 0) throw new UsageError(`--${flag} is empty`);
-  return items;
-}
 
 interface Parsed {
   /** The run's settings as data: what the flags or the job file said (everything below derives from it and the other flags). */

@@ -9,7 +9,7 @@ import type { ModelContext } from "../models/createModel.js";
 import { ENDPOINT_OPTION_ROWS, ENDPOINT_OPTIONS, endpointContextFromFlags } from "../models/endpointOptions.js";
 import type { ProtocolSettings, ViewSettings } from "../runner/context.js";
 import { PROTOCOL_SETTINGS, settingOption, type SettingFlag, type SettingRow } from "../runner/protocolSettings.js";
-import { optionFlags, readOption, shareFlag, usageLines, usageToken, type Option } from "../util/options.js";
+import { listItems, optionFlags, readOption, shareFlag, usageLines, usageToken, type Option } from "../util/options.js";
 import { pathwayOptions } from "../pathways/registry.js";
 import { DEFAULT_REPLAY_EPISODES } from "../runner/views.js";
 import { EXTRA_VIEWS, VIEWS } from "../logs/schema.js";
@@ -225,7 +225,7 @@ export function viewsFromFlags(v: Partial<Record<"views" | "view-episodes" | "re
     if (stray.length > 0) throw new UsageError(`--${stray[0]} is only used with --views (e.g. --views eval,id,replay)`);
     return undefined;
   }
-  const names = [...new Set(v.views.split(",").map((x) => x.trim()).filter(Boolean))];
+  const names = listItems(v.views);
   if (names.length === 0) throw new UsageError("--views is empty: give a comma list of eval, id, replay");
   for (const n of names) oneOf("views", n, VIEWS);
   const extra = EXTRA_VIEWS.filter((x) => names.includes(x));

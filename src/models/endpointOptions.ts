@@ -11,7 +11,7 @@ import { DROPPABLE_PARAMS, loadModelsFile, MAX_TOKENS_PARAMS, type DroppablePara
 import { RETRY_DEFAULTS } from "./retry.js";
 import { looksLikeKey, registerSecret } from "./secrets.js";
 import { UsageError } from "../util/errors.js";
-import { oneOf, optionRows, readOptions, type OptionTable } from "../util/options.js";
+import { listOf, oneOf, optionRows, readOptions, type OptionTable } from "../util/options.js";
 
 /** The endpoint flags' values (names as settings; `--max-retry-after` in seconds). */
 export interface EndpointSettings {
@@ -55,16 +55,12 @@ export const ENDPOINT_OPTIONS: OptionTable<EndpointSettings> = {
   // Repeated or a comma list: a pool of endpoints serving one model (scale.md).
   baseUrl: { name: "base-url", kind: { type: "text", shown: "URL[,URL...] (a pool: see docs/scale.md)", parse: (v) => v }, default: undefined, multiple: true },
   maxTokensParam: { name: "max-tokens-param", kind: { type: "choice", choices: MAX_TOKENS_PARAMS }, default: undefined },
-  dropParams: { name: "drop-params", kind: { type: "text", shown: DROPPABLE_PARAMS.join(","), parse: (v) => listItemsOf(v).map((x) => oneOf("drop-params", x, DROPPABLE_PARAMS)) }, default: undefined },
+  dropParams: { name: "drop-params", kind: { type: "text", shown: DROPPABLE_PARAMS.join(","), parse: (v) => listOf(v).map((x) => oneOf("drop-params", x, DROPPABLE_PARAMS)) }, default: undefined },
   apiKeyEnv: { name: "api-key-env", kind: { type: "text", shown: "NAME", parse: keyVariable }, default: undefined },
   modelsFile: { name: "models-file", kind: { type: "text", shown: "F", parse: loadModelsFile }, default: undefined },
   noCache: { name: "no-cache", kind: { type: "switch", on: true }, default: false },
 };
 
-/** `--drop-params`' items in the order given (duplicates kept: each is checked). */
-function listItemsOf(v: string): string[] {
-  return v.split(",").map((x) => x.trim()).filter(Boolean);
-}
 
 /** The endpoint rows as a list (parser spec, usage). */
 export const ENDPOINT_OPTION_ROWS = optionRows(ENDPOINT_OPTIONS);

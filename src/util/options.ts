@@ -242,9 +242,19 @@ export function shareFlag(flag: string, value: string | undefined, fallback: num
   return n;
 }
 
+/** A comma list flag's items, trimmed, empty items dropped, in the order given (duplicates kept). */
+export function listOf(value: string): string[] {
+  return value.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
 /** A comma list flag's items, trimmed, empty items and duplicates dropped, in the order given. */
 export function listItems(value: string): string[] {
-  return [...new Set(value.split(",").map((s) => s.trim()).filter(Boolean))];
+  return [...new Set(listOf(value))];
+}
+
+/** A repeatable flag whose values may each be a comma list (`--data a,b --data c`): every item, in order. */
+export function repeatedList(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap(listOf);
 }
 
 /** A required comma list flag (`--models a,b`): its items, or a UsageError when it is absent or empty. */
