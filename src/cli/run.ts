@@ -24,7 +24,7 @@ import { planMatrix, preflightRun, runMatrix, type RunOutcome } from "../runner/
 import { parseShard, planRuns, shardFromEnv, type MatrixEntry, type RunPlan, type Shard, type ShardSource } from "../runner/schedule.js";
 import type { RunJobSettings } from "../runner/jobSettings.js";
 import { readJobFile, refuseFlagsBesideJob } from "./jobFile.js";
-import { checkShardPlan, makeShardPlan, recordShardPlan } from "../runner/shardPlan.js";
+import { checkShardPlan, makeShardPlan, recordShardPlan, SHARD_OPTIONS } from "../runner/shardPlan.js";
 import { terminalSafe } from "../models/secrets.js";
 import { checkDataDirProtocol } from "../runner/dataDirProtocol.js";
 import { ESTIMATE_POLICY, estimateMatrix } from "../runner/estimate.js";
@@ -32,13 +32,13 @@ import { formatEstimate, totalOf } from "./estimateTable.js";
 import type { CapLimits } from "../runner/spendCap.js";
 import type { EstimateRow } from "../runner/estimate.js";
 import { runDir, shardDirName } from "../logs/runDir.js";
-import { commaList } from "../util/options.js";
-import { exitCodeOf, folderFlag, HelpRequested, intFlag, labelFlag, oneOf, parseFlagsAndPositionals, UsageError, withoutFlags, type FlagValues } from "./args.js";
+import { commaList, optionFlags, optionRows, readOption, readOptions, usageLines } from "../util/options.js";
+import { exitCodeOf, folderFlag, HelpRequested, labelFlag, oneOf, parseFlagsAndPositionals, UsageError, withoutFlags, type FlagValues } from "./args.js";
 import { isStudyPath, loadStudy, recordStudy, SMOKE_PROTOCOL, studyFileIn, studyRecord, type Study, type StudyRecord } from "./study/loadStudy.js";
 import { formatInterrupt } from "./runInterrupt.js";
 import { commandRecord, episodeProgress } from "../runner/runProgress.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
-import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, modelsFilePath, noCacheFlag, pathwayFlags, pathwaySettingsFromFlags, pathwayUsage, protocolFlags, protocolUsage, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
+import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, modelsFilePath, noCacheFlag, pathwayFlags, pathwaySettingsFromFlags, pathwayUsage, protocolFlags, protocolUsage, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags, viewUsage } from "./sharedFlags.js";
 import { judgeModel, parseJudge } from "../pathways/judge.js";
 import { readRejudgeSource, rejudgeRuns } from "../runner/rejudge.js";
 
@@ -49,8 +49,8 @@ export const RUN_USAGE = [
   "s3gym run --job FILE [--progress ...]: the settings from a job file (docs/runner.md, 'Job files'), no other flag",
   ...protocolUsage("run"),
   ...endpointUsage(),
-  "  [--shard i/n|auto [--shard-count N] [--no-shard-subdir]]",
-  "  [--views eval,id,replay] [--view-episodes N] [--replay-episodes K]",
+  ...usageLines(optionRows(SHARD_OPTIONS)).map((l) => `${l}   (--shard-count: with --shard auto; --no-shard-subdir: with --shard)`),
+  ...viewUsage(),
   "  [--progress auto|bar|lines|off]",
   "  [--no-preflight] [--no-probe-window]",
   ...pathwayUsage(),
@@ -71,9 +71,7 @@ const FLAGS = {
   pathways: { type: "string" },
   data: { type: "string" },
   ...protocolFlags("run"),
-  shard: { type: "string" },
-  "shard-count": { type: "string" },
-  "no-shard-subdir": { type: "boolean" },
+  ...optionFlags(optionRows(SHARD_OPTIONS)),
   ...ENDPOINT_FLAGS,
   ...VIEW_FLAGS,
   progress: { type: "string" },
@@ -262,7 +260,8 @@ function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Recor
     settings.views = views;
   }
   const { shard, source } = shardFromFlags(v, env);
-  if (v["no-shard-subdir"] === true && shard === null) throw new UsageError("--no-shard-subdir is only used with --shard (it writes the shard into --data itself instead of --data/shard-i-of-n)");
+  const noShardSubdir = readOptions(SHARD_OPTIONS, v).noShardSubdir;
+  if (noShardSubdir && shard === null) throw new UsageError("--no-shard-subdir is only used with --shard (it writes the shard into --data itself instead of --data/shard-i-of-n)");
   const ctx = modelContextFromFlags(v, env);
   // Each pathway's own settings (verified: --broad-batch, --verifier-model), under its name.
   const own = pathwaySettingsFromFlags(v, pathways);
@@ -273,7 +272,7 @@ function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Recor
     data: folderFlag("data", v.data),
     settings,
     shard,
-    shardSubdir: v["no-shard-subdir"] !== true,
+    shardSubdir: !noShardSubdir,
     training,
     ...own,
     ...(v.rejudge !== undefined ? { rejudge: rejudgeFlags(v.rejudge, v["rejudge-models"], models) } : {}),
@@ -385,8 +384,9 @@ export function runSettingsFromArgv(argv: string[], env: Record<string, string |
 }
 
 /** `--shard i/n`, `--shard auto` (the scheduler's environment) and `--shard-count`. */
-function shardFromFlags(v: { shard?: string; "shard-count"?: string }, env: Record<string, string | undefined>): { shard: Shard | null; source: ShardSource | "flag" } {
-  const count = v["shard-count"] === undefined ? null : intFlag("shard-count", v["shard-count"], undefined, { min: 1, max: 100_000 });
+function shardFromFlags(given: Readonly<Record<string, unknown>>, env: Record<string, string | undefined>): { shard: Shard | null; source: ShardSource | "flag" } {
+  const v = given as { shard?: string; "shard-count"?: string };
+  const count = (readOption(SHARD_OPTIONS.shardCount, v["shard-count"]) as number | undefined) ?? null;
   if (v.shard === undefined) {
     if (count !== null) throw new UsageError("--shard-count is only used with --shard auto (the number of shards of a Kubernetes indexed Job)");
     return { shard: null, source: "flag" };

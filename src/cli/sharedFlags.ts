@@ -9,9 +9,9 @@ import type { ModelContext } from "../models/createModel.js";
 import { ENDPOINT_OPTION_ROWS, ENDPOINT_OPTIONS, endpointContextFromFlags } from "../models/endpointOptions.js";
 import type { ProtocolSettings, ViewSettings } from "../runner/context.js";
 import { PROTOCOL_SETTINGS, settingOption, type SettingFlag, type SettingRow } from "../runner/protocolSettings.js";
-import { listItems, optionFlags, readOption, shareFlag, usageLines, usageToken, type Option } from "../util/options.js";
+import { listItems, optionFlags, optionRows, readOption, shareFlag, usageLines, usageToken, type Option } from "../util/options.js";
 import { pathwayOptions } from "../pathways/registry.js";
-import { DEFAULT_REPLAY_EPISODES } from "../runner/views.js";
+import { DEFAULT_REPLAY_EPISODES, VIEW_OPTIONS } from "../runner/views.js";
 import { EXTRA_VIEWS, VIEWS } from "../logs/schema.js";
 import { LOW_SCORE_MODES, type LowScoreMode } from "../training/buildSft.js";
 import { SFT_FORMATS, type SftFormat } from "../training/sftFormat.js";
@@ -102,9 +102,9 @@ export const FLAG_RANGES = {
   /** Node's timers hold at most 2^31-1 ms; a larger delay is clamped to 1 ms. */
   "timeout-ms": rangeOf(ENDPOINT_OPTIONS.timeoutMs),
   /** Episodes of the id view per checkpoint (`--views ...,id`). */
-  "view-episodes": { min: 1, max: 10_000 },
+  "view-episodes": rangeOf(VIEW_OPTIONS.viewEpisodes),
   /** K, the exploration seeds the replay view re-plays (`--views ...,replay`; at most --explore-episodes). */
-  "replay-episodes": { min: 1, max: 10_000 },
+  "replay-episodes": rangeOf(VIEW_OPTIONS.replayEpisodes),
 } as const satisfies Record<string, IntRange>;
 type RangedFlag = keyof typeof FLAG_RANGES;
 
@@ -207,11 +207,12 @@ export function pathwaySettingsFromFlags(v: Readonly<Record<string, unknown>>, p
 }
 
 /** `s3gym run`'s evaluation views (views.md). */
-export const VIEW_FLAGS = {
-  views: { type: "string" },
-  "view-episodes": { type: "string" },
-  "replay-episodes": { type: "string" },
-} as const;
+export const VIEW_FLAGS = optionFlags(optionRows(VIEW_OPTIONS));
+
+/** The usage line of the view flags (from their rows in src/runner/views.ts). */
+export function viewUsage(): string[] {
+  return usageLines(optionRows(VIEW_OPTIONS));
+}
 
 /**
  * `--views eval,id,replay [--view-episodes N] [--replay-episodes K]` -> the settings' `views`, or
@@ -219,7 +220,9 @@ export const VIEW_FLAGS = {
  * `eval` is always on; N defaults to `--eval-episodes`, K to 3 and may not exceed the exploration
  * episodes (a seed is replayed only once explored). A UsageError names the flag.
  */
-export function viewsFromFlags(v: Partial<Record<"views" | "view-episodes" | "replay-episodes", string>>, settings: ProtocolSettings): ViewSettings | undefined {
+export function viewsFromFlags(given: Readonly<Record<string, unknown>>, settings: ProtocolSettings): ViewSettings | undefined {
+  const v = given as Partial<Record<"views" | "view-episodes" | "replay-episodes", string>>;
+  // Read in this order (not readOptions): a stray --view-episodes is named before its value is checked.
   if (v.views === undefined) {
     const stray = (["view-episodes", "replay-episodes"] as const).filter((f) => v[f] !== undefined);
     if (stray.length > 0) throw new UsageError(`--${stray[0]} is only used with --views (e.g. --views eval,id,replay)`);
