@@ -100,7 +100,7 @@ export function openExperience<S>(def: PathwayDefinition<S>, host: PathwayHost):
   if (plans && host.exploration) {
     const offer = host.exploration;
     live.exploration = {
-      batches: (n) => plans.batches(n, offer.broadBatch),
+      batches: (n) => plans.batches(n, offer.own),
       async plan(batch) {
         const r = await plans.plan(host, state, batch);
         state = r.state;

@@ -73,8 +73,8 @@ export interface ExplorationHost {
   seeds: readonly number[];
   /** `explore` first, then the game's named explore variants: rules text and how each differs from explore. */
   configs: readonly { name: string; rules: string; differs: string }[];
-  /** Episodes per broad batch (`--broad-batch`). */
-  broadBatch: number;
+  /** The pathway's own settings (its `options` rows' values, `settings[<name>]`); undefined when the run carries none. */
+  own: unknown;
   /** The model that answers the pathway's own roles (curriculum, verifier): `--verifier-model`, else the run's. */
   roleModel: Model;
   /** Its name as the user wrote it (recorded on every verdict). */
@@ -84,7 +84,7 @@ export interface ExplorationHost {
 /** How a pathway that plans its own exploration drives the exploration loop (the runner's batched explorer). */
 export interface PathwayExploration<S> {
   /** The batches of a run of `exploreEpisodes` episodes (cover 1..N once, in order). */
-  batches(exploreEpisodes: number, broadBatch: number): ExplorationBatch[];
+  batches(exploreEpisodes: number, own: unknown): ExplorationBatch[];
   /**
    * What each episode of the batch plays, decided from the state before the batch (may call the
    * model; a ModelCallError propagates: the run loop treats it as a failed exploration episode). On
@@ -157,6 +157,11 @@ export interface PathwayDefinition<S> {
    * `settings[<name>]`.
    */
   readonly options?: PathwayOptionTable;
+  /**
+   * Optional: the model spec that answers the pathway's own roles (verified: curriculum and verifier),
+   * from its own settings; null or absent: the run's model. The runner makes one instance per name.
+   */
+  roleModel?(own: unknown): string | null;
   /**
    * The run files it writes besides steps, episodes, checkpoints and calls (`memory`: memory.jsonl):
    * the run opens their writers, resume cleans them (`keep`), a replay reads them (`PathwayLogs.records`).

@@ -61,6 +61,11 @@ function verifierModelFlag(value: string): string {
   return value.trim();
 }
 
+/** A verified run's own settings, or the rows' defaults when the run carries none (a library caller's). */
+function verifiedSettingsOf(own: unknown): VerifiedSettings {
+  return (own as VerifiedSettings | undefined) ?? { broadBatch: DEFAULT_BROAD_BATCH, verifierModel: null };
+}
+
 /** How a verified run's settings are recorded in its manifest (`config.protocol.verified`) and read back. */
 export const VERIFIED_RECORD = {
   write: (v: VerifiedSettings | undefined) => (v ? { broad_batch: v.broadBatch, verifier_model: v.verifierModel } : undefined),
@@ -196,6 +201,7 @@ export const verifiedPathway = definePathway<VerifiedState>({
   // reproduce runs it for one model only (its own job), not across the matrix.
   inDefaultMatrix: false,
   options: VERIFIED_OPTIONS,
+  roleModel: (own) => verifiedSettingsOf(own).verifierModel,
   files: ["memory", "curriculum", "verdicts"],
   keep: keepVerifiedRecords,
 
@@ -263,7 +269,7 @@ export const verifiedPathway = definePathway<VerifiedState>({
   },
 
   exploration: {
-    batches: verifiedBatches,
+    batches: (n, own) => verifiedBatches(n, verifiedSettingsOf(own).broadBatch),
     async plan(host, state, batch) {
       const ex = host.exploration;
       if (!ex) throw new Error("verified: the run offers no exploration host (seeds, configs, role model)");

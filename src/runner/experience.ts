@@ -4,7 +4,6 @@
  * for a checkpoint, so a checkpoint's evaluations may run while later exploration consolidates.
  */
 import { getPathway, openExperience } from "../pathways/registry.js";
-import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
 import type { ExperienceState, ExplorationHost, OwnRecords, PathwayHost } from "../pathways/types.js";
 import { variantDifference, type RunContext } from "./context.js";
 
@@ -18,7 +17,7 @@ export function explorationHost(run: RunContext): ExplorationHost {
       { name: explore.name, rules: explore.rules, differs: "the explore config" },
       ...variants.map((v) => ({ name: v.name, rules: v.rules, differs: variantDifference(explore.config, v.config) })),
     ],
-    broadBatch: run.settings.verified?.broadBatch ?? DEFAULT_BROAD_BATCH,
+    own: (run.settings as unknown as Record<string, unknown>)[run.pathway],
     roleModel: run.roleModel?.model ?? run.model,
     roleModelName: run.roleModel?.name ?? run.modelName,
   };
