@@ -2,13 +2,11 @@
 import { realpathSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { ConfigError } from "../util/errors.js";
+import { ConfigError, UsageError } from "../util/errors.js";
 import { escapeControl, identifierProblem } from "../util/outsideText.js";
 
-/** A bad flag: a ConfigError (exit 2), named for the CLI. */
-export class UsageError extends ConfigError {
-  override name = "UsageError";
-}
+/** A bad flag: a ConfigError (exit 2), named for the CLI; defined beside ConfigError so option rows below the CLI throw it too. */
+export { UsageError };
 
 /**
  * The exit code of a command that stopped on `e`, by the error's TYPE (never its message): 2 for input
@@ -20,7 +18,7 @@ export function exitCodeOf(e: unknown): 1 | 2 {
 
 export type FlagSpec = Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }>;
 export type FlagValues<T extends FlagSpec> = {
-  [K in keyof T]?: T[K] extends { type: "boolean" } ? boolean : T[K] extends { multiple: true } ? string[] : string;
+  [K in keyof T]?: T[K] extends { type: "boolean" } ? boolean : T[K] extends { multiple: true } ? string[] : T[K] extends { type: "string"; multiple?: undefined } ? string : string | boolean | string[];
 };
 
 /** Thrown for `--help`: the dispatcher prints the usage to stdout and exits 0. */
@@ -103,56 +101,8 @@ export function closestName(typed: string, names: readonly string[]): string | n
   return prefixed.length === 1 ? prefixed[0]! : null;
 }
 
-/** An inclusive integer range a flag accepts. */
-export interface IntRange {
-  min: number;
-  max: number;
-}
-
-/**
- * An integer flag value inside `range`, or a UsageError naming the flag and the range. Every
- * numeric flag has an upper bound: `--timeout-ms 9999999999` used to be clamped by Node to 1 ms
- * (every call timed out) and `--explore-episodes 100000000` ran V8 out of memory.
- */
-export function intFlag(flag: string, value: string | undefined, fallback: number | undefined, range: IntRange): number {
-  if (value === undefined) {
-    if (fallback === undefined) throw new UsageError(`--${flag} is required (an integer in ${range.min}..${range.max})`);
-    return fallback;
-  }
-  const t = value.trim();
-  const n = Number(t);
-  if (!/^-?\d+$/.test(t) || (n < 0 && range.min >= 0)) {
-    const kind = range.min >= 0 ? "a non-negative integer" : "an integer";
-    throw new UsageError(`--${flag} must be ${kind} in ${range.min}..${range.max}, got '${value}'`);
-  }
-  if (n < range.min) throw new UsageError(`--${flag} must be at least ${range.min} (range ${range.min}..${range.max}), got ${t}`);
-  if (n > range.max) throw new UsageError(`--${flag} must be at most ${range.max} (range ${range.min}..${range.max}), got ${t}`);
-  return n;
-}
-
-/** A non-negative integer flag value (at most `max`), or a UsageError naming the flag and the range. */
-export function nonNegativeInt(flag: string, value: string | undefined, fallback?: number, max: number = Number.MAX_SAFE_INTEGER): number {
-  return intFlag(flag, value, fallback, { min: 0, max });
-}
-
-const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
-
-/** A finite number flag (may be negative or fractional). */
-export function numberFlag(flag: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!NUMBER.test(value.trim()) || !Number.isFinite(Number(value))) throw new UsageError(`--${flag} must be a number, got '${value}'`);
-  return Number(value);
-}
-
-/** A value from a fixed list, or a UsageError listing the valid values. */
-export function oneOf<T extends string>(flag: string, value: string | undefined, valid: readonly T[], fallback?: T): T {
-  if (value === undefined) {
-    if (fallback === undefined) throw new UsageError(`--${flag} is required: one of ${valid.join(", ")}`);
-    return fallback;
-  }
-  if (!(valid as readonly string[]).includes(value)) throw new UsageError(`unknown --${flag} '${value}': expected one of ${valid.join(", ")}`);
-  return value as T;
-}
+// The value readers of every option row (util/options.ts), kept importable from here for the commands.
+export { intFlag, nonNegativeInt, numberFlag, oneOf, type IntRange } from "../util/options.js";
 
 /** Kernel and device file systems: creating folders there fails or spins (`mkdir -p /proc/self/x` looped). */
 const SYSTEM_FOLDERS = ["/proc", "/sys", "/dev"];

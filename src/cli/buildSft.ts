@@ -16,14 +16,15 @@ import type { CallRecord } from "../logs/schema.js";
 import { RECORDED_PATHWAY_NAMES } from "../pathways/registry.js";
 import { findRunDirs, formatCounts } from "../training/buildSft.js";
 import { writeSftFiles } from "../training/sftFiles.js";
+import { listItems, repeatedList } from "../util/options.js";
 import { exitCodeOf, HelpRequested, parseFlags, UsageError } from "./args.js";
-import { ENDPOINT_FLAGS, modelContextFromFlags, rangedFlag, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
+import { concurrencyFlag, ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
 import { manifestPath } from "../logs/runDir.js";
 
 export const BUILD_SFT_USAGE = [
   "s3gym build-sft --data DIR [--data DIR ...] --out FILE.jsonl [--games all|g1,g2] [--models a,b] [--pathways p1,p2]",
   "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
-  "  [--models-file F] [--base-url URL[,URL...]] [--api-key-env NAME] [--concurrency 8] [--max-retries 5] [--timeout-ms 600000] [--no-cache]",
+  ...endpointUsage(),
 ].join("\n");
 
 const FLAGS = {
@@ -47,7 +48,7 @@ export interface BuildSftDeps {
 
 function list(flag: string, value: string | undefined, valid?: readonly string[]): string[] | null {
   if (value === undefined) return null;
-  const items = [...new Set(value.split(",").map((s) => s.trim()).filter(Boolean))];
+  const items = listItems(value);
   if (items.length === 0) throw new UsageError(`--${flag} is empty`);
   if (valid) for (const i of items) if (!valid.includes(i)) throw new UsageError(`unknown --${flag} '${i}': expected one of ${valid.join(", ")}`);
   return items;
@@ -73,7 +74,7 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
   const stderr = deps.stderr ?? process.stderr;
   try {
     const { values: v } = parseFlags(argv, FLAGS, BUILD_SFT_USAGE);
-    const data = (v.data ?? []).flatMap((d) => d.split(",")).map((d) => d.trim()).filter(Boolean);
+    const data = repeatedList(v.data);
     if (data.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it for several)");
     if (v.out === undefined || v.out.trim() === "") throw new UsageError("--out is required: the JSONL file to write (e.g. sft.jsonl)");
     const games = v.games === undefined || v.games.trim() === "all" ? null : list("games", v.games, GAME_NAMES);
@@ -92,7 +93,7 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
     const calls: CallRecord[] = [];
     let make: ((spec: string) => import("../models/types.js").Model) | undefined;
     if (lowScore === "correct") {
-      const ctxIn: Partial<ModelContext> = { ...modelContextFromFlags(v, env), cacheDir: v["no-cache"] ? null : join(resolve(data[0]!), "cache") };
+      const ctxIn: Partial<ModelContext> = { ...modelContextFromFlags(v, env), cacheDir: noCacheFlag(v) ? null : join(resolve(data[0]!), "cache") };
       const ctx = createModelContext({ ...ctxIn, ...deps.modelContext, onCall: (e) => calls.push(toCallRecord(e)) });
       const specs = correctionSpecs(data, { games, models, pathways }, correctModel);
       try {
@@ -117,7 +118,7 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
       maskEarlierAnswers,
       correctModel,
       ...(make ? { createModel: make } : {}),
-      concurrency: rangedFlag("concurrency", v.concurrency, 8),
+      concurrency: concurrencyFlag(v),
       calls,
       onWarning: (w) => stderr.write(`warning: ${w}\n`),
     });

@@ -10,6 +10,7 @@
 import { terminalSafe } from "../models/secrets.js";
 import { DEFAULT_B } from "../analysis/bootstrap.js";
 import { COMPARE_METRICS, CompareError, compareTable, parseSelector, type CompareMetric, type Selector } from "../analysis/compare.js";
+import { listOf } from "../util/options.js";
 import { UsageError, nonNegativeInt, parseFlags } from "./args.js";
 import { dataDirs, emitTable, loadOrReport } from "./tableOutput.js";
 
@@ -36,7 +37,7 @@ const FLAGS = {
 } as const;
 
 function list(v: string | undefined): string[] | undefined {
-  return v === undefined ? undefined : v.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  return v === undefined ? undefined : listOf(v);
 }
 
 function selector(flag: string, v: string | undefined): Selector {

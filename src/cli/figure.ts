@@ -14,6 +14,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import type { TopLevelSpec } from "vega-lite";
+import { listOf } from "../util/options.js";
 import { folderFlag, HelpRequested, UsageError } from "./args.js";
 import { figureOptionsFromFlags } from "./figureFlags.js";
 import { DEFAULT_B } from "../analysis/bootstrap.js";
@@ -49,7 +50,7 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-const list = (raw: string | undefined): string[] => (raw ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+const list = (raw: string | undefined): string[] => listOf(raw ?? "");
 
 function intFlag(flag: string, raw: string | undefined, dflt: number, min: number): number {
   if (raw === undefined) return dflt;

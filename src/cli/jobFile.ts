@@ -10,7 +10,7 @@ import { flagDefaultSettings, type RunJobSettings } from "../runner/jobSettings.
 import { JobFileSchema, type TrainLoopJobSettings } from "../training/loopJob.js";
 import { formatIssues } from "../util/zodIssues.js";
 import { escapeControl } from "../util/outsideText.js";
-import { playsProtocolLoop, RECORDED_PATHWAY_NAMES, TRAINING_PATHWAY } from "../pathways/registry.js";
+import { pathwayNames, pathwayOptions, playsProtocolLoop, TRAINING_PATHWAY } from "../pathways/registry.js";
 import { labelFlag, UsageError } from "./args.js";
 import { checkSettings } from "./sharedFlags.js";
 
@@ -57,14 +57,17 @@ export function readJobFile(path: string, command: "run" | "train-loop"): RunJob
 
 /** The rules between a run job's fields that `s3gym run`'s flags have (each field alone is the schema's). */
 function checkRunJob(job: RunJobSettings, where: string): void {
-  for (const p of job.pathways) if (!(RECORDED_PATHWAY_NAMES as readonly string[]).includes(p)) throw new UsageError(`${where}: settings.pathways: unknown pathway '${escapeControl(p)}' (expected one of ${RECORDED_PATHWAY_NAMES.join(", ")})`);
+  for (const p of job.pathways) if (!pathwayNames().includes(p)) throw new UsageError(`${where}: settings.pathways: unknown pathway '${escapeControl(p)}' (expected one of ${pathwayNames().join(", ")})`);
   const loop = job.pathways.some(playsProtocolLoop);
   if (loop && job.models.length === 0) throw new UsageError(`${where}: settings.models is empty: the pathways ${job.pathways.filter(playsProtocolLoop).join(", ")} need a model`);
   if (!loop && job.models.length > 0) throw new UsageError(`${where}: settings.models must be empty for pathway training alone (the checkpoints are the models)`);
   if (job.pathways.includes(TRAINING_PATHWAY) !== (job.training !== null)) throw new UsageError(`${where}: settings.training is ${job.training === null ? "null but the pathways include training (give its label and checkpoints)" : "set but the pathways do not include training"}`);
   if (job.training !== null) labelFlag(`${where}: settings.training.label`, job.training.label);
   if (job.training !== null && job.settings.views !== undefined) throw new UsageError(`${where}: settings.settings.views applies to the protocol loop's pathways, not to pathway training`);
-  if (job.pathways.includes("verified") !== (job.verified !== null)) throw new UsageError(`${where}: settings.verified is ${job.verified === null ? "null but the pathways include verified (give broadBatch and verifierModel)" : "set but the pathways do not include verified"}`);
+  for (const { pathway, rows } of pathwayOptions()) {
+    const own = (job as unknown as Record<string, unknown>)[pathway] ?? null;
+    if (job.pathways.includes(pathway) !== (own !== null)) throw new UsageError(`${where}: settings.${pathway} is ${own === null ? `null but the pathways include ${pathway} (give ${rows.map((r) => r.key).join(" and ")})` : `set but the pathways do not include ${pathway}`}`);
+  }
 }
 
 /** The rules between a loop job's fields that `s3gym train-loop`'s flags have. */

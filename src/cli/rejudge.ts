@@ -16,16 +16,18 @@ import { judgeModel, JUDGE_USAGE, parseJudge } from "../pathways/judge.js";
 import { createModel } from "../runner/createModel.js";
 import { Progress, type ProgressStream } from "../runner/progress.js";
 import { dataDirOf, readRejudgeSource, rejudgeRuns } from "../runner/rejudge.js";
+import { listItems } from "../util/options.js";
 import { folderFlag, oneOf, parseFlags, UsageError } from "./args.js";
 import { formatRunSummary, formatTotals, summarizeRun } from "./runSummary.js";
-import { ENDPOINT_FLAGS, modelContextFromFlags } from "./sharedFlags.js";
+import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag } from "./sharedFlags.js";
 
 export const REJUDGE_USAGE = [
   `s3gym rejudge --from RUN_DIR|RUN_ID --judge ${JUDGE_USAGE}[,...] [--data DIR]`,
   "  --from: a run directory (<data>/runs/<run_id>), or a run id of --data",
   "  --judge: one judge or several (comma list): one rejudged run each",
   "  --data: where the rejudged runs go (default: the recorded run's data directory; needed with a run id)",
-  "  [--concurrency 8] [--base-url URL] [--api-key-env NAME] [--models-file F] [--no-cache] [--progress auto|bar|lines|off]",
+  ...endpointUsage(),
+  "  [--progress auto|bar|lines|off]",
 ].join("\n");
 
 const FLAGS = {
@@ -50,7 +52,7 @@ export async function rejudgeCommand(argv: string[], deps: RejudgeDeps = {}): Pr
   const { values: v } = parseFlags(argv, FLAGS, REJUDGE_USAGE);
   if (v.from === undefined || v.from.trim() === "") throw new UsageError("--from is required: the run directory (or, with --data, the run id) whose exploration is rejudged");
   if (v.judge === undefined || v.judge.trim() === "") throw new UsageError(`--judge is required: ${JUDGE_USAGE} (a comma list for several)`);
-  const judges = [...new Set(v.judge.split(",").map((s) => s.trim()).filter(Boolean))].map((j) => {
+  const judges = listItems(v.judge).map((j) => {
     try {
       return parseJudge(j);
     } catch (e) {
@@ -68,7 +70,7 @@ export async function rejudgeCommand(argv: string[], deps: RejudgeDeps = {}): Pr
   }
   const source = readRejudgeSource(sourceDir);
   const dataDir = v.data !== undefined ? resolve(folderFlag("data", v.data)) : dataDirOf(sourceDir);
-  const ctx = createModelContext({ ...modelContextFromFlags(v, env), cacheDir: v["no-cache"] === true ? null : join(dataDir, "cache"), ...deps.modelContext });
+  const ctx = createModelContext({ ...modelContextFromFlags(v, env), cacheDir: noCacheFlag(v) ? null : join(dataDir, "cache"), ...deps.modelContext });
   // The actor (it plays the evaluation episodes) and every external judge, checked before any call.
   const judgeModels = judges.map(judgeModel).filter((m): m is string => m !== null);
   validateModelSpecs([...new Set([source.manifest.model, ...judgeModels])], ctx);

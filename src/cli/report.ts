@@ -9,6 +9,7 @@
 import { describeNullCheck, nullCheck } from "../analysis/gainTables.js";
 import { terminalSafe } from "../models/secrets.js";
 import { parseArgs } from "node:util";
+import { listOf, repeatedList } from "../util/options.js";
 import { folderFlag, HelpRequested, joinNegativeNumbers, UsageError } from "./args.js";
 import { DEFAULT_B, methodsNamed } from "../analysis/bootstrap.js";
 import { filterModels, loadDataset, loadDialDataset, type Dataset } from "../analysis/dataset.js";
@@ -95,13 +96,13 @@ function parseReportArgs(argv: string[]): ReportArgs {
   }
   const v = parsed.values;
   if (v.help) throw new HelpRequested(REPORT_USAGE);
-  const data = (v.data ?? []).flatMap((d) => d.split(",")).map((d) => d.trim()).filter((d) => d.length > 0);
+  const data = repeatedList(v.data);
   if (data.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)");
   if (v.out === undefined || v.out.trim() === "") throw new UsageError("--out is required: the directory to write tables/ and figures into");
   folderFlag("out", v.out);
   let models: string[] | null = null;
   if (v.models !== undefined) {
-    models = v.models.split(",").map((m) => m.trim()).filter((m) => m.length > 0);
+    models = listOf(v.models);
     if (models.length === 0) throw new UsageError("--models is empty: expected a comma list of model names as logged");
   }
   return {

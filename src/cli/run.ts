@@ -18,13 +18,13 @@ import { preflightModels } from "../runner/endpointPreflight.js";
 import { checkCheckpointModels, checkpointsFromSpecs, parseCheckpointList, parseCheckpointsFile, type CheckpointSpec } from "../training/checkpoints.js";
 import { runCheckpointList } from "../runner/evalList.js";
 import type { ProtocolSettings } from "../runner/context.js";
-import { playsProtocolLoop, RECORDED_PATHWAY_NAMES, TRAINING_PATHWAY } from "../pathways/registry.js";
+import { pathwayNames, pathwayOptions, playsProtocolLoop, TRAINING_PATHWAY } from "../pathways/registry.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../runner/progress.js";
 import { planMatrix, preflightRun, runMatrix, type RunOutcome } from "../runner/runLoop.js";
 import { parseShard, planRuns, shardFromEnv, type MatrixEntry, type RunPlan, type Shard, type ShardSource } from "../runner/schedule.js";
 import type { RunJobSettings } from "../runner/jobSettings.js";
 import { readJobFile, refuseFlagsBesideJob } from "./jobFile.js";
-import { checkShardPlan, makeShardPlan, recordShardPlan } from "../runner/shardPlan.js";
+import { checkShardPlan, makeShardPlan, recordShardPlan, SHARD_OPTIONS } from "../runner/shardPlan.js";
 import { terminalSafe } from "../models/secrets.js";
 import { checkDataDirProtocol } from "../runner/dataDirProtocol.js";
 import { ESTIMATE_POLICY, estimateMatrix } from "../runner/estimate.js";
@@ -32,13 +32,13 @@ import { formatEstimate, totalOf } from "./estimateTable.js";
 import type { CapLimits } from "../runner/spendCap.js";
 import type { EstimateRow } from "../runner/estimate.js";
 import { runDir, shardDirName } from "../logs/runDir.js";
-import { exitCodeOf, folderFlag, HelpRequested, intFlag, labelFlag, oneOf, parseFlagsAndPositionals, UsageError, withoutFlags, type FlagValues } from "./args.js";
+import { commaList, optionFlags, optionRows, readOption, readOptions, usageLines } from "../util/options.js";
+import { exitCodeOf, folderFlag, HelpRequested, labelFlag, oneOf, parseFlagsAndPositionals, UsageError, withoutFlags, type FlagValues } from "./args.js";
 import { isStudyPath, loadStudy, recordStudy, SMOKE_PROTOCOL, studyFileIn, studyRecord, type Study, type StudyRecord } from "./study/loadStudy.js";
 import { formatInterrupt } from "./runInterrupt.js";
 import { commandRecord, episodeProgress } from "../runner/runProgress.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
-import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, rangedFlag, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags } from "./sharedFlags.js";
-import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
+import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, modelsFilePath, noCacheFlag, pathwayFlags, pathwaySettingsFromFlags, pathwayUsage, protocolFlags, protocolUsage, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags, viewUsage } from "./sharedFlags.js";
 import { judgeModel, parseJudge } from "../pathways/judge.js";
 import { readRejudgeSource, rejudgeRuns } from "../runner/rejudge.js";
 
@@ -48,12 +48,12 @@ export const RUN_USAGE = [
   "s3gym run --pathways training --checkpoints M0,M1,... | --checkpoints-file F [--label NAME] --games ... --data DIR",
   "s3gym run --job FILE [--progress ...]: the settings from a job file (docs/runner.md, 'Job files'), no other flag",
   ...protocolUsage("run"),
-  "  [--concurrency 8] [--shard i/n|auto [--shard-count N] [--no-shard-subdir]] [--base-url URL[,URL...] (a pool: see docs/scale.md)] [--api-key-env NAME] [--models-file F]",
-  "  [--max-retries 5] [--max-retry-after 600] [--timeout-ms 600000] [--no-cache]",
-  "  [--views eval,id,replay] [--view-episodes N] [--replay-episodes K]",
+  ...endpointUsage(),
+  ...usageLines(optionRows(SHARD_OPTIONS)).map((l) => `${l}   (--shard-count: with --shard auto; --no-shard-subdir: with --shard)`),
+  ...viewUsage(),
   "  [--progress auto|bar|lines|off]",
-  "  [--max-tokens-param auto|max_tokens|max_completion_tokens] [--drop-params seed,top_p,temperature]",
-  "  [--no-preflight] [--no-probe-window] [--broad-batch 5] [--verifier-model M]   (the last two: --pathways verified only)",
+  "  [--no-preflight] [--no-probe-window]",
+  ...pathwayUsage(),
   "  [--rejudge J1,J2 [--rejudge-models M1,M2]]: then rejudge each complete history/memory run of those models (default: all)",
   "              under each judge, evaluation only (docs/judging.md; s3gym rejudge for one run)",
   "  [--max-usd X] [--max-input-tokens N]: stop the matrix between episodes before spend passes the cap",
@@ -71,17 +71,14 @@ const FLAGS = {
   pathways: { type: "string" },
   data: { type: "string" },
   ...protocolFlags("run"),
-  shard: { type: "string" },
-  "shard-count": { type: "string" },
-  "no-shard-subdir": { type: "boolean" },
+  ...optionFlags(optionRows(SHARD_OPTIONS)),
   ...ENDPOINT_FLAGS,
   ...VIEW_FLAGS,
   progress: { type: "string" },
   checkpoints: { type: "string" },
   "checkpoints-file": { type: "string" },
   label: { type: "string" },
-  "broad-batch": { type: "string" },
-  "verifier-model": { type: "string" },
+  ...pathwayFlags(),
   "no-preflight": { type: "boolean" },
   "no-probe-window": { type: "boolean" },
   estimate: { type: "boolean" },
@@ -100,6 +97,12 @@ function capFlag(flag: string, value: string | undefined, integer: boolean): num
     throw new UsageError(`--${flag} must be a positive ${integer ? "integer" : "number"} (got '${value}')${integer ? "" : ", dollars, e.g. --max-usd 5"}`);
   }
   return n;
+}
+
+/** A pathway's own settings as its runs get them (`{verified: {...}}` for a verified run), or nothing. */
+function ownSettings(job: RunJobSettings, pathway: string): Partial<ProtocolSettings> {
+  const own = pathwayOptions().some((o) => o.pathway === pathway) ? (job as unknown as Record<string, unknown>)[pathway] : null;
+  return own ? ({ [pathway]: own } as Partial<ProtocolSettings>) : {};
 }
 
 /** The pathway evaluated from a checkpoint list instead of the protocol loop. */
@@ -123,12 +126,6 @@ function safeStream<T extends { write(text: string): unknown }>(s: T): T {
   return wrapped;
 }
 
-function commaList(flag: string, value: string | undefined): string[] {
-  if (value === undefined) throw new UsageError(`--${flag} is required`);
-  const items = [...new Set(value.split(",").map((s) => s.trim()).filter(Boolean))];
-  if (items.length === 0) throw new UsageError(`--${flag} is empty`);
-  return items;
-}
 
 interface Parsed {
   /** The run's settings as data: what the flags or the job file said (everything below derives from it and the other flags). */
@@ -232,7 +229,7 @@ function parse(argv: string[], env: Record<string, string | undefined>, seed: nu
   let v: FlagValues<typeof FLAGS> = given;
   let study: Study | null = null;
   if (path !== null) {
-    if (given["models-file"] !== undefined) throw new UsageError("--models-file cannot be given with a study file: list the models (with their endpoints, keys' names and prices) under the study's models:");
+    if (modelsFilePath(given) !== undefined) throw new UsageError("--models-file cannot be given with a study file: list the models (with their endpoints, keys' names and prices) under the study's models:");
     study = loadStudy(path, { smoke: given.smoke === true });
     v = { ...study.flags, ...(seed !== null ? { "run-seed": String(seed) } : {}), ...givenOf(given) } as FlagValues<typeof FLAGS>;
   } else if (given.smoke === true) {
@@ -248,7 +245,7 @@ function parse(argv: string[], env: Record<string, string | undefined>, seed: nu
 
 function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Record<string, string | undefined>): Parsed {
   const pathways = commaList("pathways", v.pathways);
-  for (const p of pathways) oneOf("pathways", p, RECORDED_PATHWAY_NAMES);
+  for (const p of pathways) oneOf("pathways", p, pathwayNames());
   const training = parseTraining(v, pathways.includes(TRAINING));
   const loopPathways = pathways.filter(playsProtocolLoop);
   let models: string[] = [];
@@ -263,34 +260,31 @@ function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Recor
     settings.views = views;
   }
   const { shard, source } = shardFromFlags(v, env);
-  if (v["no-shard-subdir"] === true && shard === null) throw new UsageError("--no-shard-subdir is only used with --shard (it writes the shard into --data itself instead of --data/shard-i-of-n)");
+  const noShardSubdir = readOptions(SHARD_OPTIONS, v).noShardSubdir;
+  if (noShardSubdir && shard === null) throw new UsageError("--no-shard-subdir is only used with --shard (it writes the shard into --data itself instead of --data/shard-i-of-n)");
   const ctx = modelContextFromFlags(v, env);
-  const wantsVerified = pathways.includes("verified");
-  if (!wantsVerified && (v["broad-batch"] !== undefined || v["verifier-model"] !== undefined)) {
-    throw new UsageError("--broad-batch and --verifier-model are only used with --pathways verified (add 'verified' to --pathways, or drop them)");
-  }
-  if (v["verifier-model"] !== undefined && v["verifier-model"].trim() === "") throw new UsageError("--verifier-model is empty: name a model spec (e.g. builtin:learner), or drop it to use the run's model");
-  const verified = wantsVerified ? { broadBatch: rangedFlag("broad-batch", v["broad-batch"], DEFAULT_BROAD_BATCH), verifierModel: v["verifier-model"]?.trim() ?? null } : null;
-  const job: RunJobSettings = {
+  // Each pathway's own settings (verified: --broad-batch, --verifier-model), under its name.
+  const own = pathwaySettingsFromFlags(v, pathways);
+  const job = {
     models,
     games: games.map((g) => g.name),
     pathways,
     data: folderFlag("data", v.data),
     settings,
     shard,
-    shardSubdir: v["no-shard-subdir"] !== true,
+    shardSubdir: !noShardSubdir,
     training,
-    verified,
+    ...own,
     ...(v.rejudge !== undefined ? { rejudge: rejudgeFlags(v.rejudge, v["rejudge-models"], models) } : {}),
-  };
+  } as RunJobSettings;
   if (v.rejudge === undefined && v["rejudge-models"] !== undefined) throw new UsageError("--rejudge-models is only used with --rejudge (the judges to rejudge with)");
   return fromSettings(job, {
     source,
     argv,
     ctx,
-    cache: v["no-cache"] !== true,
+    cache: !noCacheFlag(v),
     progress: progressFlag(v.progress),
-    modelsFile: v["models-file"] ?? null,
+    modelsFile: modelsFilePath(v) ?? null,
     preflight: v["no-preflight"] !== true,
     probeWindow: v["no-probe-window"] !== true,
     estimate: v.estimate === true,
@@ -390,8 +384,9 @@ export function runSettingsFromArgv(argv: string[], env: Record<string, string |
 }
 
 /** `--shard i/n`, `--shard auto` (the scheduler's environment) and `--shard-count`. */
-function shardFromFlags(v: { shard?: string; "shard-count"?: string }, env: Record<string, string | undefined>): { shard: Shard | null; source: ShardSource | "flag" } {
-  const count = v["shard-count"] === undefined ? null : intFlag("shard-count", v["shard-count"], undefined, { min: 1, max: 100_000 });
+function shardFromFlags(given: Readonly<Record<string, unknown>>, env: Record<string, string | undefined>): { shard: Shard | null; source: ShardSource | "flag" } {
+  const v = given as { shard?: string; "shard-count"?: string };
+  const count = (readOption(SHARD_OPTIONS.shardCount, v["shard-count"]) as number | undefined) ?? null;
   if (v.shard === undefined) {
     if (count !== null) throw new UsageError("--shard-count is only used with --shard auto (the number of shards of a Kubernetes indexed Job)");
     return { shard: null, source: "flag" };
@@ -515,8 +510,8 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
   const settingsOf = (e: MatrixEntry): ProtocolSettings => ({
     ...p.settings,
     maxNewTokens: maxNew.get(e.model) ?? p.settings.maxNewTokens,
-    // Only the verified runs carry (and record) their schedule and roles' model.
-    ...(e.pathway === "verified" && p.verified ? { verified: p.verified } : {}),
+    // Only a pathway's own runs carry (and, for verified, record) its settings, under its name.
+    ...ownSettings(p.job, e.pathway),
   });
   const make = (name: string, onCall?: Parameters<typeof createModel>[1]["onCall"]) => createModel(name, { ...ctx, ...(onCall ? { onCall } : {}) });
   try {

@@ -6,13 +6,13 @@ import { totalEpisodes } from "../runner/schedule.js";
 import { GAMES, parseGameList } from "../games/registry.js";
 import type { Game } from "../games/types.js";
 import type { ModelContext } from "../models/createModel.js";
-import { DROPPABLE_PARAMS, loadModelsFile, MAX_TOKENS_PARAMS } from "../models/modelsFile.js";
-import { looksLikeKey, registerSecret } from "../models/secrets.js";
+import { ENDPOINT_OPTION_ROWS, ENDPOINT_OPTIONS, endpointContextFromFlags } from "../models/endpointOptions.js";
 import type { ProtocolSettings, ViewSettings } from "../runner/context.js";
-import { PROTOCOL_SETTINGS, type SettingFlag, type SettingRow } from "../runner/protocolSettings.js";
-import { DEFAULT_REPLAY_EPISODES } from "../runner/views.js";
+import { PROTOCOL_SETTINGS, settingOption, type SettingFlag, type SettingRow } from "../runner/protocolSettings.js";
+import { listItems, optionFlags, optionRows, readOption, shareFlag, usageLines, usageToken, type Option } from "../util/options.js";
+import { pathwayOptions } from "../pathways/registry.js";
+import { DEFAULT_REPLAY_EPISODES, VIEW_OPTIONS } from "../runner/views.js";
 import { EXTRA_VIEWS, VIEWS } from "../logs/schema.js";
-import { MAX_TIMER_MS } from "../models/deadline.js";
 import { LOW_SCORE_MODES, type LowScoreMode } from "../training/buildSft.js";
 import { SFT_FORMATS, type SftFormat } from "../training/sftFormat.js";
 import { intFlag, numberFlag, oneOf, UsageError, type IntRange } from "./args.js";
@@ -25,52 +25,44 @@ function flaggedRows(command: ProtocolCommand): (SettingRow & { flag: SettingFla
   return PROTOCOL_SETTINGS.filter((r): r is SettingRow & { flag: SettingFlag } => r.flag !== null && (command === "run" || r.flag.runOnly !== true));
 }
 
-/** The protocol's flags on `command`, for parseFlags (from PROTOCOL_SETTINGS). */
-export function protocolFlags(command: ProtocolCommand): Record<string, { type: "string" | "boolean" }> {
-  return Object.fromEntries(flaggedRows(command).map((r) => [r.flag.name, { type: r.flag.kind.type === "switch" ? "boolean" : "string" }]));
+/** The option rows of the protocol's flags on `command`, in the table's order. */
+function protocolOptions(command: ProtocolCommand): Option<unknown>[] {
+  return flaggedRows(command).map(settingOption);
 }
 
-/** A row's usage token: `[--max-steps 64]`, `[--tokenizer o200k|cl100k]`, `[--strict-contract]`. */
-function usageToken(r: SettingRow & { flag: SettingFlag }): string {
-  const k = r.flag.kind;
-  const shown = k.type === "int" ? String(r.default) : k.type === "choice" ? k.choices.join("|") : k.type === "share" || k.type === "text" ? k.shown : null;
-  return `[--${r.flag.name}${shown === null ? "" : ` ${shown}`}]`;
+/** The protocol's flags on `command`, for parseFlags (from PROTOCOL_SETTINGS). */
+export function protocolFlags(command: ProtocolCommand): Record<string, { type: "string" | "boolean" }> {
+  return optionFlags(protocolOptions(command));
 }
 
 /** The usage lines of the protocol's flags on `command`: the tokens filled to USAGE_WIDTH, then one line per flag with help. */
 export function protocolUsage(command: ProtocolCommand): string[] {
-  const lines: string[] = [];
-  let line = " ";
-  for (const r of flaggedRows(command).filter((x) => x.flag.help === undefined)) {
-    const token = usageToken(r);
-    if (line.length > 1 && line.length + 1 + token.length > USAGE_WIDTH) {
-      lines.push(line);
-      line = " ";
-    }
-    line += ` ${token}`;
-  }
-  if (line.length > 1) lines.push(line);
-  for (const r of flaggedRows(command).filter((x) => x.flag.help !== undefined)) lines.push(`  ${usageToken(r)}: ${r.flag.help}`);
-  return lines;
+  return usageLines(protocolOptions(command));
 }
 
-/** Usage lines are filled up to this many characters (a wide terminal's usage stays readable). */
-const USAGE_WIDTH = 110;
+/** Where and how model calls go: the endpoint rows' flags (src/models/endpointOptions.ts). */
+export const ENDPOINT_FLAGS = optionFlags(ENDPOINT_OPTION_ROWS);
 
-/** Where and how model calls go. */
-export const ENDPOINT_FLAGS = {
-  concurrency: { type: "string" },
-  // Repeated or a comma list: a pool of endpoints serving one model (scale.md).
-  "base-url": { type: "string", multiple: true },
-  "api-key-env": { type: "string" },
-  "models-file": { type: "string" },
-  "max-retries": { type: "string" },
-  "max-retry-after": { type: "string" },
-  "timeout-ms": { type: "string" },
-  "no-cache": { type: "boolean" },
-  "max-tokens-param": { type: "string" },
-  "drop-params": { type: "string" },
-} as const;
+/** `--no-cache`, which the command reads itself (the cache folder is the command's). */
+export function noCacheFlag(v: Readonly<Record<string, unknown>>): boolean {
+  return v[ENDPOINT_OPTIONS.noCache.name] === true;
+}
+
+/** The `--models-file` path as given (the run records it), or undefined. */
+export function modelsFilePath(v: Readonly<Record<string, unknown>>): string | undefined {
+  const p = v[ENDPOINT_OPTIONS.modelsFile.name];
+  return typeof p === "string" ? p : undefined;
+}
+
+/** `--concurrency` alone (build-sft's corrections), from its row. */
+export function concurrencyFlag(v: Readonly<Record<string, unknown>>): number {
+  return readOption(ENDPOINT_OPTIONS.concurrency, v[ENDPOINT_OPTIONS.concurrency.name] as string | undefined) as number;
+}
+
+/** The usage lines of the endpoint flags (from their rows). */
+export function endpointUsage(): string[] {
+  return usageLines(ENDPOINT_OPTION_ROWS);
+}
 
 /** BuildSFT's selection and format (`build-sft`, and each round of `train-loop`). */
 export const SFT_FLAGS = {
@@ -103,20 +95,24 @@ export function sftFromFlags(v: Partial<Record<"threshold" | "low-score" | "corr
  * with its range instead of exhausting memory or Node's timer limit.
  */
 export const FLAG_RANGES = {
-  concurrency: { min: 1, max: 10_000 },
-  "max-retries": { min: 0, max: 100 },
+  concurrency: rangeOf(ENDPOINT_OPTIONS.concurrency),
+  "max-retries": rangeOf(ENDPOINT_OPTIONS.maxRetries),
   /** Seconds: the longest wait a server's Retry-After can impose per retry (default 600). */
-  "max-retry-after": { min: 0, max: 86_400 },
-  /** Exploration episodes per verified batch (`--pathways verified`). */
-  "broad-batch": { min: 1, max: 10_000 },
+  "max-retry-after": rangeOf(ENDPOINT_OPTIONS.maxRetryAfter),
   /** Node's timers hold at most 2^31-1 ms; a larger delay is clamped to 1 ms. */
-  "timeout-ms": { min: 1, max: MAX_TIMER_MS },
+  "timeout-ms": rangeOf(ENDPOINT_OPTIONS.timeoutMs),
   /** Episodes of the id view per checkpoint (`--views ...,id`). */
-  "view-episodes": { min: 1, max: 10_000 },
+  "view-episodes": rangeOf(VIEW_OPTIONS.viewEpisodes),
   /** K, the exploration seeds the replay view re-plays (`--views ...,replay`; at most --explore-episodes). */
-  "replay-episodes": { min: 1, max: 10_000 },
+  "replay-episodes": rangeOf(VIEW_OPTIONS.replayEpisodes),
 } as const satisfies Record<string, IntRange>;
 type RangedFlag = keyof typeof FLAG_RANGES;
+
+/** An int row's range (for the ranges listed beside the other flags'). */
+function rangeOf(o: Option<unknown>): IntRange {
+  if (o.kind.type !== "int") throw new Error(`--${o.name} is not an integer flag`);
+  return o.kind.range;
+}
 
 /** A shared numeric flag, checked against its FLAG_RANGES entry. */
 export function rangedFlag(flag: RangedFlag, value: string | undefined, fallback: number): number {
@@ -143,37 +139,7 @@ export function resolveGames(value: string | undefined): Game[] {
   });
 }
 
-/** A share flag (`--max-bad-replies`): a share in [0, 1] (`0.5`) or a percentage (`50%`); `note` says what the ends mean. */
-export function shareFlag(flag: string, value: string | undefined, fallback: number, note: string): number {
-  if (value === undefined) return fallback;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$/.exec(value);
-  const n = m ? Number(m[1]) / (m[2] ? 100 : 1) : NaN;
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`--${flag} must be a share in 0..1 or a percentage 0%..100% (${note}), got '${value}'`);
-  return n;
-}
-
-/** One row's value from its flag (absent: the row's default); a UsageError names the flag. */
-function settingFromFlag(r: SettingRow & { flag: SettingFlag }, value: string | boolean | undefined): unknown {
-  const k = r.flag.kind;
-  const text = typeof value === "string" ? value : undefined;
-  switch (k.type) {
-    case "int":
-      return intFlag(r.flag.name, text, r.default as number, k.range);
-    case "choice":
-      return oneOf(r.flag.name, text, k.choices, r.default as string);
-    case "switch":
-      return value === true ? k.on : r.default;
-    case "share":
-      return shareFlag(r.flag.name, text, r.default as number, k.note);
-    case "text":
-      if (text === undefined) return r.default;
-      try {
-        return k.parse(text);
-      } catch (e) {
-        throw new UsageError(`--${r.flag.name}: ${(e as Error).message}`);
-      }
-  }
-}
+export { shareFlag };
 
 /**
  * The protocol numbers from the shared flags (names as on `s3gym run`, every PROTOCOL_SETTINGS row
@@ -182,8 +148,7 @@ function settingFromFlag(r: SettingRow & { flag: SettingFlag }, value: string | 
 export function settingsFromFlags(v: Readonly<Record<string, string | boolean | string[] | undefined>>): ProtocolSettings {
   const out: Record<string, unknown> = {};
   for (const r of flaggedRows("run")) {
-    const raw = v[r.flag.name];
-    const value = settingFromFlag(r, Array.isArray(raw) ? raw.join(",") : raw);
+    const value = readOption(settingOption(r), v[r.flag.name]);
     if (value !== undefined) out[r.key] = value;
   }
   const settings = out as unknown as ProtocolSettings;
@@ -212,12 +177,42 @@ export function checkSettings(settings: ProtocolSettings): void {
 /** The most episodes one run may plan (exploration plus every checkpoint's evaluation). */
 export const MAX_PLANNED_EPISODES = 100_000;
 
+/** The flags of the pathways' own option rows (`--broad-batch`, `--verifier-model`: pathways/verified.ts), for `s3gym run`. */
+export function pathwayFlags(): Record<string, { type: "string" | "boolean"; multiple?: boolean }> {
+  return optionFlags(pathwayOptions().flatMap((p) => p.rows));
+}
+
+/** The usage lines of the pathways' own flags: one line per pathway that has any. */
+export function pathwayUsage(): string[] {
+  return pathwayOptions().map(({ pathway, rows }) => `  ${rows.map(usageToken).join(" ")}: --pathways ${pathway} only`);
+}
+
+/**
+ * Each pathway's settings from its flags (names as flags): the settings of a pathway on `pathways`
+ * (defaults filled in), null for one that is not; a pathway's flag given without it is a UsageError.
+ * Keyed by pathway name, as a job file holds them.
+ */
+export function pathwaySettingsFromFlags(v: Readonly<Record<string, unknown>>, pathways: readonly string[]): Record<string, Record<string, unknown> | null> {
+  const out: Record<string, Record<string, unknown> | null> = {};
+  for (const { pathway, rows } of pathwayOptions()) {
+    if (!pathways.includes(pathway)) {
+      const many = rows.length > 1;
+      if (rows.some((r) => v[r.name] !== undefined)) throw new UsageError(`${rows.map((r) => `--${r.name}`).join(" and ")} ${many ? "are" : "is"} only used with --pathways ${pathway} (add '${pathway}' to --pathways, or drop ${many ? "them" : "it"})`);
+      out[pathway] = null;
+      continue;
+    }
+    out[pathway] = Object.fromEntries(rows.map((r) => [r.key, readOption(r, v[r.name] as string | boolean | string[] | undefined)]));
+  }
+  return out;
+}
+
 /** `s3gym run`'s evaluation views (views.md). */
-export const VIEW_FLAGS = {
-  views: { type: "string" },
-  "view-episodes": { type: "string" },
-  "replay-episodes": { type: "string" },
-} as const;
+export const VIEW_FLAGS = optionFlags(optionRows(VIEW_OPTIONS));
+
+/** The usage line of the view flags (from their rows in src/runner/views.ts). */
+export function viewUsage(): string[] {
+  return usageLines(optionRows(VIEW_OPTIONS));
+}
 
 /**
  * `--views eval,id,replay [--view-episodes N] [--replay-episodes K]` -> the settings' `views`, or
@@ -225,13 +220,15 @@ export const VIEW_FLAGS = {
  * `eval` is always on; N defaults to `--eval-episodes`, K to 3 and may not exceed the exploration
  * episodes (a seed is replayed only once explored). A UsageError names the flag.
  */
-export function viewsFromFlags(v: Partial<Record<"views" | "view-episodes" | "replay-episodes", string>>, settings: ProtocolSettings): ViewSettings | undefined {
+export function viewsFromFlags(given: Readonly<Record<string, unknown>>, settings: ProtocolSettings): ViewSettings | undefined {
+  const v = given as Partial<Record<"views" | "view-episodes" | "replay-episodes", string>>;
+  // Read in this order (not readOptions): a stray --view-episodes is named before its value is checked.
   if (v.views === undefined) {
     const stray = (["view-episodes", "replay-episodes"] as const).filter((f) => v[f] !== undefined);
     if (stray.length > 0) throw new UsageError(`--${stray[0]} is only used with --views (e.g. --views eval,id,replay)`);
     return undefined;
   }
-  const names = [...new Set(v.views.split(",").map((x) => x.trim()).filter(Boolean))];
+  const names = listItems(v.views);
   if (names.length === 0) throw new UsageError("--views is empty: give a comma list of eval, id, replay");
   for (const n of names) oneOf("views", n, VIEWS);
   const extra = EXTRA_VIEWS.filter((x) => names.includes(x));
@@ -246,40 +243,8 @@ export function viewsFromFlags(v: Partial<Record<"views" | "view-episodes" | "re
   return { extra, viewEpisodes: extra.includes("id") ? viewEpisodes : 0, replayEpisodes: extra.includes("replay") ? replayEpisodes : 0 };
 }
 
-/** The model context from the shared flags (names as on `s3gym run`); a UsageError names the flag. */
-export function modelContextFromFlags(
-  v: Partial<Record<"concurrency" | "max-retries" | "max-retry-after" | "timeout-ms" | "api-key-env" | "models-file" | "max-tokens-param" | "drop-params", string>> & { "base-url"?: string | string[] },
-  env: Record<string, string | undefined>,
-): Partial<ModelContext> {
-  const ctx: Partial<ModelContext> = {
-    concurrency: rangedFlag("concurrency", v.concurrency, 8),
-    maxRetries: rangedFlag("max-retries", v["max-retries"], 5),
-    timeoutMs: rangedFlag("timeout-ms", v["timeout-ms"], 600_000),
-    env,
-  };
-  if (v["max-retry-after"] !== undefined) ctx.backoff = { maxRetryAfterMs: rangedFlag("max-retry-after", v["max-retry-after"], 600) * 1000 };
-  // Each URL is checked (http(s), distinct hosts) where the model resolves (createModel.ts's poolUrls).
-  if (v["base-url"] !== undefined) ctx.baseUrl = typeof v["base-url"] === "string" ? v["base-url"] : v["base-url"].join(",");
-  if (v["max-tokens-param"] !== undefined) ctx.maxTokensParam = oneOf("max-tokens-param", v["max-tokens-param"], MAX_TOKENS_PARAMS);
-  if (v["drop-params"] !== undefined) {
-    const list = v["drop-params"].split(",").map((x) => x.trim()).filter(Boolean);
-    ctx.dropParams = list.map((x) => oneOf("drop-params", x, DROPPABLE_PARAMS));
-  }
-  if (v["api-key-env"] !== undefined) {
-    // Neither message echoes the value: it may be a key pasted in the wrong place.
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v["api-key-env"])) throw new UsageError("--api-key-env must be the NAME of an environment variable (letters, digits, _), not a key");
-    if (looksLikeKey(v["api-key-env"])) {
-      registerSecret(v["api-key-env"]);
-      throw new UsageError("--api-key-env looks like a key, not the NAME of an environment variable (not shown): put the key in a variable (export MY_KEY=...) and pass --api-key-env MY_KEY");
-    }
-    ctx.apiKeyEnv = v["api-key-env"];
-  }
-  if (v["models-file"] !== undefined) {
-    try {
-      ctx.models = loadModelsFile(v["models-file"]);
-    } catch (e) {
-      throw new UsageError(`--models-file: ${(e as Error).message}`);
-    }
-  }
-  return ctx;
+/** The model context from the shared flags (names as on `s3gym run`, the endpoint rows); a UsageError names the flag. */
+export function modelContextFromFlags(v: Readonly<Record<string, string | boolean | string[] | undefined>>, env: Record<string, string | undefined>): Partial<ModelContext> {
+  const ctx = endpointContextFromFlags(v);
+  return { concurrency: ctx.concurrency, maxRetries: ctx.maxRetries, timeoutMs: ctx.timeoutMs, env, ...ctx };
 }

@@ -3,6 +3,7 @@
  * 1), and printing a table as Markdown on stdout with `--csv FILE` writing the same rows as CSV.
  */
 import { loadDataset, type Dataset } from "../analysis/dataset.js";
+import { repeatedList } from "../util/options.js";
 import { UsageError } from "./args.js";
 import type { Table } from "../analysis/table.js";
 import { LogFormatError } from "../logs/reader.js";
@@ -12,7 +13,7 @@ import { writeFileAtomic } from "../util/atomicWrite.js";
 
 /** The data directories of `--data` (repeatable, comma lists allowed). */
 export function dataDirs(values: readonly string[] | undefined): string[] {
-  return (values ?? []).flatMap((d) => d.split(",")).map((d) => d.trim()).filter((d) => d.length > 0);
+  return repeatedList(values);
 }
 
 /** Loads the data set, or prints the log problem and returns null (the caller exits 1). */

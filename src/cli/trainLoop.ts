@@ -13,15 +13,15 @@ import { Progress, type ProgressMode, type ProgressStream } from "../runner/prog
 import { exitCodeOf, folderFlag, HelpRequested, labelFlag, nonNegativeInt, oneOf, parseFlags, UsageError, type FlagValues } from "./args.js";
 import { readJobFile, refuseFlagsBesideJob } from "./jobFile.js";
 import { defaultLoopLabel, type TrainLoopJobSettings } from "../training/loopJob.js";
-import { ENDPOINT_FLAGS, modelContextFromFlags, protocolFlags, protocolUsage, resolveGames, settingsFromFlags, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
+import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag, protocolFlags, protocolUsage, resolveGames, settingsFromFlags, SFT_FLAGS, sftFromFlags } from "./sharedFlags.js";
 
 export const TRAIN_LOOP_USAGE = [
   "s3gym train-loop --model M0 --games all|g1,g2 --rounds K --trainer-cmd \"CMD {train} {round}\" | --trainer builtin --data DIR [--label NAME]",
   "s3gym train-loop --job FILE [--progress ...]: the settings from a job file (docs/runner.md, 'Job files'), no other flag",
   ...protocolUsage("train-loop"),
   "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
-  "  [--concurrency 8] [--base-url URL[,URL...]] [--api-key-env NAME] [--models-file F] [--max-retries 5] [--timeout-ms 600000]",
-  "  [--no-cache] [--progress auto|bar|lines|off]",
+  ...endpointUsage(),
+  "  [--progress auto|bar|lines|off]",
   "placeholders in --trainer-cmd (replaced by shell-quoted values; do not quote them yourself):",
   ...Object.entries(TRAINER_PLACEHOLDERS).map(([k, v]) => `  {${k}}  ${v}`),
   "the trainer prints the new checkpoint's model spec on its LAST stdout line.",
@@ -110,7 +110,7 @@ export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {})
     const games = resolveGames(job.games.join(","));
     const { rounds, settings, sft } = job;
     const dataDir = resolve(folderFlag("data", job.data));
-    const cache = v["no-cache"] !== true;
+    const cache = !noCacheFlag(v);
     const ctx = createModelContext({ ...modelContextFromFlags(v, env), cacheDir: cache ? join(dataDir, "cache") : null, ...deps.modelContext });
     try {
       validateModelSpecs([job.model, ...(sft.correctModel ? [sft.correctModel] : [])], ctx);

@@ -17,6 +17,7 @@ import { DEFAULT_B } from "../analysis/bootstrap.js";
 import { LogFormatError } from "../logs/reader.js";
 import { buildViewer, chunkStagePath } from "../report/viewer/build.js";
 import { contentSecurityPolicy } from "../report/viewer/html.js";
+import { repeatedList } from "../util/options.js";
 import { nonNegativeInt, parseFlags, UsageError } from "./args.js";
 
 /** Set in the re-run command (to the heap limit it runs under), so it builds instead of re-running. */
@@ -103,7 +104,7 @@ export function serveSite(root: string, port: number): Promise<{ server: Server;
 
 export async function viewCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, FLAGS, VIEW_USAGE);
-  const data = (values.data ?? []).flatMap((d) => d.split(",")).map((d) => d.trim()).filter((d) => d.length > 0);
+  const data = repeatedList(values.data);
   if (data.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)");
   const out = values.out ?? "s3gym-view";
   const B = nonNegativeInt("bootstrap", values.bootstrap, DEFAULT_B, 1_000_000);

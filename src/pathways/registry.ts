@@ -7,6 +7,7 @@
  * writes and how resume keeps them, so the runner, resume and the replay never name a pathway.
  */
 import { ConfigError } from "../util/errors.js";
+import type { Option } from "../util/options.js";
 import { historyPathway } from "./historyPathway.js";
 import { memoryPathway } from "./memory.js";
 import { nonePathway } from "./none.js";
@@ -43,6 +44,16 @@ export const RECORDED_PATHWAY_NAMES: readonly string[] = PATHWAYS.map((p) => p.n
 /** Whether the protocol loop plays runs of this pathway (false for `training` and for a name the kit does not know). */
 export function playsProtocolLoop(name: string): boolean {
   return PATHWAYS.find((p) => p.name === name)?.protocolLoop === true;
+}
+
+/** Every pathway's name, read when called (so a pathway registered later, a test's, is included). */
+export function pathwayNames(): string[] {
+  return PATHWAYS.map((p) => p.name);
+}
+
+/** The pathways with option rows of their own, each with its rows in order (read when called). */
+export function pathwayOptions(): { pathway: string; rows: (Option<unknown> & { key: string })[] }[] {
+  return PATHWAYS.filter((p) => p.options !== undefined).map((p) => ({ pathway: p.name, rows: Object.entries(p.options!).map(([key, o]) => ({ key, ...o })) }));
 }
 
 export class UnknownPathwayError extends ConfigError {
@@ -89,7 +100,7 @@ export function openExperience<S>(def: PathwayDefinition<S>, host: PathwayHost):
   if (plans && host.exploration) {
     const offer = host.exploration;
     live.exploration = {
-      batches: (n) => plans.batches(n, offer.broadBatch),
+      batches: (n) => plans.batches(n, offer.own),
       async plan(batch) {
         const r = await plans.plan(host, state, batch);
         state = r.state;

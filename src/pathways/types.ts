@@ -7,6 +7,7 @@
  * States are values: `consolidate` returns the next state and never mutates the one it was given, so
  * a snapshot taken for a checkpoint stays what it was while later exploration consolidates.
  */
+import type { Option } from "../util/options.js";
 import type { EarlierTurn } from "../agent/stepPrompt.js";
 import type { Trajectory } from "../agent/trajectoryText.js";
 import type { RunFileKind } from "../logs/runDir.js";
@@ -72,8 +73,8 @@ export interface ExplorationHost {
   seeds: readonly number[];
   /** `explore` first, then the game's named explore variants: rules text and how each differs from explore. */
   configs: readonly { name: string; rules: string; differs: string }[];
-  /** Episodes per broad batch (`--broad-batch`). */
-  broadBatch: number;
+  /** The pathway's own settings (its `options` rows' values, `settings[<name>]`); undefined when the run carries none. */
+  own: unknown;
   /** The model that answers the pathway's own roles (curriculum, verifier): `--verifier-model`, else the run's. */
   roleModel: Model;
   /** Its name as the user wrote it (recorded on every verdict). */
@@ -83,7 +84,7 @@ export interface ExplorationHost {
 /** How a pathway that plans its own exploration drives the exploration loop (the runner's batched explorer). */
 export interface PathwayExploration<S> {
   /** The batches of a run of `exploreEpisodes` episodes (cover 1..N once, in order). */
-  batches(exploreEpisodes: number, broadBatch: number): ExplorationBatch[];
+  batches(exploreEpisodes: number, own: unknown): ExplorationBatch[];
   /**
    * What each episode of the batch plays, decided from the state before the batch (may call the
    * model; a ModelCallError propagates: the run loop treats it as a failed exploration episode). On
@@ -128,6 +129,9 @@ export interface ReplayContext {
   counter: TokenCounter;
 }
 
+/** A pathway's option rows, erased to their values' common type (each module keeps its own typed table). */
+export type PathwayOptionTable = Readonly<Record<string, Option<unknown>>>;
+
 export interface PathwayDefinition<S> {
   /** The name on `--pathways`, in run ids and in every record's `pathway` field. */
   readonly name: string;
@@ -145,6 +149,19 @@ export interface PathwayDefinition<S> {
   readonly protocolLoop: boolean;
   /** Whether `reproduce` plays it for every model of its matrix (`verified` runs for one model only). */
   readonly inDefaultMatrix: boolean;
+  /**
+   * Optional: the pathway's own settings, one option row each (src/util/options.ts: flag, kind,
+   * default, help; type them as `OptionTable<YourSettings>`). `s3gym run` offers the flags (accepted
+   * with this pathway on `--pathways` only), its usage lists them, a job file holds them under the
+   * pathway's name and a study file under a block of that name; the runs of this pathway get them as
+   * `settings[<name>]`.
+   */
+  readonly options?: PathwayOptionTable;
+  /**
+   * Optional: the model spec that answers the pathway's own roles (verified: curriculum and verifier),
+   * from its own settings; null or absent: the run's model. The runner makes one instance per name.
+   */
+  roleModel?(own: unknown): string | null;
   /**
    * The run files it writes besides steps, episodes, checkpoints and calls (`memory`: memory.jsonl):
    * the run opens their writers, resume cleans them (`keep`), a replay reads them (`PathwayLogs.records`).

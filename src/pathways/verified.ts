@@ -25,6 +25,8 @@ import type { CallIdentity, ChatMessage } from "../models/types.js";
 import { fitHistory, makeHistoryBlock, type TokenCounter } from "./history.js";
 import { keptMemoryVersions } from "./memory.js";
 import { definePathway, type ExplorationBatch, type OwnRecords, type PathwayHost, type PathwaySettings, type PlannedEpisode } from "./types.js";
+import { UsageError } from "../util/errors.js";
+import type { OptionTable } from "../util/options.js";
 import { consolidateVerdict, EMPTY_VERIFIED_MEMORY, memoryTextUnderBudget, type VerifiedMemory } from "./verifiedMemory.js";
 
 export interface VerifiedState {
@@ -39,6 +41,39 @@ const EMPTY_STATE: VerifiedState = { memory: EMPTY_VERIFIED_MEMORY, plans: [], o
 
 /** The default episodes per broad batch (`--broad-batch`). */
 export const DEFAULT_BROAD_BATCH = 5;
+
+/** The verified pathway's settings (`--broad-batch`, `--verifier-model`): its runs' `settings.verified`. */
+export interface VerifiedSettings {
+  /** Exploration episodes per broad batch. */
+  broadBatch: number;
+  /** The model of the curriculum and verifier roles; null: the run's model. */
+  verifierModel: string | null;
+}
+
+/** The verified pathway's option rows: its flags on `s3gym run`, its job-file and study-file fields. */
+export const VERIFIED_OPTIONS: OptionTable<VerifiedSettings> = {
+  broadBatch: { name: "broad-batch", kind: { type: "int", range: { min: 1, max: 10_000 } }, default: DEFAULT_BROAD_BATCH, about: "exploration episodes per verified batch" },
+  verifierModel: { name: "verifier-model", kind: { type: "text", shown: "M", parse: verifierModelFlag }, default: null, about: "model of the curriculum and verifier roles (default the run's model)" },
+};
+
+function verifierModelFlag(value: string): string {
+  if (value.trim() === "") throw new UsageError("--verifier-model is empty: name a model spec (e.g. builtin:learner), or drop it to use the run's model");
+  return value.trim();
+}
+
+/** A verified run's own settings, or the rows' defaults when the run carries none (a library caller's). */
+function verifiedSettingsOf(own: unknown): VerifiedSettings {
+  return (own as VerifiedSettings | undefined) ?? { broadBatch: DEFAULT_BROAD_BATCH, verifierModel: null };
+}
+
+/** How a verified run's settings are recorded in its manifest (`config.protocol.verified`) and read back. */
+export const VERIFIED_RECORD = {
+  write: (v: VerifiedSettings | undefined) => (v ? { broad_batch: v.broadBatch, verifier_model: v.verifierModel } : undefined),
+  read: (r: unknown): VerifiedSettings | undefined => {
+    const v = r as { broad_batch: number; verifier_model: string | null } | undefined;
+    return v ? { broadBatch: v.broad_batch, verifierModel: v.verifier_model } : undefined;
+  },
+};
 
 /**
  * Broad then deep: the first half of the exploration episodes (1..15 of 30) in batches of
@@ -165,6 +200,8 @@ export const verifiedPathway = definePathway<VerifiedState>({
   protocolLoop: true,
   // reproduce runs it for one model only (its own job), not across the matrix.
   inDefaultMatrix: false,
+  options: VERIFIED_OPTIONS,
+  roleModel: (own) => verifiedSettingsOf(own).verifierModel,
   files: ["memory", "curriculum", "verdicts"],
   keep: keepVerifiedRecords,
 
@@ -232,7 +269,7 @@ export const verifiedPathway = definePathway<VerifiedState>({
   },
 
   exploration: {
-    batches: verifiedBatches,
+    batches: (n, own) => verifiedBatches(n, verifiedSettingsOf(own).broadBatch),
     async plan(host, state, batch) {
       const ex = host.exploration;
       if (!ex) throw new Error("verified: the run offers no exploration host (seeds, configs, role model)");

@@ -17,7 +17,7 @@ export function explorationHost(run: RunContext): ExplorationHost {
       { name: explore.name, rules: explore.rules, differs: "the explore config" },
       ...variants.map((v) => ({ name: v.name, rules: v.rules, differs: variantDifference(explore.config, v.config) })),
     ],
-    broadBatch: run.settings.verified?.broadBatch ?? 5,
+    own: (run.settings as unknown as Record<string, unknown>)[run.pathway],
     roleModel: run.roleModel?.model ?? run.model,
     roleModelName: run.roleModel?.name ?? run.modelName,
   };

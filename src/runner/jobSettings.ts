@@ -15,7 +15,10 @@
 import { z } from "zod";
 import { GAME_NAMES } from "../games/types.js";
 import { EXTRA_VIEWS } from "../logs/schema.js";
-import { PROTOCOL_SETTINGS, type ProtocolSettings } from "./protocolSettings.js";
+import { pathwayOptions } from "../pathways/registry.js";
+import type { VerifiedSettings } from "../pathways/verified.js";
+import { PROTOCOL_SETTINGS, settingOption, type ProtocolSettings, type SettingFlag, type SettingRow } from "./protocolSettings.js";
+import { valueSchema } from "../util/options.js";
 import type { Shard } from "./schedule.js";
 
 /** `s3gym run`'s settings: what its flags (or a job file) say to play. */
@@ -37,7 +40,7 @@ export interface RunJobSettings {
   /** `--pathways training`: the run's label and its checkpoint specs in epoch order (`--checkpoints` / `--checkpoints-file`); null otherwise. */
   training: { label: string; checkpoints: string[] } | null;
   /** `--pathways verified`: episodes per broad batch and the roles' model (`--broad-batch`, `--verifier-model`; null: the run's model); null otherwise. */
-  verified: { broadBatch: number; verifierModel: string | null } | null;
+  verified: VerifiedSettings | null;
   /**
    * `--rejudge J1,J2 --rejudge-models M1,...` (docs/judging.md): once the matrix is played, each
    * complete history or memory run of those models is rejudged under each judge (runner/rejudge.ts)
@@ -54,33 +57,6 @@ export function flagDefaultSettings(): ProtocolSettings {
   return Object.fromEntries(PROTOCOL_SETTINGS.filter((r) => r.flag !== null && r.default !== undefined).map((r) => [r.key, r.default])) as unknown as ProtocolSettings;
 }
 
-/** One flagged row's schema, from its flag's kind (range, choices, switch values). */
-function rowSchema(r: (typeof PROTOCOL_SETTINGS)[number]): z.ZodType {
-  const k = r.flag!.kind;
-  switch (k.type) {
-    case "int":
-      return z.number().int().min(k.range.min).max(k.range.max);
-    case "choice":
-      return z.enum(k.choices as [string, ...string[]]);
-    case "switch":
-      // Present: `on`; absent: the default (a switch whose default is unset has `on` alone).
-      return z.literal([k.on, r.default].filter((v) => v !== undefined) as z.core.util.Literal[]);
-    case "share":
-      return z.number().min(0).max(1);
-    case "text": {
-      const parse = k.parse;
-      return z.string().refine((v) => {
-        try {
-          parse(v);
-          return true;
-        } catch {
-          return false;
-        }
-      }, { message: `expected ${k.shown}` });
-    }
-  }
-}
-
 const ViewsSchema = z.strictObject({
   extra: z.array(z.enum(EXTRA_VIEWS)),
   viewEpisodes: z.number().int().min(0),
@@ -92,7 +68,7 @@ const ViewsSchema = z.strictObject({
  * left out is the flag left out: its default), and `views`; no other key.
  */
 export const SettingsSchema = z.strictObject({
-  ...Object.fromEntries(PROTOCOL_SETTINGS.filter((r) => r.flag !== null).map((r) => [r.key, rowSchema(r).optional()])),
+  ...Object.fromEntries(PROTOCOL_SETTINGS.filter((r) => r.flag !== null).map((r) => [r.key, valueSchema(settingOption(r as SettingRow & { flag: SettingFlag })).optional()])),
   views: ViewsSchema.optional(),
 });
 
@@ -111,6 +87,7 @@ export const RunJobSettingsSchema = z.strictObject({
     .nullable(),
   shardSubdir: z.boolean(),
   training: z.strictObject({ label: z.string().min(1), checkpoints: names }).nullable(),
-  verified: z.strictObject({ broadBatch: z.number().int().min(1).max(10_000), verifierModel: z.string().min(1).nullable() }).nullable(),
+  // A pathway's own settings under its name (verified: broadBatch, verifierModel), null when it is not played.
+  ...Object.fromEntries(pathwayOptions().map(({ pathway, rows }) => [pathway, z.strictObject(Object.fromEntries(rows.map((r) => [r.key, r.default === null ? valueSchema(r).nullable() : valueSchema(r)]))).nullable()])),
   rejudge: z.strictObject({ judges: names, models: names }).nullable().optional(),
 });

@@ -22,6 +22,8 @@ import { EXTRA_VIEWS, type ExtraView } from "../logs/schema.js";
 import { TOKENIZERS, type TokenizerName } from "../models/tokens.js";
 import { HISTORY_CUTS, type HistoryCut } from "../pathways/history.js";
 import { JUDGE_USAGE, parseJudge } from "../pathways/judge.js";
+import { VERIFIED_RECORD, type VerifiedSettings } from "../pathways/verified.js";
+import { rowsCovering, type IntRange, type Option, type OptionKind } from "../util/options.js";
 
 /** The views besides `eval` (played by runViewCheckpoint). */
 export type { ExtraView };
@@ -59,7 +61,7 @@ export interface ProtocolSettings {
    * verifier roles (null: the run's model). Absent for every other pathway, so their recorded
    * protocol is unchanged.
    */
-  verified?: { broadBatch: number; verifierModel: string | null };
+  verified?: VerifiedSettings;
   /**
    * Where the Answer/Score lines are read (`--answer-from`): `content` (default; a reasoning field is
    * kept but never parsed, it may hold decoy lines), `reasoning`, or `both` (content, then the
@@ -88,32 +90,20 @@ export interface ProtocolSettings {
 }
 
 /** An integer flag's bounds, both inclusive. */
-export interface SettingRange {
-  min: number;
-  max: number;
-}
+export type SettingRange = IntRange;
 
-/** How a setting's flag is read (the CLI interprets it: src/cli/sharedFlags.ts). */
-export type FlagKind =
-  /** An integer in `range`; usage shows the default. */
-  | { type: "int"; range: SettingRange }
-  /** One of `choices`; usage shows them all. */
-  | { type: "choice"; choices: readonly string[] }
-  /** A boolean flag: present sets the setting to `on`, absent leaves the default. */
-  | { type: "switch"; on: unknown }
-  /** A share in [0, 1] or a percentage (`--max-bad-replies`); usage shows `shown`, a bad value's error `note` (what the ends mean). */
-  | { type: "share"; shown: string; note: string }
-  /** Free text read by `parse` (`--judge self|...|model:<spec>`): it returns the setting or throws saying what is expected; usage shows `shown`. */
-  | { type: "text"; shown: string; parse(value: string): unknown };
+/** How a setting's flag is read: an option row's kind (src/util/options.ts). */
+export type FlagKind = OptionKind;
 
-export interface SettingFlag {
-  /** The flag's name without `--`. */
-  name: string;
-  kind: FlagKind;
-  /** Shown after the usage token (`[--keep-think]: ...`) on a line of its own; absent: the token alone. */
-  help?: string;
+/** A setting's flag: its option row (name, kind, help; the default is the setting row's) and on which commands. */
+export interface SettingFlag extends Omit<Option<unknown>, "default"> {
   /** Only on `s3gym run` (a protocol loop's schedule); other commands use the default. */
   runOnly?: true;
+}
+
+/** A flagged setting's option row, its default included (what the parser, usage and schemas read). */
+export function settingOption(r: SettingRow & { flag: SettingFlag }): Option<unknown> {
+  return { ...r.flag, default: r.default };
 }
 
 export interface SettingRecordSpec<V> {
@@ -148,8 +138,8 @@ export interface SettingRow<K extends keyof ProtocolSettings = keyof ProtocolSet
 }
 
 /** A row, type-checked against its setting. */
-function row<K extends keyof ProtocolSettings>(r: SettingRow<K>): SettingRow {
-  return r as unknown as SettingRow;
+function row<K extends keyof ProtocolSettings>(r: SettingRow<K>): SettingRow<K> {
+  return r;
 }
 
 /**
@@ -157,7 +147,7 @@ function row<K extends keyof ProtocolSettings>(r: SettingRow<K>): SettingRow {
  * evaluation episodes, 64 steps) and low enough that a typo fails with its range instead of
  * exhausting memory.
  */
-export const PROTOCOL_SETTINGS: readonly SettingRow[] = [
+export const PROTOCOL_ROWS = [
   row({ key: "exploreEpisodes", flag: { name: "explore-episodes", kind: { type: "int", range: { min: 0, max: 10_000 } } }, default: 30, inDefaults: true, record: { key: "explore_episodes", compared: true } }),
   row({ key: "checkpointEvery", flag: { name: "checkpoint-every", kind: { type: "int", range: { min: 1, max: 10_000 } }, runOnly: true }, default: 3, inDefaults: true, record: { key: "checkpoint_every", compared: true } }),
   row({ key: "evalEpisodes", flag: { name: "eval-episodes", kind: { type: "int", range: { min: 1, max: 10_000 } } }, default: 3, inDefaults: true, record: { key: "eval_episodes", compared: true } }),
@@ -193,11 +183,8 @@ export const PROTOCOL_SETTINGS: readonly SettingRow[] = [
     record: {
       key: "verified",
       compared: false,
-      write: (v) => (v ? { broad_batch: v.broadBatch, verifier_model: v.verifierModel } : undefined),
-      read: (r) => {
-        const v = r as { broad_batch: number; verifier_model: string | null } | undefined;
-        return v ? { broadBatch: v.broad_batch, verifierModel: v.verifier_model } : undefined;
-      },
+      write: VERIFIED_RECORD.write,
+      read: VERIFIED_RECORD.read,
     },
   }),
   row({
@@ -249,6 +236,9 @@ export const PROTOCOL_SETTINGS: readonly SettingRow[] = [
     record: { key: "judge", compared: false, write: (v) => (v !== undefined && v !== "self" ? v : undefined), read: (r, where) => (r === undefined ? undefined : parseRecordedJudge(r, where)) },
   }),
 ];
+
+/** The rows, one per ProtocolSettings field (a field without a row does not compile). */
+export const PROTOCOL_SETTINGS: readonly SettingRow[] = rowsCovering<ProtocolSettings>()(PROTOCOL_ROWS);
 
 function parseRecordedJudge(r: unknown, where: string): string | undefined {
   if (typeof r !== "string") throw new Error(`${where}.judge: expected a judge name, got ${JSON.stringify(r)}`);

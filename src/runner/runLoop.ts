@@ -481,9 +481,9 @@ export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
   const models = new Map<string, Model>();
   const settingsOf = (e: MatrixEntry) => (typeof o.settings === "function" ? o.settings(e) : o.settings);
   for (const e of o.entries) if (!models.has(e.model)) models.set(e.model, o.createModel(e.model, router.onCall));
-  // The verified pathway's roles may be answered by another model (`--verifier-model`): one instance per name too.
+  // A pathway's roles may be answered by another model (verified's `--verifier-model`): one instance per name too.
   const roleModelOf = (e: MatrixEntry): { name: string; model: Model } | undefined => {
-    const name = settingsOf(e).verified?.verifierModel;
+    const name = getPathway(e.pathway).roleModel?.((settingsOf(e) as unknown as Record<string, unknown>)[e.pathway]);
     if (!name) return undefined;
     if (!models.has(name)) models.set(name, o.createModel(name, router.onCall));
     return { name, model: models.get(name)! };

@@ -17,6 +17,24 @@ import { createFileExclusive } from "../util/atomicWrite.js";
 import { ConfigError } from "../util/errors.js";
 import { formatIssues } from "../util/zodIssues.js";
 import type { MatrixEntry, Shard, ShardSource } from "./schedule.js";
+import type { OptionTable } from "../util/options.js";
+
+/** `--shard`, `--shard-count`, `--no-shard-subdir` as given (read by `s3gym run`: the shard's number may come from a scheduler's environment). */
+export interface ShardFlags {
+  /** `i/n`, or `auto` (the Slurm array task or the Kubernetes completion index). */
+  shard: string | undefined;
+  /** With `--shard auto`: the number of shards of a Kubernetes indexed Job. */
+  shardCount: number | undefined;
+  /** Write the shard into --data itself instead of --data/shard-i-of-n. */
+  noShardSubdir: boolean;
+}
+
+/** The shard flags' option rows (`s3gym run`): their parser spec, usage and ranges. */
+export const SHARD_OPTIONS: OptionTable<ShardFlags> = {
+  shard: { name: "shard", kind: { type: "text", shown: "i/n|auto", parse: (v) => v }, default: undefined },
+  shardCount: { name: "shard-count", kind: { type: "int", range: { min: 1, max: 100_000 } }, default: undefined, arg: "N" },
+  noShardSubdir: { name: "no-shard-subdir", kind: { type: "switch", on: true }, default: false },
+};
 
 export const PLAN_FILE = "plan.json";
 

@@ -13,9 +13,28 @@
 import type { RunContext } from "./context.js";
 import type { ExtraView, ProtocolSettings } from "./protocolSettings.js";
 import { checkpointList } from "./schedule.js";
+import { VIEWS } from "../logs/schema.js";
+import type { OptionTable } from "../util/options.js";
 
 /** The default K (views.md: `--replay-episodes`, default 3). */
 export const DEFAULT_REPLAY_EPISODES = 3;
+
+/** `--views`, `--view-episodes`, `--replay-episodes` as given (the defaults depend on the protocol: viewSettingsFromFlags in src/cli/sharedFlags.ts). */
+export interface ViewFlags {
+  /** The views on, a comma list of VIEWS (`eval` is always on). */
+  views: string | undefined;
+  /** Episodes of the id view per checkpoint; unset: --eval-episodes. */
+  viewEpisodes: number | undefined;
+  /** K, the exploration seeds the replay view re-plays; unset: DEFAULT_REPLAY_EPISODES, at most --explore-episodes. */
+  replayEpisodes: number | undefined;
+}
+
+/** The view flags' option rows (`s3gym run`): their parser spec, usage and ranges. */
+export const VIEW_OPTIONS: OptionTable<ViewFlags> = {
+  views: { name: "views", kind: { type: "text", shown: VIEWS.join(","), parse: (v) => v }, default: undefined, about: "eval (always on), id, replay" },
+  viewEpisodes: { name: "view-episodes", kind: { type: "int", range: { min: 1, max: 10_000 } }, default: undefined, arg: "N", about: "episodes of the id view per checkpoint" },
+  replayEpisodes: { name: "replay-episodes", kind: { type: "int", range: { min: 1, max: 10_000 } }, default: undefined, arg: "K", about: "exploration seeds the replay view re-plays" },
+};
 
 /** The extra views of a run's settings ([] without `--views`). */
 export function extraViews(s: Pick<ProtocolSettings, "views">): ExtraView[] {

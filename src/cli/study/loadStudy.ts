@@ -16,7 +16,8 @@ import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import type { ModelsFileEntry } from "../../models/modelsFile.js";
 import { GAIN_FROM_X } from "../../analysis/gain.js";
-import { playsProtocolLoop } from "../../pathways/registry.js";
+import { pathwayOptions, playsProtocolLoop } from "../../pathways/registry.js";
+import { flagText } from "../../util/options.js";
 import { canonicalJson } from "../../util/canonicalJson.js";
 import { escapeControl, cut } from "../../util/outsideText.js";
 import { issuePath } from "../../util/zodIssues.js";
@@ -158,7 +159,10 @@ function resolveStudy(raw: StudyFileType, file: string, smoke: boolean): Study {
       notes.push(`WARNING: control: false and no 'none' pathway: the gain_vs_none columns of the report will be EMPTY (no none run to pair ${learning.join(", ")} with), unless this data folder already holds none runs of the same models, games and seeds`);
     }
   }
-  if (raw.verified && !pathways.includes("verified")) throw new UsageError(`study ${escapeControl(file)}: verified: is set but pathways does not list verified: add it, or drop the block`);
+  const blocks = raw as Record<string, unknown>;
+  for (const { pathway } of pathwayOptions()) {
+    if (blocks[pathway] && !pathways.includes(pathway)) throw new UsageError(`study ${escapeControl(file)}: ${pathway}: is set but pathways does not list ${pathway}: add it, or drop the block`);
+  }
   const protocol: Record<string, unknown> = { ...(raw.protocol ?? {}), ...(smoke ? { ...SMOKE_PROTOCOL, ...(raw.smoke?.protocol ?? {}) } : {}) };
   const flags: Record<string, string | boolean> = {};
   for (const r of STUDY_PROTOCOL_ROWS) {
@@ -178,8 +182,10 @@ function resolveStudy(raw: StudyFileType, file: string, smoke: boolean): Study {
     if (raw.views["view-episodes"] !== undefined) flags["view-episodes"] = String(raw.views["view-episodes"]);
     if (raw.views["replay-episodes"] !== undefined) flags["replay-episodes"] = String(raw.views["replay-episodes"]);
   }
-  if (raw.verified?.["broad-batch"] !== undefined) flags["broad-batch"] = String(raw.verified["broad-batch"]);
-  if (raw.verified?.["verifier-model"] !== undefined) flags["verifier-model"] = raw.verified["verifier-model"];
+  for (const { pathway, rows } of pathwayOptions()) {
+    const block = (blocks[pathway] ?? {}) as Record<string, unknown>;
+    for (const r of rows) if (block[r.name] !== undefined && block[r.name] !== false) flags[r.name] = flagText(block[r.name]);
+  }
   for (const [k, v] of Object.entries(raw.endpoint ?? {})) if (v !== undefined) flags[k] = Array.isArray(v) ? v.join(",") : String(v);
   for (const [k, v] of Object.entries(raw.caps ?? {})) if (v !== undefined) flags[k] = String(v);
   const data = smoke ? at(raw.smoke?.data ?? "smoke/data") : at(raw.data ?? "data");

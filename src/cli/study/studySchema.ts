@@ -16,31 +16,18 @@ import { z } from "zod";
 import { GAME_NAMES } from "../../games/types.js";
 import { VIEWS } from "../../logs/schema.js";
 import { DROPPABLE_PARAMS, MAX_TOKENS_PARAMS, ModelsFileEntry } from "../../models/modelsFile.js";
-import { RECORDED_PATHWAY_NAMES } from "../../pathways/registry.js";
-import { PROTOCOL_SETTINGS, type SettingFlag, type SettingRow } from "../../runner/protocolSettings.js";
+import { pathwayNames, pathwayOptions } from "../../pathways/registry.js";
+import { PROTOCOL_SETTINGS, settingOption, type SettingFlag, type SettingRow } from "../../runner/protocolSettings.js";
+import { flagValueSchema } from "../../util/options.js";
 import { FLAG_RANGES } from "../sharedFlags.js";
 import { FIGURE_SIZES, type FigureSize } from "../../report/figures/printLayout.js";
 
 /** The flagged protocol rows `s3gym run` offers, in the table's order: the keys of a study's `protocol:`. */
 export const STUDY_PROTOCOL_ROWS: readonly (SettingRow & { flag: SettingFlag })[] = PROTOCOL_SETTINGS.filter((r): r is SettingRow & { flag: SettingFlag } => r.flag !== null);
 
-/** A protocol row's schema in a study, from its flag's kind. */
+/** A protocol row's schema in a study, from its option row. */
 function protocolValue(r: SettingRow & { flag: SettingFlag }): z.ZodType {
-  const k = r.flag.kind;
-  const help = r.flag.help ?? `--${r.flag.name} of s3gym run${r.default === undefined ? "" : ` (default ${JSON.stringify(r.default)})`}`;
-  switch (k.type) {
-    case "int":
-      return z.number().int().min(k.range.min).max(k.range.max).describe(help);
-    case "choice":
-      return z.enum(k.choices as [string, ...string[]]).describe(help);
-    case "switch":
-      return z.boolean().describe(`${help}; true turns it on`);
-    case "share":
-      return z.union([z.number().min(0).max(1), z.string().regex(/^\s*\d+(\.\d+)?\s*%\s*$/, "must be a share 0..1 or a percentage such as 50%")]).describe(`${help}: ${k.note}`);
-    case "text":
-      // Checked by the row's own parser when the study's values go through the flags' one path.
-      return z.string().min(1).describe(`${help}: ${k.shown}`);
-  }
+  return flagValueSchema(settingOption(r), "run");
 }
 
 export const StudyProtocol = z.strictObject(Object.fromEntries(STUDY_PROTOCOL_ROWS.map((r) => [r.flag.name, protocolValue(r).optional()])));
@@ -100,18 +87,13 @@ export const StudyFile = z.strictObject({
   $schema: z.string().optional(),
   models: z.array(StudyModel).min(1, "lists no model: give at least one (a spec such as builtin:heuristic, or an entry with alias and spec)").describe("the models played, each a spec or an entry {alias, spec, base_url, api_key_env, price, concurrency, sampling}"),
   games: GamesField.describe("'all' or a list of games"),
-  pathways: z.array(z.enum(RECORDED_PATHWAY_NAMES.filter((p) => p !== "training") as [string, ...string[]])).min(1).describe("pathways of the protocol loop, e.g. [none, history, memory]"),
+  pathways: z.array(z.enum(pathwayNames().filter((p) => p !== "training") as [string, ...string[]])).min(1).describe("pathways of the protocol loop, e.g. [none, history, memory]"),
   control: z.boolean().describe("play the `none` control when a learning pathway is listed without it (default true): gain_vs_none pairs each pathway with it").optional(),
   protocol: StudyProtocol.describe("the protocol settings: the flags of s3gym run, one key each; left out = the flag's default").optional(),
   views: StudyViews.optional(),
   seeds: z.array(z.number().int().min(0).max(4_294_967_295)).min(1).describe("run seeds: one replicate of the matrix each, into the same data folder (default [0])").optional(),
-  verified: z
-    .strictObject({
-      "broad-batch": ranged("broad-batch", "exploration episodes per verified batch (--broad-batch)").optional(),
-      "verifier-model": z.string().min(1).describe("model of the curriculum and verifier roles (--verifier-model; default the run's model)").optional(),
-    })
-    .describe("settings of pathway verified")
-    .optional(),
+  // A block per pathway with option rows of its own (verified: broad-batch, verifier-model), keys as its flags.
+  ...Object.fromEntries(pathwayOptions().map(({ pathway, rows }) => [pathway, z.strictObject(Object.fromEntries(rows.map((r) => [r.name, flagValueSchema(r, "run").optional()]))).describe(`settings of pathway ${pathway}`).optional()])),
   caps: StudyCaps.optional(),
   endpoint: StudyEndpoint.optional(),
   data: Folder.describe("the data folder the logs go to (default data), relative to this file").optional(),
