@@ -26,8 +26,8 @@
 import type { EarlierTurn } from "../agent/stepPrompt.js";
 import { buildStepMessages } from "../agent/stepPrompt.js";
 import { renderTrajectory, trajectoryPieces, type Trajectory } from "../agent/trajectoryText.js";
-import type { ChatMessage } from "../models/types.js";
-import { countTokensJoinable, joinsCleanly, MESSAGE_OVERHEAD_TOKENS, type TokenizerName } from "../models/tokens.js";
+import { rememberJoinedText, type TokenCounter } from "../models/tokenCounter.js";
+import { MESSAGE_OVERHEAD_TOKENS, type TokenizerName } from "../models/tokens.js";
 
 export interface HistorySettings {
   /** The model's context window in tokens (--context-tokens). */
@@ -49,95 +49,6 @@ export type HistoryCut = (typeof HISTORY_CUTS)[number];
 
 /** How every History experience block opens in a first user message (stepPrompt.ts userTurn). */
 const EXPERIENCE_OPEN = "<experience>\n";
-
-/**
- * Memoised countTokens: pieces repeat across steps, episodes and checkpoints. A first user message
- * that carries a recently rendered History experience (it differs from the last one only in its
- * observation, i.e. at every episode's first step and at every cut) is counted from its parts, the
- * blocks' counts added, where tokens.ts's joinsCleanly proves the sum equals the whole text's count:
- * re-tokenising ~100k tokens of experience per episode was a quarter of a History run's CPU.
- */
-export class TokenCounter {
-  /** tokens * 2 + (1 when countTokensJoinable said joinable). */
-  private readonly cache = new Map<string, number>();
-  constructor(readonly tokenizer: TokenizerName) {}
-
-  count(text: string): number {
-    return Math.floor(this.entry(text) / 2);
-  }
-
-  private entry(text: string): number {
-    let v = this.cache.get(text);
-    if (v === undefined) {
-      const joined = text.startsWith(EXPERIENCE_OPEN) ? this.experienceMessage(text) : undefined;
-      if (joined !== undefined) v = joined * 2;
-      else {
-        const c = countTokensJoinable(text, this.tokenizer);
-        v = c.tokens * 2 + (c.joinable ? 1 : 0);
-      }
-      // Bounded: long runs must not keep every observation forever.
-      if (this.cache.size > 50_000) this.cache.clear();
-      this.cache.set(text, v);
-    }
-    return v;
-  }
-
-  /**
-   * countTokens(text) as the sum of its parts' counts, when `text` is EXPERIENCE_OPEN, then a recently
-   * rendered experience text, then a line break and the rest; undefined when it is not, or when a
-   * join is not provably exact (then the caller counts the whole text).
-   */
-  private experienceMessage(text: string): number | undefined {
-    const at = EXPERIENCE_OPEN.length;
-    for (const e of recentExperiences) {
-      const n = e.text.length;
-      if (text.length <= at + n + 1 || text.charCodeAt(at + n) !== 10 || !text.startsWith(e.text, at)) continue;
-      const last = e.pieces.length - 1;
-      const segments = [EXPERIENCE_OPEN, ...e.pieces.map((p, i) => (i < last ? `${p}\n\n` : `${p}\n`)), text.slice(at + n + 1)];
-      let total = 0;
-      for (let i = 0; i < segments.length; i++) {
-        const v = this.entry(segments[i]!);
-        if (v % 2 === 0 || (i > 0 && !joinsCleanly(segments[i - 1]!, segments[i]!))) return undefined;
-        total += Math.floor(v / 2);
-      }
-      return total;
-    }
-    return undefined;
-  }
-
-  private readonly markers: number[] = [];
-  /** count(omissionMarker(omitted)), memoised by number (the fit loop asks for it at every step). */
-  marker(omitted: number): number {
-    let n = this.markers[omitted];
-    if (n === undefined) {
-      n = this.count(omissionMarker(omitted));
-      if (Number.isInteger(omitted) && omitted >= 0 && omitted < 1_000_000) this.markers[omitted] = n;
-    }
-    return n;
-  }
-
-  /**
-   * Counts by message object (checked against its content): the runner's prompts reuse one object per
-   * earlier turn (stepPrompt.ts buildStepMessages), which this finds without hashing its text.
-   */
-  private readonly byMessage = new WeakMap<ChatMessage, { content: string; tokens: number }>();
-
-  /** Same formula as models/tokens.ts countMessageTokens, with per-message memoisation. */
-  messages(messages: readonly ChatMessage[]): number {
-    let n = 3;
-    for (const m of messages) {
-      const hit = this.byMessage.get(m);
-      let tokens: number;
-      if (hit !== undefined && hit.content === m.content) tokens = hit.tokens;
-      else {
-        tokens = this.count(m.content);
-        this.byMessage.set(m, { content: m.content, tokens });
-      }
-      n += MESSAGE_OVERHEAD_TOKENS + tokens;
-    }
-    return n;
-  }
-}
 
 /** One consolidated exploration episode with its piece token counts (immutable once built). */
 export interface HistoryBlock {
@@ -202,7 +113,7 @@ export function blockCost(b: HistoryBlock, keep: number, counter: TokenCounter):
   if (keep <= 0 || n === 0) return 0;
   const k = Math.min(keep, n);
   const steps = prefixSum(b)[k]!;
-  const tail = k === n ? b.endTokens : counter.marker(n - k);
+  const tail = k === n ? b.endTokens : counter.numbered(n - k, omissionMarker);
   // Pieces: header, k steps, tail, footer -> k + 3 pieces, k + 2 line breaks.
   return b.headerTokens + steps + tail + b.footerTokens + (k + 2) * counter.count("\n");
 }
@@ -561,12 +472,9 @@ function renderHistoryOnce(blocks: readonly HistoryBlock[], keep: readonly numbe
 }
 
 /**
- * The experience texts rendered lately, each with its non-empty block texts (joined by "\n\n" they
- * are the text): TokenCounter counts a first user message from them. A few suffice: the concurrent
- * episodes of a run sit at one or two cuts of one snapshot.
+ * Hands a rendered experience text with its non-empty block texts (joined by "\n\n" they are the
+ * text) to TokenCounter, which counts a first user message from them.
  */
-const RECENT_EXPERIENCES = 8;
-const recentExperiences: { text: string; pieces: string[] }[] = [];
 function rememberPieces(text: string, blocks: readonly HistoryBlock[], keep: readonly number[]): void {
   const pieces: string[] = [];
   blocks.forEach((b, i) => {
@@ -575,8 +483,7 @@ function rememberPieces(text: string, blocks: readonly HistoryBlock[], keep: rea
   });
   // Only a decomposition that is the text byte for byte may stand in for it.
   if (pieces.length === 0 || pieces.join("\n\n") !== text) return;
-  recentExperiences.unshift({ text, pieces });
-  if (recentExperiences.length > RECENT_EXPERIENCES) recentExperiences.pop();
+  rememberJoinedText(EXPERIENCE_OPEN, text, pieces);
 }
 
 /** The history context of one step: the text and the keep vector that produced it. */

@@ -11,7 +11,8 @@ import { buildSummaryMessages, memoryText, parseSummary, type MemoryTriple } fro
 import { renderTrajectory, type Trajectory } from "../agent/trajectoryText.js";
 import { callSeed } from "../models/callSeed.js";
 import type { CallIdentity, ChatMessage } from "../models/types.js";
-import { fitHistory, makeHistoryBlock, type HistorySettings, type TokenCounter } from "./history.js";
+import type { TokenCounter } from "../models/tokenCounter.js";
+import { fitHistory, makeHistoryBlock, type HistorySettings } from "./history.js";
 import { definePathway, type PathwayHost } from "./types.js";
 
 export interface MemoryVersion {

@@ -15,7 +15,8 @@ import type { EpisodeRecord, RUN_FILES, StepRecord } from "../logs/schema.js";
 import type { TokenizerName } from "../models/tokens.js";
 import type { Model } from "../models/types.js";
 import type { z } from "zod";
-import type { HistoryCut, TokenCounter } from "./history.js";
+import type { TokenCounter } from "../models/tokenCounter.js";
+import type { HistoryCut } from "./history.js";
 
 /** What the experience may depend on at one step. */
 export interface StepView {

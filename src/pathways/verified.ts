@@ -22,7 +22,8 @@ import { buildVerifierMessages, parseVerdict, type Outcome, type Verdict } from 
 import type { MemoryRecord, VerifiedFactRecord } from "../logs/schema.js";
 import { callSeed } from "../models/callSeed.js";
 import type { CallIdentity, ChatMessage } from "../models/types.js";
-import { fitHistory, makeHistoryBlock, type TokenCounter } from "./history.js";
+import type { TokenCounter } from "../models/tokenCounter.js";
+import { fitHistory, makeHistoryBlock } from "./history.js";
 import { keptMemoryVersions } from "./memory.js";
 import { definePathway, type ExplorationBatch, type OwnRecords, type PathwayHost, type PathwaySettings, type PlannedEpisode } from "./types.js";
 import { UsageError } from "../util/errors.js";

@@ -8,7 +8,7 @@ import type { Model } from "../models/types.js";
 import type { CallRecord, CheckpointRecord, EpisodeRecord, StepRecord } from "../logs/schema.js";
 import type { ReplyKind } from "../agent/reply.js";
 import type { ReplyMonitor, ReplyStats } from "./replyMonitor.js";
-import type { TokenCounter } from "../pathways/history.js";
+import type { TokenCounter } from "../models/tokenCounter.js";
 import type { RunLogs } from "../logs/runLogs.js";
 import type { SpendCap } from "./spendCap.js";
 import { PROTOCOL_SETTINGS, type ProtocolSettings } from "./protocolSettings.js";

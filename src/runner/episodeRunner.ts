@@ -14,7 +14,7 @@ import { redactSecrets } from "../models/secrets.js";
 import { ModelCallError, type CallIdentity, type ChatMessage, type CompletionResult } from "../models/types.js";
 import type { ResolvedConfig, RunContext } from "./context.js";
 import { isRepetitionLoop } from "./replyMonitor.js";
-import type { TokenCounter } from "../pathways/history.js";
+import type { TokenCounter } from "../models/tokenCounter.js";
 import type { ExperienceSnapshot } from "../pathways/types.js";
 import type { ExtraView } from "./context.js";
 import { modelIdentity } from "./runId.js";

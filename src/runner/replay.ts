@@ -10,7 +10,7 @@ import { buildStepMessages, earlierTurnOf, type EarlierTurn } from "../agent/ste
 import type { Game } from "../games/types.js";
 import { EpisodeRecord, MemoryRecord, RUN_FILES, RunManifest, StepRecord, viewOf, type ViewName } from "../logs/schema.js";
 import type { ChatMessage } from "../models/types.js";
-import { TokenCounter } from "../pathways/history.js";
+import { TokenCounter } from "../models/tokenCounter.js";
 import { getPathway } from "../pathways/registry.js";
 import type { ExperienceSnapshot, OwnRecords, PathwayLogs, StepView } from "../pathways/types.js";
 import type { RunFileKind } from "../logs/runDir.js";

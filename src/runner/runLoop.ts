@@ -26,7 +26,7 @@ import { RunManifest, type CheckpointRecord, type EpisodeRecord } from "../logs/
 import { toCallRecord, type CallEvent, type OnCall } from "../models/callLog.js";
 import { redactSecrets } from "../models/secrets.js";
 import type { Model } from "../models/types.js";
-import { TokenCounter } from "../pathways/history.js";
+import { TokenCounter } from "../models/tokenCounter.js";
 import { resolveConfig, resolveVariants, type ExtraView, type ProtocolSettings, type RunContext, type RunEvents } from "./context.js";
 import { runEpisode } from "./episodeRunner.js";
 import { createExperience } from "./experience.js";

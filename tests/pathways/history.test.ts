@@ -10,9 +10,9 @@ import {
   historyCost,
   makeHistoryBlock,
   renderHistory,
-  TokenCounter,
   type HistoryBlock,
 } from "../../src/pathways/history.js";
+import { TokenCounter } from "../../src/models/tokenCounter.js";
 
 function traj(episode: number, steps: number): Trajectory {
   return {

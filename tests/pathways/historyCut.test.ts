@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { buildStepMessages, type EarlierTurn } from "../../src/agent/stepPrompt.js";
 import type { Trajectory } from "../../src/agent/trajectoryText.js";
 import { countMessageTokens } from "../../src/models/tokens.js";
-import { experienceBudget, historyContext, historyCost, makeHistoryBlock, TokenCounter, type HistoryCut } from "../../src/pathways/history.js";
+import { experienceBudget, historyContext, historyCost, makeHistoryBlock, type HistoryCut } from "../../src/pathways/history.js";
+import { TokenCounter } from "../../src/models/tokenCounter.js";
 
 function traj(episode: number, steps: number): Trajectory {
   return {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { builtinSummary, memoryText } from "../../src/agent/summaryPrompt.js";
 import type { Trajectory } from "../../src/agent/trajectoryText.js";
 import { countMessageTokens } from "../../src/models/tokens.js";
-import { TokenCounter } from "../../src/pathways/history.js";
+import { TokenCounter } from "../../src/models/tokenCounter.js";
 import { EMPTY_MEMORY, memoryFromRecord, memoryRecordFields, nextMemory, summaryMessages } from "../../src/pathways/memory.js";
 
 const trajectory: Trajectory = {

@@ -9,7 +9,7 @@ import { isVerifierRequest } from "../../src/agent/verifierPrompt.js";
 import type { Trajectory } from "../../src/agent/trajectoryText.js";
 import type { EpisodeRecord, StepRecord } from "../../src/logs/schema.js";
 import type { CompletionRequest, Model } from "../../src/models/types.js";
-import { TokenCounter } from "../../src/pathways/history.js";
+import { TokenCounter } from "../../src/models/tokenCounter.js";
 import { DEFAULT_MATRIX_PATHWAYS, getPathway, JUDGED_PATHWAYS, openExperience, PATHWAY_NAMES, PATHWAYS, RECORDED_PATHWAY_NAMES, UnknownPathwayError } from "../../src/pathways/registry.js";
 import type { PathwayHost, PathwayLogs } from "../../src/pathways/types.js";
 

@@ -6,7 +6,8 @@ import { parseResponse } from "../../src/agent/parseResponse.js";
 import type { EarlierTurn } from "../../src/agent/stepPrompt.js";
 import type { Trajectory } from "../../src/agent/trajectoryText.js";
 import { countTokens } from "../../src/models/tokens.js";
-import { historyContext, makeHistoryBlock, TokenCounter, type HistorySettings } from "../../src/pathways/history.js";
+import { historyContext, makeHistoryBlock, type HistorySettings } from "../../src/pathways/history.js";
+import { TokenCounter } from "../../src/models/tokenCounter.js";
 import { EMPTY_MEMORY, nextMemory, summaryMessages } from "../../src/pathways/memory.js";
 
 /** The adversarial shapes: each builds a reply of about `n` characters. */
