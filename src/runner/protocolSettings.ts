@@ -21,6 +21,7 @@ import { DEFAULT_MAX_BAD_REPLIES } from "../logs/qualityThresholds.js";
 import { EXTRA_VIEWS, type ExtraView } from "../logs/schema.js";
 import { TOKENIZERS, type TokenizerName } from "../models/tokens.js";
 import { HISTORY_CUTS, type HistoryCut } from "../pathways/history.js";
+import { DEFAULT_HYBRID_K, DEFAULT_HYBRID_SUMMARY_SHARE } from "../pathways/hybrid.js";
 import { JUDGE_USAGE, parseJudge } from "../pathways/judge.js";
 
 /** The views besides `eval` (played by runViewCheckpoint). */
@@ -85,6 +86,10 @@ export interface ProtocolSettings {
    * acting model's own self-scores: the paper's protocol).
    */
   judge?: string;
+  /** `--hybrid-k`: earlier exploration steps the hybrid pathway retrieves per step (pathways/hybrid.ts). Absent = its default. */
+  hybridK?: number;
+  /** `--hybrid-summary-share`: the share of the hybrid pathway's experience budget reserved for the summary. Absent = its default. */
+  hybridSummaryShare?: number;
 }
 
 /** An integer flag's bounds, both inclusive. */
@@ -247,6 +252,22 @@ export const PROTOCOL_SETTINGS: readonly SettingRow[] = [
     // Not compared across a data directory (runs under several judges sit side by side, each its own
     // run id); a resume compares every recorded key, so a run never changes judge.
     record: { key: "judge", compared: false, write: (v) => (v !== undefined && v !== "self" ? v : undefined), read: (r, where) => (r === undefined ? undefined : parseRecordedJudge(r, where)) },
+  }),
+  // The hybrid pathway's own settings (docs/memory.md). Recorded only when not the default, so no
+  // other run's protocol changes; compared, because the run id does not name them.
+  row({
+    key: "hybridK",
+    flag: { name: "hybrid-k", kind: { type: "int", range: { min: 0, max: 1000 } }, help: "hybrid pathway: earlier exploration steps retrieved per step (docs/memory.md)" },
+    default: DEFAULT_HYBRID_K,
+    inDefaults: false,
+    record: { key: "hybrid_k", compared: true, absent: DEFAULT_HYBRID_K, write: (v) => (v !== undefined && v !== DEFAULT_HYBRID_K ? v : undefined), read: (r) => (typeof r === "number" ? r : undefined) },
+  }),
+  row({
+    key: "hybridSummaryShare",
+    flag: { name: "hybrid-summary-share", kind: { type: "share", shown: "25%", note: "0 gives the retrieved steps the whole budget" }, help: "hybrid pathway: share of the experience budget reserved for the summary (docs/memory.md)" },
+    default: DEFAULT_HYBRID_SUMMARY_SHARE,
+    inDefaults: false,
+    record: { key: "hybrid_summary_share", compared: true, absent: DEFAULT_HYBRID_SUMMARY_SHARE, write: (v) => (v !== undefined && v !== DEFAULT_HYBRID_SUMMARY_SHARE ? v : undefined), read: (r) => (typeof r === "number" ? r : undefined) },
   }),
 ];
 
