@@ -4,12 +4,15 @@
  * feedback give a displacement known legal).
  */
 import { describe, expect, it } from "vitest";
+import { parseFlags } from "../../src/cli/args.js";
+import { protocolFlags, settingsFromFlags } from "../../src/cli/sharedFlags.js";
+import { settingsFromRecord, settingsRecord } from "../../src/runner/protocolRecord.js";
 import { readExperience } from "../../src/builtin/learner/learner.js";
 import { splitRetrieved } from "../../src/builtin/learner/experienceText.js";
 import { TACTIC_SETS } from "../../src/games/tacticSets.js";
 import type { EpisodeRecord, StepRecord } from "../../src/logs/schema.js";
 import { TokenCounter } from "../../src/pathways/history.js";
-import { chooseSnippets, hybridPathway, retrievalTerms, type HybridState, type IndexedStep } from "../../src/pathways/hybrid.js";
+import { chooseSnippets, hybridOf, hybridPathway, hybridSettings, retrievalTerms, type HybridState, type IndexedStep } from "../../src/pathways/hybrid.js";
 import type { PathwayLogs, PathwaySettings, StepView } from "../../src/pathways/types.js";
 
 const counter = new TokenCounter("o200k");
@@ -147,5 +150,31 @@ describe("builtin:learner reads the retrieved steps", () => {
     expect([...read.stats.keys()]).toEqual(["flat"]);
     // Without the section the same summary knows no vector.
     expect(readExperience(text.slice(0, text.indexOf("===")), TACTIC_SETS.chess.learn).knowledge.vectors.B).toBeUndefined();
+  });
+});
+
+describe("the hybrid settings' flags", () => {
+  const parse = (argv: string[]) => settingsFromFlags(parseFlags(argv, protocolFlags("run"), "usage").values);
+
+  it("--hybrid-k and --hybrid-summary-share set the settings, are recorded, and read back", () => {
+    const s = parse(["--hybrid-k", "2", "--hybrid-summary-share", "40%"]);
+    expect(s.hybridK).toBe(2);
+    expect(s.hybridSummaryShare).toBe(0.4);
+    const rec = settingsRecord(s) as Record<string, unknown>;
+    expect(rec.hybrid_k).toBe(2);
+    expect(rec.hybrid_summary_share).toBe(0.4);
+    expect(settingsFromRecord(settingsRecord(s)).hybridK).toBe(2);
+    expect(hybridSettings(hybridOf(s) as PathwaySettings)).toEqual({ k: 2, summaryShare: 0.4 });
+  });
+
+  it("the defaults leave the settings and the record as without the flags", () => {
+    const s = parse(["--hybrid-k", "4", "--hybrid-summary-share", "0.25"]);
+    expect(s).toEqual(parse([]));
+    expect("hybrid_k" in (settingsRecord(s) as Record<string, unknown>)).toBe(false);
+  });
+
+  it("a bad value names the flag", () => {
+    expect(() => parse(["--hybrid-k", "-1"])).toThrow(/hybrid-k/);
+    expect(() => parse(["--hybrid-summary-share", "1.5"])).toThrow(/hybrid-summary-share/);
   });
 });
