@@ -16,7 +16,8 @@
  * (1 - summaryShare) of the budget: ranked snippets are added in rank order and the list stops at
  * the first that does not fit. Token counts are additive over pieces, as History's (an upper bound).
  *
- * Ranking ties (equal BM25+ scores) go to the earlier exploration episode, then the earlier step. The
+ * Terms are distinct words and numbered whole lines (retrievalTerms), so a term counts once per
+ * observation. Ranking ties (equal BM25+ scores) go to the earlier exploration episode, then the earlier step. The
  * step records of a hybrid run carry `memory_version` and `retrieved_steps` (which snippets it saw,
  * in the order shown), which pin the experience text: replay rebuilds the same snippets from the logs.
  */
@@ -82,20 +83,21 @@ function indexedSteps(t: Trajectory): IndexedStep[] {
 }
 
 /**
- * The terms of a text for the index and the query: every whitespace-separated word, and every
- * non-empty line whole with its line number (`3|. X . 1`), so that boards sharing rows at the same
- * place match more than boards sharing only symbols. Lower-cased. Linear in the text.
+ * The terms of a text for the index and the query: every distinct whitespace-separated word, and
+ * every non-empty line whole with its line number (`3|. X . 1`), so that boards sharing rows at the
+ * same place match more than boards sharing only symbols; each term once (in first-seen order), so a
+ * board's two hundred `.` are one term, not two hundred lookups per query. Linear in the text.
  */
 export function retrievalTerms(text: string): string[] {
-  const out: string[] = [];
+  const out = new Set<string>();
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (line.length === 0) continue;
-    out.push(`${i}|${line}`);
-    for (const w of line.split(/\s+/)) if (w.length > 0) out.push(w);
+    out.add(`${i}|${line}`);
+    for (const w of line.split(/\s+/)) if (w.length > 0) out.add(w);
   }
-  return out;
+  return [...out];
 }
 
 /** The retrieval index of one state: built on first use, shared by every step that reads the state. */
