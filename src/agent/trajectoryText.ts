@@ -73,3 +73,29 @@ export function renderTrajectory(t: Trajectory, keepSteps = t.steps.length): str
   const tail = omitted > 0 ? [`[... ${omitted} later steps omitted]`] : [p.end];
   return [p.header, ...kept, ...tail, p.footer].join("\n");
 }
+
+/**
+ * The hybrid pathway's retrieved steps (pathways/hybrid.ts): a section opened by RETRIEVED_TITLE, one
+ * snippet per earlier exploration step, each the same step lines as a History block's under its own
+ * header (never a History block header, so a reader of History blocks does not count a snippet as an
+ * episode).
+ */
+export const RETRIEVED_TITLE = "=== Retrieved earlier exploration steps (most similar to the current observation first) ===";
+
+/** A snippet's first line (`step` 0-based, shown 1-based as in History blocks). */
+export function retrievedStepHeader(r: { episode: number; step: number }): string {
+  return `--- Retrieved step: exploration episode ${r.episode}, step ${r.step + 1} ---`;
+}
+
+/** One retrieved step's text. */
+export function retrievedStepText(s: { episode: number; step: number; observation: string; tactic: string | null; action: string | null; score: number | null; scoresShown: boolean; feedback: string }): string {
+  return [
+    retrievedStepHeader(s),
+    "Observation:",
+    s.observation,
+    ...(s.tactic ? [`Tactic: ${s.tactic}`] : []),
+    `Action: ${s.action ?? "(unparsable reply)"}`,
+    ...(s.scoresShown ? [`Self-score: ${s.score ?? "(none)"}`] : []),
+    `Feedback: ${s.feedback || "(none)"}`,
+  ].join("\n");
+}

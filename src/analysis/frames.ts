@@ -28,7 +28,7 @@ export type Columns = Record<string, (string | number | boolean | null)[]>;
 export const STEP_COLUMNS = [
   "run_id", "model", "game", "pathway", "phase", "view", "config", "checkpoint", "episode", "seed", "step", "action",
   "self_score", "parse_error", "valid", "reward", "score_after", "done", "tokens_in", "tokens_out", "latency_ms",
-  "cached", "finish_reason", "tokens_cached", "history_keep", "memory_version", "reasoning_chars",
+  "cached", "finish_reason", "tokens_cached", "history_keep", "memory_version", "retrieved_steps", "reasoning_chars",
   "tokens_counted_by", "turns_dropped", "answer_source", "experience_score", "experience_score_source", "experience_score_from",
 ] as const;
 /** The step text fields, kept only with `{ text: true }` (they are most of the bytes). */
@@ -46,7 +46,7 @@ export const RUN_COLUMNS = [
 /** Columns where null becomes NaN (numeric), so arithmetic and danfojs' numeric dtype work. */
 const NUMERIC_NULLABLE = new Set(["checkpoint", "self_score", "mean", "tokens_cached", "memory_version", "reasoning_chars", "turns_dropped", "experience_score", "experience_score_from"]);
 
-/** What one column holds (after null -> NaN in numeric nullable columns; `history_keep` as JSON text). */
+/** What one column holds (after null -> NaN in numeric nullable columns; `history_keep` and `retrieved_steps` as JSON text). */
 type Col<T> = T[];
 /** Typed plain columns of the steps frame (`cols.steps.reward` is a `number[]`). */
 export interface StepColumns extends Columns {
@@ -54,7 +54,7 @@ export interface StepColumns extends Columns {
   checkpoint: Col<number>; episode: Col<number>; seed: Col<number>; step: Col<number>; action: Col<string | null>;
   self_score: Col<number>; parse_error: Col<string | null>; valid: Col<boolean>; reward: Col<number>; score_after: Col<number>;
   done: Col<boolean>; tokens_in: Col<number>; tokens_out: Col<number>; latency_ms: Col<number>; cached: Col<boolean | null>;
-  finish_reason: Col<string | null>; tokens_cached: Col<number>; history_keep: Col<string | null>; memory_version: Col<number>;
+  finish_reason: Col<string | null>; tokens_cached: Col<number>; history_keep: Col<string | null>; memory_version: Col<number>; retrieved_steps: Col<string | null>;
   reasoning_chars: Col<number>; tokens_counted_by: Col<string | null>; turns_dropped: Col<number>; answer_source: Col<string | null>;
 }
 export interface EpisodeColumns extends Columns {

@@ -120,6 +120,11 @@ export const StepRecord = z
     /** Memory runs: the memory version (after_episode of memory.jsonl) this step's prompt carried. */
     memory_version: z.number().int().nonnegative().optional(),
     /**
+     * Hybrid runs: the earlier exploration steps retrieved into this step's prompt, in the order shown
+     * (most similar first; docs/memory.md): exploration episode and its 0-based step. Empty when none.
+     */
+    retrieved_steps: z.array(z.object({ episode: z.number().int().positive(), step: z.number().int().nonnegative() })).optional(),
+    /**
      * Optional: the reply's reasoning text (`reasoning_content` / `reasoning`), cut to 20,000
      * characters; null when the reply had none. Never parsed unless `--answer-from` says so.
      */
@@ -515,6 +520,10 @@ export const SettingsRecord = z.object({
    * self-scores, the paper's protocol and every run written before the axis existed).
    */
   judge: z.string().optional(),
+  /** Hybrid runs (`--hybrid-k`, docs/memory.md): earlier exploration steps retrieved per step. Absent: the default, 4. */
+  hybrid_k: z.number().int().nonnegative().optional(),
+  /** Hybrid runs (`--hybrid-summary-share`): the share of the experience budget reserved for the summary. Absent: the default, 0.25. */
+  hybrid_summary_share: z.number().min(0).max(1).optional(),
 });
 export type SettingsRecord = z.infer<typeof SettingsRecord>;
 

@@ -9,6 +9,7 @@
 import { ConfigError } from "../util/errors.js";
 import type { Option } from "../util/options.js";
 import { historyPathway } from "./historyPathway.js";
+import { hybridPathway } from "./hybrid.js";
 import { memoryPathway } from "./memory.js";
 import { nonePathway } from "./none.js";
 import { trainingPathway } from "./training.js";
@@ -19,7 +20,7 @@ import type { ExperienceSnapshot, ExperienceState, PathwayDefinition, PathwayHos
 export type AnyPathway = PathwayDefinition<any>;
 
 /** Every pathway, in the order the tables and the usage texts list them (a new one: one line here). */
-const REGISTERED: AnyPathway[] = [nonePathway, historyPathway, memoryPathway, verifiedPathway, trainingPathway];
+const REGISTERED: AnyPathway[] = [nonePathway, historyPathway, memoryPathway, verifiedPathway, trainingPathway, hybridPathway];
 export const PATHWAYS: readonly AnyPathway[] = REGISTERED;
 
 /** The pathways the protocol loop plays (what `s3gym run --pathways` and a data directory's protocol cover besides `training`). */

@@ -41,6 +41,10 @@ export interface PathwaySettings {
   tokenizer: TokenizerName;
   /** History's truncation rule (history.ts); absent = `per-step`. */
   historyCut?: HistoryCut;
+  /** The hybrid pathway's snippets per step (`--hybrid-k`); absent = its default (hybrid.ts). */
+  hybridK?: number;
+  /** The hybrid pathway's share of the budget reserved for the summary (`--hybrid-summary-share`); absent = its default. */
+  hybridSummaryShare?: number;
 }
 
 /** A record of one of the run's files, as its writer takes it. */

@@ -3,6 +3,7 @@
  * run's pathway definition bound to a host made of the run context. `snapshot()` freezes the state
  * for a checkpoint, so a checkpoint's evaluations may run while later exploration consolidates.
  */
+import { hybridOf } from "../pathways/hybrid.js";
 import { getPathway, openExperience } from "../pathways/registry.js";
 import type { ExperienceState, ExplorationHost, OwnRecords, PathwayHost } from "../pathways/types.js";
 import { variantDifference, type RunContext } from "./context.js";
@@ -30,7 +31,7 @@ export function pathwayHost(run: RunContext, restored: OwnRecords): PathwayHost 
     modelName: run.modelName,
     gameName: run.game.name,
     pathway: run.pathway,
-    settings: { contextTokens: run.settings.contextTokens, maxNewTokens: run.settings.maxNewTokens, tokenizer: run.settings.tokenizer, ...(run.settings.historyCut ? { historyCut: run.settings.historyCut } : {}) },
+    settings: { contextTokens: run.settings.contextTokens, maxNewTokens: run.settings.maxNewTokens, tokenizer: run.settings.tokenizer, ...(run.settings.historyCut ? { historyCut: run.settings.historyCut } : {}), ...hybridOf(run.settings) },
     exploreRules: run.configs.explore.rules,
     counter: run.counter,
     model: run.model,

@@ -11,6 +11,7 @@ import type { Game } from "../games/types.js";
 import { EpisodeRecord, MemoryRecord, RUN_FILES, RunManifest, StepRecord, viewOf, type ViewName } from "../logs/schema.js";
 import type { ChatMessage } from "../models/types.js";
 import { TokenCounter } from "../models/tokenCounter.js";
+import { hybridOf } from "../pathways/hybrid.js";
 import { getPathway } from "../pathways/registry.js";
 import type { ExperienceSnapshot, OwnRecords, PathwayLogs, StepView } from "../pathways/types.js";
 import type { RunFileKind } from "../logs/runDir.js";
@@ -111,7 +112,7 @@ export function rebuildExperience(data: RunLogData, at: StepAddress, view: { rul
   // Experience Z_k: explore episode x reads Z_{x-1} (or, in a verified broad batch, the version before
   // the batch, which its steps record as memory_version); checkpoint c reads Z_c.
   const k = at.phase === "explore" ? (loggedVersion ?? at.episode - 1) : at.checkpoint!;
-  const ctx = { settings: { contextTokens: settings.contextTokens, maxNewTokens: settings.maxNewTokens, tokenizer: settings.tokenizer, ...(settings.historyCut ? { historyCut: settings.historyCut } : {}) }, counter: memo.counter };
+  const ctx = { settings: { contextTokens: settings.contextTokens, maxNewTokens: settings.maxNewTokens, tokenizer: settings.tokenizer, ...(settings.historyCut ? { historyCut: settings.historyCut } : {}), ...hybridOf(settings) }, counter: memo.counter };
   let snapshot = memo.snapshots.get(k);
   if (!snapshot) {
     const pathway = getPathway(data.manifest.pathway);

@@ -122,7 +122,7 @@ export const MATRIX_SHARDS = 11;
 export const VIEWS_SHARDS = 3;
 
 /** Which part of the reproduction a job plays (the watched runs and the tests group by it). */
-export type JobGroup = "training" | "views" | "verified" | "ceiling" | "dial" | "matrix";
+export type JobGroup = "training" | "views" | "verified" | "ceiling" | "dial" | "matrix" | "hybrid";
 
 /** One job of the runs phase: its name (printed as is), its part, and the command's settings. */
 export type ReproduceJob = Job & { group: JobGroup };
@@ -156,6 +156,17 @@ export function verifiedSettings(schedule: Schedule, dataDir: string): RunJobSet
 /** The ceiling's runs: the matrix's schedule, pathway none. */
 export function ceilingSettings(schedule: Schedule, dataDir: string): RunJobSettings {
   return runJob([CEILING_MODEL], ["none"], dataDir, runSettings(schedule));
+}
+
+/**
+ * The hybrid pathway's positive control (docs/memory.md): the learner on the games where Memory and
+ * History differ most (docs/learner.md: chess, the context budget; minesweeper), on the matrix's
+ * schedule beside the views' memory runs of the same model, so Table 7 pairs them.
+ */
+export const HYBRID_MODEL = "builtin:learner";
+export const HYBRID_GAMES = ["chess", "minesweeper"] as const;
+export function hybridJobSettings(schedule: Schedule, dataDir: string): RunJobSettings {
+  return { ...runJob([HYBRID_MODEL], ["hybrid"], dataDir, runSettings(schedule)), games: [...HYBRID_GAMES] };
 }
 
 /** The judge dial's runs of one run seed, in <data>/dial on the dial's own schedule. */
@@ -205,6 +216,7 @@ export function planReproduction(schedule: Schedule, dataDir: string): Reproduce
     ...shards("views", "views", viewsSettings(schedule, dataDir), VIEWS_SHARDS),
     { name: "verified", group: "verified", command: "run", settings: verifiedSettings(schedule, dataDir) },
     { name: "ceiling", group: "ceiling", command: "run", settings: ceilingSettings(schedule, dataDir) },
+    { name: "hybrid", group: "hybrid", command: "run", settings: hybridJobSettings(schedule, dataDir) },
     ...Array.from({ length: DIAL_SCHEDULE[schedule.name].runSeeds }, (_, seed): ReproduceJob => ({ name: `judge dial, run seed ${seed}`, group: "dial", command: "run", settings: dialSettings(schedule, dataDir, seed) })),
     ...shards("matrix", "matrix", matrixSettings(schedule, dataDir), MATRIX_SHARDS),
   ];
@@ -242,5 +254,5 @@ export function groupRuns(jobs: readonly ReproduceJob[], group: JobGroup): Plann
  * they are written into <data>/dial, which the watcher does not read.
  */
 export function watchedRuns(jobs: readonly ReproduceJob[]): PlannedRun[] {
-  return (["matrix", "views", "verified", "ceiling", "training"] as const).flatMap((g) => groupRuns(jobs, g));
+  return (["matrix", "views", "verified", "ceiling", "hybrid", "training"] as const).flatMap((g) => groupRuns(jobs, g));
 }

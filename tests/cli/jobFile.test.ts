@@ -31,6 +31,7 @@ function argvBefore(schedule: Schedule, data: string, job: ReproduceJob): string
   if (job.name.startsWith("matrix")) return [...matrix("builtin:random,builtin:heuristic,builtin:perfect-judge,builtin:learner?judge=0.25"), "--shard", `${shard![1]}/${shard![2]}`, "--no-shard-subdir"];
   if (job.name === "verified") return matrix("builtin:learner", "verified");
   if (job.name === "ceiling") return matrix("builtin:ceiling", "none");
+  if (job.name === "hybrid") return ["--models", "builtin:learner", "--games", "chess,minesweeper", "--pathways", "hybrid", "--data", data, ...sched];
   const seed = /run seed (\d+)/.exec(job.name)![1]!;
   const d = schedule.name === "quick" ? ["3", "3", "2", "16"] : ["12", "3", "4", "32"];
   return ["--models", "builtin:learner?judge=0,builtin:learner?judge=0.25,builtin:learner?judge=0.5,builtin:learner?judge=0.75,builtin:learner", "--games", "minesweeper,nullify,pvz,tetris",

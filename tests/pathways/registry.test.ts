@@ -59,12 +59,12 @@ function host(pathway: string, written: { file: string; record: unknown }[]): Pa
 const view = { rules: "# Snake rules", turns: [], observation: "Step 1 of 8\nnow", rewardVisibility: "hidden" as const };
 
 describe("the pathway registry", () => {
-  it("lists none, history, memory and verified once each; history and memory are judged; training is registered but not played by the protocol loop", () => {
-    expect(PATHWAY_NAMES).toEqual(["none", "history", "memory", "verified"]);
+  it("lists none, history, memory, verified and hybrid once each; history, memory and hybrid are judged; training is registered but not played by the protocol loop", () => {
+    expect(PATHWAY_NAMES).toEqual(["none", "history", "memory", "verified", "hybrid"]);
     expect(new Set(RECORDED_PATHWAY_NAMES).size).toBe(PATHWAYS.length);
     expect(DEFAULT_MATRIX_PATHWAYS).toEqual(["none", "history", "memory"]);
-    expect(JUDGED_PATHWAYS).toEqual(["history", "memory"]);
-    expect(RECORDED_PATHWAY_NAMES).toEqual(["none", "history", "memory", "verified", "training"]);
+    expect(JUDGED_PATHWAYS).toEqual(["history", "memory", "hybrid"]);
+    expect(RECORDED_PATHWAY_NAMES).toEqual(["none", "history", "memory", "verified", "training", "hybrid"]);
   });
 
   it("names the registered pathways when asked for another", () => {

@@ -152,8 +152,9 @@ describe("what the model is shown", () => {
 
   it("the exact context of every step is rebuilt from the logs; a tiny budget cuts earlier episodes' tails first", async () => {
     // Budget for the rules, the current episode and about two of the four blocks.
-    const { data, entries, requests, settings: s } = await recorded(["history", "memory", "none"], { contextTokens: 5200, maxNewTokens: 100 });
+    const { data, entries, requests, settings: s } = await recorded(["history", "memory", "none", "hybrid"], { contextTokens: 5200, maxNewTokens: 100 });
     let truncated = 0;
+    let retrieved = 0;
     for (const e of entries) {
       const logs = loadRunLogs(runDir(data, e.runId));
       const mine = requests.filter((r) => r.identity.runId === e.runId && r.identity.purpose === "step");
@@ -162,6 +163,23 @@ describe("what the model is shown", () => {
         const at = { phase: r.identity.phase!, checkpoint: r.identity.checkpoint, episode: r.identity.episode!, step: r.identity.step! };
         expect(rebuildStepMessages(logs, getGame(game), at)).toEqual(r.messages);
         expect(countMessageTokens(r.messages)).toBeLessThanOrEqual(s.contextTokens - s.maxNewTokens);
+        if (e.pathway === "hybrid") {
+          // The step record names the snippets its prompt showed, in order; each is an exploration
+          // step of an episode before this step's experience (never a later one), shown as logged.
+          const k = at.phase === "explore" ? at.episode - 1 : at.checkpoint!;
+          const rec = logs.steps.find((x) => x.phase === at.phase && x.checkpoint === at.checkpoint && x.episode === at.episode && x.step === at.step)!;
+          const refs = (rec as { retrieved_steps?: { episode: number; step: number }[] }).retrieved_steps ?? [];
+          const first = r.messages.find((m) => m.role === "user")!.content;
+          const shown = [...first.matchAll(/^--- Retrieved step: exploration episode (\d+), step (\d+) ---$/gm)].map((m) => ({ episode: Number(m[1]), step: Number(m[2]) - 1 }));
+          expect(shown).toEqual(refs);
+          for (const ref of refs) {
+            expect(ref.episode).toBeLessThanOrEqual(k);
+            const src = logs.steps.find((x) => x.phase === "explore" && x.episode === ref.episode && x.step === ref.step)!;
+            expect(first).toContain(src.observation);
+          }
+          if (refs.length > 0) retrieved++;
+          continue;
+        }
         if (e.pathway !== "history") continue;
         const blocks = historyBlocksOf(r.messages);
         const k = at.phase === "explore" ? at.episode - 1 : at.checkpoint!;
@@ -176,6 +194,7 @@ describe("what the model is shown", () => {
       }
     }
     expect(truncated).toBeGreaterThan(5);
+    expect(retrieved).toBeGreaterThan(5);
   });
 });
 

@@ -57,7 +57,7 @@ describe("resume after kill -9", () => {
   const argv = (data: string) => [
     "--models", "openai:s3gym-heuristic",
     "--games", games.join(","),
-    "--pathways", "history,memory",
+    "--pathways", "history,memory,hybrid",
     "--data", data,
     "--explore-episodes", "4", "--checkpoint-every", "2", "--eval-episodes", "2", "--max-steps", "8",
     "--base-url", server.url, "--progress", "off", "--concurrency", "4",
@@ -101,6 +101,8 @@ describe("resume after kill -9", () => {
     expect([...keys].sort()).toEqual(want.map(stepKey).sort()); // none missing, none extra
     const byKey = new Map(got.map((s) => [stepKey(s), strip(s)]));
     for (const s of want) expect(byKey.get(stepKey(s))).toEqual(strip(s));
+    // The hybrid runs' steps name the snippets they saw (compared above with everything else).
+    expect(got.some((s) => s.pathway === "hybrid" && Array.isArray(s.retrieved_steps) && (s.retrieved_steps as unknown[]).length > 0)).toBe(true);
     // Episodes and checkpoints too.
     const ek = (e: Record<string, unknown>) => `${e.run_id}|${e.phase}|${e.checkpoint}|${e.episode}`;
     const sortBy = (xs: Record<string, unknown>[], k: (x: Record<string, unknown>) => string) => [...xs].sort((a, b) => (k(a) < k(b) ? -1 : 1)).map(strip);

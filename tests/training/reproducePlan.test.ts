@@ -55,7 +55,7 @@ describe("planReproduction", () => {
     expect(planReproduction(QUICK_SCHEDULE, "/d").filter((j) => j.command === "train-loop")).toHaveLength(1);
     expect(jobs[3]!.name).toBe(`views 1/${VIEWS_SHARDS}`);
     const dialSeeds = DIAL_SCHEDULE.paper.runSeeds;
-    expect(jobs).toHaveLength(3 + VIEWS_SHARDS + 1 + 1 + dialSeeds + MATRIX_SHARDS);
+    expect(jobs).toHaveLength(3 + VIEWS_SHARDS + 1 + 1 + 1 + dialSeeds + MATRIX_SHARDS);
     const played = runSettings(jobs).flatMap(runIdsOf);
     const dial = Array.from({ length: dialSeeds }, (_, seed) => buildMatrix([...DIAL_MODELS], [...DIAL_GAMES], ["none", "history", "memory"], seed)).flat();
     const expected = [
@@ -63,6 +63,7 @@ describe("planReproduction", () => {
       ...buildMatrix(["builtin:learner"], GAME_NAMES, ["none", "history", "memory"], 0),
       ...buildMatrix(["builtin:learner"], GAME_NAMES, ["verified"], 0),
       ...buildMatrix([CEILING_MODEL], GAME_NAMES, ["none"], 0),
+      ...buildMatrix(["builtin:learner"], ["chess", "minesweeper"], ["hybrid"], 0),
     ].map((r) => `/d|${r.runId}`);
     expect([...played].sort()).toEqual([...expected, ...dial.map((r) => `/d/dial|${r.runId}`)].sort());
     expect(new Set(played).size).toBe(played.length);
@@ -120,7 +121,7 @@ describe("planReproduction", () => {
 });
 
 describe("watchedRuns", () => {
-  it("are the matrix's, the views', the verified, the ceiling's and the loops' evaluation runs, in that order, with their episodes; not the dial's", () => {
+  it("are the matrix's, the views', the verified, the ceiling's, the hybrid and the loops' evaluation runs, in that order, with their episodes; not the dial's", () => {
     for (const schedule of [PAPER_SCHEDULE, QUICK_SCHEDULE]) {
       const jobs = planReproduction(schedule, "/d");
       const loop = totalEpisodes(schedule.exploreEpisodes, schedule.checkpointEvery, schedule.evalEpisodes);
@@ -135,6 +136,7 @@ describe("watchedRuns", () => {
         ...of(["builtin:learner"], ["none", "history", "memory"], views),
         ...of(["builtin:learner"], ["verified"], loop),
         ...of([CEILING_MODEL], ["none"], loop),
+        ...buildMatrix(["builtin:learner"], ["chess", "minesweeper"], ["hybrid"], 0).map((e) => ({ runId: e.runId, totalEpisodes: loop })),
         ...training,
       ]);
       expect(groupRuns(jobs, "dial").length).toBe(DIAL_SCHEDULE[schedule.name].runSeeds * DIAL_MODELS.length * DIAL_GAMES.length * 3);

@@ -4,6 +4,7 @@
  * visible, and the steps themselves for rule knowledge) and the memory text its own summaries wrote
  * (tactic statistics and chess vectors in compressed form). Linear in the text; never the verifier.
  */
+import { RETRIEVED_TITLE } from "../../agent/trajectoryText.js";
 import type { OpponentRecord, SeenStep, TacticKnowledge } from "../../games/tactics.js";
 import { isOpponentType, mergeOpponents } from "../../games/trust/opponentModel.js";
 
@@ -97,6 +98,49 @@ export function statsFromEpisodes(episodes: readonly SeenEpisode[], into: Tactic
     into.set(e.tactic, s);
   }
   return into;
+}
+
+// ----- the hybrid pathway's retrieved steps -----
+
+const RETRIEVED_HEADER = /^--- Retrieved step: exploration episode \d+, step \d+ ---$/;
+
+/**
+ * Splits a non-History experience text at the hybrid pathway's retrieved-steps section: the memory
+ * text before it, and each retrieved step (observation, action, feedback) read line by line as a
+ * History block's steps are read. No section: the whole text is memory, no steps.
+ */
+export function splitRetrieved(text: string): { memory: string; steps: SeenStep[] } {
+  const at = text.indexOf(RETRIEVED_TITLE);
+  if (at < 0) return { memory: text, steps: [] };
+  const steps: SeenStep[] = [];
+  let cur: { obs: string[]; action: string | null; feedback: string; inObs: boolean } | null = null;
+  const close = (): void => {
+    if (cur) steps.push({ observation: cur.obs.join("\n"), action: cur.action, feedback: cur.feedback });
+    cur = null;
+  };
+  for (const line of text.slice(at + RETRIEVED_TITLE.length).split("\n")) {
+    if (RETRIEVED_HEADER.test(line)) {
+      close();
+      cur = { obs: [], action: null, feedback: "", inObs: false };
+      continue;
+    }
+    if (!cur) continue;
+    const c: { obs: string[]; action: string | null; feedback: string; inObs: boolean } = cur;
+    if (line === "Observation:" && c.obs.length === 0 && !c.inObs) c.inObs = true;
+    else if (line.startsWith("Tactic: ")) c.inObs = false;
+    else if (line.startsWith("Action: ")) {
+      c.inObs = false;
+      const a = line.slice("Action: ".length);
+      c.action = a === "(unparsable reply)" ? null : a;
+    } else if (line.startsWith("Self-score: ")) c.inObs = false;
+    else if (line.startsWith("Feedback: ")) {
+      c.inObs = false;
+      const f = line.slice("Feedback: ".length);
+      c.feedback = f === "(none)" ? "" : f;
+    } else if (c.inObs) c.obs.push(line);
+  }
+  close();
+  return { memory: text.slice(0, at), steps };
 }
 
 // ----- the memory form: what learnerSummary writes and reads back -----

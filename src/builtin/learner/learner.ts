@@ -26,7 +26,7 @@ import { BoundedCache } from "../../util/boundedCache.js";
 import { Rng } from "../../util/rng.js";
 import { loadCheckpoint, type LearnerCheckpoint } from "./checkpoint.js";
 import { chooseTactic } from "./choose.js";
-import { experienceOf, mergeKnowledge, parseEpisodeBlocks, parseMemoryText, round3, statsFromEpisodes, type SeenEpisode, type TacticStats } from "./experienceText.js";
+import { experienceOf, mergeKnowledge, parseEpisodeBlocks, parseMemoryText, round3, splitRetrieved, statsFromEpisodes, type SeenEpisode, type TacticStats } from "./experienceText.js";
 import { learnerSummary } from "./summary.js";
 import { learnerRoleAnswer } from "./roles/index.js";
 import { readVerifiedFacts } from "./roles/memory.js";
@@ -42,12 +42,18 @@ function callRng(purpose: string, seed: number | undefined, messages: readonly C
 export function readExperience(experience: string, learn: TacticSet["learn"]): { stats: TacticStats; knowledge: Required<TacticKnowledge> } {
   const { blocks, rest } = splitBlocks(experience);
   const parsed = blocks.map((b) => parsedBlock(b, learn));
-  const memory = parseMemoryText(rest);
+  // The hybrid pathway's retrieved steps follow its summary (pathways/hybrid.ts).
+  const retrieved = splitRetrieved(rest);
+  const memory = parseMemoryText(retrieved.memory);
   // A verified memory's facts (roles/memory.ts) count like a summary's statistics.
-  const verified = readVerifiedFacts(rest);
+  const verified = readVerifiedFacts(retrieved.memory);
   for (const [t, v] of verified.stats) if (!memory.stats.has(t)) memory.stats.set(t, v);
   const stats = statsFromEpisodes(parsed.map((p) => p.episode), memory.stats);
-  return { stats, knowledge: mergeKnowledge(memory, { vectors: verified.vectors }, ...parsed.map((p) => p.knowledge)) };
+  // Retrieved steps are single steps, not episodes: they add no tactic statistics, only the rule
+  // knowledge one step's move and feedback carry (chess: a displacement known legal or illegal).
+  // Trust's opponent knowledge needs a whole episode's moves, so a lone step adds none.
+  const fromSteps = learn ? retrieved.steps.map((s) => ({ vectors: learn([s]).vectors })) : [];
+  return { stats, knowledge: mergeKnowledge(memory, { vectors: verified.vectors }, ...parsed.map((p) => p.knowledge), ...fromSteps) };
 }
 
 /**

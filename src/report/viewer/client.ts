@@ -472,6 +472,7 @@ export function viewerApp(): void {
             pre(st.feedback || "(none)", "feedback"),
           ),
         ),
+        st.retrieved !== undefined ? h("div", { class: "small" }, h("span", { class: "label" }, "retrieved earlier exploration steps it saw (hybrid): "), h("span", { "data-field": "retrieved" }, st.retrieved)) : null,
         h("div", { class: "small muted" }, `tokens in ${st.tokens_in} · out ${st.tokens_out} · latency ${st.latency_ms} ms`),
         ep.prompt === true ? promptButton : h("div", { class: "small muted" }, `prompt not available: ${ep.prompt}`),
         promptBox,

@@ -55,6 +55,8 @@ export interface StepView {
   latency_ms: number;
   cached: boolean;
   over: boolean;
+  /** Hybrid runs: the retrieved earlier exploration steps this step's prompt showed (`retrieved_steps`), as text; absent elsewhere. */
+  retrieved?: string;
 }
 
 /** A step as its page shows it (the episode file's step); the packed prompts refer to its observation, feedback and answer. */
@@ -80,7 +82,15 @@ export function stepView(s: StepRecord): StepView {
     latency_ms: s.latency_ms,
     cached: s.cached === true,
     over: isOverConfident(s),
+    ...retrievedOf(s),
   };
+}
+
+/** "episode 3 step 5, episode 1 step 2" (steps 1-based, as the prompt shows them); "none" for an empty list. */
+function retrievedOf(s: StepRecord): { retrieved?: string } {
+  const refs = s.retrieved_steps;
+  if (refs === undefined) return {};
+  return { retrieved: refs.length === 0 ? "none" : refs.map((r) => `episode ${r.episode} step ${r.step + 1}`).join(", ") };
 }
 
 /** What the build decided about a run from the whole data set (plain data: it may cross to a worker). */

@@ -1,0 +1,221 @@
+/**
+ * The `hybrid` pathway (docs/memory.md): Summary Memory's triple (retain / avoid / next, written and
+ * logged exactly as the memory pathway writes it, memory.jsonl) plus, at every step, the k earlier
+ * exploration steps whose observations are most similar to the step's current observation, each with
+ * its observation, declared tactic, action, the score the run's judge gave it (pathways/judge.ts) and
+ * the feedback the agent saw. The summary keeps what compresses into rules; the raw steps keep board
+ * detail the summary drops.
+ *
+ * Retrieval is MiniSearch's BM25+ ranking (a maintained npm full-text index) over the observations of
+ * the consolidated exploration episodes' steps: the state Z_x indexes episodes 1..x only, so explore
+ * episode x+1 and checkpoint x retrieve from what was explored before them, never later.
+ *
+ * Budget: the experience shares History's budget at the step (history.ts experienceBudget: context
+ * minus the reply reserve minus the step's messages without experience). The summary is reserved
+ * `summaryShare` of it and is never cut (as under `memory`); the snippets get the rest, at most
+ * (1 - summaryShare) of the budget: ranked snippets are added in rank order and the list stops at
+ * the first that does not fit. Token counts are additive over pieces, as History's (an upper bound).
+ *
+ * Terms are distinct words and numbered whole lines (retrievalTerms), so a term counts once per
+ * observation. Ranking ties (equal BM25+ scores) go to the earlier exploration episode, then the earlier step. The
+ * step records of a hybrid run carry `memory_version` and `retrieved_steps` (which snippets it saw,
+ * in the order shown), which pin the experience text: replay rebuilds the same snippets from the logs.
+ */
+import MiniSearch from "minisearch";
+import { RETRIEVED_TITLE, retrievedStepText, type Trajectory } from "../agent/trajectoryText.js";
+import { memoryExperience, memoryPathway, type MemoryVersion } from "./memory.js";
+import type { TokenCounter } from "../models/tokenCounter.js";
+import { experienceBudget } from "./history.js";
+import { trajectoryFromSteps } from "./trajectory.js";
+import { definePathway, type PathwayLogs, type PathwaySettings } from "./types.js";
+
+/** Snippets retrieved per step when `--hybrid-k` is not given. */
+export const DEFAULT_HYBRID_K = 4;
+/** Share of the experience budget reserved for the summary when `--hybrid-summary-share` is not given. */
+export const DEFAULT_HYBRID_SUMMARY_SHARE = 0.25;
+
+/** One earlier exploration step, as the index holds it and a snippet shows it. */
+export interface IndexedStep {
+  episode: number;
+  /** 0-based, as in steps.jsonl. */
+  step: number;
+  observation: string;
+  tactic: string | null;
+  action: string | null;
+  /** The score the run's judge gave the step (null: none); `scoresShown` false under `--judge none`. */
+  score: number | null;
+  scoresShown: boolean;
+  feedback: string;
+}
+
+export interface HybridState {
+  memory: MemoryVersion;
+  /** Every step of exploration episodes 1..memory.afterEpisode, episode then step order. */
+  steps: readonly IndexedStep[];
+}
+
+/** A retrieved step's reference, as a step record writes it. */
+export interface StepRef {
+  episode: number;
+  step: number;
+}
+
+/** The hybrid settings of a run (absent in the settings: the defaults). */
+export function hybridSettings(s: PathwaySettings): { k: number; summaryShare: number } {
+  return { k: s.hybridK ?? DEFAULT_HYBRID_K, summaryShare: s.hybridSummaryShare ?? DEFAULT_HYBRID_SUMMARY_SHARE };
+}
+
+/** The hybrid fields of a run's settings that are set (what the pathway settings carry from the protocol settings). */
+export function hybridOf(s: { hybridK?: number; hybridSummaryShare?: number }): Pick<PathwaySettings, "hybridK" | "hybridSummaryShare"> {
+  return { ...(s.hybridK !== undefined ? { hybridK: s.hybridK } : {}), ...(s.hybridSummaryShare !== undefined ? { hybridSummaryShare: s.hybridSummaryShare } : {}) };
+}
+
+function indexedSteps(t: Trajectory): IndexedStep[] {
+  return t.steps.map((s, i) => ({
+    episode: t.episode,
+    step: i,
+    observation: s.observation,
+    tactic: s.tactic ?? null,
+    action: s.action,
+    score: s.selfScore,
+    scoresShown: t.scoresShown !== false,
+    feedback: s.feedback,
+  }));
+}
+
+/**
+ * The terms of a text for the index and the query: every distinct whitespace-separated word, and
+ * every non-empty line whole with its line number (`3|. X . 1`), so that boards sharing rows at the
+ * same place match more than boards sharing only symbols; each term once (in first-seen order), so a
+ * board's two hundred `.` are one term, not two hundred lookups per query. Linear in the text.
+ */
+export function retrievalTerms(text: string): string[] {
+  const out = new Set<string>();
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line.length === 0) continue;
+    out.add(`${i}|${line}`);
+    for (const w of line.split(/\s+/)) if (w.length > 0) out.add(w);
+  }
+  return [...out];
+}
+
+/** The retrieval index of one state: built on first use, shared by every step that reads the state. */
+class StepIndex {
+  private readonly search: MiniSearch<{ id: number; observation: string }>;
+  private readonly ranked = new Map<string, number[]>();
+  constructor(private readonly steps: readonly IndexedStep[]) {
+    this.search = new MiniSearch({
+      fields: ["observation"],
+      idField: "id",
+      tokenize: retrievalTerms,
+      processTerm: (t) => t.toLowerCase(),
+      searchOptions: { combineWith: "OR", prefix: false, fuzzy: false },
+    });
+    this.search.addAll(steps.map((s, id) => ({ id, observation: s.observation })));
+  }
+
+  /**
+   * Positions in `steps` of every step sharing a term with the observation: BM25+ score descending,
+   * ties to the earlier episode, then the earlier step (the steps are in that order, so: lower id).
+   */
+  rank(observation: string): number[] {
+    let r = this.ranked.get(observation);
+    if (r === undefined) {
+      const hits = this.search.search(observation);
+      r = hits.sort((a, b) => b.score - a.score || (a.id as number) - (b.id as number)).map((h) => h.id as number);
+      if (this.ranked.size > 4096) this.ranked.clear();
+      this.ranked.set(observation, r);
+    }
+    return r;
+  }
+
+  step(i: number): IndexedStep {
+    return this.steps[i]!;
+  }
+}
+
+/** The snippets a step reads: at most k, in rank order, while they fit `budget` tokens. */
+export function chooseSnippets(ranked: readonly number[], stepAt: (i: number) => IndexedStep, k: number, budget: number, counter: TokenCounter): IndexedStep[] {
+  const out: IndexedStep[] = [];
+  if (k <= 0 || ranked.length === 0) return out;
+  const nl = counter.count("\n");
+  // The section's title and the line breaks around it.
+  let used = counter.count(RETRIEVED_TITLE) + 2 * nl;
+  if (used > budget) return out;
+  for (const i of ranked) {
+    if (out.length >= k) break;
+    const s = stepAt(i);
+    const cost = counter.count(retrievedStepText(s)) + nl;
+    if (used + cost > budget) break;
+    used += cost;
+    out.push(s);
+  }
+  return out;
+}
+
+/** The experience text of a summary and the snippets chosen for a step. */
+export function hybridText(memory: MemoryVersion, snippets: readonly IndexedStep[]): string {
+  const summary = memoryExperience(memory);
+  if (snippets.length === 0) return summary;
+  const section = [RETRIEVED_TITLE, ...snippets.map(retrievedStepText)].join("\n");
+  return summary.length > 0 ? `${summary}\n\n${section}` : section;
+}
+
+/** Steps of explore episodes rebuilt from the logs, per loaded run (as History's blocks). */
+const rebuiltSteps = new WeakMap<PathwayLogs, Map<number, IndexedStep[]>>();
+
+export const hybridPathway = definePathway<HybridState>({
+  name: "hybrid",
+  judged: true,
+  protocolLoop: true,
+  // Played where it is asked for (`--pathways hybrid`; reproduce's hybrid job group), not in every model's matrix.
+  inDefaultMatrix: false,
+  files: ["memory"],
+  keep: memoryPathway.keep!,
+  create: (host) => ({ memory: memoryPathway.create(host), steps: [] }),
+  consolidated: (s) => s.memory.afterEpisode,
+  async consolidate(host, state, x, trajectory) {
+    const memory = await memoryPathway.consolidate(host, state.memory, x, trajectory);
+    return { memory, steps: [...state.steps, ...indexedSteps(trajectory)] };
+  },
+  snapshot(state, ctx) {
+    const { k, summaryShare } = hybridSettings(ctx.settings);
+    const summary = memoryExperience(state.memory);
+    const summaryTokens = summary.length > 0 ? ctx.counter.count(summary) + 2 * ctx.counter.count("\n") : 0;
+    let index: StepIndex | null = null;
+    return {
+      forStep(view) {
+        if (state.steps.length === 0 || k === 0) return { text: summary, fields: { memory_version: state.memory.afterEpisode, retrieved_steps: [] } };
+        const budget = experienceBudget(ctx.settings, view, ctx.counter);
+        const snippetBudget = Math.min(Math.floor((1 - summaryShare) * budget), budget - summaryTokens);
+        index ??= new StepIndex(state.steps);
+        const idx = index;
+        const chosen = chooseSnippets(idx.rank(view.observation), (i) => idx.step(i), k, snippetBudget, ctx.counter);
+        return {
+          text: hybridText(state.memory, chosen),
+          fields: { memory_version: state.memory.afterEpisode, retrieved_steps: chosen.map((s) => ({ episode: s.episode, step: s.step })) },
+        };
+      },
+    };
+  },
+  rebuild(logs, k, ctx) {
+    const memory = memoryPathway.rebuild(logs, k, ctx);
+    let memo = rebuiltSteps.get(logs);
+    if (!memo) rebuiltSteps.set(logs, (memo = new Map()));
+    const steps: IndexedStep[] = [];
+    for (let x = 1; x <= k; x++) {
+      let own = memo.get(x);
+      if (!own) {
+        const rec = logs.episodes.find((e) => e.phase === "explore" && e.episode === x && e.status === "ok");
+        if (!rec) throw new Error(`exploration episode ${x} is not in episodes.jsonl`);
+        const recorded = logs.steps.filter((s) => s.phase === "explore" && s.episode === x);
+        own = indexedSteps(trajectoryFromSteps(x, recorded, String(rec.end_observation)));
+        memo.set(x, own);
+      }
+      steps.push(...own);
+    }
+    return { memory, steps };
+  },
+});
