@@ -233,7 +233,21 @@ export async function writeReport(report: Report, outDir: string, dataDirs: read
 /** main_results' null check (gainTables.ts) as report.json carries it: the counts and the line the table's notes print. */
 function nullCheckJson(report: Report): object {
   const c = nullCheck(report.tables.main_results.rows);
-  return { intervals: c.intervals, excluding: c.excluding, share: c.share, p_binomial: c.p_binomial, pass: c.pass, testable: c.testable, line: describeNullCheck(c) };
+  return {
+    intervals: c.intervals,
+    excluding: c.excluding,
+    share: c.share,
+    p_binomial: c.p_binomial,
+    // The two counts apart, each with its expected band (binomial at 5% per gain) and where it fell.
+    interval_count: c.interval_count,
+    p_values: c.p_values,
+    counted_models: c.models,
+    degenerate_intervals: c.degenerate,
+    flat_reference_rows: c.flat_reference_rows,
+    pass: c.pass,
+    testable: c.testable,
+    line: describeNullCheck(c),
+  };
 }
 
 /** Every table of the report as data: title, columns (key and kind), rows and notes, in the report's order. */
