@@ -23,6 +23,7 @@ import {
 import { flagEstimate, smallNNote } from "./coverage.js";
 import { ANY_RANGE, NONNEGATIVE_RANGE, drawWeights, observedRange, simpleDesign, tableInterval, tableIntervalMany, type StatRange } from "./intervals.js";
 import { curveBuffers, curveMetricsUnderWeights, curveStatistic, curveUnderWeights, sameSeeds, seedCurve, seedStream, type CurveBuffers, type SeedCurve } from "./seedCurves.js";
+import { estimandNote, estimandOf } from "./estimand.js";
 import { CONTROL_PATHWAY, Y0_MARK, Y0_NEAR_ZERO, describeNullCheck, nullCheck, rowGainVsNone, rowGainVsY0, y0NearZero } from "./gainTables.js";
 import { GAIN_FROM_X } from "./gain.js";
 import { curveMetrics, curveMetricsSorted, curveY0, summarizeDeltas, trainingMetrics, type CurveMetrics, type TrainingMetrics } from "./curves.js";
@@ -375,14 +376,6 @@ function addGains(rows: MainResultsRow[], seedCurves: ReadonlyMap<string, SeedCu
   ];
 }
 
-/**
- * Which estimand the curve intervals cover (metrics.md, "Uncertainty"): evaluation seeds are resampled
- * within each run, so an interval is about these runs (this model's exploration as it happened) on
- * new evaluation seeds, not about the model under new run seeds, unless a row pools several runs.
- */
-export const ESTIMAND_RUNS =
-  "Estimand: the intervals cover these runs' expected score over new evaluation seeds (a row with one run says nothing about how another run of the same model, with other exploration, would score); a row pooling several runs (two-stage) covers the model's runs.";
-
 /** An estimate with its unit count, flagged by the dNABA coverage. */
 function withN(e: Estimate, n: number): Estimate {
   return e.point === null ? e : flagEstimate({ ...e, n }, "dnaba");
@@ -467,7 +460,7 @@ export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: 
     rows,
     notes: [
       describeBootstrap(cfg, "evaluation seeds, drawn once per resample and used at every checkpoint of the run (the same draw for every run of the game with the same seeds)", ca.methods),
-      ESTIMAND_RUNS,
+      estimandNote(estimandOf(rows)),
       GAIN_NOTE,
       describeNullCheck(nullCheck(rows)),
       "Scores are in each game's own units; raw AUC+ is comparable only within one game. Failed checkpoints are left out (AUC+ joins their valid neighbours); a run whose checkpoint 0 failed has no AUC+ or NABA.",
@@ -598,7 +591,7 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
     rows,
     notes: [
       describeBootstrap(cfg, `evaluation seeds, one draw shared by the ${pd.a} and the ${pd.b} run (paired: both were evaluated on the same seeds) and used at every checkpoint`, methods),
-      ESTIMAND_RUNS,
+      estimandNote(estimandOf(ca.rows.filter((r) => keep(r.model) && (r.pathway === pd.a || r.pathway === pd.b)))),
       `Across games: ${pd.a}'s mean dNABA is positive on ${improved} of ${gamesWithMean} games. Wins / losses / ties count models per game (a tie is |dNABA| < 1e-9); they are empty on model rows. n_models: the models a game's mean rests on.`,
       ...smallNNote(rows, [{ key: "dnaba", metric: "dnaba" }]),
       ...(unpaired.length > 0 ? [`Not paired (the two runs were evaluated on different seeds, so their draws are independent): ${unpaired.join(", ")}.`] : []),

@@ -24,6 +24,7 @@ import { kitProvenance } from "../runner/provenance.js";
 import { perGameFigureNames, type FigureEntry, type FigureGroup, type NamedFigure, type Report, type TableName } from "./entries.js";
 import { INSTRUMENT_MARK, isInstrument } from "../analysis/instruments.js";
 import { describeNullCheck, nullCheck } from "../analysis/gainTables.js";
+import { estimandNote, estimandOf } from "../analysis/estimand.js";
 import type { Table } from "../analysis/table.js";
 import { toCsv, toMarkdown } from "./tables.js";
 import { paperTable4, toLatex, type IntervalLayout } from "./latex.js";
@@ -250,6 +251,12 @@ function nullCheckJson(report: Report): object {
   };
 }
 
+/** main_results' estimand (estimand.ts) as report.json carries it: the counts and the note the table prints. */
+function estimandJson(report: Report): object {
+  const e = estimandOf(report.tables.main_results.rows);
+  return { ...e, note: estimandNote(e) };
+}
+
 /** Every table of the report as data: title, columns (key and kind), rows and notes, in the report's order. */
 function resultsJson(report: Report): Record<string, object> {
   const out: Record<string, object> = {};
@@ -301,6 +308,8 @@ async function writeReportFiles(report: Report, outDir: string, dataDirs: readon
         // Figures left out for want of data: no empty figure is written.
         figures_not_drawn: notDrawn,
         null_check: nullCheckJson(report),
+        // What main_results' intervals cover, from its rows' runs: "this run" or the model over run seeds.
+        estimand: estimandJson(report),
         // Who computed these numbers (the kit, its commit, Node) and what each run was played with.
         provenance: { ...kitProvenance(), runs: reportRunProvenance(report) },
         // The headline numbers, so a result can be cited from this one file: every table's rows as
