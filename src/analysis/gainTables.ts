@@ -131,7 +131,7 @@ export interface NullCheck {
   testable: boolean;
   /** The first few gains that exclude 0 or have p < 0.05 (model / game / pathway: which gain). */
   examples: string[];
-  /** Gain intervals of the null rows that are a single point (lo = hi: a gain that cannot vary), not counted. */
+  /** Gain intervals of the null rows that are exactly [0, 0] (a gain that did not vary at all), not counted. */
   degenerate: number;
   /** Rows of deterministic built-ins that cannot learn (flat references), not counted. */
   flat_reference_rows: number;
@@ -220,7 +220,7 @@ function excludesZero(e: Estimate): boolean | null {
  * against Binomial(n, 5%): the gain intervals that exclude 0, and the sign-flip p-values of the same
  * gains below 0.05. Each has an expected band (at most NULL_ALPHA of the binomial on either side); the
  * check fails when either count lies above its band. Estimates without an interval, and intervals that
- * are a single point, are not counted.
+ * are exactly [0, 0], are not counted.
  */
 export function nullCheck(rows: readonly NullCheckRow[]): NullCheck {
   let intervals = 0;
@@ -243,7 +243,9 @@ export function nullCheck(rows: readonly NullCheckRow[]): NullCheck {
     for (const [name, e, p] of gains) {
       const x = excludesZero(e);
       let hit = false;
-      if (x !== null && e.lo === e.hi) degenerate++;
+      // [0, 0]: a gain that did not vary at all (a floor: every episode scored the same); it cannot
+      // exclude 0 whatever the method, so it is no test of the method. A point elsewhere excludes 0: counted.
+      if (x !== null && e.lo === 0 && e.hi === 0) degenerate++;
       else if (x !== null) {
         intervals++;
         if (x) {
@@ -290,7 +292,7 @@ function countText(c: NullCount): string {
 export function describeNullCheck(c: NullCheck): string {
   const rule = `Rule: each count is compared with Binomial(n, ${NULL_EXPECTED}) (what 95% intervals and a 5% test give on gains whose truth is 0); the band leaves at most ${NULL_ALPHA * 100}% of it on each side; a count above its band fails the check, one below it is conservative (wider intervals or a test that cannot reach 0.05 with so few seeds), not a failure. The gains of one row share its y0 and its none run, so the counts are not independent draws and the band is approximate.`;
   const flat = `${c.flat_reference_rows} row${c.flat_reference_rows === 1 ? "" : "s"} of deterministic built-ins that cannot learn (random, heuristic, perfect-judge, ceiling, the learner's none rows) are flat references, not counted: they replay the same draws at every checkpoint and pathway, so their gains are exactly 0.`;
-  const deg = c.degenerate > 0 ? ` ${c.degenerate} interval${c.degenerate === 1 ? " is" : "s are"} a single point and not counted.` : "";
+  const deg = c.degenerate > 0 ? ` ${c.degenerate} interval${c.degenerate === 1 ? " is" : "s are"} exactly [0, 0] (the gain did not vary: e.g. a game on which every episode scored the same) and not counted.` : "";
   const who = "the stochastic nulls (built-ins with ?noise=independent: every pathway, both gains) and the none rows' gain_vs_y0 of models that are not built-ins";
   if (c.intervals === 0 && c.p_values.n === 0) {
     return `Null check not testable (0 intervals): no gain of ${who} to count; add builtin:random?noise=independent and builtin:heuristic?noise=independent to --models (all pathways) to test the intervals on noise. ${flat}`;

@@ -23,23 +23,24 @@ describe("null check", () => {
       prow("builtin:learner", "none", pointOnly(null), { point: 0, lo: 0, hi: 0 }, null, 1), // the learner's none: flat, not counted
       prow("builtin:heuristic", "memory", { point: 0, lo: 0, hi: 0 }, { point: 0, lo: 0, hi: 0 }, 1, 1), // flat reference
       prow("builtin:random", "memory", iv(0.1, 0.2), iv(0.1, 0.2), 0.01, 0.01), // deterministic built-in: flat, never counted
-      prow(NH, "memory", { point: 0, lo: 0, hi: 0 }, pointOnly(null), 1, null), // a single point: not an interval; its p counts
+      prow(NH, "memory", { point: 0, lo: 0, hi: 0 }, pointOnly(null), 1, null), // [0, 0]: did not vary, not counted; its p counts
+      prow(NH, "history", pointOnly(null), { point: -0.5, lo: -0.5, hi: -0.5 }, null, 0.5), // a point at -0.5 excludes 0: counted
     ];
     const c = nullCheck(rows);
-    expect([c.intervals, c.excluding, c.share]).toEqual([3, 2, 2 / 3]);
-    expect([c.p_values.n, c.p_values.hits]).toEqual([4, 1]);
+    expect([c.intervals, c.excluding, c.share]).toEqual([4, 3, 3 / 4]);
+    expect([c.p_values.n, c.p_values.hits]).toEqual([5, 1]);
     expect([c.degenerate, c.flat_reference_rows]).toEqual([1, 3]);
     expect(c.models).toEqual([NH, NR, "openai:m"]);
-    // P(X >= 2), X ~ Bin(3, 0.05) = 3 * 0.05^2 * 0.95 + 0.05^3
-    expect(c.p_binomial).toBeCloseTo(3 * 0.05 ** 2 * 0.95 + 0.05 ** 3, 12);
-    // Band of Bin(3, 0.05) at 1% a side: P(X >= 1) = 0.142625 > 1%, P(X >= 2) = 0.00725 <= 1%: hi = 1; lo = 0.
-    expect(c.interval_count.band).toEqual({ lo: 0, hi: 1 });
+    // P(X >= 3), X ~ Bin(4, 0.05) = 4 * 0.05^3 * 0.95 + 0.05^4
+    expect(c.p_binomial).toBeCloseTo(4 * 0.05 ** 3 * 0.95 + 0.05 ** 4, 12);
+    // Band of Bin(4, 0.05) at 1% a side: P(X >= 2) = 0.0140 > 1%, P(X >= 3) = 0.00048 <= 1%: hi = 2; lo = 0.
+    expect(c.interval_count.band).toEqual({ lo: 0, hi: 2 });
     expect(c.interval_count.verdict).toBe("above");
     expect(c.pass).toBe(false);
-    expect(c.examples).toEqual([`${NR} / g / history: gain_vs_none`, "openai:m / g / none: gain_vs_y0"]);
+    expect(c.examples).toEqual([`${NR} / g / history: gain_vs_none`, "openai:m / g / none: gain_vs_y0", `${NH} / g / history: gain_vs_y0`]);
     const line = describeNullCheck(c);
-    // Bin(4, 0.05): P(X >= 2) = 0.0140 > 1%, P(X >= 3) = 0.0005: the p count's band is 0-2.
-    expect(line).toMatch(/^NULL CHECK FAILED: .*gain intervals that exclude 0: 2 of 3 \(66\.7%; band 0-1, ABOVE\); sign-flip p < 0\.05: 1 of 4 \(25\.0%; band 0-2\): the intervals call noise/);
+    // Bin(5, 0.05): P(X >= 2) = 0.0226 > 1%, P(X >= 3) = 0.0012: the p count's band is 0-2.
+    expect(line).toMatch(/^NULL CHECK FAILED: .*gain intervals that exclude 0: 3 of 4 \(75\.0%; band 0-2, ABOVE\); sign-flip p < 0\.05: 1 of 5 \(20\.0%; band 0-2\): the intervals call noise/);
     expect(line).toContain("3 rows of deterministic built-ins that cannot learn");
     expect(line).toContain("not counted");
     expect(line).toMatch(/Binomial\(n, 0\.05\)/);
