@@ -591,7 +591,8 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
     rows,
     notes: [
       describeBootstrap(cfg, `evaluation seeds, one draw shared by the ${pd.a} and the ${pd.b} run (paired: both were evaluated on the same seeds) and used at every checkpoint`, methods),
-      estimandNote(estimandOf(ca.rows.filter((r) => keep(r.model) && (r.pathway === pd.a || r.pathway === pd.b)))),
+      // One estimand row per model row of the table: its pathway-a row's runs (each paired with the b run of the same run seed).
+      estimandNote(estimandOf(ca.rows.filter((r) => keep(r.model) && r.pathway === pd.a && ca.rows.some((b) => b.model === r.model && b.game === r.game && b.pathway === pd.b)))),
       `Across games: ${pd.a}'s mean dNABA is positive on ${improved} of ${gamesWithMean} games. Wins / losses / ties count models per game (a tie is |dNABA| < 1e-9); they are empty on model rows. n_models: the models a game's mean rests on.`,
       ...smallNNote(rows, [{ key: "dnaba", metric: "dnaba" }]),
       ...(unpaired.length > 0 ? [`Not paired (the two runs were evaluated on different seeds, so their draws are independent): ${unpaired.join(", ")}.`] : []),

@@ -75,8 +75,8 @@ export function estimandNote(e: Estimand): string {
       return `Estimand: the model's expected result over run seeds. Every row pools ${runsText(e.runs_per_pooled_row)} (run seeds) of its model, game and pathway, so its interval covers ${OVER_SEEDS}.`;
     case "mixed":
       return (
-        `Estimand, per row: the ${e.pooled_rows} row${e.pooled_rows === 1 ? "" : "s"} that pool ${runsText(e.runs_per_pooled_row)} (run seeds; models ${e.pooled_models.join(", ")}) have intervals that cover ${OVER_SEEDS}; ` +
-        `the ${e.one_run_rows} row${e.one_run_rows === 1 ? "" : "s"} with one run (models ${e.one_run_models.join(", ")}) have intervals that cover ${THIS_RUN}.`
+        `Estimand, per row: the ${e.pooled_rows} row${e.pooled_rows === 1 ? " that pools" : "s that pool"} ${runsText(e.runs_per_pooled_row)} (run seeds; models ${e.pooled_models.join(", ")}) ${e.pooled_rows === 1 ? "has an interval that covers" : "have intervals that cover"} ${OVER_SEEDS}; ` +
+        `the ${e.one_run_rows} row${e.one_run_rows === 1 ? "" : "s"} with one run (models ${e.one_run_models.join(", ")}) ${e.one_run_rows === 1 ? "has an interval that covers" : "have intervals that cover"} ${THIS_RUN}.`
       );
   }
 }

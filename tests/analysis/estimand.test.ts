@@ -62,7 +62,9 @@ describe("the estimand a table states", () => {
   });
 
   it("three run seeds for the learner, one for the null: the note says which rows are which", async () => {
-    const { main } = await tables(data((m) => (m === "builtin:learner" ? 3 : 1)));
+    const { main, t7 } = await tables(data((m) => (m === "builtin:learner" ? 3 : 1)));
+    // Table 7 has one row per (game, model): 1 of each kind.
+    expect(estimandLine(t7.notes)[0]).toMatch(/^Estimand, per row: the 1 row that pools 3 runs .* has an interval that covers the model's .*; the 1 row with one run \(models builtin:random\?noise=independent\) has an interval that covers this run/);
     const [line] = estimandLine(main.notes);
     expect(line).toMatch(/^Estimand, per row: the 3 rows that pool 3 runs \(run seeds; models builtin:learner\) have intervals that cover the model's expected result over run seeds: .*; the 3 rows with one run \(models builtin:random\?noise=independent\) have intervals that cover this run: /);
     // The same note from the rows' counts, computed independently of the table code.
