@@ -29,6 +29,7 @@ import { CONTROL_PATHWAY, describeNullCheck, estimateGain, nullCheck, rowGainVsN
 import { GAIN_FROM_X, gainVsNoneData, type GainData } from "./gain.js";
 import { NON_LEARNERS, poolOf } from "./learnerPool.js";
 import { TIE_EPS, curveMetrics, curveMetricsSorted, curveY0, summarizeDeltas, trainingMetrics, type CurveMetrics, type TrainingMetrics } from "./curves.js";
+import { estimandNote, estimandOf } from "./estimand.js";
 import { compareText, type Dataset, type RunData } from "./dataset.js";
 import { distinct, groupBy, isTraining, requiredGames, runCurve } from "./runs.js";
 import { withInstrumentNote } from "./instruments.js";
@@ -394,14 +395,6 @@ function addGains(rows: MainResultsRow[], seedCurves: ReadonlyMap<string, SeedCu
   ];
 }
 
-/**
- * Which estimand the curve intervals cover (metrics.md, "Uncertainty"): evaluation seeds are resampled
- * within each run, so an interval is about these runs (this model's exploration as it happened) on
- * new evaluation seeds, not about the model under new run seeds, unless a row pools several runs.
- */
-export const ESTIMAND_RUNS =
-  "Estimand: the intervals cover these runs' expected score over new evaluation seeds (a row with one run says nothing about how another run of the same model, with other exploration, would score); a row pooling several runs (two-stage) covers the model's runs.";
-
 /** An estimate with its unit count, flagged by the dNABA coverage. */
 function withN(e: Estimate, n: number): Estimate {
   return e.point === null ? e : flagEstimate({ ...e, n }, "dnaba");
@@ -518,7 +511,7 @@ export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: 
     rows,
     notes: [
       describeBootstrap(cfg, "evaluation seeds, drawn once per resample and used at every checkpoint of the run (the same draw for every run of the game with the same seeds)", ca.methods),
-      ESTIMAND_RUNS,
+      estimandNote(estimandOf(rows)),
       GAIN_NOTE,
       CALIBRATED_NOTE,
       describeNullCheck(nullCheck(rows)),
@@ -741,7 +734,8 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
     rows,
     notes: [
       describeBootstrap(cfg, `evaluation seeds, one draw shared by the two runs of a contrast (paired: both were evaluated on the same seeds) and used at every checkpoint`, methods),
-      ESTIMAND_RUNS,
+      // One estimand row per model row of the table: its pathway-a row's runs (each paired with the b run of the same run seed).
+      estimandNote(estimandOf(ca.rows.filter((r) => keep(r.model) && r.pathway === pd.a && ca.rows.some((b) => b.model === r.model && b.game === r.game && b.pathway === pd.b)))),
       `gain = mean over checkpoints x >= ${GAIN_FROM_X} of y_pathway(x) - y_versus(x), paired seed by seed (the gain_vs_none of main_results with the versus pathway as the control): signed, neither clipped nor divided, so it cannot point the wrong way; its interval is the gain columns' and gain_p the exact two-sided sign-flip test over seeds. dNABA = NABA(pathway) - NABA(versus), the paper's statistic: each NABA divides by its own y0, so a pathway that is better at every checkpoint can still show a lower dNABA; sign = disagree marks the ${disagree} row${disagree === 1 ? "" : "s"} where dNABA and the gain point opposite ways (read the gain there).`,
       `Mean rows pool the models of one pool: learners (models that can learn from their experience)${rows.some((r) => r.pool !== "learners") ? ` and, apart, the built-ins that ignore it (${NON_LEARNERS.join(", ")}; pool 'null')` : ""}, as the coupling table does; the mean's gain is one paired statistic of the pool's models on the shared seed draw. wins / losses / undecided count the pool's models whose gain interval lies above 0 / below 0 / covers 0 (or has no interval): a row whose interval covers 0 is no win. dnaba_wins / dnaba_losses / dnaba_ties are the paper's counts (dNABA's sign; a tie is |dNABA| < 1e-9). Empty on model rows.`,
       ...across.map((line) => `Across games, ${line}`),

@@ -18,7 +18,7 @@ import { flagEstimate, smallNNote, type CoverageMetric } from "./coverage.js";
 import { curveMetrics, type CurveMetrics, type CurvePoint } from "./curves.js";
 import { compareRuns, type CheckpointData, type Dataset, type ExtraViewName, type RunData } from "./dataset.js";
 import { NONNEGATIVE_RANGE, observedRange, simpleDesign, tableIntervalMany, type StatRange } from "./intervals.js";
-import { ESTIMAND_RUNS } from "./curveTables.js";
+import { ESTIMAND_ONE_RUN_PER_ROW } from "./estimand.js";
 
 /**
  * What forgetting's intervals cover: the replay view plays EXPLORATION seeds again at each checkpoint,
@@ -392,7 +392,7 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       rows: viewRows,
       notes: [
         describeBootstrap(cfg, unit, tallies.views),
-        ESTIMAND_RUNS,
+        ESTIMAND_ONE_RUN_PER_ROW,
         "Views (views.md): eval = the strict held-out evaluation (OOD transfer); id = the explore config on a held-out seed list (ID transfer); replay = the first K exploration seeds re-played with the explore config (retention; no checkpoint 0, so no AUC+, NABA or final gain).",
         "final_gain = y(last) - y(0). best_x, best_gain: the best intermediate checkpoint (0 < x < last) and its gain over y(0); regression = max(0, best_gain - final_gain). disagree_rate: the share of the run's updates (checkpoints where two or more views have a UVG) at which one view gained and another lost (view_updates has every UVG).",
         ...smallNNote(viewRows, CURVE_METRICS.map((m) => ({ key: m, metric: m }))),
@@ -403,7 +403,7 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
       title: "Update gain per checkpoint and view: UVG(x) = y(x) - y(previous checkpoint)",
       columns: [...idCols, { key: "view", kind: "text" }, { key: "x", kind: "int" }, { key: "from", kind: "int" }, { key: "uvg", kind: "estimate" }],
       rows: updateRows,
-      notes: [describeBootstrap(cfg, unit, tallies.updates), ESTIMAND_RUNS, "UVG compares the seeds played at both checkpoints (the replay view adds seeds as they are explored); `from` is the previous valid checkpoint."],
+      notes: [describeBootstrap(cfg, unit, tallies.updates), ESTIMAND_ONE_RUN_PER_ROW, "UVG compares the seeds played at both checkpoints (the replay view adds seeds as they are explored); `from` is the previous valid checkpoint."],
     }, []),
     forgetting: withInstrumentNote({
       name: "forgetting",

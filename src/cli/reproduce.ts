@@ -14,8 +14,11 @@
  *                        views' tables have rows offline (VIEWS_SHARDS `s3gym run --shard i/n` jobs);
  *                      - verified: the verified pathway (docs/verified.md) for builtin:learner on the seven
  *                        games (`s3gym run --pathways verified`);
- *                      - matrix: builtin:random, builtin:heuristic, builtin:perfect-judge, builtin:learner?judge=0.25
- *                        x the seven games x none, history, memory (MATRIX_SHARDS shards);
+ *                      - matrix: builtin:random, builtin:heuristic, builtin:perfect-judge, builtin:learner?judge=0.25,
+ *                        the stochastic nulls builtin:random?noise=independent and builtin:heuristic?noise=independent
+ *                        x the seven games x none, history, memory (MATRIX_SHARDS shards); the learner cells
+ *                        (builtin:learner, builtin:learner?judge=0.25) also at run seeds 1 and 2 (LEARNER_SEED_SHARDS
+ *                        shards each; not with --paper-design), so their intervals cover the model, not one run;
  *                      - ceiling: builtin:ceiling x the seven games x none (the top reference line);
  *                      all on the paper's schedule (30 exploration episodes, a checkpoint every 3, 3
  *                      evaluation episodes, 64 steps). A failed job stops new ones from starting.
@@ -290,7 +293,7 @@ async function reproduce(argv: string[]): Promise<number> {
   // 2-3. The runs: the matrix, the views' runs, the verified runs and Figure 7's training loop, as
   // one list of jobs on --jobs slots (each a child process).
   const jobs = planReproduction(s, dataAbs);
-  say(`running ${jobs.length} jobs, ${args.jobs} at a time: the training loop (${loopRunSeeds(s).length} loop seed(s)), ${VIEWS_SHARDS} shards of the views' runs, the verified runs, the ceiling's runs, the judge dial (${DIAL_SCHEDULE[s.name].runSeeds} run seed(s), in ${shown(join(dataAbs, DIAL_SUBDIR))}), ${MATRIX_SHARDS} shards of the matrix`);
+  say(`running ${jobs.length} jobs, ${args.jobs} at a time: the training loop (${loopRunSeeds(s).length} loop seed(s)), ${VIEWS_SHARDS} shards of the views' runs, the verified runs, the ceiling's runs, the judge dial (${DIAL_SCHEDULE[s.name].runSeeds} run seed(s), in ${shown(join(dataAbs, DIAL_SUBDIR))}), ${MATRIX_SHARDS} shards of the matrix, the learner cells at ${s.learnerRunSeeds} run seed(s)`);
   const pool = await phase(`runs (matrix, views, verified, ceiling, judge dial, training loop; ${args.jobs} at a time)`, () =>
     watched("runs", dataAbs, watchedRuns(jobs), async () =>
       withJobFiles(jobs, (fileOf) =>

@@ -24,6 +24,7 @@ import { kitProvenance } from "../runner/provenance.js";
 import { perGameFigureNames, type FigureEntry, type FigureGroup, type NamedFigure, type Report, type TableName } from "./entries.js";
 import { INSTRUMENT_MARK, isInstrument } from "../analysis/instruments.js";
 import { describeNullCheck, nullCheck } from "../analysis/gainTables.js";
+import { estimandNote, estimandOf } from "../analysis/estimand.js";
 import type { Table } from "../analysis/table.js";
 import { toCsv, toMarkdown } from "./tables.js";
 import { paperTable4, toLatex, type IntervalLayout } from "./latex.js";
@@ -233,7 +234,27 @@ export async function writeReport(report: Report, outDir: string, dataDirs: read
 /** main_results' null check (gainTables.ts) as report.json carries it: the counts and the line the table's notes print. */
 function nullCheckJson(report: Report): object {
   const c = nullCheck(report.tables.main_results.rows);
-  return { intervals: c.intervals, excluding: c.excluding, share: c.share, p_binomial: c.p_binomial, pass: c.pass, testable: c.testable, line: describeNullCheck(c) };
+  return {
+    intervals: c.intervals,
+    excluding: c.excluding,
+    share: c.share,
+    p_binomial: c.p_binomial,
+    // The two counts apart, each with its expected band (binomial at 5% per gain) and where it fell.
+    interval_count: c.interval_count,
+    p_values: c.p_values,
+    counted_models: c.models,
+    degenerate_intervals: c.degenerate,
+    flat_reference_rows: c.flat_reference_rows,
+    pass: c.pass,
+    testable: c.testable,
+    line: describeNullCheck(c),
+  };
+}
+
+/** main_results' estimand (estimand.ts) as report.json carries it: the counts and the note the table prints. */
+function estimandJson(report: Report): object {
+  const e = estimandOf(report.tables.main_results.rows);
+  return { ...e, note: estimandNote(e) };
 }
 
 /** Every table of the report as data: title, columns (key and kind), rows and notes, in the report's order. */
@@ -287,6 +308,8 @@ async function writeReportFiles(report: Report, outDir: string, dataDirs: readon
         // Figures left out for want of data: no empty figure is written.
         figures_not_drawn: notDrawn,
         null_check: nullCheckJson(report),
+        // What main_results' intervals cover, from its rows' runs: "this run" or the model over run seeds.
+        estimand: estimandJson(report),
         // Who computed these numbers (the kit, its commit, Node) and what each run was played with.
         provenance: { ...kitProvenance(), runs: reportRunProvenance(report) },
         // The headline numbers, so a result can be cited from this one file: every table's rows as

@@ -25,8 +25,22 @@ import { defaultLoopLabel, type Job, type TrainLoopJobSettings } from "./loopJob
 /** Evaluation episodes per checkpoint of the default design (DEFAULT_SCHEDULE). */
 export const DESIGN_EVAL_EPISODES = 10;
 
-/** The offline models of the default matrix: floor, reference and perfect-judge lines (not LLMs). */
-export const OFFLINE_MODELS = ["builtin:random", "builtin:heuristic", "builtin:perfect-judge", "builtin:learner", "builtin:learner?judge=0.25"] as const;
+/**
+ * The stochastic nulls (models/modelSpec.ts NoiseMode): random and heuristic drawing independently at
+ * every checkpoint and pathway, as a sampled LLM does, so their gains are noise around a true 0 and the
+ * null check has intervals that can exclude 0 (the plain random and heuristic replay the same draws
+ * everywhere: flat references, gains exactly 0).
+ */
+export const STOCHASTIC_NULLS = ["builtin:random?noise=independent", "builtin:heuristic?noise=independent"] as const;
+/** The offline models of the default matrix: floor, reference and perfect-judge lines (not LLMs), and the stochastic nulls. */
+export const OFFLINE_MODELS = ["builtin:random", "builtin:heuristic", "builtin:perfect-judge", "builtin:learner", "builtin:learner?judge=0.25", ...STOCHASTIC_NULLS] as const;
+/**
+ * The matrix's models that learn: each of their cells (game x pathway) is played at
+ * Schedule.learnerRunSeeds run seeds, so their tables' intervals resample runs and speak of the model's
+ * expected result over exploration runs, not of one run. The others keep run seed 0 (they cannot learn:
+ * one run is their whole result). The views are played at run seed 0 only.
+ */
+export const MATRIX_LEARNERS = ["builtin:learner", "builtin:learner?judge=0.25"] as const;
 /**
  * The ceiling line (games/ceiling.ts): an instrument that reads the hidden state, so no experience
  * pathway can change its play; it runs the `none` pathway only, as its own job (7 runs).
@@ -59,18 +73,26 @@ export interface Schedule {
   loopExploreEpisodes: number;
   /** Evaluation episodes per checkpoint of that loop. */
   trainingEvalEpisodes: number;
+  /** Run seeds (0..n-1) of every MATRIX_LEARNERS cell. */
+  learnerRunSeeds: number;
 }
 
 /** The paper's design (`--paper-design`): 3 evaluation episodes per checkpoint, one run seed. */
-export const PAPER_SCHEDULE: Schedule = { name: "paper", exploreEpisodes: 30, checkpointEvery: 3, evalEpisodes: 3, maxSteps: 64, trainingRounds: 19, loopExploreEpisodes: 3, trainingEvalEpisodes: 3 };
+export const PAPER_SCHEDULE: Schedule = { name: "paper", exploreEpisodes: 30, checkpointEvery: 3, evalEpisodes: 3, maxSteps: 64, trainingRounds: 19, loopExploreEpisodes: 3, trainingEvalEpisodes: 3, learnerRunSeeds: 1 };
+/**
+ * Run seeds of each learner cell in the default and quick designs: three, the fewest with which a
+ * resampling of runs has more than a handful of distinct draws, so the tables can state the model's
+ * expected result (the paper's design keeps its one run: its tables say "this run").
+ */
+export const LEARNER_RUN_SEEDS = 3;
 /**
  * The default design: the paper's schedule with DESIGN_EVAL_EPISODES evaluation episodes per
  * checkpoint, so that the learner's gains can reach p < 0.05 (with 3 seeds the exact sign-flip test
  * cannot go below 0.25) and rest on enough seeds not to be indicative; chosen with `s3gym power`
  * (docs/notebooks.md). Figure 7's loop keeps the paper's 3 per checkpoint (descriptive, no test).
  */
-export const DEFAULT_SCHEDULE: Schedule = { ...PAPER_SCHEDULE, name: "default", evalEpisodes: DESIGN_EVAL_EPISODES };
-export const QUICK_SCHEDULE: Schedule = { name: "quick", exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, maxSteps: 16, trainingRounds: 3, loopExploreEpisodes: 1, trainingEvalEpisodes: 2 };
+export const DEFAULT_SCHEDULE: Schedule = { ...PAPER_SCHEDULE, name: "default", evalEpisodes: DESIGN_EVAL_EPISODES, learnerRunSeeds: LEARNER_RUN_SEEDS };
+export const QUICK_SCHEDULE: Schedule = { name: "quick", exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, maxSteps: 16, trainingRounds: 3, loopExploreEpisodes: 1, trainingEvalEpisodes: 2, learnerRunSeeds: LEARNER_RUN_SEEDS };
 
 /** The model the verified pathway is reproduced with (7 runs: the learner answers every role offline). */
 export const VERIFIED_MODEL = "builtin:learner";
@@ -120,6 +142,8 @@ export const DIAL_SCHEDULE = { default: DIAL_FULL, paper: DIAL_FULL, quick: { ex
  */
 export const MATRIX_SHARDS = 11;
 export const VIEWS_SHARDS = 3;
+/** Shards of each further run seed of the learner cells (2 models x 3 pathways x 7 games: 5 shares no factor). */
+export const LEARNER_SEED_SHARDS = 5;
 
 /** Which part of the reproduction a job plays (the watched runs and the tests group by it). */
 export type JobGroup = "training" | "views" | "verified" | "ceiling" | "dial" | "matrix" | "hybrid";
@@ -146,6 +170,11 @@ export function matrixSettings(schedule: Schedule, dataDir: string): RunJobSetti
 export function viewsSettings(schedule: Schedule, dataDir: string): RunJobSettings {
   const views = { extra: [...EXTRA_VIEWS], viewEpisodes: schedule.evalEpisodes, replayEpisodes: Math.min(DEFAULT_REPLAY_EPISODES, schedule.exploreEpisodes) };
   return runJob([VIEWS_MODEL], PATHWAYS, dataDir, runSettings(schedule, { views }));
+}
+
+/** The learner cells' runs of one further run seed (1..learnerRunSeeds-1): the matrix's schedule, no views. */
+export function learnerSeedSettings(schedule: Schedule, dataDir: string, runSeed: number): RunJobSettings {
+  return runJob(MATRIX_LEARNERS, PATHWAYS, dataDir, runSettings(schedule, { runSeed }));
 }
 
 /** The verified runs: the matrix's schedule, the learner only, the pathway's default batch and roles. */
@@ -204,7 +233,8 @@ export function trainingSettings(schedule: Schedule, dataDir: string, runSeed = 
 /**
  * The runs phase as a job list, longest first (the pool starts them in this order, so the long
  * training loop and the views' runs do not end up alone at the end): the training loops, the views'
- * shards, the verified runs, the ceiling's, the judge dial's, the matrix's shards. The jobs write
+ * shards, the verified runs, the ceiling's, the judge dial's, the learner cells' further run seeds' shards, the
+ * matrix's shards. The jobs write
  * disjoint runs of one data directory (shards into it, not a subfolder each: one machine, so its run
  * locks keep the shards apart).
  */
@@ -218,6 +248,7 @@ export function planReproduction(schedule: Schedule, dataDir: string): Reproduce
     { name: "ceiling", group: "ceiling", command: "run", settings: ceilingSettings(schedule, dataDir) },
     { name: "hybrid", group: "hybrid", command: "run", settings: hybridJobSettings(schedule, dataDir) },
     ...Array.from({ length: DIAL_SCHEDULE[schedule.name].runSeeds }, (_, seed): ReproduceJob => ({ name: `judge dial, run seed ${seed}`, group: "dial", command: "run", settings: dialSettings(schedule, dataDir, seed) })),
+    ...Array.from({ length: schedule.learnerRunSeeds - 1 }, (_, i) => shards(`learners, run seed ${i + 1},`, "matrix", learnerSeedSettings(schedule, dataDir, i + 1), LEARNER_SEED_SHARDS)).flat(),
     ...shards("matrix", "matrix", matrixSettings(schedule, dataDir), MATRIX_SHARDS),
   ];
 }

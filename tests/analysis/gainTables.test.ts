@@ -4,54 +4,106 @@ import { pointOnly, type Estimate } from "../../src/analysis/bootstrap.js";
 import { analyzeCurves, mainResultsTable } from "../../src/analysis/curveTables.js";
 import { loadDataset } from "../../src/analysis/dataset.js";
 import { NABA_UNSTABLE_MARK } from "../../src/analysis/nabaStability.js";
-import { binomialUpperTail, describeNullCheck, estimateGain, nullCheck, y0NearZero, type NullCheckRow } from "../../src/analysis/gainTables.js";
+import { binomialBand, binomialUpperTail, describeNullCheck, estimateGain, isStochasticNull, nullCheck, y0NearZero, type NullCheckRow } from "../../src/analysis/gainTables.js";
 import { cannotLearn } from "../../src/analysis/learnerPool.js";
 import { curveRecords, tempDir, writeRun } from "./helpers.js";
 
 const iv = (lo: number, hi: number): Estimate => ({ point: (lo + hi) / 2, lo, hi });
 const row = (model: string, pathway: string, none: Estimate, y0: Estimate): NullCheckRow => ({ model, game: "g", pathway, gain_vs_none: none, gain_vs_y0: y0 });
 
+const NR = "builtin:random?noise=independent";
+const NH = "builtin:heuristic?noise=independent";
+const prow = (model: string, pathway: string, none: Estimate, y0: Estimate, pNone: number | null, pY0: number | null): NullCheckRow => ({ ...row(model, pathway, none, y0), gain_vs_none_p: pNone, gain_vs_y0_p: pY0 });
+
 describe("null check", () => {
-  it("counts the gain intervals of non-learners and of every none row, and which exclude 0", () => {
+  it("counts the stochastic nulls' gains and the none rows of models that are not built-ins; the deterministic built-ins are flat references", () => {
     const rows = [
-      row("builtin:random", "history", iv(0.1, 0.5), iv(-0.1, 0.2)), // 2 counted, 1 excludes
-      row("builtin:learner", "none", pointOnly(null), iv(-0.5, -0.1)), // 1 counted (y0), excludes
-      row("builtin:learner", "history", iv(1, 2), iv(1, 2)), // can learn: not counted
-      row("builtin:oracle", "memory", pointOnly(0.3), pointOnly(null)), // no interval: not counted
-      row("builtin:heuristic", "memory", { point: 0, lo: 0, hi: 0 }, { point: 0, lo: 0, hi: 0 }), // 2 counted, [0, 0] holds 0
+      prow(NR, "history", iv(0.1, 0.5), iv(-0.1, 0.2), 0.03, 0.4), // 2 intervals, 1 excludes; 2 p, 1 below
+      prow("openai:m", "none", pointOnly(null), iv(-0.5, -0.1), null, 0.2), // an LLM's none row: its gain_vs_y0 counts
+      prow("openai:m", "history", iv(1, 2), iv(1, 2), 0.01, 0.01), // can learn: not counted
+      prow("builtin:learner", "none", pointOnly(null), { point: 0, lo: 0, hi: 0 }, null, 1), // the learner's none: flat, not counted
+      prow("builtin:heuristic", "memory", { point: 0, lo: 0, hi: 0 }, { point: 0, lo: 0, hi: 0 }, 1, 1), // flat reference
+      prow("builtin:random", "memory", iv(0.1, 0.2), iv(0.1, 0.2), 0.01, 0.01), // deterministic built-in: flat, never counted
+      prow(NH, "memory", { point: 0, lo: 0, hi: 0 }, pointOnly(null), 1, null), // [0, 0]: did not vary, not counted; its p counts
+      prow(NH, "history", pointOnly(null), { point: -0.5, lo: -0.5, hi: -0.5 }, null, 0.5), // a point at -0.5 excludes 0: counted
     ];
     const c = nullCheck(rows);
-    expect([c.intervals, c.excluding, c.share]).toEqual([5, 2, 0.4]);
-    // P(X >= 2), X ~ Bin(5, 0.05) = 1 - 0.95^5 - 5 * 0.05 * 0.95^4 = 0.0225925...
-    expect(c.p_binomial).toBeCloseTo(1 - 0.95 ** 5 - 5 * 0.05 * 0.95 ** 4, 12);
-    // Five intervals, not too many exclusions: too few to show a pass.
-    expect([c.pass, c.testable]).toEqual([null, false]);
-    expect(c.examples).toEqual(["builtin:random / g / history: gain_vs_none", "builtin:learner / g / none: gain_vs_y0"]);
-    expect(describeNullCheck(c)).toMatch(/^Null check not testable \(5 intervals\): 2 of 5 gain intervals .* exclude 0 \(40\.0%; expected about 5%/);
+    expect([c.intervals, c.excluding, c.share]).toEqual([4, 3, 3 / 4]);
+    expect([c.p_values.n, c.p_values.hits]).toEqual([5, 1]);
+    expect([c.degenerate, c.flat_reference_rows]).toEqual([1, 3]);
+    expect(c.models).toEqual([NH, NR, "openai:m"]);
+    // P(X >= 3), X ~ Bin(4, 0.05) = 4 * 0.05^3 * 0.95 + 0.05^4
+    expect(c.p_binomial).toBeCloseTo(4 * 0.05 ** 3 * 0.95 + 0.05 ** 4, 12);
+    // Band of Bin(4, 0.05) at 1% a side: P(X >= 2) = 0.0140 > 1%, P(X >= 3) = 0.00048 <= 1%: hi = 2; lo = 0.
+    expect(c.interval_count.band).toEqual({ lo: 0, hi: 2 });
+    expect(c.interval_count.verdict).toBe("above");
+    expect(c.pass).toBe(false);
+    expect(c.examples).toEqual([`${NR} / g / history: gain_vs_none`, "openai:m / g / none: gain_vs_y0", `${NH} / g / history: gain_vs_y0`]);
+    const line = describeNullCheck(c);
+    // Bin(5, 0.05): P(X >= 2) = 0.0226 > 1%, P(X >= 3) = 0.0012: the p count's band is 0-2.
+    expect(line).toMatch(/^NULL CHECK FAILED: .*gain intervals that exclude 0: 3 of 4 \(75\.0%; band 0-2, ABOVE\); sign-flip p < 0\.05: 1 of 5 \(20\.0%; band 0-2\): the intervals call noise/);
+    expect(line).toContain("3 rows of deterministic built-ins that cannot learn");
+    expect(line).toContain("not counted");
+    expect(line).toMatch(/Binomial\(n, 0\.05\)/);
   });
+
+  it("the expected band of Binomial(n, 5%), by hand", () => {
+    // n = 10: P(X >= 3) = 0.0115 > 1%, P(X >= 4) = 0.00103 <= 1%: hi = 3; P(X < 1) = 0.95^10 = 0.599 > 1%: lo = 0.
+    expect(binomialBand(10, 0.05, 0.01)).toEqual({ lo: 0, hi: 3 });
+    // n = 200 (mean 10): the band must hold 10 and exclude 0 and 25.
+    const b = binomialBand(200, 0.05, 0.01);
+    expect(b.lo).toBeGreaterThan(0);
+    expect(b.lo).toBeLessThan(10);
+    expect(b.hi).toBeGreaterThan(10);
+    expect(b.hi).toBeLessThan(25);
+    expect(1 - binomialUpperTail(b.lo, 200, 0.05)).toBeLessThanOrEqual(0.01);
+    expect(1 - binomialUpperTail(b.lo + 1, 200, 0.05)).toBeGreaterThan(0.01);
+    expect(binomialUpperTail(b.hi + 1, 200, 0.05)).toBeLessThanOrEqual(0.01);
+    expect(binomialUpperTail(b.hi, 200, 0.05)).toBeGreaterThan(0.01);
+  });
+
   it("passes only on 10 intervals or more; one interval is not testable, never 'passed: 0 of 1'", () => {
-    const one = nullCheck([row("builtin:learner", "none", pointOnly(null), iv(-1, 1))]);
+    const one = nullCheck([row("openai:m", "none", pointOnly(null), iv(-1, 1))]);
     expect([one.intervals, one.pass, one.testable]).toEqual([1, null, false]);
-    expect(describeNullCheck(one)).toMatch(/^Null check not testable \(1 interval\): 0 of 1 /);
+    expect(describeNullCheck(one)).toMatch(/^Null check not testable \(1 interval\): /);
     expect(describeNullCheck(one)).not.toMatch(/passed/);
     // 9 intervals (five rows of two, one without an interval): still not testable; 10: passed.
-    const rows = (n: number) => Array.from({ length: n }, (_, i) => row("builtin:random", `p${i}`, iv(-1, 1), iv(-1, 1)));
-    const nine = nullCheck([...rows(4), row("builtin:random", "x", iv(-1, 1), pointOnly(null))]);
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => row(NR, `p${i}`, iv(-1, 1), iv(-1, 1)));
+    const nine = nullCheck([...rows(4), row(NR, "x", iv(-1, 1), pointOnly(null))]);
     expect([nine.intervals, nine.pass]).toEqual([9, null]);
     const ten = nullCheck(rows(5));
     expect([ten.intervals, ten.pass, ten.testable]).toEqual([10, true, true]);
-    expect(describeNullCheck(ten)).toMatch(/^Null check passed: 0 of 10 /);
+    expect(describeNullCheck(ten)).toMatch(/^Null check passed: .*gain intervals that exclude 0: 0 of 10 /);
   });
-  it("fails loudly when the exclusions are too many for 95% intervals", () => {
-    const bad = [row("builtin:random", "history", iv(0.1, 0.5), iv(0.1, 0.2)), row("builtin:random", "memory", iv(0.1, 0.5), iv(-1, 1)), row("builtin:heuristic", "history", iv(-1, 1), iv(-1, 1))];
-    const c = nullCheck(bad);
-    // A failure is reported however few the intervals (3 of 6: binomial p about 0.002).
-    expect([c.intervals, c.excluding, c.pass, c.testable]).toEqual([6, 3, false, false]);
-    expect(describeNullCheck(c)).toMatch(/^NULL CHECK FAILED: 3 of 6/);
+
+  it("fails on a miscalibrated data set: honest p-values but intervals too narrow, and the reverse", () => {
+    // 40 gains of the stochastic nulls whose truth is 0. Intervals too narrow: 8 of 40 exclude 0 (20%;
+    // Bin(40, 0.05) has P(X >= 8) about 0.0006), while their p-values reject 2 (5%).
+    const narrow = Array.from({ length: 20 }, (_, i) => prow(i % 2 ? NR : NH, `p${i}`, i < 4 ? iv(0.1, 0.3) : iv(-1, 1), i >= 4 && i < 8 ? iv(-0.3, -0.1) : iv(-1, 1), i === 0 ? 0.01 : 0.5, i === 5 ? 0.02 : 0.6));
+    const c = nullCheck(narrow);
+    expect([c.intervals, c.excluding, c.p_values.n, c.p_values.hits]).toEqual([40, 8, 40, 2]);
+    expect(c.interval_count.verdict).toBe("above");
+    expect(c.p_values.verdict).toBe("within");
+    expect(c.pass).toBe(false);
+    expect(describeNullCheck(c)).toMatch(/^NULL CHECK FAILED: .*: the intervals call noise an effect/);
+    // The reverse: intervals that cover, a test that rejects 9 of 40: the p-values fail it.
+    const loose = narrow.map((r, i) => ({ ...r, gain_vs_none: iv(-1, 1), gain_vs_y0: iv(-1, 1), gain_vs_none_p: i < 9 ? 0.01 : 0.5 }));
+    const d = nullCheck(loose);
+    // 9 gain_vs_none p below 0.05, and the one gain_vs_y0 p (0.02) kept from above: 10 of 40.
+    expect([d.excluding, d.p_values.hits, d.interval_count.verdict, d.p_values.verdict, d.pass]).toEqual([0, 10, "within", "above", false]);
+    expect(describeNullCheck(d)).toMatch(/: the p-values call noise an effect/);
+    // Calibrated: 2 of 40 each way passes.
+    const fine = narrow.map((r, i) => ({ ...r, gain_vs_none: i < 2 ? iv(0.1, 0.3) : iv(-1, 1), gain_vs_y0: iv(-1, 1) }));
+    expect(nullCheck(fine).pass).toBe(true);
   });
-  it("says so when there is nothing to count", () => {
+
+  it("says so when there is nothing to count, and names the stochastic nulls as the fix", () => {
     expect(nullCheck([row("builtin:learner", "history", iv(1, 2), iv(1, 2))]).intervals).toBe(0);
-    expect(describeNullCheck(nullCheck([]))).toMatch(/no gain interval/);
+    expect(describeNullCheck(nullCheck([]))).toMatch(/no gain .* to count; add builtin:random\?noise=independent/);
+  });
+
+  it("a stochastic null is a built-in that cannot learn, with independent noise", () => {
+    expect([NR, NH, "builtin:random", "builtin:heuristic", "builtin:learner", "openai:random?noise=independent", "builtin:random?noise=loud"].map(isStochasticNull)).toEqual([true, true, false, false, false, false, false]);
   });
   it("binomial upper tail", () => {
     expect(binomialUpperTail(0, 10, 0.05)).toBe(1);
@@ -114,8 +166,8 @@ describe("main_results gains (hand-computed)", () => {
     expect(by("h", "history").naba.mark).toBe(NABA_UNSTABLE_MARK);
     expect(t.columns.map((c) => c.key)).toEqual(expect.arrayContaining(["gain_vs_none", "gain_vs_none_p", "gain_vs_y0", "gain_vs_y0_p"]));
     expect(t.notes.some((n) => n.startsWith(`${NABA_UNSTABLE_MARK}: |y0| <= 2 standard errors`))).toBe(true);
-    // The two none rows' gain_vs_y0 are the only null intervals here: 2, not testable.
-    expect(t.notes.some((n) => /^Null check not testable \(2 intervals\): \d+ of 2 gain intervals/.test(n))).toBe(true);
+    // The learner is a deterministic built-in: its two none rows are flat references, not counted.
+    expect(t.notes.some((n) => /^Null check not testable \(0 intervals\): .*2 rows of deterministic built-ins/.test(n))).toBe(true);
   });
   it("every empty gain cell has a note naming what is missing", async () => {
     const dir = tempDir("s3gym-gain-empty-");

@@ -28,7 +28,8 @@ function argvBefore(schedule: Schedule, data: string, job: ReproduceJob): string
       "--explore-episodes", String(schedule.loopExploreEpisodes), "--eval-episodes", String(schedule.trainingEvalEpisodes), "--max-steps", String(schedule.maxSteps), "--threshold", "0.01", "--run-seed", seed];
   }
   if (job.name.startsWith("views")) return [...matrix("builtin:learner"), "--views", "eval,id,replay", "--shard", `${shard![1]}/${shard![2]}`, "--no-shard-subdir"];
-  if (job.name.startsWith("matrix")) return [...matrix("builtin:random,builtin:heuristic,builtin:perfect-judge,builtin:learner?judge=0.25"), "--shard", `${shard![1]}/${shard![2]}`, "--no-shard-subdir"];
+  if (job.name.startsWith("matrix")) return [...matrix("builtin:random,builtin:heuristic,builtin:perfect-judge,builtin:learner?judge=0.25,builtin:random?noise=independent,builtin:heuristic?noise=independent"), "--shard", `${shard![1]}/${shard![2]}`, "--no-shard-subdir"];
+  if (job.name.startsWith("learners")) return [...matrix("builtin:learner,builtin:learner?judge=0.25"), "--run-seed", /run seed (\d+)/.exec(job.name)![1]!, "--shard", `${shard![1]}/${shard![2]}`, "--no-shard-subdir"];
   if (job.name === "verified") return matrix("builtin:learner", "verified");
   if (job.name === "ceiling") return matrix("builtin:ceiling", "none");
   if (job.name === "hybrid") return ["--models", "builtin:learner", "--games", "chess,minesweeper", "--pathways", "hybrid", "--data", data, ...sched];

@@ -154,6 +154,20 @@ describe("a bad study is refused naming the field, the value and the fix", () =>
     expect(errorOf(() => loadStudy(f3)).message).toMatch(/protocol\.run-seed and seeds/);
   });
 
+  it("takes its run seeds as a list or as a count n (seeds 0..n-1, the same runs as the list); a bad count names both forms", () => {
+    const { file: counted } = studyDir(`${BASE}seeds: 3\n`);
+    const { file: listed } = studyDir(`${BASE}seeds: [0, 1, 2]\n`);
+    expect(loadStudy(counted).seeds).toEqual([0, 1, 2]);
+    expect(loadStudy(counted).seeds).toEqual(loadStudy(listed).seeds);
+    expect(studyRecord(loadStudy(counted), {}).content.seeds).toEqual(studyRecord(loadStudy(listed), {}).content.seeds);
+    // Each seed plays the flags' run with --run-seed: the settings of seed 2 are the command line's.
+    expect(runSettingsFromArgv([counted, "--run-seed", "2"])).toEqual(runSettingsFromArgv(["--models", "builtin:random,builtin:heuristic", "--games", "snake,minesweeper", "--pathways", "none,history", "--data", join(counted, "..", "data"), "--run-seed", "2"]));
+    for (const bad of ["0", "-1", "1.5", "101", "many"]) {
+      const { file } = studyDir(`${BASE}seeds: ${bad}\n`);
+      expect(errorOf(() => loadStudy(file)).message, bad).toMatch(/seeds.*must be a list of run seeds such as \[0, 1, 2\], or a count 1\.\.100/);
+    }
+  });
+
   it("refuses --models-file and --job beside a study", () => {
     const { file } = studyDir(BASE);
     expect(() => runSettingsFromArgv([file, "--models-file", "m.yaml"])).toThrow(/list the models .* under the study's models:/);

@@ -11,7 +11,7 @@ import { readExperience } from "../../src/builtin/learner/learner.js";
 import { splitRetrieved } from "../../src/builtin/learner/experienceText.js";
 import { TACTIC_SETS } from "../../src/games/tacticSets.js";
 import type { EpisodeRecord, StepRecord } from "../../src/logs/schema.js";
-import { TokenCounter } from "../../src/pathways/history.js";
+import { TokenCounter } from "../../src/models/tokenCounter.js";
 import { chooseSnippets, hybridOf, hybridPathway, hybridSettings, retrievalTerms, type HybridState, type IndexedStep } from "../../src/pathways/hybrid.js";
 import type { PathwayLogs, PathwaySettings, StepView } from "../../src/pathways/types.js";
 

@@ -8,10 +8,12 @@
 import { describe, expect, it } from "vitest";
 import {
   CEILING_MODEL,
+  DEFAULT_SCHEDULE,
   DIAL_GAMES,
   DIAL_MODELS,
   DIAL_SCHEDULE,
   groupRuns,
+  LEARNER_SEED_SHARDS,
   LOOP_SEED_STRIDE,
   MATRIX_SHARDS,
   OFFLINE_MODELS,
@@ -92,7 +94,7 @@ describe("planReproduction", () => {
 
   it("the default matrix is the offline models (the learner's runs in the views' jobs), all games, none/history/memory, on the paper's schedule", () => {
     const [matrix, views] = [runSettings(jobs).find((s) => s.name.startsWith("matrix"))!, runSettings(jobs).find((s) => s.name.startsWith("views"))!];
-    expect(matrix.models).toEqual(["builtin:random", "builtin:heuristic", "builtin:perfect-judge", "builtin:learner?judge=0.25"]);
+    expect(matrix.models).toEqual(["builtin:random", "builtin:heuristic", "builtin:perfect-judge", "builtin:learner?judge=0.25", "builtin:random?noise=independent", "builtin:heuristic?noise=independent"]);
     expect(views.models).toEqual(["builtin:learner"]);
     expect(views.settings.views).toEqual({ extra: ["id", "replay"], viewEpisodes: 3, replayEpisodes: 3 });
     expect({ ...views.settings, views: undefined }).toEqual({ ...matrix.settings, views: undefined });
@@ -120,6 +122,47 @@ describe("planReproduction", () => {
   });
 });
 
+describe("the learner cells' run seeds", () => {
+  const LEARNERS = ["builtin:learner", "builtin:learner?judge=0.25"];
+  /** Per (model, game, pathway) of the data directory's matrix pathways: the run seeds played. */
+  function seedsByCell(jobs: readonly ReproduceJob[]): Map<string, number[]> {
+    const cells = new Map<string, number[]>();
+    for (const s of runSettings(jobs).filter((x) => x.data === "/d" && x.training === null)) {
+      for (const e of shardMatrix(buildMatrix(s.models, s.games, s.pathways, s.settings.runSeed), s.shard)) {
+        if (!["none", "history", "memory"].includes(e.pathway)) continue;
+        const key = `${e.model}|${e.game}|${e.pathway}`;
+        cells.set(key, [...(cells.get(key) ?? []), s.settings.runSeed].sort());
+      }
+    }
+    return cells;
+  }
+
+  it("the default and quick designs play every learner cell at 3 run seeds and every other cell at run seed 0 once; the paper's design one", () => {
+    for (const [schedule, n] of [[DEFAULT_SCHEDULE, 3], [QUICK_SCHEDULE, 3], [PAPER_SCHEDULE, 1]] as const) {
+      const cells = seedsByCell(planReproduction(schedule, "/d"));
+      // 7 models x 7 games x 3 pathways, and the ceiling's none runs, each exactly once per seed.
+      expect(cells.size, schedule.name).toBe(7 * 7 * 3 + 7);
+      for (const [key, seeds] of cells) {
+        const model = key.split("|")[0]!;
+        expect(seeds, `${schedule.name} ${key}`).toEqual(LEARNERS.includes(model) ? Array.from({ length: n }, (_, i) => i) : [0]);
+      }
+    }
+  });
+
+  it("the further seeds play the matrix's protocol without the views, in their own shards", () => {
+    const jobs = planReproduction(DEFAULT_SCHEDULE, "/d");
+    const extra = runSettings(jobs).filter((s) => s.name.startsWith("learners"));
+    expect(extra).toHaveLength(2 * LEARNER_SEED_SHARDS);
+    const matrix = runSettings(jobs).find((s) => s.name.startsWith("matrix"))!;
+    for (const s of extra) {
+      expect(s.settings.views).toBeUndefined();
+      expect({ ...s.settings, runSeed: 0 }).toEqual(matrix.settings);
+      expect(s.models).toEqual(LEARNERS);
+    }
+    expect(extra.map((s) => s.name)).toContain(`learners, run seed 2, ${LEARNER_SEED_SHARDS}/${LEARNER_SEED_SHARDS}`);
+  });
+});
+
 describe("watchedRuns", () => {
   it("are the matrix's, the views', the verified, the ceiling's, the hybrid and the loops' evaluation runs, in that order, with their episodes; not the dial's", () => {
     for (const schedule of [PAPER_SCHEDULE, QUICK_SCHEDULE]) {
@@ -128,11 +171,14 @@ describe("watchedRuns", () => {
       // The views: the id view's episodes at each of the 11 (paper) or 2 (quick) checkpoints, and the replay view's min(K, x) at checkpoint x.
       const checkpoints = schedule.name === "quick" ? [0, 3] : Array.from({ length: 11 }, (_, i) => 3 * i);
       const views = loop + checkpoints.reduce((a, c) => a + schedule.evalEpisodes + Math.min(3, c), 0);
-      const of = (models: string[], pathways: string[], total: number) => buildMatrix(models, GAME_NAMES, pathways, 0).map((e) => ({ runId: e.runId, totalEpisodes: total }));
+      const of = (models: string[], pathways: string[], total: number, runSeed = 0) => buildMatrix(models, GAME_NAMES, pathways, runSeed).map((e) => ({ runId: e.runId, totalEpisodes: total }));
+      // The matrix group: its shards and the learner cells' further run seeds, as one list by run id.
+      const further = Array.from({ length: schedule.learnerRunSeeds - 1 }, (_, i) => of(["builtin:learner", "builtin:learner?judge=0.25"], ["none", "history", "memory"], loop, i + 1)).flat();
+      const matrix = [...of(NOT_LEARNER, ["none", "history", "memory"], loop), ...further].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
       const seeds = schedule.name === "quick" ? [0] : [0, 100, 200];
       const training = seeds.flatMap((runSeed) => GAME_NAMES.map((game) => ({ runId: runId({ game, pathway: "training", model: TRAINING_LABEL, runSeed }), totalEpisodes: (schedule.trainingRounds + 1) * schedule.trainingEvalEpisodes })));
       expect(watchedRuns(jobs)).toEqual([
-        ...of(NOT_LEARNER, ["none", "history", "memory"], loop),
+        ...matrix,
         ...of(["builtin:learner"], ["none", "history", "memory"], views),
         ...of(["builtin:learner"], ["verified"], loop),
         ...of([CEILING_MODEL], ["none"], loop),

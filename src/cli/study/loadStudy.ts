@@ -195,7 +195,8 @@ function resolveStudy(raw: StudyFileType, file: string, smoke: boolean): Study {
   const oneSeed = raw.protocol?.["run-seed"];
   if (oneSeed !== undefined && raw.seeds !== undefined) throw new UsageError(`study ${escapeControl(file)}: protocol.run-seed and seeds both set the run seed: keep seeds (a list) and drop protocol.run-seed`);
   delete flags["run-seed"];
-  const seeds = raw.seeds ?? [typeof oneSeed === "number" ? oneSeed : 0];
+  // A count n is the seeds 0..n-1 (the same runs as the list [0, ..., n-1]).
+  const seeds = typeof raw.seeds === "number" ? Array.from({ length: raw.seeds }, (_, i) => i) : (raw.seeds ?? [typeof oneSeed === "number" ? oneSeed : 0]);
   return { file, dir, raw, smoke, data, out, models, entries, pathways, notes, seeds: [...new Set(seeds)], flags };
 }
 

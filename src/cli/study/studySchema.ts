@@ -83,6 +83,10 @@ export const StudyFigures = z.strictObject({
   "tex-intervals": z.enum(["cell", "columns"]).describe("LaTeX tables: estimate and interval in one cell or two columns (--tex-intervals)").optional(),
 });
 
+/** The largest count `seeds:` takes (a count of replicates of the whole matrix: more is a typo, not a study). */
+export const MAX_SEED_COUNT = 100;
+const SEEDS_FORMS = `must be a list of run seeds such as [0, 1, 2], or a count 1..${MAX_SEED_COUNT} (run seeds 0..count-1)`;
+
 export const StudyFile = z.strictObject({
   $schema: z.string().optional(),
   models: z.array(StudyModel).min(1, "lists no model: give at least one (a spec such as builtin:heuristic, or an entry with alias and spec)").describe("the models played, each a spec or an entry {alias, spec, base_url, api_key_env, price, concurrency, sampling}"),
@@ -91,7 +95,12 @@ export const StudyFile = z.strictObject({
   control: z.boolean().describe("play the `none` control when a learning pathway is listed without it (default true): gain_vs_none pairs each pathway with it").optional(),
   protocol: StudyProtocol.describe("the protocol settings: the flags of s3gym run, one key each; left out = the flag's default").optional(),
   views: StudyViews.optional(),
-  seeds: z.array(z.number().int().min(0).max(4_294_967_295)).min(1).describe("run seeds: one replicate of the matrix each, into the same data folder (default [0])").optional(),
+  seeds: z
+    .union([
+      z.array(z.number().int().min(0).max(4_294_967_295)).min(1),
+      z.number({ error: SEEDS_FORMS }).int({ error: SEEDS_FORMS }).min(1, { error: SEEDS_FORMS }).max(MAX_SEED_COUNT, { error: SEEDS_FORMS }),
+    ], { error: SEEDS_FORMS })
+    .describe("run seeds: one replicate of the matrix each, into the same data folder; a list, or a count n for seeds 0..n-1 (default [0]). With two or more, the tables' intervals cover the model's expected result over run seeds, not one run").optional(),
   // A block per pathway with option rows of its own (verified: broad-batch, verifier-model), keys as its flags.
   ...Object.fromEntries(pathwayOptions().map(({ pathway, rows }) => [pathway, z.strictObject(Object.fromEntries(rows.map((r) => [r.name, flagValueSchema(r, "run").optional()]))).describe(`settings of pathway ${pathway}`).optional()])),
   caps: StudyCaps.optional(),
