@@ -18,7 +18,7 @@ import { runDir } from "../logs/runDir.js";
 import { createModelContext, validateModelSpecs, type ModelContext } from "../models/createModel.js";
 import { terminalSafe } from "../models/secrets.js";
 import { createModel } from "../runner/createModel.js";
-import { parseProbe, planProbes, PROBE_USAGE, readProbeSource, runProbes } from "../runner/probe/memoryProbe.js";
+import { parseProbe, planDataProbes, planProbes, PROBE_USAGE, readProbeSource, runProbes, type DataProbeSpec } from "../runner/probe/memoryProbe.js";
 import { Progress, type ProgressStream } from "../runner/progress.js";
 import { dataDirOf } from "../runner/rejudge.js";
 import { folderFlag, oneOf, parseFlags, UsageError } from "./args.js";
@@ -96,6 +96,22 @@ export async function probeCommand(argv: string[], deps: ProbeDeps = {}): Promis
   }
   const summaries = outcomes.map((o) => summarizeRun(dataDir, o));
   for (const s of summaries) stdout.write(`${terminalSafe(formatRunSummary(s))}\n`);
+  stdout.write(`${terminalSafe(formatTotals(summaries))}\n`);
+  return summaries.every((s) => s.status === "complete") ? 0 : 1;
+}
+
+/**
+ * Every probe `spec` plans over a data directory's runs (`reproduce`'s probes phase), offline models
+ * only, no progress display; each probe run's summary line to `stdout`. Exit code: 0 when every probe
+ * run is complete.
+ */
+export async function probeDataDir(dataDir: string, spec: DataProbeSpec, stdout: { write(text: string): unknown } = process.stdout): Promise<number> {
+  const planned = planDataProbes(dataDir, spec);
+  if (planned.length === 0) return 0;
+  const ctx = createModelContext({ cacheDir: null });
+  validateModelSpecs([...new Set(planned.map((p) => p.source.manifest.model))], ctx);
+  const outcomes = await runProbes({ dataDir, planned, game: (name) => getGame(name), createModel: (name, onCall) => createModel(name, { ...ctx, onCall }) });
+  const summaries = outcomes.map((o) => summarizeRun(dataDir, o));
   stdout.write(`${terminalSafe(formatTotals(summaries))}\n`);
   return summaries.every((s) => s.status === "complete") ? 0 : 1;
 }

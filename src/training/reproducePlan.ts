@@ -16,6 +16,7 @@ import { EXTRA_VIEWS } from "../logs/schema.js";
 import { DEFAULT_MATRIX_PATHWAYS, playsProtocolLoop, TRAINING_PATHWAY } from "../pathways/registry.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
 import { flagDefaultSettings, type RunJobSettings } from "../runner/jobSettings.js";
+import type { DataProbeSpec } from "../runner/probe/memoryProbe.js";
 import type { ProtocolSettings } from "../runner/protocolSettings.js";
 import { runId } from "../runner/runId.js";
 import { planRuns, totalEpisodes } from "../runner/schedule.js";
@@ -171,6 +172,21 @@ export function dialSettings(schedule: Schedule, dataDir: string, runSeed: numbe
  */
 export const JUDGE_SWAP_MODEL = "builtin:learner?judge=0.25";
 export const JUDGE_SWAP_JUDGES = ["verifier", "shuffled", "none"] as const;
+
+/**
+ * The memory probes (docs/memory-probes.md), played once the runs are: every model's memory runs of
+ * the main data directory (the learner's, its judge-0.25 variant's, and the non-learners', whose
+ * probe effects feed the null check) replayed with their memory emptied; `shuffled` wherever another
+ * run seed's run of the cell exists; the learner and its judge-0.25 variant each transplanted the
+ * other's memory of the same game and run seed. Evaluation episodes only.
+ */
+export const PROBE_SPEC: DataProbeSpec = {
+  models: null,
+  pathways: ["memory"],
+  always: ["empty"],
+  shuffledWhereAllowed: true,
+  transplants: { "builtin:learner": "builtin:learner?judge=0.25", "builtin:learner?judge=0.25": "builtin:learner" },
+};
 
 /**
  * Figure 7's loop of one loop seed: builtin:learner explores, BuildSFT keeps its self-scored

@@ -292,3 +292,55 @@ export async function runProbes(o: ProbeOptions): Promise<RunOutcome[]> {
     recorded: (e) => recorded.get(e.runId),
   });
 }
+
+/** Which probes a data directory's runs get (reproduce's positive control and null check). */
+export interface DataProbeSpec {
+  /** The models whose complete, self-judged runs of `pathways` are probed; null: every model the data holds. */
+  models: readonly string[] | null;
+  pathways: readonly string[];
+  /** Probes every such run gets (`empty`). */
+  always: readonly ("empty" | "shuffled")[];
+  /** Also `shuffled` wherever the data holds another run seed's run of the same cell. */
+  shuffledWhereAllowed: boolean;
+  /** Per probed model, the donor model of its transplant (the donor's run of the same game, pathway and run seed), where it exists. */
+  transplants: Readonly<Record<string, string>>;
+}
+
+/** The complete, self-judged, non-replayed runs of a data directory. */
+function completeRuns(dataDir: string): ProbeRun[] {
+  const root = runsDir(dataDir);
+  if (!existsSync(root)) return [];
+  const out: ProbeRun[] = [];
+  for (const id of readdirSync(root).sort()) {
+    const dir = join(root, id);
+    if (!existsSync(manifestPath(dir))) continue;
+    const r = readRun(dir);
+    const m = r.manifest;
+    if (m.status !== "complete" || m.rejudged_from !== undefined || judgeOfManifest(m) !== "self" || !m.config.protocol) continue;
+    out.push(r);
+  }
+  return out;
+}
+
+/**
+ * The probes of a data directory's runs under `spec`: every complete run of its models and
+ * pathways gets `always`; `shuffled` where another run seed's run of the cell exists; a transplant
+ * where the donor model's run of the same game, pathway and run seed is complete. Only what the data
+ * allows is planned (nothing is an error here: a cell without a donor simply has no such probe).
+ */
+export function planDataProbes(dataDir: string, spec: DataProbeSpec): PlannedProbe[] {
+  const runs = completeRuns(dataDir);
+  const out: PlannedProbe[] = [];
+  for (const r of runs) {
+    const m = r.manifest;
+    if ((spec.models !== null && !spec.models.includes(m.model)) || !spec.pathways.includes(m.pathway)) continue;
+    const probes: ProbeSpec[] = spec.always.map((kind) => ({ kind }));
+    const cell = (d: RunManifest) => d.game === m.game && d.pathway === m.pathway && sameCheckpoints(d, m);
+    if (spec.shuffledWhereAllowed && !spec.always.includes("shuffled") && runs.some((o) => o.manifest.model === m.model && o.manifest.run_seed !== m.run_seed && cell(o.manifest))) probes.push({ kind: "shuffled" });
+    const donorModel = spec.transplants[m.model];
+    const donor = donorModel === undefined ? undefined : runs.find((o) => o.manifest.model === donorModel && o.manifest.run_seed === m.run_seed && cell(o.manifest));
+    if (donor) probes.push({ kind: "transplant", from: donor.dir });
+    out.push(...planProbes(r, probes, dataDir));
+  }
+  return out;
+}
