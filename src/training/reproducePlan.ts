@@ -174,18 +174,21 @@ export const JUDGE_SWAP_MODEL = "builtin:learner?judge=0.25";
 export const JUDGE_SWAP_JUDGES = ["verifier", "shuffled", "none"] as const;
 
 /**
- * The memory probes (docs/memory-probes.md), played once the runs are: every model's memory runs of
- * the main data directory (the learner's, its judge-0.25 variant's, and the non-learners', whose
- * probe effects feed the null check) replayed with their memory emptied; `shuffled` wherever another
- * run seed's run of the cell exists; the learner and its judge-0.25 variant each transplanted the
- * other's memory of the same game and run seed. Evaluation episodes only.
+ * The memory probes (docs/memory-probes.md), played once the runs are, evaluation episodes only,
+ * on the main data directory's memory runs. The learner's are the positive control: `empty` on
+ * every run seed, `shuffled` (another run seed's memory) and a transplant of
+ * builtin:learner?judge=0.25's memory of the same game on run seed 0. The stochastic nulls' are the
+ * null check (`empty`, run seed 0): a deterministic built-in plays the same whatever it reads, with
+ * the same draws, so its probe effects are exactly [0, 0] and are not probed. A probe costs about
+ * a run's evaluation episodes, so the list is kept to what the two checks read.
  */
 export const PROBE_SPEC: DataProbeSpec = {
-  models: null,
   pathways: ["memory"],
-  always: ["empty"],
-  shuffledWhereAllowed: true,
-  transplants: { "builtin:learner": "builtin:learner?judge=0.25", "builtin:learner?judge=0.25": "builtin:learner" },
+  cells: [
+    { model: "builtin:learner", empty: true, shuffledSeeds: [0], transplantFrom: "builtin:learner?judge=0.25", transplantSeeds: [0], runSeeds: null },
+    { model: "builtin:random?noise=independent", empty: true, shuffledSeeds: [], runSeeds: [0] },
+    { model: "builtin:heuristic?noise=independent", empty: true, shuffledSeeds: [], runSeeds: [0] },
+  ],
 };
 
 /**

@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { getGame } from "../../src/games/registry.js";
+import { planDataProbes } from "../../src/runner/probe/memoryProbe.js";
 import { loadRunLogs, rebuildExperience } from "../../src/runner/replay.js";
 
 const LEARNER = "builtin:learner";
@@ -120,6 +121,23 @@ describe("s3gym probe", () => {
     await expect(main(["probe", "--from", memory, "--probe", "scrambled"])).resolves.toBe(2);
     expect(readdirSync(join(data, "runs")).filter((d) => d.includes("__probe-"))).toEqual([]);
   }, 120_000);
+
+  it("reproduce's plan probes only what the data allows: shuffled where another run seed exists, a transplant where the donor's run does", async () => {
+    const { data } = await recorded();
+    const spec = {
+      pathways: ["memory"],
+      cells: [
+        { model: LEARNER, empty: true, shuffledSeeds: [0, 1], transplantFrom: OTHER, transplantSeeds: [0, 1], runSeeds: null },
+        { model: "builtin:random?noise=independent", empty: true, shuffledSeeds: [], runSeeds: [0] },
+      ],
+    };
+    const ids = planDataProbes(data, spec).map((p) => p.entry.runId.replace(/^.*__seed/, "seed")).sort();
+    // Seed 0: every probe; seed 1: shuffled (seed 0 exists) but no transplant (the donor model has no seed-1 run).
+    expect(ids).toEqual(["seed0__probe-empty", "seed0__probe-shuffled", expect.stringMatching(/^seed0__probe-transplant-builtin-learner-judge-0.25-[0-9a-f]{8}$/), "seed1__probe-empty", "seed1__probe-shuffled"]);
+    const only0 = planDataProbes(data, { pathways: ["memory"], cells: [{ model: LEARNER, empty: false, shuffledSeeds: [], transplantFrom: OTHER, transplantSeeds: [0], runSeeds: [0] }] });
+    expect(only0.map((p) => p.kind)).toEqual(["transplant"]);
+    expect(planDataProbes(data, { pathways: ["history"], cells: spec.cells })).toEqual([]);
+  }, 60_000);
 
   it("a kill -9 in the middle resumes with nothing lost or duplicated", async () => {
     const { runs } = await recorded();

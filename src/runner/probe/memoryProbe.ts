@@ -293,17 +293,24 @@ export async function runProbes(o: ProbeOptions): Promise<RunOutcome[]> {
   });
 }
 
-/** Which probes a data directory's runs get (reproduce's positive control and null check). */
+/** Which probes a data directory's runs of one model get (reproduce's positive control and null check). */
+export interface DataProbeCell {
+  model: string;
+  /** `empty` on every run seed of `runSeeds`. */
+  empty: boolean;
+  /** `shuffled` on these run seeds, where another run seed's run of the cell exists. */
+  shuffledSeeds: readonly number[];
+  /** A transplant from this model's run of the same game, pathway and run seed, on `transplantSeeds`, where it exists. */
+  transplantFrom?: string;
+  transplantSeeds?: readonly number[];
+  /** The run seeds probed at all (null: every one the data holds). */
+  runSeeds: readonly number[] | null;
+}
+
+/** Which probes a data directory's runs get. */
 export interface DataProbeSpec {
-  /** The models whose complete, self-judged runs of `pathways` are probed; null: every model the data holds. */
-  models: readonly string[] | null;
   pathways: readonly string[];
-  /** Probes every such run gets (`empty`). */
-  always: readonly ("empty" | "shuffled")[];
-  /** Also `shuffled` wherever the data holds another run seed's run of the same cell. */
-  shuffledWhereAllowed: boolean;
-  /** Per probed model, the donor model of its transplant (the donor's run of the same game, pathway and run seed), where it exists. */
-  transplants: Readonly<Record<string, string>>;
+  cells: readonly DataProbeCell[];
 }
 
 /** The complete, self-judged, non-replayed runs of a data directory. */
@@ -323,24 +330,25 @@ function completeRuns(dataDir: string): ProbeRun[] {
 }
 
 /**
- * The probes of a data directory's runs under `spec`: every complete run of its models and
- * pathways gets `always`; `shuffled` where another run seed's run of the cell exists; a transplant
- * where the donor model's run of the same game, pathway and run seed is complete. Only what the data
- * allows is planned (nothing is an error here: a cell without a donor simply has no such probe).
+ * The probes of a data directory's runs under `spec`: each complete run of a listed model and
+ * pathway (and run seed) gets `empty`, `shuffled` on the cell's shuffled seeds where another run
+ * seed's run of the cell exists, and a transplant where the donor model's run of the same game,
+ * pathway and run seed is complete. Only what the data allows is planned (nothing is an error here:
+ * a cell without a donor simply has no such probe).
  */
 export function planDataProbes(dataDir: string, spec: DataProbeSpec): PlannedProbe[] {
   const runs = completeRuns(dataDir);
   const out: PlannedProbe[] = [];
   for (const r of runs) {
     const m = r.manifest;
-    if ((spec.models !== null && !spec.models.includes(m.model)) || !spec.pathways.includes(m.pathway)) continue;
-    const probes: ProbeSpec[] = spec.always.map((kind) => ({ kind }));
+    const c = spec.cells.find((x) => x.model === m.model);
+    if (!c || !spec.pathways.includes(m.pathway) || (c.runSeeds !== null && !c.runSeeds.includes(m.run_seed))) continue;
+    const probes: ProbeSpec[] = c.empty ? [{ kind: "empty" }] : [];
     const cell = (d: RunManifest) => d.game === m.game && d.pathway === m.pathway && sameCheckpoints(d, m);
-    if (spec.shuffledWhereAllowed && !spec.always.includes("shuffled") && runs.some((o) => o.manifest.model === m.model && o.manifest.run_seed !== m.run_seed && cell(o.manifest))) probes.push({ kind: "shuffled" });
-    const donorModel = spec.transplants[m.model];
-    const donor = donorModel === undefined ? undefined : runs.find((o) => o.manifest.model === donorModel && o.manifest.run_seed === m.run_seed && cell(o.manifest));
+    if (c.shuffledSeeds.includes(m.run_seed) && runs.some((o) => o.manifest.model === m.model && o.manifest.run_seed !== m.run_seed && cell(o.manifest))) probes.push({ kind: "shuffled" });
+    const donor = c.transplantFrom === undefined || !(c.transplantSeeds ?? []).includes(m.run_seed) ? undefined : runs.find((o) => o.manifest.model === c.transplantFrom && o.manifest.run_seed === m.run_seed && cell(o.manifest));
     if (donor) probes.push({ kind: "transplant", from: donor.dir });
-    out.push(...planProbes(r, probes, dataDir));
+    if (probes.length > 0) out.push(...planProbes(r, probes, dataDir));
   }
   return out;
 }
