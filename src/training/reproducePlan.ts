@@ -175,9 +175,10 @@ export const JUDGE_SWAP_JUDGES = ["verifier", "shuffled", "none"] as const;
 
 /**
  * The memory probes (docs/memory-probes.md), played once the runs are, evaluation episodes only,
- * on the main data directory's memory runs. The learner's are the positive control: `empty` on
- * every run seed, `shuffled` (another run seed's memory) and a transplant of
- * builtin:learner?judge=0.25's memory of the same game on run seed 0. The stochastic nulls' are the
+ * on the main data directory's memory runs, run seed 0 (the probes ask about one exploration run
+ * each). The learner's are the positive control: `empty`, `shuffled` (another run seed's memory,
+ * where the data holds one) and a transplant of builtin:learner?judge=0.25's memory of the same
+ * game. The stochastic nulls' are the
  * null check (`empty`, run seed 0): a deterministic built-in plays the same whatever it reads, with
  * the same draws, so its probe effects are exactly [0, 0] and are not probed. A probe costs about
  * a run's evaluation episodes, so the list is kept to what the two checks read.
@@ -185,7 +186,7 @@ export const JUDGE_SWAP_JUDGES = ["verifier", "shuffled", "none"] as const;
 export const PROBE_SPEC: DataProbeSpec = {
   pathways: ["memory"],
   cells: [
-    { model: "builtin:learner", empty: true, shuffledSeeds: [0], transplantFrom: "builtin:learner?judge=0.25", transplantSeeds: [0], runSeeds: null },
+    { model: "builtin:learner", empty: true, shuffledSeeds: [0], transplantFrom: "builtin:learner?judge=0.25", transplantSeeds: [0], runSeeds: [0] },
     { model: "builtin:random?noise=independent", empty: true, shuffledSeeds: [], runSeeds: [0] },
     { model: "builtin:heuristic?noise=independent", empty: true, shuffledSeeds: [], runSeeds: [0] },
   ],
