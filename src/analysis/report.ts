@@ -11,6 +11,7 @@ import { trainingBands, trainingSeedRows, type TrainingBandSeries, type Training
 import type { Dataset } from "./dataset.js";
 import { dialRuns, type DialRun } from "./doseResponse.js";
 import { isJudgeSwapRun } from "./judgeSwapRuns.js";
+import { isProbeRun } from "./probe/memoryProbes.js";
 import type { RewardRange } from "./judging.js";
 import { calibrationBins, judgingInputs, reliabilityBins, type CalibrationBin, type ReliabilityBin } from "./judgingTables.js";
 import { distinct, gameRewardRanges, isTraining, requiredGames } from "./runs.js";
@@ -110,7 +111,7 @@ export type ReportPart = SharedPart | (string & {});
  * tables always exist; `views` ones only when some run played `--views`; `verified` ones only with
  * verified runs and their inputs; `dial` ones only when the judge dial has two judge settings.
  */
-export type EntryGroup = "core" | "views" | "verified" | "dial" | "judge";
+export type EntryGroup = "core" | "views" | "verified" | "dial" | "judge" | "probes";
 
 /**
  * What a report entry's builder reads: the runs, the options, and the shared analyses, each a
@@ -148,6 +149,8 @@ export interface ReportParts {
    * table reads `ds` without them.
    */
   judgeSwap: Dataset;
+  /** The memory probes' runs (memoryProbes.ts) with the intact and none runs they pair with; every other table reads `ds` without them. */
+  memoryProbes: Dataset;
   /** What the data holds (ReportData's counts). */
   counts: () => ReportData["counts"];
 }
@@ -223,7 +226,9 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
   const verified = part("verified", () => verifiedTables(ca(), cfg, requireComplete, verifiedInputs!));
   const main = part("main_results", () => mainResultsTable(ca(), cfg, { requireComplete }));
   const dialDs = opts.dial ? withoutJudgeSwap(opts.dial) : ds;
-  const judgeSwap: Dataset = { ...withJudged, runs: [...withJudged.runs, ...(opts.dial?.runs ?? [])] };
+  // Memory probes replay a recorded run like a rejudge: out of every table but memory_probes.
+  const judgeSwap: Dataset = { ...withJudged, runs: [...withJudged.runs, ...(opts.dial?.runs ?? [])].filter((r) => !isProbeRun(r)) };
+  const memoryProbes: Dataset = withJudged;
   const hasJudgeSwap = judgeSwap.runs.some(isJudgeSwapRun);
   const dial = part("dial_runs", () => dialRuns(dialDs, dialDs === ds ? ji() : judgingInputs(dialDs)));
   const hasDial = new Set(dialDs.runs.map((r) => learnerJudge(r.model)).filter((j) => j !== null)).size >= 2;
@@ -256,7 +261,7 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
     includeFlagged,
     qualityNote,
     emptiedByFlags,
-    has: { core: true, views: hasViews(ds), verified: verifiedInputs !== null, dial: hasDial, judge: hasJudgeSwap },
+    has: { core: true, views: hasViews(ds), verified: verifiedInputs !== null, dial: hasDial, judge: hasJudgeSwap, probes: withJudged.runs.some(isProbeRun) },
     part,
     curves: ca,
     training: tr,
@@ -268,6 +273,7 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
     main,
     dial,
     judgeSwap,
+    memoryProbes,
     counts,
     figureData,
   };

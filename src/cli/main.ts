@@ -23,6 +23,7 @@ const COMMANDS: Record<string, { about: string; load: () => Promise<Command> }> 
   reproduce: { about: "the offline matrix, training curves, every table and figure, every notebook headless", load: async () => (await import("./reproduce.js")).reproduceCommand },
   run: { about: "play the S3Gym protocol over models x games x pathways, resumable", load: async () => (await import("./run.js")).runCommand },
   rejudge: { about: "a recorded run's exploration judged by another judge (verifier, shuffled, none, a model): evaluation only", load: async () => (await import("./rejudge.js")).rejudgeCommand },
+  probe: { about: "memory probes: a recorded run's evaluation with its memory emptied, another seed's, or another model's", load: async () => (await import("./probe.js")).probeCommand },
   status: { about: "each planned run's state per shard, and the commands that resume what is missing", load: async () => (await import("./status.js")).statusCommand },
   cluster: { about: "a Slurm array job or a Kubernetes indexed Job of shards, then the report (job files)", load: async () => (await import("./cluster.js")).clusterCommand },
   serve: { about: "an OpenAI-compatible server answering with the built-in policies (test double)", load: async () => (await import("./serve.js")).serveCommand },

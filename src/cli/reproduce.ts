@@ -66,6 +66,7 @@ import {
   PAPER_SCHEDULE,
   PATHWAYS,
   planReproduction,
+  PROBE_SPEC,
   QUICK_SCHEDULE,
   VERIFIED_MODEL,
   VIEWS_SHARDS,
@@ -315,6 +316,15 @@ async function reproduce(argv: string[]): Promise<number> {
           : " (see the lines above; rerunning resumes)\n"),
     );
     return config ? 2 : 1;
+  }
+
+  // The memory probes (docs/memory-probes.md): the memory runs just played, replayed with their
+  // memory emptied, shuffled or transplanted; evaluation episodes only.
+  const { probeDataDir } = await import("./probe.js");
+  const probeCode = await phase("memory probes (s3gym probe)", () => probeDataDir(dataAbs, PROBE_SPEC, { write: (t: string) => say(`  probes: ${t.trimEnd()}`) }));
+  if (probeCode !== 0) {
+    process.stderr.write("s3gym reproduce: a memory probe did not complete (see the line above; rerunning resumes)\n");
+    return 1;
   }
 
   // 3. The report, exactly `s3gym report`; beside it, on the core the report leaves idle, the logs'

@@ -791,6 +791,13 @@ export const RunManifest = z
      * this run played only the evaluation episodes. Absent for a run that explored itself.
      */
     rejudged_from: z.object({ run_id: z.string().min(1), dir: z.string() }).optional(),
+    /**
+     * Optional, a memory probe (`s3gym probe`, docs/memory-probes.md): `rejudged_from` is the intact
+     * run whose exploration and evaluation seeds it shares; `kind` says which experience its
+     * evaluation episodes read instead of the intact one: `empty` (none), `shuffled` (the same
+     * model's run of another run seed) or `transplant` (another model's run), that run being `donor`.
+     */
+    probe: z.object({ kind: z.enum(["empty", "shuffled", "transplant"]), donor: z.object({ run_id: z.string().min(1), dir: z.string(), model: z.string(), run_seed: z.number().int() }).optional() }).optional(),
   })
   .passthrough();
 export type RunManifest = z.infer<typeof RunManifest>;

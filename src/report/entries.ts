@@ -20,6 +20,7 @@ import { couplingTable, runLevelTable } from "../analysis/couplingTables.js";
 import { mainResultsWideTable, summaryVsHistoryTable } from "../analysis/curveTables.js";
 import { doseCorrelationTable, doseResponseTable } from "../analysis/doseResponse.js";
 import { judgeSwapTable } from "../analysis/judgeSwapTables.js";
+import { memoryProbesTable } from "../analysis/probe/memoryProbes.js";
 import { positiveRatesTable, selfJudgingTable } from "../analysis/judgingTables.js";
 import { runQualityTable } from "../analysis/runQuality.js";
 import { trainingEpochsTable, trainingTable } from "../analysis/trainingSeeds.js";
@@ -108,6 +109,7 @@ const TABLE_ENTRIES = [
   tableEntry({ name: "judge_dose_response", group: "dial", notebook: "03_coupling.ipynb", paper: "the learner's judge dial: Agree, NMAE and gains per judge and pathway (docs/learner.md)", build: (p) => doseResponseTable(p.dial(), p.cfg) }),
   tableEntry({ name: "judge_dose_response_r", group: "dial", notebook: "03_coupling.ipynb", paper: "the judge dial: r(Agree, gain) over its runs (docs/learner.md)", build: (p) => doseCorrelationTable(p.dial(), p.cfg) }),
   tableEntry({ name: "judge_swap", group: "judge", notebook: "08_judge_swap.ipynb", paper: "judge swap: gain_vs_none per judge and the contrasts value of judging, placebo, external (docs/judging.md)", build: (p) => judgeSwapTable(p.judgeSwap, p.cfg) }),
+  tableEntry({ name: "memory_probes", group: "probes", notebook: "08_judge_swap.ipynb", paper: "memory probes: gain_vs_none with the memory intact, emptied, shuffled, transplanted, and each probe's effect (docs/memory-probes.md)", build: (p) => memoryProbesTable(p.memoryProbes.runs, p.cfg) }),
 ] as const;
 
 type AnyTableEntry = (typeof TABLE_ENTRIES)[number];

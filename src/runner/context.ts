@@ -5,7 +5,8 @@
  */
 import type { Game } from "../games/types.js";
 import type { Model } from "../models/types.js";
-import type { CallRecord, CheckpointRecord, EpisodeRecord, StepRecord } from "../logs/schema.js";
+import type { CallRecord, CheckpointRecord, EpisodeRecord, RunManifest, StepRecord } from "../logs/schema.js";
+import type { ExperienceState } from "../pathways/types.js";
 import type { ReplyKind } from "../agent/reply.js";
 import type { ReplyMonitor, ReplyStats } from "./replyMonitor.js";
 import type { TokenCounter } from "../models/tokenCounter.js";
@@ -131,4 +132,13 @@ export interface RecordedExploration {
   /** Its `ok` exploration episodes by number. */
   episodes: ReadonlyMap<number, RecordedEpisode>;
   transform: StepTransform;
+  /**
+   * A memory probe (runner/probe/memoryProbe.ts): the experience the run's checkpoints read instead
+   * of the one its pathway consolidates from the replayed episodes, and what the manifest records of
+   * it. Absent: the pathway's own experience (a rejudge).
+   */
+  probe?: {
+    record: NonNullable<RunManifest["probe"]>;
+    experience(run: RunContext): ExperienceState;
+  };
 }

@@ -152,6 +152,7 @@ export class ManifestWriter {
       ...(run.idSeeds ? { id_seeds: run.idSeeds } : {}),
       reward_visibility: run.settings.rewardVisibility,
       ...(run.recorded ? { rejudged_from: { run_id: run.recorded.source.runId, dir: run.recorded.source.dir } } : {}),
+      ...(run.recorded?.probe ? { probe: run.recorded.probe.record } : {}),
       config: {
         protocol: protocolRecord(run),
         ...(this.recordModel && (modelConfig(run) ?? this.previousModel) ? { model: modelConfig(run) ?? this.previousModel } : {}),

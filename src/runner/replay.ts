@@ -107,6 +107,12 @@ function stepExperience(memo: ReplayMemo, snapshot: ExperienceSnapshot, view: St
 
 /** The experience text of a step, rebuilt by the run's pathway from the logs. */
 export function rebuildExperience(data: RunLogData, at: StepAddress, view: { rules: string; turns: EarlierTurn[]; observation: string }, loggedVersion?: number): string {
+  // A memory probe's checkpoints read no experience, or its donor's (runner/probe/memoryProbe.ts).
+  const probe = data.manifest.probe;
+  if (probe && at.phase === "eval") {
+    if (!probe.donor) return "";
+    data = donorLogData(data, probe.donor.dir);
+  }
   const memo = replayInputs(data);
   const settings = settingsFromRecord(memo.protocol);
   // Experience Z_k: explore episode x reads Z_{x-1} (or, in a verified broad batch, the version before
@@ -119,6 +125,14 @@ export function rebuildExperience(data: RunLogData, at: StepAddress, view: { rul
     memo.snapshots.set(k, (snapshot = pathway.snapshot(pathway.rebuild(memo.logs, k, ctx), ctx)));
   }
   return stepExperience(memo, snapshot, { ...view, rewardVisibility: settings.rewardVisibility });
+}
+
+const donors = new WeakMap<RunLogData, RunLogData>();
+/** A probe's donor run, loaded once per loaded probe run. */
+function donorLogData(probe: RunLogData, dir: string): RunLogData {
+  let d = donors.get(probe);
+  if (!d) donors.set(probe, (d = loadRunLogs(dir)));
+  return d;
 }
 
 /** The messages of the model call of step `at`, rebuilt from the logs. */

@@ -146,7 +146,8 @@ function writeFailedCheckpoint(run: RunContext, c: number, reason: string, view?
 export async function runProtocol(run: RunContext, resume: ResumeState, onCheckpoint?: () => void): Promise<RunOutcome> {
   const s = run.settings;
   const checkpoints = checkpointList(s.exploreEpisodes, s.checkpointEvery);
-  const experience = createExperience(run, resume.own);
+  // A memory probe's checkpoints read the probe's experience (another run's, or none) instead.
+  const experience = run.recorded?.probe ? run.recorded.probe.experience(run) : createExperience(run, resume.own);
   const results = new Map<number, CheckpointRecord>(resume.checkpoints);
   const views = extraViews(s);
   // The other views' records (id, replay), by viewCheckpointKey; a replay cell with no episode has none.

@@ -16,6 +16,7 @@ import { EXTRA_VIEWS } from "../logs/schema.js";
 import { DEFAULT_MATRIX_PATHWAYS, playsProtocolLoop, TRAINING_PATHWAY } from "../pathways/registry.js";
 import { DEFAULT_BROAD_BATCH } from "../pathways/verified.js";
 import { flagDefaultSettings, type RunJobSettings } from "../runner/jobSettings.js";
+import type { DataProbeSpec } from "../runner/probe/memoryProbe.js";
 import type { ProtocolSettings } from "../runner/protocolSettings.js";
 import { runId } from "../runner/runId.js";
 import { planRuns, totalEpisodes } from "../runner/schedule.js";
@@ -211,6 +212,25 @@ export function dialSettings(schedule: Schedule, dataDir: string, runSeed: numbe
  */
 export const JUDGE_SWAP_MODEL = "builtin:learner?judge=0.25";
 export const JUDGE_SWAP_JUDGES = ["verifier", "shuffled", "none"] as const;
+
+/**
+ * The memory probes (docs/memory-probes.md), played once the runs are, evaluation episodes only,
+ * on the main data directory's memory runs, run seed 0 (the probes ask about one exploration run
+ * each). The learner's are the positive control: `empty`, `shuffled` (another run seed's memory,
+ * where the data holds one) and a transplant of builtin:learner?judge=0.25's memory of the same
+ * game. The stochastic nulls' are the
+ * null check (`empty`, run seed 0): a deterministic built-in plays the same whatever it reads, with
+ * the same draws, so its probe effects are exactly [0, 0] and are not probed. A probe costs about
+ * a run's evaluation episodes, so the list is kept to what the two checks read.
+ */
+export const PROBE_SPEC: DataProbeSpec = {
+  pathways: ["memory"],
+  cells: [
+    { model: "builtin:learner", empty: true, shuffledSeeds: [0], transplantFrom: "builtin:learner?judge=0.25", transplantSeeds: [0], runSeeds: [0] },
+    { model: "builtin:random?noise=independent", empty: true, shuffledSeeds: [], runSeeds: [0] },
+    { model: "builtin:heuristic?noise=independent", empty: true, shuffledSeeds: [], runSeeds: [0] },
+  ],
+};
 
 /**
  * Figure 7's loop of one loop seed: builtin:learner explores, BuildSFT keeps its self-scored
