@@ -23,7 +23,7 @@ import { Progress, type ProgressStream } from "../runner/progress.js";
 import { dataDirOf } from "../runner/rejudge.js";
 import { folderFlag, oneOf, parseFlags, UsageError } from "./args.js";
 import { formatRunSummary, formatTotals, summarizeRun } from "./runSummary.js";
-import { ENDPOINT_FLAGS, modelContextFromFlags } from "./sharedFlags.js";
+import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag } from "./sharedFlags.js";
 import { ConfigError } from "../util/errors.js";
 
 export const PROBE_COMMAND_USAGE = [
@@ -32,7 +32,8 @@ export const PROBE_COMMAND_USAGE = [
   "  --probe: one probe or several (comma list): one probe run each, evaluation only",
   "     empty: no experience; shuffled: the same model's run of another run seed; transplant:<run dir or id>: another model's run",
   "  --data: where the probe runs go and shuffled's donor is looked for (default: the probed run's data directory; needed with a run id)",
-  "  [--concurrency 8] [--base-url URL] [--api-key-env NAME] [--models-file F] [--no-cache] [--progress auto|bar|lines|off]",
+  ...endpointUsage(),
+  "  [--progress auto|bar|lines|off]",
 ].join("\n");
 
 const FLAGS = {
@@ -78,7 +79,7 @@ export async function probeCommand(argv: string[], deps: ProbeDeps = {}): Promis
   // shuffled's donor: in the data directory the probes go to, and in the probed run's own.
   const planned = planProbes(source, probes, dataDir, [...new Set([dataDir, dataDirOf(sourceDir)])]);
   if (planned.length === 0) throw new ConfigError("nothing to probe");
-  const ctx = createModelContext({ ...modelContextFromFlags(v, env), cacheDir: v["no-cache"] === true ? null : join(dataDir, "cache"), ...deps.modelContext });
+  const ctx = createModelContext({ ...modelContextFromFlags(v, env), cacheDir: noCacheFlag(v) ? null : join(dataDir, "cache"), ...deps.modelContext });
   validateModelSpecs([source.manifest.model], ctx);
   const progress = new Progress(stderr, { mode: progressMode });
   let outcomes;
