@@ -19,13 +19,13 @@ import { DEFAULT_LEVEL, percentileInterval, type BootstrapConfig } from "../src/
 import { curveMetricsSorted, type CurveMetrics } from "../src/analysis/curves.js";
 import { concatGain, gainVsNoneData, gainVsY0Data, type GainData } from "../src/analysis/gain.js";
 import { estimateGain, type GainEstimate } from "../src/analysis/gainTables.js";
-import { jackknifeTInterval, meanTInterval, simpleDesign, symmetricStudentizedInterval, unitBootstrapMany } from "../src/analysis/intervals.js";
+import { jackknifeTInterval, meanTInterval, simpleDesign, studentizedHullInterval, unitBootstrapMany } from "../src/analysis/intervals.js";
 import { curveBuffers, curveMetricsUnderWeights, type SeedCurve } from "../src/analysis/seedCurves.js";
 import { DEFAULT_SCHEDULE } from "../src/training/reproducePlan.js";
 import { Rng } from "../src/util/rng.js";
 
 const K = DEFAULT_SCHEDULE.evalEpisodes;
-/** Resamples of Avg's symmetric bootstrap-t (the tables use --bootstrap, default 2000). */
+/** Resamples of Avg's bootstrap-t hull (the tables use --bootstrap, default 2000). */
 const AVG_B = Number(process.env.COVERAGE_AVG_B ?? 1000);
 const XS = Array.from({ length: Math.floor(DEFAULT_SCHEDULE.exploreEpisodes / DEFAULT_SCHEDULE.checkpointEvery) + 1 }, (_, i) => i * DEFAULT_SCHEDULE.checkpointEvery);
 const rise = (x: number): number => 1 - Math.exp(-x / 10);
@@ -174,13 +174,13 @@ export function designCell(shape: DesignShape, runs: number, N: number): DesignR
       const buf = curveBuffers(sc);
       const stat = (w: Int32Array): number => avgOf(sc, w, buf, m);
       const jt = jackknifeTInterval(simpleDesign(K), stat);
-      const sym = symmetricStudentizedInterval(simpleDesign(K), stat, AVG_B, rng);
+      const sym = studentizedHullInterval(simpleDesign(K), stat, AVG_B, rng);
       const truthOf = shape.runSd > 0 ? [["model", avgTruth], ["this run", runAvg]] as const : ([["model", avgTruth]] as const);
       const [pc, st] = (["percentile", "studentized"] as const).map(
         (method) => unitBootstrapMany(simpleDesign(K), (w, out) => (out[0] = stat(w)), 1, method === "studentized" ? 200 : 400, rng, method)[0]!,
       ) as [ReturnType<typeof unitBootstrapMany>[number], ReturnType<typeof unitBootstrapMany>[number]];
       for (const [est, truth] of truthOf) {
-        record(t(`avg|table: symmetric bootstrap-t|${est}`), sym?.lo ?? null, sym?.hi ?? null, truth);
+        record(t(`avg|table: bootstrap-t hull|${est}`), sym?.lo ?? null, sym?.hi ?? null, truth);
         record(t(`avg|jackknife t|${est}`), jt?.lo ?? null, jt?.hi ?? null, truth);
         record(t(`avg|percentile bootstrap|${est}`), pc.interval.lo, pc.interval.hi, truth);
         record(t(`avg|bootstrap-t|${est}`), st.interval.lo, st.interval.hi, truth);

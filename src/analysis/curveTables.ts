@@ -21,7 +21,7 @@ import {
   type Estimate,
 } from "./bootstrap.js";
 import { flagEstimate, smallNNote } from "./coverage.js";
-import { ANY_RANGE, NONNEGATIVE_RANGE, drawWeights, meanTInterval, observedRange, simpleDesign, symmetricStudentizedInterval, tableInterval, tableIntervalMany, type StatRange } from "./intervals.js";
+import { ANY_RANGE, NONNEGATIVE_RANGE, drawWeights, meanTInterval, observedRange, simpleDesign, studentizedHullInterval, tableInterval, tableIntervalMany, type StatRange } from "./intervals.js";
 import { curveBuffers, curveMetricsUnderWeights, curveStatistic, curveUnderWeights, sameSeeds, seedCurve, seedStream, type CurveBuffers, type SeedCurve } from "./seedCurves.js";
 import { CONTROL_PATHWAY, Y0_MARK, Y0_NEAR_ZERO, describeNullCheck, nullCheck, rowGainVsNone, rowGainVsY0, y0NearZero } from "./gainTables.js";
 import { GAIN_FROM_X } from "./gain.js";
@@ -314,8 +314,8 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
 }
 
 /**
- * Avg's interval (metrics.md, "Avg"): one run: the symmetric studentized bootstrap over its evaluation
- * seeds, never narrower than the t interval (intervals.ts; this run's expected Avg); several runs: the
+ * Avg's interval (metrics.md, "Avg"): one run: the hull of the equal-tailed and the symmetric
+ * studentized bootstraps over its evaluation seeds, never narrower than the t interval (intervals.ts; this run's expected Avg); several runs: the
  * t interval over the runs' Avgs (df = runs - 1; the model's expected Avg, run-to-run variance
  * included). Flagged by Avg's measured coverage at its unit count.
  */
@@ -330,7 +330,7 @@ function avgInterval(e: Estimate, curves: readonly SeedCurve[], points: readonly
   const buf = curveBuffers(only);
   const m: CurveMetrics = { avg: null, max: null, auc_plus: null, naba: null };
   const stat = (w: Int32Array): number => curveMetricsUnderWeights(only, w, buf, m).avg ?? Number.NaN;
-  const r = symmetricStudentizedInterval(simpleDesign(only.keys.length), stat, cfg.B, bootstrapRng(cfg.seed, "avg-t", only.run_id), level);
+  const r = studentizedHullInterval(simpleDesign(only.keys.length), stat, cfg.B, bootstrapRng(cfg.seed, "avg-t", only.run_id), level);
   return r === null ? { point: e.point, lo: null, hi: null } : flagEstimate({ point: e.point, lo: r.lo, hi: r.hi, n: only.keys.length }, "avg");
 }
 
@@ -467,7 +467,7 @@ export function excludesPointNote(rows: readonly object[], keys: readonly string
 
 /** What the gain columns are (main_results' notes). */
 const GAIN_NOTE =
-  "gain_vs_none = mean over checkpoints x >= 3 of y(x) - y_none(x), the same model's no-experience (none) run on the same evaluation seeds (paired seed by seed); gain_vs_y0 = mean over x >= 3 of y(x) - y0. Both are signed (a loss reads as a loss; NABA clips at y0 and divides by it, so noise reads as gain). One run: p is the exact two-sided sign-flip test over evaluation seeds (as `s3gym compare`; it cannot go below 2 / 2^n with n seeds) and the interval is that test inverted (every shift it does not reject at 5%), so the interval excludes 0 exactly when p < 0.05; with 5 or fewer seeds the test cannot reject and no interval is printed. Two or more run seeds: p and the interval are the t test and t interval over the runs' own gains (df = runs - 1), which carry the run-to-run variance. Avg: one run, the symmetric studentized bootstrap over evaluation seeds, never narrower than the t interval; several runs, the t interval over the runs' Avgs. Max has no interval: no method bench/coverage measured covers (the percentile bootstrap covered 11% at 10 seeds).";
+  "gain_vs_none = mean over checkpoints x >= 3 of y(x) - y_none(x), the same model's no-experience (none) run on the same evaluation seeds (paired seed by seed); gain_vs_y0 = mean over x >= 3 of y(x) - y0. Both are signed (a loss reads as a loss; NABA clips at y0 and divides by it, so noise reads as gain). One run: p is the exact two-sided sign-flip test over evaluation seeds (as `s3gym compare`; it cannot go below 2 / 2^n with n seeds) and the interval is that test inverted (every shift it does not reject at 5%), so the interval excludes 0 exactly when p < 0.05; with 5 or fewer seeds the test cannot reject and no interval is printed. Two or more run seeds: p and the interval are the t test and t interval over the runs' own gains (df = runs - 1), which carry the run-to-run variance. Avg: one run, the hull of the equal-tailed and the symmetric studentized bootstrap over evaluation seeds, never narrower than the t interval; several runs, the t interval over the runs' Avgs. Max has no interval: no method bench/coverage measured covers (the percentile bootstrap covered 11% at 10 seeds).";
 
 /** Paper Table 4: Avg, Max, AUC+ (with intervals) and NABA per (model, game, pathway). */
 export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: CurveTableOptions = {}): Table<MainResultsRow> {
