@@ -21,7 +21,7 @@ import {
   type Estimate,
 } from "./bootstrap.js";
 import { flagEstimate, smallNNote } from "./coverage.js";
-import { ANY_RANGE, NONNEGATIVE_RANGE, drawWeights, meanTInterval, observedRange, simpleDesign, studentizedHullInterval, tableInterval, tableIntervalMany, type StatRange } from "./intervals.js";
+import { ANY_RANGE, NONNEGATIVE_RANGE, drawWeights, intervalInRange, meanTInterval, observedRange, simpleDesign, studentizedHullInterval, tableInterval, tableIntervalMany, type StatRange } from "./intervals.js";
 import { curveBuffers, curveMetricsUnderWeights, curveStatistic, curveUnderWeights, sameSeeds, seedCurve, seedStream, type CurveBuffers, type SeedCurve } from "./seedCurves.js";
 import { CONTROL_PATHWAY, Y0_MARK, Y0_NEAR_ZERO, describeNullCheck, nullCheck, rowGainVsNone, rowGainVsY0, y0NearZero } from "./gainTables.js";
 import { GAIN_FROM_X } from "./gain.js";
@@ -321,17 +321,23 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
  */
 function avgInterval(e: Estimate, curves: readonly SeedCurve[], points: readonly CurveMetrics[], cfg: BootstrapConfig, level: number): Estimate {
   if (e.point === null) return e;
+  // An interval never leaves the observed scores (metrics.md): where a t-based one would (2 or 3
+  // units, t_1 = 12.7), the percentile interval of the same row stands instead, as tableInterval does.
+  const scores = observedRange(curves.flatMap((c) => Array.from(c.scores)));
+  const inRange = (lo: number, hi: number): boolean => intervalInRange({ lo, hi }, scores);
   const runAvgs = points.map((p) => p.avg).filter((v): v is number => v !== null);
   if (runAvgs.length >= 2) {
     const t = meanTInterval(runAvgs, level);
-    return t === null ? { point: e.point, lo: null, hi: null } : flagEstimate({ point: e.point, lo: t.lo, hi: t.hi, n: runAvgs.length }, "avg_runs");
+    if (t === null || !inRange(t.lo, t.hi)) return e;
+    return flagEstimate({ point: e.point, lo: t.lo, hi: t.hi, n: runAvgs.length }, "avg_runs");
   }
   const only = curves[0] as SeedCurve;
   const buf = curveBuffers(only);
   const m: CurveMetrics = { avg: null, max: null, auc_plus: null, naba: null };
   const stat = (w: Int32Array): number => curveMetricsUnderWeights(only, w, buf, m).avg ?? Number.NaN;
   const r = studentizedHullInterval(simpleDesign(only.keys.length), stat, cfg.B, bootstrapRng(cfg.seed, "avg-t", only.run_id), level);
-  return r === null ? { point: e.point, lo: null, hi: null } : flagEstimate({ point: e.point, lo: r.lo, hi: r.hi, n: only.keys.length }, "avg");
+  if (r === null || !inRange(r.lo, r.hi)) return e;
+  return flagEstimate({ point: e.point, lo: r.lo, hi: r.hi, n: only.keys.length }, "avg");
 }
 
 /** The mean of the defined values; null when none is. */
