@@ -70,7 +70,7 @@ const args = process.argv.slice(2);
 const designPartAt = args.indexOf("--design-part");
 if (designPartAt >= 0) {
   const [i, k] = (args[designPartAt + 1] as string).split("/").map(Number) as [number, number];
-  const N = Number(process.env.COVERAGE_DATASETS ?? 400);
+  const N = Number(process.env.COVERAGE_DATASETS ?? 800);
   const rows = designCells()
     .filter((_, c) => c % k === i)
     .flatMap(([s, r]) => designCell(s, r, N));
@@ -546,7 +546,7 @@ const judged = (r: CellResult): boolean => !(r.shape === "flat" && (r.metric ===
 // By default the bench prints the default-design table (bench/coverageDesign.ts); `--sweep` runs the
 // per-method sweep over unit sizes below (minutes more).
 if (!args.includes("--sweep") && PART === null) {
-  const N = Number(process.env.COVERAGE_DATASETS ?? (QUICK ? 80 : 400));
+  const N = Number(process.env.COVERAGE_DATASETS ?? (QUICK ? 80 : 800));
   const d0 = process.hrtime.bigint();
   const cells = designCells();
   let rows: DesignRow[];

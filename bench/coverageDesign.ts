@@ -12,7 +12,7 @@
  *   3 and 5 runs the t over runs against the model's, beside the seed-level inversion that keeps the
  *   runs fixed (which does not carry that variance).
  * Avg's candidates are all measured (percentile and bootstrap-t bootstraps, jackknife t), the table's
- * column named. Data sets per cell: COVERAGE_DATASETS (default 400: about +-2.1 points near 95%).
+ * column named. Data sets per cell: COVERAGE_DATASETS (default 800: about +-1.5 points near 95%).
  */
 import * as ss from "simple-statistics";
 import { DEFAULT_LEVEL, percentileInterval, type BootstrapConfig } from "../src/analysis/bootstrap.js";
@@ -26,7 +26,7 @@ import { Rng } from "../src/util/rng.js";
 
 const K = DEFAULT_SCHEDULE.evalEpisodes;
 /** Resamples of Avg's bootstrap-t hull (the tables use --bootstrap, default 2000). */
-const AVG_B = Number(process.env.COVERAGE_AVG_B ?? 1000);
+const AVG_B = Number(process.env.COVERAGE_AVG_B ?? 500);
 const XS = Array.from({ length: Math.floor(DEFAULT_SCHEDULE.exploreEpisodes / DEFAULT_SCHEDULE.checkpointEvery) + 1 }, (_, i) => i * DEFAULT_SCHEDULE.checkpointEvery);
 const rise = (x: number): number => 1 - Math.exp(-x / 10);
 
@@ -225,7 +225,7 @@ export function designCells(): [DesignShape, number][] {
 export function formatDesign(rows: readonly DesignRow[], N: number, wall: number): string {
   const f = (v: number | null, d = 1): string => (v === null ? "" : v.toFixed(d));
   const lines = [
-    `bench/coverage, default design: ${K} evaluation seeds, checkpoints x = ${XS[0]}..${XS[XS.length - 1]} step ${DEFAULT_SCHEDULE.checkpointEvery}; ${N} data sets per cell (about +-2.1 points near 95%); target >= 93%`,
+    `bench/coverage, default design: ${K} evaluation seeds, checkpoints x = ${XS[0]}..${XS[XS.length - 1]} step ${DEFAULT_SCHEDULE.checkpointEvery}; ${N} data sets per cell (about +-${(196 * Math.sqrt(0.05 * 0.95 / N)).toFixed(1)} points near 95%); target >= 93%`,
     "excl0 = % of intervals that exclude 0; p<.05 = % of p below 0.05 (the test printed beside the interval): on the nulls (truth 0) both are the false-positive rate and must agree",
     "",
     "| shape | runs | quantity | method | covers | coverage % | excl0 % | p<.05 % | defined % | median width |",

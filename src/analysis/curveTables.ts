@@ -337,7 +337,7 @@ function avgInterval(e: Estimate, curves: readonly SeedCurve[], points: readonly
   const stat = (w: Int32Array): number => curveMetricsUnderWeights(only, w, buf, m).avg ?? Number.NaN;
   const r = studentizedHullInterval(simpleDesign(only.keys.length), stat, cfg.B, bootstrapRng(cfg.seed, "avg-t", only.run_id), level);
   if (r === null || !inRange(r.lo, r.hi)) return e;
-  return flagEstimate({ point: e.point, lo: r.lo, hi: r.hi, n: only.keys.length }, "avg");
+  return flagEstimate({ point: e.point, lo: r.lo, hi: r.hi, n: only.keys.length }, "avg_hull");
 }
 
 /** The mean of the defined values; null when none is. */
@@ -504,7 +504,7 @@ export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: 
       describeNullCheck(nullCheck(rows)),
       "Scores are in each game's own units; raw AUC+ is comparable only within one game. Failed checkpoints are left out (AUC+ joins their valid neighbours); a run whose checkpoint 0 failed has no AUC+ or NABA.",
       ...smallNNote(rows, [
-        { key: "avg", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "avg_runs" : "avg") },
+        { key: "avg", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "avg_runs" : "avg_hull") },
         { key: "auc_plus", metric: "auc_plus" },
         { key: "naba", metric: "naba" },
         { key: "gain_vs_none", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "gain_runs" : "gain") },
