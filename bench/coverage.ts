@@ -63,8 +63,20 @@ import { curveBuffers, curveMetricsUnderWeights, type SeedCurve } from "../src/a
 import { WeightedDiscrimination, type UnitSteps } from "../src/analysis/discrimination.js";
 import { normalCdf, type GroupJackknife } from "../src/analysis/intervals.js";
 import { Rng } from "../src/util/rng.js";
+import { designCell, designCells, formatDesign, type DesignRow } from "./coverageDesign.js";
 
 const args = process.argv.slice(2);
+// A worker of the default-design table: its share of the cells, written as JSON.
+const designPartAt = args.indexOf("--design-part");
+if (designPartAt >= 0) {
+  const [i, k] = (args[designPartAt + 1] as string).split("/").map(Number) as [number, number];
+  const N = Number(process.env.COVERAGE_DATASETS ?? 800);
+  const rows = designCells()
+    .filter((_, c) => c % k === i)
+    .flatMap(([s, r]) => designCell(s, r, N));
+  writeFileSync(args[args.indexOf("--json") + 1] as string, JSON.stringify(rows));
+  process.exit(0);
+}
 const QUICK = args.includes("--quick");
 const jsonAt = args.indexOf("--json");
 const JSON_OUT = jsonAt >= 0 ? args[jsonAt + 1] : undefined;
@@ -530,6 +542,36 @@ function meets(rows: readonly CellResult[], needCoverage: boolean): boolean {
 }
 /** Shapes whose truth sits on a bound the statistic cannot cross (AUC+ of a flat curve is 0): reported, not judged. */
 const judged = (r: CellResult): boolean => !(r.shape === "flat" && (r.metric === "auc_plus" || r.metric === "naba" || r.metric === "dnaba"));
+
+// By default the bench prints the default-design table (bench/coverageDesign.ts); `--sweep` runs the
+// per-method sweep over unit sizes below (minutes more).
+if (!args.includes("--sweep") && PART === null) {
+  const N = Number(process.env.COVERAGE_DATASETS ?? (QUICK ? 80 : 800));
+  const d0 = process.hrtime.bigint();
+  const cells = designCells();
+  let rows: DesignRow[];
+  if (JOBS === 1) rows = cells.flatMap(([s, r]) => designCell(s, r, N));
+  else {
+    const { spawn } = await import("node:child_process");
+    const { mkdtempSync, readFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = mkdtempSync(join(tmpdir(), "s3gym-coverage-design-"));
+    const parts = await Promise.all(
+      Array.from({ length: JOBS }, (_, i) => {
+        const file = join(dir, `design${i}.json`);
+        const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, "--design-part", `${i}/${JOBS}`, "--json", file], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, COVERAGE_DATASETS: String(N) } });
+        return new Promise<DesignRow[]>((resolve, reject) => child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(readFileSync(file, "utf8")) as DesignRow[]) : reject(new Error(`design part ${i} exited ${code}`)))));
+      }),
+    );
+    const order = (r: DesignRow): number => cells.findIndex(([s, n]) => s.name === r.shape && n === r.runs);
+    rows = parts.flat().sort((a, b) => order(a) - order(b));
+  }
+  const wallD = Number(process.hrtime.bigint() - d0) / 1e9;
+  process.stdout.write(formatDesign(rows, N, wallD));
+  if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ N, rows, wall_s: wallD }, null, 1) + "\n");
+  process.exit(0);
+}
 
 const t0 = process.hrtime.bigint();
 const results = await runParts();

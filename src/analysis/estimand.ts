@@ -2,8 +2,8 @@
  * What a table's intervals cover (metrics.md, "Estimand"), read from the rows themselves: a row that
  * rests on one exploration run covers THIS RUN (its expected score over new evaluation seeds: how the
  * model did with the exploration it happened to have); a row that pools runs of two or more run seeds
- * is resampled two-stage (runs, then their evaluation seeds) and covers the model's expected result
- * over run seeds. The notes and report.json say which, per table, from the data: never a blanket claim.
+ * gets the t interval over its runs' own results (intervals.ts) and covers the model's expected
+ * result over run seeds. The notes and report.json say which, per table, from the data: never a blanket claim.
  */
 import { compareText } from "./dataset.js";
 
@@ -57,7 +57,7 @@ export function estimandOf(rows: readonly EstimandRow[]): Estimand {
 const THIS_RUN =
   "this run: its expected score over new evaluation seeds, i.e. how the model did with the exploration it happened to have; not the model's expected result over run seeds (another run of the same model, with other exploration, may score outside it)";
 const OVER_SEEDS =
-  "the model's expected result over run seeds: runs, then their evaluation seeds, are resampled, so it speaks of exploration runs like these and new evaluation seeds, not of one run";
+  "the model's expected result over run seeds: the interval is the t interval over the runs' own results, so it speaks of exploration runs like these and new evaluation seeds, not of one run";
 
 function runsText(sizes: readonly number[]): string {
   return sizes.length === 1 ? `${sizes[0]} runs` : `${sizes[0]}-${sizes[sizes.length - 1]} runs`;

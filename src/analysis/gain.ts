@@ -13,7 +13,7 @@ import type { Rng } from "../util/rng.js";
 import type { CurvePoint } from "./curves.js";
 import type { SeedCurve } from "./seedCurves.js";
 import { sameSeeds } from "./seedCurves.js";
-import { signFlipTest, type SignFlipResult } from "./signFlip.js";
+import { signFlipInversion, signFlipTest, type SignFlipInterval, type SignFlipResult } from "./signFlip.js";
 
 /** The first checkpoint a gain averages over (metrics.md: x >= 3, after a few experiences). */
 export const GAIN_FROM_X = 3;
@@ -171,4 +171,67 @@ export function gainPoint(g: GainData): number | null {
 export function gainSignFlipP(g: GainData, flips: number, rng: Rng): SignFlipResult {
   const ones = new Int32Array(g.n).fill(1);
   return signFlipTest(g.n, flips, rng, (flip) => gainUnderWeights(g, ones, flip));
+}
+
+/**
+ * The gain as a linear statistic of its units (signFlip.ts, signFlipInversion): with every unit once,
+ * the gain is sum_k u_k where u_k = sum_r c_rk d_rk and c_rk = 1 / (clusters with a value x rows the
+ * unit's cluster uses x units present at that row of that cluster); c_k = sum_r c_rk (sum_k c_k = 1).
+ * Flipping unit k negates its u_k, exactly as gainUnderWeights(g, ones, flip) does, so the test of
+ * the shifted differences d - delta is the test of sum_k s_k (u_k - delta c_k).
+ */
+export function gainLinearForm(g: GainData): { u: Float64Array; c: Float64Array } {
+  const u = new Float64Array(g.n);
+  const c = new Float64Array(g.n);
+  // Per cluster: the rows with a present unit, and each row's present count.
+  const perCluster: { o: number; size: number; rowsUsed: number; present: Int32Array }[] = [];
+  let o = 0;
+  for (const size of g.sizes) {
+    const present = new Int32Array(g.rows);
+    let rowsUsed = 0;
+    for (let r = 0; r < g.rows; r++) {
+      for (let k = o; k < o + size; k++) if (!Number.isNaN(g.d[r * g.n + k] as number)) present[r] = (present[r] as number) + 1;
+      if ((present[r] as number) > 0) rowsUsed++;
+    }
+    perCluster.push({ o, size, rowsUsed, present });
+    o += size;
+  }
+  const clusters = perCluster.filter((pc) => pc.rowsUsed > 0).length;
+  for (const pc of perCluster) {
+    if (pc.rowsUsed === 0) continue;
+    for (let r = 0; r < g.rows; r++) {
+      const W = pc.present[r] as number;
+      if (W === 0) continue;
+      const crk = 1 / (clusters * pc.rowsUsed * W);
+      for (let k = pc.o; k < pc.o + pc.size; k++) {
+        const v = g.d[r * g.n + k] as number;
+        if (Number.isNaN(v)) continue;
+        u[k] = (u[k] as number) + crk * v;
+        c[k] = (c[k] as number) + crk;
+      }
+    }
+  }
+  return { u, c };
+}
+
+/**
+ * The gain's interval from inverting its sign-flip test (evaluation seeds flipped, every run kept):
+ * the shifts delta the test of d - delta does not reject at 1 - level, with the test's p at 0. Covers
+ * the expected gain of THESE runs over new evaluation seeds. Null without a defined gain.
+ */
+export function gainSignFlipInterval(g: GainData, flips: number, rng: Rng, level = 0.95): SignFlipInterval | null {
+  const { u, c } = gainLinearForm(g);
+  return signFlipInversion(u, c, flips, rng, level);
+}
+
+/** Each cluster's (run's) own gain, in cluster order (NaN for a cluster without a value). */
+export function clusterGains(g: GainData): number[] {
+  const out: number[] = [];
+  const ones = new Int32Array(g.n).fill(1);
+  let o = 0;
+  for (const size of g.sizes) {
+    out.push(clusterGain(g, o, size, ones, null));
+    o += size;
+  }
+  return out;
 }

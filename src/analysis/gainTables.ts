@@ -5,10 +5,10 @@
  * exact sign-flip p; the NABA mark for a y0 near 0; and, over the rows of instruments that cannot
  * learn, how many gain intervals exclude 0.
  */
-import { bootstrapRng, methodOf, pointOnly, DEFAULT_LEVEL, type BootstrapConfig, type Estimate } from "./bootstrap.js";
+import { bootstrapRng, pointOnly, DEFAULT_LEVEL, type BootstrapConfig, type Estimate } from "./bootstrap.js";
 import { flagEstimate } from "./coverage.js";
-import { concatGain, gainPoint, gainSignFlipP, gainUnderWeights, gainVsNoneData, gainVsY0Data, type GainData } from "./gain.js";
-import { simpleDesign, tableInterval, twoStageDesign, withinDesign } from "./intervals.js";
+import { clusterGains, concatGain, gainPoint, gainSignFlipInterval, gainVsNoneData, gainVsY0Data, type GainData } from "./gain.js";
+import { estimandOf, meanTInterval, type Estimand } from "./intervals.js";
 import { sameSeeds, type SeedCurve } from "./seedCurves.js";
 import { DEFAULT_FLIPS } from "./signFlip.js";
 import { cannotLearn } from "./learnerPool.js";
@@ -17,32 +17,55 @@ import { parseModelSpec } from "../models/modelSpec.js";
 /** The no-experience control pathway every gain_vs_none is measured against. */
 export const CONTROL_PATHWAY = "none";
 
-/** A gain with its interval and exact sign-flip p. */
+/** A gain with its interval and the p of the test the interval inverts. */
 export interface GainEstimate {
   estimate: Estimate;
   p: number | null;
+  /**
+   * The test behind p and the interval: `sign-flip` (evaluation seeds flipped, exact or seeded Monte
+   * Carlo; the interval is its inversion) or `t over runs` (two or more run seeds resampled as runs).
+   */
+  test?: GainTest;
+  /** What the interval covers (intervals.ts estimandOf). */
+  estimand?: Estimand;
+  /** True when the test cannot reject at any shift (too few seeds): no interval is printed. */
+  unbounded?: boolean;
 }
+
+export type GainTest = "sign-flip" | "t over runs";
 
 const NO_GAIN: GainEstimate = { estimate: pointOnly(null), p: null };
 
 /**
- * Interval and p of a gain's seed-level data (null data: no gain). Several runs (clusters) are resampled
- * two-stage, runs then their seeds, for an estimand over runs; `runsFixed` keeps every run and draws its
- * evaluation seeds only (withinDesign), for an estimand given these runs (the judge swap's rejudged
- * evidence), which is also what the sign-flip p (flipping seeds, never runs) tests.
+ * Interval and p of a gain's seed-level data (null data: no gain), one test behind both so that "the
+ * interval excludes 0" and "p < 0.05" are the same statement:
+ * - one run, or several kept fixed (`runsFixed`: the judge swap's rejudged evidence): the exact
+ *   sign-flip test over evaluation seeds (signFlip.ts; seeded Monte Carlo above EXACT_MAX_SEEDS
+ *   seeds) and its inversion; it covers these runs' expected gain over new evaluation seeds. With 5
+ *   or fewer seeds the test cannot reject (p >= 2/32) and no interval is printed;
+ * - two or more runs drawn as runs (the model as estimand): the t interval over the runs' own gains
+ *   (df = runs - 1) and its t test, which carry the run-to-run variance a seed-level test leaves out.
  */
 export function estimateGain(g: GainData | null, cfg: BootstrapConfig, key: readonly string[], o: { runsFixed?: boolean } = {}): GainEstimate {
   if (g === null) return NO_GAIN;
   const point = gainPoint(g);
   if (point === null) return NO_GAIN;
-  const p = gainSignFlipP(g, DEFAULT_FLIPS, bootstrapRng(cfg.seed, "gain-flips", ...key)).p;
-  const fixed = o.runsFixed === true && g.sizes.length > 1;
-  const units = g.sizes.length === 1 || fixed ? g.n : g.sizes.length;
-  if (cfg.B === 0) return { estimate: { point, lo: null, hi: null }, p };
-  const design = g.sizes.length === 1 ? simpleDesign(g.n) : fixed ? withinDesign(g.sizes) : twoStageDesign(g.sizes);
-  const r = tableInterval(design, (w) => gainUnderWeights(g, w), cfg.B, bootstrapRng(cfg.seed, "gain", ...key), methodOf(cfg, "curve"), cfg.level ?? DEFAULT_LEVEL);
-  // A gain is a mean of paired differences: flagged by Avg's measured coverage (a mean of scores).
-  return { estimate: flagEstimate({ point, lo: r.interval.lo, hi: r.interval.hi, n: units }, "avg"), p };
+  const level = cfg.level ?? DEFAULT_LEVEL;
+  const runs = clusterGains(g).filter(Number.isFinite);
+  const estimand = estimandOf(runs.length, { runsFixed: o.runsFixed === true });
+  if (estimand === "model") {
+    const t = meanTInterval(runs, level);
+    if (t !== null) {
+      if (cfg.B === 0) return { estimate: { point, lo: null, hi: null }, p: t.p, test: "t over runs", estimand };
+      return { estimate: flagEstimate({ point, lo: t.lo, hi: t.hi, n: runs.length }, "gain_runs"), p: t.p, test: "t over runs", estimand };
+    }
+  }
+  const inv = gainSignFlipInterval(g, DEFAULT_FLIPS, bootstrapRng(cfg.seed, "gain-flips", ...key), level);
+  if (inv === null) return NO_GAIN;
+  const base = { p: inv.p, test: "sign-flip" as const, estimand };
+  if (cfg.B === 0) return { estimate: { point, lo: null, hi: null }, ...base };
+  if (!Number.isFinite(inv.lo) || !Number.isFinite(inv.hi)) return { estimate: { point, lo: null, hi: null, n: g.n }, ...base, unbounded: true };
+  return { estimate: flagEstimate({ point, lo: inv.lo, hi: inv.hi, n: g.n }, "gain"), ...base };
 }
 
 /** gain_vs_y0 of a row: its runs' seed-level data, each run a cluster. */

@@ -156,7 +156,8 @@ describe("main_results gains (hand-computed)", () => {
     expect(gh.gain_vs_none_p).toBe(0.25);
     expect(gh.gain_vs_y0.point).toBeCloseTo(11 / 6, 12);
     expect(gh.gain_vs_y0_p).toBe(0.25);
-    expect(gh.gain_vs_none.lo).not.toBeNull();
+    // 3 seeds: the sign-flip test cannot reject (p >= 2/8), so its inversion is unbounded: no interval.
+    expect(gh.gain_vs_none.lo).toBeNull();
     expect(gh.gain_vs_none.n).toBe(3);
     const gn = by("g", "none");
     expect(gn.gain_vs_none.point).toBeNull();
@@ -194,24 +195,31 @@ describe("main_results gains (hand-computed)", () => {
 
 describe("estimateGain's designs: runs drawn, or runs kept (the judge swap's rejudged evidence)", () => {
   // Two runs, 6 paired seeds each, one checkpoint row: every difference of run A is +1, of run B +3.
-  // The gain is the mean of the runs' gains, 2. Runs kept: every resample draws seeds within each run,
-  // and each run's seeds are all alike, so every resample gives 2 (interval [2, 2], n = 12 seeds).
-  // Runs drawn: a resample can hold run A twice (gain 1) or run B twice (gain 3), so the interval
-  // spreads toward both, over n = 2 runs.
+  // The gain is the mean of the runs' gains, 2.
   const g = { rows: 1, n: 12, d: Float64Array.from([1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3]), sizes: [6, 6] };
   const cfg = { B: 400, seed: 0 };
 
-  it("runs kept: [2, 2] over the 12 seeds", () => {
-    const e = estimateGain(g, cfg, ["t"], { runsFixed: true }).estimate;
-    expect(e.point).toBe(2);
-    expect([e.lo, e.hi, e.n]).toEqual([2, 2, 12]);
+  it("runs kept: the sign-flip test over the 12 seeds and its inversion (all 12 differences > 0: p = 2/4096)", () => {
+    const e = estimateGain(g, cfg, ["t"], { runsFixed: true });
+    expect(e.estimate.point).toBe(2);
+    expect(e.p).toBe(2 / 4096);
+    expect(e.test).toBe("sign-flip");
+    expect(e.estimand).toBe("these runs");
+    // Every pattern's accepted shifts lie between a flipped and an unflipped seeds' mean, inside [1, 3].
+    expect(e.estimate.lo!).toBeGreaterThan(1);
+    expect(e.estimate.hi!).toBeLessThan(3);
+    expect(e.estimate.n).toBe(12);
   });
 
-  it("runs drawn: wider than [2, 2], over the 2 runs", () => {
-    const e = estimateGain(g, cfg, ["t"]).estimate;
-    expect(e.point).toBe(2);
-    expect(e.n).toBe(2);
-    expect(e.lo!).toBeLessThan(1.5);
-    expect(e.hi!).toBeGreaterThan(2.5);
+  it("runs drawn: the t interval over the 2 runs' gains: 2 +- t_{1, 0.975} (12.706) x sd(1, 3) / sqrt 2 = 2 +- 12.706", () => {
+    const e = estimateGain(g, cfg, ["t"]);
+    expect(e.estimate.point).toBe(2);
+    expect(e.estimate.n).toBe(2);
+    expect(e.estimate.lo!).toBeCloseTo(2 - 12.7062047, 5);
+    expect(e.estimate.hi!).toBeCloseTo(2 + 12.7062047, 5);
+    // t = 2 / 1 on 1 df: p = 1 - 2 atan(2) / pi = 0.2952.
+    expect(e.p!).toBeCloseTo(1 - (2 * Math.atan(2)) / Math.PI, 9);
+    expect(e.test).toBe("t over runs");
+    expect(e.estimand).toBe("model");
   });
 });

@@ -91,16 +91,18 @@ describe("main_results", () => {
 
   it("intervals come from the episodes: a checkpoint with identical scores never moves", () => {
     const [h, m] = report.tables.main_results.rows;
-    // H: y(0) always 1; y(3) in {2, 3, 4}; y(6) always 2 -> Avg in {5/3, 2, 7/3}, Max in {2, 3, 4}
-    expect(h?.avg.lo).toBeGreaterThanOrEqual(5 / 3 - 1e-12);
-    expect(h?.avg.hi).toBeLessThanOrEqual(7 / 3 + 1e-12);
-    expect(h?.max.lo).toBeGreaterThanOrEqual(2);
-    expect(h?.max.hi).toBeLessThanOrEqual(4);
+    // H: y(0) always 1; y(3) in {2, 3, 4}; y(6) always 2. Avg's interval is t-based (the bootstrap-t
+    // hull), so it may reach past the resamples' {5/3, 2, 7/3} but never past the observed scores 1..4;
+    // Max prints no interval (no method covers it).
+    expect(h?.avg.lo).toBeGreaterThanOrEqual(1 - 1e-12);
+    expect(h?.avg.hi).toBeLessThanOrEqual(4 + 1e-12);
+    expect(h?.max.lo).toBeNull();
+    expect(h?.max.hi).toBeNull();
     // M: y(0) always 0 and y(6) in {1, 2, 3}: AUC+ = 3 * y(6) in {3, 6, 9}
     expect(m?.auc_plus.lo).toBeGreaterThanOrEqual(3 - 1e-12);
     expect(m?.auc_plus.hi).toBeLessThanOrEqual(9 + 1e-12);
     for (const r of report.tables.main_results.rows) {
-      for (const e of [r.avg, r.max, r.auc_plus]) {
+      for (const e of [r.avg, r.auc_plus]) {
         expect(e.lo as number).toBeLessThanOrEqual(e.point as number);
         expect(e.hi as number).toBeGreaterThanOrEqual(e.point as number);
       }
