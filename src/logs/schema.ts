@@ -142,8 +142,10 @@ export const StepRecord = z
     experience_score: z.number().nullable().optional(),
     /** Optional: who gave `experience_score`: `verifier` (the hidden step reward), `shuffled`, `none` or `model:<spec>` (an external judge). */
     experience_score_source: z.string().optional(),
-    /** Optional, `shuffled`: the step (of this episode) whose self-score this step carried: the permutation, written out. */
+    /** Optional, `shuffled`: the step whose self-score this step carried (of episode `experience_score_from_episode`): the permutation, written out. */
     experience_score_from: z.number().int().nonnegative().optional(),
+    /** Optional, `shuffled`: the exploration episode of that step (the shuffle permutes every exploration step of the recorded run). */
+    experience_score_from_episode: z.number().int().nonnegative().optional(),
   })
   .passthrough();
 export type StepRecord = z.infer<typeof StepRecord>;

@@ -1,6 +1,6 @@
 /**
  * The judge axis' pure parts (docs/judging.md): which score each judge gives a step, the shuffle as
- * a seeded permutation written out per step, `none` taking the scores out of the experience text and
+ * a seeded permutation of the whole run written out per step, `none` taking the scores out of the experience text and
  * saying so in the prompts, and `self` leaving every text as it was.
  */
 import { describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import { buildVerifierMessages } from "../../src/agent/verifierPrompt.js";
 import { renderTrajectory } from "../../src/agent/trajectoryText.js";
 import { parseJudgeReply } from "../../src/agent/judgePrompt.js";
 import type { StepRecord } from "../../src/logs/schema.js";
-import { experienceScore, judgedFields, parseJudge, shufflePermutation, withJudgedFields } from "../../src/pathways/judge.js";
+import { experienceScore, judgedFields, parseJudge, runShuffle, shuffleKey, shufflePermutation, withJudgedFields } from "../../src/pathways/judge.js";
 import { trajectoryFromSteps } from "../../src/pathways/trajectory.js";
 import { judgedRunId } from "../../src/runner/runId.js";
 import { settingsRecord } from "../../src/runner/protocolRecord.js";
@@ -37,48 +37,84 @@ describe("parseJudge", () => {
 
 describe("judgedFields", () => {
   it("self: no fields, the steps unchanged", () => {
-    expect(judgedFields("self", steps, { runSeed: 0, episode: 1 })).toBeNull();
+    expect(judgedFields("self", steps, {})).toBeNull();
     expect(withJudgedFields(steps, null)).toEqual(steps);
   });
 
   it("verifier: each step carries its own hidden reward", () => {
-    const f = judgedFields("verifier", steps, { runSeed: 0, episode: 1 })!;
+    const f = judgedFields("verifier", steps, {})!;
     expect(f.map((x) => x.experience_score)).toEqual([0, 5, 0, -1, 2]);
     expect(f.every((x) => x.experience_score_source === "verifier")).toBe(true);
   });
 
   it("none: no score, source none", () => {
-    const f = judgedFields("none", steps, { runSeed: 0, episode: 1 })!;
+    const f = judgedFields("none", steps, {})!;
     expect(f.map((x) => x.experience_score)).toEqual([null, null, null, null, null]);
   });
 
-  it("shuffled: a permutation of the episode's own self-scores, the source step written out, from the run seed and episode", () => {
-    const f = judgedFields("shuffled", steps, { runSeed: 3, episode: 1 })!;
-    const p = shufflePermutation(steps.length, 3, 1);
-    // A permutation of 0..n-1.
-    expect([...p].sort()).toEqual([0, 1, 2, 3, 4]);
-    // Step i carries the self-score of step p[i], and says so.
-    f.forEach((x, i) => {
-      expect(x.experience_score_from).toBe(p[i]);
-      expect(x.experience_score).toBe(steps[p[i]!]!.self_score);
-    });
-    // The multiset of scores is the episode's own.
+  it("shuffled: the run's self-scores permuted across every exploration step of the run, the source episode and step written out", () => {
+    // Three episodes: 1 (steps 0..4 above), 2 and 3 (three steps each), self-scores 1..4/null, 10..12, 20..22.
+    const e2 = [step(0, 10, 0), step(1, 11, 0), step(2, 12, 0)];
+    const e3 = [step(0, 20, 0), step(1, 21, 0), step(2, 22, 0)];
+    const key = shuffleKey(3, "g__history__m__seed3");
+    const all = runShuffle([{ episode: 3, steps: e3 }, { episode: 1, steps }, { episode: 2, steps: e2 }], key);
+    // The pool in (episode, step) order, and the permutation of its 11 positions that assigns it.
+    const pool = [...steps.map((s) => [1, s.step, s.self_score]), ...e2.map((s) => [2, s.step, s.self_score]), ...e3.map((s) => [3, s.step, s.self_score])];
+    const p = shufflePermutation(11, key);
+    expect([...p].sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    const flat = [1, 2, 3].flatMap((e) => all.get(e)!);
+    flat.forEach((src, i) => expect([src.episode, src.step, src.self_score]).toEqual(pool[p[i]!]));
+    // Each episode receives as many scores as it has steps; the multiset of the run's scores is kept.
+    expect([1, 2, 3].map((e) => all.get(e)!.length)).toEqual([5, 3, 3]);
     const sorted = (xs: (number | null)[]) => xs.map(String).sort();
-    expect(sorted(f.map((x) => x.experience_score))).toEqual(sorted(steps.map((s) => s.self_score)));
-    // The same seed gives the same permutation; another episode or run seed, (here) another one.
-    expect(judgedFields("shuffled", steps, { runSeed: 3, episode: 1 })).toEqual(f);
-    const others = [shufflePermutation(5, 3, 2), shufflePermutation(5, 4, 1)];
-    expect(others.some((o) => o.join() !== p.join())).toBe(true);
-    // Over many episodes it is not the identity (a shuffle that shuffles).
-    const moved = Array.from({ length: 50 }, (_, e) => shufflePermutation(5, 0, e + 1)).filter((q) => q.join() !== "0,1,2,3,4").length;
-    expect(moved).toBeGreaterThan(40);
+    expect(sorted(flat.map((x) => x.self_score))).toEqual(sorted(pool.map((x) => x[2] as number | null)));
+    // judgedFields writes the source out, step and episode.
+    const f = judgedFields("shuffled", e2, { shuffled: all.get(2)! })!;
+    f.forEach((x, i) => {
+      expect(x.experience_score).toBe(all.get(2)![i]!.self_score);
+      expect(x.experience_score_from).toBe(all.get(2)![i]!.step);
+      expect(x.experience_score_from_episode).toBe(all.get(2)![i]!.episode);
+      expect(x.experience_score_source).toBe("shuffled");
+    });
+    expect(() => judgedFields("shuffled", e2, { shuffled: all.get(1)! })).toThrow(/5 shuffled scores for 3 steps/);
+    expect(() => judgedFields("shuffled", e2, {})).toThrow(/0 shuffled scores/);
+    // Recorded: the same key gives the same shuffle; another run seed or recorded run, another one.
+    expect(runShuffle([{ episode: 1, steps }, { episode: 2, steps: e2 }, { episode: 3, steps: e3 }], key)).toEqual(all);
+    const p2 = [shufflePermutation(11, shuffleKey(4, "g__history__m__seed3")), shufflePermutation(11, shuffleKey(3, "g__memory__m__seed3"))];
+    expect(p2.every((q) => q.join() !== p.join())).toBe(true);
+  });
+
+  it("shuffled carries no information for a reader of episode totals (a within-episode shuffle kept them all)", () => {
+    // 20 episodes of 8 steps; episode e's self-scores all equal e, so its total (8e) ranks it exactly.
+    const eps = Array.from({ length: 20 }, (_, i) => ({ episode: i + 1, steps: Array.from({ length: 8 }, (_, k) => step(k, i + 1, 0)) }));
+    const total = (xs: readonly { self_score: number | null }[]) => xs.reduce((a, x) => a + (x.self_score ?? 0), 0);
+    const own = eps.map((e) => total(e.steps));
+    const spearmanish = (xs: number[], ys: number[]) => {
+      const rank = (v: number[]) => v.map((x) => v.filter((y) => y < x).length + (v.filter((y) => y === x).length - 1) / 2);
+      const rx = rank(xs), ry = rank(ys);
+      const m = (xs.length - 1) / 2;
+      const num = rx.reduce((a, r, i) => a + (r - m) * (ry[i]! - m), 0);
+      const den = Math.sqrt(rx.reduce((a, r) => a + (r - m) ** 2, 0) * ry.reduce((a, r) => a + (r - m) ** 2, 0));
+      return num / den;
+    };
+    // Over 30 recorded runs (keys), the rank correlation of the shuffled totals with the own totals averages near 0.
+    const rhos = Array.from({ length: 30 }, (_, k) => {
+      const all = runShuffle(eps, shuffleKey(k, "run"));
+      return spearmanish(own, eps.map((e) => total(all.get(e.episode)!)));
+    });
+    const mean = rhos.reduce((a, r) => a + r, 0) / rhos.length;
+    expect(Math.abs(mean)).toBeLessThan(0.15);
+    // Not the identity: most steps carry another episode's score.
+    const moved = runShuffle(eps, shuffleKey(0, "run"));
+    const elsewhere = eps.flatMap((e) => moved.get(e.episode)!.map((src) => src.episode !== e.episode)).filter(Boolean).length;
+    expect(elsewhere).toBeGreaterThan(0.8 * 160);
   });
 
   it("an external judge's scores are taken as given, one per step", () => {
-    const f = judgedFields("model:builtin:heuristic", steps, { runSeed: 0, episode: 1, scores: [0.5, null, 1, 0, 0] })!;
+    const f = judgedFields("model:builtin:heuristic", steps, { scores: [0.5, null, 1, 0, 0] })!;
     expect(f.map((x) => x.experience_score)).toEqual([0.5, null, 1, 0, 0]);
     expect(f[0]!.experience_score_source).toBe("model:builtin:heuristic");
-    expect(() => judgedFields("model:x", steps, { runSeed: 0, episode: 1, scores: [1] })).toThrow(/1 scores for 5 steps/);
+    expect(() => judgedFields("model:x", steps, { scores: [1] })).toThrow(/1 scores for 5 steps/);
   });
 });
 
@@ -89,7 +125,7 @@ describe("the experience text under each judge", () => {
   });
 
   it("verifier: the same lines carry the rewards", () => {
-    const judged = withJudgedFields(steps, judgedFields("verifier", steps, { runSeed: 0, episode: 1 }));
+    const judged = withJudgedFields(steps, judgedFields("verifier", steps, {}));
     const t = renderTrajectory(trajectoryFromSteps(1, judged, "end"));
     expect(t.match(/^Self-score: .*$/gm)).toEqual(["Self-score: 0", "Self-score: 5", "Self-score: 0", "Self-score: -1", "Self-score: 2"]);
     // The step record keeps the acting model's own self-score.
@@ -97,7 +133,7 @@ describe("the experience text under each judge", () => {
   });
 
   it("none: no score line at all, and the summary and verifier prompts say the scores are withheld", () => {
-    const judged = withJudgedFields(steps, judgedFields("none", steps, { runSeed: 0, episode: 1 }));
+    const judged = withJudgedFields(steps, judgedFields("none", steps, {}));
     const traj = trajectoryFromSteps(1, judged, "end");
     const t = renderTrajectory(traj);
     expect(t).not.toMatch(/Self-score/);
@@ -142,11 +178,11 @@ describe("parseJudgeReply", () => {
 describe("BuildSFT's filter reads the judged score", () => {
   it("self: the own self-score; verifier: the reward; none: every step kept; a judge's missing score: dropped", () => {
     expect(sftFilterScore(steps[1]!)).toBe(2);
-    const v = withJudgedFields(steps, judgedFields("verifier", steps, { runSeed: 0, episode: 1 }));
+    const v = withJudgedFields(steps, judgedFields("verifier", steps, {}));
     expect(v.map(sftFilterScore)).toEqual([0, 5, 0, -1, 2]);
-    const n = withJudgedFields(steps, judgedFields("none", steps, { runSeed: 0, episode: 1 }));
+    const n = withJudgedFields(steps, judgedFields("none", steps, {}));
     expect(n.every((s) => sftFilterScore(s) === Number.POSITIVE_INFINITY)).toBe(true);
-    const m = withJudgedFields(steps, judgedFields("model:x", steps, { runSeed: 0, episode: 1, scores: [null, 1, 1, 1, 1] }));
+    const m = withJudgedFields(steps, judgedFields("model:x", steps, { scores: [null, 1, 1, 1, 1] }));
     expect(sftFilterScore(m[0]!)).toBe(Number.NEGATIVE_INFINITY);
   });
 });
