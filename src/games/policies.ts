@@ -6,6 +6,7 @@
  * self-scored the same way: the top line beside the floor (random) and the reference (heuristic).
  */
 import { CEILINGS } from "./ceiling.js";
+import { Rng } from "../util/rng.js";
 import { policyRng } from "./envelope.js";
 import type { EpisodeState, Game, PolicyContext, PolicyDecision } from "./types.js";
 
@@ -50,6 +51,28 @@ export function isPrivilegedPolicy(name: PolicyName): boolean {
  */
 export function textPolicyDecision(game: Game, policy: TextPolicyName, ctx: PolicyContext, seed?: number): PolicyDecision {
   return game.policies[policy](ctx, policyRng(policy, ctx, seed));
+}
+
+/**
+ * The noisy heuristic's share of random moves: at each step, with this probability it plays the
+ * random policy's decision (action and self-score) instead of its own. The heuristic decides most
+ * boards from the text alone, with no draw at all, so without such a source of randomness its
+ * independent-noise form would still play every evaluation seed identically at every checkpoint and
+ * pathway (gains exactly 0), which is not what a sampled model does. 0.1: enough that its evaluation
+ * episodes differ between checkpoints on every game, few enough that it stays the reference player.
+ */
+export const HEURISTIC_NOISE_EPSILON = 0.1;
+
+/**
+ * A text policy's decision under independent noise (`builtin:<policy>?noise=independent`): `seed` is
+ * the call's own (from its identity, so it differs by checkpoint and pathway). The random policy is
+ * itself; the heuristic plays the random policy's decision with probability HEURISTIC_NOISE_EPSILON
+ * (drawn from its own stream of the seed), else its own with the seed's generator for its tie-breaks.
+ */
+export function noisyTextPolicyDecision(game: Game, policy: TextPolicyName, ctx: PolicyContext, seed: number): PolicyDecision {
+  if (policy === "random") return textPolicyDecision(game, "random", ctx, seed);
+  const coin = Rng.fromKey(`policy-noise|${policy}|seed|${seed}`).float();
+  return textPolicyDecision(game, coin < HEURISTIC_NOISE_EPSILON ? "random" : policy, ctx, seed);
 }
 
 /** An action with the exact reward it will earn, from the live state. */

@@ -2,12 +2,12 @@
  * Model specs as the user writes them on `--models`: `openai:<model>` (any OpenAI-compatible
  * endpoint), `builtin:random|heuristic|perfect-judge|ceiling` (offline policies in-process; `oracle` is
  * perfect-judge's old name, still accepted with a notice: see `modelSpecNotice`), or
- * `builtin:learner[@<checkpoint file>][?judge=<0..1>]` (the offline learner, learner.md). The
- * learner's options are part of the name, so they are part of the model identity (run id, cache
- * key, manifest).
+ * `builtin:learner[@<checkpoint file>][?judge=<0..1>]` (the offline learner, learner.md), or
+ * `builtin:random|heuristic?noise=independent` (the stochastic nulls: see NoiseMode). The options
+ * are part of the name, so they are part of the model identity (run id, cache key, manifest).
  */
 import { identifierProblem } from "../util/outsideText.js";
-import { POLICY_NAMES, resolvePolicyName, type PolicyName } from "../games/policies.js";
+import { POLICY_NAMES, TEXT_POLICY_NAMES, resolvePolicyName, type PolicyName } from "../games/policies.js";
 
 /** `builtin:learner`'s options, parsed from its name. */
 export interface LearnerOptions {
@@ -17,11 +17,46 @@ export interface LearnerOptions {
   checkpoint: string | null;
 }
 
-export type BuiltinSpec = { scheme: "builtin"; policy: PolicyName } | { scheme: "builtin"; policy: "learner"; learner: LearnerOptions };
+/**
+ * A text policy's `noise` option. `independent`: every call draws from its own identity's seed (run,
+ * so model, game, pathway and run seed; checkpoint, episode, step), never from the evaluation's common
+ * random numbers, so the policy's draws are independent across checkpoints and pathways, as a sampled
+ * LLM's are: a null whose gains are noise around a true 0, not exactly 0 (docs/models.md).
+ */
+export const NOISE_MODES = ["independent"] as const;
+export type NoiseMode = (typeof NOISE_MODES)[number];
+
+export type BuiltinSpec =
+  | { scheme: "builtin"; policy: PolicyName; noise?: NoiseMode }
+  | { scheme: "builtin"; policy: "learner"; learner: LearnerOptions };
 
 export type ModelSpec = { scheme: "openai"; model: string } | BuiltinSpec;
 
 const LEARNER_FORM = "learner[@<checkpoint file>][?judge=<number in 0..1>]";
+const NOISE_FORM = `${TEXT_POLICY_NAMES.join("|")}[?noise=${NOISE_MODES.join("|")}]`;
+
+/**
+ * Parses a policy name with its options (`random`, `heuristic?noise=independent`): the policy and its
+ * noise mode (absent without the option). Throws an Error naming the option and the fix; null when
+ * the name before any `?` is no policy.
+ */
+export function parsePolicyName(name: string): { policy: PolicyName; noise?: NoiseMode; notice: string | null } | null {
+  const q = name.indexOf("?");
+  const resolved = resolvePolicyName(q >= 0 ? name.slice(0, q) : name);
+  if (!resolved) return null;
+  if (q < 0) return { policy: resolved.name, notice: resolved.notice };
+  if (!(TEXT_POLICY_NAMES as readonly string[]).includes(resolved.name)) throw new Error(`'${name}': ${resolved.name} takes no options; only ${NOISE_FORM} does`);
+  const parts = name.slice(q + 1).split("&");
+  let noise: NoiseMode | undefined;
+  for (const part of parts) {
+    const [k, v, ...extra] = part.split("=");
+    if (k !== "noise") throw new Error(`'${name}': unknown option '${k ?? ""}'; expected ${NOISE_FORM}`);
+    if (extra.length > 0 || v === undefined || !(NOISE_MODES as readonly string[]).includes(v)) throw new Error(`'${name}': noise must be ${NOISE_MODES.join(" or ")}, got '${v ?? ""}'; expected ${NOISE_FORM}`);
+    if (noise !== undefined) throw new Error(`'${name}': noise is given twice; expected ${NOISE_FORM}`);
+    noise = v as NoiseMode;
+  }
+  return { policy: resolved.name, ...(noise !== undefined ? { noise } : {}), notice: resolved.notice };
+}
 
 /**
  * A model scheme: the text before the first colon of a spec. It parses the rest (throwing an Error
@@ -58,11 +93,16 @@ const builtinScheme: ModelScheme<BuiltinSpec> = {
       throw new Error(`model 'builtin:${(e as Error).message.slice(1)}`);
     }
     if (learner) return { scheme: "builtin", policy: "learner", learner };
-    const policy = resolvePolicyName(rest);
-    if (!policy) throw new Error(`model '${spec}': unknown built-in policy '${rest}'; expected builtin:${POLICY_NAMES.join("|")}|${LEARNER_FORM}`);
-    return { scheme: "builtin", policy: policy.name };
+    let policy: ReturnType<typeof parsePolicyName>;
+    try {
+      policy = parsePolicyName(rest);
+    } catch (e) {
+      throw new Error(`model 'builtin:${(e as Error).message.slice(1)}`);
+    }
+    if (!policy) throw new Error(`model '${spec}': unknown built-in policy '${rest}'; expected builtin:${POLICY_NAMES.join("|")}|${LEARNER_FORM} or builtin:${NOISE_FORM}`);
+    return { scheme: "builtin", policy: policy.policy, ...(policy.noise !== undefined ? { noise: policy.noise } : {}) };
   },
-  text: (spec) => (spec.policy === "learner" ? `builtin:${learnerName((spec as Extract<BuiltinSpec, { policy: "learner" }>).learner)}` : `builtin:${spec.policy}`),
+  text: (spec) => `builtin:${builtinName(spec)}`,
 };
 
 /** The model schemes: the one list `--models` accepts. A new scheme is one entry here (and its model in createModel.ts). */
@@ -100,6 +140,13 @@ export function parseLearnerName(name: string): LearnerOptions | null {
     }
   }
   return { judge, checkpoint };
+}
+
+/** A built-in spec's name after `builtin:`, options included (`learner?judge=0.3`, `random?noise=independent`). */
+export function builtinName(spec: BuiltinSpec): string {
+  if (spec.policy === "learner") return learnerName((spec as Extract<BuiltinSpec, { policy: "learner" }>).learner);
+  const noise = (spec as { noise?: NoiseMode }).noise;
+  return noise !== undefined ? `${spec.policy}?noise=${noise}` : spec.policy;
 }
 
 /** The learner's name with its options in one canonical form (`learner@f?judge=0.3`; judge 1 left out). */
