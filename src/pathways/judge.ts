@@ -3,9 +3,10 @@
  *
  *   self       the acting model's own self-score (the paper's protocol; the default)
  *   verifier   the hidden step reward
- *   shuffled   the run's own self-scores permuted across every exploration step of the recorded run
- *              (a placebo: the same scores, no link to the step or the episode they judged), by a
- *              generator drawn from the run seed and the recorded run's id; a rejudge's judge only
+ *   shuffled   the recorded run's exploration episodes permuted: each episode carries another's
+ *              self-scores (a placebo: the run's own scores and episode totals, no link to the step or
+ *              the episode they judged), by a generator drawn from the run seed and the recorded
+ *              run's id; a rejudge's judge only
  *   none       no score at all: the experience text shows none, and its prompts say so
  *   model:X    an external judge: model X scores each step from the observation and the action the
  *              actor saw (agent/judgePrompt.ts; the runner makes the calls)
@@ -78,31 +79,44 @@ export function shufflePermutation(n: number, key: string): number[] {
   return p;
 }
 
-/** An exploration step as the run-wide shuffle sees it: where it is, and its own self-score. */
+/** Where a step's shuffled score came from: the episode and step whose self-score it carries (step null: none, see runShuffle). */
 export interface ShuffleSource {
   episode: number;
-  step: number;
+  step: number | null;
   self_score: number | null;
 }
 
 /**
- * `shuffled` across a whole run: every exploration step of the recorded run (episodes in number
- * order, steps in step order) receives the self-score of the step a uniform permutation of all of
- * them assigns it, by episode number. Why across the run and not within each episode: a reader that
- * credits episodes by the SUM of their scores (builtin:learner, and any model that judges a whole
- * episode) reads a within-episode permutation exactly as the original (the sum is kept), so that
- * placebo would measure the model's own judging, not chance. Across the run, an episode's total is
- * a sum of scores drawn from all episodes: it says nothing about that episode but its length.
+ * `shuffled` across a whole run: the recorded run's exploration episodes are permuted (a uniform
+ * permutation from the generator of `key`), and episode x carries the self-scores of episode pi(x),
+ * in their order, on its own steps: step i carries pi(x)'s step i. When pi(x) has more steps than x,
+ * x's last step carries the sum of pi(x)'s remaining self-scores; when it has fewer, x's extra steps
+ * carry none (null). So every episode's total is another episode's total (the run's totals, permuted),
+ * and most steps carry another episode's step.
+ *
+ * Why episodes and not steps within an episode: a reader that credits episodes by the SUM of their
+ * scores (builtin:learner, and any model that judges a whole episode) reads a within-episode
+ * permutation exactly as the original (the sum is kept), so that placebo measured the model's own
+ * judging, not chance. Why not every step of the run permuted as one pool: an episode's total is then
+ * a sum of as many draws as it has steps, which tracks its length (and lasting longer is what good
+ * tactics do): measured, that placebo moved the learner's gain by +10 to +15 on pvz and -3 to -4.5 on
+ * tetris. Permuted totals carry nothing of the episode they are shown on.
  */
 export function runShuffle(episodes: readonly { episode: number; steps: readonly Pick<StepRecord, "step" | "self_score">[] }[], key: string): Map<number, ShuffleSource[]> {
   const ordered = [...episodes].sort((a, b) => a.episode - b.episode);
-  const pool: ShuffleSource[] = ordered.flatMap((e) => e.steps.map((s) => ({ episode: e.episode, step: s.step, self_score: s.self_score })));
-  const p = shufflePermutation(pool.length, key);
+  const p = shufflePermutation(ordered.length, key);
   const out = new Map<number, ShuffleSource[]>();
-  let i = 0;
-  for (const e of ordered) {
-    out.set(e.episode, e.steps.map(() => pool[p[i++]!]!));
-  }
+  ordered.forEach((e, i) => {
+    const from = ordered[p[i]!]!;
+    const n = e.steps.length;
+    const m = from.steps.length;
+    const mine: ShuffleSource[] = e.steps.map((_, k) => (k < m ? { episode: from.episode, step: from.steps[k]!.step, self_score: from.steps[k]!.self_score } : { episode: from.episode, step: null, self_score: null }));
+    if (m > n && n > 0) {
+      const rest = from.steps.slice(n - 1).map((s) => s.self_score).filter((x): x is number => x !== null);
+      mine[n - 1] = { ...mine[n - 1]!, self_score: rest.length > 0 ? rest.reduce((a, x) => a + x, 0) : null };
+    }
+    out.set(e.episode, mine);
+  });
   return out;
 }
 
@@ -131,7 +145,7 @@ export function judgedFields(judge: Judge, steps: readonly Pick<StepRecord, "sel
     case "shuffled": {
       const from = o.shuffled;
       if (!from || from.length !== steps.length) throw new Error(`judge shuffled: ${from?.length ?? 0} shuffled scores for ${steps.length} steps`);
-      return from.map((f) => ({ experience_score: f.self_score, experience_score_source: "shuffled", experience_score_from: f.step, experience_score_from_episode: f.episode }));
+      return from.map((f) => ({ experience_score: f.self_score, experience_score_source: "shuffled", ...(f.step !== null ? { experience_score_from: f.step } : {}), experience_score_from_episode: f.episode }));
     }
     default: {
       if (judgeModel(judge) === null) throw new Error(`unknown judge '${judge}'`);

@@ -55,15 +55,15 @@ export async function judgeEpisode(run: Pick<RunContext, "settings" | "runId" | 
 const shuffles = new WeakMap<RecordedExploration, Map<number, ShuffleSource[]>>();
 
 /**
- * `shuffled`'s sources for exploration episode `episode`: its part of the permutation of every
- * exploration step of the recorded run (pathways/judge.ts runShuffle). The placebo needs the whole
- * run's self-scores before it judges the first episode, so only a rejudge (the exploration recorded)
+ * `shuffled`'s sources for exploration episode `episode`: the self-scores of the episode the
+ * permutation of the recorded run's exploration episodes gives it (pathways/judge.ts runShuffle).
+ * The placebo needs the whole run's self-scores before it judges the first episode, so only a rejudge (the exploration recorded)
  * can give it, and only of a recorded run whose exploration is complete (else a resume after the
  * recorded run finished would draw another permutation).
  */
 function shuffledSources(run: Pick<RunContext, "settings" | "runId" | "recorded" | "exploreSeeds">, episode: number, n: number): ShuffleSource[] {
   const rec = run.recorded;
-  if (!rec) throw new ConfigError(`${run.runId}: judge shuffled permutes the self-scores of every exploration step of the run, which an on-policy run has not played yet: rejudge a recorded run with it (s3gym rejudge --judge shuffled, or run --rejudge shuffled)`);
+  if (!rec) throw new ConfigError(`${run.runId}: judge shuffled permutes the self-scores of the run's exploration episodes, which an on-policy run has not played yet: rejudge a recorded run with it (s3gym rejudge --judge shuffled, or run --rejudge shuffled)`);
   let all = shuffles.get(rec);
   if (!all) {
     // Exploration episodes are numbered from 1 (runner/exploreLoop.ts).
