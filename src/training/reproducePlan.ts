@@ -165,12 +165,39 @@ export function dialSettings(schedule: Schedule, dataDir: string, runSeed: numbe
 }
 
 /**
- * The judge swap's positive control (docs/judging.md): the dial's learner at judge 0.25, whose own
- * judgments are mostly noise, rejudged with the verifier, the placebo and no scores: its history and
- * memory runs of each dial job, once they are played (the job's `rejudge`), evaluation only.
+ * The judge swap's positive control (docs/judging.md): the dial's learner at judge 0, whose own
+ * self-scores are pure noise, rejudged with the verifier, the placebo and no scores: its history and
+ * memory runs of each dial job, once they are played (the job's `rejudge`), evaluation only. Not
+ * judge 0.25: measured over 8 run seeds, its own judgment already picked the verifier's tactic on
+ * tetris in half the runs, and on pvz its text-only estimate beat the verifier (every lenient
+ * exploration episode of three tactics reached the 32-step cap, so their rewards tie), so the value of
+ * judging reached p < 0.05 on 2 of 4 games per pathway; judge 0 reached 3-4 of 4 at 3-4 run seeds.
  */
-export const JUDGE_SWAP_MODEL = "builtin:learner?judge=0.25";
+export const JUDGE_SWAP_MODEL = "builtin:learner?judge=0";
 export const JUDGE_SWAP_JUDGES = ["verifier", "shuffled", "none"] as const;
+/**
+ * Run seeds of the judge swap's model (0..n-1): the dial's own (DIAL_SCHEDULE's runSeeds) and, past
+ * them, a job per seed playing JUDGE_SWAP_MODEL alone on the dial's schedule (its none, history and
+ * memory runs, then their rejudges). A rejudge's interval and p draw evaluation seeds within each
+ * exploration run, and which tactic the self and the verifier arms pick is decided per run: with 2
+ * runs x 4 evaluation seeds the value of judging reached p < 0.05 on 2 of 4 games (history) and 1
+ * (memory); with 4 runs on 3 and 4 (measured: about 20 CPU-s per further seed).
+ */
+export const JUDGE_SWAP_RUN_SEEDS = { default: 4, paper: 4, quick: 1 } as const;
+/**
+ * The judge swap's stochastic nulls: built-ins that ignore their experience, drawing from each call's
+ * own identity (so a rejudged run plays its evaluation boards afresh), played on the dial's games and
+ * schedule at run seed 0 and rejudged like the swap model: their contrasts are noise around a true 0,
+ * which the judge swap's null check counts. The plain random and heuristic would replay the same
+ * draws in every arm: contrasts of exactly 0, a check that cannot fail.
+ */
+export const JUDGE_SWAP_NULLS = ["builtin:random?noise=independent", "builtin:heuristic?noise=independent"] as const;
+
+/** A judge-swap job past the dial's own: `models` on the dial's games and schedule at `runSeed`, then their history and memory runs rejudged. */
+export function judgeSwapSettings(schedule: Schedule, dataDir: string, models: readonly string[], runSeed: number): RunJobSettings {
+  const d = DIAL_SCHEDULE[schedule.name];
+  return { ...runJob(models, ["none", "history", "memory"], join(dataDir, DIAL_SUBDIR), runSettings(d, { runSeed })), games: [...DIAL_GAMES], rejudge: { judges: [...JUDGE_SWAP_JUDGES], models: [...models] } };
+}
 
 /**
  * Figure 7's loop of one loop seed: builtin:learner explores, BuildSFT keeps its self-scored
@@ -206,6 +233,11 @@ export function planReproduction(schedule: Schedule, dataDir: string): Reproduce
     { name: "verified", group: "verified", command: "run", settings: verifiedSettings(schedule, dataDir) },
     { name: "ceiling", group: "ceiling", command: "run", settings: ceilingSettings(schedule, dataDir) },
     ...Array.from({ length: DIAL_SCHEDULE[schedule.name].runSeeds }, (_, seed): ReproduceJob => ({ name: `judge dial, run seed ${seed}`, group: "dial", command: "run", settings: dialSettings(schedule, dataDir, seed) })),
+    ...Array.from({ length: Math.max(0, JUDGE_SWAP_RUN_SEEDS[schedule.name] - DIAL_SCHEDULE[schedule.name].runSeeds) }, (_, i): ReproduceJob => {
+      const seed = DIAL_SCHEDULE[schedule.name].runSeeds + i;
+      return { name: `judge swap, run seed ${seed}`, group: "dial", command: "run", settings: judgeSwapSettings(schedule, dataDir, [JUDGE_SWAP_MODEL], seed) };
+    }),
+    { name: "judge swap nulls, run seed 0", group: "dial", command: "run", settings: judgeSwapSettings(schedule, dataDir, JUDGE_SWAP_NULLS, 0) },
     ...shards("matrix", "matrix", matrixSettings(schedule, dataDir), MATRIX_SHARDS),
   ];
 }
