@@ -125,9 +125,14 @@ export interface JudgeSwapCheck {
   nullIntervals: number;
   /** Of those, intervals that exclude 0. */
   nullExcluding: number;
-  /** Of those, sign-flip p-values below 0.05 (the contrasts without a p are left out of this count and of `nullTested`). */
+  /**
+   * Of those, sign-flip p-values below 0.05, over the contrasts whose p can go below 0.05 at all
+   * (`nullTested`: n >= P_TESTABLE_SEEDS paired seeds; the exact two-sided test on n seeds cannot give
+   * less than 2 / 2^n, 0.0625 at 5): a contrast on 4 seeds can never count, so counting it would be a
+   * check that cannot fail.
+   */
   nullRejected: number;
-  /** The null contrasts that have a p. */
+  /** The null contrasts whose p can fall below 0.05. */
   nullTested: number;
   /** Null contrasts that are exactly 0 by construction (a deterministic null): not counted. */
   nullDegenerate: number;
@@ -149,6 +154,9 @@ export interface JudgeSwapCheck {
    */
   learners: { model: string; pathway: string; valueAbove: number; valueAboveBoth: number; valueGames: number; placeboExcluding: number; placeboRejected: number; placeboGames: number }[];
 }
+
+/** The fewest paired seeds on which the exact two-sided sign-flip p can fall below 0.05 (2 / 2^6 = 0.031). */
+export const P_TESTABLE_SEEDS = 6;
 
 const excludes = (e: Estimate): boolean | null => (e.point === null || e.lo === null || e.hi === null ? null : e.lo > 0 || e.hi < 0);
 
@@ -175,7 +183,7 @@ export function judgeSwapCheck(rows: readonly JudgeSwapRow[]): JudgeSwapCheck {
       }
       nullIntervals++;
       if (x) nullExcluding++;
-      if (r.p_sign_flip !== null) {
+      if (r.p_sign_flip !== null && (r.estimate.n ?? 0) >= P_TESTABLE_SEEDS) {
         nullTested++;
         if (rejected) nullRejected++;
       }
@@ -215,7 +223,9 @@ export function nullCheckNote(c: JudgeSwapCheck): string {
   if (c.nullIntervals === 0) {
     return `Null check: no contrast of a stochastic model that cannot learn (e.g. builtin:random?noise=independent) to count${apart}; a deterministic null's contrasts are exactly 0 and cannot test the intervals.`;
   }
-  const head = `${c.nullExcluding} of ${c.nullIntervals} intervals exclude 0 (band: at most ${nullBandTop(c.nullIntervals)}, binomial p = ${(c.nullIntervalTail as number).toPrecision(2)}) and ${c.nullRejected} of ${c.nullTested} sign-flip p < 0.05 (band: at most ${nullBandTop(c.nullTested)}${c.nullRejectedTail !== null ? `, binomial p = ${c.nullRejectedTail.toPrecision(2)}` : ""}), expected about ${Math.round(NULL_EXPECTED * 100)}% each${apart}`;
+  const untested = c.nullIntervals - c.nullTested;
+  const pPart = c.nullTested === 0 ? `no sign-flip p counted (every contrast rests on fewer than ${P_TESTABLE_SEEDS} paired seeds, where p cannot fall below 0.05)` : `${c.nullRejected} of ${c.nullTested} sign-flip p < 0.05 (band: at most ${nullBandTop(c.nullTested)}, binomial p = ${(c.nullRejectedTail as number).toPrecision(2)}${untested > 0 ? `; ${untested} on fewer than ${P_TESTABLE_SEEDS} paired seeds, where p cannot fall below 0.05, not counted` : ""})`;
+  const head = `${c.nullExcluding} of ${c.nullIntervals} intervals exclude 0 (band: at most ${nullBandTop(c.nullIntervals)}, binomial p = ${(c.nullIntervalTail as number).toPrecision(2)}) and ${pPart}, expected about ${Math.round(NULL_EXPECTED * 100)}% each${apart}`;
   if (c.nullPass === null) return `Null check not testable (contrasts of the stochastic models that cannot learn): ${head}; fewer than ${NULL_MIN_INTERVALS} contrasts cannot show a pass.`;
   return c.nullPass ? `Null check passed (contrasts of the stochastic models that cannot learn): ${head}.` : `NULL CHECK FAILED (contrasts of the stochastic models that cannot learn): ${head}: the judge swap calls noise an effect more often than 95% intervals and 5% tests may.`;
 }

@@ -187,11 +187,14 @@ export const JUDGE_SWAP_RUN_SEEDS = { default: 4, paper: 4, quick: 1 } as const;
 /**
  * The judge swap's stochastic nulls: built-ins that ignore their experience, drawing from each call's
  * own identity (so a rejudged run plays its evaluation boards afresh), played on the dial's games and
- * schedule at run seed 0 and rejudged like the swap model: their contrasts are noise around a true 0,
- * which the judge swap's null check counts. The plain random and heuristic would replay the same
- * draws in every arm: contrasts of exactly 0, a check that cannot fail.
+ * schedule at JUDGE_SWAP_NULL_RUN_SEEDS run seeds (a job each) and rejudged like the swap model: their
+ * contrasts are noise around a true 0, which the judge swap's null check counts. The plain random and
+ * heuristic would replay the same draws in every arm: contrasts of exactly 0, a check that cannot
+ * fail. Two run seeds: a contrast then rests on 8 paired seeds, and its exact p can fall below 0.05
+ * (on one run's 4 it cannot go below 0.125, so the check's p count could not fail).
  */
 export const JUDGE_SWAP_NULLS = ["builtin:random?noise=independent", "builtin:heuristic?noise=independent"] as const;
+export const JUDGE_SWAP_NULL_RUN_SEEDS = { default: 2, paper: 2, quick: 1 } as const;
 
 /** A judge-swap job past the dial's own: `models` on the dial's games and schedule at `runSeed`, then their history and memory runs rejudged. */
 export function judgeSwapSettings(schedule: Schedule, dataDir: string, models: readonly string[], runSeed: number): RunJobSettings {
@@ -237,7 +240,7 @@ export function planReproduction(schedule: Schedule, dataDir: string): Reproduce
       const seed = DIAL_SCHEDULE[schedule.name].runSeeds + i;
       return { name: `judge swap, run seed ${seed}`, group: "dial", command: "run", settings: judgeSwapSettings(schedule, dataDir, [JUDGE_SWAP_MODEL], seed) };
     }),
-    { name: "judge swap nulls, run seed 0", group: "dial", command: "run", settings: judgeSwapSettings(schedule, dataDir, JUDGE_SWAP_NULLS, 0) },
+    ...Array.from({ length: JUDGE_SWAP_NULL_RUN_SEEDS[schedule.name] }, (_, seed): ReproduceJob => ({ name: `judge swap nulls, run seed ${seed}`, group: "dial", command: "run", settings: judgeSwapSettings(schedule, dataDir, JUDGE_SWAP_NULLS, seed) })),
     ...shards("matrix", "matrix", matrixSettings(schedule, dataDir), MATRIX_SHARDS),
   ];
 }

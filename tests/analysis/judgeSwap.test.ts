@@ -89,7 +89,7 @@ describe("judge_swap", () => {
   });
 
   it("the null check counts the stochastic nulls' contrasts by interval and by p against the binomial band, leaves a deterministic null's exact zeros out, and can fail", () => {
-    const mk = (model: string, lo: number, hi: number, p: number | null, game: string): JudgeSwapRow => ({ model, game, pathway: "memory", form: "rejudge", quantity: "placebo", judge: "", estimate: { point: lo === 0 && hi === 0 ? 0 : (lo + hi) / 2, lo, hi }, p_sign_flip: p, runs: 2 });
+    const mk = (model: string, lo: number, hi: number, p: number | null, game: string, n = 8): JudgeSwapRow => ({ model, game, pathway: "memory", form: "rejudge", quantity: "placebo", judge: "", estimate: { point: lo === 0 && hi === 0 ? 0 : (lo + hi) / 2, lo, hi, n }, p_sign_flip: p, runs: 2 });
     const R = "builtin:random?noise=independent";
     // The band for 20 contrasts at 5%: P(X >= 4) = 0.0159 >= 0.01, P(X >= 5) = 0.0026 < 0.01 (by hand), so at most 4.
     expect(nullBandTop(20)).toBe(4);
@@ -114,6 +114,11 @@ describe("judge_swap", () => {
     const tests = judgeSwapCheck([...covering(15), ...Array.from({ length: 5 }, (_, i) => mk(R, -0.1, 1, 0.01, `q${i}`))]);
     expect([tests.nullExcluding, tests.nullRejected]).toEqual([0, 5]);
     expect(tests.nullPass).toBe(false);
+    // On 4 paired seeds the exact p cannot go below 0.125: those p-values are not counted (the intervals still are).
+    const four = judgeSwapCheck([...Array.from({ length: 20 }, (_, i) => mk(R, -1, 1, 0.125, `f${i}`, 4))]);
+    expect([four.nullIntervals, four.nullTested, four.nullRejectedTail]).toEqual([20, 0, null]);
+    expect(four.nullPass).toBe(true);
+    expect(nullCheckNote(four)).toMatch(/no sign-flip p counted/);
     // A deterministic null alone: nothing to count, and the note says so rather than "passed".
     const only = judgeSwapCheck(zeros);
     expect(only.nullIntervals).toBe(0);

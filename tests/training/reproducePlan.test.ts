@@ -13,6 +13,7 @@ import {
   DIAL_SCHEDULE,
   JUDGE_SWAP_MODEL,
   JUDGE_SWAP_NULLS,
+  JUDGE_SWAP_NULL_RUN_SEEDS,
   JUDGE_SWAP_RUN_SEEDS,
   groupRuns,
   LOOP_SEED_STRIDE,
@@ -59,13 +60,14 @@ describe("planReproduction", () => {
     expect(jobs[3]!.name).toBe(`views 1/${VIEWS_SHARDS}`);
     const dialSeeds = DIAL_SCHEDULE.paper.runSeeds;
     const swapSeeds = JUDGE_SWAP_RUN_SEEDS.paper;
-    // The dial's jobs, one per further run seed of the judge swap's model, and one of its stochastic nulls.
-    expect(jobs).toHaveLength(3 + VIEWS_SHARDS + 1 + 1 + dialSeeds + (swapSeeds - dialSeeds) + 1 + MATRIX_SHARDS);
+    const nullSeeds = JUDGE_SWAP_NULL_RUN_SEEDS.paper;
+    // The dial's jobs, one per further run seed of the judge swap's model, and one per run seed of its stochastic nulls.
+    expect(jobs).toHaveLength(3 + VIEWS_SHARDS + 1 + 1 + dialSeeds + (swapSeeds - dialSeeds) + nullSeeds + MATRIX_SHARDS);
     const played = runSettings(jobs).flatMap(runIdsOf);
     const dial = [
       ...Array.from({ length: dialSeeds }, (_, seed) => buildMatrix([...DIAL_MODELS], [...DIAL_GAMES], ["none", "history", "memory"], seed)).flat(),
       ...Array.from({ length: swapSeeds - dialSeeds }, (_, i) => buildMatrix([JUDGE_SWAP_MODEL], [...DIAL_GAMES], ["none", "history", "memory"], dialSeeds + i)).flat(),
-      ...buildMatrix([...JUDGE_SWAP_NULLS], [...DIAL_GAMES], ["none", "history", "memory"], 0),
+      ...Array.from({ length: nullSeeds }, (_, seed) => buildMatrix([...JUDGE_SWAP_NULLS], [...DIAL_GAMES], ["none", "history", "memory"], seed)).flat(),
     ];
     // The judge swap's model is one of the dial's, so its first seeds are the dial's own runs; each job rejudges its own runs.
     expect(DIAL_MODELS as readonly string[]).toContain(JUDGE_SWAP_MODEL);
@@ -155,7 +157,7 @@ describe("watchedRuns", () => {
         ...training,
       ]);
       const extraSwapSeeds = Math.max(0, JUDGE_SWAP_RUN_SEEDS[schedule.name] - DIAL_SCHEDULE[schedule.name].runSeeds);
-      expect(groupRuns(jobs, "dial").length).toBe((DIAL_SCHEDULE[schedule.name].runSeeds * DIAL_MODELS.length + extraSwapSeeds + JUDGE_SWAP_NULLS.length) * DIAL_GAMES.length * 3);
+      expect(groupRuns(jobs, "dial").length).toBe((DIAL_SCHEDULE[schedule.name].runSeeds * DIAL_MODELS.length + extraSwapSeeds + JUDGE_SWAP_NULL_RUN_SEEDS[schedule.name] * JUDGE_SWAP_NULLS.length) * DIAL_GAMES.length * 3);
     }
   });
 });
