@@ -219,7 +219,7 @@ export function nullBandTop(n: number): number {
 
 /** The null check's note under the table. */
 export function nullCheckNote(c: JudgeSwapCheck): string {
-  const apart = c.nullDegenerate > 0 ? ` (${c.nullDegenerate} contrast(s) of a deterministic null, exactly 0 by construction, are not counted: they cannot fail)` : "";
+  const apart = c.nullDegenerate > 0 ? ` (${c.nullDegenerate} contrast(s) exactly 0 on every seed, as a deterministic null's are by construction, are not counted: they cannot fail)` : "";
   if (c.nullIntervals === 0) {
     return `Null check: no contrast of a stochastic model that cannot learn (e.g. builtin:random?noise=independent) to count${apart}; a deterministic null's contrasts are exactly 0 and cannot test the intervals.`;
   }
