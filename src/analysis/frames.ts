@@ -29,7 +29,7 @@ export const STEP_COLUMNS = [
   "run_id", "model", "game", "pathway", "phase", "view", "config", "checkpoint", "episode", "seed", "step", "action",
   "self_score", "parse_error", "valid", "reward", "score_after", "done", "tokens_in", "tokens_out", "latency_ms",
   "cached", "finish_reason", "tokens_cached", "history_keep", "memory_version", "retrieved_steps", "reasoning_chars",
-  "tokens_counted_by", "turns_dropped", "answer_source", "experience_score", "experience_score_source", "experience_score_from",
+  "tokens_counted_by", "turns_dropped", "answer_source", "experience_score", "experience_score_source", "experience_score_from", "experience_score_from_episode",
 ] as const;
 /** The step text fields, kept only with `{ text: true }` (they are most of the bytes). */
 export const STEP_TEXT_COLUMNS = ["observation", "response", "feedback", "reasoning"] as const;
@@ -44,7 +44,7 @@ export const RUN_COLUMNS = [
   "y0", "avg", "max", "auc_plus", "naba", "n_steps", "n_explore_steps", "n_eval_steps", "agree", "nmae", "n_unscored",
 ] as const;
 /** Columns where null becomes NaN (numeric), so arithmetic and danfojs' numeric dtype work. */
-const NUMERIC_NULLABLE = new Set(["checkpoint", "self_score", "mean", "tokens_cached", "memory_version", "reasoning_chars", "turns_dropped", "experience_score", "experience_score_from"]);
+const NUMERIC_NULLABLE = new Set(["checkpoint", "self_score", "mean", "tokens_cached", "memory_version", "reasoning_chars", "turns_dropped", "experience_score", "experience_score_from", "experience_score_from_episode"]);
 
 /** What one column holds (after null -> NaN in numeric nullable columns; `history_keep` and `retrieved_steps` as JSON text). */
 type Col<T> = T[];

@@ -21,7 +21,7 @@ import type { BootstrapConfig, Estimate } from "./bootstrap.js";
 import { describeBootstrap } from "./bootstrap.js";
 import type { Dataset, RunData } from "./dataset.js";
 import { concatGain, gainVsNoneData, type GainData } from "./gain.js";
-import { binomialUpperTail, CONTROL_PATHWAY, estimateGain, NULL_ALPHA, NULL_EXPECTED } from "./gainTables.js";
+import { binomialUpperTail, CONTROL_PATHWAY, estimateGain, NULL_ALPHA, NULL_EXPECTED, NULL_MIN_INTERVALS } from "./gainTables.js";
 import { cannotLearn, canLearn } from "./learnerPool.js";
 import { distinct, compareTextOf } from "./judgeSwapRuns.js";
 import { sameSeeds, seedCurve, type SeedCurve } from "./seedCurves.js";
@@ -114,10 +114,38 @@ function contrastsOf(judges: readonly string[]): [string, string, string][] {
 }
 
 export interface JudgeSwapCheck {
-  /** Contrast intervals of models that cannot learn, and how many exclude 0. */
+  /**
+   * The null check over the contrasts of models that cannot learn (their experience never changes
+   * their play, so every contrast's truth is 0). Counted: the contrasts that can come out otherwise,
+   * those of a stochastic null (e.g. `builtin:random?noise=independent`, whose draws differ between
+   * the runs a contrast pairs). A deterministic null plays every evaluation seed alike under every
+   * judge, so its contrasts are exactly 0 with the interval [0, 0] and p = 1: a check that cannot
+   * fail; they are counted apart (`nullDegenerate`) and never in the check.
+   */
   nullIntervals: number;
+  /** Of those, intervals that exclude 0. */
   nullExcluding: number;
-  nullPass: boolean;
+  /**
+   * Of those, sign-flip p-values below 0.05, over the contrasts whose p can go below 0.05 at all
+   * (`nullTested`: n >= P_TESTABLE_SEEDS paired seeds; the exact two-sided test on n seeds cannot give
+   * less than 2 / 2^n, 0.0625 at 5): a contrast on 4 seeds can never count, so counting it would be a
+   * check that cannot fail.
+   */
+  nullRejected: number;
+  /** The null contrasts whose p can fall below 0.05. */
+  nullTested: number;
+  /** Null contrasts that are exactly 0 by construction (a deterministic null): not counted. */
+  nullDegenerate: number;
+  /** P(X >= count) for X ~ Binomial(n, 0.05): for the intervals and for the p-values (null without contrasts). */
+  nullIntervalTail: number | null;
+  nullRejectedTail: number | null;
+  /**
+   * False when either count lies above its binomial band (its upper tail below NULL_ALPHA: the
+   * contrasts call noise an effect more often than 95% intervals and 5% tests may), however few the
+   * contrasts; null when it did not fail but rests on fewer than NULL_MIN_INTERVALS contrasts (so
+   * few cannot show a pass); else true.
+   */
+  nullPass: boolean | null;
   /**
    * Per learner model and pathway: games whose value of judging's interval lies above 0 (`valueAbove`)
    * and, of those, whose sign-flip p is also below 0.05 (`valueAboveBoth`: the two agree); placebo
@@ -127,27 +155,44 @@ export interface JudgeSwapCheck {
   learners: { model: string; pathway: string; valueAbove: number; valueAboveBoth: number; valueGames: number; placeboExcluding: number; placeboRejected: number; placeboGames: number }[];
 }
 
+/** The fewest paired seeds on which the exact two-sided sign-flip p can fall below 0.05 (2 / 2^6 = 0.031). */
+export const P_TESTABLE_SEEDS = 6;
+
 const excludes = (e: Estimate): boolean | null => (e.point === null || e.lo === null || e.hi === null ? null : e.lo > 0 || e.hi < 0);
+
+/** A contrast that is exactly 0 with no spread (every paired difference 0): what a deterministic null gives by construction. */
+const degenerate = (r: JudgeSwapRow): boolean => r.estimate.point === 0 && r.estimate.lo === 0 && r.estimate.hi === 0 && (r.p_sign_flip === null || r.p_sign_flip === 1);
 
 /** What the positive control and the null check read from the table's rows. */
 export function judgeSwapCheck(rows: readonly JudgeSwapRow[]): JudgeSwapCheck {
   let nullIntervals = 0;
   let nullExcluding = 0;
+  let nullRejected = 0;
+  let nullTested = 0;
+  let nullDegenerate = 0;
   const learners = new Map<string, JudgeSwapCheck["learners"][number]>();
   for (const r of rows) {
     if (r.quantity === "gain_vs_none") continue;
     const x = excludes(r.estimate);
     if (x === null) continue;
+    const rejected = r.p_sign_flip !== null && r.p_sign_flip < 0.05;
     if (cannotLearn(r.model)) {
+      if (degenerate(r)) {
+        nullDegenerate++;
+        continue;
+      }
       nullIntervals++;
       if (x) nullExcluding++;
+      if (r.p_sign_flip !== null && (r.estimate.n ?? 0) >= P_TESTABLE_SEEDS) {
+        nullTested++;
+        if (rejected) nullRejected++;
+      }
       continue;
     }
     if (!canLearn(r.model)) continue;
     const key = `${r.model}|${r.pathway}`;
     let l = learners.get(key);
     if (!l) learners.set(key, (l = { model: r.model, pathway: r.pathway, valueAbove: 0, valueAboveBoth: 0, valueGames: 0, placeboExcluding: 0, placeboRejected: 0, placeboGames: 0 }));
-    const rejected = r.p_sign_flip !== null && r.p_sign_flip < 0.05;
     if (r.quantity === "value_of_judging") {
       l.valueGames++;
       if ((r.estimate.lo ?? 0) > 0) l.valueAbove++;
@@ -158,8 +203,31 @@ export function judgeSwapCheck(rows: readonly JudgeSwapRow[]): JudgeSwapCheck {
       if (rejected) l.placeboRejected++;
     }
   }
-  const p = nullIntervals === 0 ? null : binomialUpperTail(nullExcluding, nullIntervals, NULL_EXPECTED);
-  return { nullIntervals, nullExcluding, nullPass: p === null || p >= NULL_ALPHA, learners: [...learners.values()] };
+  const nullIntervalTail = nullIntervals === 0 ? null : binomialUpperTail(nullExcluding, nullIntervals, NULL_EXPECTED);
+  const nullRejectedTail = nullTested === 0 ? null : binomialUpperTail(nullRejected, nullTested, NULL_EXPECTED);
+  const failed = (nullIntervalTail !== null && nullIntervalTail < NULL_ALPHA) || (nullRejectedTail !== null && nullRejectedTail < NULL_ALPHA);
+  const nullPass = failed ? false : nullIntervals >= NULL_MIN_INTERVALS ? true : null;
+  return { nullIntervals, nullExcluding, nullRejected, nullTested, nullDegenerate, nullIntervalTail, nullRejectedTail, nullPass, learners: [...learners.values()] };
+}
+
+/** The largest count of `n` that a binomial(n, 0.05) reaches with upper tail >= NULL_ALPHA: the top of the band a count may reach. */
+export function nullBandTop(n: number): number {
+  let k = 0;
+  while (k < n && binomialUpperTail(k + 1, n, NULL_EXPECTED) >= NULL_ALPHA) k++;
+  return k;
+}
+
+/** The null check's note under the table. */
+export function nullCheckNote(c: JudgeSwapCheck): string {
+  const apart = c.nullDegenerate > 0 ? ` (${c.nullDegenerate} contrast(s) exactly 0 on every seed, as a deterministic null's are by construction, are not counted: they cannot fail)` : "";
+  if (c.nullIntervals === 0) {
+    return `Null check: no contrast of a stochastic model that cannot learn (e.g. builtin:random?noise=independent) to count${apart}; a deterministic null's contrasts are exactly 0 and cannot test the intervals.`;
+  }
+  const untested = c.nullIntervals - c.nullTested;
+  const pPart = c.nullTested === 0 ? `no sign-flip p counted (every contrast rests on fewer than ${P_TESTABLE_SEEDS} paired seeds, where p cannot fall below 0.05)` : `${c.nullRejected} of ${c.nullTested} sign-flip p < 0.05 (band: at most ${nullBandTop(c.nullTested)}, binomial p = ${(c.nullRejectedTail as number).toPrecision(2)}${untested > 0 ? `; ${untested} on fewer than ${P_TESTABLE_SEEDS} paired seeds, where p cannot fall below 0.05, not counted` : ""})`;
+  const head = `${c.nullExcluding} of ${c.nullIntervals} intervals exclude 0 (band: at most ${nullBandTop(c.nullIntervals)}, binomial p = ${(c.nullIntervalTail as number).toPrecision(2)}) and ${pPart}, expected about ${Math.round(NULL_EXPECTED * 100)}% each${apart}`;
+  if (c.nullPass === null) return `Null check not testable (contrasts of the stochastic models that cannot learn): ${head}; fewer than ${NULL_MIN_INTERVALS} contrasts cannot show a pass.`;
+  return c.nullPass ? `Null check passed (contrasts of the stochastic models that cannot learn): ${head}.` : `NULL CHECK FAILED (contrasts of the stochastic models that cannot learn): ${head}: the judge swap calls noise an effect more often than 95% intervals and 5% tests may.`;
 }
 
 /** The judge_swap table over a data set (its judged runs and the `self` and none runs they pair with). */
@@ -207,12 +275,10 @@ export function judgeSwapTable(ds: Dataset, cfg: BootstrapConfig): Table<JudgeSw
   const check = judgeSwapCheck(rows);
   const notes = [
     describeBootstrap(cfg, "form rejudge: evaluation seeds within each recorded run (the runs kept, as the estimand is given these explorations; n = paired seeds); form on-policy: one run seed, evaluation seeds; several run seeds, the t interval over the runs' gains (the model's runs; p_sign_flip is then that t test's p). Every interval is the inversion of the test whose p sits beside it (one run or form rejudge: the sign-flip test over evaluation seeds), so it excludes 0 exactly when p < 0.05"),
-    "gain_vs_none = mean over checkpoints x >= 3 of y_judge(x) - y_none(x), the same model's none run on the same evaluation seeds. Contrasts pair two judges' runs of the same evidence seed by seed: value_of_judging = gain(verifier) - gain(self): what a correct judge (the hidden step reward) adds over the model's own self-scores; placebo = gain(shuffled) - gain(none): what the model's own scores add once permuted within each episode (their link to the step they judged broken), over no scores at all; external = gain(model:J) - gain(self): what another model's judgment adds over the model's own.",
+    "gain_vs_none = mean over checkpoints x >= 3 of y_judge(x) - y_none(x), the same model's none run on the same evaluation seeds. Contrasts pair two judges' runs of the same evidence seed by seed: value_of_judging = gain(verifier) - gain(self): what a correct judge (the hidden step reward) adds over the model's own self-scores; placebo = gain(shuffled) - gain(none): what the model's own scores add once the recorded run's exploration episodes swap their self-scores (each episode carries another episode's, by a recorded permutation: their link to the episode they judged broken), over no scores at all; external = gain(model:J) - gain(self): what another model's judgment adds over the model's own.",
     "Form rejudge: every judge's experience was rebuilt from ONE recorded exploration (s3gym rejudge), so the interval covers the evaluation seeds given this exploration run, not what another exploration run would give; form on-policy: each judge's run explored under it (run --judge), so a contrast also holds the exploration's differences.",
-    "shuffled permutes the scores within each episode: it breaks the link of a score to its step, not to its episode (an episode's total is kept), so a model that judges whole episodes by their totals reads the same evidence under shuffled as under self.",
-    check.nullIntervals === 0
-      ? "Null check: no contrast interval of a model that cannot learn (random, heuristic, perfect-judge, ceiling) to count."
-      : `Null check (contrasts of the models that cannot learn): ${check.nullExcluding} of ${check.nullIntervals} intervals exclude 0 (expected about ${Math.round(NULL_EXPECTED * 100)}%): ${check.nullPass ? "passed" : "FAILED"}.`,
+    "shuffled permutes whole exploration episodes of the recorded run: each episode carries another episode's self-scores (a within-episode shuffle keeps every episode's total, so a model that judges whole episodes by their totals would read its own judgment again; permuting single steps across the run makes a total track the episode's length). The permutation is one draw per recorded run, so the placebo's interval, which draws evaluation seeds within the run, does not carry the permutation's own variance (docs/judging.md).",
+    nullCheckNote(check),
     ...check.learners.map((l) => `${l.model} / ${l.pathway}: value of judging above 0 on ${l.valueAbove} of ${l.valueGames} game(s) by its interval, on ${l.valueAboveBoth} by its interval and its sign-flip p < 0.05 together; placebo excluding 0 on ${l.placeboExcluding} of ${l.placeboGames} by its interval, ${l.placeboRejected} by its p < 0.05.`),
   ];
   return {

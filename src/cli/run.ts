@@ -465,6 +465,8 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
         throw new UsageError(`--verifier-model: ${(e as Error).message}`);
       }
     }
+    // The placebo permutes the self-scores of the run's exploration episodes, which an on-policy run has not played yet.
+    if (p.settings.judge === "shuffled") throw new UsageError("--judge shuffled permutes the self-scores of a recorded run's exploration episodes, so it is a rejudge's judge only: play the run under --judge self, then 's3gym rejudge --from <run> --judge shuffled' (or add --rejudge shuffled to this command)");
     const judgeSpec = judgeModel(p.settings.judge);
     if (judgeSpec !== null) {
       if (p.training) throw new UsageError("--judge applies to the protocol loop's exploration, not to --pathways training");

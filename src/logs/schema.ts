@@ -147,8 +147,10 @@ export const StepRecord = z
     experience_score: z.number().nullable().optional(),
     /** Optional: who gave `experience_score`: `verifier` (the hidden step reward), `shuffled`, `none` or `model:<spec>` (an external judge). */
     experience_score_source: z.string().optional(),
-    /** Optional, `shuffled`: the step (of this episode) whose self-score this step carried: the permutation, written out. */
+    /** Optional, `shuffled`: the step whose self-score this step carried (of episode `experience_score_from_episode`): the permutation, written out; absent on a step past the end of that episode (no score), and on a last step that carries the rest of a longer episode's scores, the first of them. */
     experience_score_from: z.number().int().nonnegative().optional(),
+    /** Optional, `shuffled`: the exploration episode whose self-scores this step's episode carried (the shuffle permutes the recorded run's exploration episodes). */
+    experience_score_from_episode: z.number().int().nonnegative().optional(),
   })
   .passthrough();
 export type StepRecord = z.infer<typeof StepRecord>;

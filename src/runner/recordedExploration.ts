@@ -21,7 +21,7 @@ import { judgeEpisode } from "./judgeCalls.js";
 export type { RecordedEpisode, RecordedExploration, ReplayTarget, StepTransform };
 
 /** The fields of a recorded step that belong to the run that played it, not to a run replaying it. */
-const SOURCE_ONLY = ["experience_score", "experience_score_source", "experience_score_from", "history_keep", "memory_version", "retrieved_steps"] as const;
+const SOURCE_ONLY = ["experience_score", "experience_score_source", "experience_score_from", "experience_score_from_episode", "history_keep", "memory_version", "retrieved_steps"] as const;
 
 /** The recorded run's `ok` exploration episodes (duplicates resolved as the report resolves them). */
 export async function readRecordedEpisodes(dir: string): Promise<Map<number, RecordedEpisode>> {

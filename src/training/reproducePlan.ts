@@ -206,12 +206,42 @@ export function dialSettings(schedule: Schedule, dataDir: string, runSeed: numbe
 }
 
 /**
- * The judge swap's positive control (docs/judging.md): the dial's learner at judge 0.25, whose own
- * judgments are mostly noise, rejudged with the verifier, the placebo and no scores: its history and
- * memory runs of each dial job, once they are played (the job's `rejudge`), evaluation only.
+ * The judge swap's positive control (docs/judging.md): the dial's learner at judge 0, whose own
+ * self-scores are pure noise, rejudged with the verifier, the placebo and no scores: its history and
+ * memory runs of each dial job, once they are played (the job's `rejudge`), evaluation only. Not
+ * judge 0.25: measured over 8 run seeds, its own judgment already picked the verifier's tactic on
+ * tetris in half the runs, and on pvz its text-only estimate beat the verifier (every lenient
+ * exploration episode of three tactics reached the 32-step cap, so their rewards tie), so the value of
+ * judging reached p < 0.05 on 2 of 4 games per pathway; judge 0 reached 3-4 of 4 at 3-4 run seeds.
  */
-export const JUDGE_SWAP_MODEL = "builtin:learner?judge=0.25";
+export const JUDGE_SWAP_MODEL = "builtin:learner?judge=0";
 export const JUDGE_SWAP_JUDGES = ["verifier", "shuffled", "none"] as const;
+/**
+ * Run seeds of the judge swap's model (0..n-1): the dial's own (DIAL_SCHEDULE's runSeeds) and, past
+ * them, a job per seed playing JUDGE_SWAP_MODEL alone on the dial's schedule (its none, history and
+ * memory runs, then their rejudges). A rejudge's interval and p draw evaluation seeds within each
+ * exploration run, and which tactic the self and the verifier arms pick is decided per run: with 2
+ * runs x 4 evaluation seeds the value of judging reached p < 0.05 on 2 of 4 games (history) and 1
+ * (memory); with 4 runs on 3 and 4 (measured: about 20 CPU-s per further seed).
+ */
+export const JUDGE_SWAP_RUN_SEEDS = { default: 4, paper: 4, quick: 1 } as const;
+/**
+ * The judge swap's stochastic nulls: built-ins that ignore their experience, drawing from each call's
+ * own identity (so a rejudged run plays its evaluation boards afresh), played on the dial's games and
+ * schedule at JUDGE_SWAP_NULL_RUN_SEEDS run seeds (a job each) and rejudged like the swap model: their
+ * contrasts are noise around a true 0, which the judge swap's null check counts. The plain random and
+ * heuristic would replay the same draws in every arm: contrasts of exactly 0, a check that cannot
+ * fail. Two run seeds: a contrast then rests on 8 paired seeds, and its exact p can fall below 0.05
+ * (on one run's 4 it cannot go below 0.125, so the check's p count could not fail).
+ */
+export const JUDGE_SWAP_NULLS = STOCHASTIC_NULLS;
+export const JUDGE_SWAP_NULL_RUN_SEEDS = { default: 2, paper: 2, quick: 1 } as const;
+
+/** A judge-swap job past the dial's own: `models` on the dial's games and schedule at `runSeed`, then their history and memory runs rejudged. */
+export function judgeSwapSettings(schedule: Schedule, dataDir: string, models: readonly string[], runSeed: number): RunJobSettings {
+  const d = DIAL_SCHEDULE[schedule.name];
+  return { ...runJob(models, ["none", "history", "memory"], join(dataDir, DIAL_SUBDIR), runSettings(d, { runSeed })), games: [...DIAL_GAMES], rejudge: { judges: [...JUDGE_SWAP_JUDGES], models: [...models] } };
+}
 
 /**
  * The memory probes (docs/memory-probes.md), played once the runs are, evaluation episodes only,
@@ -269,6 +299,11 @@ export function planReproduction(schedule: Schedule, dataDir: string): Reproduce
     { name: "hybrid", group: "hybrid", command: "run", settings: hybridJobSettings(schedule, dataDir) },
     ...Array.from({ length: DIAL_SCHEDULE[schedule.name].runSeeds }, (_, seed): ReproduceJob => ({ name: `judge dial, run seed ${seed}`, group: "dial", command: "run", settings: dialSettings(schedule, dataDir, seed) })),
     ...Array.from({ length: schedule.learnerRunSeeds - 1 }, (_, i) => shards(`learners, run seed ${i + 1},`, "matrix", learnerSeedSettings(schedule, dataDir, i + 1), LEARNER_SEED_SHARDS)).flat(),
+    ...Array.from({ length: Math.max(0, JUDGE_SWAP_RUN_SEEDS[schedule.name] - DIAL_SCHEDULE[schedule.name].runSeeds) }, (_, i): ReproduceJob => {
+      const seed = DIAL_SCHEDULE[schedule.name].runSeeds + i;
+      return { name: `judge swap, run seed ${seed}`, group: "dial", command: "run", settings: judgeSwapSettings(schedule, dataDir, [JUDGE_SWAP_MODEL], seed) };
+    }),
+    ...Array.from({ length: JUDGE_SWAP_NULL_RUN_SEEDS[schedule.name] }, (_, seed): ReproduceJob => ({ name: `judge swap nulls, run seed ${seed}`, group: "dial", command: "run", settings: judgeSwapSettings(schedule, dataDir, JUDGE_SWAP_NULLS, seed) })),
     ...shards("matrix", "matrix", matrixSettings(schedule, dataDir), MATRIX_SHARDS),
   ];
 }

@@ -89,7 +89,7 @@ describe("loadFrames", () => {
   it("wraps the columns in danfojs DataFrames", async () => {
     const f = await loadFrames(fixture());
     // Every non-text field of the step schema, optional ones included (20 required + 9 optional: `view` of views.md is the 9th).
-    expect(f.steps.shape).toEqual([3, 34]); // 34 columns since the hybrid pathway's retrieved_steps; 33 since the judge axis's experience_score fields
+    expect(f.steps.shape).toEqual([3, 35]); // 35 columns since the run-wide shuffle names its source episode; 34 since the hybrid pathway's retrieved_steps; 33 since the judge axis's experience_score fields
     expect(f.episodes.shape[0]).toBe(6);
     expect(f.checkpoints.shape[0]).toBe(3);
     expect(f.runs.shape[0]).toBe(1);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { CheckpointData, Dataset, RunData } from "../../src/analysis/dataset.js";
-import { judgeSwapCheck, judgeSwapTable, type JudgeSwapRow } from "../../src/analysis/judgeSwapTables.js";
+import { judgeSwapCheck, judgeSwapTable, nullBandTop, nullCheckNote, type JudgeSwapRow } from "../../src/analysis/judgeSwapTables.js";
 import { isJudgeSwapRun } from "../../src/analysis/judgeSwapRuns.js";
 import { reportParts } from "../../src/analysis/report.js";
 
@@ -83,7 +83,47 @@ describe("judge_swap", () => {
     ]);
     expect(c.nullIntervals).toBe(2);
     expect(c.nullExcluding).toBe(1);
+    // Two contrasts cannot show a pass (and one exclusion of two is not enough to fail).
+    expect(c.nullPass).toBeNull();
     expect(c.learners).toEqual([{ model: "builtin:learner", pathway: "history", valueAbove: 2, valueAboveBoth: 1, valueGames: 2, placeboExcluding: 0, placeboRejected: 1, placeboGames: 1 }]);
+  });
+
+  it("the null check counts the stochastic nulls' contrasts by interval and by p against the binomial band, leaves a deterministic null's exact zeros out, and can fail", () => {
+    const mk = (model: string, lo: number, hi: number, p: number | null, game: string, n = 8): JudgeSwapRow => ({ model, game, pathway: "memory", form: "rejudge", quantity: "placebo", judge: "", estimate: { point: lo === 0 && hi === 0 ? 0 : (lo + hi) / 2, lo, hi, n }, p_sign_flip: p, runs: 2 });
+    const R = "builtin:random?noise=independent";
+    // The band for 20 contrasts at 5%: P(X >= 4) = 0.0159 >= 0.01, P(X >= 5) = 0.0026 < 0.01 (by hand), so at most 4.
+    expect(nullBandTop(20)).toBe(4);
+    // One contrast: P(X >= 1) = 0.05 >= 0.01, so one exclusion of one is within the band.
+    expect(nullBandTop(1)).toBe(1);
+    const covering = (k: number) => Array.from({ length: k }, (_, i) => mk(R, -1, 1, 0.5, `g${i}`));
+    const excluding = (k: number, p: number) => Array.from({ length: k }, (_, i) => mk(R, 0.1, 1, p, `x${i}`));
+    const zeros = Array.from({ length: 30 }, (_, i) => mk("builtin:random", 0, 0, 1, `z${i}`));
+    // 19 covering + 1 excluding (p 0.03): passes; the 30 exact zeros of a deterministic null are counted apart.
+    const ok = judgeSwapCheck([...covering(19), ...excluding(1, 0.03), ...zeros]);
+    expect([ok.nullIntervals, ok.nullExcluding, ok.nullTested, ok.nullRejected, ok.nullDegenerate]).toEqual([20, 1, 20, 1, 30]);
+    expect(ok.nullPass).toBe(true);
+    expect(nullCheckNote(ok)).toMatch(/^Null check passed .*1 of 20 intervals exclude 0 \(band: at most 4,.*1 of 20 sign-flip p < 0.05.*30 contrast\(s\) exactly 0 on every seed/);
+    // 5 intervals of 20 exclude 0: above the band, FAILED (the p-values do not reject: the interval count alone fails it).
+    const wide = judgeSwapCheck([...covering(15), ...excluding(5, 0.2)]);
+    expect(wide.nullExcluding).toBe(5);
+    expect(wide.nullRejected).toBe(0);
+    expect(wide.nullIntervalTail).toBeCloseTo(0.002573, 5);
+    expect(wide.nullPass).toBe(false);
+    expect(nullCheckNote(wide)).toMatch(/^NULL CHECK FAILED/);
+    // 5 p-values of 20 below 0.05 while every interval covers 0: the p count alone fails it.
+    const tests = judgeSwapCheck([...covering(15), ...Array.from({ length: 5 }, (_, i) => mk(R, -0.1, 1, 0.01, `q${i}`))]);
+    expect([tests.nullExcluding, tests.nullRejected]).toEqual([0, 5]);
+    expect(tests.nullPass).toBe(false);
+    // On 4 paired seeds the exact p cannot go below 0.125: those p-values are not counted (the intervals still are).
+    const four = judgeSwapCheck([...Array.from({ length: 20 }, (_, i) => mk(R, -1, 1, 0.125, `f${i}`, 4))]);
+    expect([four.nullIntervals, four.nullTested, four.nullRejectedTail]).toEqual([20, 0, null]);
+    expect(four.nullPass).toBe(true);
+    expect(nullCheckNote(four)).toMatch(/no sign-flip p counted/);
+    // A deterministic null alone: nothing to count, and the note says so rather than "passed".
+    const only = judgeSwapCheck(zeros);
+    expect(only.nullIntervals).toBe(0);
+    expect(only.nullPass).toBeNull();
+    expect(nullCheckNote(only)).toMatch(/no contrast of a stochastic model that cannot learn.*30 contrast\(s\) exactly 0 on every seed/);
   });
 
   it("every other table leaves the judge-swap runs out; the judge_swap table reads them", () => {

@@ -35,8 +35,11 @@ function argvBefore(schedule: Schedule, data: string, job: ReproduceJob): string
   if (job.name === "hybrid") return ["--models", "builtin:learner", "--games", "chess,minesweeper", "--pathways", "hybrid", "--data", data, ...sched];
   const seed = /run seed (\d+)/.exec(job.name)![1]!;
   const d = schedule.name === "quick" ? ["3", "3", "2", "16"] : ["12", "3", "4", "32"];
-  return ["--models", "builtin:learner?judge=0,builtin:learner?judge=0.25,builtin:learner?judge=0.5,builtin:learner?judge=0.75,builtin:learner", "--games", "minesweeper,nullify,pvz,tetris",
-    "--pathways", "none,history,memory", "--data", join(data, "dial"), "--explore-episodes", d[0]!, "--checkpoint-every", d[1]!, "--eval-episodes", d[2]!, "--max-steps", d[3]!, "--run-seed", seed, "--rejudge", "verifier,shuffled,none", "--rejudge-models", "builtin:learner?judge=0.25"];
+  const dial = (models: string, rejudged: string) => ["--models", models, "--games", "minesweeper,nullify,pvz,tetris",
+    "--pathways", "none,history,memory", "--data", join(data, "dial"), "--explore-episodes", d[0]!, "--checkpoint-every", d[1]!, "--eval-episodes", d[2]!, "--max-steps", d[3]!, "--run-seed", seed, "--rejudge", "verifier,shuffled,none", "--rejudge-models", rejudged];
+  if (job.name.startsWith("judge swap nulls")) return dial("builtin:random?noise=independent,builtin:heuristic?noise=independent", "builtin:random?noise=independent,builtin:heuristic?noise=independent");
+  if (job.name.startsWith("judge swap")) return dial("builtin:learner?judge=0", "builtin:learner?judge=0");
+  return dial("builtin:learner?judge=0,builtin:learner?judge=0.25,builtin:learner?judge=0.5,builtin:learner?judge=0.75,builtin:learner", "builtin:learner?judge=0");
 }
 
 function fileOf(text: string): string {

@@ -52,6 +52,14 @@ describe("run --judge (on-policy)", () => {
   }, 60_000);
 });
 
+describe("run --judge shuffled (on-policy)", () => {
+  it("is refused before anything runs: the placebo permutes a recorded run's episodes, which an on-policy run has not played", async () => {
+    const data = mkdtempSync(join(tmpdir(), "s3onpolicy-shuffled-"));
+    expect(await main(["run", "--models", MODEL, "--games", "minesweeper", "--pathways", "history", "--data", data, ...SCHEDULE, "--judge", "shuffled", "--progress", "off"])).toBe(2);
+    expect(existsSync(join(data, "runs"))).toBe(false);
+  });
+});
+
 describe("s3gym rejudge", () => {
   it("replays the recorded exploration under the judge and plays only the evaluation episodes", async () => {
     const { source } = await recorded();

@@ -12,6 +12,10 @@ import {
   DIAL_GAMES,
   DIAL_MODELS,
   DIAL_SCHEDULE,
+  JUDGE_SWAP_MODEL,
+  JUDGE_SWAP_NULLS,
+  JUDGE_SWAP_NULL_RUN_SEEDS,
+  JUDGE_SWAP_RUN_SEEDS,
   groupRuns,
   LEARNER_SEED_SHARDS,
   LOOP_SEED_STRIDE,
@@ -57,9 +61,24 @@ describe("planReproduction", () => {
     expect(planReproduction(QUICK_SCHEDULE, "/d").filter((j) => j.command === "train-loop")).toHaveLength(1);
     expect(jobs[3]!.name).toBe(`views 1/${VIEWS_SHARDS}`);
     const dialSeeds = DIAL_SCHEDULE.paper.runSeeds;
-    expect(jobs).toHaveLength(3 + VIEWS_SHARDS + 1 + 1 + 1 + dialSeeds + MATRIX_SHARDS);
+    const swapSeeds = JUDGE_SWAP_RUN_SEEDS.paper;
+    const nullSeeds = JUDGE_SWAP_NULL_RUN_SEEDS.paper;
+    // The dial's jobs, one per further run seed of the judge swap's model, and one per run seed of its stochastic nulls.
+    expect(jobs).toHaveLength(3 + VIEWS_SHARDS + 1 + 1 + 1 + dialSeeds + (swapSeeds - dialSeeds) + nullSeeds + MATRIX_SHARDS);
     const played = runSettings(jobs).flatMap(runIdsOf);
-    const dial = Array.from({ length: dialSeeds }, (_, seed) => buildMatrix([...DIAL_MODELS], [...DIAL_GAMES], ["none", "history", "memory"], seed)).flat();
+    const dial = [
+      ...Array.from({ length: dialSeeds }, (_, seed) => buildMatrix([...DIAL_MODELS], [...DIAL_GAMES], ["none", "history", "memory"], seed)).flat(),
+      ...Array.from({ length: swapSeeds - dialSeeds }, (_, i) => buildMatrix([JUDGE_SWAP_MODEL], [...DIAL_GAMES], ["none", "history", "memory"], dialSeeds + i)).flat(),
+      ...Array.from({ length: nullSeeds }, (_, seed) => buildMatrix([...JUDGE_SWAP_NULLS], [...DIAL_GAMES], ["none", "history", "memory"], seed)).flat(),
+    ];
+    // The judge swap's model is one of the dial's, so its first seeds are the dial's own runs; each job rejudges its own runs.
+    expect(DIAL_MODELS as readonly string[]).toContain(JUDGE_SWAP_MODEL);
+    for (const j of jobs.filter((x) => x.group === "dial")) {
+      const rj = (j.settings as { rejudge?: { models: string[]; judges: string[] } | null }).rejudge!;
+      expect(rj.judges).toEqual(["verifier", "shuffled", "none"]);
+      expect(rj.models.length).toBeGreaterThan(0);
+      for (const m of rj.models) expect((j.settings as { models: string[] }).models).toContain(m);
+    }
     const expected = [
       ...buildMatrix(NOT_LEARNER, GAME_NAMES, ["none", "history", "memory"], 0),
       ...buildMatrix(["builtin:learner"], GAME_NAMES, ["none", "history", "memory"], 0),
@@ -87,8 +106,8 @@ describe("planReproduction", () => {
   it("gives the views only to the views' shards, and the dial its own data directory", () => {
     for (const s of runSettings(jobs)) {
       expect(s.settings.views !== undefined).toBe(s.name.startsWith("views"));
-      // The judge dial has its own schedule, so its own data directory.
-      expect(s.data).toBe(s.name.startsWith("judge dial") ? "/d/dial" : "/d");
+      // The judge dial (and the judge swap's further runs, on its schedule) has its own schedule, so its own data directory.
+      expect(s.data).toBe(s.name.startsWith("judge dial") || s.name.startsWith("judge swap") ? "/d/dial" : "/d");
     }
   });
 
@@ -185,7 +204,8 @@ describe("watchedRuns", () => {
         ...buildMatrix(["builtin:learner"], ["chess", "minesweeper"], ["hybrid"], 0).map((e) => ({ runId: e.runId, totalEpisodes: loop })),
         ...training,
       ]);
-      expect(groupRuns(jobs, "dial").length).toBe(DIAL_SCHEDULE[schedule.name].runSeeds * DIAL_MODELS.length * DIAL_GAMES.length * 3);
+      const extraSwapSeeds = Math.max(0, JUDGE_SWAP_RUN_SEEDS[schedule.name] - DIAL_SCHEDULE[schedule.name].runSeeds);
+      expect(groupRuns(jobs, "dial").length).toBe((DIAL_SCHEDULE[schedule.name].runSeeds * DIAL_MODELS.length + extraSwapSeeds + JUDGE_SWAP_NULL_RUN_SEEDS[schedule.name] * JUDGE_SWAP_NULLS.length) * DIAL_GAMES.length * 3);
     }
   });
 });
