@@ -15,11 +15,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadDataset } from "../src/analysis/dataset.js";
+import { loadDataset } from "../src/analysis/load/dataset.js";
 import { buildReport } from "../src/report/buildReport.js";
 import { writeSyntheticData } from "../src/logs/synthetic.js";
 import { SYNTHETIC_GAMES, SYNTHETIC_MODELS } from "../src/logs/syntheticRuns.js";
-import { writeReport } from "../src/cli/report.js";
+import { writeReport } from "../src/cli/report/report.js";
 import { MB, parseScaledBenchArgs, runChild } from "./scaledBench.js";
 
 

@@ -12,10 +12,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { loadDataset } from "../src/analysis/dataset.js";
+import { loadDataset } from "../src/analysis/load/dataset.js";
 import { buildReport } from "../src/report/buildReport.js";
 import { withExitCode } from "../src/cli/main.js";
-import { runCommand } from "../src/cli/run.js";
+import { runCommand } from "../src/cli/run/run.js";
 
 const { values: v } = parseArgs({
   options: {

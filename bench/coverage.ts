@@ -28,7 +28,7 @@
  *   episodes): balanced accuracy (sum_r q_r E[Phi(d_e - 0.6)] / sum_r q_r + Phi(0.6)) / 2, AUROC
  *   sum_r q_r E[Phi(d_e / sqrt 2)] / sum_r q_r (E over the episode's d, by quadrature). Units =
  *   episodes per run; the bootstrap-t's jackknife is the table's one-sweep one.
- * Every method resamples the same units the tables do (the Design of src/analysis/intervals.ts);
+ * Every method resamples the same units the tables do (the Design of src/analysis/stats/intervals.ts);
  * column `table` is what the tables print (tableIntervalMany asked for the bootstrap-t: percentile
  * below STUDENT_MIN_UNITS, BCa for multi-stage designs, percentile where an interval leaves its range).
  * Each cell's true sampling distribution comes from N_TRUTH extra data sets (points only).
@@ -36,10 +36,10 @@
  */
 import { writeFileSync } from "node:fs";
 import * as ss from "simple-statistics";
-import { curveMetricsSorted, type CurveMetrics } from "../src/analysis/curves.js";
-import { WeightedSpearman, pearsonWeighted } from "../src/analysis/coupling.js";
-import { COVERAGE_TOLERANCE } from "../src/analysis/coverage.js";
-import { percentileInterval } from "../src/analysis/bootstrap.js";
+import { curveMetricsSorted, type CurveMetrics } from "../src/analysis/metrics/curves.js";
+import { WeightedSpearman, pearsonWeighted } from "../src/analysis/metrics/coupling.js";
+import { COVERAGE_TOLERANCE } from "../src/analysis/stats/coverage.js";
+import { percentileInterval } from "../src/analysis/stats/bootstrap.js";
 import {
   ANY_RANGE,
   CORRELATION_RANGE,
@@ -58,10 +58,10 @@ import {
   type IntervalMethod,
   type StatRange,
   type WeightedStatistics,
-} from "../src/analysis/intervals.js";
-import { curveBuffers, curveMetricsUnderWeights, type SeedCurve } from "../src/analysis/seedCurves.js";
-import { WeightedDiscrimination, type UnitSteps } from "../src/analysis/discrimination.js";
-import { normalCdf, type GroupJackknife } from "../src/analysis/intervals.js";
+} from "../src/analysis/stats/intervals.js";
+import { curveBuffers, curveMetricsUnderWeights, type SeedCurve } from "../src/analysis/stats/seedCurves.js";
+import { WeightedDiscrimination, type UnitSteps } from "../src/analysis/stats/discrimination.js";
+import { normalCdf, type GroupJackknife } from "../src/analysis/stats/intervals.js";
 import { Rng } from "../src/util/rng.js";
 import { designCell, designCells, formatDesign, type DesignRow } from "./coverageDesign.js";
 

@@ -1,7 +1,7 @@
 /**
  * bench/coverage's default-design table (`npm run bench:coverage`): coverage of the intervals the
  * tables print for gain_vs_none, gain_vs_y0 and Avg at the reproduction's default design (10
- * evaluation seeds per checkpoint, checkpoints x = 0, 3, ..., 30: src/training/reproducePlan.ts), in
+ * evaluation seeds per checkpoint, checkpoints x = 0, 3, ..., 30: src/cli/reproduce/reproducePlan.ts), in
  * every outcome shape, through the kit's own code (estimateGain of gainTables.ts; Avg's jackknife t of
  * intervals.ts), against KNOWN truth. Also:
  * - `null-indep`: the independent-noise null (no learning; every checkpoint's and pathway's draws
@@ -15,13 +15,13 @@
  * column named. Data sets per cell: COVERAGE_DATASETS (default 800: about +-1.5 points near 95%).
  */
 import * as ss from "simple-statistics";
-import { DEFAULT_LEVEL, percentileInterval, type BootstrapConfig } from "../src/analysis/bootstrap.js";
-import { curveMetricsSorted, type CurveMetrics } from "../src/analysis/curves.js";
-import { concatGain, gainVsNoneData, gainVsY0Data, type GainData } from "../src/analysis/gain.js";
-import { estimateGain, type GainEstimate } from "../src/analysis/gainTables.js";
-import { intervalInRange, jackknifeTInterval, meanTInterval, observedRange, simpleDesign, studentizedHullInterval, unitBootstrapMany } from "../src/analysis/intervals.js";
-import { curveBuffers, curveMetricsUnderWeights, type SeedCurve } from "../src/analysis/seedCurves.js";
-import { DEFAULT_SCHEDULE } from "../src/training/reproducePlan.js";
+import { DEFAULT_LEVEL, percentileInterval, type BootstrapConfig } from "../src/analysis/stats/bootstrap.js";
+import { curveMetricsSorted, type CurveMetrics } from "../src/analysis/metrics/curves.js";
+import { concatGain, gainVsNoneData, gainVsY0Data, type GainData } from "../src/analysis/metrics/gain.js";
+import { estimateGain, type GainEstimate } from "../src/analysis/tables/gainTables.js";
+import { intervalInRange, jackknifeTInterval, meanTInterval, observedRange, simpleDesign, studentizedHullInterval, unitBootstrapMany } from "../src/analysis/stats/intervals.js";
+import { curveBuffers, curveMetricsUnderWeights, type SeedCurve } from "../src/analysis/stats/seedCurves.js";
+import { DEFAULT_SCHEDULE } from "../src/cli/reproduce/reproducePlan.js";
 import { Rng } from "../src/util/rng.js";
 
 const K = DEFAULT_SCHEDULE.evalEpisodes;

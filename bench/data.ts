@@ -23,8 +23,8 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { loadDataset } from "../src/analysis/dataset.js";
-import { exportTables, openLogDatabase } from "../src/analysis/logDatabase.js";
+import { loadDataset } from "../src/analysis/load/dataset.js";
+import { exportTables, openLogDatabase } from "../src/analysis/sql/logDatabase.js";
 import { writeSyntheticData } from "../src/logs/synthetic.js";
 import { SYNTHETIC_GAMES, SYNTHETIC_MODELS } from "../src/logs/syntheticRuns.js";
 

@@ -11,7 +11,7 @@
 import { readRunFile } from "../src/logs/reader.js";
 import { runFile } from "../src/logs/runDir.js";
 import { EpisodeRecord } from "../src/logs/schema.js";
-import { ProgressState } from "../src/runner/progress.js";
+import { ProgressState } from "../src/runner/monitor/progress.js";
 
 function errors(episodes: EpisodeRecord[], withChain: boolean): number[] {
   const start = Math.min(...episodes.map((e) => Date.parse(e.started_at)));

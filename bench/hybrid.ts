@@ -6,12 +6,12 @@
  *
  * The gain is the report's gain_vs_none with `memory` as the control: the mean over checkpoints
  * x >= 3 and paired evaluation seeds of y_hybrid - y_memory, with the report's interval and exact
- * sign-flip p (analysis/gainTables.ts). It prints what it measured; it asserts nothing.
+ * sign-flip p (analysis/tables/gainTables.ts). It prints what it measured; it asserts nothing.
  */
 import { parseArgs } from "node:util";
-import { loadDataset } from "../src/analysis/dataset.js";
-import { rowGainVsNone } from "../src/analysis/gainTables.js";
-import { seedCurve, type SeedCurve } from "../src/analysis/seedCurves.js";
+import { loadDataset } from "../src/analysis/load/dataset.js";
+import { rowGainVsNone } from "../src/analysis/tables/gainTables.js";
+import { seedCurve, type SeedCurve } from "../src/analysis/stats/seedCurves.js";
 
 const { values } = parseArgs({ options: { data: { type: "string" }, against: { type: "string", default: "memory" }, B: { type: "string", default: "2000" }, seed: { type: "string", default: "0" } } });
 if (!values.data) throw new Error("--data DIR[,DIR...] is required");

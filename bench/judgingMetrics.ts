@@ -10,8 +10,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadDataset } from "../src/analysis/dataset.js";
-import { judgingInputs, selfJudgingTable, type JudgingInputs } from "../src/analysis/judgingTables.js";
+import { loadDataset } from "../src/analysis/load/dataset.js";
+import { judgingInputs, selfJudgingTable, type JudgingInputs } from "../src/analysis/tables/judgingTables.js";
 import { writeSyntheticData } from "../src/logs/synthetic.js";
 import { SYNTHETIC_GAMES, SYNTHETIC_MODELS } from "../src/logs/syntheticRuns.js";
 

@@ -30,11 +30,11 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { withExitCode } from "../src/cli/main.js";
-import { runCommand } from "../src/cli/run.js";
+import { runCommand } from "../src/cli/run/run.js";
 import { readRunFile } from "../src/logs/reader.js";
 import { CallRecord, StepRecord } from "../src/logs/schema.js";
-import { rendezvousOrder } from "../src/models/poolRouting.js";
-import { buildMatrix } from "../src/runner/schedule.js";
+import { rendezvousOrder } from "../src/models/pool/poolRouting.js";
+import { buildMatrix } from "../src/runner/loop/schedule.js";
 import { GAME_NAMES } from "../src/games/types.js";
 
 const { values: v } = parseArgs({

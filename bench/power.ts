@@ -11,9 +11,9 @@
  * Per (K, pilot effect): the median MDD against the true MDD (the delta at which the exact test
  * rejects 80%, found by the same simulation on a grid), and the median achieved power over 40 pilots.
  */
-import { mddFromNull, nullDistribution, pilotPair } from "../src/analysis/power.js";
-import type { SeedCurve } from "../src/analysis/seedCurves.js";
-import { signFlipTest } from "../src/analysis/signFlip.js";
+import { mddFromNull, nullDistribution, pilotPair } from "../src/analysis/stats/power.js";
+import type { SeedCurve } from "../src/analysis/stats/seedCurves.js";
+import { signFlipTest } from "../src/analysis/stats/signFlip.js";
 import { Rng } from "../src/util/rng.js";
 
 const quick = process.argv.includes("--quick");

@@ -18,8 +18,8 @@ import { join } from "node:path";
 import { readRunFile } from "../src/logs/reader.js";
 import { runFile, runsDir } from "../src/logs/runDir.js";
 import { EpisodeRecord } from "../src/logs/schema.js";
-import { DEFAULT_SCHEDULE, jobRuns, planReproduction, watchedRuns as plannedWatchedRuns, type ReproduceJob } from "../src/training/reproducePlan.js";
-import { paceEta } from "../src/cli/reproduceProgress.js";
+import { DEFAULT_SCHEDULE, jobRuns, planReproduction, watchedRuns as plannedWatchedRuns, type ReproduceJob } from "../src/cli/reproduce/reproducePlan.js";
+import { paceEta } from "../src/cli/reproduce/reproduceProgress.js";
 
 function flag(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);

@@ -24,9 +24,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { DEFAULT_SCHEDULE, OFFLINE_MODELS } from "../src/training/reproducePlan.js";
+import { DEFAULT_SCHEDULE, OFFLINE_MODELS } from "../src/cli/reproduce/reproducePlan.js";
 import { GAME_NAMES } from "../src/games/types.js";
-import { totalEpisodes } from "../src/runner/schedule.js";
+import { totalEpisodes } from "../src/runner/loop/schedule.js";
 
 function flag(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

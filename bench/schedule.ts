@@ -29,7 +29,7 @@
  * turns it off) and the bench prints, per pathway, the share of prompt tokens it served (from
  * calls.jsonl's tokens_cached) beside the physical limit (1 - new tokens per call / prompt tokens)
  * and a per-run cache's share, both from the same matrix replayed by `run --estimate`'s engine
- * (src/runner/estimate.ts; `--no-limit` skips that replay).
+ * (src/runner/monitor/estimate.ts; `--no-limit` skips that replay).
  *
  * It prints, it never asserts.
  */
@@ -39,15 +39,15 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { withExitCode } from "../src/cli/main.js";
-import { runCommand } from "../src/cli/run.js";
+import { runCommand } from "../src/cli/run/run.js";
 import { startServer } from "../src/builtin/server.js";
 import { readRunFile } from "../src/logs/reader.js";
 import { CallRecord, CurriculumRecord, EpisodeRecord } from "../src/logs/schema.js";
 import { getGame } from "../src/games/registry.js";
-import { resolveGames } from "../src/cli/sharedFlags.js";
-import { DEFAULT_SETTINGS } from "../src/runner/context.js";
-import { estimateMatrix } from "../src/runner/estimate.js";
-import { buildMatrix } from "../src/runner/schedule.js";
+import { resolveGames } from "../src/cli/shared/sharedFlags.js";
+import { DEFAULT_SETTINGS } from "../src/runner/loop/context.js";
+import { estimateMatrix } from "../src/runner/monitor/estimate.js";
+import { buildMatrix } from "../src/runner/loop/schedule.js";
 
 const { values: v } = parseArgs({
   options: {

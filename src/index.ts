@@ -13,66 +13,66 @@
  */
 
 // Loading logs: the compact data set, columns and danfojs frames, the SQL view, whole runs.
-export { loadDataset, loadDialDataset, filterModels, compareRuns } from "./analysis/dataset.js";
-export type { Dataset, RunData, CheckpointData, ExploreSteps, LoadOptions, ExtraViewName } from "./analysis/dataset.js";
-export { loadColumns, runColumns, loadFrames, numberColumn, textColumn, booleanColumn, STEP_COLUMNS, STEP_TEXT_COLUMNS, EPISODE_COLUMNS, CHECKPOINT_COLUMNS, RUN_COLUMNS } from "./analysis/frames.js";
-export type { Columns, StepColumns, EpisodeColumns, CheckpointColumns, RunColumns, FrameColumns, FrameOptions, Frames, ColumnSource } from "./analysis/frames.js";
-export { buildLogDatabase, openLogDatabase, exportTables, exportSchema, LogDatabase } from "./analysis/logDatabase.js";
-export type { LogDatabaseOptions, BuiltDatabase, QueryResult, ExportFormat, ExportResult } from "./analysis/logDatabase.js";
-export { TABLE_NAMES, TABLE_SCHEMAS } from "./analysis/sqlSchema.js";
-export type { SqlColumn, SqlTable, SqlTableName } from "./analysis/sqlSchema.js";
+export { loadDataset, loadDialDataset, filterModels, compareRuns } from "./analysis/load/dataset.js";
+export type { Dataset, RunData, CheckpointData, ExploreSteps, LoadOptions, ExtraViewName } from "./analysis/load/dataset.js";
+export { loadColumns, runColumns, loadFrames, numberColumn, textColumn, booleanColumn, STEP_COLUMNS, STEP_TEXT_COLUMNS, EPISODE_COLUMNS, CHECKPOINT_COLUMNS, RUN_COLUMNS } from "./analysis/load/frames.js";
+export type { Columns, StepColumns, EpisodeColumns, CheckpointColumns, RunColumns, FrameColumns, FrameOptions, Frames, ColumnSource } from "./analysis/load/frames.js";
+export { buildLogDatabase, openLogDatabase, exportTables, exportSchema, LogDatabase } from "./analysis/sql/logDatabase.js";
+export type { LogDatabaseOptions, BuiltDatabase, QueryResult, ExportFormat, ExportResult } from "./analysis/sql/logDatabase.js";
+export { TABLE_NAMES, TABLE_SCHEMAS } from "./analysis/sql/sqlSchema.js";
+export type { SqlColumn, SqlTable, SqlTableName } from "./analysis/sql/sqlSchema.js";
 export { readDeduped, readMergedRun, type DedupedRun, type MergedRun, type MergedEpisode } from "./logs/mergedRun.js";
-export { loadVerifiedInputs } from "./analysis/verifiedData.js";
-export type { VerifiedInputs, VerifiedRunInput } from "./analysis/verifiedData.js";
+export { loadVerifiedInputs } from "./analysis/load/verifiedData.js";
+export type { VerifiedInputs, VerifiedRunInput } from "./analysis/load/verifiedData.js";
 
 // The report: every table and figure as data, as `s3gym report` builds and writes them.
 export { buildReport, reportEntries } from "./report/buildReport.js";
-export { reportDataset, reportParts } from "./analysis/report.js";
-export type { ReportOptions, ReportData } from "./analysis/report.js";
+export { reportDataset, reportParts } from "./analysis/tables/reportParts.js";
+export type { ReportOptions, ReportData } from "./analysis/tables/reportParts.js";
 export { REPORT_ENTRIES, FIGURE_GROUPS, describeEntry } from "./report/entries.js";
 export type { Report, ReportTables, TableName, ReportEntry, TableEntry, FigureEntry, NamedFigure, FigureGroup } from "./report/entries.js";
 export { writeReport, writeTables, reportFigures, saveFigure, markdownOf } from "./report/writeReport.js";
 export type { SavedFigure, WriteReportOptions } from "./report/writeReport.js";
 export { toCsv, toMarkdown, fmt3, fmtEstimate } from "./report/tables.js";
-export type { Cell, Column, ColumnKind, Table } from "./analysis/table.js";
+export type { Cell, Column, ColumnKind, Table } from "./analysis/tables/table.js";
 
 // One table at a time (the builders `buildReport` calls).
-export { analyzeCurves, mainResultsTable, mainResultsWideTable, summaryVsHistoryTable, pathwayDeltaTable, analyzeTraining } from "./analysis/curveTables.js";
-export type { CurveAnalysis, CurveSeries, SeriesPoint, CurveTableOptions, MainResultsRow, MainResultsWideRow, SummaryRow, PathwayDelta, TrainingRow, TrainingSeries, TrainingPoint } from "./analysis/curveTables.js";
-export { judgingInputs, selfJudgingTable, positiveRatesTable, calibrationBins } from "./analysis/judgingTables.js";
-export type { JudgingInputs, JudgedRun, SelfJudgingRow, PositiveRatesRow, CalibrationBin } from "./analysis/judgingTables.js";
-export { couplingTable, runLevelTable, allBlocks } from "./analysis/couplingTables.js";
-export type { CouplingRow, RunLevelRow, BlockRow } from "./analysis/couplingTables.js";
-export { analyzeViews, hasViews } from "./analysis/viewTables.js";
-export type { ViewAnalysis, ViewRow, ViewUpdateRow, ForgettingRow, CostRow, CostRunRow } from "./analysis/viewTables.js";
-export { verifierReliabilityTable, verifiedVsTables, tokensByPathwayTable } from "./analysis/verifiedTables.js";
-export type { ReliabilityRow, TokensRow } from "./analysis/verifiedTables.js";
-export { compareTable, parseSelector, holm, signFlipP, COMPARE_METRICS, CompareError } from "./analysis/compare.js";
-export type { Selector, CompareMetric, CompareRow, CompareOptions } from "./analysis/compare.js";
-export { powerTable, pilotPairs, mddFromNull, DEFAULT_EPISODES } from "./analysis/power.js";
-export type { PowerMetric, PowerOptions, PowerRow } from "./analysis/power.js";
+export { analyzeCurves, mainResultsTable, mainResultsWideTable, summaryVsHistoryTable, pathwayDeltaTable, analyzeTraining } from "./analysis/tables/curveTables.js";
+export type { CurveAnalysis, CurveSeries, SeriesPoint, CurveTableOptions, MainResultsRow, MainResultsWideRow, SummaryRow, PathwayDelta, TrainingRow, TrainingSeries, TrainingPoint } from "./analysis/tables/curveTables.js";
+export { judgingInputs, selfJudgingTable, positiveRatesTable, calibrationBins } from "./analysis/tables/judgingTables.js";
+export type { JudgingInputs, JudgedRun, SelfJudgingRow, PositiveRatesRow, CalibrationBin } from "./analysis/tables/judgingTables.js";
+export { couplingTable, runLevelTable, allBlocks } from "./analysis/tables/couplingTables.js";
+export type { CouplingRow, RunLevelRow, BlockRow } from "./analysis/tables/couplingTables.js";
+export { analyzeViews, hasViews } from "./analysis/tables/viewTables.js";
+export type { ViewAnalysis, ViewRow, ViewUpdateRow, ForgettingRow, CostRow, CostRunRow } from "./analysis/tables/viewTables.js";
+export { verifierReliabilityTable, verifiedVsTables, tokensByPathwayTable } from "./analysis/tables/verifiedTables.js";
+export type { ReliabilityRow, TokensRow } from "./analysis/tables/verifiedTables.js";
+export { compareTable, parseSelector, holm, signFlipP, COMPARE_METRICS, CompareError } from "./analysis/stats/compare.js";
+export type { Selector, CompareMetric, CompareRow, CompareOptions } from "./analysis/stats/compare.js";
+export { powerTable, pilotPairs, mddFromNull, DEFAULT_EPISODES } from "./analysis/stats/power.js";
+export type { PowerMetric, PowerOptions, PowerRow } from "./analysis/stats/power.js";
 
 // The metrics (docs/metrics.md): curves, gains, judging, coupling, views, cost.
-export { curveY0, curveAvg, curveMax, aucPlus, naba, nabaFrom, nabaScale, curveMetrics, curveMetricsSorted, dNaba, summarizeDeltas, trainingMetrics } from "./analysis/curves.js";
-export type { CurvePoint, CurveMetrics, DeltaSummary, TrainingMetrics } from "./analysis/curves.js";
-export { gainVsY0, gainVsNone } from "./analysis/gain.js";
-export { judgingStats, judgeSteps, positiveRates, rewardRange } from "./analysis/judging.js";
-export type { JudgedStep, JudgingCounts, JudgingStats, RewardRange } from "./analysis/judging.js";
-export { pearson, spearman, pearsonWeighted, tertileGap, runBlocks, couplingStats, WeightedSpearman } from "./analysis/coupling.js";
-export type { CouplingStats } from "./analysis/coupling.js";
-export { transferGain, updateGains, disagreement, forgetting } from "./analysis/viewMetrics.js";
-export { accumulateCall, costPerCheckpoint, gainPerMillionTokens } from "./analysis/cost.js";
-export { runCurve, gameRewardRanges, requiredGames, episodeCounts } from "./analysis/runs.js";
-export { seedCurve, seedStream, curveStatistic } from "./analysis/seedCurves.js";
+export { curveY0, curveAvg, curveMax, aucPlus, naba, nabaFrom, nabaScale, curveMetrics, curveMetricsSorted, dNaba, summarizeDeltas, trainingMetrics } from "./analysis/metrics/curves.js";
+export type { CurvePoint, CurveMetrics, DeltaSummary, TrainingMetrics } from "./analysis/metrics/curves.js";
+export { gainVsY0, gainVsNone } from "./analysis/metrics/gain.js";
+export { judgingStats, judgeSteps, positiveRates, rewardRange } from "./analysis/metrics/judging.js";
+export type { JudgedStep, JudgingCounts, JudgingStats, RewardRange } from "./analysis/metrics/judging.js";
+export { pearson, spearman, pearsonWeighted, tertileGap, runBlocks, couplingStats, WeightedSpearman } from "./analysis/metrics/coupling.js";
+export type { CouplingStats } from "./analysis/metrics/coupling.js";
+export { transferGain, updateGains, disagreement, forgetting } from "./analysis/metrics/viewMetrics.js";
+export { accumulateCall, costPerCheckpoint, gainPerMillionTokens } from "./analysis/metrics/cost.js";
+export { runCurve, gameRewardRanges, requiredGames, episodeCounts } from "./analysis/load/runs.js";
+export { seedCurve, seedStream, curveStatistic } from "./analysis/stats/seedCurves.js";
 
 // Intervals: the bootstrap, the designs and their coverage rules.
-export { bootstrapRng, bootstrapEstimate, bootstrapReplicates, percentileInterval, estimate, methodsNamed, DEFAULT_B, DEFAULT_METHODS } from "./analysis/bootstrap.js";
-export type { BootstrapConfig, Interval, Estimate, IntervalMethod } from "./analysis/bootstrap.js";
-export { tableInterval, tableIntervalMany, unitBootstrap, unitBootstrapMany, simpleDesign, clusterDesign, withinDesign, twoStageDesign, threeStageDesign } from "./analysis/intervals.js";
-export type { Design, TableInterval, UnitBootstrap } from "./analysis/intervals.js";
-export { minSupportedUnits, flagEstimate, smallNNote, MEASURED_COVERAGE } from "./analysis/coverage.js";
-export { signFlipTest } from "./analysis/signFlip.js";
-export type { SignFlipResult } from "./analysis/signFlip.js";
+export { bootstrapRng, bootstrapEstimate, bootstrapReplicates, percentileInterval, estimate, methodsNamed, DEFAULT_B, DEFAULT_METHODS } from "./analysis/stats/bootstrap.js";
+export type { BootstrapConfig, Interval, Estimate, IntervalMethod } from "./analysis/stats/bootstrap.js";
+export { tableInterval, tableIntervalMany, unitBootstrap, unitBootstrapMany, simpleDesign, clusterDesign, withinDesign, twoStageDesign, threeStageDesign } from "./analysis/stats/intervals.js";
+export type { Design, TableInterval, UnitBootstrap } from "./analysis/stats/intervals.js";
+export { minSupportedUnits, flagEstimate, smallNNote, MEASURED_COVERAGE } from "./analysis/stats/coverage.js";
+export { signFlipTest } from "./analysis/stats/signFlip.js";
+export type { SignFlipResult } from "./analysis/stats/signFlip.js";
 
 // Notebooks: settings from the environment, display, figures, exports.
 export { notebookSettings } from "./report/notebooks/settings.js";

@@ -20,7 +20,7 @@ import { loadCheckpoint } from "./learner/checkpoint.js";
 import { answerLearner } from "./learner/learner.js";
 import { parseLearnerName } from "../models/modelSpec.js";
 import { countTokens, MESSAGE_OVERHEAD_TOKENS } from "../models/tokens.js";
-import { PrefixCache, type PromptPiece } from "../models/prefixCache.js";
+import { PrefixCache, type PromptPiece } from "../models/cache/prefixCache.js";
 import type { ChatMessage } from "../models/types.js";
 
 export const FAULT_KINDS = ["429", "500", "timeout", "garbage", "empty"] as const;
@@ -67,7 +67,7 @@ export interface ServerOptions {
   log?: (line: string) => void;
   /**
    * `--prefix-cache [--cache-tokens N]`: simulate an automatic prefix cache of this many tokens
-   * (models/prefixCache.ts) and report its hits as `usage.prompt_tokens_details.cached_tokens`.
+   * (models/cache/prefixCache.ts) and report its hits as `usage.prompt_tokens_details.cached_tokens`.
    * Absent: no cache, `cached_tokens` is 0.
    */
   prefixCacheTokens?: number;
@@ -186,7 +186,7 @@ export class UsageCounter {
   }
 
   /**
-   * The prompt as prefix-cache pieces (models/prefixCache.ts): the priming tokens, then per message
+   * The prompt as prefix-cache pieces (models/cache/prefixCache.ts): the priming tokens, then per message
    * its role overhead and its content's counting segments, each with its (cached) count. The pieces'
    * tokens add up to exactly `messages(messages)`.
    */

@@ -3,32 +3,32 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { terminalSafe } from "../models/secrets.js";
-import { exitCodeOf, HelpRequested } from "./args.js";
+import { exitCodeOf, HelpRequested } from "./shared/args.js";
 
 /** A command throws HelpRequested and ConfigErrors (UsageError included): `withExitCode` maps them to output and an exit code. */
 type Command = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { about: string; load: () => Promise<Command> }> = {
-  games: { about: "list the games, their configs and parameters", load: async () => (await import("./games.js")).gamesCommand },
-  "build-sft": { about: "build a fine-tuning set from self-judged exploration steps (BuildSFT)", load: async () => (await import("./buildSft.js")).buildSftCommand },
-  "train-loop": { about: "explore -> build-sft -> your trainer -> evaluate, round after round, resumable", load: async () => (await import("./trainLoop.js")).trainLoopCommand },
-  finetune: { about: "upload an SFT file to a fine-tuning API and poll the job to the end", load: async () => (await import("./finetune.js")).finetuneCommand },
-  report: { about: "rebuild every paper table and figure from step logs", load: async () => (await import("./report.js")).reportCommand },
-  figure: { about: "one figure for a paper: models compared on shared axes, or an edited .vl.json re-rendered", load: async () => (await import("./figure.js")).figureCommand },
-  sql: { about: "query the logs as tables (runs, episodes, steps, checkpoints, calls, ...) with SQL, read-only", load: async () => (await import("./sql.js")).sqlCommand },
-  export: { about: "write the logs' tables as Parquet (zstd) or CSV with a schema.json, for pandas and polars", load: async () => (await import("./export.js")).exportCommand },
-  compare: { about: "paired comparison on shared evaluation seeds: difference, interval, permutation p, Holm", load: async () => (await import("./compare.js")).compareCommand },
-  power: { about: "minimum detectable difference per game and metric for N evaluation episodes, from a pilot", load: async () => (await import("./power.js")).powerCommand },
-  notebooks: { about: "execute the notebooks headless (Node alone, or Jupyter) and compare their files", load: async () => (await import("./notebooks.js")).notebooksCommand },
-  reproduce: { about: "the offline matrix, training curves, every table and figure, every notebook headless", load: async () => (await import("./reproduce.js")).reproduceCommand },
-  run: { about: "play the S3Gym protocol over models x games x pathways, resumable", load: async () => (await import("./run.js")).runCommand },
-  rejudge: { about: "a recorded run's exploration judged by another judge (verifier, shuffled, none, a model): evaluation only", load: async () => (await import("./rejudge.js")).rejudgeCommand },
-  probe: { about: "memory probes: a recorded run's evaluation with its memory emptied, another seed's, or another model's", load: async () => (await import("./probe.js")).probeCommand },
-  status: { about: "each planned run's state per shard, and the commands that resume what is missing", load: async () => (await import("./status.js")).statusCommand },
-  cluster: { about: "a Slurm array job or a Kubernetes indexed Job of shards, then the report (job files)", load: async () => (await import("./cluster.js")).clusterCommand },
-  serve: { about: "an OpenAI-compatible server answering with the built-in policies (test double)", load: async () => (await import("./serve.js")).serveCommand },
-  view: { about: "browse runs, episodes and steps in a browser (a static site from the step logs)", load: async () => (await import("./view.js")).viewCommand },
-  play: { about: "play one episode (built-in policy, actions file, or you at the terminal)", load: async () => (await import("./play.js")).playCommand },
+  games: { about: "list the games, their configs and parameters", load: async () => (await import("./games/games.js")).gamesCommand },
+  "build-sft": { about: "build a fine-tuning set from self-judged exploration steps (BuildSFT)", load: async () => (await import("./build-sft/buildSft.js")).buildSftCommand },
+  "train-loop": { about: "explore -> build-sft -> your trainer -> evaluate, round after round, resumable", load: async () => (await import("./train-loop/trainLoop.js")).trainLoopCommand },
+  finetune: { about: "upload an SFT file to a fine-tuning API and poll the job to the end", load: async () => (await import("./finetune/finetune.js")).finetuneCommand },
+  report: { about: "rebuild every paper table and figure from step logs", load: async () => (await import("./report/report.js")).reportCommand },
+  figure: { about: "one figure for a paper: models compared on shared axes, or an edited .vl.json re-rendered", load: async () => (await import("./figure/figure.js")).figureCommand },
+  sql: { about: "query the logs as tables (runs, episodes, steps, checkpoints, calls, ...) with SQL, read-only", load: async () => (await import("./sql/sql.js")).sqlCommand },
+  export: { about: "write the logs' tables as Parquet (zstd) or CSV with a schema.json, for pandas and polars", load: async () => (await import("./export/export.js")).exportCommand },
+  compare: { about: "paired comparison on shared evaluation seeds: difference, interval, permutation p, Holm", load: async () => (await import("./compare/compare.js")).compareCommand },
+  power: { about: "minimum detectable difference per game and metric for N evaluation episodes, from a pilot", load: async () => (await import("./power/power.js")).powerCommand },
+  notebooks: { about: "execute the notebooks headless (Node alone, or Jupyter) and compare their files", load: async () => (await import("./notebooks/notebooks.js")).notebooksCommand },
+  reproduce: { about: "the offline matrix, training curves, every table and figure, every notebook headless", load: async () => (await import("./reproduce/reproduce.js")).reproduceCommand },
+  run: { about: "play the S3Gym protocol over models x games x pathways, resumable", load: async () => (await import("./run/run.js")).runCommand },
+  rejudge: { about: "a recorded run's exploration judged by another judge (verifier, shuffled, none, a model): evaluation only", load: async () => (await import("./rejudge/rejudge.js")).rejudgeCommand },
+  probe: { about: "memory probes: a recorded run's evaluation with its memory emptied, another seed's, or another model's", load: async () => (await import("./probe/probe.js")).probeCommand },
+  status: { about: "each planned run's state per shard, and the commands that resume what is missing", load: async () => (await import("./status/status.js")).statusCommand },
+  cluster: { about: "a Slurm array job or a Kubernetes indexed Job of shards, then the report (job files)", load: async () => (await import("./cluster/cluster.js")).clusterCommand },
+  serve: { about: "an OpenAI-compatible server answering with the built-in policies (test double)", load: async () => (await import("./serve/serve.js")).serveCommand },
+  view: { about: "browse runs, episodes and steps in a browser (a static site from the step logs)", load: async () => (await import("./view/view.js")).viewCommand },
+  play: { about: "play one episode (built-in policy, actions file, or you at the terminal)", load: async () => (await import("./play/play.js")).playCommand },
   init: { about: "scaffold a study folder: s3gym.yaml, its JSON Schema, a notebook, .gitignore, README", load: async () => (await import("./study/init.js")).initCommand },
   study: { about: "check a study file and print what it resolves to; --schema prints its JSON Schema", load: async () => (await import("./study/studyCommand.js")).studyCommand },
 };

@@ -4,7 +4,7 @@
  * needs the text, so it reads ONE run at a time: memory is bounded by the largest run, never by the
  * data set.
  *
- * Merge rules are the analysis loader's (src/analysis/dataset.ts), so the viewer shows the records the
+ * Merge rules are the analysis loader's (src/analysis/load/dataset.ts), so the viewer shows the records the
  * report counted: the last record of a key wins, an `ok` checkpoint or episode is never replaced by
  * a `failed` one, and an episode's steps come from the directory of its winning record (another copy
  * may hold an interrupted attempt). Steps with no episode record (an episode cut by a crash) are kept

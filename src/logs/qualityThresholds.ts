@@ -1,7 +1,7 @@
 /**
  * Every threshold of run quality in one place (endpoints.md, "Run quality"; docs/endpoints.md).
  * The run loop stops a run with them (replyMonitor.ts, runQuality.ts) and the report leaves a run
- * out of the paper tables with the same numbers (analysis/runQuality.ts), so a run and its report
+ * out of the paper tables with the same numbers (analysis/tables/runQuality.ts), so a run and its report
  * never disagree about what is clean. Here, in the lowest layer both read, and nowhere else.
  */
 

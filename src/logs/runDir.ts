@@ -8,7 +8,7 @@
  *   <data>/dial/                              a data directory of its own: the judge dial's runs
  *                                             (reproduce; their own schedule, so never in <data>/runs)
  *   <data>/shard-<i>-of-<n>/                  a data directory of its own per shard (`--shard i/n|auto`),
- *                                             with plan.json (runner/shardPlan.ts); docs/scale.md
+ *                                             with plan.json (runner/shards/shardPlan.ts); docs/scale.md
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";

@@ -183,8 +183,8 @@ export const EpisodeRecord = z
     end_observation: z.string().optional(),
     /**
      * Optional: 16 hex digits of SHA-256 over the run's compared protocol settings (the `compared`
-     * rows of src/runner/protocolSettings.ts; a field at its row's `absent` value left out), so the
-     * protocol can be checked from the logs when manifest.json is gone (src/runner/protocolFingerprint.ts).
+     * rows of src/runner/settings/protocolSettings.ts; a field at its row's `absent` value left out), so the
+     * protocol can be checked from the logs when manifest.json is gone (src/runner/settings/protocolFingerprint.ts).
      * Absent in logs of older kits and other tools.
      */
     protocol_fingerprint: z.string().optional(),
@@ -449,7 +449,7 @@ export type CallRecord = z.infer<typeof CallRecord>;
 /**
  * The protocol numbers as recorded (`config.protocol`, and the train-loop state), snake_case; with
  * the game configs they decide what the episodes are, so a resume under other numbers is refused.
- * Nested config objects drop keys they do not declare when read (the manifest itself keeps extras). `src/runner/protocolRecord.ts` is the one two-way
+ * Nested config objects drop keys they do not declare when read (the manifest itself keeps extras). `src/runner/settings/protocolRecord.ts` is the one two-way
  * mapping between these and the runner's ProtocolSettings.
  */
 export const SettingsRecord = z.object({

@@ -23,7 +23,7 @@ export function callSeed(identity: CallIdentity): number {
 
 /** What an evaluation step's seed depends on (and nothing else: no checkpoint, no pathway). */
 export interface EvalCallKey {
-  /** The model's identity (runner/runId.ts modelIdentity: a content-addressed checkpoint without its folder). */
+  /** The model's identity (runner/settings/runId.ts modelIdentity: a content-addressed checkpoint without its folder). */
   model: string;
   game: string;
   runSeed: number;

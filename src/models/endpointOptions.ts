@@ -6,7 +6,7 @@
  * (CONTEXT_DEFAULTS, RETRY_DEFAULTS), never spelled again.
  */
 import { MAX_TIMER_MS } from "./deadline.js";
-import { CONTEXT_DEFAULTS, type ModelContext } from "./createModel.js";
+import { CONTEXT_DEFAULTS, type ModelContext } from "./assembleModel.js";
 import { DROPPABLE_PARAMS, loadModelsFile, MAX_TOKENS_PARAMS, type DroppableParam, type ModelsFileEntry } from "./modelsFile.js";
 import { RETRY_DEFAULTS } from "./retry.js";
 import { looksLikeKey, registerSecret } from "./secrets.js";

@@ -18,7 +18,7 @@ const RESERVED = RESERVED_BODY_FIELDS;
 
 /**
  * Every number has both bounds: the same ranges as the flags (FLAG_RANGES in
- * cli/sharedFlags.ts) for concurrency, a request seed that every OpenAI-compatible server takes
+ * cli/shared/sharedFlags.ts) for concurrency, a request seed that every OpenAI-compatible server takes
  * (0..2^32-1), and prices below $1M per million tokens (a misplaced decimal point, not a price).
  */
 export const Sampling = z.strictObject({

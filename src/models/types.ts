@@ -21,7 +21,7 @@ export interface CallIdentity {
   /** Sample index for repeated sampling of the same prompt (0 normally). */
   sample: number;
   /**
-   * An eval call of an evaluation view other than the protocol's (`id`, `replay`: runner/views.ts).
+   * An eval call of an evaluation view other than the protocol's (`id`, `replay`: runner/loop/views.ts).
    * Absent for `eval` and every other call, so their seeds and cache keys are what they always were,
    * while view episode i of checkpoint x never shares a key with eval episode i of checkpoint x.
    */

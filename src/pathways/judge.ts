@@ -131,7 +131,7 @@ export interface JudgedFields {
 /**
  * The judged fields of one episode's steps (in the order given, which must be step order) under a
  * judge that needs no model; `self` gives none (the steps stay as they are, byte for byte).
- * External judges' scores come from their calls (runner/judgeCalls.ts) and are passed as `scores`;
+ * External judges' scores come from their calls (runner/loop/judgeCalls.ts) and are passed as `scores`;
  * `shuffled`'s sources (this episode's part of `runShuffle`) as `shuffled`.
  */
 export function judgedFields(judge: Judge, steps: readonly Pick<StepRecord, "self_score" | "reward" | "step">[], o: { scores?: readonly (number | null)[]; shuffled?: readonly ShuffleSource[] }): JudgedFields[] | null {

@@ -1,7 +1,7 @@
 /**
  * The `training` pathway (protocol.md, "Training runs"): no experience at all. Its runs are not played
  * by the protocol loop: `s3gym run --pathways training` evaluates a list of model checkpoints
- * (checkpoint = epoch, runner/evalList.ts), and train-loop's rounds explore with the current checkpoint
+ * (checkpoint = epoch, runner/loop/evalList.ts), and train-loop's rounds explore with the current checkpoint
  * (training/explore.ts). Nothing is consolidated, so its exploration episodes are independent and
  * planned as one batch played concurrently: episode x plays exploration seed x on `explore`.
  */

@@ -146,9 +146,9 @@ export interface PathwayDefinition<S> {
    */
   readonly judged: boolean;
   /**
-   * Whether the protocol loop plays it (explore, consolidate, checkpoints: runner/runLoop.ts), so its
+   * Whether the protocol loop plays it (explore, consolidate, checkpoints: runner/loop/runLoop.ts), so its
    * runs share the data directory's protocol (dataDirProtocol.ts) and `s3gym run` plays them in its
-   * matrix. `training` is not: its runs are a checkpoint list's evaluations (runner/evalList.ts) and
+   * matrix. `training` is not: its runs are a checkpoint list's evaluations (runner/loop/evalList.ts) and
    * train-loop's exploration rounds (training/explore.ts).
    */
   readonly protocolLoop: boolean;
@@ -173,7 +173,7 @@ export interface PathwayDefinition<S> {
    */
   readonly files: readonly RunFileKind[];
   /**
-   * Resume (runner/resume.ts): the records of its files to keep, given which exploration episodes are
+   * Resume (runner/resume/resume.ts): the records of its files to keep, given which exploration episodes are
    * done: a clean prefix, nothing decided on experience that is gone (it is decided again). Returns
    * the kept records themselves (the same objects, in file order); a file left out loses every line.
    * Required when `files` is not empty.

@@ -1,13 +1,13 @@
 /**
  * One call that computes every table and every figure's data from a loaded data set: the report
- * entries (entries.ts) on top of the shared analyses (analysis/report.ts). The CLI's `report` renders
+ * entries (entries.ts) on top of the shared analyses (analysis/tables/reportParts.ts). The CLI's `report` renders
  * its output; a notebook can call it (or any single builder) and render the same rows, so the numbers
  * have exactly one implementation.
  */
-import type { Dataset } from "../analysis/dataset.js";
-import { defineLazy, reportParts, type ReportData, type ReportOptions } from "../analysis/report.js";
-import type { Table } from "../analysis/table.js";
-import { withAdjustedP } from "../analysis/multiplicity.js";
+import type { Dataset } from "../analysis/load/dataset.js";
+import { defineLazy, reportParts, type ReportData, type ReportOptions } from "../analysis/tables/reportParts.js";
+import type { Table } from "../analysis/tables/table.js";
+import { withAdjustedP } from "../analysis/stats/multiplicity.js";
 import type { ProvenanceRecord } from "../logs/schema.js";
 import { REPORT_ENTRIES, type Report, type ReportEntry, type ReportTables, type TableEntry } from "./entries.js";
 

@@ -14,16 +14,16 @@
  * vega-lite specs, the renderer is loaded lazily.
  */
 import type { TopLevelSpec } from "vega-lite";
-import type { EntryGroup, ReportData, ReportParts } from "../analysis/report.js";
-import type { Table } from "../analysis/table.js";
-import { couplingTable, runLevelTable } from "../analysis/couplingTables.js";
-import { mainResultsWideTable, summaryVsHistoryTable } from "../analysis/curveTables.js";
-import { doseCorrelationTable, doseResponseTable } from "../analysis/doseResponse.js";
-import { judgeSwapTable } from "../analysis/judgeSwapTables.js";
+import type { EntryGroup, ReportData, ReportParts } from "../analysis/tables/reportParts.js";
+import type { Table } from "../analysis/tables/table.js";
+import { couplingTable, runLevelTable } from "../analysis/tables/couplingTables.js";
+import { mainResultsWideTable, summaryVsHistoryTable } from "../analysis/tables/curveTables.js";
+import { doseCorrelationTable, doseResponseTable } from "../analysis/tables/doseResponse.js";
+import { judgeSwapTable } from "../analysis/tables/judgeSwapTables.js";
 import { memoryProbesTable } from "../analysis/probe/memoryProbes.js";
-import { positiveRatesTable, selfJudgingTable } from "../analysis/judgingTables.js";
-import { runQualityTable } from "../analysis/runQuality.js";
-import { trainingEpochsTable, trainingTable } from "../analysis/trainingSeeds.js";
+import { positiveRatesTable, selfJudgingTable } from "../analysis/tables/judgingTables.js";
+import { runQualityTable } from "../analysis/tables/runQuality.js";
+import { trainingEpochsTable, trainingTable } from "../analysis/tables/trainingSeeds.js";
 import { fnv1a32 } from "../util/rng.js";
 import { calibrationSpec, curvesSpec, trainingSpec } from "./figures/specs.js";
 import { couplingFacetSpec, doseResponseSpec } from "./figures/doseSpecs.js";

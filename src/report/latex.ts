@@ -1,5 +1,5 @@
 /**
- * The table renderer for LaTeX: a table (data, `src/analysis/table.ts`) to a booktabs `table` float
+ * The table renderer for LaTeX: a table (data, `src/analysis/tables/table.ts`) to a booktabs `table` float
  * that a paper `\input`s, built from the same rows, columns, cell labels and notes as the Markdown and
  * CSV (writeReport.ts), so every report table, a new one included, gets its `.tex`.
  *
@@ -14,8 +14,8 @@
  * - Needs `\usepackage{booktabs}` and `\usepackage{graphicx}` (a wide table is scaled to the line
  *   width with `\resizebox`).
  */
-import type { Estimate } from "../analysis/bootstrap.js";
-import type { Column, Table } from "../analysis/table.js";
+import type { Estimate } from "../analysis/stats/bootstrap.js";
+import type { Column, Table } from "../analysis/tables/table.js";
 import { displayCell, fmt3, shownInterval } from "./tables.js";
 
 /** How an estimate's interval is printed: in the estimate's cell, or in a column of its own. */

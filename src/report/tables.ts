@@ -1,13 +1,13 @@
 /**
- * The table renderers: a table (data, `src/analysis/table.ts`) to CSV and Markdown text.
+ * The table renderers: a table (data, `src/analysis/tables/table.ts`) to CSV and Markdown text.
  *
  * Formatting rules (metrics.md, "Formatting"): Markdown numbers with 3 decimals, an estimate as
  * `0.547 [0.412, 0.690]`; CSV numbers at full precision (a CSV is for analysis: rounding there loses
  * data a reader cannot get back); a missing value is an empty cell, never 0; the bootstrap method, B
  * and seed are printed under every Markdown table (they are the first note).
  */
-import type { Estimate } from "../analysis/bootstrap.js";
-import type { Column, ColumnKind, Table } from "../analysis/table.js";
+import type { Estimate } from "../analysis/stats/bootstrap.js";
+import type { Column, ColumnKind, Table } from "../analysis/tables/table.js";
 import { csvQuote, csvTextField } from "../util/escape/csv.js";
 import { markdownCell, markdownText } from "../util/escape/markdown.js";
 

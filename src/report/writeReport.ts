@@ -18,14 +18,14 @@ import { z } from "zod";
 import { replaceFileSet, type FileSetFaults } from "../util/fileSet.js";
 import { writeFileAtomic } from "../util/atomicWrite.js";
 import { specCaption } from "./figures/specs.js";
-import type { MainResultsRow } from "../analysis/curveTables.js";
+import type { MainResultsRow } from "../analysis/tables/curveTables.js";
 import { reportEntries, reportRunProvenance } from "./buildReport.js";
-import { kitProvenance } from "../runner/provenance.js";
+import { kitProvenance } from "../runner/settings/provenance.js";
 import { perGameFigureNames, type FigureEntry, type FigureGroup, type NamedFigure, type Report, type TableName } from "./entries.js";
-import { INSTRUMENT_MARK, isInstrument } from "../analysis/instruments.js";
-import { describeNullCheck, nullCheck } from "../analysis/gainTables.js";
-import { estimandNote, estimandOf } from "../analysis/estimand.js";
-import type { Table } from "../analysis/table.js";
+import { INSTRUMENT_MARK, isInstrument } from "../analysis/tables/instruments.js";
+import { describeNullCheck, nullCheck } from "../analysis/tables/gainTables.js";
+import { estimandNote, estimandOf } from "../analysis/stats/estimand.js";
+import type { Table } from "../analysis/tables/table.js";
 import { toCsv, toMarkdown } from "./tables.js";
 import { paperTable4, toLatex, type IntervalLayout } from "./latex.js";
 import { captionMarkdown, captionTex } from "./figures/captions.js";
@@ -33,7 +33,7 @@ import { DEFAULT_FIGURE_OPTIONS, type FigureOptions } from "./figures/printLayou
 
 /**
  * How a table's cells are decorated in Markdown (and the notebooks' HTML and text): in every table an
- * instrument's model name gets ‡ (analysis/instruments.ts), and the main tables (long and wide) mark
+ * instrument's model name gets ‡ (analysis/tables/instruments.ts), and the main tables (long and wide) mark
  * incomplete models with a dagger. The CSV keeps the plain name.
  */
 export function cellLabel(name: string): (row: object, key: string, text: string) => string {

@@ -3,7 +3,7 @@
  * models of `src/builtin/` at its core. It sits above both layers so neither imports the other.
  */
 import { makeBuiltinModel } from "../builtin/builtinModel.js";
-import { assembleModel, validateModelSpecs, type ModelContext } from "../models/createModel.js";
+import { assembleModel, validateModelSpecs, type ModelContext } from "../models/assembleModel.js";
 import type { Model } from "../models/types.js";
 
 /** Validates `spec` against the context (throws naming the field at fault) and builds its stack. */

@@ -28,7 +28,7 @@ import { join, resolve } from "node:path";
 import { getGame, isGameName } from "../games/registry.js";
 import type { StepRecord } from "../logs/schema.js";
 import type { ChatMessage, Model } from "../models/types.js";
-import { loadRunLogs, rebuildStepMessages, type RunLogData } from "../runner/replay.js";
+import { loadRunLogs, rebuildStepMessages, type RunLogData } from "../runner/resume/replay.js";
 import { CORRECTION_FAILURES, correctStep, type CorrectionFailure, type CorrectionOutcome } from "./correction.js";
 import { toSftExample, type SftFormat } from "./sftFormat.js";
 import { isRunDir, manifestPath, runsDir } from "../logs/runDir.js";

@@ -6,7 +6,7 @@
  * the learner believed was a capture with a known vector). Bad judging poisons the set, and so the
  * prior: that is the pathway under study.
  */
-import { modelIdentity } from "../runner/runId.js";
+import { modelIdentity } from "../runner/settings/runId.js";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parseResponse } from "../agent/parseResponse.js";

@@ -3,18 +3,18 @@
  * checkpoint, explore config, exploration seeds of the run seed, and NO experience (protocol.md: the
  * experience block is empty for `training`). Nothing is consolidated and no checkpoint is evaluated,
  * so the episodes are independent: the training pathway plans them as one batch, which the run's
- * exploration loop (runner/exploreLoop.ts) plays concurrently (the model layer's limiter bounds the calls).
+ * exploration loop (runner/loop/exploreLoop.ts) plays concurrently (the model layer's limiter bounds the calls).
  * The logs are an ordinary run directory (pathway `training`, phase `explore`, checkpoint null), which
  * BuildSFT reads like any other run; the run resumes like any other (done episodes are skipped).
  */
 import type { Game } from "../games/types.js";
 import type { OnCall } from "../models/callLog.js";
 import type { Model } from "../models/types.js";
-import type { ProtocolSettings, RunEvents } from "../runner/context.js";
-import { createExperience } from "../runner/experience.js";
-import { exploreLoop } from "../runner/exploreLoop.js";
-import { runId } from "../runner/runId.js";
-import { CallRouter, executeRun, preflightRun, type RunOutcome } from "../runner/runLoop.js";
+import type { ProtocolSettings, RunEvents } from "../runner/loop/context.js";
+import { createExperience } from "../runner/loop/experience.js";
+import { exploreLoop } from "../runner/loop/exploreLoop.js";
+import { runId } from "../runner/settings/runId.js";
+import { CallRouter, executeRun, preflightRun, type RunOutcome } from "../runner/loop/runLoop.js";
 import { TRAINING_PATHWAY } from "../pathways/registry.js";
 
 export interface ExplorationOptions {

@@ -1,12 +1,12 @@
 /**
  * What `s3gym train-loop` runs, as data (the typed settings its flags build, and what a job file
- * holds: `--job FILE`, src/cli/jobFile.ts), and the job file itself, for either command. The run side
- * is src/runner/jobSettings.ts; this half is in training/ because BuildSFT's choices (LOW_SCORE_MODES,
+ * holds: `--job FILE`, src/cli/run/jobFile.ts), and the job file itself, for either command. The run side
+ * is src/runner/settings/jobSettings.ts; this half is in training/ because BuildSFT's choices (LOW_SCORE_MODES,
  * SFT_FORMATS) are defined here. Pure: types, zod schemas and the file's text; no I/O.
  */
 import { z } from "zod";
-import { GamesSchema, RunJobSettingsSchema, SettingsSchema, type RunJobSettings } from "../runner/jobSettings.js";
-import type { ProtocolSettings } from "../runner/protocolSettings.js";
+import { GamesSchema, RunJobSettingsSchema, SettingsSchema, type RunJobSettings } from "../runner/settings/jobSettings.js";
+import type { ProtocolSettings } from "../runner/settings/protocolSettings.js";
 import { LOW_SCORE_MODES, type LowScoreMode } from "./buildSft.js";
 import { SFT_FORMATS, type SftFormat } from "./sftFormat.js";
 

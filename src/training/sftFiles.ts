@@ -12,7 +12,7 @@ import { existsSync, unlinkSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import type { CallRecord } from "../logs/schema.js";
 import { AtomicLineFile, removeDeadWritersTemps, writeFileAtomic } from "../util/atomicWrite.js";
-import { getKitVersion } from "../runner/manifest.js";
+import { getKitVersion } from "../runner/settings/manifest.js";
 import { buildSft, type BuildSftOptions, type BuildSftResult } from "./buildSft.js";
 
 export interface SftPaths {

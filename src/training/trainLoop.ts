@@ -21,7 +21,7 @@
  *
  * Exploration seeds: round r explores with run seed (run seed + r - 1), so every round plays fresh
  * boards (round 1 plays the same exploration seeds as the protocol runs of the run seed). Evaluation
- * seeds are odd and exploration seeds even for every run seed (src/runner/seeds.ts), so no round ever
+ * seeds are odd and exploration seeds even for every run seed (src/runner/loop/seeds.ts), so no round ever
  * explores an evaluation board.
  *
  * Resume: rerun the same command. Finished steps of a round (exploration, SFT set, trainer) are
@@ -41,12 +41,12 @@ import { writeFileAtomic } from "../util/atomicWrite.js";
 import { toCallRecord, type OnCall } from "../models/callLog.js";
 import { canonicalJson } from "../util/canonicalJson.js";
 import type { Model } from "../models/types.js";
-import type { ProtocolSettings, RunEvents } from "../runner/context.js";
-import { runCheckpointList } from "../runner/evalList.js";
+import type { ProtocolSettings, RunEvents } from "../runner/loop/context.js";
+import { runCheckpointList } from "../runner/loop/evalList.js";
 import { readRunFile } from "../logs/reader.js";
-import { acquireRunLock } from "../runner/runLock.js";
-import { settingsRecord } from "../runner/protocolRecord.js";
-import { runId } from "../runner/runId.js";
+import { acquireRunLock } from "../runner/resume/runLock.js";
+import { settingsRecord } from "../runner/settings/protocolRecord.js";
+import { runId } from "../runner/settings/runId.js";
 import { runDir, runFile } from "../logs/runDir.js";
 import type { LowScoreMode } from "./buildSft.js";
 import { checkCheckpointModels } from "./checkpoints.js";

@@ -8,7 +8,7 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-/** A bad flag or option value: a ConfigError (exit 2), named for the CLI (re-exported by src/cli/args.ts). */
+/** A bad flag or option value: a ConfigError (exit 2), named for the CLI (re-exported by src/cli/shared/args.ts). */
 export class UsageError extends ConfigError {
   override name = "UsageError";
 }

@@ -3,7 +3,7 @@
  * help. Every command's parser spec, usage tokens, values and defaults, and the zod schemas of a job
  * file and of a study file derive from the rows; a module owns the rows of the behaviour it sets
  * (endpoint rows in models/, a pathway's in its pathway module, the protocol's in
- * runner/protocolSettings.ts) and a command lists the tables it offers.
+ * runner/settings/protocolSettings.ts) and a command lists the tables it offers.
  *
  * `OptionTable<S>` maps every field of a settings type to its row, so a settings field without a row
  * (or a row of the wrong value type) does not compile (tests/types/optionTable.ts).

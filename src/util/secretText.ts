@@ -4,7 +4,7 @@
  * errors) passes it through `redactSecrets`, directly or through the log writers (`redactDeep`).
  *
  * What is removed:
- *   - every registered key value (models/createModel.ts registers each key variable a run reads), and
+ *   - every registered key value (models/assembleModel.ts registers each key variable a run reads), and
  *     its encoded forms: base64 (standard and URL-safe, at each of the 3 byte alignments, so a key
  *     inside a longer base64 blob such as `Basic <user:key>` is found too) and URL-encoding;
  *   - anything shaped like a bearer token or a well-known provider key;

@@ -9,17 +9,17 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { bootstrapRng } from "../../src/analysis/bootstrap.js";
-import { pearson, runBlocks, spearman, tertileGap } from "../../src/analysis/coupling.js";
-import { aucPlus, curveMetrics, nabaFrom, summarizeDeltas, trainingMetrics, type CurvePoint } from "../../src/analysis/curves.js";
-import { loadDataset } from "../../src/analysis/dataset.js";
-import { loadColumns } from "../../src/analysis/frames.js";
-import { addStep, emptyCounts, judgeSteps, type JudgingCounts } from "../../src/analysis/judging.js";
+import { bootstrapRng } from "../../src/analysis/stats/bootstrap.js";
+import { pearson, runBlocks, spearman, tertileGap } from "../../src/analysis/metrics/coupling.js";
+import { aucPlus, curveMetrics, nabaFrom, summarizeDeltas, trainingMetrics, type CurvePoint } from "../../src/analysis/metrics/curves.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
+import { loadColumns } from "../../src/analysis/load/frames.js";
+import { addStep, emptyCounts, judgeSteps, type JudgingCounts } from "../../src/analysis/metrics/judging.js";
 import { buildReport } from "../../src/report/buildReport.js";
 import type { Report } from "../../src/report/entries.js";
-import type { Table } from "../../src/analysis/table.js";
+import type { Table } from "../../src/analysis/tables/table.js";
 import { fmt3, toCsv, toMarkdown } from "../../src/report/tables.js";
-import { reportCommand } from "../../src/cli/report.js";
+import { reportCommand } from "../../src/cli/report/report.js";
 import { LogFormatError, readRunRecords, type ReadWarning } from "../../src/logs/reader.js";
 import { curveRecords, episode, exploreRecords, REPORT_CSV_COLUMNS, step, tempDir, writeRun, type Identity } from "./helpers.js";
 
@@ -784,7 +784,7 @@ describe("determinism across machines", () => {
     const script = join(dir, "order.ts");
     writeFileSync(
       script,
-      `import { distinct } from ${JSON.stringify(join(process.cwd(), "src/analysis/runs.ts"))};\n` +
+      `import { distinct } from ${JSON.stringify(join(process.cwd(), "src/analysis/load/runs.ts"))};\n` +
         `console.log(JSON.stringify(distinct(["deepseek-coder", "deepseek-chat", "b", "a"])));\n`,
     );
     const run = (locale: string): string[] =>

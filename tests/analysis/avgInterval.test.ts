@@ -4,7 +4,7 @@
  * to enumerate, and the estimand rule.
  */
 import { describe, expect, it } from "vitest";
-import { ESTIMAND_TEXT, estimandOf, meanTInterval, simpleDesign, studentTQuantile, studentTUpper, studentizedHullInterval, tInterval } from "../../src/analysis/intervals.js";
+import { ESTIMAND_TEXT, estimandOf, meanTInterval, simpleDesign, studentTQuantile, studentTUpper, studentizedHullInterval, tInterval } from "../../src/analysis/stats/intervals.js";
 import { Rng } from "../../src/util/rng.js";
 
 describe("Student's t", () => {

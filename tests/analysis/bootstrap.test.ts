@@ -11,7 +11,7 @@ import {
   methodsNamed,
   percentileInterval,
   resampleMean,
-} from "../../src/analysis/bootstrap.js";
+} from "../../src/analysis/stats/bootstrap.js";
 
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 

@@ -1,8 +1,8 @@
 /** `compare` and `power` (issue 11) on hand-computed cases. */
 import { describe, expect, it } from "vitest";
-import { CompareError, compareTable, holm, parseSelector } from "../../src/analysis/compare.js";
-import { loadDataset, type Dataset } from "../../src/analysis/dataset.js";
-import { mddFromNull, powerTable } from "../../src/analysis/power.js";
+import { CompareError, compareTable, holm, parseSelector } from "../../src/analysis/stats/compare.js";
+import { loadDataset, type Dataset } from "../../src/analysis/load/dataset.js";
+import { mddFromNull, powerTable } from "../../src/analysis/stats/power.js";
 import { episode, tempDir, writeRun, type Identity } from "./helpers.js";
 
 const id = (model: string, game: string, pathway: string): Identity => ({ run_id: `${game}-${model}-${pathway}`, model, game, pathway });

@@ -1,6 +1,6 @@
 /** Cost per checkpoint (views.md "Cost") on hand-written calls. */
 import { describe, expect, it } from "vitest";
-import { accumulateCall, costPerCheckpoint, emptyRunCost, gainPerMillionTokens, type CostCall } from "../../src/analysis/cost.js";
+import { accumulateCall, costPerCheckpoint, emptyRunCost, gainPerMillionTokens, type CostCall } from "../../src/analysis/metrics/cost.js";
 
 const call = (o: Partial<CostCall>): CostCall => ({ phase: null, checkpoint: null, episode: null, tokens_in: 0, tokens_out: 0, tokens_cached: null, cost_usd: null, ...o });
 

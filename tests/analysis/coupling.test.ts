@@ -12,9 +12,9 @@ import {
   runBlocks,
   spearman,
   tertileGap,
-} from "../../src/analysis/coupling.js";
-import type { CurvePoint } from "../../src/analysis/curves.js";
-import { addStep, emptyCounts, type JudgingCounts } from "../../src/analysis/judging.js";
+} from "../../src/analysis/metrics/coupling.js";
+import type { CurvePoint } from "../../src/analysis/metrics/curves.js";
+import { addStep, emptyCounts, type JudgingCounts } from "../../src/analysis/metrics/judging.js";
 
 describe("correlations", () => {
   it("Spearman uses average ranks for ties", () => {

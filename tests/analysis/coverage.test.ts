@@ -1,6 +1,6 @@
 /** The coverage table's rules: the smallest supported size, and the flag on estimates below it. */
 import { describe, expect, it } from "vitest";
-import { MEASURED_COVERAGE, coverageAt, flagEstimate, minSupportedUnits, smallNNote } from "../../src/analysis/coverage.js";
+import { MEASURED_COVERAGE, coverageAt, flagEstimate, minSupportedUnits, smallNNote } from "../../src/analysis/stats/coverage.js";
 
 describe("coverage table", () => {
   it("the smallest size from which every measured size covers 95 +- 3", () => {

@@ -18,7 +18,7 @@ import {
   trainingMetrics,
   type CurveMetrics,
   type CurvePoint,
-} from "../../src/analysis/curves.js";
+} from "../../src/analysis/metrics/curves.js";
 
 const c = (...ys: (number | null)[]): CurvePoint[] => ys.map((y, i) => ({ x: 3 * i, y }));
 

@@ -2,7 +2,7 @@
 import { appendFileSync, cpSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadDataset } from "../../src/analysis/dataset.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { checkpoint, curveRecords, episode, step, tempDir, writeRun } from "./helpers.js";
 
 const H = { run_id: "g.history.m", model: "m", game: "g", pathway: "history" };

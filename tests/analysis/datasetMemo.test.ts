@@ -2,9 +2,9 @@ import { appendFileSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { forgetDataset, recallDataset } from "../../src/analysis/datasetMemo.js";
-import { loadColumns } from "../../src/analysis/frames.js";
-import { loadDataset } from "../../src/analysis/dataset.js";
+import { forgetDataset, recallDataset } from "../../src/analysis/load/datasetMemo.js";
+import { loadColumns } from "../../src/analysis/load/frames.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { writeSyntheticData } from "../../src/index.js";
 import { notebookDataset } from "../../src/report/notebooks/datasetSnapshot.js";
 

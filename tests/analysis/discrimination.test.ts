@@ -4,9 +4,9 @@
  * and the one-sweep jackknife must equal the generic leave-one-group-out.
  */
 import { describe, expect, it } from "vitest";
-import { auroc, balancedAccuracy, emptyCounts, addStep, judgeSteps, sideCounts, type JudgedStep } from "../../src/analysis/judging.js";
-import { WeightedDiscrimination, type UnitSteps } from "../../src/analysis/discrimination.js";
-import { groupJackknifeMany, threeStageDesign, withinDesign, type Design } from "../../src/analysis/intervals.js";
+import { auroc, balancedAccuracy, emptyCounts, addStep, judgeSteps, sideCounts, type JudgedStep } from "../../src/analysis/metrics/judging.js";
+import { WeightedDiscrimination, type UnitSteps } from "../../src/analysis/stats/discrimination.js";
+import { groupJackknifeMany, threeStageDesign, withinDesign, type Design } from "../../src/analysis/stats/intervals.js";
 import { Rng } from "../../src/util/rng.js";
 
 function counts(steps: readonly JudgedStep[]) {

@@ -7,10 +7,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { analyzeCurves, mainResultsTable, pathwayDeltaTable } from "../../src/analysis/curveTables.js";
-import { loadDataset } from "../../src/analysis/dataset.js";
-import { estimandNote, estimandOf } from "../../src/analysis/estimand.js";
-import { reportCommand } from "../../src/cli/report.js";
+import { analyzeCurves, mainResultsTable, pathwayDeltaTable } from "../../src/analysis/tables/curveTables.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
+import { estimandNote, estimandOf } from "../../src/analysis/stats/estimand.js";
+import { reportCommand } from "../../src/cli/report/report.js";
 import { curveRecords, tempDir, writeRun } from "./helpers.js";
 
 /** A data set: `seedsOf(model)` run seeds of each model on game g, pathways none, history and memory. */

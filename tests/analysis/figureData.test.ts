@@ -13,7 +13,7 @@
  * Curves: H checkpoints 0: [1, 1], 3: [2, 4] -> n_runs 1, n_episodes 2 at each x
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadDataset, type Dataset } from "../../src/analysis/dataset.js";
+import { loadDataset, type Dataset } from "../../src/analysis/load/dataset.js";
 import { buildReport } from "../../src/report/buildReport.js";
 import type { Report } from "../../src/report/entries.js";
 import { curveRecords, exploreRecords, tempDir, writeRun } from "./helpers.js";

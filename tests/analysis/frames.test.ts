@@ -2,8 +2,8 @@
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadDataset } from "../../src/analysis/dataset.js";
-import { booleanColumn, loadColumns, loadFrames, numberColumn, STEP_COLUMNS, STEP_TEXT_COLUMNS, textColumn } from "../../src/analysis/frames.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
+import { booleanColumn, loadColumns, loadFrames, numberColumn, STEP_COLUMNS, STEP_TEXT_COLUMNS, textColumn } from "../../src/analysis/load/frames.js";
 import { StepRecord } from "../../src/logs/schema.js";
 import { curveRecords, exploreRecords, tempDir, writeRun } from "./helpers.js";
 

@@ -1,7 +1,7 @@
 /** gain_vs_y0 and gain_vs_none (issue 24 item 3) on hand-computed cases. */
 import { describe, expect, it } from "vitest";
-import { concatGain, gainPoint, gainSignFlipP, gainUnderWeights, gainVsNone, gainVsNoneData, gainVsY0, gainVsY0Data } from "../../src/analysis/gain.js";
-import type { SeedCurve } from "../../src/analysis/seedCurves.js";
+import { concatGain, gainPoint, gainSignFlipP, gainUnderWeights, gainVsNone, gainVsNoneData, gainVsY0, gainVsY0Data } from "../../src/analysis/metrics/gain.js";
+import type { SeedCurve } from "../../src/analysis/stats/seedCurves.js";
 import { Rng } from "../../src/util/rng.js";
 
 /** A SeedCurve from rows [x, scores per seed]. */

@@ -1,11 +1,11 @@
 /** The gain columns of main_results, the y0 ~ 0 mark and the null check (issue 24 items 3, 4), by hand. */
 import { describe, expect, it } from "vitest";
-import { pointOnly, type Estimate } from "../../src/analysis/bootstrap.js";
-import { analyzeCurves, mainResultsTable } from "../../src/analysis/curveTables.js";
-import { loadDataset } from "../../src/analysis/dataset.js";
-import { NABA_UNSTABLE_MARK } from "../../src/analysis/nabaStability.js";
-import { binomialBand, binomialUpperTail, describeNullCheck, estimateGain, isStochasticNull, nullCheck, y0NearZero, type NullCheckRow } from "../../src/analysis/gainTables.js";
-import { cannotLearn } from "../../src/analysis/learnerPool.js";
+import { pointOnly, type Estimate } from "../../src/analysis/stats/bootstrap.js";
+import { analyzeCurves, mainResultsTable } from "../../src/analysis/tables/curveTables.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
+import { NABA_UNSTABLE_MARK } from "../../src/analysis/metrics/nabaStability.js";
+import { binomialBand, binomialUpperTail, describeNullCheck, estimateGain, isStochasticNull, nullCheck, y0NearZero, type NullCheckRow } from "../../src/analysis/tables/gainTables.js";
+import { cannotLearn } from "../../src/analysis/tables/learnerPool.js";
 import { curveRecords, tempDir, writeRun } from "./helpers.js";
 
 const iv = (lo: number, hi: number): Estimate => ({ point: (lo + hi) / 2, lo, hi });

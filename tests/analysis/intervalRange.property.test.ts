@@ -6,10 +6,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { loadDataset } from "../../src/analysis/dataset.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { buildReport } from "../../src/report/buildReport.js";
 import type { Report } from "../../src/report/entries.js";
-import type { Table } from "../../src/analysis/table.js";
+import type { Table } from "../../src/analysis/tables/table.js";
 import { toCsv } from "../../src/report/tables.js";
 import { curveRecords, exploreRecords, tempDir, writeRun, type Identity } from "./helpers.js";
 

@@ -1,6 +1,6 @@
 /** Interval methods and resampling designs (issue 11), on hand-computed cases. */
 import { describe, expect, it } from "vitest";
-import { bootstrapRng } from "../../src/analysis/bootstrap.js";
+import { bootstrapRng } from "../../src/analysis/stats/bootstrap.js";
 import {
   bcaAcceleration,
   bcaInterval,
@@ -23,7 +23,7 @@ import {
   unitBootstrap,
   unitBootstrapMany,
   withinDesign,
-} from "../../src/analysis/intervals.js";
+} from "../../src/analysis/stats/intervals.js";
 
 const meanStat = (x: readonly number[]) => (w: ArrayLike<number>): number => {
   let s = 0;

@@ -4,10 +4,10 @@
  * Every number below is computed by hand from the scores.
  */
 import { describe, expect, it } from "vitest";
-import type { CheckpointData, Dataset, RunData } from "../../src/analysis/dataset.js";
-import { judgeSwapCheck, judgeSwapTable, nullBandTop, nullCheckNote, type JudgeSwapRow } from "../../src/analysis/judgeSwapTables.js";
-import { isJudgeSwapRun } from "../../src/analysis/judgeSwapRuns.js";
-import { reportParts } from "../../src/analysis/report.js";
+import type { CheckpointData, Dataset, RunData } from "../../src/analysis/load/dataset.js";
+import { judgeSwapCheck, judgeSwapTable, nullBandTop, nullCheckNote, type JudgeSwapRow } from "../../src/analysis/tables/judgeSwapTables.js";
+import { isJudgeSwapRun } from "../../src/analysis/load/judgeSwapRuns.js";
+import { reportParts } from "../../src/analysis/tables/reportParts.js";
 
 const SEEDS = [10, 11];
 function cps(byX: Record<number, [number, number]>): CheckpointData[] {

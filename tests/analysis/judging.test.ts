@@ -1,6 +1,6 @@
 /** Self-judging metrics, hand-computed (metrics.md, "Self-judging"). */
 import { describe, expect, it } from "vitest";
-import { addStep, emptyCounts, judgeSteps, judgingStats, positiveRates, rewardRange, type JudgedStep } from "../../src/analysis/judging.js";
+import { addStep, emptyCounts, judgeSteps, judgingStats, positiveRates, rewardRange, type JudgedStep } from "../../src/analysis/metrics/judging.js";
 
 describe("Agree, Over, Under, NMAE", () => {
   // r range over ALL steps (unscored included): r in {1, 0, 0, 1, 2} -> [0, 2].

@@ -4,21 +4,21 @@
  * before it; a reader pays only for what it reads; and the summary counts match the generator's.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { allBlocks, couplingTable, runLevelTable } from "../../src/analysis/couplingTables.js";
-import { withAdjustedP } from "../../src/analysis/multiplicity.js";
-import { analyzeCurves, analyzeTraining, mainResultsTable, mainResultsWideTable, summaryVsHistoryTable } from "../../src/analysis/curveTables.js";
-import { trainingBands, trainingEpochsTable, trainingSeedRows, trainingTable } from "../../src/analysis/trainingSeeds.js";
-import { loadDataset, type Dataset } from "../../src/analysis/dataset.js";
-import { calibrationBins, judgingInputs, positiveRatesTable, selfJudgingTable } from "../../src/analysis/judgingTables.js";
+import { allBlocks, couplingTable, runLevelTable } from "../../src/analysis/tables/couplingTables.js";
+import { withAdjustedP } from "../../src/analysis/stats/multiplicity.js";
+import { analyzeCurves, analyzeTraining, mainResultsTable, mainResultsWideTable, summaryVsHistoryTable } from "../../src/analysis/tables/curveTables.js";
+import { trainingBands, trainingEpochsTable, trainingSeedRows, trainingTable } from "../../src/analysis/tables/trainingSeeds.js";
+import { loadDataset, type Dataset } from "../../src/analysis/load/dataset.js";
+import { calibrationBins, judgingInputs, positiveRatesTable, selfJudgingTable } from "../../src/analysis/tables/judgingTables.js";
 import { buildReport } from "../../src/report/buildReport.js";
 import type { ReportTables } from "../../src/report/entries.js";
-import { type ReportPart } from "../../src/analysis/report.js";
-import { gameRewardRanges, requiredGames } from "../../src/analysis/runs.js";
+import { type ReportPart } from "../../src/analysis/tables/reportParts.js";
+import { gameRewardRanges, requiredGames } from "../../src/analysis/load/runs.js";
 import { writeSyntheticData, type SyntheticSummary } from "../../src/logs/synthetic.js";
-import type { Table } from "../../src/analysis/table.js";
-import { analyzeViews } from "../../src/analysis/viewTables.js";
+import type { Table } from "../../src/analysis/tables/table.js";
+import { analyzeViews } from "../../src/analysis/tables/viewTables.js";
 import { toCsv } from "../../src/report/tables.js";
-import { qualityFiltered, runQualityTable } from "../../src/analysis/runQuality.js";
+import { qualityFiltered, runQualityTable } from "../../src/analysis/tables/runQuality.js";
 import { reportFigures, writeTables } from "../../src/report/writeReport.js";
 import { tempDir } from "./helpers.js";
 

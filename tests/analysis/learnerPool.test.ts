@@ -1,7 +1,7 @@
 /** Which models the coupling tables pool (learnerPool.ts), and the rows they get. */
 import { describe, expect, it } from "vitest";
-import { couplingTable, type BlockRow } from "../../src/analysis/couplingTables.js";
-import { canLearn, learnerJudge, poolNote } from "../../src/analysis/learnerPool.js";
+import { couplingTable, type BlockRow } from "../../src/analysis/tables/couplingTables.js";
+import { canLearn, learnerJudge, poolNote } from "../../src/analysis/tables/learnerPool.js";
 
 const block = (model: string, run: string, A: number, g: number): BlockRow => ({ run_id: run, model, game: "g", pathway: "history", t: 3, s: 0, A, E: 1 - A, g, n_scored: 1 } as unknown as BlockRow);
 

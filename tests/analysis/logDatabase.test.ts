@@ -8,11 +8,11 @@ import { join } from "node:path";
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadColumns } from "../../src/analysis/frames.js";
-import { loadDataset, type Dataset } from "../../src/analysis/dataset.js";
-import { exportTables, openLogDatabase, type LogDatabase } from "../../src/analysis/logDatabase.js";
+import { loadColumns } from "../../src/analysis/load/frames.js";
+import { loadDataset, type Dataset } from "../../src/analysis/load/dataset.js";
+import { exportTables, openLogDatabase, type LogDatabase } from "../../src/analysis/sql/logDatabase.js";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
-import { conform, parseSchemaComments, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS } from "../../src/analysis/sqlSchema.js";
+import { conform, parseSchemaComments, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS } from "../../src/analysis/sql/sqlSchema.js";
 import { viewOf } from "../../src/logs/schema.js";
 import { checkpoint, curveRecords, episode, exploreRecords, step, tempDir, writeRun } from "./helpers.js";
 

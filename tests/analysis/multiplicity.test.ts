@@ -1,7 +1,7 @@
 /** Holm and Benjamini-Hochberg adjustments, hand-computed, and their columns beside every p column. */
 import { describe, expect, it } from "vitest";
-import { bhAdjust, holmAdjust, withAdjustedP } from "../../src/analysis/multiplicity.js";
-import type { Table } from "../../src/analysis/table.js";
+import { bhAdjust, holmAdjust, withAdjustedP } from "../../src/analysis/stats/multiplicity.js";
+import type { Table } from "../../src/analysis/tables/table.js";
 
 describe("holmAdjust and bhAdjust", () => {
   // p = 0.01, 0.04, 0.03, null, 0.20 (m = 4).

@@ -1,6 +1,6 @@
 /** NABA's instability rule on hand-made checkpoint-0 scores and on the reproduction's tetris row. */
 import { describe, expect, it } from "vitest";
-import { y0Unstable } from "../../src/analysis/nabaStability.js";
+import { y0Unstable } from "../../src/analysis/metrics/nabaStability.js";
 
 describe("y0Unstable: |y0| <= 2 sd_0 / sqrt(n)", () => {
   it("marks a y0 whose seeds straddle 0 and a y0 of exactly 0", () => {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
 import type { SyntheticOptions } from "../../src/logs/syntheticRuns.js";
-import { reportCommand } from "../../src/cli/report.js";
+import { reportCommand } from "../../src/cli/report/report.js";
 import { withExitCode } from "../../src/cli/main.js";
 import { REPORT_CSV_COLUMNS as COLUMNS, tempDir } from "./helpers.js";
 

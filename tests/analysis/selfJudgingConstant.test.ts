@@ -21,7 +21,7 @@
  *   Agree - balanced accuracy = 0.008: not marked.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadDataset } from "../../src/analysis/dataset.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { buildReport } from "../../src/report/buildReport.js";
 import type { Report } from "../../src/report/entries.js";
 import { toCsv, toMarkdown } from "../../src/report/tables.js";

@@ -4,9 +4,9 @@
  * "interval excludes 0" iff "p < 0.05" over many seeded random data sets.
  */
 import { describe, expect, it } from "vitest";
-import { gainLinearForm, gainPoint, gainSignFlipInterval, gainSignFlipP, type GainData } from "../../src/analysis/gain.js";
-import { estimateGain } from "../../src/analysis/gainTables.js";
-import { signFlipInversion, signFlipTest } from "../../src/analysis/signFlip.js";
+import { gainLinearForm, gainPoint, gainSignFlipInterval, gainSignFlipP, type GainData } from "../../src/analysis/metrics/gain.js";
+import { estimateGain } from "../../src/analysis/tables/gainTables.js";
+import { signFlipInversion, signFlipTest } from "../../src/analysis/stats/signFlip.js";
 import { Rng } from "../../src/util/rng.js";
 
 const rng = (): Rng => Rng.fromKey("inversion-test");

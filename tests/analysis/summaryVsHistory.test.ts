@@ -5,7 +5,7 @@
  * lies above 0. Every expected number below is worked out by hand from the scores written.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadDataset } from "../../src/analysis/dataset.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { buildReport } from "../../src/report/buildReport.js";
 import { toCsv, toMarkdown } from "../../src/report/tables.js";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";

@@ -19,7 +19,7 @@
  *     AUC+ = 2*(0+1)/2 + 1*(1+0)/2 = 1.5, n_above 1, n_updated 2
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadDataset, type Dataset } from "../../src/analysis/dataset.js";
+import { loadDataset, type Dataset } from "../../src/analysis/load/dataset.js";
 import { buildReport } from "../../src/report/buildReport.js";
 import type { Report } from "../../src/report/entries.js";
 import { curveRecords, exploreRecords, tempDir, writeRun } from "./helpers.js";

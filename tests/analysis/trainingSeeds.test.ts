@@ -6,8 +6,8 @@
  * One loop of model m on game h: its numbers as they are, no interval, n_seeds 1.
  */
 import { describe, expect, it } from "vitest";
-import type { TrainingRow, TrainingSeries } from "../../src/analysis/curveTables.js";
-import { trainingBands, trainingEpochsTable, trainingSeedRows, trainingTable } from "../../src/analysis/trainingSeeds.js";
+import type { TrainingRow, TrainingSeries } from "../../src/analysis/tables/curveTables.js";
+import { trainingBands, trainingEpochsTable, trainingSeedRows, trainingTable } from "../../src/analysis/tables/trainingSeeds.js";
 import { toCsv } from "../../src/report/tables.js";
 
 const CFG = { B: 2000, seed: 0, level: 0.95 };

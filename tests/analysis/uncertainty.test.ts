@@ -6,13 +6,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { WeightedSpearman, couplingStats, runBlocks, spearman, tertileGap } from "../../src/analysis/coupling.js";
-import { loadDataset } from "../../src/analysis/dataset.js";
-import type { JudgingCounts } from "../../src/analysis/judging.js";
+import { WeightedSpearman, couplingStats, runBlocks, spearman, tertileGap } from "../../src/analysis/metrics/coupling.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
+import type { JudgingCounts } from "../../src/analysis/metrics/judging.js";
 import { buildReport } from "../../src/report/buildReport.js";
 import type { Report } from "../../src/report/entries.js";
 import { toCsv, toMarkdown } from "../../src/report/tables.js";
-import { reportCommand } from "../../src/cli/report.js";
+import { reportCommand } from "../../src/cli/report/report.js";
 import { withExitCode } from "../../src/cli/main.js";
 import { curveRecords, episode, exploreRecords, tempDir, writeRun, type Identity } from "./helpers.js";
 

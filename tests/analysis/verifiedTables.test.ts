@@ -21,11 +21,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadDataset } from "../../src/analysis/dataset.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { buildReport } from "../../src/report/buildReport.js";
-import { loadVerifiedInputs, type VerifiedRunInput } from "../../src/analysis/verifiedData.js";
-import { factContradicted } from "../../src/analysis/verifiedFacts.js";
-import { reliabilityRow, tokensByPathwayTable } from "../../src/analysis/verifiedTables.js";
+import { loadVerifiedInputs, type VerifiedRunInput } from "../../src/analysis/load/verifiedData.js";
+import { factContradicted } from "../../src/analysis/metrics/verifiedFacts.js";
+import { reliabilityRow, tokensByPathwayTable } from "../../src/analysis/tables/verifiedTables.js";
 import { curveRecords, tempDir, writeRun } from "./helpers.js";
 
 const fact = (id: string, condition: string, action: string, effect: string, episodes: number[] = [1]) => ({

@@ -1,7 +1,7 @@
 /** The views' metrics (views.md) on hand-computed seed x checkpoint matrices. */
 import { describe, expect, it } from "vitest";
-import type { SeedCurve } from "../../src/analysis/seedCurves.js";
-import { disagreement, forgetting, transferGain, updateGains, weightedCurve } from "../../src/analysis/viewMetrics.js";
+import type { SeedCurve } from "../../src/analysis/stats/seedCurves.js";
+import { disagreement, forgetting, transferGain, updateGains, weightedCurve } from "../../src/analysis/metrics/viewMetrics.js";
 import { isSolved, successThreshold } from "../../src/games/successThreshold.js";
 
 /** rows[c][k]: the score of seed keys[k] at checkpoint xs[c] (null = not played). */

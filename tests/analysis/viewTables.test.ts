@@ -6,10 +6,10 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadDataset } from "../../src/analysis/dataset.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { buildReport } from "../../src/report/buildReport.js";
-import { analyzeViews } from "../../src/analysis/viewTables.js";
-import { INSTRUMENT_MARK } from "../../src/analysis/instruments.js";
+import { analyzeViews } from "../../src/analysis/tables/viewTables.js";
+import { INSTRUMENT_MARK } from "../../src/analysis/tables/instruments.js";
 import { reportFigures } from "../../src/report/writeReport.js";
 
 const ID = { run_id: "snake__history__m__seed0", model: "m", game: "snake", pathway: "history" };

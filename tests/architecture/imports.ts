@@ -8,7 +8,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import ts from "typescript";
 
 export interface ImportEdge {
-  /** The importing file, relative to the repository root with forward slashes (src/runner/runLoop.ts). */
+  /** The importing file, relative to the repository root with forward slashes (src/runner/loop/runLoop.ts). */
   from: string;
   /** The imported file, same form. */
   to: string;

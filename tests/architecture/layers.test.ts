@@ -77,7 +77,7 @@ describe("the layer order of src/", () => {
 
   it("reads a real graph (the reader is not silently empty)", () => {
     expect(edges.length).toBeGreaterThan(100);
-    expect(edges.some((e) => e.from === "src/runner/runLoop.ts" && e.to.startsWith("src/logs/"))).toBe(true);
+    expect(edges.some((e) => e.from === "src/runner/loop/runLoop.ts" && e.to.startsWith("src/logs/"))).toBe(true);
   });
 
   it("every relative import resolves to a file", () => {

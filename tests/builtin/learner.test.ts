@@ -18,7 +18,7 @@ import { TACTIC_SETS } from "../../src/games/tacticSets.js";
 import { GAME_NAMES } from "../../src/games/types.js";
 import { parseModelSpec } from "../../src/models/modelSpec.js";
 import type { ChatMessage } from "../../src/models/types.js";
-import { runId } from "../../src/runner/runId.js";
+import { runId } from "../../src/runner/settings/runId.js";
 import { Rng } from "../../src/util/rng.js";
 
 const identity = { runId: "r", purpose: "step" as const, phase: "explore" as const, checkpoint: null, episode: 1, step: 0, sample: 0 };

@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { learnVectors } from "../../src/games/chess/policies.js";
 import { readRunRecords } from "../../src/logs/reader.js";
 import { runDir } from "../../src/logs/runDir.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { fineTuneBuiltin } from "../../src/training/builtinFineTune.js";
 import { writeSftFiles } from "../../src/training/sftFiles.js";
 import { GAME_NAMES } from "../../src/games/types.js";
@@ -122,7 +122,7 @@ describe("chess: rule knowledge from experience, and a checkpoint trained on the
     expect(ft.spec).toBe(`builtin:learner@${ft.path}`);
     expect(ft.counted.tetris).toBeGreaterThan(0);
     // Its own data directory: its schedule (1 exploration episode) differs from the runs in `data`,
-    // and one directory holds one protocol (src/runner/dataDirProtocol.ts).
+    // and one directory holds one protocol (src/runner/shards/dataDirProtocol.ts).
     const after = await runCurves([ft.spec], ["chess", "tetris"], ["none"], learnerSettings({ exploreEpisodes: 1, checkpointEvery: 1 }));
     for (const g of ["chess", "tetris"]) {
       const untrained = curves.get(`builtin:learner|${g}|none`)!.get(0)!;

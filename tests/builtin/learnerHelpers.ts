@@ -2,13 +2,13 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bootstrapRng, percentileInterval, resampleIndices } from "../../src/analysis/bootstrap.js";
+import { bootstrapRng, percentileInterval, resampleIndices } from "../../src/analysis/stats/bootstrap.js";
 import { getGame } from "../../src/games/registry.js";
 import { readRunRecords } from "../../src/logs/reader.js";
 import { runDir } from "../../src/logs/runDir.js";
-import { DEFAULT_SETTINGS, type ProtocolSettings } from "../../src/runner/context.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { DEFAULT_SETTINGS, type ProtocolSettings } from "../../src/runner/loop/context.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { factory } from "../runner/helpers.js";
 
 /** Eval scores per checkpoint, in episode (= eval seed) order. */

@@ -8,11 +8,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadDataset } from "../../src/analysis/dataset.js";
-import { analyzeViews } from "../../src/analysis/viewTables.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
+import { analyzeViews } from "../../src/analysis/tables/viewTables.js";
 import { getGame } from "../../src/games/registry.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { factory } from "../runner/helpers.js";
 import { learnerSettings } from "./learnerHelpers.js";
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildStepMessages } from "../../src/agent/stepPrompt.js";
 import { BuiltinModel, makeBuiltinModel } from "../../src/builtin/builtinModel.js";
-import { runCommand } from "../../src/cli/run.js";
+import { runCommand } from "../../src/cli/run/run.js";
 import { HEURISTIC_NOISE_EPSILON } from "../../src/games/policies.js";
 import { GAMES } from "../../src/games/registry.js";
 import { readRunRecords } from "../../src/logs/reader.js";

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
-import { runCommand } from "../../src/cli/run.js";
-import { serveCommand } from "../../src/cli/serve.js";
+import { runCommand } from "../../src/cli/run/run.js";
+import { serveCommand } from "../../src/cli/serve/serve.js";
 import { withExitCode } from "../../src/cli/main.js";
 
 /** main.ts's mapping of a thrown --help or bad flag, its lines (newline dropped) into `out` and `err`. */

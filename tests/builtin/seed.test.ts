@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { buildStepMessages } from "../../src/agent/stepPrompt.js";
 import { BuiltinModel } from "../../src/builtin/builtinModel.js";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
-import { runCommand } from "../../src/cli/run.js";
+import { runCommand } from "../../src/cli/run/run.js";
 import { GAMES } from "../../src/games/registry.js";
 import { readRunRecords } from "../../src/logs/reader.js";
 import { callSeed } from "../../src/models/callSeed.js";

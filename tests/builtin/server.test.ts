@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseResponse } from "../../src/agent/parseResponse.js";
 import { buildStepMessages, type EarlierTurn } from "../../src/agent/stepPrompt.js";
 import { renderTrajectory, type Trajectory } from "../../src/agent/trajectoryText.js";
-import { serveCommand } from "../../src/cli/serve.js";
+import { serveCommand } from "../../src/cli/serve/serve.js";
 import { withExitCode } from "../../src/cli/main.js";
 
 /** main.ts's mapping of a thrown --help or bad flag, its lines (newline dropped) into `out` and `err`. */

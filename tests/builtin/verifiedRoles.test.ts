@@ -20,8 +20,8 @@ import { getGame } from "../../src/games/registry.js";
 import { TACTIC_SETS } from "../../src/games/tacticSets.js";
 import { ObservedModel } from "../../src/models/callLog.js";
 import type { CompletionRequest } from "../../src/models/types.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { builtin, RecordingModel, small } from "../runner/helpers.js";
 
 let server: RunningServer | null = null;

@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
-import { compareCommand } from "../../src/cli/compare.js";
-import { powerCommand } from "../../src/cli/power.js";
+import { compareCommand } from "../../src/cli/compare/compare.js";
+import { powerCommand } from "../../src/cli/power/power.js";
 import { tempDir } from "../analysis/helpers.js";
 import { run } from "./capture.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { closestName, parseFlags, UsageError } from "../../src/cli/args.js";
+import { closestName, parseFlags, UsageError } from "../../src/cli/shared/args.js";
 
 describe("did you mean, for unknown flags", () => {
   it("finds the flag within a small edit distance, a swap counting as one edit", () => {

@@ -4,9 +4,9 @@
  * same bad flag gets the same message and the same exit code from both.
  */
 import { describe, expect, it } from "vitest";
-import { exitCodeOf, UsageError } from "../../src/cli/args.js";
+import { exitCodeOf, UsageError } from "../../src/cli/shared/args.js";
 import { main } from "../../src/cli/main.js";
-import { SFT_FLAGS, sftFromFlags } from "../../src/cli/sharedFlags.js";
+import { SFT_FLAGS, sftFromFlags } from "../../src/cli/shared/sharedFlags.js";
 import { getGame } from "../../src/games/registry.js";
 import { UnknownPathwayError } from "../../src/pathways/registry.js";
 import { TrainLoopConfigError } from "../../src/training/trainLoop.js";

@@ -1,5 +1,5 @@
 /**
- * `--job FILE` (src/cli/jobFile.ts): a job of the reproduction's plan, written to a file and read back
+ * `--job FILE` (src/cli/run/jobFile.ts): a job of the reproduction's plan, written to a file and read back
  * by `s3gym run --job` / `s3gym train-loop --job`, gives exactly the settings the flags give for the
  * same job (the argv reproduce passed its children before job files, kept here as the reference);
  * a bad file is refused naming the field, and --job mixed with another flag is refused.
@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.js";
-import { runSettingsFromArgv } from "../../src/cli/run.js";
-import { trainLoopSettingsFromArgv } from "../../src/cli/trainLoop.js";
+import { runSettingsFromArgv } from "../../src/cli/run/run.js";
+import { trainLoopSettingsFromArgv } from "../../src/cli/train-loop/trainLoop.js";
 import { jobFileText } from "../../src/training/loopJob.js";
-import { DEFAULT_SCHEDULE, PAPER_SCHEDULE, planReproduction, QUICK_SCHEDULE, type ReproduceJob, type Schedule } from "../../src/training/reproducePlan.js";
+import { DEFAULT_SCHEDULE, PAPER_SCHEDULE, planReproduction, QUICK_SCHEDULE, type ReproduceJob, type Schedule } from "../../src/cli/reproduce/reproducePlan.js";
 
 /**
  * The argv each job of `s3gym reproduce` was started with at 1c0a324 (before job files), rebuilt here

@@ -4,7 +4,7 @@
  * tests/training/reproducePlan.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { runPool } from "../../src/cli/jobPool.js";
+import { runPool } from "../../src/cli/reproduce/jobPool.js";
 
 /** A job runner whose jobs end when the test says so. */
 function controlled() {

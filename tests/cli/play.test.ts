@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { humanSource, readSelfScore } from "../../src/cli/humanPlay.js";
+import { humanSource, readSelfScore } from "../../src/cli/play/humanPlay.js";
 
 const run = promisify(execFile);
 const CLI = ["--import", "tsx", "src/cli/main.ts"];

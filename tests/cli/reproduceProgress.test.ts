@@ -6,7 +6,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatSeconds, paceEta, RunWatch, runOutputFilter } from "../../src/cli/reproduceProgress.js";
+import { formatSeconds, paceEta, RunWatch, runOutputFilter } from "../../src/cli/reproduce/reproduceProgress.js";
 import { tempDir } from "../analysis/helpers.js";
 
 function manifest(data: string, id: string, status: string, ended: boolean, wallS = 2.5, endedAt = "2026-01-01T00:00:00Z"): void {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "../../src/cli/runSummary.js";
+import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "../../src/cli/run/runSummary.js";
 import type { CheckpointRecord } from "../../src/logs/schema.js";
 import { runDir } from "../../src/logs/runDir.js";
 

@@ -2,10 +2,10 @@
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { exportCommand } from "../../src/cli/export.js";
-import { reportCommand } from "../../src/cli/report.js";
-import { sqlCommand } from "../../src/cli/sql.js";
-import { csvField, textTable } from "../../src/cli/sqlOutput.js";
+import { exportCommand } from "../../src/cli/export/export.js";
+import { reportCommand } from "../../src/cli/report/report.js";
+import { sqlCommand } from "../../src/cli/sql/sql.js";
+import { csvField, textTable } from "../../src/cli/sql/sqlOutput.js";
 import { curveRecords, exploreRecords, tempDir, writeRun } from "../analysis/helpers.js";
 import { run } from "./capture.js";
 

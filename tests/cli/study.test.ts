@@ -11,12 +11,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { initCommand } from "../../src/cli/study/init.js";
-import { runCommand, runSettingsFromArgv } from "../../src/cli/run.js";
+import { runCommand, runSettingsFromArgv } from "../../src/cli/run/run.js";
 import { loadStudy, studyRecord } from "../../src/cli/study/loadStudy.js";
 import { studyArgv } from "../../src/cli/study/studyArgv.js";
 import { studyJsonSchema, STUDY_PROTOCOL_ROWS, StudyFile } from "../../src/cli/study/studySchema.js";
-import { PROTOCOL_SETTINGS } from "../../src/runner/protocolSettings.js";
-import { UsageError } from "../../src/cli/args.js";
+import { PROTOCOL_SETTINGS } from "../../src/runner/settings/protocolSettings.js";
+import { UsageError } from "../../src/cli/shared/args.js";
 
 function studyDir(yaml: string): { dir: string; file: string } {
   const dir = mkdtempSync(join(tmpdir(), "s3gym-study-"));

@@ -9,12 +9,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { withExitCode } from "../../src/cli/main.js";
-import { trainLoopCommand } from "../../src/cli/trainLoop.js";
+import { trainLoopCommand } from "../../src/cli/train-loop/trainLoop.js";
 import { readRunRecords } from "../../src/logs/reader.js";
 import { loopDir, roundDir, shellQuote, substituteCommand } from "../../src/training/trainLoop.js";
-import { runId } from "../../src/runner/runId.js";
+import { runId } from "../../src/runner/settings/runId.js";
 import { runDir } from "../../src/logs/runDir.js";
-import { exploreSeeds } from "../../src/runner/seeds.js";
+import { exploreSeeds } from "../../src/runner/loop/seeds.js";
 
 const TRAINER = fileURLToPath(new URL("../helpers/fakeTrainer.mjs", import.meta.url));
 const CMD = `node ${TRAINER} {train} {round} {model}`;

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
-import { resolveRequest, serveSite, viewCommand } from "../../src/cli/view.js";
-import { UsageError } from "../../src/cli/args.js";
+import { resolveRequest, serveSite, viewCommand } from "../../src/cli/view/view.js";
+import { UsageError } from "../../src/cli/shared/args.js";
 
 function get(url: string, method = "GET", rawPath?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const u = new URL(url);

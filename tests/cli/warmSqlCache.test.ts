@@ -2,15 +2,15 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { openLogDatabase } from "../../src/analysis/logDatabase.js";
+import { openLogDatabase } from "../../src/analysis/sql/logDatabase.js";
 import { writeSyntheticData } from "../../src/index.js";
 
 // The built module (npm test builds first): it starts dist/cli/main.js, as reproduce does.
-const built = join(__dirname, "..", "..", "dist", "cli", "warmSqlCache.js");
+const built = join(__dirname, "..", "..", "dist", "cli", "reproduce", "warmSqlCache.js");
 
 describe.skipIf(!existsSync(built))("warmSqlCache: the report phase fills the SQL cache notebook 00 opens", () => {
   it("after the warm-up, openLogDatabase of the same logs is answered by the cache", async () => {
-    const { warmSqlCache } = (await import(built)) as typeof import("../../src/cli/warmSqlCache.js");
+    const { warmSqlCache } = (await import(built)) as typeof import("../../src/cli/reproduce/warmSqlCache.js");
     const data = mkdtempSync(join(tmpdir(), "s3gym-warm-"));
     await writeSyntheticData(data, { models: ["m1"], games: ["chess"], pathways: ["history"], exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, stepsPerEpisode: [2, 4] });
     // The child's os.tmpdir() is TMPDIR: a private one, so the user's own cache is not touched.
@@ -36,7 +36,7 @@ describe.skipIf(!existsSync(built))("warmSqlCache: the report phase fills the SQ
   }, 60_000);
 
   it("a data directory that does not exist: a non-zero code, no throw", async () => {
-    const { warmSqlCache } = (await import(built)) as typeof import("../../src/cli/warmSqlCache.js");
+    const { warmSqlCache } = (await import(built)) as typeof import("../../src/cli/reproduce/warmSqlCache.js");
     expect(await warmSqlCache(join(tmpdir(), "s3gym-no-such-dir-xyz")).done).not.toBe(0);
   }, 60_000);
 });

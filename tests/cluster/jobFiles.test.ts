@@ -10,11 +10,11 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync, chmodSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { clusterCommand, parseClusterArgs } from "../../src/cli/cluster.js";
+import { clusterCommand, parseClusterArgs } from "../../src/cli/cluster/cluster.js";
 import { withExitCode } from "../../src/cli/main.js";
-import { k8sManifest, slurmScript } from "../../src/cli/clusterJobs.js";
+import { k8sManifest, slurmScript } from "../../src/cli/cluster/clusterJobs.js";
 import { shellQuote } from "../../src/util/shellQuote.js";
-import { withoutFlags } from "../../src/cli/args.js";
+import { withoutFlags } from "../../src/cli/shared/args.js";
 
 const NASTY = "openai:it's a $(touch PWNED) `touch PWNED2` ; model";
 const MATRIX = ["--models", NASTY, "--games", "snake", "--pathways", "none,history", "--max-steps", "8"];

@@ -1,6 +1,6 @@
 /** `--shard auto`: the shard from the scheduler's environment (schedule.ts shardFromEnv), env in, shard out. */
 import { describe, expect, it } from "vitest";
-import { shardFromEnv } from "../../src/runner/schedule.js";
+import { shardFromEnv } from "../../src/runner/loop/schedule.js";
 import { parseShardDirName, shardDirName } from "../../src/logs/runDir.js";
 
 describe("shardFromEnv", () => {
@@ -53,7 +53,7 @@ describe("s3gym run --shard auto", () => {
     const { mkdtempSync, readFileSync, readdirSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
     const { join } = await import("node:path");
-    const { runCommand } = await import("../../src/cli/run.js");
+    const { runCommand } = await import("../../src/cli/run/run.js");
     const { withExitCode } = await import("../../src/cli/main.js");
     const data = mkdtempSync(join(tmpdir(), "s3auto-"));
     const argv = ["--models", "builtin:random", "--games", "snake", "--pathways", "none,history", "--explore-episodes", "1", "--checkpoint-every", "1",
@@ -77,7 +77,7 @@ describe("s3gym run --shard auto", () => {
 
 describe("makeShardPlan", () => {
   it("keeps no user:password of a URL in the arguments it records", async () => {
-    const { makeShardPlan } = await import("../../src/runner/shardPlan.js");
+    const { makeShardPlan } = await import("../../src/runner/shards/shardPlan.js");
     const p = makeShardPlan([], { index: 1, count: 1 }, "flag", ["--base-url", "https://me:s3cret@host:8000/v1", "--models", "openai:m"]);
     expect(p.argv).toEqual(["--base-url", "https://REDACTED@host:8000/v1", "--models", "openai:m"]);
   });

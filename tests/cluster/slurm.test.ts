@@ -17,8 +17,8 @@ import { hostname, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
-import { parseClusterArgs } from "../../src/cli/cluster.js";
-import { slurmScript } from "../../src/cli/clusterJobs.js";
+import { parseClusterArgs } from "../../src/cli/cluster/cluster.js";
+import { slurmScript } from "../../src/cli/cluster/clusterJobs.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const MAIN = join(ROOT, "dist", "cli", "main.js");

@@ -7,8 +7,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getGame } from "../../src/games/registry.js";
 import type { GameName } from "../../src/games/types.js";
-import { DEFAULT_SETTINGS, resolveConfig } from "../../src/runner/context.js";
-import { runId } from "../../src/runner/runId.js";
+import { DEFAULT_SETTINGS, resolveConfig } from "../../src/runner/loop/context.js";
+import { runId } from "../../src/runner/settings/runId.js";
 
 export interface HandStep {
   observation: string;

@@ -9,14 +9,14 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { reportCommand } from "../../src/cli/report.js";
+import { reportCommand } from "../../src/cli/report/report.js";
 import { main } from "../../src/cli/main.js";
 import { readJsonFile, readRunDir, readRunFile } from "../../src/logs/reader.js";
 import { manifestPath, runFile, runsDir } from "../../src/logs/runDir.js";
 import { RUN_FILES, RunManifest, SCHEMA_VERSION } from "../../src/logs/schema.js";
-import { loadRunLogs } from "../../src/runner/replay.js";
-import { loadForResume } from "../../src/runner/resume.js";
-import { manifestProtocol, settingsFromRecord } from "../../src/runner/protocolRecord.js";
+import { loadRunLogs } from "../../src/runner/resume/replay.js";
+import { loadForResume } from "../../src/runner/resume/resume.js";
+import { manifestProtocol, settingsFromRecord } from "../../src/runner/settings/protocolRecord.js";
 
 const FIXTURE = join(import.meta.dirname, "..", "fixtures", "data-v0");
 const TABLES = join(import.meta.dirname, "..", "fixtures", "data-v0-report", "tables");

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { runCommand } from "../../src/cli/run.js";
+import { runCommand } from "../../src/cli/run/run.js";
 import { manifestPath, runFile, runsDir } from "../../src/logs/runDir.js";
 import { RUN_FILES, RunManifest } from "../../src/logs/schema.js";
 

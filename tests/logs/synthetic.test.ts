@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadDataset } from "../../src/analysis/dataset.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
 import { SYNTHETIC_TORN_LINE, syntheticRuns, type SyntheticOptions } from "../../src/logs/syntheticRuns.js";
 import { readRunRecords } from "../../src/logs/reader.js";

@@ -7,7 +7,7 @@ import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { CallRecord } from "../../src/logs/schema.js";
 import { toCallRecord, type CallEvent } from "../../src/models/callLog.js";
-import { createModelContext, mergeSampling, validateModelSpecs, type ModelContext } from "../../src/models/createModel.js";
+import { createModelContext, mergeSampling, validateModelSpecs, type ModelContext } from "../../src/models/assembleModel.js";
 import { createModel } from "../../src/runner/createModel.js";
 import { parseModelsFile } from "../../src/models/modelsFile.js";
 import { startServer, type RunningServer, type ServerOptions } from "../../src/builtin/server.js";

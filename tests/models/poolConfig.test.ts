@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseModelsFile } from "../../src/models/modelsFile.js";
-import { createModelContext, poolUrls, resolveModel } from "../../src/models/createModel.js";
-import { PoolModel, failoverHook } from "../../src/models/poolModel.js";
-import { PoolRegistry } from "../../src/models/poolRouting.js";
+import { createModelContext, poolUrls, resolveModel } from "../../src/models/assembleModel.js";
+import { PoolModel, failoverHook } from "../../src/models/pool/poolModel.js";
+import { PoolRegistry } from "../../src/models/pool/poolRouting.js";
 import { AttemptError, RetryingModel } from "../../src/models/retry.js";
 import { Limiter, LimitedModel } from "../../src/models/limiter.js";
 import type { CompletionRequest, CompletionResult, Model } from "../../src/models/types.js";

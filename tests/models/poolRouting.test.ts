@@ -1,12 +1,12 @@
 /**
- * The pure routing of an endpoint pool (src/models/poolRouting.ts): rendezvous order, stability when
+ * The pure routing of an endpoint pool (src/models/pool/poolRouting.ts): rendezvous order, stability when
  * an endpoint is removed, stickiness, and the health state machine with its backoff.
  *
  * The pinned weights were computed outside the kit, with coreutils:
  *   printf 'run-A\0h1:8001/v1' | sha256sum | cut -c1-12   -> hex, read as an integer
  */
 import { describe, expect, it } from "vitest";
-import { DOWN_BACKOFF, EndpointHealth, FAILURES_TO_DOWN, PoolRegistry, SOFT_FAILURES_TO_DOWN, rendezvousOrder, rendezvousWeight } from "../../src/models/poolRouting.js";
+import { DOWN_BACKOFF, EndpointHealth, FAILURES_TO_DOWN, PoolRegistry, SOFT_FAILURES_TO_DOWN, rendezvousOrder, rendezvousWeight } from "../../src/models/pool/poolRouting.js";
 
 const IDS = ["h1:8001/v1", "h2:8002/v1", "h3:8003/v1"];
 

@@ -3,7 +3,7 @@
  * hand: blocks of 4 tokens here (16 in use), one token per piece unless said otherwise.
  */
 import { describe, expect, it } from "vitest";
-import { PrefixCache, PrefixLimit, type PromptPiece } from "../../src/models/prefixCache.js";
+import { PrefixCache, PrefixLimit, type PromptPiece } from "../../src/models/cache/prefixCache.js";
 
 /** One single-token piece per letter: "abc" -> a, b, c. */
 const toks = (letters: string): PromptPiece[] => [...letters].map((key) => ({ key, tokens: 1 }));

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CachedModel, ResponseCache, cacheKey, type CacheKeyInput } from "../../src/models/responseCache.js";
+import { CachedModel, ResponseCache, cacheKey, type CacheKeyInput } from "../../src/models/cache/responseCache.js";
 import { AttemptError } from "../../src/models/retry.js";
 import type { CompletionRequest, CompletionResult, Model } from "../../src/models/types.js";
 import { identity, request, summaryMessages } from "./helpers.js";

@@ -9,11 +9,11 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { matrixSettings, trainingSettings, verifiedSettings, viewsSettings, TRAINING_LABEL, type Schedule } from "../../src/training/reproducePlan.js";
+import { matrixSettings, trainingSettings, verifiedSettings, viewsSettings, TRAINING_LABEL, type Schedule } from "../../src/cli/reproduce/reproducePlan.js";
 import { jobFileText, type Job } from "../../src/training/loopJob.js";
-import { trainLoopCommand } from "../../src/cli/trainLoop.js";
-import { reportCommand } from "../../src/cli/report.js";
-import { runCommand } from "../../src/cli/run.js";
+import { trainLoopCommand } from "../../src/cli/train-loop/trainLoop.js";
+import { reportCommand } from "../../src/cli/report/report.js";
+import { runCommand } from "../../src/cli/run/run.js";
 import { tempDir } from "../analysis/helpers.js";
 
 const TINY: Schedule = { name: "quick", exploreEpisodes: 1, checkpointEvery: 1, evalEpisodes: 1, maxSteps: 3, trainingRounds: 1, loopExploreEpisodes: 1, trainingEvalEpisodes: 1, learnerRunSeeds: 1 };

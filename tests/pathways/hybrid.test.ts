@@ -4,9 +4,9 @@
  * feedback give a displacement known legal).
  */
 import { describe, expect, it } from "vitest";
-import { parseFlags } from "../../src/cli/args.js";
-import { protocolFlags, settingsFromFlags } from "../../src/cli/sharedFlags.js";
-import { settingsFromRecord, settingsRecord } from "../../src/runner/protocolRecord.js";
+import { parseFlags } from "../../src/cli/shared/args.js";
+import { protocolFlags, settingsFromFlags } from "../../src/cli/shared/sharedFlags.js";
+import { settingsFromRecord, settingsRecord } from "../../src/runner/settings/protocolRecord.js";
 import { readExperience } from "../../src/builtin/learner/learner.js";
 import { splitRetrieved } from "../../src/builtin/learner/experienceText.js";
 import { TACTIC_SETS } from "../../src/games/tacticSets.js";

@@ -11,9 +11,9 @@ import { parseJudgeReply } from "../../src/agent/judgePrompt.js";
 import type { StepRecord } from "../../src/logs/schema.js";
 import { experienceScore, judgedFields, parseJudge, runShuffle, shuffleKey, shufflePermutation, withJudgedFields } from "../../src/pathways/judge.js";
 import { trajectoryFromSteps } from "../../src/pathways/trajectory.js";
-import { judgedRunId } from "../../src/runner/runId.js";
-import { settingsRecord } from "../../src/runner/protocolRecord.js";
-import { DEFAULT_SETTINGS } from "../../src/runner/context.js";
+import { judgedRunId } from "../../src/runner/settings/runId.js";
+import { settingsRecord } from "../../src/runner/settings/protocolRecord.js";
+import { DEFAULT_SETTINGS } from "../../src/runner/loop/context.js";
 import { sftFilterScore } from "../../src/training/buildSft.js";
 
 function step(i: number, selfScore: number | null, reward: number): StepRecord {

@@ -16,10 +16,10 @@ import type { EpisodeRecord, MemoryRecord } from "../../src/logs/schema.js";
 import { runDir } from "../../src/logs/runDir.js";
 import { registerPathway } from "../../src/pathways/registry.js";
 import { definePathway, type PathwayHost } from "../../src/pathways/types.js";
-import { loadRunLogs, rebuildStepMessages } from "../../src/runner/replay.js";
-import { loadForResume } from "../../src/runner/resume.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { loadRunLogs, rebuildStepMessages } from "../../src/runner/resume/replay.js";
+import { loadForResume } from "../../src/runner/resume/resume.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { implementedGames, lines, recordingFactory, runRecords, small } from "../runner/helpers.js";
 
 interface Tally {

@@ -41,8 +41,8 @@ registerPathway(
   }),
 );
 
-const { runCommand, runSettingsFromArgv } = await import("../../src/cli/run.js");
-const { readJobFile } = await import("../../src/cli/jobFile.js");
+const { runCommand, runSettingsFromArgv } = await import("../../src/cli/run/run.js");
+const { readJobFile } = await import("../../src/cli/run/jobFile.js");
 const { jobFileText } = await import("../../src/training/loopJob.js");
 const { studyJsonSchema } = await import("../../src/cli/study/studySchema.js");
 

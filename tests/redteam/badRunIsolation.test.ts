@@ -10,12 +10,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compareTable } from "../../src/analysis/compare.js";
-import { loadDataset } from "../../src/analysis/dataset.js";
+import { compareTable } from "../../src/analysis/stats/compare.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { getGame } from "../../src/games/registry.js";
 import { runDir } from "../../src/logs/runDir.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { FaultyModel, factory, small } from "../runner/helpers.js";
 
 const settings = small({ exploreEpisodes: 2, checkpointEvery: 1, evalEpisodes: 3, maxSteps: 6 });

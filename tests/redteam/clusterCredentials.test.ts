@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { clusterCommand } from "../../src/cli/cluster.js";
+import { clusterCommand } from "../../src/cli/cluster/cluster.js";
 
 const KEY = "sk-SENTINEL0123456789abcdef";
 const URLS = `http://alice:${KEY}@gpu01:8000/v1,https://bob:${encodeURIComponent(KEY)}x@gpu02:8000/v1`;

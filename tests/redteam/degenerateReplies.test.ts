@@ -11,8 +11,8 @@ import { parseSummary } from "../../src/agent/summaryPrompt.js";
 import { getGame } from "../../src/games/registry.js";
 import { readRunRecords } from "../../src/logs/reader.js";
 import type { Model } from "../../src/models/types.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { factory, RewritingModel, small } from "../runner/helpers.js";
 import { PATHS, SHAPES } from "./replyShapes.js";
 

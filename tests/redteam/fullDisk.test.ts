@@ -18,9 +18,9 @@ import { readJsonl } from "../../src/logs/reader.js";
 import { runDir } from "../../src/logs/runDir.js";
 import { StepRecord } from "../../src/logs/schema.js";
 import { JsonlWriter, LogWriteError } from "../../src/logs/writer.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
-import { summarizeCalls } from "../../src/runner/usage.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
+import { summarizeCalls } from "../../src/runner/monitor/usage.js";
 import { z } from "zod";
 import { factory, runRecords, small } from "../runner/helpers.js";
 

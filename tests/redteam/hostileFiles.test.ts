@@ -21,8 +21,8 @@ import { readJsonlLines } from "../../src/util/jsonl.js";
 import { readJsonl } from "../../src/logs/reader.js";
 import { runDir } from "../../src/logs/runDir.js";
 import { StepRecord } from "../../src/logs/schema.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { factory, small } from "../runner/helpers.js";
 
 const CLI = join(process.cwd(), "dist", "cli", "main.js");

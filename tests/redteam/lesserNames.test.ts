@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
-import { loadDataset } from "../../src/analysis/dataset.js";
+import { runCommand } from "../../src/cli/run/run.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
 
 let server: Server | null = null;

@@ -10,10 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { getGame } from "../../src/games/registry.js";
-import { ResponseCache } from "../../src/models/responseCache.js";
+import { ResponseCache } from "../../src/models/cache/responseCache.js";
 import type { Model } from "../../src/models/types.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { stringifyWellFormed, wellFormed } from "../../src/util/wellFormedJson.js";
 import { factory, RewritingModel, small } from "../runner/helpers.js";
 

@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
-import { parseServeArgs } from "../../src/cli/serve.js";
-import { createModelContext, validateModelSpecs } from "../../src/models/createModel.js";
+import { runCommand } from "../../src/cli/run/run.js";
+import { parseServeArgs } from "../../src/cli/serve/serve.js";
+import { createModelContext, validateModelSpecs } from "../../src/models/assembleModel.js";
 import { parseModelsFile } from "../../src/models/modelsFile.js";
 
 async function run(argv: string[]) {

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { main, withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
-import { runId } from "../../src/runner/runId.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { runCommand } from "../../src/cli/run/run.js";
+import { runId } from "../../src/runner/settings/runId.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { ConfigError } from "../../src/util/errors.js";
 
 /** Found by a search over separator strings: same slug (`openai-m-x`), same 32-bit hash (128cf07b). */

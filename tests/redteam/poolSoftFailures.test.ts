@@ -11,11 +11,11 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type FaultKind, type RunningServer } from "../../src/builtin/server.js";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
+import { runCommand } from "../../src/cli/run/run.js";
 import { runDir } from "../../src/logs/runDir.js";
 import { clearSecrets } from "../../src/models/secrets.js";
-import { rendezvousOrder } from "../../src/models/poolRouting.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { rendezvousOrder } from "../../src/models/pool/poolRouting.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 
 const MODEL = "openai:s3gym-heuristic";
 const GAME = "snake";

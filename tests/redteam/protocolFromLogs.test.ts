@@ -14,10 +14,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
-import { loadDataset } from "../../src/analysis/dataset.js";
-import { COMPARED, protocolFingerprint } from "../../src/runner/protocolFingerprint.js";
-import { DEFAULT_SETTINGS } from "../../src/runner/context.js";
+import { runCommand } from "../../src/cli/run/run.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
+import { COMPARED, protocolFingerprint } from "../../src/runner/settings/protocolFingerprint.js";
+import { DEFAULT_SETTINGS } from "../../src/runner/loop/context.js";
 
 const BASE = ["--models", "builtin:random", "--pathways", "none,history", "--explore-episodes", "2", "--checkpoint-every", "1", "--eval-episodes", "1", "--max-steps", "4", "--progress", "off"];
 

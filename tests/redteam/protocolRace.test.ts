@@ -15,9 +15,9 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { getGame } from "../../src/games/registry.js";
 import { manifestPath, runDir } from "../../src/logs/runDir.js";
-import { PROTOCOL_FILE } from "../../src/runner/dataDirProtocol.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { PROTOCOL_FILE } from "../../src/runner/shards/dataDirProtocol.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { ConfigError } from "../../src/util/errors.js";
 import { factory, small } from "../runner/helpers.js";
 

@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.js";
-import { loadDataset } from "../../src/analysis/dataset.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { buildReport } from "../../src/report/buildReport.js";
-import { runVerdict } from "../../src/analysis/runQuality.js";
+import { runVerdict } from "../../src/analysis/tables/runQuality.js";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
 
 async function data(): Promise<string> {

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { getGame } from "../../src/games/registry.js";
 import { runDir } from "../../src/logs/runDir.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { factory, readCompleteRun, small } from "../runner/helpers.js";
 
 const settings = small({ exploreEpisodes: 4, checkpointEvery: 2, evalEpisodes: 2 });

@@ -13,11 +13,11 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { finetuneCommand } from "../../src/cli/finetune.js";
-import { reportCommand } from "../../src/cli/report.js";
+import { finetuneCommand } from "../../src/cli/finetune/finetune.js";
+import { reportCommand } from "../../src/cli/report/report.js";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
-import { viewCommand } from "../../src/cli/view.js";
+import { runCommand } from "../../src/cli/run/run.js";
+import { viewCommand } from "../../src/cli/view/view.js";
 import { clearSecrets, redactSecrets, registerSecret } from "../../src/models/secrets.js";
 import { startFake, type FakeEndpoint } from "../helpers/fakeEndpoints.js";
 

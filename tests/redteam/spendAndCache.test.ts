@@ -8,13 +8,13 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
+import { runCommand } from "../../src/cli/run/run.js";
 import { runDir } from "../../src/logs/runDir.js";
 import { ObservedModel } from "../../src/models/callLog.js";
-import { CachedModel, ResponseCache } from "../../src/models/responseCache.js";
+import { CachedModel, ResponseCache } from "../../src/models/cache/responseCache.js";
 import type { CompletionResult, Model } from "../../src/models/types.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
-import { summarizeCalls } from "../../src/runner/usage.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
+import { summarizeCalls } from "../../src/runner/monitor/usage.js";
 import { lines } from "../runner/helpers.js";
 import { identity, request } from "../models/helpers.js";
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { acquireRunLock } from "../../src/runner/runLock.js";
+import { acquireRunLock } from "../../src/runner/resume/runLock.js";
 
 const STARTER = fileURLToPath(new URL("./fixtures/lockStarter.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));

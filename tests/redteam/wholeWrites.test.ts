@@ -15,11 +15,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getGame } from "../../src/games/registry.js";
-import { buildLogDatabase, exportTables } from "../../src/analysis/logDatabase.js";
+import { buildLogDatabase, exportTables } from "../../src/analysis/sql/logDatabase.js";
 import { buildViewer } from "../../src/report/viewer/build.js";
 import { runDir } from "../../src/logs/runDir.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { factory, small } from "../runner/helpers.js";
 
 const CLI = join(process.cwd(), "dist", "cli", "main.js");

@@ -6,13 +6,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Dataset } from "../../src/analysis/dataset.js";
-import { loadDataset } from "../../src/analysis/dataset.js";
+import type { Dataset } from "../../src/analysis/load/dataset.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { writeSyntheticData, type SyntheticSummary } from "../../src/logs/synthetic.js";
 import { buildReport } from "../../src/report/buildReport.js";
 import { describeEntry, FIGURE_GROUPS, REPORT_ENTRIES, type ReportEntry } from "../../src/report/entries.js";
 import { reportFigures, writeReport } from "../../src/report/writeReport.js";
-import { outputLines, readWrittenReport } from "../../src/cli/reproduceSummary.js";
+import { outputLines, readWrittenReport } from "../../src/cli/reproduce/reproduceSummary.js";
 import { tempDir } from "../analysis/helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
 import { main } from "../../src/cli/main.js";
 import { latexText, paperTable4, toLatex } from "../../src/report/latex.js";
-import type { Table } from "../../src/analysis/table.js";
+import type { Table } from "../../src/analysis/tables/table.js";
 import { tempDir } from "../analysis/helpers.js";
 
 const est = (point: number, lo: number, hi: number, n?: number, indicative?: boolean) => ({ point, lo, hi, ...(n !== undefined ? { n } : {}), ...(indicative !== undefined ? { indicative } : {}) });

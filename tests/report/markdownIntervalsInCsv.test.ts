@@ -8,7 +8,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadDataset } from "../../src/analysis/dataset.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
 import { buildReport } from "../../src/report/buildReport.js";
 import { writeTables } from "../../src/report/writeReport.js";

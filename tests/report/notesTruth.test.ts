@@ -11,14 +11,14 @@
  * - the forgetting note names the seeds it resamples (replayed exploration seeds), not evaluation seeds.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { methodsNamed, type Estimate } from "../../src/analysis/bootstrap.js";
-import { loadDataset } from "../../src/analysis/dataset.js";
-import type { Table } from "../../src/analysis/table.js";
+import { methodsNamed, type Estimate } from "../../src/analysis/stats/bootstrap.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
+import type { Table } from "../../src/analysis/tables/table.js";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
 import { buildReport } from "../../src/report/buildReport.js";
 import type { Report } from "../../src/report/entries.js";
 import { shownInterval } from "../../src/report/tables.js";
-import { NABA_UNSTABLE_MARK } from "../../src/analysis/nabaStability.js";
+import { NABA_UNSTABLE_MARK } from "../../src/analysis/metrics/nabaStability.js";
 import { tempDir } from "../analysis/helpers.js";
 
 function intervalsOf(t: Table<object>): number {

@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { withExitCode } from "../../src/cli/main.js";
-import { reportCommand } from "../../src/cli/report.js";
-import { runCommand } from "../../src/cli/run.js";
+import { reportCommand } from "../../src/cli/report/report.js";
+import { runCommand } from "../../src/cli/run/run.js";
 
 let out = "";
 let stdout = "";

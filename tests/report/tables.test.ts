@@ -1,6 +1,6 @@
 /** Rendering rules: 3 decimals, `0.547 [0.412, 0.690]`, missing = empty cell, notes under the table. */
 import { describe, expect, it } from "vitest";
-import type { Table } from "../../src/analysis/table.js";
+import type { Table } from "../../src/analysis/tables/table.js";
 import { csvHeader, fmt3, fmtEstimate, toCsv, toMarkdown } from "../../src/report/tables.js";
 
 describe("number formatting", () => {

@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
+import { runCommand } from "../../src/cli/run/run.js";
 import { startServer, type RunningServer, type ServerOptions } from "../../src/builtin/server.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { historyBlocksOf, implementedGames, lines, readCompleteRun, small } from "./helpers.js";
 
 const SENTINEL = "SENTINEL-KEY-7f3a9c0e5d1b";

@@ -10,10 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
-import { runId } from "../../src/runner/runId.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
+import { runCommand } from "../../src/cli/run/run.js";
+import { runId } from "../../src/runner/settings/runId.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
 import { factory, implementedGames, small } from "./helpers.js";
 import { getGame } from "../../src/games/registry.js";
 

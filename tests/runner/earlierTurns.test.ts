@@ -13,9 +13,9 @@ import { getGame } from "../../src/games/registry.js";
 import { ANSWER_FROM } from "../../src/agent/reply.js";
 import { runDir } from "../../src/logs/runDir.js";
 import type { CompletionRequest, CompletionResult, Model } from "../../src/models/types.js";
-import { loadRunLogs, rebuildEpisodeMessages, rebuildStepMessages } from "../../src/runner/replay.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { loadRunLogs, rebuildEpisodeMessages, rebuildStepMessages } from "../../src/runner/resume/replay.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { factory, RecordingModel, small } from "./helpers.js";
 
 /** Moves the answer of every odd step into the reasoning field; wraps every content in a think block. */

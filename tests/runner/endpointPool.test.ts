@@ -9,10 +9,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
+import { runCommand } from "../../src/cli/run/run.js";
 import { runDir } from "../../src/logs/runDir.js";
 import { clearSecrets } from "../../src/models/secrets.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { lines } from "./helpers.js";
 
 const KEY = "sk-POOL-SENTINEL-9f8e7d6c5b4a3210";

@@ -11,13 +11,13 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
+import { runCommand } from "../../src/cli/run/run.js";
 import { ObservedModel } from "../../src/models/callLog.js";
 import { countMessageTokens } from "../../src/models/tokens.js";
 import { getGame } from "../../src/games/registry.js";
-import { estimateMatrix } from "../../src/runner/estimate.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { estimateMatrix } from "../../src/runner/monitor/estimate.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { builtin, RecordingModel, small } from "./helpers.js";
 
 const settings = small({ exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 1, maxSteps: 4 });

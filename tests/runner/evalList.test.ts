@@ -5,11 +5,11 @@ import { describe, expect, it } from "vitest";
 import { getGame } from "../../src/games/registry.js";
 import { readRunRecords } from "../../src/logs/reader.js";
 import type { Model } from "../../src/models/types.js";
-import { runCheckpointList } from "../../src/runner/evalList.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
+import { runCheckpointList } from "../../src/runner/loop/evalList.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
 import { runDir } from "../../src/logs/runDir.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
-import { evalSeeds } from "../../src/runner/seeds.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
+import { evalSeeds } from "../../src/runner/loop/seeds.js";
 import { factory, implementedGames, RecordingModel, small } from "./helpers.js";
 
 const game = implementedGames()[0]!;

@@ -10,8 +10,8 @@ import { getGame } from "../../src/games/registry.js";
 import { readRunRecords } from "../../src/logs/reader.js";
 import type { CompletionRequest, Model } from "../../src/models/types.js";
 import { runDir } from "../../src/logs/runDir.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { factory, FaultyModel, implementedGames, lines, readCompleteRun, RewritingModel, small } from "./helpers.js";
 
 const game = implementedGames().includes("minesweeper") ? "minesweeper" : implementedGames()[0]!;

@@ -7,10 +7,10 @@ import { parseModelSpec } from "../../src/models/modelSpec.js";
 import { ModelCallError, type CompletionRequest, type CompletionResult, type Model } from "../../src/models/types.js";
 import { GAMES } from "../../src/games/registry.js";
 import { GAME_NAMES, type GameName } from "../../src/games/types.js";
-import { DEFAULT_SETTINGS, type ProtocolSettings } from "../../src/runner/context.js";
+import { DEFAULT_SETTINGS, type ProtocolSettings } from "../../src/runner/loop/context.js";
 import { expect } from "vitest";
 import { readRunRecords, type RunRecords } from "../../src/logs/reader.js";
-import { checkpointList } from "../../src/runner/schedule.js";
+import { checkpointList } from "../../src/runner/loop/schedule.js";
 
 /** Games whose module is implemented (placeholders throw on any use). */
 export function implementedGames(): GameName[] {

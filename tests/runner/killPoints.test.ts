@@ -18,9 +18,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { getGame } from "../../src/games/registry.js";
 import { JsonlWriter } from "../../src/logs/writer.js";
 import type { CompletionRequest, Model } from "../../src/models/types.js";
-import { runCheckpointList } from "../../src/runner/evalList.js";
-import { runMatrix, type RunOutcome } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { runCheckpointList } from "../../src/runner/loop/evalList.js";
+import { runMatrix, type RunOutcome } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { factory, implementedGames, runRecords, small } from "./helpers.js";
 
 /**

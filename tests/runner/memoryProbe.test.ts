@@ -15,7 +15,7 @@ import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { getGame } from "../../src/games/registry.js";
 import { planDataProbes } from "../../src/runner/probe/memoryProbe.js";
-import { loadRunLogs, rebuildExperience } from "../../src/runner/replay.js";
+import { loadRunLogs, rebuildExperience } from "../../src/runner/resume/replay.js";
 
 const LEARNER = "builtin:learner";
 const OTHER = "builtin:learner?judge=0.25";
@@ -113,7 +113,7 @@ describe("s3gym probe", () => {
     const none = dirs.find((d) => d.includes("__none__"))!;
     const errors: string[] = [];
     const stderr = { write: (t: string) => errors.push(t) };
-    const { probeCommand } = await import("../../src/cli/probe.js");
+    const { probeCommand } = await import("../../src/cli/probe/probe.js");
     await expect(probeCommand(["--from", memory, "--probe", "shuffled", "--progress", "off"], { stderr })).rejects.toThrow(/no complete run of builtin:learner on trust with pathway memory under another run seed than 0/);
     await expect(probeCommand(["--from", memory, "--probe", `transplant:${memory}`, "--progress", "off"], { stderr })).rejects.toThrow(/another model's memory/);
     await expect(probeCommand(["--from", none, "--probe", "empty", "--progress", "off"], { stderr })).rejects.toThrow(/none run/);

@@ -9,7 +9,7 @@ import { hostname, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
+import { runCommand } from "../../src/cli/run/run.js";
 import { clearSecrets } from "../../src/models/secrets.js";
 import { startFake, type FakeEndpoint } from "../helpers/fakeEndpoints.js";
 

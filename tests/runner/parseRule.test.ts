@@ -8,11 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
+import { runCommand } from "../../src/cli/run/run.js";
 import { getGame } from "../../src/games/registry.js";
 import type { ParseRule } from "../../src/agent/parseResponse.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { factory, lines, RewritingModel, small } from "./helpers.js";
 
 /** Answers like gemini-2.5-pro: the contract lines inside a code fence, so the last line is the fence. */

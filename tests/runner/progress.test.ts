@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { EpisodeRecord } from "../../src/logs/schema.js";
-import { formatDuration, Progress } from "../../src/runner/progress.js";
+import { formatDuration, Progress } from "../../src/runner/monitor/progress.js";
 
 const ep = (status: "ok" | "failed") => ({ status }) as EpisodeRecord;
 
@@ -64,7 +64,7 @@ describe("progress a person can plan by (issue 26)", () => {
   const evalEp = { status: "ok", phase: "eval" } as EpisodeRecord;
 
   it("a run's ETA follows its exploration chain, not the burst of concurrent eval episodes", async () => {
-    const { ProgressState } = await import("../../src/runner/progress.js");
+    const { ProgressState } = await import("../../src/runner/monitor/progress.js");
     let now = 0;
     const st = new ProgressState(() => now);
     // 4 exploration episodes, checkpoints 0 and 4 with 3 eval episodes each: 10 episodes.
@@ -86,7 +86,7 @@ describe("progress a person can plan by (issue 26)", () => {
   });
 
   it("the matrix ETA is never below the slowest run's", async () => {
-    const { ProgressState } = await import("../../src/runner/progress.js");
+    const { ProgressState } = await import("../../src/runner/monitor/progress.js");
     let now = 0;
     const st = new ProgressState(() => now);
     st.runStarted("slow", { totalEpisodes: 12, doneEpisodes: 0, label: "slow", exploreLeft: 10 });
@@ -101,7 +101,7 @@ describe("progress a person can plan by (issue 26)", () => {
   });
 
   it("the retry line says which kinds", async () => {
-    const { formatRetries, ProgressState, formatRunProgress } = await import("../../src/runner/progress.js");
+    const { formatRetries, ProgressState, formatRunProgress } = await import("../../src/runner/monitor/progress.js");
     expect(formatRetries(7, { http_429: 6, http_5xx: 1 })).toBe("7 retries: 6x429, 1x5xx");
     expect(formatRetries(2, {})).toBe("2 retries");
     const st = new ProgressState(() => 0);

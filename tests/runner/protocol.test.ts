@@ -12,10 +12,10 @@ import type { Game } from "../../src/games/types.js";
 import type { RunRecords } from "../../src/logs/reader.js";
 import { countMessageTokens } from "../../src/models/tokens.js";
 import type { Model } from "../../src/models/types.js";
-import { loadRunLogs, rebuildStepMessages } from "../../src/runner/replay.js";
+import { loadRunLogs, rebuildStepMessages } from "../../src/runner/resume/replay.js";
 import { runDir } from "../../src/logs/runDir.js";
-import { runMatrix, type RunOutcome } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { runMatrix, type RunOutcome } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { factory, historyBlocksOf, implementedGames, readCompleteRun, RecordingModel, small } from "./helpers.js";
 
 const settings = small();

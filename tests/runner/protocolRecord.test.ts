@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SettingsRecord } from "../../src/logs/schema.js";
-import { DEFAULT_SETTINGS, type ProtocolSettings } from "../../src/runner/context.js";
-import { settingsFromRecord, settingsRecord } from "../../src/runner/protocolRecord.js";
+import { DEFAULT_SETTINGS, type ProtocolSettings } from "../../src/runner/loop/context.js";
+import { settingsFromRecord, settingsRecord } from "../../src/runner/settings/protocolRecord.js";
 
 describe("the protocol settings <-> recorded form mapping", () => {
   const s: ProtocolSettings = { ...DEFAULT_SETTINGS, exploreEpisodes: 7, checkpointEvery: 2, evalEpisodes: 4, maxSteps: 9, contextTokens: 5000, maxNewTokens: 300, tokenizer: "cl100k", rewardVisibility: "visible", runSeed: 3 };

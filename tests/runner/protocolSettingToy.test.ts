@@ -9,10 +9,10 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import type { SettingRow } from "../../src/runner/protocolSettings.js";
+import type { SettingRow } from "../../src/runner/settings/protocolSettings.js";
 
-vi.mock("../../src/runner/protocolSettings.js", async (importOriginal) => {
-  const real = await importOriginal<typeof import("../../src/runner/protocolSettings.js")>();
+vi.mock("../../src/runner/settings/protocolSettings.js", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../src/runner/settings/protocolSettings.js")>();
   const toy = {
     key: "toyKnob",
     flag: { name: "toy-knob", kind: { type: "int", range: { min: 0, max: 9 } } },
@@ -23,16 +23,16 @@ vi.mock("../../src/runner/protocolSettings.js", async (importOriginal) => {
   return { ...real, PROTOCOL_SETTINGS: [...real.PROTOCOL_SETTINGS, toy] };
 });
 
-const { settingsFromFlags, protocolFlags } = await import("../../src/cli/sharedFlags.js");
-const { parseFlags } = await import("../../src/cli/args.js");
-const { RUN_USAGE } = await import("../../src/cli/run.js");
-const { TRAIN_LOOP_USAGE } = await import("../../src/cli/trainLoop.js");
-const { DEFAULT_SETTINGS } = await import("../../src/runner/context.js");
-const { absentRecordDefaults, protocolRecord, settingsFromRecord, settingsRecord } = await import("../../src/runner/protocolRecord.js");
-const { checkResumable } = await import("../../src/runner/manifest.js");
-const { checkDataDirProtocol } = await import("../../src/runner/dataDirProtocol.js");
+const { settingsFromFlags, protocolFlags } = await import("../../src/cli/shared/sharedFlags.js");
+const { parseFlags } = await import("../../src/cli/shared/args.js");
+const { RUN_USAGE } = await import("../../src/cli/run/run.js");
+const { TRAIN_LOOP_USAGE } = await import("../../src/cli/train-loop/trainLoop.js");
+const { DEFAULT_SETTINGS } = await import("../../src/runner/loop/context.js");
+const { absentRecordDefaults, protocolRecord, settingsFromRecord, settingsRecord } = await import("../../src/runner/settings/protocolRecord.js");
+const { checkResumable } = await import("../../src/runner/settings/manifest.js");
+const { checkDataDirProtocol } = await import("../../src/runner/shards/dataDirProtocol.js");
 const { RULES_VERSION } = await import("../../src/games/version.js");
-const { COMPARED, protocolFingerprint } = await import("../../src/runner/protocolFingerprint.js");
+const { COMPARED, protocolFingerprint } = await import("../../src/runner/settings/protocolFingerprint.js");
 
 type Toy = { toyKnob?: number };
 const toyOf = (s: object): number | undefined => (s as Toy).toyKnob;

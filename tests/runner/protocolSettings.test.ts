@@ -1,5 +1,5 @@
 /**
- * The protocol-settings table (src/runner/protocolSettings.ts) and what is derived from it: the
+ * The protocol-settings table (src/runner/settings/protocolSettings.ts) and what is derived from it: the
  * recorded manifest bytes (key order included), the absent-key defaults, the data directory's
  * compared fields, settings -> flags, and the agreement with the documented SettingsRecord schema.
  */
@@ -7,13 +7,13 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseFlags } from "../../src/cli/args.js";
-import { protocolFlags, protocolUsage, settingsFromFlags } from "../../src/cli/sharedFlags.js";
+import { parseFlags } from "../../src/cli/shared/args.js";
+import { protocolFlags, protocolUsage, settingsFromFlags } from "../../src/cli/shared/sharedFlags.js";
 import { SettingsRecord } from "../../src/logs/schema.js";
-import { DEFAULT_SETTINGS, type ProtocolSettings } from "../../src/runner/context.js";
-import { claimDataDirProtocol } from "../../src/runner/dataDirProtocol.js";
-import { absentRecordDefaults, settingsFromRecord, settingsRecord } from "../../src/runner/protocolRecord.js";
-import { PROTOCOL_SETTINGS } from "../../src/runner/protocolSettings.js";
+import { DEFAULT_SETTINGS, type ProtocolSettings } from "../../src/runner/loop/context.js";
+import { claimDataDirProtocol } from "../../src/runner/shards/dataDirProtocol.js";
+import { absentRecordDefaults, settingsFromRecord, settingsRecord } from "../../src/runner/settings/protocolRecord.js";
+import { PROTOCOL_SETTINGS } from "../../src/runner/settings/protocolSettings.js";
 
 describe("the protocol settings table", () => {
   it("records exactly the fields SettingsRecord documents (a new recorded row needs its schema field, and no field lacks a row)", () => {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
 import { main, withExitCode } from "../../src/cli/main.js";
-import { rejudgeCommand } from "../../src/cli/rejudge.js";
+import { rejudgeCommand } from "../../src/cli/rejudge/rejudge.js";
 
 const CLI = join(process.cwd(), "dist", "cli", "main.js");
 const MODEL = "builtin:learner?judge=0.25";

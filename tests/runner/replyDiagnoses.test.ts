@@ -3,7 +3,7 @@
  * monitor, and the text helpers it leans on (think blocks, repetition loops).
  */
 import { describe, expect, it } from "vitest";
-import { isRepetitionLoop, ReplyMonitor, type ReplyInfo } from "../../src/runner/replyMonitor.js";
+import { isRepetitionLoop, ReplyMonitor, type ReplyInfo } from "../../src/runner/monitor/replyMonitor.js";
 import { dropThinkBlocks, hasThinkTag } from "../../src/agent/replyText.js";
 import { hasReasoning, type ReplyKind } from "../../src/agent/reply.js";
 import { isServerTruncated, qualityFlags } from "../../src/logs/qualityThresholds.js";

@@ -9,13 +9,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
+import { runCommand } from "../../src/cli/run/run.js";
 import { getGame } from "../../src/games/registry.js";
 import { startServer, type RunningServer } from "../../src/builtin/server.js";
-import { loadForResume } from "../../src/runner/resume.js";
+import { loadForResume } from "../../src/runner/resume/resume.js";
 import { runDir } from "../../src/logs/runDir.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { factory, implementedGames, lines, readCompleteRun, small } from "./helpers.js";
 
 const TIMING = ["latency_ms", "cached", "started_at", "ended_at"];

@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadDataset } from "../../src/analysis/dataset.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
+import { runCommand } from "../../src/cli/run/run.js";
 import { episodeKey } from "../../src/games/envelope.js";
 import { BOARDS_VERSION, RULES_VERSION } from "../../src/games/version.js";
-import { checkRulesVersion } from "../../src/runner/manifest.js";
+import { checkRulesVersion } from "../../src/runner/settings/manifest.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/data-v0", import.meta.url));
 

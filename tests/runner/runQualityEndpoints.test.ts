@@ -9,13 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
+import { runCommand } from "../../src/cli/run/run.js";
 import { clearSecrets } from "../../src/models/secrets.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { runDir } from "../../src/logs/runDir.js";
-import { loadDataset } from "../../src/analysis/dataset.js";
+import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { buildReport } from "../../src/report/buildReport.js";
-import { FLAG_MARK } from "../../src/analysis/runQuality.js";
+import { FLAG_MARK } from "../../src/analysis/tables/runQuality.js";
 import { startFake, type FakeEndpoint, type FakeOptions } from "../helpers/fakeEndpoints.js";
 import { lines } from "./helpers.js";
 

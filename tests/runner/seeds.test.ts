@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { evalSeeds, exploreSeeds } from "../../src/runner/seeds.js";
-import { runId } from "../../src/runner/runId.js";
-import { buildMatrix, checkpointList, parseShard, planRuns, shardMatrix, totalEpisodes } from "../../src/runner/schedule.js";
+import { evalSeeds, exploreSeeds } from "../../src/runner/loop/seeds.js";
+import { runId } from "../../src/runner/settings/runId.js";
+import { buildMatrix, checkpointList, parseShard, planRuns, shardMatrix, totalEpisodes } from "../../src/runner/loop/schedule.js";
 import { GAME_NAMES } from "../../src/games/types.js";
 
 describe("seeds", () => {

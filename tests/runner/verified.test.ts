@@ -17,10 +17,10 @@ import { getGame } from "../../src/games/registry.js";
 import type { CurriculumRecord, EpisodeRecord, MemoryRecord, StepRecord, VerdictRecord } from "../../src/logs/schema.js";
 import { ObservedModel } from "../../src/models/callLog.js";
 import type { CompletionRequest, Model } from "../../src/models/types.js";
-import { runMatrix } from "../../src/runner/runLoop.js";
-import { loadRunLogs, rebuildStepMessages } from "../../src/runner/replay.js";
-import { buildMatrix } from "../../src/runner/schedule.js";
-import { exploreSeeds } from "../../src/runner/seeds.js";
+import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { loadRunLogs, rebuildStepMessages } from "../../src/runner/resume/replay.js";
+import { buildMatrix } from "../../src/runner/loop/schedule.js";
+import { exploreSeeds } from "../../src/runner/loop/seeds.js";
 import { builtin, lines, readCompleteRun, RecordingModel, RewritingModel, small } from "./helpers.js";
 
 const settings = small({ exploreEpisodes: 8, checkpointEvery: 2, evalEpisodes: 1, maxSteps: 6, verified: { broadBatch: 2, verifierModel: null } });

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildSftCommand } from "../../src/cli/buildSft.js";
+import { buildSftCommand } from "../../src/cli/build-sft/buildSft.js";
 import { withExitCode } from "../../src/cli/main.js";
 import { getGame } from "../../src/games/registry.js";
 import { CONTRACT_REMINDER } from "../../src/games/responseContract.js";
@@ -17,7 +17,7 @@ import type { Model } from "../../src/models/types.js";
 import { answerText, buildSft, type SftExample } from "../../src/training/buildSft.js";
 import { replayToStep } from "../../src/training/correction.js";
 import { validateSftFile } from "../../src/training/sftFormat.js";
-import { resolveConfig } from "../../src/runner/context.js";
+import { resolveConfig } from "../../src/runner/loop/context.js";
 import { playChosen, writeHandRun, type HandStep } from "../helpers/handLogs.js";
 import { RecordingModel } from "../runner/helpers.js";
 

@@ -1,9 +1,9 @@
 /**
- * The reproduction's plan (src/training/reproducePlan.ts): the runs phase as typed jobs (every run of
+ * The reproduction's plan (src/cli/reproduce/reproducePlan.ts): the runs phase as typed jobs (every run of
  * the matrix, the views, the verified pathway, the ceiling, the judge dial and each training loop seed
  * in exactly one job, longest first), and the watched runs derived from the same jobs. (Moved from
  * tests/cli/jobPool.test.ts and tests/report/notebooks/prerequisites.test.ts when the plan left
- * src/cli/reproduce.ts: the expectations read the jobs' settings instead of argv arrays.)
+ * src/cli/reproduce/reproduce.ts: the expectations read the jobs' settings instead of argv arrays.)
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -28,10 +28,10 @@ import {
   VIEWS_SHARDS,
   watchedRuns,
   type ReproduceJob,
-} from "../../src/training/reproducePlan.js";
-import type { RunJobSettings } from "../../src/runner/jobSettings.js";
-import { buildMatrix, shardMatrix, totalEpisodes } from "../../src/runner/schedule.js";
-import { runId } from "../../src/runner/runId.js";
+} from "../../src/cli/reproduce/reproducePlan.js";
+import type { RunJobSettings } from "../../src/runner/settings/jobSettings.js";
+import { buildMatrix, shardMatrix, totalEpisodes } from "../../src/runner/loop/schedule.js";
+import { runId } from "../../src/runner/settings/runId.js";
 import { GAME_NAMES } from "../../src/games/types.js";
 
 /** The run jobs' settings. */

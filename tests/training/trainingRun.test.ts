@@ -7,13 +7,13 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { reportCommand } from "../../src/cli/report.js";
+import { reportCommand } from "../../src/cli/report/report.js";
 import { withExitCode } from "../../src/cli/main.js";
-import { runCommand } from "../../src/cli/run.js";
+import { runCommand } from "../../src/cli/run/run.js";
 import { readRunRecords } from "../../src/logs/reader.js";
-import { runId } from "../../src/runner/runId.js";
+import { runId } from "../../src/runner/settings/runId.js";
 import { runDir } from "../../src/logs/runDir.js";
-import { evalSeeds } from "../../src/runner/seeds.js";
+import { evalSeeds } from "../../src/runner/loop/seeds.js";
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
 

@@ -4,8 +4,8 @@
  * the wrong value type, is caught before any test runs. If a line stops failing, typecheck reports the
  * unused directive.
  */
-import type { ProtocolSettings } from "../../src/runner/protocolSettings.js";
-import { PROTOCOL_ROWS } from "../../src/runner/protocolSettings.js";
+import type { ProtocolSettings } from "../../src/runner/settings/protocolSettings.js";
+import { PROTOCOL_ROWS } from "../../src/runner/settings/protocolSettings.js";
 import { rowsCovering, type OptionTable } from "../../src/util/options.js";
 
 interface Toy {

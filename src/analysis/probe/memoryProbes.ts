@@ -12,16 +12,16 @@
  * given these exploration runs (and these donors): the runs are kept and only their seeds drawn
  * (estimateGain's `runsFixed`), as the exact sign-flip p flips seeds, never runs.
  */
-import type { BootstrapConfig, Estimate } from "../bootstrap.js";
-import { describeBootstrap } from "../bootstrap.js";
-import type { RunData } from "../dataset.js";
-import { concatGain, gainVsNoneData, type GainData } from "../gain.js";
-import { binomialUpperTail, CONTROL_PATHWAY, estimateGain, NULL_ALPHA, NULL_EXPECTED } from "../gainTables.js";
-import { judgeOf, rejudgedFromOf } from "../judgeSwapRuns.js";
-import { cannotLearn, canLearn } from "../learnerPool.js";
-import { compareText } from "../dataset.js";
-import { sameSeeds, seedCurve, type SeedCurve } from "../seedCurves.js";
-import type { Table } from "../table.js";
+import type { BootstrapConfig, Estimate } from "../stats/bootstrap.js";
+import { describeBootstrap } from "../stats/bootstrap.js";
+import type { RunData } from "../load/dataset.js";
+import { concatGain, gainVsNoneData, type GainData } from "../metrics/gain.js";
+import { binomialUpperTail, CONTROL_PATHWAY, estimateGain, NULL_ALPHA, NULL_EXPECTED } from "../tables/gainTables.js";
+import { judgeOf, rejudgedFromOf } from "../load/judgeSwapRuns.js";
+import { cannotLearn, canLearn } from "../tables/learnerPool.js";
+import { compareText } from "../load/dataset.js";
+import { sameSeeds, seedCurve, type SeedCurve } from "../stats/seedCurves.js";
+import type { Table } from "../tables/table.js";
 
 /** A run's probe, as its manifest records it (null: not a probe run). */
 export interface ProbeOfRun {

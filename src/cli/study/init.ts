@@ -9,7 +9,7 @@ import { join, relative, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { writeFileAtomic } from "../../util/atomicWrite.js";
 import { escapeControl } from "../../util/outsideText.js";
-import { folderFlag, parseFlagsAndPositionals, UsageError } from "../args.js";
+import { folderFlag, parseFlagsAndPositionals, UsageError } from "../shared/args.js";
 import { gitignore, INIT_DEFAULTS, notebookJson, NOTEBOOK_FILE_NAME, readme, schemaJson, SCHEMA_FILE_NAME, studyYaml } from "./initFiles.js";
 import { STUDY_FILE_NAME, studyIssues } from "./loadStudy.js";
 import { StudyFile } from "./studySchema.js";

@@ -15,14 +15,14 @@ import { dirname, extname, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import type { ModelsFileEntry } from "../../models/modelsFile.js";
-import { GAIN_FROM_X } from "../../analysis/gain.js";
+import { GAIN_FROM_X } from "../../analysis/metrics/gain.js";
 import { pathwayOptions, playsProtocolLoop } from "../../pathways/registry.js";
 import { flagText } from "../../util/options.js";
 import { canonicalJson } from "../../util/canonicalJson.js";
 import { escapeControl, cut } from "../../util/outsideText.js";
 import { issuePath } from "../../util/zodIssues.js";
 import { writeFileAtomic } from "../../util/atomicWrite.js";
-import { closestName, UsageError } from "../args.js";
+import { closestName, UsageError } from "../shared/args.js";
 import { STUDY_PROTOCOL_ROWS, StudyFile, type StudyFile as StudyFileType } from "./studySchema.js";
 
 /** The file name `s3gym init` writes and the commands look for. */

@@ -3,7 +3,7 @@
  * seeds, the notes, and the `s3gym run` flags it stands for); `s3gym study --schema` prints its JSON
  * Schema (the one `s3gym init` writes as s3gym.schema.json).
  */
-import { parseFlagsAndPositionals, UsageError } from "../args.js";
+import { parseFlagsAndPositionals, UsageError } from "../shared/args.js";
 import { schemaJson } from "./initFiles.js";
 import { loadStudy } from "./loadStudy.js";
 

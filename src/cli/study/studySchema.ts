@@ -3,7 +3,7 @@
  * for editors (`STUDY_JSON_SCHEMA`, written by `s3gym init` as `s3gym.schema.json`).
  *
  * The protocol block is not spelled here: its keys are the flags of the PROTOCOL_SETTINGS rows
- * (src/runner/protocolSettings.ts), each checked by its row's kind (range, choices, switch, share).
+ * (src/runner/settings/protocolSettings.ts), each checked by its row's kind (range, choices, switch, share).
  * A study key, the `s3gym run` flag and the manifest's recorded key are therefore the same setting,
  * and every error a flag gives (`--context-tokens (...) must exceed --max-new-tokens`) names the
  * study key too. The endpoint, view and cap blocks use the names of `s3gym run`'s flags as well.
@@ -17,9 +17,9 @@ import { GAME_NAMES } from "../../games/types.js";
 import { VIEWS } from "../../logs/schema.js";
 import { DROPPABLE_PARAMS, MAX_TOKENS_PARAMS, ModelsFileEntry } from "../../models/modelsFile.js";
 import { pathwayNames, pathwayOptions } from "../../pathways/registry.js";
-import { PROTOCOL_SETTINGS, settingOption, type SettingFlag, type SettingRow } from "../../runner/protocolSettings.js";
+import { PROTOCOL_SETTINGS, settingOption, type SettingFlag, type SettingRow } from "../../runner/settings/protocolSettings.js";
 import { flagValueSchema } from "../../util/options.js";
-import { FLAG_RANGES } from "../sharedFlags.js";
+import { FLAG_RANGES } from "../shared/sharedFlags.js";
 import { FIGURE_SIZES, type FigureSize } from "../../report/figures/printLayout.js";
 
 /** The flagged protocol rows `s3gym run` offers, in the table's order: the keys of a study's `protocol:`. */

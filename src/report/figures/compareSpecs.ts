@@ -5,8 +5,8 @@
  * model's line with its 95% bootstrap band, the pathway also told by dash and marker.
  */
 import type { TopLevelSpec } from "vega-lite";
-import type { BootstrapConfig } from "../../analysis/bootstrap.js";
-import type { CurveSeries } from "../../analysis/curveTables.js";
+import type { BootstrapConfig } from "../../analysis/stats/bootstrap.js";
+import type { CurveSeries } from "../../analysis/tables/curveTables.js";
 import { BASE, bootText, countRange, integerAxis, pathwayScales, wrapLines } from "./specs.js";
 import { DEFAULT_THEME } from "./theme.js";
 

@@ -4,11 +4,11 @@
  * learners' blocks coloured by judge setting, with a fitted trend line and rho in each facet's title.
  */
 import type { TopLevelSpec } from "vega-lite";
-import type { BootstrapConfig } from "../../analysis/bootstrap.js";
-import { spearman } from "../../analysis/coupling.js";
-import type { BlockRow } from "../../analysis/couplingTables.js";
-import type { DoseRow } from "../../analysis/doseResponse.js";
-import { canLearn, learnerJudge } from "../../analysis/learnerPool.js";
+import type { BootstrapConfig } from "../../analysis/stats/bootstrap.js";
+import { spearman } from "../../analysis/metrics/coupling.js";
+import type { BlockRow } from "../../analysis/tables/couplingTables.js";
+import type { DoseRow } from "../../analysis/tables/doseResponse.js";
+import { canLearn, learnerJudge } from "../../analysis/tables/learnerPool.js";
 import { DEFAULT_THEME, sequentialColours } from "./theme.js";
 import { BASE, bootText, pathwayScales, short, wrapLines, yScale } from "./specs.js";
 

@@ -4,8 +4,8 @@
  * are the table's (judge_swap): the figure shows what they are differences of.
  */
 import type { TopLevelSpec } from "vega-lite";
-import type { BootstrapConfig } from "../../analysis/bootstrap.js";
-import type { JudgeSwapRow } from "../../analysis/judgeSwapTables.js";
+import type { BootstrapConfig } from "../../analysis/stats/bootstrap.js";
+import type { JudgeSwapRow } from "../../analysis/tables/judgeSwapTables.js";
 import { BASE, bootText, wrapLines } from "./specs.js";
 
 export function judgeSwapSpec(rows: readonly JudgeSwapRow[], boot: BootstrapConfig): TopLevelSpec {

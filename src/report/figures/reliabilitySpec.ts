@@ -7,8 +7,8 @@
  * tell the colours apart, or prints in grey, still can tell the lines apart).
  */
 import type { TopLevelSpec } from "vega-lite";
-import type { RewardRange } from "../../analysis/judging.js";
-import type { ReliabilityBin } from "../../analysis/judgingTables.js";
+import type { RewardRange } from "../../analysis/metrics/judging.js";
+import type { ReliabilityBin } from "../../analysis/tables/judgingTables.js";
 import { BASE, paddedDomain, short, wrapLines } from "./specs.js";
 import { DEFAULT_THEME } from "./theme.js";
 

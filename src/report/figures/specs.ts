@@ -15,12 +15,12 @@
  * - the caption (title subtitle) states n and the interval method, with B and the seed.
  */
 import type { TopLevelSpec } from "vega-lite";
-import type { BootstrapConfig } from "../../analysis/bootstrap.js";
-import type { CurveSeries } from "../../analysis/curveTables.js";
-import type { TrainingBandSeries } from "../../analysis/trainingSeeds.js";
-import type { BlockRow } from "../../analysis/couplingTables.js";
-import type { RewardRange } from "../../analysis/judging.js";
-import type { CalibrationBin } from "../../analysis/judgingTables.js";
+import type { BootstrapConfig } from "../../analysis/stats/bootstrap.js";
+import type { CurveSeries } from "../../analysis/tables/curveTables.js";
+import type { TrainingBandSeries } from "../../analysis/tables/trainingSeeds.js";
+import type { BlockRow } from "../../analysis/tables/couplingTables.js";
+import type { RewardRange } from "../../analysis/metrics/judging.js";
+import type { CalibrationBin } from "../../analysis/tables/judgingTables.js";
 import { DEFAULT_THEME } from "./theme.js";
 
 /** The default theme's colours by position (theme.ts maps each to a theme's colour of that role). */

@@ -5,9 +5,9 @@
  * game's own units).
  */
 import type { TopLevelSpec } from "vega-lite";
-import type { BootstrapConfig } from "../../analysis/bootstrap.js";
-import type { CurveSeries } from "../../analysis/curveTables.js";
-import type { CostRunRow, ViewSeries } from "../../analysis/viewTables.js";
+import type { BootstrapConfig } from "../../analysis/stats/bootstrap.js";
+import type { CurveSeries } from "../../analysis/tables/curveTables.js";
+import type { CostRunRow, ViewSeries } from "../../analysis/tables/viewTables.js";
 import { DEFAULT_THEME } from "./theme.js";
 import { countRange, curvesSpec, FIGURE_CONFIG, pathwayScales, wrapLines } from "./specs.js";
 

@@ -9,7 +9,7 @@
  * as sent. The action is not a tool call (the kit's games read an `Answer:` line), so no step has
  * `tool_calls`.
  */
-import { judgeSteps } from "../../analysis/judging.js";
+import { judgeSteps } from "../../analysis/metrics/judging.js";
 import { isSolved } from "../../games/successThreshold.js";
 import type { ChatMessage } from "../../models/types.js";
 import { sampleEpoch, sampleId, type EpisodeInput } from "./inspectLog.js";

@@ -10,18 +10,18 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_B, DEFAULT_LEVEL, describeBootstrap, type BootstrapConfig, pointOnly } from "../../analysis/bootstrap.js";
-import { analyzeCurves, analyzeTraining } from "../../analysis/curveTables.js";
-import { loadDataset, type Dataset, type RunData } from "../../analysis/dataset.js";
-import { judgingInputs, selfJudgingRow, type JudgingInputs } from "../../analysis/judgingTables.js";
-import { runVerdict } from "../../analysis/runQuality.js";
-import { isTraining } from "../../analysis/runs.js";
+import { DEFAULT_B, DEFAULT_LEVEL, describeBootstrap, type BootstrapConfig, pointOnly } from "../../analysis/stats/bootstrap.js";
+import { analyzeCurves, analyzeTraining } from "../../analysis/tables/curveTables.js";
+import { loadDataset, type Dataset, type RunData } from "../../analysis/load/dataset.js";
+import { judgingInputs, selfJudgingRow, type JudgingInputs } from "../../analysis/tables/judgingTables.js";
+import { runVerdict } from "../../analysis/tables/runQuality.js";
+import { isTraining } from "../../analysis/load/runs.js";
 import { getGame } from "../../games/registry.js";
 import { successThreshold } from "../../games/successThreshold.js";
 import { readMergedRun, type MergedEpisode } from "../../logs/mergedRun.js";
 import { viewOf } from "../../logs/schema.js";
-import { rebuildEpisodeMessages, type RunLogData } from "../../runner/replay.js";
-import { getKitVersion } from "../../runner/manifest.js";
+import { rebuildEpisodeMessages, type RunLogData } from "../../runner/resume/replay.js";
+import { getKitVersion } from "../../runner/settings/manifest.js";
 import { AtomicLineFile, writeFileAtomic } from "../../util/atomicWrite.js";
 import { replayInput } from "../viewer/prompts.js";
 import { usageOf } from "../viewer/runFiles.js";

@@ -14,12 +14,12 @@
  * Text from the logs (model names, replies, observations) only ever becomes JSON string values.
  */
 import { createHash } from "node:crypto";
-import type { Estimate } from "../../analysis/bootstrap.js";
-import { judgeSteps, type RewardRange } from "../../analysis/judging.js";
+import type { Estimate } from "../../analysis/stats/bootstrap.js";
+import { judgeSteps, type RewardRange } from "../../analysis/metrics/judging.js";
 import { isSolved } from "../../games/successThreshold.js";
 import type { EpisodeRecord, RunManifest, StepRecord } from "../../logs/schema.js";
 import type { ChatMessage } from "../../models/types.js";
-import type { UsageTotals } from "../../runner/usage.js";
+import type { UsageTotals } from "../../runner/monitor/usage.js";
 
 /** The Inspect log format version written (EvalLog.version). */
 export const INSPECT_LOG_VERSION = 2;
@@ -58,7 +58,7 @@ export interface RunHeaderInput {
   game: string;
   pathway: string;
   manifest: Partial<RunManifest> | null;
-  /** The run's status and flags (analysis/runQuality.ts runVerdict). */
+  /** The run's status and flags (analysis/tables/runQuality.ts runVerdict). */
   status: string;
   flags: string[];
   /** Episodes the log will hold, and those that ended `ok`. */

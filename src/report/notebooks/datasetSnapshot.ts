@@ -16,8 +16,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { deserialize, serialize } from "node:v8";
 import { loadStillCurrent, runFileStamps } from "../../logs/reader.js";
-import { recallDataset } from "../../analysis/datasetMemo.js";
-import { loadDataset, type Dataset } from "../../analysis/dataset.js";
+import { recallDataset } from "../../analysis/load/datasetMemo.js";
+import { loadDataset, type Dataset } from "../../analysis/load/dataset.js";
 import type { NotebookSettings } from "./settings.js";
 
 /** The variable that names the snapshot file. */

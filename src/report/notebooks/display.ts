@@ -15,8 +15,8 @@
  */
 import { createRequire } from "node:module";
 import type { TopLevelSpec } from "vega-lite";
-import type { Columns } from "../../analysis/frames.js";
-import type { Table } from "../../analysis/table.js";
+import type { Columns } from "../../analysis/load/frames.js";
+import type { Table } from "../../analysis/tables/table.js";
 import { displayCell } from "../tables.js";
 import { specCaption } from "../figures/specs.js";
 import { cellLabel, markdownOf } from "../writeReport.js";

@@ -10,7 +10,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, extname, resolve } from "node:path";
-import type { Columns } from "../../analysis/frames.js";
+import type { Columns } from "../../analysis/load/frames.js";
 import { writeFileAtomic } from "../../util/atomicWrite.js";
 import { csvField } from "../tables.js";
 import { csvTextField } from "../../util/escape/csv.js";

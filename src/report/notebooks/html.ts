@@ -5,9 +5,9 @@
  */
 import { cellLabel } from "../writeReport.js";
 import { htmlText } from "../../util/escape/html.js";
-import type { Table } from "../../analysis/table.js";
+import type { Table } from "../../analysis/tables/table.js";
 import { displayCell, fmt3 } from "../tables.js";
-import type { Columns } from "../../analysis/frames.js";
+import type { Columns } from "../../analysis/load/frames.js";
 
 /** Escapes text for HTML element content and attribute values (the shared HTML escaping, util/escape/html.ts). */
 export const escapeHtml = htmlText;

@@ -18,7 +18,7 @@
 import { existsSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_B } from "../../analysis/bootstrap.js";
+import { DEFAULT_B } from "../../analysis/stats/bootstrap.js";
 import { DEFAULT_FIGURE_SIZE, FIGURE_SIZE_NAMES, type FigureOptions, type FigureSize } from "../figures/printLayout.js";
 import { DEFAULT_THEME, loadTheme } from "../figures/theme.js";
 

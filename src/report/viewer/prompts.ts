@@ -1,6 +1,6 @@
 /**
  * The exact prompt of every step, rebuilt from the logs by the runner's own replay
- * (src/runner/replay.ts: the agent's prompt assembly and the History pathway's context builder), and
+ * (src/runner/resume/replay.ts: the agent's prompt assembly and the History pathway's context builder), and
  * packed so that a page loads one run's prompts on demand.
  *
  * Packing, within an episode: step k's messages are step K's (the last step's) first 2k + 2 messages,
@@ -23,8 +23,8 @@
  */
 import { getGame } from "../../games/registry.js";
 import type { ChatMessage } from "../../models/types.js";
-import { manifestProtocol } from "../../runner/protocolRecord.js";
-import { rebuildEpisodeMessages, type RunLogData } from "../../runner/replay.js";
+import { manifestProtocol } from "../../runner/settings/protocolRecord.js";
+import { rebuildEpisodeMessages, type RunLogData } from "../../runner/resume/replay.js";
 import type { MergedEpisode, MergedRun } from "../../logs/mergedRun.js";
 import { viewOf } from "../../logs/schema.js";
 

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { writeSyntheticData } from "../../../src/logs/synthetic.js";
 import { main } from "../../../src/cli/main.js";
 import { DEFAULT_THEME, defaultColours, parseTheme } from "../../../src/report/figures/theme.js";
-import { loadDataset } from "../../../src/analysis/dataset.js";
+import { loadDataset } from "../../../src/analysis/load/dataset.js";
 import { buildReport } from "../../../src/report/buildReport.js";
 import { drawFigures } from "../../../src/report/writeReport.js";
 import { ConfigError } from "../../../src/util/errors.js";

@@ -10,9 +10,9 @@
  *     bin 9: n 2, s_mean 1.95, r_mean 1
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadDataset } from "../../../src/analysis/dataset.js";
-import { judgingInputs, reliabilityBins, type ReliabilityBin } from "../../../src/analysis/judgingTables.js";
-import { gameRewardRanges } from "../../../src/analysis/runs.js";
+import { loadDataset } from "../../../src/analysis/load/dataset.js";
+import { judgingInputs, reliabilityBins, type ReliabilityBin } from "../../../src/analysis/tables/judgingTables.js";
+import { gameRewardRanges } from "../../../src/analysis/load/runs.js";
 import { reliabilitySpec, THIN_BIN } from "../../../src/report/figures/reliabilitySpec.js";
 import { curveRecords, exploreRecords, tempDir, writeRun } from "../../analysis/helpers.js";
 

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { compile, type TopLevelSpec } from "vega-lite";
-import type { CurveSeries } from "../../../src/analysis/curveTables.js";
-import type { TrainingBandSeries } from "../../../src/analysis/trainingSeeds.js";
+import type { CurveSeries } from "../../../src/analysis/tables/curveTables.js";
+import type { TrainingBandSeries } from "../../../src/analysis/tables/trainingSeeds.js";
 import { costGainSpec, viewsSpec } from "../../../src/report/figures/viewSpecs.js";
 import { doseResponseSpec } from "../../../src/report/figures/doseSpecs.js";
 import { bandedScale, calibrationSpec, constantValue, FIGURE_CONFIG, couplingSpec, curvesSpec, flatBands, paddedDomain, specCaption, trainingSpec, wrapLines } from "../../../src/report/figures/specs.js";

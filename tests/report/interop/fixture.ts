@@ -10,12 +10,12 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { withExitCode } from "../../../src/cli/main.js";
-import { runCommand } from "../../../src/cli/run.js";
+import { runCommand } from "../../../src/cli/run/run.js";
 import { getGame } from "../../../src/games/registry.js";
 import { clearSecrets } from "../../../src/models/secrets.js";
 import type { CompletionRequest, CompletionResult, Model } from "../../../src/models/types.js";
-import { runMatrix } from "../../../src/runner/runLoop.js";
-import { buildMatrix } from "../../../src/runner/schedule.js";
+import { runMatrix } from "../../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../../src/runner/loop/schedule.js";
 import { startFake } from "../../helpers/fakeEndpoints.js";
 import { factory, RecordingModel, small } from "../../runner/helpers.js";
 

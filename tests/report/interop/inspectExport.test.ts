@@ -305,7 +305,7 @@ describe("text from outside stays data in an Inspect log", () => {
 
 describe("export's flags for the log formats", () => {
   it("names a flag that does not apply to the format asked for", async () => {
-    const { exportCommand } = await import("../../../src/cli/export.js");
+    const { exportCommand } = await import("../../../src/cli/export/export.js");
     await expect(exportCommand(["--data", "d", "--out", "o", "--format", "inspect", "--no-cache"])).rejects.toThrow(/--no-cache applies to --format parquet and csv/);
     await expect(exportCommand(["--data", "d", "--out", "o", "--format", "csv", "--bootstrap", "100"])).rejects.toThrow(/--bootstrap and --seed apply to --format inspect only/);
     await expect(exportCommand(["--data", "d", "--out", "o", "--format", "inspec"])).rejects.toThrow(/one of parquet, csv, inspect, atif/);

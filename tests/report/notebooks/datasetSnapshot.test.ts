@@ -7,7 +7,7 @@
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadDataset } from "../../../src/analysis/dataset.js";
+import { loadDataset } from "../../../src/analysis/load/dataset.js";
 import { writeSyntheticData } from "../../../src/logs/synthetic.js";
 import { DATASET_SNAPSHOT_VAR, notebookDataset, readDatasetSnapshot, writeDatasetSnapshot } from "../../../src/report/notebooks/datasetSnapshot.js";
 import { tempDir } from "../../analysis/helpers.js";

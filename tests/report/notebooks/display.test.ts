@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Table } from "../../../src/analysis/table.js";
+import type { Table } from "../../../src/analysis/tables/table.js";
 import { showColumns, showFigure, showFrame, showTable, tablePlainText } from "../../../src/report/notebooks/display.js";
 import { exportFrame, frameCsv, frameJson } from "../../../src/report/notebooks/export.js";
 import { tempDir } from "../../analysis/helpers.js";

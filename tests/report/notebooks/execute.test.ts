@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { writeNotebookTestData } from "./data.js";
-import { reportCommand } from "../../../src/cli/report.js";
+import { reportCommand } from "../../../src/cli/report/report.js";
 import { executedProblems, NOTEBOOK_ENGINES } from "../../../src/report/notebooks/engines.js";
 import { tempDir } from "../../analysis/helpers.js";
 

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { reproduceCommand } from "../../../src/cli/reproduce.js";
+import { reproduceCommand } from "../../../src/cli/reproduce/reproduce.js";
 import { main } from "../../../src/cli/main.js";
 import { checkJupyter, formatJupyterProblems, INSTALL_HINTS, pythonCandidates } from "../../../src/report/notebooks/jupyter.js";
 import { NOTEBOOK_ENGINES } from "../../../src/report/notebooks/engines.js";

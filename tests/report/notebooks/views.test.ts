@@ -6,11 +6,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { reportCommand } from "../../../src/cli/report.js";
+import { reportCommand } from "../../../src/cli/report/report.js";
 import { getGame } from "../../../src/games/registry.js";
 import { executedProblems, NOTEBOOK_ENGINES } from "../../../src/report/notebooks/engines.js";
-import { runMatrix } from "../../../src/runner/runLoop.js";
-import { buildMatrix } from "../../../src/runner/schedule.js";
+import { runMatrix } from "../../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../../src/runner/loop/schedule.js";
 import { tempDir } from "../../analysis/helpers.js";
 import { factory, small } from "../../runner/helpers.js";
 

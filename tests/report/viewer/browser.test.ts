@@ -11,14 +11,14 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveSite } from "../../../src/cli/view.js";
-import { loadDataset } from "../../../src/analysis/dataset.js";
+import { serveSite } from "../../../src/cli/view/view.js";
+import { loadDataset } from "../../../src/analysis/load/dataset.js";
 import { buildReport } from "../../../src/report/buildReport.js";
 import type { Report } from "../../../src/report/entries.js";
 import { fmt3, fmtEstimate } from "../../../src/report/tables.js";
 import { getGame } from "../../../src/games/registry.js";
 import { buildViewer } from "../../../src/report/viewer/build.js";
-import { rebuildStepMessages, loadRunLogs } from "../../../src/runner/replay.js";
+import { rebuildStepMessages, loadRunLogs } from "../../../src/runner/resume/replay.js";
 import { browserSkipReason, launchChromium } from "../../helpers/browser.js";
 import { HAND_STEPS, makeViewerFixture, readChunk, type ViewerFixture } from "./fixture.js";
 

@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadDataset } from "../../../src/analysis/dataset.js";
+import { loadDataset } from "../../../src/analysis/load/dataset.js";
 import { buildReport } from "../../../src/report/buildReport.js";
 import { fmt3, fmtEstimate } from "../../../src/report/tables.js";
 import { buildViewer, chunkScript, isOverConfident } from "../../../src/report/viewer/build.js";

@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeSyntheticData } from "../../../src/logs/synthetic.js";
 import { getGame } from "../../../src/games/registry.js";
-import { runMatrix } from "../../../src/runner/runLoop.js";
-import { buildMatrix } from "../../../src/runner/schedule.js";
+import { runMatrix } from "../../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../../src/runner/loop/schedule.js";
 import { writeHandRun, type HandStep } from "../../helpers/handLogs.js";
 import { factory, small } from "../../runner/helpers.js";
 

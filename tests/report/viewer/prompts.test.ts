@@ -13,8 +13,8 @@ import { stepView } from "../../../src/report/viewer/build.js";
 import { episodePrompts, packPrompts, replayInput, TextPool, unpackPrompt, type ShownStep } from "../../../src/report/viewer/prompts.js";
 import { readMergedRun } from "../../../src/logs/mergedRun.js";
 import { runDir } from "../../../src/logs/runDir.js";
-import { runMatrix } from "../../../src/runner/runLoop.js";
-import { buildMatrix } from "../../../src/runner/schedule.js";
+import { runMatrix } from "../../../src/runner/loop/runLoop.js";
+import { buildMatrix } from "../../../src/runner/loop/schedule.js";
 import { factory, RecordingModel, small } from "../../runner/helpers.js";
 
 const msg = (role: ChatMessage["role"], content: string): ChatMessage => ({ role, content });

@@ -1,0 +1,169 @@
+/**
+ * `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--max-rows 100] [--precision 6] "SELECT ..." | --file Q.sql`
+ * `s3gym sql --schema`
+ *
+ * Loads the data directories (shards merged, every line validated as `report` validates it) into the
+ * named tables of logs.md ("Tables for analysis") and runs one query on them, read-only: the query
+ * can neither change the tables nor touch any file. The loaded tables are cached (sqlCache.ts) for the
+ * next query on the same, unchanged files. Exit codes: 0 done; 1 the data cannot be read (a
+ * malformed line, named as `report` names it); 2 bad arguments or a query DuckDB refused.
+ */
+import { LogFormatError } from "../../logs/reader.js";
+import { openLogDatabase, type LogDatabase } from "../../analysis/sql/logDatabase.js";
+import { cacheRoot } from "../../analysis/sql/sqlCache.js";
+import { tableDefinitions, type SqlTable } from "../../analysis/sql/sqlSchema.js";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { UsageError, nonNegativeInt, parseFlagsAndPositionals } from "../shared/args.js";
+import { textTable, withPrecision, writeCsv, writeJson, type ResultChunk } from "./sqlOutput.js";
+import { WriteFailedError } from "../../util/atomicWrite.js";
+import { dataDirs } from "../shared/tableOutput.js";
+import { escapeControl } from "../../util/outsideText.js";
+
+const USAGE = `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--max-rows 100] [--precision 6] [--no-cache] "SELECT ..."
+       s3gym sql --data DIR --file Q.sql
+       s3gym sql --schema
+
+  --data DIR      a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards)
+  --schema        list the tables and their columns with types and descriptions
+  --csv FILE      write the whole result to FILE as CSV (instead of the table on stdout)
+  --json          print the whole result as a JSON array of row objects
+  --max-rows N    rows of the table on stdout (default 100; the count of all rows is printed)
+  --file Q.sql    read the query from a file (instead of the command line)
+  --precision P   significant digits of floating-point cells (default 6 on the terminal table, where
+                  the integer part is never rounded; --csv and --json keep full precision unless
+                  --precision is given)
+  --no-cache      load the logs afresh and keep nothing (by default the loaded tables are kept in
+                  ${cacheRoot()} and answer the next query while no log file changed)
+
+Tables: runs, episodes, steps, checkpoints, calls, memory, curriculum, verdicts (docs/analysis.md,
+"Your own analysis"). A query is never read as a flag, even when it starts with a "--" comment.
+Example:
+  s3gym sql --data data "select game, pathway, avg(abs(self_score - reward)) from steps group by all"`;
+
+const FLAGS = {
+  data: { type: "string", multiple: true },
+  schema: { type: "boolean" },
+  csv: { type: "string" },
+  json: { type: "boolean" },
+  "max-rows": { type: "string" },
+  "no-cache": { type: "boolean" },
+  file: { type: "string" },
+  precision: { type: "string" },
+} as const;
+
+/** Significant digits of floating-point cells on the terminal table unless --precision says otherwise. */
+export const DEFAULT_PRECISION = 6;
+
+/**
+ * The arguments with every one that cannot be a flag moved behind `--`, so the parser reads it as
+ * the query: a flag is `-x` or `--name[=value]` with no blank in its name, so an argument that
+ * starts with a `--` comment (`-- Q1: ...`, `--\nselect ...`) or has a blank or line break before
+ * any `=` is query text. Arguments already after a `--` stay as they are.
+ */
+export function queryLast(argv: readonly string[]): string[] {
+  const end = argv.indexOf("--");
+  const head = end < 0 ? argv : argv.slice(0, end);
+  const tail = end < 0 ? [] : argv.slice(end + 1);
+  const isQuery = (a: string): boolean => a.startsWith("-") && /\s/.test(a.split("=")[0] ?? a);
+  const flags = head.filter((a) => !isQuery(a));
+  const queries = head.filter(isQuery);
+  return queries.length + tail.length === 0 ? flags : [...flags, "--", ...queries, ...tail];
+}
+
+/** The query of --file: its text, or a UsageError naming the file. */
+function queryFile(path: string): string {
+  if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`--file ${path}: no such file (give the path of a file holding one SQL query)`);
+  return readFileSync(path, "utf8");
+}
+
+/** Prints the loader's warnings as `report` does (the first 20, then a count). */
+export function printWarnings(warnings: readonly string[]): void {
+  for (const w of warnings.slice(0, 20)) process.stderr.write(`warning: ${escapeControl(w)}\n`);
+  if (warnings.length > 20) process.stderr.write(`warning: ... and ${warnings.length - 20} more\n`);
+}
+
+/** `--schema`: every table, its description, and its columns (name, type, description). */
+export function schemaText(tables: readonly SqlTable[]): string {
+  const out: string[] = [];
+  for (const t of tables) {
+    out.push(`${t.name}: ${t.description}`);
+    const type = (c: { type: string }): string => (c.type.length > 40 ? `${c.type.slice(0, 37)}...` : c.type);
+    const w = Math.max(...t.columns.map((c) => c.name.length));
+    const tw = Math.max(...t.columns.map((c) => type(c).length));
+    for (const c of t.columns) out.push(`  ${c.name.padEnd(w)}  ${type(c).padEnd(tw)}  ${c.description}`);
+    out.push("");
+  }
+  return out.join("\n");
+}
+
+export async function sqlCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlagsAndPositionals(queryLast(argv), FLAGS, USAGE);
+  const dirs = dataDirs(values.data);
+  const inline = positionals.join(" ").trim();
+  if (values.file !== undefined && inline !== "") throw new UsageError("give the query either on the command line or with --file, not both");
+  const query = values.file !== undefined ? queryFile(values.file).trim() : inline;
+  const precision = values.precision === undefined ? null : nonNegativeInt("precision", values.precision, DEFAULT_PRECISION, 17);
+  if (precision !== null && precision < 1) throw new UsageError("--precision must be at least 1 (significant digits)");
+  // The tables' description needs no data: it is the schema's.
+  if (values.schema === true && query === "") {
+    process.stdout.write(schemaText(tableDefinitions()));
+    return 0;
+  }
+  if (dirs.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)");
+  if (values.csv !== undefined && values.json === true) throw new UsageError("--csv and --json are alternatives: give one of them");
+  const maxRows = nonNegativeInt("max-rows", values["max-rows"], 100, 1_000_000);
+  if (query === "") throw new UsageError(`a query is required, e.g. "select game, count(*) from steps group by game" (or --schema to list the tables)\nusage: ${USAGE}`);
+
+  let db: LogDatabase;
+  try {
+    db = await openLogDatabase(dirs, { cacheDir: values["no-cache"] === true ? null : undefined });
+  } catch (e) {
+    if (e instanceof WriteFailedError) {
+      process.stderr.write(`s3gym sql: ${escapeControl(e.message)}\n`);
+      return 1;
+    }
+    if (e instanceof LogFormatError) {
+      process.stderr.write(`s3gym sql: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  try {
+    printWarnings(db.warnings);
+    if (values.schema === true) process.stdout.write(schemaText(db.tables));
+    try {
+      if (values.csv !== undefined) {
+        const n = await writeCsv(values.csv, withPrecision(db.stream(query), precision));
+        process.stdout.write(`wrote ${n} rows to ${values.csv}\n`);
+      } else if (values.json === true) {
+        await writeJson(withPrecision(db.stream(query), precision), (s) => process.stdout.write(s));
+      } else {
+        const shown: unknown[][] = [];
+        let total = 0;
+        let head: ResultChunk | null = null;
+        for await (const c of withPrecision(db.stream(query), precision ?? DEFAULT_PRECISION)) {
+          head ??= c;
+          for (const r of c.rows) if (shown.length < maxRows) shown.push(r);
+          total += c.rows.length;
+        }
+        if (head !== null) process.stdout.write(textTable(head.columns, head.types, shown, total));
+        else process.stdout.write("(no result)\n");
+      }
+    } catch (e) {
+      // The output could not be written (a full disk): the file is named, nothing partial is left.
+      if (e instanceof WriteFailedError) {
+        process.stderr.write(`s3gym sql: ${escapeControl(e.message)}; no file was left at ${escapeControl(values.csv ?? "")}\n`);
+        return 1;
+      }
+      // DuckDB's own errors (a syntax error, a refused write) are the user's to fix: one line, exit 2.
+      if (e instanceof Error && !(e instanceof UsageError)) {
+        process.stderr.write(`s3gym sql: the query failed: ${escapeControl(e.message.split("\n")[0] ?? e.message)}\n`);
+        return 2;
+      }
+      throw e;
+    }
+    return 0;
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * One episode under the response contract (protocol.md, "One step"): per step, build the messages
+ * (rules, experience, this episode's turns, the observation), call the model, parse strictly, step
+ * the game, and append the step record. A model's bad answer is a step like any other (the parse
+ * failure is recorded, the game decides what it costs); only a ModelCallError (infrastructure, after
+ * the model layer's retries) ends the episode early, as `failed` with its reason.
+ */
+import { parseResponse, type ParseRule } from "../../agent/parseResponse.js";
+import { buildStepMessages, earlierTurnOf, type EarlierTurn, type StepPromptInput } from "../../agent/stepPrompt.js";
+import { answerOf, hasReasoning, reasoningFields, replyKind, type AnswerFrom } from "../../agent/reply.js";
+import type { EpisodeRecord, StepRecord } from "../../logs/schema.js";
+import { callSeed, evalCallSeed } from "../../models/callSeed.js";
+import { redactSecrets } from "../../models/secrets.js";
+import { ModelCallError, type CallIdentity, type ChatMessage, type CompletionResult } from "../../models/types.js";
+import type { ResolvedConfig, RunContext } from "./context.js";
+import { isRepetitionLoop } from "../monitor/replyMonitor.js";
+import type { TokenCounter } from "../../models/tokenCounter.js";
+import type { ExperienceSnapshot } from "../../pathways/types.js";
+import type { ExtraView } from "./context.js";
+import { modelIdentity } from "../settings/runId.js";
+import { protocolFingerprint } from "../settings/protocolFingerprint.js";
+import { judgeEpisode, judgesExploration } from "./judgeCalls.js";
+
+export interface EpisodeTask {
+  phase: "explore" | "eval";
+  /** eval: the checkpoint x; explore: null. */
+  checkpoint: number | null;
+  /** explore: 1..N; eval: 0..N_eval-1. */
+  episode: number;
+  seed: number;
+  experience: ExperienceSnapshot;
+  /** An eval episode of the `id` or `replay` view (explore config; runner/loop/views.ts); absent = the protocol's `eval` view. */
+  view?: ExtraView;
+  /** An exploration episode's config when its pathway chose one (a named explore variant); default by phase. */
+  config?: ResolvedConfig;
+}
+
+export interface EpisodeOutcome {
+  record: EpisodeRecord;
+  steps: StepRecord[];
+  /** The observation after the last step: the end state of a History block. */
+  endObservation: string;
+}
+
+/** The reason recorded for an infrastructure failure; never contains a key (the model layer scrubs). */
+export function failureReason(e: ModelCallError): string {
+  return redactSecrets(`${e.kind} after ${e.retries} retries: ${e.message}`);
+}
+
+/** A step's messages as sent: `dropped` earliest turns of the episode left out to fit the context. */
+export interface FittedStep {
+  messages: ChatMessage[];
+  /** The kit's own count of the prompt (the run's tokenizer). */
+  promptTokens: number;
+  dropped: number;
+}
+
+/**
+ * The context as a hard bound (endpoints.md): the step's messages when prompt + `maxNew` fits
+ * `contextTokens`; else the episode's earliest turns are left out, as few as needed (the newest
+ * kept; the experience block stays, its own budget already counts the turns); null when even the
+ * bare step (no earlier turn) does not fit. Builds O(log turns) prompts, only when over.
+ */
+export function fitStep(input: StepPromptInput, counter: TokenCounter, contextTokens: number, maxNew: number): FittedStep | null {
+  const limit = contextTokens - maxNew;
+  const at = (dropped: number): FittedStep => {
+    const messages = buildStepMessages(dropped === 0 ? input : { ...input, turns: input.turns.slice(dropped) });
+    return { messages, promptTokens: counter.messages(messages), dropped };
+  };
+  const all = at(0);
+  if (all.promptTokens <= limit) return all;
+  const bare = at(input.turns.length);
+  if (bare.promptTokens > limit) return null;
+  // The smallest number of dropped turns that fits (fewer dropped = more tokens), found by halving.
+  let lo = 0;
+  let best = bare;
+  let hi = input.turns.length;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    const f = at(mid);
+    if (f.promptTokens <= limit) {
+      best = f;
+      hi = mid;
+    } else lo = mid;
+  }
+  return best;
+}
+
+/**
+ * A step call's seed: an evaluation episode's from what it plays (evalCallSeed: common random numbers,
+ * the same at every checkpoint and in every pathway), an exploration episode's from its identity.
+ */
+function stepSeed(run: RunContext, task: EpisodeTask, step: number, identity: CallIdentity): number {
+  if (task.phase !== "eval") return callSeed(identity);
+  const view = task.view !== undefined ? { view: task.view } : {};
+  return evalCallSeed({ model: modelIdentity(run.modelName), game: run.game.name, runSeed: run.settings.runSeed, seed: task.seed, step, sample: 0, ...view });
+}
+
+/** What the reply monitor needs of one step beyond its kind (replyMonitor.ts): the cause of a bad reply. */
+function replyInfo(result: CompletionResult, valid: boolean, from: AnswerFrom, rule: ParseRule | undefined) {
+  const cut = result.finishReason === "length";
+  return {
+    reasoning: hasReasoning(result),
+    finishReason: result.finishReason,
+    // Only a reply cut at the cap can be a loop that ran into it; the text it was cut in is checked.
+    loop: cut && isRepetitionLoop(result.text.length > 0 ? result.text : (result.reasoning ?? "")),
+    // The hint "the answer may be in the reasoning field" holds only when the reasoning has a complete answer.
+    reasoningAnswer: from === "content" && result.reasoning !== null && parseResponse(result.reasoning, rule).action !== null,
+    valid,
+    serverTruncated: result.serverTruncated === true,
+  };
+}
+
+export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeOutcome> {
+  // The spend cap stops the matrix between episodes, never inside one (spendCap.ts).
+  const cap = run.cap;
+  if (cap === undefined) return playEpisode(run, task);
+  await cap.admit();
+  try {
+    return await playEpisode(run, task);
+  } finally {
+    cap.release();
+  }
+}
+
+async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeOutcome> {
+  // Evaluation plays the eval config, except the id and replay views, which play the explore config
+  // (views.md: the exploration distribution, unseen or re-played seeds); a variant is only ever an
+  // exploration episode's.
+  const cfg = task.phase === "eval" ? (task.view !== undefined ? run.configs.explore : run.configs.eval) : (task.config ?? run.configs.explore);
+  const game = run.game;
+  const identity = { run_id: run.runId, model: run.modelName, game: game.name, pathway: run.pathway };
+  // `view` only on a view's records: an eval record without it is `eval` (and byte-for-byte today's).
+  const view = task.view !== undefined ? { view: task.view } : {};
+  const where = { phase: task.phase, ...view, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed };
+  const startedAt = run.now().toISOString();
+  let state = game.reset(task.seed, cfg.config, cfg.name);
+  const turns: EarlierTurn[] = [];
+  const steps: StepRecord[] = [];
+  let error: string | null = null;
+  // Under another judge than `self` an exploration episode's steps are written once the episode is
+  // over, each with the score its experience carries (a placebo's permutation needs every step): an
+  // episode cut short is played again on resume anyway, so nothing a resume keeps is lost.
+  const judged = task.phase === "explore" && judgesExploration(run);
+
+  while (!state.done) {
+    // A degenerate run stops playing: its remaining episodes end here, named.
+    const degenerate = run.replies.tripped;
+    if (degenerate !== null) {
+      error = `run stopped as degenerate: ${degenerate}`;
+      break;
+    }
+    const observation = game.observe(state);
+    const prompt = { rules: cfg.rules, turns, observation, rewardVisibility: run.settings.rewardVisibility };
+    const experience = task.experience.forStep(prompt);
+    const fitted = fitStep({ ...prompt, experience: experience.text }, run.counter, run.settings.contextTokens, run.settings.maxNewTokens);
+    if (fitted === null) {
+      const bare = run.counter.messages(buildStepMessages({ ...prompt, turns: [], experience: experience.text }));
+      error =
+        `context_overflow: step ${state.step}'s prompt needs ${bare} tokens even without earlier turns, over --context-tokens ${run.settings.contextTokens} ` +
+        `minus --max-new-tokens ${run.settings.maxNewTokens}: raise --context-tokens (within the server's window) or lower --max-new-tokens`;
+      break;
+    }
+    const messages = fitted.messages;
+    let result;
+    try {
+      const callIdentity: CallIdentity = { runId: run.runId, purpose: "step", phase: task.phase, checkpoint: task.checkpoint, episode: task.episode, step: state.step, sample: 0, ...view };
+      result = await run.model.complete({
+        messages,
+        // Every request carries a seed from its identity (a models file may turn sending it off).
+        sampling: { max_tokens: run.settings.maxNewTokens, seed: stepSeed(run, task, state.step, callIdentity) },
+        identity: callIdentity,
+        // Only builtin:perfect-judge and builtin:ceiling read it; it is never sent over HTTP nor part of a cache key.
+        privileged: { game, state },
+        // Never sent: the call log compares it with the server's count (a silent server-side cut).
+        promptTokens: fitted.promptTokens,
+      });
+    } catch (e) {
+      if (e instanceof ModelCallError) {
+        error = failureReason(e);
+        break;
+      }
+      throw e;
+    }
+    const answer = answerOf(result, run.settings.answerFrom ?? "content", run.settings.parseRule);
+    const parsed = answer.parsed;
+    const kind = replyKind(answer.text, parsed);
+    const next = game.step(state, parsed.action);
+    run.replies.record(kind, replyInfo(result, next.valid, run.settings.answerFrom ?? "content", run.settings.parseRule));
+    run.events.reply?.(run.runId, kind, run.replies.stats);
+    const scoreAfter = game.score(next.state);
+    const record: StepRecord = {
+      ...identity,
+      ...where,
+      step: state.step,
+      observation,
+      response: result.text,
+      action: parsed.action,
+      self_score: parsed.selfScore,
+      parse_error: parsed.error,
+      valid: next.valid,
+      feedback: next.feedback,
+      reward: next.reward,
+      score_after: scoreAfter,
+      done: next.done,
+      tokens_in: result.usage.tokensIn,
+      tokens_out: result.usage.tokensOut,
+      latency_ms: result.latencyMs,
+      cached: result.cached,
+      finish_reason: result.finishReason,
+      tokens_cached: result.usage.tokensCached,
+      ...(result.usage.countedBy !== undefined ? { tokens_counted_by: result.usage.countedBy } : {}),
+      ...reasoningFields(result.reasoning),
+      ...(answer.source !== "content" ? { answer_source: answer.source } : {}),
+      ...experience.fields,
+      ...(fitted.dropped > 0 ? { turns_dropped: fitted.dropped } : {}),
+    };
+    if (!judged) run.logs.steps.append(record);
+    steps.push(record);
+    run.events.step?.(run.runId, result.usage.tokensIn, result.usage.tokensOut);
+    turns.push(earlierTurnOf(record, run.settings.keepThink === true));
+    state = next.state;
+  }
+
+  let written = steps;
+  if (judged) {
+    if (error === null) {
+      try {
+        written = await judgeEpisode(run, steps, cfg.rules, task.episode);
+      } catch (e) {
+        if (!(e instanceof ModelCallError)) throw e;
+        error = `judge: ${failureReason(e)}`;
+      }
+    }
+    for (const s of written) run.logs.steps.append(s);
+  }
+  const endObservation = game.observe(state);
+  const record: EpisodeRecord = {
+    ...identity,
+    ...where,
+    score: game.score(state),
+    steps: steps.length,
+    status: error === null ? "ok" : "failed",
+    error,
+    started_at: startedAt,
+    ended_at: run.now().toISOString(),
+    // Extra field (allowed by the schema): History ICL blocks end with it, so the context can be rebuilt from the logs.
+    end_observation: endObservation,
+    // The protocol, recoverable from the logs when every manifest is gone (protocolFingerprint.ts).
+    protocol_fingerprint: protocolFingerprint(run.settings),
+  };
+  // Steps first, then the record that claims them; durable when due (runLogs.ts), steps first too.
+  run.logs.syncSteps();
+  run.logs.episodes.append(record);
+  run.logs.syncRecords();
+  run.events.episodeDone?.(run.runId, record);
+  return { record, steps: written, endObservation };
+}

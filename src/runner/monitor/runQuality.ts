@@ -1,0 +1,65 @@
+/**
+ * A run's quality from its logs (endpoints.md, "Run quality"): read once when the run ends (or stops),
+ * over every invocation, and written into its manifest (`quality`). The report reads it back and leaves
+ * a flagged run out of the paper tables (analysis/tables/runQuality.ts); the flags come from one rule
+ * (logs/qualityThresholds.ts), so the run and its report agree.
+ */
+import { CallRecord, EpisodeRecord, StepRecord, type RunQualityRecord } from "../../logs/schema.js";
+import { readRunFile } from "../../logs/reader.js";
+import { runFile } from "../../logs/runDir.js";
+import { qualityFlags } from "../../logs/qualityThresholds.js";
+
+/** The prefix of an episode error that means a step could not fit the context (episodeRunner.ts). */
+export const CONTEXT_OVERFLOW = "context_overflow";
+
+const share = (n: number, d: number): number => (d === 0 ? 0 : n / d);
+
+/** The quality record of the run in `runDirectory`, whose status is `status`; `judgeInvalid` false for a built-in policy. */
+export function runQuality(runDirectory: string, status: string, judgeInvalid = true): RunQualityRecord {
+  // Read at the run's end like summarizeCalls: a damaged line (a full disk, a hand edit) is left out of
+  // the shares rather than turning a finished run into an error (resume quarantines it; reliability.md).
+  const skipDamaged = { damaged: () => undefined };
+  let replies = 0;
+  let bad = 0;
+  let cut = 0;
+  let invalid = 0;
+  let empty = 0;
+  let dropped = 0;
+  for (const { value: s } of readRunFile(runFile(runDirectory, "steps"), StepRecord, skipDamaged).lines) {
+    replies++;
+    if (s.action === null || s.self_score === null) bad++;
+    if (s.finish_reason === "length") cut++;
+    if (!s.valid) invalid++;
+    if (s.response.trim() === "" && (s as { answer_source?: unknown }).answer_source === undefined) empty++;
+    if ((s.turns_dropped ?? 0) > 0) dropped++;
+  }
+  let overContext = 0;
+  for (const { value: e } of readRunFile(runFile(runDirectory, "episodes"), EpisodeRecord, skipDamaged).lines) {
+    if (e.error?.startsWith(CONTEXT_OVERFLOW) === true) overContext++;
+  }
+  let truncated = 0;
+  const retries: Record<string, number> = {};
+  const fingerprints: string[] = [];
+  const served: string[] = [];
+  for (const { value: c } of readRunFile(runFile(runDirectory, "calls"), CallRecord, skipDamaged).lines) {
+    if (c.server_truncated === true) truncated++;
+    for (const k of c.retry_kinds ?? []) retries[k] = (retries[k] ?? 0) + 1;
+    // Retries whose kinds were not recorded (logs from before retry_kinds) still count, as `unknown`.
+    const unnamed = c.retries - (c.retry_kinds?.length ?? 0);
+    if (unnamed > 0) retries.unknown = (retries.unknown ?? 0) + unnamed;
+    if (c.system_fingerprint !== undefined && !fingerprints.includes(c.system_fingerprint) && fingerprints.length < 20) fingerprints.push(c.system_fingerprint);
+    if (c.served_model !== undefined && !served.includes(c.served_model) && served.length < 20) served.push(c.served_model);
+  }
+  const measures = {
+    status,
+    step_replies: replies,
+    bad_reply_share: share(bad, replies),
+    cut_at_cap_share: share(cut, replies),
+    invalid_action_share: share(invalid, replies),
+    empty_answer_share: share(empty, replies),
+    server_truncated_calls: truncated,
+    over_context_steps: overContext,
+  };
+  const flags = qualityFlags(measures, { judgeInvalid });
+  return { ...measures, flagged: flags.length > 0, flags, turns_dropped_steps: dropped, retries_by_kind: retries, system_fingerprints: fingerprints, ...(served.length > 0 ? { served_models: served } : {}) };
+}
