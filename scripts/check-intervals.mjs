@@ -38,7 +38,7 @@ function fields(line) {
   return out;
 }
 
-let tablesDir = join(dir, "tables");
+const tablesDir = join(dir, "tables");
 let files;
 try {
   files = readdirSync(tablesDir).filter((f) => f.endsWith(".csv")).sort();

@@ -122,6 +122,7 @@ export interface PolicyDecision {
 export type TextPolicy = (ctx: PolicyContext, rng: Rng) => PolicyDecision;
 
 /** The public game API (architecture.md, "Game" boundary). */
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds games of different state, config and facts types; each game module keeps its own (a default of unknown would make every game unassignable to Game)
 export interface Game<I = any, C extends BaseConfig = any, F = any> {
   name: GameName;
   summary: string;

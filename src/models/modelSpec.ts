@@ -106,6 +106,7 @@ const builtinScheme: ModelScheme<BuiltinSpec> = {
 };
 
 /** The model schemes: the one list `--models` accepts. A new scheme is one entry here (and its model in createModel.ts). */
+// biome-ignore lint/suspicious/noExplicitAny: schemes of different spec types in one list; each scheme is typed where it is defined
 const SCHEMES: readonly ModelScheme<any>[] = [openaiScheme, builtinScheme];
 
 export const MODEL_SCHEMES: readonly ModelSpec["scheme"][] = SCHEMES.map((s) => s.name);

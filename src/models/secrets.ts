@@ -1,5 +1,5 @@
 /**
- * The API keys in use, as the model layer sees them (issue: no key in any output).
+ * The API keys in use, as the model layer sees them, so that no key reaches any output.
  *
  * createModel registers the value of every key variable a run reads; the registry and the one
  * redaction layer (`redactSecrets`: every form of a key, bearer tokens, provider-shaped keys, URL

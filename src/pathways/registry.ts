@@ -17,6 +17,7 @@ import { verifiedPathway } from "./verified.js";
 import type { ExperienceSnapshot, ExperienceState, PathwayDefinition, PathwayHost } from "./types.js";
 
 // The state type is the definition's own business; the registry holds them erased.
+// biome-ignore lint/suspicious/noExplicitAny: the state type is each definition's own; the registry holds them erased
 export type AnyPathway = PathwayDefinition<any>;
 
 /** Every pathway, in the order the tables and the usage texts list them (a new one: one line here). */

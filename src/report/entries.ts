@@ -73,6 +73,7 @@ export interface FigureEntry<N extends string = string> extends EntryBase<N, Ent
   draw: (report: Report, fileSafe: (label: string) => string) => NamedFigure[];
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: entries of different row types in one list; each entry is typed by tableEntry where it is written
 export type ReportEntry = TableEntry<string, any, EntryGroup> | FigureEntry;
 
 /** A table entry, its name, group and row type kept literal for `ReportTables`. */

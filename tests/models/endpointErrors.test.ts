@@ -67,7 +67,7 @@ describe("error bodies of every shape say what the server said", () => {
     const hostile = "\u001b]0;pwned\u0007\u001b[2J\rcomplete \u202e key gsk_OTHERKEY0123456789abcdef and " + SENTINEL_KEY;
     const m = await modelOn({ family: "openai", rawReply: () => [500, JSON.stringify({ error: { message: hostile } })] });
     const e = await failure(m.complete(request()));
-    // eslint-disable-next-line no-control-regex
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test asserts no control character reaches the output
     expect(e.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
     expect(e.message).toContain("\\x1b]0;pwned\\x07\\x1b[2J");
     expect(e.message).toContain("\\u202e");

@@ -109,6 +109,7 @@ describe("model names and aliases hold printable characters only", () => {
     expect(() => parseModelSpec(bad)).toThrow(/control or invisible character \(\\x1b at position 9\)/);
     const r = await cli(["--models", bad, "--games", "snake", "--pathways", "none", "--data", mkdtempSync(join(tmpdir(), "s3bounds-name-"))]);
     expect(r.code).toBe(2);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test asserts no control character reaches the output
     expect(r.text).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
     const file = join(mkdtempSync(join(tmpdir(), "s3bounds-mf-")), "models.json");
     writeFileSync(file, JSON.stringify({ models: [{ alias: "m\u001b[2J", spec: "openai:x", base_url: "http://127.0.0.1:1/v1" }] }));

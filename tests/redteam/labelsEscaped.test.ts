@@ -20,7 +20,7 @@ import { xmlSafeValues } from "../../src/util/escape/xml.js";
 const EVIL = "ev\u001b]0;pwn\u0007il\u0000\u000c<img src=x onerror=alert(1)>|x";
 const FORMULA = "=HYPERLINK(\"http://x\",\"y\")";
 // Any C0 control but tab and newline, DEL, and the C1 range: none may reach a written text file.
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the test asserts no control character reaches the output
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 /** Every file under `dir` (recursively). */

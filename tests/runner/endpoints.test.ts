@@ -138,7 +138,7 @@ describe("keys never reach the output", () => {
     expect(r.code).toBe(1);
     const all = r.out + r.err + readFileSync(join(r.dir, "episodes.jsonl"), "utf8") + readFileSync(join(r.dir, "checkpoints.jsonl"), "utf8");
     expect(all).not.toContain("SENTINEL");
-    // eslint-disable-next-line no-control-regex
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test asserts no control character reaches the output
     expect(r.out + r.err).not.toMatch(/[\u001b\u0007\r]/);
     expect(r.out).toContain("\\x1b]0;owned");
   });
@@ -202,7 +202,7 @@ describe("preflight: known before the first token", () => {
     const r = await against({ family: "ollama", models: ["llama3:8b", "qwen3:8b\u001b[2J"] });
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/does not list 'fake-model'; it serves: llama3:8b, qwen3:8b\\x1b\[2J/);
-    // eslint-disable-next-line no-control-regex
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test asserts no control character reaches the output
     expect(r.err).not.toMatch(/\u001b/);
   });
 

@@ -64,7 +64,7 @@ export interface PilotPair {
 /**
  * Two runs on the same seeds as a pilot pair, its A side CENTRED: at each checkpoint the mean
  * difference A - B over the seeds is removed (a pilot with a real effect would otherwise widen the
- * swap null by that effect: the issue measured 36-49%), and the per-seed deviations are scaled by
+ * swap null by that effect: 36-49% wider, measured), and the per-seed deviations are scaled by
  * sqrt(K / (K - 1)) (drawing from K pilot seeds has the plug-in variance (K - 1) / K of the
  * population's: without it the MDD came out 15% small from 12-seed pilots).
  */

@@ -15,7 +15,7 @@ export type Cell = string | number | null | Estimate;
  * - estimate: CSV gets four columns `<key>, <key>_lo, <key>_hi, <key>_n` (n: the resampling units the
  *   interval rests on); Markdown one cell with the interval, `n=K` beside it when K is fewer than the
  *   coverage table supports (the estimate is `indicative`), and the estimate's mark if any;
- * - estimate_point: CSV gets only `<key>` (the issue fixes the CSV columns); Markdown still shows the
+ * - estimate_point: CSV gets only `<key>` (a table whose CSV columns are fixed for its readers); Markdown still shows the
  *   interval when the row has one.
  */
 export type ColumnKind = "text" | "int" | "num" | "p" | "estimate" | "estimate_point";

@@ -76,7 +76,7 @@ export function parseClusterArgs(argv: readonly string[], env: Record<string, st
   }
   // A control character (a newline above all) could end a heredoc or a #SBATCH line early: refused.
   for (const a of [...argv]) {
-    // eslint-disable-next-line no-control-regex
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: an argument with a control character is refused, so the pattern must name them
     if (/[\u0000-\u001f\u007f]/.test(a)) throw new UsageError(`an argument holds a control character ('${escapeControl(a)}'): a job file cannot carry it safely; remove it`);
   }
   const shards = intFlag("shards", v.shards, undefined, { min: 1, max: 10_000 });

@@ -26,6 +26,7 @@ import { shellLine, shellQuote } from "../../util/shellQuote.js";
  * cannot clash with a user's text) and each renderer spells it as its scheduler expands it.
  */
 export const URL_CREDENTIAL_ENV = "S3GYM_URL_CREDENTIALS_";
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0001 brackets a credential reference, a character no argument can hold (arguments with control characters are refused)
 const CREDENTIAL_REF = /\u0001(\d+)\u0001/g;
 
 /** The argument with each URL's userinfo replaced by a credential reference; `found` gets the userinfo in order. */
@@ -40,6 +41,7 @@ export function withoutUrlCredentials(arg: string, found: string[]): string {
 /** A shell word whose credential references expand at run time (`"${S3GYM_URL_CREDENTIALS_1}"`), the rest single-quoted. */
 function shellWordWithRefs(word: string): string {
   if (!word.includes("\u0001")) return shellQuote(word);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the U+0001 brackets of a credential reference (see CREDENTIAL_REF)
   const parts = word.split(/\u0001(\d+)\u0001/);
   return parts.map((p, i) => (i % 2 === 1 ? `"\${${URL_CREDENTIAL_ENV}${p}}"` : p === "" ? "" : shellQuote(p))).join("");
 }

@@ -1,9 +1,11 @@
 /**
- * `s3gym reproduce [--quick] [--data DIR] [--out DIR] [--jobs N] [--no-notebooks]`: the README's first
+ * `s3gym reproduce [--quick | --paper-design] [--data DIR] [--out DIR] [--jobs N] [--engine node|jupyter] [--no-notebooks]`: the README's first
  * command (`npm run reproduce` builds, then runs this).
  *
- *   1. prerequisites   Jupyter (nbconvert + nbclient) and the tslab kernel spec, checked before anything
- *                      long; a missing one prints the Debian and pip install commands and exits 2.
+ *   1. prerequisites   what the notebook engine needs, checked before anything long: the default `node`
+ *                      engine runs tslab's executor in Node (no Jupyter); `--engine jupyter` needs
+ *                      nbconvert + nbclient and the tslab kernel spec, and a missing one prints the
+ *                      Debian and pip install commands and exits 2.
  *   2. runs            every run, as one list of typed jobs on --jobs slots (`planReproduction` in
  *                      src/cli/reproduce/reproducePlan.ts, the plan; `jobPool.ts`), each a child process
  *                      `s3gym <command> --job FILE` (its settings as data, in a job file), longest first
@@ -20,8 +22,10 @@
  *                        (builtin:learner, builtin:learner?judge=0.25) also at run seeds 1 and 2 (LEARNER_SEED_SHARDS
  *                        shards each; not with --paper-design), so their intervals cover the model, not one run;
  *                      - ceiling: builtin:ceiling x the seven games x none (the top reference line);
- *                      all on the paper's schedule (30 exploration episodes, a checkpoint every 3, 3
- *                      evaluation episodes, 64 steps). A failed job stops new ones from starting.
+ *                      all on the default design (`DEFAULT_SCHEDULE` in reproducePlan.ts: the paper's 30
+ *                      exploration episodes, a checkpoint every 3 and 64 steps, with DESIGN_EVAL_EPISODES
+ *                      = 10 evaluation episodes per checkpoint; `--paper-design`: the paper's 3). A failed
+ *                      job stops new ones from starting.
  *   3. report          `s3gym report --data DIR --out DIR` (every table, figure and report.json).
  *   4. notebooks       every notebooks/*.ipynb executed headless into <out>/notebooks/; a failing cell
  *                      fails the command. The tables and figures the notebooks write are checked to be

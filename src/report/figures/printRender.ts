@@ -45,6 +45,7 @@ export function inPoints(svg: string): string {
  * whole file. Each becomes U+FFFD, so the label still shows that a character was there.
  */
 export function xmlSafe(svg: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters XML 1.0 forbids, replaced so the renderers accept the file
   return svg.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, "\ufffd");
 }
 

@@ -14,18 +14,21 @@
  * The kit compiles for Node (no DOM library in tsconfig, whose types would clash with Node's), so the
  * browser globals and element types are declared loosely here, for this file only.
  */
-declare const document: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-declare const window: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-declare const location: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-type Node = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-type HTMLElement = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-type SVGElement = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-type HTMLSelectElement = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-type HTMLButtonElement = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-type KeyboardEvent = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore-start lint/suspicious/noExplicitAny: the kit compiles without the DOM library (it clashes with Node's types), so this browser-only file types the page loosely
+declare const document: any;
+declare const window: any;
+declare const location: any;
+type Node = any;
+type HTMLElement = any;
+type SVGElement = any;
+type HTMLSelectElement = any;
+type HTMLButtonElement = any;
+type KeyboardEvent = any;
+// biome-ignore-end lint/suspicious/noExplicitAny: end of the loose browser types
 
 export function viewerApp(): void {
-  type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: the page's data chunks are JSON read without a schema (they are the kit's own output)
+  type Any = any;
   const win = window as unknown as { S3V_CHUNK: (key: string, data: unknown) => void; S3V_STATE: Record<string, unknown> };
   const cache = new Map<string, unknown>();
   const waiting = new Map<string, { resolve: (d: unknown) => void; reject: (e: Error) => void }[]>();

@@ -12,7 +12,7 @@
  * Links name runs by their run ids (URI-encoded), never by their position in a build, so a link
  * stays right when the data set grows. Run ids and model text are data: text nodes only.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: runs in the browser on the kit's own JSON chunks, without the DOM library's types
 type Any = any;
 
 /** What the page script hands over (client.ts). */

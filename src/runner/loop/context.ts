@@ -1,7 +1,7 @@
 /**
  * What one run (model x game x pathway x run seed) carries down to its episodes: the resolved
  * protocol settings, the game and its two configs, the model, the log writers and the progress
- * events. Built per run by `openRun` (runLoop.ts); nothing here is a module-level singleton.
+ * events. Built per run by `contextFor` in runLoop.ts (for `executeRun`); nothing here is a module-level singleton.
  */
 import type { Game } from "../../games/types.js";
 import type { Model } from "../../models/types.js";

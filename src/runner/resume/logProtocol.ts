@@ -1,7 +1,6 @@
 /**
- * What a run's logs say about its protocol, for a run directory whose manifest.json is gone (issue
- * 32: a deleted manifest let a rerun with `--max-steps 16` mark a run of 12-step episodes
- * "complete"). The logs carry enough to refuse the plain cases: every step's observation opens with
+ * What a run's logs say about its protocol, for a run directory whose manifest.json is gone (without
+ * this, a rerun with `--max-steps 16` would mark a run of 12-step episodes "complete"). The logs carry enough to refuse the plain cases: every step's observation opens with
  * "Step k of N" (N: the config's step cap), and the episodes' indices bound the evaluation episodes
  * per checkpoint and the exploration episodes. A run with no manifest and no such lines has nothing
  * to compare and is resumed as before.

@@ -16,7 +16,7 @@ import { safeFileStem } from "../../../src/report/interop/exportInterop.js";
 import { run } from "../../cli/capture.js";
 import { makeExportFixture, type ExportFixture } from "./fixture.js";
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = any;
 
 /** ATIF v1.7 (Harbor RFC 0001, section II), the parts a text-game trajectory uses, with their required fields. */
 const Metrics = z.object({ prompt_tokens: z.number().int().optional(), completion_tokens: z.number().int().optional(), cached_tokens: z.number().int().optional(), cost_usd: z.number().optional(), extra: z.record(z.string(), z.unknown()).optional() });

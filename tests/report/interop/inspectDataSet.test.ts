@@ -15,7 +15,7 @@ import { describe, expect, it } from "vitest";
 import { exportInterop } from "../../../src/report/interop/exportInterop.js";
 import { evalLogValidator, errorLines } from "./inspectValidator.js";
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = any;
 
 const DATA = process.env.S3GYM_INSPECT_DATA;
 

@@ -18,7 +18,7 @@ import { writeHandRun } from "../../helpers/handLogs.js";
 import { evalLogValidator, errorLines } from "./inspectValidator.js";
 import { makeExportFixture, type ExportFixture } from "./fixture.js";
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = any;
 
 /** The JSONL lines of a run's file (every line whole). */
 function jsonl(dir: string, runId: string, file: string): Json[] {

@@ -23,8 +23,8 @@ import { browserSkipReason, launchChromium } from "../../helpers/browser.js";
 import { HAND_STEPS, makeViewerFixture, readChunk, type ViewerFixture } from "./fixture.js";
 
 // Page-side callbacks run in the browser; the kit's tsconfig has no DOM library (it would clash with Node's).
-declare const window: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-declare const document: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+declare const window: any;
+declare const document: any;
 
 const skip = browserSkipReason();
 const B = 200;

@@ -18,7 +18,7 @@ import { writeHandRun, type HandStep } from "../../helpers/handLogs.js";
 import { readChunk } from "./fixture.js";
 
 // Page-side callbacks run in the browser; the kit's tsconfig has no DOM library (it would clash with Node's).
-declare const window: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+declare const window: any;
 
 const skip = browserSkipReason();
 
