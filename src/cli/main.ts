@@ -33,6 +33,12 @@ const COMMANDS: Record<string, { about: string; load: () => Promise<Command> }> 
   study: { about: "check a study file and print what it resolves to; --schema prints its JSON Schema", load: async () => (await import("./study/studyCommand.js")).studyCommand },
 };
 
+/** Adds a command to the table (for a command defined outside the kit, as a test's toy command); the names stay unique. */
+export function registerCommand(name: string, about: string, command: Command): void {
+  if (Object.hasOwn(COMMANDS, name)) throw new Error(`command '${name}' is already registered`);
+  COMMANDS[name] = { about, load: async () => command };
+}
+
 function help(): string {
   const rows = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(12)} ${c.about}`);
   return `s3gym: the S3Gym benchmark kit\n\nusage: s3gym <command> [flags]\n\ncommands:\n${rows.join("\n")}\n\nRun 's3gym <command> --help' for a command's flags.\n`;

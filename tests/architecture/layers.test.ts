@@ -4,7 +4,7 @@
  * tests/architecture/layers.json, written once. A folder may import itself and the folders below it;
  * files directly in src/ (the package entry) sit on top. Any folder cycle is reported too.
  */
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -99,6 +99,30 @@ describe("the layer order of src/", () => {
   it("every folder of src/ has a place in the order", () => {
     const folders = new Set(edges.flatMap((e) => [layerOf(e.from), layerOf(e.to)]).filter((l) => l !== ""));
     expect([...folders].filter((f) => !layers.order.includes(f))).toEqual([]);
+  });
+});
+
+/** Folders of dir (itself included) holding more than `max` files directly, as "src/x/ (n files)". */
+export function crowdedFolders(dir: string, max: number, name = "src"): string[] {
+  const entries = readdirSync(dir, { withFileTypes: true });
+  const files = entries.filter((e) => e.isFile()).length;
+  const out = files > max ? [`${name}/ (${files} files)`] : [];
+  for (const e of entries) if (e.isDirectory()) out.push(...crowdedFolders(join(dir, e.name), max, `${name}/${e.name}`));
+  return out;
+}
+
+describe("the rooms of src/", () => {
+  it("no folder of src/ holds more than 20 files directly (split a crowded one into sub-folders by job)", () => {
+    expect(crowdedFolders(join(ROOT, "src"), 20)).toEqual([]);
+  });
+
+  it("the check sees a crowded folder", () => {
+    const root = mkdtempSync(join(tmpdir(), "s3gym-rooms-"));
+    mkdirSync(join(root, "a", "b"), { recursive: true });
+    for (let i = 0; i < 3; i++) writeFileSync(join(root, "a", "b", `f${i}.ts`), "");
+    writeFileSync(join(root, "a", "g.ts"), "");
+    expect(crowdedFolders(root, 2)).toEqual(["src/a/b/ (3 files)"]);
+    expect(crowdedFolders(root, 3)).toEqual([]);
   });
 });
 
