@@ -22,7 +22,6 @@ import { SYNTHETIC_GAMES, SYNTHETIC_MODELS } from "../src/logs/syntheticRuns.js"
 import { writeReport } from "../src/cli/report/report.js";
 import { MB, parseScaledBenchArgs, runChild } from "./scaledBench.js";
 
-
 interface ChildResult {
   load_s: number;
   tables_s: number;
@@ -83,9 +82,7 @@ async function main(): Promise<void> {
       training: { models: scale === 1 ? ["trained"] : Array.from({ length: scale }, (_, i) => `trained-${i}`), epochs: 20 },
     });
     const genS = (performance.now() - g0) / 1000;
-    process.stdout.write(
-      `x${scale}: generated ${gen.runs} runs (${gen.trainingRuns} training), ${gen.steps} steps, ${(gen.bytes / MB).toFixed(0)} MB in ${genS.toFixed(1)} s\n`,
-    );
+    process.stdout.write(`x${scale}: generated ${gen.runs} runs (${gen.trainingRuns} training), ${gen.steps} steps, ${(gen.bytes / MB).toFixed(0)} MB in ${genS.toFixed(1)} s\n`);
     const w0 = performance.now();
     const res = runChild<ChildResult>(fileURLToPath(import.meta.url), B, dataDir, outDir, `report at scale ${scale}`, ["--expose-gc"]);
     const wall = (performance.now() - w0) / 1000;

@@ -41,11 +41,33 @@ for (const judge of JUDGES) {
   const dir = join(root, `judge-${judge}`);
   dirs.push(dir);
   for (let s = 0; s < seeds; s++) {
-    const code = await withExitCode("run", () => runCommand([
-      "--models", model, "--games", v.games!, "--pathways", "history,memory", "--data", dir, "--run-seed", String(s),
-      "--explore-episodes", v["explore-episodes"]!, "--checkpoint-every", v["checkpoint-every"]!,
-      "--eval-episodes", v["eval-episodes"]!, "--max-steps", v["max-steps"]!, "--progress", "off",
-    ], { stdout: { write: () => true } as never }));
+    const code = await withExitCode("run", () =>
+      runCommand(
+        [
+          "--models",
+          model,
+          "--games",
+          v.games!,
+          "--pathways",
+          "history,memory",
+          "--data",
+          dir,
+          "--run-seed",
+          String(s),
+          "--explore-episodes",
+          v["explore-episodes"]!,
+          "--checkpoint-every",
+          v["checkpoint-every"]!,
+          "--eval-episodes",
+          v["eval-episodes"]!,
+          "--max-steps",
+          v["max-steps"]!,
+          "--progress",
+          "off",
+        ],
+        { stdout: { write: () => true } as never },
+      ),
+    );
     if (code !== 0) throw new Error(`s3gym run exited ${code} for ${model} seed ${s}`);
   }
   const r = buildReport(await loadDataset(dir), { B: 200 });

@@ -516,7 +516,9 @@ async function runParts(): Promise<CellResult[]> {
     Array.from({ length: JOBS }, (_, i) => {
       const file = join(dir, `part${i}.json`);
       const only = ONLY === null ? [] : ["--only", [...ONLY].join(",")];
-      const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, ...(QUICK ? ["--quick"] : []), ...only, "--part", `${i}/${JOBS}`, "--json", file], { stdio: ["ignore", "ignore", "inherit"] });
+      const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, ...(QUICK ? ["--quick"] : []), ...only, "--part", `${i}/${JOBS}`, "--json", file], {
+        stdio: ["ignore", "ignore", "inherit"],
+      });
       return new Promise<CellResult[]>((resolve, reject) =>
         child.on("exit", (code) => (code === 0 ? resolve((JSON.parse(readFileSync(file, "utf8")) as { results: CellResult[] }).results) : reject(new Error(`part ${i} exited ${code}`)))),
       );
@@ -530,14 +532,7 @@ const MAX_P99_RATIO = 3;
 function meets(rows: readonly CellResult[], needCoverage: boolean): boolean {
   return (
     rows.length > 0 &&
-    rows.every(
-      (r) =>
-        r.coverage !== null &&
-        r.outOfRange === 0 &&
-        r.widthRatio !== null &&
-        r.widthRatio.p99 <= MAX_P99_RATIO &&
-        (!needCoverage || Math.abs(r.coverage - 95) <= COVERAGE_TOLERANCE),
-    )
+    rows.every((r) => r.coverage !== null && r.outOfRange === 0 && r.widthRatio !== null && r.widthRatio.p99 <= MAX_P99_RATIO && (!needCoverage || Math.abs(r.coverage - 95) <= COVERAGE_TOLERANCE))
   );
 }
 /** Shapes whose truth sits on a bound the statistic cannot cross (AUC+ of a flat curve is 0): reported, not judged. */
@@ -560,8 +555,13 @@ if (!args.includes("--sweep") && PART === null) {
     const parts = await Promise.all(
       Array.from({ length: JOBS }, (_, i) => {
         const file = join(dir, `design${i}.json`);
-        const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, "--design-part", `${i}/${JOBS}`, "--json", file], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, COVERAGE_DATASETS: String(N) } });
-        return new Promise<DesignRow[]>((resolve, reject) => child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(readFileSync(file, "utf8")) as DesignRow[]) : reject(new Error(`design part ${i} exited ${code}`)))));
+        const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, "--design-part", `${i}/${JOBS}`, "--json", file], {
+          stdio: ["ignore", "ignore", "inherit"],
+          env: { ...process.env, COVERAGE_DATASETS: String(N) },
+        });
+        return new Promise<DesignRow[]>((resolve, reject) =>
+          child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(readFileSync(file, "utf8")) as DesignRow[]) : reject(new Error(`design part ${i} exited ${code}`)))),
+        );
       }),
     );
     const order = (r: DesignRow): number => cells.findIndex(([s, n]) => s.name === r.shape && n === r.runs);

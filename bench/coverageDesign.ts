@@ -175,7 +175,13 @@ export function designCell(shape: DesignShape, runs: number, N: number): DesignR
       const stat = (w: Int32Array): number => avgOf(sc, w, buf, m);
       const jt = jackknifeTInterval(simpleDesign(K), stat);
       const sym = studentizedHullInterval(simpleDesign(K), stat, AVG_B, rng);
-      const truthOf = shape.runSd > 0 ? [["model", avgTruth], ["this run", runAvg]] as const : ([["model", avgTruth]] as const);
+      const truthOf =
+        shape.runSd > 0
+          ? ([
+              ["model", avgTruth],
+              ["this run", runAvg],
+            ] as const)
+          : ([["model", avgTruth]] as const);
       const [pc, st] = (["percentile", "studentized"] as const).map(
         (method) => unitBootstrapMany(simpleDesign(K), (w, out) => (out[0] = stat(w)), 1, method === "studentized" ? 200 : 400, rng, method)[0]!,
       ) as [ReturnType<typeof unitBootstrapMany>[number], ReturnType<typeof unitBootstrapMany>[number]];
@@ -225,12 +231,14 @@ export function designCells(): [DesignShape, number][] {
 export function formatDesign(rows: readonly DesignRow[], N: number, wall: number): string {
   const f = (v: number | null, d = 1): string => (v === null ? "" : v.toFixed(d));
   const lines = [
-    `bench/coverage, default design: ${K} evaluation seeds, checkpoints x = ${XS[0]}..${XS[XS.length - 1]} step ${DEFAULT_SCHEDULE.checkpointEvery}; ${N} data sets per cell (about +-${(196 * Math.sqrt(0.05 * 0.95 / N)).toFixed(1)} points near 95%); target >= 93%`,
+    `bench/coverage, default design: ${K} evaluation seeds, checkpoints x = ${XS[0]}..${XS[XS.length - 1]} step ${DEFAULT_SCHEDULE.checkpointEvery}; ${N} data sets per cell (about +-${(196 * Math.sqrt((0.05 * 0.95) / N)).toFixed(1)} points near 95%); target >= 93%`,
     "excl0 = % of intervals that exclude 0; p<.05 = % of p below 0.05 (the test printed beside the interval): on the nulls (truth 0) both are the false-positive rate and must agree",
     "",
     "| shape | runs | quantity | method | covers | coverage % | excl0 % | p<.05 % | defined % | median width |",
     "| :-- | --: | :-- | :-- | :-- | --: | --: | --: | --: | --: |",
-    ...rows.map((r) => `| ${r.shape} | ${r.runs} | ${r.quantity} | ${r.method} | ${r.estimand} | ${f(r.coverage)} | ${f(r.exclude0)} | ${f(r.pBelow05)} | ${f(r.defined, 0)} | ${r.medianWidth.toPrecision(3)} |`),
+    ...rows.map(
+      (r) => `| ${r.shape} | ${r.runs} | ${r.quantity} | ${r.method} | ${r.estimand} | ${f(r.coverage)} | ${f(r.exclude0)} | ${f(r.pBelow05)} | ${f(r.defined, 0)} | ${r.medianWidth.toPrecision(3)} |`,
+    ),
   ];
   const judged = rows.filter((r) => r.method.startsWith("table") && !(r.runs === 1 && r.shape.endsWith("+runs") && r.estimand === "model"));
   const worst = (q: string): string => {

@@ -104,7 +104,12 @@ function folderMb(dir: string): number {
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
-    options: { scales: { type: "string", default: "1,10" }, models: { type: "string", default: String(SYNTHETIC_MODELS.length) }, keep: { type: "boolean", default: false }, child: { type: "string" } },
+    options: {
+      scales: { type: "string", default: "1,10" },
+      models: { type: "string", default: String(SYNTHETIC_MODELS.length) },
+      keep: { type: "boolean", default: false },
+      child: { type: "string" },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -126,12 +131,17 @@ async function main(): Promise<void> {
     const gen = await writeSyntheticData(dataDir, { seed: 0, models: SYNTHETIC_MODELS.slice(0, nModels), games: SYNTHETIC_GAMES, pathways: ["history", "memory"], runSeeds: scale });
     process.stdout.write(`x${scale}: ${gen.runs} runs, ${gen.steps} steps, ${(gen.bytes / MB).toFixed(0)} MB of logs\n`);
     const res = {} as Record<Mode, ChildResult>;
-    const load = (): string => loadavg().map((x) => x.toFixed(1)).join(" ");
+    const load = (): string =>
+      loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ");
     process.stdout.write(`x${scale}: load average ${load()}\n`);
     for (const mode of MODES) {
       res[mode] = runChild(mode, dataDir, outDir, cacheDir);
       const r = res[mode];
-      process.stdout.write(`x${scale} ${mode}: ${r.s.toFixed(2)} s${r.query_s === null ? "" : ` (query ${r.query_s.toFixed(3)} s)`}, peak RSS ${r.peak_rss_mb.toFixed(0)} MB, check ${r.check.toFixed(6)}; load average ${load()}\n`);
+      process.stdout.write(
+        `x${scale} ${mode}: ${r.s.toFixed(2)} s${r.query_s === null ? "" : ` (query ${r.query_s.toFixed(3)} s)`}, peak RSS ${r.peak_rss_mb.toFixed(0)} MB, check ${r.check.toFixed(6)}; load average ${load()}\n`,
+      );
     }
     const agree = MODES.filter((m) => m !== "export").every((m) => Math.abs(res[m].check - res.loader.check) <= 1e-6 * Math.max(1, res.loader.check));
     rows.push(

@@ -201,8 +201,7 @@ export function measureAll(pairs: Array<{ game: Game; config: string }>): SpeedR
   });
 }
 
-const ratioText = (steps: number, korgym: number | undefined): string =>
-  korgym ? `${(steps / korgym).toFixed(2)}x${steps >= 3 * korgym ? "" : " (< 3x)"}` : "-";
+const ratioText = (steps: number, korgym: number | undefined): string => (korgym ? `${(steps / korgym).toFixed(2)}x${steps >= 3 * korgym ? "" : " (< 3x)"}` : "-");
 
 export function speedTable(rows: SpeedRow[]): string {
   const alone = rows.some((r) => r.aloneStepsPerCpuS !== undefined);

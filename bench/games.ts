@@ -75,7 +75,10 @@ if (!process.argv.includes("--quality")) {
 }
 if (process.argv.includes("--speed")) process.exit(0);
 
-const speed: string[] = ["| game | config | reset p50 ms | reset p99 ms | random steps/s | heuristic steps/s | perfect-judge steps/s | ceiling steps/s |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"];
+const speed: string[] = [
+  "| game | config | reset p50 ms | reset p99 ms | random steps/s | heuristic steps/s | perfect-judge steps/s | ceiling steps/s |",
+  "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+];
 const quality: string[] = [
   "| game | config | random | heuristic | perfect-judge | ceiling | rules-knowing | heuristic > random | ceiling >= heuristic |",
   "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |",
@@ -101,7 +104,9 @@ for (const name of games) {
       rate[p.name] = steps / ((performance.now() - t0) / 1000);
       scores[p.name] = meanSd(s);
     }
-    speed.push(`| ${name} | ${config} | ${reset.p50.toFixed(3)} | ${reset.p99.toFixed(3)} | ${Math.round(rate.random!)} | ${Math.round(rate.heuristic!)} | ${Math.round(rate["perfect-judge"]!)} | ${Math.round(rate.ceiling!)} |`);
+    speed.push(
+      `| ${name} | ${config} | ${reset.p50.toFixed(3)} | ${reset.p99.toFixed(3)} | ${Math.round(rate.random!)} | ${Math.round(rate.heuristic!)} | ${Math.round(rate["perfect-judge"]!)} | ${Math.round(rate.ceiling!)} |`,
+    );
     const cell = (k: string) => (scores[k] ? `${fmt(scores[k]!.mean)} +- ${fmt(scores[k]!.sd)}` : "-");
     quality.push(
       `| ${name} | ${config} | ${cell("random")} | ${cell("heuristic")} | ${cell("perfect-judge")} | ${cell("ceiling")} | ${cell("rules-knowing")} | ${scores.heuristic!.mean > scores.random!.mean ? "yes" : "NO"} | ${scores.ceiling!.mean >= scores.heuristic!.mean ? "yes" : "NO"} |`,

@@ -125,12 +125,17 @@ function roundRobinProxy(targets: string[]): Promise<{ url: string; server: Serv
 }
 
 const protocol = [
-  "--explore-episodes", v["explore-episodes"]!,
-  "--checkpoint-every", v["checkpoint-every"]!,
-  "--eval-episodes", v["eval-episodes"]!,
-  "--max-steps", v["max-steps"]!,
+  "--explore-episodes",
+  v["explore-episodes"]!,
+  "--checkpoint-every",
+  v["checkpoint-every"]!,
+  "--eval-episodes",
+  v["eval-episodes"]!,
+  "--max-steps",
+  v["max-steps"]!,
   "--no-cache",
-  "--progress", "off",
+  "--progress",
+  "off",
 ];
 
 interface ModeResult {
@@ -159,7 +164,9 @@ function calls(data: string): CallRecord[] {
 /** Every step as one line (run, phase, checkpoint, episode, step, reply), sorted. */
 function steps(data: string): string[] {
   return readdirSync(join(data, "runs"))
-    .flatMap((d) => readRunFile(join(data, "runs", d, "steps.jsonl"), StepRecord).lines.map((l) => `${d}|${l.value.phase}|${l.value.checkpoint}|${l.value.episode}|${l.value.step}|${l.value.response}`))
+    .flatMap((d) =>
+      readRunFile(join(data, "runs", d, "steps.jsonl"), StepRecord).lines.map((l) => `${d}|${l.value.phase}|${l.value.checkpoint}|${l.value.episode}|${l.value.step}|${l.value.response}`),
+    )
     .sort();
 }
 
@@ -171,14 +178,24 @@ function describe(r: ModeResult): { cached: number; calls: number } {
   const cached = cs.reduce((n, c) => n + (c.tokens_cached ?? 0), 0);
   const per = new Map<string, number>();
   for (const c of cs) if (c.endpoint) per.set(c.endpoint, (per.get(c.endpoint) ?? 0) + 1);
-  const perText = per.size > 0 ? `; calls per server ${[...per].sort().map(([h, n]) => `${h.split(":")[1]}:${n}`).join(" ")}` : "";
-  console.log(`${r.mode.padEnd(12)} exit ${r.code}, wall ${r.wallS.toFixed(1)} s, ${cs.length} calls, cached share ${pct(cached / Math.max(1, tin))} of ${(tin / 1e6).toFixed(2)}M prompt tokens${perText}`);
+  const perText =
+    per.size > 0
+      ? `; calls per server ${[...per]
+          .sort()
+          .map(([h, n]) => `${h.split(":")[1]}:${n}`)
+          .join(" ")}`
+      : "";
+  console.log(
+    `${r.mode.padEnd(12)} exit ${r.code}, wall ${r.wallS.toFixed(1)} s, ${cs.length} calls, cached share ${pct(cached / Math.max(1, tin))} of ${(tin / 1e6).toFixed(2)}M prompt tokens${perText}`,
+  );
   return { cached: cached / Math.max(1, tin), calls: cs.length };
 }
 
 const load0 = loadavg()[0]!;
 const concurrency = Number(v.concurrency);
-console.log(`matrix       ${runIds.length} History runs (${GAMES.join(", ")}), ${v["explore-episodes"]} exploration episodes, checkpoint every ${v["checkpoint-every"]}, ${v["eval-episodes"]} eval episodes, ${v["max-steps"]} max steps; servers: s3gym serve --prefix-cache --latency-ms ${v["latency-ms"]}; --concurrency ${concurrency} per server`);
+console.log(
+  `matrix       ${runIds.length} History runs (${GAMES.join(", ")}), ${v["explore-episodes"]} exploration episodes, checkpoint every ${v["checkpoint-every"]}, ${v["eval-episodes"]} eval episodes, ${v["max-steps"]} max steps; servers: s3gym serve --prefix-cache --latency-ms ${v["latency-ms"]}; --concurrency ${concurrency} per server`,
+);
 console.log(`ports        ${ports.join(", ")}: runs per server (first choice) ${spread(basePort).join(", ")}`);
 
 const results: Record<string, { cached: number; calls: number; wallS: number }> = {};
@@ -214,10 +231,13 @@ const victim = spread(basePort).indexOf(Math.max(...spread(basePort)));
 servers = await Promise.all(ports.map(serve));
 let killedAtS = 0;
 r = await play("kill", servers.map((s) => s.url).join(","), concurrency, (started) => {
-  setTimeout(() => {
-    killedAtS = (performance.now() - started) / 1000;
-    servers[victim]!.child.kill("SIGKILL");
-  }, Number(v["kill-at"]) * results.affine!.wallS * 1000);
+  setTimeout(
+    () => {
+      killedAtS = (performance.now() - started) / 1000;
+      servers[victim]!.child.kill("SIGKILL");
+    },
+    Number(v["kill-at"]) * results.affine!.wallS * 1000,
+  );
 });
 await stop(servers);
 results.kill = { ...describe(r), wallS: r.wallS };
@@ -231,8 +251,12 @@ const after = steps(r.data);
 const before = steps(affineData);
 const same = after.length === before.length && after.every((s, i) => s === before[i]);
 const failed = cs.filter((c) => c.error !== null).length;
-console.log(`kill         server ${killedHost} (first choice of ${spread(basePort)[victim]} runs) killed at ${killedAtS.toFixed(1)} s; steps ${after.length} vs ${before.length} uninterrupted (${same ? "identical: none lost, none repeated" : "DIFFERENT"}); ${failed} calls failed in the end; ${moves.length} calls recorded a move (moved_from), ${movedRuns.size} runs moved`);
-console.log(`summary      cached share: one ${pct(results.one!.cached)}, affine ${pct(results.affine!.cached)} (${((results.affine!.cached - results.one!.cached) * 100).toFixed(1)} points), round-robin ${pct(results["round-robin"]!.cached)}; wall: one ${results.one!.wallS.toFixed(1)} s, affine ${results.affine!.wallS.toFixed(1)} s (${(results.one!.wallS / results.affine!.wallS).toFixed(2)}x faster), round-robin ${results["round-robin"]!.wallS.toFixed(1)} s`);
+console.log(
+  `kill         server ${killedHost} (first choice of ${spread(basePort)[victim]} runs) killed at ${killedAtS.toFixed(1)} s; steps ${after.length} vs ${before.length} uninterrupted (${same ? "identical: none lost, none repeated" : "DIFFERENT"}); ${failed} calls failed in the end; ${moves.length} calls recorded a move (moved_from), ${movedRuns.size} runs moved`,
+);
+console.log(
+  `summary      cached share: one ${pct(results.one!.cached)}, affine ${pct(results.affine!.cached)} (${((results.affine!.cached - results.one!.cached) * 100).toFixed(1)} points), round-robin ${pct(results["round-robin"]!.cached)}; wall: one ${results.one!.wallS.toFixed(1)} s, affine ${results.affine!.wallS.toFixed(1)} s (${(results.one!.wallS / results.affine!.wallS).toFixed(2)}x faster), round-robin ${results["round-robin"]!.wallS.toFixed(1)} s`,
+);
 console.log(`machine      ${cpus().length} cores, load average ${load0.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after`);
 if (!v.keep) for (const d of dirs) rmSync(d, { recursive: true, force: true });
 else console.log(`logs kept in ${dirs.join(" ")}`);

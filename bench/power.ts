@@ -94,6 +94,8 @@ for (const K of [3, 12, 30]) {
       mdds.push(mdd);
       powers.push(achievedPower(rng, mdd));
     }
-    console.log(`${String(K).padStart(11)} | ${effect.toFixed(1).padStart(12)} | ${median(mdds).toFixed(3).padStart(10)} | ${(median(mdds) / truth).toFixed(2).padStart(10)} | ${(100 * median(powers)).toFixed(1).padStart(20)}% | ${mdds.length}`);
+    console.log(
+      `${String(K).padStart(11)} | ${effect.toFixed(1).padStart(12)} | ${median(mdds).toFixed(3).padStart(10)} | ${(median(mdds) / truth).toFixed(2).padStart(10)} | ${(100 * median(powers)).toFixed(1).padStart(20)}% | ${mdds.length}`,
+    );
   }
 }

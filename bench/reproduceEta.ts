@@ -110,7 +110,7 @@ let nextEpMark = 0;
 const line = (what: string) => {
   const truth = (endAll - now) / 1000;
   const shownOld = paceEta(now / 1000, played, totalEpisodes);
-  const err = (s: number | null) => (s === null ? "   -  " : `${(s / truth - 1 >= 0 ? "+" : "")}${((s / truth - 1) * 100).toFixed(0)}%`.padStart(6));
+  const err = (s: number | null) => (s === null ? "   -  " : `${s / truth - 1 >= 0 ? "+" : ""}${((s / truth - 1) * 100).toFixed(0)}%`.padStart(6));
   return `  ${what.padEnd(24)} at ${(now / 1000).toFixed(0).padStart(5)} s: true ${truth.toFixed(0).padStart(5)} s | shown ${String(shownOld === null ? "-" : shownOld.toFixed(0)).padStart(5)} s ${err(shownOld)}`;
 };
 for (const ev of events) {

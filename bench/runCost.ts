@@ -133,5 +133,7 @@ if (BASELINE) row.push(perThousand(total.base).toFixed(3), (perThousand(total.ba
 row.push(total.cellNow.toFixed(0));
 if (BASELINE) row.push(total.cellBase.toFixed(0));
 console.log(row.join("\t"));
-console.log(`default reproduction, matrix runs (${OFFLINE_MODELS.length} models x ${GAMES.length} games x ${PATHWAYS.join("/")}): ~${total.cellNow.toFixed(0)} CPU-s${BASELINE ? ` (baseline ~${total.cellBase.toFixed(0)})` : ""}`);
+console.log(
+  `default reproduction, matrix runs (${OFFLINE_MODELS.length} models x ${GAMES.length} games x ${PATHWAYS.join("/")}): ~${total.cellNow.toFixed(0)} CPU-s${BASELINE ? ` (baseline ~${total.cellBase.toFixed(0)})` : ""}`,
+);
 rmSync(work, { recursive: true, force: true });

@@ -180,19 +180,31 @@ const server: { url: string; close: () => Promise<ServerStats | null | void> } =
     : await serveInChild(latency, usageCache, cacheTokens);
 const data = mkdtempSync(join(tmpdir(), "s3bench-"));
 const argv = [
-  "--models", "openai:s3gym-heuristic",
-  "--games", v.games!,
-  "--pathways", v.pathways!,
-  "--data", data,
-  "--explore-episodes", v["explore-episodes"]!,
-  "--checkpoint-every", v["checkpoint-every"]!,
-  "--eval-episodes", v["eval-episodes"]!,
-  "--max-steps", v["max-steps"]!,
-  "--context-tokens", v["context-tokens"]!,
-  "--concurrency", v.concurrency!,
-  "--base-url", server.url,
+  "--models",
+  "openai:s3gym-heuristic",
+  "--games",
+  v.games!,
+  "--pathways",
+  v.pathways!,
+  "--data",
+  data,
+  "--explore-episodes",
+  v["explore-episodes"]!,
+  "--checkpoint-every",
+  v["checkpoint-every"]!,
+  "--eval-episodes",
+  v["eval-episodes"]!,
+  "--max-steps",
+  v["max-steps"]!,
+  "--context-tokens",
+  v["context-tokens"]!,
+  "--concurrency",
+  v.concurrency!,
+  "--base-url",
+  server.url,
   "--no-cache",
-  "--progress", "lines",
+  "--progress",
+  "lines",
 ];
 const cpu0 = process.cpuUsage();
 const elu0 = performance.eventLoopUtilization();
@@ -240,7 +252,9 @@ const serverCpuS = stats ? stats.cpuUserS + stats.cpuSystemS : null;
 const f1 = (x: number) => x.toFixed(1);
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
 console.log(`exit code            ${code}`);
-console.log(`protocol             ${runs.length} runs (${v.games} x ${v.pathways}), ${v["explore-episodes"]} exploration episodes, checkpoint every ${v["checkpoint-every"]}, ${v["eval-episodes"]} eval episodes, ${v["max-steps"]} max steps, ${v["context-tokens"]} context tokens, concurrency ${v.concurrency}${usageCache === undefined ? "" : `, server usage cache ${usageCache}`}`);
+console.log(
+  `protocol             ${runs.length} runs (${v.games} x ${v.pathways}), ${v["explore-episodes"]} exploration episodes, checkpoint every ${v["checkpoint-every"]}, ${v["eval-episodes"]} eval episodes, ${v["max-steps"]} max steps, ${v["context-tokens"]} context tokens, concurrency ${v.concurrency}${usageCache === undefined ? "" : `, server usage cache ${usageCache}`}`,
+);
 console.log(`model calls          ${calls}`);
 console.log(`wall time            ${f1(wallS)} s`);
 console.log(`critical path        ${chain} dependent calls x ${latency} ms = ${f1(criticalS)} s`);
@@ -249,21 +263,29 @@ console.log(`throughput bound     ${calls} calls x ${latency} ms / ${v.concurren
 console.log(`wall / max(bounds)   ${(wallS / Math.max(criticalS, throughputS)).toFixed(2)}`);
 console.log(`--- per pathway (verified: broad batches of --broad-batch 5 run side by side, so its chain is shorter per episode)`);
 for (const [p, b] of [...byPathway].sort()) {
-  console.log(`${p.padEnd(20)} ${b.runs} runs, ${b.calls} calls; critical path ${b.chain} dependent calls x ${latency} ms = ${f1((b.chain * latency) / 1000)} s; slowest run's wall time ${f1(b.wallS)} s`);
+  console.log(
+    `${p.padEnd(20)} ${b.runs} runs, ${b.calls} calls; critical path ${b.chain} dependent calls x ${latency} ms = ${f1((b.chain * latency) / 1000)} s; slowest run's wall time ${f1(b.wallS)} s`,
+  );
 }
 console.log(`--- breakdown`);
 console.log(`tokens               ${(tokensIn / 1e6).toFixed(1)}M in (${Math.round(tokensIn / Math.max(1, logged))} per call), ${(tokensOut / 1e6).toFixed(2)}M out, over ${logged} logged calls`);
 console.log(`latency (all calls)  ${calls} x ${latency} ms = ${f1((calls * latency) / 1000)} s of waiting, overlapped ${v.concurrency} wide`);
 if (stats && serverCpuS !== null) {
-  console.log(`server process       ${stats.requests} requests, CPU ${f1(serverCpuS)} s (${(serverCpuS * 1000 / Math.max(1, stats.requests)).toFixed(2)} ms per request) = ${pct(serverCpuS / wallS)} of wall; event loop busy ${pct(stats.elu)}`);
+  console.log(
+    `server process       ${stats.requests} requests, CPU ${f1(serverCpuS)} s (${((serverCpuS * 1000) / Math.max(1, stats.requests)).toFixed(2)} ms per request) = ${pct(serverCpuS / wallS)} of wall; event loop busy ${pct(stats.elu)}`,
+  );
 } else console.log(`server process       inline (its CPU is counted in the runner's)`);
-console.log(`runner process       CPU ${f1(runnerCpuS)} s (${(runnerCpuS * 1000 / Math.max(1, calls)).toFixed(2)} ms per call) = ${pct(runnerCpuS / wallS)} of wall; event loop busy ${pct(runnerElu)}`);
+console.log(
+  `runner process       CPU ${f1(runnerCpuS)} s (${((runnerCpuS * 1000) / Math.max(1, calls)).toFixed(2)} ms per call) = ${pct(runnerCpuS / wallS)} of wall; event loop busy ${pct(runnerElu)}`,
+);
 console.log(`single-loop floor    max(server CPU, runner CPU) = ${f1(Math.max(serverCpuS ?? 0, runnerCpuS))} s (each process is one event loop)`);
 if (chainRun) {
   const t = chainTiming(join(data, "runs", chainRun));
   const per = (s: number) => ((s * 1000) / Math.max(1, t.exploreCalls)).toFixed(1);
   console.log(`slowest chain        ${chainRun}: ${t.exploreCalls} exploration calls in ${f1(t.elapsedS)} s = ${per(t.elapsedS)} ms per dependent call:`);
-  console.log(`                       ${latency} ms latency + ${(Number(per(t.exploreLatencyS)) - latency).toFixed(1)} ms more seen by the client (limiter, HTTP, server queue) + ${per(t.elapsedS - t.exploreLatencyS)} ms between calls (runner work, its loop's queue)`);
+  console.log(
+    `                       ${latency} ms latency + ${(Number(per(t.exploreLatencyS)) - latency).toFixed(1)} ms more seen by the client (limiter, HTTP, server queue) + ${per(t.elapsedS - t.exploreLatencyS)} ms between calls (runner work, its loop's queue)`,
+  );
 }
 console.log(`--- prefix cache (16-token blocks; limit = 1 - new tokens per call / prompt tokens)`);
 const limits = new Map<string, { in: number; cached: number; reusable: number }>();
@@ -289,7 +311,9 @@ if (!v["no-limit"]) {
 for (const [pathway, p] of served) {
   const l = limits.get(pathway);
   const limit = l ? `; replayed: per-run cache ${pct(l.cached / l.in)}, physical limit ${pct(l.reusable / l.in)}` : "";
-  console.log(`${pathway.padEnd(21)}${cacheTokens > 0 ? `served ${pct(p.cached / Math.max(1, p.in))} of ${(p.in / 1e6).toFixed(1)}M prompt tokens (one shared cache of ${cacheTokens} tokens)` : "no server cache (--cache-tokens 0)"}${limit}`);
+  console.log(
+    `${pathway.padEnd(21)}${cacheTokens > 0 ? `served ${pct(p.cached / Math.max(1, p.in))} of ${(p.in / 1e6).toFixed(1)}M prompt tokens (one shared cache of ${cacheTokens} tokens)` : "no server cache (--cache-tokens 0)"}${limit}`,
+  );
 }
 console.log(`machine              ${cpus().length} cores, load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (other processes share the cores)`);
 if (!v.keep) rmSync(data, { recursive: true, force: true });

@@ -25,7 +25,6 @@ import { SYNTHETIC_GAMES, SYNTHETIC_MODELS } from "../src/logs/syntheticRuns.js"
 import { buildViewer } from "../src/report/viewer/build.js";
 import { MB, parseScaledBenchArgs, runChild } from "./scaledBench.js";
 
-
 interface ChildResult {
   build_s: number;
   /** User + system CPU seconds of the build (what a loaded machine does not inflate). */

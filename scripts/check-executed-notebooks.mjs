@@ -15,7 +15,9 @@ if (!dir) {
   process.exit(2);
 }
 const committed = fileURLToPath(new URL("../notebooks/", import.meta.url));
-const names = readdirSync(committed).filter((f) => f.endsWith(".ipynb")).sort();
+const names = readdirSync(committed)
+  .filter((f) => f.endsWith(".ipynb"))
+  .sort();
 const problems = [];
 for (const name of names) {
   const path = join(dir, name);

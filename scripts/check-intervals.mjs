@@ -41,7 +41,9 @@ function fields(line) {
 const tablesDir = join(dir, "tables");
 let files;
 try {
-  files = readdirSync(tablesDir).filter((f) => f.endsWith(".csv")).sort();
+  files = readdirSync(tablesDir)
+    .filter((f) => f.endsWith(".csv"))
+    .sort();
 } catch {
   process.stderr.write(`check-intervals: no tables/ under ${dir}\n`);
   process.exit(2);
@@ -49,7 +51,9 @@ try {
 let bad = 0;
 let total = 0;
 for (const f of files) {
-  const lines = readFileSync(join(tablesDir, f), "utf8").split("\n").filter((l) => l !== "");
+  const lines = readFileSync(join(tablesDir, f), "utf8")
+    .split("\n")
+    .filter((l) => l !== "");
   if (lines.length === 0) continue;
   const head = fields(lines[0]);
   const pairs = [];
@@ -84,7 +88,9 @@ for (const f of files) {
   }
   total += n;
   bad += problems.length;
-  process.stdout.write(`${f.padEnd(28)} ${String(n).padStart(5)} intervals, ${problems.length} bad${problems.length > 0 ? `: ${problems.slice(0, 5).join("; ")}${problems.length > 5 ? " ..." : ""}` : ""}\n`);
+  process.stdout.write(
+    `${f.padEnd(28)} ${String(n).padStart(5)} intervals, ${problems.length} bad${problems.length > 0 ? `: ${problems.slice(0, 5).join("; ")}${problems.length > 5 ? " ..." : ""}` : ""}\n`,
+  );
 }
 process.stdout.write(`check-intervals: ${total} intervals in ${files.length} tables, ${bad} bad\n`);
 process.exit(bad > 0 ? 1 : 0);

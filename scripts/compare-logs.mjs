@@ -78,8 +78,7 @@ const differingKeys = new Set();
 function noteDifferingKeys(a, b) {
   const walk = (x, y, key) => {
     if (key !== undefined && WALL_CLOCK_KEYS.test(key) && x !== y) differingKeys.add(key);
-    if (x !== null && y !== null && typeof x === "object" && typeof y === "object")
-      for (const k of Object.keys(x)) walk(x[k], y[k], Array.isArray(x) ? key : k);
+    if (x !== null && y !== null && typeof x === "object" && typeof y === "object") for (const k of Object.keys(x)) walk(x[k], y[k], Array.isArray(x) ? key : k);
   };
   try {
     return walk(JSON.parse(a), JSON.parse(b));
@@ -138,7 +137,9 @@ function diff(a, b) {
     console.log(`only in ${b}: ${rel}`);
     bad++;
   }
-  console.log(`${same} files identical${differingKeys.size ? ` (after normalising these wall-clock fields, which differed: ${[...differingKeys].sort().join(", ")})` : " byte for byte"}, ${bad} differ or are missing`);
+  console.log(
+    `${same} files identical${differingKeys.size ? ` (after normalising these wall-clock fields, which differed: ${[...differingKeys].sort().join(", ")})` : " byte for byte"}, ${bad} differ or are missing`,
+  );
   return bad === 0;
 }
 

@@ -23,7 +23,12 @@ const ID = /^[a-zA-Z0-9_-]{1,64}$/;
 /** Recursively sorts object keys (arrays keep their order), as nbformat's writer does. */
 function sorted(v) {
   if (Array.isArray(v)) return v.map(sorted);
-  if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])]));
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sorted(v[k])]),
+    );
   return v;
 }
 
@@ -31,7 +36,10 @@ function sorted(v) {
 export function strip(text, name) {
   const nb = JSON.parse(text);
   if (!Array.isArray(nb.cells)) throw new Error(`${name}: not a notebook (no cells array)`);
-  const stem = name.replace(/\.ipynb$/, "").replace(/[^a-zA-Z0-9_-]/g, "-").slice(0, 48);
+  const stem = name
+    .replace(/\.ipynb$/, "")
+    .replace(/[^a-zA-Z0-9_-]/g, "-")
+    .slice(0, 48);
   const seen = new Set();
   nb.cells.forEach((cell, i) => {
     let id = typeof cell.id === "string" && ID.test(cell.id) ? cell.id : `${stem}-${i}`;
@@ -62,7 +70,9 @@ export function strip(text, name) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const dirty = [];
-  for (const name of readdirSync(dir).filter((f) => f.endsWith(".ipynb")).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((f) => f.endsWith(".ipynb"))
+    .sort()) {
     const path = join(dir, name);
     const before = readFileSync(path, "utf8");
     let after;

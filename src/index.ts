@@ -15,7 +15,19 @@
 // Loading logs: the compact data set, columns and danfojs frames, the SQL view, whole runs.
 export { loadDataset, loadDialDataset, filterModels, compareRuns } from "./analysis/load/dataset.js";
 export type { Dataset, RunData, CheckpointData, ExploreSteps, LoadOptions, ExtraViewName } from "./analysis/load/dataset.js";
-export { loadColumns, runColumns, loadFrames, numberColumn, textColumn, booleanColumn, STEP_COLUMNS, STEP_TEXT_COLUMNS, EPISODE_COLUMNS, CHECKPOINT_COLUMNS, RUN_COLUMNS } from "./analysis/load/frames.js";
+export {
+  loadColumns,
+  runColumns,
+  loadFrames,
+  numberColumn,
+  textColumn,
+  booleanColumn,
+  STEP_COLUMNS,
+  STEP_TEXT_COLUMNS,
+  EPISODE_COLUMNS,
+  CHECKPOINT_COLUMNS,
+  RUN_COLUMNS,
+} from "./analysis/load/frames.js";
 export type { Columns, StepColumns, EpisodeColumns, CheckpointColumns, RunColumns, FrameColumns, FrameOptions, Frames, ColumnSource } from "./analysis/load/frames.js";
 export { buildLogDatabase, openLogDatabase, exportTables, exportSchema, LogDatabase } from "./analysis/sql/logDatabase.js";
 export type { LogDatabaseOptions, BuiltDatabase, QueryResult, ExportFormat, ExportResult } from "./analysis/sql/logDatabase.js";
@@ -38,7 +50,19 @@ export type { Cell, Column, ColumnKind, Table } from "./analysis/tables/table.js
 
 // One table at a time (the builders `buildReport` calls).
 export { analyzeCurves, mainResultsTable, mainResultsWideTable, summaryVsHistoryTable, pathwayDeltaTable, analyzeTraining } from "./analysis/tables/curveTables.js";
-export type { CurveAnalysis, CurveSeries, SeriesPoint, CurveTableOptions, MainResultsRow, MainResultsWideRow, SummaryRow, PathwayDelta, TrainingRow, TrainingSeries, TrainingPoint } from "./analysis/tables/curveTables.js";
+export type {
+  CurveAnalysis,
+  CurveSeries,
+  SeriesPoint,
+  CurveTableOptions,
+  MainResultsRow,
+  MainResultsWideRow,
+  SummaryRow,
+  PathwayDelta,
+  TrainingRow,
+  TrainingSeries,
+  TrainingPoint,
+} from "./analysis/tables/curveTables.js";
 export { judgingInputs, selfJudgingTable, positiveRatesTable, calibrationBins } from "./analysis/tables/judgingTables.js";
 export type { JudgingInputs, JudgedRun, SelfJudgingRow, PositiveRatesRow, CalibrationBin } from "./analysis/tables/judgingTables.js";
 export { couplingTable, runLevelTable, allBlocks } from "./analysis/tables/couplingTables.js";

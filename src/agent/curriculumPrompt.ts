@@ -54,9 +54,7 @@ export function buildCurriculumMessages(o: CurriculumOffer): ChatMessage[] {
     "using only the seeds and variants listed, every episode once, and no seed twice in this batch.",
   ].join("\n");
   const seedLines = o.seeds.map((s) =>
-    s.played.length === 0
-      ? `seed ${s.seed}: untried`
-      : `seed ${s.seed}: ${s.played.map((p) => `episode ${p.episode} (variant ${p.variant}): ${p.outcome ?? "not verified"}`).join("; ")}`,
+    s.played.length === 0 ? `seed ${s.seed}: untried` : `seed ${s.seed}: ${s.played.map((p) => `episode ${p.episode} (variant ${p.variant}): ${p.outcome ?? "not verified"}`).join("; ")}`,
   );
   const user = [
     `<rules>\n${o.rules}\n</rules>`,
@@ -126,20 +124,28 @@ export function readCurriculumPrompt(messages: readonly ChatMessage[]): Curricul
   for (const line of section("seeds").split("\n")) {
     const m = /^seed (\d+): (.*)$/.exec(line);
     if (!m) continue;
-    const played = m[2] === "untried" ? [] : m[2]!.split("; ").flatMap((p) => {
-      const q = /^episode (\d+) \(variant ([A-Za-z0-9_-]+)\): (success|failure|uncertain|not verified)$/.exec(p);
-      return q ? [{ episode: Number(q[1]), variant: q[2]!, outcome: q[3] === "not verified" ? null : (q[3] as Outcome) }] : [];
-    });
+    const played =
+      m[2] === "untried"
+        ? []
+        : m[2]!.split("; ").flatMap((p) => {
+            const q = /^episode (\d+) \(variant ([A-Za-z0-9_-]+)\): (success|failure|uncertain|not verified)$/.exec(p);
+            return q ? [{ episode: Number(q[1]), variant: q[2]!, outcome: q[3] === "not verified" ? null : (q[3] as Outcome) }] : [];
+          });
     seeds.push({ seed: Number(m[1]), played });
   }
-  const variants = section("variants").split("\n").flatMap((l) => {
-    const i = l.indexOf(": ");
-    return i > 0 ? [{ name: l.slice(0, i), differs: l.slice(i + 2) }] : [];
-  });
+  const variants = section("variants")
+    .split("\n")
+    .flatMap((l) => {
+      const i = l.indexOf(": ");
+      return i > 0 ? [{ name: l.slice(0, i), differs: l.slice(i + 2) }] : [];
+    });
   const memory = section("memory");
   return {
     phase: section("phase") === "deep" ? "deep" : "broad",
-    episodes: section("episodes").split(",").map(Number).filter((n) => Number.isInteger(n) && n > 0),
+    episodes: section("episodes")
+      .split(",")
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n > 0),
     seeds,
     variants,
     memory: memory === "(empty)" ? "" : memory,

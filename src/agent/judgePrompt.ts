@@ -29,7 +29,9 @@ export interface JudgeInput {
 }
 
 export function buildJudgeMessages(input: JudgeInput): ChatMessage[] {
-  const user = [`<rules>\n${input.rules}\n</rules>`, `<observation>\n${input.observation}\n</observation>`, `<action>\n${input.action ?? "(no action: the reply could not be read)"}\n</action>`].join("\n\n");
+  const user = [`<rules>\n${input.rules}\n</rules>`, `<observation>\n${input.observation}\n</observation>`, `<action>\n${input.action ?? "(no action: the reply could not be read)"}\n</action>`].join(
+    "\n\n",
+  );
   return [
     { role: "system", content: JUDGE_SYSTEM },
     { role: "user", content: user },

@@ -188,7 +188,6 @@ function lastAnswer(visible: string): ParsedResponse {
 
 // ---- strict-contract -------------------------------------------------------------------------------
 
-
 /**
  * `line` starts (after spaces, `>`, `#`, `-` and marks) with the label `word` and a colon: the index
  * where the value begins, else -1. Character loops only.

@@ -72,10 +72,7 @@ export interface StepPromptInput {
 export const EMPTY_REPLY = "(empty reply)";
 
 function feedbackTag(turn: EarlierTurn, visibility: "hidden" | "visible"): string {
-  const extra =
-    visibility === "visible" && turn.reward !== undefined
-      ? ` [verifier reward: ${turn.reward}; episode total so far: ${turn.scoreAfter ?? "?"}]`
-      : "";
+  const extra = visibility === "visible" && turn.reward !== undefined ? ` [verifier reward: ${turn.reward}; episode total so far: ${turn.scoreAfter ?? "?"}]` : "";
   return `<feedback>${turn.feedback || "(none)"}${extra}</feedback>`;
 }
 
@@ -192,7 +189,10 @@ function between(text: string, open: string, close: string): string | null {
   const start = text.lastIndexOf(open);
   const end = text.lastIndexOf(close);
   if (start < 0 || end < start) return null;
-  return text.slice(start + open.length, end).replace(/^\n/, "").replace(/\n$/, "");
+  return text
+    .slice(start + open.length, end)
+    .replace(/^\n/, "")
+    .replace(/\n$/, "");
 }
 
 /**

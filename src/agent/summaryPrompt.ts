@@ -24,9 +24,7 @@ export const SUMMARY_TITLE = "# S3Gym memory update";
 /** The memory text the next prompts carry ("" for the empty initial memory). */
 export function memoryText(m: MemoryTriple | null): string {
   if (!m) return "";
-  return (Object.keys(SECTION_TITLES) as (keyof MemoryTriple)[])
-    .map((k) => `## ${SECTION_TITLES[k]}\n${m[k]}`)
-    .join("\n\n");
+  return (Object.keys(SECTION_TITLES) as (keyof MemoryTriple)[]).map((k) => `## ${SECTION_TITLES[k]}\n${m[k]}`).join("\n\n");
 }
 
 /**
@@ -38,19 +36,23 @@ export function buildSummaryMessages(input: { rules: string; previous: MemoryTri
     SUMMARY_TITLE,
     "You keep a short memory that helps you play the game below better in later episodes.",
     ...(input.scoresWithheld === true
-      ? ["Rewrite the memory from the previous memory and the new episode (your own actions, without scores:", "they are withheld, and the game's visible feedback). Reply with exactly three sections, each a markdown heading followed"]
-      : ["Rewrite the memory from the previous memory and the new episode (your own actions and self-scores,", "and the game's visible feedback). Reply with exactly three sections, each a markdown heading followed"]),
+      ? [
+          "Rewrite the memory from the previous memory and the new episode (your own actions, without scores:",
+          "they are withheld, and the game's visible feedback). Reply with exactly three sections, each a markdown heading followed",
+        ]
+      : [
+          "Rewrite the memory from the previous memory and the new episode (your own actions and self-scores,",
+          "and the game's visible feedback). Reply with exactly three sections, each a markdown heading followed",
+        ]),
     "by a few short bullet points:",
     `## ${SECTION_TITLES.retain}`,
     `## ${SECTION_TITLES.avoid}`,
     `## ${SECTION_TITLES.next}`,
     "Write nothing before the first heading or after the last section.",
   ].join("\n");
-  const user = [
-    `<rules>\n${input.rules}\n</rules>`,
-    `<previous_memory>\n${memoryText(input.previous) || "(empty)"}\n</previous_memory>`,
-    `<trajectory>\n${input.trajectory}\n</trajectory>`,
-  ].join("\n\n");
+  const user = [`<rules>\n${input.rules}\n</rules>`, `<previous_memory>\n${memoryText(input.previous) || "(empty)"}\n</previous_memory>`, `<trajectory>\n${input.trajectory}\n</trajectory>`].join(
+    "\n\n",
+  );
   return [
     { role: "system", content: system },
     { role: "user", content: user },
@@ -95,7 +97,10 @@ export function parseSummary(text: string): { ok: true; triple: MemoryTriple } |
   }
   const triple = {} as MemoryTriple;
   for (let i = 0; i < 3; i++) {
-    const body = lines.slice(found[i]!.line + 1, i < 2 ? found[i + 1]!.line : lines.length).join("\n").trim();
+    const body = lines
+      .slice(found[i]!.line + 1, i < 2 ? found[i + 1]!.line : lines.length)
+      .join("\n")
+      .trim();
     if (!body) return { ok: false, error: `section '${SECTION_TITLES[found[i]!.key]}' is empty` };
     triple[found[i]!.key] = body;
   }

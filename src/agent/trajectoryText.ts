@@ -88,7 +88,16 @@ export function retrievedStepHeader(r: { episode: number; step: number }): strin
 }
 
 /** One retrieved step's text. */
-export function retrievedStepText(s: { episode: number; step: number; observation: string; tactic: string | null; action: string | null; score: number | null; scoresShown: boolean; feedback: string }): string {
+export function retrievedStepText(s: {
+  episode: number;
+  step: number;
+  observation: string;
+  tactic: string | null;
+  action: string | null;
+  score: number | null;
+  scoresShown: boolean;
+  feedback: string;
+}): string {
   return [
     retrievedStepHeader(s),
     "Observation:",

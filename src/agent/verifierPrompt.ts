@@ -90,7 +90,10 @@ export function tagged(text: string, tag: string): string {
   const start = text.indexOf(open);
   const end = text.lastIndexOf(`</${tag}>`);
   if (start < 0 || end < start + open.length) return "";
-  return text.slice(start + open.length, end).replace(/^\n/, "").replace(/\n$/, "");
+  return text
+    .slice(start + open.length, end)
+    .replace(/^\n/, "")
+    .replace(/\n$/, "");
 }
 
 export type VerdictParse = { ok: true; verdict: Verdict } | { ok: false; error: string };
@@ -126,10 +129,17 @@ export function parseVerdict(reply: string, steps: number): VerdictParse {
 /** One `Fact:` line, or why it is malformed. */
 export function parseFactLine(line: string, steps: number): CausalFact | string {
   if (!/^fact:/i.test(line)) return "expected a `Fact: <condition> | <action> | <effect> | steps <n>,...` line";
-  const parts = line.slice(5).split("|").map((p) => p.trim());
+  const parts = line
+    .slice(5)
+    .split("|")
+    .map((p) => p.trim());
   if (parts.length !== 4) return `a fact has 4 fields separated by '|', got ${parts.length}`;
   const [condition, action, effect, support] = parts as [string, string, string, string];
-  for (const [name, v] of [["condition", condition], ["action", action], ["effect", effect]] as const) {
+  for (const [name, v] of [
+    ["condition", condition],
+    ["action", action],
+    ["effect", effect],
+  ] as const) {
     if (v === "") return `the fact's ${name} is empty`;
     if (v.length > FACT_FIELD_MAX) return `the fact's ${name} is longer than ${FACT_FIELD_MAX} characters`;
   }

@@ -22,7 +22,10 @@ const COMMANDS: Record<string, { about: string; load: () => Promise<Command> }> 
   notebooks: { about: "execute the notebooks headless (Node alone, or Jupyter) and compare their files", load: async () => (await import("./notebooks/notebooks.js")).notebooksCommand },
   reproduce: { about: "the offline matrix, training curves, every table and figure, every notebook headless", load: async () => (await import("./reproduce/reproduce.js")).reproduceCommand },
   run: { about: "play the S3Gym protocol over models x games x pathways, resumable", load: async () => (await import("./run/run.js")).runCommand },
-  rejudge: { about: "a recorded run's exploration judged by another judge (verifier, shuffled, none, a model): evaluation only", load: async () => (await import("./rejudge/rejudge.js")).rejudgeCommand },
+  rejudge: {
+    about: "a recorded run's exploration judged by another judge (verifier, shuffled, none, a model): evaluation only",
+    load: async () => (await import("./rejudge/rejudge.js")).rejudgeCommand,
+  },
   probe: { about: "memory probes: a recorded run's evaluation with its memory emptied, another seed's, or another model's", load: async () => (await import("./probe/probe.js")).probeCommand },
   status: { about: "each planned run's state per shard, and the commands that resume what is missing", load: async () => (await import("./status/status.js")).statusCommand },
   cluster: { about: "a Slurm array job or a Kubernetes indexed Job of shards, then the report (job files)", load: async () => (await import("./cluster/cluster.js")).clusterCommand },

@@ -63,7 +63,10 @@ function gridLayout(rows: number, cols: number): GridLayout {
   if (!l) {
     const rw = String(rows - 1).length;
     l = {
-      header: formatLabelledGrid(Array.from({ length: rows }, () => ""), cols)[0]!,
+      header: formatLabelledGrid(
+        Array.from({ length: rows }, () => ""),
+        cols,
+      )[0]!,
       rowPrefix: Array.from({ length: rows }, (_, r) => `\n${String(r).padStart(rw, " ")} `),
       cellPad: " ".repeat(String(cols - 1).length),
     };

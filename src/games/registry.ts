@@ -24,7 +24,10 @@ export function getGame(name: string): Game {
 /** Parses `all` or a comma list of game names. */
 export function parseGameList(list: string): GameName[] {
   if (list.trim() === "all") return [...GAME_NAMES];
-  const names = list.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = list
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0) throw new ConfigError(`--games is empty: expected 'all' or a comma list of ${GAME_NAMES.join(", ")}`);
   for (const n of names) getGame(n);
   return names as GameName[];

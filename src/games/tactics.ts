@@ -60,7 +60,10 @@ export interface TacticSet {
 }
 
 /** A TextPolicy as a tactic that needs no knowledge. */
-export const plain = (p: TextPolicy): TacticPolicy => (ctx, rng) => p(ctx, rng);
+export const plain =
+  (p: TextPolicy): TacticPolicy =>
+  (ctx, rng) =>
+    p(ctx, rng);
 
 /**
  * `p` with probability `share`, else `q` (one draw per step from the call's generator): a careless

@@ -32,7 +32,10 @@ export function normalizeAction(raw: string): string {
   if (b > a && raw[b - 1] === ".") b--;
   trim();
   // Same as `.replace(/\s+/g, " ")`, but a single plain space (most of a long text) is not a match.
-  return raw.slice(a, b).replace(/\s{2,}|[^\S ]/g, " ").toLowerCase();
+  return raw
+    .slice(a, b)
+    .replace(/\s{2,}|[^\S ]/g, " ")
+    .toLowerCase();
 }
 
 const WRAPPING_MARKS = ["**", "__", "*", "_", "`"] as const;

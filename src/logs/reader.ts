@@ -18,16 +18,7 @@ import type { z } from "zod";
 import { JsonlSyntaxError, readJsonlLines, type TornLine } from "../util/jsonl.js";
 import { readRegularText, UnreadableFileError } from "../util/regularFile.js";
 import { firstIssue } from "../util/zodIssues.js";
-import {
-  CallRecord,
-  VerdictRecord,
-  CheckpointRecord,
-  EpisodeRecord,
-  MemoryRecord,
-  RUN_FILES,
-  RunManifest,
-  StepRecord,
-} from "./schema.js";
+import { CallRecord, VerdictRecord, CheckpointRecord, EpisodeRecord, MemoryRecord, RUN_FILES, RunManifest, StepRecord } from "./schema.js";
 import { manifestPath, runFile, runsDir, shardDirsUnder } from "./runDir.js";
 
 /** A log line (or file) that does not match the schema. `line` is 1-based; 0 for whole-file problems. */
@@ -86,11 +77,7 @@ function asLogFormatError(e: unknown): unknown {
  * an unparsable LAST non-blank line is taken for a torn write: it is reported through `onWarning` and
  * not yielded, and that a line breaking the schema is handed to `onInvalid` and skipped when it is given.
  */
-export async function* readJsonl<S extends z.ZodType>(
-  file: string,
-  schema: S,
-  opts: ReadOptions = {},
-): AsyncGenerator<Numbered<z.infer<S>>> {
+export async function* readJsonl<S extends z.ZodType>(file: string, schema: S, opts: ReadOptions = {}): AsyncGenerator<Numbered<z.infer<S>>> {
   yield* readJsonlSync(file, schema, opts);
 }
 
@@ -101,7 +88,11 @@ export async function* readJsonl<S extends z.ZodType>(
 export function* readJsonlSync<S extends z.ZodType>(file: string, schema: S, opts: ReadOptions = {}): Generator<Numbered<z.infer<S>>> {
   const onTorn = (t: TornLine) => opts.onWarning?.({ file, line: t.line, message: `torn last line ignored (${t.detail})` });
   const onDamaged = (t: TornLine) =>
-    opts.onWarning?.({ file, line: t.line, message: `damaged line left out (${t.detail}; a write cut short, e.g. on a full disk): rerunning the run's command moves it to ${basename(file)}.damaged and plays its episode again` });
+    opts.onWarning?.({
+      file,
+      line: t.line,
+      message: `damaged line left out (${t.detail}; a write cut short, e.g. on a full disk): rerunning the run's command moves it to ${basename(file)}.damaged and plays its episode again`,
+    });
   try {
     for (const { json, line } of readJsonlLines(file, { onTorn, onDamaged, ...(opts.within !== undefined ? { within: opts.within } : {}) })) {
       const parsed = schema.safeParse(json);
@@ -143,11 +134,7 @@ export interface DamagedLine {
  * `damaged` is given: then every bad line (unparsable or off-schema) is handed to it and left out,
  * so that resume can quarantine it and play its episode again instead of refusing the run.
  */
-export function readRunFile<S extends z.ZodTypeAny>(
-  path: string,
-  schema: S,
-  opts: { damaged?: (d: DamagedLine) => void } = {},
-): { lines: RunFileLine<z.infer<S>>[]; torn: boolean } {
+export function readRunFile<S extends z.ZodTypeAny>(path: string, schema: S, opts: { damaged?: (d: DamagedLine) => void } = {}): { lines: RunFileLine<z.infer<S>>[]; torn: boolean } {
   const lines: RunFileLine<z.infer<S>>[] = [];
   let torn = false;
   if (!existsSync(path)) return { lines, torn };
@@ -233,7 +220,8 @@ export function discoverRuns(dataDirs: readonly string[], onSkipped?: (message: 
       const entries = readdirSync(runsFolder, { withFileTypes: true });
       // A run directory that is a symbolic link is not followed (it may lead anywhere): said, not silently skipped.
       for (const d of entries) {
-        if (d.isSymbolicLink()) onSkipped?.(`${join(runsFolder, d.name)}: a symbolic link, not a run directory: left out (copy the run into ${runsFolder}, or give the directory it points into as another --data)`);
+        if (d.isSymbolicLink())
+          onSkipped?.(`${join(runsFolder, d.name)}: a symbolic link, not a run directory: left out (copy the run into ${runsFolder}, or give the directory it points into as another --data)`);
       }
       candidates = entries
         .filter((d) => d.isDirectory())
@@ -244,7 +232,13 @@ export function discoverRuns(dataDirs: readonly string[], onSkipped?: (message: 
       candidates = [{ dataDir, runDir: dataDir, name: dataDir.split(/[\\/]/).pop() ?? dataDir }];
     } else {
       const shards = shardDirsUnder(dataDir);
-      const hint = shards.length > 0 ? `; it holds shard directories: give each, e.g. ${shards.slice(0, 2).map((d) => `--data ${d}`).join(" ")}${shards.length > 2 ? " ..." : ""} (s3gym status --data ${given} lists them)` : "";
+      const hint =
+        shards.length > 0
+          ? `; it holds shard directories: give each, e.g. ${shards
+              .slice(0, 2)
+              .map((d) => `--data ${d}`)
+              .join(" ")}${shards.length > 2 ? " ..." : ""} (s3gym status --data ${given} lists them)`
+          : "";
       throw new LogFormatError(given, 0, "(file)", `no runs/ folder (expected <data>/runs/<run_id>/steps.jsonl)${hint}`);
     }
     for (const c of candidates) {
@@ -327,12 +321,7 @@ export async function readRunDir(runDir: string, visitor: RunVisitor, givenOpts:
   if (visitor.manifest && existsSync(manifestFile)) visitor.manifest(readJsonFile(manifestFile, RunManifest, opts.within), manifestFile);
   if (visitor.manifestLenient && existsSync(manifestFile)) visitor.manifestLenient(readManifestLenient(manifestFile, opts.within), manifestFile);
 
-  async function each<S extends z.ZodType>(
-    file: string,
-    schema: S,
-    fn: ((r: z.infer<S>, file: string, line: number) => void) | undefined,
-    optional: boolean,
-  ): Promise<void> {
+  async function each<S extends z.ZodType>(file: string, schema: S, fn: ((r: z.infer<S>, file: string, line: number) => void) | undefined, optional: boolean): Promise<void> {
     if (fn === undefined) return;
     const path = join(runDir, file);
     if (optional && !existsSync(path)) return;

@@ -120,16 +120,7 @@ function placeOf(ctx: RunCtx, phase: "explore" | "eval", checkpoint: number | nu
 }
 
 /** Plays one synthetic episode and returns its step lines. `failAt` stops it early (infrastructure). */
-function episode(
-  ctx: RunCtx,
-  phase: "explore" | "eval",
-  checkpoint: number | null,
-  index: number,
-  seed: number,
-  p: number,
-  f: number,
-  failAt: number | null,
-): EpisodeOut {
+function episode(ctx: RunCtx, phase: "explore" | "eval", checkpoint: number | null, index: number, seed: number, p: number, f: number, failAt: number | null): EpisodeOut {
   const { rng, profile } = ctx;
   const cap = ctx.stepRange[1];
   const n = ctx.stepRange[0] + rng.int(ctx.stepRange[1] - ctx.stepRange[0] + 1);
@@ -173,16 +164,7 @@ function episode(
   return { steps, score, nSteps: last };
 }
 
-function episodeLine(
-  ctx: RunCtx,
-  phase: "explore" | "eval",
-  checkpoint: number | null,
-  index: number,
-  seed: number,
-  e: EpisodeOut,
-  failed: boolean,
-  t: number,
-): EpisodeRecord {
+function episodeLine(ctx: RunCtx, phase: "explore" | "eval", checkpoint: number | null, index: number, seed: number, e: EpisodeOut, failed: boolean, t: number): EpisodeRecord {
   return {
     ...placeOf(ctx, phase, checkpoint, index, seed),
     score: e.score,
@@ -218,8 +200,7 @@ export function* syntheticRuns(opts: SyntheticOptions = {}): Generator<Synthetic
   const stepRange = opts.stepsPerEpisode ?? [8, 30];
   const failRate = opts.failRate ?? 0.03;
   const unscoredRate = opts.unscoredRate ?? 0.05;
-  const rowPool = (rng: Rng): string[] =>
-    Array.from({ length: 32 }, () => Array.from({ length: 16 }, () => ".*#o"[rng.int(4)]).join(""));
+  const rowPool = (rng: Rng): string[] => Array.from({ length: 32 }, () => Array.from({ length: 16 }, () => ".*#o"[rng.int(4)]).join(""));
 
   const makeRun = (id: RunCtx["id"], plan: (ctx: RunCtx, out: RunOut) => void, accuracy: (f: number) => number, runSeed: number): SyntheticRun => {
     const rng = Rng.fromKey(`synthetic/${seed}/${id.run_id}`);

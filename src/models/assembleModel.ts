@@ -300,7 +300,14 @@ function endpointStack(resolved: ResolvedModel, baseUrl: string, ctx: ModelConte
     maxTokensParam: resolved.maxTokensParam,
   });
   const onLongWait = ctx.onWarning ?? ((m: string) => void process.stderr.write(`s3gym: ${terminalSafe(m)}\n`));
-  const retrying = new RetryingModel(new ReplyGuard(openai), { maxRetries: ctx.maxRetries, sleep: ctx.sleep ?? realSleep, onLongWait, ...RETRY_DEFAULTS, ...ctx.backoff, ...(onFailedAttempt ? { onFailedAttempt } : {}) });
+  const retrying = new RetryingModel(new ReplyGuard(openai), {
+    maxRetries: ctx.maxRetries,
+    sleep: ctx.sleep ?? realSleep,
+    onLongWait,
+    ...RETRY_DEFAULTS,
+    ...ctx.backoff,
+    ...(onFailedAttempt ? { onFailedAttempt } : {}),
+  });
   return new LimitedModel(retrying, ctx.limiters.get(endpointHostOf(baseUrl), resolved.apiKeyEnv, resolved.concurrency));
 }
 

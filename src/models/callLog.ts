@@ -15,7 +15,9 @@ import { ModelCallError, type CallIdentity, type CallRoute, type CompletionReque
  * out, because Omit over the schema's passthrough index signature would lose them).
  */
 export type CallMeasurement = Pick<CallRecord, "tokens_in" | "tokens_out" | "tokens_cached" | "latency_ms" | "retries" | "cached" | "error" | "cost_usd"> &
-  Partial<Pick<CallRecord, "tokens_reasoning" | "retry_kinds" | "seed" | "system_fingerprint" | "served_model" | "tokens_in_local" | "server_truncated" | "endpoint" | "moved_from">> & { usage_note?: string };
+  Partial<Pick<CallRecord, "tokens_reasoning" | "retry_kinds" | "seed" | "system_fingerprint" | "served_model" | "tokens_in_local" | "server_truncated" | "endpoint" | "moved_from">> & {
+    usage_note?: string;
+  };
 
 /**
  * The endpoint's usage as recorded: cached prompt tokens above the prompt tokens cannot be true

@@ -61,7 +61,6 @@ export const ENDPOINT_OPTIONS: OptionTable<EndpointSettings> = {
   noCache: { name: "no-cache", kind: { type: "switch", on: true }, default: false },
 };
 
-
 /** The endpoint rows as a list (parser spec, usage). */
 export const ENDPOINT_OPTION_ROWS = optionRows(ENDPOINT_OPTIONS);
 

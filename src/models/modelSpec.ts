@@ -26,9 +26,7 @@ export interface LearnerOptions {
 export const NOISE_MODES = ["independent"] as const;
 export type NoiseMode = (typeof NOISE_MODES)[number];
 
-export type BuiltinSpec =
-  | { scheme: "builtin"; policy: PolicyName; noise?: NoiseMode }
-  | { scheme: "builtin"; policy: "learner"; learner: LearnerOptions };
+export type BuiltinSpec = { scheme: "builtin"; policy: PolicyName; noise?: NoiseMode } | { scheme: "builtin"; policy: "learner"; learner: LearnerOptions };
 
 export type ModelSpec = { scheme: "openai"; model: string } | BuiltinSpec;
 
@@ -51,7 +49,8 @@ export function parsePolicyName(name: string): { policy: PolicyName; noise?: Noi
   for (const part of parts) {
     const [k, v, ...extra] = part.split("=");
     if (k !== "noise") throw new Error(`'${name}': unknown option '${k ?? ""}'; expected ${NOISE_FORM}`);
-    if (extra.length > 0 || v === undefined || !(NOISE_MODES as readonly string[]).includes(v)) throw new Error(`'${name}': noise must be ${NOISE_MODES.join(" or ")}, got '${v ?? ""}'; expected ${NOISE_FORM}`);
+    if (extra.length > 0 || v === undefined || !(NOISE_MODES as readonly string[]).includes(v))
+      throw new Error(`'${name}': noise must be ${NOISE_MODES.join(" or ")}, got '${v ?? ""}'; expected ${NOISE_FORM}`);
     if (noise !== undefined) throw new Error(`'${name}': noise is given twice; expected ${NOISE_FORM}`);
     noise = v as NoiseMode;
   }

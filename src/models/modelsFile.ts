@@ -51,54 +51,54 @@ export const MAX_TOKENS_PARAMS = ["auto", "max_tokens", "max_completion_tokens"]
 export const DROPPABLE_PARAMS = ["seed", "top_p", "temperature"] as const;
 export type DroppableParam = (typeof DROPPABLE_PARAMS)[number];
 
-export const ModelsFileEntry = z.strictObject({
-  /** The name `--models` uses (no spaces or commas: `--models` is a comma list). */
-  alias: z
-    .string()
-    .regex(/^[^\s,]+$/, "must be non-empty without spaces or commas")
-    .refine((a) => identifierProblem(a) === null, { message: "must hold printable characters only (no control or invisible characters)" }),
-  /** `openai:<model>` or `builtin:<policy>`. Checked by validateModelSpecs. */
-  spec: z.string().min(1),
-  /**
-   * OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1); default --base-url / OPENAI_BASE_URL.
-   * A list (or a comma list) is a pool of endpoints serving this one model: calls route by run
-   * (scale.md). The list's checks (distinct hosts, at most 64) are createModel.ts's poolUrls.
-   */
-  base_url: z.union([BaseUrl, z.array(BaseUrl).min(1, "lists no URL: give one or more")]).optional(),
-  /** The NAME of the environment variable holding the key (default --api-key-env / OPENAI_API_KEY). */
-  api_key_env: z
-    .string()
-    .regex(ENV_NAME, "must be the NAME of an environment variable (letters, digits, _), not a key")
-    .refine((n) => !looksLikeKey(n), "looks like a key, not the NAME of an environment variable (not shown): put the key in a variable and name it here")
-    .optional(),
-  sampling: Sampling.optional(),
-  price: Price.optional(),
-  /** Calls in flight on this endpoint and key (default --concurrency). */
-  concurrency: z.number().int().min(1).max(10_000).optional(),
-  /** How max_tokens is sent: `auto` = max_completion_tokens for api.openai.com, max_tokens elsewhere (default --max-tokens-param). */
-  max_tokens_param: z.enum(MAX_TOKENS_PARAMS).optional(),
-  /** Sampling parameters never sent to this endpoint, whoever sets them (for servers that refuse them; default --drop-params). */
-  drop_params: z.array(z.enum(DROPPABLE_PARAMS)).optional(),
-  /**
-   * Whether requests carry the per-call `seed` the runner derives from the call identity (default
-   * true). `false` for endpoints that reject the field; built-in models then draw from the identity.
-   */
-  send_seed: z.boolean().optional(),
-}).refine((e) => !(e.send_seed === false && e.sampling?.seed !== undefined), {
-  path: ["send_seed"],
-  message: "is false but sampling.seed is set: drop one of them",
-});
+export const ModelsFileEntry = z
+  .strictObject({
+    /** The name `--models` uses (no spaces or commas: `--models` is a comma list). */
+    alias: z
+      .string()
+      .regex(/^[^\s,]+$/, "must be non-empty without spaces or commas")
+      .refine((a) => identifierProblem(a) === null, { message: "must hold printable characters only (no control or invisible characters)" }),
+    /** `openai:<model>` or `builtin:<policy>`. Checked by validateModelSpecs. */
+    spec: z.string().min(1),
+    /**
+     * OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1); default --base-url / OPENAI_BASE_URL.
+     * A list (or a comma list) is a pool of endpoints serving this one model: calls route by run
+     * (scale.md). The list's checks (distinct hosts, at most 64) are createModel.ts's poolUrls.
+     */
+    base_url: z.union([BaseUrl, z.array(BaseUrl).min(1, "lists no URL: give one or more")]).optional(),
+    /** The NAME of the environment variable holding the key (default --api-key-env / OPENAI_API_KEY). */
+    api_key_env: z
+      .string()
+      .regex(ENV_NAME, "must be the NAME of an environment variable (letters, digits, _), not a key")
+      .refine((n) => !looksLikeKey(n), "looks like a key, not the NAME of an environment variable (not shown): put the key in a variable and name it here")
+      .optional(),
+    sampling: Sampling.optional(),
+    price: Price.optional(),
+    /** Calls in flight on this endpoint and key (default --concurrency). */
+    concurrency: z.number().int().min(1).max(10_000).optional(),
+    /** How max_tokens is sent: `auto` = max_completion_tokens for api.openai.com, max_tokens elsewhere (default --max-tokens-param). */
+    max_tokens_param: z.enum(MAX_TOKENS_PARAMS).optional(),
+    /** Sampling parameters never sent to this endpoint, whoever sets them (for servers that refuse them; default --drop-params). */
+    drop_params: z.array(z.enum(DROPPABLE_PARAMS)).optional(),
+    /**
+     * Whether requests carry the per-call `seed` the runner derives from the call identity (default
+     * true). `false` for endpoints that reject the field; built-in models then draw from the identity.
+     */
+    send_seed: z.boolean().optional(),
+  })
+  .refine((e) => !(e.send_seed === false && e.sampling?.seed !== undefined), {
+    path: ["send_seed"],
+    message: "is false but sampling.seed is set: drop one of them",
+  });
 export type ModelsFileEntry = z.infer<typeof ModelsFileEntry>;
 
-export const ModelsFile = z
-  .strictObject({ models: z.array(ModelsFileEntry).min(1) })
-  .superRefine((file, ctx) => {
-    const seen = new Set<string>();
-    file.models.forEach((m, i) => {
-      if (seen.has(m.alias)) ctx.addIssue({ code: "custom", path: ["models", i, "alias"], message: `duplicate alias '${m.alias}'` });
-      seen.add(m.alias);
-    });
+export const ModelsFile = z.strictObject({ models: z.array(ModelsFileEntry).min(1) }).superRefine((file, ctx) => {
+  const seen = new Set<string>();
+  file.models.forEach((m, i) => {
+    if (seen.has(m.alias)) ctx.addIssue({ code: "custom", path: ["models", i, "alias"], message: `duplicate alias '${m.alias}'` });
+    seen.add(m.alias);
   });
+});
 export type ModelsFile = z.infer<typeof ModelsFile>;
 
 /**

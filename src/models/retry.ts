@@ -125,7 +125,9 @@ export async function withRetry<T>(attempt: () => Promise<T>, o: RetryOptions): 
       const wait = backoffDelayMs(retries, e, o);
       if (wait > LONG_WAIT_MS) {
         const cap = (o.maxRetryAfterMs ?? RETRY_DEFAULTS.maxRetryAfterMs) / 1000;
-        o.onLongWait?.(`${o.label}: ${e.kind} (${e.message}); waiting ${Math.round(wait / 1000)} s before retry ${retries + 1} of ${o.maxRetries} (a Retry-After is capped at ${cap} s: --max-retry-after S)`);
+        o.onLongWait?.(
+          `${o.label}: ${e.kind} (${e.message}); waiting ${Math.round(wait / 1000)} s before retry ${retries + 1} of ${o.maxRetries} (a Retry-After is capped at ${cap} s: --max-retry-after S)`,
+        );
       }
       await o.sleep(wait);
     }

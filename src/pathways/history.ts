@@ -246,11 +246,7 @@ function wrapperTokens(counter: TokenCounter): number {
 }
 
 /** Tokens left for the experience text at this step (may be negative: then nothing fits). */
-export function experienceBudget(
-  settings: HistorySettings,
-  step: { rules: string; turns: EarlierTurn[]; observation: string; rewardVisibility: "hidden" | "visible" },
-  counter: TokenCounter,
-): number {
+export function experienceBudget(settings: HistorySettings, step: { rules: string; turns: EarlierTurn[]; observation: string; rewardVisibility: "hidden" | "visible" }, counter: TokenCounter): number {
   return settings.contextTokens - settings.maxNewTokens - bareMessageTokens(step, counter) - wrapperTokens(counter);
 }
 
@@ -293,10 +289,7 @@ function turnTokensValid(e: TurnTokens | undefined, turn: EarlierTurn, prev: Ear
  * The messages still come from buildStepMessages (on the new tail of the turns), so the layout is
  * the prompt's own.
  */
-function bareMessageTokens(
-  step: { rules: string; turns: readonly EarlierTurn[]; observation: string; rewardVisibility: "hidden" | "visible" },
-  counter: TokenCounter,
-): number {
+function bareMessageTokens(step: { rules: string; turns: readonly EarlierTurn[]; observation: string; rewardVisibility: "hidden" | "visible" }, counter: TokenCounter): number {
   const { turns, rewardVisibility } = step;
   let total = 3 + MESSAGE_OVERHEAD_TOKENS + counter.count(step.rules);
   // Counted turns up to the first whose entry is missing or stale; every turn from it on is recounted.
@@ -347,7 +340,11 @@ export const ANCHOR_RESERVE_DIVISOR = 16;
 function anchoredKeep(blocks: readonly HistoryBlock[], settings: HistorySettings, step: StepInput, counter: TokenCounter): number[] {
   const n = step.turns.length;
   const budgetAt = (j: number) =>
-    experienceBudget(settings, { rules: step.rules, turns: step.turns.slice(0, j), observation: j < n ? step.turns[j]!.observation : step.observation, rewardVisibility: step.rewardVisibility }, counter);
+    experienceBudget(
+      settings,
+      { rules: step.rules, turns: step.turns.slice(0, j), observation: j < n ? step.turns[j]!.observation : step.observation, rewardVisibility: step.rewardVisibility },
+      counter,
+    );
   const full = blocks.map((b) => b.stepTokens.length);
   const floor = Math.floor(settings.contextTokens / ANCHOR_RESERVE_DIVISOR);
   // The walk over steps 0..n-1 is the one the previous step of this episode made (same turns): it
@@ -412,7 +409,16 @@ class AnchoredWalk {
     for (; j < upTo; j++) {
       const a = this.steps[j]!;
       const b = AnchoredWalk.read(step, j);
-      if (a.turn !== b.turn || a.observation !== b.observation || a.response !== b.response || a.feedback !== b.feedback || a.reward !== b.reward || a.scoreAfter !== b.scoreAfter || a.current !== b.current) break;
+      if (
+        a.turn !== b.turn ||
+        a.observation !== b.observation ||
+        a.response !== b.response ||
+        a.feedback !== b.feedback ||
+        a.reward !== b.reward ||
+        a.scoreAfter !== b.scoreAfter ||
+        a.current !== b.current
+      )
+        break;
     }
     return j;
   }

@@ -110,9 +110,14 @@ export function runShuffle(episodes: readonly { episode: number; steps: readonly
     const from = ordered[p[i]!]!;
     const n = e.steps.length;
     const m = from.steps.length;
-    const mine: ShuffleSource[] = e.steps.map((_, k) => (k < m ? { episode: from.episode, step: from.steps[k]!.step, self_score: from.steps[k]!.self_score } : { episode: from.episode, step: null, self_score: null }));
+    const mine: ShuffleSource[] = e.steps.map((_, k) =>
+      k < m ? { episode: from.episode, step: from.steps[k]!.step, self_score: from.steps[k]!.self_score } : { episode: from.episode, step: null, self_score: null },
+    );
     if (m > n && n > 0) {
-      const rest = from.steps.slice(n - 1).map((s) => s.self_score).filter((x): x is number => x !== null);
+      const rest = from.steps
+        .slice(n - 1)
+        .map((s) => s.self_score)
+        .filter((x): x is number => x !== null);
       mine[n - 1] = { ...mine[n - 1]!, self_score: rest.length > 0 ? rest.reduce((a, x) => a + x, 0) : null };
     }
     out.set(e.episode, mine);
@@ -134,7 +139,11 @@ export interface JudgedFields {
  * External judges' scores come from their calls (runner/loop/judgeCalls.ts) and are passed as `scores`;
  * `shuffled`'s sources (this episode's part of `runShuffle`) as `shuffled`.
  */
-export function judgedFields(judge: Judge, steps: readonly Pick<StepRecord, "self_score" | "reward" | "step">[], o: { scores?: readonly (number | null)[]; shuffled?: readonly ShuffleSource[] }): JudgedFields[] | null {
+export function judgedFields(
+  judge: Judge,
+  steps: readonly Pick<StepRecord, "self_score" | "reward" | "step">[],
+  o: { scores?: readonly (number | null)[]; shuffled?: readonly ShuffleSource[] },
+): JudgedFields[] | null {
   switch (judge) {
     case "self":
       return null;
@@ -145,7 +154,12 @@ export function judgedFields(judge: Judge, steps: readonly Pick<StepRecord, "sel
     case "shuffled": {
       const from = o.shuffled;
       if (!from || from.length !== steps.length) throw new Error(`judge shuffled: ${from?.length ?? 0} shuffled scores for ${steps.length} steps`);
-      return from.map((f) => ({ experience_score: f.self_score, experience_score_source: "shuffled", ...(f.step !== null ? { experience_score_from: f.step } : {}), experience_score_from_episode: f.episode }));
+      return from.map((f) => ({
+        experience_score: f.self_score,
+        experience_score_source: "shuffled",
+        ...(f.step !== null ? { experience_score_from: f.step } : {}),
+        experience_score_from_episode: f.episode,
+      }));
     }
     default: {
       if (judgeModel(judge) === null) throw new Error(`unknown judge '${judge}'`);

@@ -48,11 +48,7 @@ export function summaryMessages(
 }
 
 /** The next version from a summary reply: parsed, or the previous triple kept with the reason. */
-export function nextMemory(
-  previous: MemoryVersion,
-  afterEpisode: number,
-  reply: string,
-): { version: MemoryVersion; parsed: boolean; error: string | null } {
+export function nextMemory(previous: MemoryVersion, afterEpisode: number, reply: string): { version: MemoryVersion; parsed: boolean; error: string | null } {
   const p = parseSummary(reply);
   if (p.ok) return { version: { afterEpisode, triple: p.triple }, parsed: true, error: null };
   return { version: { afterEpisode, triple: previous.triple }, parsed: false, error: p.error };

@@ -265,7 +265,10 @@ export const verifiedPathway = definePathway<VerifiedState>({
     const rec = logs.records("memory").find((m) => m.after_episode === k);
     if (!rec) throw new Error(`verified memory version ${k} is not in memory.jsonl`);
     const plans = logs.records("curriculum").flatMap((c) => c.choices.filter((ch) => ch.episode <= k).map((ch) => ({ episode: ch.episode, seed: ch.seed, config: ch.variant })));
-    const outcomes = logs.records("verdicts").filter((v) => v.episode <= k).map((v) => ({ episode: v.episode, outcome: v.parsed ? v.outcome : null }));
+    const outcomes = logs
+      .records("verdicts")
+      .filter((v) => v.episode <= k)
+      .map((v) => ({ episode: v.episode, outcome: v.parsed ? v.outcome : null }));
     return { memory: verifiedMemoryFromRecord(rec), plans, outcomes };
   },
 

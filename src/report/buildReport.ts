@@ -35,7 +35,15 @@ export function buildReport(all: Dataset, opts: ReportOptions = {}, entries: rea
     // The quality note rides on every table built from the filtered runs, main_results included.
     tables[e.name] = p.part(e.name, e.runs === "all" || p.qualityNote === null ? build : () => withNote(build(), p.qualityNote!));
   }
-  const report = { bootstrap: p.cfg, requireComplete: p.requireComplete, includeFlagged: p.includeFlagged, qualityNote: p.qualityNote, emptiedByFlags: p.emptiedByFlags, tables: defineLazy({} as ReportTables, tables), warnings: p.ds.warnings } as Partial<Report>;
+  const report = {
+    bootstrap: p.cfg,
+    requireComplete: p.requireComplete,
+    includeFlagged: p.includeFlagged,
+    qualityNote: p.qualityNote,
+    emptiedByFlags: p.emptiedByFlags,
+    tables: defineLazy({} as ReportTables, tables),
+    warnings: p.ds.warnings,
+  } as Partial<Report>;
   Object.defineProperty(report, ENTRIES, { value: entries, enumerable: false });
   // Each run's provenance as its manifest recorded it (null before it was recorded), for report.json.
   Object.defineProperty(report, RUN_PROVENANCE, { value: p.ds.runs.map((r) => ({ run_id: r.run_id, provenance: r.manifest?.provenance ?? null })), enumerable: false });

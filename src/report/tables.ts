@@ -119,10 +119,7 @@ const mdCell = markdownCell;
  * then the notes (bootstrap description first). `label` may decorate a row's cells (e.g. mark an
  * incomplete model) without changing the data.
  */
-export function toMarkdown<R extends object>(
-  table: Table<R>,
-  label?: (row: R, key: string, text: string) => string,
-): string {
+export function toMarkdown<R extends object>(table: Table<R>, label?: (row: R, key: string, text: string) => string): string {
   const head = table.columns.map((c) => c.key);
   const align = table.columns.map((c) => (c.kind === "text" ? ":--" : "--:"));
   const lines = [`## ${markdownText(table.title)}`, "", `| ${head.map(mdCell).join(" | ")} |`, `| ${align.join(" | ")} |`];

@@ -287,9 +287,7 @@ async function writeReportFiles(report: Report, outDir: string, dataDirs: readon
     JSON.stringify(
       {
         // The method each table's intervals actually used (its first note), not one blanket name.
-        interval_methods: Object.fromEntries(
-          (Object.keys(report.tables) as TableName[]).map((name) => [name, (report.tables[name] as Table<object>).notes[0] ?? ""]),
-        ),
+        interval_methods: Object.fromEntries((Object.keys(report.tables) as TableName[]).map((name) => [name, (report.tables[name] as Table<object>).notes[0] ?? ""])),
         level: report.bootstrap.level,
         B: report.bootstrap.B,
         seed: report.bootstrap.seed,

@@ -160,7 +160,10 @@ function addCounts(into: SftCounts, c: SftCounts): void {
  * two contract lines for this action and score (and holds no `</think>` block), else the two lines.
  */
 export function answerText(response: string, action: string, selfScore: number): { text: string; normalized: boolean } {
-  const lines = response.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length > 0);
+  const lines = response
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
   const score = /^Score: (\S+)$/.exec(lines.at(-1) ?? "");
   const raw = !/<\/think>/i.test(response) && lines.at(-2) === `Answer: ${action}` && score !== null && Number(score[1]) === selfScore;
   return raw ? { text: response, normalized: false } : { text: contractLines(action, selfScore), normalized: true };
@@ -393,7 +396,12 @@ export function formatCounts(r: Pick<BuildSftResult, "counts" | "total">, lowSco
     ];
     return `${name}\t${c.steps} steps\tkept ${c.kept}\tcorrected ${c.corrected}\tdropped ${c.dropped} (${why.join("; ")})`;
   };
-  return [...Object.keys(r.counts).sort().map((g) => row(g, r.counts[g]!)), row("total", r.total)];
+  return [
+    ...Object.keys(r.counts)
+      .sort()
+      .map((g) => row(g, r.counts[g]!)),
+    row("total", r.total),
+  ];
 }
 
 /**

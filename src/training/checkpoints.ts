@@ -57,8 +57,6 @@ export function checkCheckpointModels(dataDir: string, runId: string, checkpoint
     return before && before.model !== c.model ? [`epoch ${c.checkpoint}: ${before.model} -> ${c.model}`] : [];
   });
   if (clashes.length > 0) {
-    throw new ConfigError(
-      `training run ${runId} already evaluated other models at the same epochs (${clashes.join("; ")}); give this checkpoint list its own --label (or --data directory)`,
-    );
+    throw new ConfigError(`training run ${runId} already evaluated other models at the same epochs (${clashes.join("; ")}); give this checkpoint list its own --label (or --data directory)`);
   }
 }

@@ -78,9 +78,7 @@ export function replayToStep(
 export const CORRECTION_FAILURES = ["unparsable", "same_action", "illegal", "replay_mismatch"] as const;
 export type CorrectionFailure = (typeof CORRECTION_FAILURES)[number];
 
-export type CorrectionOutcome =
-  | { ok: true; action: string; selfScore: number; response: string }
-  | { ok: false; why: CorrectionFailure; detail: string; response: string | null };
+export type CorrectionOutcome = { ok: true; action: string; selfScore: number; response: string } | { ok: false; why: CorrectionFailure; detail: string; response: string | null };
 
 /** Judges a correction reply: it must parse (action and score), differ from the original action, and be legal. */
 export function judgeCorrection(game: Game, state: EpisodeState, originalAction: string, result: Pick<CompletionResult, "text">): CorrectionOutcome {

@@ -69,7 +69,13 @@ export async function runExploration(o: ExplorationOptions): Promise<RunOutcome>
     // The run's exploration loop with no checkpoint to launch: the pathway's plan says how the
     // episodes are batched (training: all in one batch, played concurrently, nothing consolidated).
     play: async (run, resume) => {
-      const stop = await exploreLoop(run, resume, createExperience(run, resume.own), () => {}, () => false);
+      const stop = await exploreLoop(
+        run,
+        resume,
+        createExperience(run, resume.own),
+        () => {},
+        () => false,
+      );
       return { runId: run.runId, status: stop ? "failed" : "complete", checkpoints: [], error: stop?.reason ?? null };
     },
   });

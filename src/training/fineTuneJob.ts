@@ -36,7 +36,8 @@ const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 
 /** Error text for the user: the API's own message and status, never request headers. */
 export function describeApiError(e: unknown): string {
-  if (e instanceof OpenAI.APIError) return `${e.status ?? "no status"}: ${e.error && typeof e.error === "object" && "message" in e.error ? String((e.error as { message: unknown }).message) : e.message}`;
+  if (e instanceof OpenAI.APIError)
+    return `${e.status ?? "no status"}: ${e.error && typeof e.error === "object" && "message" in e.error ? String((e.error as { message: unknown }).message) : e.message}`;
   return e instanceof Error ? e.message : String(e);
 }
 

@@ -42,9 +42,7 @@ export function toSftExample(messages: ChatMessage[], format: SftFormat, opts: {
   if (format === "openai-chat") {
     const last = messages.length - 1;
     return {
-      messages: messages.map((m, i) =>
-        opts.maskEarlierAnswers && m.role === "assistant" && i < last ? { role: m.role, content: m.content, weight: 0 } : { role: m.role, content: m.content },
-      ),
+      messages: messages.map((m, i) => (opts.maskEarlierAnswers && m.role === "assistant" && i < last ? { role: m.role, content: m.content, weight: 0 } : { role: m.role, content: m.content })),
     };
   }
   return { conversations: messages.map((m) => ({ from: ROLE_TO_FROM[m.role], value: m.content })) };

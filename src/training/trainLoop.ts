@@ -117,7 +117,11 @@ export class TrainLoopConfigError extends ConfigError {
  * seed 0 keeps the folder it always had, so loops started before seeds were told apart resume.
  */
 export function loopDir(dataDir: string, label: string, runSeed = 0): string {
-  const slug = label.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "").slice(0, 80) || "loop";
+  const slug =
+    label
+      .replace(/[^A-Za-z0-9._-]+/g, "-")
+      .replace(/^[-.]+|-+$/g, "")
+      .slice(0, 80) || "loop";
   return join(dataDir, "train-loop", `${slug}-${fnv1a32(label).toString(16).padStart(8, "0")}${runSeed === 0 ? "" : `-seed${runSeed}`}`);
 }
 
@@ -211,7 +215,10 @@ export function runTrainer(command: string, o: { cwd?: string; env?: Record<stri
     child.on("close", (code, signal) => {
       closeSync(outFd);
       closeSync(errFd);
-      const lines = stdoutTail.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length > 0);
+      const lines = stdoutTail
+        .split(/\r?\n/)
+        .map((l) => l.trim())
+        .filter((l) => l.length > 0);
       resolvePromise({ code, signal, lastLine: lines.at(-1) ?? null, stderrTail });
     });
   });
@@ -270,7 +277,15 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopResult
       }
       const outcomes = await Promise.all(
         o.games.map((game) =>
-          runCheckpointList({ dataDir: o.dataDir, modelName: o.label, game, settings: o.settings, checkpoints: list, createModel: (spec, onCall) => o.createModel(spec, onCall), ...(o.events ? { events: o.events } : {}) }),
+          runCheckpointList({
+            dataDir: o.dataDir,
+            modelName: o.label,
+            game,
+            settings: o.settings,
+            checkpoints: list,
+            createModel: (spec, onCall) => o.createModel(spec, onCall),
+            ...(o.events ? { events: o.events } : {}),
+          }),
         ),
       );
       const bad = outcomes.filter((x) => x.status !== "complete");
@@ -288,10 +303,13 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopResult
       log(`train-loop: round ${round.round}: exploring with ${round.explore_model} (${o.settings.exploreEpisodes} episodes per game, run seed ${round.explore_run_seed})`);
       const settings = { ...o.settings, runSeed: round.explore_run_seed };
       const outcomes = await Promise.all(
-        o.games.map((game) => runExploration({ dataDir: data, model: round.explore_model, game, settings, createModel: (spec, onCall) => o.createModel(spec, onCall), ...(o.events ? { events: o.events } : {}) })),
+        o.games.map((game) =>
+          runExploration({ dataDir: data, model: round.explore_model, game, settings, createModel: (spec, onCall) => o.createModel(spec, onCall), ...(o.events ? { events: o.events } : {}) }),
+        ),
       );
       const bad = outcomes.filter((x) => x.status !== "complete");
-      if (bad.length > 0) throw new TrainLoopError(`round ${round.round}: exploration did not complete (${bad.map((x) => `${x.runId}: ${x.error ?? x.status}`).join("; ")}); rerun the same command to retry`);
+      if (bad.length > 0)
+        throw new TrainLoopError(`round ${round.round}: exploration did not complete (${bad.map((x) => `${x.runId}: ${x.error ?? x.status}`).join("; ")}); rerun the same command to retry`);
       round.explored = true;
       saveState(dir, state);
     };
@@ -337,7 +355,9 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopResult
         const t = result.total;
         log(`train-loop: round ${r}: build-sft kept ${t.kept} of ${t.steps} steps (corrected ${t.corrected}, dropped ${t.dropped}) -> ${result.paths.jsonl}`);
         if (result.examples === 0) {
-          throw new TrainLoopError(`round ${r}: build-sft kept no example (threshold ${o.sft.threshold}; counts in ${result.paths.meta}); lower --threshold, use --low-score correct, or explore more episodes`);
+          throw new TrainLoopError(
+            `round ${r}: build-sft kept no example (threshold ${o.sft.threshold}; counts in ${result.paths.meta}); lower --threshold, use --low-score correct, or explore more episodes`,
+          );
         }
         round.sft = { file: result.paths.jsonl, examples: result.examples, total: t };
         saveState(dir, state);
@@ -383,12 +403,16 @@ export async function runTrainLoop(o: TrainLoopOptions): Promise<TrainLoopResult
           throw new TrainLoopError(`round ${r}: the trainer command failed (${how})\n  command: ${command}${stderrPart}`);
         }
         if (res.lastLine === null) {
-          throw new TrainLoopError(`round ${r}: the trainer command printed no model spec (its LAST stdout line must be the new checkpoint, e.g. openai:my-model-r${r})\n  command: ${command}${stderrPart}`);
+          throw new TrainLoopError(
+            `round ${r}: the trainer command printed no model spec (its LAST stdout line must be the new checkpoint, e.g. openai:my-model-r${r})\n  command: ${command}${stderrPart}`,
+          );
         }
         try {
           o.validateSpec(res.lastLine);
         } catch (e) {
-          throw new TrainLoopError(`round ${r}: the trainer's last stdout line '${terminalText(res.lastLine.slice(0, 200))}' is not a usable model spec: ${(e as Error).message}\n  command: ${command}`);
+          throw new TrainLoopError(
+            `round ${r}: the trainer's last stdout line '${terminalText(res.lastLine.slice(0, 200))}' is not a usable model spec: ${(e as Error).message}\n  command: ${command}`,
+          );
         }
         round.trainer = { command, model: res.lastLine, finished_at: new Date().toISOString(), wall_s: Math.round((Date.now() - started) / 100) / 10 };
         state.checkpoints = [...state.checkpoints.filter((c) => c.checkpoint !== r), { checkpoint: r, model: res.lastLine }].sort((a, b) => a.checkpoint - b.checkpoint);

@@ -257,4 +257,3 @@ export function createFileExclusive(path: string, content: string): boolean {
     unlinkSync(tmp);
   }
 }
-

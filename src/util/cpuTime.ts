@@ -23,7 +23,10 @@ export function parseProcStat(line: string): { utime: number; stime: number; cut
   // The command name (field 2) is in parentheses and may itself hold spaces or ')': split after the last.
   const close = line.lastIndexOf(")");
   if (close < 0) return null;
-  const f = line.slice(close + 1).trim().split(/\s+/);
+  const f = line
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   // f[0] is field 3 (state); utime, stime, cutime, cstime are fields 14-17.
   const nums = [f[11], f[12], f[13], f[14]].map((x) => (x !== undefined && /^\d+$/.test(x) ? Number(x) : NaN));
   if (nums.some((n) => !Number.isFinite(n))) return null;

@@ -81,12 +81,7 @@ export interface JsonlReadOptions {
  * carried into the next chunk, up to `maxLine` bytes: past that the line's bytes are counted and
  * dropped, and it comes out with `overlong` (its length) and only its first bytes as text.
  */
-function* rawLines(
-  path: string,
-  chunkBytes: number,
-  maxLine: number,
-  within: string,
-): Generator<{ text: string; line: number; terminated: boolean; overlong?: number }> {
+function* rawLines(path: string, chunkBytes: number, maxLine: number, within: string): Generator<{ text: string; line: number; terminated: boolean; overlong?: number }> {
   const fd = openRegularFile(path, within);
   try {
     const buf = Buffer.alloc(chunkBytes);

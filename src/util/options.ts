@@ -129,7 +129,11 @@ export function readOptions<S>(table: OptionTable<S>, values: Readonly<Record<st
 
 /** A table's defaults: every row with a default (what readOptions gives an empty command line). */
 export function optionDefaults<S>(table: OptionTable<S>): Partial<S> {
-  return Object.fromEntries(optionRows(table).filter((r) => r.default !== undefined).map((r) => [r.key, r.default])) as Partial<S>;
+  return Object.fromEntries(
+    optionRows(table)
+      .filter((r) => r.default !== undefined)
+      .map((r) => [r.key, r.default]),
+  ) as Partial<S>;
 }
 
 /** A row's value as a job file holds it (the parsed value: a number, a choice, the switch's values). */
@@ -147,14 +151,17 @@ export function valueSchema(r: Option<unknown>): z.ZodType {
       return z.number().min(0).max(1);
     case "text": {
       const parse = k.parse;
-      return z.string().refine((v) => {
-        try {
-          parse(v);
-          return true;
-        } catch {
-          return false;
-        }
-      }, { message: `expected ${k.shown}` });
+      return z.string().refine(
+        (v) => {
+          try {
+            parse(v);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        { message: `expected ${k.shown}` },
+      );
     }
   }
 }
@@ -185,7 +192,6 @@ export function flagValueSchema(r: Option<unknown>, command: string): z.ZodType 
 export function flagText(value: unknown): string | boolean {
   return value === true ? true : String(value);
 }
-
 
 /**
  * An integer flag value inside `range`, or a UsageError naming the flag and the range. Every
@@ -232,7 +238,6 @@ export function oneOf<T extends string>(flag: string, value: string | undefined,
   return value as T;
 }
 
-
 /** A share flag (`--max-bad-replies`): a share in [0, 1] (`0.5`) or a percentage (`50%`); `note` says what the ends mean. */
 export function shareFlag(flag: string, value: string | undefined, fallback: number, note: string): number {
   if (value === undefined) return fallback;
@@ -244,7 +249,10 @@ export function shareFlag(flag: string, value: string | undefined, fallback: num
 
 /** A comma list flag's items, trimmed, empty items dropped, in the order given (duplicates kept). */
 export function listOf(value: string): string[] {
-  return value.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }
 
 /** A comma list flag's items, trimmed, empty items and duplicates dropped, in the order given. */

@@ -46,7 +46,8 @@ export function clearSecrets(): void {
 }
 
 /** Provider key shapes (OpenAI, Groq, Anthropic, Hugging Face, Google, xAI, GitHub, NVIDIA, Replicate, OpenRouter). */
-const KEY_SHAPES = /\b(?:sk-[A-Za-z0-9_*.-]{6,}|sk_[A-Za-z0-9]{16,}|gsk_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z_-]{20,}|xai-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|nvapi-[A-Za-z0-9_-]{16,}|r8_[A-Za-z0-9]{16,})/g;
+const KEY_SHAPES =
+  /\b(?:sk-[A-Za-z0-9_*.-]{6,}|sk_[A-Za-z0-9]{16,}|gsk_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z_-]{20,}|xai-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|nvapi-[A-Za-z0-9_-]{16,}|r8_[A-Za-z0-9]{16,})/g;
 
 /** `scheme://user:password@` (or `user@`): the credentials a base URL may carry. */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;

@@ -106,8 +106,35 @@ describe("parseResponse, rule strict-contract (--strict-contract: the literal co
 describe("parseResponse is total and safe on any text", () => {
   it("never throws and never yields an action that is not in the text (random and adversarial texts)", () => {
     const pieces = fc.constantFrom(
-      "Answer:", "Score:", "answer :", "Final Answer:", ";Answer:", "**", "`", "```", "'", '"', ",", ";", "\n", " ", "<think>", "</think>",
-      "1", "-2.5", "e9", "UP", "uncover (1, 2)", "İ", "\r\n", "NaN", "Infinity", "\\boxed{", "}", "$", "###",
+      "Answer:",
+      "Score:",
+      "answer :",
+      "Final Answer:",
+      ";Answer:",
+      "**",
+      "`",
+      "```",
+      "'",
+      '"',
+      ",",
+      ";",
+      "\n",
+      " ",
+      "<think>",
+      "</think>",
+      "1",
+      "-2.5",
+      "e9",
+      "UP",
+      "uncover (1, 2)",
+      "İ",
+      "\r\n",
+      "NaN",
+      "Infinity",
+      "\\boxed{",
+      "}",
+      "$",
+      "###",
     );
     const adversarial = fc.array(fc.oneof(pieces, fc.string()), { maxLength: 30 }).map((a) => a.join(""));
     fc.assert(

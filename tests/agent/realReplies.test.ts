@@ -90,9 +90,7 @@ describe("parseResponse on real LLM replies (KORGym results)", () => {
   });
 
   it("every remaining disagreement is a reviewed, deliberate difference (and each listed one still differs)", () => {
-    const differing = rows
-      .filter((r) => !r.agree)
-      .map((r) => ({ line: r.line, game: r.game, kit: r.parsed.action, harness: r.korgym_answer }));
+    const differing = rows.filter((r) => !r.agree).map((r) => ({ line: r.line, game: r.game, kit: r.parsed.action, harness: r.korgym_answer }));
     expect(differing).toEqual(REVIEWED_DIFFERENCES.map(({ reason: _reason, ...d }) => d));
   });
 

@@ -46,8 +46,7 @@ describe("step prompt", () => {
     // turn's user message changed in place must show in the next build, as a fresh build shows it.
     const live = turns.map((t) => ({ ...t }));
     const input = (experience: string, visibility: "hidden" | "visible" = "hidden") => ({ rules: "R", experience, turns: live, observation: "now", rewardVisibility: visibility });
-    const fresh = (experience: string, visibility: "hidden" | "visible" = "hidden") =>
-      buildStepMessages({ ...input(experience, visibility), turns: live.map((t) => ({ ...t })) });
+    const fresh = (experience: string, visibility: "hidden" | "visible" = "hidden") => buildStepMessages({ ...input(experience, visibility), turns: live.map((t) => ({ ...t })) });
     const first = buildStepMessages(input("E1"));
     expect(buildStepMessages(input("E1"))[3]!.content).toBe(first[3]!.content);
     live[0]!.feedback = "ate two apples";
@@ -120,8 +119,20 @@ describe("summary memory", () => {
   });
   it("trajectory blocks truncate from the tail and never carry rewards", () => {
     expect(trajectory).not.toMatch(/reward/i);
-    const cut = renderTrajectory({ episode: 1, steps: [{ observation: "a", action: "x", selfScore: null, feedback: "" }, { observation: "b", action: null, selfScore: 2, feedback: "f" }], endObservation: "E" }, 1);
-    expect(cut).toBe("=== Exploration episode 1 (2 steps) ===\n--- Step 1 ---\nObservation:\na\nAction: x\nSelf-score: (none)\nFeedback: (none)\n[... 1 later steps omitted]\n=== End of exploration episode 1 ===");
+    const cut = renderTrajectory(
+      {
+        episode: 1,
+        steps: [
+          { observation: "a", action: "x", selfScore: null, feedback: "" },
+          { observation: "b", action: null, selfScore: 2, feedback: "f" },
+        ],
+        endObservation: "E",
+      },
+      1,
+    );
+    expect(cut).toBe(
+      "=== Exploration episode 1 (2 steps) ===\n--- Step 1 ---\nObservation:\na\nAction: x\nSelf-score: (none)\nFeedback: (none)\n[... 1 later steps omitted]\n=== End of exploration episode 1 ===",
+    );
     expect(renderTrajectory({ episode: 1, steps: [], endObservation: "E" }, 0)).toBe("");
   });
 });

@@ -12,7 +12,8 @@ import { parseVerifiedMemoryText, verifiedMemoryText } from "../../src/agent/ver
 
 describe("parseVerdict", () => {
   it("reads the outcome and the facts with their steps (markdown, think blocks and prose before it tolerated)", () => {
-    const reply = "<think>Outcome: failure</think>Looking at the steps...\n**Outcome: success**\nFact: board corner | uncover a1 | opened a region | steps 3, 1,3\n- Fact: after a flag | uncover b2 | a mine | step 4\n";
+    const reply =
+      "<think>Outcome: failure</think>Looking at the steps...\n**Outcome: success**\nFact: board corner | uncover a1 | opened a region | steps 3, 1,3\n- Fact: after a flag | uncover b2 | a mine | step 4\n";
     const p = parseVerdict(reply, 4);
     expect(p).toEqual({
       ok: true,
@@ -52,7 +53,12 @@ describe("parseVerdict", () => {
   });
 
   it("is linear: a megabyte of hostile text parses (or is rejected) in well under a second", () => {
-    for (const reply of ["Outcome: success\nFact: " + "|".repeat(1_000_000), "*".repeat(1_000_000) + "x", "Outcome: success\n" + "Fact: a | b | c | steps 1,".repeat(40_000), "<think>".repeat(100_000)]) {
+    for (const reply of [
+      "Outcome: success\nFact: " + "|".repeat(1_000_000),
+      "*".repeat(1_000_000) + "x",
+      "Outcome: success\n" + "Fact: a | b | c | steps 1,".repeat(40_000),
+      "<think>".repeat(100_000),
+    ]) {
       const t0 = performance.now();
       parseVerdict(reply, 10);
       expect(performance.now() - t0).toBeLessThan(1500);
@@ -79,7 +85,14 @@ const offer: CurriculumOffer = {
 describe("parseCurriculum", () => {
   it("reads one choice per episode of the batch, and the reason", () => {
     const p = parseCurriculum("Reason: cover both configs\n**Episode 5: seed 12, variant more-mines**\nEpisode 4: seed 13, variant explore", offer);
-    expect(p).toEqual({ ok: true, reason: "cover both configs", choices: [{ episode: 4, seed: 13, variant: "explore" }, { episode: 5, seed: 12, variant: "more-mines" }] });
+    expect(p).toEqual({
+      ok: true,
+      reason: "cover both configs",
+      choices: [
+        { episode: 4, seed: 13, variant: "explore" },
+        { episode: 5, seed: 12, variant: "more-mines" },
+      ],
+    });
   });
 
   it("rejects a choice outside the offer, a repeated episode or seed, a missing episode, a malformed line", () => {
@@ -106,16 +119,38 @@ describe("parseCurriculum", () => {
     expect(messages[1]!.content).toContain("seed 12: untried");
     expect(messages[1]!.content).toContain("more-mines: mines 14 (explore 10)");
     expect(readCurriculumPrompt(messages)).toEqual(offer);
-    expect(parseCurriculum(formatCurriculum([{ episode: 4, seed: 12, variant: "explore" }, { episode: 5, seed: 13, variant: "explore" }], "r"), offer).ok).toBe(true);
+    expect(
+      parseCurriculum(
+        formatCurriculum(
+          [
+            { episode: 4, seed: 12, variant: "explore" },
+            { episode: 5, seed: 13, variant: "explore" },
+          ],
+          "r",
+        ),
+        offer,
+      ).ok,
+    ).toBe(true);
   });
 
   it("the plain built-ins answer with the next untried seeds on explore", () => {
     const reply = builtinRoleAnswer(buildCurriculumMessages(offer))!;
-    expect(parseCurriculum(reply, offer)).toMatchObject({ ok: true, choices: [{ episode: 4, seed: 12, variant: "explore" }, { episode: 5, seed: 13, variant: "explore" }] });
+    expect(parseCurriculum(reply, offer)).toMatchObject({
+      ok: true,
+      choices: [
+        { episode: 4, seed: 12, variant: "explore" },
+        { episode: 5, seed: 13, variant: "explore" },
+      ],
+    });
   });
 
   it("is linear: a megabyte of hostile text is rejected in well under a second", () => {
-    for (const reply of ["Episode 4: seed " + "1".repeat(1_000_000), "*".repeat(1_000_000) + "Episode", "Episode 4: seed 13, variant explore\n".repeat(30_000), "Reason: " + " ".repeat(1_000_000) + "x"]) {
+    for (const reply of [
+      "Episode 4: seed " + "1".repeat(1_000_000),
+      "*".repeat(1_000_000) + "Episode",
+      "Episode 4: seed 13, variant explore\n".repeat(30_000),
+      "Reason: " + " ".repeat(1_000_000) + "x",
+    ]) {
       const t0 = performance.now();
       expect(parseCurriculum(reply, offer).ok).toBe(false);
       expect(performance.now() - t0).toBeLessThan(1500);
@@ -130,17 +165,34 @@ describe("parseCurriculum", () => {
     const choices = "Episode 4: seed 13, variant explore\nEpisode 5: seed 12, variant explore";
     const decoy = "Episode 4: seed 11, variant more-mines\nEpisode 5: seed 11, variant explore";
     for (const reply of [`<THINK>${decoy}</Think>\n${choices}`, `${decoy}\n</think>\n${choices}`]) {
-      expect(parseCurriculum(reply, offer), reply).toMatchObject({ ok: true, choices: [{ episode: 4, seed: 13 }, { episode: 5, seed: 12 }] });
+      expect(parseCurriculum(reply, offer), reply).toMatchObject({
+        ok: true,
+        choices: [
+          { episode: 4, seed: 13 },
+          { episode: 5, seed: 12 },
+        ],
+      });
     }
   });
 });
 
 describe("the verifier prompt and the plain built-in verifier", () => {
-  const trajectory = "=== Exploration episode 2 (2 steps) ===\n--- Step 1 ---\nObservation:\nx\nAction: up\nSelf-score: 2\nFeedback: ok\n--- Step 2 ---\nObservation:\ny\nAction: up\nSelf-score: 1.5\nFeedback: ok\nEnd state:\nz\n=== End of exploration episode 2 ===";
-  const messages = buildVerifierMessages({ rules: "# S3Gym game: snake (config: explore)\n\nrules", trajectory, steps: 2, successCriterion: "the episode's final score under the rules reaches at least 3." });
+  const trajectory =
+    "=== Exploration episode 2 (2 steps) ===\n--- Step 1 ---\nObservation:\nx\nAction: up\nSelf-score: 2\nFeedback: ok\n--- Step 2 ---\nObservation:\ny\nAction: up\nSelf-score: 1.5\nFeedback: ok\nEnd state:\nz\n=== End of exploration episode 2 ===";
+  const messages = buildVerifierMessages({
+    rules: "# S3Gym game: snake (config: explore)\n\nrules",
+    trajectory,
+    steps: 2,
+    successCriterion: "the episode's final score under the rules reaches at least 3.",
+  });
 
   it("reads back what it was given", () => {
-    expect(readVerifierPrompt(messages)).toEqual({ rules: "# S3Gym game: snake (config: explore)\n\nrules", trajectory, steps: 2, successCriterion: "the episode's final score under the rules reaches at least 3." });
+    expect(readVerifierPrompt(messages)).toEqual({
+      rules: "# S3Gym game: snake (config: explore)\n\nrules",
+      trajectory,
+      steps: 2,
+      successCriterion: "the episode's final score under the rules reaches at least 3.",
+    });
   });
 
   it("judges success from the self-score sum against the stated threshold (3.5 >= 3), uncertain for a cut trajectory", () => {

@@ -105,31 +105,77 @@ describe("curve metrics, hand-computed", () => {
     // Avg = (2 + 4 + 1.5 + 6) / 4 = 13.5 / 4 = 3.375; Max = 6.
     // c = max(0, y - 2): 0, 2, 0, 4 over x = 0, 6, 9, 12 (x3 skipped: the pair (0, 6) is joined).
     // AUC+ = 6*(0+2)/2 + 3*(2+0)/2 + 3*(0+4)/2 = 6 + 3 + 6 = 15; NABA = 15 / 2 = 7.5.
-    const m = curveMetrics(P([[0, 2], [3, null], [6, 4], [9, 1.5], [12, 6]]));
+    const m = curveMetrics(
+      P([
+        [0, 2],
+        [3, null],
+        [6, 4],
+        [9, 1.5],
+        [12, 6],
+      ]),
+    );
     expect(m).toEqual({ avg: 3.375, max: 6, auc_plus: 15, naba: 7.5 });
   });
 
   it("a failed x = 0: AUC+ and NABA missing, Avg / Max over the rest", () => {
     // y: x0 failed, x3 = 2, x6 = 4 -> Avg 3, Max 4, AUC+ null, NABA null.
-    expect(curveMetrics(P([[0, null], [3, 2], [6, 4]]))).toEqual({ avg: 3, max: 4, auc_plus: null, naba: null });
+    expect(
+      curveMetrics(
+        P([
+          [0, null],
+          [3, 2],
+          [6, 4],
+        ]),
+      ),
+    ).toEqual({ avg: 3, max: 4, auc_plus: null, naba: null });
   });
 
   it("y0 = 0: the scale is the first non-zero valid y (a failed one skipped)", () => {
     // y: 0, 0, failed, 0.5, 2 at x = 0, 3, 6, 9, 12. c = y. AUC+ = 3*(0+0)/2 + 6*(0+0.5)/2 + 3*(0.5+2)/2
     // = 0 + 1.5 + 3.75 = 5.25; scale = 0.5 (x9); NABA = 10.5.
-    const m = curveMetrics(P([[0, 0], [3, 0], [6, null], [9, 0.5], [12, 2]]));
+    const m = curveMetrics(
+      P([
+        [0, 0],
+        [3, 0],
+        [6, null],
+        [9, 0.5],
+        [12, 2],
+      ]),
+    );
     expect(m.auc_plus).toBeCloseTo(5.25, 12);
     expect(m.naba).toBeCloseTo(10.5, 12);
   });
 
   it("all zeros: NABA = 0 (not missing); flat non-zero: AUC+ = 0, NABA = 0", () => {
-    expect(curveMetrics(P([[0, 0], [3, 0], [6, 0]]))).toEqual({ avg: 0, max: 0, auc_plus: 0, naba: 0 });
-    expect(curveMetrics(P([[0, 0.4], [3, 0.4]]))).toEqual({ avg: 0.4, max: 0.4, auc_plus: 0, naba: 0 });
+    expect(
+      curveMetrics(
+        P([
+          [0, 0],
+          [3, 0],
+          [6, 0],
+        ]),
+      ),
+    ).toEqual({ avg: 0, max: 0, auc_plus: 0, naba: 0 });
+    expect(
+      curveMetrics(
+        P([
+          [0, 0.4],
+          [3, 0.4],
+        ]),
+      ),
+    ).toEqual({ avg: 0.4, max: 0.4, auc_plus: 0, naba: 0 });
   });
 
   it("y0 < 0 uses |y0| (the documented departure)", () => {
     // y: -10, 0. c = 0, 10. AUC+ = 3*(0+10)/2 = 15. scale |-10| = 10 -> NABA 1.5 (metrics.md literally: -1.5).
-    expect(curveMetrics(P([[0, -10], [3, 0]]))).toEqual({ avg: -5, max: 0, auc_plus: 15, naba: 1.5 });
+    expect(
+      curveMetrics(
+        P([
+          [0, -10],
+          [3, 0],
+        ]),
+      ),
+    ).toEqual({ avg: -5, max: 0, auc_plus: 15, naba: 1.5 });
   });
 
   it("the paper's check 12.28 / 0.369 = 33.28", () => {
@@ -148,20 +194,41 @@ describe("curve metrics, hand-computed", () => {
     // epochs 0..4: 2, 3, failed, 1, 4. y0 = 2, y_final = 4, dFinal = 2.
     // updated valid: 3, 1, 4 -> Avg 8/3, Max 4, n_above (> 2): 3 and 4 -> 2, n_updated 3.
     // AUC+: c = 0, 1, -, 0, 2 at 0, 1, 3, 4: 1*(0+1)/2 + 2*(1+0)/2 + 1*(0+2)/2 = 0.5 + 1 + 1 = 2.5.
-    const t = trainingMetrics(P([[0, 2], [1, 3], [2, null], [3, 1], [4, 4]]));
+    const t = trainingMetrics(
+      P([
+        [0, 2],
+        [1, 3],
+        [2, null],
+        [3, 1],
+        [4, 4],
+      ]),
+    );
     expect(t.y0).toBe(2);
     expect(t.y_final).toBe(4);
     expect(t.d_final).toBe(2);
     expect(t.avg).toBeCloseTo(8 / 3, 12);
     expect([t.max, t.auc_plus, t.n_above, t.n_updated]).toEqual([4, 2.5, 2, 3]);
     // Last epoch failed: y_final and dFinal missing (documented), the rest over epoch 1 only.
-    const u = trainingMetrics(P([[0, 2], [1, 3], [2, null]]));
+    const u = trainingMetrics(
+      P([
+        [0, 2],
+        [1, 3],
+        [2, null],
+      ]),
+    );
     expect([u.y_final, u.d_final, u.avg, u.max, u.auc_plus, u.n_above, u.n_updated]).toEqual([null, null, 3, 3, 0.5, 1, 1]);
   });
 
   it("AUC+ uses x units: (b.x - a.x) * (c(a) + c(b)) / 2", () => {
     // y0 = 1, y3 = 3: 3 * (0 + 2) / 2 = 3.
-    expect(aucPlus(P([[0, 1], [3, 3]]))).toBe(3);
+    expect(
+      aucPlus(
+        P([
+          [0, 1],
+          [3, 3],
+        ]),
+      ),
+    ).toBe(3);
   });
 });
 
@@ -173,7 +240,15 @@ describe("self-judging metrics, hand-computed", () => {
     //   (1, 1) agree, 0.
     // n = 9, unscored 1, scored 8: Agree 5/8, Over 2/8, Under 1/8, NMAE = 10.5 / 8 / 5 = 0.2625.
     const steps = [
-      [2, 1], [null, 0], [-1, 0], [0.5, -1], [0, 2], [5, 3], [1, -2], [-3, 0], [1, 1],
+      [2, 1],
+      [null, 0],
+      [-1, 0],
+      [0.5, -1],
+      [0, 2],
+      [5, 3],
+      [1, -2],
+      [-3, 0],
+      [1, 1],
     ].map(([s, r]) => ({ s: s as number | null, r: r as number }));
     const j = judgeSteps(steps, { min: -2, max: 3 });
     expect([j.n_steps, j.n_unscored]).toEqual([9, 1]);
@@ -185,7 +260,10 @@ describe("self-judging metrics, hand-computed", () => {
 
   it("a constant reward: NMAE missing, the rates as usual", () => {
     // r always 0: (1, 0) over; (0, 0) agree -> Agree 0.5, Over 0.5, Under 0, NMAE null.
-    const j = judgeSteps([{ s: 1, r: 0 }, { s: 0, r: 0 }]);
+    const j = judgeSteps([
+      { s: 1, r: 0 },
+      { s: 0, r: 0 },
+    ]);
     expect([j.agree, j.over, j.under, j.nmae]).toEqual([0.5, 0.5, 0, null]);
   });
 });
@@ -226,13 +304,34 @@ describe("coupling and correlations, hand-computed", () => {
       [4, ep([[1, 2]])],
       [10, ep([[-1, 0]])],
     ]);
-    const blocks = runBlocks(P([[0, 1], [3, 3], [6, null], [9, 2], [12, 5]]), eps, range);
+    const blocks = runBlocks(
+      P([
+        [0, 1],
+        [3, 3],
+        [6, null],
+        [9, 2],
+        [12, 5],
+      ]),
+      eps,
+      range,
+    );
     expect(blocks.map((b) => [b.t, b.A, b.E, b.g])).toEqual([
       [3, 0.5, 0.25, 0.5],
       [12, 1, 0, 0.75],
     ]);
     // Flat curve: every g is 0.
-    const flat = runBlocks(P([[0, 2], [3, 2], [6, 2]]), new Map([[1, ep([[1, 1]])], [4, ep([[1, 1]])]]), range);
+    const flat = runBlocks(
+      P([
+        [0, 2],
+        [3, 2],
+        [6, 2],
+      ]),
+      new Map([
+        [1, ep([[1, 1]])],
+        [4, ep([[1, 1]])],
+      ]),
+      range,
+    );
     expect(flat.map((b) => b.g)).toEqual([0, 0]);
   });
 
@@ -257,27 +356,46 @@ describe("Table 5 (self_judging) from logs: the pooled step set and the game-lev
     // g1, model A, history: ep1 (2,1) (null,0) (-1,0); ep2 (0.5,-1) (0,2); plus eval steps with r = -50 and a
     // failed exploration episode 3 whose step has r = 50 (neither is in the step set).
     const ah = id("A", "g1", "history");
-    const ahEx = exploreRecords(ah, { 1: [[2, 1], [null, 0], [-1, 0]], 2: [[0.5, -1], [0, 2]] });
+    const ahEx = exploreRecords(ah, {
+      1: [
+        [2, 1],
+        [null, 0],
+        [-1, 0],
+      ],
+      2: [
+        [0.5, -1],
+        [0, 2],
+      ],
+    });
     const ahCurve = curveRecords(ah, [[0, [1]]]);
     writeRun(dir, ah, {
-      steps: [
-        ...ahEx.steps,
-        step(ah, { phase: "eval", checkpoint: 0, episode: 0, step: 0, s: 1, r: -50 }),
-        step(ah, { episode: 3, step: 0, s: 1, r: 50 }),
-      ],
+      steps: [...ahEx.steps, step(ah, { phase: "eval", checkpoint: 0, episode: 0, step: 0, s: 1, r: -50 }), step(ah, { episode: 3, step: 0, s: 1, r: 50 })],
       episodes: [...ahEx.episodes, episode(ah, { phase: "explore", episode: 3, status: "failed" }), ...ahCurve.episodes],
       checkpoints: ahCurve.checkpoints,
     });
     // g1, A, memory: ep1 (5,3) (1,-2).
     const am = id("A", "g1", "memory");
-    const amEx = exploreRecords(am, { 1: [[5, 3], [1, -2]] });
+    const amEx = exploreRecords(am, {
+      1: [
+        [5, 3],
+        [1, -2],
+      ],
+    });
     writeRun(dir, am, { steps: amEx.steps, episodes: [...amEx.episodes, ...curveRecords(am, [[0, [1]]]).episodes], checkpoints: curveRecords(am, [[0, [1]]]).checkpoints });
     // g1, B, history: ep1 (-3,0) (1,1).
     const bh = id("B", "g1", "history");
-    const bhEx = exploreRecords(bh, { 1: [[-3, 0], [1, 1]] });
+    const bhEx = exploreRecords(bh, {
+      1: [
+        [-3, 0],
+        [1, 1],
+      ],
+    });
     writeRun(dir, bh, { steps: bhEx.steps, episodes: [...bhEx.episodes, ...curveRecords(bh, [[0, [1]]]).episodes], checkpoints: curveRecords(bh, [[0, [1]]]).checkpoints });
     // g1, A, none and training runs with exploration-like steps of extreme reward: not in the step set.
-    for (const [pw, r] of [["none", 100], ["training", -100]] as const) {
+    for (const [pw, r] of [
+      ["none", 100],
+      ["training", -100],
+    ] as const) {
       const x = id("A", "g1", pw);
       const ex = exploreRecords(x, { 1: [[1, r]] });
       writeRun(dir, x, { steps: ex.steps, episodes: [...ex.episodes, ...curveRecords(x, [[0, [1]]]).episodes], checkpoints: curveRecords(x, [[0, [1]]]).checkpoints });
@@ -318,9 +436,7 @@ describe("Table 5 (self_judging) from logs: the pooled step set and the game-lev
     // (B's own range [0, 1] would clip -3 to 0 and give 0). One run with one episode: a single unit
     // prints no interval (issue 24), only the point and n = 1.
     const b = by("g1", "B");
-    expect([b.n_steps, b.n_unscored, b.agree, b.agree_lo, b.agree_hi, b.nmae, b.nmae_lo, b.nmae_hi, b.over, b.under]).toEqual([
-      "2", "0", "1.000", "", "", "0.200", "", "", "0.000", "0.000",
-    ]);
+    expect([b.n_steps, b.n_unscored, b.agree, b.agree_lo, b.agree_hi, b.nmae, b.nmae_lo, b.nmae_hi, b.over, b.under]).toEqual(["2", "0", "1.000", "", "", "0.200", "", "", "0.000", "0.000"]);
     // Pooled g1 (runs A-h, A-m, B-h): n 9, unscored 1, scored 8, Agree 5/8 = 0.625, Over 0.25, Under 0.125,
     // NMAE 10.5/8/5 = 0.2625. Two-stage (runs, then episodes within each drawn run): B three times (p 1/27 >
     // 2.5%) -> Agree 1, so hi = 1, and NMAE 0.2, the smallest any resample can reach (A-h {1,1} is 0.2 too),
@@ -344,9 +460,7 @@ describe("Table 5 (self_judging) from logs: the pooled step set and the game-lev
     // Episodes resampled: {1,1} Agree 1 (p 1/4), {2,2} 0 (p 1/4), mixed 0.5 -> [0, 1]. Step resampling
     // would give about 0.5 +- 0.2 (never 0 or 1). NMAE over range [0, 1]: same {0, 0.5, 1} -> [0, 1].
     const c = csvOf(report, "self_judging").find((r) => r.game === "g2" && r.model === "C") as Record<string, string>;
-    expect([c.agree, c.agree_lo, c.agree_hi, c.nmae, c.nmae_lo, c.nmae_hi, c.over, c.under]).toEqual([
-      "0.500", "0.000", "1.000", "0.500", "0.000", "1.000", "0.500", "0.000",
-    ]);
+    expect([c.agree, c.agree_lo, c.agree_hi, c.nmae, c.nmae_lo, c.nmae_hi, c.over, c.under]).toEqual(["0.500", "0.000", "1.000", "0.500", "0.000", "1.000", "0.500", "0.000"]);
   });
 
   it("Over / Under show their intervals in the Markdown (episodes within runs resampled)", () => {
@@ -381,7 +495,22 @@ describe("frames: the runs columns under a model filter", () => {
     // Game g: model A's steps (1, -4) (1, 4) make the range [-4, 4], width 8; model B: (1, 0) over, err 1;
     // (0, 1) under, err 1 -> B's NMAE with the game range = 2 / 2 / 8 = 0.125 (its own range [0, 1] gives 1).
     const dir = tempDir("s3gym-audit-frames-");
-    for (const [m, pairs] of [["A", [[1, -4], [1, 4]]], ["B", [[1, 0], [0, 1]]]] as const) {
+    for (const [m, pairs] of [
+      [
+        "A",
+        [
+          [1, -4],
+          [1, 4],
+        ],
+      ],
+      [
+        "B",
+        [
+          [1, 0],
+          [0, 1],
+        ],
+      ],
+    ] as const) {
       const x = id(m, "g", "history");
       const ex = exploreRecords(x, { 1: pairs.map(([s, r]) => [s, r] as [number, number]) });
       const c = curveRecords(x, [[0, [1]]]);
@@ -409,18 +538,108 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
   let dir: string;
   let report: Report;
   const curves: [string, string, string, [number, number[] | null][]][] = [
-    ["A", "g1", "history", [[0, [1, 3]], [3, null], [6, [4]], [9, [1, 2]], [12, [5, 7]]]],
-    ["A", "g1", "memory", [[0, null], [3, [2]], [6, [4]]]],
-    ["B", "g1", "history", [[0, [0]], [3, [0]], [6, [0.5]], [9, [2]]]],
-    ["B", "g1", "memory", [[0, [0]], [3, [0]]]],
-    ["C", "g1", "history", [[0, [-10]], [3, [0]]]],
-    ["C", "g1", "memory", [[0, [1]], [3, [2]]]],
-    ["D", "g1", "history", [[0, [1]], [3, [0, 2]]]],
-    ["D", "g1", "memory", [[0, [1]], [3, [2, 4]]]],
+    [
+      "A",
+      "g1",
+      "history",
+      [
+        [0, [1, 3]],
+        [3, null],
+        [6, [4]],
+        [9, [1, 2]],
+        [12, [5, 7]],
+      ],
+    ],
+    [
+      "A",
+      "g1",
+      "memory",
+      [
+        [0, null],
+        [3, [2]],
+        [6, [4]],
+      ],
+    ],
+    [
+      "B",
+      "g1",
+      "history",
+      [
+        [0, [0]],
+        [3, [0]],
+        [6, [0.5]],
+        [9, [2]],
+      ],
+    ],
+    [
+      "B",
+      "g1",
+      "memory",
+      [
+        [0, [0]],
+        [3, [0]],
+      ],
+    ],
+    [
+      "C",
+      "g1",
+      "history",
+      [
+        [0, [-10]],
+        [3, [0]],
+      ],
+    ],
+    [
+      "C",
+      "g1",
+      "memory",
+      [
+        [0, [1]],
+        [3, [2]],
+      ],
+    ],
+    [
+      "D",
+      "g1",
+      "history",
+      [
+        [0, [1]],
+        [3, [0, 2]],
+      ],
+    ],
+    [
+      "D",
+      "g1",
+      "memory",
+      [
+        [0, [1]],
+        [3, [2, 4]],
+      ],
+    ],
     ["A", "g2", "history", [[0, [1]]]],
     ["B", "g2", "history", [[0, [1]]]],
-    ["A", "g1", "training", [[0, [2]], [1, [3]], [2, null], [3, [1]], [4, [4]]]],
-    ["B", "g1", "training", [[0, [2]], [1, [3]], [2, null]]],
+    [
+      "A",
+      "g1",
+      "training",
+      [
+        [0, [2]],
+        [1, [3]],
+        [2, null],
+        [3, [1]],
+        [4, [4]],
+      ],
+    ],
+    [
+      "B",
+      "g1",
+      "training",
+      [
+        [0, [2]],
+        [1, [3]],
+        [2, null],
+      ],
+    ],
   ];
   beforeAll(async () => {
     dir = tempDir("s3gym-audit-curves-");
@@ -465,7 +684,12 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     const dm = csvOf(report, "main_results").find((r) => r.model === "D" && r.pathway === "memory") as Record<string, string>;
     expect([dm.avg_lo, dm.avg_hi, dm.max_lo, dm.max_hi, dm.auc_plus_lo, dm.auc_plus_hi]).toEqual([
       // Max prints no interval (no method covers it: bench/coverage).
-      "1.500", "4.000", "", "", "1.500", "3.000",
+      "1.500",
+      "4.000",
+      "",
+      "",
+      "1.500",
+      "3.000",
     ]);
     expect([dm.n_seeds, dm.avg_n]).toEqual(["2", "2"]);
     // A/g1/history, re-implemented: the seed list {0, 1}; per replicate two draws of rng.int(2) from the
@@ -516,7 +740,10 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     expect(toCsv(report.tables.training).split("\n")[0]).toBe(REPORT_CSV_COLUMNS.training);
     const points = (r: Record<string, string>) => [r.model, r.game, r.n_seeds, r.y0, r.y_final, r.d_final, r.avg, r.max, r.auc_plus, r.n_above, r.n_updated].join(",");
     expect(csvOf(report, "training").map(points)).toEqual(["A,g1,1,2.000,4.000,2.000,2.667,4.000,2.500,2.000,3", "B,g1,1,2.000,,,3.000,3.000,0.500,1.000,1"]);
-    expect(csvOf(report, "training").map((r) => [r.d_final_lo, r.d_final_n])).toEqual([["", "1"], ["", ""]]);
+    expect(csvOf(report, "training").map((r) => [r.d_final_lo, r.d_final_n])).toEqual([
+      ["", "1"],
+      ["", ""],
+    ]);
   });
 
   it("marks the incomplete models (C, D lack g2) and --require-complete leaves them out of Tables 4 and 7", async () => {
@@ -548,7 +775,11 @@ describe("Tables 4 and 7, training (curves) from logs", () => {
     const out = tempDir("s3gym-audit-out-");
     const rc = await quiet(() => reportCommand(["--data", dir, "--out", out, "--bootstrap", "20", "--models", "C", "--require-complete"]));
     expect(rc).toBe(0);
-    expect(readFileSync(join(out, "tables", "main_results.csv"), "utf8").trimEnd().split("\n")).toHaveLength(1);
+    expect(
+      readFileSync(join(out, "tables", "main_results.csv"), "utf8")
+        .trimEnd()
+        .split("\n"),
+    ).toHaveLength(1);
     const md = readFileSync(join(out, "tables", "main_results.md"), "utf8");
     expect(md).toContain("C (missing: g2)");
   });
@@ -589,12 +820,22 @@ describe("coupling (Table 6) and run level from logs", () => {
     const eps1: Record<number, [number | null, number][]> = { 1: [[1, 1]], 2: [[1, 0]], 3: [[null, 1]], 10: [[-1, 0]], 11: [[2, 1]], 12: [[null, 0]] };
     for (let e = 4; e <= 9; e++) eps1[e] = [[1, 0]];
     const x1 = exploreRecords(r1, eps1);
-    const c1 = curveRecords(r1, [[0, [1]], [3, [3]], [6, null], [9, [2]], [12, [5]]]);
+    const c1 = curveRecords(r1, [
+      [0, [1]],
+      [3, [3]],
+      [6, null],
+      [9, [2]],
+      [12, [5]],
+    ]);
     writeRun(dir, r1, { steps: x1.steps, episodes: [...x1.episodes, ...c1.episodes], checkpoints: c1.checkpoints });
     // R2 (M, g1, memory): flat 2, 2, 2. Episodes: 1 (1,1); 4 (-1,2).
     const r2 = id("M", "g1", "memory", "R2");
     const x2 = exploreRecords(r2, { 1: [[1, 1]], 4: [[-1, 2]] });
-    const c2 = curveRecords(r2, [[0, [2]], [3, [2]], [6, [2]]]);
+    const c2 = curveRecords(r2, [
+      [0, [2]],
+      [3, [2]],
+      [6, [2]],
+    ]);
     writeRun(dir, r2, { steps: x2.steps, episodes: [...x2.episodes, ...c2.episodes], checkpoints: c2.checkpoints });
     report = buildReport(await loadDataset(dir), { B: 2000, seed: 5 });
   });
@@ -626,15 +867,28 @@ describe("coupling (Table 6) and run level from logs", () => {
     const A = [0.5, 1, 1, 0];
     const negE = [-0.25, -0.25, 0, -1];
     const g = [0.5, 0.75, 0, 0];
-    const runBlocksOf = [[0, 1], [2, 3]];
+    const runBlocksOf = [
+      [0, 1],
+      [2, 3],
+    ];
     for (const game of ["g1", "all"]) {
       const rng = bootstrapRng(5, "coupling", game);
       const ra: number[] = [];
       const re: number[] = [];
       for (let b = 0; b < 2000; b++) {
         const idx = Array.from({ length: 2 }, () => rng.int(2)).flatMap((r) => runBlocksOf[r] as number[]);
-        ra.push(spearmanRef(idx.map((i) => A[i] as number), idx.map((i) => g[i] as number)));
-        re.push(spearmanRef(idx.map((i) => negE[i] as number), idx.map((i) => g[i] as number)));
+        ra.push(
+          spearmanRef(
+            idx.map((i) => A[i] as number),
+            idx.map((i) => g[i] as number),
+          ),
+        );
+        re.push(
+          spearmanRef(
+            idx.map((i) => negE[i] as number),
+            idx.map((i) => g[i] as number),
+          ),
+        );
       }
       const row = report.tables.coupling.rows.find((r) => r.game === game);
       const [alo, ahi] = pct(ra) as [number, number];
@@ -686,9 +940,7 @@ describe("loader", () => {
     // The loader (report, view) leaves that run out with a warning carrying the same error, and goes on.
     const ds = await loadDataset(dir);
     expect(ds.runs).toEqual([]);
-    expect(ds.warnings).toEqual([
-      `left out run ${ident.run_id}: ${e1.message} (fix or remove that line, or rerun the run's command: resume moves a damaged line to <file>.damaged)`,
-    ]);
+    expect(ds.warnings).toEqual([`left out run ${ident.run_id}: ${e1.message} (fix or remove that line, or rerun the run's command: resume moves a damaged line to <file>.damaged)`]);
     // Torn line 2 of 3: left out with a warning naming file:2; lines 1 and 3 are read.
     writeFileSync(stepsFile, `${s0}\n${s1.slice(0, 40)}\n${s1}\n`);
     const middle: ReadWarning[] = [];
@@ -713,12 +965,22 @@ describe("loader", () => {
     const a = tempDir("s3gym-audit-shardA-");
     const b = tempDir("s3gym-audit-shardB-");
     // r1 complete in a and copied whole to b; r2 split: episode 1 in a, episode 2 (with the checkpoint) in b.
-    const r1 = exploreRecords(ident, { 1: [[1, 1], [0, 1]] });
+    const r1 = exploreRecords(ident, {
+      1: [
+        [1, 1],
+        [0, 1],
+      ],
+    });
     const c1 = curveRecords(ident, [[0, [1]]]);
     for (const d of [a, b]) writeRun(d, ident, { steps: r1.steps, episodes: [...r1.episodes, ...c1.episodes], checkpoints: c1.checkpoints });
     const id2 = id("m", "g", "memory", "r2");
     const e1 = exploreRecords(id2, { 1: [[1, 0]] });
-    const e2 = exploreRecords(id2, { 2: [[null, 1], [1, 1]] });
+    const e2 = exploreRecords(id2, {
+      2: [
+        [null, 1],
+        [1, 1],
+      ],
+    });
     const c2 = curveRecords(id2, [[0, [1]]]);
     writeRun(a, id2, { steps: e1.steps, episodes: e1.episodes, checkpoints: [] });
     writeRun(b, id2, { steps: e2.steps, episodes: [...e2.episodes, ...c2.episodes], checkpoints: c2.checkpoints });
@@ -745,15 +1007,31 @@ describe("loader: two copies of one run at different progress", () => {
   beforeAll(() => {
     oldDir = tempDir("s3gym-audit-old-");
     newDir = tempDir("s3gym-audit-new-");
-    const ep1 = exploreRecords(H, { 1: [[1, 1], [1, 1]] });
-    const oldCurve = curveRecords(H, [[0, [1]], [3, null]]);
+    const ep1 = exploreRecords(H, {
+      1: [
+        [1, 1],
+        [1, 1],
+      ],
+    });
+    const oldCurve = curveRecords(H, [
+      [0, [1]],
+      [3, null],
+    ]);
     writeRun(oldDir, H, {
       steps: [...ep1.steps, ...[0, 1, 2].map((k) => step(H, { episode: 2, step: k, s: 9, r: 0 }))],
       episodes: [...ep1.episodes, ...oldCurve.episodes],
       checkpoints: oldCurve.checkpoints,
     });
-    const ep2 = exploreRecords(H, { 2: [[-1, 0], [-1, 0]] });
-    const newCurve = curveRecords(H, [[0, [1]], [3, [2]]]);
+    const ep2 = exploreRecords(H, {
+      2: [
+        [-1, 0],
+        [-1, 0],
+      ],
+    });
+    const newCurve = curveRecords(H, [
+      [0, [1]],
+      [3, [2]],
+    ]);
     writeRun(newDir, H, {
       steps: [...ep1.steps, ...ep2.steps],
       episodes: [...ep1.episodes, ...ep2.episodes, ...newCurve.episodes],
@@ -784,8 +1062,7 @@ describe("determinism across machines", () => {
     const script = join(dir, "order.ts");
     writeFileSync(
       script,
-      `import { distinct } from ${JSON.stringify(join(process.cwd(), "src/analysis/load/runs.ts"))};\n` +
-        `console.log(JSON.stringify(distinct(["deepseek-coder", "deepseek-chat", "b", "a"])));\n`,
+      `import { distinct } from ${JSON.stringify(join(process.cwd(), "src/analysis/load/runs.ts"))};\n` + `console.log(JSON.stringify(distinct(["deepseek-coder", "deepseek-chat", "b", "a"])));\n`,
     );
     const run = (locale: string): string[] =>
       JSON.parse(

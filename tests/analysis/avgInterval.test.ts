@@ -46,15 +46,17 @@ describe("the t interval of a mean", () => {
 });
 
 describe("Avg's bootstrap-t hull (studentizedHullInterval)", () => {
-  const mean = (v: number[]) => (w: Int32Array): number => {
-    let s = 0;
-    let n = 0;
-    for (let i = 0; i < v.length; i++) {
-      s += (w[i] as number) * (v[i] as number);
-      n += w[i] as number;
-    }
-    return n > 0 ? s / n : Number.NaN;
-  };
+  const mean =
+    (v: number[]) =>
+    (w: Int32Array): number => {
+      let s = 0;
+      let n = 0;
+      for (let i = 0; i < v.length; i++) {
+        s += (w[i] as number) * (v[i] as number);
+        n += w[i] as number;
+      }
+      return n > 0 ? s / n : Number.NaN;
+    };
   it("2 units [0, 1]: every resample with spread is {0, 1} itself (t* = 0) and the one-valued ones have se 0 off the point (left out), so the hull is the t interval 0.5 +- 12.706 x 0.5", () => {
     const r = studentizedHullInterval(simpleDesign(2), mean([0, 1]), 500, Rng.fromKey("hull"))!;
     expect(r.lo).toBeCloseTo(0.5 - 12.7062047 * 0.5, 5);

@@ -2,16 +2,7 @@
 import fc from "fast-check";
 import * as ss from "simple-statistics";
 import { describe, expect, it } from "vitest";
-import {
-  bootstrapEstimate,
-  bootstrapReplicates,
-  bootstrapRng,
-  describeBootstrap,
-  MethodTally,
-  methodsNamed,
-  percentileInterval,
-  resampleMean,
-} from "../../src/analysis/stats/bootstrap.js";
+import { bootstrapEstimate, bootstrapReplicates, bootstrapRng, describeBootstrap, MethodTally, methodsNamed, percentileInterval, resampleMean } from "../../src/analysis/stats/bootstrap.js";
 
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -32,7 +23,10 @@ describe("percentileInterval", () => {
 
   it("honours another level", () => {
     // 0..10, level 0.8: index 10 * 0.1 = 1 and 10 * 0.9 = 9
-    const iv = percentileInterval(Array.from({ length: 11 }, (_, i) => i), 0.8);
+    const iv = percentileInterval(
+      Array.from({ length: 11 }, (_, i) => i),
+      0.8,
+    );
     expect(iv.lo).toBeCloseTo(1, 12); // (1 - 0.8) / 2 is 0.0999... in floating point
     expect(iv.hi).toBeCloseTo(9, 12);
   });
@@ -94,9 +88,7 @@ describe("intervals contain their point estimate for monotone statistics", () =>
 
 describe("describeBootstrap", () => {
   it("names method, level, B, seed and the resampled unit", () => {
-    expect(describeBootstrap({ B: 2000, seed: 0, method: "percentile" }, "blocks")).toBe(
-      "Intervals: 95% percentile bootstrap, B = 2000, seed = 0; resampled: blocks.",
-    );
+    expect(describeBootstrap({ B: 2000, seed: 0, method: "percentile" }, "blocks")).toBe("Intervals: 95% percentile bootstrap, B = 2000, seed = 0; resampled: blocks.");
     // Without a tally: the configured default of judging tables (the bootstrap-t from 10 units).
     expect(describeBootstrap({ B: 2000, seed: 0 }, "blocks")).toMatch(/^Intervals: 95% studentized bootstrap \(bootstrap-t, jackknife standard errors; BCa for multi-stage rows/);
   });

@@ -22,11 +22,51 @@ function run(dir: string, ident: Identity, curve: [number, [number, number][]][]
 async function fourSeeds(): Promise<Dataset> {
   // Game g, model m: memory - history per seed at checkpoint 0 (the only one): 1, 2, 3, -1.
   const dir = tempDir("s3gym-compare-");
-  run(dir, id("m", "g", "memory"), [[0, [[1, 5], [2, 6], [3, 7], [4, 3]]]]);
-  run(dir, id("m", "g", "history"), [[0, [[1, 4], [2, 4], [3, 4], [4, 4]]]]);
+  run(dir, id("m", "g", "memory"), [
+    [
+      0,
+      [
+        [1, 5],
+        [2, 6],
+        [3, 7],
+        [4, 3],
+      ],
+    ],
+  ]);
+  run(dir, id("m", "g", "history"), [
+    [
+      0,
+      [
+        [1, 4],
+        [2, 4],
+        [3, 4],
+        [4, 4],
+      ],
+    ],
+  ]);
   // Game h: the same numbers; game k: identical sides (no difference).
-  run(dir, id("m", "h", "memory"), [[0, [[1, 5], [2, 6], [3, 7], [4, 3]]]]);
-  run(dir, id("m", "h", "history"), [[0, [[1, 4], [2, 4], [3, 4], [4, 4]]]]);
+  run(dir, id("m", "h", "memory"), [
+    [
+      0,
+      [
+        [1, 5],
+        [2, 6],
+        [3, 7],
+        [4, 3],
+      ],
+    ],
+  ]);
+  run(dir, id("m", "h", "history"), [
+    [
+      0,
+      [
+        [1, 4],
+        [2, 4],
+        [3, 4],
+        [4, 4],
+      ],
+    ],
+  ]);
   return loadDataset(dir);
 }
 
@@ -59,8 +99,24 @@ describe("compare", () => {
 
   it("refuses to pair runs whose evaluation seeds differ", async () => {
     const dir = tempDir("s3gym-compare-seeds-");
-    run(dir, id("m", "g", "memory"), [[0, [[1, 5], [2, 6]]]]);
-    run(dir, id("m", "g", "history"), [[0, [[1, 4], [3, 4]]]]);
+    run(dir, id("m", "g", "memory"), [
+      [
+        0,
+        [
+          [1, 5],
+          [2, 6],
+        ],
+      ],
+    ]);
+    run(dir, id("m", "g", "history"), [
+      [
+        0,
+        [
+          [1, 4],
+          [3, 4],
+        ],
+      ],
+    ]);
     const ds = await loadDataset(dir);
     expect(() => compareTable(ds, { a: { pathway: "memory" }, b: { pathway: "history" }, B: 10, seed: 0 })).toThrow(CompareError);
     expect(() => compareTable(ds, { a: { pathway: "memory" }, b: { pathway: "history" }, B: 10, seed: 0 })).toThrow(/different seeds \(1,2 vs 1,3\)/);
@@ -70,7 +126,24 @@ describe("compare", () => {
     // seeds 1, 2, 3: y0 = 1, 2, 3; y3 = 2, 4, 6 -> diff mean 2; all three per-seed diffs positive (1, 2, 3):
     // only the identity and the all-flipped pattern reach |T| = 2 -> p = 2/8.
     const dir = tempDir("s3gym-compare-x-");
-    run(dir, id("m", "g", "history"), [[0, [[1, 1], [2, 2], [3, 3]]], [3, [[1, 2], [2, 4], [3, 6]]]]);
+    run(dir, id("m", "g", "history"), [
+      [
+        0,
+        [
+          [1, 1],
+          [2, 2],
+          [3, 3],
+        ],
+      ],
+      [
+        3,
+        [
+          [1, 2],
+          [2, 4],
+          [3, 6],
+        ],
+      ],
+    ]);
     const t = compareTable(await loadDataset(dir), { a: { checkpoint: 3 }, b: { checkpoint: 0 }, B: 50, seed: 0 });
     expect(t.rows.map((r) => [r.metric, r.a, r.b, r.diff, r.p])).toEqual([["y", 4, 2, 2, 0.25]]);
   });
@@ -107,7 +180,11 @@ describe("power", () => {
     const seeds = Array.from({ length: 12 }, (_, i) => i);
     // memory and history differ by a seed-dependent amount around 0 (a seed effect shared by checkpoints).
     for (const pw of ["memory", "history"]) {
-      run(dir, id("m", "g", pw), [0, 3, 6].map((x) => [x, seeds.map((s) => [s, x / 3 + ((s * (pw === "memory" ? 7 : 5)) % 11) / 5] as [number, number])]));
+      run(
+        dir,
+        id("m", "g", pw),
+        [0, 3, 6].map((x) => [x, seeds.map((s) => [s, x / 3 + ((s * (pw === "memory" ? 7 : 5)) % 11) / 5] as [number, number])]),
+      );
     }
     const t = powerTable(await loadDataset(dir), { episodes: [3, 5, 6, 10, 50], metrics: ["avg"], sims: 600, seed: 1 });
     const mdd = t.rows.map((r) => r.mdd);
@@ -124,8 +201,16 @@ describe("power", () => {
     const dir = tempDir("s3gym-power-");
     const seeds = Array.from({ length: n }, (_, i) => i);
     const his = (s: number, x: number): number => x / 3 + ((s * 5) % 11) / 5;
-    run(dir, id("m", "g", "history"), [0, 3, 6].map((x) => [x, seeds.map((s) => [s, his(s, x)] as [number, number])]));
-    run(dir, id("m", "g", "memory"), [0, 3, 6].map((x) => [x, seeds.map((s) => [s, his(s, x) + effect + wobble * (((s * 7) % 11) / 5 - 1)] as [number, number])]));
+    run(
+      dir,
+      id("m", "g", "history"),
+      [0, 3, 6].map((x) => [x, seeds.map((s) => [s, his(s, x)] as [number, number])]),
+    );
+    run(
+      dir,
+      id("m", "g", "memory"),
+      [0, 3, 6].map((x) => [x, seeds.map((s) => [s, his(s, x) + effect + wobble * (((s * 7) % 11) / 5 - 1)] as [number, number])]),
+    );
     return loadDataset(dir);
   }
 

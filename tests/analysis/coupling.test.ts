@@ -2,17 +2,7 @@
 import fc from "fast-check";
 import * as ss from "simple-statistics";
 import { describe, expect, it } from "vitest";
-import {
-  WeightedSpearman,
-  checkpointSpacing,
-  couplingStats,
-  pearson,
-  pearsonWeighted,
-  resampleWeights,
-  runBlocks,
-  spearman,
-  tertileGap,
-} from "../../src/analysis/metrics/coupling.js";
+import { WeightedSpearman, checkpointSpacing, couplingStats, pearson, pearsonWeighted, resampleWeights, runBlocks, spearman, tertileGap } from "../../src/analysis/metrics/coupling.js";
 import type { CurvePoint } from "../../src/analysis/metrics/curves.js";
 import { addStep, emptyCounts, type JudgingCounts } from "../../src/analysis/metrics/judging.js";
 
@@ -76,7 +66,13 @@ function ep(pairs: [number | null, number][], range = { min: 0, max: 2 }): Judgi
 describe("runBlocks", () => {
   const range = { min: 0, max: 2 };
   const episodes = new Map<number, JudgingCounts>([
-    [1, ep([[1, 1], [0, 0]])], // agree, agree ; abs err 0, 0
+    [
+      1,
+      ep([
+        [1, 1],
+        [0, 0],
+      ]),
+    ], // agree, agree ; abs err 0, 0
     [2, ep([[1, 0]])], // over ; |1 - 0| = 1
     [3, ep([[null, 2]])], // unscored
     [4, ep([[0, 1]])], // under ; 1

@@ -83,8 +83,18 @@ describe("Avg, Max, AUC+, NABA", () => {
     expect(nabaFrom(12.28, 0.369)).toBeCloseTo(33.28, 2);
     // A two-point curve with exactly that area: 3 * (0 + (y3 - y0)) / 2 = 12.28.
     const y3 = 0.369 + (2 * 12.28) / 3;
-    expect(aucPlus([{ x: 0, y: 0.369 }, { x: 3, y: y3 }])).toBeCloseTo(12.28, 10);
-    expect(naba([{ x: 0, y: 0.369 }, { x: 3, y: y3 }])).toBeCloseTo(33.28, 2);
+    expect(
+      aucPlus([
+        { x: 0, y: 0.369 },
+        { x: 3, y: y3 },
+      ]),
+    ).toBeCloseTo(12.28, 10);
+    expect(
+      naba([
+        { x: 0, y: 0.369 },
+        { x: 3, y: y3 },
+      ]),
+    ).toBeCloseTo(33.28, 2);
   });
 
   it("uses |y0| as the scale when y0 < 0, so an improvement stays positive (documented departure)", () => {
@@ -149,7 +159,12 @@ describe("training curves", () => {
 
 describe("curveMetricsSorted (the bootstrap's allocation-free path)", () => {
   it("agrees with curveMetrics on any curve", () => {
-    const point = fc.record({ y: fc.option(fc.integer({ min: -20, max: 40 }).map((v) => v / 4), { nil: null }) });
+    const point = fc.record({
+      y: fc.option(
+        fc.integer({ min: -20, max: 40 }).map((v) => v / 4),
+        { nil: null },
+      ),
+    });
     fc.assert(
       fc.property(fc.array(point, { minLength: 1, maxLength: 12 }), (pts) => {
         const curve: CurvePoint[] = pts.map((p, i) => ({ x: 3 * i, y: p.y }));

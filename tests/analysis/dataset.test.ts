@@ -10,14 +10,13 @@ const H = { run_id: "g.history.m", model: "m", game: "g", pathway: "history" };
 describe("loadDataset", () => {
   it("keeps the exploration steps of ok episodes, the last copy of a repeated step, in (episode, step) order", async () => {
     const dir = tempDir();
-    const cur = curveRecords(H, [[0, [1, 3]], [3, [2]]]);
+    const cur = curveRecords(H, [
+      [0, [1, 3]],
+      [3, [2]],
+    ]);
     writeRun(dir, H, {
       checkpoints: cur.checkpoints,
-      episodes: [
-        ...cur.episodes,
-        episode(H, { phase: "explore", episode: 1 }),
-        episode(H, { phase: "explore", episode: 2, status: "failed" }),
-      ],
+      episodes: [...cur.episodes, episode(H, { phase: "explore", episode: 1 }), episode(H, { phase: "explore", episode: 2, status: "failed" })],
       steps: [
         step(H, { episode: 1, step: 0, s: 9, r: 0 }), // interrupted attempt: superseded below
         step(H, { episode: 1, step: 1, s: 9, r: 0 }),

@@ -44,9 +44,30 @@ describe("balanced accuracy", () => {
   });
 
   it("is undefined when a side is empty (all steps rewarded, or none)", () => {
-    expect(balancedAccuracy(counts([{ s: 1, r: 1 }, { s: 0, r: 2 }]))).toBeNull();
-    expect(balancedAccuracy(counts([{ s: 0, r: 0 }, { s: 1, r: -1 }]))).toBeNull();
-    expect(balancedAccuracy(counts([{ s: null, r: 1 }, { s: 0, r: 0 }]))).toBeNull(); // the r > 0 step is unscored
+    expect(
+      balancedAccuracy(
+        counts([
+          { s: 1, r: 1 },
+          { s: 0, r: 2 },
+        ]),
+      ),
+    ).toBeNull();
+    expect(
+      balancedAccuracy(
+        counts([
+          { s: 0, r: 0 },
+          { s: 1, r: -1 },
+        ]),
+      ),
+    ).toBeNull();
+    expect(
+      balancedAccuracy(
+        counts([
+          { s: null, r: 1 },
+          { s: 0, r: 0 },
+        ]),
+      ),
+    ).toBeNull(); // the r > 0 step is unscored
   });
 });
 
@@ -67,16 +88,49 @@ describe("AUROC", () => {
   });
 
   it("is 1 for a perfect ranking, 0 for a reversed one, 0.5 for a constant", () => {
-    expect(auroc([{ s: 0.9, r: 1 }, { s: 0.8, r: 1 }, { s: 0.1, r: 0 }])).toBe(1);
-    expect(auroc([{ s: 0.1, r: 1 }, { s: 0.8, r: 0 }, { s: 0.9, r: 0 }])).toBe(0);
+    expect(
+      auroc([
+        { s: 0.9, r: 1 },
+        { s: 0.8, r: 1 },
+        { s: 0.1, r: 0 },
+      ]),
+    ).toBe(1);
+    expect(
+      auroc([
+        { s: 0.1, r: 1 },
+        { s: 0.8, r: 0 },
+        { s: 0.9, r: 0 },
+      ]),
+    ).toBe(0);
     expect(auroc(Array.from({ length: 50 }, (_, i) => ({ s: 0, r: i % 7 === 0 ? 1 : 0 })))).toBe(0.5);
   });
 
   it("leaves unscored steps out and is undefined when a side is empty", () => {
-    expect(auroc([{ s: null, r: 0 }, { s: 1, r: 1 }, { s: 0, r: 0 }])).toBe(1);
-    expect(auroc([{ s: 1, r: 1 }, { s: 0, r: 2 }])).toBeNull();
-    expect(auroc([{ s: 1, r: 0 }, { s: 0, r: 0 }])).toBeNull();
-    expect(auroc([{ s: null, r: 1 }, { s: 0, r: 0 }])).toBeNull();
+    expect(
+      auroc([
+        { s: null, r: 0 },
+        { s: 1, r: 1 },
+        { s: 0, r: 0 },
+      ]),
+    ).toBe(1);
+    expect(
+      auroc([
+        { s: 1, r: 1 },
+        { s: 0, r: 2 },
+      ]),
+    ).toBeNull();
+    expect(
+      auroc([
+        { s: 1, r: 0 },
+        { s: 0, r: 0 },
+      ]),
+    ).toBeNull();
+    expect(
+      auroc([
+        { s: null, r: 1 },
+        { s: 0, r: 0 },
+      ]),
+    ).toBeNull();
     expect(auroc([])).toBeNull();
   });
 });

@@ -3,7 +3,15 @@ import { describe, expect, it } from "vitest";
 import { doseCorrelationTable, doseResponseTable, type DialRun } from "../../src/analysis/tables/doseResponse.js";
 
 const run = (judge: number, game: string, pathway: string, agree: number | null, y0: number | null, none: number | null): DialRun => ({
-  run_id: `${game}.${pathway}.${judge}`, judge, game, pathway, run_seed: 0, agree, nmae: agree === null ? null : 1 - agree, gain_vs_y0: y0, gain_vs_none: none,
+  run_id: `${game}.${pathway}.${judge}`,
+  judge,
+  game,
+  pathway,
+  run_seed: 0,
+  agree,
+  nmae: agree === null ? null : 1 - agree,
+  gain_vs_y0: y0,
+  gain_vs_none: none,
 });
 
 describe("judge_dose_response", () => {

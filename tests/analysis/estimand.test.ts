@@ -21,7 +21,11 @@ function data(seedsOf: (model: string) => number): string {
       for (const pathway of ["none", "history", "memory"]) {
         const id = { run_id: `g__${pathway}__${model.replace(/[^a-z]/g, "-")}__seed${seed}`, model, game: "g", pathway };
         const lift = pathway === "none" ? 0 : pathway === "history" ? 1 : 2;
-        const c = curveRecords(id, [[0, [1, 2, 1, 2]], [3, [1 + lift + seed, 2, 1 + seed, 2 + lift]], [6, [2 + lift, 2 + seed, 1, 3]]]);
+        const c = curveRecords(id, [
+          [0, [1, 2, 1, 2]],
+          [3, [1 + lift + seed, 2, 1 + seed, 2 + lift]],
+          [6, [2 + lift, 2 + seed, 1, 3]],
+        ]);
         writeRun(dir, id, { checkpoints: c.checkpoints, episodes: c.episodes, steps: [] });
       }
     }
@@ -64,9 +68,13 @@ describe("the estimand a table states", () => {
   it("three run seeds for the learner, one for the null: the note says which rows are which", async () => {
     const { main, t7 } = await tables(data((m) => (m === "builtin:learner" ? 3 : 1)));
     // Table 7 has one row per (game, model): 1 of each kind.
-    expect(estimandLine(t7.notes)[0]).toMatch(/^Estimand, per row: the 1 row that pools 3 runs .* has an interval that covers the model's .*; the 1 row with one run \(models builtin:random\?noise=independent\) has an interval that covers this run/);
+    expect(estimandLine(t7.notes)[0]).toMatch(
+      /^Estimand, per row: the 1 row that pools 3 runs .* has an interval that covers the model's .*; the 1 row with one run \(models builtin:random\?noise=independent\) has an interval that covers this run/,
+    );
     const [line] = estimandLine(main.notes);
-    expect(line).toMatch(/^Estimand, per row: the 3 rows that pool 3 runs \(run seeds; models builtin:learner\) have intervals that cover the model's expected result over run seeds: .*; the 3 rows with one run \(models builtin:random\?noise=independent\) have intervals that cover this run: /);
+    expect(line).toMatch(
+      /^Estimand, per row: the 3 rows that pool 3 runs \(run seeds; models builtin:learner\) have intervals that cover the model's expected result over run seeds: .*; the 3 rows with one run \(models builtin:random\?noise=independent\) have intervals that cover this run: /,
+    );
     // The same note from the rows' counts, computed independently of the table code.
     const pooled = main.rows.filter((r) => r.runs.length > 1).length;
     expect(pooled).toBe(3);
@@ -76,7 +84,10 @@ describe("the estimand a table states", () => {
   it("report.json carries the estimand of main_results: 'this run' for one run per cell, over run seeds for three", async () => {
     const quiet = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
     try {
-      for (const [n, scope] of [[1, "this run"], [3, "over run seeds"]] as const) {
+      for (const [n, scope] of [
+        [1, "this run"],
+        [3, "over run seeds"],
+      ] as const) {
         const out = tempDir("s3gym-estimand-out-");
         expect(await reportCommand(["--data", data(() => n), "--out", out, "--bootstrap", "50"])).toBe(0);
         const json = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { estimand: { scope: string; note: string }; results: { main_results: { notes: string[] } } };

@@ -31,7 +31,16 @@ beforeAll(async () => {
     [0, [1, 1]],
     [3, [2, 4]],
   ]);
-  const he = exploreRecords(H, { 1: [[0, 0], [0, 0]], 2: [[2, 2], [2, 1]] });
+  const he = exploreRecords(H, {
+    1: [
+      [0, 0],
+      [0, 0],
+    ],
+    2: [
+      [2, 2],
+      [2, 1],
+    ],
+  });
   writeRun(dir, H, { checkpoints: hc.checkpoints, episodes: [...hc.episodes, ...he.episodes], steps: he.steps });
   const mc = curveRecords(M, [
     [0, [0, 0]],
@@ -40,7 +49,12 @@ beforeAll(async () => {
   const me = exploreRecords(M, { 1: [[0, 1]], 2: [[2, 2]] });
   writeRun(dir, M, { checkpoints: mc.checkpoints, episodes: [...mc.episodes, ...me.episodes], steps: me.steps });
   const h2c = curveRecords(H2, [[0, [1]]]);
-  const h2e = exploreRecords(H2, { 1: [[1, 1], [1, 3]] });
+  const h2e = exploreRecords(H2, {
+    1: [
+      [1, 1],
+      [1, 3],
+    ],
+  });
   writeRun(dir, H2, { checkpoints: h2c.checkpoints, episodes: [...h2c.episodes, ...h2e.episodes], steps: h2e.steps });
   const tc = curveRecords(T, [
     [0, [1]],

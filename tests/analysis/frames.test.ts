@@ -26,7 +26,13 @@ function fixture(): string {
     [3, null],
     [6, [4]],
   ]);
-  const e = exploreRecords(H, { 1: [[1, 1], [null, 0]], 2: [[0, 1]] });
+  const e = exploreRecords(H, {
+    1: [
+      [1, 1],
+      [null, 0],
+    ],
+    2: [[0, 1]],
+  });
   writeRun(dir, H, { checkpoints: c.checkpoints, episodes: [...c.episodes, ...e.episodes], steps: e.steps });
   return dir;
 }
@@ -100,7 +106,13 @@ describe("loadFrames", () => {
 /** Steps as a history run and a memory run write them, plus a field another tool added on one line. */
 function loggedFields(): string {
   const dir = tempDir();
-  const e = exploreRecords(H, { 1: [[1, 1], [null, 0]], 2: [[0, 1]] });
+  const e = exploreRecords(H, {
+    1: [
+      [1, 1],
+      [null, 0],
+    ],
+    2: [[0, 1]],
+  });
   const steps = (e.steps as Record<string, unknown>[]).map((s, i) => ({
     ...s,
     cached: i === 0,

@@ -13,7 +13,11 @@ const row = (model: string, pathway: string, none: Estimate, y0: Estimate): Null
 
 const NR = "builtin:random?noise=independent";
 const NH = "builtin:heuristic?noise=independent";
-const prow = (model: string, pathway: string, none: Estimate, y0: Estimate, pNone: number | null, pY0: number | null): NullCheckRow => ({ ...row(model, pathway, none, y0), gain_vs_none_p: pNone, gain_vs_y0_p: pY0 });
+const prow = (model: string, pathway: string, none: Estimate, y0: Estimate, pNone: number | null, pY0: number | null): NullCheckRow => ({
+  ...row(model, pathway, none, y0),
+  gain_vs_none_p: pNone,
+  gain_vs_y0_p: pY0,
+});
 
 describe("null check", () => {
   it("counts the stochastic nulls' gains and the none rows of models that are not built-ins; the deterministic built-ins are flat references", () => {
@@ -79,7 +83,9 @@ describe("null check", () => {
   it("fails on a miscalibrated data set: honest p-values but intervals too narrow, and the reverse", () => {
     // 40 gains of the stochastic nulls whose truth is 0. Intervals too narrow: 8 of 40 exclude 0 (20%;
     // Bin(40, 0.05) has P(X >= 8) about 0.0006), while their p-values reject 2 (5%).
-    const narrow = Array.from({ length: 20 }, (_, i) => prow(i % 2 ? NR : NH, `p${i}`, i < 4 ? iv(0.1, 0.3) : iv(-1, 1), i >= 4 && i < 8 ? iv(-0.3, -0.1) : iv(-1, 1), i === 0 ? 0.01 : 0.5, i === 5 ? 0.02 : 0.6));
+    const narrow = Array.from({ length: 20 }, (_, i) =>
+      prow(i % 2 ? NR : NH, `p${i}`, i < 4 ? iv(0.1, 0.3) : iv(-1, 1), i >= 4 && i < 8 ? iv(-0.3, -0.1) : iv(-1, 1), i === 0 ? 0.01 : 0.5, i === 5 ? 0.02 : 0.6),
+    );
     const c = nullCheck(narrow);
     expect([c.intervals, c.excluding, c.p_values.n, c.p_values.hits]).toEqual([40, 8, 40, 2]);
     expect(c.interval_count.verdict).toBe("above");
@@ -103,7 +109,15 @@ describe("null check", () => {
   });
 
   it("a stochastic null is a built-in that cannot learn, with independent noise", () => {
-    expect([NR, NH, "builtin:random", "builtin:heuristic", "builtin:learner", "openai:random?noise=independent", "builtin:random?noise=loud"].map(isStochasticNull)).toEqual([true, true, false, false, false, false, false]);
+    expect([NR, NH, "builtin:random", "builtin:heuristic", "builtin:learner", "openai:random?noise=independent", "builtin:random?noise=loud"].map(isStochasticNull)).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
   it("binomial upper tail", () => {
     expect(binomialUpperTail(0, 10, 0.05)).toBe(1);
@@ -140,10 +154,24 @@ describe("main_results gains (hand-computed)", () => {
       const c = curveRecords(id, curve);
       writeRun(dir, id, { checkpoints: c.checkpoints, episodes: c.episodes, steps: [] });
     };
-    put("g", "none", [[0, [1, 1, 1]], [3, [1, 1, 1]], [6, [1, 2, 1]]]);
-    put("g", "history", [[0, [1, 1, 1]], [3, [2, 3, 2]], [6, [3, 3, 4]]]);
-    put("h", "none", [[0, [0, 0, 0]], [3, [0, 0, 0]]]);
-    put("h", "history", [[0, [0, 0, 0]], [3, [1, 2, 2]]]);
+    put("g", "none", [
+      [0, [1, 1, 1]],
+      [3, [1, 1, 1]],
+      [6, [1, 2, 1]],
+    ]);
+    put("g", "history", [
+      [0, [1, 1, 1]],
+      [3, [2, 3, 2]],
+      [6, [3, 3, 4]],
+    ]);
+    put("h", "none", [
+      [0, [0, 0, 0]],
+      [3, [0, 0, 0]],
+    ]);
+    put("h", "history", [
+      [0, [0, 0, 0]],
+      [3, [1, 2, 2]],
+    ]);
     return dir;
   }
   it("gain_vs_none, gain_vs_y0, their p, and the mark", async () => {
@@ -178,15 +206,26 @@ describe("main_results gains (hand-computed)", () => {
       writeRun(dir, id, { checkpoints: c.checkpoints, episodes: c.episodes, steps: [] });
     };
     // g: history and memory, no none run. h: a none run that stops at x = 2, and a history run without checkpoint 0.
-    put("g", "history", [[0, [1, 1, 1]], [3, [2, 3, 2]]]);
-    put("g", "memory", [[0, [1, 1, 1]], [3, [2, 2, 2]]]);
-    put("h", "none", [[0, [0, 0, 0]], [2, [0, 0, 0]]]);
+    put("g", "history", [
+      [0, [1, 1, 1]],
+      [3, [2, 3, 2]],
+    ]);
+    put("g", "memory", [
+      [0, [1, 1, 1]],
+      [3, [2, 2, 2]],
+    ]);
+    put("h", "none", [
+      [0, [0, 0, 0]],
+      [2, [0, 0, 0]],
+    ]);
     put("h", "history", [[3, [1, 2, 2]]]);
     const cfg = { B: 50, seed: 0 };
     const t = mainResultsTable(analyzeCurves(await loadDataset(dir), cfg), cfg);
     const by = (game: string, pathway: string) => t.rows.find((r) => r.game === game && r.pathway === pathway)!;
     expect(by("g", "history").gain_vs_none.point).toBeNull();
-    expect(t.notes).toContain("No gain_vs_none where its control is missing: no none run of the same model and game in the data (add none to --pathways, same --run-seed): builtin:learner / g / history, builtin:learner / g / memory.");
+    expect(t.notes).toContain(
+      "No gain_vs_none where its control is missing: no none run of the same model and game in the data (add none to --pathways, same --run-seed): builtin:learner / g / history, builtin:learner / g / memory.",
+    );
     expect(t.notes).toContain("No gain_vs_none for runs that share no checkpoint at x >= 3 with their none run: h.history.");
     expect(t.notes.some((n) => n.startsWith("No gain_vs_none for runs without a none run on the same evaluation seeds"))).toBe(false);
     expect(t.notes).toContain("No gain_vs_y0 where the run has no checkpoint 0 (y0) or no checkpoint at x >= 3: builtin:learner / h / history, builtin:learner / h / none.");

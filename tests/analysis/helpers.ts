@@ -19,10 +19,7 @@ export function tempDir(prefix = "s3gym-analysis-"): string {
 }
 
 /** A valid step record; `s` null = unscored. */
-export function step(
-  id: Identity,
-  o: { phase?: "explore" | "eval"; checkpoint?: number | null; episode: number; step: number; s: number | null; r: number },
-): Record<string, unknown> {
+export function step(id: Identity, o: { phase?: "explore" | "eval"; checkpoint?: number | null; episode: number; step: number; s: number | null; r: number }): Record<string, unknown> {
   const phase = o.phase ?? "explore";
   return {
     ...id,
@@ -49,10 +46,7 @@ export function step(
 }
 
 /** A valid episode record. */
-export function episode(
-  id: Identity,
-  o: { phase: "explore" | "eval"; checkpoint?: number | null; episode: number; score?: number; status?: "ok" | "failed" },
-): Record<string, unknown> {
+export function episode(id: Identity, o: { phase: "explore" | "eval"; checkpoint?: number | null; episode: number; score?: number; status?: "ok" | "failed" }): Record<string, unknown> {
   const status = o.status ?? "ok";
   return {
     ...id,
@@ -116,11 +110,7 @@ function jsonl(records: readonly object[]): string {
 }
 
 /** Writes `<dataDir>/runs/<run_id>/` with the three required files (and extra raw text if given). */
-export function writeRun(
-  dataDir: string,
-  id: Identity,
-  files: { steps?: object[]; episodes?: object[]; checkpoints?: object[]; stepsRaw?: string; dirName?: string },
-): string {
+export function writeRun(dataDir: string, id: Identity, files: { steps?: object[]; episodes?: object[]; checkpoints?: object[]; stepsRaw?: string; dirName?: string }): string {
   const dir = join(dataDir, "runs", files.dirName ?? id.run_id);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "steps.jsonl"), files.stepsRaw ?? jsonl(files.steps ?? []));
@@ -144,8 +134,11 @@ export const REPORT_CSV_COLUMNS: Record<string, string> = {
     "game,model,n_steps,n_unscored,agree,agree_lo,agree_hi,agree_n,agree_indicative,nmae,nmae_lo,nmae_hi,nmae_n,nmae_indicative,over,over_lo,over_hi,over_n,over_indicative,under,under_lo,under_hi,under_n,under_indicative,balanced_accuracy,balanced_accuracy_lo,balanced_accuracy_hi,balanced_accuracy_n,balanced_accuracy_indicative,auroc,auroc_lo,auroc_hi,auroc_n,auroc_indicative,n_pos,n_neg",
   coupling:
     "pool,game,n_blocks,n_runs,rho_agree,rho_agree_lo,rho_agree_hi,rho_agree_n,rho_agree_indicative,rho_neg_err,rho_neg_err_lo,rho_neg_err_hi,rho_neg_err_n,rho_neg_err_indicative,tertile_gap_agree,tertile_gap_neg_err,n_blocks_ba,rho_ba,rho_ba_lo,rho_ba_hi,rho_ba_n,rho_ba_indicative,tertile_gap_ba,mde_rho",
-  run_level: "pool,pearson_agree_naba,pearson_agree_naba_lo,pearson_agree_naba_hi,pearson_agree_naba_n,pearson_agree_naba_indicative,spearman_agree_naba,spearman_agree_naba_lo,spearman_agree_naba_hi,spearman_agree_naba_n,spearman_agree_naba_indicative,n_runs,n_cells",
-  summary_vs_history: "game,pathway,versus,pool,model,dnaba,dnaba_lo,dnaba_hi,dnaba_n,dnaba_indicative,gain,gain_lo,gain_hi,gain_n,gain_indicative,gain_p,gain_p_holm,gain_p_bh,sign,n_models,wins,losses,undecided,dnaba_wins,dnaba_losses,dnaba_ties",
-  training: "model,game,n_seeds,run_seeds,y0,y0_lo,y0_hi,y0_n,y0_indicative,y_final,y_final_lo,y_final_hi,y_final_n,y_final_indicative,d_final,d_final_lo,d_final_hi,d_final_n,d_final_indicative,avg,avg_lo,avg_hi,avg_n,avg_indicative,max,max_lo,max_hi,max_n,max_indicative,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,auc_plus_indicative,n_above,n_above_lo,n_above_hi,n_above_n,n_above_indicative,n_updated",
+  run_level:
+    "pool,pearson_agree_naba,pearson_agree_naba_lo,pearson_agree_naba_hi,pearson_agree_naba_n,pearson_agree_naba_indicative,spearman_agree_naba,spearman_agree_naba_lo,spearman_agree_naba_hi,spearman_agree_naba_n,spearman_agree_naba_indicative,n_runs,n_cells",
+  summary_vs_history:
+    "game,pathway,versus,pool,model,dnaba,dnaba_lo,dnaba_hi,dnaba_n,dnaba_indicative,gain,gain_lo,gain_hi,gain_n,gain_indicative,gain_p,gain_p_holm,gain_p_bh,sign,n_models,wins,losses,undecided,dnaba_wins,dnaba_losses,dnaba_ties",
+  training:
+    "model,game,n_seeds,run_seeds,y0,y0_lo,y0_hi,y0_n,y0_indicative,y_final,y_final_lo,y_final_hi,y_final_n,y_final_indicative,d_final,d_final_lo,d_final_hi,d_final_n,d_final_indicative,avg,avg_lo,avg_hi,avg_n,avg_indicative,max,max_lo,max_hi,max_n,max_indicative,auc_plus,auc_plus_lo,auc_plus_hi,auc_plus_n,auc_plus_indicative,n_above,n_above_lo,n_above_hi,n_above_n,n_above_indicative,n_updated",
   training_epochs: "model,game,epoch,score,score_lo,score_hi,score_n,score_indicative,n_seeds,n_episodes",
 };

@@ -61,7 +61,10 @@ describe("every report table marks instruments", () => {
       const byRow = table.columns.some((c) => c.key === "model");
       // A model table with no rows (the synthetic data has no verified runs) has nothing to mark.
       if (byRow && table.rows.length === 0) continue;
-      expect(table.notes.some((n) => (byRow ? n.startsWith(ROW_NOTE) : n.startsWith("Pooled over runs that include instruments (builtin:learner)"))), name).toBe(true);
+      expect(
+        table.notes.some((n) => (byRow ? n.startsWith(ROW_NOTE) : n.startsWith("Pooled over runs that include instruments (builtin:learner)"))),
+        name,
+      ).toBe(true);
       if (byRow && table.rows.length > 0) {
         const rows = md.split("\n").filter((l) => l.startsWith("| builtin:learner") || l.includes("| builtin:learner"));
         expect(rows.length, name).toBeGreaterThan(0);
@@ -75,7 +78,9 @@ describe("every report table marks instruments", () => {
   });
 
   it("compare and power tables name the instruments they pool", () => {
-    expect(compareTable(mixed, { a: { model: "builtin:learner" }, b: { model: "openai:gpt-4o" }, metrics: ["avg"], B: 20, seed: 0 }).notes.at(-1)).toMatch(/^Pooled over runs that include instruments \(builtin:learner\)/);
+    expect(compareTable(mixed, { a: { model: "builtin:learner" }, b: { model: "openai:gpt-4o" }, metrics: ["avg"], B: 20, seed: 0 }).notes.at(-1)).toMatch(
+      /^Pooled over runs that include instruments \(builtin:learner\)/,
+    );
     expect(powerTable(mixed, { metrics: ["avg"], sims: 20 }).notes.at(-1)).toMatch(/^Pooled over runs that include instruments \(builtin:learner\)/);
   });
 
@@ -83,7 +88,10 @@ describe("every report table marks instruments", () => {
     const report = buildReport(llmOnly, { B: 20 });
     for (const [name, table] of Object.entries(report.tables) as [string, Table<object>][]) {
       expect(markdownOf(name, table), name).not.toContain(INSTRUMENT_MARK);
-      expect(table.notes.some((n) => n.includes("instrument")), name).toBe(false);
+      expect(
+        table.notes.some((n) => n.includes("instrument")),
+        name,
+      ).toBe(false);
     }
   });
 });

@@ -23,7 +23,9 @@ const SCORE = /^(avg|max)$/;
 function intervals(report: Report): { table: string; key: string; lo: string; hi: string }[] {
   const out: { table: string; key: string; lo: string; hi: string }[] = [];
   for (const name of Object.keys(report.tables) as (keyof Report["tables"])[]) {
-    const [head, ...lines] = toCsv(report.tables[name] as Table<object>).trimEnd().split("\n");
+    const [head, ...lines] = toCsv(report.tables[name] as Table<object>)
+      .trimEnd()
+      .split("\n");
     const cols = (head as string).split(",");
     for (const line of lines) {
       const row = line.split(",");
@@ -64,9 +66,7 @@ describe("every table interval is finite and in range (property, issue 24)", () 
         for (const model of ["A", "B"]) for (const pathway of ["history", "memory"]) ids.push({ model, game: "g", pathway, run_id: `${model}-${pathway}` });
         const observed: number[] = [];
         ids.forEach((id, r) => {
-          const curve: [number, number[]][] = XS.map((x, c) =>
-            [x, d.scores[r]![c]!.map((v, k) => (k === d.zeroSeed ? 0 : r === d.constantRun ? 5 : v))] as [number, number[]],
-          );
+          const curve: [number, number[]][] = XS.map((x, c) => [x, d.scores[r]![c]!.map((v, k) => (k === d.zeroSeed ? 0 : r === d.constantRun ? 5 : v))] as [number, number[]]);
           for (const [, s] of curve) observed.push(...s);
           const eps = Object.fromEntries(d.judged[r]!.map((e, i) => [i + 1, e]));
           const ex = exploreRecords(id, eps);

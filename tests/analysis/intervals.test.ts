@@ -25,15 +25,17 @@ import {
   withinDesign,
 } from "../../src/analysis/stats/intervals.js";
 
-const meanStat = (x: readonly number[]) => (w: ArrayLike<number>): number => {
-  let s = 0;
-  let n = 0;
-  for (let i = 0; i < x.length; i++) {
-    s += (w[i] as number) * (x[i] as number);
-    n += w[i] as number;
-  }
-  return n > 0 ? s / n : Number.NaN;
-};
+const meanStat =
+  (x: readonly number[]) =>
+  (w: ArrayLike<number>): number => {
+    let s = 0;
+    let n = 0;
+    for (let i = 0; i < x.length; i++) {
+      s += (w[i] as number) * (x[i] as number);
+      n += w[i] as number;
+    }
+    return n > 0 ? s / n : Number.NaN;
+  };
 
 describe("jackknife", () => {
   it("the jackknife se of a mean is s / sqrt(n): 1, 2, 3, 4 -> sqrt(5/12)", () => {
@@ -117,13 +119,20 @@ describe("designs", () => {
 
   it("tableInterval: bootstrap-t from 10 to 50 units, BCa for multi-stage, percentile below 10 or above 50", () => {
     const x = Array.from({ length: 60 }, (_, i) => (i * 7) % 11);
-    const run = (design: ReturnType<typeof simpleDesign>, n: number) =>
-      tableInterval(design, meanStat(x.slice(0, n)), 50, bootstrapRng(0, "t"), "studentized").method;
+    const run = (design: ReturnType<typeof simpleDesign>, n: number) => tableInterval(design, meanStat(x.slice(0, n)), 50, bootstrapRng(0, "t"), "studentized").method;
     expect(run(simpleDesign(2), 2)).toBe("percentile");
     expect(run(simpleDesign(3), 3)).toBe("percentile");
     expect(run(simpleDesign(9), 9)).toBe("percentile");
     expect(run(simpleDesign(10), 10)).toBe("studentized");
-    expect(run(threeStageDesign([[2, 2], [2, 2]]), 8)).toBe("bca");
+    expect(
+      run(
+        threeStageDesign([
+          [2, 2],
+          [2, 2],
+        ]),
+        8,
+      ),
+    ).toBe("bca");
     expect(run(simpleDesign(50), 50)).toBe("studentized");
     expect(run(simpleDesign(60), 60)).toBe("percentile");
     expect(run(twoStageDesign([2, 2, 2]), 6)).toBe("bca");
@@ -265,6 +274,12 @@ describe("several statistics over one stream of draws (unitBootstrapMany)", () =
     // weights (2, 0, 1) on 1, 2, 3: the mean's values 2 (leave a 1), 1 (leave the 3); the max's 3, 1.
     const max = (w: ArrayLike<number>): number => Math.max(...[1, 2, 3].filter((_, i) => (w[i] as number) > 0));
     const jk = groupJackknifeMany(simpleDesign(3), (w, out) => ((out[0] = meanStat([1, 2, 3])(w)), (out[1] = max(w))), 2, new Int32Array([2, 0, 1]));
-    expect(jk).toEqual({ values: [[2, 1], [3, 1]], mult: [2, 1] });
+    expect(jk).toEqual({
+      values: [
+        [2, 1],
+        [3, 1],
+      ],
+      mult: [2, 1],
+    });
   });
 });

@@ -15,7 +15,14 @@ function cps(byX: Record<number, [number, number]>): CheckpointData[] {
 }
 function run(id: string, model: string, pathway: string, byX: Record<number, [number, number]>, extra: { judge?: string; from?: string } = {}): RunData {
   return {
-    run_id: id, model, game: "g", pathway, sources: [], views: {}, cost: null, explore: null,
+    run_id: id,
+    model,
+    game: "g",
+    pathway,
+    sources: [],
+    views: {},
+    cost: null,
+    explore: null,
     counts: { steps: 0, exploreSteps: 0, evalSteps: 0, episodes: 0, leftOutSteps: 0 },
     manifest: { run_seed: 0, config: { protocol: extra.judge ? { judge: extra.judge } : {} }, ...(extra.from ? { rejudged_from: { run_id: extra.from, dir: "x" } } : {}) } as never,
     checkpoints: cps(byX),
@@ -71,7 +78,17 @@ describe("judge_swap", () => {
   });
 
   it("the null check counts the contrasts of models that cannot learn, the positive control the learners'", () => {
-    const mk = (model: string, quantity: string, lo: number, hi: number, p: number | null = null, game = "g"): JudgeSwapRow => ({ model, game, pathway: "history", form: "rejudge", quantity, judge: "", estimate: { point: (lo + hi) / 2, lo, hi }, p_sign_flip: p, runs: 1 });
+    const mk = (model: string, quantity: string, lo: number, hi: number, p: number | null = null, game = "g"): JudgeSwapRow => ({
+      model,
+      game,
+      pathway: "history",
+      form: "rejudge",
+      quantity,
+      judge: "",
+      estimate: { point: (lo + hi) / 2, lo, hi },
+      p_sign_flip: p,
+      runs: 1,
+    });
     const c = judgeSwapCheck([
       mk("builtin:random", "placebo", -1, 1),
       mk("builtin:heuristic", "value_of_judging", 0.1, 1),
@@ -89,7 +106,17 @@ describe("judge_swap", () => {
   });
 
   it("the null check counts the stochastic nulls' contrasts by interval and by p against the binomial band, leaves a deterministic null's exact zeros out, and can fail", () => {
-    const mk = (model: string, lo: number, hi: number, p: number | null, game: string, n = 8): JudgeSwapRow => ({ model, game, pathway: "memory", form: "rejudge", quantity: "placebo", judge: "", estimate: { point: lo === 0 && hi === 0 ? 0 : (lo + hi) / 2, lo, hi, n }, p_sign_flip: p, runs: 2 });
+    const mk = (model: string, lo: number, hi: number, p: number | null, game: string, n = 8): JudgeSwapRow => ({
+      model,
+      game,
+      pathway: "memory",
+      form: "rejudge",
+      quantity: "placebo",
+      judge: "",
+      estimate: { point: lo === 0 && hi === 0 ? 0 : (lo + hi) / 2, lo, hi, n },
+      p_sign_flip: p,
+      runs: 2,
+    });
     const R = "builtin:random?noise=independent";
     // The band for 20 contrasts at 5%: P(X >= 4) = 0.0159 >= 0.01, P(X >= 5) = 0.0026 < 0.01 (by hand), so at most 4.
     expect(nullBandTop(20)).toBe(4);

@@ -124,7 +124,14 @@ describe("the lazily built report", () => {
     const { report, built } = traced();
     const out = tempDir();
     const files = await writeTables(report, out, ["coupling", "run_level"]);
-    expect(files.map((f) => f.slice(out.length + 1))).toEqual(["tables/coupling.csv", "tables/coupling.md", "tables/coupling.tex", "tables/run_level.csv", "tables/run_level.md", "tables/run_level.tex"]);
+    expect(files.map((f) => f.slice(out.length + 1))).toEqual([
+      "tables/coupling.csv",
+      "tables/coupling.md",
+      "tables/coupling.tex",
+      "tables/run_level.csv",
+      "tables/run_level.md",
+      "tables/run_level.tex",
+    ]);
     expect(built).toEqual(["judging_inputs", "blocks", "coupling", "run_level"]);
     const figures = await reportFigures(report, ["coupling", "calibration"]);
     expect(figures.map((f) => f.name)).toEqual(["calibration", "calibration_reliability", "coupling"]);

@@ -65,7 +65,16 @@ let db: LogDatabase;
 
 beforeAll(async () => {
   data = tempDir("s3gym-sql-");
-  await writeSyntheticData(data, { seed: 3, models: ["alpha-7b", "bravo-8b"], games: ["snake", "trust"], exploreEpisodes: 6, evalEpisodes: 2, stepsPerEpisode: [3, 6], failRate: 0.2, training: { models: ["alpha-7b"], epochs: 2 } });
+  await writeSyntheticData(data, {
+    seed: 3,
+    models: ["alpha-7b", "bravo-8b"],
+    games: ["snake", "trust"],
+    exploreEpisodes: 6,
+    evalEpisodes: 2,
+    stepsPerEpisode: [3, 6],
+    failRate: 0.2,
+    training: { models: ["alpha-7b"], epochs: 2 },
+  });
   ds = await loadDataset(data);
   db = await openLogDatabase([data]);
 }, 60_000);
@@ -98,7 +107,10 @@ describe("the tables equal the report's loader", () => {
 
   it("judged exploration steps of ok episodes equal the loader's (s, r, episode) arrays in order", async () => {
     for (const run of ds.runs.filter((r) => r.explore !== null)) {
-      const rows = await rowsOf(db, `select s.self_score, s.reward, s.episode from steps s join episodes e using (run_id, phase, episode) where run_id = '${run.run_id}' and phase = 'explore' and e.status = 'ok' order by s.episode, s.step`);
+      const rows = await rowsOf(
+        db,
+        `select s.self_score, s.reward, s.episode from steps s join episodes e using (run_id, phase, episode) where run_id = '${run.run_id}' and phase = 'explore' and e.status = 'ok' order by s.episode, s.step`,
+      );
       const ex = run.explore!;
       expect(rows.map((r) => r.self_score ?? Number.NaN)).toEqual([...ex.s]);
       expect(rows.map((r) => r.reward)).toEqual([...ex.r]);
@@ -164,8 +176,17 @@ describe("duplicates and problems resolve as the loader resolves them", () => {
 
   it("a resumed run's repeated steps and episode records: the last wins, an ok record is never undone", async () => {
     const dir = tempDir("s3gym-sql-dup-");
-    const c = curveRecords(H, [[0, [1, 3]], [3, [2]]]);
-    const e = exploreRecords(H, { 1: [[1, 1], [0, 0]], 2: [[0, 1]] });
+    const c = curveRecords(H, [
+      [0, [1, 3]],
+      [3, [2]],
+    ]);
+    const e = exploreRecords(H, {
+      1: [
+        [1, 1],
+        [0, 0],
+      ],
+      2: [[0, 1]],
+    });
     // Episode 2 was interrupted and re-run: its first attempt's step 0 (reward 9) precedes the rerun's.
     const steps = [...e.steps.slice(0, 2), step(H, { episode: 2, step: 0, s: 1, r: 9 }), ...e.steps.slice(2)];
     const episodes = [...c.episodes, ...e.episodes, episode(H, { phase: "explore", episode: 1, status: "failed" }), episode(H, { phase: "eval", checkpoint: 3, episode: 0, score: 5 })];
@@ -177,7 +198,11 @@ describe("duplicates and problems resolve as the loader resolves them", () => {
       const ex = loaded.runs[0]!.explore!;
       const rows = await rowsOf(d, "select episode, step, reward, self_score from steps where phase = 'explore' order by episode, step");
       expect(rows.map((r) => r.reward)).toEqual([...ex.r]);
-      expect(rows.map((r) => [r.episode, r.step, r.reward])).toEqual([[1, 0, 1], [1, 1, 0], [2, 0, 1]]);
+      expect(rows.map((r) => [r.episode, r.step, r.reward])).toEqual([
+        [1, 0, 1],
+        [1, 1, 0],
+        [2, 0, 1],
+      ]);
       const eps = await rowsOf(d, "select phase, checkpoint, episode, status, score from episodes order by phase, checkpoint, episode");
       expect(eps).toEqual([
         { phase: "eval", checkpoint: 0, episode: 0, status: "ok", score: 1 },
@@ -215,7 +240,12 @@ describe("duplicates and problems resolve as the loader resolves them", () => {
     // second run beside it is loaded as usual.
     appendFileSync(steps, '\n{"run_id":"g.history.m"}\n');
     const H2 = { ...H, run_id: "g.history.m2", model: "m2" };
-    const e2 = exploreRecords(H2, { 1: [[0, 1], [1, 1]] });
+    const e2 = exploreRecords(H2, {
+      1: [
+        [0, 1],
+        [1, 1],
+      ],
+    });
     writeRun(dir, H2, { steps: e2.steps, episodes: e2.episodes, checkpoints: [] });
     const loaded2 = await loadDataset(dir);
     expect(loaded2.runs.map((r) => r.run_id)).toEqual([H2.run_id]);
@@ -288,8 +318,13 @@ describe("export", () => {
   it("reads back through hyparquet equal to the source JSONL (steps, episodes)", async () => {
     const read = async (t: string) => (await parquetReadObjects({ file: await asyncBufferFromFile(join(out, `${t}.parquet`)), compressors })).map(canon) as Record<string, unknown>[];
     const key = (r: Record<string, unknown>) => JSON.stringify([r.run_id, r.phase, r.view, r.checkpoint, r.episode, r.step ?? null]);
-    for (const [table, file] of [["steps", "steps.jsonl"], ["episodes", "episodes.jsonl"]] as const) {
-      const source = rawRecords(data, file).map((r) => canon({ ...(conform(TABLE_SCHEMAS[table], r) as object), view: r.phase === "eval" ? viewOf(r as { view?: "eval" }) : null }) as Record<string, unknown>);
+    for (const [table, file] of [
+      ["steps", "steps.jsonl"],
+      ["episodes", "episodes.jsonl"],
+    ] as const) {
+      const source = rawRecords(data, file).map(
+        (r) => canon({ ...(conform(TABLE_SCHEMAS[table], r) as object), view: r.phase === "eval" ? viewOf(r as { view?: "eval" }) : null }) as Record<string, unknown>,
+      );
       const back = await read(table);
       const sort = (xs: Record<string, unknown>[]) => [...xs].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
       expect(back.length, table).toBe(source.length);
@@ -332,7 +367,12 @@ describe("the cache", () => {
   it("answers a second query on unchanged files without loading; an appended line, a rewrite or a new run makes it load again", async () => {
     const dir = tempDir("s3gym-sql-cache-data-");
     const cacheDir = join(tempDir("s3gym-sql-cache-"), "c");
-    const e = exploreRecords(H, { 1: [[1, 1], [0, 0]] });
+    const e = exploreRecords(H, {
+      1: [
+        [1, 1],
+        [0, 0],
+      ],
+    });
     const run = writeRun(dir, H, { steps: e.steps, episodes: e.episodes, checkpoints: [] });
     // A torn last line: its warning must be said again when the cache answers.
     const episodes = join(run, "episodes.jsonl");

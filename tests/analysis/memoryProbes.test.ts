@@ -15,12 +15,21 @@ function cps(byX: Record<number, [number, number]>): CheckpointData[] {
 }
 function run(id: string, model: string, pathway: string, byX: Record<number, [number, number]>, probe?: { kind: string; donorModel?: string }): RunData {
   return {
-    run_id: id, model, game: "g", pathway, sources: [], views: {}, cost: null, explore: null,
+    run_id: id,
+    model,
+    game: "g",
+    pathway,
+    sources: [],
+    views: {},
+    cost: null,
+    explore: null,
     counts: { steps: 0, exploreSteps: 0, evalSteps: 0, episodes: 0, leftOutSteps: 0 },
     manifest: {
       run_seed: 0,
       config: { protocol: {} },
-      ...(probe ? { rejudged_from: { run_id: "intact", dir: "x" }, probe: { kind: probe.kind, ...(probe.donorModel ? { donor: { run_id: "d", dir: "d", model: probe.donorModel, run_seed: 0 } } : {}) } } : {}),
+      ...(probe
+        ? { rejudged_from: { run_id: "intact", dir: "x" }, probe: { kind: probe.kind, ...(probe.donorModel ? { donor: { run_id: "d", dir: "d", model: probe.donorModel, run_seed: 0 } } : {}) } }
+        : {}),
     } as never,
     checkpoints: cps(byX),
   };
@@ -76,7 +85,16 @@ describe("memory_probes", () => {
   });
 
   it("the null check leaves out exact [0, 0] intervals; the positive control counts per learner", () => {
-    const mk = (model: string, quantity: string, arm: string, lo: number, hi: number, game = "g"): MemoryProbeRow => ({ model, game, pathway: "memory", quantity, arm, estimate: { point: (lo + hi) / 2, lo, hi }, p_sign_flip: null, runs: 1 });
+    const mk = (model: string, quantity: string, arm: string, lo: number, hi: number, game = "g"): MemoryProbeRow => ({
+      model,
+      game,
+      pathway: "memory",
+      quantity,
+      arm,
+      estimate: { point: (lo + hi) / 2, lo, hi },
+      p_sign_flip: null,
+      runs: 1,
+    });
     const c = memoryProbeCheck([
       mk("builtin:random", "probe_effect", "empty - intact", 0, 0),
       mk("builtin:heuristic", "probe_effect", "empty - intact", 0, 0),

@@ -12,7 +12,6 @@ import { reportCommand } from "../../src/cli/report/report.js";
 import { withExitCode } from "../../src/cli/main.js";
 import { REPORT_CSV_COLUMNS as COLUMNS, tempDir } from "./helpers.js";
 
-
 const SMALL: SyntheticOptions = {
   seed: 1,
   pathways: ["history", "memory"],
@@ -71,7 +70,9 @@ describe("report on two shard directories", () => {
       expect(existsSync(join(out, "tables", `${name}.md`)), name).toBe(true);
     }
     for (const [name, header] of Object.entries(COLUMNS)) {
-      const lines = readFileSync(join(out, "tables", `${name}.csv`), "utf8").trimEnd().split("\n");
+      const lines = readFileSync(join(out, "tables", `${name}.csv`), "utf8")
+        .trimEnd()
+        .split("\n");
       expect(lines[0], name).toBe(header);
       expect(lines.length, name).toBeGreaterThan(1);
       for (const l of lines) expect(l.split(",").length, `${name}: ${l}`).toBe(header.split(",").length);
@@ -147,7 +148,10 @@ describe("report on two shard directories", () => {
   it("--models keeps only the named models", async () => {
     const dir = tempDir();
     expect((await run(["--data", main, "--out", dir, "--bootstrap", "20", "--models", "b"])).rc).toBe(0);
-    const rows = readFileSync(join(dir, "tables", "main_results.csv"), "utf8").trimEnd().split("\n").slice(1);
+    const rows = readFileSync(join(dir, "tables", "main_results.csv"), "utf8")
+      .trimEnd()
+      .split("\n")
+      .slice(1);
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r.startsWith("b,"))).toBe(true);
   });

@@ -75,7 +75,16 @@ describe("summary_vs_history on memory = history + 1.0", () => {
 describe("summary_vs_history with a hybrid pathway", () => {
   it("lists memory and hybrid against history, and hybrid against memory, with the same columns", async () => {
     const dir = tempDir();
-    await writeSyntheticData(dir, { models: ["m1", "m2"], games: ["chess", "trust"], pathways: ["history", "memory", "hybrid"], exploreEpisodes: 6, checkpointEvery: 3, evalEpisodes: 4, stepsPerEpisode: [2, 3], failRate: 0 });
+    await writeSyntheticData(dir, {
+      models: ["m1", "m2"],
+      games: ["chess", "trust"],
+      pathways: ["history", "memory", "hybrid"],
+      exploreEpisodes: 6,
+      checkpointEvery: 3,
+      evalEpisodes: 4,
+      stepsPerEpisode: [2, 3],
+      failRate: 0,
+    });
     const r = buildReport(await loadDataset(dir), { B: 50, seed: 0 });
     const rows = r.tables.summary_vs_history.rows;
     const contrasts = [...new Set(rows.map((x) => `${x.pathway} - ${x.versus}`))];

@@ -207,10 +207,7 @@ describe("reproducibility", () => {
   // fixture's resamples take so few distinct values that two seeds can share every percentile.)
   it("the same seed gives the same digits", () => {
     const again = buildReport(ds, { B: 300, seed: 0 });
-    const digits = (r: Report): unknown => [
-      r.tables.main_results.rows.map((x) => [x.avg, x.max, x.auc_plus, x.naba]),
-      r.tables.self_judging.rows.map((x) => [x.agree, x.nmae]),
-    ];
+    const digits = (r: Report): unknown => [r.tables.main_results.rows.map((x) => [x.avg, x.max, x.auc_plus, x.naba]), r.tables.self_judging.rows.map((x) => [x.agree, x.nmae])];
     expect(digits(again)).toEqual(digits(report));
   });
 });

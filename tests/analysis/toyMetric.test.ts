@@ -28,9 +28,27 @@ export function finalGain(curve: readonly CurvePoint[]): number | null {
 
 describe("the toy metric, by hand", () => {
   it("is the last valid y minus the first, skipping invalid checkpoints", () => {
-    expect(finalGain([{ x: 0, y: 0.2 }, { x: 3, y: 0.5 }, { x: 6, y: 0.9 }])).toBeCloseTo(0.7, 12);
-    expect(finalGain([{ x: 0, y: null }, { x: 3, y: 0.5 }, { x: 6, y: 0.25 }, { x: 9, y: null }])).toBeCloseTo(-0.25, 12);
-    expect(finalGain([{ x: 0, y: 0.5 }, { x: 3, y: null }])).toBeNull();
+    expect(
+      finalGain([
+        { x: 0, y: 0.2 },
+        { x: 3, y: 0.5 },
+        { x: 6, y: 0.9 },
+      ]),
+    ).toBeCloseTo(0.7, 12);
+    expect(
+      finalGain([
+        { x: 0, y: null },
+        { x: 3, y: 0.5 },
+        { x: 6, y: 0.25 },
+        { x: 9, y: null },
+      ]),
+    ).toBeCloseTo(-0.25, 12);
+    expect(
+      finalGain([
+        { x: 0, y: 0.5 },
+        { x: 3, y: null },
+      ]),
+    ).toBeNull();
     expect(finalGain([])).toBeNull();
   });
 });
@@ -53,7 +71,10 @@ describe("the toy metric's table, added with one entry", () => {
     build: (p): Table => ({
       name: "toy_final_gain",
       title: "Toy final gain",
-      columns: [{ key: "game", kind: "text" }, { key: "final_gain", kind: "num" }],
+      columns: [
+        { key: "game", kind: "text" },
+        { key: "final_gain", kind: "num" },
+      ],
       rows: p.all.runs.map((r) => ({ game: r.game, final_gain: finalGain(runCurve(r)) })),
       notes: ["Intervals: none (a toy)."],
     }),
@@ -63,7 +84,9 @@ describe("the toy metric's table, added with one entry", () => {
     const report = buildReport(ds, { B: 20, seed: 1 }, [...REPORT_ENTRIES, toyTable]);
     const out = tempDir();
     await writeReport(report, out);
-    const csv = readFileSync(join(out, "tables", "toy_final_gain.csv"), "utf8").trim().split("\n");
+    const csv = readFileSync(join(out, "tables", "toy_final_gain.csv"), "utf8")
+      .trim()
+      .split("\n");
     expect(csv[0]).toBe("game,final_gain");
     // By hand from the checkpoint records: mean score at the last checkpoint minus at the first.
     const expected = ds.runs.map((r) => {

@@ -40,7 +40,10 @@ describe("training over loop seeds", () => {
     const bands = trainingBands([series("g", 0, [0, 1]), series("g", 100, [3, null]), series("g", 200, [6, 5]), series("h", 0, [2, 4])], CFG);
     const g = bands.find((b) => b.game === "g")!;
     expect(g.band).toBe("seeds");
-    expect(g.points.map((p) => [p.x, p.y, p.n_seeds])).toEqual([[0, 3, 3], [1, 3, 2]]);
+    expect(g.points.map((p) => [p.x, p.y, p.n_seeds])).toEqual([
+      [0, 3, 3],
+      [1, 3, 2],
+    ]);
     // Two seeds 1 and 5: the resampled means are 1, 3, 5 -> the interval is [1, 5].
     expect([g.points[1]!.lo, g.points[1]!.hi]).toEqual([1, 5]);
     expect(g.seeds.map((s) => s.run_seed)).toEqual([0, 100, 200]);
@@ -48,7 +51,12 @@ describe("training over loop seeds", () => {
     expect(h.band).toBe("episodes");
     expect(h.points[1]).toEqual({ x: 1, y: 4, lo: 3, hi: 5, n: 3, n_seeds: 1, indicative: false });
     const epochs = trainingEpochsTable(bands, CFG);
-    expect(epochs.rows.map((r) => [r.game, r.epoch, r.score.point, r.n_seeds])).toEqual([["g", 0, 3, 3], ["g", 1, 3, 2], ["h", 0, 2, 1], ["h", 1, 4, 1]]);
+    expect(epochs.rows.map((r) => [r.game, r.epoch, r.score.point, r.n_seeds])).toEqual([
+      ["g", 0, 3, 3],
+      ["g", 1, 3, 2],
+      ["h", 0, 2, 1],
+      ["h", 1, 4, 1],
+    ]);
     expect(epochs.rows[0]!.score).toMatchObject({ n: 3, indicative: true });
     expect(epochs.notes.join(" ")).toContain("One loop seed (interval: its evaluation episodes resampled): m / h.");
   });

@@ -52,8 +52,38 @@ describe("the paired seed bootstrap, enumerated (2 seeds x 2 checkpoints)", () =
     const dir = tempDir("s3gym-paired-");
     const h = id("m", "g", "history");
     const m = id("m", "g", "memory");
-    const hr = seeded(h, [[0, [[10, 0], [11, 1]]], [3, [[10, 1], [11, 1]]]]);
-    const mr = seeded(m, [[0, [[10, 0], [11, 1]]], [3, [[10, 2], [11, 1]]]]);
+    const hr = seeded(h, [
+      [
+        0,
+        [
+          [10, 0],
+          [11, 1],
+        ],
+      ],
+      [
+        3,
+        [
+          [10, 1],
+          [11, 1],
+        ],
+      ],
+    ]);
+    const mr = seeded(m, [
+      [
+        0,
+        [
+          [10, 0],
+          [11, 1],
+        ],
+      ],
+      [
+        3,
+        [
+          [10, 2],
+          [11, 1],
+        ],
+      ],
+    ]);
     writeRun(dir, h, { steps: [], episodes: hr.episodes, checkpoints: hr.checkpoints });
     writeRun(dir, m, { steps: [], episodes: mr.episodes, checkpoints: mr.checkpoints });
     report = buildReport(await loadDataset(dir), { B: 2000, seed: 0 });
@@ -120,7 +150,11 @@ describe("blocks between adjacent checkpoints of any spacing", () => {
 
   it("0, 3, ..., 27, 29 gives 10 blocks; the last covers episodes 28 and 29", () => {
     const xs = [...Array.from({ length: 10 }, (_, i) => 3 * i), 29];
-    const blocks = runBlocks(xs.map((x) => ({ x, y: x })), episodes, { min: 0, max: 1 });
+    const blocks = runBlocks(
+      xs.map((x) => ({ x, y: x })),
+      episodes,
+      { min: 0, max: 1 },
+    );
     expect(blocks).toHaveLength(10);
     expect(blocks.map((b) => [b.s, b.t]).at(-1)).toEqual([27, 29]);
     // g = (29 - 27) / (29 - 0)
@@ -129,7 +163,11 @@ describe("blocks between adjacent checkpoints of any spacing", () => {
 
   it("an extra checkpoint at x = 1 gives 11 blocks (0-1, 1-3, 3-6, ..., 27-30)", () => {
     const xs = [0, 1, ...Array.from({ length: 10 }, (_, i) => 3 * (i + 1))];
-    const blocks = runBlocks(xs.map((x) => ({ x, y: x })), episodes, { min: 0, max: 1 });
+    const blocks = runBlocks(
+      xs.map((x) => ({ x, y: x })),
+      episodes,
+      { min: 0, max: 1 },
+    );
     expect(blocks.map((b) => b.t)).toEqual([1, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30]);
     expect(blocks[1]?.s).toBe(1);
   });
@@ -141,17 +179,30 @@ describe("marks and counts in the tables", () => {
     const dir = tempDir("s3gym-marks-");
     // a: checkpoints 0, 3 valid, 6 failed; b: 0, 3, 6 valid. The game's schedule ends at 6.
     const a = id("a", "g", "history");
-    const ar = curveRecords(a, [[0, [1]], [3, [2]], [6, null]]);
+    const ar = curveRecords(a, [
+      [0, [1]],
+      [3, [2]],
+      [6, null],
+    ]);
     // a failed exploration episode 2 with two steps: left out of judging, counted in the notes.
     const ax = exploreRecords(a, { 1: [[1, 1]] });
-    const failedSteps = exploreRecords(a, { 2: [[1, 0], [0, 1]] }).steps;
+    const failedSteps = exploreRecords(a, {
+      2: [
+        [1, 0],
+        [0, 1],
+      ],
+    }).steps;
     writeRun(dir, a, {
       steps: [...ax.steps, ...failedSteps],
       episodes: [...ar.episodes, ...ax.episodes, episode(a, { phase: "explore", episode: 2, status: "failed" })],
       checkpoints: ar.checkpoints,
     });
     const b = id("b", "g", "history");
-    const br = curveRecords(b, [[0, [1]], [3, [2]], [6, [3]]]);
+    const br = curveRecords(b, [
+      [0, [1]],
+      [3, [2]],
+      [6, [3]],
+    ]);
     writeRun(dir, b, { steps: [], episodes: br.episodes, checkpoints: br.checkpoints });
     report = buildReport(await loadDataset(dir), { B: 100, seed: 0 });
   });
@@ -189,8 +240,16 @@ describe("report without manifests, or with partial ones", () => {
   function writeTwoRuns(dir: string): string[] {
     return ["history", "memory"].map((pw) => {
       const x = id("m", "g", pw);
-      const ex = exploreRecords(x, { 1: [[1, 1], [0, 1]] });
-      const c = curveRecords(x, [[0, [1, 2]], [3, [2, 3]]]);
+      const ex = exploreRecords(x, {
+        1: [
+          [1, 1],
+          [0, 1],
+        ],
+      });
+      const c = curveRecords(x, [
+        [0, [1, 2]],
+        [3, [2, 3]],
+      ]);
       return writeRun(dir, x, { steps: ex.steps, episodes: [...ex.episodes, ...c.episodes], checkpoints: c.checkpoints });
     });
   }

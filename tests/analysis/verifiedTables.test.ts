@@ -91,7 +91,7 @@ describe("verifier reliability", () => {
   });
 
   it("each fact check by hand", () => {
-    const solved = (ep: number) => ({ 1: true, 2: false } as Record<number, boolean>)[ep] ?? null;
+    const solved = (ep: number) => (({ 1: true, 2: false }) as Record<number, boolean>)[ep] ?? null;
     expect(run.facts.map((f) => factContradicted("chess", f, solved))).toEqual([false, true, true, false, false, true, false, true, null, null]);
     // Outside chess, a movement fact is prose.
     expect(factContradicted("trust", run.facts[1]!, solved)).toBeNull();
@@ -133,29 +133,94 @@ describe("the report with verified runs", () => {
   it("adds dNABA(verified - memory) and (verified - history), reliability and tokens; without verified runs it adds none", async () => {
     const dir = tempDir();
     const curves: Record<string, [number, number[]][]> = {
-      H: [[0, [1, 1]], [3, [3, 3]], [6, [2, 2]]],
-      M: [[0, [1, 1]], [3, [1, 1]], [6, [2, 2]]],
-      V: [[0, [1, 1]], [3, [4, 4]], [6, [4, 4]]],
+      H: [
+        [0, [1, 1]],
+        [3, [3, 3]],
+        [6, [2, 2]],
+      ],
+      M: [
+        [0, [1, 1]],
+        [3, [1, 1]],
+        [6, [2, 2]],
+      ],
+      V: [
+        [0, [1, 1]],
+        [3, [4, 4]],
+        [6, [4, 4]],
+      ],
     };
     for (const k of ["H", "M"] as const) writeRun(dir, ids[k], curveRecords(ids[k], curves[k]!));
     const without = buildReport(await loadDataset(dir), { B: 0 });
     expect(Object.keys(without.tables).filter((k) => k.includes("verif") || k.includes("tokens"))).toEqual([]);
 
     const v = curveRecords(ids.V, curves.V!);
-    const vdir = writeRun(dir, ids.V, { checkpoints: v.checkpoints, episodes: [...v.episodes, { ...ids.V, phase: "explore", config: "explore", checkpoint: null, episode: 1, seed: 1, score: 1, steps: 0, status: "ok", error: null, started_at: "", ended_at: "" }] });
-    writeFileSync(join(vdir, "verdicts.jsonl"), jsonl([{ ...ids.V, episode: 1, seed: 1, config: "explore", outcome: "failure", facts: [], parsed: true, error: null, response: "Outcome: failure", verifier_model: "m", trajectory_steps_kept: 0, tokens_in: 7, tokens_out: 3, latency_ms: 0 }]));
-    writeFileSync(join(vdir, "calls.jsonl"), jsonl([{ run_id: ids.V.run_id, purpose: "verifier", phase: "explore", checkpoint: null, episode: 1, step: null, tokens_in: 7, tokens_out: 3, tokens_cached: null, latency_ms: 0, retries: 0, cached: false, error: null, cost_usd: null }]));
+    const vdir = writeRun(dir, ids.V, {
+      checkpoints: v.checkpoints,
+      episodes: [...v.episodes, { ...ids.V, phase: "explore", config: "explore", checkpoint: null, episode: 1, seed: 1, score: 1, steps: 0, status: "ok", error: null, started_at: "", ended_at: "" }],
+    });
+    writeFileSync(
+      join(vdir, "verdicts.jsonl"),
+      jsonl([
+        {
+          ...ids.V,
+          episode: 1,
+          seed: 1,
+          config: "explore",
+          outcome: "failure",
+          facts: [],
+          parsed: true,
+          error: null,
+          response: "Outcome: failure",
+          verifier_model: "m",
+          trajectory_steps_kept: 0,
+          tokens_in: 7,
+          tokens_out: 3,
+          latency_ms: 0,
+        },
+      ]),
+    );
+    writeFileSync(
+      join(vdir, "calls.jsonl"),
+      jsonl([
+        {
+          run_id: ids.V.run_id,
+          purpose: "verifier",
+          phase: "explore",
+          checkpoint: null,
+          episode: 1,
+          step: null,
+          tokens_in: 7,
+          tokens_out: 3,
+          tokens_cached: null,
+          latency_ms: 0,
+          retries: 0,
+          cached: false,
+          error: null,
+          cost_usd: null,
+        },
+      ]),
+    );
     mkdirSync(vdir, { recursive: true });
     const ds = await loadDataset(dir);
     const inputs = await loadVerifiedInputs(dir);
     const report = buildReport(ds, { B: 0, verified: inputs });
     const vm = report.tables.verified_vs_memory!.rows;
     const vh = report.tables.verified_vs_history!.rows;
-    expect(vm.map((r) => [r.model, r.dnaba.point, r.dnaba_wins, r.dnaba_losses, r.dnaba_ties])).toEqual([["m", 12, null, null, null], ["mean", 12, 1, 0, 0]]);
-    expect(vh.map((r) => [r.model, r.dnaba.point])).toEqual([["m", 6], ["mean", 6]]);
+    expect(vm.map((r) => [r.model, r.dnaba.point, r.dnaba_wins, r.dnaba_losses, r.dnaba_ties])).toEqual([
+      ["m", 12, null, null, null],
+      ["mean", 12, 1, 0, 0],
+    ]);
+    expect(vh.map((r) => [r.model, r.dnaba.point])).toEqual([
+      ["m", 6],
+      ["mean", 6],
+    ]);
     expect(report.tables.summary_vs_history.rows[0]!.dnaba.point).toBeCloseTo(1.5 - 7.5, 12);
     // Game g has no verifier criterion of its own: nothing is decided.
     expect(report.tables.verifier_reliability!.rows).toEqual([expect.objectContaining({ game: "g", verdicts: 1, decided: 0, threshold: null })]);
-    expect(report.tables.tokens_by_pathway!.rows.map((r) => [r.pathway, r.consolidation_calls, r.consolidation_tokens])).toEqual([["history", 0, 0], ["memory", 0, 0], ["verified", 1, 10]]);
+    expect(report.tables.tokens_by_pathway!.rows.map((r) => [r.pathway, r.consolidation_calls, r.consolidation_tokens])).toEqual([
+      ["history", 0, 0],
+      ["memory", 0, 0],
+      ["verified", 1, 10],
+    ]);
   });
 });

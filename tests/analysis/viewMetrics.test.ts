@@ -10,12 +10,16 @@ function sc(xs: number[], keys: number[], rows: (number | null)[][]): SeedCurve 
 }
 
 // Two seeds over checkpoints 0, 3, 6, 9: y = 0.3, 0.7, 0.7, 0.3.
-const idView = sc([0, 3, 6, 9], [10, 11], [
-  [0.2, 0.4],
-  [0.8, 0.6],
-  [0.6, 0.8],
-  [0.4, 0.2],
-]);
+const idView = sc(
+  [0, 3, 6, 9],
+  [10, 11],
+  [
+    [0.2, 0.4],
+    [0.8, 0.6],
+    [0.6, 0.8],
+    [0.4, 0.2],
+  ],
+);
 
 describe("transfer gain (IDG / OODG) and the best intermediate snapshot", () => {
   it("final gain 0, best snapshot at x=3 (x=6 ties: the earliest), regression 0.4", () => {
@@ -28,16 +32,42 @@ describe("transfer gain (IDG / OODG) and the best intermediate snapshot", () => 
     expect(g.regression).toBeCloseTo(0.4, 12);
   });
   it("a failed last checkpoint leaves the final gain missing, never an earlier checkpoint's", () => {
-    const g = transferGain([{ x: 0, y: 1 }, { x: 3, y: 2 }, { x: 6, y: null }], 6);
+    const g = transferGain(
+      [
+        { x: 0, y: 1 },
+        { x: 3, y: 2 },
+        { x: 6, y: null },
+      ],
+      6,
+    );
     expect(g.final_gain).toBeNull();
     expect(g.regression).toBeNull();
     expect(g.best_x).toBe(3);
     // a schedule whose last checkpoint was never recorded (lastX beyond the curve): missing too.
-    expect(transferGain([{ x: 0, y: 1 }, { x: 3, y: 2 }], 6).final_gain).toBeNull();
+    expect(
+      transferGain(
+        [
+          { x: 0, y: 1 },
+          { x: 3, y: 2 },
+        ],
+        6,
+      ).final_gain,
+    ).toBeNull();
   });
   it("no intermediate snapshot: best and regression missing; a rising curve regresses 0", () => {
-    expect(transferGain([{ x: 0, y: 1 }, { x: 3, y: 2 }])).toMatchObject({ final_gain: 1, best_x: null, best_gain: null, regression: null });
-    expect(transferGain([{ x: 0, y: 1 }, { x: 3, y: 2 }, { x: 6, y: 4 }])).toMatchObject({ final_gain: 3, best_x: 3, best_gain: 1, regression: 0 });
+    expect(
+      transferGain([
+        { x: 0, y: 1 },
+        { x: 3, y: 2 },
+      ]),
+    ).toMatchObject({ final_gain: 1, best_x: null, best_gain: null, regression: null });
+    expect(
+      transferGain([
+        { x: 0, y: 1 },
+        { x: 3, y: 2 },
+        { x: 6, y: 4 },
+      ]),
+    ).toMatchObject({ final_gain: 3, best_x: 3, best_gain: 1, regression: 0 });
   });
 });
 
@@ -70,10 +100,14 @@ describe("update gains and the rate at which an update helps one view and hurts 
 
 describe("forgetting on replay", () => {
   // Replay view, checkpoints 2 and 4: seeds a, b re-played from 2 on, c (explored third) from 4 on.
-  const replay = sc([2, 4], [100, 102, 104], [
-    [1, 0, null],
-    [0, 1, 1],
-  ]);
+  const replay = sc(
+    [2, 4],
+    [100, 102, 104],
+    [
+      [1, 0, null],
+      [0, 1, 1],
+    ],
+  );
   it("threshold 1: a forgotten, b fixed, c kept; FR = max(0, 2/3 - 2/3) = 0; UVG compares only seeds played at both", () => {
     const f = forgetting(replay, 1);
     expect(f.seeds.map((s) => [s.seed, s.first_x, s.outcome])).toEqual([
@@ -88,14 +122,34 @@ describe("forgetting on replay", () => {
     expect(updateGains(replay)).toEqual([{ x: 4, from: 2, uvg: 0, n: 2 }]);
   });
   it("FR is the drop of the mean: first (1 + 0.5) / 2, last (0 + 0.5) / 2, FR 0.5; threshold 0.5 keeps b", () => {
-    const f = forgetting(sc([2, 4], [1, 2], [[1, 0.5], [0, 0.5]]), 0.5);
+    const f = forgetting(
+      sc(
+        [2, 4],
+        [1, 2],
+        [
+          [1, 0.5],
+          [0, 0.5],
+        ],
+      ),
+      0.5,
+    );
     expect(f.fr).toBeCloseTo(0.5, 12);
     expect([f.fixed, f.forgotten, f.kept, f.never]).toEqual([0, 1, 1, 0]);
     // A rise is not forgetting: FR clips at 0.
     expect(forgetting(sc([2, 4], [1], [[0], [1]]), 1).fr).toBe(0);
   });
   it("a seed not played at the last checkpoint is not counted; no checkpoint: nothing", () => {
-    const f = forgetting(sc([2, 4], [1, 2], [[1, 1], [1, null]]), 1);
+    const f = forgetting(
+      sc(
+        [2, 4],
+        [1, 2],
+        [
+          [1, 1],
+          [1, null],
+        ],
+      ),
+      1,
+    );
     expect(f.seeds.map((s) => s.seed)).toEqual([1]);
     expect(forgetting(sc([], [], []), 1)).toMatchObject({ last_x: null, fr: null, seeds: [] });
   });

@@ -26,7 +26,21 @@ function writeRun(data: string, scores: Record<string, Record<number, [number, n
       const v = view === "eval" ? {} : { view };
       cps.push({ ...ID, checkpoint: Number(x), ...v, scores: list.map((s) => s[1]), mean: list.reduce((a, s) => a + s[1], 0) / list.length, status: "ok", reason: null });
       list.forEach(([seed, score], i) =>
-        eps.push({ ...ID, phase: "eval", ...v, config: view === "eval" ? "eval" : "explore", checkpoint: Number(x), episode: i, seed, score, steps: 0, status: "ok", error: null, started_at: "", ended_at: "" }),
+        eps.push({
+          ...ID,
+          phase: "eval",
+          ...v,
+          config: view === "eval" ? "eval" : "explore",
+          checkpoint: Number(x),
+          episode: i,
+          seed,
+          score,
+          steps: 0,
+          status: "ok",
+          error: null,
+          started_at: "",
+          ended_at: "",
+        }),
       );
     }
   writeFileSync(join(dir, "checkpoints.jsonl"), jsonl(cps));
@@ -35,15 +49,67 @@ function writeRun(data: string, scores: Record<string, Record<number, [number, n
   writeFileSync(join(dir, "calls.jsonl"), jsonl(calls));
 }
 
-const call = (o: object) => ({ run_id: ID.run_id, purpose: "step", phase: null, checkpoint: null, episode: null, step: 0, tokens_in: 0, tokens_out: 0, tokens_cached: null, latency_ms: 0, retries: 0, cached: false, error: null, cost_usd: null, ...o });
+const call = (o: object) => ({
+  run_id: ID.run_id,
+  purpose: "step",
+  phase: null,
+  checkpoint: null,
+  episode: null,
+  step: 0,
+  tokens_in: 0,
+  tokens_out: 0,
+  tokens_cached: null,
+  latency_ms: 0,
+  retries: 0,
+  cached: false,
+  error: null,
+  cost_usd: null,
+  ...o,
+});
 
 const SCORES = {
   // y = 2, 3, 2: OODG 0, best snapshot x=2 (+1), regression 1.
-  eval: { 0: [[1, 1], [3, 3]], 2: [[1, 3], [3, 3]], 4: [[1, 2], [3, 2]] },
+  eval: {
+    0: [
+      [1, 1],
+      [3, 3],
+    ],
+    2: [
+      [1, 3],
+      [3, 3],
+    ],
+    4: [
+      [1, 2],
+      [3, 2],
+    ],
+  },
   // y = 1, 2, 4: IDG 3, best x=2 (+1), regression 0.
-  id: { 0: [[100, 0], [101, 2]], 2: [[100, 2], [101, 2]], 4: [[100, 4], [101, 4]] },
+  id: {
+    0: [
+      [100, 0],
+      [101, 2],
+    ],
+    2: [
+      [100, 2],
+      [101, 2],
+    ],
+    4: [
+      [100, 4],
+      [101, 4],
+    ],
+  },
   // exploration seeds 0 and 2 from checkpoint 2, seed 4 from checkpoint 4.
-  replay: { 2: [[0, 3], [2, 1]], 4: [[0, 2], [2, 4], [4, 5]] },
+  replay: {
+    2: [
+      [0, 3],
+      [2, 1],
+    ],
+    4: [
+      [0, 2],
+      [2, 4],
+      [4, 5],
+    ],
+  },
 } as Record<string, Record<number, [number, number][]>>;
 
 const CALLS = [
@@ -145,8 +211,15 @@ describe("the views' tables mark instruments", async () => {
   it("every view table of an instrument's runs has the instrument note; an LLM's have none", async () => {
     for (const [name, t] of Object.entries(tables(await asModel("builtin:learner")))) {
       expect(t.rows.length, name).toBeGreaterThan(0);
-      expect(t.notes.some((n) => n.startsWith(`${INSTRUMENT_MARK} instrument:`)), name).toBe(true);
+      expect(
+        t.notes.some((n) => n.startsWith(`${INSTRUMENT_MARK} instrument:`)),
+        name,
+      ).toBe(true);
     }
-    for (const [name, t] of Object.entries(tables(await asModel("openai:gpt-4o")))) expect(t.notes.some((n) => n.includes("instrument")), name).toBe(false);
+    for (const [name, t] of Object.entries(tables(await asModel("openai:gpt-4o"))))
+      expect(
+        t.notes.some((n) => n.includes("instrument")),
+        name,
+      ).toBe(false);
   });
 });

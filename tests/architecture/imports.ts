@@ -34,13 +34,11 @@ export function importSpecifiers(path: string, text = readFileSync(path, "utf8")
   const sf = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const found: { specifier: string; line: number }[] = [];
   const add = (node: ts.Node, lit: ts.Expression | undefined) => {
-    if (lit && ts.isStringLiteralLike(lit))
-      found.push({ specifier: lit.text, line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1 });
+    if (lit && ts.isStringLiteralLike(lit)) found.push({ specifier: lit.text, line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1 });
   };
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node, node.moduleSpecifier);
-    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference))
-      add(node, node.moduleReference.expression);
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node, node.moduleReference.expression);
     else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node, node.arguments[0]);
     else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node, node.argument.literal as ts.Expression);
     ts.forEachChild(node, visit);

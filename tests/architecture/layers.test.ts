@@ -162,13 +162,13 @@ describe("the checks themselves", () => {
     writeFileSync(
       join(root, "src", "games", "g.ts"),
       [
-        "// import { x } from \"../runner/zzz.js\";",
+        '// import { x } from "../runner/zzz.js";',
         "const s = 'import { y } from \"../runner/zzz.js\"';",
-        "import { x } from \"../runner/a.js\";",
-        "import type { T } from \"../runner/b.js\";",
-        "export { x as y } from \"../runner/c.js\";",
-        "export const later = () => import(\"../runner/d.js\");",
-        "export type U = typeof import(\"../runner/e.js\");",
+        'import { x } from "../runner/a.js";',
+        'import type { T } from "../runner/b.js";',
+        'export { x as y } from "../runner/c.js";',
+        'export const later = () => import("../runner/d.js");',
+        'export type U = typeof import("../runner/e.js");',
         "export const z: T = x + s.length;",
       ].join("\n"),
     );

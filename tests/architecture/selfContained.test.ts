@@ -77,9 +77,7 @@ describe("the test suite is self-contained", () => {
   });
 
   it("no file in tests/ or bench/ reads a path outside the repository", () => {
-    const bad = [...sources(join(ROOT, "tests")), ...sources(join(ROOT, "bench"))]
-      .filter((f) => f !== import.meta.filename)
-      .flatMap((f) => outsideReads(f, readFileSync(f, "utf8"), ROOT));
+    const bad = [...sources(join(ROOT, "tests")), ...sources(join(ROOT, "bench"))].filter((f) => f !== import.meta.filename).flatMap((f) => outsideReads(f, readFileSync(f, "utf8"), ROOT));
     expect(bad).toEqual([]);
   });
 });

@@ -80,7 +80,10 @@ describe("the same answers in process and over HTTP", () => {
   it("every game, with a request seed, with and without options", async () => {
     const exp = renderTrajectory(traj(1, "careless", [1, 0]));
     for (const game of GAME_NAMES) {
-      for (const [name, judge] of [["learner", 1], ["learner?judge=0.5", 0.5]] as const) {
+      for (const [name, judge] of [
+        ["learner", 1],
+        ["learner?judge=0.5", 0.5],
+      ] as const) {
         const messages = prompt(game, exp);
         const local = await new LearnerModel({ judge, checkpoint: null }).complete({ messages, sampling: { seed: 77 }, identity });
         const res = await fetch(`${server.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: name, messages, seed: 77 }) });
@@ -94,7 +97,11 @@ describe("the same answers in process and over HTTP", () => {
   });
 
   it("a bad learner option in the request's model is a 400 naming it", async () => {
-    const res = await fetch(`${server.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "learner?judge=x", messages: prompt("snake", "") }) });
+    const res = await fetch(`${server.url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "learner?judge=x", messages: prompt("snake", "") }),
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/judge must be a number in 0..1, got 'x'/);
   });
@@ -219,7 +226,6 @@ describe("the judge dial", () => {
   });
 });
 
-
 describe("the tactic rule", () => {
   const names = ["a", "b", "c"];
   const rng = () => Rng.fromKey("t");
@@ -231,7 +237,11 @@ describe("the tactic rule", () => {
   it("then the upper confidence bound: a rarely tried tactic with a close mean beats a frequent one", () => {
     // means a 2.0 (n 8), b 1.8 (n 1), c 0 (n 1); spread 2, N 10: a 2 + 0.5*2*sqrt(2 ln10 / 8) = 2.759,
     // b 1.8 + 1*sqrt(2 ln10) = 3.946, c 0 + 2.146 = 2.146.
-    const stats = new Map([["a", { n: 8, sum: 16 }], ["b", { n: 1, sum: 1.8 }], ["c", { n: 1, sum: 0 }]]);
+    const stats = new Map([
+      ["a", { n: 8, sum: 16 }],
+      ["b", { n: 1, sum: 1.8 }],
+      ["c", { n: 1, sum: 0 }],
+    ]);
     expect(chooseTactic(names, stats, "explore", null, rng()).tactic).toBe("b");
     // Evaluation is greedy: the best mean.
     expect(chooseTactic(names, stats, "eval", null, rng()).tactic).toBe("a");

@@ -19,7 +19,10 @@ import { learnerSettings } from "./learnerHelpers.js";
 describe("builtin:learner in the id and replay views", () => {
   it("the replay view forgets at most one seed, FR's interval covering 0", { timeout: 120_000 }, async () => {
     const data = mkdtempSync(join(tmpdir(), "s3learner-views-"));
-    const settings = { ...learnerSettings({ exploreEpisodes: 12, checkpointEvery: 4, evalEpisodes: 3, maxSteps: 24 }), views: { extra: ["id", "replay"] as ("id" | "replay")[], viewEpisodes: 3, replayEpisodes: 3 } };
+    const settings = {
+      ...learnerSettings({ exploreEpisodes: 12, checkpointEvery: 4, evalEpisodes: 3, maxSteps: 24 }),
+      views: { extra: ["id", "replay"] as ("id" | "replay")[], viewEpisodes: 3, replayEpisodes: 3 },
+    };
     const entries = buildMatrix(["builtin:learner"], ["tetris", "minesweeper"], ["history"], 0);
     const outcomes = await runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: factory() });
     for (const o of outcomes) expect(o.status).toBe("complete");

@@ -84,7 +84,26 @@ describe("a noisy policy's answer", () => {
 describe("in a run", () => {
   async function play(data: string) {
     const models = "builtin:random,builtin:random?noise=independent,builtin:heuristic,builtin:heuristic?noise=independent";
-    const argv = ["--models", models, "--games", "minesweeper", "--pathways", "none,history", "--data", data, "--explore-episodes", "3", "--checkpoint-every", "3", "--eval-episodes", "3", "--max-steps", "10", "--progress", "off"];
+    const argv = [
+      "--models",
+      models,
+      "--games",
+      "minesweeper",
+      "--pathways",
+      "none,history",
+      "--data",
+      data,
+      "--explore-episodes",
+      "3",
+      "--checkpoint-every",
+      "3",
+      "--eval-episodes",
+      "3",
+      "--max-steps",
+      "10",
+      "--progress",
+      "off",
+    ];
     const err: string[] = [];
     expect(await runCommand(argv, { env: {}, stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } }), err.join("")).toBe(0);
     const out = new Map<string, Map<string, string>>();
@@ -114,7 +133,11 @@ describe("in a run", () => {
       let plainSame = 0;
       let noisyDiffer = 0;
       for (let e = 0; e < 3; e++) {
-        for (const [p, x] of [["none", 3], ["history", 0], ["history", 3]] as const) {
+        for (const [p, x] of [
+          ["none", 3],
+          ["history", 0],
+          ["history", 3],
+        ] as const) {
           if (transcript(policy, p, x, e) === transcript(policy, "none", 0, e)) plainSame++;
           if (transcript(`${policy}-noise`, p, x, e) !== transcript(`${policy}-noise`, "none", 0, e)) noisyDiffer++;
         }

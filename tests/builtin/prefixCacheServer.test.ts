@@ -74,13 +74,37 @@ describe("serve with a simulated prefix cache", () => {
     server = await startServer({ prefixCacheTokens: 1_000_000 });
     const data = mkdtempSync(join(tmpdir(), "s3pc-"));
     const code = await runCommand(
-      ["--models", "openai:s3gym-heuristic", "--base-url", server.url, "--games", "trust", "--pathways", "history", "--data", data,
-        "--explore-episodes", "2", "--checkpoint-every", "2", "--eval-episodes", "1", "--max-steps", "4", "--progress", "off", "--no-preflight"],
+      [
+        "--models",
+        "openai:s3gym-heuristic",
+        "--base-url",
+        server.url,
+        "--games",
+        "trust",
+        "--pathways",
+        "history",
+        "--data",
+        data,
+        "--explore-episodes",
+        "2",
+        "--checkpoint-every",
+        "2",
+        "--eval-episodes",
+        "1",
+        "--max-steps",
+        "4",
+        "--progress",
+        "off",
+        "--no-preflight",
+      ],
       { env: { OPENAI_API_KEY: "EMPTY" }, stdout: { write: () => true }, stderr: { write: () => true } },
     );
     expect(code).toBe(0);
     const [run] = readdirSync(join(data, "runs"));
-    const calls = readFileSync(join(data, "runs", run!, "calls.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const calls = readFileSync(join(data, "runs", run!, "calls.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(calls.length).toBe(16);
     // The first exploration call finds nothing; every later one shares at least the system prompt's blocks.
     const explore = calls.filter((c) => c.phase === "explore");

@@ -106,13 +106,36 @@ describe("the runner", () => {
     server = await startServer({ onRequest: (b) => bodies.push(b as Record<string, unknown>) });
     const file = join(mkdtempSync(join(tmpdir(), "s3seed-mf-")), "models.json");
     const write = (sendSeed?: boolean) =>
-      writeFileSync(file, JSON.stringify({ models: [{ alias: "srv", spec: "openai:s3gym-random", base_url: server!.url, api_key_env: "K", ...(sendSeed === undefined ? {} : { send_seed: sendSeed }) }] }));
+      writeFileSync(
+        file,
+        JSON.stringify({ models: [{ alias: "srv", spec: "openai:s3gym-random", base_url: server!.url, api_key_env: "K", ...(sendSeed === undefined ? {} : { send_seed: sendSeed }) }] }),
+      );
     const env = { K: "k" };
     const go = async () => {
       const d = mkdtempSync(join(tmpdir(), "s3seed-http-"));
-      const argv = ["--models", "srv", "--models-file", file, "--games", "trust", "--pathways", "none", "--data", d, "--explore-episodes", "0", "--eval-episodes", "2", "--max-steps", "3", "--progress", "off", "--no-cache",
+      const argv = [
+        "--models",
+        "srv",
+        "--models-file",
+        file,
+        "--games",
+        "trust",
+        "--pathways",
+        "none",
+        "--data",
+        d,
+        "--explore-episodes",
+        "0",
+        "--eval-episodes",
+        "2",
+        "--max-steps",
+        "3",
+        "--progress",
+        "off",
+        "--no-cache",
         // The preflight's probe would be a 7th request; this test counts the run's own.
-        "--no-preflight"];
+        "--no-preflight",
+      ];
       const err: string[] = [];
       expect(await runCommand(argv, { env, stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } }), err.join("")).toBe(0);
     };

@@ -101,7 +101,11 @@ describe("startServer", () => {
     const a = await kinds(3);
     expect(await kinds(3)).toEqual(a);
     expect(await kinds(4)).not.toEqual(a);
-    for (const k of ["429:ok", "500:ok", "200:GARBAGE", "200:EMPTY", "200:ok"]) expect(a.some((x) => x === k), k).toBe(true);
+    for (const k of ["429:ok", "500:ok", "200:GARBAGE", "200:EMPTY", "200:ok"])
+      expect(
+        a.some((x) => x === k),
+        k,
+      ).toBe(true);
   });
   it("never faults at rate 0, and its log never carries the Authorization header", async () => {
     const lines: string[] = [];
@@ -137,7 +141,10 @@ function historyPrompt(gameName: string, o: { blocks: number; keepFirst: number;
     })),
     endObservation: game.observe(game.reset(100 * b + 99, "explore")),
   }));
-  const experience = trajectories.map((t, b) => renderTrajectory(t, b === 0 ? o.keepFirst : t.steps.length)).filter((t) => t).join("\n\n");
+  const experience = trajectories
+    .map((t, b) => renderTrajectory(t, b === 0 ? o.keepFirst : t.steps.length))
+    .filter((t) => t)
+    .join("\n\n");
   const turns: EarlierTurn[] = Array.from({ length: o.turns }, (_, i) => ({ observation: game.observe(game.reset(7000 + i, "explore")), response: `Answer: x ${i}`, feedback: i ? "ok" : "" }));
   return buildStepMessages({ rules: game.rules("explore"), experience, turns, observation: game.observe(game.reset(9999, "explore")), rewardVisibility: "hidden" });
 }
@@ -192,7 +199,40 @@ describe("usage counting", () => {
   });
 
   it("segments add up to the whole text's count, for any text (property)", () => {
-    const piece = fc.constantFrom("\n", "\n\n", "\r\n", " ", "  ", "\t", "/", "//", "-", "--- Step", "=", "a", "B", "word", " the", "'s", "1", "123456", "é", "ß", "日本", "🙂", "}", ".", "x/y", "\u00a0", "\u2028", "<|", "[...", ":", "#", "\u0301");
+    const piece = fc.constantFrom(
+      "\n",
+      "\n\n",
+      "\r\n",
+      " ",
+      "  ",
+      "\t",
+      "/",
+      "//",
+      "-",
+      "--- Step",
+      "=",
+      "a",
+      "B",
+      "word",
+      " the",
+      "'s",
+      "1",
+      "123456",
+      "é",
+      "ß",
+      "日本",
+      "🙂",
+      "}",
+      ".",
+      "x/y",
+      "\u00a0",
+      "\u2028",
+      "<|",
+      "[...",
+      ":",
+      "#",
+      "\u0301",
+    );
     const counter = new UsageCounter((t) => countTokens(t), 16); // tiny LRU: evictions on every run
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 400 }), (parts) => {

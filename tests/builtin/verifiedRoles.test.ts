@@ -63,21 +63,25 @@ describe("the verified roles in process and over HTTP", () => {
     ["builtin:learner", "learner", "chess"],
     ["builtin:learner?judge=0.3", "learner?judge=0.3", "minesweeper"],
     ["builtin:heuristic", "s3gym-heuristic", "snake"],
-  ])("%s answers every curriculum and verifier prompt as `serve` does (%s, %s)", async (spec, served, game) => {
-    const { requests, answers } = await roleRequests(spec, game);
-    expect(requests.length).toBe(6 + 5);
-    server = await startServer({});
-    for (const [i, r] of requests.entries()) {
-      const res = await fetch(`${server.url}/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ model: served, messages: r.messages, seed: r.sampling.seed, max_tokens: r.sampling.max_tokens }),
-      });
-      expect(res.status).toBe(200);
-      const body = (await res.json()) as { choices: { message: { content: string } }[] };
-      expect(body.choices[0]!.message.content, `request ${i}`).toBe(answers[i]);
-    }
-  }, 60_000);
+  ])(
+    "%s answers every curriculum and verifier prompt as `serve` does (%s, %s)",
+    async (spec, served, game) => {
+      const { requests, answers } = await roleRequests(spec, game);
+      expect(requests.length).toBe(6 + 5);
+      server = await startServer({});
+      for (const [i, r] of requests.entries()) {
+        const res = await fetch(`${server.url}/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: served, messages: r.messages, seed: r.sampling.seed, max_tokens: r.sampling.max_tokens }),
+        });
+        expect(res.status).toBe(200);
+        const body = (await res.json()) as { choices: { message: { content: string } }[] };
+        expect(body.choices[0]!.message.content, `request ${i}`).toBe(answers[i]);
+      }
+    },
+    60_000,
+  );
 });
 
 describe("builtin:learner's curriculum", () => {
@@ -118,7 +122,13 @@ describe("builtin:learner's curriculum", () => {
 
 describe("builtin:learner's verifier", () => {
   const block = (scores: number[], tactic = "flat") =>
-    [`=== Exploration episode 1 (${scores.length} steps) ===`, ...scores.flatMap((s, i) => [`--- Step ${i + 1} ---`, "Observation:", "board", `Tactic: ${tactic}`, "Action: 3 0", `Self-score: ${s}`, "Feedback: ok"]), "End state:", "board", "=== End of exploration episode 1 ==="].join("\n");
+    [
+      `=== Exploration episode 1 (${scores.length} steps) ===`,
+      ...scores.flatMap((s, i) => [`--- Step ${i + 1} ---`, "Observation:", "board", `Tactic: ${tactic}`, "Action: 3 0", `Self-score: ${s}`, "Feedback: ok"]),
+      "End state:",
+      "board",
+      "=== End of exploration episode 1 ===",
+    ].join("\n");
   const rules = "# S3Gym game: tetris (config: narrow)\n\nrules";
 
   it("success when its own self-scores sum to the stated threshold (1 + 2 = 3 >= 3), with a tactic fact over steps 1..n", () => {
@@ -163,6 +173,18 @@ describe("builtin:learner reads a verified memory", () => {
     const messages = buildStepMessages({ rules: game.rules("eval"), experience: memory, turns: [], observation: game.observe(state), rewardVisibility: "hidden" });
     // The memory decides: careless (3 of 3 verified successes) over flat (0 of 3), whatever the seed.
     for (const seed of [1, 2, 3]) expect(answerLearner(messages, { judge: 1, checkpoint: null }, seed)).toMatch(/^Tactic: careless$/m);
-    expect(answerLearner(buildStepMessages({ rules: game.rules("eval"), experience: memory.replace("tactic careless | a successful", "tactic flat | a successful").replace("tactic flat | a failed", "tactic careless | a failed"), turns: [], observation: game.observe(state), rewardVisibility: "hidden" }), { judge: 1, checkpoint: null }, 1)).toMatch(/^Tactic: flat$/m);
+    expect(
+      answerLearner(
+        buildStepMessages({
+          rules: game.rules("eval"),
+          experience: memory.replace("tactic careless | a successful", "tactic flat | a successful").replace("tactic flat | a failed", "tactic careless | a failed"),
+          turns: [],
+          observation: game.observe(state),
+          rewardVisibility: "hidden",
+        }),
+        { judge: 1, checkpoint: null },
+        1,
+      ),
+    ).toMatch(/^Tactic: flat$/m);
   });
 });

@@ -10,7 +10,6 @@ import { run } from "./capture.js";
 
 let data: string;
 
-
 beforeAll(async () => {
   data = tempDir("s3gym-cli-compare-");
   await writeSyntheticData(data, { seed: 4, models: ["a", "b"], games: ["snake", "trust"], exploreEpisodes: 6, checkpointEvery: 3, evalEpisodes: 6, stepsPerEpisode: [2, 3], failRate: 0 });
@@ -26,9 +25,7 @@ describe("s3gym compare", () => {
     const lines = readFileSync(csv, "utf8").trim().split("\n");
     expect(lines[0]).toBe("game,metric,n_seeds,a,b,diff,lo,hi,indicative,p,p_holm");
     // 2 games x 3 default metrics, 6 seeds each
-    expect(lines.slice(1).map((l) => l.split(",").slice(0, 3).join(","))).toEqual([
-      "snake,avg,6", "snake,auc_plus,6", "snake,naba,6", "trust,avg,6", "trust,auc_plus,6", "trust,naba,6",
-    ]);
+    expect(lines.slice(1).map((l) => l.split(",").slice(0, 3).join(","))).toEqual(["snake,avg,6", "snake,auc_plus,6", "snake,naba,6", "trust,avg,6", "trust,auc_plus,6", "trust,naba,6"]);
   });
 
   it("bad selectors are usage errors naming the flag (the dispatcher exits 2); unpairable sides exit 1", async () => {

@@ -17,7 +17,16 @@ describe("s3gym figure", () => {
   beforeAll(async () => {
     dir = tempDir("s3gym-figure-");
     data = join(dir, "data");
-    await writeSyntheticData(data, { seed: 4, models: ["mine", "baseline"], games: ["snake"], pathways: ["history", "memory", "none"], exploreEpisodes: 4, checkpointEvery: 2, evalEpisodes: 2, stepsPerEpisode: [2, 3] });
+    await writeSyntheticData(data, {
+      seed: 4,
+      models: ["mine", "baseline"],
+      games: ["snake"],
+      pathways: ["history", "memory", "none"],
+      exploreEpisodes: 4,
+      checkpointEvery: 2,
+      evalEpisodes: 2,
+      stepsPerEpisode: [2, 3],
+    });
   }, 120_000);
 
   it("curves --models A,B puts both models on one axis, a panel per pathway", async () => {
@@ -52,8 +61,16 @@ describe("s3gym figure", () => {
     const svg = readFileSync(join(dir, "re", "edited.svg"), "utf8");
     expect(svg).toContain('stroke="#123456"');
     expect(svg).toMatch(/<svg\b[^>]*width="[\d.]+pt"/);
-    expect(readFileSync(join(dir, "re", "edited.pdf")).subarray(0, 5).toString("latin1")).toBe("%PDF-");
-    expect(readFileSync(join(dir, "re", "edited.png")).subarray(1, 4).toString("latin1")).toBe("PNG");
+    expect(
+      readFileSync(join(dir, "re", "edited.pdf"))
+        .subarray(0, 5)
+        .toString("latin1"),
+    ).toBe("%PDF-");
+    expect(
+      readFileSync(join(dir, "re", "edited.png"))
+        .subarray(1, 4)
+        .toString("latin1"),
+    ).toBe("PNG");
     writeFileSync(edited, "{ not json");
     expect(await main(["figure", "--spec", edited])).toBe(2);
   }, 120_000);

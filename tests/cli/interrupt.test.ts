@@ -29,7 +29,14 @@ function episodesLogged(data: string): number {
   if (!existsSync(runs)) return 0;
   return readdirSync(runs).reduce((n, id) => {
     const f = join(runs, id, "episodes.jsonl");
-    return n + (existsSync(f) ? readFileSync(f, "utf8").split("\n").filter((l) => l.includes('"status":"ok"')).length : 0);
+    return (
+      n +
+      (existsSync(f)
+        ? readFileSync(f, "utf8")
+            .split("\n")
+            .filter((l) => l.includes('"status":"ok"')).length
+        : 0)
+    );
   }, 0);
 }
 
@@ -37,7 +44,30 @@ describe("Ctrl-C of s3gym run", () => {
   it("prints finished / resumable / the resume command, exits 130; status agrees; the command resumes", async () => {
     server = await startServer({ latencyMs: 40 });
     const cwd = mkdtempSync(join(tmpdir(), "s3int-"));
-    const args = ["run", "--models", "openai:s3gym-heuristic", "--base-url", server.url, "--games", "snake", "--pathways", "none", "--data", "data", "--explore-episodes", "3", "--checkpoint-every", "1", "--eval-episodes", "1", "--max-steps", "6", "--progress", "off", "--no-preflight"];
+    const args = [
+      "run",
+      "--models",
+      "openai:s3gym-heuristic",
+      "--base-url",
+      server.url,
+      "--games",
+      "snake",
+      "--pathways",
+      "none",
+      "--data",
+      "data",
+      "--explore-episodes",
+      "3",
+      "--checkpoint-every",
+      "1",
+      "--eval-episodes",
+      "1",
+      "--max-steps",
+      "6",
+      "--progress",
+      "off",
+      "--no-preflight",
+    ];
     const env = { ...process.env, OPENAI_API_KEY: KEY };
     const child = spawn(process.execPath, ["--import", TSX, MAIN, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let err = "";
@@ -56,7 +86,10 @@ describe("Ctrl-C of s3gym run", () => {
     expect(line, err).not.toBeNull();
     expect(Number(line![1])).toBeGreaterThanOrEqual(1);
     expect(err).toMatch(/0 of 1 run finished, 1 to resume/);
-    const resume = err.split("\n").find((l) => l.trim().startsWith("cd "))!.trim();
+    const resume = err
+      .split("\n")
+      .find((l) => l.trim().startsWith("cd "))!
+      .trim();
     expect(resume).toBe(`cd ${cwd} && s3gym ${args.join(" ")}`);
     expect(err).not.toContain(KEY);
 
@@ -74,7 +107,10 @@ describe("Ctrl-C of s3gym run", () => {
     resumed.stderr.on("data", (b: Buffer) => (resumedErr += b.toString()));
     const status = await new Promise<number | null>((resolve) => resumed.on("exit", (c) => resolve(c)));
     expect(status, resumedErr).toBe(0);
-    const episodes = readFileSync(join(data, "runs", runId!, "episodes.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { phase: string; checkpoint: number; episode: number; status: string });
+    const episodes = readFileSync(join(data, "runs", runId!, "episodes.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { phase: string; checkpoint: number; episode: number; status: string });
     const keys = episodes.filter((e) => e.status === "ok").map((e) => `${e.phase}|${e.checkpoint}|${e.episode}`);
     expect(new Set(keys).size).toBe(7);
     expect(keys).toHaveLength(7);

@@ -19,25 +19,86 @@ import { DEFAULT_SCHEDULE, PAPER_SCHEDULE, planReproduction, QUICK_SCHEDULE, typ
  * from the job's name: the reference the typed jobs must equal.
  */
 function argvBefore(schedule: Schedule, data: string, job: ReproduceJob): string[] {
-  const sched = ["--explore-episodes", String(schedule.exploreEpisodes), "--checkpoint-every", String(schedule.checkpointEvery), "--eval-episodes", String(schedule.evalEpisodes), "--max-steps", String(schedule.maxSteps)];
+  const sched = [
+    "--explore-episodes",
+    String(schedule.exploreEpisodes),
+    "--checkpoint-every",
+    String(schedule.checkpointEvery),
+    "--eval-episodes",
+    String(schedule.evalEpisodes),
+    "--max-steps",
+    String(schedule.maxSteps),
+  ];
   const matrix = (models: string, pathways = "none,history,memory") => ["--models", models, "--games", "all", "--pathways", pathways, "--data", data, ...sched];
   const shard = /(\d+)\/(\d+)$/.exec(job.name);
   if (job.name.startsWith("training loop")) {
     const seed = /seed (\d+)/.exec(job.name)![1]!;
-    return ["--model", "builtin:learner", "--trainer", "builtin", "--rounds", String(schedule.trainingRounds), "--label", "builtin:learner+train-loop", "--games", "all", "--data", data,
-      "--explore-episodes", String(schedule.loopExploreEpisodes), "--eval-episodes", String(schedule.trainingEvalEpisodes), "--max-steps", String(schedule.maxSteps), "--threshold", "0.01", "--run-seed", seed];
+    return [
+      "--model",
+      "builtin:learner",
+      "--trainer",
+      "builtin",
+      "--rounds",
+      String(schedule.trainingRounds),
+      "--label",
+      "builtin:learner+train-loop",
+      "--games",
+      "all",
+      "--data",
+      data,
+      "--explore-episodes",
+      String(schedule.loopExploreEpisodes),
+      "--eval-episodes",
+      String(schedule.trainingEvalEpisodes),
+      "--max-steps",
+      String(schedule.maxSteps),
+      "--threshold",
+      "0.01",
+      "--run-seed",
+      seed,
+    ];
   }
   if (job.name.startsWith("views")) return [...matrix("builtin:learner"), "--views", "eval,id,replay", "--shard", `${shard![1]}/${shard![2]}`, "--no-shard-subdir"];
-  if (job.name.startsWith("matrix")) return [...matrix("builtin:random,builtin:heuristic,builtin:perfect-judge,builtin:learner?judge=0.25,builtin:random?noise=independent,builtin:heuristic?noise=independent"), "--shard", `${shard![1]}/${shard![2]}`, "--no-shard-subdir"];
-  if (job.name.startsWith("learners")) return [...matrix("builtin:learner,builtin:learner?judge=0.25"), "--run-seed", /run seed (\d+)/.exec(job.name)![1]!, "--shard", `${shard![1]}/${shard![2]}`, "--no-shard-subdir"];
+  if (job.name.startsWith("matrix"))
+    return [
+      ...matrix("builtin:random,builtin:heuristic,builtin:perfect-judge,builtin:learner?judge=0.25,builtin:random?noise=independent,builtin:heuristic?noise=independent"),
+      "--shard",
+      `${shard![1]}/${shard![2]}`,
+      "--no-shard-subdir",
+    ];
+  if (job.name.startsWith("learners"))
+    return [...matrix("builtin:learner,builtin:learner?judge=0.25"), "--run-seed", /run seed (\d+)/.exec(job.name)![1]!, "--shard", `${shard![1]}/${shard![2]}`, "--no-shard-subdir"];
   if (job.name === "verified") return matrix("builtin:learner", "verified");
   if (job.name === "ceiling") return matrix("builtin:ceiling", "none");
   if (job.name === "hybrid") return ["--models", "builtin:learner", "--games", "chess,minesweeper", "--pathways", "hybrid", "--data", data, ...sched];
   const seed = /run seed (\d+)/.exec(job.name)![1]!;
   const d = schedule.name === "quick" ? ["3", "3", "2", "16"] : ["12", "3", "4", "32"];
-  const dial = (models: string, rejudged: string) => ["--models", models, "--games", "minesweeper,nullify,pvz,tetris",
-    "--pathways", "none,history,memory", "--data", join(data, "dial"), "--explore-episodes", d[0]!, "--checkpoint-every", d[1]!, "--eval-episodes", d[2]!, "--max-steps", d[3]!, "--run-seed", seed, "--rejudge", "verifier,shuffled,none", "--rejudge-models", rejudged];
-  if (job.name.startsWith("judge swap nulls")) return dial("builtin:random?noise=independent,builtin:heuristic?noise=independent", "builtin:random?noise=independent,builtin:heuristic?noise=independent");
+  const dial = (models: string, rejudged: string) => [
+    "--models",
+    models,
+    "--games",
+    "minesweeper,nullify,pvz,tetris",
+    "--pathways",
+    "none,history,memory",
+    "--data",
+    join(data, "dial"),
+    "--explore-episodes",
+    d[0]!,
+    "--checkpoint-every",
+    d[1]!,
+    "--eval-episodes",
+    d[2]!,
+    "--max-steps",
+    d[3]!,
+    "--run-seed",
+    seed,
+    "--rejudge",
+    "verifier,shuffled,none",
+    "--rejudge-models",
+    rejudged,
+  ];
+  if (job.name.startsWith("judge swap nulls"))
+    return dial("builtin:random?noise=independent,builtin:heuristic?noise=independent", "builtin:random?noise=independent,builtin:heuristic?noise=independent");
   if (job.name.startsWith("judge swap")) return dial("builtin:learner?judge=0", "builtin:learner?judge=0");
   return dial("builtin:learner?judge=0,builtin:learner?judge=0.25,builtin:learner?judge=0.5,builtin:learner?judge=0.75,builtin:learner", "builtin:learner?judge=0");
 }
@@ -110,7 +171,9 @@ describe("a bad job file", () => {
     const loop = JSON.parse(jobFileText(planReproduction(QUICK_SCHEDULE, "/tmp/x")[0]!)) as { settings: { model: string } };
     loop.settings.model = "builtin:random";
     const f = fileOf(JSON.stringify(loop));
-    expect(await refused(["train-loop", "--job", f])).toContain(`s3gym train-loop: --job ${f}: settings.trainer 'builtin' fine-tunes builtin:learner[@ckpt][?judge=x]; settings.model is 'builtin:random'`);
+    expect(await refused(["train-loop", "--job", f])).toContain(
+      `s3gym train-loop: --job ${f}: settings.trainer 'builtin' fine-tunes builtin:learner[@ckpt][?judge=x]; settings.model is 'builtin:random'`,
+    );
   });
 
   it("says which command a job is for, and when the file is not there or not JSON", async () => {
@@ -122,7 +185,9 @@ describe("a bad job file", () => {
 
   it("refuses --job beside any flag but --progress", async () => {
     const f = fileOf(jobFileText(job));
-    expect(await refused(["run", "--job", f, "--models", "builtin:random", "--progress", "off"])).toContain("--job FILE holds every setting of the job: it cannot be mixed with --models (only --progress may be given beside it)");
+    expect(await refused(["run", "--job", f, "--models", "builtin:random", "--progress", "off"])).toContain(
+      "--job FILE holds every setting of the job: it cannot be mixed with --models (only --progress may be given beside it)",
+    );
     expect(await refused(["train-loop", "--job", f, "--rounds", "2", "--no-cache"])).toContain("cannot be mixed with --rounds, --no-cache");
   });
 });

@@ -60,15 +60,23 @@ describe("runPool", () => {
     expect(c.started).toEqual(["a", "b"]);
     c.end("b", 0);
     const out = await p;
-    expect(out.done.map((r) => [r.job.name, r.code])).toEqual([["a", 2], ["b", 0]]);
+    expect(out.done.map((r) => [r.job.name, r.code])).toEqual([
+      ["a", 2],
+      ["b", 0],
+    ]);
     expect(out.skipped.map((j) => j.name)).toEqual(["c", "d"]);
   });
 
   it("turns a job that throws into exit 1 with its reason, and refuses a bad slot count", async () => {
-    const out = await runPool([{ name: "x" }, { name: "y" }], 1, async (j) => {
-      if (j.name === "x") throw new Error("spawn ENOENT");
-      return 0;
-    }, { clock: () => 0 });
+    const out = await runPool(
+      [{ name: "x" }, { name: "y" }],
+      1,
+      async (j) => {
+        if (j.name === "x") throw new Error("spawn ENOENT");
+        return 0;
+      },
+      { clock: () => 0 },
+    );
     expect(out.done).toEqual([{ job: { name: "x" }, code: 1, ms: 0, error: "spawn ENOENT" }]);
     expect(out.skipped.map((j) => j.name)).toEqual(["y"]);
     await expect(runPool([], 0, async () => 0, { clock: () => 0 })).rejects.toThrow(/slots must be a positive integer/);

@@ -25,13 +25,19 @@ describe("s3gym play", () => {
     const [a, b] = await Promise.all([cli(args), cli(args)]);
     expect(a.code).toBe(0);
     expect(b.stdout).toBe(a.stdout);
-    const lines = a.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = a.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const last = lines.at(-1);
     const steps = lines.slice(0, -1);
     expect(Object.keys(steps[0]).sort()).toEqual(["action", "done", "feedback", "observation", "reward", "score_after", "self_score", "step", "valid"]);
     expect(last.episode).toBe(true);
     expect(last.steps).toBe(steps.length);
-    expect(last.score).toBeCloseTo(steps.reduce((s: number, x: { reward: number }) => s + x.reward, 0), 9);
+    expect(last.score).toBeCloseTo(
+      steps.reduce((s: number, x: { reward: number }) => s + x.reward, 0),
+      9,
+    );
   });
 
   it("replays an actions file, one action per line, and stops when it runs out", async () => {
@@ -40,7 +46,10 @@ describe("s3gym play", () => {
     writeFileSync(file, "collaborate\n\ncheat\nnonsense\n");
     const r = await cli(["play", "--game", "trust", "--config", "explore", "--seed", "0", "--actions", file, "--json"]);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.slice(0, -1).map((s) => [s.action, s.valid])).toEqual([
       ["collaborate", true],
       ["cheat", true],
@@ -103,7 +112,11 @@ describe("s3gym play", () => {
     expect(readSelfScore("\x1b[A")).toEqual({ error: "'\\x1b[A' is not a number: type a number, or press Enter for no self-score" });
     const lines = ["cheat", "x", "3", "collaborate", ""];
     const said: string[] = [];
-    const source = humanSource(async () => lines.shift(), (s) => said.push(s), { prompts: false });
+    const source = humanSource(
+      async () => lines.shift(),
+      (s) => said.push(s),
+      { prompts: false },
+    );
     const ctx = { rules: "", observation: "", history: [] };
     expect(await source(ctx, {} as never)).toEqual({ action: "cheat", selfScore: 3 });
     expect(said).toEqual(["'x' is not a number: type a number, or press Enter for no self-score\n"]);

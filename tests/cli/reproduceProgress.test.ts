@@ -33,12 +33,21 @@ describe("RunWatch", () => {
     manifest(data, "b", "running", false);
     let now = 0;
     const out = sink();
-    const w = new RunWatch(data, [{ runId: "a", totalEpisodes: 4 }, { runId: "b", totalEpisodes: 4 }, { runId: "c", totalEpisodes: 2 }], out, {
-      label: "matrix",
-      now: () => now,
-      pollMs: 0,
-      lineEveryMs: 10_000,
-    });
+    const w = new RunWatch(
+      data,
+      [
+        { runId: "a", totalEpisodes: 4 },
+        { runId: "b", totalEpisodes: 4 },
+        { runId: "c", totalEpisodes: 2 },
+      ],
+      out,
+      {
+        label: "matrix",
+        now: () => now,
+        pollMs: 0,
+        lineEveryMs: 10_000,
+      },
+    );
     w.start();
     expect(out.text).toBe("[reproduce] matrix: 1 of 3 runs already complete in the data directory (resumed, not replayed)\n");
     out.text = "";
@@ -73,7 +82,15 @@ describe("RunWatch", () => {
     episodes(data, "d", 2);
     manifest(data, "e", "failed", true);
     const out = sink();
-    const w = new RunWatch(data, [{ runId: "d", totalEpisodes: 4 }, { runId: "e", totalEpisodes: 4 }], out, { label: "runs", now: () => 0, pollMs: 0, lineEveryMs: 10_000 });
+    const w = new RunWatch(
+      data,
+      [
+        { runId: "d", totalEpisodes: 4 },
+        { runId: "e", totalEpisodes: 4 },
+      ],
+      out,
+      { label: "runs", now: () => 0, pollMs: 0, lineEveryMs: 10_000 },
+    );
     w.start();
     w.poll();
     // The phase's job for d was refused, say: nothing was played, nothing is listed.

@@ -16,8 +16,17 @@ const H = { run_id: "g.history.m", model: "m", game: "g", pathway: "history" };
 /** One history run: explore steps (s, r) = (1, 1), (0, 0) | (0, 1); checkpoints 0 and 3. */
 function fixture(): { data: string; run: string } {
   const data = tempDir("s3gym-cli-sql-");
-  const c = curveRecords(H, [[0, [1, 3]], [3, [2]]]);
-  const e = exploreRecords(H, { 1: [[1, 1], [0, 0]], 2: [[0, 1]] });
+  const c = curveRecords(H, [
+    [0, [1, 3]],
+    [3, [2]],
+  ]);
+  const e = exploreRecords(H, {
+    1: [
+      [1, 1],
+      [0, 0],
+    ],
+    2: [[0, 1]],
+  });
   const run = writeRun(data, H, { steps: e.steps, episodes: [...c.episodes, ...e.episodes], checkpoints: c.checkpoints });
   return { data, run };
 }
@@ -69,7 +78,11 @@ describe("s3gym sql", () => {
     expect((await run(sqlCommand, ["--data", data, "--csv", csv, q])).rc).toBe(0);
     expect(readFileSync(csv, "utf8")).toBe("checkpoint,score,seed\n0,1.0,0\n0,3.0,1\n3,2.0,0\n".replace(/\.0,/g, ","));
     const j = await run(sqlCommand, ["--data", data, "--json", q]);
-    expect(JSON.parse(j.out)).toEqual([{ checkpoint: 0, score: 1, seed: 0 }, { checkpoint: 0, score: 3, seed: 1 }, { checkpoint: 3, score: 2, seed: 0 }]);
+    expect(JSON.parse(j.out)).toEqual([
+      { checkpoint: 0, score: 1, seed: 0 },
+      { checkpoint: 0, score: 3, seed: 1 },
+      { checkpoint: 3, score: 2, seed: 0 },
+    ]);
   });
 
   it("keeps the loaded tables in the temp dir's cache for the next query; --no-cache reads and keeps nothing", async () => {
@@ -152,7 +165,15 @@ describe("s3gym sql", () => {
 
 describe("the terminal table", () => {
   it("escapes control characters in cells, cuts long ones, and says how many rows were left out", () => {
-    const t = textTable(["a", "n"], ["VARCHAR", "BIGINT"], [["\x1b[2Jx", "1"], ["y".repeat(70), null]], 5);
+    const t = textTable(
+      ["a", "n"],
+      ["VARCHAR", "BIGINT"],
+      [
+        ["\x1b[2Jx", "1"],
+        ["y".repeat(70), null],
+      ],
+      5,
+    );
     expect(t).not.toContain("\x1b");
     expect(t).toContain("\\x1b[2Jx");
     expect(t).toContain(`${"y".repeat(60)}... (70 chars)`);

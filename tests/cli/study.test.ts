@@ -38,10 +38,35 @@ const BASE = "models:\n  - builtin:random\n  - builtin:heuristic\ngames: [snake,
 
 describe("a study resolves to the flags' settings", () => {
   it("gives exactly the RunJobSettings of the equivalent command line, data resolved from the study's folder", () => {
-    const { dir, file } = studyDir(`${BASE}protocol:\n  explore-episodes: 6\n  checkpoint-every: 2\n  context-tokens: 30000\n  max-new-tokens: 2000\n  strict-contract: true\ndata: logs\nviews: { names: [eval, id], view-episodes: 2 }\n`);
+    const { dir, file } = studyDir(
+      `${BASE}protocol:\n  explore-episodes: 6\n  checkpoint-every: 2\n  context-tokens: 30000\n  max-new-tokens: 2000\n  strict-contract: true\ndata: logs\nviews: { names: [eval, id], view-episodes: 2 }\n`,
+    );
     const fromStudy = runSettingsFromArgv([file]);
-    const fromFlags = runSettingsFromArgv(["--models", "builtin:random,builtin:heuristic", "--games", "snake,minesweeper", "--pathways", "none,history", "--data", join(dir, "logs"),
-      "--explore-episodes", "6", "--checkpoint-every", "2", "--context-tokens", "30000", "--max-new-tokens", "2000", "--strict-contract", "--views", "eval,id", "--view-episodes", "2", "--run-seed", "0"]);
+    const fromFlags = runSettingsFromArgv([
+      "--models",
+      "builtin:random,builtin:heuristic",
+      "--games",
+      "snake,minesweeper",
+      "--pathways",
+      "none,history",
+      "--data",
+      join(dir, "logs"),
+      "--explore-episodes",
+      "6",
+      "--checkpoint-every",
+      "2",
+      "--context-tokens",
+      "30000",
+      "--max-new-tokens",
+      "2000",
+      "--strict-contract",
+      "--views",
+      "eval,id",
+      "--view-episodes",
+      "2",
+      "--run-seed",
+      "0",
+    ]);
     expect(fromStudy).toEqual(fromFlags);
     expect(fromStudy.data).toBe(join(dir, "logs"));
     expect(fromStudy.settings.parseRule).toBe("strict-contract");
@@ -62,18 +87,43 @@ describe("a study resolves to the flags' settings", () => {
     for (const r of STUDY_PROTOCOL_ROWS) {
       const k = r.flag.kind;
       if (r.flag.name === "run-seed") continue; // the seeds: list (below)
-      const value = k.type === "int" ? (r.flag.name === "context-tokens" ? 50_000 : Math.min(k.range.max, 2)) : k.type === "choice" ? k.choices.find((c) => c !== r.default)! : k.type === "switch" ? true : k.type === "text" ? "verifier" /* the judge row's text */ : 0.25;
+      const value =
+        k.type === "int"
+          ? r.flag.name === "context-tokens"
+            ? 50_000
+            : Math.min(k.range.max, 2)
+          : k.type === "choice"
+            ? k.choices.find((c) => c !== r.default)!
+            : k.type === "switch"
+              ? true
+              : k.type === "text"
+                ? "verifier" /* the judge row's text */
+                : 0.25;
       const flagArgv = k.type === "switch" ? [`--${r.flag.name}`] : [`--${r.flag.name}`, String(value)];
       const { dir, file } = studyDir(`${BASE}protocol:\n  ${r.flag.name}: ${JSON.stringify(value)}\n`);
       const a = runSettingsFromArgv([file]);
-      const b = runSettingsFromArgv(["--models", "builtin:random,builtin:heuristic", "--games", "snake,minesweeper", "--pathways", "none,history", "--data", join(dir, "data"), "--run-seed", "0", ...flagArgv]);
+      const b = runSettingsFromArgv([
+        "--models",
+        "builtin:random,builtin:heuristic",
+        "--games",
+        "snake,minesweeper",
+        "--pathways",
+        "none,history",
+        "--data",
+        join(dir, "data"),
+        "--run-seed",
+        "0",
+        ...flagArgv,
+      ]);
       expect(a.settings, r.flag.name).toEqual(b.settings);
       expect(a.settings[r.key], r.flag.name).not.toEqual(r.default);
     }
   });
 
   it("takes models-file entries under an alias, with their key's NAME", () => {
-    const { dir, file } = studyDir(`models:\n  - alias: mine\n    spec: openai:my-model\n    base_url: http://127.0.0.1:9/v1\n    api_key_env: VLLM_KEY\n    concurrency: 16\n  - builtin:heuristic\ngames: all\npathways: [none]\n`);
+    const { dir, file } = studyDir(
+      `models:\n  - alias: mine\n    spec: openai:my-model\n    base_url: http://127.0.0.1:9/v1\n    api_key_env: VLLM_KEY\n    concurrency: 16\n  - builtin:heuristic\ngames: all\npathways: [none]\n`,
+    );
     const s = loadStudy(file);
     expect(s.models).toEqual(["mine", "builtin:heuristic"]);
     expect(s.entries.map((e) => [e.alias, e.api_key_env, e.concurrency])).toEqual([["mine", "VLLM_KEY", 16]]);
@@ -161,7 +211,9 @@ describe("a bad study is refused naming the field, the value and the fix", () =>
     expect(loadStudy(counted).seeds).toEqual(loadStudy(listed).seeds);
     expect(studyRecord(loadStudy(counted), {}).content.seeds).toEqual(studyRecord(loadStudy(listed), {}).content.seeds);
     // Each seed plays the flags' run with --run-seed: the settings of seed 2 are the command line's.
-    expect(runSettingsFromArgv([counted, "--run-seed", "2"])).toEqual(runSettingsFromArgv(["--models", "builtin:random,builtin:heuristic", "--games", "snake,minesweeper", "--pathways", "none,history", "--data", join(counted, "..", "data"), "--run-seed", "2"]));
+    expect(runSettingsFromArgv([counted, "--run-seed", "2"])).toEqual(
+      runSettingsFromArgv(["--models", "builtin:random,builtin:heuristic", "--games", "snake,minesweeper", "--pathways", "none,history", "--data", join(counted, "..", "data"), "--run-seed", "2"]),
+    );
     for (const bad of ["0", "-1", "1.5", "101", "many"]) {
       const { file } = studyDir(`${BASE}seeds: ${bad}\n`);
       expect(errorOf(() => loadStudy(file)).message, bad).toMatch(/seeds.*must be a list of run seeds such as \[0, 1, 2\], or a count 1\.\.100/);
@@ -240,8 +292,32 @@ describe("a study gives the reading commands their folders", () => {
 
   it("gives report the study's figure settings (the theme from the study's folder), a given flag wins, other commands none", () => {
     const { dir, file } = studyDir(`${BASE}data: d\nout: o\nfigures:\n  size: column\n  theme: look/theme.json\n  captions-in-figure: true\n  tex-intervals: columns\n`);
-    expect(studyArgv("report", [file])).toEqual(["--out", join(dir, "o"), "--data", join(dir, "d"), "--figure-size", "column", "--theme", join(dir, "look", "theme.json"), "--captions-in-figure", "--tex-intervals", "columns"]);
-    expect(studyArgv("report", [file, "--figure-size", "slide"])).toEqual(["--out", join(dir, "o"), "--data", join(dir, "d"), "--figure-size", "slide", "--theme", join(dir, "look", "theme.json"), "--captions-in-figure", "--tex-intervals", "columns"]);
+    expect(studyArgv("report", [file])).toEqual([
+      "--out",
+      join(dir, "o"),
+      "--data",
+      join(dir, "d"),
+      "--figure-size",
+      "column",
+      "--theme",
+      join(dir, "look", "theme.json"),
+      "--captions-in-figure",
+      "--tex-intervals",
+      "columns",
+    ]);
+    expect(studyArgv("report", [file, "--figure-size", "slide"])).toEqual([
+      "--out",
+      join(dir, "o"),
+      "--data",
+      join(dir, "d"),
+      "--figure-size",
+      "slide",
+      "--theme",
+      join(dir, "look", "theme.json"),
+      "--captions-in-figure",
+      "--tex-intervals",
+      "columns",
+    ]);
     expect(studyArgv("view", [file])).toEqual(["--out", join(dir, "o", "view"), "--data", join(dir, "d")]);
   });
 

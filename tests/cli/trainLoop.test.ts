@@ -28,7 +28,14 @@ async function loop(argv: string[], env: Record<string, string> = {}) {
   return { code, out: out.join(""), err: err.join("") };
 }
 
-const jsonl = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
+const jsonl = (path: string) =>
+  existsSync(path)
+    ? readFileSync(path, "utf8")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
 
 describe("s3gym train-loop", () => {
   it("runs the rounds, stops on a trainer failure naming the round and its stderr, and resumes without redoing finished rounds", async () => {

@@ -45,7 +45,10 @@ describe("s3gym cluster slurm", () => {
     // A fake sbatch: records its arguments and the script on stdin, answers a job id.
     const bin = join(dir, "bin");
     execFileSync("mkdir", ["-p", bin]);
-    writeFileSync(join(bin, "sbatch"), `#!/bin/bash\nn=$(ls "$FAKE_DIR"/call-*.args 2>/dev/null | wc -l)\nprintf '%s\\n' "$@" > "$FAKE_DIR/call-$n.args"\ncat > "$FAKE_DIR/call-$n.script"\necho $((100 + n))\n`);
+    writeFileSync(
+      join(bin, "sbatch"),
+      `#!/bin/bash\nn=$(ls "$FAKE_DIR"/call-*.args 2>/dev/null | wc -l)\nprintf '%s\\n' "$@" > "$FAKE_DIR/call-$n.args"\ncat > "$FAKE_DIR/call-$n.script"\necho $((100 + n))\n`,
+    );
     chmodSync(join(bin, "sbatch"), 0o755);
     const submit = join(dir, "submit.sh");
     writeFileSync(submit, script);
@@ -59,10 +62,14 @@ describe("s3gym cluster slurm", () => {
     const shards = readFileSync(join(dir, "call-0.script"), "utf8");
     for (const line of ["#SBATCH --array=0-2", "#SBATCH --cpus-per-task=2", "#SBATCH --mem=4G", "#SBATCH --time=24:00:00", "#SBATCH --partition=gpu"]) expect(shards).toContain(`${line}\n`);
     // The node's words: run the exec line (printf prints one word a line).
-    const words = execFileSync("bash", ["-c", /^exec .*$/m.exec(shards)![0]], { cwd: dir, encoding: "utf8" }).split("\n").slice(0, -1);
+    const words = execFileSync("bash", ["-c", /^exec .*$/m.exec(shards)![0]], { cwd: dir, encoding: "utf8" })
+      .split("\n")
+      .slice(0, -1);
     expect(words).toEqual(["run", "--shard", "auto", ...MATRIX, "--data", data]);
     const report = readFileSync(join(dir, "call-1.script"), "utf8");
-    const reportWords = execFileSync("bash", ["-c", /^exec .*$/m.exec(report)![0]], { cwd: dir, encoding: "utf8" }).split("\n").slice(0, -1);
+    const reportWords = execFileSync("bash", ["-c", /^exec .*$/m.exec(report)![0]], { cwd: dir, encoding: "utf8" })
+      .split("\n")
+      .slice(0, -1);
     expect(reportWords).toEqual(["report", "--data", `${data}/shard-1-of-3`, "--data", `${data}/shard-2-of-3`, "--data", `${data}/shard-3-of-3`, "--out", `${data}/report`]);
     expect(existsSync(join(dir, "PWNED")) || existsSync(join(dir, "PWNED2"))).toBe(false);
   });
@@ -96,7 +103,9 @@ describe("s3gym cluster k8s", () => {
     expect(shards).toContain('mountPath: "/data/run 1"');
     const [shell, flag, line] = command(report!);
     expect([shell, flag]).toEqual(["/bin/sh", "-c"]);
-    expect(line).toBe("until s3gym status --data '/data/run 1' >/dev/null; do sleep 60; done; exec s3gym report --data '/data/run 1/shard-1-of-4' --data '/data/run 1/shard-2-of-4' --data '/data/run 1/shard-3-of-4' --data '/data/run 1/shard-4-of-4' --out '/data/run 1/report'");
+    expect(line).toBe(
+      "until s3gym status --data '/data/run 1' >/dev/null; do sleep 60; done; exec s3gym report --data '/data/run 1/shard-1-of-4' --data '/data/run 1/shard-2-of-4' --data '/data/run 1/shard-3-of-4' --data '/data/run 1/shard-4-of-4' --out '/data/run 1/report'",
+    );
   });
 
   it("needs an image, a claim and an absolute --data", () => {

@@ -12,7 +12,10 @@ describe("shardFromEnv", () => {
   it("an array not 0-based (--array=5-8), or with a step (--array=1-7:2), numbers its tasks from MIN", () => {
     expect(shardFromEnv({ SLURM_ARRAY_TASK_ID: "6", SLURM_ARRAY_TASK_MIN: "5", SLURM_ARRAY_TASK_MAX: "8" }, null).shard).toEqual({ index: 2, count: 4 });
     // 1, 3, 5, 7: task 5 is the third of four.
-    expect(shardFromEnv({ SLURM_ARRAY_TASK_ID: "5", SLURM_ARRAY_TASK_COUNT: "4", SLURM_ARRAY_TASK_MIN: "1", SLURM_ARRAY_TASK_MAX: "7", SLURM_ARRAY_TASK_STEP: "2" }, null).shard).toEqual({ index: 3, count: 4 });
+    expect(shardFromEnv({ SLURM_ARRAY_TASK_ID: "5", SLURM_ARRAY_TASK_COUNT: "4", SLURM_ARRAY_TASK_MIN: "1", SLURM_ARRAY_TASK_MAX: "7", SLURM_ARRAY_TASK_STEP: "2" }, null).shard).toEqual({
+      index: 3,
+      count: 4,
+    });
   });
 
   it("a Kubernetes indexed Job: JOB_COMPLETION_INDEX i with --shard-count N is shard i+1/N", () => {
@@ -56,8 +59,29 @@ describe("s3gym run --shard auto", () => {
     const { runCommand } = await import("../../src/cli/run/run.js");
     const { withExitCode } = await import("../../src/cli/main.js");
     const data = mkdtempSync(join(tmpdir(), "s3auto-"));
-    const argv = ["--models", "builtin:random", "--games", "snake", "--pathways", "none,history", "--explore-episodes", "1", "--checkpoint-every", "1",
-      "--eval-episodes", "1", "--max-steps", "2", "--progress", "off", "--shard", "auto", "--data", data, "--label-unused-check"];
+    const argv = [
+      "--models",
+      "builtin:random",
+      "--games",
+      "snake",
+      "--pathways",
+      "none,history",
+      "--explore-episodes",
+      "1",
+      "--checkpoint-every",
+      "1",
+      "--eval-episodes",
+      "1",
+      "--max-steps",
+      "2",
+      "--progress",
+      "off",
+      "--shard",
+      "auto",
+      "--data",
+      data,
+      "--label-unused-check",
+    ];
     const err: string[] = [];
     const io = { stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } };
     // An unknown flag still fails first (exit 2), naming it.

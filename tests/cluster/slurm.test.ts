@@ -187,9 +187,24 @@ describe.skipIf(reason !== null)(`a real one-node Slurm${reason ? ` (skipped: ${
     }
     const data = join(state, "data");
     const matrix = [
-      "--models", "openai:s3gym-heuristic", "--games", "snake,trust,minesweeper", "--pathways", "none,history",
-      "--explore-episodes", "2", "--checkpoint-every", "1", "--eval-episodes", "2", "--max-steps", "6",
-      "--base-url", server.url, "--progress", "off",
+      "--models",
+      "openai:s3gym-heuristic",
+      "--games",
+      "snake,trust,minesweeper",
+      "--pathways",
+      "none,history",
+      "--explore-episodes",
+      "2",
+      "--checkpoint-every",
+      "1",
+      "--eval-episodes",
+      "2",
+      "--max-steps",
+      "6",
+      "--base-url",
+      server.url,
+      "--progress",
+      "off",
     ];
     const { job } = parseClusterArgs(["slurm", "--shards", "4", "--data", data, "--cpus-per-task", "1", "--mem", "512M", "--time", "10:00", "--s3gym", `${process.execPath} ${MAIN}`, ...matrix], env);
     const submit = join(state, "submit.sh");

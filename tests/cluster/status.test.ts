@@ -34,7 +34,15 @@ async function status(dirs: string[]): Promise<{ code: number; out: string; err:
   const out: string[] = [];
   const err: string[] = [];
   const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } };
-  const code = await withExitCode("status", () => statusCommand(dirs.flatMap((d) => ["--data", d]), io), io);
+  const code = await withExitCode(
+    "status",
+    () =>
+      statusCommand(
+        dirs.flatMap((d) => ["--data", d]),
+        io,
+      ),
+    io,
+  );
   return { code, out: out.join(""), err: err.join("") };
 }
 
@@ -43,8 +51,28 @@ describe.skipIf(!existsSync(MAIN))("a shard killed mid-run", () => {
     const server = await startServer({ latencyMs: 60 });
     servers.push(server);
     const data = mkdtempSync(join(tmpdir(), "s3status-"));
-    const argv = ["--models", "openai:s3gym-heuristic", "--games", "snake,trust", "--pathways", "none,history", "--explore-episodes", "4", "--checkpoint-every", "2",
-      "--eval-episodes", "2", "--max-steps", "8", "--base-url", server.url, "--progress", "off", "--concurrency", "1"];
+    const argv = [
+      "--models",
+      "openai:s3gym-heuristic",
+      "--games",
+      "snake,trust",
+      "--pathways",
+      "none,history",
+      "--explore-episodes",
+      "4",
+      "--checkpoint-every",
+      "2",
+      "--eval-episodes",
+      "2",
+      "--max-steps",
+      "8",
+      "--base-url",
+      server.url,
+      "--progress",
+      "off",
+      "--concurrency",
+      "1",
+    ];
     const env = { ...process.env, OPENAI_API_KEY: "k" };
     const child = spawn(process.execPath, [MAIN, "run", ...argv, "--shard", "1/2", "--data", data], { env, stdio: "ignore" });
     const planned = buildMatrix(["openai:s3gym-heuristic"], ["snake", "trust"], ["none", "history"], 0);

@@ -71,8 +71,26 @@ describe("chess generation", () => {
     const p = inner.pieces[pi]!;
     const blocked = (x: number, y: number) => inner.pieces.some((q, i) => i !== pi && q.x === x && q.y === y);
     const jumps: Record<string, number[][]> = {
-      A: [[1, 3], [1, -3], [-1, 3], [-1, -3], [3, 1], [3, -1], [-3, 1], [-3, -1]],
-      B: [[2, 0], [-2, 0], [0, 2], [0, -2], [2, 2], [2, -2], [-2, 2], [-2, -2]],
+      A: [
+        [1, 3],
+        [1, -3],
+        [-1, 3],
+        [-1, -3],
+        [3, 1],
+        [3, -1],
+        [-3, 1],
+        [-3, -1],
+      ],
+      B: [
+        [2, 0],
+        [-2, 0],
+        [0, 2],
+        [0, -2],
+        [2, 2],
+        [2, -2],
+        [-2, 2],
+        [-2, -2],
+      ],
     };
     const dist = new Map([[`${p.x},${p.y}`, 0]]);
     const queue = [{ x: p.x, y: p.y }];
@@ -120,7 +138,14 @@ describe("chess generation", () => {
 
   it("a piece's colour and parity bind it: targets a piece cannot ever reach are not counted as its", () => {
     // On an open board an A on a1 (x+y even) reaches only x+y even squares; a B only even/even ones.
-    const s = mk("eval", [["A", "a1"], ["B", "o15"]], ["b1"]);
+    const s = mk(
+      "eval",
+      [
+        ["A", "a1"],
+        ["B", "o15"],
+      ],
+      ["b1"],
+    );
     expect(movesTo(s.inner, 15, 0, xy("b1"))).toBe(Infinity);
     expect(movesTo(s.inner, 15, 0, xy("b4"))).toBe(1);
     expect(movesTo(s.inner, 15, 1, xy("o14"))).toBe(Infinity);
@@ -142,7 +167,14 @@ describe("chess rook", () => {
   });
 
   it("is blocked by its own pieces in between, and cannot land on them", () => {
-    const s = mk("explore", [["R", "a1"], ["A", "a4"]], ["h8"]);
+    const s = mk(
+      "explore",
+      [
+        ["R", "a1"],
+        ["A", "a4"],
+      ],
+      ["h8"],
+    );
     const past = game.step(s, "a1 a6");
     expect(past.valid).toBe(false);
     expect(past.feedback).toBe("illegal move: the path is blocked at a4");
@@ -183,7 +215,16 @@ describe("chess hidden movers", () => {
   });
 
   it("A jumps over pieces and targets in between and captures by landing", () => {
-    const s = mk("explore", [["A", "d4"], ["R", "d5"], ["A", "d6"], ["R", "e5"]], ["e7", "d3", "h8"]);
+    const s = mk(
+      "explore",
+      [
+        ["A", "d4"],
+        ["R", "d5"],
+        ["A", "d6"],
+        ["R", "e5"],
+      ],
+      ["e7", "d3", "h8"],
+    );
     const r = game.step(s, "d4 e7");
     expect(r.valid).toBe(true);
     expect(r.reward).toBeCloseTo(1 / 3, 12);
@@ -205,7 +246,15 @@ describe("chess hidden movers", () => {
   });
 
   it("B jumps over a piece or target on the square between, and one-step or knight moves are illegal", () => {
-    const s = mk("eval", [["B", "e5"], ["A", "f5"], ["R", "f6"]], ["e6", "g7", "o15"]);
+    const s = mk(
+      "eval",
+      [
+        ["B", "e5"],
+        ["A", "f5"],
+        ["R", "f6"],
+      ],
+      ["e6", "g7", "o15"],
+    );
     expect(game.step(s, "e5 g5").valid).toBe(true);
     const cap = game.step(s, "e5 g7");
     expect(cap.valid).toBe(true);
@@ -230,7 +279,14 @@ describe("chess hidden movers", () => {
 
 describe("chess actions", () => {
   it("capturing the last target ends the game; rewards add up to the score", () => {
-    let s = mk("explore", [["R", "a1"], ["A", "h1"]], ["a8", "g4", "b1"]);
+    let s = mk(
+      "explore",
+      [
+        ["R", "a1"],
+        ["A", "h1"],
+      ],
+      ["a8", "g4", "b1"],
+    );
     const r1 = game.step(s, "a1 b1");
     expect(r1.reward).toBeCloseTo(1 / 3, 12);
     expect(r1.done).toBe(false);
@@ -287,7 +343,14 @@ describe("chess actions", () => {
   });
 
   it("moves that do not name one of your pieces, or stay put, change nothing", () => {
-    const s = mk("explore", [["R", "a1"], ["A", "c3"]], ["h8", "b2", "g7"]);
+    const s = mk(
+      "explore",
+      [
+        ["R", "a1"],
+        ["A", "c3"],
+      ],
+      ["h8", "b2", "g7"],
+    );
     const cases: Array<[string, string]> = [
       ["b1 b5", "illegal move: no piece of yours on b1"],
       ["b2 b5", "illegal move: no piece of yours on b2"],
@@ -325,7 +388,14 @@ describe("chess actions", () => {
   });
 
   it("legalActions lists exactly the real legal moves plus END", () => {
-    const s = mk("explore", [["R", "a1"], ["A", "b2"]], ["a3", "h8", "g1"]);
+    const s = mk(
+      "explore",
+      [
+        ["R", "a1"],
+        ["A", "b2"],
+      ],
+      ["a3", "h8", "g1"],
+    );
     const expected = ["a1 a2", "a1 a3", "a1 b1", "a1 c1", "a1 d1", "a1 e1", "a1 f1", "a1 g1", "b2 a5", "b2 c5", "b2 e1", "b2 e3", "END"];
     expect(game.legalActions(s).slice().sort()).toEqual(expected.sort());
   });
@@ -342,7 +412,15 @@ describe("chess actions", () => {
 
 describe("chess observation", () => {
   it("renders the board with labels, the targets left and a reminder, and no score", () => {
-    const s = mk("explore", [["A", "c3"], ["B", "h8"]], ["b7", "e2", "g5"], 0);
+    const s = mk(
+      "explore",
+      [
+        ["A", "c3"],
+        ["B", "h8"],
+      ],
+      ["b7", "e2", "g5"],
+      0,
+    );
     const expected = [
       "Step 1 of 64",
       "Board (8x8):",
@@ -365,7 +443,15 @@ describe("chess observation", () => {
   });
 
   it("eval boards have two-digit rank labels, all 15 files and mention B", () => {
-    const s = mk("eval", [["R", "a1"], ["B", "o15"]], ["a10"], 4);
+    const s = mk(
+      "eval",
+      [
+        ["R", "a1"],
+        ["B", "o15"],
+      ],
+      ["a10"],
+      4,
+    );
     const obs = game.observe(s);
     expect(obs).toContain("\n   a b c d e f g h i j k l m n o\n");
     expect(obs).toContain("\n15 . . . . . . . . . . . . . . B\n");
@@ -392,7 +478,16 @@ describe("chess observation", () => {
   });
 
   it("facts report what the board shows", () => {
-    const s = mk("eval", [["B", "c3"], ["R", "o1"], ["A", "a2"]], ["e5", "b9"], 3);
+    const s = mk(
+      "eval",
+      [
+        ["B", "c3"],
+        ["R", "o1"],
+        ["A", "a2"],
+      ],
+      ["e5", "b9"],
+      3,
+    );
     expect(facts(s.inner, s.config)).toEqual({
       size: 15,
       pieces: [
@@ -454,7 +549,14 @@ describe("chess policies", () => {
   }
 
   it("random picks legal-looking moves: rook moves by its rules, hidden pieces anywhere free", () => {
-    const s = mk("explore", [["R", "a1"], ["A", "h8"]], ["a3", "b1", "c5"]);
+    const s = mk(
+      "explore",
+      [
+        ["R", "a1"],
+        ["A", "h8"],
+      ],
+      ["a3", "b1", "c5"],
+    );
     const seen = new Set<string>();
     for (let i = 0; i < 400; i++) {
       const d = random(ctxFor(s), Rng.fromKey(`chess-random-${i}`));
@@ -470,7 +572,15 @@ describe("chess policies", () => {
   });
 
   it("heuristic captures with the rook when the path is clear, estimating 1/targets", () => {
-    const s = mk("eval", [["R", "a1"], ["A", "h8"], ["B", "o1"]], ["a9", "m13", "o15", "c3", "d4"]);
+    const s = mk(
+      "eval",
+      [
+        ["R", "a1"],
+        ["A", "h8"],
+        ["B", "o1"],
+      ],
+      ["a9", "m13", "o15", "c3", "d4"],
+    );
     const d = heuristic(ctxFor(s), new Rng([1, 2, 3, 4]));
     expect(d.action).toBe("a1 a9");
     expect(d.selfScore).toBeCloseTo(0.2, 12);
@@ -478,7 +588,14 @@ describe("chess policies", () => {
 
   it("heuristic learns a hidden vector from an accepted move and captures with it", () => {
     // Earlier step: A moved e1 -> f4, i.e. (+1,+3). Now A on f4 has a target on g7 = f4 + (1,3).
-    const before = mk("explore", [["R", "h1"], ["A", "e1"]], ["g7", "a8", "b8"]);
+    const before = mk(
+      "explore",
+      [
+        ["R", "h1"],
+        ["A", "e1"],
+      ],
+      ["g7", "a8", "b8"],
+    );
     const r = game.step(before, "e1 f4");
     expect(r.valid).toBe(true);
     const now = r.state;

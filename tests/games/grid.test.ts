@@ -7,7 +7,12 @@ const fail = (why: string): never => {
 
 describe("the labelled grid snake and minesweeper share", () => {
   it("right-aligns two-digit labels and reads its own text back", () => {
-    const grid = Array.from({ length: 11 }, (_, r) => "ab".repeat(6).slice(0, 11).replace("a", String(r % 2)));
+    const grid = Array.from({ length: 11 }, (_, r) =>
+      "ab"
+        .repeat(6)
+        .slice(0, 11)
+        .replace("a", String(r % 2)),
+    );
     const lines = formatLabelledGrid(grid, 11);
     expect(lines[0]).toBe("    0  1  2  3  4  5  6  7  8  9 10");
     expect(lines[1]).toBe(" 0  0  b  a  b  a  b  a  b  a  b  a");

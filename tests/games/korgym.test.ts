@@ -52,8 +52,7 @@ const close = (got: number, want: number) => expect(Math.abs(got - want)).toBeLe
 
 const ADAPTERS: Partial<Record<GameName, Adapter>> = {
   tetris: {
-    build: (c) =>
-      episode(GAMES.tetris, { ...c.config, maxSteps: 64 }, { board: c.before.board, current: c.before.piece, next: "O", placed: 0, lines: 0, over: false }),
+    build: (c) => episode(GAMES.tetris, { ...c.config, maxSteps: 64 }, { board: c.before.board, current: c.before.piece, next: "O", placed: 0, lines: 0, over: false }),
     neutral: (s) => ({ board: (s.inner as any).board, over: (s.inner as any).over }),
   },
   minesweeper: {
@@ -77,9 +76,7 @@ const ADAPTERS: Partial<Record<GameName, Adapter>> = {
         for (let dr = -1; dr <= 1; dr++) for (let dc = -1; dc <= 1; dc++) if ((dr || dc) && inner.mine[r + dr]?.[c + dc]) n++;
         return n;
       };
-      const view = inner.mine.map((row: boolean[], r: number) =>
-        row.map((_: boolean, c: number) => (inner.revealed[r][c] ? String(count(r, c)) : inner.flagged[r][c] ? "F" : "?")).join(""),
-      );
+      const view = inner.mine.map((row: boolean[], r: number) => row.map((_: boolean, c: number) => (inner.revealed[r][c] ? String(count(r, c)) : inner.flagged[r][c] ? "F" : "?")).join(""));
       return { view, status: inner.status, score: GAMES.minesweeper.score(s) };
     },
     same(field, got, want, c) {

@@ -310,7 +310,11 @@ describe("minesweeper starts", () => {
       expect(mine[0]!.length).toBe(8);
       const grid = gridOf(s);
       const opened: Array<[number, number]> = [];
-      grid.forEach((row, r) => [...row].forEach((ch, c) => { if (ch !== "?") opened.push([r, c]); }));
+      grid.forEach((row, r) =>
+        [...row].forEach((ch, c) => {
+          if (ch !== "?") opened.push([r, c]);
+        }),
+      );
       expect(opened.every(([r, c]) => !mine[r]![c])).toBe(true);
       // A connected region: grows from one zero through zeros only, and every zero's neighbours are open.
       const zero = opened.find(([r, c]) => grid[r]![c] === ".");
@@ -374,9 +378,7 @@ describe("minesweeper observation and rules text", () => {
 
   it("shows the grid with labels, lives, mines and flags", () => {
     const s = state(inner(["o.x", ".F.", "x.."], { lives: 2 }), { lives: 3 }, "explore");
-    expect(render(s.inner, s.config)).toBe(
-      ["Minesweeper board: 3 rows x 3 columns, 2 mines", "Lives left: 2", "Flags placed: 1 of 2", "  0 1 2", "0 . ? ?", "1 ? F ?", "2 ? ? ?"].join("\n"),
-    );
+    expect(render(s.inner, s.config)).toBe(["Minesweeper board: 3 rows x 3 columns, 2 mines", "Lives left: 2", "Flags placed: 1 of 2", "  0 1 2", "0 . ? ?", "1 ? F ?", "2 ? ? ?"].join("\n"));
   });
 
   it("parseObservation rejects other text", () => {
@@ -429,7 +431,14 @@ describe("minesweeper heuristic", () => {
     const s = state(inner(["oo..", "o...", "....", "...x"]));
     const a = analyse(parseObservation(render(s.inner, s.config)));
     // The zeros at (0,0),(0,1),(1,0) make their hidden neighbours (0,2),(1,1),(1,2),(2,0),(2,1) safe.
-    for (const [r, c] of [[0, 2], [1, 1], [1, 2], [2, 0], [2, 1]] as const) expect(a.known[r]![c]).toBe("safe");
+    for (const [r, c] of [
+      [0, 2],
+      [1, 1],
+      [1, 2],
+      [2, 0],
+      [2, 1],
+    ] as const)
+      expect(a.known[r]![c]).toBe("safe");
     const d = heuristic(ctxOf(s), new Rng([1, 2, 3, 4]));
     expect(d.action).toBe("uncover (0, 2)");
     expect(d.selfScore).toBe(0);
@@ -460,7 +469,11 @@ describe("minesweeper heuristic", () => {
 describe("minesweeper parser edges (issue 28)", () => {
   it("a negative coordinate is off the board, like one past the edge, with the same kind of message", () => {
     const s = game.reset(0, "eval");
-    for (const [a, where] of [["uncover (-1, 0)", "(-1, 0)"], ["uncover (10, 0)", "(10, 0)"], ["flag 0 -3", "(0, -3)"]] as const) {
+    for (const [a, where] of [
+      ["uncover (-1, 0)", "(-1, 0)"],
+      ["uncover (10, 0)", "(10, 0)"],
+      ["flag 0 -3", "(0, -3)"],
+    ] as const) {
       const r = game.step(s, a);
       expect(r.valid, a).toBe(false);
       expect(r.feedback, a).toBe(`${where} is off the 10x10 board: expected '${game.actionGrammar}'`);

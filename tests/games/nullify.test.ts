@@ -4,15 +4,7 @@ import { episodeKey, splitObservation } from "../../src/games/envelope.js";
 import { game } from "../../src/games/nullify/index.js";
 import { heuristic, random } from "../../src/games/nullify/policies.js";
 import { facts, parseObservation, render } from "../../src/games/nullify/render.js";
-import {
-  configs,
-  type NullifyConfig,
-  type NullifyInner,
-  generate,
-  rulesBody,
-  solveExact,
-  type Unit,
-} from "../../src/games/nullify/rules.js";
+import { configs, type NullifyConfig, type NullifyInner, generate, rulesBody, solveExact, type Unit } from "../../src/games/nullify/rules.js";
 import { solve } from "../../src/games/nullify/solver.js";
 import { Rng, rngStateFromKey } from "../../src/util/rng.js";
 import type { EpisodeState } from "../../src/games/types.js";
@@ -104,7 +96,12 @@ describe("generation", () => {
     const found = generated("eval").filter((b) => b.line !== null).length;
     expect(found).toBeGreaterThanOrEqual(45);
     for (const b of generated("eval").slice(0, 20)) {
-      expect(solve(b.state.inner.units.map((u) => (u.kind === "num" ? { kind: "num" as const, v: u.value, e: 0 } : u)), { maxNodes: 20000, tolerant: false }).status).not.toBe("unsolvable");
+      expect(
+        solve(
+          b.state.inner.units.map((u) => (u.kind === "num" ? { kind: "num" as const, v: u.value, e: 0 } : u)),
+          { maxNodes: 20000, tolerant: false },
+        ).status,
+      ).not.toBe("unsolvable");
     }
   });
 
@@ -438,7 +435,11 @@ describe("state restore", () => {
 });
 
 describe("solver", () => {
-  const exact = (units: Unit[]) => solve(units.map((u) => (u.kind === "num" ? { kind: "num" as const, v: u.value, e: 0 } : u)), { maxNodes: 100000, tolerant: false });
+  const exact = (units: Unit[]) =>
+    solve(
+      units.map((u) => (u.kind === "num" ? { kind: "num" as const, v: u.value, e: 0 } : u)),
+      { maxNodes: 100000, tolerant: false },
+    );
 
   it("proves small dead boards unsolvable and finds short lines", () => {
     expect(exact([n(3), mul(2)]).status).toBe("unsolvable");
@@ -446,7 +447,11 @@ describe("solver", () => {
     expect(exact([n(-4), op("sqrt"), n(1)]).status).toBe("unsolvable");
     const r = exact([n(2), mul(3), n(-6)]);
     expect(r.status).toBe("solved");
-    if (r.status === "solved") expect(r.moves).toEqual([[0, 1], [0, 1]]);
+    if (r.status === "solved")
+      expect(r.moves).toEqual([
+        [0, 1],
+        [0, 1],
+      ]);
   });
 
   it("finds lines through every operator", () => {

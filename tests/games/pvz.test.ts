@@ -17,10 +17,7 @@ type Cfg = "explore" | "eval";
 type P = [row: number, col: number, type: "X" | "W" | "S" | "J" | "H", hp?: number];
 type Z = [row: number, col: number, type: "N" | "R" | "B" | "I", hp?: number];
 
-function state(
-  cfg: Cfg,
-  opts: { plants?: P[]; zombies?: Z[]; sun?: number; turn?: number; survived?: number; key?: string; config?: Partial<PvzConfig> } = {},
-): EpisodeState<PvzInner, PvzConfig> {
+function state(cfg: Cfg, opts: { plants?: P[]; zombies?: Z[]; sun?: number; turn?: number; survived?: number; key?: string; config?: Partial<PvzConfig> } = {}): EpisodeState<PvzInner, PvzConfig> {
   const config = { ...configs[cfg], ...opts.config };
   const lawn: PvzInner["lawn"] = Array.from({ length: config.rows }, () => Array.from({ length: config.cols }, () => null));
   for (const [r, c, type, hp] of opts.plants ?? []) (lawn[r] as PvzInner["lawn"][number])[c] = { type, hp: hp ?? config.plantHp[type] };
@@ -49,7 +46,14 @@ const plantAt = (s: EpisodeState<PvzInner, PvzConfig>, r: number, c: number) => 
 describe("turn order", () => {
   it("a chili planted this turn clears its row before the zombies move", () => {
     // Row 1: a zombie at column 0 would walk past the lawn this turn; the chili burns it and the other one.
-    const s = state("eval", { sun: 300, zombies: [[1, 0, "N"], [1, 3, "B"], [2, 4, "N"]] });
+    const s = state("eval", {
+      sun: 300,
+      zombies: [
+        [1, 0, "N"],
+        [1, 3, "B"],
+        [2, 4, "N"],
+      ],
+    });
     const r = game.step(s, "F 1 2");
     expect(r.done).toBe(false);
     expect(r.reward).toBe(1);
@@ -76,7 +80,16 @@ describe("turn order", () => {
     const r = game.step(state("eval", { sun: 50 }), "X 0 0");
     expect(r.state.inner.sun).toBe(35);
     // Two standing sunflowers and no planting: 50 + 2*10 + 25 = 95.
-    const r2 = game.step(state("eval", { sun: 50, plants: [[0, 0, "X"], [3, 0, "X"]] }), "pass");
+    const r2 = game.step(
+      state("eval", {
+        sun: 50,
+        plants: [
+          [0, 0, "X"],
+          [3, 0, "X"],
+        ],
+      }),
+      "pass",
+    );
     expect(r2.state.inner.sun).toBe(95);
     // Sun can pay for a second placement only from what is there when planting.
     const r3 = game.step(state("eval", { sun: 50, plants: [[0, 0, "X"]] }), "X 1 0; J 2 2");
@@ -116,7 +129,13 @@ describe("shooters", () => {
   it("a peashooter hits the nearest zombie at or ahead of its own column (its own cell included), never one behind", () => {
     const s = state("explore", {
       plants: [[0, 2, "W"]],
-      zombies: [[0, 1, "N"], [0, 2, "N"], [0, 5, "R"], [0, 4, "N"], [1, 3, "N"]],
+      zombies: [
+        [0, 1, "N"],
+        [0, 2, "N"],
+        [0, 5, "R"],
+        [0, 4, "N"],
+        [1, 3, "N"],
+      ],
     });
     const r = game.step(s, "pass");
     const z = r.state.inner.zombies;
@@ -132,46 +151,154 @@ describe("shooters", () => {
   });
 
   it("among zombies in the nearest cell, the first to arrive is hit", () => {
-    const r = game.step(state("explore", { plants: [[0, 0, "W"]], zombies: [[0, 3, "R"], [0, 3, "N"]] }), "pass");
+    const r = game.step(
+      state("explore", {
+        plants: [[0, 0, "W"]],
+        zombies: [
+          [0, 3, "R"],
+          [0, 3, "N"],
+        ],
+      }),
+      "pass",
+    );
     expect(r.state.inner.zombies.map((z) => z.hp)).toEqual([7, 4]);
   });
 
   it("a three-line shooter at the lawn edge fires into two rows, once each", () => {
     // eval has 5 rows; S at row 0 covers rows 0 and 1 (the KORGym clamp fired twice into row 0).
-    const s = state("eval", { plants: [[0, 0, "S"]], zombies: [[0, 4, "N"], [1, 4, "N"], [2, 4, "N"]] });
+    const s = state("eval", {
+      plants: [[0, 0, "S"]],
+      zombies: [
+        [0, 4, "N"],
+        [1, 4, "N"],
+        [2, 4, "N"],
+      ],
+    });
     const hp = game.step(s, "pass").state.inner.zombies.map((z) => [z.row, z.hp]);
-    expect(hp).toEqual([[0, 3], [1, 3], [2, 4]]);
-    const bottom = state("eval", { plants: [[4, 1, "S"]], zombies: [[4, 4, "N"], [3, 4, "N"], [2, 4, "N"]] });
-    expect(game.step(bottom, "pass").state.inner.zombies.map((z) => [z.row, z.hp])).toEqual([[4, 3], [3, 3], [2, 4]]);
+    expect(hp).toEqual([
+      [0, 3],
+      [1, 3],
+      [2, 4],
+    ]);
+    const bottom = state("eval", {
+      plants: [[4, 1, "S"]],
+      zombies: [
+        [4, 4, "N"],
+        [3, 4, "N"],
+        [2, 4, "N"],
+      ],
+    });
+    expect(game.step(bottom, "pass").state.inner.zombies.map((z) => [z.row, z.hp])).toEqual([
+      [4, 3],
+      [3, 3],
+      [2, 4],
+    ]);
     // In the middle it covers three rows, each once.
-    const mid = state("eval", { plants: [[2, 1, "S"]], zombies: [[1, 4, "N"], [2, 4, "N"], [3, 4, "N"], [0, 4, "N"]] });
-    expect(game.step(mid, "pass").state.inner.zombies.map((z) => [z.row, z.hp])).toEqual([[1, 3], [2, 3], [3, 3], [0, 4]]);
+    const mid = state("eval", {
+      plants: [[2, 1, "S"]],
+      zombies: [
+        [1, 4, "N"],
+        [2, 4, "N"],
+        [3, 4, "N"],
+        [0, 4, "N"],
+      ],
+    });
+    expect(game.step(mid, "pass").state.inner.zombies.map((z) => [z.row, z.hp])).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 3],
+      [0, 4],
+    ]);
   });
 
   it("a three-line shooter only hits zombies ahead of its own column in the side rows", () => {
-    const s = state("eval", { plants: [[1, 3, "S"]], zombies: [[0, 2, "N"], [2, 5, "N"]] });
+    const s = state("eval", {
+      plants: [[1, 3, "S"]],
+      zombies: [
+        [0, 2, "N"],
+        [2, 5, "N"],
+      ],
+    });
     expect(game.step(s, "pass").state.inner.zombies.map((z) => z.hp)).toEqual([4, 3]);
   });
 
   it("torchwood adds +1 only to peas that pass it on their way from the left", () => {
-    const hpAfter = (plants: P[], zombieCol: number) =>
-      game.step(state("explore", { plants, zombies: [[0, zombieCol, "B"]] }), "pass").state.inner.zombies[0]?.hp;
+    const hpAfter = (plants: P[], zombieCol: number) => game.step(state("explore", { plants, zombies: [[0, zombieCol, "B"]] }), "pass").state.inner.zombies[0]?.hp;
     // Shooter at 0, torchwood at 2, zombie at 5: lit, 12 - 2.
-    expect(hpAfter([[0, 0, "W"], [0, 2, "H"]], 5)).toBe(10);
+    expect(
+      hpAfter(
+        [
+          [0, 0, "W"],
+          [0, 2, "H"],
+        ],
+        5,
+      ),
+    ).toBe(10);
     // Torchwood left of the shooter: not passed, 12 - 1.
-    expect(hpAfter([[0, 0, "H"], [0, 1, "W"]], 5)).toBe(11);
+    expect(
+      hpAfter(
+        [
+          [0, 0, "H"],
+          [0, 1, "W"],
+        ],
+        5,
+      ),
+    ).toBe(11);
     // Torchwood beyond the target: not reached, 12 - 1.
-    expect(hpAfter([[0, 0, "W"], [0, 5, "H"]], 3)).toBe(11);
+    expect(
+      hpAfter(
+        [
+          [0, 0, "W"],
+          [0, 5, "H"],
+        ],
+        3,
+      ),
+    ).toBe(11);
     // Zombie standing on the torchwood: the pea reaches the torchwood's cell, 12 - 2.
-    expect(hpAfter([[0, 0, "W"], [0, 3, "H"]], 3)).toBe(10);
+    expect(
+      hpAfter(
+        [
+          [0, 0, "W"],
+          [0, 3, "H"],
+        ],
+        3,
+      ),
+    ).toBe(10);
     // Two torchwoods on the way: still +1 once, 12 - 2.
-    expect(hpAfter([[0, 0, "W"], [0, 1, "H"], [0, 2, "H"]], 5)).toBe(10);
+    expect(
+      hpAfter(
+        [
+          [0, 0, "W"],
+          [0, 1, "H"],
+          [0, 2, "H"],
+        ],
+        5,
+      ),
+    ).toBe(10);
     // A torchwood in another row does nothing for this one.
-    expect(hpAfter([[0, 0, "W"], [1, 2, "H"]], 5)).toBe(11);
+    expect(
+      hpAfter(
+        [
+          [0, 0, "W"],
+          [1, 2, "H"],
+        ],
+        5,
+      ),
+    ).toBe(11);
   });
 
   it("torchwood lights a three-line shooter's pea in a side row only if it is in that row", () => {
-    const s = state("eval", { plants: [[1, 0, "S"], [0, 2, "H"]], zombies: [[0, 5, "B"], [1, 5, "B"], [2, 5, "B"]] });
+    const s = state("eval", {
+      plants: [
+        [1, 0, "S"],
+        [0, 2, "H"],
+      ],
+      zombies: [
+        [0, 5, "B"],
+        [1, 5, "B"],
+        [2, 5, "B"],
+      ],
+    });
     expect(game.step(s, "pass").state.inner.zombies.map((z) => z.hp)).toEqual([10, 11, 11]);
   });
 });
@@ -212,12 +339,30 @@ describe("zombies", () => {
   });
 
   it("a zombie whose plant an earlier zombie in its cell just finished walks on in the same turn (KORGym's timing)", () => {
-    const s = game.step(state("eval", { plants: [[1, 3, "W", 1]], zombies: [[1, 3, "N"], [1, 3, "R"]] }), "pass").state;
+    const s = game.step(
+      state("eval", {
+        plants: [[1, 3, "W", 1]],
+        zombies: [
+          [1, 3, "N"],
+          [1, 3, "R"],
+        ],
+      }),
+      "pass",
+    ).state;
     expect(plantAt(s, 1, 3)).toBeNull();
     // The N (first to arrive) bites the last HP away; the R then finds the cell empty and walks.
     expect(s.inner.zombies.map((z) => z.col)).toEqual([3, 2]);
     // In the other arrival order the R bites and the N walks.
-    const t = game.step(state("eval", { plants: [[1, 3, "W", 1]], zombies: [[1, 3, "R"], [1, 3, "N"]] }), "pass").state;
+    const t = game.step(
+      state("eval", {
+        plants: [[1, 3, "W", 1]],
+        zombies: [
+          [1, 3, "R"],
+          [1, 3, "N"],
+        ],
+      }),
+      "pass",
+    ).state;
     expect(t.inner.zombies.map((z) => `${z.type}${z.col}`)).toEqual(["R3", "N2"]);
   });
 
@@ -323,7 +468,10 @@ describe("waves", () => {
   it("passing every turn, the wave of turn 0 breaks through on turn `cols` (score = cols)", () => {
     // Eval (6 columns): the zombie enters at column 5 at the end of turn 0, stands on 4, 3, 2, 1, 0 after
     // turns 1..5 and walks past column 0 on turn 6; turns 0..5 held: score 6. Explore (7 columns): 7.
-    for (const [cfg, cols] of [["eval", 6], ["explore", 7]] as const) {
+    for (const [cfg, cols] of [
+      ["eval", 6],
+      ["explore", 7],
+    ] as const) {
       for (let seed = 0; seed < 5; seed++) {
         let s = game.reset(seed, cfg);
         const rewards: number[] = [];
@@ -360,8 +508,7 @@ describe("waves", () => {
   });
 
   it("the high-attack zombie bites for 3 and the others for 1", () => {
-    const bite = (type: "N" | "R" | "B" | "I") =>
-      10 - (plantAt(game.step(state("eval", { plants: [[0, 1, "J"]], zombies: [[0, 1, type]] }), "pass").state, 0, 1)?.hp ?? 0);
+    const bite = (type: "N" | "R" | "B" | "I") => 10 - (plantAt(game.step(state("eval", { plants: [[0, 1, "J"]], zombies: [[0, 1, type]] }), "pass").state, 0, 1)?.hp ?? 0);
     expect([bite("N"), bite("R"), bite("B"), bite("I")]).toEqual([1, 1, 1, 3]);
   });
 });
@@ -522,11 +669,31 @@ describe("reward and score", () => {
 
 describe("observation", () => {
   it("explore shows zombie HP, eval shows types only; never a score", () => {
-    const ex = game.observe(state("explore", { sun: 75, turn: 12, plants: [[1, 3, "J"]], zombies: [[1, 3, "R", 5], [1, 3, "N"], [2, 6, "B", 12]] }));
+    const ex = game.observe(
+      state("explore", {
+        sun: 75,
+        turn: 12,
+        plants: [[1, 3, "J"]],
+        zombies: [
+          [1, 3, "R", 5],
+          [1, 3, "N"],
+          [2, 6, "B", 12],
+        ],
+      }),
+    );
     expect(ex).toContain("Turn 12\nSun: 75\n");
     expect(ex).toMatch(/row1 +\. +\. +\. +J\+R5\+N4 +\. +\. +\.\n/);
     expect(ex).toMatch(/row2 +(\. +){6}B12\n/);
-    const ev = game.observe(state("eval", { turn: 12, plants: [[1, 3, "J"]], zombies: [[1, 3, "R", 5], [1, 3, "N"]] }));
+    const ev = game.observe(
+      state("eval", {
+        turn: 12,
+        plants: [[1, 3, "J"]],
+        zombies: [
+          [1, 3, "R", 5],
+          [1, 3, "N"],
+        ],
+      }),
+    );
     expect(ev).toMatch(/row1 +\. +\. +\. +J\+R\+N +\. +\.\n/);
     expect(ev).not.toMatch(/[NRBI]\d/);
     expect(ev).toContain("Plant costs: X sunflower 50, W peashooter 100, S three-line shooter 325, J wall-nut 50, H torchwood 125, F chili 300");

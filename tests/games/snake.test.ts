@@ -16,16 +16,35 @@ function state(snake: Cell[], apples: Cell[], direction: Direction, base: "explo
 }
 
 // Apples out of the way, inside the 6x6 interior of the explore board (rows/cols 1..6).
-const FAR: Cell[] = [[6, 6], [6, 5], [6, 4]];
+const FAR: Cell[] = [
+  [6, 6],
+  [6, 5],
+  [6, 4],
+];
 
 describe("snake moves and the tail rule", () => {
   it.each(["explore", "eval"] as const)("%s: the head may enter the cell the tail is leaving", (cfg) => {
-    const s = state([[2, 2], [2, 3], [3, 3], [3, 2]], FAR, "LEFT", cfg);
+    const s = state(
+      [
+        [2, 2],
+        [2, 3],
+        [3, 3],
+        [3, 2],
+      ],
+      FAR,
+      "LEFT",
+      cfg,
+    );
     const r = game.step(s, "DOWN");
     expect(r.valid).toBe(true);
     expect(r.done).toBe(false);
     expect(r.reward).toBe(0);
-    expect(r.state.inner.snake).toEqual([[3, 2], [2, 2], [2, 3], [3, 3]]);
+    expect(r.state.inner.snake).toEqual([
+      [3, 2],
+      [2, 2],
+      [2, 3],
+      [3, 3],
+    ]);
     expect(r.state.inner.direction).toBe("DOWN");
   });
 
@@ -50,10 +69,38 @@ describe("snake collisions: explore blocks, eval ends", () => {
     { name: "wall above", snake: () => [[1, 3]], dir: "UP", action: "UP" },
     { name: "wall right", snake: (E) => [[3, E]], dir: "RIGHT", action: "RIGHT" },
     // (3,2) is the fourth of five cells: the tail (4,2) moves away, (3,2) does not.
-    { name: "body", snake: () => [[2, 2], [2, 3], [3, 3], [3, 2], [4, 2]], dir: "LEFT", action: "DOWN" },
+    {
+      name: "body",
+      snake: () => [
+        [2, 2],
+        [2, 3],
+        [3, 3],
+        [3, 2],
+        [4, 2],
+      ],
+      dir: "LEFT",
+      action: "DOWN",
+    },
     // Length 2: the neck is also the tail, and reversing into it is still a collision.
-    { name: "neck (length 2)", snake: () => [[3, 3], [3, 4]], dir: "LEFT", action: "RIGHT" },
-    { name: "neck (length 3)", snake: () => [[3, 3], [3, 4], [3, 5]], dir: "LEFT", action: "RIGHT" },
+    {
+      name: "neck (length 2)",
+      snake: () => [
+        [3, 3],
+        [3, 4],
+      ],
+      dir: "LEFT",
+      action: "RIGHT",
+    },
+    {
+      name: "neck (length 3)",
+      snake: () => [
+        [3, 3],
+        [3, 4],
+        [3, 5],
+      ],
+      dir: "LEFT",
+      action: "RIGHT",
+    },
   ];
 
   it.each(cases)("explore: $name is a no-op with feedback 'blocked'", ({ snake, dir, action }) => {
@@ -77,13 +124,29 @@ describe("snake collisions: explore blocks, eval ends", () => {
   });
 
   it.each([null, "jump", "up left", "north", "U"])("garbage %j: explore no-op, eval ends", (action) => {
-    const ex = state([[3, 3], [4, 3]], FAR, "UP", "explore");
+    const ex = state(
+      [
+        [3, 3],
+        [4, 3],
+      ],
+      FAR,
+      "UP",
+      "explore",
+    );
     const r1 = game.step(ex, action);
     expect(r1.valid).toBe(false);
     expect(r1.done).toBe(false);
     expect(r1.feedback).toContain(game.actionGrammar);
     expect(r1.state.inner).toEqual(ex.inner);
-    const ev = state([[3, 3], [4, 3]], FAR, "UP", "eval");
+    const ev = state(
+      [
+        [3, 3],
+        [4, 3],
+      ],
+      FAR,
+      "UP",
+      "eval",
+    );
     const r2 = game.step(ev, action);
     expect(r2.valid).toBe(false);
     expect(r2.done).toBe(true);
@@ -94,32 +157,73 @@ describe("snake collisions: explore blocks, eval ends", () => {
 
 describe("snake apples", () => {
   it("eating grows by one (the tail stays), pays 1 and keeps 3 apples on free cells", () => {
-    const s = state([[3, 3], [3, 4]], [[3, 2], [6, 6], [1, 1]], "LEFT", "explore");
+    const s = state(
+      [
+        [3, 3],
+        [3, 4],
+      ],
+      [
+        [3, 2],
+        [6, 6],
+        [1, 1],
+      ],
+      "LEFT",
+      "explore",
+    );
     const r = game.step(s, "LEFT");
     expect(r.reward).toBe(1);
     expect(game.score(r.state)).toBe(1);
     expect(r.feedback).toContain("ate an apple");
     const { snake, apples } = r.state.inner;
-    expect(snake).toEqual([[3, 2], [3, 3], [3, 4]]);
+    expect(snake).toEqual([
+      [3, 2],
+      [3, 3],
+      [3, 4],
+    ]);
     expect(apples.length).toBe(3);
-    expect(apples.slice(0, 2)).toEqual([[6, 6], [1, 1]]);
+    expect(apples.slice(0, 2)).toEqual([
+      [6, 6],
+      [1, 1],
+    ]);
     const [ar, ac] = apples[2]!;
     expect(ar >= 1 && ar <= 6 && ac >= 1 && ac <= 6).toBe(true);
     expect([...snake, [6, 6], [1, 1]].some(([r0, c0]) => r0 === ar && c0 === ac)).toBe(false);
     // The next move does not eat: the snake keeps its new length.
     const r2 = game.step(r.state, "UP");
     expect(r2.reward).toBe(0);
-    expect(r2.state.inner.snake).toEqual([[2, 2], [3, 2], [3, 3]]);
+    expect(r2.state.inner.snake).toEqual([
+      [2, 2],
+      [3, 2],
+      [3, 3],
+    ]);
   });
 
   it("respawns from the episode generator on a free cell, in row-major order of the free cells", () => {
     // 5x5 board: a 3x3 interior, rows/cols 1..3.
-    const s = state([[2, 2], [2, 3]], [[2, 1], [1, 1]], "LEFT", "eval", { rows: 5, cols: 5, apples: 2 });
+    const s = state(
+      [
+        [2, 2],
+        [2, 3],
+      ],
+      [
+        [2, 1],
+        [1, 1],
+      ],
+      "LEFT",
+      "eval",
+      { rows: 5, cols: 5, apples: 2 },
+    );
     const a = game.step(s, "LEFT");
     const b = game.step(game.clone(s), "LEFT");
     expect(JSON.stringify(a)).toBe(JSON.stringify(b));
     // Free after eating (2,1): the snake is (2,1),(2,2),(2,3) and an apple stays at (1,1).
-    const free: Cell[] = [[1, 2], [1, 3], [3, 1], [3, 2], [3, 3]];
+    const free: Cell[] = [
+      [1, 2],
+      [1, 3],
+      [3, 1],
+      [3, 2],
+      [3, 3],
+    ];
     const expected = new Rng([...RNG]).pick(free);
     expect(a.state.inner.apples).toEqual([[1, 1], expected]);
     expect(a.state.rng).not.toEqual(RNG);
@@ -127,7 +231,19 @@ describe("snake apples", () => {
 
   it("ends as a win when no free cell is left for the new apple", () => {
     // 4x4 board: a 2x2 interior.
-    const s = state([[1, 1], [2, 1]], [[1, 2], [2, 2]], "UP", "eval", { rows: 4, cols: 4, apples: 2 });
+    const s = state(
+      [
+        [1, 1],
+        [2, 1],
+      ],
+      [
+        [1, 2],
+        [2, 2],
+      ],
+      "UP",
+      "eval",
+      { rows: 4, cols: 4, apples: 2 },
+    );
     const r = game.step(s, "RIGHT");
     expect(r.done).toBe(true);
     expect(r.reward).toBe(1);
@@ -139,7 +255,10 @@ describe("snake apples", () => {
 
 describe("snake start, observation and rules text", () => {
   it("starts with length 1 in the interior's middle moving UP, with 3 apples on free interior cells", () => {
-    for (const [cfg, mid, size] of [["explore", 4, 8], ["eval", 5, 10]] as const) {
+    for (const [cfg, mid, size] of [
+      ["explore", 4, 8],
+      ["eval", 5, 10],
+    ] as const) {
       for (let seed = 0; seed < 20; seed++) {
         const s = game.reset(seed, cfg);
         expect(s.inner.snake).toEqual([[mid, mid]]);
@@ -153,7 +272,20 @@ describe("snake start, observation and rules text", () => {
   });
 
   it("renders the board with labels, the snake and the apples", () => {
-    const s = state([[1, 2], [2, 2], [2, 1]], [[4, 4], [1, 1]], "UP", "explore", { rows: 6, cols: 6, apples: 2 });
+    const s = state(
+      [
+        [1, 2],
+        [2, 2],
+        [2, 1],
+      ],
+      [
+        [4, 4],
+        [1, 1],
+      ],
+      "UP",
+      "explore",
+      { rows: 6, cols: 6, apples: 2 },
+    );
     expect(render(s.inner, s.config)).toBe(
       [
         "Snake board: 6 rows x 6 columns (the border is wall)",
@@ -213,20 +345,63 @@ describe("snake heuristic", () => {
   const ctxOf = (s: State) => ({ rules: game.rules(s.config, "custom"), observation: game.observe(s), history: [] });
 
   it("eats an adjacent apple and self-scores 1", () => {
-    const s = state([[3, 3]], [[3, 4], [6, 6], [1, 1]], "UP", "eval");
+    const s = state(
+      [[3, 3]],
+      [
+        [3, 4],
+        [6, 6],
+        [1, 1],
+      ],
+      "UP",
+      "eval",
+    );
     expect(heuristic(ctxOf(s), new Rng([1, 2, 3, 4]))).toEqual({ action: "RIGHT", selfScore: 1 });
   });
 
   it("walks the shortest path and self-scores 0 when not eating", () => {
-    const s = state([[3, 3]], [[1, 3], [6, 6], [6, 1]], "UP", "eval");
+    const s = state(
+      [[3, 3]],
+      [
+        [1, 3],
+        [6, 6],
+        [6, 1],
+      ],
+      "UP",
+      "eval",
+    );
     expect(heuristic(ctxOf(s), new Rng([1, 2, 3, 4]))).toEqual({ action: "UP", selfScore: 0 });
   });
 
   it("declines an apple inside a pocket too small for its body", () => {
     // The body wraps a 3-cell pocket (2..4, 3) whose only entrance is (4,3), just above the head;
     // the tail (6,6) is far away. The apple at (4,3) would trap the snake.
-    const snake: Cell[] = [[5, 3], [5, 2], [4, 2], [3, 2], [2, 2], [1, 2], [1, 3], [1, 4], [2, 4], [3, 4], [4, 4], [4, 5], [4, 6], [5, 6], [6, 6]];
-    const s = state(snake, [[4, 3], [6, 1], [6, 5]], "RIGHT", "eval");
+    const snake: Cell[] = [
+      [5, 3],
+      [5, 2],
+      [4, 2],
+      [3, 2],
+      [2, 2],
+      [1, 2],
+      [1, 3],
+      [1, 4],
+      [2, 4],
+      [3, 4],
+      [4, 4],
+      [4, 5],
+      [4, 6],
+      [5, 6],
+      [6, 6],
+    ];
+    const s = state(
+      snake,
+      [
+        [4, 3],
+        [6, 1],
+        [6, 5],
+      ],
+      "RIGHT",
+      "eval",
+    );
     const d = heuristic(ctxOf(s), new Rng([1, 2, 3, 4]));
     expect(["RIGHT", "DOWN"]).toContain(d.action);
     expect(d.selfScore).toBe(0);

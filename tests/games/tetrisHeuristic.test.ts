@@ -14,9 +14,7 @@ import { allConfigs, differentialPlay, mixedDriver } from "./reference/different
 import { boardFeatures, heuristicReference } from "./reference/tetrisHeuristicReference.js";
 
 function randomBoard(rng: Rng, rows: number, width: number, fill: number): string[] {
-  return Array.from({ length: rows }, (_, r) =>
-    Array.from({ length: width }, () => (r >= rows / 3 && rng.float() < fill ? "*" : ".")).join(""),
-  );
+  return Array.from({ length: rows }, (_, r) => Array.from({ length: width }, () => (r >= rows / 3 && rng.float() < fill ? "*" : ".")).join(""));
 }
 
 function randomShape(rng: Rng): string[] {
@@ -31,8 +29,7 @@ function randomShape(rng: Rng): string[] {
   return rows;
 }
 
-const toStrings = (b: Int32Array, width: number): string[] =>
-  Array.from(b, (m) => Array.from({ length: width }, (_, c) => ((m >> c) & 1 ? "*" : ".")).join(""));
+const toStrings = (b: Int32Array, width: number): string[] => Array.from(b, (m) => Array.from({ length: width }, (_, c) => ((m >> c) & 1 ? "*" : ".")).join(""));
 
 describe("bitboard operations equal the string ones", () => {
   it("drop, lock-and-clear and features agree on random boards and shapes", () => {

@@ -24,9 +24,17 @@ vi.mock("../../src/games/registry.js", async (importOriginal) => {
 });
 
 // The toy: count up to a target; "Answer: up" adds one (reward 1), anything else is invalid.
-interface ToyInner { n: number }
-interface ToyConfig { maxSteps: number; target: number }
-interface ToyFacts { n: number; target: number }
+interface ToyInner {
+  n: number;
+}
+interface ToyConfig {
+  maxSteps: number;
+  target: number;
+}
+interface ToyFacts {
+  n: number;
+  target: number;
+}
 const rules = {
   configs: { explore: { maxSteps: 8, target: 3 }, eval: { maxSteps: 8, target: 4 } },
   exploreVariants: { short: { maxSteps: 4, target: 2 }, long: { maxSteps: 12, target: 6 } },

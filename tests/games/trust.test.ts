@@ -48,9 +48,7 @@ describe("configs", () => {
     expect(game.configs.eval.rounds).toBe(5);
     expect(game.configs.eval.movesPerRound).toBe(8);
     expect(game.configs.eval.maxSteps).toBe(64);
-    expect([...game.configs.eval.opponents].sort()).toEqual(
-      ["always-cheat", "always-collaborate", "copycat", "copykitten", "detective", "grudger", "random", "simpleton"],
-    );
+    expect([...game.configs.eval.opponents].sort()).toEqual(["always-cheat", "always-collaborate", "copycat", "copykitten", "detective", "grudger", "random", "simpleton"]);
   });
 
   it("explore draws only from its three types and eval from all eight, about uniformly", () => {
@@ -286,9 +284,7 @@ describe("observation", () => {
 
   it("parseObservation rejects text that is not a trust observation", () => {
     expect(() => parseObservation("Board: 8 columns x 8 rows")).toThrow(/not a trust observation/);
-    expect(() => parseObservation("Round 1 of 5, move 2 of 8 (move 2 of 40 overall)\nHistory (your move / opponent's move):\nRound 1:\n  1. defect / cheat")).toThrow(
-      /not a trust observation/,
-    );
+    expect(() => parseObservation("Round 1 of 5, move 2 of 8 (move 2 of 40 overall)\nHistory (your move / opponent's move):\nRound 1:\n  1. defect / cheat")).toThrow(/not a trust observation/);
   });
 });
 

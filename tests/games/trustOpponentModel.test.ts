@@ -27,7 +27,10 @@ function steps(type: OpponentType, you: Move[]): SeenStep[] {
   const history: Array<{ you: Move[]; them: Move[] }> = [];
   const out: SeenStep[] = [];
   you.forEach((y, k) => {
-    const observation = obs(history.map((r) => ({ you: [...r.you], them: [...r.them] })), k);
+    const observation = obs(
+      history.map((r) => ({ you: [...r.you], them: [...r.them] })),
+      k,
+    );
     if (k % 8 === 0) history.push({ you: [], them: [] });
     const cur = history.at(-1)!;
     const them = opponentMove(type, cur.you, cur.them) as Move;
@@ -73,8 +76,17 @@ describe("what an episode's text shows of its opponent", () => {
 
 describe("the prior the records give", () => {
   it("1 per strategy plus each record's episodes shared among its candidates", () => {
-    const met: OpponentRecord[] = mergeOpponents([{ n: 1, types: ["always-collaborate"] }], [{ n: 1, types: ["always-collaborate"] }, { n: 1, types: ["always-collaborate", "copykitten"] }]);
-    expect(met).toEqual([{ n: 2, types: ["always-collaborate"] }, { n: 1, types: ["always-collaborate", "copykitten"] }]);
+    const met: OpponentRecord[] = mergeOpponents(
+      [{ n: 1, types: ["always-collaborate"] }],
+      [
+        { n: 1, types: ["always-collaborate"] },
+        { n: 1, types: ["always-collaborate", "copykitten"] },
+      ],
+    );
+    expect(met).toEqual([
+      { n: 2, types: ["always-collaborate"] },
+      { n: 1, types: ["always-collaborate", "copykitten"] },
+    ]);
     const p = priorFrom(met);
     expect(p["always-collaborate"]).toBe(3.5);
     expect(p.copykitten).toBe(1.5);
@@ -89,7 +101,11 @@ function score(type: OpponentType, opponents: OpponentRecord[]): number {
   const history: Array<{ you: Move[]; them: Move[] }> = [];
   let total = 0;
   for (let k = 0; k < 16; k++) {
-    const observation = obs(history.map((r) => ({ you: [...r.you], them: [...r.them] })), k, 16);
+    const observation = obs(
+      history.map((r) => ({ you: [...r.you], them: [...r.them] })),
+      k,
+      16,
+    );
     const d = pe.policy({ rules: "", observation, history: [] }, Rng.fromKey("t"), { opponents });
     if (k % 8 === 0) history.push({ you: [], them: [] });
     const cur = history.at(-1)!;

@@ -23,6 +23,5 @@ export const ADVERSARIAL_REPLIES: Record<string, string> = {
   fiveMegabytes: `${"Row 3, column 4 is *safe*; the answer is near. ".repeat(110_000)}\nAnswer: UP\nScore: 1`,
 };
 
-
 /** Lets pending timers run (vitest's test timeout among them) between two synchronous pieces of work. */
 export const yieldToTimers = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));

@@ -119,7 +119,9 @@ export async function startFake(o: FakeOptions): Promise<FakeEndpoint> {
       for (const p of ["max_tokens", ...(o.rejectParams ?? [])]) {
         if (p in body) {
           const hint = p === "max_tokens" ? " Use 'max_completion_tokens' instead." : "";
-          return send(res, 400, { error: { message: `Unsupported parameter: '${p}' is not supported with this model.${hint}`, type: "invalid_request_error", param: p, code: "unsupported_parameter" } });
+          return send(res, 400, {
+            error: { message: `Unsupported parameter: '${p}' is not supported with this model.${hint}`, type: "invalid_request_error", param: p, code: "unsupported_parameter" },
+          });
         }
       }
     }
@@ -154,7 +156,13 @@ export async function startFake(o: FakeOptions): Promise<FakeEndpoint> {
     };
     if (o.deepseekHitShare !== undefined) {
       const hit = Math.floor(promptTokens * o.deepseekHitShare);
-      reply.usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_cache_hit_tokens: hit, prompt_cache_miss_tokens: promptTokens - hit };
+      reply.usage = {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+        prompt_cache_hit_tokens: hit,
+        prompt_cache_miss_tokens: promptTokens - hit,
+      };
     } else if (o.family === "ollama" && o.numCtx !== undefined) {
       const served = Math.min(promptTokens, o.numCtx);
       reply.usage = { prompt_tokens: served, completion_tokens: completionTokens, total_tokens: served + completionTokens };
@@ -177,12 +185,15 @@ export async function startFake(o: FakeOptions): Promise<FakeEndpoint> {
       return send(res, 200, { object: "list", data });
     }
     if (req.method === "POST" && path === "/tokenize" && o.family === "vllm" && o.tokenize !== false) {
-      readBody(req).then((text) => {
-        const b = JSON.parse(text) as { messages?: ChatMessage[]; prompt?: string };
-        // A different tokenizer than o200k (the point of asking the server): 1.25 tokens per o200k token.
-        const base = b.messages ? countMessageTokens(b.messages) : countTokens(b.prompt ?? "");
-        send(res, 200, { count: Math.ceil(base * 1.25), max_model_len: maxLen, tokens: [] });
-      }, () => send(res, 400, "bad body", "text/plain"));
+      readBody(req).then(
+        (text) => {
+          const b = JSON.parse(text) as { messages?: ChatMessage[]; prompt?: string };
+          // A different tokenizer than o200k (the point of asking the server): 1.25 tokens per o200k token.
+          const base = b.messages ? countMessageTokens(b.messages) : countTokens(b.prompt ?? "");
+          send(res, 200, { count: Math.ceil(base * 1.25), max_model_len: maxLen, tokens: [] });
+        },
+        () => send(res, 400, "bad body", "text/plain"),
+      );
       return;
     }
     if (req.method === "POST" && path === "/v1/chat/completions") {

@@ -6,7 +6,9 @@
 import { appendFileSync, readFileSync } from "node:fs";
 
 const [train, round, model] = process.argv.slice(2);
-const examples = readFileSync(train, "utf8").split("\n").filter((l) => l.trim()).length;
+const examples = readFileSync(train, "utf8")
+  .split("\n")
+  .filter((l) => l.trim()).length;
 appendFileSync(process.env.TRAINER_LOG, `${JSON.stringify({ train, round: Number(round), model, examples })}\n`);
 if (process.env.FAIL_ROUND === round) {
   process.stderr.write("loading the model...\nRuntimeError: CUDA out of memory (fake)\n");

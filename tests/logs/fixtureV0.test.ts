@@ -20,7 +20,24 @@ import { manifestProtocol, settingsFromRecord } from "../../src/runner/settings/
 
 const FIXTURE = join(import.meta.dirname, "..", "fixtures", "data-v0");
 const TABLES = join(import.meta.dirname, "..", "fixtures", "data-v0-report", "tables");
-const RUN_FLAGS = ["--models", "builtin:heuristic", "--games", "nullify,trust", "--pathways", "none,history,memory", "--explore-episodes", "3", "--checkpoint-every", "3", "--eval-episodes", "1", "--max-steps", "5", "--progress", "off"];
+const RUN_FLAGS = [
+  "--models",
+  "builtin:heuristic",
+  "--games",
+  "nullify,trust",
+  "--pathways",
+  "none,history,memory",
+  "--explore-episodes",
+  "3",
+  "--checkpoint-every",
+  "3",
+  "--eval-episodes",
+  "1",
+  "--max-steps",
+  "5",
+  "--progress",
+  "off",
+];
 
 const runs = readdirSync(runsDir(FIXTURE)).sort();
 
@@ -61,10 +78,27 @@ describe("data written before schema versions (version 0)", () => {
     }
     const want = readdirSync(TABLES).sort();
     // Tables added after version 0 (new files, not changed ones): main_results_wide (issue 14), cost and cost_runs (issue 17: every data set), run_quality (issue 26), training_epochs (issue 25).
-    const added = new Set(["main_results_wide.csv", "main_results_wide.md", "cost.csv", "cost.md", "cost_runs.csv", "cost_runs.md", "run_quality.csv", "run_quality.md", "training_epochs.csv", "training_epochs.md"]);
+    const added = new Set([
+      "main_results_wide.csv",
+      "main_results_wide.md",
+      "cost.csv",
+      "cost.md",
+      "cost_runs.csv",
+      "cost_runs.md",
+      "run_quality.csv",
+      "run_quality.md",
+      "training_epochs.csv",
+      "training_epochs.md",
+    ]);
     // Every table is also written as LaTeX (`.tex`, and main_results in the paper's layout): new files beside the old ones.
-    const written = readdirSync(join(out, "tables")).filter((f) => !f.endsWith(".tex")).sort();
-    expect(readdirSync(join(out, "tables")).filter((f) => f.endsWith(".tex")).sort()).toEqual([...written.filter((f) => f.endsWith(".md")).map((f) => f.replace(/\.md$/, ".tex")), "main_results_paper.tex"].sort());
+    const written = readdirSync(join(out, "tables"))
+      .filter((f) => !f.endsWith(".tex"))
+      .sort();
+    expect(
+      readdirSync(join(out, "tables"))
+        .filter((f) => f.endsWith(".tex"))
+        .sort(),
+    ).toEqual([...written.filter((f) => f.endsWith(".md")).map((f) => f.replace(/\.md$/, ".tex")), "main_results_paper.tex"].sort());
     expect(written.filter((f) => !added.has(f))).toEqual(want);
     expect(written.filter((f) => added.has(f))).toEqual([...added].sort());
     // Issue 11 added unit counts to the CSVs (`<key>_n`, n_seeds, n_runs, n_cells, n_models) and
@@ -88,8 +122,14 @@ describe("data written before schema versions (version 0)", () => {
       // Improvement that cannot point the wrong way and multiplicity: NABA's interval columns, the
       // none-calibrated AUC+ and Max, Holm and BH beside every p, coupling's mde_rho, and Table 7's paired
       // gain with its contrast, sign and counts (the paper's dNABA counts renamed dnaba_*: see renamed).
-      const improved = /^(naba|pearson_agree_naba|spearman_agree_naba)_(lo|hi)$|^(auc_plus|max)_vs_none(_lo|_hi|_p)?$|_(holm|bh)$|^mde_rho$|^(pathway|versus|sign|wins|losses|undecided|gain|gain_lo|gain_hi|gain_p|dnaba_(wins|losses|ties))$/;
-      expect(now.head.filter((c) => !old.head.includes(c)).every((c) => /(^n_(seeds|runs|cells|models)$)|_n$|_indicative$|^pool$|^gain_vs_(none|y0)(_lo|_hi|_p)?$/.test(c) || grown.test(c) || judged.test(c) || improved.test(c)), f).toBe(true);
+      const improved =
+        /^(naba|pearson_agree_naba|spearman_agree_naba)_(lo|hi)$|^(auc_plus|max)_vs_none(_lo|_hi|_p)?$|_(holm|bh)$|^mde_rho$|^(pathway|versus|sign|wins|losses|undecided|gain|gain_lo|gain_hi|gain_p|dnaba_(wins|losses|ties))$/;
+      expect(
+        now.head
+          .filter((c) => !old.head.includes(c))
+          .every((c) => /(^n_(seeds|runs|cells|models)$)|_n$|_indicative$|^pool$|^gain_vs_(none|y0)(_lo|_hi|_p)?$/.test(c) || grown.test(c) || judged.test(c) || improved.test(c)),
+        f,
+      ).toBe(true);
       // Table 7's wins / losses / ties were the paper's dNABA counts: they live on as dnaba_* (wins and
       // losses now count gain intervals that exclude 0).
       const renamed: Record<string, string> = f === "summary_vs_history.csv" ? { wins: "dnaba_wins", losses: "dnaba_losses", ties: "dnaba_ties" } : {};
@@ -113,7 +153,10 @@ describe("data written before schema versions (version 0)", () => {
     // Interrupt it before checkpoint 3: cut the checkpoint-3 evaluation (its episode, steps, checkpoint record).
     for (const kind of ["steps", "episodes", "checkpoints"] as const) {
       const path = runFile(dir, kind);
-      const kept = readFileSync(path, "utf8").split("\n").filter(Boolean).filter((l) => (JSON.parse(l) as { checkpoint: number | null }).checkpoint !== 3);
+      const kept = readFileSync(path, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .filter((l) => (JSON.parse(l) as { checkpoint: number | null }).checkpoint !== 3);
       writeFileSync(path, kept.map((l) => `${l}\n`).join(""));
     }
     const snapshot = () => Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), "utf8")]));

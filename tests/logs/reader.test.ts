@@ -50,9 +50,7 @@ describe("readJsonl", () => {
     delete (rec as Record<string, unknown>).valid;
     const e1 = (await collect(writeLines([JSON.stringify(rec)])).catch((e: unknown) => e)) as LogFormatError;
     expect(e1.field).toBe("valid");
-    const e2 = (await collect(writeLines([JSON.stringify({ ...step(id, { episode: 1, step: 0, s: 1, r: 0 }), phase: "train" })])).catch(
-      (e: unknown) => e,
-    )) as LogFormatError;
+    const e2 = (await collect(writeLines([JSON.stringify({ ...step(id, { episode: 1, step: 0, s: 1, r: 0 }), phase: "train" })])).catch((e: unknown) => e)) as LogFormatError;
     expect([e2.line, e2.field]).toEqual([1, "phase"]);
   });
 
@@ -88,7 +86,7 @@ describe("readJsonl", () => {
   it("still tolerates the torn line when blank lines follow it", async () => {
     const good = JSON.stringify(step(id, { episode: 1, step: 0, s: 1, r: 0 }));
     const warnings: ReadWarning[] = [];
-    const recs = await collect(writeLines([good, "{\"run_id\":", "", ""]), warnings);
+    const recs = await collect(writeLines([good, '{"run_id":', "", ""]), warnings);
     expect(recs).toHaveLength(1);
     expect(warnings).toHaveLength(1);
   });
@@ -121,7 +119,22 @@ describe("run directories", () => {
       episodes: [episode(id, { phase: "explore", episode: 1, score: 1 })],
       checkpoints: [checkpoint(id, 0, [1])],
     });
-    const call = { run_id: "r1", purpose: "step", phase: "explore", checkpoint: null, episode: 1, step: 0, tokens_in: 1, tokens_out: 1, tokens_cached: null, latency_ms: 3, retries: 0, cached: false, error: null, cost_usd: null };
+    const call = {
+      run_id: "r1",
+      purpose: "step",
+      phase: "explore",
+      checkpoint: null,
+      episode: 1,
+      step: 0,
+      tokens_in: 1,
+      tokens_out: 1,
+      tokens_cached: null,
+      latency_ms: 3,
+      retries: 0,
+      cached: false,
+      error: null,
+      cost_usd: null,
+    };
     writeFileSync(join(dir, "calls.jsonl"), JSON.stringify(call) + "\n");
     const recs = await readRunRecords(dir);
     expect([recs.steps.length, recs.episodes.length, recs.checkpoints.length, recs.calls.length, recs.memory.length]).toEqual([1, 1, 1, 1, 0]);

@@ -15,7 +15,12 @@ function logsAt(clock: { t: number }) {
   dirs.push(dir);
   const logs = new RunLogs(dir, ["memory"], () => clock.t);
   const synced: string[] = [];
-  for (const [name, w] of [["steps", logs.steps], ["episodes", logs.episodes], ["checkpoints", logs.checkpoints], ["calls", logs.calls]] as const) {
+  for (const [name, w] of [
+    ["steps", logs.steps],
+    ["episodes", logs.episodes],
+    ["checkpoints", logs.checkpoints],
+    ["calls", logs.calls],
+  ] as const) {
     vi.spyOn(w, "sync").mockImplementation(() => void synced.push(name));
   }
   return { logs, synced };

@@ -34,7 +34,21 @@ describe("every written field is declared in src/logs/schema.ts", () => {
       const common = ["--games", "trust", "--eval-episodes", "1", "--max-steps", "4", "--data", data, "--progress", "off"];
       expect(await runCommand(["--models", "builtin:heuristic", "--pathways", "none,history,memory,verified", "--explore-episodes", "3", "--checkpoint-every", "3", ...common])).toBe(0);
       // The learner's verdicts carry facts (chess vectors), so the fact records are checked too.
-      expect(await runCommand(["--models", "builtin:learner", "--pathways", "verified", "--explore-episodes", "3", "--checkpoint-every", "3", "--broad-batch", "2", ...common.map((a) => (a === "trust" ? "chess" : a))])).toBe(0);
+      expect(
+        await runCommand([
+          "--models",
+          "builtin:learner",
+          "--pathways",
+          "verified",
+          "--explore-episodes",
+          "3",
+          "--checkpoint-every",
+          "3",
+          "--broad-batch",
+          "2",
+          ...common.map((a) => (a === "trust" ? "chess" : a)),
+        ]),
+      ).toBe(0);
       expect(await runCommand(["--pathways", "training", "--checkpoints", "builtin:random,builtin:heuristic", "--label", "ladder", ...common])).toBe(0);
     } finally {
       for (const q of quiet) q.mockRestore();

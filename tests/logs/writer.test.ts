@@ -54,12 +54,41 @@ describe("JsonlWriter", () => {
   it("refuses a step line its compiled check cannot pass (a fractional episode, an empty run id), as zod would", () => {
     const dir = mkdtempSync(join(tmpdir(), "s3w-"));
     const w = JsonlWriter.open(join(dir, "s.jsonl"), StepRecord);
-    const step = { run_id: "r", model: "m", game: "snake", pathway: "none", phase: "explore" as const, config: "explore", checkpoint: null, episode: 1, seed: 0, step: 0, observation: "o", response: "r", action: null, self_score: null, parse_error: null, valid: true, feedback: "", reward: 0, score_after: 0, done: false, tokens_in: 0, tokens_out: 0, latency_ms: 0 };
+    const step = {
+      run_id: "r",
+      model: "m",
+      game: "snake",
+      pathway: "none",
+      phase: "explore" as const,
+      config: "explore",
+      checkpoint: null,
+      episode: 1,
+      seed: 0,
+      step: 0,
+      observation: "o",
+      response: "r",
+      action: null,
+      self_score: null,
+      parse_error: null,
+      valid: true,
+      feedback: "",
+      reward: 0,
+      score_after: 0,
+      done: false,
+      tokens_in: 0,
+      tokens_out: 0,
+      latency_ms: 0,
+    };
     expect(() => w.append({ ...step, episode: 1.5 })).toThrow(/episode/);
     expect(() => w.append({ ...step, run_id: "" })).toThrow(/run_id/);
     w.append({ ...step, run_id: "\u{1F600}" }); // one code point: zod's floor of 1 is met, zod is asked
     w.close();
-    expect(readFileSync(join(dir, "s.jsonl"), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l).run_id)).toEqual(["\u{1F600}"]);
+    expect(
+      readFileSync(join(dir, "s.jsonl"), "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l).run_id),
+    ).toEqual(["\u{1F600}"]);
   });
   it("cuts a torn last line before appending, so the next line starts clean", () => {
     const dir = mkdtempSync(join(tmpdir(), "s3w-"));

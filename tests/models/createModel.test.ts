@@ -112,7 +112,10 @@ describe("createModel", () => {
     const again = await createModel("openai:s3gym-heuristic", c).complete(request());
     expect(again).toMatchObject({ cached: true, latencyMs: 0, text: first.text });
     expect(s.bodies).toHaveLength(3); // the replay never reached the server
-    expect(c.events.map((e) => [e.measured.cached, e.measured.retries, e.measured.error])).toEqual([[false, 2, null], [true, 0, null]]);
+    expect(c.events.map((e) => [e.measured.cached, e.measured.retries, e.measured.error])).toEqual([
+      [false, 2, null],
+      [true, 0, null],
+    ]);
     const rec = CallRecord.parse(toCallRecord(c.events[0]!));
     expect(rec).toMatchObject({ run_id: "run-test", purpose: "summary", phase: "explore", episode: 1, step: 0, sample: 0, finish_reason: "stop", cost_usd: null });
     expect(rec.tokens_in).toBeGreaterThan(0);
@@ -124,7 +127,9 @@ describe("createModel", () => {
     const s = await serve({ faultFor: () => "429", retryAfterS: 1 });
     const cacheDir = mkdtempSync(join(tmpdir(), "s3gym-cm-"));
     const c = ctx({ baseUrl: s.url, cacheDir, maxRetries: 2 });
-    const e = await createModel("openai:x", c).complete(request()).catch((x: unknown) => x);
+    const e = await createModel("openai:x", c)
+      .complete(request())
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ModelCallError);
     expect(e).toMatchObject({ kind: "http_429", retries: 2 });
     expect(c.waits.every((w) => w >= 1000)).toBe(true);
@@ -137,7 +142,16 @@ describe("createModel", () => {
     const s = await serve();
     const models = parseModelsFile(
       JSON.stringify({
-        models: [{ alias: "cheap", spec: "openai:s3gym-random", base_url: s.url, sampling: { temperature: 0.2, max_tokens: 300, extra_body: { reasoning_effort: "low" } }, price: { input: 1, output: 2 }, max_tokens_param: "max_completion_tokens" }],
+        models: [
+          {
+            alias: "cheap",
+            spec: "openai:s3gym-random",
+            base_url: s.url,
+            sampling: { temperature: 0.2, max_tokens: 300, extra_body: { reasoning_effort: "low" } },
+            price: { input: 1, output: 2 },
+            max_tokens_param: "max_completion_tokens",
+          },
+        ],
       }),
       "m.json",
     );
@@ -169,7 +183,11 @@ describe("createModel", () => {
     expect(c.events[0]!.measured).toMatchObject({ tokens_in: 0, error: null, cached: false });
   });
   it("merges sampling field by field, the models-file entry winning", () => {
-    expect(mergeSampling({ temperature: 1, max_tokens: 5, extra_body: { a: 1, b: 1 } }, { max_tokens: 9, extra_body: { b: 2 } })).toEqual({ temperature: 1, max_tokens: 9, extra_body: { a: 1, b: 2 } });
+    expect(mergeSampling({ temperature: 1, max_tokens: 5, extra_body: { a: 1, b: 1 } }, { max_tokens: 9, extra_body: { b: 2 } })).toEqual({
+      temperature: 1,
+      max_tokens: 9,
+      extra_body: { a: 1, b: 2 },
+    });
     expect(mergeSampling({ temperature: 1 }, {})).toEqual({ temperature: 1 });
   });
 });
@@ -182,7 +200,13 @@ describe("the API key never leaks", () => {
       res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${req.headers.authorization}`, type: "invalid_request_error" } }));
     });
     await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-    closers.push(() => new Promise((r) => { srv.close(() => r()); srv.closeAllConnections(); }));
+    closers.push(
+      () =>
+        new Promise((r) => {
+          srv.close(() => r());
+          srv.closeAllConnections();
+        }),
+    );
     return `http://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`;
   }
 
@@ -191,7 +215,9 @@ describe("the API key never leaks", () => {
     const outputs: string[] = [];
     for (const status of [401, 503]) {
       const c = ctx({ baseUrl: await echoingServer(status), cacheDir, maxRetries: 1 });
-      const e = await createModel("openai:m", c).complete(request()).catch((x: unknown) => x);
+      const e = await createModel("openai:m", c)
+        .complete(request())
+        .catch((x: unknown) => x);
       expect(e).toBeInstanceOf(ModelCallError);
       outputs.push((e as Error).message, (e as Error).stack ?? "", inspect(e, { depth: 20 }), JSON.stringify(c.events.map(toCallRecord)));
     }

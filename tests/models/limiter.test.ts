@@ -28,12 +28,23 @@ describe("Limiter", () => {
   it("serves waiters first come, first served", async () => {
     const lim = new Limiter(1);
     const order: number[] = [];
-    await Promise.all([0, 1, 2, 3, 4].map((i) => lim.run(async () => { order.push(i); await tick(1); })));
+    await Promise.all(
+      [0, 1, 2, 3, 4].map((i) =>
+        lim.run(async () => {
+          order.push(i);
+          await tick(1);
+        }),
+      ),
+    );
     expect(order).toEqual([0, 1, 2, 3, 4]);
   });
   it("frees the slot when a call fails", async () => {
     const lim = new Limiter(1);
-    await expect(lim.run(async () => { throw new Error("x"); })).rejects.toThrow("x");
+    await expect(
+      lim.run(async () => {
+        throw new Error("x");
+      }),
+    ).rejects.toThrow("x");
     await expect(lim.run(async () => 7)).resolves.toBe(7);
     expect(lim.active).toBe(0);
   });
@@ -42,7 +53,16 @@ describe("Limiter", () => {
     lim.lowerTo(2);
     let inFlight = 0;
     let peak = 0;
-    await Promise.all(Array.from({ length: 10 }, () => lim.run(async () => { inFlight++; peak = Math.max(peak, inFlight); await tick(1); inFlight--; })));
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        lim.run(async () => {
+          inFlight++;
+          peak = Math.max(peak, inFlight);
+          await tick(1);
+          inFlight--;
+        }),
+      ),
+    );
     expect(peak).toBe(2);
   });
   it("rejects a limit below 1", () => {
@@ -56,7 +76,12 @@ async function servedOrder(lim: Limiter, calls: [string, CallPriority][]): Promi
   const gate = new Promise<void>((r) => (open = r));
   const order: string[] = [];
   const blocker = lim.run(() => gate);
-  const all = calls.map(([name, p]) => lim.run(async () => { order.push(name); await tick(1); }, p));
+  const all = calls.map(([name, p]) =>
+    lim.run(async () => {
+      order.push(name);
+      await tick(1);
+    }, p),
+  );
   expect(lim.waiting).toBe(calls.length);
   open();
   await Promise.all([blocker, ...all]);
@@ -65,7 +90,14 @@ async function servedOrder(lim: Limiter, calls: [string, CallPriority][]): Promi
 
 describe("Limiter priority", () => {
   it("serves critical waiters before normal ones, first come first served within each", async () => {
-    const order = await servedOrder(new Limiter(1), [["e0", "normal"], ["x0", "critical"], ["e1", "normal"], ["x1", "critical"], ["e2", "normal"], ["x2", "critical"]]);
+    const order = await servedOrder(new Limiter(1), [
+      ["e0", "normal"],
+      ["x0", "critical"],
+      ["e1", "normal"],
+      ["x1", "critical"],
+      ["e2", "normal"],
+      ["x2", "critical"],
+    ]);
     expect(order).toEqual(["x0", "x1", "x2", "e0", "e1", "e2"]);
   });
   it("never starves normal calls: one is served after maxBypass critical ones", async () => {
@@ -82,7 +114,14 @@ describe("Limiter priority", () => {
       while (!stop) await lim.run(() => tick(1), "critical");
     };
     const chains = [chain(), chain(), chain()];
-    await Promise.all(Array.from({ length: 10 }, () => lim.run(async () => { normalsDone++; await tick(1); }, "normal")));
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        lim.run(async () => {
+          normalsDone++;
+          await tick(1);
+        }, "normal"),
+      ),
+    );
     stop = true;
     await Promise.all(chains);
     expect(normalsDone).toBe(10);
@@ -95,12 +134,15 @@ describe("Limiter priority", () => {
     let peak = 0;
     await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
-        lim.run(async () => {
-          inFlight++;
-          peak = Math.max(peak, inFlight);
-          await tick(i % 3);
-          inFlight--;
-        }, i % 3 === 0 ? "critical" : "normal"),
+        lim.run(
+          async () => {
+            inFlight++;
+            peak = Math.max(peak, inFlight);
+            await tick(i % 3);
+            inFlight--;
+          },
+          i % 3 === 0 ? "critical" : "normal",
+        ),
       ),
     );
     expect(peak).toBe(3);

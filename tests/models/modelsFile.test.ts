@@ -43,14 +43,21 @@ describe("models file", () => {
     expect(msg).toContain("models[0].price.input");
     expect(msg).toContain("models[0].concurrency");
     expect(errorOf(JSON.stringify({ models: [{ alias: "a" }] }))).toContain("models[0].spec");
-    expect(errorOf(JSON.stringify({ models: [{ alias: "a", spec: "x" }, { alias: "a", spec: "y" }] }))).toMatch(/models\[1\]\.alias: duplicate alias 'a'/);
+    expect(
+      errorOf(
+        JSON.stringify({
+          models: [
+            { alias: "a", spec: "x" },
+            { alias: "a", spec: "y" },
+          ],
+        }),
+      ),
+    ).toMatch(/models\[1\]\.alias: duplicate alias 'a'/);
     expect(errorOf(JSON.stringify({ models: [{ alias: "a,b", spec: "x" }] }))).toContain("models[0].alias");
     expect(errorOf(JSON.stringify({ models: [{ alias: "a", spec: "x", base_url: "ftp://host" }] }))).toContain("models[0].base_url");
     expect(errorOf("{}")).toContain("models");
     expect(errorOf(JSON.stringify({ models: [{ alias: "a", spec: "x", send_seed: "no" }] }))).toContain("models[0].send_seed");
-    expect(errorOf(JSON.stringify({ models: [{ alias: "a", spec: "x", send_seed: false, sampling: { seed: 3 } }] }))).toMatch(
-      /models\[0\]\.send_seed: is false but sampling\.seed is set/,
-    );
+    expect(errorOf(JSON.stringify({ models: [{ alias: "a", spec: "x", send_seed: false, sampling: { seed: 3 } }] }))).toMatch(/models\[0\]\.send_seed: is false but sampling\.seed is set/);
   });
   it("rejects a key pasted as api_key_env without echoing it", () => {
     const msg = errorOf(JSON.stringify({ models: [{ alias: "a", spec: "openai:x", api_key_env: SENTINEL_KEY }] }));

@@ -122,11 +122,10 @@ describe("a server that stalls mid-body", () => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
-        void fetch(`${good}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) })
-          .then(async (r) => {
-            res.writeHead(r.status, { "content-type": "application/json" });
-            res.end(await r.text());
-          });
+        void fetch(`${good}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) }).then(async (r) => {
+          res.writeHead(r.status, { "content-type": "application/json" });
+          res.end(await r.text());
+        });
       });
     });
     await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));

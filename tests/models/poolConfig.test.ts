@@ -35,7 +35,12 @@ describe("writing a pool", () => {
   it("two URLs on one host:port, an empty item and more than 64 URLs are refused", () => {
     expect(() => poolUrls("http://a:1/v1,http://a:1/v2", "--base-url")).toThrow("--base-url: URLs 1 and 2 are both on a:1");
     expect(() => poolUrls("http://a:1/v1,", "--base-url")).toThrow("--base-url (URL 2 of 2): '' is not an http(s) URL");
-    expect(() => poolUrls(Array.from({ length: 65 }, (_, i) => `http://h${i}:1/v1`), "base_url")).toThrow("65 URLs, at most 64");
+    expect(() =>
+      poolUrls(
+        Array.from({ length: 65 }, (_, i) => `http://h${i}:1/v1`),
+        "base_url",
+      ),
+    ).toThrow("65 URLs, at most 64");
     // Different ports of one host are different servers.
     expect(poolUrls("http://a:1/v1,http://a:2/v1", "x")).toHaveLength(2);
   });
@@ -54,7 +59,13 @@ function fakeEndpoint(host: string, down: () => AttemptError | null, seen: strin
       seen.push(`${host}:${req.identity.runId}`);
       inFlight.set(host, (inFlight.get(host) ?? 0) + 1);
       peak.set(host, Math.max(peak.get(host) ?? 0, inFlight.get(host)!));
-      peak.set("all", Math.max(peak.get("all") ?? 0, [...inFlight.values()].reduce((a, b) => a + b, 0)));
+      peak.set(
+        "all",
+        Math.max(
+          peak.get("all") ?? 0,
+          [...inFlight.values()].reduce((a, b) => a + b, 0),
+        ),
+      );
       await new Promise((r) => setTimeout(r, 10));
       inFlight.set(host, inFlight.get(host)! - 1);
       const e = down();
@@ -64,7 +75,11 @@ function fakeEndpoint(host: string, down: () => AttemptError | null, seen: strin
   };
 }
 
-const req = (runId: string): CompletionRequest => ({ messages: [{ role: "user", content: "x" }], sampling: {}, identity: { runId, purpose: "step", phase: "explore", checkpoint: null, episode: 1, step: 0, sample: 0 } });
+const req = (runId: string): CompletionRequest => ({
+  messages: [{ role: "user", content: "x" }],
+  sampling: {},
+  identity: { runId, purpose: "step", phase: "explore", checkpoint: null, episode: 1, step: 0, sample: 0 },
+});
 
 describe("the pool model", () => {
   function pool(fail: Record<string, AttemptError | null>, limit = 4) {
@@ -76,7 +91,10 @@ describe("the pool model", () => {
     const members = ids.map((id, i) => {
       const host = id.split("/")[0]!;
       const health = reg.healthOf(id);
-      const retry = new RetryingModel(fakeEndpoint(host, () => fail[host] ?? null, seen), { maxRetries: 3, sleep: async () => {}, onFailedAttempt: failoverHook(health, router, i, reg.now) });
+      const retry = new RetryingModel(
+        fakeEndpoint(host, () => fail[host] ?? null, seen),
+        { maxRetries: 3, sleep: async () => {}, onFailedAttempt: failoverHook(health, router, i, reg.now) },
+      );
       return { host, health, model: new LimitedModel(retry, limiters[i]!) };
     });
     return { model: new PoolModel(members, router, reg.now), seen, limiters, fail };

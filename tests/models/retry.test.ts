@@ -87,7 +87,12 @@ describe("withRetry", () => {
   it("never retries an error that is not an AttemptError (a bug, or a model's answer) and passes it through", async () => {
     let n = 0;
     const boom = new TypeError("bug");
-    await expect(withRetry(async () => { n++; throw boom; }, options())).rejects.toBe(boom);
+    await expect(
+      withRetry(async () => {
+        n++;
+        throw boom;
+      }, options()),
+    ).rejects.toBe(boom);
     expect(n).toBe(1);
   });
 });

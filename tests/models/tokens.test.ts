@@ -8,7 +8,34 @@ import { countTokens as libCl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { describe, expect, it } from "vitest";
 import { countTokens, MAX_PIECE } from "../../src/models/tokens.js";
 
-const FRAGMENTS = ["the", " quick", " brown", "Fox", ",", " don't", " it's", "\n", "\n\n", "  ", " 12345", "3.14", "é", "汉字", "😀", " ```", "**", "__init__", "\t", " -> ", "Answer:", " Score: 0.5", "'ll", "/", "\r\n", "<|endoftext|>"];
+const FRAGMENTS = [
+  "the",
+  " quick",
+  " brown",
+  "Fox",
+  ",",
+  " don't",
+  " it's",
+  "\n",
+  "\n\n",
+  "  ",
+  " 12345",
+  "3.14",
+  "é",
+  "汉字",
+  "😀",
+  " ```",
+  "**",
+  "__init__",
+  "\t",
+  " -> ",
+  "Answer:",
+  " Score: 0.5",
+  "'ll",
+  "/",
+  "\r\n",
+  "<|endoftext|>",
+];
 
 describe("countTokens", () => {
   it("equals the library's count on ordinary text of any length (windows and slices never change it)", () => {

@@ -9,7 +9,37 @@ import { describe, expect, it } from "vitest";
 import { countTokens, countTokensJoinable, joinsCleanly, TOKENIZERS } from "../../src/models/tokens.js";
 import { Rng } from "../../src/util/rng.js";
 
-const ALPHABET = ["\n", "\n", "\r\n", " ", " ", "  ", "\t", "/", "'", "'s", "7", "123", "A", "a", "Ab", "ab", "abc", "the", ".", ")", "=", "<", ">", "-", "\u00e9", "\u4e2d", "\u0301", "\ud83d\ude00", "         "];
+const ALPHABET = [
+  "\n",
+  "\n",
+  "\r\n",
+  " ",
+  " ",
+  "  ",
+  "\t",
+  "/",
+  "'",
+  "'s",
+  "7",
+  "123",
+  "A",
+  "a",
+  "Ab",
+  "ab",
+  "abc",
+  "the",
+  ".",
+  ")",
+  "=",
+  "<",
+  ">",
+  "-",
+  "\u00e9",
+  "\u4e2d",
+  "\u0301",
+  "\ud83d\ude00",
+  "         ",
+];
 
 function randomText(rng: Rng, pieces: number): string {
   let s = "";

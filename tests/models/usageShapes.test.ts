@@ -72,7 +72,16 @@ describe("usage per provider family", () => {
   it("DeepSeek: prompt_cache_hit_tokens is the cached count, billed at the cached price (within 1% of the truth)", async () => {
     // Shape of DeepSeek's chat completion usage (docs: prompt_cache_hit_tokens + prompt_cache_miss_tokens = prompt_tokens).
     const r = await callOnce(
-      { usage: { prompt_tokens: 10_000, completion_tokens: 500, total_tokens: 10_500, prompt_cache_hit_tokens: 9_210, prompt_cache_miss_tokens: 790, completion_tokens_details: { reasoning_tokens: 420 } } },
+      {
+        usage: {
+          prompt_tokens: 10_000,
+          completion_tokens: 500,
+          total_tokens: 10_500,
+          prompt_cache_hit_tokens: 9_210,
+          prompt_cache_miss_tokens: 790,
+          completion_tokens_details: { reasoning_tokens: 420 },
+        },
+      },
       { input: 0.56, cached_input: 0.07, output: 1.68 },
     );
     expect(r.tokens_cached).toBe(9_210);

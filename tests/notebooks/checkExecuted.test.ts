@@ -7,7 +7,9 @@ import { tempDir } from "../analysis/helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const SCRIPT = join(ROOT, "scripts", "check-executed-notebooks.mjs");
-const NAMES = readdirSync(join(ROOT, "notebooks")).filter((f) => f.endsWith(".ipynb")).sort();
+const NAMES = readdirSync(join(ROOT, "notebooks"))
+  .filter((f) => f.endsWith(".ipynb"))
+  .sort();
 
 /** An executed-looking copy of every committed notebook: each code cell run, one rich output. */
 function executedDir(edit?: (name: string, nb: { cells: Record<string, unknown>[] }) => void): string {

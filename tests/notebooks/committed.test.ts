@@ -47,7 +47,11 @@ const load = (name: string): Notebook => JSON.parse(readFileSync(join(DIR, name)
 
 describe("committed notebooks", () => {
   it("are exactly the ones the issues list", () => {
-    expect(readdirSync(DIR).filter((f) => f.endsWith(".ipynb")).sort()).toEqual(Object.keys(EXPECTED).sort());
+    expect(
+      readdirSync(DIR)
+        .filter((f) => f.endsWith(".ipynb"))
+        .sort(),
+    ).toEqual(Object.keys(EXPECTED).sort());
   });
 
   it("are committed without outputs (strip-notebooks --check passes)", () => {
@@ -88,7 +92,10 @@ describe("committed notebooks", () => {
       });
 
       it("imports only the built kit (never ../src) and displays through the kit's bundles, never HTML alone", () => {
-        const code = load(name).cells.filter((c) => c.cell_type === "code").map(text).join("\n");
+        const code = load(name)
+          .cells.filter((c) => c.cell_type === "code")
+          .map(text)
+          .join("\n");
         expect(code).not.toMatch(/from\s+["']\.\.\/src/);
         expect(code).toMatch(/from\s+["']\.\.\/dist\/(index|analysis\/index)\.js["']/);
         // Issue 14: an HTML-only output does not survive export (nbconvert --to latex drops it).
@@ -100,7 +107,10 @@ describe("committed notebooks", () => {
 
   it("the report notebooks call the report's builder and writers, never their own", () => {
     for (const name of Object.keys(EXPECTED).filter((n) => !n.startsWith("00"))) {
-      const code = load(name).cells.filter((c) => c.cell_type === "code").map(text).join("\n");
+      const code = load(name)
+        .cells.filter((c) => c.cell_type === "code")
+        .map(text)
+        .join("\n");
       // The report's own settings; 07 adds the verified inputs the report CLI passes too (`, verified }`),
       // 03 the judge dial's runs (loadDialDataset, as the report CLI).
       expect(code, name).toMatch(/buildReport\(ds, \{ B: settings\.B, seed: settings\.seed(, verified|, \.\.\.\(dial \? \{ dial \} : \{\}\))? \}\)/);

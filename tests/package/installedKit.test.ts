@@ -105,7 +105,9 @@ describe.skipIf(!built)(`the packed kit, installed into an empty project${built 
       // The study's own notebook, by path, reading the smoke run.
       rmSync(join(out, "tables"), { recursive: true });
       sh(bin, ["notebooks", "s3gym.yaml", "analysis.ipynb", "--smoke"], study);
-      const executed = JSON.parse(readFileSync(join(out, "notebooks", "analysis.ipynb"), "utf8")) as { cells: { cell_type: string; execution_count: number | null; outputs?: { output_type: string }[] }[] };
+      const executed = JSON.parse(readFileSync(join(out, "notebooks", "analysis.ipynb"), "utf8")) as {
+        cells: { cell_type: string; execution_count: number | null; outputs?: { output_type: string }[] }[];
+      };
       const code = executed.cells.filter((c) => c.cell_type === "code");
       expect(code.every((c) => c.execution_count !== null)).toBe(true);
       expect(code.flatMap((c) => c.outputs ?? []).filter((o) => o.output_type === "error")).toEqual([]);

@@ -3,15 +3,7 @@ import { describe, expect, it } from "vitest";
 import { buildStepMessages, type EarlierTurn } from "../../src/agent/stepPrompt.js";
 import { renderTrajectory, trajectoryPieces, type Trajectory } from "../../src/agent/trajectoryText.js";
 import { countMessageTokens, countTokens, type TokenizerName } from "../../src/models/tokens.js";
-import {
-  experienceBudget,
-  fitHistory,
-  historyContext,
-  historyCost,
-  makeHistoryBlock,
-  renderHistory,
-  type HistoryBlock,
-} from "../../src/pathways/history.js";
+import { experienceBudget, fitHistory, historyContext, historyCost, makeHistoryBlock, renderHistory, type HistoryBlock } from "../../src/pathways/history.js";
 import { TokenCounter } from "../../src/models/tokenCounter.js";
 
 function traj(episode: number, steps: number): Trajectory {
@@ -192,18 +184,14 @@ interface StepInput {
 }
 
 // Short texts with newlines, digits, markup and non-ASCII, so token counts and BPE merges vary.
-const text = fc
-  .array(fc.constantFrom("a", "b", "x", " ", "\n", "7", "<", ">", "==", "é", "步", "#", "...", "こんにちは世界"), { maxLength: 24 })
-  .map((a) => a.join(""));
+const text = fc.array(fc.constantFrom("a", "b", "x", " ", "\n", "7", "<", ">", "==", "é", "步", "#", "...", "こんにちは世界"), { maxLength: 24 }).map((a) => a.join(""));
 const trajStep = fc.record({
   observation: text,
   action: fc.option(text, { nil: null }),
   selfScore: fc.option(fc.integer({ min: -3, max: 10 }), { nil: null }),
   feedback: text,
 });
-const trajectories = fc
-  .array(fc.record({ steps: fc.array(trajStep, { maxLength: 7 }), endObservation: text }), { maxLength: 5 })
-  .map((ts) => ts.map((t, i): Trajectory => ({ episode: i + 1, ...t })));
+const trajectories = fc.array(fc.record({ steps: fc.array(trajStep, { maxLength: 7 }), endObservation: text }), { maxLength: 5 }).map((ts) => ts.map((t, i): Trajectory => ({ episode: i + 1, ...t })));
 const turn = fc.record({
   observation: text,
   response: text,
@@ -256,7 +244,10 @@ describe("optimised history context equals a straightforward reference", () => {
         const budgets = new Set<number>([-1, 0]);
         for (const st of states) {
           const cost = reference.cost(bs, st, tok);
-          budgets.add(cost).add(cost - 1).add(cost + 1);
+          budgets
+            .add(cost)
+            .add(cost - 1)
+            .add(cost + 1);
         }
         for (const budget of budgets) {
           const keep = fitHistory(bs, budget, c);
@@ -292,7 +283,16 @@ describe("optimised history context equals a straightforward reference", () => {
           const c = new TokenCounter(tok);
           const bs = ts.map((t) => makeHistoryBlock(t, c));
           // A context window around the point where cutting starts, so fits, cuts and drops all occur.
-          const contextTokens = 40 + slack + Math.floor(reference.cost(bs, bs.map((b) => b.trajectory.steps.length), tok) / 2);
+          const contextTokens =
+            40 +
+            slack +
+            Math.floor(
+              reference.cost(
+                bs,
+                bs.map((b) => b.trajectory.steps.length),
+                tok,
+              ) / 2,
+            );
           const settings = { contextTokens, maxNewTokens, tokenizer: tok };
           const turns: EarlierTurn[] = [];
           for (let i = 0; i <= episode.length; i++) {

@@ -67,7 +67,10 @@ describe("hybrid retrieval", () => {
     const ranked = [0, 2, 3];
     const one = counter.count("=== Retrieved earlier exploration steps (most similar to the current observation first) ===") + 3 * counter.count("\n");
     const steps = state.steps;
-    const sizeOf = (i: number) => counter.count(`--- Retrieved step: exploration episode ${steps[i]!.episode}, step ${steps[i]!.step + 1} ---\nObservation:\n${steps[i]!.observation}\nTactic: flat\nAction: go\nSelf-score: 1\nFeedback: ok`);
+    const sizeOf = (i: number) =>
+      counter.count(
+        `--- Retrieved step: exploration episode ${steps[i]!.episode}, step ${steps[i]!.step + 1} ---\nObservation:\n${steps[i]!.observation}\nTactic: flat\nAction: go\nSelf-score: 1\nFeedback: ok`,
+      );
     expect(chooseSnippets(ranked, (i) => steps[i]!, 4, one + sizeOf(0), counter).map((s) => s.step)).toEqual([0]);
     expect(chooseSnippets(ranked, (i) => steps[i]!, 4, one + sizeOf(0) - 1, counter)).toEqual([]);
     expect(chooseSnippets(ranked, (i) => steps[i]!, 4, 1_000_000, counter)).toHaveLength(3);
@@ -87,7 +90,21 @@ describe("hybrid retrieval", () => {
 describe("hybrid rebuild from the logs", () => {
   const base = { run_id: "r", model: "m", game: "toy", pathway: "hybrid", config: "explore", checkpoint: null, seed: 1 };
   const steps = [1, 2, 3].map(
-    (x) => ({ ...base, phase: "explore", episode: x, step: 0, observation: `board ${x}`, response: "Answer: go", action: "go", self_score: x, feedback: "ok", reward: 0, score_after: 0, done: true }) as unknown as StepRecord,
+    (x) =>
+      ({
+        ...base,
+        phase: "explore",
+        episode: x,
+        step: 0,
+        observation: `board ${x}`,
+        response: "Answer: go",
+        action: "go",
+        self_score: x,
+        feedback: "ok",
+        reward: 0,
+        score_after: 0,
+        done: true,
+      }) as unknown as StepRecord,
   );
   const episodes = [1, 2, 3].map((x) => ({ ...base, phase: "explore", episode: x, status: "ok", end_observation: "end" }) as unknown as EpisodeRecord);
   const mem = [0, 1, 2, 3].map((x) => ({ after_episode: x, retain: x ? `- r${x}` : "", avoid: x ? "- a" : "", next: x ? "- n" : "" }));

@@ -18,9 +18,29 @@ import { sftFilterScore } from "../../src/training/buildSft.js";
 
 function step(i: number, selfScore: number | null, reward: number): StepRecord {
   return {
-    run_id: "r", model: "m", game: "g", pathway: "history", phase: "explore", config: "explore", checkpoint: null, episode: 1, seed: 7, step: i,
-    observation: `obs ${i}`, response: `Answer: a${i}\nScore: ${selfScore}`, action: `a${i}`, self_score: selfScore, parse_error: null, valid: true,
-    feedback: `fb ${i}`, reward, score_after: 0, done: false, tokens_in: 0, tokens_out: 0, latency_ms: 0,
+    run_id: "r",
+    model: "m",
+    game: "g",
+    pathway: "history",
+    phase: "explore",
+    config: "explore",
+    checkpoint: null,
+    episode: 1,
+    seed: 7,
+    step: i,
+    observation: `obs ${i}`,
+    response: `Answer: a${i}\nScore: ${selfScore}`,
+    action: `a${i}`,
+    self_score: selfScore,
+    parse_error: null,
+    valid: true,
+    feedback: `fb ${i}`,
+    reward,
+    score_after: 0,
+    done: false,
+    tokens_in: 0,
+    tokens_out: 0,
+    latency_ms: 0,
   } as StepRecord;
 }
 
@@ -56,7 +76,11 @@ describe("judgedFields", () => {
     // Three episodes: 1 (steps 0..4 above: self-scores 1, 2, 3, 4, null), 2 (10, 11, 12), 3 (20, 21, 22).
     const e2 = [step(0, 10, 0), step(1, 11, 0), step(2, 12, 0)];
     const e3 = [step(0, 20, 0), step(1, 21, 0), step(2, 22, 0)];
-    const eps = [{ episode: 3, steps: e3 }, { episode: 1, steps }, { episode: 2, steps: e2 }];
+    const eps = [
+      { episode: 3, steps: e3 },
+      { episode: 1, steps },
+      { episode: 2, steps: e2 },
+    ];
     const byEpisode: Record<number, StepRecord[]> = { 1: steps, 2: e2, 3: e3 };
     const ownTotal: Record<number, number> = { 1: 10, 2: 33, 3: 63 };
     // Over many keys: episode x (in number order, position x - 1) carries episode p[x - 1] + 1's scores.
@@ -76,7 +100,11 @@ describe("judgedFields", () => {
         if (x !== 1 && from === 1) {
           // 5 source steps onto 3: steps 0, 1 carry 1, 2; the last carries 3 + 4 (+ the missing one).
           sawLongIntoShort = true;
-          expect(got.map((g) => [g.step, g.self_score])).toEqual([[0, 1], [1, 2], [2, 7]]);
+          expect(got.map((g) => [g.step, g.self_score])).toEqual([
+            [0, 1],
+            [1, 2],
+            [2, 7],
+          ]);
         }
         if (x === 1 && from !== 1) {
           // 3 source steps onto 5: the last two carry none.
@@ -103,7 +131,16 @@ describe("judgedFields", () => {
     expect(() => judgedFields("shuffled", e2, { shuffled: all.get(1)! })).toThrow(/5 shuffled scores for 3 steps/);
     expect(() => judgedFields("shuffled", e2, {})).toThrow(/0 shuffled scores/);
     // Recorded: the same key gives the same shuffle whatever order the episodes come in; another run seed or recorded run, another permutation.
-    expect(runShuffle([{ episode: 1, steps }, { episode: 2, steps: e2 }, { episode: 3, steps: e3 }], key)).toEqual(all);
+    expect(
+      runShuffle(
+        [
+          { episode: 1, steps },
+          { episode: 2, steps: e2 },
+          { episode: 3, steps: e3 },
+        ],
+        key,
+      ),
+    ).toEqual(all);
     const p20 = shufflePermutation(20, key);
     expect([shufflePermutation(20, shuffleKey(4, "g__history__m__seed3")), shufflePermutation(20, shuffleKey(3, "g__memory__m__seed3"))].every((q) => q.join() !== p20.join())).toBe(true);
   });
@@ -114,7 +151,8 @@ describe("judgedFields", () => {
     const total = (xs: readonly { self_score: number | null }[]) => xs.reduce((a, x) => a + (x.self_score ?? 0), 0);
     const rank = (v: number[]) => v.map((x) => v.filter((y) => y < x).length + (v.filter((y) => y === x).length - 1) / 2);
     const corr = (xs: number[], ys: number[]) => {
-      const rx = rank(xs), ry = rank(ys);
+      const rx = rank(xs),
+        ry = rank(ys);
       const m = (xs.length - 1) / 2;
       const num = rx.reduce((a, r, i) => a + (r - m) * (ry[i]! - m), 0);
       const den = Math.sqrt(rx.reduce((a, r) => a + (r - m) ** 2, 0) * ry.reduce((a, r) => a + (r - m) ** 2, 0));
@@ -125,7 +163,10 @@ describe("judgedFields", () => {
     // (a within-episode or a step-pool shuffle gives exactly 1 here: every score is 1, so a total is the length).
     const rhos = Array.from({ length: 40 }, (_, k) => {
       const all = runShuffle(eps, shuffleKey(k, "run"));
-      return corr(lengths, eps.map((e) => total(all.get(e.episode)!)));
+      return corr(
+        lengths,
+        eps.map((e) => total(all.get(e.episode)!)),
+      );
     });
     expect(Math.abs(rhos.reduce((a, r) => a + r, 0) / rhos.length)).toBeLessThan(0.1);
     // Not the identity: most episodes carry another's scores.

@@ -20,9 +20,45 @@ const identity = { run_id: "r", model: "m", game: "snake", pathway: "p" };
 function episode(x: number): { steps: StepRecord[]; record: EpisodeRecord } {
   const steps = [0, 1].map(
     (i): StepRecord =>
-      ({ ...identity, phase: "explore", config: "explore", checkpoint: null, episode: x, seed: x, step: i, observation: `Step ${i + 1} of 8\nboard ${x}.${i}`, response: "Answer: up\nScore: 1", action: "up", self_score: 1, parse_error: null, valid: true, feedback: `moved ${x}`, reward: 1, score_after: i + 1, done: i === 1, tokens_in: 0, tokens_out: 0, latency_ms: 0, cached: false }) as unknown as StepRecord,
+      ({
+        ...identity,
+        phase: "explore",
+        config: "explore",
+        checkpoint: null,
+        episode: x,
+        seed: x,
+        step: i,
+        observation: `Step ${i + 1} of 8\nboard ${x}.${i}`,
+        response: "Answer: up\nScore: 1",
+        action: "up",
+        self_score: 1,
+        parse_error: null,
+        valid: true,
+        feedback: `moved ${x}`,
+        reward: 1,
+        score_after: i + 1,
+        done: i === 1,
+        tokens_in: 0,
+        tokens_out: 0,
+        latency_ms: 0,
+        cached: false,
+      }) as unknown as StepRecord,
   );
-  const record = { ...identity, phase: "explore", config: "explore", checkpoint: null, episode: x, seed: x, score: 2, steps: 2, status: "ok", error: null, started_at: "", ended_at: "", end_observation: `Step 3 of 8\nend ${x}` } as unknown as EpisodeRecord;
+  const record = {
+    ...identity,
+    phase: "explore",
+    config: "explore",
+    checkpoint: null,
+    episode: x,
+    seed: x,
+    score: 2,
+    steps: 2,
+    status: "ok",
+    error: null,
+    started_at: "",
+    ended_at: "",
+    end_observation: `Step 3 of 8\nend ${x}`,
+  } as unknown as EpisodeRecord;
   return { steps, record };
 }
 
@@ -37,7 +73,13 @@ function fakeVerdict(r: CompletionRequest): string {
 const summaryModel: Model = {
   spec: "fake",
   endpointHost: "fake",
-  complete: async (r: CompletionRequest) => ({ text: isVerifierRequest(r.messages) ? fakeVerdict(r) : builtinSummary(r.messages), usage: { tokensIn: 1, tokensOut: 1, tokensCached: null }, latencyMs: 0, cached: false, finishReason: "stop" }),
+  complete: async (r: CompletionRequest) => ({
+    text: isVerifierRequest(r.messages) ? fakeVerdict(r) : builtinSummary(r.messages),
+    usage: { tokensIn: 1, tokensOut: 1, tokensCached: null },
+    latencyMs: 0,
+    cached: false,
+    finishReason: "stop",
+  }),
 } as unknown as Model;
 
 function host(pathway: string, written: { file: string; record: unknown }[]): PathwayHost {

@@ -30,7 +30,20 @@ interface Tally {
 const tallyText = (t: Tally): string => `Tally: ${t.steps} steps over ${t.after} exploration episodes.`;
 
 function tallyRecord(host: PathwayHost, t: Tally) {
-  return { run_id: host.runId, model: host.modelName, game: host.gameName, pathway: host.pathway, after_episode: t.after, text: tallyText(t), retain: String(t.steps), avoid: "", next: "", parsed: true, error: null, response: null };
+  return {
+    run_id: host.runId,
+    model: host.modelName,
+    game: host.gameName,
+    pathway: host.pathway,
+    after_episode: t.after,
+    text: tallyText(t),
+    retain: String(t.steps),
+    avoid: "",
+    next: "",
+    parsed: true,
+    error: null,
+    response: null,
+  };
 }
 
 const fromRecord = (r: { after_episode: number; retain: string }): Tally => ({ after: r.after_episode, steps: Number(r.retain) });
@@ -92,7 +105,9 @@ describe("a pathway defined and registered in a test file", () => {
     const { dir, outcome, requests } = await play(mkdtempSync(join(tmpdir(), "s3toy-")));
     expect(outcome.status).toBe("complete");
     // Hand-computed from episodes.jsonl: version x counts the steps of exploration episodes 1..x.
-    const explored = lines<EpisodeRecord>(dir, "episodes.jsonl").filter((e) => e.phase === "explore").sort((a, b) => a.episode - b.episode);
+    const explored = lines<EpisodeRecord>(dir, "episodes.jsonl")
+      .filter((e) => e.phase === "explore")
+      .sort((a, b) => a.episode - b.episode);
     expect(explored.map((e) => e.episode)).toEqual([1, 2, 3]);
     const sums = [0, explored[0]!.steps, explored[0]!.steps + explored[1]!.steps, explored[0]!.steps + explored[1]!.steps + explored[2]!.steps];
     const memory = lines<MemoryRecord>(dir, "memory.jsonl");

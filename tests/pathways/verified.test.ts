@@ -21,11 +21,21 @@ describe("consolidateVerdict", () => {
       m = r.memory;
     };
     step(1, v("success", fact("c1", "a1", "e1", [1, 2]), fact("c2", "a2", "e2")));
-    expect(m.facts.map((f) => [f.id, f.support, f.status])).toEqual([["f1", 1, "active"], ["f2", 1, "active"]]);
+    expect(m.facts.map((f) => [f.id, f.support, f.status])).toEqual([
+      ["f1", 1, "active"],
+      ["f2", 1, "active"],
+    ]);
     // Same fact (repeated in one verdict: counted once); a contradiction of f2 in other case and spacing.
     step(2, v("failure", fact("c1", "a1", "e1", [3]), fact("c1", "a1", "E1 "), fact("C2", " a2", "e3")));
-    expect(m.facts.map((f) => [f.id, f.support, f.status, f.contradictions])).toEqual([["f1", 2, "active", 0], ["f2", 1, "disputed", 1], ["f3", 1, "active", 0]]);
-    expect(m.facts[0]!.steps).toEqual([{ episode: 1, steps: [1, 2] }, { episode: 2, steps: [3] }]);
+    expect(m.facts.map((f) => [f.id, f.support, f.status, f.contradictions])).toEqual([
+      ["f1", 2, "active", 0],
+      ["f2", 1, "disputed", 1],
+      ["f3", 1, "active", 0],
+    ]);
+    expect(m.facts[0]!.steps).toEqual([
+      { episode: 1, steps: [1, 2] },
+      { episode: 2, steps: [3] },
+    ]);
     // Uncertain: not remembered.
     step(3, v("uncertain", fact("c2", "a2", "e3")));
     expect(m.afterEpisode).toBe(3);
@@ -33,7 +43,10 @@ describe("consolidateVerdict", () => {
     // Second contradiction of f2: dropped.
     step(4, v("success", fact("c2", "a2", "e3")));
     expect(dropped[3]).toEqual(["f2"]);
-    expect(m.facts.map((f) => [f.id, f.support])).toEqual([["f1", 2], ["f3", 2]]);
+    expect(m.facts.map((f) => [f.id, f.support])).toEqual([
+      ["f1", 2],
+      ["f3", 2],
+    ]);
     // f1 disputed once, then supported again: active, open contradictions cleared; the newcomer f4 is now disputed.
     step(5, v("success", fact("c1", "a1", "e9")));
     expect(m.facts.find((f) => f.id === "f1")!.status).toBe("disputed");
@@ -106,8 +119,14 @@ describe("verifiedBatches", () => {
 
 describe("fallbackChoices", () => {
   it("takes the next seeds not yet played nor planned, on explore, and wraps when all were played", () => {
-    const plans = [{ episode: 1, seed: 10, config: "explore" }, { episode: 2, seed: 30, config: "x" }];
-    expect(fallbackChoices([10, 20, 30, 40], plans, [3, 4])).toEqual([{ episode: 3, seed: 20, variant: "explore" }, { episode: 4, seed: 40, variant: "explore" }]);
+    const plans = [
+      { episode: 1, seed: 10, config: "explore" },
+      { episode: 2, seed: 30, config: "x" },
+    ];
+    expect(fallbackChoices([10, 20, 30, 40], plans, [3, 4])).toEqual([
+      { episode: 3, seed: 20, variant: "explore" },
+      { episode: 4, seed: 40, variant: "explore" },
+    ]);
     expect(fallbackChoices([10, 30], plans, [3])).toEqual([{ episode: 3, seed: 10, variant: "explore" }]);
   });
 });

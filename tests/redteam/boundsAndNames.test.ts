@@ -76,10 +76,37 @@ describe("reply bodies are bounded while they stream", () => {
     const huge = JSON.stringify({ choices: [{ message: { role: "assistant", content: "y".repeat(MAX_REPLY_BYTES + 10) }, finish_reason: "stop" }] });
     fake = await startFake({ family: "vllm", rawReply: (n) => (n === 2 ? [200, huge, "application/json"] : null) });
     const data = mkdtempSync(join(tmpdir(), "s3bounds-"));
-    const r = await cli(["--models", "openai:fake-model", "--base-url", fake.url, "--games", "snake", "--pathways", "none", "--explore-episodes", "0", "--eval-episodes", "1", "--max-steps", "4", "--context-tokens", "8000", "--max-new-tokens", "500", "--progress", "off", "--no-preflight", "--data", data]);
+    const r = await cli([
+      "--models",
+      "openai:fake-model",
+      "--base-url",
+      fake.url,
+      "--games",
+      "snake",
+      "--pathways",
+      "none",
+      "--explore-episodes",
+      "0",
+      "--eval-episodes",
+      "1",
+      "--max-steps",
+      "4",
+      "--context-tokens",
+      "8000",
+      "--max-new-tokens",
+      "500",
+      "--progress",
+      "off",
+      "--no-preflight",
+      "--data",
+      data,
+    ]);
     expect(r.code, r.text).not.toBe(2);
     const id = buildMatrix(["openai:fake-model"], ["snake"], ["none"], 0)[0]!.runId;
-    const steps = readFileSync(join(runDir(data, id), "steps.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { finish_reason: string; parse_error: string | null; response: string });
+    const steps = readFileSync(join(runDir(data, id), "steps.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { finish_reason: string; parse_error: string | null; response: string });
     const oversize = steps.filter((s) => s.finish_reason === OVERSIZE);
     expect(oversize).toHaveLength(1);
     expect(oversize[0]!.parse_error).not.toBeNull();
@@ -122,7 +149,30 @@ describe("a preflight cache that cannot be written", () => {
     fake = await startFake({ family: "vllm" });
     const data = mkdtempSync(join(tmpdir(), "s3bounds-pc-"));
     writeFileSync(join(data, "cache"), "x"); // a file where the cache folder goes
-    const r = await cli(["--models", "openai:fake-model", "--base-url", fake.url, "--games", "snake", "--pathways", "none", "--explore-episodes", "0", "--eval-episodes", "1", "--max-steps", "3", "--context-tokens", "8000", "--max-new-tokens", "500", "--progress", "off", "--data", data]);
+    const r = await cli([
+      "--models",
+      "openai:fake-model",
+      "--base-url",
+      fake.url,
+      "--games",
+      "snake",
+      "--pathways",
+      "none",
+      "--explore-episodes",
+      "0",
+      "--eval-episodes",
+      "1",
+      "--max-steps",
+      "3",
+      "--context-tokens",
+      "8000",
+      "--max-new-tokens",
+      "500",
+      "--progress",
+      "off",
+      "--data",
+      data,
+    ]);
     expect(r.code, r.text).toBe(0);
     expect(r.text.match(/preflight cache not written/g)).toHaveLength(1);
     expect(r.text).toContain(join(data, "cache", "preflight"));
@@ -138,7 +188,15 @@ describe("long waits and planned totals", () => {
       if (n++ < 2) throw new AttemptError("HTTP 429: slow down", "http_429", 3_600_000);
       return "ok";
     };
-    await withRetry(attempt, { maxRetries: 3, maxRetryAfterMs: 40_000, baseDelayMs: 1, rng: Rng.fromKey("long-wait"), label: "openai:m @ h", sleep: async (ms) => void waits.push(ms), onLongWait: (m) => said.push(m) });
+    await withRetry(attempt, {
+      maxRetries: 3,
+      maxRetryAfterMs: 40_000,
+      baseDelayMs: 1,
+      rng: Rng.fromKey("long-wait"),
+      label: "openai:m @ h",
+      sleep: async (ms) => void waits.push(ms),
+      onLongWait: (m) => said.push(m),
+    });
     expect(waits.every((w) => w >= 40_000 && w < 40_001)).toBe(true);
     expect(said).toHaveLength(2);
     expect(said[0]).toMatch(/openai:m @ h: http_429 .*waiting 40 s before retry 1 of 3 .*capped at 40 s: --max-retry-after S/);

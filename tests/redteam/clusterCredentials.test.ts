@@ -58,7 +58,9 @@ describe("cluster job files never hold URL credentials", () => {
     const job = readFileSync(join(dir, "call-0.script"), "utf8");
     expect(job).not.toContain(KEY);
     // The node's words, with the credentials from the task's environment (sbatch --export=ALL).
-    const words = execFileSync("bash", ["-c", /^exec .*$/m.exec(job)![0]], { cwd: dir, env: { ...process.env, ...creds }, encoding: "utf8" }).split("\n").slice(0, -1);
+    const words = execFileSync("bash", ["-c", /^exec .*$/m.exec(job)![0]], { cwd: dir, env: { ...process.env, ...creds }, encoding: "utf8" })
+      .split("\n")
+      .slice(0, -1);
     expect(words).toEqual(["run", "--shard", "auto", ...RUN, "--data", data]);
   });
 

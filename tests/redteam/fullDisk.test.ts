@@ -31,7 +31,6 @@ function play(data: string) {
   return runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: factory() });
 }
 
-
 /** Every byte of every JSONL file ends a whole JSON line. */
 function allLinesWhole(data: string): void {
   for (const run of readdirSync(join(data, "runs")))
@@ -103,24 +102,28 @@ describe.skipIf(!mountable)("a run on a full disk (tmpfs; skipped: mounting a tm
 
   // 10 sizes across the run's writes: steps, episodes, calls and memory files each meet the full disk.
   const sizes = [96, 128, 160, 200, 240, 280, 320, 360, 420, 480];
-  it.each(sizes)("with %ik: the run stops naming ENOSPC and its file; after the disk grows a rerun ends with an uninterrupted run's records", async (k) => {
-    expect(spawnSync("mount", ["-t", "tmpfs", "-o", `size=${k}k`, "tmpfs", mnt]).status).toBe(0);
-    try {
-      const data = join(mnt, "d");
-      mkdirSync(data);
-      const first = await play(data);
-      const failed = first.filter((o) => o.status === "error");
-      expect(failed.length).toBeGreaterThan(0);
-      expect(failed.some((o) => /ENOSPC/.test(o.error ?? "") && /\.jsonl|manifest/.test(o.error ?? ""))).toBe(true);
-      allLinesWhole(data);
-      expect(spawnSync("mount", ["-o", "remount,size=16m", mnt]).status).toBe(0);
-      const second = await play(data);
-      expect(second.map((o) => o.status)).toEqual(entries.map(() => "complete"));
-      expect(runRecords(data)).toEqual(reference);
-    } finally {
-      spawnSync("umount", [mnt]);
-    }
-  }, 60_000);
+  it.each(sizes)(
+    "with %ik: the run stops naming ENOSPC and its file; after the disk grows a rerun ends with an uninterrupted run's records",
+    async (k) => {
+      expect(spawnSync("mount", ["-t", "tmpfs", "-o", `size=${k}k`, "tmpfs", mnt]).status).toBe(0);
+      try {
+        const data = join(mnt, "d");
+        mkdirSync(data);
+        const first = await play(data);
+        const failed = first.filter((o) => o.status === "error");
+        expect(failed.length).toBeGreaterThan(0);
+        expect(failed.some((o) => /ENOSPC/.test(o.error ?? "") && /\.jsonl|manifest/.test(o.error ?? ""))).toBe(true);
+        allLinesWhole(data);
+        expect(spawnSync("mount", ["-o", "remount,size=16m", mnt]).status).toBe(0);
+        const second = await play(data);
+        expect(second.map((o) => o.status)).toEqual(entries.map(() => "complete"));
+        expect(runRecords(data)).toEqual(reference);
+      } finally {
+        spawnSync("umount", [mnt]);
+      }
+    },
+    60_000,
+  );
 });
 
 describe("damaged lines in the middle of a run's files", () => {

@@ -18,7 +18,7 @@ import { markdownCell } from "../../src/util/escape/markdown.js";
 import { xmlSafeValues } from "../../src/util/escape/xml.js";
 
 const EVIL = "ev\u001b]0;pwn\u0007il\u0000\u000c<img src=x onerror=alert(1)>|x";
-const FORMULA = "=HYPERLINK(\"http://x\",\"y\")";
+const FORMULA = '=HYPERLINK("http://x","y")';
 // Any C0 control but tab and newline, DEL, and the C1 range: none may reach a written text file.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the test asserts no control character reaches the output
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
@@ -58,7 +58,16 @@ describe("labels from logs are escaped for every output", () => {
   it("report on logs whose model names hold ESC, NUL, BEL, FF, raw HTML and a formula: exit 0, every table, no control character in any file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "s3-labels-"));
     const data = join(dir, "data");
-    await writeSyntheticData(data, { models: ["m:a", "m:b"], games: ["nullify"], pathways: ["history"], exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, stepsPerEpisode: [3, 5], failRate: 0 });
+    await writeSyntheticData(data, {
+      models: ["m:a", "m:b"],
+      games: ["nullify"],
+      pathways: ["history"],
+      exploreEpisodes: 3,
+      checkpointEvery: 3,
+      evalEpisodes: 2,
+      stepsPerEpisode: [3, 5],
+      failRate: 0,
+    });
     renameModel(data, "m-a", EVIL);
     renameModel(data, "m-b", FORMULA);
     const out = join(dir, "out");

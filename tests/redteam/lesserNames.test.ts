@@ -53,7 +53,28 @@ describe("nothing is skipped or fails without a name", () => {
     const out: string[] = [];
     const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => out.push(t) } };
     const data = join(mkdtempSync(join(tmpdir(), "s3-bigprobe-")), "data");
-    const argv = ["--models", "openai:big", "--base-url", `http://${host}/v1`, "--games", "nullify", "--pathways", "none", "--explore-episodes", "1", "--eval-episodes", "1", "--max-steps", "2", "--max-retries", "0", "--data", data, "--progress", "off"];
+    const argv = [
+      "--models",
+      "openai:big",
+      "--base-url",
+      `http://${host}/v1`,
+      "--games",
+      "nullify",
+      "--pathways",
+      "none",
+      "--explore-episodes",
+      "1",
+      "--eval-episodes",
+      "1",
+      "--max-steps",
+      "2",
+      "--max-retries",
+      "0",
+      "--data",
+      data,
+      "--progress",
+      "off",
+    ];
     const code = await withExitCode("run", () => runCommand(argv, { env: { OPENAI_API_KEY: "EMPTY" }, ...io }), io);
     const text = out.join("");
     expect(code).toBe(2);

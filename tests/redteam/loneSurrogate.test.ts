@@ -22,7 +22,9 @@ const LOW = "\ude00";
 
 /** Every file under `dir`, recursively. */
 function allFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: "utf8" }).map((f) => join(dir, f)).filter((p) => statSync(p).isFile());
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .map((f) => join(dir, f))
+    .filter((p) => statSync(p).isFile());
 }
 
 describe("lone surrogates at the writing edge", () => {

@@ -58,30 +58,30 @@ describe("a protocol change is refused from the logs alone", () => {
     const runs = readdirSync(join(data, "runs"));
     expect(runs.length).toBe(2);
     for (const id of runs) {
-      const lines = readFileSync(join(data, "runs", id, "episodes.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { protocol_fingerprint?: string });
+      const lines = readFileSync(join(data, "runs", id, "episodes.jsonl"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { protocol_fingerprint?: string });
       expect(lines.length).toBeGreaterThan(0);
       for (const l of lines) expect(l.protocol_fingerprint).toMatch(/^[0-9a-f]{16}$/);
       expect(new Set(lines.map((l) => l.protocol_fingerprint)).size).toBe(1);
     }
   }, 60_000);
 
-  it.each([
-    ["--reward-visibility", "visible"],
-    ["--context-tokens", "60000"],
-    ["--tokenizer", "cl100k"],
-    ["--history-cut", "per-step"],
-    ["--strict-contract"],
-    ["--eval-episodes", "2"],
-  ])("every manifest and protocol.json deleted, a rerun with %s %s is refused (exit 2), touching nothing", async (...flag) => {
-    forgetProtocol(data);
-    const before = snapshot(data);
-    const argv = [...BASE, "--games", "nullify", "--data", data, ...flag.filter((f) => f !== undefined)];
-    const r = await run(argv);
-    expect(r.code, r.text).toBe(2);
-    expect(r.text).toMatch(/protocol_fingerprint/);
-    expect(r.text).toMatch(/rerun with the original flags/);
-    expect(snapshot(data)).toEqual(before);
-  }, 60_000);
+  it.each([["--reward-visibility", "visible"], ["--context-tokens", "60000"], ["--tokenizer", "cl100k"], ["--history-cut", "per-step"], ["--strict-contract"], ["--eval-episodes", "2"]])(
+    "every manifest and protocol.json deleted, a rerun with %s %s is refused (exit 2), touching nothing",
+    async (...flag) => {
+      forgetProtocol(data);
+      const before = snapshot(data);
+      const argv = [...BASE, "--games", "nullify", "--data", data, ...flag.filter((f) => f !== undefined)];
+      const r = await run(argv);
+      expect(r.code, r.text).toBe(2);
+      expect(r.text).toMatch(/protocol_fingerprint/);
+      expect(r.text).toMatch(/rerun with the original flags/);
+      expect(snapshot(data)).toEqual(before);
+    },
+    60_000,
+  );
 
   it("a run of another game planned into the directory is refused by the data directory's check too", async () => {
     forgetProtocol(data);

@@ -17,7 +17,17 @@ import { writeSyntheticData } from "../../src/logs/synthetic.js";
 
 async function data(): Promise<string> {
   const dir = join(mkdtempSync(join(tmpdir(), "s3-quality-")), "data");
-  await writeSyntheticData(dir, { models: ["m:a", "m:b"], games: ["nullify"], pathways: ["history"], exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, stepsPerEpisode: [6, 8], failRate: 0, unscoredRate: 0 });
+  await writeSyntheticData(dir, {
+    models: ["m:a", "m:b"],
+    games: ["nullify"],
+    pathways: ["history"],
+    exploreEpisodes: 3,
+    checkpointEvery: 3,
+    evalEpisodes: 2,
+    stepsPerEpisode: [6, 8],
+    failRate: 0,
+    unscoredRate: 0,
+  });
   return dir;
 }
 

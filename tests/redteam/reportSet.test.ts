@@ -107,7 +107,12 @@ describe("figure names", () => {
     expect(names.get("a/b")).toMatch(/^curves_a_b-[0-9a-f]{8}$/);
     expect(names.get("a_b")).toMatch(/^curves_a_b-[0-9a-f]{8}$/);
     expect(names.get("a/b")).not.toBe(names.get("a_b"));
-    expect(curveFigureNames(["a_b", "a/b"], safe)).toEqual(new Map([["a_b", names.get("a_b")], ["a/b", names.get("a/b")]]));
+    expect(curveFigureNames(["a_b", "a/b"], safe)).toEqual(
+      new Map([
+        ["a_b", names.get("a_b")],
+        ["a/b", names.get("a/b")],
+      ]),
+    );
   });
 
   it("two view games whose names make one file name each keep their own views figure", async () => {

@@ -23,8 +23,16 @@ async function run(data: string, pathway: string) {
 
 /** Keeps the lines of a JSONL file that `keep` accepts. */
 function filterLines(path: string, keep: (r: Record<string, unknown>, i: number) => boolean): void {
-  const lines = readFileSync(path, "utf8").split("\n").filter((l) => l.length > 0);
-  writeFileSync(path, lines.filter((l, i) => keep(JSON.parse(l) as Record<string, unknown>, i)).map((l) => `${l}\n`).join(""));
+  const lines = readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.length > 0);
+  writeFileSync(
+    path,
+    lines
+      .filter((l, i) => keep(JSON.parse(l) as Record<string, unknown>, i))
+      .map((l) => `${l}\n`)
+      .join(""),
+  );
 }
 
 async function damagedAndRerun(pathway: string, damage: (dir: string) => void): Promise<void> {

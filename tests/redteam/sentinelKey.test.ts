@@ -92,14 +92,39 @@ describe("a sentinel key through run, report, view, finetune and the preflight",
     const streams: string[] = [];
     const io = { stdout: { write: (t: string) => streams.push(t) }, stderr: { write: (t: string) => streams.push(t) } };
     const env = { S3GYM_KEY: KEY };
-    const flags = ["--games", "snake", "--pathways", "history", "--explore-episodes", "2", "--checkpoint-every", "2", "--eval-episodes", "1", "--max-steps", "4", "--context-tokens", "8000", "--max-new-tokens", "500", "--progress", "lines", "--data", data];
+    const flags = [
+      "--games",
+      "snake",
+      "--pathways",
+      "history",
+      "--explore-episodes",
+      "2",
+      "--checkpoint-every",
+      "2",
+      "--eval-episodes",
+      "1",
+      "--max-steps",
+      "4",
+      "--context-tokens",
+      "8000",
+      "--max-new-tokens",
+      "500",
+      "--progress",
+      "lines",
+      "--data",
+      data,
+    ];
 
     const url = fake.url;
     const run = await withExitCode("run", () => runCommand(["--models", "openai:fake-model", "--base-url", url, "--api-key-env", "S3GYM_KEY", ...flags], { env, ...io }), io);
     expect(run, streams.join("")).not.toBe(2);
     // The preflight against a base URL that carries the key as userinfo and as a query parameter.
     const dead = `http://user:${KEY}@127.0.0.1:9/v1?api-key=${KEY}`;
-    const pre = await withExitCode("run", () => runCommand(["--models", "openai:fake-model", "--base-url", dead, "--api-key-env", "S3GYM_KEY", ...flags, "--data", mkdtempSync(join(tmpdir(), "s3key-pre-"))], { env, ...io }), io);
+    const pre = await withExitCode(
+      "run",
+      () => runCommand(["--models", "openai:fake-model", "--base-url", dead, "--api-key-env", "S3GYM_KEY", ...flags, "--data", mkdtempSync(join(tmpdir(), "s3key-pre-"))], { env, ...io }),
+      io,
+    );
     expect(pre).toBe(2);
     expect(streams.join("")).toContain("cannot reach");
 
@@ -110,7 +135,15 @@ describe("a sentinel key through run, report, view, finetune and the preflight",
 
     // finetune: a key pasted where the variable name goes, then a 401 that echoes the bearer token with escapes.
     const train = join(out, "train.jsonl");
-    writeFileSync(train, `${JSON.stringify({ messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "Answer: UP" }] })}\n`.repeat(10));
+    writeFileSync(
+      train,
+      `${JSON.stringify({
+        messages: [
+          { role: "user", content: "hi" },
+          { role: "assistant", content: "Answer: UP" },
+        ],
+      })}\n`.repeat(10),
+    );
     const pasted = await captured(() => finetuneCommand(["--train", train, "--model", "base", "--api-key-env", KEY]).catch((e: Error) => (process.stderr.write(e.message), 2)));
     server = createServer((_req, res) => {
       res.writeHead(401, { "content-type": "application/json" });
@@ -119,7 +152,9 @@ describe("a sentinel key through run, report, view, finetune and the preflight",
     await new Promise<void>((r) => server!.listen(0, "127.0.0.1", () => r()));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
     process.env.S3GYM_FT_KEY = KEY;
-    const echoed = await captured(() => finetuneCommand(["--train", train, "--model", "base", "--api-key-env", "S3GYM_FT_KEY", "--base-url", base]).catch((e: Error) => (process.stderr.write(e.message), 2)));
+    const echoed = await captured(() =>
+      finetuneCommand(["--train", train, "--model", "base", "--api-key-env", "S3GYM_FT_KEY", "--base-url", base]).catch((e: Error) => (process.stderr.write(e.message), 2)),
+    );
     delete process.env.S3GYM_FT_KEY;
     expect(echoed.code).toBe(1);
     expect(echoed.text).toContain("401");

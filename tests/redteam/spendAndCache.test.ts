@@ -38,8 +38,28 @@ describe("spend after a resume", () => {
     const data = mkdtempSync(join(tmpdir(), "s3spend-"));
     const models = join(data, "models.json");
     writeFileSync(models, JSON.stringify({ models: [{ alias: "priced", spec: "openai:s3gym-heuristic", base_url: server.url, price: { input: 1, output: 2 } }] }));
-    const argv = ["--models", "priced", "--models-file", models, "--games", "snake", "--pathways", "history", "--data", data,
-      "--explore-episodes", "2", "--checkpoint-every", "2", "--eval-episodes", "1", "--max-steps", "3", "--progress", "off"];
+    const argv = [
+      "--models",
+      "priced",
+      "--models-file",
+      models,
+      "--games",
+      "snake",
+      "--pathways",
+      "history",
+      "--data",
+      data,
+      "--explore-episodes",
+      "2",
+      "--checkpoint-every",
+      "2",
+      "--eval-episodes",
+      "1",
+      "--max-steps",
+      "3",
+      "--progress",
+      "off",
+    ];
     const first = await cli(argv);
     expect(first.code).toBe(0);
     const dir = runDir(data, buildMatrix(["priced"], ["snake"], ["history"], 0)[0]!.runId);
@@ -76,11 +96,14 @@ class Fixed implements Model {
 
 describe("a response cache that cannot be written", () => {
   for (const [what, make] of [
-    ["ENOTDIR (the cache path is a file)", (root: string) => {
-      const p = join(root, "cache");
-      writeFileSync(p, "not a directory");
-      return p;
-    }],
+    [
+      "ENOTDIR (the cache path is a file)",
+      (root: string) => {
+        const p = join(root, "cache");
+        writeFileSync(p, "not a directory");
+        return p;
+      },
+    ],
   ] as const) {
     it(`${what}: one warning, the answer kept with its real tokens and cost, calls go on`, async () => {
       const root = mkdtempSync(join(tmpdir(), "s3cachefail-"));
@@ -96,7 +119,11 @@ describe("a response cache that cannot be written", () => {
       expect(inner.calls).toBe(3);
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatch(/response cache .*: cannot write an entry \((ENOTDIR|EACCES)\); continuing without caching/);
-      expect(events.map((e) => [e.tokens_in, e.error])).toEqual([[100, null], [100, null], [100, null]]);
+      expect(events.map((e) => [e.tokens_in, e.error])).toEqual([
+        [100, null],
+        [100, null],
+        [100, null],
+      ]);
       expect(events[0]!.cost_usd).toBeCloseTo((100 * 1 + 10 * 2) / 1e6, 15);
       rmSync(root, { recursive: true, force: true });
     });

@@ -134,7 +134,9 @@ describe("view", () => {
     const out = mkdtempSync(join(tmpdir(), "s3whole-man-out-"));
     const s = await buildViewer({ dataDirs: [d], outDir: out, B: 20 });
     expect(s.runs).toBe(ids.length);
-    const pages = readdirSync(join(out, "chunks")).filter((f) => /^r\d+\.js$/.test(f)).map((f) => readFileSync(join(out, "chunks", f), "utf8"));
+    const pages = readdirSync(join(out, "chunks"))
+      .filter((f) => /^r\d+\.js$/.test(f))
+      .map((f) => readFileSync(join(out, "chunks", f), "utf8"));
     expect(pages.some((p) => p.includes("manifest.json not used") && p.includes("expected object, received array"))).toBe(true);
   }, 60_000);
 
@@ -175,7 +177,12 @@ describe("view", () => {
     const exited = new Promise<number | null>((res) => parent.on("exit", (code) => res(code)));
     let child = 0;
     for (let i = 0; i < 200 && child === 0; i++) {
-      child = Number(spawnSync("pgrep", ["-P", String(parent.pid)], { encoding: "utf8" }).stdout.trim().split("\n")[0]) || 0;
+      child =
+        Number(
+          spawnSync("pgrep", ["-P", String(parent.pid)], { encoding: "utf8" })
+            .stdout.trim()
+            .split("\n")[0],
+        ) || 0;
       if (child === 0) await new Promise((res) => setTimeout(res, 25));
     }
     expect(child).toBeGreaterThan(0);

@@ -59,7 +59,16 @@ describe("a toy table and figure added to the list", () => {
   let summary: SyntheticSummary;
   beforeAll(async () => {
     const dir = tempDir();
-    summary = await writeSyntheticData(dir, { seed: 2, models: ["a"], games: ["snake", "trust"], pathways: ["history"], exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, stepsPerEpisode: [2, 3] });
+    summary = await writeSyntheticData(dir, {
+      seed: 2,
+      models: ["a"],
+      games: ["snake", "trust"],
+      pathways: ["history"],
+      exploreEpisodes: 3,
+      checkpointEvery: 3,
+      evalEpisodes: 2,
+      stepsPerEpisode: [2, 3],
+    });
     ds = await loadDataset(dir);
   });
 

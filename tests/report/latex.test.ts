@@ -95,11 +95,24 @@ describe("a LaTeX document with every table and figure of a report", () => {
     expect(PDFLATEX, "pdflatex must be installed under CI (.ci/run installs texlive)").toBe(true);
     const dir = tempDir("s3gym-latex-");
     const data = join(dir, "data");
-    await writeSyntheticData(data, { seed: 5, models: ["lab/model_v1 & co #2", "base_%\u0007模型"], games: ["snake"], pathways: ["history", "memory", "none"], exploreEpisodes: 4, checkpointEvery: 2, evalEpisodes: 2, stepsPerEpisode: [2, 3] });
+    await writeSyntheticData(data, {
+      seed: 5,
+      models: ["lab/model_v1 & co #2", "base_%\u0007模型"],
+      games: ["snake"],
+      pathways: ["history", "memory", "none"],
+      exploreEpisodes: 4,
+      checkpointEvery: 2,
+      evalEpisodes: 2,
+      stepsPerEpisode: [2, 3],
+    });
     const out = join(dir, "out");
     expect(await main(["report", "--data", data, "--out", out, "--bootstrap", "30", "--figure-size", "column"])).toBe(0);
-    const tables = readdirSync(join(out, "tables")).filter((f) => f.endsWith(".tex")).sort();
-    const pdfs = readdirSync(out).filter((f) => f.endsWith(".pdf")).sort();
+    const tables = readdirSync(join(out, "tables"))
+      .filter((f) => f.endsWith(".tex"))
+      .sort();
+    const pdfs = readdirSync(out)
+      .filter((f) => f.endsWith(".pdf"))
+      .sort();
     expect(tables).toEqual(expect.arrayContaining(["main_results.tex", "main_results_paper.tex", "self_judging.tex"]));
     expect(pdfs.length).toBeGreaterThan(2);
     const doc = [

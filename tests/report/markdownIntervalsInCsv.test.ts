@@ -63,13 +63,17 @@ describe("every Markdown interval has its CSV columns", () => {
   }, 240_000);
 
   it("in every table, every printed interval", () => {
-    const names = readdirSync(join(dir, "tables")).filter((f) => f.endsWith(".md")).map((f) => f.slice(0, -3));
+    const names = readdirSync(join(dir, "tables"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => f.slice(0, -3));
     expect(names.length).toBeGreaterThan(8);
     let checked = 0;
     const missing: string[] = [];
     for (const name of names) {
       const md = markdownTable(readFileSync(join(dir, "tables", `${name}.md`), "utf8"));
-      const [head, ...lines] = readFileSync(join(dir, "tables", `${name}.csv`), "utf8").trimEnd().split("\n");
+      const [head, ...lines] = readFileSync(join(dir, "tables", `${name}.csv`), "utf8")
+        .trimEnd()
+        .split("\n");
       const cols = csvLine(head as string);
       const rows = lines.map(csvLine);
       expect(rows.length, name).toBe(md.rows.length);

@@ -37,7 +37,15 @@ describe("notes that describe their tables truly", () => {
   const tables = (): [string, Table<object>][] => Object.keys(report.tables).map((k) => [k, (report.tables as Record<string, Table<object>>)[k]!]);
   beforeAll(async () => {
     const data = tempDir("s3gym-notes-");
-    await writeSyntheticData(data, { models: ["m1", "m2", "builtin:random"], games: ["chess", "trust"], pathways: ["none", "history", "memory"], exploreEpisodes: 9, checkpointEvery: 3, evalEpisodes: 4, stepsPerEpisode: [3, 5] });
+    await writeSyntheticData(data, {
+      models: ["m1", "m2", "builtin:random"],
+      games: ["chess", "trust"],
+      pathways: ["none", "history", "memory"],
+      exploreEpisodes: 9,
+      checkpointEvery: 3,
+      evalEpisodes: 4,
+      stepsPerEpisode: [3, 5],
+    });
     report = buildReport(await loadDataset(data), { B: 60, seed: 0 });
   }, 240_000);
 
@@ -56,7 +64,10 @@ describe("notes that describe their tables truly", () => {
     for (const [name, t] of tables()) {
       const counts = [...(t.notes[0] ?? "").matchAll(/\((\d+)(?: intervals?)?\)/g)].map((m) => Number(m[1]));
       if (counts.length === 0) continue;
-      expect(counts.reduce((a, b) => a + b, 0), name).toBe(intervalsOf(t));
+      expect(
+        counts.reduce((a, b) => a + b, 0),
+        name,
+      ).toBe(intervalsOf(t));
       checked++;
     }
     expect(checked).toBeGreaterThan(3);
@@ -67,7 +78,7 @@ describe("notes that describe their tables truly", () => {
     for (const [name, t] of tables()) {
       const note = t.notes.find((n) => n.startsWith("Multiplicity:"));
       const pCols = t.columns.filter((c) => c.kind === "p" && !/_(holm|bh)$/.test(c.key)).map((c) => c.key);
-      if (pCols.length === 0 || pCols.includes("p") && t.columns.some((c) => c.key === "p_holm")) continue;
+      if (pCols.length === 0 || (pCols.includes("p") && t.columns.some((c) => c.key === "p_holm"))) continue;
       expect(note, name).toBeDefined();
       const m = Number(/: (\d+) p-values?\)/.exec(note as string)?.[1]);
       const printed = t.rows.reduce((a, r) => a + pCols.filter((k) => typeof (r as Record<string, unknown>)[k] === "number").length, 0);

@@ -23,7 +23,26 @@ beforeAll(async () => {
   const quiet = [vi.spyOn(process.stderr, "write").mockImplementation(() => true)];
   const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => ((stdout += String(s)), true));
   try {
-    const run = ["--models", "builtin:heuristic", "--games", "snake", "--pathways", "history,memory", "--data", data, "--explore-episodes", "3", "--checkpoint-every", "3", "--eval-episodes", "3", "--max-steps", "6", "--progress", "off"];
+    const run = [
+      "--models",
+      "builtin:heuristic",
+      "--games",
+      "snake",
+      "--pathways",
+      "history,memory",
+      "--data",
+      data,
+      "--explore-episodes",
+      "3",
+      "--checkpoint-every",
+      "3",
+      "--eval-episodes",
+      "3",
+      "--max-steps",
+      "6",
+      "--progress",
+      "off",
+    ];
     expect(await withExitCode("run", () => runCommand(run))).toBe(0);
     stdout = "";
     expect(await withExitCode("report", () => reportCommand(["--data", data, "--out", out, "--bootstrap", "50"]))).toBe(0);
@@ -36,7 +55,9 @@ beforeAll(async () => {
 
 /** The CSV's rows as objects (no quoted commas in these tables' cells). */
 function csv(name: string): Record<string, string>[] {
-  const [head, ...rows] = readFileSync(join(out, "tables", `${name}.csv`), "utf8").trimEnd().split("\n");
+  const [head, ...rows] = readFileSync(join(out, "tables", `${name}.csv`), "utf8")
+    .trimEnd()
+    .split("\n");
   const keys = head!.split(",");
   return rows.map((r) => Object.fromEntries(r.split(",").map((v, i) => [keys[i]!, v])));
 }

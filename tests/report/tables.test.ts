@@ -55,9 +55,7 @@ describe("CSV and Markdown", () => {
   });
 
   it("writes CSV at full precision with the indicative flag, empty cells for missing values (never 0), quoted commas", () => {
-    expect(toCsv(table)).toBe(
-      ["model,n,avg,avg_lo,avg_hi,avg_n,avg_indicative,naba,gap", '"a,b",3,0.5,0.25,0.75,3,true,2,', "c,0,,,,,,,-0.25", ""].join("\n"),
-    );
+    expect(toCsv(table)).toBe(["model,n,avg,avg_lo,avg_hi,avg_n,avg_indicative,naba,gap", '"a,b",3,0.5,0.25,0.75,3,true,2,', "c,0,,,,,,,-0.25", ""].join("\n"));
     // No rounding: 1/3 keeps its digits; -0 prints as 0.
     const exact: typeof table = { ...table, rows: [{ model: "d", n: 1, avg: { point: 1 / 3, lo: 0.1, hi: 2 / 3, n: 12 }, naba: { point: -0, lo: null, hi: null }, gap: 1e-7 }] };
     expect(toCsv(exact).split("\n")[1]).toBe(`d,1,${1 / 3},0.1,${2 / 3},12,false,0,1e-7`);

@@ -107,7 +107,11 @@ describe("flags and configuration errors (exit 2, before any call)", () => {
     }
     const all = parts.flat();
     expect(new Set(all).size).toBe(all.length);
-    expect(all.sort()).toEqual(buildMatrix(["builtin:random", "builtin:heuristic"], games.slice(0, 2), ["none", "history"], 0).map((e) => e.runId).sort());
+    expect(all.sort()).toEqual(
+      buildMatrix(["builtin:random", "builtin:heuristic"], games.slice(0, 2), ["none", "history"], 0)
+        .map((e) => e.runId)
+        .sort(),
+    );
   });
 });
 
@@ -119,8 +123,25 @@ describe("over HTTP against the test server", () => {
     const server = await serve({ latencyMs: 2 });
     const data = tmp("s3http-");
     const r = await run([
-      "--models", "openai:s3gym-heuristic", "--games", games.join(","), "--pathways", "history,memory", "--data", data,
-      ...schedule, "--context-tokens", "6000", "--max-new-tokens", "400", "--base-url", server.url, "--progress", "lines", "--concurrency", "8",
+      "--models",
+      "openai:s3gym-heuristic",
+      "--games",
+      games.join(","),
+      "--pathways",
+      "history,memory",
+      "--data",
+      data,
+      ...schedule,
+      "--context-tokens",
+      "6000",
+      "--max-new-tokens",
+      "400",
+      "--base-url",
+      server.url,
+      "--progress",
+      "lines",
+      "--concurrency",
+      "8",
     ]);
     collected.push(r.out, r.err);
     expect(r.err).not.toMatch(/error/i);
@@ -162,8 +183,25 @@ describe("over HTTP against the test server", () => {
     const data = tmp("s3faults-");
     const g = games.filter((x) => ["snake", "trust"].includes(x));
     const r = await run(
-      ["--models", "openai:s3gym-heuristic", "--games", g.join(","), "--pathways", "history,memory", "--data", data, ...schedule,
-        "--base-url", server.url, "--max-retries", "10", "--timeout-ms", "2000", "--progress", "off"],
+      [
+        "--models",
+        "openai:s3gym-heuristic",
+        "--games",
+        g.join(","),
+        "--pathways",
+        "history,memory",
+        "--data",
+        data,
+        ...schedule,
+        "--base-url",
+        server.url,
+        "--max-retries",
+        "10",
+        "--timeout-ms",
+        "2000",
+        "--progress",
+        "off",
+      ],
       {},
       { modelContext: { sleep: () => Promise.resolve() } },
     );
@@ -191,8 +229,25 @@ describe("over HTTP against the test server", () => {
     const server = await serve({ faultFor: (n) => (failing && n >= 40 && n < 52 ? "500" : null) });
     const data = tmp("s3exhaust-");
     const g = games.includes("snake") ? "snake" : games[0]!;
-    const argv = ["--models", "openai:s3gym-heuristic", "--games", g, "--pathways", "history", "--data", data, ...schedule,
-      "--base-url", server.url, "--max-retries", "1", "--progress", "off", "--concurrency", "1"];
+    const argv = [
+      "--models",
+      "openai:s3gym-heuristic",
+      "--games",
+      g,
+      "--pathways",
+      "history",
+      "--data",
+      data,
+      ...schedule,
+      "--base-url",
+      server.url,
+      "--max-retries",
+      "1",
+      "--progress",
+      "off",
+      "--concurrency",
+      "1",
+    ];
     const first = await run(argv, {}, { modelContext: { sleep: () => Promise.resolve() } });
     collected.push(first.out, first.err);
     expect(first.code).toBe(1);
@@ -215,8 +270,28 @@ describe("over HTTP against the test server", () => {
     const server = await serve();
     const data = tmp("s3cache-");
     const g = games.includes("snake") ? "snake" : games[0]!;
-    const argv = ["--models", "openai:s3gym-heuristic", "--games", g, "--pathways", "memory", "--data", data, "--explore-episodes", "2", "--checkpoint-every", "2",
-      "--eval-episodes", "1", "--max-steps", "3", "--base-url", server.url, "--progress", "off"];
+    const argv = [
+      "--models",
+      "openai:s3gym-heuristic",
+      "--games",
+      g,
+      "--pathways",
+      "memory",
+      "--data",
+      data,
+      "--explore-episodes",
+      "2",
+      "--checkpoint-every",
+      "2",
+      "--eval-episodes",
+      "1",
+      "--max-steps",
+      "3",
+      "--base-url",
+      server.url,
+      "--progress",
+      "off",
+    ];
     const dir = join(data, "runs", buildMatrix(["openai:s3gym-heuristic"], [g], ["memory"], 0)[0]!.runId);
     const read = (f: string) => lines<Record<string, unknown>>(dir, f);
     const strip = (r: Record<string, unknown>) => {
@@ -237,7 +312,11 @@ describe("over HTTP against the test server", () => {
     expect(read("steps.jsonl").every((s) => s.cached === true && s.latency_ms === 0)).toBe(true);
     expect(read("calls.jsonl").every((c) => c.cached === true && c.error === null)).toBe(true);
     expect(read("memory.jsonl").map(strip)).toEqual(memory.map(strip));
-    expect(read("memory.jsonl").slice(1).every((m) => m.cached === true && m.latency_ms === 0)).toBe(true);
+    expect(
+      read("memory.jsonl")
+        .slice(1)
+        .every((m) => m.cached === true && m.latency_ms === 0),
+    ).toBe(true);
     rmSync(join(data, "runs"), { recursive: true });
     expect((await run([...argv, "--no-cache"])).code).toBe(0);
     expect(server.bodies.length).toBe(2 * calls);
@@ -246,13 +325,29 @@ describe("over HTTP against the test server", () => {
 
   it("an unreachable endpoint fails the run's checkpoints with transport errors (exit 1)", async () => {
     const data = tmp("s3down-");
-    const r = await run(
-      ["--models", "openai:s3gym-heuristic", "--games", games[0]!, "--pathways", "none", "--data", data, "--explore-episodes", "0", "--eval-episodes", "1",
-        "--base-url", "http://127.0.0.1:9/v1", "--max-retries", "0", "--progress", "off",
-        // The preflight would refuse this endpoint before any run (endpoints.test.ts); this test is
-        // about an endpoint failing while a run plays.
-        "--no-preflight"],
-    );
+    const r = await run([
+      "--models",
+      "openai:s3gym-heuristic",
+      "--games",
+      games[0]!,
+      "--pathways",
+      "none",
+      "--data",
+      data,
+      "--explore-episodes",
+      "0",
+      "--eval-episodes",
+      "1",
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+      "--max-retries",
+      "0",
+      "--progress",
+      "off",
+      // The preflight would refuse this endpoint before any run (endpoints.test.ts); this test is
+      // about an endpoint failing while a run plays.
+      "--no-preflight",
+    ]);
     collected.push(r.out, r.err);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/transport/);

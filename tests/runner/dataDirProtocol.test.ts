@@ -65,7 +65,13 @@ describe("one protocol per data directory", () => {
     let calls = 0;
     const counting = factory((_n, m) => ({ spec: m.spec, endpointHost: m.endpointHost, complete: (req) => (calls++, m.complete(req)) }));
     await expect(
-      runMatrix({ dataDir: data, entries: buildMatrix(["builtin:heuristic"], [game], ["none"], 0), settings: small({ exploreEpisodes: 0, tokenizer: "cl100k" }), game: getGame, createModel: counting }),
+      runMatrix({
+        dataDir: data,
+        entries: buildMatrix(["builtin:heuristic"], [game], ["none"], 0),
+        settings: small({ exploreEpisodes: 0, tokenizer: "cl100k" }),
+        game: getGame,
+        createModel: counting,
+      }),
     ).rejects.toThrow(/tokenizer: "o200k" -> "cl100k"/);
     expect(calls).toBe(0);
   });

@@ -19,7 +19,23 @@ const KEY = "sk-POOL-SENTINEL-9f8e7d6c5b4a3210";
 const MODEL = "openai:s3gym-heuristic";
 const GAMES = "snake";
 const PATHWAYS = ["none", "history", "memory"];
-const small = ["--explore-episodes", "3", "--checkpoint-every", "3", "--eval-episodes", "1", "--max-steps", "8", "--progress", "off", "--max-new-tokens", "256", "--context-tokens", "16000", "--no-cache"];
+const small = [
+  "--explore-episodes",
+  "3",
+  "--checkpoint-every",
+  "3",
+  "--eval-episodes",
+  "1",
+  "--max-steps",
+  "8",
+  "--progress",
+  "off",
+  "--max-new-tokens",
+  "256",
+  "--context-tokens",
+  "16000",
+  "--no-cache",
+];
 
 let servers: RunningServer[] = [];
 afterEach(async () => {

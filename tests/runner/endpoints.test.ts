@@ -164,7 +164,7 @@ describe("preflight: known before the first token", () => {
     r = await against({ family: "vllm", maxModelLen: 8192 }, ["--context-tokens", "6000"]);
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/preflight openai:fake-model @ 127\.0\.0\.1:\d+: ok \(listed; \/tokenize: the server counts 1\.2\dx o200k/);
-    const pre = ((r.manifest().config as { invocation: { preflight: { max_model_len: number; token_ratio: number }[] } }).invocation.preflight)[0]!;
+    const pre = (r.manifest().config as { invocation: { preflight: { max_model_len: number; token_ratio: number }[] } }).invocation.preflight[0]!;
     expect(pre.max_model_len).toBe(8192);
     expect(pre.token_ratio).toBeGreaterThan(1.2);
   });
@@ -185,7 +185,8 @@ describe("preflight: known before the first token", () => {
     fake = await startFake({ family: "openai", rejectParams: ["seed"] });
     const data = mkdtempSync(join(tmpdir(), "s3ep-"));
     const file = join(data, "models.yaml");
-    const entry = (drop: string) => `models:\n  - alias: o\n    spec: openai:fake-model\n    base_url: ${fake!.url}\n    max_tokens_param: max_completion_tokens\n    sampling: { seed: 1, temperature: 0.5 }\n${drop}`;
+    const entry = (drop: string) =>
+      `models:\n  - alias: o\n    spec: openai:fake-model\n    base_url: ${fake!.url}\n    max_tokens_param: max_completion_tokens\n    sampling: { seed: 1, temperature: 0.5 }\n${drop}`;
     writeFileSync(file, entry(""));
     const argv = ["--models-file", file, "--models", "o", "--games", "snake", "--pathways", "none", "--data", data, ...tiny];
     let r = await run(argv);
@@ -226,7 +227,20 @@ describe("preflight: known before the first token", () => {
     expect(again.err).toMatch(/probe passed before with these parameters/);
     expect(chatsWithCap1()).toBe(1);
     const models = fake!.paths.filter((p) => p === "GET /v1/models").length;
-    const off = await run(["--models", "openai:fake-model", "--base-url", fake!.url, "--games", "snake", "--pathways", "none", "--data", mkdtempSync(join(tmpdir(), "s3ep-")), ...tiny, "--no-preflight"]);
+    const off = await run([
+      "--models",
+      "openai:fake-model",
+      "--base-url",
+      fake!.url,
+      "--games",
+      "snake",
+      "--pathways",
+      "none",
+      "--data",
+      mkdtempSync(join(tmpdir(), "s3ep-")),
+      ...tiny,
+      "--no-preflight",
+    ]);
     expect(off.code).toBe(0);
     expect(fake!.paths.filter((p) => p === "GET /v1/models").length).toBe(models);
   });

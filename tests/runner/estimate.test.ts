@@ -96,8 +96,27 @@ describe("s3gym run --estimate", () => {
     const out: string[] = [];
     const err: string[] = [];
     const code = await runCommand(
-      ["--models", "m", "--models-file", modelsFile, "--games", "trust", "--pathways", "history,memory", "--data", data,
-        "--explore-episodes", "3", "--checkpoint-every", "3", "--eval-episodes", "1", "--max-steps", "4", "--estimate"],
+      [
+        "--models",
+        "m",
+        "--models-file",
+        modelsFile,
+        "--games",
+        "trust",
+        "--pathways",
+        "history,memory",
+        "--data",
+        data,
+        "--explore-episodes",
+        "3",
+        "--checkpoint-every",
+        "3",
+        "--eval-episodes",
+        "1",
+        "--max-steps",
+        "4",
+        "--estimate",
+      ],
       { env: {}, stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } },
     );
     expect(err.join("")).toBe("");

@@ -49,7 +49,14 @@ describe("evaluating a list of model checkpoints (training runs)", () => {
     expect(h.manifest!.eval_seeds).toEqual(r.manifest!.eval_seeds);
 
     // Adding an epoch later plays only the new one.
-    const again = await runCheckpointList({ dataDir: data, modelName: "toy-sft", game: getGame(game), settings, checkpoints: [...checkpoints, { checkpoint: 2, model: "builtin:heuristic" }], createModel: make });
+    const again = await runCheckpointList({
+      dataDir: data,
+      modelName: "toy-sft",
+      game: getGame(game),
+      settings,
+      checkpoints: [...checkpoints, { checkpoint: 2, model: "builtin:heuristic" }],
+      createModel: make,
+    });
     expect(again.checkpoints.map((c) => c.checkpoint)).toEqual([0, 1, 2]);
     const r2 = await readRunRecords(runDir(data, o.runId));
     expect(r2.episodes).toHaveLength(6);

@@ -114,7 +114,6 @@ export function lines<T = Record<string, unknown>>(dir: string, file: string): T
     .map((l) => JSON.parse(l) as T);
 }
 
-
 /**
  * Reads a finished run through the shared reader (schema-validates every line) and checks that it is
  * complete: every episode once, steps 0..n-1 once each, every checkpoint once, versions of memory.
@@ -125,10 +124,7 @@ export async function readCompleteRun(dir: string, s: ProtocolSettings, opts: { 
   expect(warnings).toEqual([]);
   expect(r.manifest?.status).toBe("complete");
   const cps = checkpointList(s.exploreEpisodes, s.checkpointEvery);
-  const want = [
-    ...Array.from({ length: s.exploreEpisodes }, (_, i) => `explore|-|${i + 1}`),
-    ...cps.flatMap((c) => Array.from({ length: s.evalEpisodes }, (_, i) => `eval|${c}|${i}`)),
-  ].sort();
+  const want = [...Array.from({ length: s.exploreEpisodes }, (_, i) => `explore|-|${i + 1}`), ...cps.flatMap((c) => Array.from({ length: s.evalEpisodes }, (_, i) => `eval|${c}|${i}`))].sort();
   const key = (e: { phase: string; checkpoint: number | null; episode: number }) => `${e.phase}|${e.checkpoint ?? "-"}|${e.episode}`;
   expect(r.episodes.map(key).sort()).toEqual(want);
   expect(r.episodes.every((e) => e.status === "ok" && e.error === null)).toBe(true);
@@ -143,7 +139,10 @@ export async function readCompleteRun(dir: string, s: ProtocolSettings, opts: { 
   expect(r.checkpoints).toHaveLength(cps.length);
   for (const c of r.checkpoints) {
     expect(c.status).toBe("ok");
-    const scores = r.episodes.filter((e) => e.phase === "eval" && e.checkpoint === c.checkpoint).sort((a, b) => a.episode - b.episode).map((e) => e.score);
+    const scores = r.episodes
+      .filter((e) => e.phase === "eval" && e.checkpoint === c.checkpoint)
+      .sort((a, b) => a.episode - b.episode)
+      .map((e) => e.score);
     expect(c.scores).toEqual(scores);
     expect(c.mean).toBeCloseTo(scores.reduce((a, b) => a + b, 0) / scores.length, 10);
   }

@@ -45,8 +45,6 @@ class PromptHashing implements Model {
 }
 const make = factory((_n, m) => new PromptHashing(m));
 
-
-
 /** A pid no process has now. */
 function deadPid(): number {
   return spawnSync(process.execPath, ["-e", ""]).pid!;
@@ -83,7 +81,10 @@ async function everyKillPoint(play: (data: string) => Promise<RunOutcome[]>, run
     for (const e of events.slice(0, k)) appendFileSync(join(data, "runs", e.run, e.file), `${e.line}\n`);
     if (torn) appendFileSync(join(data, "runs", events[k]!.run, events[k]!.file), events[k]!.line.slice(0, events[k]!.line.length >> 1));
     const outcomes = await play(data);
-    expect(outcomes.map((o) => [o.runId, o.status, o.error]), `killed after line ${k}${torn ? " (+ torn)" : ""}`).toEqual(runIds.map((id) => [id, "complete", null]));
+    expect(
+      outcomes.map((o) => [o.runId, o.status, o.error]),
+      `killed after line ${k}${torn ? " (+ torn)" : ""}`,
+    ).toEqual(runIds.map((id) => [id, "complete", null]));
     expect(runRecords(data), `killed after line ${k}${torn ? " (+ torn)" : ""}`).toEqual(want);
     for (const id of runIds) expect(readdirSync(join(data, "runs", id)).filter((f) => f.startsWith("."))).toEqual([]);
   }
@@ -95,19 +96,34 @@ describe("a kill after any line, then a rerun, gives the uninterrupted run's rec
   it("none, history and memory (checkpoint evaluations overlapping later exploration)", async () => {
     const settings = small({ exploreEpisodes: 3, checkpointEvery: 1, evalEpisodes: 2, maxSteps: 3 });
     const entries = buildMatrix(["builtin:heuristic"], [game], ["none", "history", "memory"], 0);
-    await everyKillPoint((data) => runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: make }), entries.map((e) => e.runId), 9);
+    await everyKillPoint(
+      (data) => runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: make }),
+      entries.map((e) => e.runId),
+      9,
+    );
   }, 60_000);
 
   it("with --views: kills inside id and replay view episodes resume like kills in eval episodes", async () => {
-    const settings = { ...small({ exploreEpisodes: 2, checkpointEvery: 1, evalEpisodes: 1, maxSteps: 3 }), views: { extra: ["id", "replay"] as ("id" | "replay")[], viewEpisodes: 1, replayEpisodes: 2 } };
+    const settings = {
+      ...small({ exploreEpisodes: 2, checkpointEvery: 1, evalEpisodes: 1, maxSteps: 3 }),
+      views: { extra: ["id", "replay"] as ("id" | "replay")[], viewEpisodes: 1, replayEpisodes: 2 },
+    };
     const entries = buildMatrix(["builtin:heuristic"], [game], ["history", "memory"], 0);
-    await everyKillPoint((data) => runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: make }), entries.map((e) => e.runId), 7);
+    await everyKillPoint(
+      (data) => runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: make }),
+      entries.map((e) => e.runId),
+      7,
+    );
   }, 60_000);
 
   it("verified: a kill inside a broad batch, between a verdict and its memory version, or before a curriculum decision", async () => {
     const settings = small({ exploreEpisodes: 5, checkpointEvery: 2, evalEpisodes: 1, maxSteps: 3, verified: { broadBatch: 2, verifierModel: null } });
     const entries = buildMatrix(["builtin:learner"], ["chess"], ["verified"], 0);
-    await everyKillPoint((data) => runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: make }), entries.map((e) => e.runId), 5);
+    await everyKillPoint(
+      (data) => runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: make }),
+      entries.map((e) => e.runId),
+      5,
+    );
   }, 120_000);
 
   it("a training checkpoint list", async () => {

@@ -24,7 +24,10 @@ const SCHEDULE = ["--explore-episodes", "4", "--checkpoint-every", "2", "--eval-
 
 function lines(file: string): Record<string, unknown>[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8").split("\n").filter((l) => l.startsWith("{") && l.endsWith("}")).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.startsWith("{") && l.endsWith("}"))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 const at = (s: Record<string, unknown>) => `${s.checkpoint}|${s.episode}|${String(s.step).padStart(4, "0")}`;
@@ -57,7 +60,9 @@ describe("s3gym probe", () => {
     const intact = runs(LEARNER, "memory", 0);
     const donor = runs(OTHER, "memory", 0);
     expect(await main(["probe", "--from", intact, "--probe", `empty,shuffled,transplant:${donor}`, "--progress", "off"])).toBe(0);
-    const ids = readdirSync(join(data, "runs")).filter((d) => d.includes("__probe-")).sort();
+    const ids = readdirSync(join(data, "runs"))
+      .filter((d) => d.includes("__probe-"))
+      .sort();
     expect(ids.length).toBe(3);
     const dirOf = (kind: string) => join(data, "runs", ids.find((d) => d.includes(`__probe-${kind}`))!);
     // The memory matters to this learner here: its intact evaluation is not its none run's.
@@ -72,7 +77,11 @@ describe("s3gym probe", () => {
       expect(m.probe.kind).toBe(kind);
       expect(m.model).toBe(LEARNER);
       // Same evaluation seeds as the intact run; exploration replayed, not played; no summary made.
-      const seeds = (d: string) => lines(join(d, "episodes.jsonl")).filter((e) => e.phase === "eval").map((e) => `${e.checkpoint}/${e.episode}/${e.seed}`).sort();
+      const seeds = (d: string) =>
+        lines(join(d, "episodes.jsonl"))
+          .filter((e) => e.phase === "eval")
+          .map((e) => `${e.checkpoint}/${e.episode}/${e.seed}`)
+          .sort();
       expect(seeds(dir)).toEqual(seeds(intact));
       const calls = lines(join(dir, "calls.jsonl"));
       expect(calls.filter((c) => c.phase === "explore" || c.purpose === "summary")).toEqual([]);
@@ -85,7 +94,10 @@ describe("s3gym probe", () => {
     expect(transplant.probe.donor.model).toBe(OTHER);
     // Each donor's checkpoint x read the donor's memory version x: the steps pin it, and the viewer's
     // replay rebuilds the donor's text (the empty probe's: nothing).
-    for (const [kind, donorDir] of [["shuffled", runs(LEARNER, "memory", 1)], ["transplant", donor]] as const) {
+    for (const [kind, donorDir] of [
+      ["shuffled", runs(LEARNER, "memory", 1)],
+      ["transplant", donor],
+    ] as const) {
       const dir = dirOf(kind);
       const evalSteps = lines(join(dir, "steps.jsonl")).filter((s) => s.phase === "eval");
       expect(evalSteps.every((s) => s.memory_version === s.checkpoint)).toBe(true);
@@ -114,7 +126,9 @@ describe("s3gym probe", () => {
     const errors: string[] = [];
     const stderr = { write: (t: string) => errors.push(t) };
     const { probeCommand } = await import("../../src/cli/probe/probe.js");
-    await expect(probeCommand(["--from", memory, "--probe", "shuffled", "--progress", "off"], { stderr })).rejects.toThrow(/no complete run of builtin:learner on trust with pathway memory under another run seed than 0/);
+    await expect(probeCommand(["--from", memory, "--probe", "shuffled", "--progress", "off"], { stderr })).rejects.toThrow(
+      /no complete run of builtin:learner on trust with pathway memory under another run seed than 0/,
+    );
     await expect(probeCommand(["--from", memory, "--probe", `transplant:${memory}`, "--progress", "off"], { stderr })).rejects.toThrow(/another model's memory/);
     await expect(probeCommand(["--from", none, "--probe", "empty", "--progress", "off"], { stderr })).rejects.toThrow(/none run/);
     await expect(main(["probe", "--from", memory, "--probe", "transplant"])).resolves.toBe(2);
@@ -131,9 +145,17 @@ describe("s3gym probe", () => {
         { model: "builtin:random?noise=independent", empty: true, shuffledSeeds: [], runSeeds: [0] },
       ],
     };
-    const ids = planDataProbes(data, spec).map((p) => p.entry.runId.replace(/^.*__seed/, "seed")).sort();
+    const ids = planDataProbes(data, spec)
+      .map((p) => p.entry.runId.replace(/^.*__seed/, "seed"))
+      .sort();
     // Seed 0: every probe; seed 1: shuffled (seed 0 exists) but no transplant (the donor model has no seed-1 run).
-    expect(ids).toEqual(["seed0__probe-empty", "seed0__probe-shuffled", expect.stringMatching(/^seed0__probe-transplant-builtin-learner-judge-0.25-[0-9a-f]{8}$/), "seed1__probe-empty", "seed1__probe-shuffled"]);
+    expect(ids).toEqual([
+      "seed0__probe-empty",
+      "seed0__probe-shuffled",
+      expect.stringMatching(/^seed0__probe-transplant-builtin-learner-judge-0.25-[0-9a-f]{8}$/),
+      "seed1__probe-empty",
+      "seed1__probe-shuffled",
+    ]);
     const only0 = planDataProbes(data, { pathways: ["memory"], cells: [{ model: LEARNER, empty: false, shuffledSeeds: [], transplantFrom: OTHER, transplantSeeds: [0], runSeeds: [0] }] });
     expect(only0.map((p) => p.kind)).toEqual(["transplant"]);
     expect(planDataProbes(data, { pathways: ["history"], cells: spec.cells })).toEqual([]);
@@ -182,7 +204,11 @@ describe("s3gym probe", () => {
       const ek = (e: Record<string, unknown>) => `${e.phase}|${e.checkpoint}|${e.episode}`;
       const eps = lines(join(data, "runs", id, "episodes.jsonl"));
       expect(new Set(eps.map(ek)).size).toBe(eps.length);
-      expect(eps.map(ek).sort()).toEqual(lines(join(refData, "runs", id, "episodes.jsonl")).map(ek).sort());
+      expect(eps.map(ek).sort()).toEqual(
+        lines(join(refData, "runs", id, "episodes.jsonl"))
+          .map(ek)
+          .sort(),
+      );
       const m = JSON.parse(readFileSync(join(data, "runs", id, "manifest.json"), "utf8"));
       expect(m.status).toBe("complete");
       expect(m.probe).toEqual(JSON.parse(readFileSync(join(refData, "runs", id, "manifest.json"), "utf8")).probe);

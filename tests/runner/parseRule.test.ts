@@ -23,7 +23,13 @@ async function play(rule: ParseRule, data = mkdtempSync(join(tmpdir(), "s3rule-"
   const settings = small({ exploreEpisodes: 0, evalEpisodes: 1, maxSteps: 4, parseRule: rule });
   await runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: factory((_n, m) => new RewritingModel(m, fenced)) });
   const dir = join(data, "runs", entries[0]!.runId);
-  return { data, entries, settings, manifest: JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")), steps: lines<{ action: string | null; self_score: number | null; parse_error: string | null }>(dir, "steps.jsonl") };
+  return {
+    data,
+    entries,
+    settings,
+    manifest: JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")),
+    steps: lines<{ action: string | null; self_score: number | null; parse_error: string | null }>(dir, "steps.jsonl"),
+  };
 }
 
 describe("the parse rule of a run", () => {
@@ -46,9 +52,9 @@ describe("the parse rule of a run", () => {
 
   it("a run directory refuses to continue under the other rule, naming parse_rule", async () => {
     const first = await play("last-answer");
-    await expect(
-      runMatrix({ dataDir: first.data, entries: first.entries, settings: { ...first.settings, parseRule: "strict-contract" }, game: getGame, createModel: factory() }),
-    ).rejects.toThrow(/parse_rule: "last-answer" -> "strict-contract"/);
+    await expect(runMatrix({ dataDir: first.data, entries: first.entries, settings: { ...first.settings, parseRule: "strict-contract" }, game: getGame, createModel: factory() })).rejects.toThrow(
+      /parse_rule: "last-answer" -> "strict-contract"/,
+    );
   });
 
   it("a manifest from before parse_rule was recorded resumes only under --strict-contract (what it was read by)", async () => {

@@ -45,10 +45,18 @@ describe("every implemented game x {none, history, memory}", () => {
   it("explore and eval seeds are disjoint, the eval list is the same at every checkpoint, and both are paired across pathways and models", () => {
     for (const game of games) {
       const ofGame = [...runs.values()].filter((r) => r.manifest!.game === game);
-      const exploreLists = ofGame.map((r) => r.episodes.filter((e) => e.phase === "explore").sort((a, b) => a.episode - b.episode).map((e) => e.seed));
+      const exploreLists = ofGame.map((r) =>
+        r.episodes
+          .filter((e) => e.phase === "explore")
+          .sort((a, b) => a.episode - b.episode)
+          .map((e) => e.seed),
+      );
       const evalLists = ofGame.flatMap((r) =>
         [...new Set(r.episodes.filter((e) => e.phase === "eval").map((e) => e.checkpoint))].map((c) =>
-          r.episodes.filter((e) => e.phase === "eval" && e.checkpoint === c).sort((a, b) => a.episode - b.episode).map((e) => e.seed),
+          r.episodes
+            .filter((e) => e.phase === "eval" && e.checkpoint === c)
+            .sort((a, b) => a.episode - b.episode)
+            .map((e) => e.seed),
         ),
       );
       for (const l of exploreLists) expect(l).toEqual(exploreLists[0]);

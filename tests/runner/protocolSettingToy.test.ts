@@ -86,7 +86,17 @@ describe("a toy protocol setting added as one row", () => {
     // 0 is the row's `absent` (what runs did before it existed): the fingerprint a kit without the row
     // wrote for the default protocol, by hand: the compared fields not at their `absent` value
     // (answer_from `content` and think_replay `drop` are), canonical JSON (keys sorted), SHA-256.
-    const before = { checkpoint_every: 3, context_tokens: 100000, eval_episodes: 3, explore_episodes: 30, history_cut: "anchored", max_steps: 64, parse_rule: "last-answer", reward_visibility: "hidden", tokenizer: "o200k" };
+    const before = {
+      checkpoint_every: 3,
+      context_tokens: 100000,
+      eval_episodes: 3,
+      explore_episodes: 30,
+      history_cut: "anchored",
+      max_steps: 64,
+      parse_rule: "last-answer",
+      reward_visibility: "hidden",
+      tokenizer: "o200k",
+    };
     const byHand = createHash("sha256").update(JSON.stringify(before)).digest("hex").slice(0, 16);
     expect(at(0)).toBe(byHand);
   });

@@ -63,11 +63,44 @@ describe("the protocol settings table", () => {
 
 describe("the parser reads every kind of protocol flag", () => {
   it("ints, choices, a share and switches, back to the settings they give", () => {
-    const s: ProtocolSettings = { ...DEFAULT_SETTINGS, exploreEpisodes: 7, checkpointEvery: 7, tokenizer: "cl100k", parseRule: "strict-contract", answerFrom: "reasoning", maxBadReplies: 0.3, historyCut: "per-step", keepThink: true };
+    const s: ProtocolSettings = {
+      ...DEFAULT_SETTINGS,
+      exploreEpisodes: 7,
+      checkpointEvery: 7,
+      tokenizer: "cl100k",
+      parseRule: "strict-contract",
+      answerFrom: "reasoning",
+      maxBadReplies: 0.3,
+      historyCut: "per-step",
+      keepThink: true,
+    };
     const argv = [
-      "--explore-episodes", "7", "--checkpoint-every", "7", "--eval-episodes", "3", "--max-steps", "64", "--context-tokens", "100000",
-      "--max-new-tokens", "14000", "--tokenizer", "cl100k", "--reward-visibility", "hidden", "--strict-contract", "--run-seed", "0",
-      "--answer-from", "reasoning", "--max-bad-replies", "0.3", "--history-cut", "per-step", "--keep-think",
+      "--explore-episodes",
+      "7",
+      "--checkpoint-every",
+      "7",
+      "--eval-episodes",
+      "3",
+      "--max-steps",
+      "64",
+      "--context-tokens",
+      "100000",
+      "--max-new-tokens",
+      "14000",
+      "--tokenizer",
+      "cl100k",
+      "--reward-visibility",
+      "hidden",
+      "--strict-contract",
+      "--run-seed",
+      "0",
+      "--answer-from",
+      "reasoning",
+      "--max-bad-replies",
+      "0.3",
+      "--history-cut",
+      "per-step",
+      "--keep-think",
     ];
     const { values } = parseFlags(argv, protocolFlags("run"), "usage");
     expect(settingsFromFlags(values)).toEqual(s);

@@ -55,7 +55,10 @@ describe("provenance in the manifest", () => {
     expect(p.served_fingerprints).toEqual(["fp-one", "fp-two"]);
     // Replies that echo the id asked for add nothing; the dated snapshot behind it is named.
     expect(p.served_models).toEqual(["fake-model-2026-01-01"]);
-    const calls = readFileSync(join(data, "runs", readdirSync(join(data, "runs"))[0]!, "calls.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    const calls = readFileSync(join(data, "runs", readdirSync(join(data, "runs"))[0]!, "calls.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     // The first replies (the preflight's probe among them, which calls.jsonl does not log) echoed the id.
     const echoed = calls.filter((c) => c.served_model === undefined).length;
     expect(echoed).toBeGreaterThanOrEqual(1);
@@ -76,7 +79,9 @@ describe("provenance in the manifest", () => {
   it("flags without a models file: the flags' key variable and concurrency", async () => {
     fake = await startFake({ family: "vllm" });
     const data = mkdtempSync(join(tmpdir(), "s3prov-"));
-    const r = await run(["--models", "openai:fake-model", "--base-url", fake.url, "--api-key-env", "MY_KEY", "--concurrency", "3", "--games", "snake", "--pathways", "none", "--data", data, ...tiny], { MY_KEY: KEY });
+    const r = await run(["--models", "openai:fake-model", "--base-url", fake.url, "--api-key-env", "MY_KEY", "--concurrency", "3", "--games", "snake", "--pathways", "none", "--data", data, ...tiny], {
+      MY_KEY: KEY,
+    });
     expect(r.code, r.err).toBe(0);
     const { m } = onlyManifest(data);
     expect([m.provenance.api_key_env, m.provenance.concurrency, m.provenance.served_fingerprints, m.provenance.served_models]).toEqual(["MY_KEY", 3, [], []]);
@@ -93,7 +98,22 @@ describe("provenance in the manifest", () => {
   });
 
   it("a manifest written before provenance existed still loads", () => {
-    const old = { run_id: "r", model: "m", game: "snake", pathway: "none", kit_version: "0.0.1", endpoint_host: "builtin", run_seed: 0, explore_seeds: [], eval_seeds: [], reward_visibility: "hidden", config: {}, started_at: "2026-01-01T00:00:00Z", ended_at: null, status: "complete" };
+    const old = {
+      run_id: "r",
+      model: "m",
+      game: "snake",
+      pathway: "none",
+      kit_version: "0.0.1",
+      endpoint_host: "builtin",
+      run_seed: 0,
+      explore_seeds: [],
+      eval_seeds: [],
+      reward_visibility: "hidden",
+      config: {},
+      started_at: "2026-01-01T00:00:00Z",
+      ended_at: null,
+      status: "complete",
+    };
     const parsed = RunManifest.parse(old);
     expect(parsed.provenance).toBeUndefined();
     expect(RunManifest.safeParse({ ...old, provenance: { kit_version: "x" } }).success).toBe(false);

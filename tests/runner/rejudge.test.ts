@@ -18,7 +18,10 @@ const SCHEDULE = ["--explore-episodes", "4", "--checkpoint-every", "2", "--eval-
 
 function lines(file: string): Record<string, unknown>[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8").split("\n").filter((l) => l.startsWith("{") && l.endsWith("}")).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.startsWith("{") && l.endsWith("}"))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 async function recorded(): Promise<{ data: string; source: string }> {
@@ -44,7 +47,11 @@ describe("run --judge (on-policy)", () => {
     expect(explore.length).toBeGreaterThan(0);
     expect(explore.every((s) => s.experience_score === null && s.experience_score_source === "none" && typeof s.self_score === "number")).toBe(true);
     // Eval steps carry no judge fields: only exploration feeds experience.
-    expect(lines(join(data, "runs", id!, "steps.jsonl")).filter((s) => s.phase === "eval").some((s) => "experience_score_source" in s)).toBe(false);
+    expect(
+      lines(join(data, "runs", id!, "steps.jsonl"))
+        .filter((s) => s.phase === "eval")
+        .some((s) => "experience_score_source" in s),
+    ).toBe(false);
     expect(JSON.parse(readFileSync(join(data, "runs", id!, "manifest.json"), "utf8")).config.protocol.judge).toBe("none");
     // The memory summaries were asked without scores (the learner's summary then has no self-score figures to keep).
     const memory = lines(join(data, "runs", id!, "memory.jsonl"));
@@ -85,19 +92,33 @@ describe("s3gym rejudge", () => {
     expect(m.config.protocol.judge).toBe("verifier");
     expect(m.status).toBe("complete");
     // Same evaluation seeds as the source.
-    const seeds = (d: string) => lines(join(d, "episodes.jsonl")).filter((e) => e.phase === "eval").map((e) => `${e.checkpoint}/${e.episode}/${e.seed}`).sort();
+    const seeds = (d: string) =>
+      lines(join(d, "episodes.jsonl"))
+        .filter((e) => e.phase === "eval")
+        .map((e) => `${e.checkpoint}/${e.episode}/${e.seed}`)
+        .sort();
     expect(seeds(dir("verifier"))).toEqual(seeds(source));
     // Under self, the recorded run's evaluation exactly.
     // (Evaluation episodes run concurrently: compared by their place, not the order they were written in.)
     const at = (s: Record<string, unknown>) => `${s.checkpoint}|${s.episode}|${String(s.step).padStart(4, "0")}`;
-    const evalOf = (d: string) => lines(join(d, "steps.jsonl")).filter((s) => s.phase === "eval").sort((a, b) => (at(a) < at(b) ? -1 : 1)).map(strip);
+    const evalOf = (d: string) =>
+      lines(join(d, "steps.jsonl"))
+        .filter((s) => s.phase === "eval")
+        .sort((a, b) => (at(a) < at(b) ? -1 : 1))
+        .map(strip);
     expect(evalOf(dir("self"))).toEqual(evalOf(source));
     // An external judge: one judge call per exploration step, in calls.jsonl.
     const ext = `${source}__rejudge-model-builtin-heuristic-`;
-    const extDir = readdirSync(join(source, "..")).map((d) => join(source, "..", d)).find((d) => d.startsWith(ext))!;
+    const extDir = readdirSync(join(source, ".."))
+      .map((d) => join(source, "..", d))
+      .find((d) => d.startsWith(ext))!;
     const judgeCalls = lines(join(extDir, "calls.jsonl")).filter((c) => c.purpose === "judge");
     expect(judgeCalls.length).toBe(vExplore.length);
-    expect(lines(join(extDir, "steps.jsonl")).filter((s) => s.phase === "explore").every((s) => s.experience_score === 0 && s.experience_score_source === "model:builtin:heuristic")).toBe(true);
+    expect(
+      lines(join(extDir, "steps.jsonl"))
+        .filter((s) => s.phase === "explore")
+        .every((s) => s.experience_score === 0 && s.experience_score_source === "model:builtin:heuristic"),
+    ).toBe(true);
   }, 120_000);
 
   it("refuses a none run and a run directory without a manifest, naming why", async () => {
@@ -145,7 +166,11 @@ describe("s3gym rejudge", () => {
     expect(new Set(eps.map(ek)).size).toBe(eps.length); // no episode recorded twice
     expect(eps.map(ek).sort()).toEqual(lines(join(refDir, "episodes.jsonl")).map(ek).sort());
     const cks = lines(join(dir, "checkpoints.jsonl"));
-    expect(cks.map((c) => c.checkpoint).sort()).toEqual(lines(join(refDir, "checkpoints.jsonl")).map((c) => c.checkpoint).sort());
+    expect(cks.map((c) => c.checkpoint).sort()).toEqual(
+      lines(join(refDir, "checkpoints.jsonl"))
+        .map((c) => c.checkpoint)
+        .sort(),
+    );
     expect(JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")).invocations).toBeGreaterThan(1);
   }, 180_000);
 });

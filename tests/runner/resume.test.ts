@@ -43,7 +43,9 @@ function countLines(data: string): number {
   return n;
 }
 
-const games = implementedGames().filter((g) => ["snake", "minesweeper", "trust"].includes(g)).slice(0, 2);
+const games = implementedGames()
+  .filter((g) => ["snake", "minesweeper", "trust"].includes(g))
+  .slice(0, 2);
 
 describe("resume after kill -9", () => {
   let server: RunningServer;
@@ -55,12 +57,28 @@ describe("resume after kill -9", () => {
   });
 
   const argv = (data: string) => [
-    "--models", "openai:s3gym-heuristic",
-    "--games", games.join(","),
-    "--pathways", "history,memory,hybrid",
-    "--data", data,
-    "--explore-episodes", "4", "--checkpoint-every", "2", "--eval-episodes", "2", "--max-steps", "8",
-    "--base-url", server.url, "--progress", "off", "--concurrency", "4",
+    "--models",
+    "openai:s3gym-heuristic",
+    "--games",
+    games.join(","),
+    "--pathways",
+    "history,memory,hybrid",
+    "--data",
+    data,
+    "--explore-episodes",
+    "4",
+    "--checkpoint-every",
+    "2",
+    "--eval-episodes",
+    "2",
+    "--max-steps",
+    "8",
+    "--base-url",
+    server.url,
+    "--progress",
+    "off",
+    "--concurrency",
+    "4",
   ];
   const env = { ...process.env, OPENAI_API_KEY: "test-key" };
 
@@ -75,7 +93,7 @@ describe("resume after kill -9", () => {
     const child = fileURLToPath(new URL("./fixtures/runChild.ts", import.meta.url));
     // A fixed generator: the kill moments differ from kill to kill but not from test run to test run.
     let seed = 12345;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let kills = 0;
     for (let attempt = 0; attempt < 5; attempt++) {
       const target = countLines(data) + 1 + Math.floor(rand() * (want.length / 4));
@@ -110,9 +128,7 @@ describe("resume after kill -9", () => {
     const ck = (c: Record<string, unknown>) => `${c.run_id}|${c.checkpoint}`;
     expect(sortBy(allRecords(data, "checkpoints.jsonl"), ck)).toEqual(sortBy(allRecords(reference, "checkpoints.jsonl"), ck));
     const mk = (m: Record<string, unknown>) => `${m.run_id}|${m.after_episode}`;
-    expect(sortBy(allRecords(data, "memory.jsonl"), mk).map((m) => ({ ...m, latency_ms: 0 }))).toEqual(
-      sortBy(allRecords(reference, "memory.jsonl"), mk).map((m) => ({ ...m, latency_ms: 0 })),
-    );
+    expect(sortBy(allRecords(data, "memory.jsonl"), mk).map((m) => ({ ...m, latency_ms: 0 }))).toEqual(sortBy(allRecords(reference, "memory.jsonl"), mk).map((m) => ({ ...m, latency_ms: 0 })));
     for (const d of readdirSync(join(data, "runs"))) {
       const m = JSON.parse(readFileSync(join(data, "runs", d, "manifest.json"), "utf8"));
       expect(m.status).toBe("complete");
@@ -154,8 +170,26 @@ describe("loadForResume", () => {
     const data = mkdtempSync(join(tmpdir(), "s3alias-"));
     const file = join(data, "models.json");
     const write = (spec: string, temperature: number) => writeFileSync(file, JSON.stringify({ models: [{ alias: "pol", spec, sampling: { temperature } }] }));
-    const argv = ["--models", "pol", "--models-file", file, "--games", implementedGames()[0]!, "--pathways", "none", "--data", data,
-      "--explore-episodes", "0", "--eval-episodes", "1", "--max-steps", "2", "--progress", "off"];
+    const argv = [
+      "--models",
+      "pol",
+      "--models-file",
+      file,
+      "--games",
+      implementedGames()[0]!,
+      "--pathways",
+      "none",
+      "--data",
+      data,
+      "--explore-episodes",
+      "0",
+      "--eval-episodes",
+      "1",
+      "--max-steps",
+      "2",
+      "--progress",
+      "off",
+    ];
     const io = () => {
       const err: string[] = [];
       return { err, deps: { env: {}, stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } } };
@@ -166,7 +200,10 @@ describe("loadForResume", () => {
     const manifest = JSON.parse(readFileSync(join(data, "runs", dir, "manifest.json"), "utf8"));
     expect(manifest.config.model).toEqual({ spec: "builtin:heuristic", sampling: { temperature: 0.2 } });
     expect(await runCommand(argv, io().deps)).toBe(0); // same alias, same model: resumes (nothing left to do)
-    for (const [spec, t] of [["builtin:random", 0.2], ["builtin:heuristic", 0.9]] as const) {
+    for (const [spec, t] of [
+      ["builtin:random", 0.2],
+      ["builtin:heuristic", 0.9],
+    ] as const) {
       write(spec, t);
       const o = io();
       expect(await withExitCode("run", () => runCommand(argv, o.deps), o.deps)).toBe(2);
@@ -178,8 +215,6 @@ describe("loadForResume", () => {
     const data = mkdtempSync(join(tmpdir(), "s3res-"));
     const entries = buildMatrix(["builtin:random"], [implementedGames()[0]!], ["none"], 0);
     await runMatrix({ dataDir: data, entries, settings: small({ exploreEpisodes: 0 }), game: getGame, createModel: factory() });
-    await expect(runMatrix({ dataDir: data, entries, settings: small({ exploreEpisodes: 0, maxSteps: 5 }), game: getGame, createModel: factory() })).rejects.toThrow(
-      /max_steps: 8 -> 5/,
-    );
+    await expect(runMatrix({ dataDir: data, entries, settings: small({ exploreEpisodes: 0, maxSteps: 5 }), game: getGame, createModel: factory() })).rejects.toThrow(/max_steps: 8 -> 5/);
   });
 });

@@ -64,8 +64,26 @@ describe("games rules version", () => {
     cpSync(FIXTURE, data, { recursive: true });
     const before = snapshot(data);
     // The exact invocation that wrote the fixture's trust run (tests/fixtures/README.md).
-    const argv = ["--models", "builtin:heuristic", "--games", "trust", "--pathways", "none", "--explore-episodes", "3", "--checkpoint-every", "3",
-      "--eval-episodes", "1", "--max-steps", "5", "--data", data, "--progress", "off"];
+    const argv = [
+      "--models",
+      "builtin:heuristic",
+      "--games",
+      "trust",
+      "--pathways",
+      "none",
+      "--explore-episodes",
+      "3",
+      "--checkpoint-every",
+      "3",
+      "--eval-episodes",
+      "1",
+      "--max-steps",
+      "5",
+      "--data",
+      data,
+      "--progress",
+      "off",
+    ];
     const o = io();
     expect(await withExitCode("run", () => runCommand(argv, o.deps), o.deps)).toBe(2);
     const text = o.err.join("");

@@ -48,7 +48,17 @@ async function play(o: FakeOptions, pathway: string, game: string, flags: string
   return { code, out: out.join(""), err: err.join(""), data, dir, manifest: () => JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) };
 }
 
-const small = (explore: number, steps: number, extra: string[] = []) => ["--explore-episodes", String(explore), "--checkpoint-every", String(explore), "--eval-episodes", "1", "--max-steps", String(steps), ...extra];
+const small = (explore: number, steps: number, extra: string[] = []) => [
+  "--explore-episodes",
+  String(explore),
+  "--checkpoint-every",
+  String(explore),
+  "--eval-episodes",
+  "1",
+  "--max-steps",
+  String(steps),
+  ...extra,
+];
 
 describe("server-side truncation (Ollama's num_ctx)", () => {
   it("a server that cuts prompts to 6,000 tokens: the run stops named, flagged, and the report leaves it out", async () => {
@@ -86,7 +96,9 @@ describe("the preflight's window probe (a server that states no window)", () => 
     const m = /the server cut the window probe: a prompt of (\d+) o200k tokens, the run's largest \(--context-tokens 8000 minus --max-new-tokens 256\) was counted as 6000 prompt tokens/.exec(r.err);
     expect(m, r.err).not.toBeNull();
     expect(Math.abs(Number(m![1]) - 7744)).toBeLessThanOrEqual(16);
-    expect(r.err).toMatch(/likely Ollama's num_ctx: start the server with OLLAMA_CONTEXT_LENGTH=8000, or set PARAMETER num_ctx 8000 in a Modelfile\), or lower --context-tokens to about 6000; --no-probe-window skips this check/);
+    expect(r.err).toMatch(
+      /likely Ollama's num_ctx: start the server with OLLAMA_CONTEXT_LENGTH=8000, or set PARAMETER num_ctx 8000 in a Modelfile\), or lower --context-tokens to about 6000; --no-probe-window skips this check/,
+    );
     expect(r.err).toMatch(/preflight refused 1 problem; nothing was run/);
     expect(bigChats()).toHaveLength(1);
     // Only the two probes were sent: no step.
@@ -160,12 +172,30 @@ describe("usage and diagnoses through a run", () => {
     fake = await startFake({ family: "vllm", deepseekHitShare: 0.9 });
     writeFileSync(file, `models:\n  - alias: ds\n    spec: openai:fake-model\n    base_url: ${fake.url}\n    price: { input: 0.56, cached_input: 0.07, output: 1.68 }\n`);
     const out: string[] = [];
-    const code = await runCommand(["--models-file", file, "--models", "ds", "--games", "snake", "--pathways", "none", "--data", dir, "--progress", "off", "--no-cache", ...small(1, 8, ["--max-new-tokens", "256", "--context-tokens", "16000"])], {
-      env: { OPENAI_API_KEY: KEY },
-      stdout: { write: (t: string) => out.push(t) },
-      stderr: { write: (t: string) => out.push(t) },
-      modelContext: { sleep: async () => {} },
-    });
+    const code = await runCommand(
+      [
+        "--models-file",
+        file,
+        "--models",
+        "ds",
+        "--games",
+        "snake",
+        "--pathways",
+        "none",
+        "--data",
+        dir,
+        "--progress",
+        "off",
+        "--no-cache",
+        ...small(1, 8, ["--max-new-tokens", "256", "--context-tokens", "16000"]),
+      ],
+      {
+        env: { OPENAI_API_KEY: KEY },
+        stdout: { write: (t: string) => out.push(t) },
+        stderr: { write: (t: string) => out.push(t) },
+        modelContext: { sleep: async () => {} },
+      },
+    );
     expect(code).toBe(0);
     const calls = lines<{ tokens_in: number; tokens_out: number; tokens_cached: number | null; cost_usd: number }>(runDir(dir, buildMatrix(["ds"], ["snake"], ["none"], 0)[0]!.runId), "calls.jsonl");
     expect(calls.length).toBeGreaterThan(0);
@@ -201,12 +231,30 @@ describe("the spend cap", () => {
     writeFileSync(file, `models:\n  - alias: paid\n    spec: openai:fake-model\n    base_url: ${fake.url}\n    price: { input: 1000, output: 1000 }\n`);
     const go = async (cap: string, into: string) => {
       const out: string[] = [];
-      const code = await runCommand(["--models-file", file, "--models", "paid", "--games", "snake", "--pathways", "history", "--data", into, "--progress", "off", "--no-cache", ...small(3, 10, ["--max-new-tokens", "256", "--context-tokens", "16000", "--max-usd", cap])], {
-        env: { OPENAI_API_KEY: KEY },
-        stdout: { write: (t: string) => out.push(t) },
-        stderr: { write: (t: string) => out.push(t) },
-        modelContext: { sleep: async () => {} },
-      });
+      const code = await runCommand(
+        [
+          "--models-file",
+          file,
+          "--models",
+          "paid",
+          "--games",
+          "snake",
+          "--pathways",
+          "history",
+          "--data",
+          into,
+          "--progress",
+          "off",
+          "--no-cache",
+          ...small(3, 10, ["--max-new-tokens", "256", "--context-tokens", "16000", "--max-usd", cap]),
+        ],
+        {
+          env: { OPENAI_API_KEY: KEY },
+          stdout: { write: (t: string) => out.push(t) },
+          stderr: { write: (t: string) => out.push(t) },
+          modelContext: { sleep: async () => {} },
+        },
+      );
       return { code, out: out.join("") };
     };
     const dir = runDir(data, buildMatrix(["paid"], ["snake"], ["history"], 0)[0]!.runId);

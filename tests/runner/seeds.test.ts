@@ -77,7 +77,10 @@ describe("schedule", () => {
     const whole = planRuns({ models: ["builtin:random"], games, pathways: ["none", "training", "history"], runSeed: 4, trainingLabel: "ckpts", shard: null });
     expect(whole.matrix.map((e) => e.runId)).toEqual([...whole.matrix.map((e) => e.runId)].sort());
     expect(whole.entries.map((e) => e.pathway).sort()).toEqual(["history", "history", "none", "none"]);
-    expect(whole.trainingRuns.map((e) => [e.model, e.game, e.pathway, e.runSeed])).toEqual([["ckpts", "chess", "training", 4], ["ckpts", "snake", "training", 4]]);
+    expect(whole.trainingRuns.map((e) => [e.model, e.game, e.pathway, e.runSeed])).toEqual([
+      ["ckpts", "chess", "training", 4],
+      ["ckpts", "snake", "training", 4],
+    ]);
     expect(whole.selected).toEqual(whole.matrix);
     const halves = [1, 2].map((index) => planRuns({ models: ["builtin:random"], games, pathways: ["none", "training", "history"], runSeed: 4, trainingLabel: "ckpts", shard: { index, count: 2 } }));
     for (const h of halves) {

@@ -96,7 +96,13 @@ describe("a verified run of builtin:learner", () => {
       // ... and it is exactly the History block of the logged steps (observation, tactic, action, self-score, feedback).
       const x = c.identity.episode!;
       const end = explore.find((e) => e.episode === x)!.end_observation!;
-      const block = renderTrajectory(trajectoryFromSteps(x, (r.steps as StepRecord[]).filter((s) => s.phase === "explore" && s.episode === x), end));
+      const block = renderTrajectory(
+        trajectoryFromSteps(
+          x,
+          (r.steps as StepRecord[]).filter((s) => s.phase === "explore" && s.episode === x),
+          end,
+        ),
+      );
       expect(trajectory).toBe(`<trajectory>\n${block}\n</trajectory>`);
       expect(c.identity).toMatchObject({ purpose: "verifier", phase: "explore", step: null });
     }
@@ -110,7 +116,10 @@ describe("a verified run of builtin:learner", () => {
   }, 60_000);
 
   it("a malformed curriculum or verifier reply is logged and handled: the next untried seeds on explore, the memory kept", async () => {
-    const garble = (_n: string, m: Model) => new RewritingModel(m, (text: string, req: CompletionRequest) => (isCurriculumRequest(req.messages) ? "Episode one: the first seed" : isVerifierRequest(req.messages) ? "Looks fine to me." : text));
+    const garble = (_n: string, m: Model) =>
+      new RewritingModel(m, (text: string, req: CompletionRequest) =>
+        isCurriculumRequest(req.messages) ? "Episode one: the first seed" : isVerifierRequest(req.messages) ? "Looks fine to me." : text,
+      );
     const { dir, outcomes } = await play("minesweeper", garble);
     expect(outcomes[0]!.status).toBe("complete");
     await readCompleteRun(dir, settings);

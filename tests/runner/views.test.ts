@@ -134,14 +134,21 @@ describe("a run with --views", () => {
       expect(mPlain.id_seeds).toBeUndefined();
 
       const eps = lines<{ view?: string; phase: string; config: string; checkpoint: number; episode: number; seed: number }>(b, "episodes.jsonl").filter((r) => r.view !== undefined);
-      const slots = (v: string) => eps.filter((r) => r.view === v).map((r) => `${r.checkpoint}:${r.episode}:${r.seed}`).sort();
+      const slots = (v: string) =>
+        eps
+          .filter((r) => r.view === v)
+          .map((r) => `${r.checkpoint}:${r.episode}:${r.seed}`)
+          .sort();
       const ex = m.explore_seeds;
       expect(slots("id")).toEqual([0, 2, 4].flatMap((c) => [0, 1].map((i) => `${c}:${i}:${m.id_seeds![i]}`)).sort());
       // replay: nothing at 0; exploration episodes 1..2 at checkpoint 2; 1..3 (K = 3) at checkpoint 4.
       expect(slots("replay")).toEqual(["2:0:" + ex[0], "2:1:" + ex[1], "4:0:" + ex[0], "4:1:" + ex[1], "4:2:" + ex[2]].sort());
       for (const r of eps) expect([r.phase, r.config]).toEqual(["eval", "explore"]);
       // A replayed seed with the explore config is the exploration episode's board: the same first observation.
-      const steps = lines<{ view?: string; phase: string; episode: number; checkpoint: number | null; step: number; observation: string; memory_version?: number; history_keep?: number[] }>(b, "steps.jsonl");
+      const steps = lines<{ view?: string; phase: string; episode: number; checkpoint: number | null; step: number; observation: string; memory_version?: number; history_keep?: number[] }>(
+        b,
+        "steps.jsonl",
+      );
       const first = (p: (s: (typeof steps)[number]) => boolean) => steps.find((s) => p(s) && s.step === 0)!.observation;
       expect(first((s) => s.view === "replay" && s.checkpoint === 4 && s.episode === 2)).toBe(first((s) => s.phase === "explore" && s.episode === 3));
 
@@ -192,7 +199,24 @@ describe("s3gym run --views flags", () => {
     const err: string[] = [];
     return { err, deps: { stdout: { write: () => true }, stderr: { write: (t: string) => err.push(t) } } };
   };
-  const base = ["--models", "builtin:heuristic", "--games", "snake", "--pathways", "none", "--explore-episodes", "2", "--checkpoint-every", "2", "--eval-episodes", "1", "--max-steps", "2", "--progress", "off"];
+  const base = [
+    "--models",
+    "builtin:heuristic",
+    "--games",
+    "snake",
+    "--pathways",
+    "none",
+    "--explore-episodes",
+    "2",
+    "--checkpoint-every",
+    "2",
+    "--eval-episodes",
+    "1",
+    "--max-steps",
+    "2",
+    "--progress",
+    "off",
+  ];
   it.each([
     [["--views", "eval,ood"], /--views.*ood/],
     [["--view-episodes", "2"], /--view-episodes is only used with --views/],
@@ -217,7 +241,12 @@ describe("s3gym run --views flags", () => {
     const eps = lines<{ view?: string; checkpoint: number }>(run, "episodes.jsonl");
     // The old episodes untouched; id at checkpoints 0 and 2 (1 episode each), replay at 2 (2 episodes).
     expect(recordsOf(run, "episodes.jsonl", (r) => r.view === undefined)).toEqual(before);
-    expect(eps.filter((e) => e.view !== undefined).map((e) => `${e.view}@${e.checkpoint}`).sort()).toEqual(["id@0", "id@2", "replay@2", "replay@2"]);
+    expect(
+      eps
+        .filter((e) => e.view !== undefined)
+        .map((e) => `${e.view}@${e.checkpoint}`)
+        .sort(),
+    ).toEqual(["id@0", "id@2", "replay@2", "replay@2"]);
     expect(await runCommand([...base, "--data", data, "--views", "eval,id,replay", "--replay-episodes", "2"], q.deps)).toBe(0);
     expect(lines(run, "episodes.jsonl")).toHaveLength(eps.length); // the same views resume: nothing new
     expect(await withExitCode("run", () => runCommand([...base, "--data", data, "--views", "eval,id"], q.deps), q.deps)).toBe(2);

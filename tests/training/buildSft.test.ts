@@ -31,7 +31,14 @@ async function cli(argv: string[]) {
   return { code, out: out.join(""), err: err.join("") };
 }
 
-const step = (observation: string, response: string, action: string | null, self_score: number | null, feedback = ""): HandStep => ({ observation, response, action, self_score, feedback, reward: 7.25 });
+const step = (observation: string, response: string, action: string | null, self_score: number | null, feedback = ""): HandStep => ({
+  observation,
+  response,
+  action,
+  self_score,
+  feedback,
+  reward: 7.25,
+});
 const user = (obs: string, feedback: string | null) => [...(feedback === null ? [] : [`<feedback>${feedback}</feedback>`]), `<observation>\n${obs}\n</observation>`, CONTRACT_REMINDER].join("\n\n");
 
 /** One `none` run of snake, every record written by hand. */
@@ -127,7 +134,10 @@ describe("build-sft on hand-built logs", () => {
     expect(meta.runs).toHaveLength(1);
     expect(meta.runs[0]).toMatchObject({ model: "openai:toy", game: "snake", pathway: "none", steps: 7, kept: 3, eval_steps_ignored: 2, unfinished_steps: 1 });
     expect(meta).toMatchObject({ examples: 3, threshold: 0, low_score: "drop", format: "openai-chat" });
-    const sources = readFileSync(`${out}.sources.jsonl`, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const sources = readFileSync(`${out}.sources.jsonl`, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(sources.map((s) => [s.line, s.episode, s.step, s.corrected, s.normalized])).toEqual([
       [1, 1, 0, false, false],
       [2, 1, 1, false, false],
@@ -147,7 +157,10 @@ describe("build-sft on hand-built logs", () => {
       return { got, r };
     };
     const one = await collect(1);
-    expect(one.got.map((e) => [e.source.step, e.source.self_score])).toEqual([[0, 1], [5, 2]]);
+    expect(one.got.map((e) => [e.source.step, e.source.self_score])).toEqual([
+      [0, 1],
+      [5, 2],
+    ]);
     expect(one.r.counts.snake!.low_scored).toBe(2);
     const conv = one.got[0]!.example as { conversations: Array<{ from: string; value: string }> };
     expect(conv.conversations.map((c) => c.from)).toEqual(["system", "human", "gpt"]);
@@ -275,9 +288,15 @@ describe("build-sft --low-score correct", () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^minesweeper\t2 steps\tkept 2\tcorrected 1\tdropped 0 /m);
     expect(readFileSync(out, "utf8").trim().split("\n")).toHaveLength(2);
-    const sources = readFileSync(`${out}.sources.jsonl`, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const sources = readFileSync(`${out}.sources.jsonl`, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(sources.map((s) => s.corrected)).toEqual([false, true]);
-    const calls = readFileSync(`${out}.calls.jsonl`, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const calls = readFileSync(`${out}.calls.jsonl`, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ purpose: "correction", phase: "explore", episode: 1, step: 1, error: null });
     const meta = JSON.parse(readFileSync(`${out}.meta.json`, "utf8"));

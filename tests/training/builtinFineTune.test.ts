@@ -9,7 +9,12 @@ import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fineTuneBuiltin } from "../../src/training/builtinFineTune.js";
 
-const example = JSON.stringify({ messages: [{ role: "user", content: "a step" }, { role: "assistant", content: "Tactic: flat\nAnswer: 1 0\nScore: 1" }] });
+const example = JSON.stringify({
+  messages: [
+    { role: "user", content: "a step" },
+    { role: "assistant", content: "Tactic: flat\nAnswer: 1 0\nScore: 1" },
+  ],
+});
 
 describe("builtin fine-tune", () => {
   it("writes the same checkpoint from the same base content, wherever the base file's folder is", () => {

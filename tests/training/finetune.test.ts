@@ -9,7 +9,14 @@ import { validateSftFile } from "../../src/training/sftFormat.js";
 import { startFakeFineTuneServer, type FakeFineTuneServer } from "../helpers/fakeFineTuneServer.js";
 
 const SENTINEL = "sk-SENTINEL-finetune-0123456789";
-const example = (answer: string) => JSON.stringify({ messages: [{ role: "system", content: "rules" }, { role: "user", content: "obs" }, { role: "assistant", content: `Answer: ${answer}\nScore: 1` }] });
+const example = (answer: string) =>
+  JSON.stringify({
+    messages: [
+      { role: "system", content: "rules" },
+      { role: "user", content: "obs" },
+      { role: "assistant", content: `Answer: ${answer}\nScore: 1` },
+    ],
+  });
 
 function trainFile(lines: string[]): string {
   const dir = mkdtempSync(join(tmpdir(), "s3gym-ft-"));
@@ -78,7 +85,22 @@ describe("SFT file validation", () => {
     expect(ok.totalTokens).toBe(ok.tokensPerExample[0]! + ok.tokensPerExample[1]!);
     expect(ok.tokensPerExample[0]).toBeGreaterThan(10);
     const bad = await validateSftFile(
-      trainFile([example("UP"), "{not json", JSON.stringify({ messages: [{ role: "user", content: "x" }, { role: "user", content: "y" }] }), JSON.stringify({ messages: [{ role: "wizard", content: "x" }, { role: "assistant", content: "y" }] })]),
+      trainFile([
+        example("UP"),
+        "{not json",
+        JSON.stringify({
+          messages: [
+            { role: "user", content: "x" },
+            { role: "user", content: "y" },
+          ],
+        }),
+        JSON.stringify({
+          messages: [
+            { role: "wizard", content: "x" },
+            { role: "assistant", content: "y" },
+          ],
+        }),
+      ]),
     );
     expect(bad.examples).toBe(1);
     expect(bad.errors[0]).toBe("line 2: not valid JSON");

@@ -12,9 +12,21 @@ const state: LoopState = {
   games: ["tetris"],
   protocol: { explore_episodes: 3 },
   sft: { threshold: 0.01 },
-  checkpoints: [{ checkpoint: 0, model: "builtin:learner" }, { checkpoint: 1, model: "builtin:learner@ck.json" }],
+  checkpoints: [
+    { checkpoint: 0, model: "builtin:learner" },
+    { checkpoint: 1, model: "builtin:learner@ck.json" },
+  ],
   evaluated: 0,
-  rounds: [{ round: 1, explore_model: "builtin:learner", explore_run_seed: 0, explored: true, sft: { file: "round-1/sft.jsonl", examples: 4, total: counts }, trainer: { command: "x", model: "builtin:learner@ck.json", finished_at: "2026-12-01T00:00:00Z", wall_s: 0.5 } }],
+  rounds: [
+    {
+      round: 1,
+      explore_model: "builtin:learner",
+      explore_run_seed: 0,
+      explored: true,
+      sft: { file: "round-1/sft.jsonl", examples: 4, total: counts },
+      trainer: { command: "x", model: "builtin:learner@ck.json", finished_at: "2026-12-01T00:00:00Z", wall_s: 0.5 },
+    },
+  ],
   trainer_cmd: "x",
   updated_at: "2026-12-01T00:00:00Z",
 };

@@ -113,7 +113,14 @@ describe("planReproduction", () => {
 
   it("the default matrix is the offline models (the learner's runs in the views' jobs), all games, none/history/memory, on the paper's schedule", () => {
     const [matrix, views] = [runSettings(jobs).find((s) => s.name.startsWith("matrix"))!, runSettings(jobs).find((s) => s.name.startsWith("views"))!];
-    expect(matrix.models).toEqual(["builtin:random", "builtin:heuristic", "builtin:perfect-judge", "builtin:learner?judge=0.25", "builtin:random?noise=independent", "builtin:heuristic?noise=independent"]);
+    expect(matrix.models).toEqual([
+      "builtin:random",
+      "builtin:heuristic",
+      "builtin:perfect-judge",
+      "builtin:learner?judge=0.25",
+      "builtin:random?noise=independent",
+      "builtin:heuristic?noise=independent",
+    ]);
     expect(views.models).toEqual(["builtin:learner"]);
     expect(views.settings.views).toEqual({ extra: ["id", "replay"], viewEpisodes: 3, replayEpisodes: 3 });
     expect({ ...views.settings, views: undefined }).toEqual({ ...matrix.settings, views: undefined });
@@ -157,7 +164,11 @@ describe("the learner cells' run seeds", () => {
   }
 
   it("the default and quick designs play every learner cell at 3 run seeds and every other cell at run seed 0 once; the paper's design one", () => {
-    for (const [schedule, n] of [[DEFAULT_SCHEDULE, 3], [QUICK_SCHEDULE, 3], [PAPER_SCHEDULE, 1]] as const) {
+    for (const [schedule, n] of [
+      [DEFAULT_SCHEDULE, 3],
+      [QUICK_SCHEDULE, 3],
+      [PAPER_SCHEDULE, 1],
+    ] as const) {
       const cells = seedsByCell(planReproduction(schedule, "/d"));
       // 7 models x 7 games x 3 pathways, and the ceiling's none runs, each exactly once per seed.
       expect(cells.size, schedule.name).toBe(7 * 7 * 3 + 7);
@@ -195,7 +206,9 @@ describe("watchedRuns", () => {
       const further = Array.from({ length: schedule.learnerRunSeeds - 1 }, (_, i) => of(["builtin:learner", "builtin:learner?judge=0.25"], ["none", "history", "memory"], loop, i + 1)).flat();
       const matrix = [...of(NOT_LEARNER, ["none", "history", "memory"], loop), ...further].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
       const seeds = schedule.name === "quick" ? [0] : [0, 100, 200];
-      const training = seeds.flatMap((runSeed) => GAME_NAMES.map((game) => ({ runId: runId({ game, pathway: "training", model: TRAINING_LABEL, runSeed }), totalEpisodes: (schedule.trainingRounds + 1) * schedule.trainingEvalEpisodes })));
+      const training = seeds.flatMap((runSeed) =>
+        GAME_NAMES.map((game) => ({ runId: runId({ game, pathway: "training", model: TRAINING_LABEL, runSeed }), totalEpisodes: (schedule.trainingRounds + 1) * schedule.trainingEvalEpisodes })),
+      );
       expect(watchedRuns(jobs)).toEqual([
         ...matrix,
         ...of(["builtin:learner"], ["none", "history", "memory"], views),
@@ -205,7 +218,9 @@ describe("watchedRuns", () => {
         ...training,
       ]);
       const extraSwapSeeds = Math.max(0, JUDGE_SWAP_RUN_SEEDS[schedule.name] - DIAL_SCHEDULE[schedule.name].runSeeds);
-      expect(groupRuns(jobs, "dial").length).toBe((DIAL_SCHEDULE[schedule.name].runSeeds * DIAL_MODELS.length + extraSwapSeeds + JUDGE_SWAP_NULL_RUN_SEEDS[schedule.name] * JUDGE_SWAP_NULLS.length) * DIAL_GAMES.length * 3);
+      expect(groupRuns(jobs, "dial").length).toBe(
+        (DIAL_SCHEDULE[schedule.name].runSeeds * DIAL_MODELS.length + extraSwapSeeds + JUDGE_SWAP_NULL_RUN_SEEDS[schedule.name] * JUDGE_SWAP_NULLS.length) * DIAL_GAMES.length * 3,
+      );
     }
   });
 });

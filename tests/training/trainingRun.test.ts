@@ -43,7 +43,13 @@ describe("s3gym run --pathways training", () => {
     expect(rec.steps.filter((s) => s.checkpoint === 0).every((s) => s.response.startsWith("(random policy)"))).toBe(true);
     expect(rec.steps.filter((s) => s.checkpoint! >= 1).every((s) => s.response.startsWith("(heuristic policy)"))).toBe(true);
     const y = [0, 1, 2].map((c) => mean(rec.episodes.filter((e) => e.checkpoint === c).map((e) => e.score)));
-    for (const c of [0, 1, 2]) expect(rec.episodes.filter((e) => e.checkpoint === c).map((e) => e.seed).sort()).toEqual([...evalSeeds(0, "snake", 2)].sort());
+    for (const c of [0, 1, 2])
+      expect(
+        rec.episodes
+          .filter((e) => e.checkpoint === c)
+          .map((e) => e.seed)
+          .sort(),
+      ).toEqual([...evalSeeds(0, "snake", 2)].sort());
 
     const out = tmp("s3trainrep-");
     const log = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
@@ -56,7 +62,9 @@ describe("s3gym run --pathways training", () => {
       errs.mockRestore();
     }
     expect(rc).toBe(0);
-    const csv = readFileSync(join(out, "tables", "training.csv"), "utf8").trim().split("\n");
+    const csv = readFileSync(join(out, "tables", "training.csv"), "utf8")
+      .trim()
+      .split("\n");
     const header = csv[0]!.split(",");
     expect(header.slice(0, 4)).toEqual(["model", "game", "n_seeds", "run_seeds"]);
     expect(csv).toHaveLength(2);
@@ -67,14 +75,7 @@ describe("s3gym run --pathways training", () => {
     const clip = (v: number) => Math.max(0, v - y[0]!);
     // The CSV keeps full precision: the numbers are compared as numbers (to 12 digits), the labels as text.
     expect(cells.slice(0, 2)).toEqual(["builtin:random", "snake"]);
-    const want = [
-      y[0]!,
-      y[2]!,
-      y[2]! - y[0]!,
-      mean([y[1]!, y[2]!]),
-      Math.max(y[1]!, y[2]!),
-      (clip(y[0]!) + clip(y[1]!)) / 2 + (clip(y[1]!) + clip(y[2]!)) / 2,
-    ];
+    const want = [y[0]!, y[2]!, y[2]! - y[0]!, mean([y[1]!, y[2]!]), Math.max(y[1]!, y[2]!), (clip(y[0]!) + clip(y[1]!)) / 2 + (clip(y[1]!) + clip(y[2]!)) / 2];
     want.forEach((v, i) => expect(Number(cells[2 + i]), `column ${["y0", "y_final", "d_final", "avg", "max", "auc_plus"][i]}`).toBeCloseTo(v, 12));
     expect(cells.slice(8)).toEqual([String([y[1]!, y[2]!].filter((v) => v > y[0]!).length), "2"]);
 
@@ -95,7 +96,23 @@ describe("s3gym run --pathways training", () => {
     const data = tmp("s3trainf-");
     const file = join(data, "ckpts.txt");
     writeFileSync(file, "# epoch 0 = base\nbuiltin:random\n\nbuiltin:heuristic  # epoch 1\n");
-    const r = await run(["--pathways", "none,training", "--models", "builtin:random", "--checkpoints-file", file, "--label", "toy-sft", "--games", "snake", "--data", data, "--explore-episodes", "0", ...SMALL]);
+    const r = await run([
+      "--pathways",
+      "none,training",
+      "--models",
+      "builtin:random",
+      "--checkpoints-file",
+      file,
+      "--label",
+      "toy-sft",
+      "--games",
+      "snake",
+      "--data",
+      data,
+      "--explore-episodes",
+      "0",
+      ...SMALL,
+    ]);
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
     const id = runId({ game: "snake", pathway: "training", model: "toy-sft", runSeed: 0 });

@@ -28,7 +28,11 @@ describe("BoundedCache", () => {
 
   it("a make() that throws caches nothing", () => {
     const c = new BoundedCache<string, number>(4);
-    expect(() => c.getOrSet("bad", () => { throw new Error("no"); })).toThrow("no");
+    expect(() =>
+      c.getOrSet("bad", () => {
+        throw new Error("no");
+      }),
+    ).toThrow("no");
     expect(c.size).toBe(0);
   });
 

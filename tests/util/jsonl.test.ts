@@ -19,7 +19,14 @@ function read(text: string, opts: { unterminatedIsTorn?: boolean; chunkBytes?: n
 
 describe("readJsonlLines", () => {
   it("yields parsed lines with their numbers and text, skipping blank ones", () => {
-    expect(read('{"a":1}\n\n[2]\n  \n"x"\n')).toEqual({ lines: [[1, '{"a":1}', { a: 1 }], [3, "[2]", [2]], [5, '"x"', "x"]], torn: [] });
+    expect(read('{"a":1}\n\n[2]\n  \n"x"\n')).toEqual({
+      lines: [
+        [1, '{"a":1}', { a: 1 }],
+        [3, "[2]", [2]],
+        [5, '"x"', "x"],
+      ],
+      torn: [],
+    });
   });
 
   it("reads the same across chunk borders, multi-byte characters included", () => {

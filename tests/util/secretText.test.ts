@@ -33,7 +33,10 @@ describe("redactSecrets", () => {
     const full = (t: string): string =>
       t
         .replace(/Bearer\s+[^\s"'\\,;]+/gi, "Bearer [redacted]")
-        .replace(/\b(?:sk-[A-Za-z0-9_*.-]{6,}|sk_[A-Za-z0-9]{16,}|gsk_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z_-]{20,}|xai-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|nvapi-[A-Za-z0-9_-]{16,}|r8_[A-Za-z0-9]{16,})/g, "[redacted key]")
+        .replace(
+          /\b(?:sk-[A-Za-z0-9_*.-]{6,}|sk_[A-Za-z0-9]{16,}|gsk_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z_-]{20,}|xai-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|nvapi-[A-Za-z0-9_-]{16,}|r8_[A-Za-z0-9]{16,})/g,
+          "[redacted key]",
+        )
         .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi, "$1[redacted]@")
         .replace(/([?&](?:api[-_]?key|key|token|access[-_]?token|auth|secret|password|sig|signature)=)[^&#\s"'<>]+/gi, "$1[redacted]");
     const piece = fc.constantFrom("Bearer ", "bearer\t", "sk-", "SK-", "hf_", "ghp_", "nvapi-", "://", "http", "@", "?", "&", "key", "token", "=", " ", "\n", "a", "Z", "0", "9", "_", "-", ".");

@@ -3,7 +3,12 @@ import { z } from "zod";
 import { firstIssue, formatIssues, issuePath } from "../../src/util/zodIssues.js";
 
 const S = z.object({ models: z.array(z.object({ spec: z.string(), n: z.number() })) });
-const bad = S.safeParse({ models: [{ spec: "x", n: 1 }, { spec: 3, n: "y" }] });
+const bad = S.safeParse({
+  models: [
+    { spec: "x", n: 1 },
+    { spec: 3, n: "y" },
+  ],
+});
 
 describe("zod issue formatting", () => {
   it("prints paths in dots or brackets, and names the root", () => {

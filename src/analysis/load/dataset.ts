@@ -202,48 +202,50 @@ interface EvalEpisodeLite {
  * scores win over the record's; see the module comment). `label` prefixes the warnings ("" for eval).
  */
 function checkpointsOf(id: string, label: string, records: ReadonlyMap<number, CheckpointLite>, episodes: ReadonlyMap<string, EvalEpisodeLite>, warn: (m: string) => void): CheckpointData[] {
-    // Per-episode scores from episodes.jsonl (phase eval, status ok), grouped by checkpoint.
-    const byX = new Map<number, { episode: number; seed: number; score: number }[]>();
-    const orphan = new Set<number>();
-    for (const e of episodes.values()) {
-      if (!records.has(e.x)) orphan.add(e.x);
-      if (!e.ok) continue;
-      const list = byX.get(e.x) ?? [];
-      list.push({ episode: e.episode, seed: e.seed, score: e.score });
-      byX.set(e.x, list);
-    }
-    if (orphan.size > 0) {
-      warn(`run ${id}: ${label}evaluation episodes for checkpoint(s) ${[...orphan].sort((a, b) => a - b).join(", ")} have no checkpoint record; ignored`);
-    }
-    return [...records.entries()]
-      .sort((a, b) => a[0] - b[0])
-      .map(([x, c]) => {
-        const eps = (byX.get(x) ?? []).sort((a, b) => a.episode - b.episode);
-        let scores = eps.map((e) => e.score);
-        let seeds: number[] | null = eps.map((e) => e.seed);
-        // A record that outlived its episodes (a damaged or emptied episodes.jsonl) is said out loud:
-        // its numbers are no longer backed by the episodes they claim (a rerun plays them again).
-        if (c.status === "ok" && scores.length < c.scores.length) {
-          warn(
-            `run ${id}: ${label}checkpoint ${x} lists ${c.scores.length} evaluation score(s) but only ${scores.length} of its evaluation episodes are in episodes.jsonl` +
-              (scores.length === 0 ? "; the record's scores are used (rerun the same command to play the missing episodes)" : "; the episodes on disk are used (rerun the same command to play the missing ones)"),
-          );
+  // Per-episode scores from episodes.jsonl (phase eval, status ok), grouped by checkpoint.
+  const byX = new Map<number, { episode: number; seed: number; score: number }[]>();
+  const orphan = new Set<number>();
+  for (const e of episodes.values()) {
+    if (!records.has(e.x)) orphan.add(e.x);
+    if (!e.ok) continue;
+    const list = byX.get(e.x) ?? [];
+    list.push({ episode: e.episode, seed: e.seed, score: e.score });
+    byX.set(e.x, list);
+  }
+  if (orphan.size > 0) {
+    warn(`run ${id}: ${label}evaluation episodes for checkpoint(s) ${[...orphan].sort((a, b) => a - b).join(", ")} have no checkpoint record; ignored`);
+  }
+  return [...records.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([x, c]) => {
+      const eps = (byX.get(x) ?? []).sort((a, b) => a.episode - b.episode);
+      let scores = eps.map((e) => e.score);
+      let seeds: number[] | null = eps.map((e) => e.seed);
+      // A record that outlived its episodes (a damaged or emptied episodes.jsonl) is said out loud:
+      // its numbers are no longer backed by the episodes they claim (a rerun plays them again).
+      if (c.status === "ok" && scores.length < c.scores.length) {
+        warn(
+          `run ${id}: ${label}checkpoint ${x} lists ${c.scores.length} evaluation score(s) but only ${scores.length} of its evaluation episodes are in episodes.jsonl` +
+            (scores.length === 0
+              ? "; the record's scores are used (rerun the same command to play the missing episodes)"
+              : "; the episodes on disk are used (rerun the same command to play the missing ones)"),
+        );
+      }
+      // Hand-written or converted logs may carry the scores only in the checkpoint record.
+      if (scores.length === 0 && c.status === "ok") {
+        scores = c.scores.slice();
+        seeds = null;
+      }
+      const valid = c.status === "ok" && scores.length > 0;
+      if (c.status === "ok" && !valid) warn(`run ${id}: ${label}checkpoint ${x} is ok but has no evaluation scores; treated as having no value`);
+      if (valid && c.mean !== null) {
+        const m = scores.reduce((a, b) => a + b, 0) / scores.length;
+        if (Math.abs(m - c.mean) > 1e-9 * Math.max(1, Math.abs(m))) {
+          warn(`run ${id}: ${label}checkpoint ${x} record mean ${c.mean} differs from its episodes' mean ${m}; the episodes are used`);
         }
-        // Hand-written or converted logs may carry the scores only in the checkpoint record.
-        if (scores.length === 0 && c.status === "ok") {
-          scores = c.scores.slice();
-          seeds = null;
-        }
-        const valid = c.status === "ok" && scores.length > 0;
-        if (c.status === "ok" && !valid) warn(`run ${id}: ${label}checkpoint ${x} is ok but has no evaluation scores; treated as having no value`);
-        if (valid && c.mean !== null) {
-          const m = scores.reduce((a, b) => a + b, 0) / scores.length;
-          if (Math.abs(m - c.mean) > 1e-9 * Math.max(1, Math.abs(m))) {
-            warn(`run ${id}: ${label}checkpoint ${x} record mean ${c.mean} differs from its episodes' mean ${m}; the episodes are used`);
-          }
-        }
-        return { x, status: c.status, valid, scores: valid ? scores : [], seeds: valid ? seeds : [], reason: c.reason };
-      });
+      }
+      return { x, status: c.status, valid, scores: valid ? scores : [], seeds: valid ? seeds : [], reason: c.reason };
+    });
 }
 
 /** Accumulates one run_id's records from any number of files; `finish` resolves duplicates. */
@@ -427,12 +429,7 @@ export function filterModels(ds: Dataset, models: readonly string[]): Dataset {
 
 /** Compares two runs for the canonical order (game, model, pathway, run_id). */
 export function compareRuns(a: RunData, b: RunData): number {
-  return (
-    compareText(a.game, b.game) ||
-    compareText(a.model, b.model) ||
-    compareText(a.pathway, b.pathway) ||
-    compareText(a.run_id, b.run_id)
-  );
+  return compareText(a.game, b.game) || compareText(a.model, b.model) || compareText(a.pathway, b.pathway) || compareText(a.run_id, b.run_id);
 }
 
 /**
@@ -468,11 +465,7 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
   const wanted = opts.models ? new Set(opts.models) : null;
   const builders = new Map<string, RunBuilder>();
 
-  const builderFor = (
-    rec: { run_id: string; model: string; game: string; pathway: string },
-    file: string,
-    line: number,
-  ): RunBuilder | null => {
+  const builderFor = (rec: { run_id: string; model: string; game: string; pathway: string }, file: string, line: number): RunBuilder | null => {
     if (wanted && !wanted.has(rec.model)) return null;
     let b = builders.get(rec.run_id);
     if (b === undefined) {
@@ -498,7 +491,9 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
         manifestLenient: (m, file) => {
           refuseNewerSchema(m.fields, file);
           if (m.problems.length > 0) {
-            warn(`${file}: ${m.problems.length} field(s) not used: ${m.problems.slice(0, 8).join(", ")}${m.problems.length > 8 ? ", ..." : ""} (a manifest is optional: the three JSONL files are what the analysis requires; the fields that validate are used)`);
+            warn(
+              `${file}: ${m.problems.length} field(s) not used: ${m.problems.slice(0, 8).join(", ")}${m.problems.length > 8 ? ", ..." : ""} (a manifest is optional: the three JSONL files are what the analysis requires; the fields that validate are used)`,
+            );
           }
           pendingManifest = { m: m.fields, file };
         },
@@ -589,7 +584,10 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           warn(`left out run ${loc.name}: ${e.message}`);
           return false;
         }
-        const fix = e.field === "(file)" && e.line === 0 ? "replace that file with the run's own log, or remove the run" : "fix or remove that line, or rerun the run's command: resume moves a damaged line to <file>.damaged";
+        const fix =
+          e.field === "(file)" && e.line === 0
+            ? "replace that file with the run's own log, or remove the run"
+            : "fix or remove that line, or rerun the run's command: resume moves a damaged line to <file>.damaged";
         warn(`left out run ${loc.name}: ${e.message} (${fix})`);
         return false;
       },
@@ -603,7 +601,10 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
       const target = pm.m.run_id !== undefined ? touched.find((b) => b.run_id === pm.m.run_id) : touched.length === 1 ? touched[0] : undefined;
       const clash = target && (["model", "game", "pathway"] as const).find((k) => pm.m[k] !== undefined && pm.m[k] !== target[k]);
       if (target === undefined) {
-        if (touched.length > 0) warn(`${pm.file}: names ${pm.m.run_id === undefined ? "no run_id" : `run ${pm.m.run_id}`}, which does not match the run(s) of its directory (${touched.map((b) => b.run_id).join(", ") || "none"}); not used`);
+        if (touched.length > 0)
+          warn(
+            `${pm.file}: names ${pm.m.run_id === undefined ? "no run_id" : `run ${pm.m.run_id}`}, which does not match the run(s) of its directory (${touched.map((b) => b.run_id).join(", ") || "none"}); not used`,
+          );
       } else if (clash) {
         warn(`${pm.file}: field '${clash}' says ${String(pm.m[clash])} but the run's records say ${target[clash]}; manifest not used`);
       } else {

@@ -26,52 +26,188 @@ export type Columns = Record<string, (string | number | boolean | null)[]>;
  * carry further fields (logs of other tools); they are appended after these, in order of appearance.
  */
 export const STEP_COLUMNS = [
-  "run_id", "model", "game", "pathway", "phase", "view", "config", "checkpoint", "episode", "seed", "step", "action",
-  "self_score", "parse_error", "valid", "reward", "score_after", "done", "tokens_in", "tokens_out", "latency_ms",
-  "cached", "finish_reason", "tokens_cached", "history_keep", "memory_version", "retrieved_steps", "reasoning_chars",
-  "tokens_counted_by", "turns_dropped", "answer_source", "experience_score", "experience_score_source", "experience_score_from", "experience_score_from_episode",
+  "run_id",
+  "model",
+  "game",
+  "pathway",
+  "phase",
+  "view",
+  "config",
+  "checkpoint",
+  "episode",
+  "seed",
+  "step",
+  "action",
+  "self_score",
+  "parse_error",
+  "valid",
+  "reward",
+  "score_after",
+  "done",
+  "tokens_in",
+  "tokens_out",
+  "latency_ms",
+  "cached",
+  "finish_reason",
+  "tokens_cached",
+  "history_keep",
+  "memory_version",
+  "retrieved_steps",
+  "reasoning_chars",
+  "tokens_counted_by",
+  "turns_dropped",
+  "answer_source",
+  "experience_score",
+  "experience_score_source",
+  "experience_score_from",
+  "experience_score_from_episode",
 ] as const;
 /** The step text fields, kept only with `{ text: true }` (they are most of the bytes). */
 export const STEP_TEXT_COLUMNS = ["observation", "response", "feedback", "reasoning"] as const;
 export const EPISODE_COLUMNS = [
-  "run_id", "model", "game", "pathway", "phase", "view", "config", "checkpoint", "episode", "seed", "score", "steps",
-  "status", "error", "started_at", "ended_at",
+  "run_id",
+  "model",
+  "game",
+  "pathway",
+  "phase",
+  "view",
+  "config",
+  "checkpoint",
+  "episode",
+  "seed",
+  "score",
+  "steps",
+  "status",
+  "error",
+  "started_at",
+  "ended_at",
 ] as const;
 /** `n_scores` is the length of the record's `scores`; the scores themselves are in the episodes frame. */
 export const CHECKPOINT_COLUMNS = ["run_id", "model", "game", "pathway", "checkpoint", "view", "n_scores", "mean", "status", "reason"] as const;
 export const RUN_COLUMNS = [
-  "run_id", "model", "game", "pathway", "status", "run_seed", "kit_version", "n_checkpoints", "n_valid",
-  "y0", "avg", "max", "auc_plus", "naba", "n_steps", "n_explore_steps", "n_eval_steps", "agree", "nmae", "n_unscored",
+  "run_id",
+  "model",
+  "game",
+  "pathway",
+  "status",
+  "run_seed",
+  "kit_version",
+  "n_checkpoints",
+  "n_valid",
+  "y0",
+  "avg",
+  "max",
+  "auc_plus",
+  "naba",
+  "n_steps",
+  "n_explore_steps",
+  "n_eval_steps",
+  "agree",
+  "nmae",
+  "n_unscored",
 ] as const;
 /** Columns where null becomes NaN (numeric), so arithmetic and danfojs' numeric dtype work. */
-const NUMERIC_NULLABLE = new Set(["checkpoint", "self_score", "mean", "tokens_cached", "memory_version", "reasoning_chars", "turns_dropped", "experience_score", "experience_score_from", "experience_score_from_episode"]);
+const NUMERIC_NULLABLE = new Set([
+  "checkpoint",
+  "self_score",
+  "mean",
+  "tokens_cached",
+  "memory_version",
+  "reasoning_chars",
+  "turns_dropped",
+  "experience_score",
+  "experience_score_from",
+  "experience_score_from_episode",
+]);
 
 /** What one column holds (after null -> NaN in numeric nullable columns; `history_keep` and `retrieved_steps` as JSON text). */
 type Col<T> = T[];
 /** Typed plain columns of the steps frame (`cols.steps.reward` is a `number[]`). */
 export interface StepColumns extends Columns {
-  run_id: Col<string>; model: Col<string>; game: Col<string>; pathway: Col<string>; phase: Col<string>; view: Col<string | null>; config: Col<string>;
-  checkpoint: Col<number>; episode: Col<number>; seed: Col<number>; step: Col<number>; action: Col<string | null>;
-  self_score: Col<number>; parse_error: Col<string | null>; valid: Col<boolean>; reward: Col<number>; score_after: Col<number>;
-  done: Col<boolean>; tokens_in: Col<number>; tokens_out: Col<number>; latency_ms: Col<number>; cached: Col<boolean | null>;
-  finish_reason: Col<string | null>; tokens_cached: Col<number>; history_keep: Col<string | null>; memory_version: Col<number>; retrieved_steps: Col<string | null>;
-  reasoning_chars: Col<number>; tokens_counted_by: Col<string | null>; turns_dropped: Col<number>; answer_source: Col<string | null>;
+  run_id: Col<string>;
+  model: Col<string>;
+  game: Col<string>;
+  pathway: Col<string>;
+  phase: Col<string>;
+  view: Col<string | null>;
+  config: Col<string>;
+  checkpoint: Col<number>;
+  episode: Col<number>;
+  seed: Col<number>;
+  step: Col<number>;
+  action: Col<string | null>;
+  self_score: Col<number>;
+  parse_error: Col<string | null>;
+  valid: Col<boolean>;
+  reward: Col<number>;
+  score_after: Col<number>;
+  done: Col<boolean>;
+  tokens_in: Col<number>;
+  tokens_out: Col<number>;
+  latency_ms: Col<number>;
+  cached: Col<boolean | null>;
+  finish_reason: Col<string | null>;
+  tokens_cached: Col<number>;
+  history_keep: Col<string | null>;
+  memory_version: Col<number>;
+  retrieved_steps: Col<string | null>;
+  reasoning_chars: Col<number>;
+  tokens_counted_by: Col<string | null>;
+  turns_dropped: Col<number>;
+  answer_source: Col<string | null>;
 }
 export interface EpisodeColumns extends Columns {
-  run_id: Col<string>; model: Col<string>; game: Col<string>; pathway: Col<string>; phase: Col<string>; view: Col<string | null>; config: Col<string>;
-  checkpoint: Col<number | null>; episode: Col<number>; seed: Col<number>; score: Col<number>; steps: Col<number>;
-  status: Col<string>; error: Col<string | null>; started_at: Col<string>; ended_at: Col<string>;
+  run_id: Col<string>;
+  model: Col<string>;
+  game: Col<string>;
+  pathway: Col<string>;
+  phase: Col<string>;
+  view: Col<string | null>;
+  config: Col<string>;
+  checkpoint: Col<number | null>;
+  episode: Col<number>;
+  seed: Col<number>;
+  score: Col<number>;
+  steps: Col<number>;
+  status: Col<string>;
+  error: Col<string | null>;
+  started_at: Col<string>;
+  ended_at: Col<string>;
 }
 export interface CheckpointColumns extends Columns {
-  run_id: Col<string>; model: Col<string>; game: Col<string>; pathway: Col<string>; checkpoint: Col<number>; view: Col<string>;
-  n_scores: Col<number>; mean: Col<number>; status: Col<string>; reason: Col<string | null>;
+  run_id: Col<string>;
+  model: Col<string>;
+  game: Col<string>;
+  pathway: Col<string>;
+  checkpoint: Col<number>;
+  view: Col<string>;
+  n_scores: Col<number>;
+  mean: Col<number>;
+  status: Col<string>;
+  reason: Col<string | null>;
 }
 /** One row per run; NaN where a metric does not apply (e.g. agree on a `none` run). */
 export interface RunColumns extends Columns {
-  run_id: Col<string>; model: Col<string>; game: Col<string>; pathway: Col<string>; status: Col<string | null>;
-  run_seed: Col<number | null>; kit_version: Col<string | null>; n_checkpoints: Col<number>; n_valid: Col<number>;
-  y0: Col<number>; avg: Col<number>; max: Col<number>; auc_plus: Col<number>; naba: Col<number>; n_steps: Col<number>;
-  n_explore_steps: Col<number>; n_eval_steps: Col<number>; agree: Col<number>; nmae: Col<number>; n_unscored: Col<number>;
+  run_id: Col<string>;
+  model: Col<string>;
+  game: Col<string>;
+  pathway: Col<string>;
+  status: Col<string | null>;
+  run_seed: Col<number | null>;
+  kit_version: Col<string | null>;
+  n_checkpoints: Col<number>;
+  n_valid: Col<number>;
+  y0: Col<number>;
+  avg: Col<number>;
+  max: Col<number>;
+  auc_plus: Col<number>;
+  naba: Col<number>;
+  n_steps: Col<number>;
+  n_explore_steps: Col<number>;
+  n_eval_steps: Col<number>;
+  agree: Col<number>;
+  nmae: Col<number>;
+  n_unscored: Col<number>;
 }
 
 /** Plain columns of the four frames. */
@@ -278,7 +414,9 @@ export async function loadFrames(dataDirs: string | readonly string[], opts: Fra
     dfd = await import("danfojs");
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND" && (e as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw e;
-    throw new Error(`loadFrames needs danfojs, an optional peer of the kit: 'npm install danfojs' in your project (add "overrides": {"xlsx": "0.18.5"} to its package.json first, as the kit's own does: danfojs asks for an xlsx build outside the npm registry); loadColumns gives the same data as plain columns without it`);
+    throw new Error(
+      `loadFrames needs danfojs, an optional peer of the kit: 'npm install danfojs' in your project (add "overrides": {"xlsx": "0.18.5"} to its package.json first, as the kit's own does: danfojs asks for an xlsx build outside the npm registry); loadColumns gives the same data as plain columns without it`,
+    );
   }
   const frame = (c: Columns): DataFrame => {
     const n = (Object.values(c)[0] ?? []).length;
@@ -312,15 +450,33 @@ function typed<T>(src: ColumnSource, name: string, kind: string, ok: (v: unknown
 
 /** A numeric column as numbers (missing values as NaN); an error if a cell is not a number. */
 export function numberColumn(src: ColumnSource, name: string): number[] {
-  return typed(src, name, "numeric", (v) => v === null || v === undefined || typeof v === "number", (v) => (typeof v === "number" ? v : Number.NaN));
+  return typed(
+    src,
+    name,
+    "numeric",
+    (v) => v === null || v === undefined || typeof v === "number",
+    (v) => (typeof v === "number" ? v : Number.NaN),
+  );
 }
 
 /** A text column as strings (missing values as null); an error if a cell is not text. */
 export function textColumn(src: ColumnSource, name: string): (string | null)[] {
-  return typed(src, name, "text", (v) => v === null || v === undefined || typeof v === "string", (v) => (typeof v === "string" ? v : null));
+  return typed(
+    src,
+    name,
+    "text",
+    (v) => v === null || v === undefined || typeof v === "string",
+    (v) => (typeof v === "string" ? v : null),
+  );
 }
 
 /** A boolean column (missing values as null); an error if a cell is not true/false. */
 export function booleanColumn(src: ColumnSource, name: string): (boolean | null)[] {
-  return typed(src, name, "boolean", (v) => v === null || v === undefined || typeof v === "boolean", (v) => (typeof v === "boolean" ? v : null));
+  return typed(
+    src,
+    name,
+    "boolean",
+    (v) => v === null || v === undefined || typeof v === "boolean",
+    (v) => (typeof v === "boolean" ? v : null),
+  );
 }

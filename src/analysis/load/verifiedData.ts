@@ -98,7 +98,9 @@ export async function loadVerifiedInputs(dataDirs: string | readonly string[]): 
     const id = identity as { run_id: string; model: string; game: string; pathway: string } | null;
     if (id === null || id.pathway === TRAINING_PATHWAY) continue;
     const prev = usage.get(id.run_id);
-    if (prev) for (const k of USAGE_PARTS) prev.parts[k] = { calls: prev.parts[k].calls + parts[k].calls, tokens_in: prev.parts[k].tokens_in + parts[k].tokens_in, tokens_out: prev.parts[k].tokens_out + parts[k].tokens_out };
+    if (prev)
+      for (const k of USAGE_PARTS)
+        prev.parts[k] = { calls: prev.parts[k].calls + parts[k].calls, tokens_in: prev.parts[k].tokens_in + parts[k].tokens_in, tokens_out: prev.parts[k].tokens_out + parts[k].tokens_out };
     else usage.set(id.run_id, { run_id: id.run_id, model: id.model, game: id.game, pathway: id.pathway, parts });
     if (id.pathway !== "verified") continue;
     const lastV = last as { after_episode: number; facts: VerifiedFactRecord[] } | null;
@@ -113,6 +115,7 @@ export async function loadVerifiedInputs(dataDirs: string | readonly string[]): 
       checkpoint0,
     });
   }
-  const byKey = <T extends { game: string; model: string; run_id: string }>(a: T, b: T) => (a.game < b.game ? -1 : a.game > b.game ? 1 : a.model < b.model ? -1 : a.model > b.model ? 1 : a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0);
+  const byKey = <T extends { game: string; model: string; run_id: string }>(a: T, b: T) =>
+    a.game < b.game ? -1 : a.game > b.game ? 1 : a.model < b.model ? -1 : a.model > b.model ? 1 : a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0;
   return { verified: [...verified.values()].sort(byKey), usage: [...usage.values()].sort(byKey) };
 }

@@ -74,7 +74,11 @@ export function emptyRunCost(): RunCost {
 }
 
 /** The fields of a call record the cost needs. */
-export type CostCall = Pick<CallRecord, "phase" | "checkpoint" | "episode" | "tokens_in" | "tokens_out" | "tokens_cached" | "cost_usd"> & { view?: string | undefined; tokens_reasoning?: number | undefined; tokens_in_local?: number | undefined };
+export type CostCall = Pick<CallRecord, "phase" | "checkpoint" | "episode" | "tokens_in" | "tokens_out" | "tokens_cached" | "cost_usd"> & {
+  view?: string | undefined;
+  tokens_reasoning?: number | undefined;
+  tokens_in_local?: number | undefined;
+};
 
 /** Folds one call into the run's cost. */
 export function accumulateCall(acc: RunCost, c: CostCall): void {

@@ -234,11 +234,7 @@ export function checkpointSpacing(curve: readonly CurvePoint[]): number {
  * exists when s and t are both valid and its episodes have at least one scored step. Blocks come in t
  * order.
  */
-export function runBlocks(
-  curve: readonly CurvePoint[],
-  episodes: ReadonlyMap<number, JudgingCounts>,
-  range: RewardRange | null,
-): Block[] {
+export function runBlocks(curve: readonly CurvePoint[], episodes: ReadonlyMap<number, JudgingCounts>, range: RewardRange | null): Block[] {
   const y = new Map<number, number>();
   for (const p of curve) if (p.y !== null) y.set(p.x, p.y);
   if (y.size === 0) return [];

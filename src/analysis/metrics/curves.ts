@@ -188,13 +188,7 @@ export function trainingMetrics(curve: readonly CurvePoint[]): TrainingMetrics {
  * (the first `n` entries are used), allocation-free for bootstrap loops. `hasY0` says whether the
  * first valid point is x = 0. Agrees with curveMetrics on the same curve (a property test checks it).
  */
-export function curveMetricsSorted(
-  xs: ArrayLike<number>,
-  ys: ArrayLike<number>,
-  n: number,
-  hasY0: boolean,
-  out: CurveMetrics,
-): CurveMetrics {
+export function curveMetricsSorted(xs: ArrayLike<number>, ys: ArrayLike<number>, n: number, hasY0: boolean, out: CurveMetrics): CurveMetrics {
   if (n === 0) {
     out.avg = out.max = out.auc_plus = out.naba = null;
     return out;

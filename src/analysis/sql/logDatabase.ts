@@ -217,7 +217,10 @@ function readStaged(file: string, columns: { name: string; type: string }[], lef
 function buildStatements(files: Record<SqlTableName, string>, tables: SqlTable[], leftOut: readonly number[] = []): string[] {
   const def = (name: SqlTableName): SqlTable => tables.find((t) => t.name === name) as SqlTable;
   const raw = (name: SqlTableName, extra: { name: string; type: string }[] = []) => readStaged(files[name], [...def(name).columns, ...extra], leftOut);
-  const list = (name: SqlTableName, prefix = ""): string => def(name).columns.map((c) => prefix + q(c.name)).join(", ");
+  const list = (name: SqlTableName, prefix = ""): string =>
+    def(name)
+      .columns.map((c) => prefix + q(c.name))
+      .join(", ");
   const scoresCol = { name: "scores", type: sqlTypeOf(TABLE_SCHEMAS.checkpoints.shape.scores) };
   const checkpointRecordCols = def("checkpoints").columns.filter((c) => !["valid", "episode", "seed", "score", "score_source"].includes(c.name));
   const cpList = (prefix: string): string => checkpointRecordCols.map((c) => prefix + q(c.name)).join(", ");
@@ -312,7 +315,11 @@ function withTempHint(e: unknown, dir: string): unknown {
   if (!full) return e;
   const file = e instanceof WriteFailedError ? e.file : dir;
   const detail = e instanceof WriteFailedError ? e.detail : (msg.split("\n")[0] ?? msg);
-  return new WriteFailedError(file, "ENOSPC", `${detail}; the SQL tables are built under ${dirname(dir)} (the cache, or TMPDIR with --no-cache): free space there or set TMPDIR to a folder with room; the partial build was removed`);
+  return new WriteFailedError(
+    file,
+    "ENOSPC",
+    `${detail}; the SQL tables are built under ${dirname(dir)} (the cache, or TMPDIR with --no-cache): free space there or set TMPDIR to a folder with room; the partial build was removed`,
+  );
 }
 
 /** Validates and loads the data directories into `<dir>/logs.duckdb` (the staged files removed). */
@@ -497,7 +504,15 @@ export async function exportTables(dataDirs: readonly string[], out: string, for
           const names: string[] = [];
           for (const t of built.tables) {
             const name = `${t.name}.${format}`;
-            const cols = t.columns.map((c) => (format === "csv" && /\[\]$|^STRUCT|^JSON$/.test(c.type) ? `to_json(${q(c.name)})::VARCHAR AS ${q(c.name)}` : format === "csv" && c.type === "VARCHAR" ? csvFormulaSafe(q(c.name)) : q(c.name))).join(", ");
+            const cols = t.columns
+              .map((c) =>
+                format === "csv" && /\[\]$|^STRUCT|^JSON$/.test(c.type)
+                  ? `to_json(${q(c.name)})::VARCHAR AS ${q(c.name)}`
+                  : format === "csv" && c.type === "VARCHAR"
+                    ? csvFormulaSafe(q(c.name))
+                    : q(c.name),
+              )
+              .join(", ");
             const options = format === "parquet" ? "FORMAT parquet, COMPRESSION zstd" : "FORMAT csv, HEADER true";
             try {
               await conn.run(`COPY (SELECT ${cols} FROM ${q(t.name)}) TO ${sqlString(join(stage, name))} (${options})`);

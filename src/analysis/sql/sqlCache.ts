@@ -128,7 +128,12 @@ export class SqlCache {
   /** The cache for these data directories under `root`; null when the folder cannot be ours. */
   static open(dataDirs: readonly string[], root: string = cacheRoot()): SqlCache | null {
     const safe = privateRoot(root);
-    return safe === null ? null : new SqlCache(safe, dataDirs.map((d) => resolve(d)));
+    return safe === null
+      ? null
+      : new SqlCache(
+          safe,
+          dataDirs.map((d) => resolve(d)),
+        );
   }
 
   private get entry(): string {
@@ -189,7 +194,9 @@ export class SqlCache {
       const p = join(this.root, entry);
       if (p === this.entry) continue;
       quiet(() => {
-        const metas = readdirSync(p).filter((n) => !n.startsWith(".build-")).map((n) => join(p, n, "meta.json"));
+        const metas = readdirSync(p)
+          .filter((n) => !n.startsWith(".build-"))
+          .map((n) => join(p, n, "meta.json"));
         const dirs = metas.length > 0 && existsSync(metas[0] as string) ? CacheMeta.parse(JSON.parse(readFileSync(metas[0] as string, "utf8"))).dirs : [];
         if (dirs.length > 0 && dirs.some((d) => !existsSync(d))) rmSync(p, { recursive: true, force: true });
       });

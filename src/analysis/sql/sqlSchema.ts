@@ -60,7 +60,9 @@ export function sqlTypeOf(schema: z.ZodType): string {
     case "array":
       return `${sqlTypeOf(d.element as z.ZodType)}[]`;
     case "object":
-      return `STRUCT(${Object.entries(d.shape ?? {}).map(([k, v]) => `"${k}" ${sqlTypeOf(v)}`).join(", ")})`;
+      return `STRUCT(${Object.entries(d.shape ?? {})
+        .map(([k, v]) => `"${k}" ${sqlTypeOf(v)}`)
+        .join(", ")})`;
     default:
       return "JSON";
   }
@@ -211,10 +213,18 @@ export const RUN_COUNT_COLUMNS: SqlColumn[] = [
 /** Columns the checkpoints table computes: one row per checkpoint x evaluation score. */
 const CHECKPOINT_SCORE_COLUMNS: SqlColumn[] = [
   { name: "valid", type: "BOOLEAN", description: "Status ok and at least one evaluation score: only a valid checkpoint has a value y(x) (metrics.md)." },
-  { name: "episode", type: "BIGINT", description: "The evaluation episode of this score (0..N_eval-1); from the record's `scores` (see score_source), the score's position. Null on the one row of a checkpoint without scores." },
+  {
+    name: "episode",
+    type: "BIGINT",
+    description: "The evaluation episode of this score (0..N_eval-1); from the record's `scores` (see score_source), the score's position. Null on the one row of a checkpoint without scores.",
+  },
   { name: "seed", type: "BIGINT", description: "The evaluation seed of this score (what the bootstrap draws); null when the score came from the record alone, and on a checkpoint without scores." },
   { name: "score", type: "DOUBLE", description: "The evaluation episode score y of an ok evaluation episode; null on the one row of a checkpoint without scores (failed, or ok with none)." },
-  { name: "score_source", type: "VARCHAR", description: "`episodes` (episodes.jsonl, which wins, as in the report), `record` (only the checkpoint record's `scores`: hand-written or converted logs) or null (no score)." },
+  {
+    name: "score_source",
+    type: "VARCHAR",
+    description: "`episodes` (episodes.jsonl, which wins, as in the report), `record` (only the checkpoint record's `scores`: hand-written or converted logs) or null (no score).",
+  },
 ];
 
 const IDENTITY = ["run_id", "model", "game", "pathway"] as const;
@@ -226,7 +236,8 @@ export function tableDefinitions(): SqlTable[] {
   return [
     {
       name: "runs",
-      description: "One row per run (run_id): identity from its records, the manifest's fields (protocol settings in `config`, status, usage), and the report's counts. Ordered by game, model, pathway, run_id.",
+      description:
+        "One row per run (run_id): identity from its records, the manifest's fields (protocol settings in `config`, status, usage), and the report's counts. Ordered by game, model, pathway, run_id.",
       columns: [...identity, ...manifest, ...RUN_COUNT_COLUMNS],
     },
     {
@@ -241,7 +252,8 @@ export function tableDefinitions(): SqlTable[] {
     },
     {
       name: "checkpoints",
-      description: "One row per run x view x checkpoint x evaluation score (the scores of its ok evaluation episodes, as the report uses them); a checkpoint without scores has one row with a null score. The checkpoint record: the last one wins, an ok one never replaced by a failed one.",
+      description:
+        "One row per run x view x checkpoint x evaluation score (the scores of its ok evaluation episodes, as the report uses them); a checkpoint without scores has one row with a null score. The checkpoint record: the last one wins, an ok one never replaced by a failed one.",
       columns: [...withView(columnsOf("CheckpointRecord", CheckpointRecord, ["scores"])), ...CHECKPOINT_SCORE_COLUMNS],
     },
     {

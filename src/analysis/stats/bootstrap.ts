@@ -130,12 +130,7 @@ export function resampleIndices(rng: Rng, n: number, out?: Int32Array): Int32Arr
  * Generic nonparametric bootstrap: B replicates of `statistic` over resamples of `units` (with
  * replacement, same count). A null statistic becomes NaN. Returns the replicates in draw order.
  */
-export function bootstrapReplicates<T>(
-  units: readonly T[],
-  statistic: (sample: readonly T[]) => number | null,
-  B: number,
-  rng: Rng,
-): Float64Array {
+export function bootstrapReplicates<T>(units: readonly T[], statistic: (sample: readonly T[]) => number | null, B: number, rng: Rng): Float64Array {
   const out = new Float64Array(B);
   const n = units.length;
   if (n === 0) return out.fill(Number.NaN);
@@ -148,12 +143,7 @@ export function bootstrapReplicates<T>(
 }
 
 /** Point estimate on `units` plus its percentile interval from bootstrapReplicates. */
-export function bootstrapEstimate<T>(
-  units: readonly T[],
-  statistic: (sample: readonly T[]) => number | null,
-  cfg: BootstrapConfig,
-  rng: Rng,
-): Estimate {
+export function bootstrapEstimate<T>(units: readonly T[], statistic: (sample: readonly T[]) => number | null, cfg: BootstrapConfig, rng: Rng): Estimate {
   const point = statistic(units);
   if (point === null) return pointOnly(null);
   return estimate(point, bootstrapReplicates(units, statistic, cfg.B, rng), cfg.level ?? DEFAULT_LEVEL);
@@ -243,4 +233,3 @@ export function methodsNamed(note: string | undefined): string[] {
   if (head.includes("in place of")) out.push("percentile fallback");
   return out;
 }
-

@@ -43,7 +43,10 @@ const SELECTOR_KEYS = ["pathway", "model", "checkpoint"] as const;
 /** Parses `key=value[,key=value]` (keys pathway, model, checkpoint). */
 export function parseSelector(text: string, flag = "selector"): Selector {
   const out: Selector = {};
-  const parts = text.split(",").map((p) => p.trim()).filter((p) => p.length > 0);
+  const parts = text
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
   if (parts.length === 0) throw new CompareError(`${flag} is empty: expected key=value with key one of ${SELECTOR_KEYS.join(", ")} (e.g. pathway=memory)`);
   for (const part of parts) {
     const eq = part.indexOf("=");
@@ -176,10 +179,13 @@ function makeStat(pairs: readonly Pair[], metric: CompareMetric, K: number): { s
     }
     return [a / pairs.length, b / pairs.length];
   };
-  return { stat: (w) => {
-    const [a, b] = sides(w);
-    return a - b;
-  }, sides };
+  return {
+    stat: (w) => {
+      const [a, b] = sides(w);
+      return a - b;
+    },
+    sides,
+  };
 }
 
 /**
@@ -208,7 +214,10 @@ export function signFlipP(pairs: readonly Pair[], metric: CompareMetric, K: numb
 
 /** Holm's step-down adjustment of p-values (nulls stay null and do not count). */
 export function holm(ps: readonly (number | null)[]): (number | null)[] {
-  const idx = ps.map((p, i) => [p, i] as const).filter((x): x is readonly [number, number] => x[0] !== null).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const idx = ps
+    .map((p, i) => [p, i] as const)
+    .filter((x): x is readonly [number, number] => x[0] !== null)
+    .sort((x, y) => x[0] - y[0] || x[1] - y[1]);
   const m = idx.length;
   const out: (number | null)[] = ps.map(() => null);
   let running = 0;
@@ -280,7 +289,10 @@ export function compareTable(ds: Dataset, opts: CompareOptions): Table<CompareRo
   const games = [...new Set(runs.map((r) => r.game))].sort(compareText).filter((g) => opts.games === undefined || opts.games.includes(g));
   const unknown = (opts.games ?? []).filter((g) => !runs.some((r) => r.game === g));
   if (unknown.length > 0) throw new CompareError(`unknown game '${unknown[0]}': the data has ${[...new Set(runs.map((r) => r.game))].sort(compareText).join(", ") || "no games"}`);
-  for (const [side, sel] of [["a", opts.a], ["b", opts.b]] as const) {
+  for (const [side, sel] of [
+    ["a", opts.a],
+    ["b", opts.b],
+  ] as const) {
     for (const k of ["model", "pathway"] as const) {
       const v = sel[k];
       if (v !== undefined && !runs.some((r) => r[k] === v)) {
@@ -295,10 +307,14 @@ export function compareTable(ds: Dataset, opts: CompareOptions): Table<CompareRo
   const used = new MethodTally();
   const need = minSupportedUnits("dnaba");
   for (const game of games) {
-    const pairs = gamePairs(runs.filter((r) => r.game === game), opts);
+    const pairs = gamePairs(
+      runs.filter((r) => r.game === game),
+      opts,
+    );
     if (pairs.length === 0) continue;
     const lists = new Set(pairs.map((p) => p.keys.join(",")));
-    if (lists.size > 1) throw new CompareError(`game ${game}: the pairs use ${lists.size} different seed lists (several run seeds); select one model or pathway per side so that every pair shares the seeds`);
+    if (lists.size > 1)
+      throw new CompareError(`game ${game}: the pairs use ${lists.size} different seed lists (several run seeds); select one model or pathway per side so that every pair shares the seeds`);
     const K = (pairs[0] as Pair).keys.length;
     for (const metric of metrics) {
       const { stat, sides } = makeStat(pairs, metric, K);
@@ -332,7 +348,8 @@ export function compareTable(ds: Dataset, opts: CompareOptions): Table<CompareRo
       });
     }
   }
-  if (rows.length === 0) throw new CompareError(`no runs pair up: side a (${describeSelector(opts.a)}) and side b (${describeSelector(opts.b)}) share no game with runs that agree on the fields neither names`);
+  if (rows.length === 0)
+    throw new CompareError(`no runs pair up: side a (${describeSelector(opts.a)}) and side b (${describeSelector(opts.b)}) share no game with runs that agree on the fields neither names`);
   for (const metric of metrics) {
     const mine = rows.filter((r) => r.metric === metric);
     holm(mine.map((r) => r.p)).forEach((p, i) => ((mine[i] as CompareRow).p_holm = p));
@@ -340,36 +357,46 @@ export function compareTable(ds: Dataset, opts: CompareOptions): Table<CompareRo
   const exact = rows.some((r) => r.flips === "exact");
   const random = rows.some((r) => r.flips === "random");
   const minSeeds = Math.min(...rows.map((r) => r.n_seeds));
-  return withInstrumentNote({
-    name: "compare",
-    title: `Paired comparison: a (${describeSelector(opts.a)}) - b (${describeSelector(opts.b)})`,
-    columns: [
-      { key: "game", kind: "text" },
-      { key: "metric", kind: "text" },
-      { key: "n_seeds", kind: "int" },
-      { key: "a", kind: "num" },
-      { key: "b", kind: "num" },
-      { key: "diff", kind: "num" },
-      { key: "lo", kind: "num" },
-      { key: "hi", kind: "num" },
-      { key: "indicative", kind: "text" },
-      { key: "p", kind: "p" },
-      { key: "p_holm", kind: "p" },
-    ],
-    rows,
-    notes: [
-      describeBootstrap({ ...opts, method }, "evaluation seeds, one draw for both sides of every pair (paired)", used),
-      ...(rows.some((r) => r.indicative !== "")
-        ? [
-            `indicative n=K: the interval rests on K seeds, fewer than bench/coverage showed a paired curve contrast needs (${need === null ? "no size up to 30 covered 95% +- 3" : `${need} or more`}): its real coverage is lower; read the p-value instead.`,
-          ]
-        : []),
-      `diff = a - b, each side the mean over the game's pairs (${rows.filter((r, i, all) => all.findIndex((x) => x.game === r.game) === i).map((r) => `${r.game}: ${r.pairs.join(", ")}`).join("; ")}).`,
-      `p: two-sided sign-flip permutation test over seeds (${[exact ? `all 2^n flips up to n = ${EXACT_MAX_SEEDS}` : "", random ? `${flips} seeded flips above` : ""].filter((x) => x).join("; ")}); p_holm: Holm-adjusted across the ${games.length > 1 ? "games" : "game"} of each metric.`,
-      ...(leftOut.length > 0 ? [`Left out: ${leftOut.map((r) => r.run_id).join(", ")} (no valid checkpoint: the run failed, nothing to pair).`] : []),
-      ...(minSeeds <= 5 ? [`With n <= 5 seeds the exact test cannot reach p < 0.05 (its smallest two-sided p is 2 / 2^n = ${(2 / 2 ** minSeeds).toFixed(4)} at n = ${minSeeds}): see \`s3gym power\` for what more evaluation episodes would detect.`] : []),
-    ],
-  }, runs.map((r) => r.model));
+  return withInstrumentNote(
+    {
+      name: "compare",
+      title: `Paired comparison: a (${describeSelector(opts.a)}) - b (${describeSelector(opts.b)})`,
+      columns: [
+        { key: "game", kind: "text" },
+        { key: "metric", kind: "text" },
+        { key: "n_seeds", kind: "int" },
+        { key: "a", kind: "num" },
+        { key: "b", kind: "num" },
+        { key: "diff", kind: "num" },
+        { key: "lo", kind: "num" },
+        { key: "hi", kind: "num" },
+        { key: "indicative", kind: "text" },
+        { key: "p", kind: "p" },
+        { key: "p_holm", kind: "p" },
+      ],
+      rows,
+      notes: [
+        describeBootstrap({ ...opts, method }, "evaluation seeds, one draw for both sides of every pair (paired)", used),
+        ...(rows.some((r) => r.indicative !== "")
+          ? [
+              `indicative n=K: the interval rests on K seeds, fewer than bench/coverage showed a paired curve contrast needs (${need === null ? "no size up to 30 covered 95% +- 3" : `${need} or more`}): its real coverage is lower; read the p-value instead.`,
+            ]
+          : []),
+        `diff = a - b, each side the mean over the game's pairs (${rows
+          .filter((r, i, all) => all.findIndex((x) => x.game === r.game) === i)
+          .map((r) => `${r.game}: ${r.pairs.join(", ")}`)
+          .join("; ")}).`,
+        `p: two-sided sign-flip permutation test over seeds (${[exact ? `all 2^n flips up to n = ${EXACT_MAX_SEEDS}` : "", random ? `${flips} seeded flips above` : ""].filter((x) => x).join("; ")}); p_holm: Holm-adjusted across the ${games.length > 1 ? "games" : "game"} of each metric.`,
+        ...(leftOut.length > 0 ? [`Left out: ${leftOut.map((r) => r.run_id).join(", ")} (no valid checkpoint: the run failed, nothing to pair).`] : []),
+        ...(minSeeds <= 5
+          ? [
+              `With n <= 5 seeds the exact test cannot reach p < 0.05 (its smallest two-sided p is 2 / 2^n = ${(2 / 2 ** minSeeds).toFixed(4)} at n = ${minSeeds}): see \`s3gym power\` for what more evaluation episodes would detect.`,
+            ]
+          : []),
+      ],
+    },
+    runs.map((r) => r.model),
+  );
 }
 
 function describeSelector(s: Selector): string {

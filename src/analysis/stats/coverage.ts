@@ -114,10 +114,7 @@ export function flagEstimate(e: Estimate, metric: CoverageMetric): Estimate {
  * The note under a table that has indicative intervals: which metric, how many units, the coverage
  * measured there and the size it needs. Empty when no estimate of `columns` is indicative.
  */
-export function smallNNote(
-  rows: readonly object[],
-  columns: readonly { key: string; metric: CoverageMetric | ((row: object) => CoverageMetric) }[],
-): string[] {
+export function smallNNote(rows: readonly object[], columns: readonly { key: string; metric: CoverageMetric | ((row: object) => CoverageMetric) }[]): string[] {
   const parts: string[] = [];
   for (const col of columns) {
     const byMetric = new Map<CoverageMetric, Set<number>>();

@@ -51,7 +51,15 @@ export function estimandOf(rows: readonly EstimandRow[]): Estimand {
   }
   const scope = one + pooled === 0 ? "none" : pooled === 0 ? "this run" : one === 0 ? "over run seeds" : "mixed";
   const sorted = (s: Set<string>) => [...s].sort(compareText);
-  return { scope, rows: one + pooled, one_run_rows: one, pooled_rows: pooled, runs_per_pooled_row: [...sizes].sort((a, b) => a - b), pooled_models: sorted(pooledModels), one_run_models: sorted(oneModels) };
+  return {
+    scope,
+    rows: one + pooled,
+    one_run_rows: one,
+    pooled_rows: pooled,
+    runs_per_pooled_row: [...sizes].sort((a, b) => a - b),
+    pooled_models: sorted(pooledModels),
+    one_run_models: sorted(oneModels),
+  };
 }
 
 const THIS_RUN =

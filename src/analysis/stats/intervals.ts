@@ -32,9 +32,7 @@ export function normalCdf(x: number): number {
   const erfc =
     t *
     Math.exp(
-      -z * z -
-        1.26551223 +
-        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+      -z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
     );
   return x >= 0 ? 1 - erfc / 2 : erfc / 2;
 }
@@ -51,8 +49,7 @@ export function normalQuantile(p: number): number {
   const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
   const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
   const lo = 0.02425;
-  const tail = (q: number): number =>
-    (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+  const tail = (q: number): number => (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
   if (p < lo) return tail(Math.sqrt(-2 * Math.log(p)));
   if (p > 1 - lo) return -tail(Math.sqrt(-2 * Math.log(1 - p)));
   const q = p - 0.5;
@@ -372,14 +369,7 @@ export interface UnitBootstrap {
  * point is stat(all ones). B weight vectors are drawn from `rng`; BCa adds one group jackknife of the
  * data, studentized one per replicate (null interval for a design that is not studentizable).
  */
-export function unitBootstrap(
-  design: Design,
-  stat: WeightedStatistic,
-  B: number,
-  rng: Rng,
-  method: IntervalMethod = "percentile",
-  level = DEFAULT_LEVEL,
-): UnitBootstrap {
+export function unitBootstrap(design: Design, stat: WeightedStatistic, B: number, rng: Rng, method: IntervalMethod = "percentile", level = DEFAULT_LEVEL): UnitBootstrap {
   return unitBootstrapMany(design, single(stat), 1, B, rng, method, level)[0] as UnitBootstrap;
 }
 
@@ -410,9 +400,7 @@ export function unitBootstrapMany(
   const v = new Float64Array(m);
   const jkData = method === "percentile" ? null : jk(ones);
   // The scale below which a resample's standard error counts as 0 (seNegligible): the data's own.
-  const seScale = Float64Array.from({ length: m }, (_, j) =>
-    jkData === null ? 0 : Math.max(Math.abs(points[j] as number), jackknifeSe(jkData.values[j] as number[], jkData.mult) || 0),
-  );
+  const seScale = Float64Array.from({ length: m }, (_, j) => (jkData === null ? 0 : Math.max(Math.abs(points[j] as number), jackknifeSe(jkData.values[j] as number[], jkData.mult) || 0)));
   for (let b = 0; b < B; b++) {
     design.draw(rng, w);
     stats(w, v);
@@ -509,15 +497,7 @@ export const STUDENT_MAX_UNITS = 50;
 /** A table interval: the bootstrap, the method actually used, and whether it replaced the asked one. */
 export type TableInterval = UnitBootstrap & { method: IntervalMethod; fellBack?: boolean };
 
-export function tableInterval(
-  design: Design,
-  stat: WeightedStatistic,
-  B: number,
-  rng: Rng,
-  method: IntervalMethod,
-  level = DEFAULT_LEVEL,
-  range?: StatRange,
-): TableInterval {
+export function tableInterval(design: Design, stat: WeightedStatistic, B: number, rng: Rng, method: IntervalMethod, level = DEFAULT_LEVEL, range?: StatRange): TableInterval {
   return tableIntervalMany(design, single(stat), 1, B, rng, method, level, range)[0] as TableInterval;
 }
 

@@ -10,7 +10,10 @@ import type { Column, Table } from "../tables/table.js";
 
 /** Holm's step-down adjusted p-values (nulls stay null and do not count in the family). */
 export function holmAdjust(ps: readonly (number | null)[]): (number | null)[] {
-  const idx = ps.map((p, i) => [p, i] as const).filter((x): x is readonly [number, number] => x[0] !== null).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const idx = ps
+    .map((p, i) => [p, i] as const)
+    .filter((x): x is readonly [number, number] => x[0] !== null)
+    .sort((x, y) => x[0] - y[0] || x[1] - y[1]);
   const m = idx.length;
   const out: (number | null)[] = ps.map(() => null);
   let running = 0;
@@ -23,7 +26,10 @@ export function holmAdjust(ps: readonly (number | null)[]): (number | null)[] {
 
 /** Benjamini-Hochberg step-up adjusted p-values (q-values; nulls stay null and do not count). */
 export function bhAdjust(ps: readonly (number | null)[]): (number | null)[] {
-  const idx = ps.map((p, i) => [p, i] as const).filter((x): x is readonly [number, number] => x[0] !== null).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const idx = ps
+    .map((p, i) => [p, i] as const)
+    .filter((x): x is readonly [number, number] => x[0] !== null)
+    .sort((x, y) => x[0] - y[0] || x[1] - y[1]);
   const m = idx.length;
   const out: (number | null)[] = ps.map(() => null);
   let running = 1;

@@ -125,7 +125,6 @@ export function pilotPairs(runs: readonly RunData[]): PilotPair[] {
   return out;
 }
 
-
 /** The simulated null distribution of T for N drawn seeds: sims values of the four metrics at once. */
 export function nullDistribution(pairs: readonly PilotPair[], N: number, sims: number, seed: number, game: string): Record<PowerMetric, Float64Array> {
   const rng = bootstrapRng(seed, "power", game, String(N));
@@ -268,23 +267,30 @@ export function powerTable(ds: Dataset, opts: PowerOptions = {}): Table<PowerRow
     }
   }
   rows.sort((a, b) => compareText(a.game, b.game) || metrics.indexOf(a.metric) - metrics.indexOf(b.metric) || a.episodes - b.episodes);
-  return withInstrumentNote({
-    name: "power",
-    title: `Minimum detectable difference (paired, ${Math.round(power * 100)}% power, two-sided alpha ${alpha})`,
-    columns: [
-      { key: "game", kind: "text" },
-      { key: "metric", kind: "text" },
-      { key: "episodes", kind: "int" },
-      { key: "mdd", kind: "num" },
-      { key: "note", kind: "text" },
-    ],
-    rows,
-    notes: [
-      `Simulated from the pilot (${pilots.join("; ") || "no pairs"}): ${sims} experiments per row, seed ${seed}. Each draws N of the pilot's evaluation seeds with replacement and swaps the two sides of a seed at random (no difference; a seed's checkpoints move together); the difference is the mean over the game's pairs, as \`s3gym compare\` computes it. mdd: the smallest shift of that difference detected in ${Math.round(power * 100)}% of experiments, in the metric's own units.`,
-      `An empty mdd: with N <= ${Math.floor(Math.log2(2 / alpha))} seeds the exact sign-flip test cannot reach p < ${alpha} at all (smallest p = 2 / 2^N), so no difference is detectable; the paper's 3 episodes per checkpoint is that case.`,
-      "The null is centred (the pilot's mean difference removed at every checkpoint, so a pilot with a real effect does not widen it) and its seed deviations are scaled by sqrt(K / (K - 1)) for a K-seed pilot; bench/power.ts checks by simulation that an effect of the MDD is detected about 80% of the time.",
-      ...(small.length > 0 ? [`WARNING: pilots with fewer than ${PILOT_MIN_SEEDS} seeds: ${small.join(", ")}: the seed-level variance, and so every mdd, rests on that few seeds and may be far off (rerun the pilot with --eval-episodes ${PILOT_MIN_SEEDS} or more).`] : []),
-      ...(skipped.length > 0 ? [`No pilot pairs (two runs of the game on the same seeds) for: ${skipped.join(", ")}.`] : []),
-    ],
-  }, runs.map((r) => r.model));
+  return withInstrumentNote(
+    {
+      name: "power",
+      title: `Minimum detectable difference (paired, ${Math.round(power * 100)}% power, two-sided alpha ${alpha})`,
+      columns: [
+        { key: "game", kind: "text" },
+        { key: "metric", kind: "text" },
+        { key: "episodes", kind: "int" },
+        { key: "mdd", kind: "num" },
+        { key: "note", kind: "text" },
+      ],
+      rows,
+      notes: [
+        `Simulated from the pilot (${pilots.join("; ") || "no pairs"}): ${sims} experiments per row, seed ${seed}. Each draws N of the pilot's evaluation seeds with replacement and swaps the two sides of a seed at random (no difference; a seed's checkpoints move together); the difference is the mean over the game's pairs, as \`s3gym compare\` computes it. mdd: the smallest shift of that difference detected in ${Math.round(power * 100)}% of experiments, in the metric's own units.`,
+        `An empty mdd: with N <= ${Math.floor(Math.log2(2 / alpha))} seeds the exact sign-flip test cannot reach p < ${alpha} at all (smallest p = 2 / 2^N), so no difference is detectable; the paper's 3 episodes per checkpoint is that case.`,
+        "The null is centred (the pilot's mean difference removed at every checkpoint, so a pilot with a real effect does not widen it) and its seed deviations are scaled by sqrt(K / (K - 1)) for a K-seed pilot; bench/power.ts checks by simulation that an effect of the MDD is detected about 80% of the time.",
+        ...(small.length > 0
+          ? [
+              `WARNING: pilots with fewer than ${PILOT_MIN_SEEDS} seeds: ${small.join(", ")}: the seed-level variance, and so every mdd, rests on that few seeds and may be far off (rerun the pilot with --eval-episodes ${PILOT_MIN_SEEDS} or more).`,
+            ]
+          : []),
+        ...(skipped.length > 0 ? [`No pilot pairs (two runs of the game on the same seeds) for: ${skipped.join(", ")}.`] : []),
+      ],
+    },
+    runs.map((r) => r.model),
+  );
 }

@@ -110,7 +110,13 @@ export function clusterIndex(keys: readonly string[]): { clusterOf: Int32Array; 
  * blocks stay together: consecutive gains of one run are negatively correlated, so blocks are not
  * independent units).
  */
-export function couplingRow(game: string, blocks: readonly (Block & { run_id: string })[], cfg: BootstrapConfig, pool: Pool | typeof ALL_MODELS = "learners", methods: MethodTally = new MethodTally()): CouplingRow {
+export function couplingRow(
+  game: string,
+  blocks: readonly (Block & { run_id: string })[],
+  cfg: BootstrapConfig,
+  pool: Pool | typeof ALL_MODELS = "learners",
+  methods: MethodTally = new MethodTally(),
+): CouplingRow {
   // The learners' streams keep the names they always had; the null's and the all-model row's are their own.
   const stream = pool === "learners" ? game : `${pool}/${game}`;
   const level = cfg.level ?? DEFAULT_LEVEL;
@@ -162,7 +168,14 @@ export function couplingRow(game: string, blocks: readonly (Block & { run_id: st
   let ivBA: Interval | null = null;
   if (cfg.B > 0 && n > 0 && methodOf(cfg, "correlation") !== "percentile") {
     const studentA = clusteredRho(blocks, (b) => b.A, cfg, stream, level, stats.rho_agree === null ? undefined : methods);
-    const studentE = clusteredRho(blocks.filter((b) => b.E !== null), (b) => -(b.E as number), cfg, stream, level, stats.rho_neg_err === null ? undefined : methods);
+    const studentE = clusteredRho(
+      blocks.filter((b) => b.E !== null),
+      (b) => -(b.E as number),
+      cfg,
+      stream,
+      level,
+      stats.rho_neg_err === null ? undefined : methods,
+    );
     ivA = studentA;
     ivE = studentE;
     const withBA = blocks.filter((b) => b.BA !== null);
@@ -184,7 +197,10 @@ export function couplingRow(game: string, blocks: readonly (Block & { run_id: st
     tertile_gap_agree: stats.tertile_gap_agree,
     tertile_gap_neg_err: stats.tertile_gap_neg_err,
     n_blocks_ba: stats.n_blocks_ba,
-    rho_ba: stats.rho_ba === null ? pointOnly(null) : flagEstimate({ ...withIv(estimate(stats.rho_ba, repBA, level), ivBA), n: new Set(blocks.filter((b) => b.BA !== null).map((b) => b.run_id)).size }, "rho_agree"),
+    rho_ba:
+      stats.rho_ba === null
+        ? pointOnly(null)
+        : flagEstimate({ ...withIv(estimate(stats.rho_ba, repBA, level), ivBA), n: new Set(blocks.filter((b) => b.BA !== null).map((b) => b.run_id)).size }, "rho_agree"),
     tertile_gap_ba: stats.tertile_gap_ba,
     mde_rho: minimumDetectableRho(rhoAgree),
   };
@@ -199,7 +215,10 @@ function sparseScheduleNote(blocks: readonly BlockRow[]): string[] {
   for (const b of blocks) per.set(b.run_id, (per.get(b.run_id) ?? 0) + 1);
   const few = [...per.entries()].filter(([, n]) => n < 10);
   if (few.length === 0) return [];
-  const list = few.slice(0, 5).map(([id, n]) => `${id} (${n})`).join(", ");
+  const list = few
+    .slice(0, 5)
+    .map(([id, n]) => `${id} (${n})`)
+    .join(", ");
   return [`Runs with fewer than 10 blocks (failed checkpoints, unscored blocks or a short schedule): ${few.length}${few.length > 5 ? `, e.g. ${list}` : `: ${list}`}.`];
 }
 
@@ -208,14 +227,7 @@ function sparseScheduleNote(blocks: readonly BlockRow[]): string[] {
  * applies); null when the blocks of a run are not contiguous (they are in allBlocks' order) or the
  * method fell back to percentile (the caller's percentile pass then stands).
  */
-function clusteredRho(
-  blocks: readonly (Block & { run_id: string })[],
-  key: (b: Block) => number,
-  cfg: BootstrapConfig,
-  game: string,
-  level: number,
-  methods?: MethodTally,
-): Interval | null {
+function clusteredRho(blocks: readonly (Block & { run_id: string })[], key: (b: Block) => number, cfg: BootstrapConfig, game: string, level: number, methods?: MethodTally): Interval | null {
   const sizes: number[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < blocks.length; i++) {
@@ -228,7 +240,10 @@ function clusteredRho(
     }
   }
   if (sizes.length === 0) return null;
-  const ws = new WeightedSpearman(blocks.map(key), blocks.map((b) => b.g));
+  const ws = new WeightedSpearman(
+    blocks.map(key),
+    blocks.map((b) => b.g),
+  );
   const r = tableInterval(clusterDesign(sizes), (w) => ws.rho(w) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "coupling", game), methodOf(cfg, "correlation"), level, CORRELATION_RANGE);
   if (r.method === "percentile" && r.fellBack !== true) return null;
   methods?.add(r.method, r.fellBack);
@@ -244,7 +259,15 @@ export function couplingTable(allBlocks: readonly BlockRow[], cfg: BootstrapConf
   const blocks = allBlocks.filter((b) => poolOf(b.model) === "learners");
   const nulls = allBlocks.filter((b) => poolOf(b.model) === "null");
   const poolRows = (list: readonly BlockRow[], pool: Pool): CouplingRow[] => [
-    ...distinct(list.map((b) => b.game)).map((game) => couplingRow(game, list.filter((b) => b.game === game), cfg, pool, methods)),
+    ...distinct(list.map((b) => b.game)).map((game) =>
+      couplingRow(
+        game,
+        list.filter((b) => b.game === game),
+        cfg,
+        pool,
+        methods,
+      ),
+    ),
     couplingRow(POOLED, list, cfg, pool, methods),
   ];
   // A data set of non-learners only has no learners' rows (not an empty "all").
@@ -252,45 +275,51 @@ export function couplingTable(allBlocks: readonly BlockRow[], cfg: BootstrapConf
   // The paper's Table 6 row pools every model; printed beside the pools when there are both.
   if (blocks.length > 0 && nulls.length > 0) rows.push(couplingRow(POOLED, allBlocks, cfg, ALL_MODELS, methods));
   const learnersAll = rows.find((r) => r.pool === "learners" && r.game === POOLED);
-  return withInstrumentNote({
-    name: "coupling",
-    title: "Judgment-improvement coupling over exploration blocks",
-    columns: [
-      { key: "pool", kind: "text" },
-      { key: "game", kind: "text" },
-      { key: "n_blocks", kind: "int" },
-      { key: "n_runs", kind: "int" },
-      { key: "rho_agree", kind: "estimate" },
-      { key: "rho_neg_err", kind: "estimate" },
-      { key: "tertile_gap_agree", kind: "num" },
-      { key: "tertile_gap_neg_err", kind: "num" },
-      { key: "n_blocks_ba", kind: "int" },
-      { key: "rho_ba", kind: "estimate" },
-      { key: "tertile_gap_ba", kind: "num" },
-      { key: "mde_rho", kind: "num" },
-    ],
-    rows,
-    notes: [
-      describeBootstrap(cfg, "runs (a run's blocks stay together)", methods),
-      "Estimand: the coupling over runs like these (runs resampled), not over new blocks of these runs.",
-      poolNote(allBlocks.map((b) => b.model)),
-      "Block t = exploration episodes (s, t] between adjacent checkpoints s < t of a history or memory run (t-3 with the default schedule), kept when s and t are valid and it has a scored step. rho: Spearman with average ranks (values compared at 12 significant digits), of A (Agree) and of -E (negative NMAE) against g = (y(t) - y(s)) / (max y - min y). Tertile gap: mean g of the top third of blocks minus the bottom third (floor(n/3) blocks each; a group of blocks tied on the key at a third's edge fills the places left with its mean g, so the gap does not depend on the order blocks come in).",
-      ...powerNote(learnersAll, blocks.length > 0 && nulls.length > 0),
-      `Balanced accuracy as the judgment measure: rho_ba and tertile_gap_ba are rho_agree's and tertile_gap_agree's statistics with a block's balanced accuracy (mean agreement on its r > 0 and its r <= 0 steps: 0.5 for a constant answer) in place of A, a column beside them, over the n_blocks_ba blocks with at least ${MIN_SIDE_STEPS} scored steps on each side of r > 0 (fewer: the block's balanced accuracy is not estimable and it is left out of these two columns only); runs resampled as for rho_agree, and its n counts the runs those blocks come from.`,
-      ...smallNNote(rows, [
-        { key: "rho_agree", metric: "rho_agree" },
-        { key: "rho_neg_err", metric: "rho_agree" },
-        { key: "rho_ba", metric: "rho_agree" },
-      ]),
-      ...sparseScheduleNote(allBlocks),
-    ],
-  }, allBlocks.map((b) => b.model));
+  return withInstrumentNote(
+    {
+      name: "coupling",
+      title: "Judgment-improvement coupling over exploration blocks",
+      columns: [
+        { key: "pool", kind: "text" },
+        { key: "game", kind: "text" },
+        { key: "n_blocks", kind: "int" },
+        { key: "n_runs", kind: "int" },
+        { key: "rho_agree", kind: "estimate" },
+        { key: "rho_neg_err", kind: "estimate" },
+        { key: "tertile_gap_agree", kind: "num" },
+        { key: "tertile_gap_neg_err", kind: "num" },
+        { key: "n_blocks_ba", kind: "int" },
+        { key: "rho_ba", kind: "estimate" },
+        { key: "tertile_gap_ba", kind: "num" },
+        { key: "mde_rho", kind: "num" },
+      ],
+      rows,
+      notes: [
+        describeBootstrap(cfg, "runs (a run's blocks stay together)", methods),
+        "Estimand: the coupling over runs like these (runs resampled), not over new blocks of these runs.",
+        poolNote(allBlocks.map((b) => b.model)),
+        "Block t = exploration episodes (s, t] between adjacent checkpoints s < t of a history or memory run (t-3 with the default schedule), kept when s and t are valid and it has a scored step. rho: Spearman with average ranks (values compared at 12 significant digits), of A (Agree) and of -E (negative NMAE) against g = (y(t) - y(s)) / (max y - min y). Tertile gap: mean g of the top third of blocks minus the bottom third (floor(n/3) blocks each; a group of blocks tied on the key at a third's edge fills the places left with its mean g, so the gap does not depend on the order blocks come in).",
+        ...powerNote(learnersAll, blocks.length > 0 && nulls.length > 0),
+        `Balanced accuracy as the judgment measure: rho_ba and tertile_gap_ba are rho_agree's and tertile_gap_agree's statistics with a block's balanced accuracy (mean agreement on its r > 0 and its r <= 0 steps: 0.5 for a constant answer) in place of A, a column beside them, over the n_blocks_ba blocks with at least ${MIN_SIDE_STEPS} scored steps on each side of r > 0 (fewer: the block's balanced accuracy is not estimable and it is left out of these two columns only); runs resampled as for rho_agree, and its n counts the runs those blocks come from.`,
+        ...smallNNote(rows, [
+          { key: "rho_agree", metric: "rho_agree" },
+          { key: "rho_neg_err", metric: "rho_agree" },
+          { key: "rho_ba", metric: "rho_agree" },
+        ]),
+        ...sparseScheduleNote(allBlocks),
+      ],
+    },
+    allBlocks.map((b) => b.model),
+  );
 }
 
 /** What the design can detect (the learners' pooled row), and the all-model row's meaning. */
 function powerNote(row: CouplingRow | undefined, allRow: boolean): string[] {
   const lines: string[] = [];
-  if (allRow) lines.push(`Pool '${ALL_MODELS}': every model's blocks pooled, the paper's Table 6 definition, printed only to compare: it mixes the null's judging (high Agree, no gain) into the learners' and is not evidence of coupling either way.`);
+  if (allRow)
+    lines.push(
+      `Pool '${ALL_MODELS}': every model's blocks pooled, the paper's Table 6 definition, printed only to compare: it mixes the null's judging (high Agree, no gain) into the learners' and is not evidence of coupling either way.`,
+    );
   const mde = row?.mde_rho ?? null;
   if (row !== undefined && mde !== null) {
     const indep = independentBlocksMde(row.n_blocks);
@@ -341,28 +370,31 @@ export function runLevelTable(inputs: JudgingInputs, cfg: BootstrapConfig): Tabl
   const nulls = all.filter((p) => poolOf(p.model) === "null");
   const methods = new MethodTally();
   const rowsOut = [...(learners.length > 0 || nulls.length === 0 ? [runLevelRow(learners, cfg, "learners", methods)] : []), ...(nulls.length > 0 ? [runLevelRow(nulls, cfg, "null", methods)] : [])];
-  return withInstrumentNote({
-    name: "run_level",
-    title: "Run level: a run's Agree against its NABA",
-    columns: [
-      { key: "pool", kind: "text" },
-      { key: "pearson_agree_naba", kind: "estimate" },
-      { key: "spearman_agree_naba", kind: "estimate" },
-      { key: "n_runs", kind: "int" },
-      { key: "n_cells", kind: "int" },
-    ],
-    rows: rowsOut,
-    notes: [
-      describeBootstrap(cfg, "(model, game) cells, a cell's history and memory runs together", methods),
-      "Estimand: the correlation over (model, game) cells like these (cells resampled).",
-      "History and memory runs with both an Agree (a scored exploration step) and a NABA (a valid checkpoint 0).",
-      poolNote(inputs.runs.map((r) => r.run.model)),
-      ...smallNNote(rowsOut, [
-        { key: "pearson_agree_naba", metric: "pearson_cells" },
-        { key: "spearman_agree_naba", metric: "pearson_cells" },
-      ]),
-    ],
-  }, inputs.runs.map((r) => r.run.model));
+  return withInstrumentNote(
+    {
+      name: "run_level",
+      title: "Run level: a run's Agree against its NABA",
+      columns: [
+        { key: "pool", kind: "text" },
+        { key: "pearson_agree_naba", kind: "estimate" },
+        { key: "spearman_agree_naba", kind: "estimate" },
+        { key: "n_runs", kind: "int" },
+        { key: "n_cells", kind: "int" },
+      ],
+      rows: rowsOut,
+      notes: [
+        describeBootstrap(cfg, "(model, game) cells, a cell's history and memory runs together", methods),
+        "Estimand: the correlation over (model, game) cells like these (cells resampled).",
+        "History and memory runs with both an Agree (a scored exploration step) and a NABA (a valid checkpoint 0).",
+        poolNote(inputs.runs.map((r) => r.run.model)),
+        ...smallNNote(rowsOut, [
+          { key: "pearson_agree_naba", metric: "pearson_cells" },
+          { key: "spearman_agree_naba", metric: "pearson_cells" },
+        ]),
+      ],
+    },
+    inputs.runs.map((r) => r.run.model),
+  );
 }
 
 /** One pool's run-level row; the learners' streams keep their names, the null's are its own. */

@@ -21,7 +21,19 @@ import {
   type Estimate,
 } from "../stats/bootstrap.js";
 import { flagEstimate, smallNNote } from "../stats/coverage.js";
-import { ANY_RANGE, NONNEGATIVE_RANGE, drawWeights, intervalInRange, meanTInterval, observedRange, simpleDesign, studentizedHullInterval, tableInterval, tableIntervalMany, type StatRange } from "../stats/intervals.js";
+import {
+  ANY_RANGE,
+  NONNEGATIVE_RANGE,
+  drawWeights,
+  intervalInRange,
+  meanTInterval,
+  observedRange,
+  simpleDesign,
+  studentizedHullInterval,
+  tableInterval,
+  tableIntervalMany,
+  type StatRange,
+} from "../stats/intervals.js";
 import { curveBuffers, curveMetricsUnderWeights, curveStatistic, curveUnderWeights, sameSeeds, seedCurve, seedStream, type CurveBuffers, type SeedCurve } from "../stats/seedCurves.js";
 import { checkpointZeroScores, nabaUnstableNote, NABA_UNSTABLE_MARK, y0Unstable } from "../metrics/nabaStability.js";
 import { pairCurves, pairedMetricEstimate, type PairedEstimate } from "../metrics/pairedCurves.js";
@@ -300,7 +312,13 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
     const pts: SeriesPoint[] = [...band.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([x, s]) => {
-        const iv = B > 0 ? percentileInterval(s.sum.map((v, b) => ((s.w[b] as number) > 0 ? v / (s.w[b] as number) : Number.NaN)), level) : { lo: null, hi: null };
+        const iv =
+          B > 0
+            ? percentileInterval(
+                s.sum.map((v, b) => ((s.w[b] as number) > 0 ? v / (s.w[b] as number) : Number.NaN)),
+                level,
+              )
+            : { lo: null, hi: null };
         return { x, y: s.pointSum / s.n, lo: iv.lo, hi: iv.hi, n_runs: s.n, n_episodes: s.episodes };
       });
     series.push({ model: first.model, game: first.game, pathway: first.pathway, points: pts });
@@ -308,7 +326,8 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
   remarks.push(...addGains(rows, seedCurves, scoreRanges(runs), cfg));
   // The gain and calibrated columns' intervals (the curve family's method) count under the table too.
   for (const r of rows)
-    for (const e of [r.gain_vs_y0, r.gain_vs_none, r.auc_plus_vs_none, r.max_vs_none]) if (e.point !== null && e.lo !== null && e.hi !== null && !(e.n === 1 && e.lo === e.hi)) methods.add(methodOf(cfg, "curve"));
+    for (const e of [r.gain_vs_y0, r.gain_vs_none, r.auc_plus_vs_none, r.max_vs_none])
+      if (e.point !== null && e.lo !== null && e.hi !== null && !(e.n === 1 && e.lo === e.hi)) methods.add(methodOf(cfg, "curve"));
   if (shortened.length > 0) remarks.push(`AUC+ and NABA marked "to x=..." stop at an earlier checkpoint because the last one failed or is missing: ${shortened.join("; ")}.`);
   if (byEpisode.length > 0) remarks.push(`Runs whose evaluation scores carry no seeds (checkpoint records only): seeds paired by episode index: ${byEpisode.join(", ")}.`);
 
@@ -420,7 +439,9 @@ function addGains(rows: MainResultsRow[], seedCurves: ReadonlyMap<string, SeedCu
     ...(marked.length > 0 ? [nabaUnstableNote(marked.length)] : []),
     ...(unpaired.length > 0 ? [`No gain_vs_none for runs without a none run on the same evaluation seeds: ${unpaired.join(", ")}.`] : []),
     ...(noControl.length > 0
-      ? [`No gain_vs_none where its control is missing: no ${CONTROL_PATHWAY} run of the same model and game in the data (add ${CONTROL_PATHWAY} to --pathways, same --run-seed): ${noControl.join(", ")}.`]
+      ? [
+          `No gain_vs_none where its control is missing: no ${CONTROL_PATHWAY} run of the same model and game in the data (add ${CONTROL_PATHWAY} to --pathways, same --run-seed): ${noControl.join(", ")}.`,
+        ]
       : []),
     ...(noSharedX.length > 0 ? [`No gain_vs_none for runs that share no checkpoint at x >= ${GAIN_FROM_X} with their ${CONTROL_PATHWAY} run: ${noSharedX.join(", ")}.`] : []),
     ...(noY0.length > 0 ? [`No gain_vs_y0 where the run has no checkpoint 0 (y0) or no checkpoint at x >= ${GAIN_FROM_X}: ${noY0.join(", ")}.`] : []),
@@ -457,9 +478,7 @@ export interface CurveTableOptions {
 function incompleteNote(ca: CurveAnalysis, requireComplete: boolean): string[] {
   if (ca.incompleteModels.size === 0) return [];
   const list = [...ca.incompleteModels.entries()].map(([m, g]) => `${m} (missing: ${g.join(", ")})`).join("; ");
-  return requireComplete
-    ? [`Left out by --require-complete (no results on every game): ${list}.`]
-    : [`† incomplete model (no results on every game of the data set): ${list}.`];
+  return requireComplete ? [`Left out by --require-complete (no results on every game): ${list}.`] : [`† incomplete model (no results on every game of the data set): ${list}.`];
 }
 
 /**
@@ -518,48 +537,51 @@ const GAIN_NOTE =
 /** Paper Table 4: Avg, Max, AUC+ (with intervals) and NABA per (model, game, pathway). */
 export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: CurveTableOptions = {}): Table<MainResultsRow> {
   const rows = opts.requireComplete ? ca.rows.filter((r) => r.complete) : ca.rows;
-  return withInstrumentNote({
-    name: "main_results",
-    title: "Main results: checkpoint curves (Avg, Max, AUC+, NABA, gain vs none and vs y0)",
-    columns: [
-      { key: "model", kind: "text" },
-      { key: "game", kind: "text" },
-      { key: "pathway", kind: "text" },
-      { key: "n_checkpoints", kind: "int" },
-      { key: "n_seeds", kind: "int" },
-      { key: "avg", kind: "estimate" },
-      { key: "max", kind: "estimate" },
-      { key: "auc_plus", kind: "estimate" },
-      { key: "naba", kind: "estimate" },
-      { key: "gain_vs_none", kind: "estimate" },
-      { key: "gain_vs_none_p", kind: "p" },
-      { key: "auc_plus_vs_none", kind: "estimate" },
-      { key: "auc_plus_vs_none_p", kind: "p" },
-      { key: "max_vs_none", kind: "estimate" },
-      { key: "max_vs_none_p", kind: "p" },
-      { key: "gain_vs_y0", kind: "estimate" },
-      { key: "gain_vs_y0_p", kind: "p" },
-    ],
-    rows,
-    notes: [
-      describeBootstrap(cfg, "evaluation seeds, drawn once per resample and used at every checkpoint of the run (the same draw for every run of the game with the same seeds)", ca.methods),
-      estimandNote(estimandOf(rows)),
-      GAIN_NOTE,
-      CALIBRATED_NOTE,
-      describeNullCheck(nullCheck(rows)),
-      "Scores are in each game's own units; raw AUC+ is comparable only within one game. Failed checkpoints are left out (AUC+ joins their valid neighbours); a run whose checkpoint 0 failed has no AUC+ or NABA.",
-      ...smallNNote(rows, [
-        { key: "avg", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "avg_runs" : "avg_hull") },
-        { key: "auc_plus", metric: "auc_plus" },
-        { key: "naba", metric: "naba" },
-        { key: "gain_vs_none", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "gain_runs" : "gain") },
-        { key: "gain_vs_y0", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "gain_runs" : "gain") },
-      ]),
-      ...excludesPointNote(rows, ["max", "auc_plus"]),
-      ...incompleteNote(ca, opts.requireComplete ?? false),
-      ...ca.remarks,
-    ],
-  }, []);
+  return withInstrumentNote(
+    {
+      name: "main_results",
+      title: "Main results: checkpoint curves (Avg, Max, AUC+, NABA, gain vs none and vs y0)",
+      columns: [
+        { key: "model", kind: "text" },
+        { key: "game", kind: "text" },
+        { key: "pathway", kind: "text" },
+        { key: "n_checkpoints", kind: "int" },
+        { key: "n_seeds", kind: "int" },
+        { key: "avg", kind: "estimate" },
+        { key: "max", kind: "estimate" },
+        { key: "auc_plus", kind: "estimate" },
+        { key: "naba", kind: "estimate" },
+        { key: "gain_vs_none", kind: "estimate" },
+        { key: "gain_vs_none_p", kind: "p" },
+        { key: "auc_plus_vs_none", kind: "estimate" },
+        { key: "auc_plus_vs_none_p", kind: "p" },
+        { key: "max_vs_none", kind: "estimate" },
+        { key: "max_vs_none_p", kind: "p" },
+        { key: "gain_vs_y0", kind: "estimate" },
+        { key: "gain_vs_y0_p", kind: "p" },
+      ],
+      rows,
+      notes: [
+        describeBootstrap(cfg, "evaluation seeds, drawn once per resample and used at every checkpoint of the run (the same draw for every run of the game with the same seeds)", ca.methods),
+        estimandNote(estimandOf(rows)),
+        GAIN_NOTE,
+        CALIBRATED_NOTE,
+        describeNullCheck(nullCheck(rows)),
+        "Scores are in each game's own units; raw AUC+ is comparable only within one game. Failed checkpoints are left out (AUC+ joins their valid neighbours); a run whose checkpoint 0 failed has no AUC+ or NABA.",
+        ...smallNNote(rows, [
+          { key: "avg", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "avg_runs" : "avg_hull") },
+          { key: "auc_plus", metric: "auc_plus" },
+          { key: "naba", metric: "naba" },
+          { key: "gain_vs_none", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "gain_runs" : "gain") },
+          { key: "gain_vs_y0", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "gain_runs" : "gain") },
+        ]),
+        ...excludesPointNote(rows, ["max", "auc_plus"]),
+        ...incompleteNote(ca, opts.requireComplete ?? false),
+        ...ca.remarks,
+      ],
+    },
+    [],
+  );
 }
 
 /**
@@ -609,7 +631,10 @@ export function summaryVsHistoryTable(ca: CurveAnalysis, cfg: BootstrapConfig, o
   const contrasts = (like.length > 0 ? like : ["memory"]).map((a) => ({ a, b: "history" }));
   for (const a of like) if (a !== "memory" && present.has("memory")) contrasts.push({ a, b: "memory" });
   const [first, ...more] = contrasts as [{ a: string; b: string }, ...{ a: string; b: string }[]];
-  const title = like.length > 1 ? `Summary-based pathways (${like.join(", ")}) vs History ICL: dNABA and the paired signed gain` : "Summary Memory vs History ICL: dNABA = NABA(memory) - NABA(history), and the paired signed gain";
+  const title =
+    like.length > 1
+      ? `Summary-based pathways (${like.join(", ")}) vs History ICL: dNABA and the paired signed gain`
+      : "Summary Memory vs History ICL: dNABA = NABA(memory) - NABA(history), and the paired signed gain";
   return pathwayDeltaTable(ca, cfg, opts, { ...first, also: more, name: "summary_vs_history", title });
 }
 
@@ -693,7 +718,24 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
           const dn = withN(est, n);
           const sign = sgn(dn.point) !== 0 && sgn(g.estimate.point) !== 0 && sgn(dn.point) !== sgn(g.estimate.point) ? "disagree" : "";
           if (sign !== "") disagree++;
-          rows.push({ game, pathway: a, versus: b, pool, model, dnaba: dn, gain: g.estimate, gain_p: g.p, sign, n_models: null, wins: null, losses: null, undecided: null, dnaba_wins: null, dnaba_losses: null, dnaba_ties: null });
+          rows.push({
+            game,
+            pathway: a,
+            versus: b,
+            pool,
+            model,
+            dnaba: dn,
+            gain: g.estimate,
+            gain_p: g.p,
+            sign,
+            n_models: null,
+            wins: null,
+            losses: null,
+            undecided: null,
+            dnaba_wins: null,
+            dnaba_losses: null,
+            dnaba_ties: null,
+          });
           if (!pairedRows(mem, his, ca)) unpaired.push(`${game} / ${model} (${a} vs ${b})`);
         }
         if (deltas.length === 0) continue;
@@ -721,14 +763,32 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
         const datas = deltas.map((x) => x.data);
         const sameDraw = datas.every((x) => x !== null) && deltas.every((x) => x.pair !== null && sameSeeds(x.pair[0], (deltas[0]!.pair as [SeedCurve, SeedCurve])[0]));
         const avg = sameDraw ? meanGainData(datas as GainData[]) : null;
-        const mg = avg !== null ? estimateGain(avg, cfg, [`vs-${b}`, "mean", pool, game, a]) : { estimate: pointOnly(gains.length === 0 ? null : gains.reduce((x, y) => x + y, 0) / gains.length), p: null };
+        const mg =
+          avg !== null ? estimateGain(avg, cfg, [`vs-${b}`, "mean", pool, game, a]) : { estimate: pointOnly(gains.length === 0 ? null : gains.reduce((x, y) => x + y, 0) / gains.length), p: null };
         if (printsInterval(mg.estimate)) methods.add(methodOf(cfg, "curve"));
         const wins = deltas.filter((x) => x.gain.lo !== null && x.gain.lo > 0).length;
         const losses = deltas.filter((x) => x.gain.hi !== null && x.gain.hi < 0).length;
         const dn = withN(meanEst, nSeeds);
         const sign = sgn(dn.point) !== 0 && sgn(mg.estimate.point) !== 0 && sgn(dn.point) !== sgn(mg.estimate.point) ? "disagree" : "";
         if (sign !== "") disagree++;
-        rows.push({ game, pathway: a, versus: b, pool, model: "mean", dnaba: dn, gain: mg.estimate, gain_p: mg.p, sign, n_models: s.n, wins, losses, undecided: deltas.length - wins - losses, dnaba_wins: s.wins, dnaba_losses: s.losses, dnaba_ties: s.ties });
+        rows.push({
+          game,
+          pathway: a,
+          versus: b,
+          pool,
+          model: "mean",
+          dnaba: dn,
+          gain: mg.estimate,
+          gain_p: mg.p,
+          sign,
+          n_models: s.n,
+          wins,
+          losses,
+          undecided: deltas.length - wins - losses,
+          dnaba_wins: s.wins,
+          dnaba_losses: s.losses,
+          dnaba_ties: s.ties,
+        });
         if (pool === "learners" && mg.estimate.point !== null) {
           gamesWithMean++;
           if (mg.estimate.lo !== null && mg.estimate.lo > 0) above++;
@@ -741,43 +801,46 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
       `${a} vs ${b}: the learners' mean paired gain lies above 0 (its interval excludes 0) on ${above} of ${gamesWithMean} games and below 0 on ${below}; the rest are undecided. (The paper's reading, the sign of the mean dNABA, is positive on ${dnabaPositive} of ${gamesWithMean}.)`,
     );
   }
-  return withInstrumentNote({
-    name: pd.name,
-    title: pd.title,
-    columns: [
-      { key: "game", kind: "text" },
-      { key: "pathway", kind: "text" },
-      { key: "versus", kind: "text" },
-      { key: "pool", kind: "text" },
-      { key: "model", kind: "text" },
-      { key: "dnaba", kind: "estimate" },
-      { key: "gain", kind: "estimate" },
-      { key: "gain_p", kind: "p" },
-      { key: "sign", kind: "text" },
-      { key: "n_models", kind: "int" },
-      { key: "wins", kind: "int" },
-      { key: "losses", kind: "int" },
-      { key: "undecided", kind: "int" },
-      { key: "dnaba_wins", kind: "int" },
-      { key: "dnaba_losses", kind: "int" },
-      { key: "dnaba_ties", kind: "int" },
-    ],
-    rows,
-    notes: [
-      describeBootstrap(cfg, `evaluation seeds, one draw shared by the two runs of a contrast (paired: both were evaluated on the same seeds) and used at every checkpoint`, methods),
-      // One estimand row per model row of the table: its pathway-a row's runs (each paired with the b run of the same run seed).
-      estimandNote(estimandOf(ca.rows.filter((r) => keep(r.model) && r.pathway === pd.a && ca.rows.some((b) => b.model === r.model && b.game === r.game && b.pathway === pd.b)))),
-      `gain = mean over checkpoints x >= ${GAIN_FROM_X} of y_pathway(x) - y_versus(x), paired seed by seed (the gain_vs_none of main_results with the versus pathway as the control): signed, neither clipped nor divided, so it cannot point the wrong way; its interval is the gain columns' and gain_p the exact two-sided sign-flip test over seeds. dNABA = NABA(pathway) - NABA(versus), the paper's statistic: each NABA divides by its own y0, so a pathway that is better at every checkpoint can still show a lower dNABA; sign = disagree marks the ${disagree} row${disagree === 1 ? "" : "s"} where dNABA and the gain point opposite ways (read the gain there).`,
-      `Mean rows pool the models of one pool: learners (models that can learn from their experience)${rows.some((r) => r.pool !== "learners") ? ` and, apart, the built-ins that ignore it (${NON_LEARNERS.join(", ")}; pool 'null')` : ""}, as the coupling table does; the mean's gain is one paired statistic of the pool's models on the shared seed draw. wins / losses / undecided count the pool's models whose gain interval lies above 0 / below 0 / covers 0 (or has no interval): a row whose interval covers 0 is no win. dnaba_wins / dnaba_losses / dnaba_ties are the paper's counts (dNABA's sign; a tie is |dNABA| < 1e-9). Empty on model rows.`,
-      ...across.map((line) => `Across games, ${line}`),
-      ...smallNNote(rows, [
-        { key: "dnaba", metric: "dnaba" },
-        { key: "gain", metric: "avg" },
-      ]),
-      ...(unpaired.length > 0 ? [`Not paired (the two runs were evaluated on different seeds, so their draws are independent and they have no gain): ${unpaired.join(", ")}.`] : []),
-      ...incompleteNote(ca, opts.requireComplete ?? false),
-    ],
-  }, []);
+  return withInstrumentNote(
+    {
+      name: pd.name,
+      title: pd.title,
+      columns: [
+        { key: "game", kind: "text" },
+        { key: "pathway", kind: "text" },
+        { key: "versus", kind: "text" },
+        { key: "pool", kind: "text" },
+        { key: "model", kind: "text" },
+        { key: "dnaba", kind: "estimate" },
+        { key: "gain", kind: "estimate" },
+        { key: "gain_p", kind: "p" },
+        { key: "sign", kind: "text" },
+        { key: "n_models", kind: "int" },
+        { key: "wins", kind: "int" },
+        { key: "losses", kind: "int" },
+        { key: "undecided", kind: "int" },
+        { key: "dnaba_wins", kind: "int" },
+        { key: "dnaba_losses", kind: "int" },
+        { key: "dnaba_ties", kind: "int" },
+      ],
+      rows,
+      notes: [
+        describeBootstrap(cfg, `evaluation seeds, one draw shared by the two runs of a contrast (paired: both were evaluated on the same seeds) and used at every checkpoint`, methods),
+        // One estimand row per model row of the table: its pathway-a row's runs (each paired with the b run of the same run seed).
+        estimandNote(estimandOf(ca.rows.filter((r) => keep(r.model) && r.pathway === pd.a && ca.rows.some((b) => b.model === r.model && b.game === r.game && b.pathway === pd.b)))),
+        `gain = mean over checkpoints x >= ${GAIN_FROM_X} of y_pathway(x) - y_versus(x), paired seed by seed (the gain_vs_none of main_results with the versus pathway as the control): signed, neither clipped nor divided, so it cannot point the wrong way; its interval is the gain columns' and gain_p the exact two-sided sign-flip test over seeds. dNABA = NABA(pathway) - NABA(versus), the paper's statistic: each NABA divides by its own y0, so a pathway that is better at every checkpoint can still show a lower dNABA; sign = disagree marks the ${disagree} row${disagree === 1 ? "" : "s"} where dNABA and the gain point opposite ways (read the gain there).`,
+        `Mean rows pool the models of one pool: learners (models that can learn from their experience)${rows.some((r) => r.pool !== "learners") ? ` and, apart, the built-ins that ignore it (${NON_LEARNERS.join(", ")}; pool 'null')` : ""}, as the coupling table does; the mean's gain is one paired statistic of the pool's models on the shared seed draw. wins / losses / undecided count the pool's models whose gain interval lies above 0 / below 0 / covers 0 (or has no interval): a row whose interval covers 0 is no win. dnaba_wins / dnaba_losses / dnaba_ties are the paper's counts (dNABA's sign; a tie is |dNABA| < 1e-9). Empty on model rows.`,
+        ...across.map((line) => `Across games, ${line}`),
+        ...smallNNote(rows, [
+          { key: "dnaba", metric: "dnaba" },
+          { key: "gain", metric: "avg" },
+        ]),
+        ...(unpaired.length > 0 ? [`Not paired (the two runs were evaluated on different seeds, so their draws are independent and they have no gain): ${unpaired.join(", ")}.`] : []),
+        ...incompleteNote(ca, opts.requireComplete ?? false),
+      ],
+    },
+    [],
+  );
 }
 
 /** A row of training.csv (one training run). */
@@ -841,8 +904,7 @@ export function analyzeTraining(ds: Dataset, cfg?: BootstrapConfig): { rows: Tra
       }),
     });
   }
-  const cmp = (a: { model: string; game: string; run_id: string }, b: typeof a): number =>
-    compareText(a.model, b.model) || compareText(a.game, b.game) || compareText(a.run_id, b.run_id);
+  const cmp = (a: { model: string; game: string; run_id: string }, b: typeof a): number => compareText(a.model, b.model) || compareText(a.game, b.game) || compareText(a.run_id, b.run_id);
   rows.sort(cmp);
   series.sort(cmp);
   return { rows, series };
@@ -900,24 +962,22 @@ export function mainResultsWideTable(main: Table<MainResultsRow>): Table<MainRes
     const mine = rows.filter((r) => r.model === model);
     for (const metric of WIDE_METRICS) {
       const row: MainResultsWideRow = { model, metric, complete: mine.every((r) => r.complete) };
-      for (const game of games)
-        for (const pathway of pathways) row[key(game, pathway)] = mine.find((r) => r.game === game && r.pathway === pathway)?.[metric] ?? null;
+      for (const game of games) for (const pathway of pathways) row[key(game, pathway)] = mine.find((r) => r.game === game && r.pathway === pathway)?.[metric] ?? null;
       out.push(row);
     }
   }
-  return withInstrumentNote({
-    name: "main_results_wide",
-    title: "Main results in the paper's layout (Table 4): Avg, Max, AUC+ by game, ICL and Memory side by side",
-    columns: [
-      { key: "model", kind: "text" },
-      { key: "metric", kind: "text" },
-      ...games.flatMap((g) => pathways.map((p) => ({ key: key(g, p), kind: "estimate" as const }))),
-    ],
-    rows: out,
-    notes: [
-      ...main.notes.slice(0, 1).map((n) => recount(n, out, columnsOf(games, pathways, key))),
-      "The same estimates as main_results (one row per model, game and pathway there), pivoted: ICL = History ICL, Memory = Summary Memory; the `none` baseline and NABA are in main_results. An empty cell: no run for that model, game and pathway.",
-      ...main.notes.slice(1),
-    ],
-  }, []);
+  return withInstrumentNote(
+    {
+      name: "main_results_wide",
+      title: "Main results in the paper's layout (Table 4): Avg, Max, AUC+ by game, ICL and Memory side by side",
+      columns: [{ key: "model", kind: "text" }, { key: "metric", kind: "text" }, ...games.flatMap((g) => pathways.map((p) => ({ key: key(g, p), kind: "estimate" as const })))],
+      rows: out,
+      notes: [
+        ...main.notes.slice(0, 1).map((n) => recount(n, out, columnsOf(games, pathways, key))),
+        "The same estimates as main_results (one row per model, game and pathway there), pivoted: ICL = History ICL, Memory = Summary Memory; the `none` baseline and NABA are in main_results. An empty cell: no run for that model, game and pathway.",
+        ...main.notes.slice(1),
+      ],
+    },
+    [],
+  );
 }

@@ -44,7 +44,13 @@ const runSeedOf = (r: RunData): number => r.manifest?.run_seed ?? 0;
 function spreads(runs: readonly RunData[]): Map<string, number | null> {
   const out = new Map<string, number | null>();
   for (const game of distinct(runs.map((r) => r.game))) {
-    const ys = runs.filter((r) => r.game === game).flatMap((r) => runCurve(r).map((p) => p.y).filter((y): y is number => y !== null));
+    const ys = runs
+      .filter((r) => r.game === game)
+      .flatMap((r) =>
+        runCurve(r)
+          .map((p) => p.y)
+          .filter((y): y is number => y !== null),
+      );
     const spread = ys.length > 0 ? Math.max(...ys) - Math.min(...ys) : 0;
     out.set(game, spread > 0 ? spread : null);
   }
@@ -195,7 +201,12 @@ function withinGameR(pts: readonly { game: string; agree: number; gain: number }
 export function doseCorrelationTable(runs: readonly DialRun[], cfg: BootstrapConfig): Table<DoseCorrelationRow> {
   const level = cfg.level ?? DEFAULT_LEVEL;
   const rows: DoseCorrelationRow[] = [];
-  for (const [gain, judges] of [["gain_vs_y0", "all"], ["gain_vs_none", "all"], ["gain_vs_y0", "judge > 0"], ["gain_vs_none", "judge > 0"]] as const) {
+  for (const [gain, judges] of [
+    ["gain_vs_y0", "all"],
+    ["gain_vs_none", "all"],
+    ["gain_vs_y0", "judge > 0"],
+    ["gain_vs_none", "judge > 0"],
+  ] as const) {
     const pts = runs
       .filter((r) => r.pathway !== "none" && r.agree !== null && r[gain] !== null && (judges === "all" || r.judge > 0))
       .map((r) => ({ cell: `${r.judge}\u0000${r.game}\u0000${r.run_seed}`, game: r.game, agree: r.agree as number, gain: r[gain] as number }));

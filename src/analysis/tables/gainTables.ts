@@ -79,7 +79,12 @@ export function rowGainVsY0(curves: readonly SeedCurve[], cfg: BootstrapConfig, 
  * run seed); runs without such a partner are left out and named in `unpaired`, runs whose partner
  * shares no checkpoint at x >= 3 with them in `noSharedCheckpoint`.
  */
-export function rowGainVsNone(curves: readonly SeedCurve[], control: readonly SeedCurve[], cfg: BootstrapConfig, key: readonly string[]): GainEstimate & { unpaired: string[]; noSharedCheckpoint: string[] } {
+export function rowGainVsNone(
+  curves: readonly SeedCurve[],
+  control: readonly SeedCurve[],
+  cfg: BootstrapConfig,
+  key: readonly string[],
+): GainEstimate & { unpaired: string[]; noSharedCheckpoint: string[] } {
   const parts: GainData[] = [];
   const unpaired: string[] = [];
   const noSharedCheckpoint: string[] = [];
@@ -104,7 +109,6 @@ export function y0NearZero(y0: number | null, range: { min: number; max: number 
   const width = range.max - range.min;
   return width > 0 && Math.abs(y0) <= Y0_NEAR_ZERO * width;
 }
-
 
 /** A row as the null check reads it (the p-values are optional: rows without them count intervals only). */
 export interface NullCheckRow {
@@ -315,7 +319,10 @@ function countText(c: NullCount): string {
 export function describeNullCheck(c: NullCheck): string {
   const rule = `Rule: each count is compared with Binomial(n, ${NULL_EXPECTED}) (what 95% intervals and a 5% test give on gains whose truth is 0); the band leaves at most ${NULL_ALPHA * 100}% of it on each side; a count above its band fails the check, one below it is conservative (wider intervals or a test that cannot reach 0.05 with so few seeds), not a failure. The gains of one row share its y0 and its none run, so the counts are not independent draws and the band is approximate.`;
   const flat = `${c.flat_reference_rows} row${c.flat_reference_rows === 1 ? "" : "s"} of deterministic built-ins that cannot learn (random, heuristic, perfect-judge, ceiling, the learner's none rows) are flat references, not counted: they replay the same draws at every checkpoint and pathway, so their gains are exactly 0.`;
-  const deg = c.degenerate > 0 ? ` ${c.degenerate} interval${c.degenerate === 1 ? " is" : "s are"} exactly [0, 0] (the gain did not vary: e.g. a game on which every episode scored the same) and not counted.` : "";
+  const deg =
+    c.degenerate > 0
+      ? ` ${c.degenerate} interval${c.degenerate === 1 ? " is" : "s are"} exactly [0, 0] (the gain did not vary: e.g. a game on which every episode scored the same) and not counted.`
+      : "";
   const who = "the stochastic nulls (built-ins with ?noise=independent: every pathway, both gains) and the none rows' gain_vs_y0 of models that are not built-ins";
   if (c.intervals === 0 && c.p_values.n === 0) {
     return `Null check not testable (0 intervals): no gain of ${who} to count; add builtin:random?noise=independent and builtin:heuristic?noise=independent to --models (all pathways) to test the intervals on noise. ${flat}`;

@@ -20,9 +20,7 @@ export function instrumentNote(models: Iterable<string>, how: "rows" | "pooled")
   const found = [...new Set([...models].filter(isInstrument))].sort();
   if (found.length === 0) return null;
   const what = "offline built-in policies (references and positive controls), not LLMs: no claim about LLMs";
-  return how === "rows"
-    ? `${INSTRUMENT_MARK} instrument: ${what}.`
-    : `Pooled over runs that include instruments (${found.join(", ")}): ${what}.`;
+  return how === "rows" ? `${INSTRUMENT_MARK} instrument: ${what}.` : `Pooled over runs that include instruments (${found.join(", ")}): ${what}.`;
 }
 
 /**

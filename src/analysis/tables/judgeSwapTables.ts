@@ -32,7 +32,7 @@ import { judgeOf, rejudgedFromOf } from "../load/judgeSwapRuns.js";
 
 /** The order judges are listed in. */
 const JUDGE_ORDER = ["self", "verifier", "shuffled", "none"];
-const judgeRank = (j: string): number => (JUDGE_ORDER.indexOf(j) + 1 || JUDGE_ORDER.length + 1);
+const judgeRank = (j: string): number => JUDGE_ORDER.indexOf(j) + 1 || JUDGE_ORDER.length + 1;
 
 export interface JudgeSwapRow {
   model: string;
@@ -224,10 +224,15 @@ export function nullCheckNote(c: JudgeSwapCheck): string {
     return `Null check: no contrast of a stochastic model that cannot learn (e.g. builtin:random?noise=independent) to count${apart}; a deterministic null's contrasts are exactly 0 and cannot test the intervals.`;
   }
   const untested = c.nullIntervals - c.nullTested;
-  const pPart = c.nullTested === 0 ? `no sign-flip p counted (every contrast rests on fewer than ${P_TESTABLE_SEEDS} paired seeds, where p cannot fall below 0.05)` : `${c.nullRejected} of ${c.nullTested} sign-flip p < 0.05 (band: at most ${nullBandTop(c.nullTested)}, binomial p = ${(c.nullRejectedTail as number).toPrecision(2)}${untested > 0 ? `; ${untested} on fewer than ${P_TESTABLE_SEEDS} paired seeds, where p cannot fall below 0.05, not counted` : ""})`;
+  const pPart =
+    c.nullTested === 0
+      ? `no sign-flip p counted (every contrast rests on fewer than ${P_TESTABLE_SEEDS} paired seeds, where p cannot fall below 0.05)`
+      : `${c.nullRejected} of ${c.nullTested} sign-flip p < 0.05 (band: at most ${nullBandTop(c.nullTested)}, binomial p = ${(c.nullRejectedTail as number).toPrecision(2)}${untested > 0 ? `; ${untested} on fewer than ${P_TESTABLE_SEEDS} paired seeds, where p cannot fall below 0.05, not counted` : ""})`;
   const head = `${c.nullExcluding} of ${c.nullIntervals} intervals exclude 0 (band: at most ${nullBandTop(c.nullIntervals)}, binomial p = ${(c.nullIntervalTail as number).toPrecision(2)}) and ${pPart}, expected about ${Math.round(NULL_EXPECTED * 100)}% each${apart}`;
   if (c.nullPass === null) return `Null check not testable (contrasts of the stochastic models that cannot learn): ${head}; fewer than ${NULL_MIN_INTERVALS} contrasts cannot show a pass.`;
-  return c.nullPass ? `Null check passed (contrasts of the stochastic models that cannot learn): ${head}.` : `NULL CHECK FAILED (contrasts of the stochastic models that cannot learn): ${head}: the judge swap calls noise an effect more often than 95% intervals and 5% tests may.`;
+  return c.nullPass
+    ? `Null check passed (contrasts of the stochastic models that cannot learn): ${head}.`
+    : `NULL CHECK FAILED (contrasts of the stochastic models that cannot learn): ${head}: the judge swap calls noise an effect more often than 95% intervals and 5% tests may.`;
 }
 
 /** The judge_swap table over a data set (its judged runs and the `self` and none runs they pair with). */
@@ -274,12 +279,18 @@ export function judgeSwapTable(ds: Dataset, cfg: BootstrapConfig): Table<JudgeSw
   }
   const check = judgeSwapCheck(rows);
   const notes = [
-    describeBootstrap(cfg, "form rejudge: evaluation seeds within each recorded run (the runs kept, as the estimand is given these explorations; n = paired seeds); form on-policy: one run seed, evaluation seeds; several run seeds, the t interval over the runs' gains (the model's runs; p_sign_flip is then that t test's p). Every interval is the inversion of the test whose p sits beside it (one run or form rejudge: the sign-flip test over evaluation seeds), so it excludes 0 exactly when p < 0.05"),
+    describeBootstrap(
+      cfg,
+      "form rejudge: evaluation seeds within each recorded run (the runs kept, as the estimand is given these explorations; n = paired seeds); form on-policy: one run seed, evaluation seeds; several run seeds, the t interval over the runs' gains (the model's runs; p_sign_flip is then that t test's p). Every interval is the inversion of the test whose p sits beside it (one run or form rejudge: the sign-flip test over evaluation seeds), so it excludes 0 exactly when p < 0.05",
+    ),
     "gain_vs_none = mean over checkpoints x >= 3 of y_judge(x) - y_none(x), the same model's none run on the same evaluation seeds. Contrasts pair two judges' runs of the same evidence seed by seed: value_of_judging = gain(verifier) - gain(self): what a correct judge (the hidden step reward) adds over the model's own self-scores; placebo = gain(shuffled) - gain(none): what the model's own scores add once the recorded run's exploration episodes swap their self-scores (each episode carries another episode's, by a recorded permutation: their link to the episode they judged broken), over no scores at all; external = gain(model:J) - gain(self): what another model's judgment adds over the model's own.",
     "Form rejudge: every judge's experience was rebuilt from ONE recorded exploration (s3gym rejudge), so the interval covers the evaluation seeds given this exploration run, not what another exploration run would give; form on-policy: each judge's run explored under it (run --judge), so a contrast also holds the exploration's differences.",
     "shuffled permutes whole exploration episodes of the recorded run: each episode carries another episode's self-scores (a within-episode shuffle keeps every episode's total, so a model that judges whole episodes by their totals would read its own judgment again; permuting single steps across the run makes a total track the episode's length). The permutation is one draw per recorded run, so the placebo's interval, which draws evaluation seeds within the run, does not carry the permutation's own variance (docs/judging.md).",
     nullCheckNote(check),
-    ...check.learners.map((l) => `${l.model} / ${l.pathway}: value of judging above 0 on ${l.valueAbove} of ${l.valueGames} game(s) by its interval, on ${l.valueAboveBoth} by its interval and its sign-flip p < 0.05 together; placebo excluding 0 on ${l.placeboExcluding} of ${l.placeboGames} by its interval, ${l.placeboRejected} by its p < 0.05.`),
+    ...check.learners.map(
+      (l) =>
+        `${l.model} / ${l.pathway}: value of judging above 0 on ${l.valueAbove} of ${l.valueGames} game(s) by its interval, on ${l.valueAboveBoth} by its interval and its sign-flip p < 0.05 together; placebo excluding 0 on ${l.placeboExcluding} of ${l.placeboGames} by its interval, ${l.placeboRejected} by its p < 0.05.`,
+    ),
   ];
   return {
     name: "judge_swap",

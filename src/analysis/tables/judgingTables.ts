@@ -109,13 +109,7 @@ interface CountReplicates {
  * interval reflects episode variation within its runs and never collapses to the runs' min-max.
  * NaN where a metric is missing.
  */
-export function bootstrapCounts(
-  runs: readonly (readonly JudgingCounts[])[],
-  range: RewardRange | null,
-  B: number,
-  rng: Rng,
-  twoStage: boolean,
-): CountReplicates {
+export function bootstrapCounts(runs: readonly (readonly JudgingCounts[])[], range: RewardRange | null, B: number, rng: Rng, twoStage: boolean): CountReplicates {
   const out: CountReplicates = {
     agree: new Float64Array(B),
     nmae: new Float64Array(B),
@@ -170,14 +164,7 @@ export interface SelfJudgingRow {
 }
 
 /** The self-judging row of a set of judged runs of one game. */
-export function selfJudgingRow(
-  game: string,
-  model: string,
-  runsIn: readonly JudgedRun[],
-  range: RewardRange | null,
-  cfg: BootstrapConfig,
-  methods: MethodTally = new MethodTally(),
-): SelfJudgingRow {
+export function selfJudgingRow(game: string, model: string, runsIn: readonly JudgedRun[], range: RewardRange | null, cfg: BootstrapConfig, methods: MethodTally = new MethodTally()): SelfJudgingRow {
   const level = cfg.level ?? DEFAULT_LEVEL;
   const total = emptyCounts();
   for (const r of runsIn) addCounts(total, r.total);
@@ -199,8 +186,7 @@ export function selfJudgingRow(
   const method = methodOf(cfg);
   const bootstrapped = cfg.B > 0 && units.some((u) => u.length > 0);
   const student = bootstrapped && unit !== "none" && (method !== "percentile" || pooled);
-  const reps: CountReplicates | null =
-    bootstrapped && !student ? bootstrapCounts(units, range, cfg.B, bootstrapRng(cfg.seed, "judging", game, model), unit === "runs") : null;
+  const reps: CountReplicates | null = bootstrapped && !student ? bootstrapCounts(units, range, cfg.B, bootstrapRng(cfg.seed, "judging", game, model), unit === "runs") : null;
   const studentLo: Partial<Record<keyof CountReplicates, number | null>> = {};
   const studentHi: Partial<Record<keyof CountReplicates, number | null>> = {};
   if (student) {
@@ -213,12 +199,7 @@ export function selfJudgingRow(
     // agree, nmae, over, under: each a ratio sum(w * num) / sum(w * scored), accumulated in one loop
     // (each sum in the same order as alone, so the digits are the same).
     const den = Float64Array.from(flat, (c) => c.n - c.unscored);
-    const nums = [
-      Float64Array.from(flat, (c) => c.agree),
-      Float64Array.from(flat, (c) => c.absErr / width),
-      Float64Array.from(flat, (c) => c.over),
-      Float64Array.from(flat, (c) => c.under),
-    ] as const;
+    const nums = [Float64Array.from(flat, (c) => c.agree), Float64Array.from(flat, (c) => c.absErr / width), Float64Array.from(flat, (c) => c.over), Float64Array.from(flat, (c) => c.under)] as const;
     const [na, ne, no, nu] = nums;
     const stats = (w: ArrayLike<number>, out: Float64Array): void => {
       let xa = 0;
@@ -284,8 +265,7 @@ export function selfJudgingRow(
   // The interval shown: the bootstrap-t's (or BCa's) where it ran, else the percentile pass's.
   const interval = (point: number | null, k: keyof CountReplicates): Estimate =>
     point === null ? pointOnly(null) : student ? { point, lo: studentLo[k] ?? null, hi: studentHi[k] ?? null } : estimate(point, reps![k], level);
-  const est = (point: number | null, m: "agree" | "nmae"): Estimate =>
-    !bootstrapped || point === null ? pointOnly(point) : flagEstimate({ ...interval(point, m), n }, metricOf(m));
+  const est = (point: number | null, m: "agree" | "nmae"): Estimate => (!bootstrapped || point === null ? pointOnly(point) : flagEstimate({ ...interval(point, m), n }, metricOf(m)));
   return {
     game,
     model,
@@ -319,7 +299,9 @@ function discriminationNotes(rows: readonly SelfJudgingRow[]): string[] {
     "balanced_accuracy = (Pr(s > 0 | r > 0) + Pr(s <= 0 | r <= 0)) / 2 and auroc = Pr(s of an r > 0 step > s of an r <= 0 step), ties one half, both over scored steps: a constant self-score gets 0.5 on both, however rare r > 0 is. n_pos / n_neg: the scored steps with r > 0 / r <= 0 they rest on. Their intervals come from the same resamples, design and method as agree's (episodes within the model's runs; pooled rows models, runs, episodes) and cover the same estimand; bench/coverage measured their model rows' coverage (10 or more episodes per run for 95% +- 3); their pooled rows carry pooled agree's flag.",
     `Not estimable: a row with fewer than ${MIN_SIDE_STEPS} scored steps with r > 0, or fewer than ${MIN_SIDE_STEPS} with r <= 0, prints "${NOT_ESTIMABLE}" for balanced_accuracy and auroc (their CSV cells are empty): ${struck.length === 0 ? "no row here" : `${struck.length} row(s) here, e.g. ${struck.slice(0, 4).map(label).join(", ")}`}.`,
     ...(marked.length > 0
-      ? [`${ZERO_REWARD_MARK} agreement from zero-reward steps: agree exceeds balanced_accuracy by more than ${ZERO_REWARD_GAP}, so most of its agreement is the r <= 0 steps a constant "0" also gets right (${marked.length} row(s): ${marked.slice(0, 4).map(label).join(", ")}${marked.length > 4 ? ", ..." : ""}).`]
+      ? [
+          `${ZERO_REWARD_MARK} agreement from zero-reward steps: agree exceeds balanced_accuracy by more than ${ZERO_REWARD_GAP}, so most of its agreement is the r <= 0 steps a constant "0" also gets right (${marked.length} row(s): ${marked.slice(0, 4).map(label).join(", ")}${marked.length > 4 ? ", ..." : ""}).`,
+        ]
       : []),
   ];
 }
@@ -338,7 +320,16 @@ export function selfJudgingTable(inputs: JudgingInputs, cfg: BootstrapConfig): T
     const gameRuns = inputs.runs.filter((r) => r.run.game === game);
     const range = inputs.ranges.get(game) ?? null;
     for (const model of distinct(gameRuns.map((r) => r.run.model))) {
-      rows.push(selfJudgingRow(game, model, gameRuns.filter((r) => r.run.model === model), range, cfg, methods));
+      rows.push(
+        selfJudgingRow(
+          game,
+          model,
+          gameRuns.filter((r) => r.run.model === model),
+          range,
+          cfg,
+          methods,
+        ),
+      );
     }
     rows.push(selfJudgingRow(game, POOLED, gameRuns, range, cfg, methods));
     if (range) rangeNotes.push(`${game} [${range.min}, ${range.max}]${range.max === range.min ? " (constant: NMAE missing)" : ""}`);
@@ -346,47 +337,52 @@ export function selfJudgingTable(inputs: JudgingInputs, cfg: BootstrapConfig): T
   const leftOut = distinct(inputs.runs.map((r) => r.run.game))
     .map((g) => [g, inputs.runs.filter((r) => r.run.game === g).reduce((a, r) => a + r.run.counts.leftOutSteps, 0)] as const)
     .filter(([, n]) => n > 0);
-  return withInstrumentNote({
-    name: "self_judging",
-    title: "Self-judging: agreement and error of self-scores against the verifier (exploration steps)",
-    columns: [
-      { key: "game", kind: "text" },
-      { key: "model", kind: "text" },
-      { key: "n_steps", kind: "int" },
-      { key: "n_unscored", kind: "int" },
-      { key: "agree", kind: "estimate" },
-      { key: "nmae", kind: "estimate" },
-      { key: "over", kind: "estimate" },
-      { key: "under", kind: "estimate" },
-      { key: "balanced_accuracy", kind: "estimate" },
-      { key: "auroc", kind: "estimate" },
-      { key: "n_pos", kind: "int" },
-      { key: "n_neg", kind: "int" },
-    ],
-    rows,
-    notes: [
-      describeBootstrap(
-        cfg,
-        "pooled rows (all): models, then each drawn model's runs, then exploration episodes within each drawn run; model rows: exploration episodes within each of the model's runs (an episode's steps stay together)",
-        methods,
-      ),
-      "Estimand: a model row's interval covers these runs (the model's judging as it happened in its runs, over new episodes), not the model under new runs; the pooled `all` row's covers the mean over models like these (models resampled), so it is wider.",
-      "Step set: exploration steps of history and memory runs. n_steps counts every step; agree, nmae, over and under are over the scored ones (n_steps - n_unscored).",
-      `NMAE normalises by the game-level reward range (r_min, r_max), self-scores clipped into it: ${rangeNotes.join("; ") || "none"}.`,
-      ...smallNNote(rows, [
-        { key: "agree", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "agree") },
-        { key: "nmae", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "nmae_pooled" : "nmae") },
-        { key: "over", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "agree") },
-        { key: "under", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "agree") },
-        { key: "balanced_accuracy", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "balanced_accuracy") },
-        { key: "auroc", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "auroc") },
-      ]),
-      ...discriminationNotes(rows),
-      ...(leftOut.length > 0
-        ? [`Left out: steps of exploration episodes that failed for infrastructure (or have no episode record), not the model's behaviour under the protocol: ${leftOut.map(([g, n]) => `${g} ${n}`).join(", ")}.`]
-        : []),
-    ],
-  }, []);
+  return withInstrumentNote(
+    {
+      name: "self_judging",
+      title: "Self-judging: agreement and error of self-scores against the verifier (exploration steps)",
+      columns: [
+        { key: "game", kind: "text" },
+        { key: "model", kind: "text" },
+        { key: "n_steps", kind: "int" },
+        { key: "n_unscored", kind: "int" },
+        { key: "agree", kind: "estimate" },
+        { key: "nmae", kind: "estimate" },
+        { key: "over", kind: "estimate" },
+        { key: "under", kind: "estimate" },
+        { key: "balanced_accuracy", kind: "estimate" },
+        { key: "auroc", kind: "estimate" },
+        { key: "n_pos", kind: "int" },
+        { key: "n_neg", kind: "int" },
+      ],
+      rows,
+      notes: [
+        describeBootstrap(
+          cfg,
+          "pooled rows (all): models, then each drawn model's runs, then exploration episodes within each drawn run; model rows: exploration episodes within each of the model's runs (an episode's steps stay together)",
+          methods,
+        ),
+        "Estimand: a model row's interval covers these runs (the model's judging as it happened in its runs, over new episodes), not the model under new runs; the pooled `all` row's covers the mean over models like these (models resampled), so it is wider.",
+        "Step set: exploration steps of history and memory runs. n_steps counts every step; agree, nmae, over and under are over the scored ones (n_steps - n_unscored).",
+        `NMAE normalises by the game-level reward range (r_min, r_max), self-scores clipped into it: ${rangeNotes.join("; ") || "none"}.`,
+        ...smallNNote(rows, [
+          { key: "agree", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "agree") },
+          { key: "nmae", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "nmae_pooled" : "nmae") },
+          { key: "over", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "agree") },
+          { key: "under", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "agree") },
+          { key: "balanced_accuracy", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "balanced_accuracy") },
+          { key: "auroc", metric: (r) => (pooledUnit((r as SelfJudgingRow).unit) ? "agree_pooled" : "auroc") },
+        ]),
+        ...discriminationNotes(rows),
+        ...(leftOut.length > 0
+          ? [
+              `Left out: steps of exploration episodes that failed for infrastructure (or have no episode record), not the model's behaviour under the protocol: ${leftOut.map(([g, n]) => `${g} ${n}`).join(", ")}.`,
+            ]
+          : []),
+      ],
+    },
+    [],
+  );
 }
 
 /** A row of positive_rates: the correlation across runs of Pr(r > 0) and Pr(s > 0). */
@@ -410,7 +406,10 @@ export function positiveRatesTable(inputs: JudgingInputs, cfg: BootstrapConfig):
   const row = (game: string, runs: readonly JudgedRun[]): PositiveRatesRow => {
     const pts = runs.map(rate).filter((p): p is { p_r: number; p_s: number } => p !== null);
     const stat = (sample: readonly { p_r: number; p_s: number }[]): number | null =>
-      pearson(sample.map((p) => p.p_r), sample.map((p) => p.p_s));
+      pearson(
+        sample.map((p) => p.p_r),
+        sample.map((p) => p.p_s),
+      );
     const point = stat(pts);
     let reps: Float64Array | null = null;
     if (point !== null && cfg.B > 0) {
@@ -421,7 +420,15 @@ export function positiveRatesTable(inputs: JudgingInputs, cfg: BootstrapConfig):
       const w = new Int32Array(pts.length);
       for (let b = 0; b < cfg.B; b++) reps[b] = pearsonWeighted(pr, ps, resampleWeights(rng, pts.length, w)) ?? Number.NaN;
       if (methodOf(cfg, "correlation") !== "percentile") {
-        const r = tableInterval(simpleDesign(pts.length), (wt) => pearsonWeighted(pr, ps, wt) ?? Number.NaN, cfg.B, bootstrapRng(cfg.seed, "positive_rates", game), methodOf(cfg, "correlation"), level, CORRELATION_RANGE);
+        const r = tableInterval(
+          simpleDesign(pts.length),
+          (wt) => pearsonWeighted(pr, ps, wt) ?? Number.NaN,
+          cfg.B,
+          bootstrapRng(cfg.seed, "positive_rates", game),
+          methodOf(cfg, "correlation"),
+          level,
+          CORRELATION_RANGE,
+        );
         if (r.method !== "percentile" || r.fellBack === true) {
           methods.add(r.method, r.fellBack);
           return { game, n_runs: pts.length, pearson_pos_rates: flag({ point, lo: r.interval.lo, hi: r.interval.hi, n: pts.length }), spearman_pos_rates: spearman(pr, ps) };
@@ -433,28 +440,39 @@ export function positiveRatesTable(inputs: JudgingInputs, cfg: BootstrapConfig):
       game,
       n_runs: pts.length,
       pearson_pos_rates: point === null ? pointOnly(null) : flag({ ...estimate(point, reps, level), n: pts.length }),
-      spearman_pos_rates: spearman(pts.map((p) => p.p_r), pts.map((p) => p.p_s)),
+      spearman_pos_rates: spearman(
+        pts.map((p) => p.p_r),
+        pts.map((p) => p.p_s),
+      ),
     };
   };
-  const rows = distinct(inputs.runs.map((r) => r.run.game)).map((g) => row(g, inputs.runs.filter((r) => r.run.game === g)));
+  const rows = distinct(inputs.runs.map((r) => r.run.game)).map((g) =>
+    row(
+      g,
+      inputs.runs.filter((r) => r.run.game === g),
+    ),
+  );
   rows.push(row(POOLED, inputs.runs));
-  return withInstrumentNote({
-    name: "positive_rates",
-    title: "Positive rates: correlation across runs of Pr(r > 0) and Pr(s > 0)",
-    columns: [
-      { key: "game", kind: "text" },
-      { key: "n_runs", kind: "int" },
-      { key: "pearson_pos_rates", kind: "estimate" },
-      { key: "spearman_pos_rates", kind: "num" },
-    ],
-    rows,
-    notes: [
-      describeBootstrap(cfg, "runs", methods),
-      "Estimand: the correlation across runs like these (runs resampled).",
-      ...smallNNote(rows, [{ key: "pearson_pos_rates", metric: "pearson_cells" }]),
-      "Each run's rates are over its scored exploration steps (history and memory runs).",
-    ],
-  }, inputs.runs.map((r) => r.run.model));
+  return withInstrumentNote(
+    {
+      name: "positive_rates",
+      title: "Positive rates: correlation across runs of Pr(r > 0) and Pr(s > 0)",
+      columns: [
+        { key: "game", kind: "text" },
+        { key: "n_runs", kind: "int" },
+        { key: "pearson_pos_rates", kind: "estimate" },
+        { key: "spearman_pos_rates", kind: "num" },
+      ],
+      rows,
+      notes: [
+        describeBootstrap(cfg, "runs", methods),
+        "Estimand: the correlation across runs like these (runs resampled).",
+        ...smallNNote(rows, [{ key: "pearson_pos_rates", metric: "pearson_cells" }]),
+        "Each run's rates are over its scored exploration steps (history and memory runs).",
+      ],
+    },
+    inputs.runs.map((r) => r.run.model),
+  );
 }
 
 /** A calibration bin: mean clipped self-score vs mean reward of the steps whose clipped s falls in it. */

@@ -50,9 +50,7 @@ export function poolNote(models: Iterable<string>): string {
   const all = [...new Set(models)].sort();
   const pooled = all.filter(canLearn);
   const nulls = all.filter((m) => !canLearn(m));
-  const lines = [
-    `Pooled (rows 'learners'): the models that can learn from their experience: ${pooled.length > 0 ? pooled.join(", ") : "none in this data set"}.`,
-  ];
+  const lines = [`Pooled (rows 'learners'): the models that can learn from their experience: ${pooled.length > 0 ? pooled.join(", ") : "none in this data set"}.`];
   if (nulls.length > 0) {
     lines.push(
       `The null (rows 'null'): ${nulls.join(", ")}, built-in policies that ignore the experience block, so their judging cannot couple with any improvement (expected ~0); pooled with the learners, their high Agree with no gain would bias the correlation.`,

@@ -101,7 +101,9 @@ export function unknownStatusText(status: string): string {
 
 /** `7: 6x http_429, 1x http_5xx` (most frequent kind first). */
 export function retriesText(byKind: Readonly<Record<string, number>>): string {
-  const kinds = Object.entries(byKind).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const kinds = Object.entries(byKind)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const total = kinds.reduce((n, [, k]) => n + k, 0);
   return total === 0 ? "0" : `${total}: ${kinds.map(([k, n]) => `${n}x ${k}`).join(", ")}`;
 }
@@ -162,7 +164,9 @@ function qualityTable(ds: Dataset, cfg: BootstrapConfig): Table<RunQualityRow> {
     rows,
     notes: [
       describeBootstrap(cfg, "nothing: run quality is counted from the logs, not estimated, so it has no interval", new MethodTally()),
-      "From each run's manifest (`quality`, written when the run ended); a run whose manifest recorded none (missing, older, or another tool's) is measured here from its step lines by the same thresholds (a share flags it from " + WARMUP_REPLIES + " step replies on), its call columns (retries, server truncation, fingerprints) then empty or 0. A status the kit does not write (another tool's `done`) is named in the status column and the run judged as complete by its steps. Shares are of step replies: bad = no parsable Answer or Score line; cut at cap = finish_reason length; invalid = the game refused the action; empty = no answer text. server_truncated_calls: the server counted far fewer prompt tokens than the kit sent (a silent cut, e.g. Ollama's num_ctx). over_context_steps: steps that could not fit --context-tokens and ended their episode; turns_dropped_steps: steps sent without their episode's earliest turns. Thresholds: src/logs/qualityThresholds.ts (docs/endpoints.md, \"Run quality\").",
+      "From each run's manifest (`quality`, written when the run ended); a run whose manifest recorded none (missing, older, or another tool's) is measured here from its step lines by the same thresholds (a share flags it from " +
+        WARMUP_REPLIES +
+        " step replies on), its call columns (retries, server truncation, fingerprints) then empty or 0. A status the kit does not write (another tool's `done`) is named in the status column and the run judged as complete by its steps. Shares are of step replies: bad = no parsable Answer or Score line; cut at cap = finish_reason length; invalid = the game refused the action; empty = no answer text. server_truncated_calls: the server counted far fewer prompt tokens than the kit sent (a silent cut, e.g. Ollama's num_ctx). over_context_steps: steps that could not fit --context-tokens and ended their episode; turns_dropped_steps: steps sent without their episode's earliest turns. Thresholds: src/logs/qualityThresholds.ts (docs/endpoints.md, \"Run quality\").",
     ],
   };
 }
@@ -193,7 +197,9 @@ export function qualityFiltered(ds: Dataset, includeFlagged: boolean): { ds: Dat
     if (v.flags.length > 0) flagged.set(run.run_id, v.flags);
     if (v.unknownStatus !== null) unknown.set(v.unknownStatus, [...(unknown.get(v.unknownStatus) ?? []), run.run_id]);
   }
-  const said = [...unknown].map(([status, ids]) => `${ids.length} run${ids.length > 1 ? "s" : ""} (e.g. ${ids[0]}): ${unknownStatusText(status)} (the kit writes ${KNOWN_STATUSES.join(", ")}; see run_quality)`);
+  const said = [...unknown].map(
+    ([status, ids]) => `${ids.length} run${ids.length > 1 ? "s" : ""} (e.g. ${ids[0]}): ${unknownStatusText(status)} (the kit writes ${KNOWN_STATUSES.join(", ")}; see run_quality)`,
+  );
   if (flagged.size === 0) return { ds: said.length > 0 ? { ...ds, warnings: withWarnings(ds.warnings, said) } : ds, note: null, emptied: null };
   const named = [...flagged].map(([id, f]) => `${id} (${f.join("; ")})`).join(", ");
   if (!includeFlagged) {

@@ -123,7 +123,11 @@ export function trainingBands(series: readonly TrainingSeries[], cfg: BootstrapC
     const points = epochs.map((x) => {
       const at = sorted.flatMap((s) => s.points.filter((p) => p.x === x));
       if (sorted.length === 1) return { ...at[0]!, n_seeds: 1, indicative: false };
-      const e = overSeeds(at.map((p) => p.y), cfg, [first.model, first.game, `epoch ${x}`]);
+      const e = overSeeds(
+        at.map((p) => p.y),
+        cfg,
+        [first.model, first.game, `epoch ${x}`],
+      );
       return { x, y: e.point as number, lo: e.lo, hi: e.hi, n: Math.min(...at.map((p) => p.n)), n_seeds: at.length, indicative: e.indicative === true };
     });
     out.push({
@@ -153,24 +157,27 @@ function seedNote(ns: readonly number[]): string[] {
 
 /** Figure 7's numbers: a row per (model, game), means over loop seeds with intervals over them. */
 export function trainingTable(rows: TrainingSeedRow[], cfg: BootstrapConfig): Table<TrainingSeedRow> {
-  return withInstrumentNote({
-    name: "training",
-    title: "Training pathway: checkpoint (epoch) curves, over loop seeds",
-    columns: [
-      { key: "model", kind: "text" },
-      { key: "game", kind: "text" },
-      { key: "n_seeds", kind: "int" },
-      { key: "run_seeds", kind: "text" },
-      ...SEED_METRICS.map((key) => ({ key, kind: "estimate" as const })),
-      { key: "n_updated", kind: "int" },
-    ],
-    rows,
-    notes: [
-      describeBootstrap({ ...cfg, method: "percentile" }, "the loop seeds (training runs) of the row", tallyOf(rows, SEED_METRICS)),
-      "Epoch 0 is the base model (y0); avg and max are over the valid updated epochs (1..K-1), n_above counts those above y0 (mean over seeds), AUC+ uses spacing 1. y_final is the last recorded epoch (missing when it failed).",
-      ...seedNote(rows.map((r) => r.n_seeds)),
-    ],
-  }, []);
+  return withInstrumentNote(
+    {
+      name: "training",
+      title: "Training pathway: checkpoint (epoch) curves, over loop seeds",
+      columns: [
+        { key: "model", kind: "text" },
+        { key: "game", kind: "text" },
+        { key: "n_seeds", kind: "int" },
+        { key: "run_seeds", kind: "text" },
+        ...SEED_METRICS.map((key) => ({ key, kind: "estimate" as const })),
+        { key: "n_updated", kind: "int" },
+      ],
+      rows,
+      notes: [
+        describeBootstrap({ ...cfg, method: "percentile" }, "the loop seeds (training runs) of the row", tallyOf(rows, SEED_METRICS)),
+        "Epoch 0 is the base model (y0); avg and max are over the valid updated epochs (1..K-1), n_above counts those above y0 (mean over seeds), AUC+ uses spacing 1. y_final is the last recorded epoch (missing when it failed).",
+        ...seedNote(rows.map((r) => r.n_seeds)),
+      ],
+    },
+    [],
+  );
 }
 
 /** Figure 7 as numbers: each epoch's mean score over the loop seeds, with its interval. */
@@ -186,23 +193,26 @@ export function trainingEpochsTable(series: readonly TrainingBandSeries[], cfg: 
     })),
   );
   const oneSeed = series.filter((s) => s.band === "episodes").map((s) => `${s.model} / ${s.game}`);
-  return withInstrumentNote({
-    name: "training_epochs",
-    title: "Training pathway: score by epoch, mean over loop seeds (Figure 7's points)",
-    columns: [
-      { key: "model", kind: "text" },
-      { key: "game", kind: "text" },
-      { key: "epoch", kind: "int" },
-      { key: "score", kind: "estimate" },
-      { key: "n_seeds", kind: "int" },
-      { key: "n_episodes", kind: "int" },
-    ],
-    rows,
-    notes: [
-      describeBootstrap({ ...cfg, method: "percentile" }, "the loop seeds that evaluated the epoch (a row with one seed: its evaluation episodes)", tallyOf(rows, ["score"])),
-      "score: the mean over the seeds of each seed's mean over its n_episodes evaluation episodes at that epoch; Figure 7 draws these points and intervals as its lines and bands.",
-      ...seedNote(series.filter((s) => s.band === "seeds").flatMap((s) => s.points.map((p) => p.n_seeds))),
-      ...(oneSeed.length > 0 ? [`One loop seed (interval: its evaluation episodes resampled): ${oneSeed.join(", ")}.`] : []),
-    ],
-  }, []);
+  return withInstrumentNote(
+    {
+      name: "training_epochs",
+      title: "Training pathway: score by epoch, mean over loop seeds (Figure 7's points)",
+      columns: [
+        { key: "model", kind: "text" },
+        { key: "game", kind: "text" },
+        { key: "epoch", kind: "int" },
+        { key: "score", kind: "estimate" },
+        { key: "n_seeds", kind: "int" },
+        { key: "n_episodes", kind: "int" },
+      ],
+      rows,
+      notes: [
+        describeBootstrap({ ...cfg, method: "percentile" }, "the loop seeds that evaluated the epoch (a row with one seed: its evaluation episodes)", tallyOf(rows, ["score"])),
+        "score: the mean over the seeds of each seed's mean over its n_episodes evaluation episodes at that epoch; Figure 7 draws these points and intervals as its lines and bands.",
+        ...seedNote(series.filter((s) => s.band === "seeds").flatMap((s) => s.points.map((p) => p.n_seeds))),
+        ...(oneSeed.length > 0 ? [`One loop seed (interval: its evaluation episodes resampled): ${oneSeed.join(", ")}.`] : []),
+      ],
+    },
+    [],
+  );
 }

@@ -93,37 +93,45 @@ export function reliabilityRow(run: VerifiedRunInput, threshold: number | null):
 
 export function verifierReliabilityTable(inputs: VerifiedInputs, thresholdOf: ThresholdOf = criterionThreshold): Table<ReliabilityRow> {
   const rows = inputs.verified.map((r) => reliabilityRow(r, thresholdOf(r)));
-  return withInstrumentNote({
-    name: "verifier_reliability",
-    title: "Verifier reliability (verified pathway): the verifier's episode outcomes vs the hidden score",
-    columns: [
-      { key: "game", kind: "text" },
-      { key: "model", kind: "text" },
-      { key: "threshold", kind: "num" },
-      { key: "verdicts", kind: "int" },
-      { key: "decided", kind: "int" },
-      { key: "agree", kind: "num" },
-      { key: "over_claim", kind: "num" },
-      { key: "under_claim", kind: "num" },
-      { key: "uncertain", kind: "num" },
-      { key: "rejected", kind: "num" },
-      { key: "facts", kind: "int" },
-      { key: "facts_checkable", kind: "int" },
-      { key: "facts_contradicted", kind: "int" },
-      { key: "contradicted_share", kind: "num" },
-    ],
-    rows,
-    notes: [
-      "Success = the exploration episode's hidden score >= threshold. agree / over_claim (success said, score below) / under_claim (failure said, score at or above) are shares of the decided verdicts; uncertain and rejected (reply not parsed) are shares of all verdicts.",
-      "Facts: the frozen memory's. Checkable: chess movement facts (against the hidden piece rules) and outcome facts of any game (against their supporting episodes' hidden scores, e.g. trust's hidden opponents); contradicted_share = contradicted / checkable.",
-    ],
-  }, []);
+  return withInstrumentNote(
+    {
+      name: "verifier_reliability",
+      title: "Verifier reliability (verified pathway): the verifier's episode outcomes vs the hidden score",
+      columns: [
+        { key: "game", kind: "text" },
+        { key: "model", kind: "text" },
+        { key: "threshold", kind: "num" },
+        { key: "verdicts", kind: "int" },
+        { key: "decided", kind: "int" },
+        { key: "agree", kind: "num" },
+        { key: "over_claim", kind: "num" },
+        { key: "under_claim", kind: "num" },
+        { key: "uncertain", kind: "num" },
+        { key: "rejected", kind: "num" },
+        { key: "facts", kind: "int" },
+        { key: "facts_checkable", kind: "int" },
+        { key: "facts_contradicted", kind: "int" },
+        { key: "contradicted_share", kind: "num" },
+      ],
+      rows,
+      notes: [
+        "Success = the exploration episode's hidden score >= threshold. agree / over_claim (success said, score below) / under_claim (failure said, score at or above) are shares of the decided verdicts; uncertain and rejected (reply not parsed) are shares of all verdicts.",
+        "Facts: the frozen memory's. Checkable: chess movement facts (against the hidden piece rules) and outcome facts of any game (against their supporting episodes' hidden scores, e.g. trust's hidden opponents); contradicted_share = contradicted / checkable.",
+      ],
+    },
+    [],
+  );
 }
 
 export function verifiedVsTables(ca: CurveAnalysis, cfg: BootstrapConfig, opts: CurveTableOptions = {}): { verified_vs_memory: Table<SummaryRow>; verified_vs_history: Table<SummaryRow> } {
   return {
     verified_vs_memory: pathwayDeltaTable(ca, cfg, opts, { a: "verified", b: "memory", name: "verified_vs_memory", title: "Verified memory vs Summary Memory: dNABA = NABA(verified) - NABA(memory)" }),
-    verified_vs_history: pathwayDeltaTable(ca, cfg, opts, { a: "verified", b: "history", name: "verified_vs_history", title: "Verified memory vs History ICL: dNABA = NABA(verified) - NABA(history)" }),
+    verified_vs_history: pathwayDeltaTable(ca, cfg, opts, {
+      a: "verified",
+      b: "history",
+      name: "verified_vs_history",
+      title: "Verified memory vs History ICL: dNABA = NABA(verified) - NABA(history)",
+    }),
   };
 }
 
@@ -160,24 +168,25 @@ export function tokensByPathwayTable(inputs: VerifiedInputs): Table<TokensRow> {
       eval_tokens: tok(u.parts.eval_steps),
     }))
     .sort((a, b) => (a.game !== b.game ? (a.game < b.game ? -1 : 1) : a.model !== b.model ? (a.model < b.model ? -1 : 1) : a.pathway < b.pathway ? -1 : a.pathway > b.pathway ? 1 : 0));
-  return withInstrumentNote({
-    name: "tokens_by_pathway",
-    title: "Tokens per pathway: exploration steps, consolidation (summaries; curriculum + verifier) and evaluation",
-    columns: [
-      { key: "game", kind: "text" },
-      { key: "model", kind: "text" },
-      { key: "pathway", kind: "text" },
-      { key: "explore_calls", kind: "int" },
-      { key: "explore_tokens", kind: "int" },
-      { key: "consolidation_calls", kind: "int" },
-      { key: "consolidation_tokens", kind: "int" },
-      { key: "budget_tokens", kind: "int" },
-      { key: "eval_calls", kind: "int" },
-      { key: "eval_tokens", kind: "int" },
-    ],
-    rows,
-    notes: [
-      "From calls.jsonl (every call made, retried and discarded attempts included). Tokens = prompt + completion; built-in models report 0 tokens, so offline data compares calls only.",
-    ],
-  }, []);
+  return withInstrumentNote(
+    {
+      name: "tokens_by_pathway",
+      title: "Tokens per pathway: exploration steps, consolidation (summaries; curriculum + verifier) and evaluation",
+      columns: [
+        { key: "game", kind: "text" },
+        { key: "model", kind: "text" },
+        { key: "pathway", kind: "text" },
+        { key: "explore_calls", kind: "int" },
+        { key: "explore_tokens", kind: "int" },
+        { key: "consolidation_calls", kind: "int" },
+        { key: "consolidation_tokens", kind: "int" },
+        { key: "budget_tokens", kind: "int" },
+        { key: "eval_calls", kind: "int" },
+        { key: "eval_tokens", kind: "int" },
+      ],
+      rows,
+      notes: ["From calls.jsonl (every call made, retried and discarded attempts included). Tokens = prompt + completion; built-in models report 0 tokens, so offline data compares calls only."],
+    },
+    [],
+  );
 }

@@ -307,7 +307,9 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
         ...sc.xs.map((_, c): SeedStat => ({ of: (at) => at.curve[c]?.y ?? null, metric: "avg", range: SCORE, tally: tallies.series })),
         ...(threshold === null
           ? []
-          : (["y_first", "y_last", "fr"] as const).map((k): SeedStat => ({ of: (at) => at.forgetting(threshold)[k], metric: "avg", range: k === "fr" ? SHORTFALL : SCORE, tally: tallies.forgetting }))),
+          : (["y_first", "y_last", "fr"] as const).map(
+              (k): SeedStat => ({ of: (at) => at.forgetting(threshold)[k], metric: "avg", range: k === "fr" ? SHORTFALL : SCORE, tally: tallies.forgetting }),
+            )),
       ];
       const est = seedEstimates(sc, stats, cfg);
       const take = (n: number): Estimate[] => est.splice(0, n);
@@ -375,96 +377,118 @@ export function analyzeViews(ds: Dataset, cfg: BootstrapConfig): ViewAnalysis {
     { key: "pathway", kind: "text" as const },
   ];
   return {
-    views: withInstrumentNote({
-      name: "views",
-      title: "Evaluation views: curve metrics, transfer gain (IDG on id, OODG on eval) and the best intermediate snapshot",
-      columns: [
-        ...idCols,
-        { key: "view", kind: "text" },
-        { key: "n_checkpoints", kind: "int" },
-        { key: "n_seeds", kind: "int" },
-        ...estimateCols(["avg", "max", "auc_plus", "naba", "final_gain"]),
-        { key: "best_x", kind: "int" },
-        ...estimateCols(["best_gain", "regression"]),
-        { key: "n_updates", kind: "int" },
-        { key: "disagree_rate", kind: "num" },
-      ],
-      rows: viewRows,
-      notes: [
-        describeBootstrap(cfg, unit, tallies.views),
-        ESTIMAND_ONE_RUN_PER_ROW,
-        "Views (views.md): eval = the strict held-out evaluation (OOD transfer); id = the explore config on a held-out seed list (ID transfer); replay = the first K exploration seeds re-played with the explore config (retention; no checkpoint 0, so no AUC+, NABA or final gain).",
-        "final_gain = y(last) - y(0). best_x, best_gain: the best intermediate checkpoint (0 < x < last) and its gain over y(0); regression = max(0, best_gain - final_gain). disagree_rate: the share of the run's updates (checkpoints where two or more views have a UVG) at which one view gained and another lost (view_updates has every UVG).",
-        ...smallNNote(viewRows, CURVE_METRICS.map((m) => ({ key: m, metric: m }))),
-      ],
-    }, []),
-    updates: withInstrumentNote({
-      name: "view_updates",
-      title: "Update gain per checkpoint and view: UVG(x) = y(x) - y(previous checkpoint)",
-      columns: [...idCols, { key: "view", kind: "text" }, { key: "x", kind: "int" }, { key: "from", kind: "int" }, { key: "uvg", kind: "estimate" }],
-      rows: updateRows,
-      notes: [describeBootstrap(cfg, unit, tallies.updates), ESTIMAND_ONE_RUN_PER_ROW, "UVG compares the seeds played at both checkpoints (the replay view adds seeds as they are explored); `from` is the previous valid checkpoint."],
-    }, []),
-    forgetting: withInstrumentNote({
-      name: "forgetting",
-      title: "Forgetting on replay: each re-played exploration seed solved at its first replay vs at the last checkpoint",
-      columns: [
-        ...idCols,
-        { key: "threshold", kind: "num" },
-        { key: "n_seeds", kind: "int" },
-        { key: "fixed", kind: "int" },
-        { key: "forgotten", kind: "int" },
-        { key: "kept", kind: "int" },
-        { key: "never", kind: "int" },
-        ...estimateCols(["y_first", "y_last", "fr"]),
-      ],
-      rows: forgetRows,
-      notes: [
-        describeBootstrap(cfg, "the replayed exploration seeds (n_seeds of each row)", tallies.forgetting),
-        FORGETTING_ESTIMAND,
-        "Solved: score >= the game's success threshold (src/games/successThreshold.ts: chess, minesweeper, nullify 1 (won); tetris 3 lines; snake 3 apples; pvz 32 turns; trust 40 coins). fixed: unsolved at the first replay, solved at the last checkpoint; forgotten: the reverse; kept: solved at both; never: at neither. FR = max(0, y_first - y_last).",
-      ],
-    }, []),
-    cost: withInstrumentNote({
-      name: "cost",
-      title: "Cost per checkpoint: exploration and consolidation up to x (cumulative), evaluation of x apart",
-      columns: [
-        ...idCols,
-        { key: "x", kind: "int" },
-        ...["calls", "tokens_in", "tokens_cached", "tokens_out", "tokens_reasoning"].map((k) => ({ key: `explore_${k}`, kind: "int" as const })),
-        { key: "explore_usd", kind: "num" },
-        ...["calls", "tokens_in", "tokens_cached", "tokens_out", "tokens_reasoning"].map((k) => ({ key: `eval_${k}`, kind: "int" as const })),
-        { key: "eval_usd", kind: "num" },
-      ],
-      rows: costRows,
-      notes: [
-        describeBootstrap(cfg, "nothing: cost is counted from calls.jsonl, not estimated, so it has no interval", new MethodTally()),
-        "From calls.jsonl (every call made, retried and discarded attempts included). explore_*: the step calls of exploration episodes 1..x and the memory summaries after them; eval_*: the calls of checkpoint x's evaluation episodes, all views. Cached prompt tokens are part of tokens_in; reasoning tokens (completion_tokens_details.reasoning_tokens, where the provider reports them) are part of tokens_out. Dollars come from the models file's prices: empty when no call had one. Built-in models count no tokens (0).",
-      ],
-    }, []),
-    costRuns: withInstrumentNote({
-      name: "cost_runs",
-      title: "Cost per run and gain per million exploration tokens",
-      columns: [
-        ...idCols,
-        { key: "explore_calls", kind: "int" },
-        { key: "explore_tokens", kind: "int" },
-        { key: "explore_prompt_tokens_counted", kind: "int" },
-        { key: "explore_usd", kind: "num" },
-        { key: "eval_calls", kind: "int" },
-        { key: "eval_tokens", kind: "int" },
-        { key: "eval_usd", kind: "num" },
-        { key: "naba", kind: "num" },
-        { key: "oodg", kind: "num" },
-        { key: "naba_per_mtok", kind: "num" },
-        { key: "oodg_per_mtok", kind: "num" },
-      ],
-      rows: costRunRows,
-      notes: [
-        describeBootstrap(cfg, "nothing: cost is counted, not estimated; the intervals of naba and oodg are in main_results and views", new MethodTally()),
-        "explore_*: exploration and consolidation up to the run's last checkpoint; eval_*: every evaluation call. naba and oodg (= y(last) - y(0)) are the eval view's; *_per_mtok divides them by the exploration tokens in millions (in + out), empty when no token was counted (built-in models). explore_prompt_tokens_counted: the kit's own count (run tokenizer) of the exploration step prompts, logged for every model (tokens_in_local of calls.jsonl; summaries' prompts not counted): the only token count of a built-in model, 0 in logs written before it was logged.",
-      ],
-    }, []),
+    views: withInstrumentNote(
+      {
+        name: "views",
+        title: "Evaluation views: curve metrics, transfer gain (IDG on id, OODG on eval) and the best intermediate snapshot",
+        columns: [
+          ...idCols,
+          { key: "view", kind: "text" },
+          { key: "n_checkpoints", kind: "int" },
+          { key: "n_seeds", kind: "int" },
+          ...estimateCols(["avg", "max", "auc_plus", "naba", "final_gain"]),
+          { key: "best_x", kind: "int" },
+          ...estimateCols(["best_gain", "regression"]),
+          { key: "n_updates", kind: "int" },
+          { key: "disagree_rate", kind: "num" },
+        ],
+        rows: viewRows,
+        notes: [
+          describeBootstrap(cfg, unit, tallies.views),
+          ESTIMAND_ONE_RUN_PER_ROW,
+          "Views (views.md): eval = the strict held-out evaluation (OOD transfer); id = the explore config on a held-out seed list (ID transfer); replay = the first K exploration seeds re-played with the explore config (retention; no checkpoint 0, so no AUC+, NABA or final gain).",
+          "final_gain = y(last) - y(0). best_x, best_gain: the best intermediate checkpoint (0 < x < last) and its gain over y(0); regression = max(0, best_gain - final_gain). disagree_rate: the share of the run's updates (checkpoints where two or more views have a UVG) at which one view gained and another lost (view_updates has every UVG).",
+          ...smallNNote(
+            viewRows,
+            CURVE_METRICS.map((m) => ({ key: m, metric: m })),
+          ),
+        ],
+      },
+      [],
+    ),
+    updates: withInstrumentNote(
+      {
+        name: "view_updates",
+        title: "Update gain per checkpoint and view: UVG(x) = y(x) - y(previous checkpoint)",
+        columns: [...idCols, { key: "view", kind: "text" }, { key: "x", kind: "int" }, { key: "from", kind: "int" }, { key: "uvg", kind: "estimate" }],
+        rows: updateRows,
+        notes: [
+          describeBootstrap(cfg, unit, tallies.updates),
+          ESTIMAND_ONE_RUN_PER_ROW,
+          "UVG compares the seeds played at both checkpoints (the replay view adds seeds as they are explored); `from` is the previous valid checkpoint.",
+        ],
+      },
+      [],
+    ),
+    forgetting: withInstrumentNote(
+      {
+        name: "forgetting",
+        title: "Forgetting on replay: each re-played exploration seed solved at its first replay vs at the last checkpoint",
+        columns: [
+          ...idCols,
+          { key: "threshold", kind: "num" },
+          { key: "n_seeds", kind: "int" },
+          { key: "fixed", kind: "int" },
+          { key: "forgotten", kind: "int" },
+          { key: "kept", kind: "int" },
+          { key: "never", kind: "int" },
+          ...estimateCols(["y_first", "y_last", "fr"]),
+        ],
+        rows: forgetRows,
+        notes: [
+          describeBootstrap(cfg, "the replayed exploration seeds (n_seeds of each row)", tallies.forgetting),
+          FORGETTING_ESTIMAND,
+          "Solved: score >= the game's success threshold (src/games/successThreshold.ts: chess, minesweeper, nullify 1 (won); tetris 3 lines; snake 3 apples; pvz 32 turns; trust 40 coins). fixed: unsolved at the first replay, solved at the last checkpoint; forgotten: the reverse; kept: solved at both; never: at neither. FR = max(0, y_first - y_last).",
+        ],
+      },
+      [],
+    ),
+    cost: withInstrumentNote(
+      {
+        name: "cost",
+        title: "Cost per checkpoint: exploration and consolidation up to x (cumulative), evaluation of x apart",
+        columns: [
+          ...idCols,
+          { key: "x", kind: "int" },
+          ...["calls", "tokens_in", "tokens_cached", "tokens_out", "tokens_reasoning"].map((k) => ({ key: `explore_${k}`, kind: "int" as const })),
+          { key: "explore_usd", kind: "num" },
+          ...["calls", "tokens_in", "tokens_cached", "tokens_out", "tokens_reasoning"].map((k) => ({ key: `eval_${k}`, kind: "int" as const })),
+          { key: "eval_usd", kind: "num" },
+        ],
+        rows: costRows,
+        notes: [
+          describeBootstrap(cfg, "nothing: cost is counted from calls.jsonl, not estimated, so it has no interval", new MethodTally()),
+          "From calls.jsonl (every call made, retried and discarded attempts included). explore_*: the step calls of exploration episodes 1..x and the memory summaries after them; eval_*: the calls of checkpoint x's evaluation episodes, all views. Cached prompt tokens are part of tokens_in; reasoning tokens (completion_tokens_details.reasoning_tokens, where the provider reports them) are part of tokens_out. Dollars come from the models file's prices: empty when no call had one. Built-in models count no tokens (0).",
+        ],
+      },
+      [],
+    ),
+    costRuns: withInstrumentNote(
+      {
+        name: "cost_runs",
+        title: "Cost per run and gain per million exploration tokens",
+        columns: [
+          ...idCols,
+          { key: "explore_calls", kind: "int" },
+          { key: "explore_tokens", kind: "int" },
+          { key: "explore_prompt_tokens_counted", kind: "int" },
+          { key: "explore_usd", kind: "num" },
+          { key: "eval_calls", kind: "int" },
+          { key: "eval_tokens", kind: "int" },
+          { key: "eval_usd", kind: "num" },
+          { key: "naba", kind: "num" },
+          { key: "oodg", kind: "num" },
+          { key: "naba_per_mtok", kind: "num" },
+          { key: "oodg_per_mtok", kind: "num" },
+        ],
+        rows: costRunRows,
+        notes: [
+          describeBootstrap(cfg, "nothing: cost is counted, not estimated; the intervals of naba and oodg are in main_results and views", new MethodTally()),
+          "explore_*: exploration and consolidation up to the run's last checkpoint; eval_*: every evaluation call. naba and oodg (= y(last) - y(0)) are the eval view's; *_per_mtok divides them by the exploration tokens in millions (in + out), empty when no token was counted (built-in models). explore_prompt_tokens_counted: the kit's own count (run tokenizer) of the exploration step prompts, logged for every model (tokens_in_local of calls.jsonl; summaries' prompts not counted): the only token count of a built-in model, 0 in logs written before it was logged.",
+        ],
+      },
+      [],
+    ),
     series,
   };
 }

@@ -35,13 +35,7 @@ function argmaxTies(names: readonly string[], value: (n: string) => number, rng:
 /** Share of an exploring draw from a checkpoint prior that stays uniform, so exploration never stops. */
 export const PRIOR_EXPLORE_FLOOR = 0.2;
 
-export function chooseTactic(
-  names: readonly string[],
-  stats: TacticStats,
-  phase: "explore" | "eval",
-  prior: Record<string, number> | null,
-  rng: Rng,
-): { tactic: string; why: string } {
+export function chooseTactic(names: readonly string[], stats: TacticStats, phase: "explore" | "eval", prior: Record<string, number> | null, rng: Rng): { tactic: string; why: string } {
   const tried = names.filter((n) => (stats.get(n)?.n ?? 0) > 0);
   const mean = (n: string): number => stats.get(n)!.sum / stats.get(n)!.n;
   if (tried.length === 0) {

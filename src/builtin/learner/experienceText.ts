@@ -187,7 +187,10 @@ export function parseMemoryText(text: string): { stats: TacticStats; vectors: Ve
     }
     const o = OPPONENT_LINE.exec(line.trim());
     if (o) {
-      const types = o[2]!.split(" or ").map((t) => t.trim()).filter(isOpponentType);
+      const types = o[2]!
+        .split(" or ")
+        .map((t) => t.trim())
+        .filter(isOpponentType);
       if (Number(o[1]) > 0 && types.length) opponents.push({ n: Number(o[1]), types: [...new Set(types)].sort() });
       continue;
     }

@@ -48,7 +48,10 @@ export function readExperience(experience: string, learn: TacticSet["learn"]): {
   // A verified memory's facts (roles/memory.ts) count like a summary's statistics.
   const verified = readVerifiedFacts(retrieved.memory);
   for (const [t, v] of verified.stats) if (!memory.stats.has(t)) memory.stats.set(t, v);
-  const stats = statsFromEpisodes(parsed.map((p) => p.episode), memory.stats);
+  const stats = statsFromEpisodes(
+    parsed.map((p) => p.episode),
+    memory.stats,
+  );
   // Retrieved steps are single steps, not episodes: they add no tactic statistics, only the rule
   // knowledge one step's move and feedback carry (chess: a displacement known legal or illegal).
   // Trust's opponent knowledge needs a whole episode's moves, so a lone step adds none.
@@ -158,7 +161,10 @@ export function learnerStep(messages: readonly ChatMessage[], options: LearnerOp
   const names = tacticNames(set);
   const ck: LearnerCheckpoint | null = options.checkpoint !== null ? loadCheckpoint(options.checkpoint) : null;
   const fromCk = ck?.games[title.game];
-  const exp = experienceRead(messages.find((m) => m.role === "user"), set.learn);
+  const exp = experienceRead(
+    messages.find((m) => m.role === "user"),
+    set.learn,
+  );
 
   // The tactic this episode's earlier replies named (the episode keeps one tactic).
   const firstOwn = messages.find((m) => m.role === "assistant");

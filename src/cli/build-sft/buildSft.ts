@@ -45,7 +45,6 @@ export interface BuildSftDeps {
   modelContext?: Partial<ModelContext>;
 }
 
-
 function list(flag: string, value: string | undefined, valid?: readonly string[]): string[] | null {
   if (value === undefined) return null;
   const items = listItems(value);

@@ -69,7 +69,8 @@ export function parseClusterArgs(argv: readonly string[], env: Record<string, st
   const { job: jobArgv, run } = splitArgs(argv);
   const { values: v, positionals } = parseFlagsAndPositionals(jobArgv, JOB_FLAGS, CLUSTER_USAGE);
   const kind = positionals[0];
-  if (kind !== "slurm" && kind !== "k8s") throw new UsageError(`expected the scheduler first: s3gym cluster slurm ... or s3gym cluster k8s ...${kind === undefined ? "" : `, got '${escapeControl(kind)}'`}\nusage: ${CLUSTER_USAGE}`);
+  if (kind !== "slurm" && kind !== "k8s")
+    throw new UsageError(`expected the scheduler first: s3gym cluster slurm ... or s3gym cluster k8s ...${kind === undefined ? "" : `, got '${escapeControl(kind)}'`}\nusage: ${CLUSTER_USAGE}`);
   if (positionals.length > 1) throw new UsageError(`unexpected argument '${escapeControl(positionals[1]!)}'\nusage: ${CLUSTER_USAGE}`);
   for (const name of SET_BY_JOB) {
     if (run.some((a) => a === `--${name}` || a.startsWith(`--${name}=`))) throw new UsageError(`--${name} is set by the job file (each task runs --shard auto into --data/shard-i-of-n): drop it`);
@@ -92,7 +93,8 @@ export function parseClusterArgs(argv: readonly string[], env: Record<string, st
   }
   const s3gym = v.s3gym !== undefined ? v.s3gym.split(" ").filter(Boolean) : kind === "slurm" ? defaultS3gym() : ["s3gym"];
   if (s3gym.length === 0) throw new UsageError("--s3gym is empty: the command that starts s3gym on a node, e.g. 's3gym' or 'node /shared/s3gym/dist/cli/main.js'");
-  if (kind === "k8s" && (v.image === undefined || v.pvc === undefined)) throw new UsageError("k8s needs --image IMAGE (with s3gym installed) and --pvc CLAIM (a ReadWriteMany claim mounted at --data)");
+  if (kind === "k8s" && (v.image === undefined || v.pvc === undefined))
+    throw new UsageError("k8s needs --image IMAGE (with s3gym installed) and --pvc CLAIM (a ReadWriteMany claim mounted at --data)");
   const credentials: string[] = [];
   const job: ClusterJob = {
     shards,

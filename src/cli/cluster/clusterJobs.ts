@@ -108,7 +108,9 @@ export function slurmScript(j: ClusterJob): string {
     "# Progress and the command that resumes a failed shard: s3gym status --data <the data directory>.",
     "set -euo pipefail",
     // URL credentials are read from the environment at run time, never written here: checked before submitting.
-    ...credentialRefs(j).map((n) => `: "\${${URL_CREDENTIAL_ENV}${n}:?export ${URL_CREDENTIAL_ENV}${n}=USER:KEY (the credentials of URL ${n} of the run flags, not written into this script) before running it}"`),
+    ...credentialRefs(j).map(
+      (n) => `: "\${${URL_CREDENTIAL_ENV}${n}:?export ${URL_CREDENTIAL_ENV}${n}=USER:KEY (the credentials of URL ${n} of the run flags, not written into this script) before running it}"`,
+    ),
     `mkdir -p ${shellQuote(logs)}`,
     `shards_job=$(sbatch --parsable --output=${shellQuote(`${logs}/shards-%A_%a.out`)} <<'S3GYM_SHARDS'`,
     "#!/bin/bash",
@@ -118,14 +120,14 @@ export function slurmScript(j: ClusterJob): string {
     `exec ${[...j.s3gym, ...shardArgs(j, false)].map(shellWordWithRefs).join(" ")}`,
     "S3GYM_SHARDS",
     ")",
-    'shards_job=${shards_job%%;*}',
+    "shards_job=${shards_job%%;*}",
     `report_job=$(sbatch --parsable --dependency=afterok:"$shards_job" --output=${shellQuote(`${logs}/report-%j.out`)} <<'S3GYM_REPORT'`,
     "#!/bin/bash",
     ...resources(`${j.name}-report`),
     `exec ${shellLine([...j.s3gym, ...reportArgs(j)])}`,
     "S3GYM_REPORT",
     ")",
-    'report_job=${report_job%%;*}',
+    "report_job=${report_job%%;*}",
     `echo "submitted: shards job $shards_job (${j.shards} array tasks), report job $report_job (runs after every shard succeeded)"`,
     "",
   ].join("\n");
@@ -143,7 +145,10 @@ export function k8sManifest(j: ClusterJob): string {
   const credentialEnv =
     refs.length === 0
       ? []
-      : ["          env:", ...refs.flatMap((n) => [`            - name: ${URL_CREDENTIAL_ENV}${n}`, `              valueFrom: {secretKeyRef: {name: ${q(secret)}, key: ${q(`url-credentials-${n}`)}}}`])];
+      : [
+          "          env:",
+          ...refs.flatMap((n) => [`            - name: ${URL_CREDENTIAL_ENV}${n}`, `              valueFrom: {secretKeyRef: {name: ${q(secret)}, key: ${q(`url-credentials-${n}`)}}}`]),
+        ];
   const pod = (command: readonly string[], extra: string[] = []) => [
     "  template:",
     "    spec:",

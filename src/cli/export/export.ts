@@ -54,7 +54,8 @@ export async function exportCommand(argv: string[]): Promise<number> {
   const B = nonNegativeInt("bootstrap", values.bootstrap, DEFAULT_B, 1_000_000);
   if (B < 1) throw new UsageError("--bootstrap must be at least 1");
   const seed = nonNegativeInt("seed", values.seed, 0, 4_294_967_295);
-  if ((values.bootstrap !== undefined || values.seed !== undefined) && format !== "inspect") throw new UsageError("--bootstrap and --seed apply to --format inspect only (the other formats hold no intervals)");
+  if ((values.bootstrap !== undefined || values.seed !== undefined) && format !== "inspect")
+    throw new UsageError("--bootstrap and --seed apply to --format inspect only (the other formats hold no intervals)");
   if (format === "inspect" || format === "atif") {
     if (values["no-cache"] === true) throw new UsageError(`--no-cache applies to --format parquet and csv (the SQL tables' cache); --format ${format} reads the logs afresh`);
     try {
@@ -78,7 +79,9 @@ export async function exportCommand(argv: string[]): Promise<number> {
   try {
     const r = await exportTables(dirs, out, format, { onWarning: () => undefined, cacheDir: values["no-cache"] === true ? null : undefined });
     printWarnings(r.warnings);
-    const counts = Object.entries(r.rows).map(([t, n]) => `${t} ${n}`).join(", ");
+    const counts = Object.entries(r.rows)
+      .map(([t, n]) => `${t} ${n}`)
+      .join(", ");
     process.stdout.write(`s3gym export: wrote ${r.files.length} files to ${out} (${format}): ${counts}\n`);
     return 0;
   } catch (e) {

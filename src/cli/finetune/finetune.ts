@@ -47,7 +47,10 @@ export async function finetuneCommand(argv: string[]): Promise<number> {
       process.stderr.write(`s3gym finetune: ${terminalSafe((e as Error).message)}\n`);
       return 1;
     }
-    const per = Object.entries(r.counted).map(([g, n]) => `${g} ${n}`).join(", ") || "none";
+    const per =
+      Object.entries(r.counted)
+        .map(([g, n]) => `${g} ${n}`)
+        .join(", ") || "none";
     process.stderr.write(`read ${r.examples} examples; tactics counted per game: ${per}; wrote ${r.path}\n`);
     process.stdout.write(`${r.spec}\n`);
     return 0;

@@ -37,7 +37,9 @@ export async function playCommand(argv: string[]): Promise<number> {
   if (values.actions !== undefined) {
     let lines: string[];
     try {
-      lines = readFileSync(values.actions, "utf8").split(/\r?\n/).filter((l) => l.trim().length > 0);
+      lines = readFileSync(values.actions, "utf8")
+        .split(/\r?\n/)
+        .filter((l) => l.trim().length > 0);
     } catch (e) {
       throw new UsageError(`cannot read --actions file '${values.actions}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }

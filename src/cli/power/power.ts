@@ -35,7 +35,7 @@ export async function powerCommand(argv: string[]): Promise<number> {
   const dirs = dataDirs(values.data);
   if (dirs.length === 0) throw new UsageError("--data is required: a pilot data directory holding runs/<run_id>/");
   const episodes = intList("episodes", values.episodes, DEFAULT_EPISODES, 1);
-  const metrics = (values.metrics === undefined ? undefined : listOf(values.metrics));
+  const metrics = values.metrics === undefined ? undefined : listOf(values.metrics);
   const bad = metrics?.find((m) => !(COMPARE_METRICS as readonly string[]).includes(m));
   if (bad !== undefined) throw new UsageError(`unknown --metrics '${bad}': expected a comma list of ${COMPARE_METRICS.join(", ")}`);
   const sims = nonNegativeInt("sims", values.sims, 2000);

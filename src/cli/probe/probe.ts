@@ -58,7 +58,14 @@ export async function probeCommand(argv: string[], deps: ProbeDeps = {}): Promis
   const { values: v } = parseFlags(argv, FLAGS, PROBE_COMMAND_USAGE);
   if (v.from === undefined || v.from.trim() === "") throw new UsageError("--from is required: the run directory (or, with --data, the run id) whose memory is probed");
   if (v.probe === undefined || v.probe.trim() === "") throw new UsageError(`--probe is required: ${PROBE_USAGE} (a comma list for several)`);
-  const probes = [...new Set(v.probe.split(",").map((s) => s.trim()).filter(Boolean))].map((p) => {
+  const probes = [
+    ...new Set(
+      v.probe
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ].map((p) => {
     try {
       return parseProbe(p);
     } catch (e) {

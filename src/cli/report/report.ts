@@ -24,7 +24,6 @@ import { figureOptionsFromFlags, oneOf } from "../shared/figureFlags.js";
 import type { FigureOptions } from "../../report/figures/printLayout.js";
 import type { IntervalLayout } from "../../report/latex.js";
 
-
 const OPTIONS = {
   data: { type: "string", multiple: true },
   out: { type: "string" },
@@ -164,12 +163,25 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const verified = ds.runs.some((r) => r.pathway === "verified") ? await loadVerifiedInputs(args.data) : undefined;
   // The judge dial's runs, played with their own protocol under <data>/dial (reproduce), when present.
   const dial = await loadDialDataset(args.data);
-  const report = buildReport(ds, { B: args.B, seed: args.seed, requireComplete: args.requireComplete, includeFlagged: args.includeFlagged, reference: full, ...(verified ? { verified } : {}), ...(dial ? { dial } : {}) });
+  const report = buildReport(ds, {
+    B: args.B,
+    seed: args.seed,
+    requireComplete: args.requireComplete,
+    includeFlagged: args.includeFlagged,
+    reference: full,
+    ...(verified ? { verified } : {}),
+    ...(dial ? { dial } : {}),
+  });
   let files: string[];
   // Figures left out for want of data (no empty image is written): said on the terminal once the set is in place.
   const notDrawn: FigureNotDrawn[] = [];
   try {
-    files = await writeReport(report, args.out, args.data, { onWarning: (w) => process.stderr.write(terminalSafe(`warning: ${w}\n`)), onFigureNotDrawn: (f) => notDrawn.push(f), figures: args.figures, texIntervals: args.texIntervals });
+    files = await writeReport(report, args.out, args.data, {
+      onWarning: (w) => process.stderr.write(terminalSafe(`warning: ${w}\n`)),
+      onFigureNotDrawn: (f) => notDrawn.push(f),
+      figures: args.figures,
+      texIntervals: args.texIntervals,
+    });
   } catch (e) {
     if (!(e instanceof WriteFailedError)) throw e;
     // The set is written whole before it replaces the previous one: a failed write leaves that one as it was.

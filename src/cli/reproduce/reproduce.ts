@@ -298,7 +298,9 @@ async function reproduce(argv: string[]): Promise<number> {
   // 2-3. The runs: the matrix, the views' runs, the verified runs and Figure 7's training loop, as
   // one list of jobs on --jobs slots (each a child process).
   const jobs = planReproduction(s, dataAbs);
-  say(`running ${jobs.length} jobs, ${args.jobs} at a time: the training loop (${loopRunSeeds(s).length} loop seed(s)), ${VIEWS_SHARDS} shards of the views' runs, the verified runs, the ceiling's runs, the judge dial (${DIAL_SCHEDULE[s.name].runSeeds} run seed(s), in ${shown(join(dataAbs, DIAL_SUBDIR))}), ${MATRIX_SHARDS} shards of the matrix, the learner cells at ${s.learnerRunSeeds} run seed(s)`);
+  say(
+    `running ${jobs.length} jobs, ${args.jobs} at a time: the training loop (${loopRunSeeds(s).length} loop seed(s)), ${VIEWS_SHARDS} shards of the views' runs, the verified runs, the ceiling's runs, the judge dial (${DIAL_SCHEDULE[s.name].runSeeds} run seed(s), in ${shown(join(dataAbs, DIAL_SUBDIR))}), ${MATRIX_SHARDS} shards of the matrix, the learner cells at ${s.learnerRunSeeds} run seed(s)`,
+  );
   const pool = await phase(`runs (matrix, views, verified, ceiling, judge dial, training loop; ${args.jobs} at a time)`, () =>
     watched("runs", dataAbs, watchedRuns(jobs), async () =>
       withJobFiles(jobs, (fileOf) =>
@@ -376,8 +378,7 @@ async function reproduce(argv: string[]): Promise<number> {
     const d = diffTrees(written, hashTree(outAbs));
     if (d.changed.length > 0 || d.added.length > 0) {
       process.stderr.write(
-        `s3gym reproduce: the notebooks' files differ from 's3gym report's: ${[...d.changed, ...d.added].join(", ")} ` +
-          "(a notebook must call the report's builders and writers, never its own)\n",
+        `s3gym reproduce: the notebooks' files differ from 's3gym report's: ${[...d.changed, ...d.added].join(", ")} ` + "(a notebook must call the report's builders and writers, never its own)\n",
       );
       return 1;
     }

@@ -79,7 +79,17 @@ export interface Schedule {
 }
 
 /** The paper's design (`--paper-design`): 3 evaluation episodes per checkpoint, one run seed. */
-export const PAPER_SCHEDULE: Schedule = { name: "paper", exploreEpisodes: 30, checkpointEvery: 3, evalEpisodes: 3, maxSteps: 64, trainingRounds: 19, loopExploreEpisodes: 3, trainingEvalEpisodes: 3, learnerRunSeeds: 1 };
+export const PAPER_SCHEDULE: Schedule = {
+  name: "paper",
+  exploreEpisodes: 30,
+  checkpointEvery: 3,
+  evalEpisodes: 3,
+  maxSteps: 64,
+  trainingRounds: 19,
+  loopExploreEpisodes: 3,
+  trainingEvalEpisodes: 3,
+  learnerRunSeeds: 1,
+};
 /**
  * Run seeds of each learner cell in the default and quick designs: three, the fewest with which a
  * resampling of runs has more than a handful of distinct draws, so the tables can state the model's
@@ -93,7 +103,17 @@ export const LEARNER_RUN_SEEDS = 3;
  * (docs/notebooks.md). Figure 7's loop keeps the paper's 3 per checkpoint (descriptive, no test).
  */
 export const DEFAULT_SCHEDULE: Schedule = { ...PAPER_SCHEDULE, name: "default", evalEpisodes: DESIGN_EVAL_EPISODES, learnerRunSeeds: LEARNER_RUN_SEEDS };
-export const QUICK_SCHEDULE: Schedule = { name: "quick", exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, maxSteps: 16, trainingRounds: 3, loopExploreEpisodes: 1, trainingEvalEpisodes: 2, learnerRunSeeds: LEARNER_RUN_SEEDS };
+export const QUICK_SCHEDULE: Schedule = {
+  name: "quick",
+  exploreEpisodes: 3,
+  checkpointEvery: 3,
+  evalEpisodes: 2,
+  maxSteps: 16,
+  trainingRounds: 3,
+  loopExploreEpisodes: 1,
+  trainingEvalEpisodes: 2,
+  learnerRunSeeds: LEARNER_RUN_SEEDS,
+};
 
 /** The model the verified pathway is reproduced with (7 runs: the learner answers every role offline). */
 export const VERIFIED_MODEL = "builtin:learner";
@@ -164,7 +184,12 @@ function runJob(models: readonly string[], pathways: readonly string[], dataDir:
 
 /** The default matrix's runs (every offline model but VIEWS_MODEL, whose runs are the views' jobs). */
 export function matrixSettings(schedule: Schedule, dataDir: string): RunJobSettings {
-  return runJob(OFFLINE_MODELS.filter((m) => m !== VIEWS_MODEL), PATHWAYS, dataDir, runSettings(schedule));
+  return runJob(
+    OFFLINE_MODELS.filter((m) => m !== VIEWS_MODEL),
+    PATHWAYS,
+    dataDir,
+    runSettings(schedule),
+  );
 }
 
 /** VIEWS_MODEL's part of the matrix: the same runs, with the evaluation views (`--views eval,id,replay`). */
@@ -202,7 +227,11 @@ export function hybridJobSettings(schedule: Schedule, dataDir: string): RunJobSe
 /** The judge dial's runs of one run seed, in <data>/dial on the dial's own schedule. */
 export function dialSettings(schedule: Schedule, dataDir: string, runSeed: number): RunJobSettings {
   const d = DIAL_SCHEDULE[schedule.name];
-  return { ...runJob(DIAL_MODELS, ["none", "history", "memory"], join(dataDir, DIAL_SUBDIR), runSettings(d, { runSeed })), games: [...DIAL_GAMES], rejudge: { judges: [...JUDGE_SWAP_JUDGES], models: [JUDGE_SWAP_MODEL] } };
+  return {
+    ...runJob(DIAL_MODELS, ["none", "history", "memory"], join(dataDir, DIAL_SUBDIR), runSettings(d, { runSeed })),
+    games: [...DIAL_GAMES],
+    rejudge: { judges: [...JUDGE_SWAP_JUDGES], models: [JUDGE_SWAP_MODEL] },
+  };
 }
 
 /**
@@ -240,7 +269,11 @@ export const JUDGE_SWAP_NULL_RUN_SEEDS = { default: 2, paper: 2, quick: 1 } as c
 /** A judge-swap job past the dial's own: `models` on the dial's games and schedule at `runSeed`, then their history and memory runs rejudged. */
 export function judgeSwapSettings(schedule: Schedule, dataDir: string, models: readonly string[], runSeed: number): RunJobSettings {
   const d = DIAL_SCHEDULE[schedule.name];
-  return { ...runJob(models, ["none", "history", "memory"], join(dataDir, DIAL_SUBDIR), runSettings(d, { runSeed })), games: [...DIAL_GAMES], rejudge: { judges: [...JUDGE_SWAP_JUDGES], models: [...models] } };
+  return {
+    ...runJob(models, ["none", "history", "memory"], join(dataDir, DIAL_SUBDIR), runSettings(d, { runSeed })),
+    games: [...DIAL_GAMES],
+    rejudge: { judges: [...JUDGE_SWAP_JUDGES], models: [...models] },
+  };
 }
 
 /**
@@ -297,13 +330,19 @@ export function planReproduction(schedule: Schedule, dataDir: string): Reproduce
     { name: "verified", group: "verified", command: "run", settings: verifiedSettings(schedule, dataDir) },
     { name: "ceiling", group: "ceiling", command: "run", settings: ceilingSettings(schedule, dataDir) },
     { name: "hybrid", group: "hybrid", command: "run", settings: hybridJobSettings(schedule, dataDir) },
-    ...Array.from({ length: DIAL_SCHEDULE[schedule.name].runSeeds }, (_, seed): ReproduceJob => ({ name: `judge dial, run seed ${seed}`, group: "dial", command: "run", settings: dialSettings(schedule, dataDir, seed) })),
+    ...Array.from(
+      { length: DIAL_SCHEDULE[schedule.name].runSeeds },
+      (_, seed): ReproduceJob => ({ name: `judge dial, run seed ${seed}`, group: "dial", command: "run", settings: dialSettings(schedule, dataDir, seed) }),
+    ),
     ...Array.from({ length: schedule.learnerRunSeeds - 1 }, (_, i) => shards(`learners, run seed ${i + 1},`, "matrix", learnerSeedSettings(schedule, dataDir, i + 1), LEARNER_SEED_SHARDS)).flat(),
     ...Array.from({ length: Math.max(0, JUDGE_SWAP_RUN_SEEDS[schedule.name] - DIAL_SCHEDULE[schedule.name].runSeeds) }, (_, i): ReproduceJob => {
       const seed = DIAL_SCHEDULE[schedule.name].runSeeds + i;
       return { name: `judge swap, run seed ${seed}`, group: "dial", command: "run", settings: judgeSwapSettings(schedule, dataDir, [JUDGE_SWAP_MODEL], seed) };
     }),
-    ...Array.from({ length: JUDGE_SWAP_NULL_RUN_SEEDS[schedule.name] }, (_, seed): ReproduceJob => ({ name: `judge swap nulls, run seed ${seed}`, group: "dial", command: "run", settings: judgeSwapSettings(schedule, dataDir, JUDGE_SWAP_NULLS, seed) })),
+    ...Array.from(
+      { length: JUDGE_SWAP_NULL_RUN_SEEDS[schedule.name] },
+      (_, seed): ReproduceJob => ({ name: `judge swap nulls, run seed ${seed}`, group: "dial", command: "run", settings: judgeSwapSettings(schedule, dataDir, JUDGE_SWAP_NULLS, seed) }),
+    ),
     ...shards("matrix", "matrix", matrixSettings(schedule, dataDir), MATRIX_SHARDS),
   ];
 }
@@ -322,7 +361,15 @@ export function jobRuns(job: Job): PlannedRun[] {
     return s.games.map((game) => ({ runId: runId({ game, pathway: TRAINING_PATHWAY, model: label, runSeed: s.settings.runSeed }), totalEpisodes: (s.rounds + 1) * s.settings.evalEpisodes }));
   }
   const s = job.settings;
-  const plan = planRuns({ models: s.models, games: s.games, pathways: s.pathways, runSeed: s.settings.runSeed, trainingLabel: s.training?.label ?? null, shard: s.shard, ...(s.settings.judge !== undefined ? { judge: s.settings.judge } : {}) });
+  const plan = planRuns({
+    models: s.models,
+    games: s.games,
+    pathways: s.pathways,
+    runSeed: s.settings.runSeed,
+    trainingLabel: s.training?.label ?? null,
+    shard: s.shard,
+    ...(s.settings.judge !== undefined ? { judge: s.settings.judge } : {}),
+  });
   const loop = totalEpisodes(s.settings.exploreEpisodes, s.settings.checkpointEvery, s.settings.evalEpisodes) + viewEpisodeTotal(s.settings);
   return plan.selected.map((e) => ({ runId: e.runId, totalEpisodes: playsProtocolLoop(e.pathway) ? loop : (s.training?.checkpoints.length ?? 0) * s.settings.evalEpisodes }));
 }

@@ -151,7 +151,9 @@ export class RunWatch {
       this.finishedNow++;
       const done = this.alreadyDone + this.finishedNow;
       const wall = m.wallS === null ? "" : `, ${formatSeconds(m.wallS)}`;
-      this.print(`${this.opts.label} run ${String(done).padStart(String(this.states.length).length)}/${this.states.length} ${m.status ?? "?"}: ${s.run.runId} (${Math.min(s.episodes, s.run.totalEpisodes)} episodes${wall})`);
+      this.print(
+        `${this.opts.label} run ${String(done).padStart(String(this.states.length).length)}/${this.states.length} ${m.status ?? "?"}: ${s.run.runId} (${Math.min(s.episodes, s.run.totalEpisodes)} episodes${wall})`,
+      );
     }
     const t = this.now();
     if (this.tty) this.drawBar();

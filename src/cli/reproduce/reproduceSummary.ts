@@ -20,8 +20,14 @@ export interface WrittenReport {
 /** Reads what the report wrote under `outDir`. */
 export function readWrittenReport(outDir: string): WrittenReport {
   return {
-    tables: readdirSync(join(outDir, "tables")).filter((f) => f.endsWith(".md")).sort().map((f) => f.replace(/\.md$/, "")),
-    figures: readdirSync(outDir).filter((f) => f.endsWith(".svg")).sort().map((f) => f.replace(/\.svg$/, "")),
+    tables: readdirSync(join(outDir, "tables"))
+      .filter((f) => f.endsWith(".md"))
+      .sort()
+      .map((f) => f.replace(/\.md$/, "")),
+    figures: readdirSync(outDir)
+      .filter((f) => f.endsWith(".svg"))
+      .sort()
+      .map((f) => f.replace(/\.svg$/, "")),
     intervalMethods: readIntervalMethods(join(outDir, "report.json")),
   };
 }

@@ -53,7 +53,11 @@ function cells(label: [string, string, string], r: ReturnType<typeof totalOf>): 
 export function formatEstimate(rows: readonly EstimateRow[], o: { tokenizer: string; policy: string; skipped: readonly string[] }): string {
   const table = [HEADER, ...rows.map((r) => cells([r.model, r.game, r.pathway], r)), cells(["total", "", ""], totalOf(rows))];
   const widths = HEADER.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-  const line = (row: string[]) => row.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   const out: string[] = [
     `s3gym run --estimate: ${rows.length} run${rows.length === 1 ? "" : "s"} played in process by ${o.policy}, no endpoint called; prompt tokens counted with ${o.tokenizer}`,
     "",
@@ -69,7 +73,9 @@ export function formatEstimate(rows: readonly EstimateRow[], o: { tokenizer: str
   for (const r of rows) if (r.incomplete) out.push(`note: ${r.model} ${r.game} ${r.pathway} did not complete under ${o.policy} (${r.incomplete}): its figures are partial`);
   const unpriced = [...new Set(rows.filter((r) => r.inputListUsd === null).map((r) => r.model))];
   if (unpriced.length > 0) {
-    out.push(`note: no price for ${unpriced.join(", ")} (add "price": {"input", "cached_input", "output"} in dollars per million tokens to its models-file entry); the total's dollars cover the other models only`);
+    out.push(
+      `note: no price for ${unpriced.join(", ")} (add "price": {"input", "cached_input", "output"} in dollars per million tokens to its models-file entry); the total's dollars cover the other models only`,
+    );
   }
   for (const s of o.skipped) out.push(`note: ${s}`);
   out.push(

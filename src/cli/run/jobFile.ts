@@ -57,23 +57,31 @@ export function readJobFile(path: string, command: "run" | "train-loop"): RunJob
 
 /** The rules between a run job's fields that `s3gym run`'s flags have (each field alone is the schema's). */
 function checkRunJob(job: RunJobSettings, where: string): void {
-  for (const p of job.pathways) if (!pathwayNames().includes(p)) throw new UsageError(`${where}: settings.pathways: unknown pathway '${escapeControl(p)}' (expected one of ${pathwayNames().join(", ")})`);
+  for (const p of job.pathways)
+    if (!pathwayNames().includes(p)) throw new UsageError(`${where}: settings.pathways: unknown pathway '${escapeControl(p)}' (expected one of ${pathwayNames().join(", ")})`);
   const loop = job.pathways.some(playsProtocolLoop);
   if (loop && job.models.length === 0) throw new UsageError(`${where}: settings.models is empty: the pathways ${job.pathways.filter(playsProtocolLoop).join(", ")} need a model`);
   if (!loop && job.models.length > 0) throw new UsageError(`${where}: settings.models must be empty for pathway training alone (the checkpoints are the models)`);
-  if (job.pathways.includes(TRAINING_PATHWAY) !== (job.training !== null)) throw new UsageError(`${where}: settings.training is ${job.training === null ? "null but the pathways include training (give its label and checkpoints)" : "set but the pathways do not include training"}`);
+  if (job.pathways.includes(TRAINING_PATHWAY) !== (job.training !== null))
+    throw new UsageError(
+      `${where}: settings.training is ${job.training === null ? "null but the pathways include training (give its label and checkpoints)" : "set but the pathways do not include training"}`,
+    );
   if (job.training !== null) labelFlag(`${where}: settings.training.label`, job.training.label);
   if (job.training !== null && job.settings.views !== undefined) throw new UsageError(`${where}: settings.settings.views applies to the protocol loop's pathways, not to pathway training`);
   for (const { pathway, rows } of pathwayOptions()) {
     const own = (job as unknown as Record<string, unknown>)[pathway] ?? null;
-    if (job.pathways.includes(pathway) !== (own !== null)) throw new UsageError(`${where}: settings.${pathway} is ${own === null ? `null but the pathways include ${pathway} (give ${rows.map((r) => r.key).join(" and ")})` : `set but the pathways do not include ${pathway}`}`);
+    if (job.pathways.includes(pathway) !== (own !== null))
+      throw new UsageError(
+        `${where}: settings.${pathway} is ${own === null ? `null but the pathways include ${pathway} (give ${rows.map((r) => r.key).join(" and ")})` : `set but the pathways do not include ${pathway}`}`,
+      );
   }
 }
 
 /** The rules between a loop job's fields that `s3gym train-loop`'s flags have. */
 function checkLoopJob(job: TrainLoopJobSettings, where: string): void {
   if (job.label !== null) labelFlag(`${where}: settings.label`, job.label);
-  if (job.trainer === "builtin" && !job.model.startsWith("builtin:learner")) throw new UsageError(`${where}: settings.trainer 'builtin' fine-tunes builtin:learner[@ckpt][?judge=x]; settings.model is '${escapeControl(job.model)}'`);
+  if (job.trainer === "builtin" && !job.model.startsWith("builtin:learner"))
+    throw new UsageError(`${where}: settings.trainer 'builtin' fine-tunes builtin:learner[@ckpt][?judge=x]; settings.model is '${escapeControl(job.model)}'`);
   if (job.settings.exploreEpisodes < 1) throw new UsageError(`${where}: settings.settings.exploreEpisodes must be at least 1: BuildSFT needs exploration steps`);
   if (job.sft.correctModel !== null && job.sft.lowScore !== "correct") throw new UsageError(`${where}: settings.sft.correctModel is only used with lowScore 'correct'`);
   if (!job.sft.maskEarlierAnswers && job.sft.format !== "openai-chat") throw new UsageError(`${where}: settings.sft.maskEarlierAnswers false (train all turns) only applies to format 'openai-chat'`);

@@ -38,7 +38,23 @@ import { isStudyPath, loadStudy, recordStudy, SMOKE_PROTOCOL, studyFileIn, study
 import { formatInterrupt } from "./runInterrupt.js";
 import { commandRecord, episodeProgress } from "../../runner/monitor/runProgress.js";
 import { formatRunSummary, formatTotals, reportCommand, summarizeRun } from "./runSummary.js";
-import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, modelsFilePath, noCacheFlag, pathwayFlags, pathwaySettingsFromFlags, pathwayUsage, protocolFlags, protocolUsage, resolveGames, settingsFromFlags, VIEW_FLAGS, viewsFromFlags, viewUsage } from "../shared/sharedFlags.js";
+import {
+  ENDPOINT_FLAGS,
+  endpointUsage,
+  modelContextFromFlags,
+  modelsFilePath,
+  noCacheFlag,
+  pathwayFlags,
+  pathwaySettingsFromFlags,
+  pathwayUsage,
+  protocolFlags,
+  protocolUsage,
+  resolveGames,
+  settingsFromFlags,
+  VIEW_FLAGS,
+  viewsFromFlags,
+  viewUsage,
+} from "../shared/sharedFlags.js";
 import { judgeModel, parseJudge } from "../../pathways/judge.js";
 import { readRejudgeSource, rejudgeRuns } from "../../runner/resume/rejudge.js";
 
@@ -126,7 +142,6 @@ function safeStream<T extends { write(text: string): unknown }>(s: T): T {
   return wrapped;
 }
 
-
 interface Parsed {
   /** The run's settings as data: what the flags or the job file said (everything below derives from it and the other flags). */
   job: RunJobSettings;
@@ -166,7 +181,8 @@ interface Parsed {
 function parseTraining(v: { checkpoints?: string; "checkpoints-file"?: string; label?: string }, wanted: boolean): RunJobSettings["training"] {
   const given = [v.checkpoints !== undefined && "--checkpoints", v["checkpoints-file"] !== undefined && "--checkpoints-file", v.label !== undefined && "--label"].filter(Boolean);
   if (!wanted) {
-    if (given.length > 0) throw new UsageError(`${given.join(", ")} ${given.length > 1 ? "are" : "is"} only used with --pathways training (add 'training' to --pathways, or drop ${given.length > 1 ? "them" : "it"})`);
+    if (given.length > 0)
+      throw new UsageError(`${given.join(", ")} ${given.length > 1 ? "are" : "is"} only used with --pathways training (add 'training' to --pathways, or drop ${given.length > 1 ? "them" : "it"})`);
     return null;
   }
   if (v.checkpoints === undefined && v["checkpoints-file"] === undefined) {
@@ -229,7 +245,8 @@ function parse(argv: string[], env: Record<string, string | undefined>, seed: nu
   let v: FlagValues<typeof FLAGS> = given;
   let study: Study | null = null;
   if (path !== null) {
-    if (modelsFilePath(given) !== undefined) throw new UsageError("--models-file cannot be given with a study file: list the models (with their endpoints, keys' names and prices) under the study's models:");
+    if (modelsFilePath(given) !== undefined)
+      throw new UsageError("--models-file cannot be given with a study file: list the models (with their endpoints, keys' names and prices) under the study's models:");
     study = loadStudy(path, { smoke: given.smoke === true });
     v = { ...study.flags, ...(seed !== null ? { "run-seed": String(seed) } : {}), ...givenOf(given) } as FlagValues<typeof FLAGS>;
   } else if (given.smoke === true) {
@@ -466,13 +483,19 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
       }
     }
     // The placebo permutes the self-scores of the run's exploration episodes, which an on-policy run has not played yet.
-    if (p.settings.judge === "shuffled") throw new UsageError("--judge shuffled permutes the self-scores of a recorded run's exploration episodes, so it is a rejudge's judge only: play the run under --judge self, then 's3gym rejudge --from <run> --judge shuffled' (or add --rejudge shuffled to this command)");
+    if (p.settings.judge === "shuffled")
+      throw new UsageError(
+        "--judge shuffled permutes the self-scores of a recorded run's exploration episodes, so it is a rejudge's judge only: play the run under --judge self, then 's3gym rejudge --from <run> --judge shuffled' (or add --rejudge shuffled to this command)",
+      );
     const judgeSpec = judgeModel(p.settings.judge);
     if (judgeSpec !== null) {
       if (p.training) throw new UsageError("--judge applies to the protocol loop's exploration, not to --pathways training");
       try {
         // Preflighted with the others: the external judge's endpoint must answer too.
-        roleModels = [...roleModels, ...validateModelSpecs([judgeSpec], ctx, { keys: !p.estimate }).filter((r) => !resolved.some((m) => m.name === r.name) && !roleModels.some((m) => m.name === r.name))];
+        roleModels = [
+          ...roleModels,
+          ...validateModelSpecs([judgeSpec], ctx, { keys: !p.estimate }).filter((r) => !resolved.some((m) => m.name === r.name) && !roleModels.some((m) => m.name === r.name)),
+        ];
       } catch (e) {
         throw new UsageError(`--judge: ${(e as Error).message}`);
       }
@@ -500,7 +523,15 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
   // Every run of the matrix (protocol-loop and training), this shard's, split by kind (runner/loop/schedule.ts).
   let plan: RunPlan;
   try {
-    plan = planRuns({ models: p.models, games: p.games.map((g) => g.name), pathways: p.pathways, runSeed: p.settings.runSeed, trainingLabel: p.training?.label ?? null, shard: p.shard, ...(p.settings.judge !== undefined ? { judge: p.settings.judge } : {}) });
+    plan = planRuns({
+      models: p.models,
+      games: p.games.map((g) => g.name),
+      pathways: p.pathways,
+      runSeed: p.settings.runSeed,
+      trainingLabel: p.training?.label ?? null,
+      shard: p.shard,
+      ...(p.settings.judge !== undefined ? { judge: p.settings.judge } : {}),
+    });
   } catch (e) {
     // Two model specs that share a run id (a ConfigError naming both): thrown, src/cli/main.ts maps it.
     if (exitCodeOf(e) === 2) throw e;
@@ -527,7 +558,14 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
       // Checked only: nothing is written until the preflight has passed, so a run refused before its
       // first episode leaves the data directory exactly as it was.
       if (p.shard && p.shardPlan) checkShardPlan(p.dataDir, makeShardPlan(matrix, p.shard, p.shardPlan.source, p.shardPlan.argv));
-      planMatrix(p.dataDir, entries, settingsOf, (e) => make(e.model), (g) => games.get(g)!, { claim: false });
+      planMatrix(
+        p.dataDir,
+        entries,
+        settingsOf,
+        (e) => make(e.model),
+        (g) => games.get(g)!,
+        { claim: false },
+      );
     }
     for (const e of p.estimate ? [] : trainingRuns) {
       checkCheckpointModels(p.dataDir, e.runId, p.training!.checkpoints);
@@ -580,7 +618,10 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
   // The resolved study beside the runs it starts, once the run starts (a refusal above leaves the folder as it was).
   if (p.study) recordStudy(p.dataDir, p.study.record);
   const progress = new Progress(rawStderr, { mode: p.progress, ...(deps.progressIntervalMs ? { intervalMs: deps.progressIntervalMs } : {}) });
-  if (p.shard) stderr.write(`s3gym run: shard ${p.shard.index}/${p.shard.count}${p.shardPlan && p.shardPlan.source !== "flag" ? ` (from ${p.shardPlan.source === "slurm" ? "the Slurm array task" : "the Kubernetes completion index"})` : ""}: ${selected.length} of ${matrix.length} runs into ${p.dataDir}\n`);
+  if (p.shard)
+    stderr.write(
+      `s3gym run: shard ${p.shard.index}/${p.shard.count}${p.shardPlan && p.shardPlan.source !== "flag" ? ` (from ${p.shardPlan.source === "slurm" ? "the Slurm array task" : "the Kubernetes completion index"})` : ""}: ${selected.length} of ${matrix.length} runs into ${p.dataDir}\n`,
+    );
   const command = commandRecord(argv, process.cwd());
   const invocation = {
     concurrency: ctx.concurrency,
@@ -604,7 +645,13 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
   // Ctrl-C: say what finished, what resumes and how, then exit 130 (the logs are whole up to the last episode).
   const onInterrupt = () => {
     progress.close();
-    stderr.write(formatInterrupt(p.dataDir, [...entries, ...trainingRuns].map((e) => e.runId), command));
+    stderr.write(
+      formatInterrupt(
+        p.dataDir,
+        [...entries, ...trainingRuns].map((e) => e.runId),
+        command,
+      ),
+    );
     process.exit(130);
   };
   process.once("SIGINT", onInterrupt);
@@ -641,8 +688,18 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
     if (rj) {
       // The rejudged runs: each complete history or memory run of the named models, under each judge.
       const done = new Set(outcomes.filter((o) => o.status === "complete").map((o) => o.runId));
-      const sources = entries.filter((e) => rj.models.includes(e.model) && done.has(e.runId) && (e.pathway === "history" || e.pathway === "memory")).map((e) => readRejudgeSource(runDir(p.dataDir, e.runId)));
-      const rejudged = await rejudgeRuns({ dataDir: p.dataDir, sources, judges: rj.judges, game: (name) => games.get(name)!, createModel: (name, onCall) => make(name, onCall), events: progress, invocation });
+      const sources = entries
+        .filter((e) => rj.models.includes(e.model) && done.has(e.runId) && (e.pathway === "history" || e.pathway === "memory"))
+        .map((e) => readRejudgeSource(runDir(p.dataDir, e.runId)));
+      const rejudged = await rejudgeRuns({
+        dataDir: p.dataDir,
+        sources,
+        judges: rj.judges,
+        game: (name) => games.get(name)!,
+        createModel: (name, onCall) => make(name, onCall),
+        events: progress,
+        invocation,
+      });
       outcomes = [...outcomes, ...rejudged].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
     }
   } catch (e) {
@@ -661,7 +718,11 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
   for (const s of summaries) stdout.write(`${formatRunSummary(s)}\n`);
   // The next step ends the total line (stdout keeps one line per run and the total).
   // A shard's next step is the matrix's status (the report reads every shard once all are done).
-  const next = p.shardPlan ? `\tnext: s3gym status --data ${shellQuote(dirname(p.dataDir))}` : summaries.some((s) => s.checkpointsOk > 0) ? `\tnext: ${p.study ? studyReportCommand(p.study.study) : reportCommand(p.dataDir)}` : "";
+  const next = p.shardPlan
+    ? `\tnext: s3gym status --data ${shellQuote(dirname(p.dataDir))}`
+    : summaries.some((s) => s.checkpointsOk > 0)
+      ? `\tnext: ${p.study ? studyReportCommand(p.study.study) : reportCommand(p.dataDir)}`
+      : "";
   stdout.write(`${formatTotals(summaries)}${next}\n`);
   const capLine = capStopLine(p.dataDir, outcomes);
   if (capLine !== null) stdout.write(`${capLine}\n`);
@@ -704,7 +765,6 @@ function capStopLine(dataDir: string, outcomes: readonly RunOutcome[]): string |
   }
   return `spend cap: ${stopped[0]!.error ?? "reached"}; ${stopped.length} run${stopped.length > 1 ? "s" : ""} stopped partial with ${left} episode${left === 1 ? "" : "s"} left to play; rerun the same command with a higher cap to resume them (no step is lost or repeated)`;
 }
-
 
 /** The report command of a study's data: the study file again (its folders come from it). */
 function studyReportCommand(study: Study): string {

@@ -45,7 +45,9 @@ export function formatInterrupt(dataDir: string, runIds: readonly string[], comm
       lines.push(`  not started\t${id}`);
     }
   }
-  lines.push(`s3gym run: ${finished} of ${runIds.length} run${runIds.length === 1 ? "" : "s"} finished, ${resumable} to resume (${done}${planned > 0 ? ` of ${planned}` : ""} episodes done); resume with:`);
+  lines.push(
+    `s3gym run: ${finished} of ${runIds.length} run${runIds.length === 1 ? "" : "s"} finished, ${resumable} to resume (${done}${planned > 0 ? ` of ${planned}` : ""} episodes done); resume with:`,
+  );
   lines.push(`  ${resumeLine(command)}`);
   return `${lines.join("\n")}\n`;
 }

@@ -73,7 +73,9 @@ export function summarizeRun(dataDir: string, o: RunOutcome): RunSummary {
     retries: u.retries,
     tokensIn: u.tokens_in,
     tokensOut: u.tokens_out,
-    estimatedBy: Object.keys(u.tokens_counted_by).filter((k) => k !== "server").sort(),
+    estimatedBy: Object.keys(u.tokens_counted_by)
+      .filter((k) => k !== "server")
+      .sort(),
     spentUsd: u.spent_usd,
     replies: manifestReplies(dataDir, o.runId),
   };
@@ -94,14 +96,11 @@ function tokens(s: Pick<RunSummary, "tokensIn" | "tokensOut" | "estimatedBy">): 
 export function formatRunSummary(s: RunSummary): string {
   const bad = s.replies && s.replies.replies > 0 ? `\t${Math.round((100 * s.replies.bad) / s.replies.replies)}% bad replies` : "";
   const spent = s.spentUsd === null ? "" : ` ${formatUsd(s.spentUsd)} spent`;
-  return [
-    s.runId,
-    s.status,
-    `${s.checkpointsOk}/${s.checkpointsTotal || "-"} checkpoints ok`,
-    formatScores(s),
-    `${s.calls} calls, ${s.retries} retries${spent}`,
-    tokens(s),
-  ].join("\t") + bad + (s.reason ? `\t${s.reason}` : "");
+  return (
+    [s.runId, s.status, `${s.checkpointsOk}/${s.checkpointsTotal || "-"} checkpoints ok`, formatScores(s), `${s.calls} calls, ${s.retries} retries${spent}`, tokens(s)].join("\t") +
+    bad +
+    (s.reason ? `\t${s.reason}` : "")
+  );
 }
 
 /** The totals line. */

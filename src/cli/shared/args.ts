@@ -18,7 +18,13 @@ export function exitCodeOf(e: unknown): 1 | 2 {
 
 export type FlagSpec = Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }>;
 export type FlagValues<T extends FlagSpec> = {
-  [K in keyof T]?: T[K] extends { type: "boolean" } ? boolean : T[K] extends { multiple: true } ? string[] : T[K] extends { type: "string"; multiple?: undefined } ? string : string | boolean | string[];
+  [K in keyof T]?: T[K] extends { type: "boolean" }
+    ? boolean
+    : T[K] extends { multiple: true }
+      ? string[]
+      : T[K] extends { type: "string"; multiple?: undefined }
+        ? string
+        : string | boolean | string[];
 };
 
 /** Thrown for `--help`: the dispatcher prints the usage to stdout and exits 0. */
@@ -136,7 +142,10 @@ export function systemFolderOf(path: string): string | null {
  */
 export function folderFlag(flag: string, path: string): string {
   const system = systemFolderOf(path);
-  if (system) throw new UsageError(`--${flag} ${escapeControl(path)} is under ${system}, a kernel or device folder, not storage: give a folder on a disk (e.g. --${flag} ./${flag === "data" ? "data" : "figures"})`);
+  if (system)
+    throw new UsageError(
+      `--${flag} ${escapeControl(path)} is under ${system}, a kernel or device folder, not storage: give a folder on a disk (e.g. --${flag} ./${flag === "data" ? "data" : "figures"})`,
+    );
   let p = resolve(path);
   for (;;) {
     let isDir: boolean | null = null;

@@ -197,7 +197,10 @@ export function pathwaySettingsFromFlags(v: Readonly<Record<string, unknown>>, p
   for (const { pathway, rows } of pathwayOptions()) {
     if (!pathways.includes(pathway)) {
       const many = rows.length > 1;
-      if (rows.some((r) => v[r.name] !== undefined)) throw new UsageError(`${rows.map((r) => `--${r.name}`).join(" and ")} ${many ? "are" : "is"} only used with --pathways ${pathway} (add '${pathway}' to --pathways, or drop ${many ? "them" : "it"})`);
+      if (rows.some((r) => v[r.name] !== undefined))
+        throw new UsageError(
+          `${rows.map((r) => `--${r.name}`).join(" and ")} ${many ? "are" : "is"} only used with --pathways ${pathway} (add '${pathway}' to --pathways, or drop ${many ? "them" : "it"})`,
+        );
       out[pathway] = null;
       continue;
     }

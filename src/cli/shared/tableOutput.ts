@@ -44,7 +44,10 @@ export function emitTable(table: Table<object>, csv: string | undefined): void {
 /** A comma list of integers >= min, or a one-line error naming the flag. */
 export function intList(flag: string, value: string | undefined, fallback: readonly number[], min: number): number[] {
   if (value === undefined) return [...fallback];
-  const parts = value.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  const parts = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   if (parts.length === 0 || parts.some((p) => !/^\d+$/.test(p) || Number(p) < min)) {
     throw new UsageError(`invalid --${flag} '${value}': expected a comma list of integers >= ${min} (e.g. 3,5,10)`);
   }

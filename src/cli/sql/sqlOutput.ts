@@ -68,7 +68,11 @@ export function textTable(columns: string[], types: string[], rows: unknown[][],
   const body = rows.map((r) => r.map((v) => shown(textCell(v))));
   const width = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] as string).length)));
   const numeric = types.map((t) => INTEGER.test(t) || /^(DOUBLE|FLOAT|DECIMAL)/.test(t));
-  const line = (cells: string[]): string => cells.map((c, i) => (numeric[i] ? c.padStart(width[i] as number) : c.padEnd(width[i] as number))).join("  ").trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => (numeric[i] ? c.padStart(width[i] as number) : c.padEnd(width[i] as number)))
+      .join("  ")
+      .trimEnd();
   const out = [line(head), width.map((w) => "-".repeat(w)).join("  "), ...body.map(line)];
   const more = total - rows.length;
   out.push(more > 0 ? `(${total} rows; ${rows.length} shown: --max-rows N shows more, --csv FILE or --json gives all)` : `(${total} row${total === 1 ? "" : "s"})`);

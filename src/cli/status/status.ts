@@ -20,10 +20,12 @@ const FLAGS = { data: { type: "string", multiple: true } } as const;
 
 /** `a done, b partial` in RUN_STATES order. */
 function counts(states: readonly RunState[]): string {
-  return RUN_STATES.map((s) => [s, states.filter((x) => x === s).length] as const)
-    .filter(([, n]) => n > 0)
-    .map(([s, n]) => `${n} ${s}`)
-    .join(", ") || "no runs";
+  return (
+    RUN_STATES.map((s) => [s, states.filter((x) => x === s).length] as const)
+      .filter(([, n]) => n > 0)
+      .map(([s, n]) => `${n} ${s}`)
+      .join(", ") || "no runs"
+  );
 }
 
 /** The report: a block per shard (one line per run), the totals, then the resume commands. */

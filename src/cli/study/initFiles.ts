@@ -136,7 +136,7 @@ export function notebookJson(): string {
           '  S3GYM_OUT: process.env.S3GYM_OUT ?? path.resolve("figures"),',
           "});",
           "const report = buildReport(await notebookDataset(settings), { B: settings.B, seed: settings.seed });",
-          "console.log(`${report.counts.runs} runs, ${report.counts.steps} steps from ${settings.data.join(\", \")}`);",
+          'console.log(`${report.counts.runs} runs, ${report.counts.steps} steps from ${settings.data.join(", ")}`);',
         ].join("\n"),
       ),
       cell("study-02", "code", "showTable(report.tables.main_results);"),

@@ -156,7 +156,9 @@ function resolveStudy(raw: StudyFileType, file: string, smoke: boolean): Study {
       pathways.unshift("none");
       notes.push(`playing the 'none' control besides ${learning.join(", ")}: gain_vs_none pairs each pathway with a none run of the same model, game and seed (control: false skips it)`);
     } else {
-      notes.push(`WARNING: control: false and no 'none' pathway: the gain_vs_none columns of the report will be EMPTY (no none run to pair ${learning.join(", ")} with), unless this data folder already holds none runs of the same models, games and seeds`);
+      notes.push(
+        `WARNING: control: false and no 'none' pathway: the gain_vs_none columns of the report will be EMPTY (no none run to pair ${learning.join(", ")} with), unless this data folder already holds none runs of the same models, games and seeds`,
+      );
     }
   }
   const blocks = raw as Record<string, unknown>;
@@ -172,7 +174,10 @@ function resolveStudy(raw: StudyFileType, file: string, smoke: boolean): Study {
   }
   // The gains average the checkpoints from GAIN_FROM_X on: a schedule that ends before it leaves them empty.
   const explore = Number(flags["explore-episodes"] ?? STUDY_PROTOCOL_ROWS.find((r) => r.flag.name === "explore-episodes")?.default ?? 0);
-  if (explore < GAIN_FROM_X) notes.push(`${smoke ? "smoke run: " : ""}explore-episodes ${explore} ends before checkpoint ${GAIN_FROM_X}, where gain_vs_none and gain_vs_y0 start averaging: those columns stay empty${smoke ? " (the smoke run checks the endpoints, not the gains)" : ""}`);
+  if (explore < GAIN_FROM_X)
+    notes.push(
+      `${smoke ? "smoke run: " : ""}explore-episodes ${explore} ends before checkpoint ${GAIN_FROM_X}, where gain_vs_none and gain_vs_y0 start averaging: those columns stay empty${smoke ? " (the smoke run checks the endpoints, not the gains)" : ""}`,
+    );
   const games = smoke && raw.smoke?.games ? raw.smoke.games : raw.games;
   flags.games = games === "all" ? "all" : games.join(",");
   flags.pathways = pathways.join(",");
@@ -193,7 +198,8 @@ function resolveStudy(raw: StudyFileType, file: string, smoke: boolean): Study {
   flags.data = data;
   // protocol.run-seed is one seed; seeds: is the list. Both would say two things.
   const oneSeed = raw.protocol?.["run-seed"];
-  if (oneSeed !== undefined && raw.seeds !== undefined) throw new UsageError(`study ${escapeControl(file)}: protocol.run-seed and seeds both set the run seed: keep seeds (a list) and drop protocol.run-seed`);
+  if (oneSeed !== undefined && raw.seeds !== undefined)
+    throw new UsageError(`study ${escapeControl(file)}: protocol.run-seed and seeds both set the run seed: keep seeds (a list) and drop protocol.run-seed`);
   delete flags["run-seed"];
   // A count n is the seeds 0..n-1 (the same runs as the list [0, ..., n-1]).
   const seeds = typeof raw.seeds === "number" ? Array.from({ length: raw.seeds }, (_, i) => i) : (raw.seeds ?? [typeof oneSeed === "number" ? oneSeed : 0]);

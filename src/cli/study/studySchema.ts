@@ -36,7 +36,11 @@ const ranged = (flag: keyof typeof FLAG_RANGES, about: string) => z.number().int
 
 /** A model: a bare spec (`builtin:heuristic`, `openai:gpt-4o-mini`) or a models-file entry under an alias. */
 export const StudyModel = z.union([
-  z.string().min(1).regex(/^[^\s,]+$/, "a model spec has no spaces or commas").describe("a model spec, e.g. builtin:heuristic or openai:gpt-4o-mini"),
+  z
+    .string()
+    .min(1)
+    .regex(/^[^\s,]+$/, "a model spec has no spaces or commas")
+    .describe("a model spec, e.g. builtin:heuristic or openai:gpt-4o-mini"),
   ModelsFileEntry,
 ]);
 
@@ -49,8 +53,15 @@ export const StudyViews = z.strictObject({
 });
 
 export const StudyEndpoint = z.strictObject({
-  "base-url": z.union([z.url({ protocol: /^https?$/ }), z.array(z.url({ protocol: /^https?$/ })).min(1)]).describe("default base URL of models without their own base_url (--base-url)").optional(),
-  "api-key-env": z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the NAME of an environment variable (letters, digits, _), not a key").describe("the NAME of the variable holding the key of models without their own api_key_env (--api-key-env)").optional(),
+  "base-url": z
+    .union([z.url({ protocol: /^https?$/ }), z.array(z.url({ protocol: /^https?$/ })).min(1)])
+    .describe("default base URL of models without their own base_url (--base-url)")
+    .optional(),
+  "api-key-env": z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the NAME of an environment variable (letters, digits, _), not a key")
+    .describe("the NAME of the variable holding the key of models without their own api_key_env (--api-key-env)")
+    .optional(),
   concurrency: ranged("concurrency", "calls in flight per endpoint for models without their own (--concurrency)").optional(),
   "max-retries": ranged("max-retries", "--max-retries").optional(),
   "max-retry-after": ranged("max-retry-after", "--max-retry-after, seconds").optional(),
@@ -77,7 +88,10 @@ export const StudySmoke = z.strictObject({
 
 /** How `s3gym report STUDY.yaml` writes figures and LaTeX tables (its flags of the same names; a flag given wins). */
 export const StudyFigures = z.strictObject({
-  size: z.enum(Object.keys(FIGURE_SIZES) as [FigureSize, ...FigureSize[]]).describe("print width of every figure: column (3.3 in), page (7 in, the default) or slide (13.3 in) (--figure-size)").optional(),
+  size: z
+    .enum(Object.keys(FIGURE_SIZES) as [FigureSize, ...FigureSize[]])
+    .describe("print width of every figure: column (3.3 in), page (7 in, the default) or slide (13.3 in) (--figure-size)")
+    .optional(),
   theme: z.string().min(1, "is empty: give a theme JSON file (relative to the study file's folder)").describe("a theme JSON file: fonts, palette, line widths (--theme; docs/paper.md)").optional(),
   "captions-in-figure": z.boolean().describe("draw the title and caption into the image, as for slides (--captions-in-figure)").optional(),
   "tex-intervals": z.enum(["cell", "columns"]).describe("LaTeX tables: estimate and interval in one cell or two columns (--tex-intervals)").optional(),
@@ -89,20 +103,40 @@ const SEEDS_FORMS = `must be a list of run seeds such as [0, 1, 2], or a count 1
 
 export const StudyFile = z.strictObject({
   $schema: z.string().optional(),
-  models: z.array(StudyModel).min(1, "lists no model: give at least one (a spec such as builtin:heuristic, or an entry with alias and spec)").describe("the models played, each a spec or an entry {alias, spec, base_url, api_key_env, price, concurrency, sampling}"),
+  models: z
+    .array(StudyModel)
+    .min(1, "lists no model: give at least one (a spec such as builtin:heuristic, or an entry with alias and spec)")
+    .describe("the models played, each a spec or an entry {alias, spec, base_url, api_key_env, price, concurrency, sampling}"),
   games: GamesField.describe("'all' or a list of games"),
-  pathways: z.array(z.enum(pathwayNames().filter((p) => p !== "training") as [string, ...string[]])).min(1).describe("pathways of the protocol loop, e.g. [none, history, memory]"),
+  pathways: z
+    .array(z.enum(pathwayNames().filter((p) => p !== "training") as [string, ...string[]]))
+    .min(1)
+    .describe("pathways of the protocol loop, e.g. [none, history, memory]"),
   control: z.boolean().describe("play the `none` control when a learning pathway is listed without it (default true): gain_vs_none pairs each pathway with it").optional(),
   protocol: StudyProtocol.describe("the protocol settings: the flags of s3gym run, one key each; left out = the flag's default").optional(),
   views: StudyViews.optional(),
   seeds: z
-    .union([
-      z.array(z.number().int().min(0).max(4_294_967_295)).min(1),
-      z.number({ error: SEEDS_FORMS }).int({ error: SEEDS_FORMS }).min(1, { error: SEEDS_FORMS }).max(MAX_SEED_COUNT, { error: SEEDS_FORMS }),
-    ], { error: SEEDS_FORMS })
-    .describe("run seeds: one replicate of the matrix each, into the same data folder; a list, or a count n for seeds 0..n-1 (default [0]). With two or more, the tables' intervals cover the model's expected result over run seeds, not one run").optional(),
+    .union(
+      [
+        z.array(z.number().int().min(0).max(4_294_967_295)).min(1),
+        z.number({ error: SEEDS_FORMS }).int({ error: SEEDS_FORMS }).min(1, { error: SEEDS_FORMS }).max(MAX_SEED_COUNT, { error: SEEDS_FORMS }),
+      ],
+      { error: SEEDS_FORMS },
+    )
+    .describe(
+      "run seeds: one replicate of the matrix each, into the same data folder; a list, or a count n for seeds 0..n-1 (default [0]). With two or more, the tables' intervals cover the model's expected result over run seeds, not one run",
+    )
+    .optional(),
   // A block per pathway with option rows of its own (verified: broad-batch, verifier-model), keys as its flags.
-  ...Object.fromEntries(pathwayOptions().map(({ pathway, rows }) => [pathway, z.strictObject(Object.fromEntries(rows.map((r) => [r.name, flagValueSchema(r, "run").optional()]))).describe(`settings of pathway ${pathway}`).optional()])),
+  ...Object.fromEntries(
+    pathwayOptions().map(({ pathway, rows }) => [
+      pathway,
+      z
+        .strictObject(Object.fromEntries(rows.map((r) => [r.name, flagValueSchema(r, "run").optional()])))
+        .describe(`settings of pathway ${pathway}`)
+        .optional(),
+    ]),
+  ),
   caps: StudyCaps.optional(),
   endpoint: StudyEndpoint.optional(),
   data: Folder.describe("the data folder the logs go to (default data), relative to this file").optional(),

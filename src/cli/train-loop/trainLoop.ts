@@ -16,7 +16,7 @@ import { defaultLoopLabel, type TrainLoopJobSettings } from "../../training/loop
 import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag, protocolFlags, protocolUsage, resolveGames, settingsFromFlags, SFT_FLAGS, sftFromFlags } from "../shared/sharedFlags.js";
 
 export const TRAIN_LOOP_USAGE = [
-  "s3gym train-loop --model M0 --games all|g1,g2 --rounds K --trainer-cmd \"CMD {train} {round}\" | --trainer builtin --data DIR [--label NAME]",
+  's3gym train-loop --model M0 --games all|g1,g2 --rounds K --trainer-cmd "CMD {train} {round}" | --trainer builtin --data DIR [--label NAME]',
   "s3gym train-loop --job FILE [--progress ...]: the settings from a job file (docs/runner.md, 'Job files'), no other flag",
   ...protocolUsage("train-loop"),
   "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
@@ -148,7 +148,7 @@ export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {})
     // thrown, src/cli/main.ts alone maps them to output and an exit code.
     if (e instanceof HelpRequested || exitCodeOf(e) === 2) throw e;
     // A TrainLoopError (trainer failed, a run did not complete ...) or anything unexpected: the loop stopped.
-    stderr.write(`s3gym train-loop: ${e instanceof TrainLoopError ? e.message : (e as Error).stack ?? String(e)}\n`);
+    stderr.write(`s3gym train-loop: ${e instanceof TrainLoopError ? e.message : ((e as Error).stack ?? String(e))}\n`);
     return 1;
   }
 }

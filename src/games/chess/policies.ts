@@ -91,9 +91,7 @@ interface Knowledge {
  * squares on a straight line (then a blocked path could explain it, and the move proves nothing).
  */
 function learn(history: PolicyContext["history"], hidden: PieceType[], prior: VectorPrior = {}): Map<PieceType, Knowledge> {
-  const k = new Map<PieceType, Knowledge>(
-    hidden.map((t) => [t, { legal: new Set<string>(prior[t]?.legal ?? []), bad: new Set<string>(prior[t]?.bad ?? []), inconclusive: new Set<string>() }]),
-  );
+  const k = new Map<PieceType, Knowledge>(hidden.map((t) => [t, { legal: new Set<string>(prior[t]?.legal ?? []), bad: new Set<string>(prior[t]?.bad ?? []), inconclusive: new Set<string>() }]));
   for (const h of history) {
     if (h.action === null) continue;
     const a = parseAction(h.action);
@@ -258,46 +256,48 @@ function planned(v: View, ruleOf: (t: PieceType) => Pick<PieceRule, "kind" | "ve
 export const heuristic: TextPolicy = (ctx, rng) => heuristicKnowing({})(ctx, rng);
 
 /** The heuristic starting from vectors known beforehand (`builtin:learner`'s chess knowledge). */
-export const heuristicKnowing = (prior: VectorPrior): TextPolicy => (ctx, rng) => {
-  const { step, maxSteps } = splitObservation(ctx.observation);
-  const v = view(ctx.observation);
-  const perCapture = 1 / Math.max(1, v.facts.targetsTotal);
-  const know = learn(ctx.history, v.facts.hidden, prior);
-  const ruleOf = (t: PieceType): Pick<PieceRule, "kind" | "vectors"> => {
-    const k = know.get(t);
-    return k ? knownRule(k) : PIECE_RULES[t];
-  };
+export const heuristicKnowing =
+  (prior: VectorPrior): TextPolicy =>
+  (ctx, rng) => {
+    const { step, maxSteps } = splitObservation(ctx.observation);
+    const v = view(ctx.observation);
+    const perCapture = 1 / Math.max(1, v.facts.targetsTotal);
+    const know = learn(ctx.history, v.facts.hidden, prior);
+    const ruleOf = (t: PieceType): Pick<PieceRule, "kind" | "vectors"> => {
+      const k = know.get(t);
+      return k ? knownRule(k) : PIECE_RULES[t];
+    };
 
-  // 1 and 3: moves by known rules, ranked by how soon they lead to a capture.
-  const { cands: plan, bestDist } = planned(v, ruleOf, 8);
-  if (bestDist === 1) return { action: (best(plan, rng) as Candidate).action, selfScore: perCapture };
+    // 1 and 3: moves by known rules, ranked by how soon they lead to a capture.
+    const { cands: plan, bestDist } = planned(v, ruleOf, 8);
+    if (bestDist === 1) return { action: (best(plan, rng) as Candidate).action, selfScore: perCapture };
 
-  // 2: probes of untested vectors.
-  const probes: Candidate[] = [];
-  for (const p of v.pieces) {
-    const k = know.get(p.type);
-    if (!k) continue;
-    for (let dy = -PROBE_RADIUS; dy <= PROBE_RADIUS; dy++) {
-      for (let dx = -PROBE_RADIUS; dx <= PROBE_RADIUS; dx++) {
-        const kk = key(dx, dy);
-        if ((dx === 0 && dy === 0) || k.legal.has(kk) || k.bad.has(kk)) continue;
-        const to = { x: p.x + dx, y: p.y + dy };
-        if (!onBoard(v.size, to.x, to.y)) continue;
-        const c = at(v, to.x, to.y);
-        if (c !== "." && c !== "t") continue;
-        if (k.inconclusive.has(kk) && lineBlocked(v, p, to)) continue;
-        const gain = nearestTarget(v, p) - nearestTarget(v, to);
-        probes.push({ action: move(p, to), rank: [c === "t" ? 1 : 0, gain] });
+    // 2: probes of untested vectors.
+    const probes: Candidate[] = [];
+    for (const p of v.pieces) {
+      const k = know.get(p.type);
+      if (!k) continue;
+      for (let dy = -PROBE_RADIUS; dy <= PROBE_RADIUS; dy++) {
+        for (let dx = -PROBE_RADIUS; dx <= PROBE_RADIUS; dx++) {
+          const kk = key(dx, dy);
+          if ((dx === 0 && dy === 0) || k.legal.has(kk) || k.bad.has(kk)) continue;
+          const to = { x: p.x + dx, y: p.y + dy };
+          if (!onBoard(v.size, to.x, to.y)) continue;
+          const c = at(v, to.x, to.y);
+          if (c !== "." && c !== "t") continue;
+          if (k.inconclusive.has(kk) && lineBlocked(v, p, to)) continue;
+          const gain = nearestTarget(v, p) - nearestTarget(v, to);
+          probes.push({ action: move(p, to), rank: [c === "t" ? 1 : 0, gain] });
+        }
       }
     }
-  }
-  const stepsLeft = maxSteps - step;
-  const spare = stepsLeft > cleanupEstimate(v, ruleOf) + SLACK;
-  if (spare && probes.length) return { action: (best(probes, rng) as Candidate).action, selfScore: 0 };
-  if (plan.length) return { action: (best(plan, rng) as Candidate).action, selfScore: 0 };
-  if (probes.length) return { action: (best(probes, rng) as Candidate).action, selfScore: 0 };
-  return { action: "END", selfScore: 0 };
-};
+    const stepsLeft = maxSteps - step;
+    const spare = stepsLeft > cleanupEstimate(v, ruleOf) + SLACK;
+    if (spare && probes.length) return { action: (best(probes, rng) as Candidate).action, selfScore: 0 };
+    if (plan.length) return { action: (best(plan, rng) as Candidate).action, selfScore: 0 };
+    if (probes.length) return { action: (best(probes, rng) as Candidate).action, selfScore: 0 };
+    return { action: "END", selfScore: 0 };
+  };
 
 /**
  * A player that knows the hidden rules (PIECE_RULES) and plays the shortest capture greedily: the

@@ -107,7 +107,11 @@ export const exploreVariants: Record<string, ChessConfig> = {
   "wide-board": { ...configs.explore, pieces: { ...configs.explore.pieces }, size: 10, reach: 5 },
 };
 
-const coord = z.number().int().min(0).max(MAX_SIZE - 1);
+const coord = z
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_SIZE - 1);
 
 export const innerSchema = z.object({
   /** White pieces; x = file index (a = 0), y = rank - 1. Never removed: nothing captures white. */
@@ -335,8 +339,9 @@ export function rulesBody(config: ChessConfig): string {
   const last = FILES[n - 1] as string;
   const hidden = hiddenTypes(config);
   const army = listTypes(
-    PIECE_TYPES.filter((t) => config.pieces[t] > 0)
-    .map((t) => `${config.pieces[t]} ${t === "R" ? (config.pieces[t] === 1 ? "rook (R)" : "rooks (R)") : `piece${config.pieces[t] === 1 ? "" : "s"} of type ${t}`}`),
+    PIECE_TYPES.filter((t) => config.pieces[t] > 0).map(
+      (t) => `${config.pieces[t]} ${t === "R" ? (config.pieces[t] === 1 ? "rook (R)" : "rooks (R)") : `piece${config.pieces[t] === 1 ? "" : "s"} of type ${t}`}`,
+    ),
   );
   const per = formatNumber(1 / config.targets);
   const lines = [
@@ -348,7 +353,9 @@ export function rulesBody(config: ChessConfig): string {
     `You have ${army}.`,
   ];
   if (config.pieces.R > 0) {
-    lines.push("- R is a rook: it moves any number of squares along a rank or a file. It cannot pass through any piece (yours or a target); it may stop on an empty square, or on a target to capture it.");
+    lines.push(
+      "- R is a rook: it moves any number of squares along a rank or a file. It cannot pass through any piece (yours or a target); it may stop on an empty square, or on a target to capture it.",
+    );
   }
   if (hidden.length) {
     lines.push(
@@ -356,7 +363,9 @@ export function rulesBody(config: ChessConfig): string {
     );
     // The example is a piece that is not on the board: it explains the notion without a hint.
     if (config.pieces.R === 0) {
-      lines.push("- A movement rule says which squares a piece may move to from where it stands. For example (a piece that is not in this game), a rook would slide any distance along a rank or a file.");
+      lines.push(
+        "- A movement rule says which squares a piece may move to from where it stands. For example (a piece that is not in this game), a rook would slide any distance along a rank or a file.",
+      );
     }
   }
   lines.push(

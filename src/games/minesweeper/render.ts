@@ -58,10 +58,7 @@ export function render(inner: MinesweeperInner, config: MinesweeperConfig): stri
   }
   // The flags are counted over the config's rows x cols, the grid's own size in every state reset()
   // and step() make (renderFacts counts the whole grid: the renderFast test compares the two).
-  return (
-    `Minesweeper board: ${rows} rows x ${cols} columns, ${mines} mines\nLives left: ${inner.livesLeft}\nFlags placed: ${flags} of ${mines}\n` +
-    labelledGridText(rows, cols, cells)
-  );
+  return `Minesweeper board: ${rows} rows x ${cols} columns, ${mines} mines\nLives left: ${inner.livesLeft}\nFlags placed: ${flags} of ${mines}\n` + labelledGridText(rows, cols, cells);
 }
 
 /** Parses a minesweeper observation body back into its facts; throws on any other text. */

@@ -42,28 +42,30 @@ export const exploreVariants: Record<string, MinesweeperConfig> = {
 };
 
 const boolGrid = z.array(z.array(z.boolean()));
-export const innerSchema = z.object({
-  /** Where the mines are (hidden from the player). */
-  mine: boolGrid,
-  /** Safe cells the player has uncovered. */
-  revealed: boolGrid,
-  flagged: boolGrid,
-  /** Mines the player uncovered while lives were left; shown as `*`. */
-  exploded: boolGrid,
-  livesLeft: z.number().int().nonnegative(),
-  /** True until the first uncover under the first-click rule. */
-  firstUncoverPending: z.boolean(),
-  status: z.enum(["playing", "won", "lost"]),
-}).superRefine((inner, ctx) => {
-  const rows = inner.mine.length;
-  const cols = inner.mine[0]?.length ?? 0;
-  for (const key of ["mine", "revealed", "flagged", "exploded"] as const) {
-    const g = inner[key];
-    if (rows === 0 || cols === 0 || g.length !== rows || g.some((row) => row.length !== cols)) {
-      ctx.addIssue({ code: "custom", path: [key], message: `must be a non-empty ${rows}x${cols} grid like 'mine'` });
+export const innerSchema = z
+  .object({
+    /** Where the mines are (hidden from the player). */
+    mine: boolGrid,
+    /** Safe cells the player has uncovered. */
+    revealed: boolGrid,
+    flagged: boolGrid,
+    /** Mines the player uncovered while lives were left; shown as `*`. */
+    exploded: boolGrid,
+    livesLeft: z.number().int().nonnegative(),
+    /** True until the first uncover under the first-click rule. */
+    firstUncoverPending: z.boolean(),
+    status: z.enum(["playing", "won", "lost"]),
+  })
+  .superRefine((inner, ctx) => {
+    const rows = inner.mine.length;
+    const cols = inner.mine[0]?.length ?? 0;
+    for (const key of ["mine", "revealed", "flagged", "exploded"] as const) {
+      const g = inner[key];
+      if (rows === 0 || cols === 0 || g.length !== rows || g.some((row) => row.length !== cols)) {
+        ctx.addIssue({ code: "custom", path: [key], message: `must be a non-empty ${rows}x${cols} grid like 'mine'` });
+      }
     }
-  }
-});
+  });
 export type MinesweeperInner = z.infer<typeof innerSchema>;
 
 export const actionGrammar = "uncover (row, col) | flag (row, col) | unflag (row, col)";

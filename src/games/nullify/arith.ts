@@ -69,4 +69,3 @@ export function applyOperator(x: number, op: Operator, slack = 0): OpResult {
   if (!(Math.abs(value) <= MAX_MAGNITUDE)) return { ok: false, why: "the result would exceed 10^12 in magnitude" };
   return { ok: true, value: value === 0 ? 0 : value };
 }
-

@@ -3,17 +3,7 @@ import { invalidFeedback } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import { normalizeAction } from "../text.js";
 import type { BaseConfig, Transition } from "../types.js";
-import {
-  applyOperator,
-  CANCEL_TOLERANCE,
-  MAX_MAGNITUDE,
-  type Operator,
-  UNARY_OPERATORS,
-  type UnaryName,
-  type Unit,
-  unitText,
-  WIN_TOLERANCE,
-} from "./arith.js";
+import { applyOperator, CANCEL_TOLERANCE, MAX_MAGNITUDE, type Operator, UNARY_OPERATORS, type UnaryName, type Unit, unitText, WIN_TOLERANCE } from "./arith.js";
 import { solve } from "./solver.js";
 
 export { UNARY_OPERATORS, unitText, type Operator, type UnaryName, type Unit };
@@ -65,7 +55,10 @@ export const exploreVariants: Record<string, NullifyConfig> = {
 };
 
 const finite = z.number().finite();
-const nonZeroInt = z.number().int().refine((v) => v !== 0, { message: "operand must be non-zero" });
+const nonZeroInt = z
+  .number()
+  .int()
+  .refine((v) => v !== 0, { message: "operand must be non-zero" });
 export const unitSchema: z.ZodType<Unit> = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("num"), value: finite }),
   z.object({ kind: z.literal("mul"), by: nonZeroInt }),
@@ -280,7 +273,13 @@ export function generate(config: NullifyConfig, rng: Rng): Generated {
     if (line) return { units, line };
   }
   const n = nonZeroOperand(rng, config.maxOperand);
-  return { units: [{ kind: "num", value: n }, { kind: "num", value: -n }], line: [[0, 1]] };
+  return {
+    units: [
+      { kind: "num", value: n },
+      { kind: "num", value: -n },
+    ],
+    line: [[0, 1]],
+  };
 }
 
 export function init(config: NullifyConfig, rng: Rng): NullifyInner {
@@ -326,9 +325,7 @@ export function apply(inner: NullifyInner, action: string | null): Transition {
   if (!c.ok) return illegal(`${unitText(a)} and ${unitText(b)} cannot combine (${c.why})`);
   inner.units = combineAt(inner.units, i, j, c.result);
   let feedback =
-    c.result === null
-      ? `${unitText(a)} and ${unitText(b)} cancel out.`
-      : `${unitText(a)} and ${unitText(b)} give ${unitText({ kind: "num", value: c.result })}, now unit ${inner.units.length - 1}.`;
+    c.result === null ? `${unitText(a)} and ${unitText(b)} cancel out.` : `${unitText(a)} and ${unitText(b)} give ${unitText({ kind: "num", value: c.result })}, now unit ${inner.units.length - 1}.`;
   if (isWon(inner.units)) {
     inner.status = "won";
     return { reward: 1, feedback: `${feedback} All units are eliminated: you win.`, valid: true, done: true };
@@ -357,10 +354,7 @@ export function rulesBody(config: NullifyConfig): string {
     ...(unary.includes("square") ? ["- `square`: a number times itself."] : []),
     ...(unary.includes("reciprocal") ? ["- `reciprocal`: 1 divided by a number (illegal on 0)."] : []),
   ];
-  const gen =
-    unary.length > 0
-      ? `operators \`*v\`, \`/v\` and ${unary.map((u) => `\`${u}\``).join(", ")}`
-      : "operators `*v` and `/v` only (no floor, ceil, sqrt, square or reciprocal)";
+  const gen = unary.length > 0 ? `operators \`*v\`, \`/v\` and ${unary.map((u) => `\`${u}\``).join(", ")}` : "operators `*v` and `/v` only (no floor, ceil, sqrt, square or reciprocal)";
   return [
     "Nullify: combine units until none is left.",
     "",

@@ -30,9 +30,7 @@ export interface SolveOptions {
   tolerant: boolean;
 }
 
-export type SolveResult =
-  | { status: "solved"; moves: Array<[number, number]>; nodes: number }
-  | { status: "unsolvable" | "budget"; nodes: number };
+export type SolveResult = { status: "solved"; moves: Array<[number, number]>; nodes: number } | { status: "unsolvable" | "budget"; nodes: number };
 
 /** Share of the budget the chain phase may use. */
 const CHAIN_SHARE = 0.75;

@@ -150,7 +150,14 @@ export function parseAnswer(raw: string): ParsedAnswer | null {
   const s = normalizeAction(raw);
   if (s === "pass") return { placements: [], malformed: [] };
   // One part (no `;`, the common answer) needs no split: normalizeAction already trimmed it.
-  const parts = s.includes(";") ? s.split(";").map((p) => p.trim()).filter((p) => p.length > 0) : s.length > 0 ? [s] : [];
+  const parts = s.includes(";")
+    ? s
+        .split(";")
+        .map((p) => p.trim())
+        .filter((p) => p.length > 0)
+    : s.length > 0
+      ? [s]
+      : [];
   const out: ParsedAnswer = { placements: [], malformed: [] };
   for (const part of parts) {
     // Signed coordinates parse, so `X -1 0` is skipped as out of range like `X 9 9`, not
@@ -455,14 +462,9 @@ export function rulesBody(config: PvzConfig): string {
   const last = cols - 1;
   const z = config.zombies;
   const zombieLine = (k: ZombieLetter) =>
-    `- ${k} ${ZOMBIE_NAMES[k]} zombie: ${z[k].hp} HP, bites for ${z[k].attack} per turn; ${
-      z[k].fromTurn === 0 ? "can appear from turn 0" : `can appear from turn ${z[k].fromTurn}`
-    }.`;
+    `- ${k} ${ZOMBIE_NAMES[k]} zombie: ${z[k].hp} HP, bites for ${z[k].attack} per turn; ${z[k].fromTurn === 0 ? "can appear from turn 0" : `can appear from turn ${z[k].fromTurn}`}.`;
   const growth = `${config.waveBase} + floor(t / ${config.waveGrowthEvery})`;
-  const hpRule =
-    config.hpBonus > 0
-      ? `A zombie of the wave of turn t has its type's HP + ${config.hpBonus} x floor(t / ${config.hpBonusEvery}).`
-      : "Zombies enter with exactly their type's HP.";
+  const hpRule = config.hpBonus > 0 ? `A zombie of the wave of turn t has its type's HP + ${config.hpBonus} x floor(t / ${config.hpBonusEvery}).` : "Zombies enter with exactly their type's HP.";
   const hpShown = config.showZombieHp
     ? "Each zombie is shown as its type letter followed by its current HP (N4 = a normal zombie with 4 HP)."
     : "Zombies are shown by type letter only; their HP is not shown.";

@@ -36,7 +36,9 @@ function moved(snake: readonly Cell[], head: Cell, eats: boolean): Cell[] {
 function explore(snake: readonly Cell[], targets: readonly Cell[], board: Board): { dist: number; area: number; tail: boolean } {
   const L = snake.length;
   const freeAt = new Map<number, number>();
-  snake.forEach(([r, c], i) => { if (i > 0) freeAt.set(r * board.cols + c, L - i); });
+  snake.forEach(([r, c], i) => {
+    if (i > 0) freeAt.set(r * board.cols + c, L - i);
+  });
   const targetSet = new Set(targets.map(([r, c]) => r * board.cols + c));
   const [hr, hc] = snake[0]!;
   const tail = snake[L - 1]!;

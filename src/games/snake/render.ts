@@ -16,7 +16,9 @@ export interface SnakeFacts {
 function gridOf(rows: number, cols: number, snake: readonly Cell[], apples: readonly Cell[]): string[] {
   const g = Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c): string => (isWall(r, c, { rows, cols }) ? "#" : ".")));
   for (const [r, c] of apples) g[r]![c] = "A";
-  snake.forEach(([r, c], i) => { g[r]![c] = i === 0 ? "H" : "o"; });
+  snake.forEach(([r, c], i) => {
+    g[r]![c] = i === 0 ? "H" : "o";
+  });
   return g.map((row) => row.join(""));
 }
 

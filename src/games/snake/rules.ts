@@ -168,10 +168,7 @@ export function rulesBody(config: SnakeConfig): string {
     config.onCollision === "block"
       ? "A move into a wall or into your own body (reversing into the cell right behind the head included) is blocked: the snake stays where it is and the feedback says `blocked`."
       : "A move into a wall or into your own body (reversing into the cell right behind the head included) ends the game.";
-  const invalid =
-    config.onInvalid === "noop"
-      ? "An answer that is not one of the four directions changes nothing."
-      : "An answer that is not one of the four directions ends the game.";
+  const invalid = config.onInvalid === "noop" ? "An answer that is not one of the four directions changes nothing." : "An answer that is not one of the four directions ends the game.";
   return [
     "## Objective",
     `Steer a snake on ${article(rows)} ${rows}x${cols} board whose border is wall (${article(rows - 2)} ${rows - 2}x${cols - 2} playing area) and eat as many apples as you can.`,

@@ -37,7 +37,13 @@ export function renderFacts(f: TetrisFacts): string {
   for (let c = 1; c <= f.width; c++) header += String(c).padStart(CELL);
   lines.push(header);
   f.board.forEach((row, r) => {
-    lines.push(String(r + 1).padStart(CELL) + row.split("").map((ch) => ch.padStart(CELL)).join(""));
+    lines.push(
+      String(r + 1).padStart(CELL) +
+        row
+          .split("")
+          .map((ch) => ch.padStart(CELL))
+          .join(""),
+    );
   });
   lines.push("");
   lines.push(`Pieces placed: ${f.placed}`);

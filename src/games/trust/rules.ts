@@ -11,16 +11,7 @@ import type { Transition } from "../types.js";
 export const MOVES = ["collaborate", "cheat"] as const;
 export type Move = (typeof MOVES)[number];
 
-export const OPPONENT_TYPES = [
-  "copycat",
-  "always-collaborate",
-  "always-cheat",
-  "grudger",
-  "detective",
-  "copykitten",
-  "simpleton",
-  "random",
-] as const;
+export const OPPONENT_TYPES = ["copycat", "always-collaborate", "always-cheat", "grudger", "detective", "copykitten", "simpleton", "random"] as const;
 export type OpponentType = (typeof OPPONENT_TYPES)[number];
 
 /** Payoff to the player for (your move, opponent's move). */

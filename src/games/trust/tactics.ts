@@ -19,7 +19,9 @@ function lastThem(ctx: PolicyContext): Move | null {
   return f.history[f.round - 1]?.them.at(-1) ?? null;
 }
 
-const constant = (move: Move): TacticPolicy => (ctx) => ({ action: move, selfScore: beliefPayoff(ctx, move) });
+const constant =
+  (move: Move): TacticPolicy =>
+  (ctx) => ({ action: move, selfScore: beliefPayoff(ctx, move) });
 
 const copycat: TacticPolicy = (ctx) => {
   const move = lastThem(ctx) ?? "collaborate";

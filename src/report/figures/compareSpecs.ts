@@ -23,12 +23,22 @@ export function compareCurvesSpec(game: string, series: readonly CurveSeries[], 
   const values = shown.flatMap((panel) =>
     mine
       .filter((s) => s.pathway === panel || (s.pathway === "none" && panel !== "none"))
-      .flatMap((s) => s.points.map((p) => ({ panel, model: s.model, band: s.model, pathway: s.pathway, line: `${s.model} / ${s.pathway}`, x: p.x, y: p.y, lo: p.lo ?? p.y, hi: p.hi ?? p.y, n: p.n_episodes }))),
+      .flatMap((s) =>
+        s.points.map((p) => ({ panel, model: s.model, band: s.model, pathway: s.pathway, line: `${s.model} / ${s.pathway}`, x: p.x, y: p.y, lo: p.lo ?? p.y, hi: p.hi ?? p.y, n: p.n_episodes })),
+      ),
   );
   const drawn = models.filter((m) => mine.some((s) => s.model === m));
   const color = { field: "model", type: "nominal", title: "model", scale: { domain: drawn, range: drawn.map((_, i) => DEFAULT_THEME.palette[i % DEFAULT_THEME.palette.length]) } };
   const scales = pathwayScales(values.map((v) => v.pathway));
-  const x = { field: "x", type: "quantitative", axis: integerAxis(values.map((v) => v.x), "checkpoint x (exploration episodes)"), scale: { nice: false } };
+  const x = {
+    field: "x",
+    type: "quantitative",
+    axis: integerAxis(
+      values.map((v) => v.x),
+      "checkpoint x (exploration episodes)",
+    ),
+    scale: { nice: false },
+  };
   const y = { field: "y", type: "quantitative", title: "score (game units)", scale: { zero: false, nice: true } };
   const panels = shown.map((panel) => ({
     title: { text: panel === "history" ? "History ICL" : panel === "memory" ? "Summary Memory" : panel, anchor: "middle", fontSize: 12 },
@@ -36,8 +46,14 @@ export function compareCurvesSpec(game: string, series: readonly CurveSeries[], 
     height: 180,
     transform: [{ filter: { field: "panel", equal: panel } }],
     layer: [
-      { mark: { type: "area", opacity: 0.18, clip: true }, encoding: { x, y: { ...y, field: "lo" }, y2: { field: "hi" }, fill: { ...color, field: "band", legend: null }, detail: { field: "line", type: "nominal" } } },
-      { mark: { type: "line", strokeWidth: 2 }, encoding: { x, y, color, strokeDash: { field: "pathway", type: "nominal", title: "pathway", scale: scales.strokeDash }, detail: { field: "line", type: "nominal" } } },
+      {
+        mark: { type: "area", opacity: 0.18, clip: true },
+        encoding: { x, y: { ...y, field: "lo" }, y2: { field: "hi" }, fill: { ...color, field: "band", legend: null }, detail: { field: "line", type: "nominal" } },
+      },
+      {
+        mark: { type: "line", strokeWidth: 2 },
+        encoding: { x, y, color, strokeDash: { field: "pathway", type: "nominal", title: "pathway", scale: scales.strokeDash }, detail: { field: "line", type: "nominal" } },
+      },
       { mark: { type: "point", filled: true, opacity: 1, size: 40 }, encoding: { x, y, color, shape: { field: "pathway", type: "nominal", title: "pathway", scale: scales.shape } } },
     ],
   }));

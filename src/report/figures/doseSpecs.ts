@@ -35,12 +35,36 @@ export function doseResponseSpec(rows: readonly DoseRow[], boot: BootstrapConfig
       layer: [
         { mark: { type: "rule", strokeDash: [3, 3], color: DEFAULT_THEME.neutral }, encoding: { y: { datum: 0 } } },
         { mark: { type: "area", opacity: 0.18 }, encoding: { x, y: { ...yEnc, field: "lo" }, y2: { field: "hi" }, fill: { field: "band", type: "nominal", scale: scales.color, legend: null } } },
-        { mark: { type: "line", strokeWidth: 2 }, encoding: { x, y: yEnc, color: { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" }, strokeDash: { field: "pathway", type: "nominal", scale: scales.strokeDash, title: "pathway" } } },
-        { mark: { type: "point", filled: true, size: 50, opacity: 1 }, encoding: { x, y: yEnc, color: { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" }, shape: { field: "pathway", type: "nominal", scale: scales.shape, title: "pathway" } } },
+        {
+          mark: { type: "line", strokeWidth: 2 },
+          encoding: {
+            x,
+            y: yEnc,
+            color: { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" },
+            strokeDash: { field: "pathway", type: "nominal", scale: scales.strokeDash, title: "pathway" },
+          },
+        },
+        {
+          mark: { type: "point", filled: true, size: 50, opacity: 1 },
+          encoding: {
+            x,
+            y: yEnc,
+            color: { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" },
+            shape: { field: "pathway", type: "nominal", scale: scales.shape, title: "pathway" },
+          },
+        },
         // The judge of each point, History's above its point and the others' below: the two lines run
         // close together, and one label row over both overlapped ("judge 0.5" over "judge 0.5").
-        { transform: [{ filter: { field: "pathway", equal: "history" } }], mark: { type: "text", dy: -10, fontSize: 10, color: DEFAULT_THEME.palette[0] }, encoding: { x, y: yEnc, text: { field: "judge" } } },
-        { transform: [{ filter: { field: "pathway", oneOf: others } }], mark: { type: "text", dy: 13, fontSize: 10, color: DEFAULT_THEME.palette[1] }, encoding: { x, y: yEnc, text: { field: "judge" } } },
+        {
+          transform: [{ filter: { field: "pathway", equal: "history" } }],
+          mark: { type: "text", dy: -10, fontSize: 10, color: DEFAULT_THEME.palette[0] },
+          encoding: { x, y: yEnc, text: { field: "judge" } },
+        },
+        {
+          transform: [{ filter: { field: "pathway", oneOf: others } }],
+          mark: { type: "text", dy: 13, fontSize: 10, color: DEFAULT_THEME.palette[1] },
+          encoding: { x, y: yEnc, text: { field: "judge" } },
+        },
       ],
     };
   });
@@ -80,7 +104,10 @@ export function couplingFacetSpec(blocks: readonly BlockRow[], boot: BootstrapCo
   const g = yScale(values.map((v) => v.g));
   const panels = games.map((game) => {
     const vs = values.filter((v) => v.game === game);
-    const rho = spearman(vs.map((v) => v.A), vs.map((v) => v.g));
+    const rho = spearman(
+      vs.map((v) => v.A),
+      vs.map((v) => v.g),
+    );
     const runs = new Set(pooled.filter((b) => b.game === game).map((b) => b.run_id)).size;
     const x = { field: "A", type: "quantitative", title: "A_t (block Agree)", scale: { domain: [0, 1] } };
     // "~g": a facet whose g_t is constant gets one tick, which vega would print as "1.000000".
@@ -91,8 +118,20 @@ export function couplingFacetSpec(blocks: readonly BlockRow[], boot: BootstrapCo
       height: 150,
       transform: [{ filter: { field: "game", equal: game } }],
       layer: [
-        { mark: { type: "point", filled: true, opacity: 0.7, size: 30 }, encoding: { x, y, color: { field: "setting", type: "nominal", title: "judge setting / model", scale: { domain: settings, range: sequentialColours(settings.length) } }, shape: { field: "pathway", type: "nominal", title: "pathway" } } },
-        { transform: [{ regression: "g", on: "A" }], mark: { type: "line", color: DEFAULT_THEME.palette[3], strokeWidth: 1.5, clip: true }, encoding: { x: { field: "A", type: "quantitative" }, y: { field: "g", type: "quantitative" } } },
+        {
+          mark: { type: "point", filled: true, opacity: 0.7, size: 30 },
+          encoding: {
+            x,
+            y,
+            color: { field: "setting", type: "nominal", title: "judge setting / model", scale: { domain: settings, range: sequentialColours(settings.length) } },
+            shape: { field: "pathway", type: "nominal", title: "pathway" },
+          },
+        },
+        {
+          transform: [{ regression: "g", on: "A" }],
+          mark: { type: "line", color: DEFAULT_THEME.palette[3], strokeWidth: 1.5, clip: true },
+          encoding: { x: { field: "A", type: "quantitative" }, y: { field: "g", type: "quantitative" } },
+        },
       ],
     };
   });

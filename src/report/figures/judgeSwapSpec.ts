@@ -11,7 +11,15 @@ import { BASE, bootText, wrapLines } from "./specs.js";
 export function judgeSwapSpec(rows: readonly JudgeSwapRow[], boot: BootstrapConfig): TopLevelSpec {
   const values = rows
     .filter((r) => r.quantity === "gain_vs_none" && r.estimate.point !== null)
-    .map((r) => ({ model: r.model, game: r.game, pathway: `${r.pathway} (${r.form})`, judge: r.judge, y: r.estimate.point, lo: r.estimate.lo ?? r.estimate.point, hi: r.estimate.hi ?? r.estimate.point }));
+    .map((r) => ({
+      model: r.model,
+      game: r.game,
+      pathway: `${r.pathway} (${r.form})`,
+      judge: r.judge,
+      y: r.estimate.point,
+      lo: r.estimate.lo ?? r.estimate.point,
+      hi: r.estimate.hi ?? r.estimate.point,
+    }));
   const judges = [...new Set(values.map((v) => v.judge))];
   const x = { field: "judge", type: "nominal", title: "judge of the experience", sort: judges, axis: { labelAngle: -30 } };
   const y = { field: "y", type: "quantitative", title: "gain_vs_none" };
@@ -31,7 +39,10 @@ export function judgeSwapSpec(rows: readonly JudgeSwapRow[], boot: BootstrapConf
       height: 130,
       layer: [
         { mark: { type: "rule", strokeDash: [3, 3], color: "#999" }, encoding: { y: { datum: 0 } } },
-        { mark: { type: "rule", strokeWidth: 1.5 }, encoding: { x, y: { ...y, field: "lo" }, y2: { field: "hi" }, color: { field: "model", type: "nominal", title: "model" }, xOffset: { field: "model", type: "nominal" } } },
+        {
+          mark: { type: "rule", strokeWidth: 1.5 },
+          encoding: { x, y: { ...y, field: "lo" }, y2: { field: "hi" }, color: { field: "model", type: "nominal", title: "model" }, xOffset: { field: "model", type: "nominal" } },
+        },
         { mark: { type: "point", filled: true, size: 45, opacity: 1 }, encoding: { x, y, color: { field: "model", type: "nominal", title: "model" }, xOffset: { field: "model", type: "nominal" } } },
       ],
     },

@@ -39,7 +39,14 @@ const FIXED_DATE = new Date(Date.UTC(2000, 0, 1));
 
 /** The SVG with every dash that has a zero (or negative) length dropped: drawn solid, as a browser does. */
 export function solidZeroDashes(svg: string): string {
-  return svg.replace(/\sstroke-dasharray="([^"]*)"/g, (attr, v: string) => (v.split(/[\s,]+/).filter((x) => x !== "").some((x) => !(Number(x) > 0)) ? "" : attr));
+  return svg.replace(/\sstroke-dasharray="([^"]*)"/g, (attr, v: string) =>
+    v
+      .split(/[\s,]+/)
+      .filter((x) => x !== "")
+      .some((x) => !(Number(x) > 0))
+      ? ""
+      : attr,
+  );
 }
 
 /** The PDF of an SVG whose pixels are points, on a page of `widthPt` x `heightPt`. */

@@ -150,7 +150,13 @@ function restyleView(view: Obj, f: FontSizes, panelW: number, panelH: number): O
       if (k === "data") out[k] = x;
       else if (k === "title" && isObj(x) && "text" in x) {
         // A panel's own title (model or game) and its note.
-        out[k] = { ...x, text: wrapTitle(x.text, panelW, f.panelTitle), ...(x.subtitle !== undefined ? { subtitle: wrapTitle(x.subtitle, panelW, f.note) } : {}), fontSize: f.panelTitle, subtitleFontSize: f.note };
+        out[k] = {
+          ...x,
+          text: wrapTitle(x.text, panelW, f.panelTitle),
+          ...(x.subtitle !== undefined ? { subtitle: wrapTitle(x.subtitle, panelW, f.note) } : {}),
+          fontSize: f.panelTitle,
+          subtitleFontSize: f.note,
+        };
       } else if (k === "mark" && isObj(x) && x.type === "text") out[k] = { ...x, fontSize: f.note };
       else if (k === "mark" && isObj(x) && typeof x.size === "number") out[k] = { ...x, size: shrink(x.size) };
       else if (k === "encoding" && isObj(x)) {
@@ -203,7 +209,11 @@ export function printLayout(spec: TopLevelSpec, opts: FigureOptions, tune: Layou
   const title = s.title;
   if (!opts.captionsInFigure) delete s.title;
   else if (isObj(title)) {
-    s.title = { ...title, text: wrapTitle(title.text, target, f.caption + 1), subtitle: wrapTitle(Array.isArray(title.subtitle) ? (title.subtitle as string[]).join(" ") : title.subtitle, target, f.caption) };
+    s.title = {
+      ...title,
+      text: wrapTitle(title.text, target, f.caption + 1),
+      subtitle: wrapTitle(Array.isArray(title.subtitle) ? (title.subtitle as string[]).join(" ") : title.subtitle, target, f.caption),
+    };
   }
 
   const config = isObj(s.config) ? s.config : {};
@@ -212,7 +222,16 @@ export function printLayout(spec: TopLevelSpec, opts: FigureOptions, tune: Layou
   const legends = [...legendFields(s).values()];
   const labelLimit = Math.round(Math.max(60, target / Math.max(1, legends.length) - 3 * f.legend));
   const entryW = legends.map((chars) => Math.min(labelLimit, chars * f.legend * 0.58) + 2.5 * f.legend + 8);
-  const legendColumns = Math.max(1, Math.floor((target - 10 * legends.length) / Math.max(1, entryW.reduce((a, b) => a + b, 0))));
+  const legendColumns = Math.max(
+    1,
+    Math.floor(
+      (target - 10 * legends.length) /
+        Math.max(
+          1,
+          entryW.reduce((a, b) => a + b, 0),
+        ),
+    ),
+  );
   s.config = {
     ...config,
     font: `${opts.theme.font}, DejaVu Sans, sans-serif`,

@@ -17,7 +17,15 @@ export const THIN_BIN = 10;
 
 /** Eight colours (Tableau 10, colour-blind aware), then dashes and markers that repeat on other cycles. */
 const COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b", "#9d755d"];
-const DASHES = [[1, 0], [6, 3], [2, 2], [8, 2, 2, 2], [4, 4], [1, 3], [10, 4]];
+const DASHES = [
+  [1, 0],
+  [6, 3],
+  [2, 2],
+  [8, 2, 2, 2],
+  [4, 4],
+  [1, 3],
+  [10, 4],
+];
 const SHAPES = ["circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "wedge"];
 
 /** Colour, dash and marker scales for the models, in sorted order (the same model, the same style in every panel). */

@@ -33,7 +33,12 @@ const PATHWAY_STYLE: Record<string, { color: string; dash: number[]; shape: stri
   none: { color: DEFAULT_THEME.neutral, dash: [2, 2], shape: "triangle-up" },
 };
 const OTHER_COLORS = P.slice(2, 6);
-const OTHER_DASHES = [[8, 2, 2, 2], [4, 4], [1, 3], [10, 4]];
+const OTHER_DASHES = [
+  [8, 2, 2, 2],
+  [4, 4],
+  [1, 3],
+  [10, 4],
+];
 const OTHER_SHAPES = ["diamond", "cross", "triangle-down", "wedge"];
 
 /** Colour, dash and shape scales for the pathways present (known ones first, in a fixed order). */
@@ -42,10 +47,7 @@ export function pathwayScales(pathways: Iterable<string>): { color: object; stro
   const known = Object.keys(PATHWAY_STYLE).filter((p) => present.has(p));
   const other = [...present].filter((p) => !(p in PATHWAY_STYLE)).sort();
   const domain = [...known, ...other];
-  const pick = <T>(k: "color" | "dash" | "shape", extra: readonly T[]): T[] => [
-    ...known.map((p) => PATHWAY_STYLE[p]![k] as T),
-    ...other.map((_, i) => extra[i % extra.length] as T),
-  ];
+  const pick = <T>(k: "color" | "dash" | "shape", extra: readonly T[]): T[] => [...known.map((p) => PATHWAY_STYLE[p]![k] as T), ...other.map((_, i) => extra[i % extra.length] as T)];
   return {
     color: { domain, range: pick("color", OTHER_COLORS) },
     strokeDash: { domain, range: pick("dash", OTHER_DASHES) },
@@ -237,7 +239,10 @@ export function curvesSpec(
     const y = flat.size > 0 ? bandedScale(vs) : whole;
     // The panel's own checkpoints as ticks: a view with other checkpoints (replay starts at the first
     // exploration block) printed the others' ticks on its axis, one over another when it had one point.
-    const xAxis = integerAxis(all.map((v) => v.x), "checkpoint x (exploration episodes)");
+    const xAxis = integerAxis(
+      all.map((v) => v.x),
+      "checkpoint x (exploration episodes)",
+    );
     const x = { field: "x", type: "quantitative", axis: xAxis, scale: { nice: false } };
     const yEnc = { field: "y", type: "quantitative", title: "score (game units)", scale: y.scale };
     const color = { field: "pathway", type: "nominal", scale: scales.color, title: "pathway" };
@@ -278,10 +283,12 @@ export function curvesSpec(
     ...BASE,
     title: {
       text: text?.title ?? `${game}: evaluation score by checkpoint`,
-      subtitle: wrapLines(text?.lines(nEp) ?? [
-        `Lines: mean score of the evaluation episodes at each checkpoint (n = ${nEp} episodes per point); ${models.length} model(s) x ${new Set(values.map((v) => v.pathway)).size} pathway(s).`,
-        `Bands: ${bootText(boot)}, each run's evaluation episodes resampled within each checkpoint.`,
-      ]),
+      subtitle: wrapLines(
+        text?.lines(nEp) ?? [
+          `Lines: mean score of the evaluation episodes at each checkpoint (n = ${nEp} episodes per point); ${models.length} model(s) x ${new Set(values.map((v) => v.pathway)).size} pathway(s).`,
+          `Bands: ${bootText(boot)}, each run's evaluation episodes resampled within each checkpoint.`,
+        ],
+      ),
     },
     data: { values },
     concat: panels,
@@ -314,7 +321,15 @@ export function trainingSpec(series: readonly TrainingBandSeries[], boot: Bootst
     const vs = points.filter((v) => v.game === game);
     // The seeds' own lines are data too: the axis takes them in whole, the bands only up to half the range.
     const y = bandedScale([...vs, ...seedYs.filter((v) => v.game === game).map((v) => ({ y: v.y, lo: null, hi: null }))]);
-    const x = { field: "x", type: "quantitative", axis: integerAxis(vs.map((v) => v.x), "epoch"), scale: { nice: false } };
+    const x = {
+      field: "x",
+      type: "quantitative",
+      axis: integerAxis(
+        vs.map((v) => v.x),
+        "epoch",
+      ),
+      scale: { nice: false },
+    };
     const yEnc = { field: "y", type: "quantitative", title: "score (game units)", scale: y.scale };
     return {
       title: { text: game, subtitle: scaleNote(y), anchor: "middle", fontSize: 12, subtitleFontSize: 10 },

@@ -114,7 +114,10 @@ export function parseTheme(text: string, where = "theme"): Theme {
     throw new ConfigError(`${where}: not JSON (${(e as Error).message.split("\n")[0]}); a theme is a JSON object with keys ${Object.keys(Theme.shape).join(", ")}`);
   }
   const parsed = ThemeFile.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(`${where}: ${formatIssues(parsed.error, { style: "brackets" })} (valid keys: ${Object.keys(Theme.shape).join(", ")}; fontSize keys: ${Object.keys(FontSizes.shape).join(", ")})`);
+  if (!parsed.success)
+    throw new ConfigError(
+      `${where}: ${formatIssues(parsed.error, { style: "brackets" })} (valid keys: ${Object.keys(Theme.shape).join(", ")}; fontSize keys: ${Object.keys(FontSizes.shape).join(", ")})`,
+    );
   return mergeTheme(parsed.data);
 }
 
@@ -186,7 +189,8 @@ export function applyTheme<S>(spec: S, theme: Theme): S {
     const o = v as Record<string, unknown>;
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(o)) {
-      if (k === "data") out[k] = x; // data values are never colours
+      if (k === "data")
+        out[k] = x; // data values are never colours
       else if (k === "strokeWidth" && typeof x === "number") out[k] = Number((x * widthScale).toFixed(3));
       else if (k === "opacity" && x === DEFAULT_THEME.bandOpacity && o.type === "area") out[k] = theme.bandOpacity;
       else out[k] = walk(x, k, inRange || k === "range" || k === "category");

@@ -53,8 +53,7 @@ export function costGainSpec(rows: readonly CostRunRow[], boot: BootstrapConfig,
   const byUsd = gained.length > 0 && gained.every((r) => r.explore_usd !== null);
   const byTokens = !byUsd && rows.some((r) => r.explore_tokens > 0);
   const byCounted = !byUsd && !byTokens && rows.some((r) => r.explore_prompt_tokens_counted > 0);
-  const costOf = (r: CostRunRow): number =>
-    byUsd ? (r.explore_usd as number) : byTokens ? r.explore_tokens / 1e6 : byCounted ? r.explore_prompt_tokens_counted / 1e6 : r.explore_calls;
+  const costOf = (r: CostRunRow): number => (byUsd ? (r.explore_usd as number) : byTokens ? r.explore_tokens / 1e6 : byCounted ? r.explore_prompt_tokens_counted / 1e6 : r.explore_calls);
   const values = gained.map((r) => ({ game: r.game, model: r.model, pathway: r.pathway, cost: costOf(r), gain: r.oodg }));
   const games = [...new Set(values.map((v) => v.game))].sort();
   const xTitle = byUsd ? "explore + consolidate cost (USD)" : byTokens ? "explore + consolidate tokens (M)" : byCounted ? "exploration prompt tokens (M, kit's count)" : "explore + consolidate calls";

@@ -87,7 +87,10 @@ export function atifTrajectory(run: AtifRun, e: EpisodeInput): Json {
     tin += s.tokens_in;
     tout += s.tokens_out;
   }
-  const judged = judgeSteps(e.steps.map((s) => ({ s: s.self_score, r: s.reward })), e.rewardRange);
+  const judged = judgeSteps(
+    e.steps.map((s) => ({ s: s.self_score, r: s.reward })),
+    e.rewardRange,
+  );
   const scored = e.steps.filter((s) => s.self_score !== null);
   const ok = e.record?.status === "ok";
   return {

@@ -51,7 +51,10 @@ export interface InteropSummary {
 
 /** A file name from a run id: its safe characters, plus a hash when any was replaced (names from outside are data). */
 export function safeFileStem(runId: string): string {
-  const safe = runId.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_").slice(0, 120);
+  const safe = runId
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .replace(/^\.+/, "_")
+    .slice(0, 120);
   return safe === runId ? safe : `${safe}-${shortId(runId).slice(0, 8)}`;
 }
 
@@ -101,13 +104,24 @@ function runResults(ds: Dataset, run: RunData, cfg: BootstrapConfig, judging: Ju
     const ca = analyzeCurves(one, cfg);
     const row = ca.rows[0];
     scores.push(
-      evalScore("verifier", [["avg", row?.avg], ["max", row?.max], ["auc_plus", row?.auc_plus], ["naba", row?.naba], ["gain_vs_y0", row?.gain_vs_y0]], level, {
-        about: "curve metrics of the run's evaluation checkpoints, as report's main_results; metadata.lo/hi: the interval",
-        intervals: describeBootstrap(cfg, "evaluation seeds of the run", ca.methods),
-        n_checkpoints: row?.n_checkpoints ?? 0,
-        n_seeds: row?.n_seeds ?? 0,
-        y0: row?.y0 ?? null,
-      }),
+      evalScore(
+        "verifier",
+        [
+          ["avg", row?.avg],
+          ["max", row?.max],
+          ["auc_plus", row?.auc_plus],
+          ["naba", row?.naba],
+          ["gain_vs_y0", row?.gain_vs_y0],
+        ],
+        level,
+        {
+          about: "curve metrics of the run's evaluation checkpoints, as report's main_results; metadata.lo/hi: the interval",
+          intervals: describeBootstrap(cfg, "evaluation seeds of the run", ca.methods),
+          n_checkpoints: row?.n_checkpoints ?? 0,
+          n_seeds: row?.n_seeds ?? 0,
+          y0: row?.y0 ?? null,
+        },
+      ),
     );
     metadata.curve = (ca.series[0]?.points ?? []).map((p) => ({ x: p.x, y: p.y, lo: p.lo, hi: p.hi, n_episodes: p.n_episodes }));
   }
@@ -115,12 +129,22 @@ function runResults(ds: Dataset, run: RunData, cfg: BootstrapConfig, judging: Ju
   if (jr) {
     const row = selfJudgingRow(run.game, run.model, [jr], judging.ranges.get(run.game) ?? null, cfg);
     scores.push(
-      evalScore("self_judge", [["agree", row.agree], ["nmae", row.nmae], ["over", row.over], ["under", row.under]], level, {
-        about: "self-judging over the run's exploration steps, as report's self_judging (NMAE normalised by the game's reward range in this data set)",
-        n_steps: row.n_steps,
-        n_unscored: row.n_unscored,
-        n_episodes: row.n_episodes,
-      }),
+      evalScore(
+        "self_judge",
+        [
+          ["agree", row.agree],
+          ["nmae", row.nmae],
+          ["over", row.over],
+          ["under", row.under],
+        ],
+        level,
+        {
+          about: "self-judging over the run's exploration steps, as report's self_judging (NMAE normalised by the game's reward range in this data set)",
+          n_steps: row.n_steps,
+          n_unscored: row.n_unscored,
+          n_episodes: row.n_episodes,
+        },
+      ),
     );
   }
   metadata.bootstrap = { B: cfg.B, seed: cfg.seed, level };

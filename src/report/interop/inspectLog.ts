@@ -96,7 +96,11 @@ export function inspectHeader(h: RunHeaderInput): Json {
   const protocol = m.config?.protocol;
   const spec = m.config?.model?.spec ?? h.model;
   const { game_configs: gameConfigs, ...settings } = (protocol ?? {}) as Json & { game_configs?: unknown };
-  const judge = protocol?.verified ? { role: "verifier and curriculum", model: protocol.verified.verifier_model ?? spec } : h.pathway === "none" ? null : { role: "self-judge (the model's own self-scores)", model: spec };
+  const judge = protocol?.verified
+    ? { role: "verifier and curriculum", model: protocol.verified.verifier_model ?? spec }
+    : h.pathway === "none"
+      ? null
+      : { role: "self-judge (the model's own self-scores)", model: spec };
   const commit = (m as { kit_commit?: unknown }).kit_commit;
   const seeds = { run_seed: m.run_seed ?? null, explore_seeds: m.explore_seeds ?? null, eval_seeds: m.eval_seeds ?? null, ...(m.id_seeds ? { id_seeds: m.id_seeds } : {}) };
   const status = inspectStatus(h.status);
@@ -158,7 +162,13 @@ export function inspectHeader(h: RunHeaderInput): Json {
         {
           solver: `s3gym/${h.pathway}`,
           params: protocol
-            ? { explore_episodes: protocol.explore_episodes, checkpoint_every: protocol.checkpoint_every, eval_episodes: protocol.eval_episodes, max_steps: protocol.max_steps, context_tokens: protocol.context_tokens }
+            ? {
+                explore_episodes: protocol.explore_episodes,
+                checkpoint_every: protocol.checkpoint_every,
+                eval_episodes: protocol.eval_episodes,
+                max_steps: protocol.max_steps,
+                context_tokens: protocol.context_tokens,
+              }
             : {},
           params_passed: {},
         },
@@ -225,7 +235,13 @@ function chatMessage(m: ChatMessage, att: Attachments, source: "input" | "genera
 /** The reply of a step as an assistant message: its reasoning (when logged) first, then the text as received. */
 function replyMessage(s: StepRecord, model: string, att: Attachments): Json {
   const reasoning = typeof s.reasoning === "string" && s.reasoning.length > 0 ? s.reasoning : null;
-  const content = reasoning === null ? att.ref(s.response) : [{ type: "reasoning", reasoning: att.ref(reasoning), redacted: false }, { type: "text", text: att.ref(s.response) }];
+  const content =
+    reasoning === null
+      ? att.ref(s.response)
+      : [
+          { type: "reasoning", reasoning: att.ref(reasoning), redacted: false },
+          { type: "text", text: att.ref(s.response) },
+        ];
   return { role: "assistant", content, source: "generate", model };
 }
 
@@ -339,7 +355,10 @@ export function inspectSample(e: EpisodeInput): Json {
     });
   }
 
-  const judged = judgeSteps(e.steps.map((s) => ({ s: s.self_score, r: s.reward })), e.rewardRange);
+  const judged = judgeSteps(
+    e.steps.map((s) => ({ s: s.self_score, r: s.reward })),
+    e.rewardRange,
+  );
   const meanS = meanSelfScore(e.steps);
   const score = e.record?.score ?? null;
   const ok = e.record?.status === "ok";
@@ -347,9 +366,7 @@ export function inspectSample(e: EpisodeInput): Json {
   // A failed or unfinished episode's score means nothing (the metrics leave it out): no verifier
   // score, and the sample's error says why.
   const scores: Json = {
-    ...(ok && score !== null
-      ? { verifier: { value: score, answer: null, explanation: null, metadata: { solved, success_threshold: e.successThreshold }, history: [] } }
-      : {}),
+    ...(ok && score !== null ? { verifier: { value: score, answer: null, explanation: null, metadata: { solved, success_threshold: e.successThreshold }, history: [] } } : {}),
     self_judge: {
       value: { mean_self_score: meanS, agreement: judged.agree },
       answer: null,

@@ -44,7 +44,10 @@ export function displayBundle(data: MimeBundle): void {
 function aligned(head: readonly string[], rows: readonly string[][], right: readonly boolean[]): string {
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: readonly string[]): string =>
-    cells.map((c, i) => (right[i] ? c.padStart(width[i]!) : c.padEnd(width[i]!))).join("  ").trimEnd();
+    cells
+      .map((c, i) => (right[i] ? c.padStart(width[i]!) : c.padEnd(width[i]!)))
+      .join("  ")
+      .trimEnd();
   return [line(head), width.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 
@@ -57,7 +60,14 @@ export function tablePlainText<R extends object>(table: Table<R>): string {
       return label ? label(row, c.key, text) : text;
     }),
   );
-  const body = table.rows.length === 0 ? "(no rows: the data set has nothing for this table)" : aligned(table.columns.map((c) => c.key), rows, table.columns.map((c) => c.kind !== "text"));
+  const body =
+    table.rows.length === 0
+      ? "(no rows: the data set has nothing for this table)"
+      : aligned(
+          table.columns.map((c) => c.key),
+          rows,
+          table.columns.map((c) => c.kind !== "text"),
+        );
   return [table.title, "", body, "", ...table.notes].join("\n").trimEnd() + "\n";
 }
 

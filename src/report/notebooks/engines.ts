@@ -89,7 +89,11 @@ const nodeEngine: NotebookEngine = {
       });
       child.on("close", (code, signal) => {
         clearTimeout(timer);
-        const text = stderr.split("\n").filter((l) => !l.startsWith(CELL_MARK)).join("\n").trim();
+        const text = stderr
+          .split("\n")
+          .filter((l) => !l.startsWith(CELL_MARK))
+          .join("\n")
+          .trim();
         if (code === 0) resolvePromise();
         else if (signal === "SIGKILL") reject(new Error(`notebook ${basename(notebook)} timed out after ${timeoutS} s, in cell ${cell || "?"} (node engine)`));
         else reject(new Error(`notebook ${basename(notebook)} failed (node engine, exit ${code ?? signal}):\n${text}`));
@@ -233,9 +237,7 @@ export function selectNotebooks(all: readonly string[], names: readonly string[]
     const exact = stems.indexOf(name);
     const hits = exact >= 0 ? [exact] : stems.flatMap((s, i) => (s.startsWith(name) ? [i] : []));
     if (hits.length !== 1) {
-      throw new Error(
-        `${hits.length === 0 ? "no notebook matches" : "several notebooks match"} '${raw}': expected one of ${stems.join(", ")} (or a unique prefix such as 01)`,
-      );
+      throw new Error(`${hits.length === 0 ? "no notebook matches" : "several notebooks match"} '${raw}': expected one of ${stems.join(", ")} (or a unique prefix such as 01)`);
     }
     chosen.add(hits[0]!);
   }

@@ -52,7 +52,13 @@ export function frameCsv(src: ExportSource): string {
 /** The JSON text (array of row objects) of a frame or columns. */
 export function frameJson(src: ExportSource): string {
   const { names, rows } = asRows(src);
-  return JSON.stringify(rows.map((r) => Object.fromEntries(names.map((k, i) => [k, jsonValue(r[i])]))), null, 2) + "\n";
+  return (
+    JSON.stringify(
+      rows.map((r) => Object.fromEntries(names.map((k, i) => [k, jsonValue(r[i])]))),
+      null,
+      2,
+    ) + "\n"
+  );
 }
 
 /**

@@ -14,4 +14,3 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
 export async function renderPng(svg: string, scale = 2): Promise<Buffer> {
   return (await import("../figures/render.js")).svgToPng(svg, scale);
 }
-

@@ -48,9 +48,7 @@ export function checkJupyter(root: string, env: Record<string, string | undefine
   const childEnv = { ...env, ...QUIET, PATH: path };
   const problems: string[] = [];
   const candidates = pythonCandidates(env);
-  const python = candidates.find(
-    (p) => spawnSync(p, ["-c", "import nbconvert, nbclient, jupyter_client"], { stdio: "ignore", env: childEnv, timeout: 60_000 }).status === 0,
-  );
+  const python = candidates.find((p) => spawnSync(p, ["-c", "import nbconvert, nbclient, jupyter_client"], { stdio: "ignore", env: childEnv, timeout: 60_000 }).status === 0);
   if (!python) {
     const tried = env.S3GYM_PYTHON?.trim()
       ? `S3GYM_PYTHON=${candidates[0]} is not a python3 with nbconvert, nbclient and jupyter_client (missing, or the modules are not installed for it)`
@@ -74,7 +72,9 @@ export function checkJupyter(root: string, env: Record<string, string | undefine
       hasTslab = false;
     }
     if (!hasTslab) {
-      problems.push(`the tslab kernel spec is not registered with Jupyter (${python} -m jupyter kernelspec list shows no 'tslab').\n  Run: ${INSTALL_HINTS.kernel.replace("/usr/bin/python3", python)}`);
+      problems.push(
+        `the tslab kernel spec is not registered with Jupyter (${python} -m jupyter kernelspec list shows no 'tslab').\n  Run: ${INSTALL_HINTS.kernel.replace("/usr/bin/python3", python)}`,
+      );
     }
   }
   return problems.length === 0 && python ? { ok: true, setup: { python, path } } : { ok: false, problems };

@@ -83,7 +83,6 @@ write()
 sys.exit(code)
 `;
 
-
 function runDriver(setup: JupyterSetup, notebook: string, dst: string, env: Record<string, string>, timeoutS: number): Promise<{ code: number; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(setup.python, ["-c", DRIVER, resolve(notebook), dst, String(timeoutS), String(STARTUP_TIMEOUT_S)], {
@@ -97,7 +96,15 @@ function runDriver(setup: JupyterSetup, notebook: string, dst: string, env: Reco
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
     child.on("error", reject);
-    child.on("close", (code, signal) => resolvePromise({ code: code ?? (signal ? 1 : 0), stderr: stderr.split("\n").filter((l) => !JUPYTER_NOISE.test(l)).join("\n") }));
+    child.on("close", (code, signal) =>
+      resolvePromise({
+        code: code ?? (signal ? 1 : 0),
+        stderr: stderr
+          .split("\n")
+          .filter((l) => !JUPYTER_NOISE.test(l))
+          .join("\n"),
+      }),
+    );
   });
 }
 

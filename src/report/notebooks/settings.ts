@@ -56,12 +56,15 @@ function intFrom(name: string, raw: string | undefined, dflt: number, min: numbe
 export function notebookSettings(env: Record<string, string | undefined> = process.env): NotebookSettings {
   const root = kitRoot();
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(root, p));
-  const data = (env.S3GYM_DATA?.trim() || "data").split(",").map((d) => d.trim()).filter(Boolean).map(abs);
+  const data = (env.S3GYM_DATA?.trim() || "data")
+    .split(",")
+    .map((d) => d.trim())
+    .filter(Boolean)
+    .map(abs);
   const missing = data.filter((d) => !existsSync(d));
   if (missing.length > 0) {
     throw new Error(
-      `S3GYM_DATA: ${missing.join(", ")} does not exist. Run 'npm run reproduce' (writes data/), ` +
-        `'s3gym run ... --data DIR', or set S3GYM_DATA to a data directory holding runs/<run_id>/.`,
+      `S3GYM_DATA: ${missing.join(", ")} does not exist. Run 'npm run reproduce' (writes data/), ` + `'s3gym run ... --data DIR', or set S3GYM_DATA to a data directory holding runs/<run_id>/.`,
     );
   }
   return {

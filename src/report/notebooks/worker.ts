@@ -26,7 +26,11 @@ import { parseNotebook, serializeNotebook } from "./nbformat.js";
 const rawStderr = process.stderr.write.bind(process.stderr);
 
 interface TslabModules {
-  createExecutor: (rootDir: string, convs: { node: unknown; browser: unknown; close(): void }, console: { log(...a: unknown[]): void; error(...a: unknown[]): void }) => CellExecutor & { close(): void };
+  createExecutor: (
+    rootDir: string,
+    convs: { node: unknown; browser: unknown; close(): void },
+    console: { log(...a: unknown[]): void; error(...a: unknown[]): void },
+  ) => CellExecutor & { close(): void };
   createConverter: (o: { isJS: boolean; isBrowser: boolean }) => { close(): void };
   jupyter: { lastWriteDisplayData: ((d: DisplayRequest, update?: boolean) => void) | null };
 }
@@ -74,20 +78,18 @@ async function main(argv: string[]): Promise<number> {
     },
     close: () => (node.close(), browser?.close()),
   };
-  const executor = tslab.createExecutor(
-    process.cwd(),
-    convs,
-    { log: (...a) => current?.consoleLog(...a), error: (...a) => current?.consoleError(...a) },
-  );
+  const executor = tslab.createExecutor(process.cwd(), convs, { log: (...a) => current?.consoleLog(...a), error: (...a) => current?.consoleError(...a) });
   // Everything the cells write (console.log, libraries' banners) goes to the running cell, as tslab's
   // kernel does; output arriving after a cell ended goes to the last cell.
-  const capture = (name: "stdout" | "stderr") => (chunk: string | Uint8Array, enc?: unknown, cb?: unknown): boolean => {
-    const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
-    current?.stream(name, text);
-    const done = typeof enc === "function" ? enc : cb;
-    if (typeof done === "function") (done as () => void)();
-    return true;
-  };
+  const capture =
+    (name: "stdout" | "stderr") =>
+    (chunk: string | Uint8Array, enc?: unknown, cb?: unknown): boolean => {
+      const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+      current?.stream(name, text);
+      const done = typeof enc === "function" ? enc : cb;
+      if (typeof done === "function") (done as () => void)();
+      return true;
+    };
   process.stdout.write = capture("stdout") as typeof process.stdout.write;
   process.stderr.write = capture("stderr") as typeof process.stderr.write;
   tslab.jupyter.lastWriteDisplayData = (d, update) => current?.display(d, update === true);
@@ -105,7 +107,10 @@ async function main(argv: string[]): Promise<number> {
   if (failure) {
     say(
       `${basename(srcAbs)}: cell ${failure.index + 1}${failure.id ? ` (id ${failure.id})` : ""} failed: ${failure.ename}: ${failure.evalue}\n` +
-        failure.traceback.slice(0, 20).map((l) => `  ${l}\n`).join(""),
+        failure.traceback
+          .slice(0, 20)
+          .map((l) => `  ${l}\n`)
+          .join(""),
     );
     return 1;
   }

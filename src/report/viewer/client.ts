@@ -107,14 +107,10 @@ export function viewerApp(): void {
 
   const app = document.getElementById("app") as HTMLElement;
   // The run-against-run pages (compare.ts, inlined beside this script as S3V_COMPARE).
-  const compare = (): Any =>
-    (win as unknown as { S3V_COMPARE: (api: unknown) => Any }).S3V_COMPARE({ h, load, page, statusBadge, fmtNum, pre, document, location });
+  const compare = (): Any => (win as unknown as { S3V_COMPARE: (api: unknown) => Any }).S3V_COMPARE({ h, load, page, statusBadge, fmtNum, pre, document, location });
   function page(title: string, ...body: Child[]): void {
     document.title = `${title} · s3gym view`;
-    app.replaceChildren(
-      h("header", { class: "top" }, h("a", { class: "brand", href: "#/" }, "s3gym view"), h("span", { class: "muted" }, title)),
-      h("main", null, ...body),
-    );
+    app.replaceChildren(h("header", { class: "top" }, h("a", { class: "brand", href: "#/" }, "s3gym view"), h("span", { class: "muted" }, title)), h("main", null, ...body));
   }
   function fail(e: unknown): void {
     page("error", h("p", { class: "status failed" }, String((e as Error)?.message ?? e)));
@@ -294,7 +290,11 @@ export function viewerApp(): void {
             "details",
             { class: "comparepick", id: "compare-peers" },
             h("summary", null, `Compare with another run of ${run.game} (${peers.length})`),
-            h("ul", null, ...peers.map((r) => h("li", null, h("a", { href: `#/compare/${enc(run.run_id)}/${enc(r.run_id)}` }, `${r.model} · ${r.pathway}`), " ", h("span", { class: "muted small" }, r.run_id)))),
+            h(
+              "ul",
+              null,
+              ...peers.map((r) => h("li", null, h("a", { href: `#/compare/${enc(run.run_id)}/${enc(r.run_id)}` }, `${r.model} · ${r.pathway}`), " ", h("span", { class: "muted small" }, r.run_id))),
+            ),
           );
     const epLink = (j: number, text: string): HTMLElement => h("a", { href: `#/run/${i}/ep/${j}` }, text);
     const metrics = h(
@@ -370,10 +370,16 @@ export function viewerApp(): void {
     );
     // A count by kind (tokens_counted_by: {server: 40}) is an object: its entries, not "[object Object]".
     const usageCell = (v: unknown): string =>
-      v === null ? "(no price known)" : typeof v === "number" ? fmtNum(v) : typeof v === "object" ? Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}: ${String(x)}`).join(", ") || "(none)" : String(v);
-    const usage = run.usage
-      ? kvTable(Object.entries(run.usage as Record<string, unknown>).map(([k, v]) => [k, usageCell(v)]))
-      : h("p", { class: "muted" }, "no calls.jsonl");
+      v === null
+        ? "(no price known)"
+        : typeof v === "number"
+          ? fmtNum(v)
+          : typeof v === "object"
+            ? Object.entries(v as Record<string, unknown>)
+                .map(([k, x]) => `${k}: ${String(x)}`)
+                .join(", ") || "(none)"
+            : String(v);
+    const usage = run.usage ? kvTable(Object.entries(run.usage as Record<string, unknown>).map(([k, v]) => [k, usageCell(v)])) : h("p", { class: "muted" }, "no calls.jsonl");
     page(
       run.run_id,
       h("h1", null, `${run.model} · ${run.game} · ${run.pathway}`),
@@ -475,7 +481,9 @@ export function viewerApp(): void {
             pre(st.feedback || "(none)", "feedback"),
           ),
         ),
-        st.retrieved !== undefined ? h("div", { class: "small" }, h("span", { class: "label" }, "retrieved earlier exploration steps it saw (hybrid): "), h("span", { "data-field": "retrieved" }, st.retrieved)) : null,
+        st.retrieved !== undefined
+          ? h("div", { class: "small" }, h("span", { class: "label" }, "retrieved earlier exploration steps it saw (hybrid): "), h("span", { "data-field": "retrieved" }, st.retrieved))
+          : null,
         h("div", { class: "small muted" }, `tokens in ${st.tokens_in} · out ${st.tokens_out} · latency ${st.latency_ms} ms`),
         ep.prompt === true ? promptButton : h("div", { class: "small muted" }, `prompt not available: ${ep.prompt}`),
         promptBox,

@@ -142,12 +142,7 @@ export function compareViews(api: CompareApi): {
             ["A", A],
             ["B", B],
           ].map(([name, r]) =>
-            h(
-              "tr",
-              null,
-              h("th", null, name),
-              h("td", null, statusBadge(r.status), " ", `${r.model} · ${r.game} · ${r.pathway} `, h("a", { href: `#/run/${r.i}`, class: "mono" }, r.run_id)),
-            ),
+            h("tr", null, h("th", null, name), h("td", null, statusBadge(r.status), " ", `${r.model} · ${r.game} · ${r.pathway} `, h("a", { href: `#/run/${r.i}`, class: "mono" }, r.run_id))),
           ),
         ),
       ),
@@ -176,8 +171,22 @@ export function compareViews(api: CompareApi): {
     return h(
       "div",
       { class: "step" },
-      h("h3", null, `Step ${st.step + 1}`, st.valid ? h("span", { class: "badge good" }, "valid") : h("span", { class: "badge bad" }, "invalid"), st.over ? h("span", { class: "badge warn" }, "over-confident") : null),
-      h("div", { class: "small" }, `action `, h("code", null, st.action ?? "(none)"), other && other.action !== st.action ? " " : null, other && other.action !== st.action ? h("span", { class: "badge warn" }, "differs") : null, `  ·  s ${st.self_score === null ? "(none)" : fmtNum(st.self_score)}  ·  r ${fmtNum(st.reward)}  ·  score after ${fmtNum(st.score_after)}`),
+      h(
+        "h3",
+        null,
+        `Step ${st.step + 1}`,
+        st.valid ? h("span", { class: "badge good" }, "valid") : h("span", { class: "badge bad" }, "invalid"),
+        st.over ? h("span", { class: "badge warn" }, "over-confident") : null,
+      ),
+      h(
+        "div",
+        { class: "small" },
+        `action `,
+        h("code", null, st.action ?? "(none)"),
+        other && other.action !== st.action ? " " : null,
+        other && other.action !== st.action ? h("span", { class: "badge warn" }, "differs") : null,
+        `  ·  s ${st.self_score === null ? "(none)" : fmtNum(st.self_score)}  ·  r ${fmtNum(st.reward)}  ·  score after ${fmtNum(st.score_after)}`,
+      ),
       h("div", { class: "label" }, "observation", other && other.observation !== st.observation ? " (differs)" : ""),
       pre(st.observation, "obs"),
       h("div", { class: "label" }, "response"),
@@ -221,7 +230,11 @@ export function compareViews(api: CompareApi): {
         h("div", null, h("strong", null, "A "), `${ia.model} · ${ia.pathway}`, h("div", { class: "small" }, statusBadge(A.status), ` score ${A.score} · ${A.steps.length} steps`)),
         h("div", null, h("strong", null, "B "), `${ib.model} · ${ib.pathway}`, h("div", { class: "small" }, statusBadge(B.status), ` score ${B.score} · ${B.steps.length} steps`)),
       ),
-      h("p", { class: "muted small", id: "firstdiff" }, first < 0 ? "The two trajectories are the same at every step." : `They agree on ${first} step${first === 1 ? "" : "s"}; the first difference is at step ${first + 1} (opened below).`),
+      h(
+        "p",
+        { class: "muted small", id: "firstdiff" },
+        first < 0 ? "The two trajectories are the same at every step." : `They agree on ${first} step${first === 1 ? "" : "s"}; the first difference is at step ${first + 1} (opened below).`,
+      ),
       ...rows,
     );
     const target = first >= 0 ? api.document.getElementById(`pair-step-${first}`) : null;

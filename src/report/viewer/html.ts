@@ -23,7 +23,7 @@ function sha256(text: string): string {
  */
 export function pageScript(): string {
   return [
-    "\"use strict\";",
+    '"use strict";',
     "var __name = function (f) { return f; };",
     `var S3V_UNPACK = (${unpackPrompt.toString()});`,
     `var S3V_COMPARE = (${compareViews.toString()});`,

@@ -134,7 +134,13 @@ function packRest(base: readonly ChatMessage[], lastPos: number, shown: readonly
   const d = lastPos - (base.length - 2) / 2;
   return base.slice(2).map((m, r) => {
     const j = d + Math.floor(r / 2);
-    const candidates: [number, "o" | "f" | "a"][] = r % 2 === 0 ? [[j, "a"]] : [[j, "f"], [j + 1, "o"]];
+    const candidates: [number, "o" | "f" | "a"][] =
+      r % 2 === 0
+        ? [[j, "a"]]
+        : [
+            [j, "f"],
+            [j + 1, "o"],
+          ];
     return { r: m.role, c: Number.isInteger(d) ? toPieces(m.content, candidates, shown, pool) : [pool.add(m.content)] };
   });
 }

@@ -170,7 +170,9 @@ export async function writeRun(job: RunJob, chunkDir: string): Promise<RunResult
         first = false;
       },
       end: async (fields: Record<string, unknown> = {}) => {
-        const extra = Object.entries(fields).map(([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v)}`).join("");
+        const extra = Object.entries(fields)
+          .map(([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v)}`)
+          .join("");
         await put(`]${extra}});\n`);
         await fh.close();
         chunks++;

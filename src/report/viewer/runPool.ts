@@ -59,7 +59,6 @@ function runBytes(job: RunJob): number {
   return n;
 }
 
-
 /**
  * Every job's result, in job order. `workers` <= 1 writes in this thread (so does a build run from
  * the source: fromSource); otherwise that many worker threads (at most one per job), each with
@@ -74,7 +73,10 @@ export async function runJobs(jobs: readonly RunJob[], chunkDir: string, workers
     }
     return results;
   }
-  const queue = [...jobs].map((job) => ({ job, bytes: runBytes(job) })).sort((a, b) => b.bytes - a.bytes || a.job.i - b.job.i).map((q) => q.job);
+  const queue = [...jobs]
+    .map((job) => ({ job, bytes: runBytes(job) }))
+    .sort((a, b) => b.bytes - a.bytes || a.job.i - b.job.i)
+    .map((q) => q.job);
   const pool: Worker[] = [];
   try {
     await Promise.all(

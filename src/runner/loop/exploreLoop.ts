@@ -37,13 +37,7 @@ function oneByOne(run: RunContext): NonNullable<ExperienceState["exploration"]> 
   };
 }
 
-export async function exploreLoop(
-  run: RunContext,
-  resume: ResumeState,
-  experience: ExperienceState,
-  launch: (c: number) => void,
-  aborted: () => boolean,
-): Promise<ExplorationStop> {
+export async function exploreLoop(run: RunContext, resume: ResumeState, experience: ExperienceState, launch: (c: number) => void, aborted: () => boolean): Promise<ExplorationStop> {
   const plans = experience.exploration ?? oneByOne(run);
   const s = run.settings;
   for (const batch of plans.batches(s.exploreEpisodes)) {

@@ -25,7 +25,12 @@ export function judgesExploration(run: Pick<RunContext, "settings">): boolean {
  * judge's call that fails on infrastructure throws its ModelCallError (the episode fails, and is
  * played or replayed again on resume); an unparsable judge reply gives that step a null score.
  */
-export async function judgeEpisode(run: Pick<RunContext, "settings" | "runId" | "judgeModel" | "events" | "recorded" | "exploreSeeds">, steps: readonly StepRecord[], rules: string, episode: number): Promise<StepRecord[]> {
+export async function judgeEpisode(
+  run: Pick<RunContext, "settings" | "runId" | "judgeModel" | "events" | "recorded" | "exploreSeeds">,
+  steps: readonly StepRecord[],
+  rules: string,
+  episode: number,
+): Promise<StepRecord[]> {
   const judge = run.settings.judge;
   if (judge === undefined || judge === "self") return [...steps];
   let scores: (number | null)[] | undefined;
@@ -63,14 +68,23 @@ const shuffles = new WeakMap<RecordedExploration, Map<number, ShuffleSource[]>>(
  */
 function shuffledSources(run: Pick<RunContext, "settings" | "runId" | "recorded" | "exploreSeeds">, episode: number, n: number): ShuffleSource[] {
   const rec = run.recorded;
-  if (!rec) throw new ConfigError(`${run.runId}: judge shuffled permutes the self-scores of the run's exploration episodes, which an on-policy run has not played yet: rejudge a recorded run with it (s3gym rejudge --judge shuffled, or run --rejudge shuffled)`);
+  if (!rec)
+    throw new ConfigError(
+      `${run.runId}: judge shuffled permutes the self-scores of the run's exploration episodes, which an on-policy run has not played yet: rejudge a recorded run with it (s3gym rejudge --judge shuffled, or run --rejudge shuffled)`,
+    );
   let all = shuffles.get(rec);
   if (!all) {
     // Exploration episodes are numbered from 1 (runner/loop/exploreLoop.ts).
     const planned = run.exploreSeeds.map((_, i) => i + 1);
     const missing = planned.filter((e) => !rec.episodes.has(e));
-    if (missing.length > 0) throw new ConfigError(`${run.runId}: judge shuffled permutes the whole recorded exploration, but ${rec.source.runId} lacks exploration episode(s) ${missing.slice(0, 5).join(", ")}: finish that run first, then rejudge it`);
-    all = runShuffle(planned.map((e) => ({ episode: e, steps: rec.episodes.get(e)!.steps })), shuffleKey(run.settings.runSeed, rec.source.runId));
+    if (missing.length > 0)
+      throw new ConfigError(
+        `${run.runId}: judge shuffled permutes the whole recorded exploration, but ${rec.source.runId} lacks exploration episode(s) ${missing.slice(0, 5).join(", ")}: finish that run first, then rejudge it`,
+      );
+    all = runShuffle(
+      planned.map((e) => ({ episode: e, steps: rec.episodes.get(e)!.steps })),
+      shuffleKey(run.settings.runSeed, rec.source.runId),
+    );
     shuffles.set(rec, all);
   }
   const mine = all.get(episode);

@@ -77,7 +77,13 @@ function identityOf(run: RunContext) {
  * checkpoints with exactly this function (pathway `training`, `c` = epoch, empty experience).
  */
 export async function runCheckpoint(run: RunContext, c: number, experience: ExperienceSnapshot, done: ReadonlyMap<string, EpisodeRecord>): Promise<CheckpointRecord> {
-  return playCheckpoint(run, c, experience, done, run.evalSeeds.map((seed, episode) => ({ episode, seed })));
+  return playCheckpoint(
+    run,
+    c,
+    experience,
+    done,
+    run.evalSeeds.map((seed, episode) => ({ episode, seed })),
+  );
 }
 
 /**
@@ -85,13 +91,7 @@ export async function runCheckpoint(run: RunContext, c: number, experience: Expe
  * experience as the checkpoint's `eval` episodes; null when the view has no episode there (replay at
  * checkpoint 0: nothing explored yet, so no record: the cell is missing, not 0).
  */
-export async function runViewCheckpoint(
-  run: RunContext,
-  view: ExtraView,
-  c: number,
-  experience: ExperienceSnapshot,
-  done: ReadonlyMap<string, EpisodeRecord>,
-): Promise<CheckpointRecord | null> {
+export async function runViewCheckpoint(run: RunContext, view: ExtraView, c: number, experience: ExperienceSnapshot, done: ReadonlyMap<string, EpisodeRecord>): Promise<CheckpointRecord | null> {
   const episodes = viewEpisodes(run, view, c);
   if (episodes.length === 0) return null;
   return playCheckpoint(run, c, experience, done, episodes, view);
@@ -283,7 +283,8 @@ export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game
   const configs = { explore: resolveConfig(o.game, "explore", s.maxSteps), eval: resolveConfig(o.game, "eval", s.maxSteps) };
   if (!existsSync(path)) {
     // No manifest (deleted, or never written): the logs still say how the run was played.
-    if (existsSync(runDir(o.dataDir, o.entry.runId))) checkLogsAgainstPlan(runDir(o.dataDir, o.entry.runId), o.entry.runId, { configs, evalEpisodes: s.evalEpisodes, exploreEpisodes: s.exploreEpisodes, fingerprint: protocolFingerprint(s) });
+    if (existsSync(runDir(o.dataDir, o.entry.runId)))
+      checkLogsAgainstPlan(runDir(o.dataDir, o.entry.runId), o.entry.runId, { configs, evalEpisodes: s.evalEpisodes, exploreEpisodes: s.exploreEpisodes, fingerprint: protocolFingerprint(s) });
     return;
   }
   // A newer kit's run is never resumed here: its manifest would be rewritten as this version.
@@ -304,12 +305,7 @@ export function preflightRun(o: Pick<OpenRunOptions, "dataDir" | "entry" | "game
   );
 }
 
-function contextFor(
-  o: Pick<OpenRunOptions, "entry" | "game" | "model" | "settings" | "roleModel" | "cap" | "judgeModel" | "recorded">,
-  logs: RunLogs,
-  events: RunEvents,
-  now: () => Date,
-): RunContext {
+function contextFor(o: Pick<OpenRunOptions, "entry" | "game" | "model" | "settings" | "roleModel" | "cap" | "judgeModel" | "recorded">, logs: RunLogs, events: RunEvents, now: () => Date): RunContext {
   const s = o.settings;
   return {
     runId: o.entry.runId,
@@ -376,11 +372,16 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
     }
     const degenerate = run.replies.verdict();
     if (degenerate !== null) outcome = { ...outcome, status: "degenerate", error: degenerate };
-    manifest.write(outcome.status, true, { ...summarizeCalls(dir) }, {
-      replies: { ...run.replies.stats },
-      ...(degenerate !== null ? { degenerate_reason: degenerate } : {}),
-      quality: runQuality(dir, outcome.status, run.model.endpointHost !== BUILTIN_HOST),
-    });
+    manifest.write(
+      outcome.status,
+      true,
+      { ...summarizeCalls(dir) },
+      {
+        replies: { ...run.replies.stats },
+        ...(degenerate !== null ? { degenerate_reason: degenerate } : {}),
+        quality: runQuality(dir, outcome.status, run.model.endpointHost !== BUILTIN_HOST),
+      },
+    );
     events.runEnded?.(run.runId, outcome.status);
     return outcome;
   } catch (e) {
@@ -467,7 +468,8 @@ export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
   const cap = o.cap && (o.cap.maxUsd !== null || o.cap.maxInputTokens !== null) ? new SpendCap(o.cap, spentBefore(o.dataDir, o.entries)) : null;
   // Spent already by earlier invocations: refused before anything is written (no run opened, no claim).
   const spentOut = cap?.check() ?? null;
-  if (spentOut !== null) throw new ConfigError(`${spentOut.replace(" (another episode would pass it)", "")} by earlier invocations of these runs; nothing was run: rerun with a higher cap to resume them`);
+  if (spentOut !== null)
+    throw new ConfigError(`${spentOut.replace(" (another episode would pass it)", "")} by earlier invocations of these runs; nothing was run: rerun with a higher cap to resume them`);
   // The cap hears every call beside the progress display (episodes report to it themselves: episodeRunner.ts).
   const events: RunEvents = cap
     ? {

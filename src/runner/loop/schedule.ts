@@ -48,7 +48,9 @@ export function buildMatrix(models: readonly string[], games: readonly string[],
         const id = judgedRunId(runId({ game, pathway, model, runSeed }), judge, "explored");
         const other = byId.get(id);
         if (other !== undefined && other.model !== model) {
-          throw new ConfigError(`models '${escapeControl(other.model)}' and '${escapeControl(model)}' map to the same run id ${id} (one run directory for two models): rename one of them, e.g. with an alias in a models file`);
+          throw new ConfigError(
+            `models '${escapeControl(other.model)}' and '${escapeControl(model)}' map to the same run id ${id} (one run directory for two models): rename one of them, e.g. with an alias in a models file`,
+          );
         }
         byId.set(id, { model, game, pathway, runSeed, runId: id });
       }
@@ -73,11 +75,21 @@ export interface RunPlan {
  * sorted by run id so --shard splits them all alike, then cut to `shard`. Throws a ConfigError when
  * two model specs share a run id (buildMatrix).
  */
-export function planRuns(p: { models: readonly string[]; games: readonly string[]; pathways: readonly string[]; runSeed: number; trainingLabel: string | null; shard: Shard | null; judge?: string }): RunPlan {
+export function planRuns(p: {
+  models: readonly string[];
+  games: readonly string[];
+  pathways: readonly string[];
+  runSeed: number;
+  trainingLabel: string | null;
+  shard: Shard | null;
+  judge?: string;
+}): RunPlan {
   const loopPathways = p.pathways.filter(playsProtocolLoop);
   const label = p.trainingLabel;
   const trainingEntries: MatrixEntry[] =
-    label !== null ? p.games.map((game) => ({ model: label, game, pathway: TRAINING_PATHWAY, runSeed: p.runSeed, runId: runId({ game, pathway: TRAINING_PATHWAY, model: label, runSeed: p.runSeed }) })) : [];
+    label !== null
+      ? p.games.map((game) => ({ model: label, game, pathway: TRAINING_PATHWAY, runSeed: p.runSeed, runId: runId({ game, pathway: TRAINING_PATHWAY, model: label, runSeed: p.runSeed }) }))
+      : [];
   const planned = buildMatrix(p.models, p.games, loopPathways, p.runSeed, p.judge);
   const matrix = [...planned, ...trainingEntries].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   const selected = shardMatrix(matrix, p.shard);
@@ -140,11 +152,15 @@ function slurmShard(env: Readonly<Record<string, string | undefined>>): Shard | 
   if (step < 1) throw new ConfigError("--shard auto: SLURM_ARRAY_TASK_STEP=0 cannot number the tasks");
   const fromRange = max === null ? null : max < min || (max - min) % step !== 0 ? NaN : (max - min) / step + 1;
   if (count === null && fromRange === null) {
-    throw new ConfigError("--shard auto: SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX: cannot tell how many shards there are (submit with sbatch --array=0-(N-1), or give --shard i/n)");
+    throw new ConfigError(
+      "--shard auto: SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX: cannot tell how many shards there are (submit with sbatch --array=0-(N-1), or give --shard i/n)",
+    );
   }
   const n = count ?? fromRange!;
   if (Number.isNaN(fromRange) || (fromRange !== null && fromRange !== n) || (id - min) % step !== 0 || id < min || (max !== null && id > max)) {
-    const seen = SLURM_ARRAY_VARS.filter((v) => env[v] !== undefined).map((v) => `${v}=${env[v]}`).join(", ");
+    const seen = SLURM_ARRAY_VARS.filter((v) => env[v] !== undefined)
+      .map((v) => `${v}=${env[v]}`)
+      .join(", ");
     throw new ConfigError(`--shard auto: the Slurm array is not a range the shards can be numbered from (${seen}): submit with a contiguous --array=0-(N-1) (or MIN-MAX[:STEP]), or give --shard i/n`);
   }
   if (n < 1) throw new ConfigError("--shard auto: SLURM_ARRAY_TASK_COUNT=0: no shards");
@@ -163,17 +179,25 @@ export function shardFromEnv(env: Readonly<Record<string, string | undefined>>, 
   const k8sIndex = envInt(env, K8S_INDEX_VAR);
   let k8s: Shard | null = null;
   if (k8sIndex !== null) {
-    if (shardCount === null) throw new ConfigError(`--shard auto: ${K8S_INDEX_VAR}=${k8sIndex} is set but not the number of shards: add --shard-count N (the Job's completions; a pod does not see it)`);
-    if (k8sIndex >= shardCount) throw new ConfigError(`--shard auto: ${K8S_INDEX_VAR}=${k8sIndex} is not below --shard-count ${shardCount} (indexes run 0..${shardCount - 1}): give --shard-count the Job's completions`);
+    if (shardCount === null)
+      throw new ConfigError(`--shard auto: ${K8S_INDEX_VAR}=${k8sIndex} is set but not the number of shards: add --shard-count N (the Job's completions; a pod does not see it)`);
+    if (k8sIndex >= shardCount)
+      throw new ConfigError(`--shard auto: ${K8S_INDEX_VAR}=${k8sIndex} is not below --shard-count ${shardCount} (indexes run 0..${shardCount - 1}): give --shard-count the Job's completions`);
     k8s = { index: k8sIndex + 1, count: shardCount };
   }
   if (slurm !== null && shardCount !== null && slurm.count !== shardCount) {
-    throw new ConfigError(`--shard auto: the Slurm array has ${slurm.count} tasks (SLURM_ARRAY_TASK_COUNT / MIN / MAX) but --shard-count says ${shardCount}: drop --shard-count, or submit --array=0-${shardCount - 1}`);
+    throw new ConfigError(
+      `--shard auto: the Slurm array has ${slurm.count} tasks (SLURM_ARRAY_TASK_COUNT / MIN / MAX) but --shard-count says ${shardCount}: drop --shard-count, or submit --array=0-${shardCount - 1}`,
+    );
   }
   if (slurm !== null && k8s !== null && (slurm.index !== k8s.index || slurm.count !== k8s.count)) {
-    throw new ConfigError(`--shard auto: Slurm says shard ${slurm.index}/${slurm.count} (SLURM_ARRAY_TASK_ID) and Kubernetes says ${k8s.index}/${k8s.count} (${K8S_INDEX_VAR}): unset one of them, or give --shard i/n`);
+    throw new ConfigError(
+      `--shard auto: Slurm says shard ${slurm.index}/${slurm.count} (SLURM_ARRAY_TASK_ID) and Kubernetes says ${k8s.index}/${k8s.count} (${K8S_INDEX_VAR}): unset one of them, or give --shard i/n`,
+    );
   }
   if (slurm !== null) return { shard: slurm, source: "slurm" };
   if (k8s !== null) return { shard: k8s, source: "k8s" };
-  throw new ConfigError(`--shard auto: no scheduler task index in the environment: expected SLURM_ARRAY_TASK_ID (with SLURM_ARRAY_TASK_COUNT, or SLURM_ARRAY_TASK_MIN/MAX) from a Slurm array job, or ${K8S_INDEX_VAR} (with --shard-count N) from a Kubernetes indexed Job; outside a scheduler give --shard i/n`);
+  throw new ConfigError(
+    `--shard auto: no scheduler task index in the environment: expected SLURM_ARRAY_TASK_ID (with SLURM_ARRAY_TASK_COUNT, or SLURM_ARRAY_TASK_MIN/MAX) from a Slurm array job, or ${K8S_INDEX_VAR} (with --shard-count N) from a Kubernetes indexed Job; outside a scheduler give --shard i/n`,
+  );
 }

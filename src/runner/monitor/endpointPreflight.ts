@@ -56,29 +56,30 @@ export async function preflightModels(
   const targets = new Map<string, PreflightTarget>();
   // Every endpoint of a pool is checked on its own: each refusal names its host, and one endpoint
   // that fails stops the run (a replica serving another model or context must not slip in).
-  for (const r of models) for (const baseUrl of r.baseUrls) {
-    if (r.spec.scheme !== "openai") continue;
-    const s = o.settingsOf(r.name);
-    const t: PreflightTarget = {
-      name: r.name,
-      model: r.spec.model,
-      baseUrl,
-      apiKey: env[r.apiKeyEnv] ?? "",
-      apiKeyEnv: r.apiKeyEnv,
-      fromModelsFile: r.entry !== null,
-      // The run sends a per-call seed with every request (callSeed); the probe sends one too.
-      sampling: sentSampling(r, { max_tokens: s.maxNewTokens, seed: 0 }),
-      maxTokensParam: r.maxTokensParam,
-      contextTokens: s.contextTokens,
-      maxNewTokens: s.maxNewTokens,
-      tokenizer: s.tokenizer,
-      timeoutMs: o.ctx.timeoutMs,
-      probe: firstStepPrompt(o.game, s),
-      probeWindow: o.probeWindow !== false,
-    };
-    const key = probeKey(t);
-    if (!targets.has(key)) targets.set(key, t);
-  }
+  for (const r of models)
+    for (const baseUrl of r.baseUrls) {
+      if (r.spec.scheme !== "openai") continue;
+      const s = o.settingsOf(r.name);
+      const t: PreflightTarget = {
+        name: r.name,
+        model: r.spec.model,
+        baseUrl,
+        apiKey: env[r.apiKeyEnv] ?? "",
+        apiKeyEnv: r.apiKeyEnv,
+        fromModelsFile: r.entry !== null,
+        // The run sends a per-call seed with every request (callSeed); the probe sends one too.
+        sampling: sentSampling(r, { max_tokens: s.maxNewTokens, seed: 0 }),
+        maxTokensParam: r.maxTokensParam,
+        contextTokens: s.contextTokens,
+        maxNewTokens: s.maxNewTokens,
+        tokenizer: s.tokenizer,
+        timeoutMs: o.ctx.timeoutMs,
+        probe: firstStepPrompt(o.game, s),
+        probeWindow: o.probeWindow !== false,
+      };
+      const key = probeKey(t);
+      if (!targets.has(key)) targets.set(key, t);
+    }
   const dir = o.cacheDir ? join(o.cacheDir, "preflight") : null;
   const warnings: string[] = [];
   const reports = await Promise.all(
@@ -104,7 +105,10 @@ export async function preflightModels(
           mkdirSync(dir, { recursive: true });
           const tmp = `${file}.tmp-${process.pid}`;
           // Names and numbers only: no key, no prompt.
-          writeFileSync(tmp, `${JSON.stringify({ probe_ok: true, model: t.model, host: report.host, max_model_len: report.maxModelLen, token_ratio: report.tokenRatio, ...(report.windowOk !== null ? { window_ok_tokens: report.windowOk } : {}) })}\n`);
+          writeFileSync(
+            tmp,
+            `${JSON.stringify({ probe_ok: true, model: t.model, host: report.host, max_model_len: report.maxModelLen, token_ratio: report.tokenRatio, ...(report.windowOk !== null ? { window_ok_tokens: report.windowOk } : {}) })}\n`,
+          );
           renameSync(tmp, file);
         } catch (e) {
           if (warnings.length === 0) warnings.push(`preflight cache not written (${(e as { code?: string }).code ?? (e as Error).message} at ${file}); the run goes on, and the next one probes again`);

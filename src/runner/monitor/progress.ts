@@ -105,7 +105,9 @@ const KIND_NAMES: Record<string, string> = { http_429: "429", http_5xx: "5xx", b
 
 /** `7 retries: 6x429, 1x5xx` (most frequent first); kinds not recorded are left unnamed. */
 export function formatRetries(retries: number, kinds: Readonly<Record<string, number>>): string {
-  const named = Object.entries(kinds).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const named = Object.entries(kinds)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const list = named.map(([k, n]) => `${n}x${KIND_NAMES[k] ?? k}`).join(", ");
   return `${retries} retries${list ? `: ${list}` : ""}`;
 }

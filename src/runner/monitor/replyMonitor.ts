@@ -76,7 +76,20 @@ export function isRepetitionLoop(text: string): boolean {
 const pct = (n: number, d: number): string => `${d === 0 ? 0 : Math.round((100 * n) / d)}%`;
 
 export class ReplyMonitor {
-  private readonly s: ReplyStats = { replies: 0, bad: 0, empty: 0, noAnswer: 0, noScore: 0, withReasoning: 0, cutAtLength: 0, loops: 0, reasoningWithAnswer: 0, actions: 0, invalid: 0, serverTruncated: 0 };
+  private readonly s: ReplyStats = {
+    replies: 0,
+    bad: 0,
+    empty: 0,
+    noAnswer: 0,
+    noScore: 0,
+    withReasoning: 0,
+    cutAtLength: 0,
+    loops: 0,
+    reasoningWithAnswer: 0,
+    actions: 0,
+    invalid: 0,
+    serverTruncated: 0,
+  };
   private reason: string | null = null;
 
   constructor(

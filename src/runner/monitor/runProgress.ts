@@ -22,7 +22,11 @@ export interface EpisodeProgress {
 export function episodeProgress(dir: string): EpisodeProgress {
   let done = 0;
   try {
-    const keys = new Set(readRunFile(runFile(dir, "episodes"), EpisodeRecord).lines.filter((l) => l.value.status === "ok").map((l) => `${l.value.phase}|${l.value.checkpoint}|${l.value.episode}|${l.value.view ?? ""}`));
+    const keys = new Set(
+      readRunFile(runFile(dir, "episodes"), EpisodeRecord)
+        .lines.filter((l) => l.value.status === "ok")
+        .map((l) => `${l.value.phase}|${l.value.checkpoint}|${l.value.episode}|${l.value.view ?? ""}`),
+    );
     done = keys.size;
   } catch {
     done = 0;

@@ -61,5 +61,13 @@ export function runQuality(runDirectory: string, status: string, judgeInvalid = 
     over_context_steps: overContext,
   };
   const flags = qualityFlags(measures, { judgeInvalid });
-  return { ...measures, flagged: flags.length > 0, flags, turns_dropped_steps: dropped, retries_by_kind: retries, system_fingerprints: fingerprints, ...(served.length > 0 ? { served_models: served } : {}) };
+  return {
+    ...measures,
+    flagged: flags.length > 0,
+    flags,
+    turns_dropped_steps: dropped,
+    retries_by_kind: retries,
+    system_fingerprints: fingerprints,
+    ...(served.length > 0 ? { served_models: served } : {}),
+  };
 }

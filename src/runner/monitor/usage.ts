@@ -12,7 +12,19 @@ export type UsageTotals = UsageRecord & Required<Pick<UsageRecord, "tokens_count
  * (`damaged` counts them, for the caller to say).
  */
 export function summarizeCalls(runDirectory: string, damaged: { lines: number } = { lines: 0 }): UsageTotals {
-  const t: UsageTotals = { calls: 0, failed_calls: 0, cached_calls: 0, tokens_in: 0, tokens_out: 0, tokens_cached: 0, cost_usd: null, tokens_counted_by: {}, retries: 0, spent_usd: null, spent_tokens_in: 0 };
+  const t: UsageTotals = {
+    calls: 0,
+    failed_calls: 0,
+    cached_calls: 0,
+    tokens_in: 0,
+    tokens_out: 0,
+    tokens_cached: 0,
+    cost_usd: null,
+    tokens_counted_by: {},
+    retries: 0,
+    spent_usd: null,
+    spent_tokens_in: 0,
+  };
   for (const { value: c } of readRunFile(runFile(runDirectory, "calls"), CallRecord, { damaged: () => damaged.lines++ }).lines) {
     t.calls++;
     if (c.error !== null) t.failed_calls++;

@@ -82,12 +82,16 @@ function judgeOfManifest(m: RunManifest): string {
 /** What makes a run usable as an intact run or a donor, said before anything runs. */
 function checkExperienceRun(m: RunManifest, role: "probed" | "donor"): void {
   const as = role === "probed" ? "probed" : "a probe's donor";
-  if (!playsProtocolLoop(m.pathway) || m.pathway === "none") throw new ConfigError(`run ${m.run_id} is a ${m.pathway} run: only runs whose experience is consolidated from exploration (history, memory, ...) can be ${as}`);
-  if (getPathway(m.pathway).exploration !== undefined) throw new ConfigError(`run ${m.run_id} is a ${m.pathway} run, which plans its exploration from its own memory: its evidence cannot be held fixed, so it cannot be ${as}`);
+  if (!playsProtocolLoop(m.pathway) || m.pathway === "none")
+    throw new ConfigError(`run ${m.run_id} is a ${m.pathway} run: only runs whose experience is consolidated from exploration (history, memory, ...) can be ${as}`);
+  if (getPathway(m.pathway).exploration !== undefined)
+    throw new ConfigError(`run ${m.run_id} is a ${m.pathway} run, which plans its exploration from its own memory: its evidence cannot be held fixed, so it cannot be ${as}`);
   if (m.rejudged_from !== undefined) throw new ConfigError(`run ${m.run_id} is itself a replay of ${m.rejudged_from.run_id} (a rejudge or a probe): use that run instead`);
-  if (judgeOfManifest(m) !== "self") throw new ConfigError(`run ${m.run_id} explored under --judge ${judgeOfManifest(m)}: probes compare a model with its own memory; use the same model's self-judged run`);
+  if (judgeOfManifest(m) !== "self")
+    throw new ConfigError(`run ${m.run_id} explored under --judge ${judgeOfManifest(m)}: probes compare a model with its own memory; use the same model's self-judged run`);
   if (!m.config.protocol) throw new ConfigError(`run ${m.run_id}'s manifest records no protocol (written before it was recorded): it cannot be ${as}`);
-  if (role === "donor" && m.status !== "complete") throw new ConfigError(`run ${m.run_id} is ${m.status}, not complete: a donor must have every checkpoint's experience; finish it first (rerun its command)`);
+  if (role === "donor" && m.status !== "complete")
+    throw new ConfigError(`run ${m.run_id} is ${m.status}, not complete: a donor must have every checkpoint's experience; finish it first (rerun its command)`);
 }
 
 /** The intact run at `dir`, checked. */
@@ -160,8 +164,12 @@ export function transplantDonor(intact: ProbeRun, ref: string, dataDir: string):
   const d = donor.manifest;
   if (d.game !== m.game) throw new ConfigError(`transplant:${ref}: the donor plays ${d.game}, the probed run ${m.game}: a transplant carries a memory of the same game`);
   if (d.pathway !== m.pathway) throw new ConfigError(`transplant:${ref}: the donor is a ${d.pathway} run, the probed run a ${m.pathway} run: a transplant carries the same kind of experience`);
-  if (d.model === m.model) throw new ConfigError(`transplant:${ref}: the donor is ${d.model} too: a transplant carries another model's memory (for another run seed of the same model, use --probe shuffled)`);
-  if (!sameCheckpoints(d, m)) throw new ConfigError(`transplant:${ref}: the donor's exploration episodes or checkpoints differ from ${m.run_id}'s: a transplant needs the donor's experience at every checkpoint of the probed run`);
+  if (d.model === m.model)
+    throw new ConfigError(`transplant:${ref}: the donor is ${d.model} too: a transplant carries another model's memory (for another run seed of the same model, use --probe shuffled)`);
+  if (!sameCheckpoints(d, m))
+    throw new ConfigError(
+      `transplant:${ref}: the donor's exploration episodes or checkpoints differ from ${m.run_id}'s: a transplant needs the donor's experience at every checkpoint of the probed run`,
+    );
   return donor;
 }
 
@@ -192,7 +200,8 @@ function recordedDonor(dataDir: string, id: string): ProbeRun | null {
   if (!existsSync(manifestPath(dir))) return null;
   const donor = readJsonFile(manifestPath(dir), RunManifest).probe?.donor;
   if (!donor) return null;
-  if (!existsSync(manifestPath(donor.dir))) throw new ConfigError(`${id}: its manifest records donor ${donor.run_id} at ${donor.dir}, which is gone: restore it, or move ${dir} away to start that probe over`);
+  if (!existsSync(manifestPath(donor.dir)))
+    throw new ConfigError(`${id}: its manifest records donor ${donor.run_id} at ${donor.dir}, which is gone: restore it, or move ${dir} away to start that probe over`);
   return readRun(donor.dir);
 }
 
@@ -346,7 +355,10 @@ export function planDataProbes(dataDir: string, spec: DataProbeSpec): PlannedPro
     const probes: ProbeSpec[] = c.empty ? [{ kind: "empty" }] : [];
     const cell = (d: RunManifest) => d.game === m.game && d.pathway === m.pathway && sameCheckpoints(d, m);
     if (c.shuffledSeeds.includes(m.run_seed) && runs.some((o) => o.manifest.model === m.model && o.manifest.run_seed !== m.run_seed && cell(o.manifest))) probes.push({ kind: "shuffled" });
-    const donor = c.transplantFrom === undefined || !(c.transplantSeeds ?? []).includes(m.run_seed) ? undefined : runs.find((o) => o.manifest.model === c.transplantFrom && o.manifest.run_seed === m.run_seed && cell(o.manifest));
+    const donor =
+      c.transplantFrom === undefined || !(c.transplantSeeds ?? []).includes(m.run_seed)
+        ? undefined
+        : runs.find((o) => o.manifest.model === c.transplantFrom && o.manifest.run_seed === m.run_seed && cell(o.manifest));
     if (donor) probes.push({ kind: "transplant", from: donor.dir });
     if (probes.length > 0) out.push(...planProbes(r, probes, dataDir));
   }

@@ -44,9 +44,14 @@ export const judgeTransform: StepTransform = (steps, at) => judgeEpisode(at.run,
  */
 export async function replayRecordedEpisode(run: RunContext, recorded: RecordedExploration, planned: PlannedEpisode, rules: string): Promise<EpisodeOutcome> {
   const rec = recorded.episodes.get(planned.episode);
-  if (!rec) throw new ConfigError(`${run.runId}: the recorded run ${recorded.source.runId} has no complete exploration episode ${planned.episode}: finish that run first (resume it with its own command), then rejudge it`);
+  if (!rec)
+    throw new ConfigError(
+      `${run.runId}: the recorded run ${recorded.source.runId} has no complete exploration episode ${planned.episode}: finish that run first (resume it with its own command), then rejudge it`,
+    );
   if (rec.record.seed !== planned.seed || rec.record.config !== planned.config) {
-    throw new ConfigError(`${run.runId}: recorded exploration episode ${planned.episode} played seed ${rec.record.seed} on ${rec.record.config}, but this run plans seed ${planned.seed} on ${planned.config}: the two runs do not share a protocol`);
+    throw new ConfigError(
+      `${run.runId}: recorded exploration episode ${planned.episode} played seed ${rec.record.seed} on ${rec.record.config}, but this run plans seed ${planned.seed} on ${planned.config}: the two runs do not share a protocol`,
+    );
   }
   const identity = { run_id: run.runId, model: run.modelName, game: run.game.name, pathway: run.pathway };
   const own = rec.steps.map((s) => {

@@ -48,7 +48,10 @@ export function checkRejudgeable(m: RunManifest): void {
   if (m.pathway === "none") throw new ConfigError(`run ${m.run_id} is a none run: it has no experience, so no judge changes it (its gains are the control every judge is compared with)`);
   // verified plans its exploration from its own memory, which the judge changes: the recorded
   // episodes would no longer be the ones the rejudged run plans. Its on-policy form is `run --judge`.
-  if (getPathway(m.pathway).exploration !== undefined) throw new ConfigError(`run ${m.run_id} is a ${m.pathway} run, which plans its exploration from its own memory: a rejudge cannot hold its evidence fixed; use 's3gym run --pathways ${m.pathway} --judge X' (on-policy) instead`);
+  if (getPathway(m.pathway).exploration !== undefined)
+    throw new ConfigError(
+      `run ${m.run_id} is a ${m.pathway} run, which plans its exploration from its own memory: a rejudge cannot hold its evidence fixed; use 's3gym run --pathways ${m.pathway} --judge X' (on-policy) instead`,
+    );
   if (m.rejudged_from !== undefined) throw new ConfigError(`run ${m.run_id} is itself a rejudge of ${m.rejudged_from.run_id}: rejudge that run instead`);
   if (!m.config.protocol) throw new ConfigError(`run ${m.run_id}'s manifest records no protocol (written before it was recorded): it cannot be rejudged`);
 }

@@ -118,7 +118,16 @@ export function rebuildExperience(data: RunLogData, at: StepAddress, view: { rul
   // Experience Z_k: explore episode x reads Z_{x-1} (or, in a verified broad batch, the version before
   // the batch, which its steps record as memory_version); checkpoint c reads Z_c.
   const k = at.phase === "explore" ? (loggedVersion ?? at.episode - 1) : at.checkpoint!;
-  const ctx = { settings: { contextTokens: settings.contextTokens, maxNewTokens: settings.maxNewTokens, tokenizer: settings.tokenizer, ...(settings.historyCut ? { historyCut: settings.historyCut } : {}), ...hybridOf(settings) }, counter: memo.counter };
+  const ctx = {
+    settings: {
+      contextTokens: settings.contextTokens,
+      maxNewTokens: settings.maxNewTokens,
+      tokenizer: settings.tokenizer,
+      ...(settings.historyCut ? { historyCut: settings.historyCut } : {}),
+      ...hybridOf(settings),
+    },
+    counter: memo.counter,
+  };
   let snapshot = memo.snapshots.get(k);
   if (!snapshot) {
     const pathway = getPathway(data.manifest.pathway);
@@ -165,9 +174,7 @@ export function rebuildEpisodeMessages(data: RunLogData, game: Game, at: Omit<St
 
 /** The logged steps of the episode of `at`, in step order. */
 function episodeSteps(data: RunLogData, at: StepAddress): StepRecord[] {
-  return data.steps
-    .filter((s) => s.phase === at.phase && viewOf(s) === (at.view ?? "eval") && s.checkpoint === at.checkpoint && s.episode === at.episode)
-    .sort((a, b) => a.step - b.step);
+  return data.steps.filter((s) => s.phase === at.phase && viewOf(s) === (at.view ?? "eval") && s.checkpoint === at.checkpoint && s.episode === at.episode).sort((a, b) => a.step - b.step);
 }
 
 /** Whether the run replayed earlier turns' think blocks (`--keep-think`); by default they were dropped. */

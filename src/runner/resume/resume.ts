@@ -222,7 +222,13 @@ export function loadForResume(dir: string, opts: ResumeOptions = {}): ResumeStat
   state.removed.checkpoints = rewriteIfNeeded(cpPath, cp, keptCp, state.quarantined);
   for (const [file, read] of own.reads) {
     const keep = new Set<unknown>(kept[file] ?? []);
-    if (existsSync(read.path)) state.removed[file] = rewriteIfNeeded(read.path, read, read.lines.filter((l) => keep.has(l.value)), state.quarantined);
+    if (existsSync(read.path))
+      state.removed[file] = rewriteIfNeeded(
+        read.path,
+        read,
+        read.lines.filter((l) => keep.has(l.value)),
+        state.quarantined,
+      );
   }
   return state;
 }

@@ -88,6 +88,8 @@ export const RunJobSettingsSchema = z.strictObject({
   shardSubdir: z.boolean(),
   training: z.strictObject({ label: z.string().min(1), checkpoints: names }).nullable(),
   // A pathway's own settings under its name (verified: broadBatch, verifierModel), null when it is not played.
-  ...Object.fromEntries(pathwayOptions().map(({ pathway, rows }) => [pathway, z.strictObject(Object.fromEntries(rows.map((r) => [r.key, r.default === null ? valueSchema(r).nullable() : valueSchema(r)]))).nullable()])),
+  ...Object.fromEntries(
+    pathwayOptions().map(({ pathway, rows }) => [pathway, z.strictObject(Object.fromEntries(rows.map((r) => [r.key, r.default === null ? valueSchema(r).nullable() : valueSchema(r)]))).nullable()]),
+  ),
   rejudge: z.strictObject({ judges: names, models: names }).nullable().optional(),
 });

@@ -38,11 +38,7 @@ export function modelConfig(run: Pick<RunContext, "model">): { spec: string; sam
  * directory). Names every differing field. The model (`config.model`) is compared when both the
  * manifest and this invocation know it (a manifest from before it was recorded is not refused).
  */
-export function checkResumable(
-  previous: RunManifest,
-  run: Pick<RunContext, "runId" | "settings" | "configs">,
-  modelNow: ReturnType<typeof modelConfig> = null,
-): void {
+export function checkResumable(previous: RunManifest, run: Pick<RunContext, "runId" | "settings" | "configs">, modelNow: ReturnType<typeof modelConfig> = null): void {
   checkRulesVersion(previous, run.runId);
   const before: Record<string, unknown> = { ...(previous.config.protocol ?? {}) };
   // A key this kit always records, missing from an older manifest, reads as what it meant then
@@ -61,9 +57,7 @@ export function checkResumable(
   const differ = Object.keys({ ...before, ...now }).filter((k) => canonicalJson(before[k]) !== canonicalJson(now[k]));
   if (differ.length > 0) {
     const detail = differ.map((k) => `${k}: ${canonicalJson(before[k])} -> ${canonicalJson(now[k])}`).join("; ");
-    throw new ConfigError(
-      `run ${run.runId} already has logs under a different protocol (${detail}); rerun with the original flags to resume, or use another --data directory`,
-    );
+    throw new ConfigError(`run ${run.runId} already has logs under a different protocol (${detail}); rerun with the original flags to resume, or use another --data directory`);
   }
 }
 

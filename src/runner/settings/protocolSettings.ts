@@ -153,13 +153,37 @@ function row<K extends keyof ProtocolSettings>(r: SettingRow<K>): SettingRow<K> 
  * exhausting memory.
  */
 export const PROTOCOL_ROWS = [
-  row({ key: "exploreEpisodes", flag: { name: "explore-episodes", kind: { type: "int", range: { min: 0, max: 10_000 } } }, default: 30, inDefaults: true, record: { key: "explore_episodes", compared: true } }),
-  row({ key: "checkpointEvery", flag: { name: "checkpoint-every", kind: { type: "int", range: { min: 1, max: 10_000 } }, runOnly: true }, default: 3, inDefaults: true, record: { key: "checkpoint_every", compared: true } }),
+  row({
+    key: "exploreEpisodes",
+    flag: { name: "explore-episodes", kind: { type: "int", range: { min: 0, max: 10_000 } } },
+    default: 30,
+    inDefaults: true,
+    record: { key: "explore_episodes", compared: true },
+  }),
+  row({
+    key: "checkpointEvery",
+    flag: { name: "checkpoint-every", kind: { type: "int", range: { min: 1, max: 10_000 } }, runOnly: true },
+    default: 3,
+    inDefaults: true,
+    record: { key: "checkpoint_every", compared: true },
+  }),
   row({ key: "evalEpisodes", flag: { name: "eval-episodes", kind: { type: "int", range: { min: 1, max: 10_000 } } }, default: 3, inDefaults: true, record: { key: "eval_episodes", compared: true } }),
   row({ key: "maxSteps", flag: { name: "max-steps", kind: { type: "int", range: { min: 1, max: 100_000 } } }, default: 64, inDefaults: true, record: { key: "max_steps", compared: true } }),
-  row({ key: "contextTokens", flag: { name: "context-tokens", kind: { type: "int", range: { min: 1, max: 100_000_000 } } }, default: 100_000, inDefaults: true, record: { key: "context_tokens", compared: true } }),
+  row({
+    key: "contextTokens",
+    flag: { name: "context-tokens", kind: { type: "int", range: { min: 1, max: 100_000_000 } } },
+    default: 100_000,
+    inDefaults: true,
+    record: { key: "context_tokens", compared: true },
+  }),
   // Not compared: a models-file entry may set its own max_tokens.
-  row({ key: "maxNewTokens", flag: { name: "max-new-tokens", kind: { type: "int", range: { min: 1, max: 100_000_000 } } }, default: 14_000, inDefaults: true, record: { key: "max_new_tokens", compared: false } }),
+  row({
+    key: "maxNewTokens",
+    flag: { name: "max-new-tokens", kind: { type: "int", range: { min: 1, max: 100_000_000 } } },
+    default: 14_000,
+    inDefaults: true,
+    record: { key: "max_new_tokens", compared: false },
+  }),
   row({
     key: "tokenizer",
     flag: { name: "tokenizer", kind: { type: "choice", choices: TOKENIZERS } },
@@ -174,9 +198,21 @@ export const PROTOCOL_ROWS = [
       },
     },
   }),
-  row({ key: "rewardVisibility", flag: { name: "reward-visibility", kind: { type: "choice", choices: ["hidden", "visible"] } }, default: "hidden", inDefaults: true, record: { key: "reward_visibility", compared: true } }),
+  row({
+    key: "rewardVisibility",
+    flag: { name: "reward-visibility", kind: { type: "choice", choices: ["hidden", "visible"] } },
+    default: "hidden",
+    inDefaults: true,
+    record: { key: "reward_visibility", compared: true },
+  }),
   // Absent before it was recorded: those runs were read by the literal contract.
-  row({ key: "parseRule", flag: { name: "strict-contract", kind: { type: "switch", on: "strict-contract" satisfies ParseRule } }, default: DEFAULT_PARSE_RULE, inDefaults: true, record: { key: "parse_rule", compared: true, absent: "strict-contract" } }),
+  row({
+    key: "parseRule",
+    flag: { name: "strict-contract", kind: { type: "switch", on: "strict-contract" satisfies ParseRule } },
+    default: DEFAULT_PARSE_RULE,
+    inDefaults: true,
+    record: { key: "parse_rule", compared: true, absent: "strict-contract" },
+  }),
   // Not compared: replicates share a data directory.
   row({ key: "runSeed", flag: { name: "run-seed", kind: { type: "int", range: { min: 0, max: 4_294_967_295 } } }, default: 0, inDefaults: true, record: { key: "run_seed", compared: false } }),
   row({
@@ -202,9 +238,21 @@ export const PROTOCOL_ROWS = [
     record: { key: "answer_from", compared: true, absent: "content", write: (v) => (v !== undefined && v !== "content" ? v : undefined), read: (r) => r as AnswerFrom | undefined },
   }),
   // Not recorded: it decides when a run stops, not what its episodes are.
-  row({ key: "maxBadReplies", flag: { name: "max-bad-replies", kind: { type: "share", shown: "50%", note: "1 or 100% never stops a run" } }, default: DEFAULT_MAX_BAD_REPLIES, inDefaults: false, record: null }),
+  row({
+    key: "maxBadReplies",
+    flag: { name: "max-bad-replies", kind: { type: "share", shown: "50%", note: "1 or 100% never stops a run" } },
+    default: DEFAULT_MAX_BAD_REPLIES,
+    inDefaults: false,
+    record: null,
+  }),
   // Absent before it was recorded: those runs were cut per step.
-  row({ key: "historyCut", flag: { name: "history-cut", kind: { type: "choice", choices: HISTORY_CUTS } }, default: "anchored", inDefaults: true, record: { key: "history_cut", compared: true, absent: "per-step" } }),
+  row({
+    key: "historyCut",
+    flag: { name: "history-cut", kind: { type: "choice", choices: HISTORY_CUTS } },
+    default: "anchored",
+    inDefaults: true,
+    record: { key: "history_cut", compared: true, absent: "per-step" },
+  }),
   row({
     key: "keepThink",
     flag: { name: "keep-think", kind: { type: "switch", on: true }, help: "replay earlier turns' <think> blocks (default: dropped from later prompts)" },
@@ -232,7 +280,18 @@ export const PROTOCOL_ROWS = [
   }),
   row({
     key: "judge",
-    flag: { name: "judge", kind: { type: "text", shown: JUDGE_USAGE, parse: (v) => { const j = parseJudge(v); return j === "self" ? undefined : j; } }, help: "which score the experience carries per exploration step (docs/judging.md; default self)" },
+    flag: {
+      name: "judge",
+      kind: {
+        type: "text",
+        shown: JUDGE_USAGE,
+        parse: (v) => {
+          const j = parseJudge(v);
+          return j === "self" ? undefined : j;
+        },
+      },
+      help: "which score the experience carries per exploration step (docs/judging.md; default self)",
+    },
     default: undefined,
     inDefaults: false,
     // Recorded only when not `self`, so every run without it records what it did before the axis.
@@ -252,7 +311,11 @@ export const PROTOCOL_ROWS = [
   }),
   row({
     key: "hybridSummaryShare",
-    flag: { name: "hybrid-summary-share", kind: { type: "text", shown: `${DEFAULT_HYBRID_SUMMARY_SHARE * 100}%`, parse: parseSummaryShare }, help: "hybrid pathway: share of the experience budget reserved for the summary, 0..1 or a percentage (docs/memory.md)" },
+    flag: {
+      name: "hybrid-summary-share",
+      kind: { type: "text", shown: `${DEFAULT_HYBRID_SUMMARY_SHARE * 100}%`, parse: parseSummaryShare },
+      help: "hybrid pathway: share of the experience budget reserved for the summary, 0..1 or a percentage (docs/memory.md)",
+    },
     default: undefined,
     inDefaults: false,
     record: { key: "hybrid_summary_share", compared: true, write: (v) => v, read: (r, where) => (r === undefined ? undefined : parseRecorded(r, where, "hybrid_summary_share", parseSummaryShare)) },

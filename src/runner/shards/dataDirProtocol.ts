@@ -41,13 +41,17 @@ import { loggedFingerprint } from "../resume/logProtocol.js";
 export type { Compared };
 
 /** The part of a manifest this check reads; anything else in it is not looked at here. */
-const ManifestHead = z.object({
-  pathway: z.string(),
-  config: z.object({
-    protocol: z.record(z.string(), z.unknown()).optional(),
-    invocation: z.object({ exploration_only: z.boolean().optional() }).passthrough().optional(),
-  }).passthrough(),
-}).passthrough();
+const ManifestHead = z
+  .object({
+    pathway: z.string(),
+    config: z
+      .object({
+        protocol: z.record(z.string(), z.unknown()).optional(),
+        invocation: z.object({ exploration_only: z.boolean().optional() }).passthrough().optional(),
+      })
+      .passthrough(),
+  })
+  .passthrough();
 
 /**
  * Throws when runs already in `dataDir` were written under another protocol than `settings`, naming
@@ -103,7 +107,9 @@ export function checkDataDirProtocol(dataDir: string, settings: ProtocolSettings
 }
 
 function clashError(dataDir: string, what: string): ConfigError {
-  return new ConfigError(`--data ${dataDir} already holds runs of another protocol: ${what}; a data directory holds one protocol (report would put both side by side): use another --data directory, or rerun with the original flags`);
+  return new ConfigError(
+    `--data ${dataDir} already holds runs of another protocol: ${what}; a data directory holds one protocol (report would put both side by side): use another --data directory, or rerun with the original flags`,
+  );
 }
 
 /** The data directory's own protocol record: the compared numbers of the first run planned in it. */

@@ -59,7 +59,10 @@ export function checkShardSet(dataDirs: readonly string[]): void {
     if (first === null) first = { dir, protocol };
     else {
       const diff = protocolDiff(first.protocol, protocol);
-      if (diff !== "") throw new ConfigError(`shards ${shown(first.dir)} and ${shown(dir)} were run under different protocols (${diff}): they are not one data set; read them separately, or rerun one shard with the other's flags`);
+      if (diff !== "")
+        throw new ConfigError(
+          `shards ${shown(first.dir)} and ${shown(dir)} were run under different protocols (${diff}): they are not one data set; read them separately, or rerun one shard with the other's flags`,
+        );
     }
   }
   // Rules versions: every run of every shard under one version.
@@ -68,7 +71,9 @@ export function checkShardSet(dataDirs: readonly string[]): void {
     for (const [version, run] of rulesVersions(dir)) {
       if (seen === null) seen = { version, dir, run };
       else if (seen.version !== version) {
-        throw new ConfigError(`shards ${shown(seen.dir)} (run ${seen.run}: games' rules version ${seen.version}) and ${shown(dir)} (run ${run}: rules version ${version}) played different rules: one seed means another board under each; rerun the older shard with this kit (resume refuses it: start it in a new --data)`);
+        throw new ConfigError(
+          `shards ${shown(seen.dir)} (run ${seen.run}: games' rules version ${seen.version}) and ${shown(dir)} (run ${run}: rules version ${version}) played different rules: one seed means another board under each; rerun the older shard with this kit (resume refuses it: start it in a new --data)`,
+        );
       }
     }
   }
@@ -77,7 +82,10 @@ export function checkShardSet(dataDirs: readonly string[]): void {
   for (const dir of shards) {
     for (const id of runIdsIn(dir)) {
       const other = owner.get(id);
-      if (other !== undefined) throw new ConfigError(`run ${id} appears in two shards, ${shown(other)} and ${shown(dir)}: a shard plays its own part of the matrix; remove the copy that should not count (or pass only one of the directories)`);
+      if (other !== undefined)
+        throw new ConfigError(
+          `run ${id} appears in two shards, ${shown(other)} and ${shown(dir)}: a shard plays its own part of the matrix; remove the copy that should not count (or pass only one of the directories)`,
+        );
       owner.set(id, dir);
     }
   }

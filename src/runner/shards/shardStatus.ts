@@ -158,12 +158,16 @@ export function shardStatus(dataDirs: readonly string[]): ShardStatus[] {
         if (diff !== "") throw new ConfigError(`${dir}: its plan.json is not shard ${k} of the plan the other shards record (${diff})`);
         all.push(dir);
       }
-      const runs = g.plan.runs
-        .filter((r) => r.shard === k)
-        .map((r) => ({ runId: r.run_id, model: r.model, game: r.game, pathway: r.pathway, ...runState(dir, r.run_id) }));
+      const runs = g.plan.runs.filter((r) => r.shard === k).map((r) => ({ runId: r.run_id, model: r.model, game: r.game, pathway: r.pathway, ...runState(dir, r.run_id) }));
       const left = runs.some((r) => r.state !== "done" && r.state !== "running");
       const argv = (own ?? g.plan).argv;
-      out.push({ shard: { index: k, count: g.plan.shard.count }, dir, started: own !== null, runs, resume: left ? ["run", ...argv, "--shard", `${k}/${g.plan.shard.count}`, "--data", g.parent] : null });
+      out.push({
+        shard: { index: k, count: g.plan.shard.count },
+        dir,
+        started: own !== null,
+        runs,
+        resume: left ? ["run", ...argv, "--shard", `${k}/${g.plan.shard.count}`, "--data", g.parent] : null,
+      });
     }
   }
   checkShardSet(all);

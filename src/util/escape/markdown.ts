@@ -10,10 +10,12 @@ import { escapeControl } from "../outsideText.js";
 
 /** `text` for Markdown prose (a title, a note): printable, no raw HTML; newlines kept. */
 export function markdownText(text: string): string {
-  return escapeControl(text, { keepNewlines: true })
-    .replace(/\t/g, "\\t")
-    // One backtick pair per span (linear: a failed scan for a closing backtick happens at most once).
-    .replace(/`[^`]*`|<(?=[A-Za-z/!?])/g, (m) => (m.startsWith("`") ? m : "&lt;"));
+  return (
+    escapeControl(text, { keepNewlines: true })
+      .replace(/\t/g, "\\t")
+      // One backtick pair per span (linear: a failed scan for a closing backtick happens at most once).
+      .replace(/`[^`]*`|<(?=[A-Za-z/!?])/g, (m) => (m.startsWith("`") ? m : "&lt;"))
+  );
 }
 
 /** `text` for one Markdown table cell: markdownText on one line, `|` escaped. */

@@ -36,14 +36,7 @@ export function allConfigs(game: Game): Array<{ name: string; config: BaseConfig
   ];
 }
 
-export function differentialPlay(
-  game: Game,
-  configs: Array<{ name: string; config: BaseConfig }>,
-  seeds: number[],
-  fast: TextPolicy,
-  reference: TextPolicy,
-  driver: Driver,
-): DifferentialResult {
+export function differentialPlay(game: Game, configs: Array<{ name: string; config: BaseConfig }>, seeds: number[], fast: TextPolicy, reference: TextPolicy, driver: Driver): DifferentialResult {
   const out: DifferentialResult = { steps: 0, episodes: 0, mismatches: [], finals: [] };
   for (const { name, config } of configs) {
     for (const seed of seeds) {
@@ -86,7 +79,13 @@ export function mixedDriver(game: Game, pFast: number, poor?: { p: number; actio
  * The check of a policy with a cache: its own episodes (seeds 0-2) and mixed ones (seeds 3-5, with
  * `poor` moves), played twice so the second pass decides from the cache; no mismatch, and enough steps.
  */
-export function expectSameDecisionsTwice(game: Game, configs: ReturnType<typeof allConfigs>, policy: TextPolicy, reference: TextPolicy, poor: { p: number; action: (state: EpisodeState) => string | null }): void {
+export function expectSameDecisionsTwice(
+  game: Game,
+  configs: ReturnType<typeof allConfigs>,
+  policy: TextPolicy,
+  reference: TextPolicy,
+  poor: { p: number; action: (state: EpisodeState) => string | null },
+): void {
   for (let pass = 0; pass < 2; pass++) {
     const own = differentialPlay(game, configs, [0, 1, 2], policy, reference, (_c, _s, d) => d.action);
     expect(own.mismatches).toEqual([]);

@@ -18,14 +18,16 @@ import { neighbours } from "../../../src/games/minesweeper/rules.js";
 export function actionsFromFacts(f: MinesweeperFacts): string[] {
   const out: string[] = [];
   const canFlag = f.flagsPlaced < f.mines;
-  f.grid.forEach((row, r) => [...row].forEach((ch, c) => {
-    if (ch === "?") {
-      out.push(`uncover (${r}, ${c})`);
-      if (canFlag) out.push(`flag (${r}, ${c})`);
-    } else if (ch === "F") {
-      out.push(`uncover (${r}, ${c})`, `unflag (${r}, ${c})`);
-    }
-  }));
+  f.grid.forEach((row, r) =>
+    [...row].forEach((ch, c) => {
+      if (ch === "?") {
+        out.push(`uncover (${r}, ${c})`);
+        if (canFlag) out.push(`flag (${r}, ${c})`);
+      } else if (ch === "F") {
+        out.push(`uncover (${r}, ${c})`, `unflag (${r}, ${c})`);
+      }
+    }),
+  );
   return out;
 }
 
@@ -77,21 +79,32 @@ function enumerateComponent(cells: number[], cons: Constraint[], maxMines: numbe
     if (i === cells.length) {
       const e = (tally[t] ??= { n: 0, perCell: cells.map(() => 0) });
       e.n++;
-      value.forEach((v, j) => { if (v) e.perCell[j]!++; });
+      value.forEach((v, j) => {
+        if (v) e.perCell[j]!++;
+      });
       return true;
     }
     for (const v of [0, 1]) {
       let ok = true;
       for (const ci of consOf[i]!) {
         const a = assigned[ci]! + v;
-        if (a > cons[ci]!.need || a + open[ci]! - 1 < cons[ci]!.need) { ok = false; break; }
+        if (a > cons[ci]!.need || a + open[ci]! - 1 < cons[ci]!.need) {
+          ok = false;
+          break;
+        }
       }
       if (!ok) continue;
-      for (const ci of consOf[i]!) { assigned[ci]! += v; open[ci]!--; }
+      for (const ci of consOf[i]!) {
+        assigned[ci]! += v;
+        open[ci]!--;
+      }
       value[i] = v;
       const fine = dfs(i + 1, t + v);
       value[i] = 0;
-      for (const ci of consOf[i]!) { assigned[ci]! -= v; open[ci]!++; }
+      for (const ci of consOf[i]!) {
+        assigned[ci]! -= v;
+        open[ci]!++;
+      }
       if (!fine) return false;
     }
     return true;
@@ -101,7 +114,12 @@ function enumerateComponent(cells: number[], cons: Constraint[], maxMines: numbe
 
 function convolve(a: number[], b: number[]): number[] {
   const out: number[] = Array.from({ length: a.length + b.length - 1 }, () => 0);
-  a.forEach((x, i) => { if (x) b.forEach((y, j) => { out[i + j]! += x * y; }); });
+  a.forEach((x, i) => {
+    if (x)
+      b.forEach((y, j) => {
+        out[i + j]! += x * y;
+      });
+  });
   return out;
 }
 
@@ -128,7 +146,11 @@ function enumerateFrontier(frontier: number[], cons: Constraint[], left: number,
   const comps: Array<{ cells: number[]; tally: Tally; counts: number[] }> = [];
   for (const cells of groups.values()) {
     const set = new Set(cells);
-    const tally = enumerateComponent(cells, cons.filter((k) => set.has(k.cells[0]!)), left);
+    const tally = enumerateComponent(
+      cells,
+      cons.filter((k) => set.has(k.cells[0]!)),
+      left,
+    );
     if (!tally) return null;
     comps.push({ cells, tally, counts: Array.from({ length: tally.length }, (_, t) => tally[t]?.n ?? 0) });
   }
@@ -151,7 +173,9 @@ function enumerateFrontier(frontier: number[], cons: Constraint[], left: number,
       let mass = 0;
       comp.tally.forEach((e, t) => {
         if (!e || e.perCell[j] === 0) return;
-        rest.forEach((n, T) => { mass += e.perCell[j]! * n * (w[t + T] ?? 0); });
+        rest.forEach((n, T) => {
+          mass += e.perCell[j]! * n * (w[t + T] ?? 0);
+        });
       });
       probs.set(x, mass / total);
     });
@@ -239,7 +263,9 @@ export function analyse(f: MinesweeperFacts): Analysis {
   const others = unknown.filter((x) => !frontierSet.has(x));
   const left = mines - knownMines();
   const density = Math.min(1, Math.max(0, left / unknown.length));
-  const setRisk = (k: number, p: number): void => { risk[Math.floor(k / cols)]![k % cols] = p; };
+  const setRisk = (k: number, p: number): void => {
+    risk[Math.floor(k / cols)]![k % cols] = p;
+  };
 
   const enumerated = enumerateFrontier(frontier, cons, left, others.length);
   if (enumerated) {

@@ -242,10 +242,7 @@ function plan(s: PvzInner, p: PvzConfig): Placement[] {
       for (const [row, col] of freeCells(s, out, p, plant === "S" ? near(r) : [r])) {
         const t = rowThreat(s, [...out, { plant, row, col }], p, r);
         const better =
-          !best ||
-          t.breach > best.breach ||
-          (t.breach === best.breach &&
-            (cost < best.c.cost || (cost === best.c.cost && (t.hpLeft < best.hpLeft || (t.hpLeft === best.hpLeft && col > best.c.col)))));
+          !best || t.breach > best.breach || (t.breach === best.breach && (cost < best.c.cost || (cost === best.c.cost && (t.hpLeft < best.hpLeft || (t.hpLeft === best.hpLeft && col > best.c.col)))));
         if (better) best = { c: { plant, row, col, cost }, breach: t.breach, hpLeft: t.hpLeft };
       }
     }

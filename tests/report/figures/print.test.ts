@@ -75,7 +75,10 @@ describe("figures for a paper", () => {
     expect(await main(["report", "--data", data, "--out", themed, "--bootstrap", "50", "--figure-size", "column", "--theme", theme])).toBe(0);
   }, 600_000);
 
-  const figures = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith(".svg")).map((f) => f.slice(0, -4));
+  const figures = (dir: string): string[] =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith(".svg"))
+      .map((f) => f.slice(0, -4));
 
   it("writes a PDF, SVG, PNG, spec and caption pair for every figure", () => {
     const names = figures(column);
@@ -114,9 +117,18 @@ describe("figures for a paper", () => {
     for (const name of figures(themed)) {
       const before = svgColours(readFileSync(join(column, `${name}.svg`), "utf8"));
       const after = svgColours(readFileSync(join(themed, `${name}.svg`), "utf8"));
-      expect([...before].some((c) => defaults.has(c)), `${name} drew with the default palette`).toBe(true);
-      expect([...after].filter((c) => defaults.has(c)), `${name}: a default colour left under the theme`).toEqual([]);
-      expect([...after].some((c) => mine.has(c)), `${name}: no colour of the theme`).toBe(true);
+      expect(
+        [...before].some((c) => defaults.has(c)),
+        `${name} drew with the default palette`,
+      ).toBe(true);
+      expect(
+        [...after].filter((c) => defaults.has(c)),
+        `${name}: a default colour left under the theme`,
+      ).toEqual([]);
+      expect(
+        [...after].some((c) => mine.has(c)),
+        `${name}: no colour of the theme`,
+      ).toBe(true);
     }
   });
 

@@ -59,7 +59,12 @@ describe("reliability bins", () => {
 });
 
 describe("reliability spec", () => {
-  const spec = () => reliabilitySpec(bins, ranges) as unknown as { concat: { layer: { mark: { type: string; filled?: boolean }; transform?: { filter: string }[]; encoding: Record<string, { scale?: { domain: string[]; range: unknown[] } }> }[] }[]; data: { values: { kind: string; thin?: boolean; n?: number }[] }; title: { subtitle: string[] } };
+  const spec = () =>
+    reliabilitySpec(bins, ranges) as unknown as {
+      concat: { layer: { mark: { type: string; filled?: boolean }; transform?: { filter: string }[]; encoding: Record<string, { scale?: { domain: string[]; range: unknown[] } }> }[] }[];
+      data: { values: { kind: string; thin?: boolean; n?: number }[] };
+      title: { subtitle: string[] };
+    };
 
   it("gives every model its own colour, marker and dash", () => {
     const layers = spec().concat[0]!.layer;

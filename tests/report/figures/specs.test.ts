@@ -10,7 +10,19 @@ import type { CurveSeries } from "../../../src/analysis/tables/curveTables.js";
 import type { TrainingBandSeries } from "../../../src/analysis/tables/trainingSeeds.js";
 import { costGainSpec, viewsSpec } from "../../../src/report/figures/viewSpecs.js";
 import { doseResponseSpec } from "../../../src/report/figures/doseSpecs.js";
-import { bandedScale, calibrationSpec, constantValue, FIGURE_CONFIG, couplingSpec, curvesSpec, flatBands, paddedDomain, specCaption, trainingSpec, wrapLines } from "../../../src/report/figures/specs.js";
+import {
+  bandedScale,
+  calibrationSpec,
+  constantValue,
+  FIGURE_CONFIG,
+  couplingSpec,
+  curvesSpec,
+  flatBands,
+  paddedDomain,
+  specCaption,
+  trainingSpec,
+  wrapLines,
+} from "../../../src/report/figures/specs.js";
 import { renderSvg } from "../../../src/report/figures/render.js";
 
 const BOOT = { B: 500, seed: 7, level: 0.95 };
@@ -145,7 +157,14 @@ describe("calibrationSpec and couplingSpec", () => {
       { game: "g", bin: 0, s_mean: 0, r_mean: 0.2, r_lo: 0, r_hi: 0.5, n: 10, n_runs: 2, game_runs: 3 },
       { game: "k", bin: 0, s_mean: 1, r_mean: 1, r_lo: 1, r_hi: 1, n: 4, n_runs: 1, game_runs: 1 },
     ];
-    const spec = calibrationSpec(bins, new Map([["g", { min: 0, max: 1 }], ["k", { min: 1, max: 1 }]]), BOOT) as unknown as {
+    const spec = calibrationSpec(
+      bins,
+      new Map([
+        ["g", { min: 0, max: 1 }],
+        ["k", { min: 1, max: 1 }],
+      ]),
+      BOOT,
+    ) as unknown as {
       concat: { title: { subtitle: string }; layer: { mark: { type: string }; encoding: { x: { scale: { domain: number[] } }; y: { field: string }; y2?: { field: string } } }[] }[];
     };
     const rule = spec.concat[0]!.layer[1]!;
@@ -173,7 +192,12 @@ describe("rendered", () => {
     const spec = {
       $schema: "https://vega.github.io/schema/vega-lite/v6.json",
       config: FIGURE_CONFIG,
-      data: { values: [{ x: 1, y: -0.2 }, { x: 2, y: 0.5 }] },
+      data: {
+        values: [
+          { x: 1, y: -0.2 },
+          { x: 2, y: 0.5 },
+        ],
+      },
       mark: "point",
       encoding: { x: { field: "x", type: "quantitative" }, y: { field: "y", type: "quantitative", axis: { values: [-1e-12, 0.5], format: ".4f" } } },
     } as TopLevelSpec;
@@ -197,11 +221,17 @@ describe("rendered", () => {
 describe("bandedScale: bands never flatten the lines", () => {
   it("takes bands in only up to half the lines' range on each side, and says when it clipped", () => {
     // Lines 20..40 (range 20): the axis may reach 10..50; a band of -100..300 is clipped there.
-    const wide = bandedScale([{ y: 20, lo: -100, hi: 30 }, { y: 40, lo: 35, hi: 300 }]);
+    const wide = bandedScale([
+      { y: 20, lo: -100, hi: 30 },
+      { y: 40, lo: 35, hi: 300 },
+    ]);
     expect(wide.scale).toEqual({ domain: [10, 50], nice: false, zero: false });
     expect(wide.clipped).toBe(true);
     // Narrow bands are shown whole.
-    const narrow = bandedScale([{ y: 20, lo: 18, hi: 22 }, { y: 40, lo: 38, hi: 45 }]);
+    const narrow = bandedScale([
+      { y: 20, lo: 18, hi: 22 },
+      { y: 40, lo: 38, hi: 45 },
+    ]);
     expect(narrow.scale).toEqual({ domain: [18, 45], nice: false, zero: false });
     expect(narrow.clipped).toBe(false);
   });
@@ -209,8 +239,21 @@ describe("bandedScale: bands never flatten the lines", () => {
 
 describe("costGainSpec", () => {
   const run = (game: string, calls: number, tokens: number, usd: number | null, oodg: number | null, counted = 0) => ({
-    model: "m", game, pathway: "history", run_id: `${game}.${calls}`, explore_calls: calls, explore_tokens: tokens, explore_prompt_tokens_counted: counted, explore_usd: usd,
-    eval_calls: 1, eval_tokens: 0, eval_usd: null, naba: null, oodg, naba_per_mtok: null, oodg_per_mtok: null,
+    model: "m",
+    game,
+    pathway: "history",
+    run_id: `${game}.${calls}`,
+    explore_calls: calls,
+    explore_tokens: tokens,
+    explore_prompt_tokens_counted: counted,
+    explore_usd: usd,
+    eval_calls: 1,
+    eval_tokens: 0,
+    eval_usd: null,
+    naba: null,
+    oodg,
+    naba_per_mtok: null,
+    oodg_per_mtok: null,
   });
   type Cost = { title: { subtitle: string[] }; data: { values: { cost: number }[] }; concat: { title: { text: string }; layer: { encoding: { x?: { title: string; scale: Json } } }[] }[] };
   const x = (spec: Cost) => spec.concat[0]!.layer[1]!.encoding.x!;
@@ -259,10 +302,25 @@ describe("a flat line in a panel that moves (none: the same prior draw at every 
     expect(panel.layer[0]!.mark.opacity).toBe(0.18);
   });
   it("flatBands: only lines flat over two or more points with a band wider than the line", () => {
-    expect([...flatBands([{ pathway: "a", y: 1, lo: 0, hi: 2 }, { pathway: "a", y: 1, lo: 0.5, hi: 3 }])]).toEqual([["a", [0, 3]]]);
+    expect([
+      ...flatBands([
+        { pathway: "a", y: 1, lo: 0, hi: 2 },
+        { pathway: "a", y: 1, lo: 0.5, hi: 3 },
+      ]),
+    ]).toEqual([["a", [0, 3]]]);
     expect(flatBands([{ pathway: "a", y: 1, lo: 0, hi: 2 }]).size).toBe(0);
-    expect(flatBands([{ pathway: "a", y: 1, lo: 1, hi: 1 }, { pathway: "a", y: 1, lo: 1, hi: 1 }]).size).toBe(0);
-    expect(flatBands([{ pathway: "a", y: 1, lo: 0, hi: 2 }, { pathway: "a", y: 2, lo: 0, hi: 2 }]).size).toBe(0);
+    expect(
+      flatBands([
+        { pathway: "a", y: 1, lo: 1, hi: 1 },
+        { pathway: "a", y: 1, lo: 1, hi: 1 },
+      ]).size,
+    ).toBe(0);
+    expect(
+      flatBands([
+        { pathway: "a", y: 1, lo: 0, hi: 2 },
+        { pathway: "a", y: 2, lo: 0, hi: 2 },
+      ]).size,
+    ).toBe(0);
   });
 });
 
@@ -287,7 +345,9 @@ describe("captions sized to the figure", () => {
 
 describe("doseResponseSpec", () => {
   const est = (point: number) => ({ point, lo: point - 0.1, hi: point + 0.1, n: 8, indicative: false });
-  const rows = [0, 0.5].flatMap((judge) => ["history", "memory"].map((pathway) => ({ judge, pathway, n_runs: 8, agree: est(0.5 + judge / 2), nmae: est(0.2), gain_vs_y0: est(judge), gain_vs_none: est(judge) })));
+  const rows = [0, 0.5].flatMap((judge) =>
+    ["history", "memory"].map((pathway) => ({ judge, pathway, n_runs: 8, agree: est(0.5 + judge / 2), nmae: est(0.2), gain_vs_y0: est(judge), gain_vs_none: est(judge) })),
+  );
   it("labels each point with its judge, History's above and the others' below, and gives n", () => {
     const spec = doseResponseSpec(rows as never, BOOT) as unknown as { title: { subtitle: string[] }; hconcat: { layer: { transform?: { filter: Json }[]; mark: { type: string; dy?: number } }[] }[] };
     const texts = spec.hconcat[0]!.layer.filter((l) => l.mark.type === "text");

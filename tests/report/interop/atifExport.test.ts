@@ -19,7 +19,13 @@ import { makeExportFixture, type ExportFixture } from "./fixture.js";
 type Json = any;
 
 /** ATIF v1.7 (Harbor RFC 0001, section II), the parts a text-game trajectory uses, with their required fields. */
-const Metrics = z.object({ prompt_tokens: z.number().int().optional(), completion_tokens: z.number().int().optional(), cached_tokens: z.number().int().optional(), cost_usd: z.number().optional(), extra: z.record(z.string(), z.unknown()).optional() });
+const Metrics = z.object({
+  prompt_tokens: z.number().int().optional(),
+  completion_tokens: z.number().int().optional(),
+  cached_tokens: z.number().int().optional(),
+  cost_usd: z.number().optional(),
+  extra: z.record(z.string(), z.unknown()).optional(),
+});
 const Observation = z.object({ results: z.array(z.object({ source_call_id: z.string().optional(), content: z.string().optional(), extra: z.record(z.string(), z.unknown()).optional() })) });
 const Step = z
   .object({
@@ -46,14 +52,26 @@ const Trajectory = z
     agent: z.object({ name: z.string(), version: z.string(), model_name: z.string().optional(), extra: z.record(z.string(), z.unknown()).optional() }),
     steps: z.array(Step).min(1),
     notes: z.string().optional(),
-    final_metrics: z.object({ total_prompt_tokens: z.number().int().optional(), total_completion_tokens: z.number().int().optional(), total_cached_tokens: z.number().int().optional(), total_cost_usd: z.number().optional(), total_steps: z.number().int().optional(), extra: z.record(z.string(), z.unknown()).optional() }).optional(),
+    final_metrics: z
+      .object({
+        total_prompt_tokens: z.number().int().optional(),
+        total_completion_tokens: z.number().int().optional(),
+        total_cached_tokens: z.number().int().optional(),
+        total_cost_usd: z.number().optional(),
+        total_steps: z.number().int().optional(),
+        extra: z.record(z.string(), z.unknown()).optional(),
+      })
+      .optional(),
     extra: z.record(z.string(), z.unknown()).optional(),
   })
   .refine((t) => t.steps.every((s, i) => s.step_id === i + 1), { message: "step_id counts 1, 2, 3 ... in order" });
 
 function jsonl(dir: string, runId: string, file: string): Json[] {
   try {
-    return readFileSync(join(dir, "runs", runId, file), "utf8").split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l));
+    return readFileSync(join(dir, "runs", runId, file), "utf8")
+      .split("\n")
+      .filter((l) => l.length > 0)
+      .map((l) => JSON.parse(l));
   } catch {
     return [];
   }
@@ -114,7 +132,11 @@ describe("s3gym export --format atif", () => {
   it("self-scores and hidden rewards sit in the agent steps' extra, equal to steps.jsonl's; the conversation is the one sent", () => {
     const id = fx.ids.history;
     const steps = new Map(jsonl(fx.dirs[0]!, id, "steps.jsonl").map((s) => [`${key(s)}|${s.step}`, s]));
-    const sent = new Map((fx.requests.get(id) ?? []).filter((r) => r.identity.purpose === "step").map((r) => [`${r.identity.phase === "explore" ? "explore" : "eval"}|${r.identity.checkpoint}|${r.identity.episode}|${r.identity.step}`, r.messages]));
+    const sent = new Map(
+      (fx.requests.get(id) ?? [])
+        .filter((r) => r.identity.purpose === "step")
+        .map((r) => [`${r.identity.phase === "explore" ? "explore" : "eval"}|${r.identity.checkpoint}|${r.identity.episode}|${r.identity.step}`, r.messages]),
+    );
     let n = 0;
     for (const f of readdirSync(join(out, safeFileStem(id)))) {
       const t = JSON.parse(readFileSync(join(out, safeFileStem(id), f), "utf8"));
@@ -133,7 +155,10 @@ describe("s3gym export --format atif", () => {
         if (k === 0) expect(t.steps[0]).toMatchObject({ source: "system", message: messages[0]!.content });
         n++;
       }
-      expect(t.extra.reward_sum).toBeCloseTo(agent.reduce((x: number, a: Json) => x + a.extra.reward, 0), 12);
+      expect(t.extra.reward_sum).toBeCloseTo(
+        agent.reduce((x: number, a: Json) => x + a.extra.reward, 0),
+        12,
+      );
     }
     expect(n).toBe(steps.size);
   });

@@ -83,7 +83,13 @@ export async function makeExportFixture(): Promise<ExportFixture> {
     });
 
   const plain = buildMatrix(["builtin:heuristic"], ["trust"], ["none", "history", "memory"], 0);
-  await runMatrix({ dataDir: builtinDir, entries: plain, settings: small({ exploreEpisodes: 2, checkpointEvery: 1, evalEpisodes: 2, maxSteps: 5 }), game: getGame, createModel: recording(plain.map((e) => e.runId)) });
+  await runMatrix({
+    dataDir: builtinDir,
+    entries: plain,
+    settings: small({ exploreEpisodes: 2, checkpointEvery: 1, evalEpisodes: 2, maxSteps: 5 }),
+    game: getGame,
+    createModel: recording(plain.map((e) => e.runId)),
+  });
 
   const verified = buildMatrix(["builtin:learner"], ["chess"], ["verified"], 0);
   await runMatrix({

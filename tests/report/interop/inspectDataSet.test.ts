@@ -30,7 +30,12 @@ describe.skipIf(DATA === undefined)(`the Inspect export of ${DATA ?? "a data set
     const validate = evalLogValidator();
     const lines = (id: string, file: string): Json[] => {
       const p = join(data, "runs", id, file);
-      return existsSync(p) ? readFileSync(p, "utf8").split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l)) : [];
+      return existsSync(p)
+        ? readFileSync(p, "utf8")
+            .split("\n")
+            .filter((l) => l.length > 0)
+            .map((l) => JSON.parse(l))
+        : [];
     };
     const key = (x: Json): string => `${x.phase === "explore" ? "explore" : (x.view ?? "eval")}|${x.checkpoint}|${x.episode}`;
     let broken: Json = null;

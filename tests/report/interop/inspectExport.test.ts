@@ -24,7 +24,10 @@ type Json = any;
 function jsonl(dir: string, runId: string, file: string): Json[] {
   for (const d of dir.split(",")) {
     try {
-      return readFileSync(join(d, "runs", runId, file), "utf8").split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l));
+      return readFileSync(join(d, "runs", runId, file), "utf8")
+        .split("\n")
+        .filter((l) => l.length > 0)
+        .map((l) => JSON.parse(l));
     } catch {
       continue;
     }
@@ -179,7 +182,9 @@ describe("s3gym export --format inspect", () => {
         });
         // The sample's messages: the last step's input as sent, then its reply.
         const last = resolve(sample, sample.messages) as Json[];
-        expect(last.slice(0, -1).map((m) => ({ role: m.role, content: m.content }))).toEqual((resolve(sample, models[models.length - 1].input) as Json[]).map((m: Json) => ({ role: m.role, content: m.content })));
+        expect(last.slice(0, -1).map((m) => ({ role: m.role, content: m.content }))).toEqual(
+          (resolve(sample, models[models.length - 1].input) as Json[]).map((m: Json) => ({ role: m.role, content: m.content })),
+        );
         expect(last[last.length - 1].role).toBe("assistant");
       }
       expect(compared, id).toBe(sent.size);

@@ -49,10 +49,14 @@ async function run(sources: string[]) {
   let current: OutputCollector | null = null;
   const started: string[] = [];
   return {
-    ...(await runCells(notebook(sources), fakeExecutor(() => current!), {
-      setCollector: (c) => (current = c),
-      onCell: (n, of, id) => started.push(`${n}/${of} ${id}`),
-    })),
+    ...(await runCells(
+      notebook(sources),
+      fakeExecutor(() => current!),
+      {
+        setCollector: (c) => (current = c),
+        onCell: (n, of, id) => started.push(`${n}/${of} ${id}`),
+      },
+    )),
     started,
   };
 }

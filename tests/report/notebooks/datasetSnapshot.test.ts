@@ -14,7 +14,18 @@ import { tempDir } from "../../analysis/helpers.js";
 
 async function data(): Promise<{ dir: string; runIds: string[] }> {
   const dir = tempDir();
-  const s = await writeSyntheticData(dir, { seed: 2, models: ["a"], games: ["snake", "trust"], pathways: ["history", "memory"], exploreEpisodes: 4, checkpointEvery: 2, evalEpisodes: 2, stepsPerEpisode: [2, 4], tornLastLine: true, training: { models: ["t"], epochs: 2 } });
+  const s = await writeSyntheticData(dir, {
+    seed: 2,
+    models: ["a"],
+    games: ["snake", "trust"],
+    pathways: ["history", "memory"],
+    exploreEpisodes: 4,
+    checkpointEvery: 2,
+    evalEpisodes: 2,
+    stepsPerEpisode: [2, 4],
+    tornLastLine: true,
+    training: { models: ["t"], epochs: 2 },
+  });
   return { dir, runIds: s.runIds };
 }
 

@@ -43,7 +43,7 @@ describe("showTable", () => {
     expect(shown).toHaveLength(1);
     const b = shown[0]!;
     expect(Object.keys(b).sort()).toEqual(["text/html", "text/markdown", "text/plain"]);
-    expect(b["text/html"]).toContain("<td style=\"padding:2px 8px;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap\">b&lt;c&gt;</td>");
+    expect(b["text/html"]).toContain('<td style="padding:2px 8px;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap">b&lt;c&gt;</td>');
     expect(b["text/markdown"]).toContain("| alpha | 12 | 0.500 [0.250, 0.750] |");
     expect(b["text/plain"]).toBe(
       [
@@ -80,7 +80,17 @@ describe("showFigure, showFrame, showColumns", () => {
   it("frames and columns are HTML + aligned text (numbers right-aligned, NaN empty)", () => {
     capture();
     showColumns({ model: ["a", "bb"], score: [1.5, Number.NaN] });
-    showFrame({ columns: ["x", "y"], values: [[1, "p"], [22, "q"], [3, "r"]] }, 2);
+    showFrame(
+      {
+        columns: ["x", "y"],
+        values: [
+          [1, "p"],
+          [22, "q"],
+          [3, "r"],
+        ],
+      },
+      2,
+    );
     expect(shown[0]!["text/plain"]).toBe("model  score\n-----  -----\na      1.500\nbb\n");
     expect(shown[1]!["text/plain"]).toBe(" x  y\n--  -\n 1  p\n22  q\n2 of 3 rows\n");
     expect(shown[1]!["text/html"]).toContain("2 of 3 rows");
@@ -97,7 +107,16 @@ describe("exportFrame", () => {
       { name: null, x: 3, ok: null },
     ]);
     const dir = tempDir("s3gym-export-");
-    const r = exportFrame({ columns: ["a", "b"], values: [[1, "x"], [2, "y"]] }, join(dir, "sub", "f.csv"));
+    const r = exportFrame(
+      {
+        columns: ["a", "b"],
+        values: [
+          [1, "x"],
+          [2, "y"],
+        ],
+      },
+      join(dir, "sub", "f.csv"),
+    );
     expect(r.rows).toBe(2);
     expect(readFileSync(join(dir, "sub", "f.csv"), "utf8")).toBe("a,b\n1,x\n2,y\n");
   });

@@ -37,7 +37,7 @@ function buildProblem(): string | null {
 }
 
 const notBuilt = buildProblem();
-const noJupyter = notBuilt ?? (NOTEBOOK_ENGINES.jupyter.check(ROOT)[0]?.split("\n")[0] ?? null);
+const noJupyter = notBuilt ?? NOTEBOOK_ENGINES.jupyter.check(ROOT)[0]?.split("\n")[0] ?? null;
 
 interface Output {
   output_type: string;
@@ -99,7 +99,10 @@ describe("notebooks with the node engine (Node alone)", () => {
       const curveCaption = text(nb01.cells.find((c) => c.id === "01-06")!.outputs!.find((o) => o.data?.["text/plain"])!.data!["text/plain"]);
       expect(curveCaption).toContain("n = 2 episodes per point");
       expect(curveCaption).toContain("95% percentile bootstrap, B = 200, seed 0");
-      const streams = nb01.cells.flatMap((c) => c.outputs ?? []).map((o) => text(o.text)).join("");
+      const streams = nb01.cells
+        .flatMap((c) => c.outputs ?? [])
+        .map((o) => text(o.text))
+        .join("");
       expect(streams).toContain("identical to the report's table: true");
       // 00 exported through fs.
       expect(readdirSync(join(out, "exports")).sort()).toEqual(["00_eval_episodes_snake.json", "00_paired_snake.csv"]);
@@ -137,7 +140,10 @@ describe("notebooks with the jupyter engine", () => {
         cells: [cell("a", "console.log('hi');"), cell("b", "throw new RangeError('boom in cell b');"), cell("c", "console.log('never');")],
       };
       writeFileSync(join(dir, "bad.ipynb"), JSON.stringify(nb));
-      const err = await NOTEBOOK_ENGINES.jupyter.execute(ROOT, join(dir, "bad.ipynb"), join(dir, "out"), {}, 120).then(() => null, (e: Error) => e);
+      const err = await NOTEBOOK_ENGINES.jupyter.execute(ROOT, join(dir, "bad.ipynb"), join(dir, "out"), {}, 120).then(
+        () => null,
+        (e: Error) => e,
+      );
       expect(err?.message).toContain("bad.ipynb failed (jupyter engine, exit 1)");
       expect(err?.message).toContain("cell 2 (id b) failed:");
       expect(err?.message).toContain("RangeError: boom in cell b");

@@ -55,12 +55,17 @@ describe("tableHtml", () => {
   it("prints every cell as the Markdown table does (estimates with intervals), escaped", () => {
     for (const [name, table] of Object.entries(report.tables) as [string, Table<object>][]) {
       const md = markdownOf(name, table);
-      const mdRows = md.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| --") && !/^\| (:--|--:)/.test(l)).slice(1);
+      const mdRows = md
+        .split("\n")
+        .filter((l) => l.startsWith("| ") && !l.startsWith("| --") && !/^\| (:--|--:)/.test(l))
+        .slice(1);
       const html = tableHtml(table);
       const htmlRows = [...html.matchAll(/<tr>(.*?)<\/tr>/g)].slice(1).map((m) => [...m[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((c) => c[1]!));
       expect(htmlRows.length, name).toBe(table.rows.length);
       htmlRows.forEach((cells, i) => {
-        const mdCells = mdRows[i]!.slice(2, -2).split(" | ").map((c) => escapeHtml(c.replace(/\\\|/g, "|")));
+        const mdCells = mdRows[i]!.slice(2, -2)
+          .split(" | ")
+          .map((c) => escapeHtml(c.replace(/\\\|/g, "|")));
         expect(cells, `${name} row ${i}`).toEqual(mdCells);
       });
       for (const note of table.notes) expect(html).toContain(escapeHtml(note));
@@ -89,7 +94,9 @@ describe("the report's writers", () => {
     await writeTables(report, parts, ["run_quality"]);
     for (const figure of await reportFigures(report)) await saveFigure(figure, parts);
     const list = (d: string): string[] =>
-      readdirSync(d, { recursive: true, encoding: "utf8" }).filter((f) => statSync(join(d, f)).isFile() && f !== "report.json").sort();
+      readdirSync(d, { recursive: true, encoding: "utf8" })
+        .filter((f) => statSync(join(d, f)).isFile() && f !== "report.json")
+        .sort();
     expect(list(parts)).toEqual(list(whole));
     for (const f of list(whole)) expect(readFileSync(join(parts, f)).equals(readFileSync(join(whole, f))), f).toBe(true);
     const meta = JSON.parse(readFileSync(join(whole, "report.json"), "utf8")) as { files: string[] };
@@ -110,7 +117,9 @@ describe("the report's writers", () => {
 
 /** The static (non-dynamic) imports of a source file, resolved to source files of the kit. */
 function staticImports(file: string): string[] {
-  const text = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  const text = readFileSync(file, "utf8")
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/^\s*\/\/.*$/gm, "");
   const specs = [...text.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?\s+from\s+["']([^"']+)["']/gm)].map((m) => m[1]!);
   return specs;
 }

@@ -73,10 +73,7 @@ describe("the node notebook engine", () => {
     expect(c3!.outputs![0]!.evalue).toContain("not assignable");
     expect(c4!.execution_count).toBeNull();
     expect(c4!.outputs).toEqual([]);
-    expect(executedProblems(join(out, "t.ipynb"))).toEqual([
-      "1 of 4 code cells did not run (first: c4)",
-      "1 error output(s)",
-    ]);
+    expect(executedProblems(join(out, "t.ipynb"))).toEqual(["1 of 4 code cells did not run (first: c4)", "1 error output(s)"]);
     // Written the way Jupyter writes notebooks: sorted keys, indent 1.
     const text = readFileSync(join(out, "t.ipynb"), "utf8");
     expect(text.startsWith('{\n "cells": [\n  {\n   "cell_type": "markdown",')).toBe(true);
@@ -85,7 +82,10 @@ describe("the node notebook engine", () => {
   it("a thrown error keeps its name, message and stack", async () => {
     const dir = tempDir("s3gym-nodeeng-");
     const nb = writeNotebook(dir, "throws.ipynb", [`function deep(): never { throw new RangeError("boom at depth"); }\nawait Promise.resolve();\ndeep();`]);
-    const err = await NOTEBOOK_ENGINES.node.execute(ROOT, nb, dir, {}, 120).then(() => null, (e: Error) => e);
+    const err = await NOTEBOOK_ENGINES.node.execute(ROOT, nb, dir, {}, 120).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err?.message).toContain("cell 2 (id c1) failed: RangeError: boom at depth");
     const o = read(join(dir, "throws.ipynb")).cells[1]!.outputs![0]!;
     expect(o).toMatchObject({ output_type: "error", ename: "RangeError", evalue: "boom at depth" });
@@ -96,7 +96,10 @@ describe("the node notebook engine", () => {
     const dir = tempDir("s3gym-nodeeng-");
     const nb = writeNotebook(dir, "hangs.ipynb", [`const x = 1;`, `await new Promise(() => {});`]);
     // 45 s: on a loaded machine the worker's start (TypeScript's compiler) alone can take 20 s.
-    const err = await NOTEBOOK_ENGINES.node.execute(ROOT, nb, dir, {}, 45).then(() => null, (e: Error) => e);
+    const err = await NOTEBOOK_ENGINES.node.execute(ROOT, nb, dir, {}, 45).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err?.message).toBe("notebook hangs.ipynb timed out after 45 s, in cell 2/2 (id c2) (node engine)");
   }, 120_000);
 });

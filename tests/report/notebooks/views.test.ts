@@ -22,7 +22,10 @@ let data: string;
 let ref: string;
 beforeAll(async () => {
   data = tempDir("s3gym-nb06-data-");
-  const settings = { ...small({ exploreEpisodes: 4, checkpointEvery: 2, evalEpisodes: 2, maxSteps: 6 }), views: { extra: ["id", "replay"] as ("id" | "replay")[], viewEpisodes: 2, replayEpisodes: 2 } };
+  const settings = {
+    ...small({ exploreEpisodes: 4, checkpointEvery: 2, evalEpisodes: 2, maxSteps: 6 }),
+    views: { extra: ["id", "replay"] as ("id" | "replay")[], viewEpisodes: 2, replayEpisodes: 2 },
+  };
   const entries = buildMatrix(["builtin:learner"], ["snake"], ["history", "none"], 0);
   const outcomes = await runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: factory() });
   expect(outcomes.map((o) => o.status)).toEqual(["complete", "complete"]);
@@ -36,19 +39,25 @@ beforeAll(async () => {
 }, 120_000);
 
 describe("notebook 06 with the node engine", () => {
-  it.skipIf(notBuilt !== null)(`runs, shows the views' tables and figures, and writes the report's bytes${notBuilt ? ` (skipped: ${notBuilt})` : ""}`, async () => {
-    const out = tempDir("s3gym-nb06-out-");
-    const env = { S3GYM_DATA: data, S3GYM_OUT: out, S3GYM_BOOTSTRAP: "200", S3GYM_SEED: "0" };
-    await NOTEBOOK_ENGINES.node.execute(ROOT, join(ROOT, "notebooks", NB), join(out, "notebooks"), env, 300);
-    expect(executedProblems(join(out, "notebooks", NB))).toEqual([]);
-    const nb = JSON.parse(readFileSync(join(out, "notebooks", NB), "utf8")) as { cells: { outputs?: { output_type: string; data?: Record<string, unknown> }[] }[] };
-    const displays = nb.cells.flatMap((c) => c.outputs ?? []).filter((o) => o.output_type === "display_data");
-    expect(displays.filter((o) => o.data?.["text/html"] !== undefined).length).toBe(5); // views, view_updates, forgetting, cost_runs, cost
-    expect(displays.filter((o) => o.data?.["image/png"] !== undefined).length).toBe(2); // views_snake, cost_gain
-    const files = ["views", "view_updates", "forgetting", "cost", "cost_runs"].flatMap((t) => [`tables/${t}.csv`, `tables/${t}.md`]).concat(["views_snake.svg", "views_snake.png", "cost_gain.svg", "cost_gain.png"]);
-    for (const f of files) {
-      expect(existsSync(join(ref, f)), `report wrote ${f}`).toBe(true);
-      expect(readFileSync(join(out, f)).equals(readFileSync(join(ref, f))), f).toBe(true);
-    }
-  }, 300_000);
+  it.skipIf(notBuilt !== null)(
+    `runs, shows the views' tables and figures, and writes the report's bytes${notBuilt ? ` (skipped: ${notBuilt})` : ""}`,
+    async () => {
+      const out = tempDir("s3gym-nb06-out-");
+      const env = { S3GYM_DATA: data, S3GYM_OUT: out, S3GYM_BOOTSTRAP: "200", S3GYM_SEED: "0" };
+      await NOTEBOOK_ENGINES.node.execute(ROOT, join(ROOT, "notebooks", NB), join(out, "notebooks"), env, 300);
+      expect(executedProblems(join(out, "notebooks", NB))).toEqual([]);
+      const nb = JSON.parse(readFileSync(join(out, "notebooks", NB), "utf8")) as { cells: { outputs?: { output_type: string; data?: Record<string, unknown> }[] }[] };
+      const displays = nb.cells.flatMap((c) => c.outputs ?? []).filter((o) => o.output_type === "display_data");
+      expect(displays.filter((o) => o.data?.["text/html"] !== undefined).length).toBe(5); // views, view_updates, forgetting, cost_runs, cost
+      expect(displays.filter((o) => o.data?.["image/png"] !== undefined).length).toBe(2); // views_snake, cost_gain
+      const files = ["views", "view_updates", "forgetting", "cost", "cost_runs"]
+        .flatMap((t) => [`tables/${t}.csv`, `tables/${t}.md`])
+        .concat(["views_snake.svg", "views_snake.png", "cost_gain.svg", "cost_gain.png"]);
+      for (const f of files) {
+        expect(existsSync(join(ref, f)), `report wrote ${f}`).toBe(true);
+        expect(readFileSync(join(out, f)).equals(readFileSync(join(ref, f))), f).toBe(true);
+      }
+    },
+    300_000,
+  );
 });

@@ -28,7 +28,9 @@ describe("isOverConfident", () => {
 
 describe("buildViewer", () => {
   it("writes three files per run whatever its episodes (run page, episodes, prompts), plus the overview", () => {
-    const names = readdirSync(join(site, "chunks")).filter((n) => n.endsWith(".js")).sort();
+    const names = readdirSync(join(site, "chunks"))
+      .filter((n) => n.endsWith(".js"))
+      .sort();
     const runs = fx.runIds.length;
     expect(built.episodes).toBeGreaterThan(3 * runs); // more episodes than files: a file per episode would fail below
     expect(names).toHaveLength(3 * runs + 1);
@@ -63,7 +65,10 @@ describe("buildViewer", () => {
     // The hand run's curve by hand: y(0) = (1 + 2) / 2 = 1.5, y(1) = (3 + 4) / 2 = 3.5; Avg 2.5.
     const hand = index.runs.find((r: { run_id: string }) => r.run_id === fx.handRunId);
     expect(hand.avg.startsWith("2.500")).toBe(true);
-    expect(hand.spark).toEqual([{ x: 0, y: 1.5 }, { x: 1, y: 3.5 }]);
+    expect(hand.spark).toEqual([
+      { x: 0, y: 1.5 },
+      { x: 1, y: 3.5 },
+    ]);
   });
 
   it("writes each episode's steps with self-score, reward and the over-confident flag", () => {
@@ -115,18 +120,22 @@ describe("buildViewer", () => {
   // Worker threads load the built module (dist/): vitest runs the TypeScript source, which a worker
   // cannot load, so this compares the built build's worker output with this thread's site.
   const built_ = join(import.meta.dirname, "..", "..", "..", "dist", "report", "viewer", "build.js");
-  it.skipIf(!existsSync(built_))(`writes the same files with two worker threads as in one thread${existsSync(built_) ? "" : " (skipped: run npm run build first)"}`, async () => {
-    const { buildViewer: builtViewer } = (await import(pathToFileURL(built_).href)) as { buildViewer: typeof buildViewer };
-    const out = mkdtempSync(join(tmpdir(), "s3view-workers-"));
-    const summary = await builtViewer({ dataDirs: [fx.main, fx.shard], outDir: out, B, seed: 0, workers: 2, heapMb: 64 });
-    expect(summary.chunks).toBe(built.chunks);
-    const names = readdirSync(join(site, "chunks")).sort();
-    expect(readdirSync(join(out, "chunks")).sort()).toEqual(names);
-    for (const n of names) expect(readFileSync(join(out, "chunks", n), "utf8"), n).toBe(readFileSync(join(site, "chunks", n), "utf8"));
-    // A run that needs more than a worker's heap is named, with the fix, instead of crashing the build.
-    const tiny = mkdtempSync(join(tmpdir(), "s3view-tiny-"));
-    await expect(builtViewer({ dataDirs: [fx.main, fx.shard], outDir: tiny, B: 10, workers: 2, heapMb: 1 })).rejects.toThrow(/heap of a viewer worker: rerun with a larger --heap-mb/);
-  }, 120_000);
+  it.skipIf(!existsSync(built_))(
+    `writes the same files with two worker threads as in one thread${existsSync(built_) ? "" : " (skipped: run npm run build first)"}`,
+    async () => {
+      const { buildViewer: builtViewer } = (await import(pathToFileURL(built_).href)) as { buildViewer: typeof buildViewer };
+      const out = mkdtempSync(join(tmpdir(), "s3view-workers-"));
+      const summary = await builtViewer({ dataDirs: [fx.main, fx.shard], outDir: out, B, seed: 0, workers: 2, heapMb: 64 });
+      expect(summary.chunks).toBe(built.chunks);
+      const names = readdirSync(join(site, "chunks")).sort();
+      expect(readdirSync(join(out, "chunks")).sort()).toEqual(names);
+      for (const n of names) expect(readFileSync(join(out, "chunks", n), "utf8"), n).toBe(readFileSync(join(site, "chunks", n), "utf8"));
+      // A run that needs more than a worker's heap is named, with the fix, instead of crashing the build.
+      const tiny = mkdtempSync(join(tmpdir(), "s3view-tiny-"));
+      await expect(builtViewer({ dataDirs: [fx.main, fx.shard], outDir: tiny, B: 10, workers: 2, heapMb: 1 })).rejects.toThrow(/heap of a viewer worker: rerun with a larger --heap-mb/);
+    },
+    120_000,
+  );
 
   it("refuses to clear a chunks/ folder it did not write", async () => {
     const out = mkdtempSync(join(tmpdir(), "s3view-foreign-"));

@@ -57,7 +57,23 @@ function handRun(data: string, model: string, which: 2 | 3, differ: (c: number, 
   // A calls file with a count by kind (the cost table once printed it as [object Object]).
   writeFileSync(
     join(dir, "calls.jsonl"),
-    JSON.stringify({ run_id: m.run_id, purpose: "step", phase: "eval", checkpoint: 0, episode: 0, step: 0, tokens_in: 120, tokens_out: 7, tokens_cached: null, tokens_counted_by: "server", latency_ms: 3, retries: 0, cached: false, error: null, cost_usd: 0.0012 }) + "\n",
+    JSON.stringify({
+      run_id: m.run_id,
+      purpose: "step",
+      phase: "eval",
+      checkpoint: 0,
+      episode: 0,
+      step: 0,
+      tokens_in: 120,
+      tokens_out: 7,
+      tokens_cached: null,
+      tokens_counted_by: "server",
+      latency_ms: 3,
+      retries: 0,
+      cached: false,
+      error: null,
+      cost_usd: 0.0012,
+    }) + "\n",
   );
   return String(m.run_id);
 }
@@ -112,7 +128,9 @@ describe.skipIf(skip !== null)(`run against run in headless Chromium${skip ? ` (
     await page.waitForSelector("#pairs");
     const flips = await page.$$eval("#flips tbody tr", (rows) => rows.map((r) => r.getAttribute("data-key")));
     expect(flips).toEqual(["eval/0/5", "eval/1/6"]);
-    const all = await page.$$eval("#pairs tbody tr", (rows) => rows.map((r) => [r.getAttribute("data-key"), r.getAttribute("data-flip"), ...[...r.querySelectorAll("td")].slice(3, 8).map((td) => td.textContent)]));
+    const all = await page.$$eval("#pairs tbody tr", (rows) =>
+      rows.map((r) => [r.getAttribute("data-key"), r.getAttribute("data-flip"), ...[...r.querySelectorAll("td")].slice(3, 8).map((td) => td.textContent)]),
+    );
     expect(all).toEqual([
       ["eval/0/5", "1", "45", "solved", "10", "not solved", "-35"],
       ["eval/1/6", "1", "44", "solved", "20", "not solved", "-24"],

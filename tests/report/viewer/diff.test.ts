@@ -27,8 +27,18 @@ describe("lineDiff", () => {
     for (const a of texts) {
       for (const b of texts) {
         const d = lineDiff(a, b);
-        expect(d.filter((l) => l.op !== "+").map((l) => l.text).join("\n")).toBe(a);
-        expect(d.filter((l) => l.op !== "-").map((l) => l.text).join("\n")).toBe(b);
+        expect(
+          d
+            .filter((l) => l.op !== "+")
+            .map((l) => l.text)
+            .join("\n"),
+        ).toBe(a);
+        expect(
+          d
+            .filter((l) => l.op !== "-")
+            .map((l) => l.text)
+            .join("\n"),
+        ).toBe(b);
       }
     }
     // LCS length of "b a b" vs "a b" is 2.

@@ -79,10 +79,13 @@ export async function makeViewerFixture(): Promise<ViewerFixture> {
   const handRunId = String(manifest.run_id);
   const id = { run_id: handRunId, model: HOSTILE_MODEL, game: "trust", pathway: "history" };
   // Scores: the sum of each hand eval episode's rewards (first step's k, second 0).
-  appendFileSync(join(dir, "checkpoints.jsonl"), [
-    JSON.stringify({ ...id, checkpoint: 0, scores: [1, 2], mean: 1.5, status: "ok", reason: null }),
-    JSON.stringify({ ...id, checkpoint: 1, scores: [3, 4], mean: 3.5, status: "ok", reason: null }),
-  ].join("\n") + "\n");
+  appendFileSync(
+    join(dir, "checkpoints.jsonl"),
+    [
+      JSON.stringify({ ...id, checkpoint: 0, scores: [1, 2], mean: 1.5, status: "ok", reason: null }),
+      JSON.stringify({ ...id, checkpoint: 1, scores: [3, 4], mean: 3.5, status: "ok", reason: null }),
+    ].join("\n") + "\n",
+  );
 
   const syn = await writeSyntheticData(shard, { models: ["synth-1"], games: ["snake"], pathways: ["memory"], exploreEpisodes: 3, checkpointEvery: 3, evalEpisodes: 2, failRate: 0 });
   return { main, shard, handRunId, runIds: [...entries.map((e) => e.runId), handRunId, ...syn.runIds] };

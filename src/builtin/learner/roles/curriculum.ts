@@ -24,7 +24,8 @@ export function learnerCurriculumChoices(offer: CurriculumOffer): { choices: Cur
     if (w) choices.push({ episode, seed: w.seed, variant: w.played.at(-1)!.variant });
     else choices.push({ episode, seed: untried[u++] ?? offer.seeds[0]?.seed ?? 0, variant: "explore" });
   }
-  const why = worst.length > 0 ? `deep: retry seed ${worst[0]!.seed}, whose last verdict was ${worst[0]!.played.at(-1)!.outcome ?? "not verified"}` : "deep: no failure left to retry, the next untried seed";
+  const why =
+    worst.length > 0 ? `deep: retry seed ${worst[0]!.seed}, whose last verdict was ${worst[0]!.played.at(-1)!.outcome ?? "not verified"}` : "deep: no failure left to retry, the next untried seed";
   return { choices, reason: why };
 }
 

@@ -26,7 +26,12 @@ export function learnerVerdictOf(input: { rules: string; trajectory: string; suc
   const facts: CausalFact[] = [];
   const n = episode?.steps.length ?? 0;
   if (episode?.tactic && outcome !== "uncertain" && n > 0) {
-    facts.push({ condition: `config ${title?.configName ?? "explore"}`, action: `tactic ${episode.tactic}`, effect: outcome === "success" ? SUCCESS_EFFECT : FAILURE_EFFECT, steps: n > 1 ? [1, n] : [1] });
+    facts.push({
+      condition: `config ${title?.configName ?? "explore"}`,
+      action: `tactic ${episode.tactic}`,
+      effect: outcome === "success" ? SUCCESS_EFFECT : FAILURE_EFFECT,
+      steps: n > 1 ? [1, n] : [1],
+    });
   }
   const set = title && isGameName(title.game) ? TACTIC_SETS[title.game] : null;
   if (set?.learn && episode) {
@@ -35,7 +40,10 @@ export function learnerVerdictOf(input: { rules: string; trajectory: string; suc
     episode.steps.forEach((step, i) => {
       const k = set.learn!([step]).vectors ?? {};
       for (const [piece, v] of Object.entries(k)) {
-        for (const [list, effect] of [[v.legal, "move made"], [v.bad, "illegal move"]] as const) {
+        for (const [list, effect] of [
+          [v.legal, "move made"],
+          [v.bad, "illegal move"],
+        ] as const) {
           for (const vec of list) {
             const key = `${piece}|${vec}|${effect}`;
             const f = seen.get(key) ?? { condition: `piece ${piece}`, action: `move by ${vec}`, effect, steps: [] };
