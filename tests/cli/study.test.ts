@@ -97,7 +97,7 @@ describe("a study resolves to the flags' settings", () => {
             : k.type === "switch"
               ? true
               : k.type === "text"
-                ? "verifier" /* the judge row's text */
+                ? (({ "hybrid-k": "2", "hybrid-summary-share": "40%" } as Record<string, string>)[r.flag.name] ?? "verifier") /* the judge row's text */
                 : 0.25;
       const flagArgv = k.type === "switch" ? [`--${r.flag.name}`] : [`--${r.flag.name}`, String(value)];
       const { dir, file } = studyDir(`${BASE}protocol:\n  ${r.flag.name}: ${JSON.stringify(value)}\n`);

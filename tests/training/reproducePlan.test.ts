@@ -18,8 +18,10 @@ import {
   JUDGE_SWAP_RUN_SEEDS,
   groupRuns,
   LEARNER_SEED_SHARDS,
+  FLAT_REFERENCES,
   LOOP_SEED_STRIDE,
   MATRIX_SHARDS,
+  REFERENCE_SHARDS,
   OFFLINE_MODELS,
   PAPER_SCHEDULE,
   planReproduction,
@@ -47,7 +49,7 @@ function runIdsOf(s: RunJobSettings): string[] {
   return shardMatrix(matrix, s.shard).map((e) => `${s.data}|${e.runId}`);
 }
 
-const NOT_LEARNER = OFFLINE_MODELS.filter((m) => m !== "builtin:learner");
+const NOT_LEARNER = OFFLINE_MODELS.filter((m) => m !== "builtin:learner" && !(FLAT_REFERENCES as readonly string[]).includes(m));
 
 describe("planReproduction", () => {
   const jobs = planReproduction(PAPER_SCHEDULE, "/d");
@@ -64,7 +66,7 @@ describe("planReproduction", () => {
     const swapSeeds = JUDGE_SWAP_RUN_SEEDS.paper;
     const nullSeeds = JUDGE_SWAP_NULL_RUN_SEEDS.paper;
     // The dial's jobs, one per further run seed of the judge swap's model, and one per run seed of its stochastic nulls.
-    expect(jobs).toHaveLength(3 + VIEWS_SHARDS + 1 + 1 + 1 + dialSeeds + (swapSeeds - dialSeeds) + nullSeeds + MATRIX_SHARDS);
+    expect(jobs).toHaveLength(3 + VIEWS_SHARDS + 1 + 1 + 1 + dialSeeds + (swapSeeds - dialSeeds) + nullSeeds + MATRIX_SHARDS + REFERENCE_SHARDS);
     const played = runSettings(jobs).flatMap(runIdsOf);
     const dial = [
       ...Array.from({ length: dialSeeds }, (_, seed) => buildMatrix([...DIAL_MODELS], [...DIAL_GAMES], ["none", "history", "memory"], seed)).flat(),
@@ -81,6 +83,8 @@ describe("planReproduction", () => {
     }
     const expected = [
       ...buildMatrix(NOT_LEARNER, GAME_NAMES, ["none", "history", "memory"], 0),
+      // The flat references play none only: their other pathways would replay the none run step for step.
+      ...buildMatrix([...FLAT_REFERENCES], GAME_NAMES, ["none"], 0),
       ...buildMatrix(["builtin:learner"], GAME_NAMES, ["none", "history", "memory"], 0),
       ...buildMatrix(["builtin:learner"], GAME_NAMES, ["verified"], 0),
       ...buildMatrix([CEILING_MODEL], GAME_NAMES, ["none"], 0),
@@ -92,7 +96,7 @@ describe("planReproduction", () => {
 
   it("writes every shard into the one data directory (no shard subfolder: one machine, its locks keep them apart)", () => {
     const sharded = runSettings(jobs).filter((s) => s.shard !== null);
-    expect(sharded.length).toBe(VIEWS_SHARDS + MATRIX_SHARDS);
+    expect(sharded.length).toBe(VIEWS_SHARDS + MATRIX_SHARDS + REFERENCE_SHARDS);
     for (const s of sharded) expect(s.shardSubdir).toBe(false);
   });
 
@@ -113,14 +117,10 @@ describe("planReproduction", () => {
 
   it("the default matrix is the offline models (the learner's runs in the views' jobs), all games, none/history/memory, on the paper's schedule", () => {
     const [matrix, views] = [runSettings(jobs).find((s) => s.name.startsWith("matrix"))!, runSettings(jobs).find((s) => s.name.startsWith("views"))!];
-    expect(matrix.models).toEqual([
-      "builtin:random",
-      "builtin:heuristic",
-      "builtin:perfect-judge",
-      "builtin:learner?judge=0.25",
-      "builtin:random?noise=independent",
-      "builtin:heuristic?noise=independent",
-    ]);
+    const references = runSettings(jobs).find((s) => s.name.startsWith("references"))!;
+    expect(references.models).toEqual(["builtin:random", "builtin:heuristic", "builtin:perfect-judge"]);
+    expect(references.pathways).toEqual(["none"]);
+    expect(matrix.models).toEqual(["builtin:learner?judge=0.25", "builtin:random?noise=independent", "builtin:heuristic?noise=independent"]);
     expect(views.models).toEqual(["builtin:learner"]);
     expect(views.settings.views).toEqual({ extra: ["id", "replay"], viewEpisodes: 3, replayEpisodes: 3 });
     expect({ ...views.settings, views: undefined }).toEqual({ ...matrix.settings, views: undefined });
@@ -170,8 +170,8 @@ describe("the learner cells' run seeds", () => {
       [PAPER_SCHEDULE, 1],
     ] as const) {
       const cells = seedsByCell(planReproduction(schedule, "/d"));
-      // 7 models x 7 games x 3 pathways, and the ceiling's none runs, each exactly once per seed.
-      expect(cells.size, schedule.name).toBe(7 * 7 * 3 + 7);
+      // 4 models x 7 games x 3 pathways (the learners and the stochastic nulls), the 3 flat references' and the ceiling's none runs, each exactly once per seed.
+      expect(cells.size, schedule.name).toBe(4 * 7 * 3 + 3 * 7 + 7);
       for (const [key, seeds] of cells) {
         const model = key.split("|")[0]!;
         expect(seeds, `${schedule.name} ${key}`).toEqual(LEARNERS.includes(model) ? Array.from({ length: n }, (_, i) => i) : [0]);
@@ -204,7 +204,9 @@ describe("watchedRuns", () => {
       const of = (models: string[], pathways: string[], total: number, runSeed = 0) => buildMatrix(models, GAME_NAMES, pathways, runSeed).map((e) => ({ runId: e.runId, totalEpisodes: total }));
       // The matrix group: its shards and the learner cells' further run seeds, as one list by run id.
       const further = Array.from({ length: schedule.learnerRunSeeds - 1 }, (_, i) => of(["builtin:learner", "builtin:learner?judge=0.25"], ["none", "history", "memory"], loop, i + 1)).flat();
-      const matrix = [...of(NOT_LEARNER, ["none", "history", "memory"], loop), ...further].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+      const matrix = [...of(NOT_LEARNER, ["none", "history", "memory"], loop), ...of([...FLAT_REFERENCES], ["none"], loop), ...further].sort((a, b) =>
+        a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0,
+      );
       const seeds = schedule.name === "quick" ? [0] : [0, 100, 200];
       const training = seeds.flatMap((runSeed) =>
         GAME_NAMES.map((game) => ({ runId: runId({ game, pathway: "training", model: TRAINING_LABEL, runSeed }), totalEpisodes: (schedule.trainingRounds + 1) * schedule.trainingEvalEpisodes })),

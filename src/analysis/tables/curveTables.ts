@@ -298,9 +298,10 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
         const e = row[name];
         if (e.point === null) return;
         row[name] = { ...e, lo: r[j]!.interval.lo, hi: r[j]!.interval.hi };
-        methods.add(r[j]!.method, r[j]!.fellBack);
+        // Max's interval is dropped below (no method covers it): it is not one the table prints.
+        if (name !== "max") methods.add(r[j]!.method, r[j]!.fellBack);
       });
-    } else if (B > 0) for (const name of METRICS) if (row[name].point !== null) methods.add("percentile");
+    } else if (B > 0) for (const name of METRICS) if (name !== "max" && row[name].point !== null) methods.add("percentile");
     if (B > 0) {
       row.avg = avgInterval(row.avg, curves, points, cfg, level);
       // Max: no interval covers (bench/coverage: percentile 11% at 10 seeds): the point alone.

@@ -43,6 +43,14 @@ export const OFFLINE_MODELS = ["builtin:random", "builtin:heuristic", "builtin:p
  */
 export const MATRIX_LEARNERS = ["builtin:learner", "builtin:learner?judge=0.25"] as const;
 /**
+ * The flat references: deterministic built-ins that ignore their experience and, under common random
+ * numbers, replay the same draws in every pathway, so a history or memory run of theirs repeats their
+ * none run step for step (gains exactly 0, intervals [0, 0]: rows no check can read). They play the
+ * `none` pathway only, as the reference lines (floor, heuristic, perfect judge) the tables and figures
+ * draw; the stochastic nulls carry the matrix's null rows.
+ */
+export const FLAT_REFERENCES = ["builtin:random", "builtin:heuristic", "builtin:perfect-judge"] as const;
+/**
  * The ceiling line (games/ceiling.ts): an instrument that reads the hidden state, so no experience
  * pathway can change its play; it runs the `none` pathway only, as its own job (7 runs).
  */
@@ -162,6 +170,8 @@ export const DIAL_SCHEDULE = { default: DIAL_FULL, paper: DIAL_FULL, quick: { ex
  * run times within +-13% of their mean), 3 does for the 21 views' runs.
  */
 export const MATRIX_SHARDS = 11;
+/** Shards of the flat references' 21 none runs (3 models x 7 games: 2 shares no factor). */
+export const REFERENCE_SHARDS = 2;
 export const VIEWS_SHARDS = 3;
 /** Shards of each further run seed of the learner cells (2 models x 3 pathways x 7 games: 5 shares no factor). */
 export const LEARNER_SEED_SHARDS = 5;
@@ -183,9 +193,15 @@ function runJob(models: readonly string[], pathways: readonly string[], dataDir:
 }
 
 /** The default matrix's runs (every offline model but VIEWS_MODEL, whose runs are the views' jobs). */
+/** The flat references' part of the matrix: the `none` pathway only (FLAT_REFERENCES). */
+export function referenceSettings(schedule: Schedule, dataDir: string): RunJobSettings {
+  return runJob(FLAT_REFERENCES, ["none"], dataDir, runSettings(schedule));
+}
+
+/** The default matrix's runs (every offline model but VIEWS_MODEL, whose runs are the views' jobs, and the flat references, whose are referenceSettings'). */
 export function matrixSettings(schedule: Schedule, dataDir: string): RunJobSettings {
   return runJob(
-    OFFLINE_MODELS.filter((m) => m !== VIEWS_MODEL),
+    OFFLINE_MODELS.filter((m) => m !== VIEWS_MODEL && !(FLAT_REFERENCES as readonly string[]).includes(m)),
     PATHWAYS,
     dataDir,
     runSettings(schedule),
@@ -344,6 +360,7 @@ export function planReproduction(schedule: Schedule, dataDir: string): Reproduce
       (_, seed): ReproduceJob => ({ name: `judge swap nulls, run seed ${seed}`, group: "dial", command: "run", settings: judgeSwapSettings(schedule, dataDir, JUDGE_SWAP_NULLS, seed) }),
     ),
     ...shards("matrix", "matrix", matrixSettings(schedule, dataDir), MATRIX_SHARDS),
+    ...shards("references", "matrix", referenceSettings(schedule, dataDir), REFERENCE_SHARDS),
   ];
 }
 

@@ -37,6 +37,9 @@ export function comparedOf(record: Record<string, unknown>): Compared {
 export function fingerprintOfCompared(c: Compared): string {
   const kept: Record<string, unknown> = {};
   for (const k of COMPARED) {
+    // A field with no value and no `absent` (a setting recorded only away from its default, as the
+    // hybrid pathway's) is left out, so adding such a row keeps every other run's fingerprint.
+    if (c[k] === undefined && !(k in ABSENT)) continue;
     const v = c[k] ?? null;
     if (k in ABSENT && canonicalJson(v) === canonicalJson(ABSENT[k])) continue;
     kept[k] = v;
