@@ -794,7 +794,7 @@ export const RunManifest = z
      */
     rejudged_from: z.object({ run_id: z.string().min(1), dir: z.string() }).optional(),
     /**
-     * Optional, a memory probe (`s3gym probe`, docs/memory-probes.md): `rejudged_from` is the intact
+     * Optional, a memory probe (`s3gym probe`, docs/memory.md): `rejudged_from` is the intact
      * run whose exploration and evaluation seeds it shares; `kind` says which experience its
      * evaluation episodes read instead of the intact one: `empty` (none), `shuffled` (the same
      * model's run of another run seed) or `transplant` (another model's run), that run being `donor`.

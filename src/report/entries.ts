@@ -169,7 +169,7 @@ const TABLE_ENTRIES = [
     name: "memory_probes",
     group: "probes",
     notebook: "08_judge_swap.ipynb",
-    paper: "memory probes: gain_vs_none with the memory intact, emptied, shuffled, transplanted, and each probe's effect (docs/memory-probes.md)",
+    paper: "memory probes: gain_vs_none with the memory intact, emptied, shuffled, transplanted, and each probe's effect (docs/memory.md)",
     build: (p) => memoryProbesTable(p.memoryProbes.runs, p.cfg),
   }),
 ] as const;

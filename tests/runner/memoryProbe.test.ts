@@ -1,5 +1,5 @@
 /**
- * `s3gym probe` end to end on built-in models (docs/memory-probes.md): a probe replays the probed
+ * `s3gym probe` end to end on built-in models (docs/memory.md): a probe replays the probed
  * run's exploration (no exploration or summary call), plays the evaluation episodes on the same
  * seeds, and its checkpoints read no experience (empty: the learner then plays exactly as its none
  * run), another run seed's (shuffled) or another model's (transplant) experience at the same

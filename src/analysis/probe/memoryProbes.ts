@@ -1,5 +1,5 @@
 /**
- * The memory probes (docs/memory-probes.md): does the model read its memory? Per model x game x
+ * The memory probes (docs/memory.md): does the model read its memory? Per model x game x
  * pathway, the gain_vs_none of the intact run and of each probe of it, and each probe's paired
  * contrast with the intact memory on the shared evaluation seeds:
  *

@@ -1,6 +1,6 @@
 /**
  * `s3gym probe --from <run dir | run id> --probe empty,shuffled,transplant:<run> [--data D]`: does
- * the model read its memory? (docs/memory-probes.md). For each probe, a new run
+ * the model read its memory? (docs/memory.md). For each probe, a new run
  * `<id>__probe-<kind>` in the data directory (default: the probed run's own) that replays the probed
  * run's exploration (no exploration call) and plays every checkpoint's evaluation episodes on the
  * same evaluation seeds with the same model, reading no experience (`empty`), the same model's

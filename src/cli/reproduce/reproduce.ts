@@ -324,7 +324,7 @@ async function reproduce(argv: string[]): Promise<number> {
     return config ? 2 : 1;
   }
 
-  // The memory probes (docs/memory-probes.md): the memory runs just played, replayed with their
+  // The memory probes (docs/memory.md): the memory runs just played, replayed with their
   // memory emptied, shuffled or transplanted; evaluation episodes only.
   const { probeDataDir } = await import("../probe/probe.js");
   const probeCode = await phase("memory probes (s3gym probe)", () => probeDataDir(dataAbs, PROBE_SPEC, { write: (t: string) => say(`  probes: ${t.trimEnd()}`) }));

@@ -293,7 +293,7 @@ export function judgeSwapSettings(schedule: Schedule, dataDir: string, models: r
 }
 
 /**
- * The memory probes (docs/memory-probes.md), played once the runs are, evaluation episodes only,
+ * The memory probes (docs/memory.md), played once the runs are, evaluation episodes only,
  * on the main data directory's memory runs, run seed 0 (the probes ask about one exploration run
  * each). The learner's are the positive control: `empty`, `shuffled` (another run seed's memory,
  * where the data holds one) and a transplant of builtin:learner?judge=0.25's memory of the same

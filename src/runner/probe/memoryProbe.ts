@@ -1,5 +1,5 @@
 /**
- * Memory probes (docs/memory-probes.md): does the model read its memory? A probe replays a recorded
+ * Memory probes (docs/memory.md): does the model read its memory? A probe replays a recorded
  * ("intact") run's exploration into a new run, exactly as a rejudge does (recordedExploration.ts:
  * the same steps, no exploration call), and plays every checkpoint's evaluation episodes on the
  * intact run's evaluation seeds, but its checkpoints read another experience than the one the
