@@ -60,12 +60,8 @@ function argvBefore(schedule: Schedule, data: string, job: ReproduceJob): string
   }
   if (job.name.startsWith("views")) return [...matrix("builtin:learner"), "--views", "eval,id,replay", "--shard", `${shard![1]}/${shard![2]}`, "--no-shard-subdir"];
   if (job.name.startsWith("matrix"))
-    return [
-      ...matrix("builtin:random,builtin:heuristic,builtin:perfect-judge,builtin:learner?judge=0.25,builtin:random?noise=independent,builtin:heuristic?noise=independent"),
-      "--shard",
-      `${shard![1]}/${shard![2]}`,
-      "--no-shard-subdir",
-    ];
+    return [...matrix("builtin:learner?judge=0.25,builtin:random?noise=independent,builtin:heuristic?noise=independent"), "--shard", `${shard![1]}/${shard![2]}`, "--no-shard-subdir"];
+  if (job.name.startsWith("references")) return [...matrix("builtin:random,builtin:heuristic,builtin:perfect-judge", "none"), "--shard", `${shard![1]}/${shard![2]}`, "--no-shard-subdir"];
   if (job.name.startsWith("learners"))
     return [...matrix("builtin:learner,builtin:learner?judge=0.25"), "--run-seed", /run seed (\d+)/.exec(job.name)![1]!, "--shard", `${shard![1]}/${shard![2]}`, "--no-shard-subdir"];
   if (job.name === "verified") return matrix("builtin:learner", "verified");
