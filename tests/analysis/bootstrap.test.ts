@@ -2,7 +2,17 @@
 import fc from "fast-check";
 import * as ss from "simple-statistics";
 import { describe, expect, it } from "vitest";
-import { bootstrapEstimate, bootstrapReplicates, bootstrapRng, describeBootstrap, MethodTally, methodsNamed, percentileInterval, resampleMean } from "../../src/analysis/stats/bootstrap.js";
+import {
+  bootstrapEstimate,
+  bootstrapReplicates,
+  bootstrapRng,
+  describeBootstrap,
+  gainTallyMethod,
+  MethodTally,
+  methodsNamed,
+  percentileInterval,
+  resampleMean,
+} from "../../src/analysis/stats/bootstrap.js";
 
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -106,5 +116,17 @@ describe("describeBootstrap", () => {
     expect(methodsNamed("Training: no intervals")).toEqual([]);
     expect(methodsNamed(describeBootstrap({ B: 100, seed: 1 }, "nothing (this table has no intervals)"))).toEqual([]);
     expect(describeBootstrap({ B: 100, seed: 1 }, "cells", new MethodTally())).toMatch(/^Intervals: 95% no intervals/);
+  });
+
+  it("names the tests a paired gain's interval inverts, apart from the bootstrap it is not", () => {
+    const t = new MethodTally();
+    t.add("percentile", false, 2);
+    t.add(gainTallyMethod("sign-flip"), false, 4);
+    t.add(gainTallyMethod("t over runs"));
+    const line = describeBootstrap({ B: 100, seed: 1 }, "seeds", t);
+    expect(line).toBe("Intervals: 95% intervals by percentile bootstrap (2 intervals), inversion of the exact sign-flip test (4), t interval over runs (1), B = 100, seed = 1; resampled: seeds.");
+    expect(methodsNamed(line)).toEqual(["percentile", "sign-flip inversion", "t over runs"]);
+    // A gain whose estimate carries no test (none was run) is still a sign-flip gain by default.
+    expect(gainTallyMethod(undefined)).toBe("signflip");
   });
 });

@@ -13,7 +13,7 @@
  * (estimateGain's `runsFixed`), as the exact sign-flip p flips seeds, never runs.
  */
 import type { BootstrapConfig, Estimate } from "../stats/bootstrap.js";
-import { describeBootstrap } from "../stats/bootstrap.js";
+import { describeBootstrap, gainTallyMethod, MethodTally } from "../stats/bootstrap.js";
 import type { RunData } from "../load/dataset.js";
 import { concatGain, gainVsNoneData, type GainData } from "../metrics/gain.js";
 import { binomialUpperTail, CONTROL_PATHWAY, estimateGain, NULL_ALPHA, NULL_EXPECTED } from "../tables/gainTables.js";
@@ -160,6 +160,8 @@ export function memoryProbesTable(runs: readonly RunData[], cfg: BootstrapConfig
     groups.set(key, [...(groups.get(key) ?? []), s]);
   }
   const rows: MemoryProbeRow[] = [];
+  // The methods its intervals used: each gain inverts the test whose p it prints.
+  const methods = new MethodTally();
   for (const key of [...groups.keys()].sort(compareText)) {
     const g = groups.get(key)!.sort((a, b) => runSeedOf(a.intact) - runSeedOf(b.intact));
     const { model, game, pathway } = g[0]!.intact;
@@ -176,6 +178,7 @@ export function memoryProbesTable(runs: readonly RunData[], cfg: BootstrapConfig
         if (d) parts.push(d);
       }
       const e = estimateGain(concatGain(parts), cfg, ["memory-probes", ...id, "gain", arm], { runsFixed: true });
+      if (e.estimate.point !== null && e.estimate.lo !== null && e.estimate.hi !== null) methods.add(gainTallyMethod(e.test));
       rows.push({ model, game, pathway, quantity: "gain_vs_none", arm, estimate: e.estimate, p_sign_flip: e.p, runs: parts.length });
     }
     for (const arm of probes) {
@@ -186,12 +189,17 @@ export function memoryProbesTable(runs: readonly RunData[], cfg: BootstrapConfig
         if (d) parts.push(d);
       }
       const e = estimateGain(concatGain(parts), cfg, ["memory-probes", ...id, "effect", arm], { runsFixed: true });
+      if (e.estimate.point !== null && e.estimate.lo !== null && e.estimate.hi !== null) methods.add(gainTallyMethod(e.test));
       rows.push({ model, game, pathway, quantity: "probe_effect", arm: `${arm} - intact`, estimate: e.estimate, p_sign_flip: e.p, runs: parts.length });
     }
   }
   const check = memoryProbeCheck(rows);
   const notes = [
-    describeBootstrap(cfg, "evaluation seeds within each intact run (the runs and donors kept, as every arm replays the same recorded exploration; n = paired seeds)"),
+    describeBootstrap(
+      cfg,
+      "evaluation seeds within each intact run (the runs and donors kept, as every arm replays the same recorded exploration; n = paired seeds); each interval inverts the exact sign-flip test whose p sits beside it",
+      methods,
+    ),
     "gain_vs_none = mean over checkpoints x >= 3 of y_arm(x) - y_none(x), the same model's none run on the same evaluation seeds; arm intact is the recorded run, each other arm a probe of it (s3gym probe): its exploration replayed, its evaluation episodes played on the same seeds with the same model, its checkpoints reading no experience (empty), the same model's experience from another run seed (shuffled: the same kind of memory about other boards) or another model's (transplant:<donor model>: the same game and checkpoint, in another model's words).",
     "probe_effect = gain(probe) - gain(intact), paired seed by seed. What each tells: empty near 0 (and empty's gain_vs_none near 0) = the gain comes from the memory, and without it the model plays as with no pathway; empty - intact near 0 where intact's gain is not = the model does not use its memory (its gain comes from elsewhere); shuffled - intact below 0 = the memory's content about these boards matters, near 0 = any memory of the game does as well; a transplant that helps (transplant - intact above 0, or its gain above 0) = the memory's content, not the model's own wording, carries the gain.",
     "Estimand: the interval covers the evaluation seeds given THESE exploration runs and donors, not what another exploration run or another donor would give (every arm replays one recorded exploration).",

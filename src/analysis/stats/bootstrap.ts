@@ -179,11 +179,22 @@ export function describeMethod(method: IntervalMethod): string {
  * table"), counted per estimate: the configured method falls back per cell (few units, multi-stage
  * rows, out of range), so naming the configured one would misstate most tables.
  */
+/**
+ * What a table's intervals were made by: a bootstrap method, or one of the tests the paired gains
+ * invert (`signflip`: the exact sign-flip test over evaluation seeds; `truns`: the t test over runs).
+ */
+export type TallyMethod = IntervalMethod | "signflip" | "truns";
+
+/** The tally key of a paired gain's interval, from the test its p came from (gainTables.ts estimateGain). */
+export function gainTallyMethod(test: "sign-flip" | "t over runs" | undefined): TallyMethod {
+  return test === "t over runs" ? "truns" : "signflip";
+}
+
 export class MethodTally {
   private readonly counts = new Map<string, number>();
 
   /** Counts one interval made with `method`; `fellBack`: the percentile replaced an out-of-range one. */
-  add(method: IntervalMethod, fellBack = false, times = 1): void {
+  add(method: TallyMethod, fellBack = false, times = 1): void {
     const key = fellBack ? "fallback" : method;
     this.counts.set(key, (this.counts.get(key) ?? 0) + times);
   }
@@ -194,12 +205,14 @@ export class MethodTally {
 
   /** E.g. "percentile bootstrap (24 intervals), studentized bootstrap (bootstrap-t) (4)". */
   describe(): string {
-    const order = ["percentile", "bca", "studentized", "fallback"];
+    const order = ["percentile", "bca", "studentized", "fallback", "signflip", "truns"];
     const name: Record<string, string> = {
       percentile: "percentile bootstrap",
       bca: "BCa bootstrap",
       studentized: "studentized bootstrap (bootstrap-t, jackknife standard errors)",
       fallback: "percentile bootstrap in place of a bootstrap-t interval that left the statistic's range",
+      signflip: "inversion of the exact sign-flip test",
+      truns: "t interval over runs",
     };
     const parts = order.filter((k) => this.counts.has(k)).map((k, i) => `${name[k]} (${this.counts.get(k)}${i === 0 ? " intervals" : ""})`);
     return parts.join(", ");
@@ -231,5 +244,7 @@ export function methodsNamed(note: string | undefined): string[] {
   if (head.includes("studentized bootstrap")) out.push("bootstrap-t");
   if (head.includes("BCa bootstrap")) out.push("BCa");
   if (head.includes("in place of")) out.push("percentile fallback");
+  if (head.includes("inversion of the exact sign-flip test")) out.push("sign-flip inversion");
+  if (head.includes("t interval over runs")) out.push("t over runs");
   return out;
 }

@@ -13,6 +13,7 @@ import {
   describeBootstrap,
   estimate,
   methodOf,
+  gainTallyMethod,
   MethodTally,
   percentileInterval,
   pointOnly,
@@ -324,11 +325,10 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
       });
     series.push({ model: first.model, game: first.game, pathway: first.pathway, points: pts });
   }
-  remarks.push(...addGains(rows, seedCurves, scoreRanges(runs), cfg));
-  // The gain and calibrated columns' intervals (the curve family's method) count under the table too.
+  remarks.push(...addGains(rows, seedCurves, scoreRanges(runs), cfg, methods));
+  // The calibrated columns' intervals (the curve family's method) count under the table too; the gains' by their test (addGains).
   for (const r of rows)
-    for (const e of [r.gain_vs_y0, r.gain_vs_none, r.auc_plus_vs_none, r.max_vs_none])
-      if (e.point !== null && e.lo !== null && e.hi !== null && !(e.n === 1 && e.lo === e.hi)) methods.add(methodOf(cfg, "curve"));
+    for (const e of [r.auc_plus_vs_none, r.max_vs_none]) if (e.point !== null && e.lo !== null && e.hi !== null && !(e.n === 1 && e.lo === e.hi)) methods.add(methodOf(cfg, "curve"));
   if (shortened.length > 0) remarks.push(`AUC+ and NABA marked "to x=..." stop at an earlier checkpoint because the last one failed or is missing: ${shortened.join("; ")}.`);
   if (byEpisode.length > 0) remarks.push(`Runs whose evaluation scores carry no seeds (checkpoint records only): seeds paired by episode index: ${byEpisode.join(", ")}.`);
 
@@ -403,7 +403,10 @@ function scoreRanges(runs: readonly RunData[]): Map<string, { min: number; max: 
  * Fills every row's gain_vs_y0 and gain_vs_none (the control row of the same model and game is the
  * partner) and marks a NABA whose y0 is near 0. Returns remarks for the notes.
  */
-function addGains(rows: MainResultsRow[], seedCurves: ReadonlyMap<string, SeedCurve>, ranges: ReadonlyMap<string, { min: number; max: number }>, cfg: BootstrapConfig): string[] {
+function addGains(rows: MainResultsRow[], seedCurves: ReadonlyMap<string, SeedCurve>, ranges: ReadonlyMap<string, { min: number; max: number }>, cfg: BootstrapConfig, methods: MethodTally): string[] {
+  const tally = (e: { estimate: Estimate; test?: "sign-flip" | "t over runs" }): void => {
+    if (e.estimate.point !== null && e.estimate.lo !== null && e.estimate.hi !== null) methods.add(gainTallyMethod(e.test));
+  };
   const curvesOf = (r: MainResultsRow): SeedCurve[] => r.runs.map((id) => seedCurves.get(id)).filter((c): c is SeedCurve => c !== undefined);
   const control = new Map(rows.filter((r) => r.pathway === CONTROL_PATHWAY).map((r) => [`${r.model}|${r.game}`, r]));
   const unpaired: string[] = [];
@@ -417,11 +420,13 @@ function addGains(rows: MainResultsRow[], seedCurves: ReadonlyMap<string, SeedCu
     const y0 = rowGainVsY0(curvesOf(row), cfg, key);
     row.gain_vs_y0 = y0.estimate;
     row.gain_vs_y0_p = y0.p;
+    tally(y0);
     const ctrl = control.get(`${row.model}|${row.game}`);
     if (row.pathway !== CONTROL_PATHWAY && ctrl !== undefined) {
       const g = rowGainVsNone(curvesOf(row), curvesOf(ctrl), cfg, key);
       row.gain_vs_none = g.estimate;
       row.gain_vs_none_p = g.p;
+      tally(g);
       const cal = calibratedVsNone(curvesOf(row), curvesOf(ctrl), cfg, key);
       row.auc_plus_vs_none = flagEstimate(cal.auc_plus.estimate, "auc_plus");
       row.auc_plus_vs_none_p = cal.auc_plus.p;
@@ -713,7 +718,7 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
           } else if (d !== null && reps !== null) methods.add("percentile");
           // The paired signed gain: the gain_vs_none machinery with the versus pathway as the control.
           const g = rowGainVsNone(curvesOf(mem), curvesOf(his), cfg, [`vs-${b}`, model, game, a]);
-          if (printsInterval(g.estimate)) methods.add(methodOf(cfg, "curve"));
+          if (printsInterval(g.estimate)) methods.add(gainTallyMethod(g.test));
           const data = pair === null ? null : gainVsNoneData(pair[0], pair[1]);
           deltas.push({ model, d, reps, pair, gain: g.estimate, data });
           const dn = withN(est, n);

@@ -18,7 +18,7 @@
  * flips seeds and never runs; on-policy rows draw runs, then their seeds.
  */
 import type { BootstrapConfig, Estimate } from "../stats/bootstrap.js";
-import { describeBootstrap } from "../stats/bootstrap.js";
+import { describeBootstrap, gainTallyMethod, MethodTally } from "../stats/bootstrap.js";
 import type { Dataset, RunData } from "../load/dataset.js";
 import { concatGain, gainVsNoneData, type GainData } from "../metrics/gain.js";
 import { binomialUpperTail, CONTROL_PATHWAY, estimateGain, NULL_ALPHA, NULL_EXPECTED, NULL_MIN_INTERVALS } from "./gainTables.js";
@@ -245,6 +245,8 @@ export function judgeSwapTable(ds: Dataset, cfg: BootstrapConfig): Table<JudgeSw
     groups.set(key, [...(groups.get(key) ?? []), s]);
   }
   const rows: JudgeSwapRow[] = [];
+  // The methods its intervals used: each gain inverts the test whose p it prints.
+  const methods = new MethodTally();
   const keys = [...groups.keys()].sort(compareTextOf);
   for (const key of keys) {
     const g = groups.get(key)!.sort((a, b) => a.runSeed - b.runSeed);
@@ -262,6 +264,7 @@ export function judgeSwapTable(ds: Dataset, cfg: BootstrapConfig): Table<JudgeSw
         if (d) parts.push(d);
       }
       const e = estimateGain(concatGain(parts), cfg, ["judge-swap", ...id, "gain", j], { runsFixed: form === "rejudge" });
+      if (e.estimate.point !== null && e.estimate.lo !== null && e.estimate.hi !== null) methods.add(gainTallyMethod(e.test));
       rows.push({ model, game, pathway, form, quantity: "gain_vs_none", judge: j, estimate: e.estimate, p_sign_flip: e.p, runs: parts.length });
     }
     for (const [quantity, a, b] of contrastsOf(judges)) {
@@ -274,6 +277,7 @@ export function judgeSwapTable(ds: Dataset, cfg: BootstrapConfig): Table<JudgeSw
         if (d) parts.push(d);
       }
       const e = estimateGain(concatGain(parts), cfg, ["judge-swap", ...id, quantity, a, b], { runsFixed: form === "rejudge" });
+      if (e.estimate.point !== null && e.estimate.lo !== null && e.estimate.hi !== null) methods.add(gainTallyMethod(e.test));
       rows.push({ model, game, pathway, form, quantity, judge: `${a} - ${b}`, estimate: e.estimate, p_sign_flip: e.p, runs: parts.length });
     }
   }
@@ -282,6 +286,7 @@ export function judgeSwapTable(ds: Dataset, cfg: BootstrapConfig): Table<JudgeSw
     describeBootstrap(
       cfg,
       "form rejudge: evaluation seeds within each recorded run (the runs kept, as the estimand is given these explorations; n = paired seeds); form on-policy: one run seed, evaluation seeds; several run seeds, the t interval over the runs' gains (the model's runs; p_sign_flip is then that t test's p). Every interval is the inversion of the test whose p sits beside it (one run or form rejudge: the sign-flip test over evaluation seeds), so it excludes 0 exactly when p < 0.05",
+      methods,
     ),
     "gain_vs_none = mean over checkpoints x >= 3 of y_judge(x) - y_none(x), the same model's none run on the same evaluation seeds. Contrasts pair two judges' runs of the same evidence seed by seed: value_of_judging = gain(verifier) - gain(self): what a correct judge (the hidden step reward) adds over the model's own self-scores; placebo = gain(shuffled) - gain(none): what the model's own scores add once the recorded run's exploration episodes swap their self-scores (each episode carries another episode's, by a recorded permutation: their link to the episode they judged broken), over no scores at all; external = gain(model:J) - gain(self): what another model's judgment adds over the model's own.",
     "Form rejudge: every judge's experience was rebuilt from ONE recorded exploration (s3gym rejudge), so the interval covers the evaluation seeds given this exploration run, not what another exploration run would give; form on-policy: each judge's run explored under it (run --judge), so a contrast also holds the exploration's differences.",
