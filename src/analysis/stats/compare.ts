@@ -20,6 +20,7 @@ import { withInstrumentNote } from "../tables/instruments.js";
 import { DEFAULT_FLIPS, EXACT_MAX_SEEDS, signFlipTest, type SignFlipResult } from "./signFlip.js";
 import type { Table } from "../tables/table.js";
 import type { Rng } from "../../util/rng.js";
+import { holmAdjust } from "./multiplicity.js";
 
 /** Which runs (and which checkpoint) a side of a comparison takes. */
 export interface Selector {
@@ -212,21 +213,8 @@ export function signFlipP(pairs: readonly Pair[], metric: CompareMetric, K: numb
   });
 }
 
-/** Holm's step-down adjustment of p-values (nulls stay null and do not count). */
-export function holm(ps: readonly (number | null)[]): (number | null)[] {
-  const idx = ps
-    .map((p, i) => [p, i] as const)
-    .filter((x): x is readonly [number, number] => x[0] !== null)
-    .sort((x, y) => x[0] - y[0] || x[1] - y[1]);
-  const m = idx.length;
-  const out: (number | null)[] = ps.map(() => null);
-  let running = 0;
-  idx.forEach(([p, i], j) => {
-    running = Math.max(running, Math.min(1, (m - j) * p));
-    out[i] = running;
-  });
-  return out;
-}
+/** Holm's step-down adjustment of p-values (nulls stay null and do not count): the one the tables use (multiplicity.ts). */
+export const holm = holmAdjust;
 
 /** The pairs of one game, or a CompareError saying why runs cannot be paired. */
 function gamePairs(runs: readonly RunData[], opts: CompareOptions): Pair[] {
