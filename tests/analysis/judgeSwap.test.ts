@@ -153,6 +153,70 @@ describe("judge_swap", () => {
     expect(nullCheckNote(only)).toMatch(/no contrast of a stochastic model that cannot learn.*30 contrast\(s\) exactly 0 on every seed/);
   });
 
+  it("with several recorded runs, a rejudge row's interval and p are the t test over the runs' own contrasts (runs resampled)", () => {
+    // Three recorded runs (run seeds 0, 1, 2), each on its own two evaluation seeds, checkpoints 0 and 3,
+    // each rejudged under verifier, shuffled and none. Per run (mean over its seeds of y_A(3) - y_B(3)):
+    //   value of judging (verifier - self, self [1, 1]): [2, 2] -> 1, [2, 3] -> 1.5, [3, 3] -> 2
+    //   placebo (shuffled - none, none [1, 1]):          [2, 2] -> 1, [3, 3] -> 2,   [3, 5] -> 3
+    const runsOf = (r: number, byJudge: Record<string, [number, number]>): RunData[] => {
+      const seeds = [10 + 2 * r, 11 + 2 * r];
+      const mk = (id: string, pathway: string, y3: [number, number], extra: { judge?: string; from?: string } = {}): RunData => {
+        const base = run(id, M, pathway, { 0: [0, 0], 3: y3 }, extra);
+        return { ...base, manifest: { ...(base.manifest as object), run_seed: r } as never, checkpoints: base.checkpoints.map((c) => ({ ...c, seeds: [...seeds] })) };
+      };
+      const self = `s${r}`;
+      return [
+        mk(self, "history", byJudge.self!),
+        ...["verifier", "shuffled", "none"].map((j) => mk(`${self}__rejudge-${j}`, "history", byJudge[j]!, { judge: j, from: self })),
+      ];
+    };
+    const runs = [
+      ...runsOf(0, { self: [1, 1], verifier: [2, 2], shuffled: [2, 2], none: [1, 1] }),
+      ...runsOf(1, { self: [1, 1], verifier: [2, 3], shuffled: [3, 3], none: [1, 1] }),
+      ...runsOf(2, { self: [1, 1], verifier: [3, 3], shuffled: [3, 5], none: [1, 1] }),
+    ];
+    const t3 = judgeSwapTable({ dataDirs: [], runs, warnings: [] }, cfg);
+    // t over 3 runs, df 2, t_{0.975, 2} = 4.302653; two-sided p at df 2 = 1 - t / sqrt(2 + t^2).
+    // value: mean 1.5, sd 0.5, se 0.5 / sqrt 3 = 0.288675, t = 5.196152 -> 1.5 -+ 1.242069, p = 1 - 5.196152 / sqrt 29 = 0.035098.
+    const v = find(t3.rows, "value_of_judging", "verifier - self");
+    expect([v.runs, v.test, v.estimate.n]).toEqual([3, "t over runs", 3]);
+    expect(v.estimate.point).toBeCloseTo(1.5, 12);
+    expect(v.estimate.lo).toBeCloseTo(0.257931, 5);
+    expect(v.estimate.hi).toBeCloseTo(2.742069, 5);
+    expect(v.p_sign_flip).toBeCloseTo(0.035098, 5);
+    // placebo: mean 2, sd 1, se 0.577350, t = 3.464102 -> 2 -+ 2.484138, p = 1 - 3.464102 / sqrt 14 = 0.074180.
+    // Pooling the 6 paired seeds within the runs (every difference > 0) would have excluded 0 (exact p = 2/64).
+    const pl = find(t3.rows, "placebo", "shuffled - none");
+    expect(pl.estimate.point).toBeCloseTo(2, 12);
+    expect(pl.estimate.lo).toBeCloseTo(-0.484138, 5);
+    expect(pl.estimate.hi).toBeCloseTo(4.484138, 5);
+    expect(pl.p_sign_flip).toBeCloseTo(0.07418, 5);
+    const c = judgeSwapCheck(t3.rows.map((r) => ({ ...r, model: "builtin:learner" })));
+    expect(c.learners).toEqual([{ model: "builtin:learner", pathway: "history", valueAbove: 1, valueAboveBoth: 1, valueGames: 1, placeboExcluding: 0, placeboRejected: 0, placeboGames: 1 }]);
+    // One recorded run: still the sign-flip test over its evaluation seeds.
+    expect(find(t.rows, "value_of_judging", "verifier - self").test).toBe("sign-flip");
+  });
+
+  it("the null check counts a t test's p over two runs (its p is continuous), not only a sign-flip p on 6+ seeds", () => {
+    const mk = (p: number, game: string): JudgeSwapRow => ({
+      model: "builtin:random?noise=independent",
+      game,
+      pathway: "history",
+      form: "rejudge",
+      quantity: "placebo",
+      judge: "",
+      estimate: { point: 0.5, lo: p < 0.05 ? 0.1 : -1, hi: 1, n: 2 },
+      p_sign_flip: p,
+      runs: 2,
+      test: "t over runs",
+    });
+    const c = judgeSwapCheck([mk(0.01, "a"), mk(0.4, "b"), mk(0.6, "c")]);
+    expect([c.nullIntervals, c.nullExcluding, c.nullTested, c.nullRejected]).toEqual([3, 1, 3, 1]);
+    // The same rows as sign-flip rows on 2 paired seeds: their p cannot fall below 0.05, so none is counted.
+    const sf = judgeSwapCheck([mk(0.01, "a"), mk(0.4, "b")].map((r) => ({ ...r, test: "sign-flip" as const })));
+    expect(sf.nullTested).toBe(0);
+  });
+
   it("every other table leaves the judge-swap runs out; the judge_swap table reads them", () => {
     expect(ds.runs.filter(isJudgeSwapRun).map((r) => r.run_id)).toEqual(["self__rejudge-verifier", "self__rejudge-shuffled", "self__rejudge-none"]);
     const parts = reportParts(ds, { B: 0 });

@@ -11,17 +11,20 @@
  * (`s3gym rejudge`) the recorded run it was rebuilt from; for a run that explored under its judge
  * (`run --judge X`, form `on-policy`) the same model, game, pathway and run seed under `self`. All
  * gains are against the same none run, so a contrast is the mean over checkpoints x >= 3 of the
- * paired difference y_A(x) - y_B(x) per evaluation seed; its interval and exact sign-flip p come from
- * the gain's own machinery (gainTables.ts estimateGain). With a rejudge the evidence is held fixed: the
- * interval covers the evaluation seeds given THESE exploration runs, not a new exploration, so every
- * recorded run is kept and only its evaluation seeds are drawn (`runsFixed`), as the sign-flip p
- * flips seeds and never runs; on-policy rows draw runs, then their seeds.
+ * paired difference y_A(x) - y_B(x) per evaluation seed; its interval and p come from the gain's own
+ * machinery (gainTables.ts estimateGain), in both forms the same way: one run, the exact sign-flip
+ * test over its evaluation seeds; two or more, the t interval over the runs' own gains. The estimand
+ * is the model's expected contrast over exploration runs (and, for `shuffled`, over permutations):
+ * a rejudge holds the evidence fixed between the arms of ONE run, but each recorded run brings its own
+ * exploration and its own permutation, and which tactic, answer or summary they lead to differs from
+ * run to run by far more than the evaluation seeds within a run show (docs/judging.md, "Which
+ * estimand"), so the runs are the units that are resampled.
  */
 import type { BootstrapConfig, Estimate } from "../stats/bootstrap.js";
 import { describeBootstrap, gainTallyMethod, MethodTally } from "../stats/bootstrap.js";
 import type { Dataset, RunData } from "../load/dataset.js";
 import { concatGain, gainVsNoneData, type GainData } from "../metrics/gain.js";
-import { binomialUpperTail, CONTROL_PATHWAY, estimateGain, NULL_ALPHA, NULL_EXPECTED, NULL_MIN_INTERVALS } from "./gainTables.js";
+import { binomialUpperTail, CONTROL_PATHWAY, estimateGain, NULL_ALPHA, NULL_EXPECTED, NULL_MIN_INTERVALS, type GainTest } from "./gainTables.js";
 import { cannotLearn, canLearn } from "./learnerPool.js";
 import { distinct, compareTextOf } from "../load/judgeSwapRuns.js";
 import { sameSeeds, seedCurve, type SeedCurve } from "../stats/seedCurves.js";
@@ -45,9 +48,12 @@ export interface JudgeSwapRow {
   /** The judge of a gain; `A - B` for a contrast. */
   judge: string;
   estimate: Estimate;
+  /** The p of the test the interval inverts: the sign-flip test's at one run, the t test's over two or more. */
   p_sign_flip: number | null;
   /** Runs (run seeds) the estimate pools. */
   runs: number;
+  /** The test behind the interval and p (not a column: `runs` says it, 1 = sign-flip, 2+ = t over runs). */
+  test?: GainTest;
 }
 
 /** One set of evidence: the `self` run and, per judge, the run judged otherwise (rejudged or explored). */
@@ -158,6 +164,12 @@ export interface JudgeSwapCheck {
 /** The fewest paired seeds on which the exact two-sided sign-flip p can fall below 0.05 (2 / 2^6 = 0.031). */
 export const P_TESTABLE_SEEDS = 6;
 
+/**
+ * Whether a row's p can fall below 0.05 at all: a t test over two or more runs can (its p is
+ * continuous); the sign-flip test over one run's seeds only from P_TESTABLE_SEEDS paired seeds on.
+ */
+const pTestable = (r: JudgeSwapRow): boolean => (r.test === "t over runs" ? r.runs >= 2 : (r.estimate.n ?? 0) >= P_TESTABLE_SEEDS);
+
 const excludes = (e: Estimate): boolean | null => (e.point === null || e.lo === null || e.hi === null ? null : e.lo > 0 || e.hi < 0);
 
 /** A contrast that is exactly 0 with no spread (every paired difference 0): what a deterministic null gives by construction. */
@@ -183,7 +195,7 @@ export function judgeSwapCheck(rows: readonly JudgeSwapRow[]): JudgeSwapCheck {
       }
       nullIntervals++;
       if (x) nullExcluding++;
-      if (r.p_sign_flip !== null && (r.estimate.n ?? 0) >= P_TESTABLE_SEEDS) {
+      if (r.p_sign_flip !== null && pTestable(r)) {
         nullTested++;
         if (rejected) nullRejected++;
       }
@@ -263,9 +275,9 @@ export function judgeSwapTable(ds: Dataset, cfg: BootstrapConfig): Table<JudgeSw
         const d = control ? gainVsNoneData(sc, control) : null;
         if (d) parts.push(d);
       }
-      const e = estimateGain(concatGain(parts), cfg, ["judge-swap", ...id, "gain", j], { runsFixed: form === "rejudge" });
+      const e = estimateGain(concatGain(parts), cfg, ["judge-swap", ...id, "gain", j]);
       if (e.estimate.point !== null && e.estimate.lo !== null && e.estimate.hi !== null) methods.add(gainTallyMethod(e.test));
-      rows.push({ model, game, pathway, form, quantity: "gain_vs_none", judge: j, estimate: e.estimate, p_sign_flip: e.p, runs: parts.length });
+      rows.push({ model, game, pathway, form, quantity: "gain_vs_none", judge: j, estimate: e.estimate, p_sign_flip: e.p, runs: parts.length, ...(e.test ? { test: e.test } : {}) });
     }
     for (const [quantity, a, b] of contrastsOf(judges)) {
       const parts: GainData[] = [];
@@ -276,21 +288,21 @@ export function judgeSwapTable(ds: Dataset, cfg: BootstrapConfig): Table<JudgeSw
         const d = gainVsNoneData(seedCurve(ra), seedCurve(rb));
         if (d) parts.push(d);
       }
-      const e = estimateGain(concatGain(parts), cfg, ["judge-swap", ...id, quantity, a, b], { runsFixed: form === "rejudge" });
+      const e = estimateGain(concatGain(parts), cfg, ["judge-swap", ...id, quantity, a, b]);
       if (e.estimate.point !== null && e.estimate.lo !== null && e.estimate.hi !== null) methods.add(gainTallyMethod(e.test));
-      rows.push({ model, game, pathway, form, quantity, judge: `${a} - ${b}`, estimate: e.estimate, p_sign_flip: e.p, runs: parts.length });
+      rows.push({ model, game, pathway, form, quantity, judge: `${a} - ${b}`, estimate: e.estimate, p_sign_flip: e.p, runs: parts.length, ...(e.test ? { test: e.test } : {}) });
     }
   }
   const check = judgeSwapCheck(rows);
   const notes = [
     describeBootstrap(
       cfg,
-      "form rejudge: evaluation seeds within each recorded run (the runs kept, as the estimand is given these explorations; n = paired seeds); form on-policy: one run seed, evaluation seeds; several run seeds, the t interval over the runs' gains (the model's runs; p_sign_flip is then that t test's p). Every interval is the inversion of the test whose p sits beside it (one run or form rejudge: the sign-flip test over evaluation seeds), so it excludes 0 exactly when p < 0.05",
+      "both forms alike: one run (runs = 1), the evaluation seeds (n = paired seeds; the exact sign-flip test); two or more runs, the runs: the t interval over the runs' own gains (n = runs; p_sign_flip is then that t test's p). Every interval is the inversion of the test whose p sits beside it, so it excludes 0 exactly when p < 0.05",
       methods,
     ),
     "gain_vs_none = mean over checkpoints x >= 3 of y_judge(x) - y_none(x), the same model's none run on the same evaluation seeds. Contrasts pair two judges' runs of the same evidence seed by seed: value_of_judging = gain(verifier) - gain(self): what a correct judge (the hidden step reward) adds over the model's own self-scores; placebo = gain(shuffled) - gain(none): what the model's own scores add once the recorded run's exploration episodes swap their self-scores (each episode carries another episode's, by a recorded permutation: their link to the episode they judged broken), over no scores at all; external = gain(model:J) - gain(self): what another model's judgment adds over the model's own.",
-    "Form rejudge: every judge's experience was rebuilt from ONE recorded exploration (s3gym rejudge), so the interval covers the evaluation seeds given this exploration run, not what another exploration run would give; form on-policy: each judge's run explored under it (run --judge), so a contrast also holds the exploration's differences.",
-    "shuffled permutes whole exploration episodes of the recorded run: each episode carries another episode's self-scores (a within-episode shuffle keeps every episode's total, so a model that judges whole episodes by their totals would read its own judgment again; permuting single steps across the run makes a total track the episode's length). The permutation is one draw per recorded run, so the placebo's interval, which draws evaluation seeds within the run, does not carry the permutation's own variance (docs/judging.md).",
+    "Estimand: the model's expected gain or contrast over exploration runs (and, for shuffled, over permutations), not one run's. Form rejudge: within a recorded run every judge's experience was rebuilt from the same exploration (s3gym rejudge), so a run's contrast holds nothing but the judge; across runs the exploration, and the shuffled arm's permutation, are drawn anew, and that draw (which tactic, answer or summary the judged experience leads to) moves a contrast far more than the evaluation seeds within a run do, so with two or more runs the runs are resampled. A row with runs = 1 covers that one run's expected result over new evaluation seeds only. Form on-policy: each judge's run explored under it (run --judge), so a contrast also holds the exploration's differences.",
+    "shuffled permutes whole exploration episodes of the recorded run: each episode carries another episode's self-scores (a within-episode shuffle keeps every episode's total, so a model that judges whole episodes by their totals would read its own judgment again; permuting single steps across the run makes a total track the episode's length). The permutation is one draw per recorded run (from the run's seed and id), so its variance enters through the runs: the t interval over runs carries it, a one-run row's sign-flip interval does not (docs/judging.md).",
     nullCheckNote(check),
     ...check.learners.map(
       (l) =>
