@@ -129,7 +129,7 @@ describe("judge_swap", () => {
     const ok = judgeSwapCheck([...covering(19), ...excluding(1, 0.03), ...zeros]);
     expect([ok.nullIntervals, ok.nullExcluding, ok.nullTested, ok.nullRejected, ok.nullDegenerate]).toEqual([20, 1, 20, 1, 30]);
     expect(ok.nullPass).toBe(true);
-    expect(nullCheckNote(ok)).toMatch(/^Null check passed .*1 of 20 intervals exclude 0 \(band: at most 4,.*1 of 20 sign-flip p < 0.05.*30 contrast\(s\) exactly 0 on every seed/);
+    expect(nullCheckNote(ok)).toMatch(/^Null check passed .*1 of 20 intervals exclude 0 \(band: at most 4,.*1 of 20 p < 0.05.*30 contrast\(s\) exactly 0 on every seed/);
     // 5 intervals of 20 exclude 0: above the band, FAILED (the p-values do not reject: the interval count alone fails it).
     const wide = judgeSwapCheck([...covering(15), ...excluding(5, 0.2)]);
     expect(wide.nullExcluding).toBe(5);

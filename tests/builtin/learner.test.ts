@@ -256,6 +256,42 @@ describe("the tactic rule", () => {
   });
 });
 
+describe("without scores (a judge swap's none)", () => {
+  // A History of tetris with no Self-score line (judge none): flat played in 6 episodes, careless and
+  // tall-stack in 1 each, random-drop never. Every shown tactic ties at 0, so each evaluation episode
+  // draws one of the three alike: about 20 of 60 each (binomial sd 3.7), never random-drop. A reader
+  // that weighed tactics by how often they were played would pick flat in about 45 of 60.
+  const g = getGame("tetris");
+  const s = g.reset(11, "eval");
+  const noScores = (episode: number, tactic: string): Trajectory => ({ ...traj(episode, tactic, [3, 1]), scoresShown: false });
+  const tactics = ["flat", "flat", "flat", "careless", "flat", "tall-stack", "flat", "flat"];
+  const experience = tactics.map((t, i) => renderTrajectory(noScores(i + 1, t))).join("\n\n");
+  const messages = buildStepMessages({ rules: g.rules("eval"), experience, turns: [], observation: g.observe(s), rewardVisibility: "hidden" });
+
+  it("the experience carries no score, and every shown tactic reads as a tie at 0", () => {
+    expect(experience).not.toContain("Self-score");
+    const stats = readExperience(experience, TACTIC_SETS.tetris.learn).stats;
+    expect([...stats].sort()).toEqual([
+      ["careless", { n: 1, sum: 0 }],
+      ["flat", { n: 6, sum: 0 }],
+      ["tall-stack", { n: 1, sum: 0 }],
+    ]);
+  });
+
+  it("evaluation draws among the tactics it has seen played, alike, each episode on its own", () => {
+    const counts: Record<string, number> = {};
+    for (let seed = 0; seed < 60; seed++) {
+      const t = learnerStep(messages, { judge: 1, checkpoint: null }, seed, "eval")!.tactic;
+      counts[t] = (counts[t] ?? 0) + 1;
+    }
+    expect(Object.keys(counts).sort()).toEqual(["careless", "flat", "tall-stack"]);
+    for (const t of ["careless", "flat", "tall-stack"]) {
+      expect(counts[t]).toBeGreaterThanOrEqual(10);
+      expect(counts[t]).toBeLessThanOrEqual(30);
+    }
+  });
+});
+
 describe("the episode's role, not the config's name, decides whether it explores", () => {
   // A first-step prompt of the EXPLORE config (what the id and replay views play) whose History shows
   // only `careless`, with a positive self-judged return: an exploring episode tries an untried tactic,

@@ -239,7 +239,7 @@ export function nullCheckNote(c: JudgeSwapCheck): string {
   const pPart =
     c.nullTested === 0
       ? `no sign-flip p counted (every contrast rests on fewer than ${P_TESTABLE_SEEDS} paired seeds, where p cannot fall below 0.05)`
-      : `${c.nullRejected} of ${c.nullTested} sign-flip p < 0.05 (band: at most ${nullBandTop(c.nullTested)}, binomial p = ${(c.nullRejectedTail as number).toPrecision(2)}${untested > 0 ? `; ${untested} on fewer than ${P_TESTABLE_SEEDS} paired seeds, where p cannot fall below 0.05, not counted` : ""})`;
+      : `${c.nullRejected} of ${c.nullTested} p < 0.05 (band: at most ${nullBandTop(c.nullTested)}, binomial p = ${(c.nullRejectedTail as number).toPrecision(2)}${untested > 0 ? `; ${untested} on fewer than ${P_TESTABLE_SEEDS} paired seeds, where p cannot fall below 0.05, not counted` : ""})`;
   const head = `${c.nullExcluding} of ${c.nullIntervals} intervals exclude 0 (band: at most ${nullBandTop(c.nullIntervals)}, binomial p = ${(c.nullIntervalTail as number).toPrecision(2)}) and ${pPart}, expected about ${Math.round(NULL_EXPECTED * 100)}% each${apart}`;
   if (c.nullPass === null) return `Null check not testable (contrasts of the stochastic models that cannot learn): ${head}; fewer than ${NULL_MIN_INTERVALS} contrasts cannot show a pass.`;
   return c.nullPass
@@ -306,7 +306,7 @@ export function judgeSwapTable(ds: Dataset, cfg: BootstrapConfig): Table<JudgeSw
     nullCheckNote(check),
     ...check.learners.map(
       (l) =>
-        `${l.model} / ${l.pathway}: value of judging above 0 on ${l.valueAbove} of ${l.valueGames} game(s) by its interval, on ${l.valueAboveBoth} by its interval and its sign-flip p < 0.05 together; placebo excluding 0 on ${l.placeboExcluding} of ${l.placeboGames} by its interval, ${l.placeboRejected} by its p < 0.05.`,
+        `${l.model} / ${l.pathway}: value of judging above 0 on ${l.valueAbove} of ${l.valueGames} game(s) by its interval, on ${l.valueAboveBoth} by its interval and its p < 0.05 together; placebo excluding 0 on ${l.placeboExcluding} of ${l.placeboGames} by its interval, ${l.placeboRejected} by its p < 0.05.`,
     ),
   ];
   return {
