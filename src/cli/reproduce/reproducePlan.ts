@@ -264,10 +264,10 @@ export const JUDGE_SWAP_JUDGES = ["verifier", "shuffled", "none"] as const;
 /**
  * Run seeds of the judge swap's model (0..n-1): the dial's own (DIAL_SCHEDULE's runSeeds) and, past
  * them, a job per seed playing JUDGE_SWAP_MODEL alone on the dial's schedule (its none, history and
- * memory runs, then their rejudges). A rejudge's interval and p draw evaluation seeds within each
- * exploration run, and which tactic the self and the verifier arms pick is decided per run: with 2
- * runs x 4 evaluation seeds the value of judging reached p < 0.05 on 2 of 4 games (history) and 1
- * (memory); with 4 runs on 3 and 4 (measured: about 20 CPU-s per further seed).
+ * memory runs, then their rejudges). Which tactic the self and the verifier arms pick is decided per
+ * run, so the judge_swap table resamples runs (t over runs): at 4 runs the value of judging reached
+ * p < 0.05 on 2 of 4 games (history) and 0 (memory) of the full reproduction, where pooling the runs'
+ * evaluation seeds had given 3 and 4 (docs/judging.md; about 20 CPU-s per further seed).
  */
 export const JUDGE_SWAP_RUN_SEEDS = { default: 4, paper: 4, quick: 1 } as const;
 /**
@@ -276,8 +276,9 @@ export const JUDGE_SWAP_RUN_SEEDS = { default: 4, paper: 4, quick: 1 } as const;
  * schedule at JUDGE_SWAP_NULL_RUN_SEEDS run seeds (a job each) and rejudged like the swap model: their
  * contrasts are noise around a true 0, which the judge swap's null check counts. The plain random and
  * heuristic would replay the same draws in every arm: contrasts of exactly 0, a check that cannot
- * fail. Two run seeds: a contrast then rests on 8 paired seeds, and its exact p can fall below 0.05
- * (on one run's 4 it cannot go below 0.125, so the check's p count could not fail).
+ * fail. Two run seeds: a contrast is then the t test over the 2 runs (df 1), whose p can fall below
+ * 0.05 (one run's exact sign-flip p on 4 seeds cannot go below 0.125, so the check's p count could
+ * not fail).
  */
 export const JUDGE_SWAP_NULLS = STOCHASTIC_NULLS;
 export const JUDGE_SWAP_NULL_RUN_SEEDS = { default: 2, paper: 2, quick: 1 } as const;
