@@ -165,10 +165,7 @@ describe("judge_swap", () => {
         return { ...base, manifest: { ...(base.manifest as object), run_seed: r } as never, checkpoints: base.checkpoints.map((c) => ({ ...c, seeds: [...seeds] })) };
       };
       const self = `s${r}`;
-      return [
-        mk(self, "history", byJudge.self!),
-        ...["verifier", "shuffled", "none"].map((j) => mk(`${self}__rejudge-${j}`, "history", byJudge[j]!, { judge: j, from: self })),
-      ];
+      return [mk(self, "history", byJudge.self!), ...["verifier", "shuffled", "none"].map((j) => mk(`${self}__rejudge-${j}`, "history", byJudge[j]!, { judge: j, from: self }))];
     };
     const runs = [
       ...runsOf(0, { self: [1, 1], verifier: [2, 2], shuffled: [2, 2], none: [1, 1] }),

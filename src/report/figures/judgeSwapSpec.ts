@@ -6,7 +6,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { BootstrapConfig } from "../../analysis/stats/bootstrap.js";
 import type { JudgeSwapRow } from "../../analysis/tables/judgeSwapTables.js";
-import { BASE, bootText, wrapLines } from "./specs.js";
+import { BASE, wrapLines } from "./specs.js";
 
 export function judgeSwapSpec(rows: readonly JudgeSwapRow[], boot: BootstrapConfig): TopLevelSpec {
   const values = rows
@@ -28,8 +28,8 @@ export function judgeSwapSpec(rows: readonly JudgeSwapRow[], boot: BootstrapConf
     title: {
       text: "Judge swap: the same evidence, another judge",
       subtitle: wrapLines([
-        "Each point: gain_vs_none (mean over checkpoints x >= 3 of y_judge(x) - y_none(x)) of a model's runs under one judge; a column per game, a row per pathway (rejudge: one recorded exploration judged anew).",
-        `Bars: ${bootText(boot)}, evaluation seeds resampled. The contrasts (value of judging, placebo, external) with their intervals are in judge_swap.`,
+        "Each point: gain_vs_none (mean over checkpoints x >= 3 of y_judge(x) - y_none(x)) of a model's runs under one judge; a column per game, a row per pathway (rejudge: each recorded exploration judged anew).",
+        `Bars: the table's ${Math.round((boot.level ?? 0.95) * 100)}% intervals: one recorded run, over its evaluation seeds (the inverted sign-flip test); two or more, over the runs (t over runs). The contrasts (value of judging, placebo, external) with their intervals are in judge_swap.`,
       ]),
     },
     data: { values },
