@@ -132,10 +132,10 @@ export interface JudgeSwapCheck {
   /** Of those, intervals that exclude 0. */
   nullExcluding: number;
   /**
-   * Of those, sign-flip p-values below 0.05, over the contrasts whose p can go below 0.05 at all
-   * (`nullTested`: n >= P_TESTABLE_SEEDS paired seeds; the exact two-sided test on n seeds cannot give
-   * less than 2 / 2^n, 0.0625 at 5): a contrast on 4 seeds can never count, so counting it would be a
-   * check that cannot fail.
+   * Of those, p-values below 0.05, over the contrasts whose p can go below 0.05 at all
+   * (`nullTested`: a t test over two or more runs; a one-run sign-flip test on n >= P_TESTABLE_SEEDS
+   * paired seeds, as the exact two-sided test on n seeds cannot give less than 2 / 2^n, 0.0625 at 5):
+   * a sign-flip contrast on 4 seeds can never count, so counting it would be a check that cannot fail.
    */
   nullRejected: number;
   /** The null contrasts whose p can fall below 0.05. */
