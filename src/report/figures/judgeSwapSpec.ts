@@ -22,7 +22,8 @@ export function judgeSwapSpec(rows: readonly JudgeSwapRow[], boot: BootstrapConf
     }));
   const judges = [...new Set(values.map((v) => v.judge))];
   const x = { field: "judge", type: "nominal", title: "judge of the experience", sort: judges, axis: { labelAngle: -30 } };
-  const y = { field: "y", type: "quantitative", title: "gain_vs_none" };
+  // A little room above and below the data, so a bar that ends at the domain's edge reads as ended, not cut.
+  const y = { field: "y", type: "quantitative", title: "gain_vs_none", scale: { zero: false, nice: true, padding: 8 } };
   return {
     ...BASE,
     title: {
