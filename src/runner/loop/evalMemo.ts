@@ -26,7 +26,7 @@ import type { CallRecord, StepRecord } from "../../logs/schema.js";
 import type { Model } from "../../models/types.js";
 import type { StepView } from "../../pathways/types.js";
 import type { ReplyInfo } from "../monitor/replyMonitor.js";
-import type { ExtraView } from "./context.js";
+import type { ExtraView } from "../settings/protocolSettings.js";
 
 /** One step of a recorded play, with what its model call and reply monitor saw. */
 export interface MemoStep {
