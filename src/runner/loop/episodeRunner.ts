@@ -141,14 +141,14 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
   const keepThink = run.settings.keepThink === true;
   const replay = memo?.find(slot, { rules: cfg.rules, rewardVisibility: run.settings.rewardVisibility }, (v) => task.experience.forStep(v), keepThink) ?? null;
   if (replay !== null) {
-    const played = await replaySteps(run, task, replay);
-    const stopped = played.steps.length < replay.length;
+    const played = await replaySteps(run, task, replay.steps);
+    const stopped = played.steps.length < replay.steps.length;
     const end = stopped
       ? {
           score: played.steps.length > 0 ? played.steps[played.steps.length - 1]!.score_after : game.score(game.reset(task.seed, cfg.config, cfg.name)),
-          endObservation: replay[played.steps.length]!.step.record.observation,
+          endObservation: replay.steps[played.steps.length]!.step.record.observation,
         }
-      : memo!.end(slot);
+      : replay;
     return endEpisode(run, identity, where, startedAt, played.steps, played.steps, played.error, end.score, end.endObservation);
   }
   let state = game.reset(task.seed, cfg.config, cfg.name);

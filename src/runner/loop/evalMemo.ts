@@ -52,6 +52,13 @@ export interface ReplayStep {
   fields: Record<string, unknown>;
 }
 
+/** A recorded play as this episode replays it. */
+export interface Replay {
+  steps: ReplayStep[];
+  score: number;
+  endObservation: string;
+}
+
 /** Where a call line of an evaluation step is filed until its step takes it. */
 function callKey(checkpoint: number | null, view: string | undefined, episode: number | null, step: number | null): string {
   return `${checkpoint}|${view ?? "eval"}|${episode}|${step}`;
@@ -96,7 +103,7 @@ export class EvalMemo {
    * The recorded play of `slot` when this episode's experience gives every one of its steps the same
    * text (the fields' keys in the same order), with this episode's fields per step; else null.
    */
-  find(slot: string, base: Omit<StepView, "turns" | "observation">, experience: (view: StepView) => { text: string; fields: Record<string, unknown> }, keepThink: boolean): ReplayStep[] | null {
+  find(slot: string, base: Omit<StepView, "turns" | "observation">, experience: (view: StepView) => { text: string; fields: Record<string, unknown> }, keepThink: boolean): Replay | null {
     const play = this.plays.get(slot);
     if (!play) return null;
     const turns: EarlierTurn[] = [];
@@ -109,11 +116,7 @@ export class EvalMemo {
       out.push({ step, fields: e.fields });
       turns.push(earlierTurnOf(step.record, keepThink));
     }
-    return out;
-  }
-
-  /** The recorded play's end (for the episode record). */
-  end(slot: string): Pick<MemoEpisode, "score" | "endObservation"> {
-    return this.plays.get(slot)!;
+    // The play itself, not the slot: a later play may take the slot while this one is replayed.
+    return { steps: out, score: play.score, endObservation: play.endObservation };
   }
 }
