@@ -53,6 +53,8 @@ export function makeBuiltinModel(spec: BuiltinSpec): Model {
 export class BuiltinModel implements Model {
   readonly endpointHost = "builtin";
   readonly spec: string;
+  /** A policy's reply is a function of the messages, the request's seed and the live state; independent noise draws from the call's identity instead. */
+  readonly deterministic: boolean;
 
   constructor(
     readonly policy: PolicyName,
@@ -61,6 +63,7 @@ export class BuiltinModel implements Model {
   ) {
     if (noise !== undefined && isPrivilegedPolicy(policy)) throw new Error(`builtin:${policy} takes no noise option`);
     this.spec = `builtin:${builtinName({ scheme: "builtin", policy, ...(noise !== undefined ? { noise } : {}) })}`;
+    this.deterministic = noise === undefined;
   }
 
   async complete(request: CompletionRequest): Promise<CompletionResult> {

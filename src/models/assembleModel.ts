@@ -283,6 +283,11 @@ class ConfiguredModel implements Model {
     return this.inner.endpointHost;
   }
 
+  /** A models-file entry's sampling or dropped parameters (a dropped seed: draws from the call's identity) may make the replies vary: never claimed then. */
+  get deterministic(): boolean {
+    return this.inner.deterministic === true && Object.keys(this.sampling).length === 0 && this.drop.length === 0;
+  }
+
   complete(request: CompletionRequest): Promise<CompletionResult> {
     return this.inner.complete({ ...request, sampling: dropSampling(mergeSampling(request.sampling, this.sampling), this.drop) });
   }

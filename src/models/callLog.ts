@@ -62,6 +62,7 @@ export class ObservedModel implements Model {
   readonly spec: string;
   readonly endpointHost: string;
   readonly resolved?: ResolvedModelInfo;
+  readonly deterministic: boolean;
 
   constructor(
     private readonly inner: Model,
@@ -71,6 +72,7 @@ export class ObservedModel implements Model {
   ) {
     this.spec = inner.spec;
     this.endpointHost = inner.endpointHost;
+    this.deterministic = inner.deterministic === true;
     const r = resolved ?? inner.resolved;
     if (r) this.resolved = r;
   }

@@ -128,6 +128,13 @@ export interface Model {
   endpointHost: string;
   /** Set by createModel; absent on hand-built models (tests), which then go unrecorded. */
   readonly resolved?: ResolvedModelInfo;
+  /**
+   * True when the reply depends on the request's messages, sampling, phase and privileged state alone
+   * (never on its checkpoint, episode or time): the same step request gets the same reply at every
+   * checkpoint, so an evaluation episode played twice can be replayed (runner/loop/evalMemo.ts).
+   * Set by the built-in models (not under independent noise); never by an endpoint; absent: false.
+   */
+  readonly deterministic?: boolean;
   complete(request: CompletionRequest): Promise<CompletionResult>;
 }
 

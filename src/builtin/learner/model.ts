@@ -8,6 +8,8 @@ import { answerLearner } from "./learner.js";
 export class LearnerModel implements Model {
   readonly endpointHost = "builtin";
   readonly spec: string;
+  /** Its reply is a function of the messages, the request's seed and its phase (learner.md). */
+  readonly deterministic = true;
 
   constructor(readonly options: LearnerOptions) {
     this.spec = `builtin:${learnerName(options)}`;

@@ -18,13 +18,15 @@ import { runDir } from "../../logs/runDir.js";
 import { createModelContext, validateModelSpecs, type ModelContext } from "../../models/assembleModel.js";
 import { terminalSafe } from "../../models/secrets.js";
 import { createModel } from "../../runner/createModel.js";
-import { parseProbe, planDataProbes, planProbes, PROBE_USAGE, readProbeSource, runProbes, type DataProbeSpec } from "../../runner/probe/memoryProbe.js";
+import { parseProbe, planDataProbes, planProbes, PROBE_USAGE, readProbeSource, runProbes, type DataProbeSpec, type PlannedProbe } from "../../runner/probe/memoryProbe.js";
 import { Progress, type ProgressStream } from "../../runner/monitor/progress.js";
 import { dataDirOf } from "../../runner/resume/rejudge.js";
 import { folderFlag, oneOf, parseFlags, UsageError } from "../shared/args.js";
 import { formatRunSummary, formatTotals, summarizeRun } from "../run/runSummary.js";
 import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag } from "../shared/sharedFlags.js";
 import { ConfigError } from "../../util/errors.js";
+import { refuseFlagsBesideJob } from "../run/jobFile.js";
+import { readProbeJob } from "./probeJob.js";
 
 export const PROBE_COMMAND_USAGE = [
   `s3gym probe --from RUN_DIR|RUN_ID --probe ${PROBE_USAGE}[,...] [--data DIR]`,
@@ -34,6 +36,7 @@ export const PROBE_COMMAND_USAGE = [
   "  --data: where the probe runs go and shuffled's donor is looked for (default: the probed run's data directory; needed with a run id)",
   ...endpointUsage(),
   "  [--progress auto|bar|lines|off]",
+  "  --job FILE: one shard of a data directory's probes (what `s3gym reproduce` hands each of its probe processes); only --progress beside it",
 ].join("\n");
 
 const FLAGS = {
@@ -41,6 +44,7 @@ const FLAGS = {
   probe: { type: "string" },
   data: { type: "string" },
   progress: { type: "string" },
+  job: { type: "string" },
   ...ENDPOINT_FLAGS,
 } as const;
 
@@ -56,6 +60,11 @@ export async function probeCommand(argv: string[], deps: ProbeDeps = {}): Promis
   const stdout = deps.stdout ?? process.stdout;
   const stderr = deps.stderr ?? process.stderr;
   const { values: v } = parseFlags(argv, FLAGS, PROBE_COMMAND_USAGE);
+  if (v.job !== undefined) {
+    refuseFlagsBesideJob(v);
+    const job = readProbeJob(v.job);
+    return probeDataDir(job.settings.data, job.settings.spec, stdout, job.settings.shard);
+  }
   if (v.from === undefined || v.from.trim() === "") throw new UsageError("--from is required: the run directory (or, with --data, the run id) whose memory is probed");
   if (v.probe === undefined || v.probe.trim() === "") throw new UsageError(`--probe is required: ${PROBE_USAGE} (a comma list for several)`);
   const probes = [
@@ -110,11 +119,12 @@ export async function probeCommand(argv: string[], deps: ProbeDeps = {}): Promis
 
 /**
  * Every probe `spec` plans over a data directory's runs (`reproduce`'s probes phase), offline models
- * only, no progress display; each probe run's summary line to `stdout`. Exit code: 0 when every probe
- * run is complete.
+ * only, no progress display; the totals line to `stdout`. Exit code: 0 when every probe run is
+ * complete. `shard` i of n: only the probe runs whose place in the run-id order is i modulo n (each
+ * run is a run of its own: the shards' processes write the same files the whole list writes).
  */
-export async function probeDataDir(dataDir: string, spec: DataProbeSpec, stdout: { write(text: string): unknown } = process.stdout): Promise<number> {
-  const planned = planDataProbes(dataDir, spec);
+export async function probeDataDir(dataDir: string, spec: DataProbeSpec, stdout: { write(text: string): unknown } = process.stdout, shard?: { index: number; count: number }): Promise<number> {
+  const planned = shardOf(planDataProbes(dataDir, spec), shard);
   if (planned.length === 0) return 0;
   const ctx = createModelContext({ cacheDir: null });
   validateModelSpecs([...new Set(planned.map((p) => p.source.manifest.model))], ctx);
@@ -122,4 +132,11 @@ export async function probeDataDir(dataDir: string, spec: DataProbeSpec, stdout:
   const summaries = outcomes.map((o) => summarizeRun(dataDir, o));
   stdout.write(`${terminalSafe(formatTotals(summaries))}\n`);
   return summaries.every((s) => s.status === "complete") ? 0 : 1;
+}
+
+/** Shard `index` of `count` of the planned probe runs (by run id, so every process of the phase cuts the same list); all without one. */
+export function shardOf(planned: readonly PlannedProbe[], shard?: { index: number; count: number }): PlannedProbe[] {
+  if (shard === undefined) return [...planned];
+  const ids = planned.map((p) => p.entry.runId).sort();
+  return planned.filter((p) => ids.indexOf(p.entry.runId) % shard.count === shard.index);
 }

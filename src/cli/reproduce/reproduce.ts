@@ -326,8 +326,9 @@ async function reproduce(argv: string[]): Promise<number> {
 
   // The memory probes (docs/memory.md): the memory runs just played, replayed with their
   // memory emptied, shuffled or transplanted; evaluation episodes only.
-  const { probeDataDir } = await import("../probe/probe.js");
-  const probeCode = await phase("memory probes (s3gym probe)", () => probeDataDir(dataAbs, PROBE_SPEC, { write: (t: string) => say(`  probes: ${t.trimEnd()}`) }));
+  // On --jobs processes (probeShards.ts), like the runs.
+  const { probeOnCores } = await import("./probeShards.js");
+  const probeCode = await phase(`memory probes (s3gym probe; ${args.jobs} at a time)`, () => probeOnCores(dataAbs, PROBE_SPEC, args.jobs, (t) => say(`  probes: ${t}`)));
   if (probeCode !== 0) {
     process.stderr.write("s3gym reproduce: a memory probe did not complete (see the line above; rerunning resumes)\n");
     return 1;

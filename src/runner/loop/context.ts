@@ -12,6 +12,7 @@ import type { ReplyMonitor, ReplyStats } from "../monitor/replyMonitor.js";
 import type { TokenCounter } from "../../models/tokenCounter.js";
 import type { RunLogs } from "../../logs/runLogs.js";
 import type { SpendCap } from "../monitor/spendCap.js";
+import type { EvalMemo } from "./evalMemo.js";
 import { PROTOCOL_SETTINGS, type ProtocolSettings } from "../settings/protocolSettings.js";
 
 export { type ExtraView, type ProtocolSettings, type ViewSettings } from "../settings/protocolSettings.js";
@@ -79,6 +80,8 @@ export interface RunContext {
   now: () => Date;
   /** The matrix's spend cap (`--max-usd`, `--max-input-tokens`), checked before each episode starts; absent: none. */
   cap?: SpendCap;
+  /** The evaluation memo (evalMemo.ts) of a deterministic model's run; absent: every episode is played. */
+  memo?: EvalMemo;
 }
 
 /** The game's config with the run's step cap applied (a game's shorter cap wins). */

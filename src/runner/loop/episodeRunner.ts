@@ -20,6 +20,7 @@ import type { ExtraView } from "./context.js";
 import { modelIdentity } from "../settings/runId.js";
 import { protocolFingerprint } from "../settings/protocolFingerprint.js";
 import { judgeEpisode, judgesExploration } from "./judgeCalls.js";
+import { EvalMemo, type MemoStep, type ReplayStep } from "./evalMemo.js";
 
 export interface EpisodeTask {
   phase: "explore" | "eval";
@@ -134,9 +135,26 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
   const view = task.view !== undefined ? { view: task.view } : {};
   const where = { phase: task.phase, ...view, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed };
   const startedAt = run.now().toISOString();
+  // A deterministic model's evaluation episode already played with the same inputs is replayed (evalMemo.ts).
+  const memo = task.phase === "eval" && run.memo !== undefined && run.memo.model === run.model ? run.memo : null;
+  const slot = EvalMemo.slot(task.view, task.episode, task.seed);
+  const keepThink = run.settings.keepThink === true;
+  const replay = memo?.find(slot, { rules: cfg.rules, rewardVisibility: run.settings.rewardVisibility }, (v) => task.experience.forStep(v), keepThink) ?? null;
+  if (replay !== null) {
+    const played = await replaySteps(run, task, replay.steps);
+    const stopped = played.steps.length < replay.steps.length;
+    const end = stopped
+      ? {
+          score: played.steps.length > 0 ? played.steps[played.steps.length - 1]!.score_after : game.score(game.reset(task.seed, cfg.config, cfg.name)),
+          endObservation: replay.steps[played.steps.length]!.step.record.observation,
+        }
+      : replay;
+    return endEpisode(run, identity, where, startedAt, played.steps, played.steps, played.error, end.score, end.endObservation);
+  }
   let state = game.reset(task.seed, cfg.config, cfg.name);
   const turns: EarlierTurn[] = [];
   const steps: StepRecord[] = [];
+  const recorded: MemoStep[] = [];
   let error: string | null = null;
   // Under another judge than `self` an exploration episode's steps are written once the episode is
   // over, each with the score its experience carries (a placebo's permutation needs every step): an
@@ -186,7 +204,8 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
     const parsed = answer.parsed;
     const kind = replyKind(answer.text, parsed);
     const next = game.step(state, parsed.action);
-    run.replies.record(kind, replyInfo(result, next.valid, run.settings.answerFrom ?? "content", run.settings.parseRule));
+    const info = replyInfo(result, next.valid, run.settings.answerFrom ?? "content", run.settings.parseRule);
+    run.replies.record(kind, info);
     run.events.reply?.(run.runId, kind, run.replies.stats);
     const scoreAfter = game.score(next.state);
     const record: StepRecord = {
@@ -217,8 +236,12 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
     };
     if (!judged) run.logs.steps.append(record);
     steps.push(record);
+    if (memo !== null) {
+      const call = memo.takeCall(task.checkpoint, task.view, task.episode, state.step);
+      if (call !== undefined) recorded.push({ record, experience: experience.text, fieldKeys: Object.keys(experience.fields), call, kind, info });
+    }
     run.events.step?.(run.runId, result.usage.tokensIn, result.usage.tokensOut);
-    turns.push(earlierTurnOf(record, run.settings.keepThink === true));
+    turns.push(earlierTurnOf(record, keepThink));
     state = next.state;
   }
 
@@ -235,10 +258,50 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
     for (const s of written) run.logs.steps.append(s);
   }
   const endObservation = game.observe(state);
+  const score = game.score(state);
+  // Only a whole ok play is a replay's source (every step with its call line).
+  if (memo !== null && error === null && recorded.length === steps.length) memo.store(slot, { steps: recorded, score, endObservation });
+  return endEpisode(run, identity, where, startedAt, steps, written, error, score, endObservation);
+}
+
+/**
+ * A recorded play written again as this episode's (evalMemo.ts): per step, the model call's macrotask
+ * turn, its call line, the reply monitor, the step line and its event, as a play does them; stops
+ * where a play would (the run tripped degenerate), with the same error.
+ */
+async function replaySteps(run: RunContext, task: EpisodeTask, replay: readonly ReplayStep[]): Promise<{ steps: StepRecord[]; error: string | null }> {
+  const steps: StepRecord[] = [];
+  for (const { step, fields } of replay) {
+    const degenerate = run.replies.tripped;
+    if (degenerate !== null) return { steps, error: `run stopped as degenerate: ${degenerate}` };
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    run.memo!.writeCall({ ...step.call, checkpoint: task.checkpoint });
+    run.replies.record(step.kind, step.info);
+    run.events.reply?.(run.runId, step.kind, run.replies.stats);
+    const record: StepRecord = { ...step.record, checkpoint: task.checkpoint, ...fields };
+    run.logs.steps.append(record);
+    steps.push(record);
+    run.events.step?.(run.runId, record.tokens_in, record.tokens_out);
+  }
+  return { steps, error: null };
+}
+
+/** The episode's record, after its steps: durable in that order (runLogs.ts), then announced. */
+function endEpisode(
+  run: RunContext,
+  identity: Pick<EpisodeRecord, "run_id" | "model" | "game" | "pathway">,
+  where: Pick<EpisodeRecord, "phase" | "config" | "checkpoint" | "episode" | "seed"> & { view?: ExtraView },
+  startedAt: string,
+  steps: StepRecord[],
+  written: StepRecord[],
+  error: string | null,
+  score: number,
+  endObservation: string,
+): EpisodeOutcome {
   const record: EpisodeRecord = {
     ...identity,
     ...where,
-    score: game.score(state),
+    score,
     steps: steps.length,
     status: error === null ? "ok" : "failed",
     error,

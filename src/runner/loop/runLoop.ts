@@ -22,13 +22,14 @@ import { join } from "node:path";
 import { isAtomicTemp } from "../../util/atomicWrite.js";
 import { settleAll } from "../../util/settleAll.js";
 import type { Game } from "../../games/types.js";
-import { RunManifest, type CheckpointRecord, type EpisodeRecord } from "../../logs/schema.js";
+import { RunManifest, type CallRecord, type CheckpointRecord, type EpisodeRecord } from "../../logs/schema.js";
 import { toCallRecord, type CallEvent, type OnCall } from "../../models/callLog.js";
 import { redactSecrets } from "../../models/secrets.js";
 import type { Model } from "../../models/types.js";
 import { TokenCounter } from "../../models/tokenCounter.js";
 import { resolveConfig, resolveVariants, type ExtraView, type ProtocolSettings, type RunContext, type RunEvents } from "./context.js";
 import { runEpisode } from "./episodeRunner.js";
+import { EvalMemo } from "./evalMemo.js";
 import { createExperience } from "./experience.js";
 import { exploreLoop } from "./exploreLoop.js";
 import { getPathway } from "../../pathways/registry.js";
@@ -217,6 +218,8 @@ export async function runProtocol(run: RunContext, resume: ResumeState, onCheckp
 /** Routes model-call events to the calls.jsonl of the run named in the call identity. */
 export class CallRouter {
   private readonly logs = new Map<string, RunLogs>();
+  /** The runs' evaluation memos (evalMemo.ts), which keep their evaluation steps' call lines. */
+  private readonly memos = new Map<string, EvalMemo>();
   /** Calls whose run is not open here (should not happen; counted so a test can assert it). */
   unrouted = 0;
 
@@ -224,21 +227,28 @@ export class CallRouter {
   constructor(private readonly events: RunEvents = {}) {}
 
   readonly onCall: OnCall = (e: CallEvent) => {
-    const logs = this.logs.get(e.identity.runId);
-    if (!logs) {
+    if (!this.logs.has(e.identity.runId)) {
       this.unrouted++;
       return;
     }
     const record = toCallRecord(e);
-    logs.calls.append(record);
-    this.events.call?.(e.identity.runId, record);
+    this.write(e.identity.runId, record);
+    this.memos.get(e.identity.runId)?.observeCall(record);
   };
 
-  attach(runId: string, logs: RunLogs): void {
+  /** A call line of an open run: calls.jsonl, then the call event (a memo's replayed call comes here too). */
+  write(runId: string, record: CallRecord): void {
+    this.logs.get(runId)!.calls.append(record);
+    this.events.call?.(runId, record);
+  }
+
+  attach(runId: string, logs: RunLogs, memo?: EvalMemo): void {
     this.logs.set(runId, logs);
+    if (memo) this.memos.set(runId, memo);
   }
   detach(runId: string): void {
     this.logs.delete(runId);
+    this.memos.delete(runId);
   }
 }
 
@@ -347,8 +357,11 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
     logs = new RunLogs(dir, getPathway(o.entry.pathway).files);
     const events = o.events ?? {};
     for (const w of resume.quarantined) events.warning?.(o.entry.runId, w);
-    const run = contextFor(o, logs, events, o.now ?? (() => new Date()));
-    o.router.attach(run.runId, logs);
+    const base = contextFor(o, logs, events, o.now ?? (() => new Date()));
+    // A deterministic model's evaluation episodes with the same inputs are played once per process (evalMemo.ts).
+    const router = o.router;
+    const run: RunContext = o.model.deterministic === true ? { ...base, memo: new EvalMemo(o.model, (r) => router.write(base.runId, r)) } : base;
+    router.attach(run.runId, logs, run.memo);
     manifest = new ManifestWriter(run, o.invocation ?? {}, resume.manifest, o.checkpoints, o.recordModel !== false);
     manifest.write("running", false);
     const written = manifest;
