@@ -6,6 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadDataset } from "../../src/analysis/load/dataset.js";
+import { MethodTally, describeBootstrap, methodsNamed } from "../../src/analysis/stats/bootstrap.js";
 import { ANY_RANGE, NONNEGATIVE_RANGE, runsHullInterval, runsMeanInterval } from "../../src/analysis/stats/intervals.js";
 import { runsEstimate } from "../../src/analysis/tables/curveTables.js";
 import { buildReport } from "../../src/report/buildReport.js";
@@ -60,6 +61,20 @@ describe("runsHullInterval: the t part and the two-stage percentile part", () =>
     expect(runsHullInterval(null, { lo: 0.2, hi: 0.9 })).toEqual({ lo: 0.2, hi: 0.9 });
     expect(runsHullInterval({ lo: 0, hi: 1 }, { lo: null, hi: null })).toEqual({ lo: 0, hi: 1 });
     expect(runsHullInterval(null, { lo: null, hi: null })).toEqual({ lo: null, hi: null });
+  });
+});
+
+describe("the methods line names the hull apart from the t interval and the percentile bootstrap", () => {
+  it("a tally of 2 t-over-runs and 1 hull interval", () => {
+    const t = new MethodTally();
+    t.add("truns", false, 2);
+    t.add("runshull");
+    const line = describeBootstrap({ B: 100, seed: 1 }, "runs", t);
+    expect(line).toContain("t interval over runs (2 intervals), hull of the t interval over runs and the two-stage percentile interval (runs, then evaluation seeds) (1)");
+    expect(methodsNamed(line)).toEqual(["t over runs", "t over runs + two-stage percentile hull"]);
+    const hullOnly = new MethodTally();
+    hullOnly.add("runshull");
+    expect(methodsNamed(describeBootstrap({ B: 100, seed: 1 }, "runs", hullOnly))).toEqual(["t over runs + two-stage percentile hull"]);
   });
 });
 
