@@ -12,7 +12,10 @@
  *   3 and 5 runs the t over runs against the model's, beside the seed-level inversion that keeps the
  *   runs fixed (which does not carry that variance).
  * Avg's candidates are all measured (percentile and bootstrap-t bootstraps, jackknife t), the table's
- * column named. Data sets per cell: COVERAGE_DATASETS (default 800: about +-1.5 points near 95%).
+ * column named. Every shape also gets a `+runs` twin played at the learner cells' 3 run seeds
+ * (RUNS_SHAPES): there Avg, AUC+, NABA and dNABA (against the none run) are measured by the t over the
+ * runs' values, the two-stage percentile bootstrap and their hull, against the model's expected
+ * statistic at the design (modelTruth, Monte Carlo); RUNS_TABLE_METHOD says which one the tables print. Data sets per cell: COVERAGE_DATASETS (default 800: about +-1.5 points near 95%).
  */
 import * as ss from "simple-statistics";
 import { DEFAULT_LEVEL, percentileInterval, type BootstrapConfig } from "../src/analysis/stats/bootstrap.js";
