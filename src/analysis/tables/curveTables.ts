@@ -85,6 +85,8 @@ export interface MainResultsRow {
   runs: string[];
   /** False when the model lacks results on some game of the data set (see `incompleteModels`). */
   complete: boolean;
+  /** One run: Avg's hull left the observed scores, so the seed bootstrap's interval stands (flagged by its own coverage). */
+  avgFellBack?: boolean;
 }
 
 /** One point of a curve figure: the row's mean y(x) with its bootstrap band. */
@@ -310,7 +312,9 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
     } else if (B > 0)
       for (const name of METRICS) if (name !== "max" && row[name].point !== null && row[name].lo !== null) methods.add(members.length < 2 ? "percentile" : name === "avg" ? "truns" : "runshull");
     if (B > 0) {
-      row.avg = avgInterval(row.avg, curves, cfg, level);
+      const avg = avgInterval(row.avg, curves, cfg, level);
+      if (members.length === 1 && avg === row.avg && row.avg.lo !== null) row.avgFellBack = true;
+      row.avg = avg;
       // Max: no interval covers (bench/coverage: percentile 11% at 10 seeds): the point alone.
       if (row.max.point !== null) row.max = { point: row.max.point, lo: null, hi: null };
     }
@@ -599,7 +603,7 @@ export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: 
         describeNullCheck(nullCheck(rows)),
         "Scores are in each game's own units; raw AUC+ is comparable only within one game. Failed checkpoints are left out (AUC+ joins their valid neighbours); a run whose checkpoint 0 failed has no AUC+ or NABA.",
         ...smallNNote(rows, [
-          { key: "avg", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "avg_runs" : "avg_hull") },
+          { key: "avg", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "avg_runs" : (r as MainResultsRow).avgFellBack === true ? "avg" : "avg_hull") },
           { key: "auc_plus", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "auc_plus_runs" : "auc_plus") },
           { key: "naba", metric: "naba" },
           { key: "gain_vs_none", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "gain_runs" : "gain") },
