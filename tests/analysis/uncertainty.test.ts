@@ -112,6 +112,9 @@ describe("the paired seed bootstrap, enumerated (2 seeds x 2 checkpoints)", () =
     const md = toMarkdown(report.tables.main_results);
     expect(md).toContain("0.750 [0.500, 1.000] n=2");
     expect(md).toMatch(/n=K beside an interval: it rests on K resampling units/);
+    // History's Avg hull at 2 seeds (t_1 = 12.7) leaves the scores, so the seed bootstrap's interval
+    // stands: the note names that one's coverage (avg); memory's constant Avg keeps its hull (avg_hull).
+    expect(md).toMatch(/avg \(n=2: below the smallest size measured; no size up to 30 reached 95% \+- 3\); avg \[avg_hull\] \(n=2/);
     expect(toMarkdown(report.tables.summary_vs_history)).toContain("1.500 [0.000, 1.500] n=2");
     // The CSV carries the count in <key>_n.
     const csv = csvRows(toCsv(report.tables.main_results));

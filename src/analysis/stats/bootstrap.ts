@@ -183,7 +183,7 @@ export function describeMethod(method: IntervalMethod): string {
  * What a table's intervals were made by: a bootstrap method, or one of the tests the paired gains
  * invert (`signflip`: the exact sign-flip test over evaluation seeds; `truns`: the t test over runs).
  */
-export type TallyMethod = IntervalMethod | "signflip" | "truns";
+export type TallyMethod = IntervalMethod | "signflip" | "truns" | "runshull";
 
 /** The tally key of a paired gain's interval, from the test its p came from (gainTables.ts estimateGain). */
 export function gainTallyMethod(test: "sign-flip" | "t over runs" | undefined): TallyMethod {
@@ -205,7 +205,7 @@ export class MethodTally {
 
   /** E.g. "percentile bootstrap (24 intervals), studentized bootstrap (bootstrap-t) (4)". */
   describe(): string {
-    const order = ["percentile", "bca", "studentized", "fallback", "signflip", "truns"];
+    const order = ["percentile", "bca", "studentized", "fallback", "signflip", "truns", "runshull"];
     const name: Record<string, string> = {
       percentile: "percentile bootstrap",
       bca: "BCa bootstrap",
@@ -213,6 +213,7 @@ export class MethodTally {
       fallback: "percentile bootstrap in place of a bootstrap-t interval that left the statistic's range",
       signflip: "inversion of the exact sign-flip test",
       truns: "t interval over runs",
+      runshull: "hull of the t interval over runs and the two-stage percentile interval (runs, then evaluation seeds)",
     };
     const parts = order.filter((k) => this.counts.has(k)).map((k, i) => `${name[k]} (${this.counts.get(k)}${i === 0 ? " intervals" : ""})`);
     return parts.join(", ");
@@ -245,6 +246,7 @@ export function methodsNamed(note: string | undefined): string[] {
   if (head.includes("BCa bootstrap")) out.push("BCa");
   if (head.includes("in place of")) out.push("percentile fallback");
   if (head.includes("inversion of the exact sign-flip test")) out.push("sign-flip inversion");
-  if (head.includes("t interval over runs")) out.push("t over runs");
+  if (/(?<!hull of the )t interval over runs/.test(head)) out.push("t over runs");
+  if (head.includes("hull of the t interval over runs")) out.push("t over runs + two-stage percentile hull");
   return out;
 }

@@ -65,7 +65,7 @@ export function estimandOf(rows: readonly EstimandRow[]): Estimand {
 const THIS_RUN =
   "this run: its expected score over new evaluation seeds, i.e. how the model did with the exploration it happened to have; not the model's expected result over run seeds (another run of the same model, with other exploration, may score outside it)";
 const OVER_SEEDS =
-  "the model's expected result over run seeds: the interval is the t interval over the runs' own results, so it speaks of exploration runs like these and new evaluation seeds, not of one run";
+  "the model's expected result over run seeds: the interval is the t interval over the runs' own results (for AUC+ its hull with the two-stage percentile interval, runs then evaluation seeds; NABA and dNABA print the point alone there), so it speaks of exploration runs like these and new evaluation seeds, not of one run";
 
 function runsText(sizes: readonly number[]): string {
   return sizes.length === 1 ? `${sizes[0]} runs` : `${sizes[0]}-${sizes[sizes.length - 1]} runs`;

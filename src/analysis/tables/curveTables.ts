@@ -27,8 +27,9 @@ import {
   NONNEGATIVE_RANGE,
   drawWeights,
   intervalInRange,
-  meanTInterval,
   observedRange,
+  runsHullInterval,
+  runsMeanInterval,
   simpleDesign,
   studentizedHullInterval,
   tableInterval,
@@ -84,6 +85,8 @@ export interface MainResultsRow {
   runs: string[];
   /** False when the model lacks results on some game of the data set (see `incompleteModels`). */
   complete: boolean;
+  /** One run: Avg's hull left the observed scores, so the seed bootstrap's interval stands (flagged by its own coverage). */
+  avgFellBack?: boolean;
 }
 
 /** One point of a curve figure: the row's mean y(x) with its bootstrap band. */
@@ -237,6 +240,8 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
       }
     });
     const nSeeds = Math.min(...curves.map((c) => c.keys.length));
+    // The scores of the row's runs: the bound of Avg's interval over runs (runsEstimate).
+    const runScores = members.length >= 2 ? observedRange(Float64Array.from(curves.flatMap((c) => Array.from(c.scores)))) : ANY_RANGE;
     const last = lastX.get(first.game) ?? 0;
     const est = (name: MetricName): Estimate => {
       const defined = points.map((p) => p[name]).filter((v): v is number => v !== null);
@@ -244,8 +249,10 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
       const point = defined.reduce((a, b) => a + b, 0) / defined.length;
       if (B === 0) return pointOnly(point);
       const reps = sums[name].map((v, b) => ((wsum[name][b] as number) > 0 ? v / (wsum[name][b] as number) : Number.NaN));
-      if (name === "naba") nabaReplicates.set(key, reps);
+      // Several runs: NABA prints no interval (runsEstimate), so neither does dNABA in Table 7.
+      if (name === "naba") nabaReplicates.set(key, members.length >= 2 ? null : reps);
       const e: Estimate = { ...estimate(point, reps, level), n: nSeeds };
+      if (members.length >= 2 && name !== "max") return runsEstimate(e, name, defined, runScores, level);
       return flagEstimate(e, name);
     };
     const row: MainResultsRow = {
@@ -302,15 +309,21 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
         // Max's interval is dropped below (no method covers it): it is not one the table prints.
         if (name !== "max") methods.add(r[j]!.method, r[j]!.fellBack);
       });
-    } else if (B > 0) for (const name of METRICS) if (name !== "max" && row[name].point !== null) methods.add("percentile");
+    } else if (B > 0)
+      for (const name of METRICS) if (name !== "max" && row[name].point !== null && row[name].lo !== null) methods.add(members.length < 2 ? "percentile" : name === "avg" ? "truns" : "runshull");
     if (B > 0) {
-      row.avg = avgInterval(row.avg, curves, points, cfg, level);
+      const avg = avgInterval(row.avg, curves, cfg, level);
+      if (members.length === 1 && avg === row.avg && row.avg.lo !== null) row.avgFellBack = true;
+      row.avg = avg;
       // Max: no interval covers (bench/coverage: percentile 11% at 10 seeds): the point alone.
       if (row.max.point !== null) row.max = { point: row.max.point, lo: null, hi: null };
     }
     if (!nabaReplicates.has(key)) nabaReplicates.set(key, null);
     rows.push(row);
-    if (members.length > 1) remarks.push(`${first.model} / ${first.game} / ${first.pathway}: mean of ${members.length} runs (two-stage bootstrap: runs, then evaluation seeds)`);
+    if (members.length > 1)
+      remarks.push(
+        `${first.model} / ${first.game} / ${first.pathway}: mean of ${members.length} runs (Avg: the t interval over the runs' Avgs; AUC+: its hull with the two-stage bootstrap, runs then evaluation seeds; NABA: the point alone; the curve band: the two-stage bootstrap)`,
+      );
     const pts: SeriesPoint[] = [...band.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([x, s]) => {
@@ -351,23 +364,38 @@ export function analyzeCurves(ds: Dataset, cfg: BootstrapConfig, games: readonly
 }
 
 /**
- * Avg's interval (metrics.md, "Avg"): one run: the hull of the equal-tailed and the symmetric
- * studentized bootstraps over its evaluation seeds, never narrower than the t interval (intervals.ts; this run's expected Avg); several runs: the
- * t interval over the runs' Avgs (df = runs - 1; the model's expected Avg, run-to-run variance
- * included). Flagged by Avg's measured coverage at its unit count.
+ * Avg's, AUC+'s or NABA's interval in a row of two or more run seeds (metrics.md, "Intervals"): the
+ * model's expected statistic at this design (over run seeds and evaluation seeds), by the method
+ * bench/coverage measured covering it in every shape at 3 runs x 10 evaluation seeds:
+ * - Avg: the t interval over the runs' Avgs, cut at the scores the runs observed (runsMeanInterval);
+ * - AUC+: the hull of that t interval (cut at 0) and the row's two-stage percentile interval `e`
+ *   (runs drawn, then evaluation seeds): runsHullInterval. Each alone missed in some shapes;
+ * - NABA: none (no candidate covered in every shape: where a run's y0 can come near 0 its expected
+ *   value barely exists), so the point alone, as Max.
+ * `n` is the run count, and the flag is the coverage measured over runs. Fewer than 2 runs with a
+ * value: the seed-level estimate `e`, flagged by its own metric.
  */
-function avgInterval(e: Estimate, curves: readonly SeedCurve[], points: readonly CurveMetrics[], cfg: BootstrapConfig, level: number): Estimate {
+export function runsEstimate(e: Estimate, name: "avg" | "auc_plus" | "naba", runValues: readonly number[], scores: StatRange, level = DEFAULT_LEVEL): Estimate {
   if (e.point === null) return e;
-  // An interval never leaves the observed scores (metrics.md): where a t-based one would (2 or 3
-  // units, t_1 = 12.7), the percentile interval of the same row stands instead, as tableInterval does.
+  if (name === "naba") return { point: e.point, lo: null, hi: null };
+  if (runValues.length < 2) return flagEstimate(e, name);
+  const t = runsMeanInterval(runValues, name === "avg" ? scores : NONNEGATIVE_RANGE, level);
+  const iv = name === "avg" ? (t === null ? { lo: null, hi: null } : { lo: t.lo, hi: t.hi }) : runsHullInterval(t, { lo: e.lo, hi: e.hi });
+  return flagEstimate({ point: e.point, lo: iv.lo, hi: iv.hi, n: runValues.length }, name === "avg" ? "avg_runs" : "auc_plus_runs");
+}
+
+/**
+ * Avg's interval at one run (metrics.md, "Avg"): the hull of the equal-tailed and the symmetric
+ * studentized bootstraps over its evaluation seeds, never narrower than the t interval (intervals.ts;
+ * this run's expected Avg). Flagged by Avg's measured coverage at its unit count. Rows of several
+ * runs have theirs from runsEstimate.
+ */
+function avgInterval(e: Estimate, curves: readonly SeedCurve[], cfg: BootstrapConfig, level: number): Estimate {
+  if (e.point === null || curves.length !== 1) return e;
+  // An interval never leaves the observed scores (metrics.md): where the hull would, the percentile
+  // interval of the same row stands instead, as tableInterval does.
   const scores = observedRange(curves.flatMap((c) => Array.from(c.scores)));
   const inRange = (lo: number, hi: number): boolean => intervalInRange({ lo, hi }, scores);
-  const runAvgs = points.map((p) => p.avg).filter((v): v is number => v !== null);
-  if (runAvgs.length >= 2) {
-    const t = meanTInterval(runAvgs, level);
-    if (t === null || !inRange(t.lo, t.hi)) return e;
-    return flagEstimate({ point: e.point, lo: t.lo, hi: t.hi, n: runAvgs.length }, "avg_runs");
-  }
   const only = curves[0] as SeedCurve;
   const buf = curveBuffers(only);
   const m: CurveMetrics = { avg: null, max: null, auc_plus: null, naba: null };
@@ -538,7 +566,7 @@ const CALIBRATED_NOTE =
 
 /** What the gain columns are (main_results' notes). */
 const GAIN_NOTE =
-  "gain_vs_none = mean over checkpoints x >= 3 of y(x) - y_none(x), the same model's no-experience (none) run on the same evaluation seeds (paired seed by seed); gain_vs_y0 = mean over x >= 3 of y(x) - y0. Both are signed (a loss reads as a loss; NABA clips at y0 and divides by it, so noise reads as gain). One run: p is the exact two-sided sign-flip test over evaluation seeds (as `s3gym compare`; it cannot go below 2 / 2^n with n seeds) and the interval is that test inverted (every shift it does not reject at 5%), so the interval excludes 0 exactly when p < 0.05; with 5 or fewer seeds the test cannot reject and no interval is printed. Two or more run seeds: p and the interval are the t test and t interval over the runs' own gains (df = runs - 1), which carry the run-to-run variance. Avg: one run, the hull of the equal-tailed and the symmetric studentized bootstrap over evaluation seeds, never narrower than the t interval; several runs, the t interval over the runs' Avgs. Max has no interval: no method bench/coverage measured covers (the percentile bootstrap covered 11% at 10 seeds).";
+  "gain_vs_none = mean over checkpoints x >= 3 of y(x) - y_none(x), the same model's no-experience (none) run on the same evaluation seeds (paired seed by seed); gain_vs_y0 = mean over x >= 3 of y(x) - y0. Both are signed (a loss reads as a loss; NABA clips at y0 and divides by it, so noise reads as gain). One run: p is the exact two-sided sign-flip test over evaluation seeds (as `s3gym compare`; it cannot go below 2 / 2^n with n seeds) and the interval is that test inverted (every shift it does not reject at 5%), so the interval excludes 0 exactly when p < 0.05; with 5 or fewer seeds the test cannot reject and no interval is printed. Two or more run seeds: p and the interval are the t test and t interval over the runs' own gains (df = runs - 1), which carry the run-to-run variance. Avg: one run, the hull of the equal-tailed and the symmetric studentized bootstrap over evaluation seeds, never narrower than the t interval; AUC+ and NABA: one run, the percentile bootstrap over evaluation seeds. Two or more run seeds, the model's expected statistic at this design (the mean over run seeds and evaluation seeds of one run's value; for AUC+, which is not linear in the scores, not the AUC+ of the model's mean curve): Avg has the t interval over the runs' Avgs (df = runs - 1), cut at the scores observed; AUC+ the hull of the t interval over the runs' AUC+ (cut at 0) and the two-stage percentile interval (runs drawn, then each drawn run's evaluation seeds); NABA the point alone: no method bench/coverage measured covers the model's expected NABA in every shape (a negative start's y0 can come near 0, and its expectation then barely exists). Max has no interval: no method bench/coverage measured covers (the percentile bootstrap covered 11% at 10 seeds).";
 
 /** Paper Table 4: Avg, Max, AUC+ (with intervals) and NABA per (model, game, pathway). */
 export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: CurveTableOptions = {}): Table<MainResultsRow> {
@@ -575,8 +603,8 @@ export function mainResultsTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts: 
         describeNullCheck(nullCheck(rows)),
         "Scores are in each game's own units; raw AUC+ is comparable only within one game. Failed checkpoints are left out (AUC+ joins their valid neighbours); a run whose checkpoint 0 failed has no AUC+ or NABA.",
         ...smallNNote(rows, [
-          { key: "avg", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "avg_runs" : "avg_hull") },
-          { key: "auc_plus", metric: "auc_plus" },
+          { key: "avg", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "avg_runs" : (r as MainResultsRow).avgFellBack === true ? "avg" : "avg_hull") },
+          { key: "auc_plus", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "auc_plus_runs" : "auc_plus") },
           { key: "naba", metric: "naba" },
           { key: "gain_vs_none", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "gain_runs" : "gain") },
           { key: "gain_vs_y0", metric: (r) => ((r as MainResultsRow).runs.length >= 2 ? "gain_runs" : "gain") },
@@ -710,7 +738,10 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
           const pair = singlePair(mem, his, ca);
           const n = Math.min(mem.n_seeds, his.n_seeds);
           let est = estimate(d, reps, level);
-          if (d !== null && pair !== null && methodOf(cfg, "curve") !== "percentile" && cfg.B > 0) {
+          // Two or more run seeds: the point alone, as NABA's (no method covers the model's expected NABA).
+          const severalRuns = mem.runs.length >= 2 || his.runs.length >= 2;
+          if (d !== null && severalRuns) est = pointOnly(d);
+          else if (d !== null && pair !== null && methodOf(cfg, "curve") !== "percentile" && cfg.B > 0) {
             const [sm, sh] = [curveStatistic(pair[0], "naba"), curveStatistic(pair[1], "naba")];
             const r = tableInterval(simpleDesign(pair[0].keys.length), (w) => sm(w) - sh(w), cfg.B, seedStream(cfg.seed, pair[0]), methodOf(cfg, "curve"), level, ANY_RANGE);
             est = { point: d, lo: r.interval.lo, hi: r.interval.hi };
@@ -724,7 +755,7 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
           const dn = withN(est, n);
           const sign = sgn(dn.point) !== 0 && sgn(g.estimate.point) !== 0 && sgn(dn.point) !== sgn(g.estimate.point) ? "disagree" : "";
           if (sign !== "") disagree++;
-          rows.push({
+          const modelRow: SummaryRow = {
             game,
             pathway: a,
             versus: b,
@@ -741,7 +772,8 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
             dnaba_wins: null,
             dnaba_losses: null,
             dnaba_ties: null,
-          });
+          };
+          rows.push(modelRow);
           if (!pairedRows(mem, his, ca)) unpaired.push(`${game} / ${model} (${a} vs ${b})`);
         }
         if (deltas.length === 0) continue;
@@ -834,7 +866,7 @@ export function pathwayDeltaTable(ca: CurveAnalysis, cfg: BootstrapConfig, opts:
         describeBootstrap(cfg, `evaluation seeds, one draw shared by the two runs of a contrast (paired: both were evaluated on the same seeds) and used at every checkpoint`, methods),
         // One estimand row per model row of the table: its pathway-a row's runs (each paired with the b run of the same run seed).
         estimandNote(estimandOf(ca.rows.filter((r) => keep(r.model) && r.pathway === pd.a && ca.rows.some((b) => b.model === r.model && b.game === r.game && b.pathway === pd.b)))),
-        `gain = mean over checkpoints x >= ${GAIN_FROM_X} of y_pathway(x) - y_versus(x), paired seed by seed (the gain_vs_none of main_results with the versus pathway as the control): signed, neither clipped nor divided, so it cannot point the wrong way; its interval is the gain columns' and gain_p the exact two-sided sign-flip test over seeds. dNABA = NABA(pathway) - NABA(versus), the paper's statistic: each NABA divides by its own y0, so a pathway that is better at every checkpoint can still show a lower dNABA; sign = disagree marks the ${disagree} row${disagree === 1 ? "" : "s"} where dNABA and the gain point opposite ways (read the gain there).`,
+        `gain = mean over checkpoints x >= ${GAIN_FROM_X} of y_pathway(x) - y_versus(x), paired seed by seed (the gain_vs_none of main_results with the versus pathway as the control): signed, neither clipped nor divided, so it cannot point the wrong way; its interval is the gain columns' and gain_p the exact two-sided sign-flip test over seeds. dNABA = NABA(pathway) - NABA(versus), the paper's statistic: each NABA divides by its own y0, so a pathway that is better at every checkpoint can still show a lower dNABA; sign = disagree marks the ${disagree} row${disagree === 1 ? "" : "s"} where dNABA and the gain point opposite ways (read the gain there). dNABA of a model with two or more run seeds (and any mean row over such models) is the point alone, as main_results' NABA: no method bench/coverage measured covers the model's expected NABA or dNABA in every shape.`,
         `Mean rows pool the models of one pool: learners (models that can learn from their experience)${rows.some((r) => r.pool !== "learners") ? ` and, apart, the built-ins that ignore it (${NON_LEARNERS.join(", ")}; pool 'null')` : ""}, as the coupling table does; the mean's gain is one paired statistic of the pool's models on the shared seed draw. wins / losses / undecided count the pool's models whose gain interval lies above 0 / below 0 / covers 0 (or has no interval): a row whose interval covers 0 is no win. dnaba_wins / dnaba_losses / dnaba_ties are the paper's counts (dNABA's sign; a tie is |dNABA| < 1e-9). Empty on model rows.`,
         ...across.map((line) => `Across games, ${line}`),
         ...smallNNote(rows, [
