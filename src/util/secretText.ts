@@ -37,12 +37,34 @@ function formsOf(value: string): string[] {
 
 /** Remembers a key value so that every later error, log line or printed text is scrubbed of it. */
 export function registerSecret(value: string | undefined | null): void {
-  if (typeof value === "string" && value.length >= MIN_SECRET_LENGTH && !registered.has(value)) registered.set(value, formsOf(value));
+  if (typeof value === "string" && value.length >= MIN_SECRET_LENGTH && !registered.has(value)) {
+    registered.set(value, formsOf(value));
+    redactedKeys.clear();
+  }
 }
 
 /** Test hook: forget the registered values. */
 export function clearSecrets(): void {
   registered.clear();
+  redactedKeys.clear();
+}
+
+/**
+ * Object keys as redactSecrets gives them under the registered values of now (emptied whenever
+ * those change): a log record's field names are the same few dozen on every line, and scanning
+ * each again was a third of redacting a record. Bounded: a record may carry keys from outside.
+ */
+const redactedKeys = new Map<string, string>();
+const REDACTED_KEYS_MAX = 4096;
+
+function redactKey(key: string): string {
+  let r = redactedKeys.get(key);
+  if (r === undefined) {
+    r = redactSecrets(key);
+    if (redactedKeys.size >= REDACTED_KEYS_MAX) redactedKeys.clear();
+    redactedKeys.set(key, r);
+  }
+  return r;
 }
 
 /** Provider key shapes (OpenAI, Groq, Anthropic, Hugging Face, Google, xAI, GitHub, NVIDIA, Replicate, OpenRouter). */
@@ -102,7 +124,7 @@ export function redactDeep<T>(value: T): T {
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]!;
       const v = src[k];
-      const rk = redactSecrets(k);
+      const rk = redactKey(k);
       const rv = redactDeep(v);
       if (out === null && (rk !== k || rv !== v)) {
         out = {};
