@@ -320,7 +320,6 @@ function actionRead(m: ChatMessage): string | null {
   return action;
 }
 
-
 /**
  * Bounded memo tables of the two pure reads below. A step prompt repeats every earlier turn of the
  * episode, so without them reading one episode's prompts is quadratic in its steps. Texts over

@@ -83,7 +83,10 @@ describe("redactDeep", () => {
 
   it("redacts keys as redactSecrets does, on random and key-shaped keys, seen once or many times", () => {
     const piece = fc.constantFrom("sk-", "sk_", "Bearer ", "://", "=", "a", "B", "0", "_", "-", "registeredvalue1", "AIza", "ghp_", "x".repeat(20));
-    const keyArb = fc.oneof(fc.string(), fc.array(piece, { maxLength: 6 }).map((p) => p.join("")));
+    const keyArb = fc.oneof(
+      fc.string(),
+      fc.array(piece, { maxLength: 6 }).map((p) => p.join("")),
+    );
     registerSecret("registeredvalue1");
     fc.assert(
       fc.property(fc.array(keyArb, { minLength: 1, maxLength: 6 }), (keys) => {
