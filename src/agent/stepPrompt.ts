@@ -251,13 +251,15 @@ function promptReads(messages: readonly ChatMessage[]): PromptReads {
     const max = Math.min(messages.length, prev.messages.length);
     while (k < max && messages[k] === prev.messages[k] && messages[k]!.content === prev.contents[k]) k++;
   }
+  // The usual step extends the previous prompt whole: its record grows in place instead of being copied.
+  if (prev !== undefined && k === prev.messages.length) return readOn(messages, k, prev);
   const nu = k > 0 ? prev!.users[k - 1]! : 0;
   const na = k > 0 ? prev!.assistants[k - 1]! : 0;
   const systemAt = prev !== undefined && prev.systemAt >= 0 && prev.systemAt < k ? prev.systemAt : -1;
   const unreadableAt = prev !== undefined && prev.unreadableAt >= 0 && prev.unreadableAt < k ? prev.unreadableAt : -1;
   const next: PromptPrefix = {
-    messages: messages.slice(),
-    contents: messages.map((m) => m.content),
+    messages: messages.slice(0, k),
+    contents: prev !== undefined ? prev.contents.slice(0, k) : [],
     users: prev !== undefined ? prev.users.slice(0, k) : [],
     assistants: prev !== undefined ? prev.assistants.slice(0, k) : [],
     unreadableAt,
@@ -270,27 +272,34 @@ function promptReads(messages: readonly ChatMessage[]): PromptReads {
       unreadable: unreadableAt >= 0,
     },
   };
-  const r = next.reads;
+  if (key !== undefined) promptPrefixes.set(key, next);
+  return readOn(messages, k, next);
+}
+
+/** `p` (the reads of `messages`' first `k` messages) read on to the end of `messages`. */
+function readOn(messages: readonly ChatMessage[], k: number, p: PromptPrefix): PromptReads {
+  const r = p.reads;
   for (let i = k; i < messages.length; i++) {
     const m = messages[i]!;
     if (m.role === "system" && r.system === null) {
       r.system = m;
-      next.systemAt = i;
+      p.systemAt = i;
     } else if (m.role === "user" && !r.unreadable) {
       const turn = userRead(m);
       if (turn === null) {
         r.unreadable = true;
-        next.unreadableAt = i;
+        p.unreadableAt = i;
       } else {
         r.observations.push(turn.observation);
         r.feedbacks.push(turn.feedback);
       }
     } else if (m.role === "assistant") r.actions.push(actionRead(m));
-    next.users.push(r.observations.length);
-    next.assistants.push(r.actions.length);
+    p.messages.push(m);
+    p.contents.push(m.content);
+    p.users.push(r.observations.length);
+    p.assistants.push(r.actions.length);
   }
-  if (key !== undefined) promptPrefixes.set(key, next);
-  // Read only (a later prompt copies what it continues from).
+  // Read only: a later prompt extends or copies what it continues from.
   return r;
 }
 

@@ -111,7 +111,9 @@ export class TokenCounter {
       while (i < max && messages[i] === prev.messages[i] && messages[i]!.content === prev.contents[i]) i++;
       if (i > 0) n = prev.sums[i - 1]!;
     }
-    const sums = prev === undefined ? [] : prev.sums.slice(0, i);
+    // The usual step extends the previous prompt whole: its record grows in place instead of being copied.
+    const grows = prev !== undefined && i === prev.messages.length;
+    const sums = prev === undefined ? [] : grows ? prev.sums : prev.sums.slice(0, i);
     for (let j = i; j < messages.length; j++) {
       const m = messages[j]!;
       const hit = this.byMessage.get(m);
@@ -124,7 +126,12 @@ export class TokenCounter {
       n += MESSAGE_OVERHEAD_TOKENS + tokens;
       sums.push(n);
     }
-    if (key !== undefined) this.prefixes.set(key, { messages: messages.slice(), contents: messages.map((m) => m.content), sums });
+    if (grows) {
+      for (let j = i; j < messages.length; j++) {
+        prev.messages.push(messages[j]!);
+        prev.contents.push(messages[j]!.content);
+      }
+    } else if (key !== undefined) this.prefixes.set(key, { messages: messages.slice(), contents: messages.map((m) => m.content), sums });
     return n;
   }
 }
