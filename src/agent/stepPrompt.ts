@@ -200,107 +200,19 @@ function between(text: string, open: string, close: string): string | null {
  * step prompt built by `buildStepMessages`. Returns null when the messages are not a step prompt.
  */
 export function messagesToPolicyContext(messages: readonly ChatMessage[]): PolicyContext | null {
-  const read = promptReads(messages);
-  const { system, observations, feedbacks, actions } = read;
-  const users = observations.length;
-  if (system === null || users === 0 || actions.length !== users - 1 || read.unreadable) return null;
-  const history = actions.map((action, i) => ({
+  const system = messages.find((m) => m.role === "system");
+  const users = messages.filter((m) => m.role === "user");
+  const assistants = messages.filter((m) => m.role === "assistant");
+  if (!system || users.length === 0 || assistants.length !== users.length - 1) return null;
+  const read = readTurns(users, assistants);
+  if (read === null) return null;
+  const { observations, feedbacks, actions } = read;
+  const history = assistants.map((_, i) => ({
     observation: observations[i]!,
-    action,
+    action: actions[i]!,
     feedback: feedbacks[i + 1] === "(none)" ? "" : feedbacks[i + 1]!,
   }));
   return { rules: system.content, observation: observations.at(-1)!, history };
-}
-
-/**
- * A prompt's reads, message by message: the first system message, each user turn's observation and
- * feedback (`unreadable` once one has no observation: no user turn after it is read), each
- * assistant turn's action.
- */
-interface PromptReads {
-  system: ChatMessage | null;
-  observations: string[];
-  feedbacks: string[];
-  actions: (string | null)[];
-  unreadable: boolean;
-}
-
-/**
- * The last prompt read after each first user message, and its reads after each of its messages: a
- * step's prompt is the previous step's plus its new turns (the same objects), so its reads continue
- * from the longest prefix of identical messages (each checked by object and content) instead of
- * looking every earlier turn up again, which made an episode's reads quadratic with a large constant.
- */
-interface PromptPrefix {
-  messages: ChatMessage[];
-  contents: string[];
-  /** After message i: the number of user and assistant turns read, whether one was unreadable, the system message's index (-1: none yet). */
-  users: number[];
-  assistants: number[];
-  unreadableAt: number;
-  systemAt: number;
-  reads: PromptReads;
-}
-const promptPrefixes = new WeakMap<ChatMessage, PromptPrefix>();
-
-function promptReads(messages: readonly ChatMessage[]): PromptReads {
-  const key = messages[1];
-  const prev = key === undefined ? undefined : promptPrefixes.get(key);
-  let k = 0;
-  if (prev !== undefined) {
-    const max = Math.min(messages.length, prev.messages.length);
-    while (k < max && messages[k] === prev.messages[k] && messages[k]!.content === prev.contents[k]) k++;
-  }
-  // The usual step extends the previous prompt whole: its record grows in place instead of being copied.
-  if (prev !== undefined && k === prev.messages.length) return readOn(messages, k, prev);
-  const nu = k > 0 ? prev!.users[k - 1]! : 0;
-  const na = k > 0 ? prev!.assistants[k - 1]! : 0;
-  const systemAt = prev !== undefined && prev.systemAt >= 0 && prev.systemAt < k ? prev.systemAt : -1;
-  const unreadableAt = prev !== undefined && prev.unreadableAt >= 0 && prev.unreadableAt < k ? prev.unreadableAt : -1;
-  const next: PromptPrefix = {
-    messages: messages.slice(0, k),
-    contents: prev !== undefined ? prev.contents.slice(0, k) : [],
-    users: prev !== undefined ? prev.users.slice(0, k) : [],
-    assistants: prev !== undefined ? prev.assistants.slice(0, k) : [],
-    unreadableAt,
-    systemAt,
-    reads: {
-      system: systemAt >= 0 ? messages[systemAt]! : null,
-      observations: prev !== undefined ? prev.reads.observations.slice(0, nu) : [],
-      feedbacks: prev !== undefined ? prev.reads.feedbacks.slice(0, nu) : [],
-      actions: prev !== undefined ? prev.reads.actions.slice(0, na) : [],
-      unreadable: unreadableAt >= 0,
-    },
-  };
-  if (key !== undefined) promptPrefixes.set(key, next);
-  return readOn(messages, k, next);
-}
-
-/** `p` (the reads of `messages`' first `k` messages) read on to the end of `messages`. */
-function readOn(messages: readonly ChatMessage[], k: number, p: PromptPrefix): PromptReads {
-  const r = p.reads;
-  for (let i = k; i < messages.length; i++) {
-    const m = messages[i]!;
-    if (m.role === "system" && r.system === null) {
-      r.system = m;
-      p.systemAt = i;
-    } else if (m.role === "user" && !r.unreadable) {
-      const turn = userRead(m);
-      if (turn === null) {
-        r.unreadable = true;
-        p.unreadableAt = i;
-      } else {
-        r.observations.push(turn.observation);
-        r.feedbacks.push(turn.feedback);
-      }
-    } else if (m.role === "assistant") r.actions.push(actionRead(m));
-    p.messages.push(m);
-    p.contents.push(m.content);
-    p.users.push(r.observations.length);
-    p.assistants.push(r.actions.length);
-  }
-  // Read only: a later prompt extends or copies what it continues from.
-  return r;
 }
 
 /**
@@ -310,6 +222,11 @@ function readOn(messages: readonly ChatMessage[], k: number, p: PromptPrefix): P
  * from elsewhere (a request to `s3gym serve`, a test) are new objects: they are read through the memo
  * tables by their text.
  */
+interface TurnReads {
+  observations: string[];
+  feedbacks: string[];
+  actions: (string | null)[];
+}
 const userReads = new WeakMap<ChatMessage, { content: string; read: { observation: string; feedback: string } | null }>();
 const actionReads = new WeakMap<ChatMessage, { content: string; action: string | null }>();
 
@@ -327,6 +244,18 @@ function actionRead(m: ChatMessage): string | null {
   const action = replyAction(m.content);
   actionReads.set(m, { content: m.content, action });
   return action;
+}
+
+function readTurns(users: readonly ChatMessage[], assistants: readonly ChatMessage[]): TurnReads | null {
+  const observations: string[] = [];
+  const feedbacks: string[] = [];
+  for (const m of users) {
+    const turn = userRead(m);
+    if (turn === null) return null;
+    observations.push(turn.observation);
+    feedbacks.push(turn.feedback);
+  }
+  return { observations, feedbacks, actions: assistants.map(actionRead) };
 }
 
 /**

@@ -160,9 +160,11 @@ export function readRunFile<S extends z.ZodTypeAny>(path: string, schema: S, opt
       onTorn: () => (torn = true),
       ...(damaged ? { onDamaged: (t: TornLine & { text: string }) => damaged({ line: t.line, raw: t.text, detail: t.detail }) } : {}),
     });
+    // The value kept is the line as parsed either way: zod is asked only where the compiled check is not sure.
+    const check = fastCheckOf(schema);
     for (const { json, line, text } of read) {
-      const parsed = schema.safeParse(json);
-      if (!parsed.success) {
+      const parsed = check !== null && check(json) ? null : schema.safeParse(json);
+      if (parsed !== null && !parsed.success) {
         const { field, detail } = firstIssue(parsed.error);
         if (!damaged) throw new LogFormatError(path, line, field, detail);
         damaged({ line, raw: text, detail: `field '${field}': ${detail}` });

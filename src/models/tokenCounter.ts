@@ -91,31 +91,10 @@ export class TokenCounter {
    */
   private readonly byMessage = new WeakMap<ChatMessage, { content: string; tokens: number }>();
 
-  /**
-   * The last prompt counted after each first user message, with the running count after each of
-   * its messages: a step's prompt is the previous step's plus its new turns (the same objects), so
-   * its count continues from the longest prefix of identical messages (each checked by object and
-   * content) instead of looking every earlier message up again, which made counting an episode's
-   * prompts quadratic in its steps with a large constant.
-   */
-  private readonly prefixes = new WeakMap<ChatMessage, { messages: ChatMessage[]; contents: string[]; sums: number[] }>();
-
   /** Same formula as models/tokens.ts countMessageTokens, with per-message memoisation. */
   messages(messages: readonly ChatMessage[]): number {
-    const key = messages[1];
-    const prev = key === undefined ? undefined : this.prefixes.get(key);
     let n = 3;
-    let i = 0;
-    if (prev !== undefined) {
-      const max = Math.min(messages.length, prev.messages.length);
-      while (i < max && messages[i] === prev.messages[i] && messages[i]!.content === prev.contents[i]) i++;
-      if (i > 0) n = prev.sums[i - 1]!;
-    }
-    // The usual step extends the previous prompt whole: its record grows in place instead of being copied.
-    const grows = prev !== undefined && i === prev.messages.length;
-    const sums = prev === undefined ? [] : grows ? prev.sums : prev.sums.slice(0, i);
-    for (let j = i; j < messages.length; j++) {
-      const m = messages[j]!;
+    for (const m of messages) {
       const hit = this.byMessage.get(m);
       let tokens: number;
       if (hit !== undefined && hit.content === m.content) tokens = hit.tokens;
@@ -124,14 +103,7 @@ export class TokenCounter {
         this.byMessage.set(m, { content: m.content, tokens });
       }
       n += MESSAGE_OVERHEAD_TOKENS + tokens;
-      sums.push(n);
     }
-    if (grows) {
-      for (let j = i; j < messages.length; j++) {
-        prev.messages.push(messages[j]!);
-        prev.contents.push(messages[j]!.content);
-      }
-    } else if (key !== undefined) this.prefixes.set(key, { messages: messages.slice(), contents: messages.map((m) => m.content), sums });
     return n;
   }
 }

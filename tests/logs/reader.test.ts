@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LogFormatError, discoverRuns, readJsonl, readRunDir, readRunRecords, type ReadWarning } from "../../src/logs/reader.js";
+import { LogFormatError, discoverRuns, readJsonl, readRunDir, readRunFile, readRunRecords, type DamagedLine, type ReadWarning } from "../../src/logs/reader.js";
 import { StepRecord } from "../../src/logs/schema.js";
 import { checkpoint, episode, step, tempDir, writeRun } from "../analysis/helpers.js";
 
@@ -132,6 +132,37 @@ describe("readJsonl asWritten (the analysis loader's way: records as parsed, no 
     }
     expect(Object.keys(raw.out[0]!.value)[0]).toBe("extra");
     expect(Object.keys(zod.out[0]!.value)[0]).toBe("run_id");
+  });
+});
+
+describe("readRunFile (resume, replay, the end-of-run summaries)", () => {
+  it("keeps valid lines as written and names every off-schema line's field, as zod says it", () => {
+    const good = step({ run_id: "run-1", model: "builtin:m", game: "snake", pathway: "history" }, { episode: 1, step: 0, s: 1, r: 0 });
+    const text = JSON.stringify(Object.fromEntries(Object.entries({ ...good, extra: 1 }).reverse()));
+    const bads = [{ reward: "high" }, { phase: "train" }, { step: -1 }, { run_id: "" }, { valid: undefined }];
+    const file = writeLines([text, ...bads.map((b) => JSON.stringify({ ...good, ...b })), text]);
+    const damaged: DamagedLine[] = [];
+    const { lines, torn } = readRunFile(file, StepRecord, { damaged: (d) => damaged.push(d) });
+    expect(torn).toBe(false);
+    expect(lines.map((l) => [l.line, l.raw])).toEqual([
+      [1, text],
+      [7, text],
+    ]);
+    expect(lines[0]!.value).toEqual(JSON.parse(text));
+    expect(damaged.map((d) => d.line)).toEqual([2, 3, 4, 5, 6]);
+    expect(damaged.map((d) => d.detail.split("'")[1])).toEqual(["reward", "phase", "step", "run_id", "valid"]);
+    for (const [i, d] of damaged.entries()) {
+      const issue = StepRecord.safeParse(JSON.parse(d.raw)).error!.issues[0]!;
+      expect(d.detail, JSON.stringify(bads[i])).toContain(issue.message);
+    }
+    const err = (() => {
+      try {
+        readRunFile(file, StepRecord);
+      } catch (e) {
+        return e;
+      }
+    })() as LogFormatError;
+    expect([err.line, err.field]).toEqual([2, "reward"]);
   });
 });
 

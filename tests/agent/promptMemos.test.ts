@@ -1,9 +1,9 @@
 /**
- * The prefix memos of a prompt's reads (stepPrompt.ts messagesToPolicyContext) and of its token count
- * (tokenCounter.ts messages): a prompt that shares message objects with an earlier one (the same
- * first user turn) continues from their longest identical prefix. Whatever the sharing (a turn
- * appended, turns dropped, a message replaced, a message's content changed in place, roles out of
- * order), the answer must be the one for fresh copies of the same messages, which share nothing.
+ * The memos of a prompt's reads (stepPrompt.ts messagesToPolicyContext) and of its token count
+ * (tokenCounter.ts messages) keep one answer per message object, checked against its content: a
+ * prompt that shares message objects with earlier ones (the runner's, step after step) must be read
+ * and counted as fresh copies of the same messages, which share nothing, whatever the sharing (a turn
+ * appended, turns dropped, a message replaced, a message's content changed in place, roles out of order).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -30,7 +30,7 @@ const editArb = fc.oneof(
   fc.record({ kind: fc.constant("mutate" as const), at: fc.nat(12), content: fc.constantFrom("Answer: RIGHT\nScore: 0", "<observation>\nm\n</observation>") }),
 );
 
-describe("prompt prefix memos", () => {
+describe("prompt memos by message object", () => {
   it("read and count a prompt as they read and count fresh copies of it, step after step and after edits", () => {
     fc.assert(
       fc.property(fc.array(turnArb, { minLength: 1, maxLength: 6 }), fc.array(editArb, { maxLength: 4 }), fc.constantFrom("", "EXP"), (turnList, edits, experience) => {
