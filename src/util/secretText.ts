@@ -99,6 +99,12 @@ export function redactSecrets(text: string, extra: readonly (string | null | und
     .replace(KEY_PARAM, "$1[redacted]");
 }
 
+/** `out[key] = value` as an own field, even for the key `__proto__` (a plain assignment would set the prototype and lose the field). */
+function put(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
 /**
  * `value` with every string in it redacted (object keys included), for records about to be written:
  * the log writers call it on every line and manifest, so no writer can forget. Returns `value`
@@ -128,9 +134,9 @@ export function redactDeep<T>(value: T): T {
       const rv = redactDeep(v);
       if (out === null && (rk !== k || rv !== v)) {
         out = {};
-        for (let j = 0; j < i; j++) out[keys[j]!] = src[keys[j]!];
+        for (let j = 0; j < i; j++) put(out, keys[j]!, src[keys[j]!]);
       }
-      if (out !== null) out[rk] = rv;
+      if (out !== null) put(out, rk, rv);
     }
     return (out ?? value) as T;
   }

@@ -72,6 +72,12 @@ describe("redactDeep", () => {
     expect(redactDeep({ "sk-abcdef123": 1, b: 2 })).toEqual({ "[redacted key]": 1, b: 2 });
   });
 
+  it("keeps a field named __proto__ when it copies a record (JSON can carry one)", () => {
+    const rec = JSON.parse('{"__proto__": "kept", "secret": "Bearer tok123"}') as Record<string, unknown>;
+    const out = redactDeep(rec);
+    expect(JSON.stringify(out)).toBe('{"__proto__":"kept","secret":"Bearer [redacted]"}');
+  });
+
   it("redacts a key registered after the same key was written clean (the keys' memo follows the registered values)", () => {
     const rec = { plainkey12345: 1, other: 2 };
     expect(redactDeep(rec)).toBe(rec);
