@@ -37,12 +37,34 @@ function formsOf(value: string): string[] {
 
 /** Remembers a key value so that every later error, log line or printed text is scrubbed of it. */
 export function registerSecret(value: string | undefined | null): void {
-  if (typeof value === "string" && value.length >= MIN_SECRET_LENGTH && !registered.has(value)) registered.set(value, formsOf(value));
+  if (typeof value === "string" && value.length >= MIN_SECRET_LENGTH && !registered.has(value)) {
+    registered.set(value, formsOf(value));
+    redactedKeys.clear();
+  }
 }
 
 /** Test hook: forget the registered values. */
 export function clearSecrets(): void {
   registered.clear();
+  redactedKeys.clear();
+}
+
+/**
+ * Object keys as redactSecrets gives them under the registered values of now (emptied whenever
+ * those change): a log record's field names are the same few dozen on every line, and scanning
+ * each again was a third of redacting a record. Bounded: a record may carry keys from outside.
+ */
+const redactedKeys = new Map<string, string>();
+const REDACTED_KEYS_MAX = 4096;
+
+function redactKey(key: string): string {
+  let r = redactedKeys.get(key);
+  if (r === undefined) {
+    r = redactSecrets(key);
+    if (redactedKeys.size >= REDACTED_KEYS_MAX) redactedKeys.clear();
+    redactedKeys.set(key, r);
+  }
+  return r;
 }
 
 /** Provider key shapes (OpenAI, Groq, Anthropic, Hugging Face, Google, xAI, GitHub, NVIDIA, Replicate, OpenRouter). */
@@ -77,6 +99,12 @@ export function redactSecrets(text: string, extra: readonly (string | null | und
     .replace(KEY_PARAM, "$1[redacted]");
 }
 
+/** `out[key] = value` as an own field, even for the key `__proto__` (a plain assignment would set the prototype and lose the field). */
+function put(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
 /**
  * `value` with every string in it redacted (object keys included), for records about to be written:
  * the log writers call it on every line and manifest, so no writer can forget. Returns `value`
@@ -102,13 +130,13 @@ export function redactDeep<T>(value: T): T {
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]!;
       const v = src[k];
-      const rk = redactSecrets(k);
+      const rk = redactKey(k);
       const rv = redactDeep(v);
       if (out === null && (rk !== k || rv !== v)) {
         out = {};
-        for (let j = 0; j < i; j++) out[keys[j]!] = src[keys[j]!];
+        for (let j = 0; j < i; j++) put(out, keys[j]!, src[keys[j]!]);
       }
-      if (out !== null) out[rk] = rv;
+      if (out !== null) put(out, rk, rv);
     }
     return (out ?? value) as T;
   }

@@ -111,12 +111,33 @@ function compile(schema: z.ZodTypeAny): Check {
       if ((def.checks ?? []).length > 0) throw new Unsupported();
       // No catchall (extra keys stripped) or passthrough (z.unknown()): extra keys never fail; strict does.
       if (def.catchall !== undefined && !["unknown", "any"].includes(defOf(def.catchall).type)) throw new Unsupported();
-      const fields = Object.entries(def.shape ?? {}).map(([k, s]) => [k, compile(s)] as const);
+      // The object's keys are walked (for-in reads each value through the key cache of the object's
+      // shape) and each field's check found by its key: a lookup per schema field is megamorphic (a
+      // different key at one site) and was most of a log line's validation. A field whose check
+      // refuses undefined must be there: when fewer of them were seen, the answer is "not sure".
+      // Only plain objects, and no field named like a property of Object.prototype, so a field the
+      // walk does not see is undefined for zod too.
+      const required = new Map<string, Check>();
+      const optional = new Map<string, Check>();
+      for (const [k, s] of Object.entries(def.shape ?? {})) {
+        if (k in Object.prototype) throw new Unsupported();
+        const c = compile(s);
+        (c(undefined) ? optional : required).set(k, c);
+      }
+      const nRequired = required.size;
       return (v) => {
-        if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+        if (typeof v !== "object" || v === null) return false;
+        const proto = Object.getPrototypeOf(v);
+        if (proto !== Object.prototype && proto !== null) return false;
         const o = v as Record<string, unknown>;
-        for (const [k, c] of fields) if (!c(o[k])) return false;
-        return true;
+        let seen = 0;
+        for (const k in o) {
+          let c = required.get(k);
+          if (c !== undefined) seen++;
+          else if ((c = optional.get(k)) === undefined) continue;
+          if (!c(o[k])) return false;
+        }
+        return seen === nRequired;
       };
     }
     default:

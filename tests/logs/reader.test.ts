@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LogFormatError, discoverRuns, readJsonl, readRunDir, readRunRecords, type ReadWarning } from "../../src/logs/reader.js";
+import { LogFormatError, discoverRuns, readJsonl, readRunDir, readRunFile, readRunRecords, type DamagedLine, type ReadWarning } from "../../src/logs/reader.js";
 import { StepRecord } from "../../src/logs/schema.js";
 import { checkpoint, episode, step, tempDir, writeRun } from "../analysis/helpers.js";
 
@@ -89,6 +89,80 @@ describe("readJsonl", () => {
     const recs = await collect(writeLines([good, '{"run_id":', "", ""]), warnings);
     expect(recs).toHaveLength(1);
     expect(warnings).toHaveLength(1);
+  });
+});
+
+describe("readJsonl asWritten (the analysis loader's way: records as parsed, no zod copy)", () => {
+  const both = async (file: string) => {
+    const read = async (asWritten: boolean) => {
+      const out: { value: Record<string, unknown>; line: number }[] = [];
+      const warnings: ReadWarning[] = [];
+      try {
+        for await (const r of readJsonl(file, StepRecord, { asWritten, onWarning: (w) => warnings.push(w) })) out.push(r);
+        return { out, warnings, error: null };
+      } catch (e) {
+        return { out, warnings, error: e as LogFormatError };
+      }
+    };
+    return { zod: await read(false), raw: await read(true) };
+  };
+
+  it("yields the same fields, and names the same line and field of every bad line", async () => {
+    // Strings of at least two characters: the compiled check leaves a one-character text to zod (code points).
+    const good = step({ run_id: "run-1", model: "builtin:m", game: "snake", pathway: "history" }, { episode: 1, step: 0, s: 1, r: 0 });
+    const reordered = JSON.stringify(Object.fromEntries(Object.entries({ ...good, extra: { b: 1, a: 2 } }).reverse()));
+    for (const bad of [{ reward: "high" }, { valid: undefined }, { phase: "train" }, { step: -1 }, { episode: 1.5 }, { run_id: "" }]) {
+      const file = writeLines([reordered, JSON.stringify({ ...good, ...bad }), reordered]);
+      const { zod, raw } = await both(file);
+      expect(raw.error, JSON.stringify(bad)).toBeInstanceOf(LogFormatError);
+      expect([raw.error?.line, raw.error?.field, raw.error?.message]).toEqual([zod.error?.line, zod.error?.field, zod.error?.message]);
+      expect(raw.out.length).toBe(1);
+    }
+    const torn = writeLines([reordered, "", reordered, reordered.slice(0, 40)], false);
+    const { zod, raw } = await both(torn);
+    expect(raw.error).toBeNull();
+    expect(raw.warnings).toEqual(zod.warnings);
+    expect(raw.warnings).toHaveLength(1);
+    expect(raw.out.map((r) => r.line)).toEqual([1, 3]);
+    // The same fields and values; only the key order (as written here, schema order from zod) differs.
+    for (const [i, r] of raw.out.entries()) {
+      const z = zod.out[i]!;
+      expect(Object.keys(r.value).sort()).toEqual(Object.keys(z.value).sort());
+      for (const k of Object.keys(z.value)) expect(r.value[k], k).toEqual(z.value[k]);
+    }
+    expect(Object.keys(raw.out[0]!.value)[0]).toBe("extra");
+    expect(Object.keys(zod.out[0]!.value)[0]).toBe("run_id");
+  });
+});
+
+describe("readRunFile (resume, replay, the end-of-run summaries)", () => {
+  it("keeps valid lines as written and names every off-schema line's field, as zod says it", () => {
+    const good = step({ run_id: "run-1", model: "builtin:m", game: "snake", pathway: "history" }, { episode: 1, step: 0, s: 1, r: 0 });
+    const text = JSON.stringify(Object.fromEntries(Object.entries({ ...good, extra: 1 }).reverse()));
+    const bads = [{ reward: "high" }, { phase: "train" }, { step: -1 }, { run_id: "" }, { valid: undefined }];
+    const file = writeLines([text, ...bads.map((b) => JSON.stringify({ ...good, ...b })), text]);
+    const damaged: DamagedLine[] = [];
+    const { lines, torn } = readRunFile(file, StepRecord, { damaged: (d) => damaged.push(d) });
+    expect(torn).toBe(false);
+    expect(lines.map((l) => [l.line, l.raw])).toEqual([
+      [1, text],
+      [7, text],
+    ]);
+    expect(lines[0]!.value).toEqual(JSON.parse(text));
+    expect(damaged.map((d) => d.line)).toEqual([2, 3, 4, 5, 6]);
+    expect(damaged.map((d) => d.detail.split("'")[1])).toEqual(["reward", "phase", "step", "run_id", "valid"]);
+    for (const [i, d] of damaged.entries()) {
+      const issue = StepRecord.safeParse(JSON.parse(d.raw)).error!.issues[0]!;
+      expect(d.detail, JSON.stringify(bads[i])).toContain(issue.message);
+    }
+    const err = (() => {
+      try {
+        readRunFile(file, StepRecord);
+      } catch (e) {
+        return e;
+      }
+    })() as LogFormatError;
+    expect([err.line, err.field]).toEqual([2, "reward"]);
   });
 });
 

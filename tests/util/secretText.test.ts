@@ -71,4 +71,37 @@ describe("redactDeep", () => {
   it("redacts object keys", () => {
     expect(redactDeep({ "sk-abcdef123": 1, b: 2 })).toEqual({ "[redacted key]": 1, b: 2 });
   });
+
+  it("keeps a field named __proto__ when it copies a record (JSON can carry one)", () => {
+    const rec = JSON.parse('{"__proto__": "kept", "secret": "Bearer tok123"}') as Record<string, unknown>;
+    const out = redactDeep(rec);
+    expect(JSON.stringify(out)).toBe('{"__proto__":"kept","secret":"Bearer [redacted]"}');
+  });
+
+  it("redacts a key registered after the same key was written clean (the keys' memo follows the registered values)", () => {
+    const rec = { plainkey12345: 1, other: 2 };
+    expect(redactDeep(rec)).toBe(rec);
+    registerSecret("plainkey12345");
+    expect(redactDeep(rec)).toEqual({ "[redacted]": 1, other: 2 });
+    clearSecrets();
+    expect(redactDeep(rec)).toBe(rec);
+  });
+
+  it("redacts keys as redactSecrets does, on random and key-shaped keys, seen once or many times", () => {
+    const piece = fc.constantFrom("sk-", "sk_", "Bearer ", "://", "=", "a", "B", "0", "_", "-", "registeredvalue1", "AIza", "ghp_", "x".repeat(20));
+    const keyArb = fc.oneof(
+      fc.string(),
+      fc.array(piece, { maxLength: 6 }).map((p) => p.join("")),
+    );
+    registerSecret("registeredvalue1");
+    fc.assert(
+      fc.property(fc.array(keyArb, { minLength: 1, maxLength: 6 }), (keys) => {
+        for (let round = 0; round < 2; round++) {
+          const out = redactDeep(Object.fromEntries(keys.map((k, i) => [k, i])));
+          expect(out).toEqual(Object.fromEntries(keys.map((k, i) => [redactSecrets(k), i])));
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
 });

@@ -97,6 +97,53 @@ describe("fastCheckOf", () => {
     }
   });
 
+  it("walks an object's own keys: key order does not matter, a missing required field or a non-plain object says maybe", () => {
+    const s = fastCheckOf(StepRecord)!;
+    const reversed = Object.fromEntries(Object.entries(step).reverse());
+    expect(s(reversed)).toBe(true);
+    expect(StepRecord.safeParse(reversed).success).toBe(true);
+    // Optional fields may be absent; every required one must be there.
+    const { history_keep: _h, ...noOptional } = step;
+    expect(s(noOptional)).toBe(true);
+    for (const k of ["run_id", "checkpoint", "reward", "done"]) {
+      const v: Record<string, unknown> = { ...step };
+      delete v[k];
+      expect(s(v), k).toBe(false);
+      expect(StepRecord.safeParse(v).success, k).toBe(false);
+    }
+    // An inherited field is not walked as the record's own: zod reads it, so the check gives up.
+    expect(s(Object.assign(Object.create({ reward: 1 }), { ...step }))).toBe(false);
+    class Rec {
+      constructor(o: object) {
+        Object.assign(this, o);
+      }
+    }
+    expect(s(new Rec(step))).toBe(false);
+    expect(s(Object.assign(Object.create(null), step))).toBe(true);
+    // A field named like an Object.prototype property could be read through the prototype: not compiled.
+    expect(fastCheckOf(z.object({ constructor: z.string() }).passthrough())).toBeNull();
+    expect(fastCheckOf(z.object({ toString: z.string().optional() }))).toBeNull();
+  });
+
+  it("is never looser than zod with fields removed, for every run file's schema", () => {
+    const base: Record<string, Record<string, unknown>> = { steps: step, calls: call };
+    for (const [name, { schema }] of Object.entries(RUN_FILES)) {
+      const check = fastCheckOf(schema);
+      if (check === null) continue;
+      const keys = Object.keys((schema as unknown as { shape: Record<string, unknown> }).shape);
+      const seed = base[name] ?? {};
+      fc.assert(
+        fc.property(fc.subarray(keys), fc.array(fc.tuple(fc.constantFrom(...keys), fc.constantFrom(...BAD)), { maxLength: 2 }), (gone, edits) => {
+          const v: Record<string, unknown> = { ...seed };
+          for (const [k, x] of edits) v[k] = x;
+          for (const k of gone) delete v[k];
+          if (check(v)) expect(schema.safeParse(v).success, `${name}: -${JSON.stringify(gone)} ${JSON.stringify(edits)}`).toBe(true);
+        }),
+        { numRuns: 1500 },
+      );
+    }
+  });
+
   it("gives up (null) on what it does not know, and says maybe (false) under a length floor zod counts in code points", () => {
     expect(fastCheckOf(z.object({ a: z.string().email() }))).toBeNull();
     expect(fastCheckOf(z.object({ a: z.number() }).refine((o) => o.a > 0))).toBeNull();

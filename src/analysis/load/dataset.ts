@@ -574,7 +574,9 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
           }
         },
       },
-      { onWarning },
+      // The loader reads fields by name, so zod's copy of each record is not needed; a caller's own
+      // hooks (also) get zod's copy, as they always did.
+      { onWarning, asWritten: also.checkpoint === undefined && also.episode === undefined && also.step === undefined },
     ).then(
       () => true,
       (e: unknown) => {

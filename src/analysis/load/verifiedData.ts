@@ -71,30 +71,35 @@ export async function loadVerifiedInputs(dataDirs: string | readonly string[]): 
     let last: { after_episode: number; facts: VerifiedFactRecord[] } | null = null;
     let checkpoint0: number[] = [];
     const parts = { explore_steps: zero(), consolidation: zero(), eval_steps: zero() };
-    await readRunDir(loc.runDir, {
-      checkpoint: (r) => {
-        identity ??= r;
-        if (r.checkpoint === 0 && r.status === "ok") checkpoint0 = r.scores;
+    await readRunDir(
+      loc.runDir,
+      {
+        checkpoint: (r) => {
+          identity ??= r;
+          if (r.checkpoint === 0 && r.status === "ok") checkpoint0 = r.scores;
+        },
+        episode: (r) => {
+          identity ??= r;
+          if (r.phase === "explore" && r.status === "ok") explore.set(r.episode, { episode: r.episode, config: r.config, score: r.score });
+        },
+        memory: (r) => {
+          if (r.facts !== undefined && (last === null || r.after_episode >= last.after_episode)) last = { after_episode: r.after_episode, facts: r.facts };
+        },
+        verdict: (r) => {
+          verdicts.set(r.episode, { episode: r.episode, outcome: r.outcome, parsed: r.parsed, facts: r.facts.length });
+        },
+        call: (c) => {
+          const part = usagePart(c);
+          if (part === null) return;
+          const u = parts[part];
+          u.calls++;
+          u.tokens_in += c.tokens_in;
+          u.tokens_out += c.tokens_out;
+        },
       },
-      episode: (r) => {
-        identity ??= r;
-        if (r.phase === "explore" && r.status === "ok") explore.set(r.episode, { episode: r.episode, config: r.config, score: r.score });
-      },
-      memory: (r) => {
-        if (r.facts !== undefined && (last === null || r.after_episode >= last.after_episode)) last = { after_episode: r.after_episode, facts: r.facts };
-      },
-      verdict: (r) => {
-        verdicts.set(r.episode, { episode: r.episode, outcome: r.outcome, parsed: r.parsed, facts: r.facts.length });
-      },
-      call: (c) => {
-        const part = usagePart(c);
-        if (part === null) return;
-        const u = parts[part];
-        u.calls++;
-        u.tokens_in += c.tokens_in;
-        u.tokens_out += c.tokens_out;
-      },
-    });
+      // Fields are read by name: the records as parsed, without zod's copy (reader.ts, asWritten).
+      { asWritten: true },
+    );
     const id = identity as { run_id: string; model: string; game: string; pathway: string } | null;
     if (id === null || id.pathway === TRAINING_PATHWAY) continue;
     const prev = usage.get(id.run_id);

@@ -1,0 +1,70 @@
+/**
+ * The memos of a prompt's reads (stepPrompt.ts messagesToPolicyContext) and of its token count
+ * (tokenCounter.ts messages) keep one answer per message object, checked against its content: a
+ * prompt that shares message objects with earlier ones (the runner's, step after step) must be read
+ * and counted as fresh copies of the same messages, which share nothing, whatever the sharing (a turn
+ * appended, turns dropped, a message replaced, a message's content changed in place, roles out of order).
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { buildStepMessages, messagesToPolicyContext, type EarlierTurn } from "../../src/agent/stepPrompt.js";
+import { TokenCounter } from "../../src/models/tokenCounter.js";
+import { countMessageTokens } from "../../src/models/tokens.js";
+import type { ChatMessage } from "../../src/models/types.js";
+
+const fresh = (ms: readonly ChatMessage[]): ChatMessage[] => ms.map((m) => ({ role: m.role, content: m.content }));
+
+const turnArb = fc.record({
+  observation: fc.constantFrom("Step 1\nboard A", "Step 2\nboard B", "", "<observation>\nx\n</observation>"),
+  response: fc.constantFrom("Answer: UP\nScore: 1", "", "no answer", "Answer: LEFT\nScore: 0"),
+  feedback: fc.constantFrom("ok", "", "(none)", "invalid"),
+  reward: fc.constantFrom(0, 1),
+  scoreAfter: fc.constantFrom(0, 1, 2),
+});
+
+/** Edits that keep some message objects and change others. */
+const editArb = fc.oneof(
+  fc.record({ kind: fc.constant("drop" as const), at: fc.nat(12) }),
+  fc.record({ kind: fc.constant("replace" as const), at: fc.nat(12), content: fc.constantFrom("Answer: DOWN\nScore: 1", "<observation>\nnew\n</observation>", "plain") }),
+  fc.record({ kind: fc.constant("role" as const), at: fc.nat(12), role: fc.constantFrom("system" as const, "user" as const, "assistant" as const) }),
+  fc.record({ kind: fc.constant("mutate" as const), at: fc.nat(12), content: fc.constantFrom("Answer: RIGHT\nScore: 0", "<observation>\nm\n</observation>") }),
+);
+
+describe("prompt memos by message object", () => {
+  it("read and count a prompt as they read and count fresh copies of it, step after step and after edits", () => {
+    fc.assert(
+      fc.property(fc.array(turnArb, { minLength: 1, maxLength: 6 }), fc.array(editArb, { maxLength: 4 }), fc.constantFrom("", "EXP"), (turnList, edits, experience) => {
+        const counter = new TokenCounter("o200k");
+        const turns: EarlierTurn[] = [];
+        let last: ChatMessage[] = [];
+        const check = (p: ChatMessage[]) => {
+          expect(messagesToPolicyContext(p)).toEqual(messagesToPolicyContext(fresh(p)));
+          expect(counter.messages(p)).toBe(countMessageTokens(p, "o200k"));
+        };
+        for (const t of turnList) {
+          last = buildStepMessages({ rules: "RULES", experience, turns, observation: t.observation, rewardVisibility: "hidden" });
+          check(last);
+          turns.push(t);
+        }
+        // Edited prompts keep the first user message object (the memo's key) and most others.
+        for (const e of edits) {
+          let ms: ChatMessage[] = last.slice();
+          const at = Math.min(e.at, ms.length - 1);
+          if (e.kind === "drop" && at > 1) ms.splice(at, 1);
+          if (e.kind === "replace" && at > 1) ms[at] = { role: ms[at]!.role, content: e.content };
+          if (e.kind === "role" && at > 1) ms[at] = { role: e.role, content: ms[at]!.content };
+          if (e.kind === "mutate" && at > 1) {
+            // A mutable message changed in place after it was read (frozen ones cannot be).
+            const m = { role: ms[at]!.role, content: ms[at]!.content };
+            ms[at] = m;
+            check(ms);
+            ms = ms.slice();
+            m.content = e.content;
+          }
+          check(ms);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
