@@ -33,7 +33,7 @@ import type { CapLimits } from "../../runner/monitor/spendCap.js";
 import type { EstimateRow } from "../../runner/monitor/estimate.js";
 import { runDir, shardDirName } from "../../logs/runDir.js";
 import { commaList, optionFlags, optionRows, readOption, readOptions, usageLines } from "../../util/options.js";
-import { exitCodeOf, folderFlag, HelpRequested, labelFlag, oneOf, parseFlagsAndPositionals, UsageError, withoutFlags, type FlagValues } from "../shared/args.js";
+import { folderFlag, labelFlag, oneOf, parseFlagsAndPositionals, UsageError, withoutFlags, type FlagValues } from "../shared/args.js";
 import { isStudyPath, loadStudy, recordStudy, SMOKE_PROTOCOL, studyFileIn, studyRecord, type Study, type StudyRecord } from "../study/loadStudy.js";
 import { formatInterrupt } from "./runInterrupt.js";
 import { commandRecord, episodeProgress } from "../../runner/monitor/runProgress.js";
@@ -465,79 +465,64 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
   let checkpointModels: ResolvedModel[] = [];
   /** `--verifier-model` when it is not one of --models (preflighted with them). */
   let roleModels: ResolvedModel[] = [];
-  try {
-    p = parse(argv, env, seed);
-    ctx = createModelContext({ ...p.ctx, cacheDir: p.cache ? join(p.dataDir, "cache") : null, ...deps.modelContext });
-    // Every model name, alias, base URL and key presence is checked before any call.
-    resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx, { keys: !p.estimate }) : [];
-    for (const m of p.models) {
-      const notice = modelSpecNotice(m);
-      if (notice) stderr.write(`s3gym run: note: ${m}: ${notice}\n`);
+  p = parse(argv, env, seed);
+  ctx = createModelContext({ ...p.ctx, cacheDir: p.cache ? join(p.dataDir, "cache") : null, ...deps.modelContext });
+  // Every model name, alias, base URL and key presence is checked before any call.
+  resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx, { keys: !p.estimate }) : [];
+  for (const m of p.models) {
+    const notice = modelSpecNotice(m);
+    if (notice) stderr.write(`s3gym run: note: ${m}: ${notice}\n`);
+  }
+  if (p.verified?.verifierModel) {
+    try {
+      // Preflighted with the others: the roles' endpoint must answer as well as the actor's.
+      roleModels = validateModelSpecs([p.verified.verifierModel], ctx, { keys: !p.estimate }).filter((r) => !resolved.some((m) => m.name === r.name));
+    } catch (e) {
+      throw new UsageError(`--verifier-model: ${(e as Error).message}`);
     }
-    if (p.verified?.verifierModel) {
-      try {
-        // Preflighted with the others: the roles' endpoint must answer as well as the actor's.
-        roleModels = validateModelSpecs([p.verified.verifierModel], ctx, { keys: !p.estimate }).filter((r) => !resolved.some((m) => m.name === r.name));
-      } catch (e) {
-        throw new UsageError(`--verifier-model: ${(e as Error).message}`);
-      }
+  }
+  // The placebo permutes the self-scores of the run's exploration episodes, which an on-policy run has not played yet.
+  if (p.settings.judge === "shuffled")
+    throw new UsageError(
+      "--judge shuffled permutes the self-scores of a recorded run's exploration episodes, so it is a rejudge's judge only: play the run under --judge self, then 's3gym rejudge --from <run> --judge shuffled' (or add --rejudge shuffled to this command)",
+    );
+  const judgeSpec = judgeModel(p.settings.judge);
+  if (judgeSpec !== null) {
+    if (p.training) throw new UsageError("--judge applies to the protocol loop's exploration, not to --pathways training");
+    try {
+      // Preflighted with the others: the external judge's endpoint must answer too.
+      roleModels = [
+        ...roleModels,
+        ...validateModelSpecs([judgeSpec], ctx, { keys: !p.estimate }).filter((r) => !resolved.some((m) => m.name === r.name) && !roleModels.some((m) => m.name === r.name)),
+      ];
+    } catch (e) {
+      throw new UsageError(`--judge: ${(e as Error).message}`);
     }
-    // The placebo permutes the self-scores of the run's exploration episodes, which an on-policy run has not played yet.
-    if (p.settings.judge === "shuffled")
-      throw new UsageError(
-        "--judge shuffled permutes the self-scores of a recorded run's exploration episodes, so it is a rejudge's judge only: play the run under --judge self, then 's3gym rejudge --from <run> --judge shuffled' (or add --rejudge shuffled to this command)",
-      );
-    const judgeSpec = judgeModel(p.settings.judge);
-    if (judgeSpec !== null) {
-      if (p.training) throw new UsageError("--judge applies to the protocol loop's exploration, not to --pathways training");
-      try {
-        // Preflighted with the others: the external judge's endpoint must answer too.
-        roleModels = [
-          ...roleModels,
-          ...validateModelSpecs([judgeSpec], ctx, { keys: !p.estimate }).filter((r) => !resolved.some((m) => m.name === r.name) && !roleModels.some((m) => m.name === r.name)),
-        ];
-      } catch (e) {
-        throw new UsageError(`--judge: ${(e as Error).message}`);
-      }
+  }
+  if (p.training) {
+    try {
+      checkpointModels = validateModelSpecs([...new Set(p.training.checkpoints.map((c) => c.model))], ctx);
+    } catch (e) {
+      throw new UsageError(`--checkpoints: ${(e as Error).message}`);
     }
-    if (p.training) {
-      try {
-        checkpointModels = validateModelSpecs([...new Set(p.training.checkpoints.map((c) => c.model))], ctx);
-      } catch (e) {
-        throw new UsageError(`--checkpoints: ${(e as Error).message}`);
-      }
-    }
-    // A models-file entry's max_tokens overrides --max-new-tokens for its calls, so the History
-    // budget must reserve that instead.
-    maxNew = new Map(resolved.map((r) => [r.name, r.sampling.max_tokens ?? p.settings.maxNewTokens]));
-    for (const [name, n] of maxNew) {
-      if (n >= p.settings.contextTokens) throw new UsageError(`model '${name}': max_tokens ${n} leaves no room in --context-tokens ${p.settings.contextTokens}`);
-    }
-  } catch (e) {
-    // --help and input the user can fix (a ConfigError) are thrown: src/cli/main.ts alone maps them.
-    if (e instanceof HelpRequested || exitCodeOf(e) === 2) throw e;
-    stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return 1;
+  }
+  // A models-file entry's max_tokens overrides --max-new-tokens for its calls, so the History
+  // budget must reserve that instead.
+  maxNew = new Map(resolved.map((r) => [r.name, r.sampling.max_tokens ?? p.settings.maxNewTokens]));
+  for (const [name, n] of maxNew) {
+    if (n >= p.settings.contextTokens) throw new UsageError(`model '${name}': max_tokens ${n} leaves no room in --context-tokens ${p.settings.contextTokens}`);
   }
 
   // Every run of the matrix (protocol-loop and training), this shard's, split by kind (runner/loop/schedule.ts).
-  let plan: RunPlan;
-  try {
-    plan = planRuns({
-      models: p.models,
-      games: p.games.map((g) => g.name),
-      pathways: p.pathways,
-      runSeed: p.settings.runSeed,
-      trainingLabel: p.training?.label ?? null,
-      shard: p.shard,
-      ...(p.settings.judge !== undefined ? { judge: p.settings.judge } : {}),
-    });
-  } catch (e) {
-    // Two model specs that share a run id (a ConfigError naming both): thrown, src/cli/main.ts maps it.
-    if (exitCodeOf(e) === 2) throw e;
-    stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return 1;
-  }
+  const plan: RunPlan = planRuns({
+    models: p.models,
+    games: p.games.map((g) => g.name),
+    pathways: p.pathways,
+    runSeed: p.settings.runSeed,
+    trainingLabel: p.training?.label ?? null,
+    shard: p.shard,
+    ...(p.settings.judge !== undefined ? { judge: p.settings.judge } : {}),
+  });
   const { matrix, selected, entries, trainingRuns } = plan;
   const games = new Map(p.games.map((g) => [g.name as string, g]));
   const settingsOf = (e: MatrixEntry): ProtocolSettings => ({
@@ -547,37 +532,29 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
     ...ownSettings(p.job, e.pathway),
   });
   const make = (name: string, onCall?: Parameters<typeof createModel>[1]["onCall"]) => createModel(name, { ...ctx, ...(onCall ? { onCall } : {}) });
-  try {
-    // Protocol clashes with existing logs, and a training run whose epochs were played by other
-    // models, are configuration errors: all found before any call.
-    if (p.estimate) {
-      // No model is made (an estimate needs no key); the directory's protocol is still checked,
-      // since the run estimated would be refused.
-      if (entries.length > 0) checkDataDirProtocol(p.dataDir, settingsOf(entries[0]!), new Set(entries.map((e) => e.runId)));
-    } else {
-      // Checked only: nothing is written until the preflight has passed, so a run refused before its
-      // first episode leaves the data directory exactly as it was.
-      if (p.shard && p.shardPlan) checkShardPlan(p.dataDir, makeShardPlan(matrix, p.shard, p.shardPlan.source, p.shardPlan.argv));
-      planMatrix(
-        p.dataDir,
-        entries,
-        settingsOf,
-        (e) => make(e.model),
-        (g) => games.get(g)!,
-        { claim: false },
-      );
-    }
-    for (const e of p.estimate ? [] : trainingRuns) {
-      checkCheckpointModels(p.dataDir, e.runId, p.training!.checkpoints);
-      const settings = { ...p.settings, exploreEpisodes: 0, checkpointEvery: 1 };
-      preflightRun({ dataDir: p.dataDir, entry: e, game: games.get(e.game)!, model: make(p.training!.checkpoints[0]!.model), settings, recordModel: false });
-    }
-  } catch (e) {
-    // Protocol and rules clashes, other models at recorded epochs: ConfigErrors found before any call,
-    // thrown for src/cli/main.ts to map (exit 2).
-    if (exitCodeOf(e) === 2) throw e;
-    stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return 1;
+  // Protocol clashes with existing logs, and a training run whose epochs were played by other
+  // models, are configuration errors: all found before any call.
+  if (p.estimate) {
+    // No model is made (an estimate needs no key); the directory's protocol is still checked,
+    // since the run estimated would be refused.
+    if (entries.length > 0) checkDataDirProtocol(p.dataDir, settingsOf(entries[0]!), new Set(entries.map((e) => e.runId)));
+  } else {
+    // Checked only: nothing is written until the preflight has passed, so a run refused before its
+    // first episode leaves the data directory exactly as it was.
+    if (p.shard && p.shardPlan) checkShardPlan(p.dataDir, makeShardPlan(matrix, p.shard, p.shardPlan.source, p.shardPlan.argv));
+    planMatrix(
+      p.dataDir,
+      entries,
+      settingsOf,
+      (e) => make(e.model),
+      (g) => games.get(g)!,
+      { claim: false },
+    );
+  }
+  for (const e of p.estimate ? [] : trainingRuns) {
+    checkCheckpointModels(p.dataDir, e.runId, p.training!.checkpoints);
+    const settings = { ...p.settings, exploreEpisodes: 0, checkpointEvery: 1 };
+    preflightRun({ dataDir: p.dataDir, entry: e, game: games.get(e.game)!, model: make(p.training!.checkpoints[0]!.model), settings, recordModel: false });
   }
   if (p.estimate) {
     const rows = await estimateMatrix({
@@ -703,12 +680,10 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
       outcomes = [...outcomes, ...rejudged].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
     }
   } catch (e) {
+    // Whatever stopped the matrix (a protocol clash found before any call: a ConfigError, exit 2; any
+    // other failure: exit 1) is thrown: src/cli/main.ts alone maps it to a line and a code.
     progress.close();
-    // A protocol clash with existing logs is found before any call: a ConfigError, thrown for
-    // src/cli/main.ts to map (exit 2).
-    if (exitCodeOf(e) === 2) throw e;
-    stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return 1;
+    throw e;
   } finally {
     process.off("SIGINT", onInterrupt);
   }

@@ -8,9 +8,9 @@
 import { join, resolve } from "node:path";
 import { createModelContext, validateModelSpecs, type ModelContext } from "../../models/assembleModel.js";
 import { createModel } from "../../runner/createModel.js";
-import { BUILTIN_TRAINER, runTrainLoop, TRAINER_PLACEHOLDERS, TrainLoopError } from "../../training/trainLoop.js";
+import { BUILTIN_TRAINER, runTrainLoop, TRAINER_PLACEHOLDERS } from "../../training/trainLoop.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../../runner/monitor/progress.js";
-import { exitCodeOf, folderFlag, HelpRequested, labelFlag, nonNegativeInt, oneOf, parseFlags, UsageError, type FlagValues } from "../shared/args.js";
+import { folderFlag, labelFlag, nonNegativeInt, oneOf, parseFlags, UsageError, type FlagValues } from "../shared/args.js";
 import { readJobFile, refuseFlagsBesideJob } from "../run/jobFile.js";
 import { defaultLoopLabel, type TrainLoopJobSettings } from "../../training/loopJob.js";
 import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag, protocolFlags, protocolUsage, resolveGames, settingsFromFlags, SFT_FLAGS, sftFromFlags } from "../shared/sharedFlags.js";
@@ -144,11 +144,8 @@ export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {})
     return 0;
   } catch (e) {
     progress?.close();
-    // --help, a bad flag, or a rerun with other loop settings (TrainLoopConfigError, nothing was done):
-    // thrown, src/cli/main.ts alone maps them to output and an exit code.
-    if (e instanceof HelpRequested || exitCodeOf(e) === 2) throw e;
-    // A TrainLoopError (trainer failed, a run did not complete ...) or anything unexpected: the loop stopped.
-    stderr.write(`s3gym train-loop: ${e instanceof TrainLoopError ? e.message : ((e as Error).stack ?? String(e))}\n`);
-    return 1;
+    // Whatever stopped the loop (a bad flag, a rerun with other loop settings, a TrainLoopError: the
+    // trainer failed, a run did not complete) is thrown: src/cli/main.ts alone maps it to a line and a code.
+    throw e;
   }
 }
