@@ -1,13 +1,3 @@
-/**
- * `s3gym compare --data D --a <selector> --b <selector> [--metrics avg,auc_plus,naba] [--games g1,g2]
- *  [--bootstrap 2000] [--seed 0] [--csv FILE]`
- *
- * A paired comparison on shared evaluation seeds (analysis/stats/compare.ts): per game and metric the two
- * sides, their difference with a paired bootstrap interval, a sign-flip permutation p-value and its
- * Holm adjustment across games. Markdown on stdout; `--csv FILE` writes the same rows.
- * Exit codes: 0 done; 1 the data cannot be analysed or the runs cannot be paired; 2 bad arguments.
- */
-import { terminalSafe } from "../../models/secrets.js";
 import { DEFAULT_B } from "../../analysis/stats/bootstrap.js";
 import { COMPARE_METRICS, CompareError, compareTable, parseSelector, type CompareMetric, type Selector } from "../../analysis/stats/compare.js";
 import { listOf } from "../../util/options.js";
@@ -65,15 +55,8 @@ export async function compareCommand(argv: string[]): Promise<number> {
   const seed = nonNegativeInt("seed", values.seed, 0);
   const ds = await loadOrReport("compare", dirs);
   if (ds === null) return 1;
-  try {
-    const table = compareTable(ds, { a, b, metrics: metrics as CompareMetric[] | undefined, games: list(values.games), B, seed });
-    emitTable(table, values.csv);
-    return 0;
-  } catch (e) {
-    if (e instanceof CompareError) {
-      process.stderr.write(terminalSafe(`s3gym compare: ${e.message}\n`));
-      return 1;
-    }
-    throw e;
-  }
+  // Selectors that match no shared seeds (a CompareError) are thrown: src/cli/main.ts prints it and exits 1.
+  const table = compareTable(ds, { a, b, metrics: metrics as CompareMetric[] | undefined, games: list(values.games), B, seed });
+  emitTable(table, values.csv);
+  return 0;
 }

@@ -19,7 +19,6 @@ import type { Table } from "../../analysis/tables/table.js";
 import { loadVerifiedInputs } from "../../analysis/load/verifiedData.js";
 import { writeReport, type FigureNotDrawn } from "../../report/writeReport.js";
 import { WriteFailedError } from "../../util/atomicWrite.js";
-import { LogFormatError } from "../../logs/reader.js";
 import { figureOptionsFromFlags, oneOf } from "../shared/figureFlags.js";
 import type { FigureOptions } from "../../report/figures/printLayout.js";
 import type { IntervalLayout } from "../../report/latex.js";
@@ -127,16 +126,8 @@ export { writeReport };
 export async function reportCommand(argv: string[]): Promise<number> {
   // A bad flag or --help is thrown: src/cli/main.ts alone maps them to output and exit codes.
   const args = parseReportArgs(argv);
-  let ds: Dataset;
-  try {
-    ds = await loadDataset(args.data);
-  } catch (e) {
-    if (e instanceof LogFormatError) {
-      process.stderr.write(terminalSafe(`s3gym report: ${e.message}\n`));
-      return 1;
-    }
-    throw e;
-  }
+  // A log that cannot be read (LogFormatError) is thrown: src/cli/main.ts prints it and exits 1.
+  let ds: Dataset = await loadDataset(args.data);
   if (args.models !== null) {
     const present = [...new Set(ds.runs.map((r) => r.model))].sort();
     const unknown = args.models.filter((m) => !present.includes(m));
@@ -185,8 +176,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   } catch (e) {
     if (!(e instanceof WriteFailedError)) throw e;
     // The set is written whole before it replaces the previous one: a failed write leaves that one as it was.
-    process.stderr.write(terminalSafe(`s3gym report: ${e.message}; the report in ${args.out} was left as it was\n`));
-    return 1;
+    throw new Error(`${e.message}; the report in ${args.out} was left as it was`, { cause: e });
   }
   // What run quality added (unknown statuses named, tables emptied by flags): said here, not only under the tables.
   for (const w of report.warnings.slice(ds.warnings.length)) process.stderr.write(terminalSafe(`warning: ${w}\n`));
