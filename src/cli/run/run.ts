@@ -32,8 +32,14 @@ import { formatEstimate, totalOf } from "./estimateTable.js";
 import type { CapLimits } from "../../runner/monitor/spendCap.js";
 import type { EstimateRow } from "../../runner/monitor/estimate.js";
 import { runDir, shardDirName } from "../../logs/runDir.js";
-import { commaList, optionFlags, optionRows, readOption, readOptions, usageLines } from "../../util/options.js";
-import { folderFlag, labelFlag, oneOf, parseFlagsAndPositionals, UsageError, withoutFlags, type FlagValues } from "../shared/args.js";
+import { commaList, optionFlags, optionRows, readOption, readOptions, usageLines, type OptionTable } from "../../util/options.js";
+import { PROGRESS_OPTION } from "../../runner/monitor/progress.js";
+import { PREFLIGHT_OPTIONS } from "../../runner/monitor/endpointPreflight.js";
+import { ESTIMATE_OPTION } from "../../runner/monitor/estimate.js";
+import { SPEND_CAP_OPTIONS } from "../../runner/monitor/spendCap.js";
+import { CHECKPOINT_OPTIONS } from "../../training/checkpoints.js";
+import { MATRIX_OPTIONS } from "../../runner/settings/jobSettings.js";
+import { folderFlag, labelFlag, oneOf, parseFlagsAndPositionals, UsageError, withoutFlags, type FlagSpec, type FlagValues } from "../shared/args.js";
 import { isStudyPath, loadStudy, recordStudy, SMOKE_PROTOCOL, studyFileIn, studyRecord, type Study, type StudyRecord } from "../study/loadStudy.js";
 import { formatInterrupt } from "./runInterrupt.js";
 import { commandRecord, episodeProgress } from "../../runner/monitor/runProgress.js";
@@ -55,8 +61,19 @@ import {
   viewsFromFlags,
   viewUsage,
 } from "../shared/sharedFlags.js";
-import { judgeModel, parseJudge } from "../../pathways/judge.js";
-import { readRejudgeSource, rejudgeRuns } from "../../runner/resume/rejudge.js";
+import { judgeModel } from "../../pathways/judge.js";
+import { readRejudgeSource, REJUDGE_OPTIONS, rejudgeRuns } from "../../runner/resume/rejudge.js";
+
+/** The command's own rows: a job file instead of flags, and the smoke check. */
+const RUN_OPTIONS = {
+  job: { name: "job", kind: { type: "text", shown: "FILE", parse: (v: string) => v }, default: undefined, about: "the settings from a job file (docs/runner.md)" },
+  smoke: {
+    name: "smoke",
+    kind: { type: "switch", on: true },
+    default: false,
+    help: "1 exploration episode, a checkpoint after it, 1 evaluation episode, 4 steps per game, into the study's\n              smoke folder (smoke/data) or, with flags, into <--data>-smoke: checks an endpoint end to end",
+  },
+} as const satisfies OptionTable<{ job: string | undefined; smoke: boolean }>;
 
 export const RUN_USAGE = [
   "s3gym run STUDY.yaml [--smoke] [flags]: play a study file (docs/study.md); a flag given overrides the file's value",
@@ -67,53 +84,33 @@ export const RUN_USAGE = [
   ...endpointUsage(),
   ...usageLines(optionRows(SHARD_OPTIONS)).map((l) => `${l}   (--shard-count: with --shard auto; --no-shard-subdir: with --shard)`),
   ...viewUsage(),
-  "  [--progress auto|bar|lines|off]",
-  "  [--no-preflight] [--no-probe-window]",
+  ...usageLines([PROGRESS_OPTION, ...optionRows(PREFLIGHT_OPTIONS)]),
   ...pathwayUsage(),
-  "  [--rejudge J1,J2 [--rejudge-models M1,M2]]: then rejudge each complete history/memory run of those models (default: all)",
-  "              under each judge, evaluation only (docs/judging.md; s3gym rejudge for one run)",
-  "  [--max-usd X] [--max-input-tokens N]: stop the matrix between episodes before spend passes the cap",
-  "              (earlier invocations counted); rerun with a higher cap to resume",
-  "  [--smoke]: 1 exploration episode, a checkpoint after it, 1 evaluation episode, 4 steps per game, into the study's",
-  "              smoke folder (smoke/data) or, with flags, into <--data>-smoke: checks an endpoint end to end",
-  "  [--estimate]: play the matrix in process with builtin:heuristic (no endpoint called) and print calls, tokens,",
-  "              prefix-cache share and dollars per model x game x pathway; nothing is written to --data",
+  ...usageLines([...optionRows(REJUDGE_OPTIONS), ...optionRows(SPEND_CAP_OPTIONS), RUN_OPTIONS.smoke, ESTIMATE_OPTION]),
 ].join("\n");
 
+/**
+ * parseArgs' values of the command's own rows, typed (text, or a switch's boolean); every other row
+ * (protocol, endpoint, shard, views, pathways) is read through its table.
+ */
+type RunFlagSpec = FlagSpec &
+  Record<
+    "job" | "models" | "games" | "pathways" | "data" | "progress" | "checkpoints" | "checkpoints-file" | "label" | "max-usd" | "max-input-tokens" | "rejudge" | "rejudge-models",
+    { type: "string" }
+  > &
+  Record<"no-preflight" | "no-probe-window" | "estimate" | "smoke", { type: "boolean" }>;
+
+/** The matrix's rows and the training list's rows are shown by the synopsis lines above (they go together). */
 const FLAGS = {
-  job: { type: "string" },
-  models: { type: "string" },
-  games: { type: "string" },
-  pathways: { type: "string" },
-  data: { type: "string" },
+  ...optionFlags([RUN_OPTIONS.job, ...optionRows(MATRIX_OPTIONS)]),
   ...protocolFlags("run"),
   ...optionFlags(optionRows(SHARD_OPTIONS)),
   ...ENDPOINT_FLAGS,
   ...VIEW_FLAGS,
-  progress: { type: "string" },
-  checkpoints: { type: "string" },
-  "checkpoints-file": { type: "string" },
-  label: { type: "string" },
+  ...optionFlags([PROGRESS_OPTION, ...optionRows(CHECKPOINT_OPTIONS)]),
   ...pathwayFlags(),
-  "no-preflight": { type: "boolean" },
-  "no-probe-window": { type: "boolean" },
-  estimate: { type: "boolean" },
-  "max-usd": { type: "string" },
-  "max-input-tokens": { type: "string" },
-  smoke: { type: "boolean" },
-  rejudge: { type: "string" },
-  "rejudge-models": { type: "string" },
-} as const;
-
-/** `--max-usd` / `--max-input-tokens`: a positive number, or absent (no cap). */
-function capFlag(flag: string, value: string | undefined, integer: boolean): number | null {
-  if (value === undefined) return null;
-  const n = Number(value.trim());
-  if (value.trim() === "" || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`--${flag} must be a positive ${integer ? "integer" : "number"} (got '${value}')${integer ? "" : ", dollars, e.g. --max-usd 5"}`);
-  }
-  return n;
-}
+  ...optionFlags([...optionRows(PREFLIGHT_OPTIONS), ESTIMATE_OPTION, ...optionRows(SPEND_CAP_OPTIONS), RUN_OPTIONS.smoke, ...optionRows(REJUDGE_OPTIONS)]),
+} as unknown as RunFlagSpec;
 
 /** A pathway's own settings as its runs get them (`{verified: {...}}` for a verified run), or nothing. */
 function ownSettings(job: RunJobSettings, pathway: string): Partial<ProtocolSettings> {
@@ -242,17 +239,17 @@ function parse(argv: string[], env: Record<string, string | undefined>, seed: nu
     if (path !== null) throw new UsageError("--job FILE and a study file cannot be mixed: give one of them");
     return parseJob(given, argv, env);
   }
-  let v: FlagValues<typeof FLAGS> = given;
+  let v: FlagValues<RunFlagSpec> = given;
   let study: Study | null = null;
   if (path !== null) {
     if (modelsFilePath(given) !== undefined)
       throw new UsageError("--models-file cannot be given with a study file: list the models (with their endpoints, keys' names and prices) under the study's models:");
     study = loadStudy(path, { smoke: given.smoke === true });
-    v = { ...study.flags, ...(seed !== null ? { "run-seed": String(seed) } : {}), ...givenOf(given) } as FlagValues<typeof FLAGS>;
+    v = { ...study.flags, ...(seed !== null ? { "run-seed": String(seed) } : {}), ...givenOf(given) } as FlagValues<RunFlagSpec>;
   } else if (given.smoke === true) {
     if (given.data === undefined || given.data.trim() === "") throw new UsageError("--data is required: --smoke writes into <--data>-smoke, its own folder");
     const smokeFlags = Object.fromEntries(Object.entries(SMOKE_PROTOCOL).map(([k, x]) => [k, String(x)]));
-    v = { ...smokeFlags, ...givenOf(given), data: `${given.data.replace(/[/\\]+$/, "")}-smoke` } as FlagValues<typeof FLAGS>;
+    v = { ...smokeFlags, ...givenOf(given), data: `${given.data.replace(/[/\\]+$/, "")}-smoke` } as FlagValues<RunFlagSpec>;
   }
   const parsed = parseFlagValues(v, argv, env);
   if (study === null) return parsed;
@@ -260,7 +257,7 @@ function parse(argv: string[], env: Record<string, string | undefined>, seed: nu
   return { ...parsed, study: { study, record: studyRecord(study, givenOf(given)) } };
 }
 
-function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Record<string, string | undefined>): Parsed {
+function parseFlagValues(v: FlagValues<RunFlagSpec>, argv: string[], env: Record<string, string | undefined>): Parsed {
   const pathways = commaList("pathways", v.pathways);
   for (const p of pathways) oneOf("pathways", p, pathwayNames());
   const training = parseTraining(v, pathways.includes(TRAINING));
@@ -292,7 +289,7 @@ function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Recor
     shardSubdir: !noShardSubdir,
     training,
     ...own,
-    ...(v.rejudge !== undefined ? { rejudge: rejudgeFlags(v.rejudge, v["rejudge-models"], models) } : {}),
+    ...(v.rejudge !== undefined ? { rejudge: rejudgeFlags(v, models) } : {}),
   } as RunJobSettings;
   if (v.rejudge === undefined && v["rejudge-models"] !== undefined) throw new UsageError("--rejudge-models is only used with --rejudge (the judges to rejudge with)");
   return fromSettings(job, {
@@ -300,12 +297,11 @@ function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Recor
     argv,
     ctx,
     cache: !noCacheFlag(v),
-    progress: progressFlag(v.progress),
+    progress: readOption(PROGRESS_OPTION, v.progress) as ProgressMode,
     modelsFile: modelsFilePath(v) ?? null,
-    preflight: v["no-preflight"] !== true,
-    probeWindow: v["no-probe-window"] !== true,
-    estimate: v.estimate === true,
-    cap: { maxUsd: capFlag("max-usd", v["max-usd"], false), maxInputTokens: capFlag("max-input-tokens", v["max-input-tokens"], true) },
+    ...readOptions(PREFLIGHT_OPTIONS, v),
+    estimate: readOption(ESTIMATE_OPTION, v.estimate) as boolean,
+    cap: readOptions(SPEND_CAP_OPTIONS, v),
   });
 }
 
@@ -313,7 +309,7 @@ function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Recor
  * `--job FILE`: the settings from a job file (jobFile.ts: each field checked by the file's schema,
  * the rules between fields as the flags have them); every other flag at its default.
  */
-function parseJob(v: FlagValues<typeof FLAGS>, argv: string[], env: Record<string, string | undefined>): Parsed {
+function parseJob(v: FlagValues<RunFlagSpec>, argv: string[], env: Record<string, string | undefined>): Parsed {
   refuseFlagsBesideJob(v);
   const job = readJobFile(v.job!, "run");
   return fromSettings(job, {
@@ -321,7 +317,7 @@ function parseJob(v: FlagValues<typeof FLAGS>, argv: string[], env: Record<strin
     argv,
     ctx: modelContextFromFlags(v, env),
     cache: true,
-    progress: progressFlag(v.progress),
+    progress: readOption(PROGRESS_OPTION, v.progress) as ProgressMode,
     modelsFile: null,
     preflight: true,
     probeWindow: true,
@@ -330,22 +326,12 @@ function parseJob(v: FlagValues<typeof FLAGS>, argv: string[], env: Record<strin
   });
 }
 
-/** `--rejudge J1,J2` and `--rejudge-models M1,...` (default: every model of the run). */
-function rejudgeFlags(judges: string, models: string | undefined, all: readonly string[]): { judges: string[]; models: string[] } {
-  const js = commaList("rejudge", judges).map((j) => {
-    try {
-      return parseJudge(j);
-    } catch (e) {
-      throw new UsageError(`--rejudge: ${(e as Error).message}`);
-    }
-  });
-  const ms = models === undefined ? [...all] : commaList("rejudge-models", models);
+/** `--rejudge J1,J2` and `--rejudge-models M1,...` (default: every model of the run), from their rows (runner/resume/rejudge.ts). */
+function rejudgeFlags(v: FlagValues<RunFlagSpec>, all: readonly string[]): { judges: string[]; models: string[] } {
+  const o = readOptions(REJUDGE_OPTIONS, v);
+  const ms = o.models ?? [...all];
   for (const m of ms) if (!all.includes(m)) throw new UsageError(`--rejudge-models: '${m}' is not one of --models`);
-  return { judges: js, models: ms };
-}
-
-function progressFlag(value: string | undefined): ProgressMode {
-  return oneOf("progress", value, ["auto", "bar", "lines", "off"] as const, "auto");
+  return { judges: o.judges!, models: ms };
 }
 
 /** The flags a job file does not hold (the endpoint's, the run's mode), parsed or at their defaults. */
