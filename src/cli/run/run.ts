@@ -26,6 +26,7 @@ import type { RunJobSettings } from "../../runner/settings/jobSettings.js";
 import { readJobFile, refuseFlagsBesideJob } from "./jobFile.js";
 import { checkShardPlan, makeShardPlan, recordShardPlan, SHARD_OPTIONS } from "../../runner/shards/shardPlan.js";
 import { terminalSafe } from "../../models/secrets.js";
+import { DEFAULT_MAX_BAD_REPLIES } from "../../logs/qualityThresholds.js";
 import { checkDataDirProtocol } from "../../runner/shards/dataDirProtocol.js";
 import { ESTIMATE_POLICY, estimateMatrix } from "../../runner/monitor/estimate.js";
 import { formatEstimate, totalOf } from "./estimateTable.js";
@@ -595,7 +596,7 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
     models_file: p.modelsFile,
     api_key_env: ctx.apiKeyEnv,
     answer_from: p.settings.answerFrom ?? "content",
-    max_bad_replies: p.settings.maxBadReplies,
+    max_bad_replies: p.settings.maxBadReplies ?? DEFAULT_MAX_BAD_REPLIES,
     ...(ctx.maxTokensParam ? { max_tokens_param: ctx.maxTokensParam } : {}),
     ...(ctx.dropParams && ctx.dropParams.length > 0 ? { drop_params: [...ctx.dropParams] } : {}),
     // What each endpoint's preflight found (context length, the server's tokens per local token).

@@ -148,7 +148,9 @@ export { shareFlag };
 export function settingsFromFlags(v: Readonly<Record<string, string | boolean | string[] | undefined>>): ProtocolSettings {
   const out: Record<string, unknown> = {};
   for (const r of flaggedRows("run")) {
-    const value = readOption(settingOption(r), v[r.flag.name]);
+    // Absent: the row's default where the settings carry it (DEFAULT_SETTINGS), else left unset.
+    const given = v[r.flag.name];
+    const value = given === undefined && !r.inDefaults ? undefined : readOption(settingOption(r), given);
     if (value !== undefined) out[r.key] = value;
   }
   const settings = out as unknown as ProtocolSettings;

@@ -60,14 +60,6 @@ export const MATRIX_OPTIONS: OptionTable<{ models: string | undefined; games: st
   data: { name: "data", kind: { type: "text", shown: "DIR", parse: asGiven }, default: undefined, about: "the data directory the logs go to" },
 };
 
-/**
- * The protocol settings with no protocol flag given: every flagged PROTOCOL_SETTINGS row at its
- * default (the value settingsFromFlags gives an empty command line).
- */
-export function flagDefaultSettings(): ProtocolSettings {
-  return Object.fromEntries(PROTOCOL_SETTINGS.filter((r) => r.flag !== null && r.default !== undefined).map((r) => [r.key, r.default])) as unknown as ProtocolSettings;
-}
-
 const ViewsSchema = z.strictObject({
   extra: z.array(z.enum(EXTRA_VIEWS)),
   viewEpisodes: z.number().int().min(0),

@@ -134,8 +134,9 @@ export interface SettingRow<K extends keyof ProtocolSettings = keyof ProtocolSet
   /** The value when the flag is absent. */
   default: ProtocolSettings[K] | undefined;
   /**
-   * Whether DEFAULT_SETTINGS (the library's defaults) carries it; false: left unset there and read
-   * as the default where it is used, so a library caller's settings stay as they always were.
+   * Whether the settings carry the default when nothing sets it (DEFAULT_SETTINGS, and a command line
+   * or job file without the flag); false: left unset and read as the default where it is used (the
+   * usage still shows it), so a library caller's settings stay as they always were.
    */
   inDefaults: boolean;
   /** How it is recorded in a manifest; null: not recorded (it does not change what the episodes are). */
