@@ -242,7 +242,7 @@ function pathwaySettings(s: ProtocolSettings): PathwaySettings {
 /** A donor's logs as its pathway's `rebuild` reads them (the viewer's replay reads them the same way). */
 export function donorLogs(dir: string): PathwayLogs {
   const data = loadRunLogs(dir);
-  return { steps: data.steps, episodes: data.episodes, records: (file) => ((data.own ?? { memory: data.memory })[file] ?? []) as never };
+  return { steps: data.steps, episodes: data.episodes, records: (file) => (data.own[file] ?? []) as never };
 }
 
 /**
