@@ -18,14 +18,10 @@ import { findRunDirs, formatCounts } from "../../training/buildSft.js";
 import { writeSftFiles } from "../../training/sftFiles.js";
 import { listItems, repeatedList } from "../../util/options.js";
 import { parseFlags, UsageError } from "../shared/args.js";
-import { concurrencyFlag, ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag, SFT_FLAGS, sftFromFlags } from "../shared/sharedFlags.js";
+import { concurrencyFlag, ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag, SFT_FLAGS, sftFromFlags, sftUsage } from "../shared/sharedFlags.js";
 import { manifestPath } from "../../logs/runDir.js";
 
-export const BUILD_SFT_USAGE = [
-  "s3gym build-sft --data DIR [--data DIR ...] --out FILE.jsonl [--games all|g1,g2] [--models a,b] [--pathways p1,p2]",
-  "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
-  ...endpointUsage(),
-].join("\n");
+export const BUILD_SFT_USAGE = ["s3gym build-sft --data DIR [--data DIR ...] --out FILE.jsonl [--games all|g1,g2] [--models a,b] [--pathways p1,p2]", ...sftUsage(), ...endpointUsage()].join("\n");
 
 const FLAGS = {
   data: { type: "string", multiple: true },

@@ -13,13 +13,25 @@ import { Progress, type ProgressMode, type ProgressStream } from "../../runner/m
 import { folderFlag, labelFlag, nonNegativeInt, oneOf, parseFlags, UsageError, type FlagValues } from "../shared/args.js";
 import { readJobFile, refuseFlagsBesideJob } from "../run/jobFile.js";
 import { defaultLoopLabel, type TrainLoopJobSettings } from "../../training/loopJob.js";
-import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag, protocolFlags, protocolUsage, resolveGames, settingsFromFlags, SFT_FLAGS, sftFromFlags } from "../shared/sharedFlags.js";
+import {
+  ENDPOINT_FLAGS,
+  endpointUsage,
+  modelContextFromFlags,
+  noCacheFlag,
+  protocolFlags,
+  protocolUsage,
+  resolveGames,
+  settingsFromFlags,
+  SFT_FLAGS,
+  sftFromFlags,
+  sftUsage,
+} from "../shared/sharedFlags.js";
 
 export const TRAIN_LOOP_USAGE = [
   's3gym train-loop --model M0 --games all|g1,g2 --rounds K --trainer-cmd "CMD {train} {round}" | --trainer builtin --data DIR [--label NAME]',
   "s3gym train-loop --job FILE [--progress ...]: the settings from a job file (docs/runner.md, 'Job files'), no other flag",
   ...protocolUsage("train-loop"),
-  "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
+  ...sftUsage(),
   ...endpointUsage(),
   "  [--progress auto|bar|lines|off]",
   "placeholders in --trainer-cmd (replaced by shell-quoted values; do not quote them yourself):",
