@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
+import { FIGURE_OPTIONS } from "../../src/cli/shared/figureFlags.js";
 import { recordedRunOptions } from "../../src/cli/shared/recordedRunFlags.js";
 import { settingsFromFlags } from "../../src/cli/shared/sharedFlags.js";
 import { ENDPOINT_OPTION_ROWS } from "../../src/models/endpointOptions.js";
@@ -57,6 +58,7 @@ const COMMANDS: [string, string[]][] = [
   ["rejudge", [...recorded(JUDGES_OPTION), ...names(ENDPOINT_OPTION_ROWS)]],
   ["build-sft", [...names(optionRows(SFT_OPTIONS)), ...names(ENDPOINT_OPTION_ROWS)]],
   ["train-loop", [...names(optionRows(SFT_OPTIONS)), PROGRESS_OPTION.name, ...protocolNames("train-loop"), ...names(ENDPOINT_OPTION_ROWS)]],
+  ["report", ["data", "out", "bootstrap", "seed", "models", "require-complete", "include-flagged", "tex-intervals", ...names(optionRows(FIGURE_OPTIONS))]],
 ];
 
 describe("a converted command's --help lists every row it offers", () => {
@@ -96,6 +98,13 @@ describe("a bad value is refused naming the flag and what it takes (exit 2)", ()
     [["build-sft", "--data", D, "--out", `${D}/o.jsonl`, "--low-score", "x"], "s3gym build-sft: unknown --low-score 'x': expected one of drop, correct\n"],
     [["build-sft", "--data", D, "--out", `${D}/o.jsonl`, "--threshold", "x"], "s3gym build-sft: --threshold must be a number, got 'x'\n"],
     [["build-sft", "--data", D, "--out", `${D}/o.jsonl`, "--correct-model", "x"], "s3gym build-sft: --correct-model is only used with --low-score correct\n"],
+    [["report", "--data", D], "s3gym report: --out is required: the directory to write tables/ and figures into\n"],
+    [["report", "--data", ",", "--out", D], "s3gym report: --data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)\n"],
+    [["report", "--data", D, "--out", D, "--bootstrap", "0"], "s3gym report: --bootstrap must be an integer >= 1 (got '0'), at most 1000000\n"],
+    [["report", "--data", D, "--out", D, "--seed", "4294967296"], "s3gym report: --seed must be at most 4294967295 (got '4294967296'), at least 0\n"],
+    [["report", "--data", D, "--out", D, "--models", ","], "s3gym report: --models is empty: expected a comma list of model names as logged\n"],
+    [["report", "--data", D, "--out", D, "--tex-intervals", "x"], "s3gym report: --tex-intervals must be one of cell, columns (got 'x')\n"],
+    [["report", "--data", D, "--out", D, "--figure-size", "poster"], "s3gym report: --figure-size must be one of column, page, slide (got 'poster')\n"],
     [
       ["train-loop", "--progress", "x", "--model", "builtin:random", "--games", "snake", "--rounds", "1", "--trainer-cmd", "true", "--data", D],
       "s3gym train-loop: unknown --progress 'x': expected one of auto, bar, lines, off\n",
