@@ -58,6 +58,7 @@ const COMMANDS: [string, string[]][] = [
   ["rejudge", [...recorded(JUDGES_OPTION), ...names(ENDPOINT_OPTION_ROWS)]],
   ["build-sft", [...names(optionRows(SFT_OPTIONS)), ...names(ENDPOINT_OPTION_ROWS)]],
   ["train-loop", [...names(optionRows(SFT_OPTIONS)), PROGRESS_OPTION.name, ...protocolNames("train-loop"), ...names(ENDPOINT_OPTION_ROWS)]],
+  ["compare", ["data", "a", "b", "metrics", "games", "bootstrap", "seed", "csv"]],
   ["report", ["data", "out", "bootstrap", "seed", "models", "require-complete", "include-flagged", "tex-intervals", ...names(optionRows(FIGURE_OPTIONS))]],
 ];
 
@@ -98,6 +99,11 @@ describe("a bad value is refused naming the flag and what it takes (exit 2)", ()
     [["build-sft", "--data", D, "--out", `${D}/o.jsonl`, "--low-score", "x"], "s3gym build-sft: unknown --low-score 'x': expected one of drop, correct\n"],
     [["build-sft", "--data", D, "--out", `${D}/o.jsonl`, "--threshold", "x"], "s3gym build-sft: --threshold must be a number, got 'x'\n"],
     [["build-sft", "--data", D, "--out", `${D}/o.jsonl`, "--correct-model", "x"], "s3gym build-sft: --correct-model is only used with --low-score correct\n"],
+    [["compare", "--a", "pathway=memory"], "s3gym compare: --data is required: a data directory holding runs/<run_id>/\n"],
+    [["compare", "--data", D, "--b", "pathway=none"], "s3gym compare: --a is required: a selector such as pathway=memory, model=gpt-4o or checkpoint=30\n"],
+    [["compare", "--data", D, "--a", "x=y", "--b", "pathway=none"], "s3gym compare: --a: unknown key 'x': expected one of pathway, model, checkpoint (e.g. pathway=memory)\n"],
+    [["compare", "--data", D, "--a", "pathway=memory", "--b", "pathway=none", "--metrics", "avg,zz"], "s3gym compare: unknown --metrics 'zz': expected a comma list of avg, max, auc_plus, naba, y\n"],
+    [["compare", "--data", D, "--a", "pathway=memory", "--b", "pathway=none", "--bootstrap", "0"], "s3gym compare: --bootstrap must be at least 1\n"],
     [["report", "--data", D], "s3gym report: --out is required: the directory to write tables/ and figures into\n"],
     [["report", "--data", ",", "--out", D], "s3gym report: --data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)\n"],
     [["report", "--data", D, "--out", D, "--bootstrap", "0"], "s3gym report: --bootstrap must be an integer >= 1 (got '0'), at most 1000000\n"],

@@ -11,7 +11,7 @@ import { COMPARE_METRICS } from "../../analysis/stats/compare.js";
 import { DEFAULT_EPISODES, powerTable, type PowerMetric } from "../../analysis/stats/power.js";
 import { listOf } from "../../util/options.js";
 import { UsageError, nonNegativeInt, parseFlags } from "../shared/args.js";
-import { dataDirs, emitTable, intList, loadOrReport } from "../shared/tableOutput.js";
+import { dataDirs, emitTable, intList, loadWithWarnings } from "../shared/tableOutput.js";
 
 const USAGE = `s3gym power --data PILOT [--episodes ${DEFAULT_EPISODES.join(",")}] [--metrics avg,auc_plus,naba] [--sims 2000] [--seed 0] [--csv FILE]
 
@@ -41,8 +41,7 @@ export async function powerCommand(argv: string[]): Promise<number> {
   const sims = nonNegativeInt("sims", values.sims, 2000);
   if (sims < 100) throw new UsageError("--sims must be at least 100 (the 95% quantile of the null needs them)");
   const seed = nonNegativeInt("seed", values.seed, 0);
-  const ds = await loadOrReport("power", dirs);
-  if (ds === null) return 1;
+  const ds = await loadWithWarnings(dirs);
   emitTable(powerTable(ds, { episodes, metrics: metrics as PowerMetric[] | undefined, sims, seed }), values.csv);
   return 0;
 }
