@@ -58,6 +58,7 @@ const COMMANDS: [string, string[]][] = [
   ["rejudge", [...recorded(JUDGES_OPTION), ...names(ENDPOINT_OPTION_ROWS)]],
   ["build-sft", [...names(optionRows(SFT_OPTIONS)), ...names(ENDPOINT_OPTION_ROWS)]],
   ["train-loop", [...names(optionRows(SFT_OPTIONS)), PROGRESS_OPTION.name, ...protocolNames("train-loop"), ...names(ENDPOINT_OPTION_ROWS)]],
+  ["power", ["data", "episodes", "metrics", "sims", "seed", "csv"]],
   ["compare", ["data", "a", "b", "metrics", "games", "bootstrap", "seed", "csv"]],
   ["report", ["data", "out", "bootstrap", "seed", "models", "require-complete", "include-flagged", "tex-intervals", ...names(optionRows(FIGURE_OPTIONS))]],
 ];
@@ -99,6 +100,9 @@ describe("a bad value is refused naming the flag and what it takes (exit 2)", ()
     [["build-sft", "--data", D, "--out", `${D}/o.jsonl`, "--low-score", "x"], "s3gym build-sft: unknown --low-score 'x': expected one of drop, correct\n"],
     [["build-sft", "--data", D, "--out", `${D}/o.jsonl`, "--threshold", "x"], "s3gym build-sft: --threshold must be a number, got 'x'\n"],
     [["build-sft", "--data", D, "--out", `${D}/o.jsonl`, "--correct-model", "x"], "s3gym build-sft: --correct-model is only used with --low-score correct\n"],
+    [["power", "--data", ","], "s3gym power: --data is required: a pilot data directory holding runs/<run_id>/\n"],
+    [["power", "--data", D, "--episodes", "0,x"], "s3gym power: invalid --episodes '0,x': expected a comma list of integers >= 1 (e.g. 3,5,10)\n"],
+    [["power", "--data", D, "--sims", "5"], "s3gym power: --sims must be at least 100 (the 95% quantile of the null needs them)\n"],
     [["compare", "--a", "pathway=memory"], "s3gym compare: --data is required: a data directory holding runs/<run_id>/\n"],
     [["compare", "--data", D, "--b", "pathway=none"], "s3gym compare: --a is required: a selector such as pathway=memory, model=gpt-4o or checkpoint=30\n"],
     [["compare", "--data", D, "--a", "x=y", "--b", "pathway=none"], "s3gym compare: --a: unknown key 'x': expected one of pathway, model, checkpoint (e.g. pathway=memory)\n"],
