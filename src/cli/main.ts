@@ -56,8 +56,8 @@ export interface CommandIo {
 /**
  * Runs one command and maps what it threw to output and an exit code, the one place that does:
  * `--help` prints the usage to stdout (0); an error the user can fix (a ConfigError, UsageError
- * included) prints one line naming the command to stderr (2); anything else is thrown (the caller
- * exits 1). `main` runs every command through it; tests that inject a command's env or streams call
+ * included) prints one line naming the command to stderr (2); any other error prints the same line
+ * and exits 1. A command never catches an error to print it and return a code itself. `main` runs every command through it; tests that inject a command's env or streams call
  * it with the command themselves, so they check the same output and code the user gets.
  */
 export async function withExitCode(name: string, run: () => Promise<number>, io: CommandIo = process): Promise<number> {
@@ -68,12 +68,11 @@ export async function withExitCode(name: string, run: () => Promise<number>, io:
       io.stdout.write(`${e.message}\n`);
       return 0;
     }
-    // By type, never by message text: input the user can fix exits 2; anything else is thrown (exit 1).
-    if (exitCodeOf(e) === 2) {
-      io.stderr.write(`s3gym ${name}: ${terminalSafe((e as Error).message)}\n`);
-      return 2;
-    }
-    throw e;
+    // By type, never by message text: input the user can fix exits 2; any other failure (a file that
+    // cannot be written, a trainer that failed, a bug) exits 1. Both print one line naming the command.
+    const message = e instanceof Error ? e.message : String(e);
+    io.stderr.write(`s3gym ${name}: ${terminalSafe(message)}\n`);
+    return exitCodeOf(e);
   }
 }
 

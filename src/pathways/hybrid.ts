@@ -28,6 +28,7 @@ import type { TokenCounter } from "../models/tokenCounter.js";
 import { experienceBudget } from "./history.js";
 import { trajectoryFromSteps } from "./trajectory.js";
 import { definePathway, type PathwayLogs, type PathwaySettings } from "./types.js";
+import type { Option } from "../util/options.js";
 
 /** Snippets retrieved per step when `--hybrid-k` is not given. */
 export const DEFAULT_HYBRID_K = 4;
@@ -59,6 +60,60 @@ export interface StepRef {
   episode: number;
   step: number;
 }
+
+/** `--hybrid-k`: an integer in 0..1000; the default reads as unset. */
+function parseHybridK(v: string): number | undefined {
+  const t = v.trim();
+  if (!/^\d{1,4}$/.test(t) || Number(t) > 1000) throw new Error(`expected an integer in 0..1000, got '${t.slice(0, 40)}'`);
+  const n = Number(t);
+  return n === DEFAULT_HYBRID_K ? undefined : n;
+}
+
+/** `--hybrid-summary-share`: a share in [0, 1] or a percentage; the default reads as unset. */
+function parseSummaryShare(v: string): number | undefined {
+  const t = v.trim();
+  const m = /^(\d{1,3}(?:\.\d{1,6})?)%$/.exec(t);
+  const x = m ? Number(m[1]) / 100 : /^\d(?:\.\d{1,8})?$/.test(t) ? Number(t) : Number.NaN;
+  if (!(x >= 0 && x <= 1)) throw new Error(`expected a share in 0..1 or a percentage (25%), got '${t.slice(0, 40)}'`);
+  return x === DEFAULT_HYBRID_SUMMARY_SHARE ? undefined : x;
+}
+
+/** A recorded hybrid setting, read back as its flag would (the default reads as unset); throws naming `where`. */
+function parseRecorded(r: unknown, where: string, key: string, parse: (v: string) => number | undefined): number | undefined {
+  if (typeof r !== "number") throw new Error(`${where}.${key}: expected a number, got ${JSON.stringify(r)}`);
+  try {
+    return parse(String(r));
+  } catch (e) {
+    throw new Error(`${where}.${key}: ${(e as Error).message}`);
+  }
+}
+
+/** One hybrid setting's flag (an option row without its default) and its manifest record. */
+interface HybridSettingRow {
+  flag: Omit<Option<number | undefined>, "default">;
+  record: { key: string; compared: boolean; write(v: number | undefined): unknown; read(r: unknown, where: string): number | undefined };
+}
+
+/**
+ * The hybrid pathway's own settings, as protocol rows (runner/settings/protocolSettings.ts lists them
+ * by key): unset unless the flag gives another value than the default, and recorded only then, so no
+ * other run's settings, protocol or data directory change; compared on resume, because the run id
+ * does not name them.
+ */
+export const HYBRID_SETTING_ROWS: { hybridK: HybridSettingRow; hybridSummaryShare: HybridSettingRow } = {
+  hybridK: {
+    flag: { name: "hybrid-k", kind: { type: "text", shown: String(DEFAULT_HYBRID_K), parse: parseHybridK }, help: "hybrid pathway: earlier exploration steps retrieved per step (docs/memory.md)" },
+    record: { key: "hybrid_k", compared: true, write: (v) => v, read: (r, where) => (r === undefined ? undefined : parseRecorded(r, where, "hybrid_k", parseHybridK)) },
+  },
+  hybridSummaryShare: {
+    flag: {
+      name: "hybrid-summary-share",
+      kind: { type: "text", shown: `${DEFAULT_HYBRID_SUMMARY_SHARE * 100}%`, parse: parseSummaryShare },
+      help: "hybrid pathway: share of the experience budget reserved for the summary, 0..1 or a percentage (docs/memory.md)",
+    },
+    record: { key: "hybrid_summary_share", compared: true, write: (v) => v, read: (r, where) => (r === undefined ? undefined : parseRecorded(r, where, "hybrid_summary_share", parseSummaryShare)) },
+  },
+};
 
 /** The hybrid settings of a run (absent in the settings: the defaults). */
 export function hybridSettings(s: PathwaySettings): { k: number; summaryShare: number } {

@@ -20,6 +20,7 @@
  */
 import type { StepRecord } from "../logs/schema.js";
 import { Rng } from "../util/rng.js";
+import { listItems, type Option } from "../util/options.js";
 
 /** The judges that need no model, in the order docs and usage list them. */
 export const BUILTIN_JUDGES = ["self", "verifier", "shuffled", "none"] as const;
@@ -33,6 +34,15 @@ export const JUDGE_USAGE = `${BUILTIN_JUDGES.join("|")}|model:<spec>`;
 
 /** A judge as the settings hold it: its canonical text. */
 export type Judge = string;
+
+/** `s3gym rejudge --judge`: one judge or a comma list (duplicates merged), each read by parseJudge. */
+export const JUDGES_OPTION: Option<Judge[]> = {
+  name: "judge",
+  kind: { type: "text", shown: `${JUDGE_USAGE}[,...]`, parse: (v) => listItems(v).map(parseJudge) },
+  default: undefined,
+  required: `${JUDGE_USAGE} (a comma list for several)`,
+  help: "one judge or several (comma list): one rejudged run each",
+};
 
 /**
  * The canonical judge of a flag or recorded value (`self`, `verifier`, `shuffled`, `none`,

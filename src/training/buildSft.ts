@@ -30,11 +30,31 @@ import type { StepRecord } from "../logs/schema.js";
 import type { ChatMessage, Model } from "../models/types.js";
 import { loadRunLogs, rebuildStepMessages, type RunLogData } from "../runner/resume/replay.js";
 import { CORRECTION_FAILURES, correctStep, type CorrectionFailure, type CorrectionOutcome } from "./correction.js";
-import { toSftExample, type SftFormat } from "./sftFormat.js";
+import { SFT_FORMATS, toSftExample, type SftFormat } from "./sftFormat.js";
+import { numberFlag, type OptionTable } from "../util/options.js";
 import { isRunDir, manifestPath, runsDir } from "../logs/runDir.js";
 
 export const LOW_SCORE_MODES = ["drop", "correct"] as const;
 export type LowScoreMode = (typeof LOW_SCORE_MODES)[number];
+
+/** BuildSFT's selection and format, as `build-sft` and each round of `train-loop` take them from their flags. */
+export interface SftSelection {
+  threshold: number;
+  lowScore: LowScoreMode;
+  correctModel: string | null;
+  format: SftFormat;
+  /** Weight only the last assistant turn (default); `--train-all-turns` trains on every turn. */
+  maskEarlierAnswers: boolean;
+}
+
+/** BuildSFT's option rows (`build-sft`, `train-loop`): the flags, their usage, values and defaults. */
+export const SFT_OPTIONS: OptionTable<SftSelection> = {
+  threshold: { name: "threshold", kind: { type: "text", shown: "0", parse: (v) => numberFlag("threshold", v, 0) }, default: 0, about: "the lowest self-score a kept step may have" },
+  lowScore: { name: "low-score", kind: { type: "choice", choices: LOW_SCORE_MODES }, default: "drop", about: "what happens to a step below the threshold" },
+  correctModel: { name: "correct-model", kind: { type: "text", shown: "M", parse: (v) => v }, default: null, about: "the model that corrects low-scored steps (--low-score correct)" },
+  format: { name: "format", kind: { type: "choice", choices: SFT_FORMATS }, default: "openai-chat", about: "the SFT file's format" },
+  maskEarlierAnswers: { name: "train-all-turns", kind: { type: "switch", on: false }, default: true, about: "train on every assistant turn, not only the last" },
+};
 
 export interface BuildSftOptions {
   /** Data directories (each holding runs/<run_id>/), or single run directories. */

@@ -8,6 +8,17 @@ import { readJsonFile } from "../logs/reader.js";
 import { RunManifest } from "../logs/schema.js";
 import { manifestPath, runDir } from "../logs/runDir.js";
 import { ConfigError } from "../util/errors.js";
+import type { OptionTable } from "../util/options.js";
+
+/** A text row read as given: `s3gym run` checks the three together (one list, with --pathways training only). */
+const asGiven = (v: string): string => v;
+
+/** `s3gym run --pathways training`: the checkpoint list (inline or a file, one of them) and the run's label. */
+export const CHECKPOINT_OPTIONS: OptionTable<{ checkpoints: string | undefined; checkpointsFile: string | undefined; label: string | undefined }> = {
+  checkpoints: { name: "checkpoints", kind: { type: "text", shown: "M0,M1,...", parse: asGiven }, default: undefined, about: "model checkpoint specs in epoch order (epoch 0 = the base model)" },
+  checkpointsFile: { name: "checkpoints-file", kind: { type: "text", shown: "F", parse: asGiven }, default: undefined, about: "a file listing the checkpoint specs" },
+  label: { name: "label", kind: { type: "text", shown: "NAME", parse: asGiven }, default: undefined, about: "the training run's name (default: the base model's spec)" },
+};
 
 export interface CheckpointSpec {
   checkpoint: number;

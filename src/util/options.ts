@@ -48,6 +48,11 @@ export interface Option<V> {
   arg?: string;
   /** The flag may be repeated (`--base-url A --base-url B`); its values are read as one comma list. */
   multiple?: true;
+  /**
+   * The flag must be given (and not blank): absent, its refusal is `--name is required: <this text>`
+   * (what to give); its usage token has no brackets.
+   */
+  required?: string;
 }
 
 /** Every field of the settings type `S` with its row: a field without one is a compile error. */
@@ -63,11 +68,12 @@ export function optionFlags(rows: readonly Option<unknown>[]): Record<string, { 
   return Object.fromEntries(rows.map((r) => [r.name, r.multiple ? { type: "string", multiple: true } : { type: r.kind.type === "switch" ? "boolean" : "string" }]));
 }
 
-/** A row's usage token: `[--max-steps 64]`, `[--tokenizer o200k|cl100k]`, `[--strict-contract]`. */
+/** A row's usage token: `[--max-steps 64]`, `[--tokenizer o200k|cl100k]`, `[--strict-contract]`; a required row's without brackets. */
 export function usageToken(r: Option<unknown>): string {
   const k = r.kind;
   const shown = r.arg !== undefined ? r.arg : k.type === "int" ? String(r.default) : k.type === "choice" ? k.choices.join("|") : k.type === "share" || k.type === "text" ? k.shown : null;
-  return `[--${r.name}${shown === null ? "" : ` ${shown}`}]`;
+  const token = `--${r.name}${shown === null ? "" : ` ${shown}`}`;
+  return r.required !== undefined ? token : `[${token}]`;
 }
 
 /** Usage lines are filled up to this many characters (a wide terminal's usage stays readable). */
@@ -94,6 +100,7 @@ export function usageLines(rows: readonly Option<unknown>[]): string[] {
 export function readOption(r: Option<unknown>, value: string | boolean | string[] | undefined): unknown {
   const k = r.kind;
   const text = typeof value === "string" ? value : Array.isArray(value) ? value.join(",") : undefined;
+  if (r.required !== undefined && (text === undefined || text.trim() === "")) throw new UsageError(`--${r.name} is required: ${r.required}`);
   // Absent: the default, unset included (an option without a default is optional).
   if (text === undefined && k.type !== "switch") return r.default;
   switch (k.type) {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
 import { compareCommand } from "../../src/cli/compare/compare.js";
+import { main } from "../../src/cli/main.js";
 import { powerCommand } from "../../src/cli/power/power.js";
 import { tempDir } from "../analysis/helpers.js";
 import { run } from "./capture.js";
@@ -30,9 +31,9 @@ describe("s3gym compare", () => {
 
   it("bad selectors are usage errors naming the flag (the dispatcher exits 2); unpairable sides exit 1", async () => {
     await expect(compareCommand(["--data", data, "--a", "pathwy=memory", "--b", "pathway=history"])).rejects.toThrow(/^--a: unknown key 'pathwy': expected one of pathway, model, checkpoint/);
-    const none = await run(compareCommand, ["--data", data, "--a", "model=zz", "--b", "model=a"]);
+    const none = await run(main, ["compare", "--data", data, "--a", "model=zz", "--b", "model=a"]);
     expect(none.rc).toBe(1);
-    expect(none.err).toContain("no run has model=zz: the data has a, b");
+    expect(none.err).toBe("s3gym compare: side a: no run has model=zz: the data has a, b\n");
   });
 });
 

@@ -3,6 +3,7 @@ import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { exportCommand } from "../../src/cli/export/export.js";
+import { main } from "../../src/cli/main.js";
 import { reportCommand } from "../../src/cli/report/report.js";
 import { sqlCommand } from "../../src/cli/sql/sql.js";
 import { csvField, textTable } from "../../src/cli/sql/sqlOutput.js";
@@ -149,11 +150,11 @@ describe("s3gym sql", () => {
 
   it("a write is refused with exit 2 and one line", async () => {
     const { data } = fixture();
-    const r = await run(sqlCommand, ["--data", data, `copy steps to '${join(data, "x.csv")}'`]);
+    const r = await run(main, ["sql", "--data", data, `copy steps to '${join(data, "x.csv")}'`]);
     expect(r.rc).toBe(2);
     const errors = (s: string) => s.split("\n").filter((l) => l !== "" && !l.startsWith("warning: "));
     expect(errors(r.err)).toEqual([expect.stringMatching(/^s3gym sql: the query failed: .*disabled by configuration$/)]);
-    const w = await run(sqlCommand, ["--data", data, "drop table steps"]);
+    const w = await run(main, ["sql", "--data", data, "drop table steps"]);
     expect([w.rc, errors(w.err)]).toEqual([2, [expect.stringMatching(/read-only/)]]);
   });
 

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
 import { resolveRequest, serveSite, viewCommand } from "../../src/cli/view/view.js";
+import { withExitCode } from "../../src/cli/main.js";
 import { UsageError } from "../../src/cli/shared/args.js";
 
 function get(url: string, method = "GET", rawPath?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
@@ -92,14 +93,11 @@ describe("viewCommand", () => {
     await expect(viewCommand(["--data", "x", "--port", "80"])).rejects.toThrow(/--port needs --serve/);
     await expect(viewCommand(["--data", "x", "--serve", "--port", "70000"])).rejects.toThrow(/at most 65535/);
     await expect(viewCommand(["--data", "x", "--bootstrap", "0"])).rejects.toThrow(/--bootstrap/);
+    // The missing folder is thrown; the dispatcher prints it naming the command and exits 1.
     const errs: string[] = [];
-    const orig = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((s: string) => (errs.push(String(s)), true)) as typeof process.stderr.write;
-    try {
-      expect(await viewCommand(["--data", join(tmpdir(), "no-such-s3gym-dir"), "--out", mkdtempSync(join(tmpdir(), "s3view-o-"))])).toBe(1);
-    } finally {
-      process.stderr.write = orig;
-    }
-    expect(errs.join("")).toMatch(/data directory not found/);
+    const io = { stdout: { write: () => true }, stderr: { write: (s: string) => errs.push(s) } };
+    const missing = join(tmpdir(), "no-such-s3gym-dir");
+    expect(await withExitCode("view", () => viewCommand(["--data", missing, "--out", mkdtempSync(join(tmpdir(), "s3view-o-"))]), io)).toBe(1);
+    expect(errs.join("")).toMatch(new RegExp(`^s3gym view: ${missing}: data directory not found .*\n$`));
   });
 });

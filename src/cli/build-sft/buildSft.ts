@@ -17,15 +17,11 @@ import { RECORDED_PATHWAY_NAMES } from "../../pathways/registry.js";
 import { findRunDirs, formatCounts } from "../../training/buildSft.js";
 import { writeSftFiles } from "../../training/sftFiles.js";
 import { listItems, repeatedList } from "../../util/options.js";
-import { exitCodeOf, HelpRequested, parseFlags, UsageError } from "../shared/args.js";
-import { concurrencyFlag, ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag, SFT_FLAGS, sftFromFlags } from "../shared/sharedFlags.js";
+import { parseFlags, UsageError } from "../shared/args.js";
+import { concurrencyFlag, ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag, SFT_FLAGS, sftFromFlags, sftUsage } from "../shared/sharedFlags.js";
 import { manifestPath } from "../../logs/runDir.js";
 
-export const BUILD_SFT_USAGE = [
-  "s3gym build-sft --data DIR [--data DIR ...] --out FILE.jsonl [--games all|g1,g2] [--models a,b] [--pathways p1,p2]",
-  "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
-  ...endpointUsage(),
-].join("\n");
+export const BUILD_SFT_USAGE = ["s3gym build-sft --data DIR [--data DIR ...] --out FILE.jsonl [--games all|g1,g2] [--models a,b] [--pathways p1,p2]", ...sftUsage(), ...endpointUsage()].join("\n");
 
 const FLAGS = {
   data: { type: "string", multiple: true },
@@ -71,67 +67,60 @@ export async function buildSftCommand(argv: string[], deps: BuildSftDeps = {}): 
   const env = deps.env ?? process.env;
   const stdout = deps.stdout ?? process.stdout;
   const stderr = deps.stderr ?? process.stderr;
+  const { values: v } = parseFlags(argv, FLAGS, BUILD_SFT_USAGE);
+  const data = repeatedList(v.data);
+  if (data.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it for several)");
+  if (v.out === undefined || v.out.trim() === "") throw new UsageError("--out is required: the JSONL file to write (e.g. sft.jsonl)");
+  const games = v.games === undefined || v.games.trim() === "all" ? null : list("games", v.games, GAME_NAMES);
+  const models = list("models", v.models);
+  const pathways = list("pathways", v.pathways, RECORDED_PATHWAY_NAMES);
+  const { threshold, lowScore, format, correctModel, maskEarlierAnswers } = sftFromFlags(v);
+  for (const d of data) if (!existsSync(d)) throw new UsageError(`--data: '${d}' does not exist`);
+  let runDirs: string[];
   try {
-    const { values: v } = parseFlags(argv, FLAGS, BUILD_SFT_USAGE);
-    const data = repeatedList(v.data);
-    if (data.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it for several)");
-    if (v.out === undefined || v.out.trim() === "") throw new UsageError("--out is required: the JSONL file to write (e.g. sft.jsonl)");
-    const games = v.games === undefined || v.games.trim() === "all" ? null : list("games", v.games, GAME_NAMES);
-    const models = list("models", v.models);
-    const pathways = list("pathways", v.pathways, RECORDED_PATHWAY_NAMES);
-    const { threshold, lowScore, format, correctModel, maskEarlierAnswers } = sftFromFlags(v);
-    for (const d of data) if (!existsSync(d)) throw new UsageError(`--data: '${d}' does not exist`);
-    let runDirs: string[];
-    try {
-      runDirs = findRunDirs(data);
-    } catch (e) {
-      throw new UsageError(`--data: ${(e as Error).message}`);
-    }
-    if (runDirs.length === 0) throw new UsageError(`--data: no runs found in ${data.join(", ")}`);
-
-    const calls: CallRecord[] = [];
-    let make: ((spec: string) => import("../../models/types.js").Model) | undefined;
-    if (lowScore === "correct") {
-      const ctxIn: Partial<ModelContext> = { ...modelContextFromFlags(v, env), cacheDir: noCacheFlag(v) ? null : join(resolve(data[0]!), "cache") };
-      const ctx = createModelContext({ ...ctxIn, ...deps.modelContext, onCall: (e) => calls.push(toCallRecord(e)) });
-      const specs = correctionSpecs(data, { games, models, pathways }, correctModel);
-      try {
-        if (specs.length > 0) validateModelSpecs(specs, ctx);
-      } catch (e) {
-        throw new UsageError(`--correct-model: ${(e as Error).message}`);
-      }
-      make = (spec) => createModel(spec, ctx);
-    }
-
-    const out = resolve(v.out);
-    mkdirSync(dirname(out), { recursive: true });
-    const result = await writeSftFiles({
-      data,
-      out,
-      games,
-      models,
-      pathways,
-      threshold,
-      lowScore,
-      format,
-      maskEarlierAnswers,
-      correctModel,
-      ...(make ? { createModel: make } : {}),
-      concurrency: concurrencyFlag(v),
-      calls,
-      onWarning: (w) => stderr.write(`warning: ${w}\n`),
-    });
-    for (const line of formatCounts(result, lowScore)) stdout.write(`${line}\n`);
-    stdout.write(`wrote ${result.examples} examples (${format}) to ${result.paths.jsonl}; counts and sources in ${result.paths.meta}\n`);
-    if (result.examples === 0) {
-      stderr.write(`s3gym build-sft: no example was kept (threshold ${threshold}); see the counts above\n`);
-      return 1;
-    }
-    return 0;
+    runDirs = findRunDirs(data);
   } catch (e) {
-    // --help and input the user can fix (a ConfigError) are thrown: src/cli/main.ts alone maps them.
-    if (e instanceof HelpRequested || exitCodeOf(e) === 2) throw e;
-    stderr.write(`s3gym build-sft: ${(e as Error).message}\n`);
+    throw new UsageError(`--data: ${(e as Error).message}`);
+  }
+  if (runDirs.length === 0) throw new UsageError(`--data: no runs found in ${data.join(", ")}`);
+
+  const calls: CallRecord[] = [];
+  let make: ((spec: string) => import("../../models/types.js").Model) | undefined;
+  if (lowScore === "correct") {
+    const ctxIn: Partial<ModelContext> = { ...modelContextFromFlags(v, env), cacheDir: noCacheFlag(v) ? null : join(resolve(data[0]!), "cache") };
+    const ctx = createModelContext({ ...ctxIn, ...deps.modelContext, onCall: (e) => calls.push(toCallRecord(e)) });
+    const specs = correctionSpecs(data, { games, models, pathways }, correctModel);
+    try {
+      if (specs.length > 0) validateModelSpecs(specs, ctx);
+    } catch (e) {
+      throw new UsageError(`--correct-model: ${(e as Error).message}`);
+    }
+    make = (spec) => createModel(spec, ctx);
+  }
+
+  const out = resolve(v.out);
+  mkdirSync(dirname(out), { recursive: true });
+  const result = await writeSftFiles({
+    data,
+    out,
+    games,
+    models,
+    pathways,
+    threshold,
+    lowScore,
+    format,
+    maskEarlierAnswers,
+    correctModel,
+    ...(make ? { createModel: make } : {}),
+    concurrency: concurrencyFlag(v),
+    calls,
+    onWarning: (w) => stderr.write(`warning: ${w}\n`),
+  });
+  for (const line of formatCounts(result, lowScore)) stdout.write(`${line}\n`);
+  stdout.write(`wrote ${result.examples} examples (${format}) to ${result.paths.jsonl}; counts and sources in ${result.paths.meta}\n`);
+  if (result.examples === 0) {
+    stderr.write(`s3gym build-sft: no example was kept (threshold ${threshold}); see the counts above\n`);
     return 1;
   }
+  return 0;
 }

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { escapeControl } from "../../util/outsideText.js";
-import { exitCodeOf, HelpRequested, intFlag, parseFlagsAndPositionals, UsageError } from "../shared/args.js";
+import { HelpRequested, intFlag, parseFlagsAndPositionals, UsageError } from "../shared/args.js";
 import { k8sManifest, slurmScript, withoutUrlCredentials, type ClusterJob } from "./clusterJobs.js";
 import { checkRunArgs } from "../run/run.js";
 
@@ -125,19 +125,12 @@ export interface ClusterIo {
 export async function clusterCommand(argv: string[], io: ClusterIo = {}): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
-  try {
-    const { kind, job, out } = parseClusterArgs(argv, io.env ?? process.env);
-    const text = kind === "slurm" ? slurmScript(job) : k8sManifest(job);
-    if (out === null) stdout.write(text);
-    else {
-      writeFileSync(out, text, { mode: kind === "slurm" ? 0o755 : 0o644 });
-      stderr.write(`s3gym cluster: wrote ${escapeControl(out)}; ${kind === "slurm" ? `submit with: bash ${escapeControl(out)}` : `apply with: kubectl apply -f ${escapeControl(out)}`}\n`);
-    }
-    return 0;
-  } catch (e) {
-    // --help and input the user can fix (a ConfigError) are thrown: src/cli/main.ts alone maps them.
-    if (e instanceof HelpRequested || exitCodeOf(e) === 2) throw e;
-    stderr.write(`s3gym cluster: ${escapeControl((e as Error).message, { keepNewlines: true })}\n`);
-    return 1;
+  const { kind, job, out } = parseClusterArgs(argv, io.env ?? process.env);
+  const text = kind === "slurm" ? slurmScript(job) : k8sManifest(job);
+  if (out === null) stdout.write(text);
+  else {
+    writeFileSync(out, text, { mode: kind === "slurm" ? 0o755 : 0o644 });
+    stderr.write(`s3gym cluster: wrote ${escapeControl(out)}; ${kind === "slurm" ? `submit with: bash ${escapeControl(out)}` : `apply with: kubectl apply -f ${escapeControl(out)}`}\n`);
   }
+  return 0;
 }

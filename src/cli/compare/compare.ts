@@ -1,44 +1,95 @@
-/**
- * `s3gym compare --data D --a <selector> --b <selector> [--metrics avg,auc_plus,naba] [--games g1,g2]
- *  [--bootstrap 2000] [--seed 0] [--csv FILE]`
- *
- * A paired comparison on shared evaluation seeds (analysis/stats/compare.ts): per game and metric the two
- * sides, their difference with a paired bootstrap interval, a sign-flip permutation p-value and its
- * Holm adjustment across games. Markdown on stdout; `--csv FILE` writes the same rows.
- * Exit codes: 0 done; 1 the data cannot be analysed or the runs cannot be paired; 2 bad arguments.
- */
-import { terminalSafe } from "../../models/secrets.js";
 import { DEFAULT_B } from "../../analysis/stats/bootstrap.js";
 import { COMPARE_METRICS, CompareError, compareTable, parseSelector, type CompareMetric, type Selector } from "../../analysis/stats/compare.js";
-import { listOf } from "../../util/options.js";
+import { listOf, optionFlags, optionRows, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
 import { UsageError, nonNegativeInt, parseFlags } from "../shared/args.js";
-import { dataDirs, emitTable, loadOrReport } from "../shared/tableOutput.js";
+import { emitTable, loadWithWarnings } from "../shared/tableOutput.js";
 
-const USAGE = `s3gym compare --data DIR --a SELECTOR --b SELECTOR [--metrics avg,auc_plus,naba] [--games g1,g2] [--bootstrap ${DEFAULT_B}] [--seed 0] [--csv FILE]
+/** A text row read as given (the selectors are read by parseSelector, naming their flag). */
+const asGiven = (v: string): string => v;
 
-  --a, --b SELECTOR  key=value[,key=value] with key pathway, model or checkpoint, e.g.
-                     --a pathway=memory --b pathway=history    (pairs each model's two runs)
-                     --a model=gpt-4o --b model=gpt-4o-mini     (pairs runs of the same pathway)
-                     --a checkpoint=30 --b checkpoint=0         (a run against itself: y(30) - y(0))
-  --metrics LIST     ${COMPARE_METRICS.join(", ")} (default avg,auc_plus,naba; with checkpoints: y)
-  --games LIST       only these games (default every game where the sides pair up)
-  --bootstrap B      resamples of the paired interval (default ${DEFAULT_B}); --seed N its seed (default 0)
-  --csv FILE         also write the rows as CSV`;
+const METRICS = [...COMPARE_METRICS, "y"] as const;
 
-const FLAGS = {
-  data: { type: "string", multiple: true },
-  a: { type: "string" },
-  b: { type: "string" },
-  metrics: { type: "string" },
-  games: { type: "string" },
-  bootstrap: { type: "string" },
-  seed: { type: "string" },
-  csv: { type: "string" },
-} as const;
+/** What `--data` needs, said when it is missing or names nothing. */
+const DATA_REQUIRED = "a data directory holding runs/<run_id>/";
 
-function list(v: string | undefined): string[] | undefined {
-  return v === undefined ? undefined : listOf(v);
-}
+/** compare's rows: the parser spec, the usage and the values derive from them. */
+const COMPARE_OPTIONS = {
+  data: {
+    name: "data",
+    kind: {
+      type: "text",
+      shown: "DIR",
+      parse: (v: string) => {
+        const dirs = listOf(v);
+        if (dirs.length === 0) throw new UsageError(`--data is required: ${DATA_REQUIRED}`);
+        return dirs;
+      },
+    },
+    default: undefined,
+    multiple: true,
+    required: DATA_REQUIRED,
+    help: "a data directory holding runs/<run_id>/ (repeat it, or a comma list, for shards)",
+  },
+  a: {
+    name: "a",
+    kind: { type: "text", shown: "SELECTOR", parse: asGiven },
+    default: undefined,
+    help: "key=value[,key=value] with key pathway, model or checkpoint, e.g.\n                     --a pathway=memory --b pathway=history    (pairs each model's two runs)\n                     --a model=gpt-4o --b model=gpt-4o-mini     (pairs runs of the same pathway)\n                     --a checkpoint=30 --b checkpoint=0         (a run against itself: y(30) - y(0))",
+  },
+  b: { name: "b", kind: { type: "text", shown: "SELECTOR", parse: asGiven }, default: undefined, help: "the other side, as --a" },
+  metrics: {
+    name: "metrics",
+    kind: {
+      type: "text",
+      shown: "avg,auc_plus,naba",
+      parse: (v: string) => {
+        const metrics = listOf(v);
+        const bad = metrics.find((m) => !(METRICS as readonly string[]).includes(m));
+        if (bad !== undefined) throw new UsageError(`unknown --metrics '${bad}': expected a comma list of ${METRICS.join(", ")}`);
+        return metrics as CompareMetric[];
+      },
+    },
+    default: undefined,
+    help: `${METRICS.join(", ")} (default avg,auc_plus,naba; with checkpoints: y)`,
+  },
+  games: { name: "games", kind: { type: "text", shown: "g1,g2", parse: listOf }, default: undefined, help: "only these games (default every game where the sides pair up)" },
+  bootstrap: {
+    name: "bootstrap",
+    kind: {
+      type: "text",
+      shown: String(DEFAULT_B),
+      parse: (v: string) => {
+        const B = nonNegativeInt("bootstrap", v);
+        if (B < 1) throw new UsageError("--bootstrap must be at least 1");
+        return B;
+      },
+    },
+    default: DEFAULT_B,
+    help: "resamples of the paired interval",
+  },
+  seed: { name: "seed", kind: { type: "int", range: { min: 0, max: Number.MAX_SAFE_INTEGER } }, default: 0, help: "the seed of the resamples" },
+  csv: { name: "csv", kind: { type: "text", shown: "FILE", parse: asGiven }, default: undefined, help: "also write the rows as CSV" },
+} as const satisfies OptionTable<{
+  data: string[] | undefined;
+  a: string | undefined;
+  b: string | undefined;
+  metrics: CompareMetric[] | undefined;
+  games: string[] | undefined;
+  bootstrap: number;
+  seed: number;
+  csv: string | undefined;
+}>;
+
+const ROWS: Option<unknown>[] = optionRows(COMPARE_OPTIONS);
+
+const USAGE = [
+  `s3gym compare ${ROWS.filter((r) => r.required !== undefined || r.name === "a" || r.name === "b")
+    .map((r) => usageToken(r).replace(/^\[(.*)\]$/, "$1"))
+    .join(" ")} [flags]`,
+  ...usageLines(ROWS),
+].join("\n");
+
+const FLAGS = optionFlags(ROWS);
 
 function selector(flag: string, v: string | undefined): Selector {
   if (v === undefined) throw new UsageError(`--${flag} is required: a selector such as pathway=memory, model=gpt-4o or checkpoint=30`);
@@ -52,28 +103,19 @@ function selector(flag: string, v: string | undefined): Selector {
 
 export async function compareCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, FLAGS, USAGE);
-  const dirs = dataDirs(values.data);
-  if (dirs.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/");
-  const a = selector("a", values.a);
-  const b = selector("b", values.b);
-  const metrics = list(values.metrics);
-  const valid: readonly string[] = [...COMPARE_METRICS, "y"];
-  const bad = metrics?.find((m) => !valid.includes(m));
-  if (bad !== undefined) throw new UsageError(`unknown --metrics '${bad}': expected a comma list of ${valid.join(", ")}`);
-  const B = nonNegativeInt("bootstrap", values.bootstrap, DEFAULT_B);
-  if (B < 1) throw new UsageError("--bootstrap must be at least 1");
-  const seed = nonNegativeInt("seed", values.seed, 0);
-  const ds = await loadOrReport("compare", dirs);
-  if (ds === null) return 1;
-  try {
-    const table = compareTable(ds, { a, b, metrics: metrics as CompareMetric[] | undefined, games: list(values.games), B, seed });
-    emitTable(table, values.csv);
-    return 0;
-  } catch (e) {
-    if (e instanceof CompareError) {
-      process.stderr.write(terminalSafe(`s3gym compare: ${e.message}\n`));
-      return 1;
-    }
-    throw e;
-  }
+  // Row by row, in the order the checks have always run: the folders, the two sides, then the rest.
+  const o = COMPARE_OPTIONS;
+  const read = <T>(r: Option<T>): T => readOption(r as Option<unknown>, values[r.name]) as T;
+  const dirs = read(o.data) as unknown as string[];
+  const a = selector("a", read(o.a));
+  const b = selector("b", read(o.b));
+  const metrics = read(o.metrics);
+  const games = read(o.games);
+  const B = read(o.bootstrap);
+  const seed = read(o.seed);
+  const ds = await loadWithWarnings(dirs);
+  // Selectors that match no shared seeds (a CompareError) are thrown: src/cli/main.ts prints it and exits 1.
+  const table = compareTable(ds, { a, b, metrics, games, B, seed });
+  emitTable(table, read(o.csv));
+  return 0;
 }

@@ -1,15 +1,3 @@
-/**
- * `s3gym export --data DIR [--data DIR ...] --out DIR [--format parquet|csv|inspect|atif]`
- *
- * Writes every named table of the logs (logs.md, "Tables for analysis") as `<out>/<table>.parquet`
- * (zstd) or `.csv`, plus `<out>/schema.json` (tables, rows, columns with types and descriptions), for
- * pandas, polars, R or DuckDB itself. The same logs give the same bytes. `inspect` writes one Inspect
- * eval log per run, `atif` one Harbor ATIF trajectory per episode (docs/interop.md). Exit codes: 0
- * done; 1 the data cannot be read (a malformed line, named as `report` names it); 2 bad arguments.
- */
-import { WriteFailedError } from "../../util/atomicWrite.js";
-import { escapeControl } from "../../util/outsideText.js";
-import { LogFormatError } from "../../logs/reader.js";
 import { exportTables, type ExportFormat } from "../../analysis/sql/logDatabase.js";
 import { DEFAULT_B } from "../../analysis/stats/bootstrap.js";
 import { terminalSafe } from "../../models/secrets.js";
@@ -58,41 +46,24 @@ export async function exportCommand(argv: string[]): Promise<number> {
     throw new UsageError("--bootstrap and --seed apply to --format inspect only (the other formats hold no intervals)");
   if (format === "inspect" || format === "atif") {
     if (values["no-cache"] === true) throw new UsageError(`--no-cache applies to --format parquet and csv (the SQL tables' cache); --format ${format} reads the logs afresh`);
-    try {
-      const r = await exportInterop({ dataDirs: dirs, outDir: out, format, B, seed });
-      printWarnings(r.warnings);
-      const what = format === "inspect" ? `${r.files.length} Inspect eval logs (one per run, ${r.episodes} samples)` : `${r.files.length} ATIF trajectories (one per episode) of ${r.runs} runs`;
-      process.stdout.write(terminalSafe(`s3gym export: wrote ${what} to ${out}\n`));
-      if (r.runs === 0) {
-        process.stderr.write(terminalSafe(`s3gym export: no runs found in ${dirs.join(", ")}\n`));
-        return 1;
-      }
-      return 0;
-    } catch (e) {
-      if (e instanceof LogFormatError) {
-        process.stderr.write(terminalSafe(`s3gym export: ${e.message}\n`));
-        return 1;
-      }
-      throw e;
-    }
-  }
-  try {
-    const r = await exportTables(dirs, out, format, { onWarning: () => undefined, cacheDir: values["no-cache"] === true ? null : undefined });
+    // A log that cannot be read (LogFormatError) is thrown: src/cli/main.ts prints it and exits 1.
+    const r = await exportInterop({ dataDirs: dirs, outDir: out, format, B, seed });
     printWarnings(r.warnings);
-    const counts = Object.entries(r.rows)
-      .map(([t, n]) => `${t} ${n}`)
-      .join(", ");
-    process.stdout.write(`s3gym export: wrote ${r.files.length} files to ${out} (${format}): ${counts}\n`);
+    const what = format === "inspect" ? `${r.files.length} Inspect eval logs (one per run, ${r.episodes} samples)` : `${r.files.length} ATIF trajectories (one per episode) of ${r.runs} runs`;
+    process.stdout.write(terminalSafe(`s3gym export: wrote ${what} to ${out}\n`));
+    if (r.runs === 0) {
+      process.stderr.write(terminalSafe(`s3gym export: no runs found in ${dirs.join(", ")}\n`));
+      return 1;
+    }
     return 0;
-  } catch (e) {
-    if (e instanceof WriteFailedError) {
-      process.stderr.write(`s3gym export: ${escapeControl(e.message)}\n`);
-      return 1;
-    }
-    if (e instanceof LogFormatError) {
-      process.stderr.write(`s3gym export: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
   }
+  // A file that cannot be written (WriteFailedError) or a log that cannot be read (LogFormatError) is
+  // thrown: src/cli/main.ts prints it and exits 1.
+  const r = await exportTables(dirs, out, format, { onWarning: () => undefined, cacheDir: values["no-cache"] === true ? null : undefined });
+  printWarnings(r.warnings);
+  const counts = Object.entries(r.rows)
+    .map(([t, n]) => `${t} ${n}`)
+    .join(", ");
+  process.stdout.write(`s3gym export: wrote ${r.files.length} files to ${out} (${format}): ${counts}\n`);
+  return 0;
 }

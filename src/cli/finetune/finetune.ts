@@ -40,13 +40,8 @@ export async function finetuneCommand(argv: string[]): Promise<number> {
   if (backend !== "openai" && backend !== "builtin") throw new UsageError(`--backend must be openai or builtin, got '${backend}'`);
   if (backend === "builtin") {
     // The offline update of builtin:learner: reads the SFT set, writes a content-addressed checkpoint.
-    let r;
-    try {
-      r = fineTuneBuiltin({ train: values.train, model: values.model, epochs: epochs ?? 1, outDir: join(values.data ?? "data", "checkpoints") });
-    } catch (e) {
-      process.stderr.write(`s3gym finetune: ${terminalSafe((e as Error).message)}\n`);
-      return 1;
-    }
+    // A set it cannot read or learn from is thrown: src/cli/main.ts prints it and exits 1.
+    const r = fineTuneBuiltin({ train: values.train, model: values.model, epochs: epochs ?? 1, outDir: join(values.data ?? "data", "checkpoints") });
     const per =
       Object.entries(r.counted)
         .map(([g, n]) => `${g} ${n}`)

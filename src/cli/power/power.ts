@@ -9,40 +9,80 @@
  */
 import { COMPARE_METRICS } from "../../analysis/stats/compare.js";
 import { DEFAULT_EPISODES, powerTable, type PowerMetric } from "../../analysis/stats/power.js";
-import { listOf } from "../../util/options.js";
+import { listOf, optionFlags, optionRows, readOptions, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
 import { UsageError, nonNegativeInt, parseFlags } from "../shared/args.js";
-import { dataDirs, emitTable, intList, loadOrReport } from "../shared/tableOutput.js";
+import { emitTable, intList, loadWithWarnings } from "../shared/tableOutput.js";
 
-const USAGE = `s3gym power --data PILOT [--episodes ${DEFAULT_EPISODES.join(",")}] [--metrics avg,auc_plus,naba] [--sims 2000] [--seed 0] [--csv FILE]
+/** What `--data` needs, said when it is missing or names nothing. */
+const DATA_REQUIRED = "a pilot data directory holding runs/<run_id>/";
 
-  --data PILOT     a pilot data directory (memory and history runs per model on shared seeds)
-  --episodes LIST  evaluation episodes per checkpoint to assess (default ${DEFAULT_EPISODES.join(",")})
-  --metrics LIST   ${COMPARE_METRICS.join(", ")} (default avg,auc_plus,naba)
-  --sims N         simulated experiments per row (default 2000); --seed N their seed (default 0)
-  --csv FILE       also write the rows as CSV`;
+/** power's rows: the parser spec, the usage and the values derive from them, read in this order. */
+const POWER_OPTIONS = {
+  data: {
+    name: "data",
+    kind: {
+      type: "text",
+      shown: "PILOT",
+      parse: (v: string) => {
+        const dirs = listOf(v);
+        if (dirs.length === 0) throw new UsageError(`--data is required: ${DATA_REQUIRED}`);
+        return dirs;
+      },
+    },
+    default: undefined,
+    multiple: true,
+    required: DATA_REQUIRED,
+    help: "a pilot data directory (memory and history runs per model on shared seeds)",
+  },
+  episodes: {
+    name: "episodes",
+    kind: { type: "text", shown: DEFAULT_EPISODES.join(","), parse: (v: string) => intList("episodes", v, DEFAULT_EPISODES, 1) },
+    default: [...DEFAULT_EPISODES],
+    help: "evaluation episodes per checkpoint to assess",
+  },
+  metrics: {
+    name: "metrics",
+    kind: {
+      type: "text",
+      shown: "avg,auc_plus,naba",
+      parse: (v: string) => {
+        const metrics = listOf(v);
+        const bad = metrics.find((m) => !(COMPARE_METRICS as readonly string[]).includes(m));
+        if (bad !== undefined) throw new UsageError(`unknown --metrics '${bad}': expected a comma list of ${COMPARE_METRICS.join(", ")}`);
+        return metrics as PowerMetric[];
+      },
+    },
+    default: undefined,
+    help: `${COMPARE_METRICS.join(", ")} (default avg,auc_plus,naba)`,
+  },
+  sims: {
+    name: "sims",
+    kind: {
+      type: "text",
+      shown: "2000",
+      parse: (v: string) => {
+        const sims = nonNegativeInt("sims", v);
+        if (sims < 100) throw new UsageError("--sims must be at least 100 (the 95% quantile of the null needs them)");
+        return sims;
+      },
+    },
+    default: 2000,
+    help: "simulated experiments per row",
+  },
+  seed: { name: "seed", kind: { type: "int", range: { min: 0, max: Number.MAX_SAFE_INTEGER } }, default: 0, help: "the seed of the simulations" },
+  csv: { name: "csv", kind: { type: "text", shown: "FILE", parse: (v: string) => v }, default: undefined, help: "also write the rows as CSV" },
+} as const satisfies OptionTable<{ data: string[] | undefined; episodes: number[]; metrics: PowerMetric[] | undefined; sims: number; seed: number; csv: string | undefined }>;
 
-const FLAGS = {
-  data: { type: "string", multiple: true },
-  episodes: { type: "string" },
-  metrics: { type: "string" },
-  sims: { type: "string" },
-  seed: { type: "string" },
-  csv: { type: "string" },
-} as const;
+const ROWS: Option<unknown>[] = optionRows(POWER_OPTIONS);
+
+const USAGE = [`s3gym power ${usageToken(POWER_OPTIONS.data)} [flags]`, ...usageLines(ROWS)].join("\n");
+
+const FLAGS = optionFlags(ROWS);
 
 export async function powerCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, FLAGS, USAGE);
-  const dirs = dataDirs(values.data);
-  if (dirs.length === 0) throw new UsageError("--data is required: a pilot data directory holding runs/<run_id>/");
-  const episodes = intList("episodes", values.episodes, DEFAULT_EPISODES, 1);
-  const metrics = values.metrics === undefined ? undefined : listOf(values.metrics);
-  const bad = metrics?.find((m) => !(COMPARE_METRICS as readonly string[]).includes(m));
-  if (bad !== undefined) throw new UsageError(`unknown --metrics '${bad}': expected a comma list of ${COMPARE_METRICS.join(", ")}`);
-  const sims = nonNegativeInt("sims", values.sims, 2000);
-  if (sims < 100) throw new UsageError("--sims must be at least 100 (the 95% quantile of the null needs them)");
-  const seed = nonNegativeInt("seed", values.seed, 0);
-  const ds = await loadOrReport("power", dirs);
-  if (ds === null) return 1;
-  emitTable(powerTable(ds, { episodes, metrics: metrics as PowerMetric[] | undefined, sims, seed }), values.csv);
+  const o = readOptions(POWER_OPTIONS, values) as unknown as { data: string[]; episodes: number[]; metrics?: PowerMetric[]; sims: number; seed: number; csv?: string };
+  const ds = await loadWithWarnings(o.data);
+  emitTable(powerTable(ds, { episodes: o.episodes, metrics: o.metrics, sims: o.sims, seed: o.seed }), o.csv);
   return 0;
 }

@@ -1,42 +1,29 @@
-/**
- * `s3gym rejudge --from <run dir | run id> --judge X[,Y...] [--data D]`: the same evidence, another
- * judge (docs/judging.md, "Rejudge"). For each judge, a new run `<id>__rejudge-<judge>` in the data
- * directory (default: the recorded run's own), whose experience at every checkpoint is rebuilt from
- * the recorded run's exploration steps judged by X and whose evaluation episodes are played on the
- * same evaluation seeds with the recorded run's model: exploration is paid once. A normal run
- * directory (resume by rerunning the command; status, view, report and sql read it).
- */
-import { existsSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { getGame } from "../../games/registry.js";
-import { runDir } from "../../logs/runDir.js";
 import { createModelContext, validateModelSpecs, type ModelContext } from "../../models/assembleModel.js";
 import { terminalSafe } from "../../models/secrets.js";
-import { judgeModel, JUDGE_USAGE, parseJudge } from "../../pathways/judge.js";
+import { judgeModel, JUDGES_OPTION } from "../../pathways/judge.js";
 import { createModel } from "../../runner/createModel.js";
 import { Progress, type ProgressStream } from "../../runner/monitor/progress.js";
-import { dataDirOf, readRejudgeSource, rejudgeRuns } from "../../runner/resume/rejudge.js";
-import { listItems } from "../../util/options.js";
-import { folderFlag, oneOf, parseFlags, UsageError } from "../shared/args.js";
+import { readRejudgeSource, rejudgeRuns } from "../../runner/resume/rejudge.js";
+import { parseFlags } from "../shared/args.js";
+import { newRunsDataDir, recordedRunDir, recordedRunOptions, recordedRunRows, recordedRunUsage } from "../shared/recordedRunFlags.js";
+import { optionFlags, readOptions } from "../../util/options.js";
 import { formatRunSummary, formatTotals, summarizeRun } from "../run/runSummary.js";
-import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag } from "../shared/sharedFlags.js";
+import { ENDPOINT_FLAGS, modelContextFromFlags, noCacheFlag } from "../shared/sharedFlags.js";
 
-export const REJUDGE_USAGE = [
-  `s3gym rejudge --from RUN_DIR|RUN_ID --judge ${JUDGE_USAGE}[,...] [--data DIR]`,
-  "  --from: a run directory (<data>/runs/<run_id>), or a run id of --data",
-  "  --judge: one judge or several (comma list): one rejudged run each",
-  "  --data: where the rejudged runs go (default: the recorded run's data directory; needed with a run id)",
-  ...endpointUsage(),
-  "  [--progress auto|bar|lines|off]",
-].join("\n");
+/** `rejudge` on the recorded-run table: its own row is `--judge` (pathways/judge.ts). */
+const REJUDGE_COMMAND = {
+  command: "rejudge",
+  what: JUDGES_OPTION,
+  subject: "exploration is rejudged",
+  from: "a run directory (<data>/runs/<run_id>), or a run id of --data",
+  data: "where the rejudged runs go (default: the recorded run's data directory; needed with a run id)",
+};
 
-const FLAGS = {
-  from: { type: "string" },
-  judge: { type: "string" },
-  data: { type: "string" },
-  progress: { type: "string" },
-  ...ENDPOINT_FLAGS,
-} as const;
+export const REJUDGE_USAGE = recordedRunUsage(REJUDGE_COMMAND);
+
+const FLAGS = { ...optionFlags(recordedRunRows(REJUDGE_COMMAND)), ...ENDPOINT_FLAGS };
 
 export interface RejudgeDeps {
   env?: Record<string, string | undefined>;
@@ -50,26 +37,12 @@ export async function rejudgeCommand(argv: string[], deps: RejudgeDeps = {}): Pr
   const stdout = deps.stdout ?? process.stdout;
   const stderr = deps.stderr ?? process.stderr;
   const { values: v } = parseFlags(argv, FLAGS, REJUDGE_USAGE);
-  if (v.from === undefined || v.from.trim() === "") throw new UsageError("--from is required: the run directory (or, with --data, the run id) whose exploration is rejudged");
-  if (v.judge === undefined || v.judge.trim() === "") throw new UsageError(`--judge is required: ${JUDGE_USAGE} (a comma list for several)`);
-  const judges = listItems(v.judge).map((j) => {
-    try {
-      return parseJudge(j);
-    } catch (e) {
-      throw new UsageError(`--judge: ${(e as Error).message}`);
-    }
-  });
-  const progressMode = oneOf("progress", v.progress, ["auto", "bar", "lines", "off"] as const, "auto");
-  const asDir = resolve(v.from);
-  let sourceDir: string;
-  if (existsSync(asDir) && statSync(asDir).isDirectory()) sourceDir = asDir;
-  else {
-    if (v.data === undefined) throw new UsageError(`--from ${v.from}: no such directory; a run id needs --data (the data directory that holds it)`);
-    sourceDir = runDir(resolve(folderFlag("data", v.data)), v.from.trim());
-    if (!existsSync(sourceDir)) throw new UsageError(`--from ${v.from}: no run of that id in --data ${v.data} (expected ${sourceDir})`);
-  }
+  const o = readOptions(recordedRunOptions(REJUDGE_COMMAND), v);
+  const judges = o.what;
+  const progressMode = o.progress;
+  const sourceDir = recordedRunDir(o);
   const source = readRejudgeSource(sourceDir);
-  const dataDir = v.data !== undefined ? resolve(folderFlag("data", v.data)) : dataDirOf(sourceDir);
+  const dataDir = newRunsDataDir(o, sourceDir);
   const ctx = createModelContext({ ...modelContextFromFlags(v, env), cacheDir: noCacheFlag(v) ? null : join(dataDir, "cache"), ...deps.modelContext });
   // The actor (it plays the evaluation episodes) and every external judge, checked before any call.
   const judgeModels = judges.map(judgeModel).filter((m): m is string => m !== null);

@@ -9,7 +9,7 @@
 import { describeNullCheck, nullCheck } from "../../analysis/tables/gainTables.js";
 import { terminalSafe } from "../../models/secrets.js";
 import { parseArgs } from "node:util";
-import { listOf, repeatedList } from "../../util/options.js";
+import { listOf, optionFlags, optionRows, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
 import { folderFlag, HelpRequested, joinNegativeNumbers, UsageError } from "../shared/args.js";
 import { DEFAULT_B, methodsNamed } from "../../analysis/stats/bootstrap.js";
 import { filterModels, loadDataset, loadDialDataset, type Dataset } from "../../analysis/load/dataset.js";
@@ -19,48 +19,130 @@ import type { Table } from "../../analysis/tables/table.js";
 import { loadVerifiedInputs } from "../../analysis/load/verifiedData.js";
 import { writeReport, type FigureNotDrawn } from "../../report/writeReport.js";
 import { WriteFailedError } from "../../util/atomicWrite.js";
-import { LogFormatError } from "../../logs/reader.js";
-import { figureOptionsFromFlags, oneOf } from "../shared/figureFlags.js";
+import { FIGURE_OPTIONS, figureOptionsFromFlags } from "../shared/figureFlags.js";
 import type { FigureOptions } from "../../report/figures/printLayout.js";
 import type { IntervalLayout } from "../../report/latex.js";
 
-const OPTIONS = {
-  data: { type: "string", multiple: true },
-  out: { type: "string" },
-  bootstrap: { type: "string" },
-  seed: { type: "string" },
-  models: { type: "string" },
-  "require-complete": { type: "boolean" },
-  "include-flagged": { type: "boolean" },
-  "figure-size": { type: "string" },
-  theme: { type: "string" },
-  "captions-in-figure": { type: "boolean" },
-  "tex-intervals": { type: "string" },
-  help: { type: "boolean", short: "h" },
-} as const;
+/** An integer flag of report's in [min, max], in report's words; a UsageError names the flag. */
+function intIn(flag: string, min: number, max: number): (raw: string) => number {
+  return (raw) => {
+    if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) throw new UsageError(`--${flag} must be an integer >= ${min} (got '${raw}'), at most ${max}`);
+    if (Number(raw) > max) throw new UsageError(`--${flag} must be at most ${max} (got '${raw}'), at least ${min}`);
+    return Number(raw);
+  };
+}
 
-const VALID_FLAGS = "--data, --out, --bootstrap, --seed, --models, --require-complete, --include-flagged, --figure-size, --theme, --captions-in-figure, --tex-intervals, --help";
+const TEX_INTERVALS = ["cell", "columns"] as const;
 
-export const REPORT_USAGE = `usage: s3gym report --data DIR [--data DIR ...] --out DIR [--bootstrap 2000] [--seed 0] [--models a,b] [--require-complete] [--include-flagged]
-                    [--figure-size column|page|slide] [--theme theme.json] [--captions-in-figure] [--tex-intervals cell|columns]
+/** What `--data` needs, said when it is missing or names nothing. */
+const DATA_REQUIRED = "a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)";
 
-  --data DIR          a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards);
-                      its dial/ subdirectory, when present, holds the judge dial's runs (judge_dose_response)
-  --out DIR           where tables/ (CSV + Markdown), figures (SVG + PNG) and report.json are written
-  --bootstrap B       bootstrap resamples per interval (integer >= 1; default ${DEFAULT_B})
-  --seed N            seed of the bootstrap streams (integer >= 0; default 0): same seed, same digits
-  --models a,b        only these models (exact model strings as logged)
-  --require-complete  the paper's rule: only models with results on every game enter the main table
-  --include-flagged   put runs flagged in run_quality (degenerate, failed, cut, truncated ...) back into the
-                      tables, their model marked ⚠ in every row (default: left out, named in each table's notes)
-  --figure-size SIZE  lay every figure out for column (3.3 in), page (7 in; the default) or slide (13.3 in)
-                      width, text >= 7 pt at that size; each figure is written as PDF, SVG and PNG (300 dpi)
-  --theme FILE        a JSON theme (font, fontSize, palette, sequential, neutral, frame, text, lineWidth,
-                      bandOpacity: docs/paper.md) applied to every figure
-  --captions-in-figure  draw each figure's title and caption into the image (default: the plot only; the
-                      caption is written apart as <figure>.caption.md and .caption.tex)
-  --tex-intervals L   the .tex tables print an interval in its estimate's cell (cell, default) or in a
-                      column of its own (columns)`;
+/**
+ * report's own rows (the figure rows are FIGURE_OPTIONS, shared with `figure`): the parser spec, the
+ * usage, the list of valid flags and the values derive from them. The values are read in this order.
+ */
+const REPORT_OPTIONS = {
+  data: {
+    name: "data",
+    kind: {
+      type: "text",
+      shown: "DIR",
+      parse: (v: string) => {
+        const dirs = listOf(v);
+        if (dirs.length === 0) throw new UsageError(`--data is required: ${DATA_REQUIRED}`);
+        return dirs;
+      },
+    },
+    default: undefined,
+    multiple: true,
+    required: DATA_REQUIRED,
+    help: "a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards);\n                      its dial/ subdirectory, when present, holds the judge dial's runs (judge_dose_response)",
+  },
+  out: {
+    name: "out",
+    kind: { type: "text", shown: "DIR", parse: (v: string) => folderFlag("out", v) },
+    default: undefined,
+    required: "the directory to write tables/ and figures into",
+    help: "where tables/ (CSV + Markdown), figures (SVG + PNG) and report.json are written",
+  },
+  models: {
+    name: "models",
+    kind: {
+      type: "text",
+      shown: "a,b",
+      parse: (v: string) => {
+        const models = listOf(v);
+        if (models.length === 0) throw new UsageError("--models is empty: expected a comma list of model names as logged");
+        return models;
+      },
+    },
+    default: null,
+    help: "only these models (exact model strings as logged)",
+  },
+  bootstrap: {
+    name: "bootstrap",
+    kind: { type: "text", shown: String(DEFAULT_B), parse: intIn("bootstrap", 1, 1_000_000) },
+    default: DEFAULT_B,
+    help: `bootstrap resamples per interval (integer >= 1; default ${DEFAULT_B})`,
+  },
+  seed: {
+    name: "seed",
+    kind: { type: "text", shown: "0", parse: intIn("seed", 0, 4_294_967_295) },
+    default: 0,
+    help: "seed of the bootstrap streams (integer >= 0; default 0): same seed, same digits",
+  },
+  requireComplete: { name: "require-complete", kind: { type: "switch", on: true }, default: false, help: "the paper's rule: only models with results on every game enter the main table" },
+  includeFlagged: {
+    name: "include-flagged",
+    kind: { type: "switch", on: true },
+    default: false,
+    help: "put runs flagged in run_quality (degenerate, failed, cut, truncated ...) back into the\n                      tables, their model marked ⚠ in every row (default: left out, named in each table's notes)",
+  },
+  texIntervals: {
+    name: "tex-intervals",
+    kind: {
+      type: "text",
+      shown: TEX_INTERVALS.join("|"),
+      parse: (v: string) => {
+        const t = v.trim();
+        if (!(TEX_INTERVALS as readonly string[]).includes(t)) throw new UsageError(`--tex-intervals must be one of ${TEX_INTERVALS.join(", ")} (got '${v}')`);
+        return t as IntervalLayout;
+      },
+    },
+    default: "cell",
+    help: "the .tex tables print an interval in its estimate's cell (cell, default) or in a\n                      column of its own (columns)",
+  },
+} as const satisfies OptionTable<{
+  data: string[] | undefined;
+  out: string | undefined;
+  models: string[] | null;
+  bootstrap: number;
+  seed: number;
+  requireComplete: boolean;
+  includeFlagged: boolean;
+  texIntervals: IntervalLayout;
+}>;
+
+/** Every row, in the order `--help` and "valid options" list them. */
+const ROWS: Option<unknown>[] = [
+  REPORT_OPTIONS.data,
+  REPORT_OPTIONS.out,
+  REPORT_OPTIONS.bootstrap,
+  REPORT_OPTIONS.seed,
+  REPORT_OPTIONS.models,
+  REPORT_OPTIONS.requireComplete,
+  REPORT_OPTIONS.includeFlagged,
+  ...optionRows(FIGURE_OPTIONS),
+  REPORT_OPTIONS.texIntervals,
+];
+
+const OPTIONS = { ...optionFlags(ROWS), help: { type: "boolean", short: "h" } } as const;
+
+const VALID_FLAGS = [...ROWS.map((r) => `--${r.name}`), "--help"].join(", ");
+
+export const REPORT_USAGE = [`usage: s3gym report ${usageToken(REPORT_OPTIONS.data)} [${usageToken(REPORT_OPTIONS.data)} ...] ${usageToken(REPORT_OPTIONS.out)} [flags]`, ...usageLines(ROWS)].join(
+  "\n",
+);
 
 interface ReportArgs {
   data: string[];
@@ -72,13 +154,6 @@ interface ReportArgs {
   includeFlagged: boolean;
   figures: FigureOptions;
   texIntervals: IntervalLayout;
-}
-
-function parseIntFlag(flag: string, raw: string | undefined, dflt: number, min: number, max: number): number {
-  if (raw === undefined) return dflt;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) throw new UsageError(`${flag} must be an integer >= ${min} (got '${raw}'), at most ${max}`);
-  if (Number(raw) > max) throw new UsageError(`${flag} must be at most ${max} (got '${raw}'), at least ${min}`);
-  return Number(raw);
 }
 
 /** Parses report's argv (strict); throws UsageError with a one-line message naming the flag. */
@@ -93,27 +168,24 @@ function parseReportArgs(argv: string[]): ReportArgs {
     if (err.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") throw new UsageError(`unexpected argument '${m?.[1] ?? "?"}': valid options are ${VALID_FLAGS}`);
     throw new UsageError(`${err.message.split("\n")[0]} (valid options: ${VALID_FLAGS})`);
   }
-  const v = parsed.values;
+  const v = parsed.values as Record<string, string | boolean | string[] | undefined>;
   if (v.help) throw new HelpRequested(REPORT_USAGE);
-  const data = repeatedList(v.data);
-  if (data.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)");
-  if (v.out === undefined || v.out.trim() === "") throw new UsageError("--out is required: the directory to write tables/ and figures into");
-  folderFlag("out", v.out);
-  let models: string[] | null = null;
-  if (v.models !== undefined) {
-    models = listOf(v.models);
-    if (models.length === 0) throw new UsageError("--models is empty: expected a comma list of model names as logged");
-  }
+  // Row by row, in the order the checks have always run (the figure rows are read together, last but one).
+  const o = REPORT_OPTIONS;
+  const read = <T>(r: Option<T>): T => readOption(r as Option<unknown>, v[r.name]) as T;
+  const data = read(o.data) as unknown as string[];
+  const out = read(o.out) as unknown as string;
+  const models = read(o.models);
   return {
     data,
-    out: v.out,
-    B: parseIntFlag("--bootstrap", v.bootstrap, DEFAULT_B, 1, 1_000_000),
-    seed: parseIntFlag("--seed", v.seed, 0, 0, 4_294_967_295),
+    out,
+    B: read(o.bootstrap),
+    seed: read(o.seed),
     models,
-    requireComplete: v["require-complete"] ?? false,
-    includeFlagged: v["include-flagged"] ?? false,
-    figures: figureOptionsFromFlags(v["figure-size"], v.theme, v["captions-in-figure"] ?? false),
-    texIntervals: oneOf("--tex-intervals", v["tex-intervals"], ["cell", "columns"] as const, "cell"),
+    requireComplete: read(o.requireComplete),
+    includeFlagged: read(o.includeFlagged),
+    figures: figureOptionsFromFlags(read(FIGURE_OPTIONS.figureSize), read(FIGURE_OPTIONS.theme), read(FIGURE_OPTIONS.captionsInFigure)),
+    texIntervals: read(o.texIntervals),
   };
 }
 
@@ -127,16 +199,8 @@ export { writeReport };
 export async function reportCommand(argv: string[]): Promise<number> {
   // A bad flag or --help is thrown: src/cli/main.ts alone maps them to output and exit codes.
   const args = parseReportArgs(argv);
-  let ds: Dataset;
-  try {
-    ds = await loadDataset(args.data);
-  } catch (e) {
-    if (e instanceof LogFormatError) {
-      process.stderr.write(terminalSafe(`s3gym report: ${e.message}\n`));
-      return 1;
-    }
-    throw e;
-  }
+  // A log that cannot be read (LogFormatError) is thrown: src/cli/main.ts prints it and exits 1.
+  let ds: Dataset = await loadDataset(args.data);
   if (args.models !== null) {
     const present = [...new Set(ds.runs.map((r) => r.model))].sort();
     const unknown = args.models.filter((m) => !present.includes(m));
@@ -185,8 +249,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   } catch (e) {
     if (!(e instanceof WriteFailedError)) throw e;
     // The set is written whole before it replaces the previous one: a failed write leaves that one as it was.
-    process.stderr.write(terminalSafe(`s3gym report: ${e.message}; the report in ${args.out} was left as it was\n`));
-    return 1;
+    throw new Error(`${e.message}; the report in ${args.out} was left as it was`, { cause: e });
   }
   // What run quality added (unknown statuses named, tables emptied by flags): said here, not only under the tables.
   for (const w of report.warnings.slice(ds.warnings.length)) process.stderr.write(terminalSafe(`warning: ${w}\n`));

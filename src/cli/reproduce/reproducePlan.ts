@@ -15,7 +15,8 @@ import { DIAL_SUBDIR } from "../../logs/runDir.js";
 import { EXTRA_VIEWS } from "../../logs/schema.js";
 import { DEFAULT_MATRIX_PATHWAYS, playsProtocolLoop, TRAINING_PATHWAY } from "../../pathways/registry.js";
 import { DEFAULT_BROAD_BATCH } from "../../pathways/verified.js";
-import { flagDefaultSettings, type RunJobSettings } from "../../runner/settings/jobSettings.js";
+import type { RunJobSettings } from "../../runner/settings/jobSettings.js";
+import { DEFAULT_SETTINGS } from "../../runner/loop/context.js";
 import type { DataProbeSpec } from "../../runner/probe/memoryProbe.js";
 import type { ProtocolSettings } from "../../runner/settings/protocolSettings.js";
 import { runId } from "../../runner/settings/runId.js";
@@ -184,7 +185,7 @@ export type ReproduceJob = Job & { group: JobGroup };
 
 /** The protocol settings of a run job: the schedule's numbers, every other setting at its flag's default. */
 function runSettings(s: Pick<ProtocolSettings, "exploreEpisodes" | "checkpointEvery" | "evalEpisodes" | "maxSteps">, extra: Partial<ProtocolSettings> = {}): ProtocolSettings {
-  return { ...flagDefaultSettings(), exploreEpisodes: s.exploreEpisodes, checkpointEvery: s.checkpointEvery, evalEpisodes: s.evalEpisodes, maxSteps: s.maxSteps, ...extra };
+  return { ...DEFAULT_SETTINGS, exploreEpisodes: s.exploreEpisodes, checkpointEvery: s.checkpointEvery, evalEpisodes: s.evalEpisodes, maxSteps: s.maxSteps, ...extra };
 }
 
 /** A `s3gym run` job's settings on every game of `dataDir`, whole (no shard), no training or verified part. */
@@ -325,7 +326,7 @@ export function trainingSettings(schedule: Schedule, dataDir: string, runSeed = 
     trainer: "builtin",
     label: TRAINING_LABEL,
     data: dataDir,
-    settings: { ...flagDefaultSettings(), exploreEpisodes: schedule.loopExploreEpisodes, evalEpisodes: schedule.trainingEvalEpisodes, maxSteps: schedule.maxSteps, runSeed },
+    settings: { ...DEFAULT_SETTINGS, exploreEpisodes: schedule.loopExploreEpisodes, evalEpisodes: schedule.trainingEvalEpisodes, maxSteps: schedule.maxSteps, runSeed },
     sft: { threshold: LOOP_THRESHOLD, lowScore: "drop", format: "openai-chat", correctModel: null, maskEarlierAnswers: true },
   };
 }

@@ -6,7 +6,8 @@
  * left out (the default). Only `--progress` may be given beside `--job`.
  */
 import { readFileSync } from "node:fs";
-import { flagDefaultSettings, type RunJobSettings } from "../../runner/settings/jobSettings.js";
+import type { RunJobSettings } from "../../runner/settings/jobSettings.js";
+import { DEFAULT_SETTINGS } from "../../runner/loop/context.js";
 import { JobFileSchema, type TrainLoopJobSettings } from "../../training/loopJob.js";
 import { formatIssues } from "../../util/zodIssues.js";
 import { escapeControl } from "../../util/outsideText.js";
@@ -43,7 +44,7 @@ export function readJobFile(path: string, command: "run" | "train-loop"): RunJob
   if (!parsed.success) throw new UsageError(`--job ${shown}: ${formatIssues(parsed.error, { max: 3, style: "brackets" })}`);
   const job = parsed.data;
   if (job.command !== command) throw new UsageError(`--job ${shown} is a '${job.command}' job: run it with 's3gym ${job.command} --job ${shown}'`);
-  const settings = { ...flagDefaultSettings(), ...job.settings.settings } as RunJobSettings["settings"];
+  const settings = { ...DEFAULT_SETTINGS, ...job.settings.settings } as RunJobSettings["settings"];
   try {
     checkSettings(settings);
   } catch (e) {

@@ -26,14 +26,21 @@ import type { RunJobSettings } from "../../runner/settings/jobSettings.js";
 import { readJobFile, refuseFlagsBesideJob } from "./jobFile.js";
 import { checkShardPlan, makeShardPlan, recordShardPlan, SHARD_OPTIONS } from "../../runner/shards/shardPlan.js";
 import { terminalSafe } from "../../models/secrets.js";
+import { DEFAULT_MAX_BAD_REPLIES } from "../../logs/qualityThresholds.js";
 import { checkDataDirProtocol } from "../../runner/shards/dataDirProtocol.js";
 import { ESTIMATE_POLICY, estimateMatrix } from "../../runner/monitor/estimate.js";
 import { formatEstimate, totalOf } from "./estimateTable.js";
 import type { CapLimits } from "../../runner/monitor/spendCap.js";
 import type { EstimateRow } from "../../runner/monitor/estimate.js";
 import { runDir, shardDirName } from "../../logs/runDir.js";
-import { commaList, optionFlags, optionRows, readOption, readOptions, usageLines } from "../../util/options.js";
-import { exitCodeOf, folderFlag, HelpRequested, labelFlag, oneOf, parseFlagsAndPositionals, UsageError, withoutFlags, type FlagValues } from "../shared/args.js";
+import { commaList, optionFlags, optionRows, readOption, readOptions, usageLines, type OptionTable } from "../../util/options.js";
+import { PROGRESS_OPTION } from "../../runner/monitor/progress.js";
+import { PREFLIGHT_OPTIONS } from "../../runner/monitor/endpointPreflight.js";
+import { ESTIMATE_OPTION } from "../../runner/monitor/estimate.js";
+import { SPEND_CAP_OPTIONS } from "../../runner/monitor/spendCap.js";
+import { CHECKPOINT_OPTIONS } from "../../training/checkpoints.js";
+import { MATRIX_OPTIONS } from "../../runner/settings/jobSettings.js";
+import { folderFlag, labelFlag, oneOf, parseFlagsAndPositionals, UsageError, withoutFlags, type FlagSpec, type FlagValues } from "../shared/args.js";
 import { isStudyPath, loadStudy, recordStudy, SMOKE_PROTOCOL, studyFileIn, studyRecord, type Study, type StudyRecord } from "../study/loadStudy.js";
 import { formatInterrupt } from "./runInterrupt.js";
 import { commandRecord, episodeProgress } from "../../runner/monitor/runProgress.js";
@@ -55,8 +62,19 @@ import {
   viewsFromFlags,
   viewUsage,
 } from "../shared/sharedFlags.js";
-import { judgeModel, parseJudge } from "../../pathways/judge.js";
-import { readRejudgeSource, rejudgeRuns } from "../../runner/resume/rejudge.js";
+import { judgeModel } from "../../pathways/judge.js";
+import { readRejudgeSource, REJUDGE_OPTIONS, rejudgeRuns } from "../../runner/resume/rejudge.js";
+
+/** The command's own rows: a job file instead of flags, and the smoke check. */
+const RUN_OPTIONS = {
+  job: { name: "job", kind: { type: "text", shown: "FILE", parse: (v: string) => v }, default: undefined, about: "the settings from a job file (docs/runner.md)" },
+  smoke: {
+    name: "smoke",
+    kind: { type: "switch", on: true },
+    default: false,
+    help: "1 exploration episode, a checkpoint after it, 1 evaluation episode, 4 steps per game, into the study's\n              smoke folder (smoke/data) or, with flags, into <--data>-smoke: checks an endpoint end to end",
+  },
+} as const satisfies OptionTable<{ job: string | undefined; smoke: boolean }>;
 
 export const RUN_USAGE = [
   "s3gym run STUDY.yaml [--smoke] [flags]: play a study file (docs/study.md); a flag given overrides the file's value",
@@ -67,53 +85,33 @@ export const RUN_USAGE = [
   ...endpointUsage(),
   ...usageLines(optionRows(SHARD_OPTIONS)).map((l) => `${l}   (--shard-count: with --shard auto; --no-shard-subdir: with --shard)`),
   ...viewUsage(),
-  "  [--progress auto|bar|lines|off]",
-  "  [--no-preflight] [--no-probe-window]",
+  ...usageLines([PROGRESS_OPTION, ...optionRows(PREFLIGHT_OPTIONS)]),
   ...pathwayUsage(),
-  "  [--rejudge J1,J2 [--rejudge-models M1,M2]]: then rejudge each complete history/memory run of those models (default: all)",
-  "              under each judge, evaluation only (docs/judging.md; s3gym rejudge for one run)",
-  "  [--max-usd X] [--max-input-tokens N]: stop the matrix between episodes before spend passes the cap",
-  "              (earlier invocations counted); rerun with a higher cap to resume",
-  "  [--smoke]: 1 exploration episode, a checkpoint after it, 1 evaluation episode, 4 steps per game, into the study's",
-  "              smoke folder (smoke/data) or, with flags, into <--data>-smoke: checks an endpoint end to end",
-  "  [--estimate]: play the matrix in process with builtin:heuristic (no endpoint called) and print calls, tokens,",
-  "              prefix-cache share and dollars per model x game x pathway; nothing is written to --data",
+  ...usageLines([...optionRows(REJUDGE_OPTIONS), ...optionRows(SPEND_CAP_OPTIONS), RUN_OPTIONS.smoke, ESTIMATE_OPTION]),
 ].join("\n");
 
+/**
+ * parseArgs' values of the command's own rows, typed (text, or a switch's boolean); every other row
+ * (protocol, endpoint, shard, views, pathways) is read through its table.
+ */
+type RunFlagSpec = FlagSpec &
+  Record<
+    "job" | "models" | "games" | "pathways" | "data" | "progress" | "checkpoints" | "checkpoints-file" | "label" | "max-usd" | "max-input-tokens" | "rejudge" | "rejudge-models",
+    { type: "string" }
+  > &
+  Record<"no-preflight" | "no-probe-window" | "estimate" | "smoke", { type: "boolean" }>;
+
+/** The matrix's rows and the training list's rows are shown by the synopsis lines above (they go together). */
 const FLAGS = {
-  job: { type: "string" },
-  models: { type: "string" },
-  games: { type: "string" },
-  pathways: { type: "string" },
-  data: { type: "string" },
+  ...optionFlags([RUN_OPTIONS.job, ...optionRows(MATRIX_OPTIONS)]),
   ...protocolFlags("run"),
   ...optionFlags(optionRows(SHARD_OPTIONS)),
   ...ENDPOINT_FLAGS,
   ...VIEW_FLAGS,
-  progress: { type: "string" },
-  checkpoints: { type: "string" },
-  "checkpoints-file": { type: "string" },
-  label: { type: "string" },
+  ...optionFlags([PROGRESS_OPTION, ...optionRows(CHECKPOINT_OPTIONS)]),
   ...pathwayFlags(),
-  "no-preflight": { type: "boolean" },
-  "no-probe-window": { type: "boolean" },
-  estimate: { type: "boolean" },
-  "max-usd": { type: "string" },
-  "max-input-tokens": { type: "string" },
-  smoke: { type: "boolean" },
-  rejudge: { type: "string" },
-  "rejudge-models": { type: "string" },
-} as const;
-
-/** `--max-usd` / `--max-input-tokens`: a positive number, or absent (no cap). */
-function capFlag(flag: string, value: string | undefined, integer: boolean): number | null {
-  if (value === undefined) return null;
-  const n = Number(value.trim());
-  if (value.trim() === "" || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`--${flag} must be a positive ${integer ? "integer" : "number"} (got '${value}')${integer ? "" : ", dollars, e.g. --max-usd 5"}`);
-  }
-  return n;
-}
+  ...optionFlags([...optionRows(PREFLIGHT_OPTIONS), ESTIMATE_OPTION, ...optionRows(SPEND_CAP_OPTIONS), RUN_OPTIONS.smoke, ...optionRows(REJUDGE_OPTIONS)]),
+} as unknown as RunFlagSpec;
 
 /** A pathway's own settings as its runs get them (`{verified: {...}}` for a verified run), or nothing. */
 function ownSettings(job: RunJobSettings, pathway: string): Partial<ProtocolSettings> {
@@ -242,17 +240,17 @@ function parse(argv: string[], env: Record<string, string | undefined>, seed: nu
     if (path !== null) throw new UsageError("--job FILE and a study file cannot be mixed: give one of them");
     return parseJob(given, argv, env);
   }
-  let v: FlagValues<typeof FLAGS> = given;
+  let v: FlagValues<RunFlagSpec> = given;
   let study: Study | null = null;
   if (path !== null) {
     if (modelsFilePath(given) !== undefined)
       throw new UsageError("--models-file cannot be given with a study file: list the models (with their endpoints, keys' names and prices) under the study's models:");
     study = loadStudy(path, { smoke: given.smoke === true });
-    v = { ...study.flags, ...(seed !== null ? { "run-seed": String(seed) } : {}), ...givenOf(given) } as FlagValues<typeof FLAGS>;
+    v = { ...study.flags, ...(seed !== null ? { "run-seed": String(seed) } : {}), ...givenOf(given) } as FlagValues<RunFlagSpec>;
   } else if (given.smoke === true) {
     if (given.data === undefined || given.data.trim() === "") throw new UsageError("--data is required: --smoke writes into <--data>-smoke, its own folder");
     const smokeFlags = Object.fromEntries(Object.entries(SMOKE_PROTOCOL).map(([k, x]) => [k, String(x)]));
-    v = { ...smokeFlags, ...givenOf(given), data: `${given.data.replace(/[/\\]+$/, "")}-smoke` } as FlagValues<typeof FLAGS>;
+    v = { ...smokeFlags, ...givenOf(given), data: `${given.data.replace(/[/\\]+$/, "")}-smoke` } as FlagValues<RunFlagSpec>;
   }
   const parsed = parseFlagValues(v, argv, env);
   if (study === null) return parsed;
@@ -260,7 +258,7 @@ function parse(argv: string[], env: Record<string, string | undefined>, seed: nu
   return { ...parsed, study: { study, record: studyRecord(study, givenOf(given)) } };
 }
 
-function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Record<string, string | undefined>): Parsed {
+function parseFlagValues(v: FlagValues<RunFlagSpec>, argv: string[], env: Record<string, string | undefined>): Parsed {
   const pathways = commaList("pathways", v.pathways);
   for (const p of pathways) oneOf("pathways", p, pathwayNames());
   const training = parseTraining(v, pathways.includes(TRAINING));
@@ -292,7 +290,7 @@ function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Recor
     shardSubdir: !noShardSubdir,
     training,
     ...own,
-    ...(v.rejudge !== undefined ? { rejudge: rejudgeFlags(v.rejudge, v["rejudge-models"], models) } : {}),
+    ...(v.rejudge !== undefined ? { rejudge: rejudgeFlags(v, models) } : {}),
   } as RunJobSettings;
   if (v.rejudge === undefined && v["rejudge-models"] !== undefined) throw new UsageError("--rejudge-models is only used with --rejudge (the judges to rejudge with)");
   return fromSettings(job, {
@@ -300,12 +298,11 @@ function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Recor
     argv,
     ctx,
     cache: !noCacheFlag(v),
-    progress: progressFlag(v.progress),
+    progress: readOption(PROGRESS_OPTION, v.progress) as ProgressMode,
     modelsFile: modelsFilePath(v) ?? null,
-    preflight: v["no-preflight"] !== true,
-    probeWindow: v["no-probe-window"] !== true,
-    estimate: v.estimate === true,
-    cap: { maxUsd: capFlag("max-usd", v["max-usd"], false), maxInputTokens: capFlag("max-input-tokens", v["max-input-tokens"], true) },
+    ...readOptions(PREFLIGHT_OPTIONS, v),
+    estimate: readOption(ESTIMATE_OPTION, v.estimate) as boolean,
+    cap: readOptions(SPEND_CAP_OPTIONS, v),
   });
 }
 
@@ -313,7 +310,7 @@ function parseFlagValues(v: FlagValues<typeof FLAGS>, argv: string[], env: Recor
  * `--job FILE`: the settings from a job file (jobFile.ts: each field checked by the file's schema,
  * the rules between fields as the flags have them); every other flag at its default.
  */
-function parseJob(v: FlagValues<typeof FLAGS>, argv: string[], env: Record<string, string | undefined>): Parsed {
+function parseJob(v: FlagValues<RunFlagSpec>, argv: string[], env: Record<string, string | undefined>): Parsed {
   refuseFlagsBesideJob(v);
   const job = readJobFile(v.job!, "run");
   return fromSettings(job, {
@@ -321,7 +318,7 @@ function parseJob(v: FlagValues<typeof FLAGS>, argv: string[], env: Record<strin
     argv,
     ctx: modelContextFromFlags(v, env),
     cache: true,
-    progress: progressFlag(v.progress),
+    progress: readOption(PROGRESS_OPTION, v.progress) as ProgressMode,
     modelsFile: null,
     preflight: true,
     probeWindow: true,
@@ -330,22 +327,12 @@ function parseJob(v: FlagValues<typeof FLAGS>, argv: string[], env: Record<strin
   });
 }
 
-/** `--rejudge J1,J2` and `--rejudge-models M1,...` (default: every model of the run). */
-function rejudgeFlags(judges: string, models: string | undefined, all: readonly string[]): { judges: string[]; models: string[] } {
-  const js = commaList("rejudge", judges).map((j) => {
-    try {
-      return parseJudge(j);
-    } catch (e) {
-      throw new UsageError(`--rejudge: ${(e as Error).message}`);
-    }
-  });
-  const ms = models === undefined ? [...all] : commaList("rejudge-models", models);
+/** `--rejudge J1,J2` and `--rejudge-models M1,...` (default: every model of the run), from their rows (runner/resume/rejudge.ts). */
+function rejudgeFlags(v: FlagValues<RunFlagSpec>, all: readonly string[]): { judges: string[]; models: string[] } {
+  const o = readOptions(REJUDGE_OPTIONS, v);
+  const ms = o.models ?? [...all];
   for (const m of ms) if (!all.includes(m)) throw new UsageError(`--rejudge-models: '${m}' is not one of --models`);
-  return { judges: js, models: ms };
-}
-
-function progressFlag(value: string | undefined): ProgressMode {
-  return oneOf("progress", value, ["auto", "bar", "lines", "off"] as const, "auto");
+  return { judges: o.judges!, models: ms };
 }
 
 /** The flags a job file does not hold (the endpoint's, the run's mode), parsed or at their defaults. */
@@ -465,79 +452,64 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
   let checkpointModels: ResolvedModel[] = [];
   /** `--verifier-model` when it is not one of --models (preflighted with them). */
   let roleModels: ResolvedModel[] = [];
-  try {
-    p = parse(argv, env, seed);
-    ctx = createModelContext({ ...p.ctx, cacheDir: p.cache ? join(p.dataDir, "cache") : null, ...deps.modelContext });
-    // Every model name, alias, base URL and key presence is checked before any call.
-    resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx, { keys: !p.estimate }) : [];
-    for (const m of p.models) {
-      const notice = modelSpecNotice(m);
-      if (notice) stderr.write(`s3gym run: note: ${m}: ${notice}\n`);
+  p = parse(argv, env, seed);
+  ctx = createModelContext({ ...p.ctx, cacheDir: p.cache ? join(p.dataDir, "cache") : null, ...deps.modelContext });
+  // Every model name, alias, base URL and key presence is checked before any call.
+  resolved = p.models.length > 0 ? validateModelSpecs(p.models, ctx, { keys: !p.estimate }) : [];
+  for (const m of p.models) {
+    const notice = modelSpecNotice(m);
+    if (notice) stderr.write(`s3gym run: note: ${m}: ${notice}\n`);
+  }
+  if (p.verified?.verifierModel) {
+    try {
+      // Preflighted with the others: the roles' endpoint must answer as well as the actor's.
+      roleModels = validateModelSpecs([p.verified.verifierModel], ctx, { keys: !p.estimate }).filter((r) => !resolved.some((m) => m.name === r.name));
+    } catch (e) {
+      throw new UsageError(`--verifier-model: ${(e as Error).message}`);
     }
-    if (p.verified?.verifierModel) {
-      try {
-        // Preflighted with the others: the roles' endpoint must answer as well as the actor's.
-        roleModels = validateModelSpecs([p.verified.verifierModel], ctx, { keys: !p.estimate }).filter((r) => !resolved.some((m) => m.name === r.name));
-      } catch (e) {
-        throw new UsageError(`--verifier-model: ${(e as Error).message}`);
-      }
+  }
+  // The placebo permutes the self-scores of the run's exploration episodes, which an on-policy run has not played yet.
+  if (p.settings.judge === "shuffled")
+    throw new UsageError(
+      "--judge shuffled permutes the self-scores of a recorded run's exploration episodes, so it is a rejudge's judge only: play the run under --judge self, then 's3gym rejudge --from <run> --judge shuffled' (or add --rejudge shuffled to this command)",
+    );
+  const judgeSpec = judgeModel(p.settings.judge);
+  if (judgeSpec !== null) {
+    if (p.training) throw new UsageError("--judge applies to the protocol loop's exploration, not to --pathways training");
+    try {
+      // Preflighted with the others: the external judge's endpoint must answer too.
+      roleModels = [
+        ...roleModels,
+        ...validateModelSpecs([judgeSpec], ctx, { keys: !p.estimate }).filter((r) => !resolved.some((m) => m.name === r.name) && !roleModels.some((m) => m.name === r.name)),
+      ];
+    } catch (e) {
+      throw new UsageError(`--judge: ${(e as Error).message}`);
     }
-    // The placebo permutes the self-scores of the run's exploration episodes, which an on-policy run has not played yet.
-    if (p.settings.judge === "shuffled")
-      throw new UsageError(
-        "--judge shuffled permutes the self-scores of a recorded run's exploration episodes, so it is a rejudge's judge only: play the run under --judge self, then 's3gym rejudge --from <run> --judge shuffled' (or add --rejudge shuffled to this command)",
-      );
-    const judgeSpec = judgeModel(p.settings.judge);
-    if (judgeSpec !== null) {
-      if (p.training) throw new UsageError("--judge applies to the protocol loop's exploration, not to --pathways training");
-      try {
-        // Preflighted with the others: the external judge's endpoint must answer too.
-        roleModels = [
-          ...roleModels,
-          ...validateModelSpecs([judgeSpec], ctx, { keys: !p.estimate }).filter((r) => !resolved.some((m) => m.name === r.name) && !roleModels.some((m) => m.name === r.name)),
-        ];
-      } catch (e) {
-        throw new UsageError(`--judge: ${(e as Error).message}`);
-      }
+  }
+  if (p.training) {
+    try {
+      checkpointModels = validateModelSpecs([...new Set(p.training.checkpoints.map((c) => c.model))], ctx);
+    } catch (e) {
+      throw new UsageError(`--checkpoints: ${(e as Error).message}`);
     }
-    if (p.training) {
-      try {
-        checkpointModels = validateModelSpecs([...new Set(p.training.checkpoints.map((c) => c.model))], ctx);
-      } catch (e) {
-        throw new UsageError(`--checkpoints: ${(e as Error).message}`);
-      }
-    }
-    // A models-file entry's max_tokens overrides --max-new-tokens for its calls, so the History
-    // budget must reserve that instead.
-    maxNew = new Map(resolved.map((r) => [r.name, r.sampling.max_tokens ?? p.settings.maxNewTokens]));
-    for (const [name, n] of maxNew) {
-      if (n >= p.settings.contextTokens) throw new UsageError(`model '${name}': max_tokens ${n} leaves no room in --context-tokens ${p.settings.contextTokens}`);
-    }
-  } catch (e) {
-    // --help and input the user can fix (a ConfigError) are thrown: src/cli/main.ts alone maps them.
-    if (e instanceof HelpRequested || exitCodeOf(e) === 2) throw e;
-    stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return 1;
+  }
+  // A models-file entry's max_tokens overrides --max-new-tokens for its calls, so the History
+  // budget must reserve that instead.
+  maxNew = new Map(resolved.map((r) => [r.name, r.sampling.max_tokens ?? p.settings.maxNewTokens]));
+  for (const [name, n] of maxNew) {
+    if (n >= p.settings.contextTokens) throw new UsageError(`model '${name}': max_tokens ${n} leaves no room in --context-tokens ${p.settings.contextTokens}`);
   }
 
   // Every run of the matrix (protocol-loop and training), this shard's, split by kind (runner/loop/schedule.ts).
-  let plan: RunPlan;
-  try {
-    plan = planRuns({
-      models: p.models,
-      games: p.games.map((g) => g.name),
-      pathways: p.pathways,
-      runSeed: p.settings.runSeed,
-      trainingLabel: p.training?.label ?? null,
-      shard: p.shard,
-      ...(p.settings.judge !== undefined ? { judge: p.settings.judge } : {}),
-    });
-  } catch (e) {
-    // Two model specs that share a run id (a ConfigError naming both): thrown, src/cli/main.ts maps it.
-    if (exitCodeOf(e) === 2) throw e;
-    stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return 1;
-  }
+  const plan: RunPlan = planRuns({
+    models: p.models,
+    games: p.games.map((g) => g.name),
+    pathways: p.pathways,
+    runSeed: p.settings.runSeed,
+    trainingLabel: p.training?.label ?? null,
+    shard: p.shard,
+    ...(p.settings.judge !== undefined ? { judge: p.settings.judge } : {}),
+  });
   const { matrix, selected, entries, trainingRuns } = plan;
   const games = new Map(p.games.map((g) => [g.name as string, g]));
   const settingsOf = (e: MatrixEntry): ProtocolSettings => ({
@@ -547,37 +519,29 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
     ...ownSettings(p.job, e.pathway),
   });
   const make = (name: string, onCall?: Parameters<typeof createModel>[1]["onCall"]) => createModel(name, { ...ctx, ...(onCall ? { onCall } : {}) });
-  try {
-    // Protocol clashes with existing logs, and a training run whose epochs were played by other
-    // models, are configuration errors: all found before any call.
-    if (p.estimate) {
-      // No model is made (an estimate needs no key); the directory's protocol is still checked,
-      // since the run estimated would be refused.
-      if (entries.length > 0) checkDataDirProtocol(p.dataDir, settingsOf(entries[0]!), new Set(entries.map((e) => e.runId)));
-    } else {
-      // Checked only: nothing is written until the preflight has passed, so a run refused before its
-      // first episode leaves the data directory exactly as it was.
-      if (p.shard && p.shardPlan) checkShardPlan(p.dataDir, makeShardPlan(matrix, p.shard, p.shardPlan.source, p.shardPlan.argv));
-      planMatrix(
-        p.dataDir,
-        entries,
-        settingsOf,
-        (e) => make(e.model),
-        (g) => games.get(g)!,
-        { claim: false },
-      );
-    }
-    for (const e of p.estimate ? [] : trainingRuns) {
-      checkCheckpointModels(p.dataDir, e.runId, p.training!.checkpoints);
-      const settings = { ...p.settings, exploreEpisodes: 0, checkpointEvery: 1 };
-      preflightRun({ dataDir: p.dataDir, entry: e, game: games.get(e.game)!, model: make(p.training!.checkpoints[0]!.model), settings, recordModel: false });
-    }
-  } catch (e) {
-    // Protocol and rules clashes, other models at recorded epochs: ConfigErrors found before any call,
-    // thrown for src/cli/main.ts to map (exit 2).
-    if (exitCodeOf(e) === 2) throw e;
-    stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return 1;
+  // Protocol clashes with existing logs, and a training run whose epochs were played by other
+  // models, are configuration errors: all found before any call.
+  if (p.estimate) {
+    // No model is made (an estimate needs no key); the directory's protocol is still checked,
+    // since the run estimated would be refused.
+    if (entries.length > 0) checkDataDirProtocol(p.dataDir, settingsOf(entries[0]!), new Set(entries.map((e) => e.runId)));
+  } else {
+    // Checked only: nothing is written until the preflight has passed, so a run refused before its
+    // first episode leaves the data directory exactly as it was.
+    if (p.shard && p.shardPlan) checkShardPlan(p.dataDir, makeShardPlan(matrix, p.shard, p.shardPlan.source, p.shardPlan.argv));
+    planMatrix(
+      p.dataDir,
+      entries,
+      settingsOf,
+      (e) => make(e.model),
+      (g) => games.get(g)!,
+      { claim: false },
+    );
+  }
+  for (const e of p.estimate ? [] : trainingRuns) {
+    checkCheckpointModels(p.dataDir, e.runId, p.training!.checkpoints);
+    const settings = { ...p.settings, exploreEpisodes: 0, checkpointEvery: 1 };
+    preflightRun({ dataDir: p.dataDir, entry: e, game: games.get(e.game)!, model: make(p.training!.checkpoints[0]!.model), settings, recordModel: false });
   }
   if (p.estimate) {
     const rows = await estimateMatrix({
@@ -632,7 +596,7 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
     models_file: p.modelsFile,
     api_key_env: ctx.apiKeyEnv,
     answer_from: p.settings.answerFrom ?? "content",
-    max_bad_replies: p.settings.maxBadReplies,
+    max_bad_replies: p.settings.maxBadReplies ?? DEFAULT_MAX_BAD_REPLIES,
     ...(ctx.maxTokensParam ? { max_tokens_param: ctx.maxTokensParam } : {}),
     ...(ctx.dropParams && ctx.dropParams.length > 0 ? { drop_params: [...ctx.dropParams] } : {}),
     // What each endpoint's preflight found (context length, the server's tokens per local token).
@@ -703,12 +667,10 @@ async function runOnce(argv: string[], deps: RunCommandDeps, seed: number | null
       outcomes = [...outcomes, ...rejudged].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
     }
   } catch (e) {
+    // Whatever stopped the matrix (a protocol clash found before any call: a ConfigError, exit 2; any
+    // other failure: exit 1) is thrown: src/cli/main.ts alone maps it to a line and a code.
     progress.close();
-    // A protocol clash with existing logs is found before any call: a ConfigError, thrown for
-    // src/cli/main.ts to map (exit 2).
-    if (exitCodeOf(e) === 2) throw e;
-    stderr.write(`s3gym run: ${(e as Error).message}\n`);
-    return 1;
+    throw e;
   } finally {
     process.off("SIGINT", onInterrupt);
   }

@@ -102,8 +102,8 @@ export async function serveCommand(argv: string[], io: ServeIo = defaultIo): Pro
   try {
     server = await startServer(options);
   } catch (e) {
-    io.err(`s3gym serve: cannot listen on ${options.host}:${options.port}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    return 1;
+    // Said with the address and thrown: src/cli/main.ts prints it and exits 1.
+    throw new Error(`cannot listen on ${options.host}:${options.port}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
   }
   const faults = options.faultRate ? `faults ${options.faults!.join(",")} at rate ${options.faultRate} (seed ${options.seed})` : "no faults";
   const cache = options.prefixCacheTokens !== undefined ? `, prefix cache of ${options.prefixCacheTokens} tokens` : "";

@@ -9,13 +9,12 @@ import type { ModelContext } from "../../models/assembleModel.js";
 import { ENDPOINT_OPTION_ROWS, ENDPOINT_OPTIONS, endpointContextFromFlags } from "../../models/endpointOptions.js";
 import type { ProtocolSettings, ViewSettings } from "../../runner/loop/context.js";
 import { PROTOCOL_SETTINGS, settingOption, type SettingFlag, type SettingRow } from "../../runner/settings/protocolSettings.js";
-import { listItems, optionFlags, optionRows, readOption, shareFlag, usageLines, usageToken, type Option } from "../../util/options.js";
+import { listItems, optionFlags, optionRows, readOption, readOptions, shareFlag, usageLines, usageToken, type Option } from "../../util/options.js";
 import { pathwayOptions } from "../../pathways/registry.js";
 import { DEFAULT_REPLAY_EPISODES, VIEW_OPTIONS } from "../../runner/loop/views.js";
 import { EXTRA_VIEWS, VIEWS } from "../../logs/schema.js";
-import { LOW_SCORE_MODES, type LowScoreMode } from "../../training/buildSft.js";
-import { SFT_FORMATS, type SftFormat } from "../../training/sftFormat.js";
-import { intFlag, numberFlag, oneOf, UsageError, type IntRange } from "./args.js";
+import { SFT_OPTIONS, type SftSelection } from "../../training/buildSft.js";
+import { intFlag, oneOf, UsageError, type IntRange } from "./args.js";
 
 /** The commands that take the protocol's flags: `run` plays a protocol loop (it alone has `--checkpoint-every`). */
 export type ProtocolCommand = "run" | "train-loop";
@@ -64,29 +63,20 @@ export function endpointUsage(): string[] {
   return usageLines(ENDPOINT_OPTION_ROWS);
 }
 
-/** BuildSFT's selection and format (`build-sft`, and each round of `train-loop`). */
-export const SFT_FLAGS = {
-  threshold: { type: "string" },
-  "low-score": { type: "string" },
-  "correct-model": { type: "string" },
-  format: { type: "string" },
-  "train-all-turns": { type: "boolean" },
-} as const;
+/** BuildSFT's selection and format (`build-sft`, and each round of `train-loop`): the flags of its rows (training/buildSft.ts). */
+export const SFT_FLAGS = optionFlags(optionRows(SFT_OPTIONS));
 
-/** BuildSFT's options from SFT_FLAGS; a UsageError names the flag. */
-export function sftFromFlags(v: Partial<Record<"threshold" | "low-score" | "correct-model" | "format", string>> & { "train-all-turns"?: boolean }): {
-  threshold: number;
-  lowScore: LowScoreMode;
-  format: SftFormat;
-  correctModel: string | null;
-  maskEarlierAnswers: boolean;
-} {
-  const threshold = numberFlag("threshold", v.threshold, 0);
-  const lowScore = oneOf("low-score", v["low-score"], LOW_SCORE_MODES, "drop");
-  const format = oneOf("format", v.format, SFT_FORMATS, "openai-chat");
-  if (v["correct-model"] !== undefined && lowScore !== "correct") throw new UsageError("--correct-model is only used with --low-score correct");
-  if (v["train-all-turns"] && format !== "openai-chat") throw new UsageError("--train-all-turns only applies to --format openai-chat (sharegpt carries no per-turn weight)");
-  return { threshold, lowScore, format, correctModel: v["correct-model"] ?? null, maskEarlierAnswers: !v["train-all-turns"] };
+/** The usage line of BuildSFT's rows. */
+export function sftUsage(): string[] {
+  return usageLines(optionRows(SFT_OPTIONS));
+}
+
+/** BuildSFT's options from its rows, and the checks between them; a UsageError names the flag. */
+export function sftFromFlags(v: Readonly<Record<string, string | boolean | string[] | undefined>>): SftSelection {
+  const s = readOptions(SFT_OPTIONS, v);
+  if (s.correctModel !== null && s.lowScore !== "correct") throw new UsageError("--correct-model is only used with --low-score correct");
+  if (!s.maskEarlierAnswers && s.format !== "openai-chat") throw new UsageError("--train-all-turns only applies to --format openai-chat (sharegpt carries no per-turn weight)");
+  return s;
 }
 
 /**
@@ -148,7 +138,9 @@ export { shareFlag };
 export function settingsFromFlags(v: Readonly<Record<string, string | boolean | string[] | undefined>>): ProtocolSettings {
   const out: Record<string, unknown> = {};
   for (const r of flaggedRows("run")) {
-    const value = readOption(settingOption(r), v[r.flag.name]);
+    // Absent: the row's default where the settings carry it (DEFAULT_SETTINGS), else left unset.
+    const given = v[r.flag.name];
+    const value = given === undefined && !r.inDefaults ? undefined : readOption(settingOption(r), given);
     if (value !== undefined) out[r.key] = value;
   }
   const settings = out as unknown as ProtocolSettings;

@@ -1,12 +1,11 @@
 /**
- * What `compare` and `power` share: loading the data directories (a log problem is one line and exit
- * 1), and printing a table as Markdown on stdout with `--csv FILE` writing the same rows as CSV.
+ * What `compare` and `power` share: loading the data directories (a log problem is thrown: main.ts
+ * prints it as one line and exits 1), and printing a table as Markdown on stdout with `--csv FILE` writing the same rows as CSV.
  */
 import { loadDataset, type Dataset } from "../../analysis/load/dataset.js";
 import { repeatedList } from "../../util/options.js";
 import { UsageError } from "./args.js";
 import type { Table } from "../../analysis/tables/table.js";
-import { LogFormatError } from "../../logs/reader.js";
 import { toCsv } from "../../report/tables.js";
 import { markdownOf } from "../../report/writeReport.js";
 import { writeFileAtomic } from "../../util/atomicWrite.js";
@@ -16,20 +15,12 @@ export function dataDirs(values: readonly string[] | undefined): string[] {
   return repeatedList(values);
 }
 
-/** Loads the data set, or prints the log problem and returns null (the caller exits 1). */
-export async function loadOrReport(command: string, dirs: readonly string[]): Promise<Dataset | null> {
-  try {
-    const ds = await loadDataset(dirs);
-    for (const w of ds.warnings.slice(0, 20)) process.stderr.write(`warning: ${w}\n`);
-    if (ds.warnings.length > 20) process.stderr.write(`warning: ... and ${ds.warnings.length - 20} more\n`);
-    return ds;
-  } catch (e) {
-    if (e instanceof LogFormatError) {
-      process.stderr.write(`s3gym ${command}: ${e.message}\n`);
-      return null;
-    }
-    throw e;
-  }
+/** Loads the data set and prints its warnings; a log that cannot be read (LogFormatError) is thrown. */
+export async function loadWithWarnings(dirs: readonly string[]): Promise<Dataset> {
+  const ds = await loadDataset(dirs);
+  for (const w of ds.warnings.slice(0, 20)) process.stderr.write(`warning: ${w}\n`);
+  if (ds.warnings.length > 20) process.stderr.write(`warning: ... and ${ds.warnings.length - 20} more\n`);
+  return ds;
 }
 
 /** Markdown on stdout; the same rows as CSV into `csv` when given. */

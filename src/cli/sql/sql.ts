@@ -1,19 +1,9 @@
-/**
- * `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--max-rows 100] [--precision 6] "SELECT ..." | --file Q.sql`
- * `s3gym sql --schema`
- *
- * Loads the data directories (shards merged, every line validated as `report` validates it) into the
- * named tables of logs.md ("Tables for analysis") and runs one query on them, read-only: the query
- * can neither change the tables nor touch any file. The loaded tables are cached (sqlCache.ts) for the
- * next query on the same, unchanged files. Exit codes: 0 done; 1 the data cannot be read (a
- * malformed line, named as `report` names it); 2 bad arguments or a query DuckDB refused.
- */
-import { LogFormatError } from "../../logs/reader.js";
 import { openLogDatabase, type LogDatabase } from "../../analysis/sql/logDatabase.js";
 import { cacheRoot } from "../../analysis/sql/sqlCache.js";
 import { tableDefinitions, type SqlTable } from "../../analysis/sql/sqlSchema.js";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { UsageError, nonNegativeInt, parseFlagsAndPositionals } from "../shared/args.js";
+import { ConfigError } from "../../util/errors.js";
 import { textTable, withPrecision, writeCsv, writeJson, type ResultChunk } from "./sqlOutput.js";
 import { WriteFailedError } from "../../util/atomicWrite.js";
 import { dataDirs } from "../shared/tableOutput.js";
@@ -114,20 +104,9 @@ export async function sqlCommand(argv: string[]): Promise<number> {
   const maxRows = nonNegativeInt("max-rows", values["max-rows"], 100, 1_000_000);
   if (query === "") throw new UsageError(`a query is required, e.g. "select game, count(*) from steps group by game" (or --schema to list the tables)\nusage: ${USAGE}`);
 
-  let db: LogDatabase;
-  try {
-    db = await openLogDatabase(dirs, { cacheDir: values["no-cache"] === true ? null : undefined });
-  } catch (e) {
-    if (e instanceof WriteFailedError) {
-      process.stderr.write(`s3gym sql: ${escapeControl(e.message)}\n`);
-      return 1;
-    }
-    if (e instanceof LogFormatError) {
-      process.stderr.write(`s3gym sql: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
-  }
+  // A cache that cannot be written (WriteFailedError) or a log that cannot be read (LogFormatError)
+  // is thrown: src/cli/main.ts prints it and exits 1.
+  const db: LogDatabase = await openLogDatabase(dirs, { cacheDir: values["no-cache"] === true ? null : undefined });
   try {
     printWarnings(db.warnings);
     if (values.schema === true) process.stdout.write(schemaText(db.tables));
@@ -151,15 +130,9 @@ export async function sqlCommand(argv: string[]): Promise<number> {
       }
     } catch (e) {
       // The output could not be written (a full disk): the file is named, nothing partial is left.
-      if (e instanceof WriteFailedError) {
-        process.stderr.write(`s3gym sql: ${escapeControl(e.message)}; no file was left at ${escapeControl(values.csv ?? "")}\n`);
-        return 1;
-      }
+      if (e instanceof WriteFailedError) throw new Error(`${escapeControl(e.message)}; no file was left at ${escapeControl(values.csv ?? "")}`, { cause: e });
       // DuckDB's own errors (a syntax error, a refused write) are the user's to fix: one line, exit 2.
-      if (e instanceof Error && !(e instanceof UsageError)) {
-        process.stderr.write(`s3gym sql: the query failed: ${escapeControl(e.message.split("\n")[0] ?? e.message)}\n`);
-        return 2;
-      }
+      if (e instanceof Error && !(e instanceof UsageError)) throw new ConfigError(`the query failed: ${escapeControl(e.message.split("\n")[0] ?? e.message)}`, { cause: e });
       throw e;
     }
     return 0;

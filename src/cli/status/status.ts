@@ -7,7 +7,7 @@ import { terminalSafe } from "../../models/secrets.js";
 import { RUN_STATES, shardStatus, type RunState, type ShardStatus } from "../../runner/shards/shardStatus.js";
 import { shellLine } from "../../util/shellQuote.js";
 import { formatProgress } from "../../runner/monitor/runProgress.js";
-import { exitCodeOf, HelpRequested, parseFlags, UsageError } from "../shared/args.js";
+import { parseFlags, UsageError } from "../shared/args.js";
 
 export const STATUS_USAGE = [
   "s3gym status --data DIR [--data DIR ...]",
@@ -62,23 +62,16 @@ export interface StatusIo {
 export async function statusCommand(argv: string[], io: StatusIo = {}): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
-  try {
-    const { values } = parseFlags(argv, FLAGS, STATUS_USAGE);
-    const dirs = (values.data ?? []).filter((d) => d.trim() !== "");
-    if (dirs.length === 0) throw new UsageError(`--data is required: a shard directory or the directory that holds them\nusage: ${STATUS_USAGE}`);
-    const shards = shardStatus(dirs);
-    // Directory names and model names are outside text: escaped before the terminal.
-    stdout.write(terminalSafe(formatStatus(shards)));
-    // Nothing found is not a complete matrix (a report job waiting on status must not start on it).
-    if (shards.every((s) => s.runs.length === 0)) {
-      stderr.write(terminalSafe(`s3gym status: no shard plan and no run found in ${dirs.join(", ")}: nothing has started there yet\n`));
-      return 1;
-    }
-    return shards.every((s) => s.runs.every((r) => r.state === "done")) ? 0 : 1;
-  } catch (e) {
-    // --help and input the user can fix (a ConfigError) are thrown: src/cli/main.ts alone maps them.
-    if (e instanceof HelpRequested || exitCodeOf(e) === 2) throw e;
-    stderr.write(terminalSafe(`s3gym status: ${(e as Error).message}\n`));
+  const { values } = parseFlags(argv, FLAGS, STATUS_USAGE);
+  const dirs = (values.data ?? []).filter((d) => d.trim() !== "");
+  if (dirs.length === 0) throw new UsageError(`--data is required: a shard directory or the directory that holds them\nusage: ${STATUS_USAGE}`);
+  const shards = shardStatus(dirs);
+  // Directory names and model names are outside text: escaped before the terminal.
+  stdout.write(terminalSafe(formatStatus(shards)));
+  // Nothing found is not a complete matrix (a report job waiting on status must not start on it).
+  if (shards.every((s) => s.runs.length === 0)) {
+    stderr.write(terminalSafe(`s3gym status: no shard plan and no run found in ${dirs.join(", ")}: nothing has started there yet\n`));
     return 1;
   }
+  return shards.every((s) => s.runs.every((r) => r.state === "done")) ? 0 : 1;
 }

@@ -8,18 +8,30 @@
 import { join, resolve } from "node:path";
 import { createModelContext, validateModelSpecs, type ModelContext } from "../../models/assembleModel.js";
 import { createModel } from "../../runner/createModel.js";
-import { BUILTIN_TRAINER, runTrainLoop, TRAINER_PLACEHOLDERS, TrainLoopError } from "../../training/trainLoop.js";
+import { BUILTIN_TRAINER, runTrainLoop, TRAINER_PLACEHOLDERS } from "../../training/trainLoop.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../../runner/monitor/progress.js";
-import { exitCodeOf, folderFlag, HelpRequested, labelFlag, nonNegativeInt, oneOf, parseFlags, UsageError, type FlagValues } from "../shared/args.js";
+import { folderFlag, labelFlag, nonNegativeInt, oneOf, parseFlags, UsageError, type FlagValues } from "../shared/args.js";
 import { readJobFile, refuseFlagsBesideJob } from "../run/jobFile.js";
 import { defaultLoopLabel, type TrainLoopJobSettings } from "../../training/loopJob.js";
-import { ENDPOINT_FLAGS, endpointUsage, modelContextFromFlags, noCacheFlag, protocolFlags, protocolUsage, resolveGames, settingsFromFlags, SFT_FLAGS, sftFromFlags } from "../shared/sharedFlags.js";
+import {
+  ENDPOINT_FLAGS,
+  endpointUsage,
+  modelContextFromFlags,
+  noCacheFlag,
+  protocolFlags,
+  protocolUsage,
+  resolveGames,
+  settingsFromFlags,
+  SFT_FLAGS,
+  sftFromFlags,
+  sftUsage,
+} from "../shared/sharedFlags.js";
 
 export const TRAIN_LOOP_USAGE = [
   's3gym train-loop --model M0 --games all|g1,g2 --rounds K --trainer-cmd "CMD {train} {round}" | --trainer builtin --data DIR [--label NAME]',
   "s3gym train-loop --job FILE [--progress ...]: the settings from a job file (docs/runner.md, 'Job files'), no other flag",
   ...protocolUsage("train-loop"),
-  "  [--threshold 0] [--low-score drop|correct] [--correct-model M] [--format openai-chat|sharegpt] [--train-all-turns]",
+  ...sftUsage(),
   ...endpointUsage(),
   "  [--progress auto|bar|lines|off]",
   "placeholders in --trainer-cmd (replaced by shell-quoted values; do not quote them yourself):",
@@ -144,11 +156,8 @@ export async function trainLoopCommand(argv: string[], deps: TrainLoopDeps = {})
     return 0;
   } catch (e) {
     progress?.close();
-    // --help, a bad flag, or a rerun with other loop settings (TrainLoopConfigError, nothing was done):
-    // thrown, src/cli/main.ts alone maps them to output and an exit code.
-    if (e instanceof HelpRequested || exitCodeOf(e) === 2) throw e;
-    // A TrainLoopError (trainer failed, a run did not complete ...) or anything unexpected: the loop stopped.
-    stderr.write(`s3gym train-loop: ${e instanceof TrainLoopError ? e.message : ((e as Error).stack ?? String(e))}\n`);
-    return 1;
+    // Whatever stopped the loop (a bad flag, a rerun with other loop settings, a TrainLoopError: the
+    // trainer failed, a run did not complete) is thrown: src/cli/main.ts alone maps it to a line and a code.
+    throw e;
   }
 }

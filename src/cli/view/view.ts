@@ -10,11 +10,9 @@
 import { terminalSafe } from "../../models/secrets.js";
 import { spawn } from "node:child_process";
 import { createReadStream, existsSync, rmSync, statSync } from "node:fs";
-import { WriteFailedError } from "../../util/atomicWrite.js";
 import { createServer, type Server } from "node:http";
 import { extname, join, resolve, sep } from "node:path";
 import { DEFAULT_B } from "../../analysis/stats/bootstrap.js";
-import { LogFormatError } from "../../logs/reader.js";
 import { buildViewer, chunkStagePath } from "../../report/viewer/build.js";
 import { contentSecurityPolicy } from "../../report/viewer/html.js";
 import { repeatedList } from "../../util/options.js";
@@ -193,10 +191,7 @@ export async function viewCommand(argv: string[]): Promise<number> {
       });
     } catch (e) {
       if (process.stderr.isTTY) process.stderr.write("\n");
-      if (e instanceof LogFormatError || e instanceof WriteFailedError || (e instanceof Error && /not written by s3gym view|viewer worker|viewer's build/.test(e.message))) {
-        process.stderr.write(terminalSafe(`s3gym view: ${e.message}\n`));
-        return 1;
-      }
+      // Thrown whatever it is: src/cli/main.ts prints it and exits 1.
       throw e;
     }
 

@@ -283,7 +283,8 @@ export function replayInput(run: MergedRun): RunLogData | string {
     manifest: m,
     steps: run.episodes.flatMap((e) => e.steps),
     episodes: run.episodes.flatMap((e) => (e.record ? [e.record] : [])),
-    memory: run.memory,
+    // The merged run's pathway files (mergedRun.ts reads the memory versions, whatever pathway wrote them).
+    own: { memory: run.memory },
   };
 }
 

@@ -17,7 +17,11 @@ import { PROTOCOL_SETTINGS, type ProtocolSettings } from "../settings/protocolSe
 
 export { type ExtraView, type ProtocolSettings, type ViewSettings } from "../settings/protocolSettings.js";
 
-/** The library's defaults: the default of every PROTOCOL_SETTINGS row that DEFAULT_SETTINGS carries (`inDefaults`). */
+/**
+ * The one set of defaults, from the rows: every PROTOCOL_SETTINGS row that carries its default
+ * (`inDefaults`). The library's defaults, what the flags give an empty command line, and a job file's
+ * missing fields are this.
+ */
 export const DEFAULT_SETTINGS: ProtocolSettings = Object.fromEntries(
   PROTOCOL_SETTINGS.filter((r) => r.inDefaults && r.default !== undefined).map((r) => [r.key, r.default]),
 ) as unknown as ProtocolSettings;

@@ -21,6 +21,13 @@ import { endpointIdOf } from "../../models/openaiModel.js";
 import { preflightEndpoint, type PreflightReport, type PreflightTarget } from "../../models/preflight/preflight.js";
 import { resolveConfig, type ProtocolSettings } from "../loop/context.js";
 import { exploreSeeds } from "../loop/seeds.js";
+import type { OptionTable } from "../../util/options.js";
+
+/** `s3gym run`'s preflight switches: each turns a check before the first step call off. */
+export const PREFLIGHT_OPTIONS: OptionTable<{ preflight: boolean; probeWindow: boolean }> = {
+  preflight: { name: "no-preflight", kind: { type: "switch", on: false }, default: true, about: "skip the check of every endpoint before the first step call" },
+  probeWindow: { name: "no-probe-window", kind: { type: "switch", on: false }, default: true, about: "skip probing the window of a server that states none" },
+};
 
 /** The first step prompt of `game` under `settings` (exploration episode 1, empty experience). */
 export function firstStepPrompt(game: Game, settings: ProtocolSettings) {

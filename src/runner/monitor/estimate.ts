@@ -30,6 +30,15 @@ import type { CompletionRequest, CompletionResult, Model } from "../../models/ty
 import type { ProtocolSettings } from "../loop/context.js";
 import { runMatrix } from "../loop/runLoop.js";
 import { buildMatrix, type MatrixEntry } from "../loop/schedule.js";
+import type { Option } from "../../util/options.js";
+
+/** `s3gym run --estimate`: price the matrix instead of playing it. */
+export const ESTIMATE_OPTION: Option<boolean> = {
+  name: "estimate",
+  kind: { type: "switch", on: true },
+  default: false,
+  help: "play the matrix in process with builtin:heuristic (no endpoint called) and print calls, tokens,\n              prefix-cache share and dollars per model x game x pathway; nothing is written to --data",
+};
 
 /** The policy that stands in for every model. */
 export const ESTIMATE_POLICY = "builtin:heuristic";

@@ -12,11 +12,17 @@
 import type { CallRecord, CheckpointRecord, EpisodeRecord } from "../../logs/schema.js";
 import { terminalSafe } from "../../models/secrets.js";
 import { escapeControl } from "../../util/outsideText.js";
+import type { Option } from "../../util/options.js";
 import type { RunEvents } from "../loop/context.js";
 import type { ReplyKind } from "../../agent/reply.js";
 import type { ReplyStats } from "./replyMonitor.js";
 
-export type ProgressMode = "auto" | "bar" | "lines" | "off";
+/** How progress is shown: a redrawn bar (a terminal), a line every interval (a log), nothing, or auto (bar on a terminal, else lines). */
+export const PROGRESS_MODES = ["auto", "bar", "lines", "off"] as const;
+export type ProgressMode = (typeof PROGRESS_MODES)[number];
+
+/** `--progress`, the row of every command that shows a run's progress (run, train-loop, rejudge, probe). */
+export const PROGRESS_OPTION: Option<ProgressMode> = { name: "progress", kind: { type: "choice", choices: PROGRESS_MODES }, default: "auto", about: "how progress is shown" };
 
 export interface ProgressStream {
   write(text: string): unknown;

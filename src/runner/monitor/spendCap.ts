@@ -10,6 +10,8 @@
  * are exactly those of an interrupted run, which resume reads (runner/resume/resume.ts).
  */
 import type { CallRecord } from "../../logs/schema.js";
+import { UsageError } from "../../util/errors.js";
+import type { OptionTable } from "../../util/options.js";
 
 export interface CapLimits {
   /** Dollars (from the models file's prices); null: no dollar cap. */
@@ -17,6 +19,33 @@ export interface CapLimits {
   /** Prompt tokens sent (for unpriced models); null: no token cap. */
   maxInputTokens: number | null;
 }
+
+/** A cap's flag text: a positive number (an integer for tokens); a UsageError names the flag. */
+function capValue(flag: string, integer: boolean): (value: string) => number {
+  return (value) => {
+    const n = Number(value.trim());
+    if (value.trim() === "" || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+      throw new UsageError(`--${flag} must be a positive ${integer ? "integer" : "number"} (got '${value}')${integer ? "" : ", dollars, e.g. --max-usd 5"}`);
+    }
+    return n;
+  };
+}
+
+/** `s3gym run --max-usd X --max-input-tokens N`: absent, no cap. */
+export const SPEND_CAP_OPTIONS: OptionTable<CapLimits> = {
+  maxUsd: {
+    name: "max-usd",
+    kind: { type: "text", shown: "X", parse: capValue("max-usd", false) },
+    default: null,
+    help: "stop the matrix between episodes before its spend in dollars passes the cap (earlier invocations counted);\n              rerun with a higher cap to resume",
+  },
+  maxInputTokens: {
+    name: "max-input-tokens",
+    kind: { type: "text", shown: "N", parse: capValue("max-input-tokens", true) },
+    default: null,
+    help: "the same cap in prompt tokens sent (for models without a price)",
+  },
+};
 
 /** Thrown at an episode's start once the cap is reached; the run loop ends the run `partial`. */
 export class SpendCapReached extends Error {

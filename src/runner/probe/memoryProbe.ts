@@ -32,6 +32,7 @@ import type { Model } from "../../models/types.js";
 import { getPathway, playsProtocolLoop } from "../../pathways/registry.js";
 import { NO_EXPERIENCE, type ExperienceSnapshot, type ExperienceState, type PathwayLogs, type PathwaySettings } from "../../pathways/types.js";
 import { ConfigError } from "../../util/errors.js";
+import { listItems, type Option } from "../../util/options.js";
 import { fnv1a32 } from "../../util/rng.js";
 import type { ProtocolSettings, RunContext, RunEvents } from "../loop/context.js";
 import type { InvocationInput } from "../settings/manifest.js";
@@ -48,6 +49,15 @@ export type ProbeKind = (typeof PROBE_KINDS)[number];
 export type ProbeSpec = { kind: "empty" } | { kind: "shuffled" } | { kind: "transplant"; from: string };
 
 export const PROBE_USAGE = "empty|shuffled|transplant:<run dir or run id>";
+
+/** `s3gym probe --probe`: one probe or a comma list (duplicates merged), each read by parseProbe. */
+export const PROBES_OPTION: Option<ProbeSpec[]> = {
+  name: "probe",
+  kind: { type: "text", shown: `${PROBE_USAGE}[,...]`, parse: (v) => listItems(v).map(parseProbe) },
+  default: undefined,
+  required: `${PROBE_USAGE} (a comma list for several)`,
+  help: "one probe or several (comma list): one probe run each, evaluation only\n     empty: no experience; shuffled: the same model's run of another run seed; transplant:<run dir or id>: another model's run",
+};
 
 /** Parses one probe; throws a ConfigError naming the accepted forms. */
 export function parseProbe(text: string): ProbeSpec {
@@ -232,7 +242,7 @@ function pathwaySettings(s: ProtocolSettings): PathwaySettings {
 /** A donor's logs as its pathway's `rebuild` reads them (the viewer's replay reads them the same way). */
 export function donorLogs(dir: string): PathwayLogs {
   const data = loadRunLogs(dir);
-  return { steps: data.steps, episodes: data.episodes, records: (file) => ((data.own ?? { memory: data.memory })[file] ?? []) as never };
+  return { steps: data.steps, episodes: data.episodes, records: (file) => (data.own[file] ?? []) as never };
 }
 
 /**

@@ -18,7 +18,8 @@ import type { OnCall } from "../../models/callLog.js";
 import type { Model } from "../../models/types.js";
 import { getPathway, playsProtocolLoop } from "../../pathways/registry.js";
 import { parseJudge } from "../../pathways/judge.js";
-import { ConfigError } from "../../util/errors.js";
+import { ConfigError, UsageError } from "../../util/errors.js";
+import { listItems, type OptionTable } from "../../util/options.js";
 import type { ProtocolSettings, RunEvents } from "../loop/context.js";
 import type { InvocationInput } from "../settings/manifest.js";
 import { settingsFromRecord } from "../settings/protocolRecord.js";
@@ -55,6 +56,29 @@ export function checkRejudgeable(m: RunManifest): void {
   if (m.rejudged_from !== undefined) throw new ConfigError(`run ${m.run_id} is itself a rejudge of ${m.rejudged_from.run_id}: rejudge that run instead`);
   if (!m.config.protocol) throw new ConfigError(`run ${m.run_id}'s manifest records no protocol (written before it was recorded): it cannot be rejudged`);
 }
+
+/** A required comma list's items (duplicates merged); empty: a UsageError naming the flag. */
+function nonEmptyList(flag: string): (value: string) => string[] {
+  return (value) => {
+    const items = listItems(value);
+    if (items.length === 0) throw new UsageError(`--${flag} is empty`);
+    return items;
+  };
+}
+
+/**
+ * `s3gym run --rejudge J1,J2 [--rejudge-models M1,M2]`: once the matrix is played, rejudge each
+ * complete history or memory run of those models (absent: every model of the run) under each judge.
+ */
+export const REJUDGE_OPTIONS: OptionTable<{ judges: string[] | undefined; models: string[] | undefined }> = {
+  judges: {
+    name: "rejudge",
+    kind: { type: "text", shown: "J1,J2", parse: (v) => nonEmptyList("rejudge")(v).map(parseJudge) },
+    default: undefined,
+    help: "then rejudge each complete history/memory run of --rejudge-models (default: all) under each judge,\n              evaluation only (docs/judging.md; s3gym rejudge for one run)",
+  },
+  models: { name: "rejudge-models", kind: { type: "text", shown: "M1,M2", parse: nonEmptyList("rejudge-models") }, default: undefined, help: "the models whose runs --rejudge rejudges" },
+};
 
 /** The data directory a run directory sits in (`<data>/runs/<id>`). */
 export function dataDirOf(runDirPath: string): string {

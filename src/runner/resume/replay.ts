@@ -2,13 +2,14 @@
  * Rebuilds, from the logs alone, the exact messages a step's model call received (protocol.md:
  * "the exact context is reproducible from the logs"). It uses the same functions the runner used:
  * the manifest gives the protocol numbers and the game configs, steps.jsonl the earlier turns and the
- * exploration trajectories, episodes.jsonl the end states, the pathway's own files (memory.jsonl ...)
- * what its definition rebuilds the experience from.
+ * exploration trajectories, episodes.jsonl the end states, and the pathway's own files (the kinds
+ * its definition lists in `files`) what its `rebuild` rebuilds the experience from. Which files a
+ * pathway writes is its definition's business: nothing here names one.
  */
 import { resolveVariants } from "../loop/context.js";
 import { buildStepMessages, earlierTurnOf, type EarlierTurn } from "../../agent/stepPrompt.js";
 import type { Game } from "../../games/types.js";
-import { EpisodeRecord, MemoryRecord, RUN_FILES, RunManifest, StepRecord, viewOf, type ViewName } from "../../logs/schema.js";
+import { EpisodeRecord, RUN_FILES, RunManifest, StepRecord, viewOf, type ViewName } from "../../logs/schema.js";
 import type { ChatMessage } from "../../models/types.js";
 import { TokenCounter } from "../../models/tokenCounter.js";
 import { hybridOf } from "../../pathways/hybrid.js";
@@ -23,10 +24,8 @@ export interface RunLogData {
   manifest: RunManifest;
   steps: StepRecord[];
   episodes: EpisodeRecord[];
-  /** memory.jsonl (empty when the run has none): the memory versions the viewer shows. */
-  memory: MemoryRecord[];
-  /** The pathway's own files (its definition's `files`), whole: what its `rebuild` reads; absent: memory.jsonl alone (`memory`). */
-  own?: OwnRecords;
+  /** The pathway's own files (its definition's `files`), whole, by kind: what its `rebuild` reads. */
+  own: OwnRecords;
 }
 
 /** Reads one run directory (whole files: meant for one run, in tests and notebooks). */
@@ -38,7 +37,6 @@ export function loadRunLogs(dir: string): RunLogData {
     manifest,
     steps: readRunFile(runFile(dir, "steps"), StepRecord).lines.map((l) => l.value),
     episodes: readRunFile(runFile(dir, "episodes"), EpisodeRecord).lines.map((l) => l.value),
-    memory: (own.memory as MemoryRecord[] | undefined) ?? readRunFile(runFile(dir, "memory"), MemoryRecord).lines.map((l) => l.value),
     own: own as OwnRecords,
   };
 }
@@ -75,7 +73,7 @@ const replayMemo = new WeakMap<RunLogData, ReplayMemo>();
 function replayInputs(data: RunLogData): ReplayMemo {
   let memo = replayMemo.get(data);
   if (!memo) {
-    const logs: PathwayLogs = { steps: data.steps, episodes: data.episodes, records: (file) => ((data.own ?? { memory: data.memory })[file] ?? []) as never };
+    const logs: PathwayLogs = { steps: data.steps, episodes: data.episodes, records: (file) => (data.own[file] ?? []) as never };
     const protocol = manifestProtocol(data.manifest);
     const counter = new TokenCounter(settingsFromRecord(protocol).tokenizer);
     replayMemo.set(data, (memo = { logs, counter, protocol, snapshots: new Map(), texts: new WeakMap(), rules: new Map() }));

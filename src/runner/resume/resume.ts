@@ -18,10 +18,8 @@
  *     score it lists: a record never outlives its episodes (emptying episodes.jsonl used to leave
  *     "complete" runs with 24 of 40 steps); the checkpoint is evaluated again and recorded anew;
  *   - the pathway's own files (its definition's `files`) keep what its `keep` rule says, given the
- *     done exploration episodes: memory.jsonl the contiguous versions 0..k of done exploration
- *     episodes; verified runs' verdicts and curriculum decisions only while the experience they
- *     were made on is kept (pathways/memory.ts, verified.ts): what was decided on lost experience
- *     is decided again;
+ *     done exploration episodes (the rules, and which files, are the pathways' own: pathways/memory.ts
+ *     keeps the contiguous memory versions, verified.ts its decisions while their experience is kept);
  *   - calls.jsonl is kept whole: it audits every call made (calls of a discarded attempt were made and
  *     paid for), so it may hold more calls than steps.jsonl holds steps.
  * A line that does not parse, or parses but breaks its schema (a write cut short on a full disk under

@@ -18,7 +18,7 @@ import { EXTRA_VIEWS } from "../../logs/schema.js";
 import { pathwayOptions } from "../../pathways/registry.js";
 import type { VerifiedSettings } from "../../pathways/verified.js";
 import { PROTOCOL_SETTINGS, settingOption, type ProtocolSettings, type SettingFlag, type SettingRow } from "./protocolSettings.js";
-import { valueSchema } from "../../util/options.js";
+import { valueSchema, type OptionTable } from "../../util/options.js";
 import type { Shard } from "../loop/schedule.js";
 
 /** `s3gym run`'s settings: what its flags (or a job file) say to play. */
@@ -49,13 +49,16 @@ export interface RunJobSettings {
   rejudge?: { judges: string[]; models: string[] } | null;
 }
 
-/**
- * The protocol settings with no protocol flag given: every flagged PROTOCOL_SETTINGS row at its
- * default (the value settingsFromFlags gives an empty command line).
- */
-export function flagDefaultSettings(): ProtocolSettings {
-  return Object.fromEntries(PROTOCOL_SETTINGS.filter((r) => r.flag !== null && r.default !== undefined).map((r) => [r.key, r.default])) as unknown as ProtocolSettings;
-}
+/** A text row read as given: `s3gym run` checks these against each other and the pathways. */
+const asGiven = (v: string): string => v;
+
+/** The matrix's flags as typed (`s3gym run` reads them into RunJobSettings: lists merged, `all` resolved, the folder checked). */
+export const MATRIX_OPTIONS: OptionTable<{ models: string | undefined; games: string | undefined; pathways: string | undefined; data: string | undefined }> = {
+  models: { name: "models", kind: { type: "text", shown: "M1,M2", parse: asGiven }, default: undefined, about: "model specs of the protocol-loop pathways" },
+  games: { name: "games", kind: { type: "text", shown: "all|g1,g2", parse: asGiven }, default: undefined, about: "games to play" },
+  pathways: { name: "pathways", kind: { type: "text", shown: "history,memory,none", parse: asGiven }, default: undefined, about: "pathways to play" },
+  data: { name: "data", kind: { type: "text", shown: "DIR", parse: asGiven }, default: undefined, about: "the data directory the logs go to" },
+};
 
 const ViewsSchema = z.strictObject({
   extra: z.array(z.enum(EXTRA_VIEWS)),

@@ -21,7 +21,7 @@ import { DEFAULT_MAX_BAD_REPLIES } from "../../logs/qualityThresholds.js";
 import { EXTRA_VIEWS, type ExtraView } from "../../logs/schema.js";
 import { TOKENIZERS, type TokenizerName } from "../../models/tokens.js";
 import { HISTORY_CUTS, type HistoryCut } from "../../pathways/history.js";
-import { DEFAULT_HYBRID_K, DEFAULT_HYBRID_SUMMARY_SHARE } from "../../pathways/hybrid.js";
+import { HYBRID_SETTING_ROWS } from "../../pathways/hybrid.js";
 import { JUDGE_USAGE, parseJudge } from "../../pathways/judge.js";
 import { VERIFIED_RECORD, type VerifiedSettings } from "../../pathways/verified.js";
 import { rowsCovering, type IntRange, type Option, type OptionKind } from "../../util/options.js";
@@ -134,8 +134,9 @@ export interface SettingRow<K extends keyof ProtocolSettings = keyof ProtocolSet
   /** The value when the flag is absent. */
   default: ProtocolSettings[K] | undefined;
   /**
-   * Whether DEFAULT_SETTINGS (the library's defaults) carries it; false: left unset there and read
-   * as the default where it is used, so a library caller's settings stay as they always were.
+   * Whether the settings carry the default when nothing sets it (DEFAULT_SETTINGS, and a command line
+   * or job file without the flag); false: left unset and read as the default where it is used (the
+   * usage still shows it), so a library caller's settings stay as they always were.
    */
   inDefaults: boolean;
   /** How it is recorded in a manifest; null: not recorded (it does not change what the episodes are). */
@@ -299,27 +300,9 @@ export const PROTOCOL_ROWS = [
     // run id); a resume compares every recorded key, so a run never changes judge.
     record: { key: "judge", compared: false, write: (v) => (v !== undefined && v !== "self" ? v : undefined), read: (r, where) => (r === undefined ? undefined : parseRecordedJudge(r, where)) },
   }),
-  // The hybrid pathway's own settings (docs/memory.md). Unset unless the flag gives another value
-  // than the default, and recorded only then, so no other run's settings, protocol or data
-  // directory change; compared, because the run id does not name them.
-  row({
-    key: "hybridK",
-    flag: { name: "hybrid-k", kind: { type: "text", shown: String(DEFAULT_HYBRID_K), parse: parseHybridK }, help: "hybrid pathway: earlier exploration steps retrieved per step (docs/memory.md)" },
-    default: undefined,
-    inDefaults: false,
-    record: { key: "hybrid_k", compared: true, write: (v) => v, read: (r, where) => (r === undefined ? undefined : parseRecorded(r, where, "hybrid_k", parseHybridK)) },
-  }),
-  row({
-    key: "hybridSummaryShare",
-    flag: {
-      name: "hybrid-summary-share",
-      kind: { type: "text", shown: `${DEFAULT_HYBRID_SUMMARY_SHARE * 100}%`, parse: parseSummaryShare },
-      help: "hybrid pathway: share of the experience budget reserved for the summary, 0..1 or a percentage (docs/memory.md)",
-    },
-    default: undefined,
-    inDefaults: false,
-    record: { key: "hybrid_summary_share", compared: true, write: (v) => v, read: (r, where) => (r === undefined ? undefined : parseRecorded(r, where, "hybrid_summary_share", parseSummaryShare)) },
-  }),
+  // The hybrid pathway's own settings: their flags and records live in pathways/hybrid.ts.
+  row({ key: "hybridK", ...HYBRID_SETTING_ROWS.hybridK, default: undefined, inDefaults: false }),
+  row({ key: "hybridSummaryShare", ...HYBRID_SETTING_ROWS.hybridSummaryShare, default: undefined, inDefaults: false }),
 ];
 
 /** The rows, one per ProtocolSettings field (a field without a row does not compile). */
@@ -329,30 +312,4 @@ function parseRecordedJudge(r: unknown, where: string): string | undefined {
   if (typeof r !== "string") throw new Error(`${where}.judge: expected a judge name, got ${JSON.stringify(r)}`);
   const j = parseJudge(r);
   return j === "self" ? undefined : j;
-}
-
-/** `--hybrid-k`: an integer in 0..1000; the default reads as unset. */
-function parseHybridK(v: string): number | undefined {
-  const t = v.trim();
-  if (!/^\d{1,4}$/.test(t) || Number(t) > 1000) throw new Error(`expected an integer in 0..1000, got '${t.slice(0, 40)}'`);
-  const n = Number(t);
-  return n === DEFAULT_HYBRID_K ? undefined : n;
-}
-
-/** `--hybrid-summary-share`: a share in [0, 1] or a percentage; the default reads as unset. */
-function parseSummaryShare(v: string): number | undefined {
-  const t = v.trim();
-  const m = /^(\d{1,3}(?:\.\d{1,6})?)%$/.exec(t);
-  const x = m ? Number(m[1]) / 100 : /^\d(?:\.\d{1,8})?$/.test(t) ? Number(t) : Number.NaN;
-  if (!(x >= 0 && x <= 1)) throw new Error(`expected a share in 0..1 or a percentage (25%), got '${t.slice(0, 40)}'`);
-  return x === DEFAULT_HYBRID_SUMMARY_SHARE ? undefined : x;
-}
-
-function parseRecorded(r: unknown, where: string, key: string, parse: (v: string) => number | undefined): number | undefined {
-  if (typeof r !== "number") throw new Error(`${where}.${key}: expected a number, got ${JSON.stringify(r)}`);
-  try {
-    return parse(String(r));
-  } catch (e) {
-    throw new Error(`${where}.${key}: ${(e as Error).message}`);
-  }
 }

@@ -1,0 +1,151 @@
+/**
+ * Every converted command's flags are option rows: its `--help` lists every row of the tables it
+ * offers, a bad value is refused naming the flag and what it takes (the same words the hand-written
+ * parsers printed: the expected lines below are those, written out), and the protocol settings have
+ * one set of defaults. `probe` and `rejudge` read one recorded-run table.
+ */
+import { describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { FIGURE_OPTIONS } from "../../src/cli/shared/figureFlags.js";
+import { recordedRunOptions } from "../../src/cli/shared/recordedRunFlags.js";
+import { settingsFromFlags } from "../../src/cli/shared/sharedFlags.js";
+import { ENDPOINT_OPTION_ROWS } from "../../src/models/endpointOptions.js";
+import { JUDGES_OPTION } from "../../src/pathways/judge.js";
+import { pathwayOptions } from "../../src/pathways/registry.js";
+import { DEFAULT_SETTINGS } from "../../src/runner/loop/context.js";
+import { VIEW_OPTIONS } from "../../src/runner/loop/views.js";
+import { PREFLIGHT_OPTIONS } from "../../src/runner/monitor/endpointPreflight.js";
+import { ESTIMATE_OPTION } from "../../src/runner/monitor/estimate.js";
+import { PROGRESS_OPTION } from "../../src/runner/monitor/progress.js";
+import { SPEND_CAP_OPTIONS } from "../../src/runner/monitor/spendCap.js";
+import { PROBES_OPTION } from "../../src/runner/probe/memoryProbe.js";
+import { REJUDGE_OPTIONS } from "../../src/runner/resume/rejudge.js";
+import { MATRIX_OPTIONS } from "../../src/runner/settings/jobSettings.js";
+import { PROTOCOL_SETTINGS } from "../../src/runner/settings/protocolSettings.js";
+import { SHARD_OPTIONS } from "../../src/runner/shards/shardPlan.js";
+import { SFT_OPTIONS } from "../../src/training/buildSft.js";
+import { CHECKPOINT_OPTIONS } from "../../src/training/checkpoints.js";
+import { optionRows, readOption, usageToken, type Option } from "../../src/util/options.js";
+import { UsageError } from "../../src/util/errors.js";
+import { run } from "./capture.js";
+
+const names = (rows: readonly Option<unknown>[]) => rows.map((r) => r.name);
+const protocolNames = (command: "run" | "train-loop") => PROTOCOL_SETTINGS.flatMap((r) => (r.flag !== null && (command === "run" || r.flag.runOnly !== true) ? [r.flag.name] : []));
+const recorded = (what: Option<unknown>) => names(optionRows(recordedRunOptions({ command: "x", what, subject: "s", from: "f", data: "d" })));
+
+/** Each converted command and the flags of every table it offers. */
+const COMMANDS: [string, string[]][] = [
+  [
+    "run",
+    [
+      "job",
+      "smoke",
+      ...names(optionRows(MATRIX_OPTIONS)),
+      ...names(optionRows(CHECKPOINT_OPTIONS)),
+      PROGRESS_OPTION.name,
+      ...names(optionRows(PREFLIGHT_OPTIONS)),
+      ESTIMATE_OPTION.name,
+      ...names(optionRows(SPEND_CAP_OPTIONS)),
+      ...names(optionRows(REJUDGE_OPTIONS)),
+      ...protocolNames("run"),
+      ...names(ENDPOINT_OPTION_ROWS),
+      ...names(optionRows(SHARD_OPTIONS)),
+      ...names(optionRows(VIEW_OPTIONS)),
+      ...pathwayOptions().flatMap((p) => names(p.rows)),
+    ],
+  ],
+  ["probe", [...recorded(PROBES_OPTION), ...names(ENDPOINT_OPTION_ROWS)]],
+  ["rejudge", [...recorded(JUDGES_OPTION), ...names(ENDPOINT_OPTION_ROWS)]],
+  ["build-sft", [...names(optionRows(SFT_OPTIONS)), ...names(ENDPOINT_OPTION_ROWS)]],
+  ["train-loop", [...names(optionRows(SFT_OPTIONS)), PROGRESS_OPTION.name, ...protocolNames("train-loop"), ...names(ENDPOINT_OPTION_ROWS)]],
+  ["power", ["data", "episodes", "metrics", "sims", "seed", "csv"]],
+  ["compare", ["data", "a", "b", "metrics", "games", "bootstrap", "seed", "csv"]],
+  ["report", ["data", "out", "bootstrap", "seed", "models", "require-complete", "include-flagged", "tex-intervals", ...names(optionRows(FIGURE_OPTIONS))]],
+];
+
+describe("a converted command's --help lists every row it offers", () => {
+  it.each(COMMANDS)("s3gym %s", async (command, flags) => {
+    const help = await run(main, [command, "--help"]);
+    expect(help.rc).toBe(0);
+    // The run-only protocol row is absent from train-loop's list, so its help must not show it.
+    if (command === "train-loop") expect(help.out).not.toContain("--checkpoint-every");
+    const missing = flags.filter((f) => !new RegExp(`--${f}(?![a-z-])`).test(help.out));
+    expect(missing).toEqual([]);
+  });
+});
+
+describe("a bad value is refused naming the flag and what it takes (exit 2)", () => {
+  const D = "/nonexistent-s3gym-options";
+  const RUN = ["run", "--pathways", "none", "--models", "builtin:random", "--games", "snake", "--data", D];
+  it.each([
+    [[...RUN, "--progress", "x"], "s3gym run: unknown --progress 'x': expected one of auto, bar, lines, off\n"],
+    [[...RUN, "--max-usd", "0"], "s3gym run: --max-usd must be a positive number (got '0'), dollars, e.g. --max-usd 5\n"],
+    [[...RUN, "--max-input-tokens", "1.5"], "s3gym run: --max-input-tokens must be a positive integer (got '1.5')\n"],
+    [[...RUN, "--rejudge", "oracle"], "s3gym run: --rejudge: expected self|verifier|shuffled|none|model:<spec>, got 'oracle'\n"],
+    [[...RUN, "--rejudge", " "], "s3gym run: --rejudge is empty\n"],
+    [[...RUN, "--rejudge-models", "a"], "s3gym run: --rejudge-models is only used with --rejudge (the judges to rejudge with)\n"],
+    [[...RUN, "--rejudge", "none", "--rejudge-models", "zz"], "s3gym run: --rejudge-models: 'zz' is not one of --models\n"],
+    [[...RUN, "--label", "x"], "s3gym run: --label is only used with --pathways training (add 'training' to --pathways, or drop it)\n"],
+    [
+      ["run", "--pathways", "hybrid", "--models", "builtin:random", "--games", "snake", "--data", D, "--hybrid-k", "x", "--estimate"],
+      "s3gym run: --hybrid-k: expected an integer in 0..1000, got 'x'\n",
+    ],
+    [["probe"], "s3gym probe: --from is required: the run directory (or, with --data, the run id) whose memory is probed\n"],
+    [["probe", "--from", "x", "--probe", " "], "s3gym probe: --probe is required: empty|shuffled|transplant:<run dir or run id> (a comma list for several)\n"],
+    [["probe", "--from", "x", "--probe", "bogus"], "s3gym probe: --probe: unknown probe 'bogus': expected empty|shuffled|transplant:<run dir or run id>\n"],
+    [["probe", "--from", "x", "--probe", "empty", "--progress", "fast"], "s3gym probe: unknown --progress 'fast': expected one of auto, bar, lines, off\n"],
+    [["probe", "--from", "nowhere", "--probe", "empty"], "s3gym probe: --from nowhere: no such directory; a run id needs --data (the data directory that holds it)\n"],
+    [["rejudge", "--from", "x"], "s3gym rejudge: --judge is required: self|verifier|shuffled|none|model:<spec> (a comma list for several)\n"],
+    [["rejudge", "--from", "x", "--judge", "model:"], "s3gym rejudge: --judge: 'model:' names no model: write model:<spec>, e.g. model:builtin:heuristic or model:openai:gpt-4o-mini\n"],
+    [["build-sft", "--data", D, "--out", `${D}/o.jsonl`, "--low-score", "x"], "s3gym build-sft: unknown --low-score 'x': expected one of drop, correct\n"],
+    [["build-sft", "--data", D, "--out", `${D}/o.jsonl`, "--threshold", "x"], "s3gym build-sft: --threshold must be a number, got 'x'\n"],
+    [["build-sft", "--data", D, "--out", `${D}/o.jsonl`, "--correct-model", "x"], "s3gym build-sft: --correct-model is only used with --low-score correct\n"],
+    [["power", "--data", ","], "s3gym power: --data is required: a pilot data directory holding runs/<run_id>/\n"],
+    [["power", "--data", D, "--episodes", "0,x"], "s3gym power: invalid --episodes '0,x': expected a comma list of integers >= 1 (e.g. 3,5,10)\n"],
+    [["power", "--data", D, "--sims", "5"], "s3gym power: --sims must be at least 100 (the 95% quantile of the null needs them)\n"],
+    [["compare", "--a", "pathway=memory"], "s3gym compare: --data is required: a data directory holding runs/<run_id>/\n"],
+    [["compare", "--data", D, "--b", "pathway=none"], "s3gym compare: --a is required: a selector such as pathway=memory, model=gpt-4o or checkpoint=30\n"],
+    [["compare", "--data", D, "--a", "x=y", "--b", "pathway=none"], "s3gym compare: --a: unknown key 'x': expected one of pathway, model, checkpoint (e.g. pathway=memory)\n"],
+    [["compare", "--data", D, "--a", "pathway=memory", "--b", "pathway=none", "--metrics", "avg,zz"], "s3gym compare: unknown --metrics 'zz': expected a comma list of avg, max, auc_plus, naba, y\n"],
+    [["compare", "--data", D, "--a", "pathway=memory", "--b", "pathway=none", "--bootstrap", "0"], "s3gym compare: --bootstrap must be at least 1\n"],
+    [["report", "--data", D], "s3gym report: --out is required: the directory to write tables/ and figures into\n"],
+    [["report", "--data", ",", "--out", D], "s3gym report: --data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)\n"],
+    [["report", "--data", D, "--out", D, "--bootstrap", "0"], "s3gym report: --bootstrap must be an integer >= 1 (got '0'), at most 1000000\n"],
+    [["report", "--data", D, "--out", D, "--seed", "4294967296"], "s3gym report: --seed must be at most 4294967295 (got '4294967296'), at least 0\n"],
+    [["report", "--data", D, "--out", D, "--models", ","], "s3gym report: --models is empty: expected a comma list of model names as logged\n"],
+    [["report", "--data", D, "--out", D, "--tex-intervals", "x"], "s3gym report: --tex-intervals must be one of cell, columns (got 'x')\n"],
+    [["report", "--data", D, "--out", D, "--figure-size", "poster"], "s3gym report: --figure-size must be one of column, page, slide (got 'poster')\n"],
+    [
+      ["train-loop", "--progress", "x", "--model", "builtin:random", "--games", "snake", "--rounds", "1", "--trainer-cmd", "true", "--data", D],
+      "s3gym train-loop: unknown --progress 'x': expected one of auto, bar, lines, off\n",
+    ],
+  ])("%j", async (argv, line) => {
+    expect(await run(main, argv)).toEqual({ rc: 2, out: "", err: line });
+  });
+});
+
+describe("the tables behind the flags", () => {
+  it("the protocol settings have one set of defaults: an empty command line gives DEFAULT_SETTINGS", () => {
+    expect(settingsFromFlags({})).toEqual(DEFAULT_SETTINGS);
+    expect(DEFAULT_SETTINGS.exploreEpisodes).toBe(30);
+    // Rows left unset by default stay unset until their flag is given.
+    expect("answerFrom" in settingsFromFlags({})).toBe(false);
+    expect(settingsFromFlags({ "answer-from": "both" }).answerFrom).toBe("both");
+  });
+
+  it("probe and rejudge share one recorded-run table: the same rows but their own list", () => {
+    const probe = recorded(PROBES_OPTION);
+    const rejudge = recorded(JUDGES_OPTION);
+    expect(probe).toEqual(["from", "probe", "data", "progress"]);
+    expect(rejudge).toEqual(["from", "judge", "data", "progress"]);
+  });
+
+  it("a required row shows without brackets and is refused when absent or blank", () => {
+    const row: Option<string> = { name: "thing", kind: { type: "text", shown: "T", parse: (v) => v }, default: undefined, required: "name one" };
+    expect(usageToken(row)).toBe("--thing T");
+    expect(usageToken({ ...row, required: undefined })).toBe("[--thing T]");
+    expect(() => readOption(row, undefined)).toThrow(new UsageError("--thing is required: name one"));
+    expect(() => readOption(row, "  ")).toThrow(UsageError);
+    expect(readOption(row, "x")).toBe("x");
+  });
+});
