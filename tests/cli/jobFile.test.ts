@@ -65,8 +65,11 @@ function argvBefore(schedule: Schedule, data: string, job: ReproduceJob): string
   if (job.name.startsWith("learners"))
     return [...matrix("builtin:learner,builtin:learner?judge=0.25"), "--run-seed", /run seed (\d+)/.exec(job.name)![1]!, "--shard", `${shard![1]}/${shard![2]}`, "--no-shard-subdir"];
   if (job.name === "verified") return matrix("builtin:learner", "verified");
+  if (job.name.startsWith("verified, run seed")) return [...matrix("builtin:learner", "verified"), "--run-seed", /run seed (\d+)/.exec(job.name)![1]!];
   if (job.name === "ceiling") return matrix("builtin:ceiling", "none");
   if (job.name === "hybrid") return ["--models", "builtin:learner", "--games", "chess,minesweeper", "--pathways", "hybrid", "--data", data, ...sched];
+  if (job.name.startsWith("hybrid, run seed"))
+    return ["--models", "builtin:learner", "--games", "chess,minesweeper", "--pathways", "hybrid", "--data", data, ...sched, "--run-seed", /run seed (\d+)/.exec(job.name)![1]!];
   const seed = /run seed (\d+)/.exec(job.name)![1]!;
   const d = schedule.name === "quick" ? ["3", "3", "2", "16"] : ["12", "3", "4", "32"];
   const dial = (models: string, rejudged: string) => [

@@ -214,9 +214,14 @@ describe("watchedRuns", () => {
       expect(watchedRuns(jobs)).toEqual([
         ...matrix,
         ...of(["builtin:learner"], ["none", "history", "memory"], views),
-        ...of(["builtin:learner"], ["verified"], loop),
+        // The verified and hybrid runs at every learner run seed (the paper design: one).
+        ...Array.from({ length: schedule.learnerRunSeeds }, (_, s) => of(["builtin:learner"], ["verified"], loop, s))
+          .flat()
+          .sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0)),
         ...of([CEILING_MODEL], ["none"], loop),
-        ...buildMatrix(["builtin:learner"], ["chess", "minesweeper"], ["hybrid"], 0).map((e) => ({ runId: e.runId, totalEpisodes: loop })),
+        ...Array.from({ length: schedule.learnerRunSeeds }, (_, s) => buildMatrix(["builtin:learner"], ["chess", "minesweeper"], ["hybrid"], s).map((e) => ({ runId: e.runId, totalEpisodes: loop })))
+          .flat()
+          .sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0)),
         ...training,
       ]);
       const extraSwapSeeds = Math.max(0, JUDGE_SWAP_RUN_SEEDS[schedule.name] - DIAL_SCHEDULE[schedule.name].runSeeds);

@@ -3,7 +3,7 @@ import { getGame } from "../../games/registry.js";
 import { createModelContext, validateModelSpecs, type ModelContext } from "../../models/assembleModel.js";
 import { terminalSafe } from "../../models/secrets.js";
 import { createModel } from "../../runner/createModel.js";
-import { planDataProbes, planProbes, PROBES_OPTION, readProbeSource, runProbes, type DataProbeSpec } from "../../runner/probe/memoryProbe.js";
+import { planDataProbes, planProbes, PROBES_OPTION, readProbeSource, runProbes, type DataProbeSpec, type PlannedProbe } from "../../runner/probe/memoryProbe.js";
 import { Progress, type ProgressStream } from "../../runner/monitor/progress.js";
 import { dataDirOf } from "../../runner/resume/rejudge.js";
 import { parseFlags } from "../shared/args.js";
@@ -50,7 +50,7 @@ export async function probeCommand(argv: string[], deps: ProbeDeps = {}): Promis
   const { values: v } = parseFlags(argv, FLAGS, PROBE_COMMAND_USAGE);
   if (v.job !== undefined) {
     refuseFlagsBesideJob(v);
-    const job = readProbeJob(v.job);
+    const job = readProbeJob(String(v.job));
     return probeDataDir(job.settings.data, job.settings.spec, stdout, job.settings.shard);
   }
   const o = readOptions(recordedRunOptions(PROBE_COMMAND), v);

@@ -220,9 +220,9 @@ export function learnerSeedSettings(schedule: Schedule, dataDir: string, runSeed
   return runJob(MATRIX_LEARNERS, PATHWAYS, dataDir, runSettings(schedule, { runSeed }));
 }
 
-/** The verified runs: the matrix's schedule, the learner only, the pathway's default batch and roles. */
-export function verifiedSettings(schedule: Schedule, dataDir: string): RunJobSettings {
-  return { ...runJob([VERIFIED_MODEL], ["verified"], dataDir, runSettings(schedule)), verified: { broadBatch: DEFAULT_BROAD_BATCH, verifierModel: null } };
+/** The verified runs of one run seed: the matrix's schedule, the learner only, the pathway's default batch and roles. */
+export function verifiedSettings(schedule: Schedule, dataDir: string, runSeed = 0): RunJobSettings {
+  return { ...runJob([VERIFIED_MODEL], ["verified"], dataDir, runSettings(schedule, { runSeed })), verified: { broadBatch: DEFAULT_BROAD_BATCH, verifierModel: null } };
 }
 
 /** The ceiling's runs: the matrix's schedule, pathway none. */
@@ -237,8 +237,8 @@ export function ceilingSettings(schedule: Schedule, dataDir: string): RunJobSett
  */
 export const HYBRID_MODEL = "builtin:learner";
 export const HYBRID_GAMES = ["chess", "minesweeper"] as const;
-export function hybridJobSettings(schedule: Schedule, dataDir: string): RunJobSettings {
-  return { ...runJob([HYBRID_MODEL], ["hybrid"], dataDir, runSettings(schedule)), games: [...HYBRID_GAMES] };
+export function hybridJobSettings(schedule: Schedule, dataDir: string, runSeed = 0): RunJobSettings {
+  return { ...runJob([HYBRID_MODEL], ["hybrid"], dataDir, runSettings(schedule, { runSeed })), games: [...HYBRID_GAMES] };
 }
 
 /** The judge dial's runs of one run seed, in <data>/dial on the dial's own schedule. */
@@ -267,10 +267,10 @@ export const JUDGE_SWAP_JUDGES = ["verifier", "shuffled", "none"] as const;
  * them, a job per seed playing JUDGE_SWAP_MODEL alone on the dial's schedule (its none, history and
  * memory runs, then their rejudges). Which tactic the self and the verifier arms pick is decided per
  * run, so the judge_swap table resamples runs (t over runs): at 4 runs the value of judging reached
- * p < 0.05 on 2 of 4 games (history) and 0 (memory) of the full reproduction, where pooling the runs'
- * evaluation seeds had given 3 and 4 (docs/judging.md; about 20 CPU-s per further seed).
+ * p < 0.05 on 2 of 4 games (history) and 0 (memory) of the full reproduction, at 8 on 4 and 4, with
+ * no placebo excluding 0 (docs/judging.md; about 23 CPU-s per further seed).
  */
-export const JUDGE_SWAP_RUN_SEEDS = { default: 4, paper: 4, quick: 1 } as const;
+export const JUDGE_SWAP_RUN_SEEDS = { default: 8, paper: 8, quick: 1 } as const;
 /**
  * The judge swap's stochastic nulls: built-ins that ignore their experience, drawing from each call's
  * own identity (so a rejudged run plays its evaluation boards afresh), played on the dial's games and
@@ -342,17 +342,22 @@ export function trainingSettings(schedule: Schedule, dataDir: string, runSeed = 
 export function planReproduction(schedule: Schedule, dataDir: string): ReproduceJob[] {
   const shards = (name: string, group: JobGroup, base: RunJobSettings, n: number): ReproduceJob[] =>
     Array.from({ length: n }, (_, i) => ({ name: `${name} ${i + 1}/${n}`, group, command: "run", settings: { ...base, shard: { index: i + 1, count: n }, shardSubdir: false } }));
+  // Run seeds 1..learnerRunSeeds-1 of every learner cell (MATRIX_LEARNERS' matrix, the verified and the hybrid runs).
+  const furtherSeeds = Array.from({ length: schedule.learnerRunSeeds - 1 }, (_, i) => i + 1);
   return [
     ...loopRunSeeds(schedule).map((seed): ReproduceJob => ({ name: `training loop, seed ${seed}`, group: "training", command: "train-loop", settings: trainingSettings(schedule, dataDir, seed) })),
     ...shards("views", "views", viewsSettings(schedule, dataDir), VIEWS_SHARDS),
     { name: "verified", group: "verified", command: "run", settings: verifiedSettings(schedule, dataDir) },
+    // The verified and hybrid runs are learner cells too: their further run seeds, a job each.
+    ...furtherSeeds.map((seed): ReproduceJob => ({ name: `verified, run seed ${seed}`, group: "verified", command: "run", settings: verifiedSettings(schedule, dataDir, seed) })),
     { name: "ceiling", group: "ceiling", command: "run", settings: ceilingSettings(schedule, dataDir) },
     { name: "hybrid", group: "hybrid", command: "run", settings: hybridJobSettings(schedule, dataDir) },
+    ...furtherSeeds.map((seed): ReproduceJob => ({ name: `hybrid, run seed ${seed}`, group: "hybrid", command: "run", settings: hybridJobSettings(schedule, dataDir, seed) })),
     ...Array.from(
       { length: DIAL_SCHEDULE[schedule.name].runSeeds },
       (_, seed): ReproduceJob => ({ name: `judge dial, run seed ${seed}`, group: "dial", command: "run", settings: dialSettings(schedule, dataDir, seed) }),
     ),
-    ...Array.from({ length: schedule.learnerRunSeeds - 1 }, (_, i) => shards(`learners, run seed ${i + 1},`, "matrix", learnerSeedSettings(schedule, dataDir, i + 1), LEARNER_SEED_SHARDS)).flat(),
+    ...furtherSeeds.flatMap((seed) => shards(`learners, run seed ${seed},`, "matrix", learnerSeedSettings(schedule, dataDir, seed), LEARNER_SEED_SHARDS)),
     ...Array.from({ length: Math.max(0, JUDGE_SWAP_RUN_SEEDS[schedule.name] - DIAL_SCHEDULE[schedule.name].runSeeds) }, (_, i): ReproduceJob => {
       const seed = DIAL_SCHEDULE[schedule.name].runSeeds + i;
       return { name: `judge swap, run seed ${seed}`, group: "dial", command: "run", settings: judgeSwapSettings(schedule, dataDir, [JUDGE_SWAP_MODEL], seed) };
