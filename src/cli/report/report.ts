@@ -124,7 +124,13 @@ export { writeReport };
  * The `report` subcommand. `argv` is everything after `report`. Returns the exit code (0 ok, 1 data
  * problem, 2 bad arguments); prints one line per problem on stderr, a short summary on stdout.
  */
-export async function reportCommand(argv: string[]): Promise<number> {
+/** What a caller in the same process (reproduce) may keep of a report once it is written. */
+export interface ReportHooks {
+  /** The data set as loaded, the report built from it (every table computed) and the whole data set it was a view of. */
+  onWritten?(r: { ds: Dataset; full: Dataset; report: Report }): void;
+}
+
+export async function reportCommand(argv: string[], hooks: ReportHooks = {}): Promise<number> {
   // A bad flag or --help is thrown: src/cli/main.ts alone maps them to output and exit codes.
   const args = parseReportArgs(argv);
   let ds: Dataset;
@@ -188,6 +194,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
     process.stderr.write(terminalSafe(`s3gym report: ${e.message}; the report in ${args.out} was left as it was\n`));
     return 1;
   }
+  hooks.onWritten?.({ ds, full, report });
   // What run quality added (unknown statuses named, tables emptied by flags): said here, not only under the tables.
   for (const w of report.warnings.slice(ds.warnings.length)) process.stderr.write(terminalSafe(`warning: ${w}\n`));
   const c = report.counts;

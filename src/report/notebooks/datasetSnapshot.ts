@@ -12,18 +12,24 @@
  *
  * The snapshot is v8's structured serialization of the Dataset (plain objects, arrays, Maps and
  * typed arrays: every number round-trips bit for bit).
+ *
+ * `s3gym reproduce` writes the snapshot itself, from its report (`writeReportSnapshot`): the Dataset
+ * the report loaded, and every table and shared analysis the report computed (partsMemo.ts), so a
+ * notebook neither loads the logs nor redoes the report's bootstraps: its `buildReport` of that
+ * Dataset, with the report's options, answers from the report's results.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { deserialize, serialize } from "node:v8";
 import { loadStillCurrent, runFileStamps } from "../../logs/reader.js";
 import { recallDataset } from "../../analysis/load/datasetMemo.js";
 import { loadDataset, type Dataset } from "../../analysis/load/dataset.js";
+import { attachParts, type PartsMemo } from "../../analysis/tables/partsMemo.js";
 import type { NotebookSettings } from "./settings.js";
 
 /** The variable that names the snapshot file. */
 export const DATASET_SNAPSHOT_VAR = "S3GYM_DATASET";
 
-const FORMAT = "s3gym-dataset-snapshot/1";
+const FORMAT = "s3gym-dataset-snapshot/2";
 
 interface Snapshot {
   format: string;
@@ -32,6 +38,8 @@ interface Snapshot {
   /** Every file of every run directory: `path size mtimeMs`, in listing order. */
   files: string[];
   dataset: Dataset;
+  /** What a report of this Dataset computed (writeReportSnapshot), or absent. */
+  memo?: PartsMemo;
 }
 
 /**
@@ -50,6 +58,30 @@ export async function writeDatasetSnapshot(dataDirs: readonly string[], file: st
   }
 }
 
+/**
+ * Writes a snapshot of a Dataset already loaded from `dataDirs` (whose run files were `files`,
+ * runFileStamps, before the load began) and what a report of it computed (`memo`; parts v8 cannot
+ * serialise are left out: a notebook computes them). Returns false when it could not be written.
+ */
+export function writeReportSnapshot(file: string, dataDirs: readonly string[], files: string[], dataset: Dataset, memo: PartsMemo | null): boolean {
+  try {
+    const parts: PartsMemo["parts"] = {};
+    for (const [name, part] of Object.entries(memo?.parts ?? {})) {
+      try {
+        serialize(part.value);
+        parts[name] = part;
+      } catch {
+        // not serialisable: left to the notebook
+      }
+    }
+    const snap: Snapshot = { format: FORMAT, dataDirs: [...dataDirs], files, dataset, ...(memo ? { memo: { key: memo.key, parts } } : {}) };
+    writeFileSync(file, serialize(snap));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The snapshot in `file` when it was made from `dataDirs` and none of their files changed; else null. */
 export function readDatasetSnapshot(file: string, dataDirs: readonly string[]): Dataset | null {
   let snap: Snapshot;
@@ -59,6 +91,7 @@ export function readDatasetSnapshot(file: string, dataDirs: readonly string[]): 
     return null;
   }
   if (snap?.format !== FORMAT || !loadStillCurrent({ dirs: snap.dataDirs, stamps: snap.files }, dataDirs)) return null;
+  if (snap.memo) attachParts(snap.dataset, snap.memo);
   return snap.dataset;
 }
 
