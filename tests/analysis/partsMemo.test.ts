@@ -10,10 +10,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loadDataset, type Dataset } from "../../src/analysis/load/dataset.js";
 import { attachParts, contentHash, partsFor, type PartsMemo } from "../../src/analysis/tables/partsMemo.js";
 import { runFileStamps } from "../../src/logs/reader.js";
+import { loadVerifiedInputs } from "../../src/analysis/load/verifiedData.js";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
 import { buildReport, reportPartsMemo } from "../../src/report/buildReport.js";
 import { REPORT_ENTRIES, type ReportEntry } from "../../src/report/entries.js";
-import { readDatasetSnapshot, writeReportSnapshot } from "../../src/report/notebooks/datasetSnapshot.js";
+import { DATASET_SNAPSHOT_VAR, notebookDialDataset, notebookVerifiedInputs, readDatasetSnapshot, writeReportSnapshot } from "../../src/report/notebooks/datasetSnapshot.js";
 import { toCsv } from "../../src/report/tables.js";
 import type { Table } from "../../src/analysis/tables/table.js";
 import { tempDir } from "./helpers.js";
@@ -35,6 +36,8 @@ const counted: ReportEntry = {
 };
 const entries = [...REPORT_ENTRIES, counted];
 
+/** Reads the toy table (not in the report's own table types). */
+const toy = (r: ReturnType<typeof buildReport>): unknown => (r.tables as unknown as Record<string, unknown>).toy_counted;
 const csvs = (tables: Record<string, unknown>): Record<string, string> => Object.fromEntries(Object.entries(tables).map(([k, t]) => [k, toCsv(t as Table<object>)]));
 
 beforeAll(async () => {
@@ -82,16 +85,16 @@ describe("a report's parts, handed on in the snapshot", () => {
   it("are not used for other options or another data set object", () => {
     builds = 0;
     const report = buildReport(ds, { B: 40, seed: 5 }, entries);
-    void report.tables.toy_counted;
+    toy(report);
     const snap = snapshotOf(report, ds);
-    buildReport(snap, { B: 41, seed: 5 }, entries).tables.toy_counted;
-    buildReport(snap, { B: 40, seed: 6 }, entries).tables.toy_counted;
-    buildReport(snap, { B: 40, seed: 5, requireComplete: true }, entries).tables.toy_counted;
-    buildReport(snap, { B: 40, seed: 5, includeFlagged: true }, entries).tables.toy_counted;
+    toy(buildReport(snap, { B: 41, seed: 5 }, entries));
+    toy(buildReport(snap, { B: 40, seed: 6 }, entries));
+    toy(buildReport(snap, { B: 40, seed: 5, requireComplete: true }, entries));
+    toy(buildReport(snap, { B: 40, seed: 5, includeFlagged: true }, entries));
     // The data set loaded again (equal content, another object): no memo is attached to it.
-    buildReport(ds, { B: 40, seed: 5 }, entries).tables.toy_counted;
+    toy(buildReport(ds, { B: 40, seed: 5 }, entries));
     // Another data set as the reference (report --models): the memo does not apply.
-    buildReport(snap, { B: 40, seed: 5, reference: ds }, entries).tables.toy_counted;
+    toy(buildReport(snap, { B: 40, seed: 5, reference: ds }, entries));
     expect(builds).toBe(7);
   });
 
@@ -99,6 +102,28 @@ describe("a report's parts, handed on in the snapshot", () => {
     const report = buildReport(ds, { B: 40, seed: 5, reference: { ...ds } }, entries);
     void report.tables.main_results;
     expect(reportPartsMemo(report)).toBeNull();
+  });
+});
+
+describe("the report's other inputs, handed on in the snapshot", () => {
+  it("are the report's own objects, keyed as the report keyed its parts; without a snapshot they are loaded", async () => {
+    // A stand-in dial (any Dataset): the synthetic data has no <data>/dial.
+    const dial = await loadDataset(dir);
+    const report = buildReport(ds, { B: 40, seed: 5, dial }, entries);
+    void report.tables.main_results;
+    const memo = reportPartsMemo(report)!;
+    const file = join(tempDir(), "ds.v8");
+    expect(writeReportSnapshot(file, [dir], runFileStamps([dir]), ds, memo, { dial, verified: null })).toBe(true);
+    const env = { [DATASET_SNAPSHOT_VAR]: file };
+    const served = await notebookDialDataset({ data: [dir] }, env);
+    expect(served).toStrictEqual(dial);
+    expect(served).not.toBe(dial);
+    // Its key is the one the report wrote, whatever bytes v8 gives for the copy.
+    expect(contentHash(served)).toBe(memo.key.inputs.dial);
+    // No verified inputs in the report: the notebook loads them (none here), as before.
+    expect(await notebookVerifiedInputs({ data: [dir] }, env)).toStrictEqual(await loadVerifiedInputs([dir]));
+    // No snapshot: loadDialDataset (no <data>/dial here).
+    expect(await notebookDialDataset({ data: [dir] }, {})).toBeUndefined();
   });
 });
 

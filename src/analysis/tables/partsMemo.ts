@@ -37,10 +37,22 @@ export interface PartsMemo {
 
 const attached = new WeakMap<Dataset, PartsMemo>();
 
-/** The SHA-256 of `value`'s v8 serialisation (null for undefined): what keys an extra input. */
+const known = new WeakMap<object, string>();
+
+/**
+ * The SHA-256 of `value`'s v8 serialisation (null for undefined): what keys an extra input. An object
+ * read back from a snapshot carries the hash its writer computed (`tagContent`): v8 may serialise a
+ * copy with other bytes (another array layout), which would only cost a miss, never a wrong hit.
+ */
 export function contentHash(value: unknown): string | null {
   if (value === undefined) return null;
+  if (typeof value === "object" && value !== null && known.has(value)) return known.get(value)!;
   return createHash("sha256").update(serialize(value)).digest("hex");
+}
+
+/** Records that `value` (read back from a snapshot) is the input whose content hash was `hash` when written. */
+export function tagContent(value: object, hash: string): void {
+  known.set(value, hash);
 }
 
 /** Attaches `memo` to `ds` (a data set read back from a snapshot). */

@@ -16,7 +16,7 @@ import { filterModels, loadDataset, loadDialDataset, type Dataset } from "../../
 import { buildReport } from "../../report/buildReport.js";
 import type { Report } from "../../report/entries.js";
 import type { Table } from "../../analysis/tables/table.js";
-import { loadVerifiedInputs } from "../../analysis/load/verifiedData.js";
+import { loadVerifiedInputs, type VerifiedInputs } from "../../analysis/load/verifiedData.js";
 import { writeReport, type FigureNotDrawn } from "../../report/writeReport.js";
 import { WriteFailedError } from "../../util/atomicWrite.js";
 import { LogFormatError } from "../../logs/reader.js";
@@ -127,7 +127,7 @@ export { writeReport };
 /** What a caller in the same process (reproduce) may keep of a report once it is written. */
 export interface ReportHooks {
   /** The data set as loaded, the report built from it (every table computed) and the whole data set it was a view of. */
-  onWritten?(r: { ds: Dataset; full: Dataset; report: Report }): void;
+  onWritten?(r: { ds: Dataset; full: Dataset; report: Report; dial: Dataset | undefined; verified: VerifiedInputs | undefined }): void;
 }
 
 export async function reportCommand(argv: string[], hooks: ReportHooks = {}): Promise<number> {
@@ -194,7 +194,7 @@ export async function reportCommand(argv: string[], hooks: ReportHooks = {}): Pr
     process.stderr.write(terminalSafe(`s3gym report: ${e.message}; the report in ${args.out} was left as it was\n`));
     return 1;
   }
-  hooks.onWritten?.({ ds, full, report });
+  hooks.onWritten?.({ ds, full, report, dial, verified });
   // What run quality added (unknown statuses named, tables emptied by flags): said here, not only under the tables.
   for (const w of report.warnings.slice(ds.warnings.length)) process.stderr.write(terminalSafe(`warning: ${w}\n`));
   const c = report.counts;

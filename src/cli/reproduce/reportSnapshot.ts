@@ -5,7 +5,9 @@
  * on the full reproduction, before any notebook but 00 could start) and every notebook then rebuilt
  * its tables, bootstraps included, that the report had just built. The report runs in reproduce's own
  * process, so its Dataset and every part it computed (src/analysis/tables/partsMemo.ts) are at hand:
- * they are written to one snapshot file (datasetSnapshot.ts) that every notebook gets from its start.
+ * they are written to one snapshot file (datasetSnapshot.ts) that every notebook gets from its start,
+ * with the judge dial's runs and the verified pathway's inputs the report loaded (notebookDialDataset,
+ * notebookVerifiedInputs).
  *
  * The snapshot names the data directories as the notebooks resolve S3GYM_DATA and their run files'
  * stamps taken before the report's load began, so a notebook takes it only while no run file changed
@@ -18,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runFileStamps } from "../../logs/reader.js";
 import type { Dataset } from "../../analysis/load/dataset.js";
+import type { VerifiedInputs } from "../../analysis/load/verifiedData.js";
 import { reportPartsMemo } from "../../report/buildReport.js";
 import type { Report } from "../../report/entries.js";
 import { writeReportSnapshot } from "../../report/notebooks/datasetSnapshot.js";
@@ -27,7 +30,7 @@ export interface ReportSnapshot {
   /** The snapshot file once written (null before, or when it could not be). */
   readonly file: string | null;
   /** Writes it from the report (reportCommand's onWritten). */
-  write(r: { ds: Dataset; full: Dataset; report: Report }): void;
+  write(r: { ds: Dataset; full: Dataset; report: Report; dial: Dataset | undefined; verified: VerifiedInputs | undefined }): void;
   /** Removes it (and its folder). */
   remove(): void;
 }
@@ -48,10 +51,10 @@ export function startReportSnapshot(dataAbs: string): ReportSnapshot | null {
     get file() {
       return file;
     },
-    write({ ds, full, report }) {
+    write({ ds, full, report, dial, verified }) {
       if (ds !== full) return; // a --models view is not the notebooks' data set
       const path = join(folder, "dataset.v8");
-      if (writeReportSnapshot(path, dirs, stamps, ds, reportPartsMemo(report))) file = path;
+      if (writeReportSnapshot(path, dirs, stamps, ds, reportPartsMemo(report), { dial: dial ?? null, verified: verified ?? null })) file = path;
     },
     remove() {
       rmSync(folder, { recursive: true, force: true });
