@@ -72,10 +72,9 @@ export function partsFor(
   const memo = attached.get(ds);
   if (!memo) return null;
   const k = memo.key;
+  const cfgKeys = new Set([...Object.keys(k.cfg), ...Object.keys(settings.cfg)]) as Set<keyof BootstrapConfig>;
   const same =
-    k.cfg.B === settings.cfg.B &&
-    k.cfg.seed === settings.cfg.seed &&
-    k.cfg.level === settings.cfg.level &&
+    [...cfgKeys].every((c) => k.cfg[c] === settings.cfg[c]) &&
     k.requireComplete === settings.requireComplete &&
     k.includeFlagged === settings.includeFlagged;
   if (!same) return null;

@@ -159,6 +159,22 @@ export interface ReportParts {
   counts: () => ReportData["counts"];
 }
 
+/**
+ * How each report option enters a memo's key (partsMemo.ts): a new option that changes any part's
+ * value must be keyed there too, and this record does not compile until it says how.
+ */
+const MEMO_KEYED: Record<keyof ReportOptions, string> = {
+  B: "cfg",
+  seed: "cfg",
+  level: "cfg",
+  requireComplete: "key",
+  includeFlagged: "key",
+  reference: "the memo applies only when the data set is its own reference",
+  verified: "content hash, for the parts that read it",
+  dial: "content hash, for the parts that read it",
+  onBuild: "not a value: heard for a part taken from the memo too",
+};
+
 /** `f`, computed on the first call and kept. */
 export function once<T>(f: () => T): () => T {
   let done = false;
@@ -213,6 +229,7 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
   const settings = { cfg, requireComplete, includeFlagged };
   const inputs: Record<PartInput, unknown> = { dial: opts.dial, verified: opts.verified };
   const lookup = selfRef ? partsFor(all, settings, inputs) : null;
+  void MEMO_KEYED;
   const computed: PartsMemo["parts"] = {};
   const part = <T>(name: ReportPart, f: () => T, reads: readonly PartInput[] = []): (() => T) =>
     once(() => {
