@@ -29,8 +29,9 @@
  *   3. report          `s3gym report --data DIR --out DIR` (every table, figure and report.json).
  *   4. notebooks       every notebooks/*.ipynb executed headless into <out>/notebooks/; a failing cell
  *                      fails the command. They start from the report's data set and computed tables
- *                      (reportSnapshot.ts): no second load of the logs, no bootstrap redone. The tables and figures the notebooks write are checked to be
- *                      byte-identical to the report's (one implementation).
+ *                      (reportSnapshot.ts): no second load of the logs, no bootstrap redone. The
+ *                      tables and figures the notebooks write are checked to be byte-identical to
+ *                      the report's (one implementation).
  *   5. summary         where every table and figure is, and the wall time and CPU seconds (user + sys,
  *                      children included) of each phase.
  *
