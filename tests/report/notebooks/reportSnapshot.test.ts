@@ -8,7 +8,7 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startReportSnapshot, type ReportSnapshot } from "../../../src/cli/reproduce/reportSnapshot.js";
 import { reportCommand } from "../../../src/cli/report/report.js";
 import { diffTrees, hashTree } from "../../../src/report/compareTrees.js";
@@ -66,6 +66,8 @@ beforeAll(async () => {
   expect(snap.file).not.toBeNull();
   written = hashTree(reportOut);
 }, 120_000);
+
+afterAll(() => snap?.remove());
 
 /** Runs `cells` as a notebook over a copy of the report's output with `snapshot`; the check's changed + added files. */
 async function check(cells: string[], snapshot: string): Promise<string[]> {
