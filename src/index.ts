@@ -101,7 +101,7 @@ export type { SignFlipResult } from "./analysis/stats/signFlip.js";
 // Notebooks: settings from the environment, display, figures, exports.
 export { notebookSettings } from "./report/notebooks/settings.js";
 export type { NotebookSettings } from "./report/notebooks/settings.js";
-export { notebookDataset } from "./report/notebooks/datasetSnapshot.js";
+export { notebookDataset, notebookDialDataset, notebookVerifiedInputs } from "./report/notebooks/datasetSnapshot.js";
 export { showTable, showFigure, showSpec, showFrame, showColumns, displayBundle, tablePlainText } from "./report/notebooks/display.js";
 export type { MimeBundle, ShownFigure } from "./report/notebooks/display.js";
 export { tableHtml, columnsHtml, frameHtml, escapeHtml } from "./report/notebooks/html.js";

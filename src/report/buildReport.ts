@@ -5,7 +5,8 @@
  * have exactly one implementation.
  */
 import type { Dataset } from "../analysis/load/dataset.js";
-import { defineLazy, reportParts, type ReportData, type ReportOptions } from "../analysis/tables/reportParts.js";
+import { defineLazy, reportParts, type EntryGroup, type ReportData, type ReportOptions } from "../analysis/tables/reportParts.js";
+import type { PartInput, PartsMemo } from "../analysis/tables/partsMemo.js";
 import type { Table } from "../analysis/tables/table.js";
 import { withAdjustedP } from "../analysis/stats/multiplicity.js";
 import type { ProvenanceRecord } from "../logs/schema.js";
@@ -33,7 +34,7 @@ export function buildReport(all: Dataset, opts: ReportOptions = {}, entries: rea
     // Every table that prints p-values gets their Holm and BH adjustments beside them (multiplicity.ts).
     const build = () => withAdjustedP((e as TableEntry).build(p));
     // The quality note rides on every table built from the filtered runs, main_results included.
-    tables[e.name] = p.part(e.name, e.runs === "all" || p.qualityNote === null ? build : () => withNote(build(), p.qualityNote!));
+    tables[e.name] = p.part(e.name, e.runs === "all" || p.qualityNote === null ? build : () => withNote(build(), p.qualityNote!), GROUP_READS[e.group]);
   }
   const report = {
     bootstrap: p.cfg,
@@ -45,12 +46,30 @@ export function buildReport(all: Dataset, opts: ReportOptions = {}, entries: rea
     warnings: p.ds.warnings,
   } as Partial<Report>;
   Object.defineProperty(report, ENTRIES, { value: entries, enumerable: false });
+  Object.defineProperty(report, PARTS_MEMO, { value: p.memo, enumerable: false });
   // Each run's provenance as its manifest recorded it (null before it was recorded), for report.json.
   Object.defineProperty(report, RUN_PROVENANCE, { value: p.ds.runs.map((r) => ({ run_id: r.run_id, provenance: r.manifest?.provenance ?? null })), enumerable: false });
   return defineLazy(report, p.figureData) as Report;
 }
 
 const ENTRIES = Symbol("report entries");
+const PARTS_MEMO = Symbol("report parts memo");
+
+/**
+ * The inputs beyond the data set that an entry's table reads, by its group (partsMemo.ts keys a
+ * remembered table by them): the verified tables read the verified pathway's inputs, the dial's and
+ * the judge swap's read the judge dial's runs.
+ */
+const GROUP_READS: Record<EntryGroup, readonly PartInput[]> = { core: [], views: [], probes: [], verified: ["verified"], dial: ["dial"], judge: ["dial"] };
+
+/**
+ * What `report` has computed so far (its tables and shared analyses), as a memo another report of
+ * the same data set and options can take them from (partsMemo.ts); null for a report built
+ * otherwise, or against another reference data set.
+ */
+export function reportPartsMemo(report: ReportData): PartsMemo | null {
+  return (report as { [PARTS_MEMO]?: () => PartsMemo | null })[PARTS_MEMO]?.() ?? null;
+}
 const RUN_PROVENANCE = Symbol("runs' provenance");
 
 /** One run of a report and the provenance its manifest recorded (null: none recorded, or no manifest). */

@@ -21,6 +21,7 @@ import { qualityFiltered } from "./runQuality.js";
 import { analyzeViews, hasViews, type ViewSeries } from "./viewTables.js";
 import type { VerifiedInputs } from "../load/verifiedData.js";
 import { tokensByPathwayTable, verifiedVsTables, verifierReliabilityTable } from "./verifiedTables.js";
+import { contentHash, partsFor, type PartInput, type PartsMemo } from "./partsMemo.js";
 
 export interface ReportOptions {
   /** Bootstrap resamples (default 2000). */
@@ -130,7 +131,10 @@ export interface ReportParts {
   emptiedByFlags: string | null;
   /** Which entry groups have data (EntryGroup). */
   has: Record<EntryGroup, boolean>;
-  part: <T>(name: ReportPart, f: () => T) => () => T;
+  /** `f` as a part: computed once (or taken from a memo, partsMemo.ts); `reads` names the extra inputs it reads beyond the data set. */
+  part: <T>(name: ReportPart, f: () => T, reads?: readonly PartInput[]) => () => T;
+  /** The parts computed so far (not those taken from a memo), as a memo for another report of the same data set; null when the report's reference is another data set. */
+  memo: () => PartsMemo | null;
   curves: () => ReturnType<typeof analyzeCurves>;
   training: () => { rows: TrainingSeedRow[]; series: TrainingBandSeries[] };
   judging: () => ReturnType<typeof judgingInputs>;
@@ -154,6 +158,22 @@ export interface ReportParts {
   /** What the data holds (ReportData's counts). */
   counts: () => ReportData["counts"];
 }
+
+/**
+ * How each report option enters a memo's key (partsMemo.ts): a new option that changes any part's
+ * value must be keyed there too, and this record does not compile until it says how.
+ */
+const MEMO_KEYED: Record<keyof ReportOptions, string> = {
+  B: "cfg",
+  seed: "cfg",
+  level: "cfg",
+  requireComplete: "key",
+  includeFlagged: "key",
+  reference: "the memo applies only when the data set is its own reference",
+  verified: "content hash, for the parts that read it",
+  dial: "content hash, for the parts that read it",
+  onBuild: "not a value: heard for a part taken from the memo too",
+};
 
 /** `f`, computed on the first call and kept. */
 export function once<T>(f: () => T): () => T {
@@ -203,15 +223,27 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
   // A part: computed once, on first use; onBuild hears its name once, when first done (after the parts
   // it read): a table that is also a shared part (main_results) is announced once.
   const announced = new Set<string>();
-  const part = <T>(name: ReportPart, f: () => T): (() => T) =>
+  // Parts a report of this very data set already computed (partsMemo.ts: reproduce's report, handed to
+  // its notebooks); only when the data set is its own reference, as in every notebook.
+  const selfRef = opts.reference === undefined || opts.reference === all;
+  const settings = { cfg, requireComplete, includeFlagged };
+  const inputs: Record<PartInput, unknown> = { dial: opts.dial, verified: opts.verified };
+  const lookup = selfRef ? partsFor(all, settings, inputs) : null;
+  void MEMO_KEYED;
+  const computed: PartsMemo["parts"] = {};
+  const part = <T>(name: ReportPart, f: () => T, reads: readonly PartInput[] = []): (() => T) =>
     once(() => {
-      const value = f();
+      const found = lookup?.(name);
+      const value = found?.hit ? (found.value as T) : f();
+      if (!found?.hit) computed[name] = { reads: [...reads], value };
       if (!announced.has(name)) {
         announced.add(name);
         opts.onBuild?.(name);
       }
       return value;
     });
+  const memo = (): PartsMemo | null =>
+    selfRef ? { key: { ...settings, inputs: { dial: contentHash(opts.dial), verified: contentHash(opts.verified) } }, parts: { ...computed } } : null;
   const ca = part("curve_analysis", () => analyzeCurves(ds, cfg, requiredGames(ref)));
   const tr = part("training_analysis", () => {
     const runs = analyzeTraining(ds, cfg);
@@ -223,14 +255,14 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
   const calibration = part("calibration", () => calibrationBins(ji(), 10, cfg));
   const reliability = part("reliability", () => reliabilityBins(ji(), 10));
   const verifiedInputs = verifiedInputsOf(ds, opts.verified);
-  const verified = part("verified", () => verifiedTables(ca(), cfg, requireComplete, verifiedInputs!));
+  const verified = part("verified", () => verifiedTables(ca(), cfg, requireComplete, verifiedInputs!), ["verified"]);
   const main = part("main_results", () => mainResultsTable(ca(), cfg, { requireComplete }));
   const dialDs = opts.dial ? withoutJudgeSwap(opts.dial) : ds;
   // Memory probes replay a recorded run like a rejudge: out of every table but memory_probes.
   const judgeSwap: Dataset = { ...withJudged, runs: [...withJudged.runs, ...(opts.dial?.runs ?? [])].filter((r) => !isProbeRun(r)) };
   const memoryProbes: Dataset = withJudged;
   const hasJudgeSwap = judgeSwap.runs.some(isJudgeSwapRun);
-  const dial = part("dial_runs", () => dialRuns(dialDs, dialDs === ds ? ji() : judgingInputs(dialDs)));
+  const dial = part("dial_runs", () => dialRuns(dialDs, dialDs === ds ? ji() : judgingInputs(dialDs)), ["dial"]);
   const hasDial = new Set(dialDs.runs.map((r) => learnerJudge(r.model)).filter((j) => j !== null)).size >= 2;
   // The data read (flagged runs included: the summary line counts what was loaded); judged steps are the tables'.
   const counts = once(() => ({
@@ -263,6 +295,7 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
     emptiedByFlags,
     has: { core: true, views: hasViews(ds), verified: verifiedInputs !== null, dial: hasDial, judge: hasJudgeSwap, probes: withJudged.runs.some(isProbeRun) },
     part,
+    memo,
     curves: ca,
     training: tr,
     judging: ji,

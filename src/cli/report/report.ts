@@ -16,7 +16,7 @@ import { filterModels, loadDataset, loadDialDataset, type Dataset } from "../../
 import { buildReport } from "../../report/buildReport.js";
 import type { Report } from "../../report/entries.js";
 import type { Table } from "../../analysis/tables/table.js";
-import { loadVerifiedInputs } from "../../analysis/load/verifiedData.js";
+import { loadVerifiedInputs, type VerifiedInputs } from "../../analysis/load/verifiedData.js";
 import { writeReport, type FigureNotDrawn } from "../../report/writeReport.js";
 import { WriteFailedError } from "../../util/atomicWrite.js";
 import { FIGURE_OPTIONS, figureOptionsFromFlags } from "../shared/figureFlags.js";
@@ -196,7 +196,13 @@ export { writeReport };
  * The `report` subcommand. `argv` is everything after `report`. Returns the exit code (0 ok, 1 data
  * problem, 2 bad arguments); prints one line per problem on stderr, a short summary on stdout.
  */
-export async function reportCommand(argv: string[]): Promise<number> {
+/** What a caller in the same process (reproduce) may keep of a report once it is written. */
+export interface ReportHooks {
+  /** The data set as loaded, the report built from it (every table computed) and the whole data set it was a view of. */
+  onWritten?(r: { ds: Dataset; full: Dataset; report: Report; dial: Dataset | undefined; verified: VerifiedInputs | undefined }): void;
+}
+
+export async function reportCommand(argv: string[], hooks: ReportHooks = {}): Promise<number> {
   // A bad flag or --help is thrown: src/cli/main.ts alone maps them to output and exit codes.
   const args = parseReportArgs(argv);
   // A log that cannot be read (LogFormatError) is thrown: src/cli/main.ts prints it and exits 1.
@@ -251,6 +257,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
     // The set is written whole before it replaces the previous one: a failed write leaves that one as it was.
     throw new Error(`${e.message}; the report in ${args.out} was left as it was`, { cause: e });
   }
+  hooks.onWritten?.({ ds, full, report, dial, verified });
   // What run quality added (unknown statuses named, tables emptied by flags): said here, not only under the tables.
   for (const w of report.warnings.slice(ds.warnings.length)) process.stderr.write(terminalSafe(`warning: ${w}\n`));
   const c = report.counts;

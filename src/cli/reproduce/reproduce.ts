@@ -28,8 +28,10 @@
  *                      job stops new ones from starting.
  *   3. report          `s3gym report --data DIR --out DIR` (every table, figure and report.json).
  *   4. notebooks       every notebooks/*.ipynb executed headless into <out>/notebooks/; a failing cell
- *                      fails the command. The tables and figures the notebooks write are checked to be
- *                      byte-identical to the report's (one implementation).
+ *                      fails the command. They start from the report's data set and computed tables
+ *                      (reportSnapshot.ts): no second load of the logs, no bootstrap redone. The
+ *                      tables and figures the notebooks write are checked to be byte-identical to
+ *                      the report's (one implementation).
  *   5. summary         where every table and figure is, and the wall time and CPU seconds (user + sys,
  *                      children included) of each phase.
  *
@@ -59,6 +61,7 @@ import { folderFlag, nonNegativeInt, oneOf, parseFlags, UsageError } from "../sh
 import { runPool } from "./jobPool.js";
 import { s3gymArgv } from "../childCommand.js";
 import { warmSqlCache } from "./warmSqlCache.js";
+import { startReportSnapshot } from "./reportSnapshot.js";
 import { jobFileText } from "../../training/loopJob.js";
 import {
   DEFAULT_SCHEDULE,
@@ -340,9 +343,12 @@ async function reproduce(argv: string[]): Promise<number> {
   await mkdir(outAbs, { recursive: true });
   const { reportCommand } = await import("../report/report.js");
   const dataArg = relative(cwd, dataAbs).startsWith("..") ? dataAbs : relative(cwd, dataAbs) || ".";
-  const reportCode = await phase("report (s3gym report)", () => reportCommand(["--data", dataArg, "--out", outAbs]));
+  // The notebooks' snapshot comes from the report (reportSnapshot.ts): its data set and every table it built.
+  const snapshot = args.notebooks ? startReportSnapshot(dataAbs) : null;
+  const reportCode = await phase("report (s3gym report)", () => reportCommand(["--data", dataArg, "--out", outAbs], { onWritten: (r) => snapshot?.write(r) }));
   if (reportCode !== 0) {
     warm?.stop();
+    snapshot?.remove();
     return 1;
   }
   const nullLine = nullCheckLine(outAbs);
@@ -365,11 +371,14 @@ async function reproduce(argv: string[]): Promise<number> {
           env,
           jobs,
           onDone: (nb, ms) => say(`  executed ${basename(nb)} in ${seconds(ms)}`),
+          ...(snapshot?.file ? { snapshot: snapshot.file } : {}),
         });
         return true;
       } catch (e) {
         process.stderr.write(`s3gym reproduce: ${(e as Error).message}\n`);
         return false;
+      } finally {
+        snapshot?.remove();
       }
     });
     if (!ok) warm?.stop();

@@ -146,13 +146,19 @@ export interface RunNotebooksOptions {
   timeoutS?: number;
   /** Called as each notebook finishes (ms it took). */
   onDone?(notebook: string, ms: number): void;
+  /**
+   * A snapshot already written for `env.S3GYM_DATA` (reproduce's, from its report: writeReportSnapshot):
+   * every notebook gets it from the start and no data set is loaded here. The caller removes it.
+   */
+  snapshot?: string;
 }
 
 /**
  * Executes notebooks `jobs` at a time into `outDir`. Resolves with the executed copies (in the
  * given order); rejects with the first failure once the running ones have ended. With more than one
  * notebook, the data set of `env.S3GYM_DATA` is loaded once, while the first notebook starts, and
- * handed to the others as a snapshot (`S3GYM_DATASET`, datasetSnapshot.ts; removed at the end).
+ * handed to the others as a snapshot (`S3GYM_DATASET`, datasetSnapshot.ts; removed at the end);
+ * with `o.snapshot` (one the caller made), every notebook gets that one and nothing is loaded here.
  */
 export async function runNotebooks(o: RunNotebooksOptions): Promise<string[]> {
   const engine = NOTEBOOK_ENGINES[o.engine];
@@ -166,7 +172,7 @@ export async function runNotebooks(o: RunNotebooksOptions): Promise<string[]> {
   let first = true;
   const worker = async (): Promise<void> => {
     for (let nb = queue.shift(); nb !== undefined && failed === null; nb = queue.shift()) {
-      const env = first ? o.env : await snapshotEnv;
+      const env = first && o.snapshot === undefined ? o.env : await snapshotEnv;
       first = false;
       if (failed !== null) return; // a notebook failed while this one waited for the snapshot
       const t = Date.now();
@@ -185,7 +191,8 @@ export async function runNotebooks(o: RunNotebooksOptions): Promise<string[]> {
   let snapshotDir: string | null = null;
   try {
     let env = o.env;
-    if (o.notebooks.length > 1) {
+    if (o.snapshot !== undefined) env = { ...o.env, [DATASET_SNAPSHOT_VAR]: o.snapshot };
+    else if (o.notebooks.length > 1) {
       try {
         snapshotDir = await mkdtemp(join(tmpdir(), "s3gym-notebooks-"));
         env = await snapshotFor(o.env, join(snapshotDir, "dataset.v8"));
