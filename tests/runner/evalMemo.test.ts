@@ -156,8 +156,18 @@ describe("evaluation memo", () => {
 
   it("a run killed mid-way resumes to the records of an uninterrupted run, none lost, none duplicated", async () => {
     const argv = (data: string) =>
-      ["--models", "builtin:learner,builtin:ceiling", "--games", "snake", "--pathways", "none,memory", "--views", "eval,id", "--data", data]
-        .concat(["--explore-episodes", "6", "--checkpoint-every", "1", "--eval-episodes", "3", "--max-steps", "12", "--progress", "off"]);
+      ["--models", "builtin:learner,builtin:ceiling", "--games", "snake", "--pathways", "none,memory", "--views", "eval,id", "--data", data].concat([
+        "--explore-episodes",
+        "6",
+        "--checkpoint-every",
+        "1",
+        "--eval-episodes",
+        "3",
+        "--max-steps",
+        "12",
+        "--progress",
+        "off",
+      ]);
     const reference = mkdtempSync(join(tmpdir(), "s3memo-ref-"));
     expect(await runCommand(argv(reference), { stdout: { write: () => true }, stderr: { write: () => true } })).toBe(0);
     const want = snapshot(reference);

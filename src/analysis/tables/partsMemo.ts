@@ -64,19 +64,12 @@ export function attachParts(ds: Dataset, memo: PartsMemo): void {
  * A lookup of the parts attached to `ds` for a report with `key`'s settings, or null when none
  * apply. The extra inputs are hashed lazily, once, only when a part that reads them is asked for.
  */
-export function partsFor(
-  ds: Dataset,
-  settings: Omit<PartsKey, "inputs">,
-  inputs: Record<PartInput, unknown>,
-): ((name: string) => { hit: true; value: unknown } | { hit: false }) | null {
+export function partsFor(ds: Dataset, settings: Omit<PartsKey, "inputs">, inputs: Record<PartInput, unknown>): ((name: string) => { hit: true; value: unknown } | { hit: false }) | null {
   const memo = attached.get(ds);
   if (!memo) return null;
   const k = memo.key;
   const cfgKeys = new Set([...Object.keys(k.cfg), ...Object.keys(settings.cfg)]) as Set<keyof BootstrapConfig>;
-  const same =
-    [...cfgKeys].every((c) => k.cfg[c] === settings.cfg[c]) &&
-    k.requireComplete === settings.requireComplete &&
-    k.includeFlagged === settings.includeFlagged;
+  const same = [...cfgKeys].every((c) => k.cfg[c] === settings.cfg[c]) && k.requireComplete === settings.requireComplete && k.includeFlagged === settings.includeFlagged;
   if (!same) return null;
   const hashes = new Map<PartInput, string | null>();
   const hashOf = (i: PartInput): string | null => {

@@ -242,8 +242,7 @@ export function reportParts(all: Dataset, opts: ReportOptions = {}): ReportParts
       }
       return value;
     });
-  const memo = (): PartsMemo | null =>
-    selfRef ? { key: { ...settings, inputs: { dial: contentHash(opts.dial), verified: contentHash(opts.verified) } }, parts: { ...computed } } : null;
+  const memo = (): PartsMemo | null => (selfRef ? { key: { ...settings, inputs: { dial: contentHash(opts.dial), verified: contentHash(opts.verified) } }, parts: { ...computed } } : null);
   const ca = part("curve_analysis", () => analyzeCurves(ds, cfg, requiredGames(ref)));
   const tr = part("training_analysis", () => {
     const runs = analyzeTraining(ds, cfg);
