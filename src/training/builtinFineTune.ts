@@ -20,6 +20,12 @@ import { TACTIC_SETS } from "../games/tacticSets.js";
 import { learnerName, parseModelSpec } from "../models/modelSpec.js";
 import { parseSftExample, type SftFormat } from "./sftFormat.js";
 import { readJsonlLines } from "../util/jsonl.js";
+import type { OptionTable } from "../util/options.js";
+
+/** The builtin backend's row of `s3gym finetune`: the data folder whose checkpoints/ the checkpoint is written into. */
+export const BUILTIN_FINETUNE_OPTIONS: OptionTable<{ data: string }> = {
+  data: { name: "data", kind: { type: "text", shown: "DIR", parse: (v: string) => v }, default: "data", help: "builtin: checkpoints go to DIR/checkpoints (default data)" },
+};
 
 export interface BuiltinFineTuneOptions {
   /** The SFT JSONL file (openai-chat or sharegpt). */

@@ -5,6 +5,67 @@
  */
 import { createReadStream } from "node:fs";
 import OpenAI, { toFile } from "openai";
+import { UsageError } from "../util/errors.js";
+import { nonNegativeInt, type OptionTable } from "../util/options.js";
+
+const asGiven = (v: string): string => v;
+
+/** The fine-tuning backends: a provider's fine-tuning API, or the offline update of builtin:learner (builtinFineTune.ts). */
+export const FINETUNE_BACKENDS = ["openai", "builtin"] as const;
+
+/**
+ * `s3gym finetune`'s rows: the job's file, base model and backend, and the provider job's settings
+ * (the builtin backend's checkpoint folder is BUILTIN_FINETUNE_OPTIONS, builtinFineTune.ts). The
+ * required rows are checked by the command (their refusals carry the usage).
+ */
+export const FINETUNE_OPTIONS: OptionTable<{
+  train: string | undefined;
+  model: string | undefined;
+  backend: (typeof FINETUNE_BACKENDS)[number];
+  suffix: string | undefined;
+  epochs: number | undefined;
+  baseUrl: string | undefined;
+  apiKeyEnv: string;
+  pollSeconds: number;
+  maxWaitMinutes: number;
+  dryRun: boolean;
+}> = {
+  train: { name: "train", kind: { type: "text", shown: "FILE", parse: asGiven }, default: undefined, help: "the SFT file (build-sft's output) to train on (required)" },
+  model: { name: "model", kind: { type: "text", shown: "BASE", parse: asGiven }, default: undefined, help: "the base model id, e.g. gpt-4o-mini-2024-07-18 (required)" },
+  backend: {
+    name: "backend",
+    kind: {
+      type: "text",
+      shown: FINETUNE_BACKENDS.join("|"),
+      parse: (v: string) => {
+        if (!(FINETUNE_BACKENDS as readonly string[]).includes(v)) throw new UsageError(`--backend must be openai or builtin, got '${v}'`);
+        return v as (typeof FINETUNE_BACKENDS)[number];
+      },
+    },
+    default: "openai",
+    help: "openai (default: the provider's fine-tuning API) or builtin (builtin:learner's offline update)",
+  },
+  suffix: { name: "suffix", kind: { type: "text", shown: "S", parse: asGiven }, default: undefined, help: "the fine-tuned model's name suffix (openai)" },
+  epochs: {
+    name: "epochs",
+    kind: {
+      type: "text",
+      shown: "N",
+      parse: (v: string) => {
+        const n = nonNegativeInt("epochs", v, undefined, 1000);
+        if (n === 0) throw new UsageError("--epochs must be at least 1");
+        return n;
+      },
+    },
+    default: undefined,
+    help: "training epochs (default: the provider's; builtin: 1)",
+  },
+  baseUrl: { name: "base-url", kind: { type: "text", shown: "URL", parse: asGiven }, default: undefined, help: "the fine-tuning API's base URL (default $OPENAI_BASE_URL, else OpenAI's)" },
+  apiKeyEnv: { name: "api-key-env", kind: { type: "text", shown: "NAME", parse: asGiven }, default: "OPENAI_API_KEY", help: "the environment variable holding the API key (default OPENAI_API_KEY)" },
+  pollSeconds: { name: "poll-seconds", kind: { type: "int", range: { min: 0, max: 86_400 } }, default: 10, help: "seconds between checks of the job" },
+  maxWaitMinutes: { name: "max-wait-minutes", kind: { type: "int", range: { min: 0, max: 43_200 } }, default: 720, help: "stop waiting for the job after this many minutes" },
+  dryRun: { name: "dry-run", kind: { type: "switch", on: true }, default: false, help: "check the file and estimate the trained tokens; no API call" },
+};
 
 export interface FineTuneOptions {
   trainFile: string;

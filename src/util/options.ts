@@ -290,3 +290,9 @@ export type MissingRows<S, Covered> = Exclude<keyof S, Covered>;
 export function rowsCovering<S>() {
   return <R extends { key: keyof S }>(rows: readonly R[], ..._missing: [MissingRows<S, R["key"]>] extends [never] ? [] : [missing: MissingRows<S, R["key"]>]): readonly R[] => rows;
 }
+
+/** An int row's range (for a command that reads the row's flag with intFlag, e.g. a required integer). */
+export function intRange(r: Option<unknown>): IntRange {
+  if (r.kind.type !== "int") throw new Error(`--${r.name} is not an integer flag`);
+  return r.kind.range;
+}

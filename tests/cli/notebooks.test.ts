@@ -37,6 +37,6 @@ describe("s3gym notebooks", () => {
   it("--help prints the usage", async () => {
     const r = await run(["--help"]);
     expect(r.rc).toBe(0);
-    expect(r.out).toContain("--engine E       node (default");
+    expect(r.out).toContain("[--engine node|jupyter]: node (default");
   });
 });

@@ -2,7 +2,8 @@
  * Every converted command's flags are option rows: its `--help` lists every row of the tables it
  * offers, a bad value is refused naming the flag and what it takes (the same words the hand-written
  * parsers printed: the expected lines below are those, written out), and the protocol settings have
- * one set of defaults. `probe` and `rejudge` read one recorded-run table.
+ * one set of defaults. `probe` and `rejudge` read one recorded-run table. The flag lists below are
+ * written out by hand, so a row dropped from a command's table fails its --help check.
  */
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
@@ -61,6 +62,16 @@ const COMMANDS: [string, string[]][] = [
   ["power", ["data", "episodes", "metrics", "sims", "seed", "csv"]],
   ["compare", ["data", "a", "b", "metrics", "games", "bootstrap", "seed", "csv"]],
   ["report", ["data", "out", "bootstrap", "seed", "models", "require-complete", "include-flagged", "tex-intervals", ...names(optionRows(FIGURE_OPTIONS))]],
+  ["view", ["data", "out", "serve", "port", "bootstrap", "seed", "workers", "heap-mb"]],
+  ["sql", ["data", "schema", "csv", "json", "max-rows", "file", "precision", "no-cache"]],
+  ["export", ["data", "out", "format", "bootstrap", "seed", "no-cache"]],
+  ["figure", ["spec", "out", "game", "models", "pathways", "data", "bootstrap", "seed", ...names(optionRows(FIGURE_OPTIONS))]],
+  ["serve", ["port", "host", "policy", "latency-ms", "fault-rate", "faults", "seed", "prefix-cache", "cache-tokens"]],
+  ["play", ["game", "config", "seed", "policy", "actions", "json"]],
+  ["finetune", ["train", "model", "backend", "suffix", "epochs", "base-url", "api-key-env", "poll-seconds", "max-wait-minutes", "dry-run", "data"]],
+  ["notebooks", ["engine", "data", "out", "jobs", "timeout", "compare"]],
+  ["status", ["data"]],
+  ["cluster", ["shards", "data", "out", "report-out", "job-name", "cpus-per-task", "mem", "s3gym", "time", "partition", "image", "pvc"]],
 ];
 
 describe("a converted command's --help lists every row it offers", () => {
@@ -115,12 +126,50 @@ describe("a bad value is refused naming the flag and what it takes (exit 2)", ()
     [["report", "--data", D, "--out", D, "--models", ","], "s3gym report: --models is empty: expected a comma list of model names as logged\n"],
     [["report", "--data", D, "--out", D, "--tex-intervals", "x"], "s3gym report: --tex-intervals must be one of cell, columns (got 'x')\n"],
     [["report", "--data", D, "--out", D, "--figure-size", "poster"], "s3gym report: --figure-size must be one of column, page, slide (got 'poster')\n"],
+    [["view", "--data", ","], "s3gym view: --data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)\n"],
+    [["view", "--data", D, "--port", "5"], "s3gym view: --port needs --serve\n"],
+    [["view", "--data", D, "--heap-mb", "10"], "s3gym view: --heap-mb must be at least 32 (MB)\n"],
+    [["sql", "--data", D, "--precision", "0", "select 1"], "s3gym sql: --precision must be at least 1 (significant digits)\n"],
+    [["sql", "--data", D, "--csv", "a", "--json", "select 1"], "s3gym sql: --csv and --json are alternatives: give one of them\n"],
+    [["sql", "--max-rows", "x", "--data", D, "select 1"], "s3gym sql: --max-rows must be a non-negative integer in 0..1000000, got 'x'\n"],
+    [["export", "--data", D], "s3gym export: --out is required: the folder to write the tables into\n"],
+    [["export", "--data", D, "--out", D, "--format", "zz"], "s3gym export: unknown --format 'zz': expected one of parquet, csv, inspect, atif\n"],
+    [["export", "--data", D, "--out", D, "--bootstrap", "5"], "s3gym export: --bootstrap and --seed apply to --format inspect only (the other formats hold no intervals)\n"],
+    [["figure", "curves", "--game", " "], "s3gym figure: figure curves: --game is required (one game name)\n"],
+    [["figure", "curves", "--game", "snake", "--models", "a", "--data", D, "--out", D, "--bootstrap", "0"], "s3gym figure: --bootstrap must be an integer >= 1 (got '0')\n"],
+    [["figure", "curves", "--game", "snake", "--models", "a", "--data", D, "--out", D, "--figure-size", "poster"], "s3gym figure: --figure-size must be one of column, page, slide (got 'poster')\n"],
+    [["serve", "--port", "70000"], "s3gym serve: --port must be an integer in 0..65535, got '70000'\n"],
+    [["serve", "--faults", "429,zz"], "s3gym serve: --faults must be a comma list of 429, 500, timeout, garbage, empty, got '429,zz'\n"],
+    [["serve", "--cache-tokens", "5"], "s3gym serve: --cache-tokens is the size of the simulated prefix cache: add --prefix-cache, or drop it\n"],
+    [["play"], "s3gym play: --game is required: one of chess, minesweeper, nullify, tetris, snake, pvz, trust\n"],
+    [["play", "--game", "chess", "--config", "eval"], "s3gym play: --seed is required (an integer in 0..4294967295)\n"],
+    [["play", "--game", "chess", "--config", "eval", "--seed", "1", "--policy", "heuristic", "--actions", "f"], "s3gym play: give either --policy or --actions, not both\n"],
+    [["finetune", "--train", "x", "--model", "m", "--epochs", "0"], "s3gym finetune: --epochs must be at least 1\n"],
+    [["finetune", "--train", "x", "--model", "m", "--backend", "zz"], "s3gym finetune: --backend must be openai or builtin, got 'zz'\n"],
+    [["finetune", "--train", D, "--model", "m", "--poll-seconds", "x"], "s3gym finetune: --poll-seconds must be a non-negative integer in 0..86400, got 'x'\n"],
+    [["notebooks", "--jobs", "0"], "s3gym notebooks: --jobs must be at least 1\n"],
+    [["notebooks", "--engine", "zz"], "s3gym notebooks: unknown --engine 'zz': expected one of node, jupyter\n"],
+    [["notebooks", "--compare", "", "--jobs", "0"], "s3gym notebooks: --compare is empty: expected a directory\n"],
+    [["cluster", "slurm", "--shards", "0"], "s3gym cluster: --shards must be at least 1 (range 1..10000), got 0\n"],
+    [["cluster", "slurm", "--shards", "2", "--data", " "], "s3gym cluster: --data is required: the directory every shard writes its shard-i-of-n under (shared by the nodes)\n"],
+    [
+      ["cluster", "slurm", "--shards", "2", "--data", D, "--models", "builtin:random", "--games", "snake", "--pathways", "none", "--mem", "x"],
+      "s3gym cluster: --mem must be a size such as 4G or 4096M, got 'x'\n",
+    ],
     [
       ["train-loop", "--progress", "x", "--model", "builtin:random", "--games", "snake", "--rounds", "1", "--trainer-cmd", "true", "--data", D],
       "s3gym train-loop: unknown --progress 'x': expected one of auto, bar, lines, off\n",
     ],
   ])("%j", async (argv, line) => {
     expect(await run(main, argv)).toEqual({ rc: 2, out: "", err: line });
+  });
+});
+
+describe("a refusal that carries the usage keeps its words", () => {
+  it("status without --data says what to give, then the usage derived from its row", async () => {
+    const r = await run(main, ["status"]);
+    expect(r.rc).toBe(2);
+    expect(r.err).toMatch(/^s3gym status: --data is required: a shard directory or the directory that holds them\nusage: s3gym status --data DIR /);
   });
 });
 

@@ -28,10 +28,19 @@ import { manifestPath, runFile } from "../../logs/runDir.js";
 import { RUN_FILES } from "../../logs/schema.js";
 import { writeFileAtomic } from "../../util/atomicWrite.js";
 import { pidIsAlive } from "../../util/pid.js";
+import type { Option } from "../../util/options.js";
 import { TABLE_NAMES, tableDefinitions } from "./sqlSchema.js";
 
 /** Bumped whenever the way tables are built changes without a change of their columns. */
 const CACHE_FORMAT = 2;
+
+/** `--no-cache` (`sql`, `export` to parquet/csv): load the logs afresh and keep nothing in this cache. */
+export const NO_CACHE_OPTION: Option<boolean> = {
+  name: "no-cache",
+  kind: { type: "switch", on: true },
+  default: false,
+  help: "load the logs afresh and keep nothing (by default the loaded tables are kept in the SQL cache\n                  and answer the next query while no log file changed)",
+};
 
 /** The default cache folder of this user. */
 export function cacheRoot(): string {

@@ -8,6 +8,8 @@
  */
 import * as ss from "simple-statistics";
 import { Rng } from "../../util/rng.js";
+import { UsageError } from "../../util/errors.js";
+import { nonNegativeInt, type OptionTable } from "../../util/options.js";
 
 /** The interval methods bench/coverage compares (intervals.ts implements them). */
 export type IntervalMethod = "percentile" | "bca" | "studentized";
@@ -29,6 +31,28 @@ export interface BootstrapConfig {
 
 export const DEFAULT_B = 2000;
 export const DEFAULT_LEVEL = 0.95;
+
+/**
+ * The bootstrap rows of the commands that draw intervals from the logs (`view`, `export --format
+ * inspect`): the resamples per interval and the seed of the streams, as `report` defaults them.
+ */
+export const BOOTSTRAP_OPTIONS: OptionTable<{ bootstrap: number; seed: number }> = {
+  bootstrap: {
+    name: "bootstrap",
+    kind: {
+      type: "text",
+      shown: "B",
+      parse: (v: string) => {
+        const B = nonNegativeInt("bootstrap", v, undefined, 1_000_000);
+        if (B < 1) throw new UsageError("--bootstrap must be at least 1");
+        return B;
+      },
+    },
+    default: DEFAULT_B,
+    help: `bootstrap resamples per interval (default ${DEFAULT_B}, as report)`,
+  },
+  seed: { name: "seed", kind: { type: "int", range: { min: 0, max: 4_294_967_295 } }, default: 0, arg: "N", help: "seed of the bootstrap streams (default 0, as report)" },
+};
 
 /** A percentile interval; both ends null when no replicate was defined. */
 export interface Interval {

@@ -8,40 +8,24 @@ import { writeFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { escapeControl } from "../../util/outsideText.js";
+import { intRange, optionFlags, optionRows, readOption, usageLines, usageToken, type Option } from "../../util/options.js";
 import { HelpRequested, intFlag, parseFlagsAndPositionals, UsageError } from "../shared/args.js";
-import { k8sManifest, slurmScript, withoutUrlCredentials, type ClusterJob } from "./clusterJobs.js";
+import { CLUSTER_JOB_OPTIONS, k8sManifest, slurmScript, withoutUrlCredentials, type ClusterJob } from "./clusterJobs.js";
 import { checkRunArgs } from "../run/run.js";
 
+/** The job's own rows, in the order `--help` lists them; everything else goes to `s3gym run`. */
+const JOB_ROWS: Option<unknown>[] = optionRows(CLUSTER_JOB_OPTIONS);
+
 export const CLUSTER_USAGE = [
-  "s3gym cluster slurm|k8s --shards N --data DIR [--out FILE] [--report-out DIR] <s3gym run flags: --models ... --games ... --pathways ...>",
-  "  [--job-name s3gym] [--cpus-per-task 2] [--mem 4G] [--s3gym 's3gym'] (words split on spaces; slurm's default: this node and kit)",
-  "  slurm: [--time 24:00:00] [--partition NAME]        k8s: --image IMAGE --pvc CLAIM (ReadWriteMany, mounted at DIR)",
+  `s3gym cluster slurm|k8s ${usageToken(CLUSTER_JOB_OPTIONS.shards).slice(1, -1)} ${usageToken(CLUSTER_JOB_OPTIONS.data)} [flags] <s3gym run flags: --models ... --games ... --pathways ...>`,
+  ...usageLines(JOB_ROWS),
 ].join("\n");
 
-/** The job's own flags; everything else goes to `s3gym run`. */
-const JOB_FLAGS = {
-  shards: { type: "string" },
-  data: { type: "string" },
-  out: { type: "string" },
-  "report-out": { type: "string" },
-  "job-name": { type: "string" },
-  "cpus-per-task": { type: "string" },
-  mem: { type: "string" },
-  time: { type: "string" },
-  partition: { type: "string" },
-  s3gym: { type: "string" },
-  image: { type: "string" },
-  pvc: { type: "string" },
-} as const;
+/** The job's own flags (from its rows); everything else goes to `s3gym run`. */
+const JOB_FLAGS = optionFlags(JOB_ROWS);
 
 /** Flags the job sets itself on each shard's run line. */
 const SET_BY_JOB = ["shard", "shard-count", "no-shard-subdir"];
-
-/** `value` when it matches `pattern`, else a UsageError naming the flag and what it accepts. */
-function matching(flag: string, value: string, pattern: RegExp, what: string): string {
-  if (!pattern.test(value)) throw new UsageError(`--${flag} must be ${what}, got '${escapeControl(value)}'`);
-  return value;
-}
 
 /** Splits argv into the job's flags and the run's (kept in order, as given). */
 function splitArgs(argv: readonly string[]): { job: string[]; run: string[] } {
@@ -80,10 +64,12 @@ export function parseClusterArgs(argv: readonly string[], env: Record<string, st
     // biome-ignore lint/suspicious/noControlCharactersInRegex: an argument with a control character is refused, so the pattern must name them
     if (/[\u0000-\u001f\u007f]/.test(a)) throw new UsageError(`an argument holds a control character ('${escapeControl(a)}'): a job file cannot carry it safely; remove it`);
   }
-  const shards = intFlag("shards", v.shards, undefined, { min: 1, max: 10_000 });
-  if (v.data === undefined || v.data.trim() === "") throw new UsageError("--data is required: the directory every shard writes its shard-i-of-n under (shared by the nodes)");
-  if (kind === "k8s" && !isAbsolute(v.data)) throw new UsageError(`--data must be an absolute path inside the container for k8s (the claim is mounted there), got '${escapeControl(v.data)}'`);
-  const data = kind === "k8s" ? v.data : resolve(v.data);
+  const o = CLUSTER_JOB_OPTIONS;
+  const read = <T>(row: Option<T>): T => readOption(row, v[row.name]) as T;
+  const shards = intFlag(o.shards.name, v.shards as string | undefined, undefined, intRange(o.shards));
+  const given = read(o.data) as string;
+  if (kind === "k8s" && !isAbsolute(given)) throw new UsageError(`--data must be an absolute path inside the container for k8s (the claim is mounted there), got '${escapeControl(given)}'`);
+  const data = kind === "k8s" ? given : resolve(given);
   // The run line is checked as the first task would run it (no call is made).
   try {
     checkRunArgs([...run, "--shard", `1/${shards}`, "--data", data], env);
@@ -91,29 +77,30 @@ export function parseClusterArgs(argv: readonly string[], env: Record<string, st
     if (e instanceof HelpRequested) throw e;
     throw new UsageError(`the s3gym run flags: ${(e as Error).message}`);
   }
-  const s3gym = v.s3gym !== undefined ? v.s3gym.split(" ").filter(Boolean) : kind === "slurm" ? defaultS3gym() : ["s3gym"];
+  const s3gym = read(o.s3gym) ?? (kind === "slurm" ? defaultS3gym() : ["s3gym"]);
   if (s3gym.length === 0) throw new UsageError("--s3gym is empty: the command that starts s3gym on a node, e.g. 's3gym' or 'node /shared/s3gym/dist/cli/main.js'");
   if (kind === "k8s" && (v.image === undefined || v.pvc === undefined))
     throw new UsageError("k8s needs --image IMAGE (with s3gym installed) and --pvc CLAIM (a ReadWriteMany claim mounted at --data)");
+  const reportOut = read(o.reportOut);
   const credentials: string[] = [];
   const job: ClusterJob = {
     shards,
     data,
-    reportOut: v["report-out"] !== undefined ? (kind === "k8s" ? v["report-out"] : resolve(v["report-out"])) : `${data.replace(/\/+$/, "")}/report`,
+    reportOut: reportOut !== undefined ? (kind === "k8s" ? reportOut : resolve(reportOut)) : `${data.replace(/\/+$/, "")}/report`,
     // URL credentials become references the job resolves from its environment at run time (clusterJobs.ts).
     runArgs: run.map((a) => withoutUrlCredentials(a, credentials)),
     s3gym,
-    name: matching("job-name", v["job-name"] ?? "s3gym", /^[a-z0-9]([a-z0-9.-]{0,50}[a-z0-9])?$/, "lower-case letters, digits, '.' and '-' (a Kubernetes name, usable by Slurm)"),
-    cpus: intFlag("cpus-per-task", v["cpus-per-task"], 2, { min: 1, max: 1024 }),
-    mem: matching("mem", v.mem ?? "4G", /^\d{1,7}[KMGT]?$/, "a size such as 4G or 4096M"),
-    time: matching("time", v.time ?? "24:00:00", /^(\d{1,4}-)?\d{1,4}(:\d{2}){0,2}$/, "a Slurm time such as 24:00:00 or 2-00:00:00"),
-    partition: v.partition === undefined ? null : matching("partition", v.partition, /^[A-Za-z0-9_.-]{1,64}$/, "a partition name (letters, digits, '_', '.', '-')"),
-    image: v.image ?? "",
-    pvc: v.pvc === undefined ? "" : matching("pvc", v.pvc, /^[a-z0-9]([a-z0-9.-]{0,250}[a-z0-9])?$/, "a Kubernetes claim name"),
+    name: read(o.jobName),
+    cpus: read(o.cpusPerTask),
+    mem: read(o.mem),
+    time: read(o.time),
+    partition: read(o.partition) ?? null,
+    image: read(o.image) ?? "",
+    pvc: read(o.pvc) ?? "",
   };
   if (kind === "slurm" && (v.image !== undefined || v.pvc !== undefined)) throw new UsageError("--image and --pvc are for k8s; slurm runs on the nodes' own file system");
   if (kind === "k8s" && (v.time !== undefined || v.partition !== undefined)) throw new UsageError("--time and --partition are for slurm");
-  return { kind, job, out: v.out ?? null };
+  return { kind, job, out: read(o.out) ?? null };
 }
 
 export interface ClusterIo {

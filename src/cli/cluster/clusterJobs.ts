@@ -14,7 +14,83 @@
  * (valid YAML); the report's shell line is quoted with shellQuote first.
  */
 import { shardDirName } from "../../logs/runDir.js";
+import { UsageError } from "../../util/errors.js";
+import type { OptionTable } from "../../util/options.js";
+import { escapeControl } from "../../util/outsideText.js";
 import { shellLine, shellQuote } from "../../util/shellQuote.js";
+
+/** A text row's reader: `value` when it matches `pattern`, else a UsageError naming the flag and what it accepts. */
+function matching(flag: string, pattern: RegExp, what: string): (value: string) => string {
+  return (value) => {
+    if (!pattern.test(value)) throw new UsageError(`--${flag} must be ${what}, got '${escapeControl(value)}'`);
+    return value;
+  };
+}
+
+const asGiven = (v: string): string => v;
+
+/**
+ * The job's own rows (`s3gym cluster`): what each sets in the job file. Every other flag of the
+ * command line is an `s3gym run` flag. `--data` and `--report-out` are resolved by the command (k8s
+ * keeps them as written: they are paths inside the container).
+ */
+export const CLUSTER_JOB_OPTIONS: OptionTable<{
+  shards: number | undefined;
+  data: string | undefined;
+  out: string | undefined;
+  reportOut: string | undefined;
+  jobName: string;
+  cpusPerTask: number;
+  mem: string;
+  s3gym: string[] | undefined;
+  time: string;
+  partition: string | undefined;
+  image: string | undefined;
+  pvc: string | undefined;
+}> = {
+  shards: { name: "shards", kind: { type: "int", range: { min: 1, max: 10_000 } }, default: undefined, arg: "N", help: "tasks of the array, each running --shard i/N of the matrix (required)" },
+  data: {
+    name: "data",
+    kind: { type: "text", shown: "DIR", parse: asGiven },
+    default: undefined,
+    required: "the directory every shard writes its shard-i-of-n under (shared by the nodes)",
+    help: "the directory every shard writes its shard-i-of-n under (shared by the nodes; k8s: an absolute path, the claim's mount)",
+  },
+  out: { name: "out", kind: { type: "text", shown: "FILE", parse: asGiven }, default: undefined, help: "write the job file there (default: print it)" },
+  reportOut: { name: "report-out", kind: { type: "text", shown: "DIR", parse: asGiven }, default: undefined, help: "where the report job writes (default DIR/report)" },
+  jobName: {
+    name: "job-name",
+    kind: { type: "text", shown: "s3gym", parse: matching("job-name", /^[a-z0-9]([a-z0-9.-]{0,50}[a-z0-9])?$/, "lower-case letters, digits, '.' and '-' (a Kubernetes name, usable by Slurm)") },
+    default: "s3gym",
+  },
+  cpusPerTask: { name: "cpus-per-task", kind: { type: "int", range: { min: 1, max: 1024 } }, default: 2 },
+  mem: { name: "mem", kind: { type: "text", shown: "4G", parse: matching("mem", /^\d{1,7}[KMGT]?$/, "a size such as 4G or 4096M") }, default: "4G" },
+  s3gym: {
+    name: "s3gym",
+    kind: { type: "text", shown: "'s3gym'", parse: (v: string) => v.split(" ").filter(Boolean) },
+    default: undefined,
+    help: "the command that starts s3gym on a node, words split on spaces (slurm's default: this node and kit)",
+  },
+  time: {
+    name: "time",
+    kind: { type: "text", shown: "24:00:00", parse: matching("time", /^(\d{1,4}-)?\d{1,4}(:\d{2}){0,2}$/, "a Slurm time such as 24:00:00 or 2-00:00:00") },
+    default: "24:00:00",
+    help: "slurm only: the time limit of each task",
+  },
+  partition: {
+    name: "partition",
+    kind: { type: "text", shown: "NAME", parse: matching("partition", /^[A-Za-z0-9_.-]{1,64}$/, "a partition name (letters, digits, '_', '.', '-')") },
+    default: undefined,
+    help: "slurm only: the partition to submit to",
+  },
+  image: { name: "image", kind: { type: "text", shown: "IMAGE", parse: asGiven }, default: undefined, help: "k8s only (required there): the container image, with s3gym installed" },
+  pvc: {
+    name: "pvc",
+    kind: { type: "text", shown: "CLAIM", parse: matching("pvc", /^[a-z0-9]([a-z0-9.-]{0,250}[a-z0-9])?$/, "a Kubernetes claim name") },
+    default: undefined,
+    help: "k8s only (required there): a ReadWriteMany claim, mounted at DIR",
+  },
+};
 
 /**
  * URL credentials (`http://user:KEY@host/v1` in --base-url, a models file path aside) never go into a

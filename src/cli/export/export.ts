@@ -1,51 +1,63 @@
 import { exportTables, type ExportFormat } from "../../analysis/sql/logDatabase.js";
-import { DEFAULT_B } from "../../analysis/stats/bootstrap.js";
+import { BOOTSTRAP_OPTIONS } from "../../analysis/stats/bootstrap.js";
+import { NO_CACHE_OPTION } from "../../analysis/sql/sqlCache.js";
 import { terminalSafe } from "../../models/secrets.js";
 import { ATIF_VERSION, exportInterop, type InteropFormat } from "../../report/interop/exportInterop.js";
-import { UsageError, folderFlag, nonNegativeInt, oneOf, parseFlags } from "../shared/args.js";
+import { optionFlags, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
+import { UsageError, folderFlag, parseFlags } from "../shared/args.js";
+import { DATA_DIRS_OPTION } from "../shared/dataFlags.js";
 import { printWarnings } from "../sql/sql.js";
-import { dataDirs } from "../shared/tableOutput.js";
 
 const TABLE_FORMATS = ["parquet", "csv"] as const satisfies readonly ExportFormat[];
 const LOG_FORMATS = ["inspect", "atif"] as const satisfies readonly InteropFormat[];
 const FORMATS = [...TABLE_FORMATS, ...LOG_FORMATS] as const;
 
-const USAGE = `s3gym export --data DIR [--data DIR ...] --out DIR [--format parquet|csv|inspect|atif] [--no-cache]
-
-  --data DIR       a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards)
-  --out DIR        where the files are written (created if missing)
-  --format F       parquet (default; zstd): <table>.parquet and schema.json
+/** export's own rows (`--data` is DATA_DIRS_OPTION; `--bootstrap`/`--seed` BOOTSTRAP_OPTIONS, `--no-cache` the SQL cache's, each with export's note). */
+const EXPORT_OPTIONS: OptionTable<{ out: string | undefined; format: (typeof FORMATS)[number] }> = {
+  out: {
+    name: "out",
+    kind: { type: "text", shown: "DIR", parse: (v: string) => folderFlag("out", v) },
+    default: undefined,
+    required: "the folder to write the tables into",
+    help: "where the files are written (created if missing)",
+  },
+  format: {
+    name: "format",
+    kind: { type: "choice", choices: FORMATS },
+    default: "parquet",
+    help: `parquet (default; zstd): <table>.parquet and schema.json
                    csv: <table>.csv (lists and structs as JSON text) and schema.json
                    inspect: one Inspect eval log per run, <run_id>.json (open it in Inspect View)
-                   atif: one Harbor trajectory (${ATIF_VERSION}) per episode, <run_id>/<episode>.json
-  --bootstrap B    inspect: bootstrap resamples of the results' intervals (default ${DEFAULT_B}, as report)
-  --seed N         inspect: seed of the bootstrap streams (default 0, as report)
-  --no-cache       parquet/csv: load the logs afresh and keep nothing (default: use the tables s3gym
-                   sql cached for these unchanged files, or cache this load for it)`;
+                   atif: one Harbor trajectory (${ATIF_VERSION}) per episode, <run_id>/<episode>.json`,
+  },
+};
 
-const FLAGS = {
-  data: { type: "string", multiple: true },
-  out: { type: "string" },
-  format: { type: "string" },
-  "no-cache": { type: "boolean" },
-  bootstrap: { type: "string" },
-  seed: { type: "string" },
-} as const;
+const BOOTSTRAP: Option<unknown> = { ...BOOTSTRAP_OPTIONS.bootstrap, help: `inspect: ${BOOTSTRAP_OPTIONS.bootstrap.help}` };
+const SEED: Option<unknown> = { ...BOOTSTRAP_OPTIONS.seed, help: `inspect: ${BOOTSTRAP_OPTIONS.seed.help}` };
+const NO_CACHE: Option<unknown> = {
+  ...NO_CACHE_OPTION,
+  help: "parquet/csv: load the logs afresh and keep nothing (default: use the tables s3gym\n                   sql cached for these unchanged files, or cache this load for it)",
+};
+
+/** Every row, in the order `--help` lists them. */
+const ROWS: Option<unknown>[] = [DATA_DIRS_OPTION, EXPORT_OPTIONS.out, EXPORT_OPTIONS.format, BOOTSTRAP, SEED, NO_CACHE];
+
+const USAGE = [`s3gym export ${usageToken(DATA_DIRS_OPTION)} [--data DIR ...] ${usageToken(EXPORT_OPTIONS.out)} [flags]`, ...usageLines(ROWS)].join("\n");
+
+const FLAGS = optionFlags(ROWS);
 
 export async function exportCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, FLAGS, USAGE);
-  const dirs = dataDirs(values.data);
-  if (dirs.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)");
-  if (values.out === undefined || values.out.trim() === "") throw new UsageError("--out is required: the folder to write the tables into");
-  const out = folderFlag("out", values.out);
-  const format = oneOf("format", values.format, FORMATS, "parquet");
-  const B = nonNegativeInt("bootstrap", values.bootstrap, DEFAULT_B, 1_000_000);
-  if (B < 1) throw new UsageError("--bootstrap must be at least 1");
-  const seed = nonNegativeInt("seed", values.seed, 0, 4_294_967_295);
+  const read = <T>(row: Option<T>): T => readOption(row, values[row.name]) as T;
+  const dirs = read(DATA_DIRS_OPTION);
+  const out = read(EXPORT_OPTIONS.out) as string;
+  const format = read(EXPORT_OPTIONS.format);
+  const B = read(BOOTSTRAP_OPTIONS.bootstrap);
+  const seed = read(BOOTSTRAP_OPTIONS.seed);
   if ((values.bootstrap !== undefined || values.seed !== undefined) && format !== "inspect")
     throw new UsageError("--bootstrap and --seed apply to --format inspect only (the other formats hold no intervals)");
   if (format === "inspect" || format === "atif") {
-    if (values["no-cache"] === true) throw new UsageError(`--no-cache applies to --format parquet and csv (the SQL tables' cache); --format ${format} reads the logs afresh`);
+    if (read(NO_CACHE_OPTION)) throw new UsageError(`--no-cache applies to --format parquet and csv (the SQL tables' cache); --format ${format} reads the logs afresh`);
     // A log that cannot be read (LogFormatError) is thrown: src/cli/main.ts prints it and exits 1.
     const r = await exportInterop({ dataDirs: dirs, outDir: out, format, B, seed });
     printWarnings(r.warnings);
@@ -59,7 +71,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
   }
   // A file that cannot be written (WriteFailedError) or a log that cannot be read (LogFormatError) is
   // thrown: src/cli/main.ts prints it and exits 1.
-  const r = await exportTables(dirs, out, format, { onWarning: () => undefined, cacheDir: values["no-cache"] === true ? null : undefined });
+  const r = await exportTables(dirs, out, format, { onWarning: () => undefined, cacheDir: read(NO_CACHE_OPTION) ? null : undefined });
   printWarnings(r.warnings);
   const counts = Object.entries(r.rows)
     .map(([t, n]) => `${t} ${n}`)

@@ -1,47 +1,40 @@
 /**
- * `s3gym finetune --train FILE --model BASE [--suffix S] [--epochs N] [--base-url URL]
- *  [--api-key-env NAME] [--poll-seconds S] [--max-wait-minutes M] [--dry-run]`
+ * `s3gym finetune --train FILE --model BASE [flags]`: fine-tunes a base model on an SFT file through
+ * the provider's API, or updates builtin:learner offline (`--backend builtin`). Its rows are
+ * FINETUNE_OPTIONS (training/fineTuneJob.ts) and BUILTIN_FINETUNE_OPTIONS (training/builtinFineTune.ts).
  */
 import { keyValueProblem, looksLikeKey, registerSecret, terminalSafe } from "../../models/secrets.js";
 import { join } from "node:path";
-import { fineTuneBuiltin } from "../../training/builtinFineTune.js";
-import { describeApiError, runFineTune } from "../../training/fineTuneJob.js";
+import { BUILTIN_FINETUNE_OPTIONS, fineTuneBuiltin } from "../../training/builtinFineTune.js";
+import { describeApiError, FINETUNE_OPTIONS, runFineTune } from "../../training/fineTuneJob.js";
 import { validateSftFile } from "../../training/sftFormat.js";
-import { nonNegativeInt, parseFlags, UsageError } from "../shared/args.js";
+import { optionFlags, optionRows, readOption, usageLines, type Option } from "../../util/options.js";
+import { parseFlags, UsageError } from "../shared/args.js";
 
-const USAGE =
-  "s3gym finetune --train FILE --model BASE [--backend openai|builtin] [--data DIR (builtin: checkpoints go to DIR/checkpoints)] [--suffix S] [--epochs N] [--base-url URL] [--api-key-env NAME] [--poll-seconds 10] [--max-wait-minutes 720] [--dry-run]";
+/** Every row, in the order `--help` lists them. */
+const ROWS: Option<unknown>[] = [...optionRows(FINETUNE_OPTIONS), ...optionRows(BUILTIN_FINETUNE_OPTIONS)];
+
+const USAGE = [`s3gym finetune --train FILE --model BASE [flags]`, ...usageLines(ROWS)].join("\n");
+
+const FLAGS = optionFlags(ROWS);
+
 /** Providers' usual default when no epoch count is given; only used for the dry-run estimate. */
 const ESTIMATE_EPOCHS = 3;
 
 export async function finetuneCommand(argv: string[]): Promise<number> {
-  const { values } = parseFlags(
-    argv,
-    {
-      train: { type: "string" },
-      model: { type: "string" },
-      suffix: { type: "string" },
-      epochs: { type: "string" },
-      "base-url": { type: "string" },
-      "api-key-env": { type: "string" },
-      "poll-seconds": { type: "string" },
-      "max-wait-minutes": { type: "string" },
-      "dry-run": { type: "boolean" },
-      backend: { type: "string" },
-      data: { type: "string" },
-    },
-    USAGE,
-  );
+  const { values } = parseFlags(argv, FLAGS, USAGE);
+  const o = FINETUNE_OPTIONS;
+  const read = <T>(row: Option<T>): T => readOption(row, values[row.name]) as T;
   if (!values.train) throw new UsageError(`--train is required\nusage: ${USAGE}`);
   if (!values.model) throw new UsageError(`--model is required (the base model id, e.g. gpt-4o-mini-2024-07-18)\nusage: ${USAGE}`);
-  const epochs = values.epochs === undefined ? undefined : nonNegativeInt("epochs", values.epochs, undefined, 1000);
-  if (epochs === 0) throw new UsageError("--epochs must be at least 1");
-  const backend = values.backend ?? "openai";
-  if (backend !== "openai" && backend !== "builtin") throw new UsageError(`--backend must be openai or builtin, got '${backend}'`);
+  const train = values.train as string;
+  const model = values.model as string;
+  const epochs = read(o.epochs);
+  const backend = read(o.backend);
   if (backend === "builtin") {
     // The offline update of builtin:learner: reads the SFT set, writes a content-addressed checkpoint.
     // A set it cannot read or learn from is thrown: src/cli/main.ts prints it and exits 1.
-    const r = fineTuneBuiltin({ train: values.train, model: values.model, epochs: epochs ?? 1, outDir: join(values.data ?? "data", "checkpoints") });
+    const r = fineTuneBuiltin({ train, model, epochs: epochs ?? 1, outDir: join(read(BUILTIN_FINETUNE_OPTIONS.data), "checkpoints") });
     const per =
       Object.entries(r.counted)
         .map(([g, n]) => `${g} ${n}`)
@@ -50,18 +43,18 @@ export async function finetuneCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${r.spec}\n`);
     return 0;
   }
-  const pollSeconds = nonNegativeInt("poll-seconds", values["poll-seconds"], 10, 86_400);
-  const maxWaitMinutes = nonNegativeInt("max-wait-minutes", values["max-wait-minutes"], 720, 43_200);
+  const pollSeconds = read(o.pollSeconds);
+  const maxWaitMinutes = read(o.maxWaitMinutes);
 
   let report;
   try {
-    report = await validateSftFile(values.train);
+    report = await validateSftFile(train);
   } catch (e) {
-    throw new UsageError(`cannot read --train file '${values.train}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new UsageError(`cannot read --train file '${train}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   // Everything finetune prints passes the redaction layer: an API error may echo the key or carry escapes.
   const err = (s: string) => process.stderr.write(`${terminalSafe(s)}\n`);
-  for (const problem of report.errors.slice(0, 20)) err(`${values.train}: ${problem}`);
+  for (const problem of report.errors.slice(0, 20)) err(`${train}: ${problem}`);
   if (report.errors.length > 20) err(`... and ${report.errors.length - 20} more problems`);
   const tokens = report.tokensPerExample;
   const summary = tokens.length
@@ -70,7 +63,7 @@ export async function finetuneCommand(argv: string[]): Promise<number> {
   err(summary);
   if (report.errors.length > 0 || report.examples === 0) return 1;
 
-  if (values["dry-run"]) {
+  if (read(o.dryRun)) {
     const e = epochs ?? ESTIMATE_EPOCHS;
     process.stdout.write(`dry run: ${summary}\nestimated trained tokens: ${report.totalTokens * e} (${e} epochs${epochs ? "" : ", assumed"}); no API call made\n`);
     return 0;
@@ -78,7 +71,7 @@ export async function finetuneCommand(argv: string[]): Promise<number> {
   if (report.format !== "openai-chat") {
     throw new UsageError(`fine-tuning APIs take the openai-chat format; rebuild the file with 'build-sft --format openai-chat'`);
   }
-  const keyEnv = values["api-key-env"] ?? "OPENAI_API_KEY";
+  const keyEnv = read(o.apiKeyEnv);
   if (looksLikeKey(keyEnv)) {
     registerSecret(keyEnv);
     throw new UsageError("--api-key-env looks like a key, not the NAME of an environment variable (not shown); put the key in a variable (export MY_KEY=...) and name it (--api-key-env MY_KEY)");
@@ -90,18 +83,18 @@ export async function finetuneCommand(argv: string[]): Promise<number> {
   if (bad) throw new UsageError(`the value of ${keyEnv} ${bad}; set it again without the stray character`);
   try {
     const outcome = await runFineTune({
-      trainFile: values.train,
-      model: values.model,
-      suffix: values.suffix,
+      trainFile: train,
+      model: model,
+      suffix: read(o.suffix),
       epochs,
-      baseURL: values["base-url"] ?? process.env.OPENAI_BASE_URL,
+      baseURL: read(o.baseUrl) ?? process.env.OPENAI_BASE_URL,
       apiKey,
       pollMs: pollSeconds * 1000,
       maxWaitMs: maxWaitMinutes * 60_000,
       onProgress: err,
     });
     if (outcome.fineTunedModel && outcome.status === "succeeded") {
-      err(`evaluate it with: s3gym run --pathways training --checkpoints openai:${values.model},openai:${outcome.fineTunedModel}`);
+      err(`evaluate it with: s3gym run --pathways training --checkpoints openai:${model},openai:${outcome.fineTunedModel}`);
       process.stdout.write(`${terminalSafe(outcome.fineTunedModel)}\n`);
       return 0;
     }

@@ -1,6 +1,5 @@
 /**
- * `s3gym notebooks [--engine node|jupyter] [--data DIR] [--out DIR] [--jobs N] [--timeout S]
- * [--compare DIR] [NAME...]`: executes the kit's notebooks headless into `<out>/notebooks/`, with
+ * `s3gym notebooks [flags] [NAME...]`: executes the kit's notebooks headless into `<out>/notebooks/`, with
  * `S3GYM_DATA` and `S3GYM_OUT` set, so their tables and figures land in `<out>/`.
  *
  * The default engine, `node`, needs only Node (tslab's executor in-process); `jupyter` runs them
@@ -13,31 +12,44 @@
 import { existsSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { diffTrees, hashTree } from "../../report/compareTrees.js";
-import { ENGINE_NAMES, listNotebooks, NOTEBOOK_ENGINES, NOTEBOOK_TIMEOUT_S, runNotebooks, selectNotebooks, type EngineName } from "../../report/notebooks/engines.js";
-import { folderFlag, nonNegativeInt, oneOf, parseFlagsAndPositionals, UsageError } from "../shared/args.js";
+import { listNotebooks, NOTEBOOK_ENGINES, NOTEBOOK_RUN_OPTIONS, runNotebooks, selectNotebooks, type EngineName } from "../../report/notebooks/engines.js";
+import { optionFlags, readOption, usageLines, type Option, type OptionTable } from "../../util/options.js";
+import { folderFlag, parseFlagsAndPositionals, UsageError } from "../shared/args.js";
 import { kitRootFromCli } from "../reproduce/reproduce.js";
 
+const asGiven = (v: string): string => v;
+
+/** Where the notebooks read and write (the engine's rows are NOTEBOOK_RUN_OPTIONS, report/notebooks/engines.ts). */
+const NOTEBOOK_FOLDER_OPTIONS: OptionTable<{ data: string; out: string; compare: string | undefined }> = {
+  data: { name: "data", kind: { type: "text", shown: "DIR", parse: asGiven }, default: "data", help: "the data directory the notebooks read (S3GYM_DATA; default data/)" },
+  out: {
+    name: "out",
+    kind: { type: "text", shown: "DIR", parse: (v: string) => folderFlag("out", v) },
+    default: "figures",
+    help: "where their tables and figures go (S3GYM_OUT; default figures/); executed copies in DIR/notebooks/",
+  },
+  compare: { name: "compare", kind: { type: "text", shown: "DIR", parse: asGiven }, default: undefined, help: "then check every table and figure written has the same bytes as DIR's" },
+};
+
+/** Every row, in the order `--help` lists them. */
+const ROWS: Option<unknown>[] = [
+  NOTEBOOK_RUN_OPTIONS.engine,
+  NOTEBOOK_FOLDER_OPTIONS.data,
+  NOTEBOOK_FOLDER_OPTIONS.out,
+  NOTEBOOK_RUN_OPTIONS.jobs,
+  NOTEBOOK_RUN_OPTIONS.timeout,
+  NOTEBOOK_FOLDER_OPTIONS.compare,
+];
+
 export const NOTEBOOKS_USAGE = [
-  "s3gym notebooks [--engine node|jupyter] [--data DIR] [--out DIR] [--jobs N] [--timeout S] [--compare DIR] [NAME...]",
+  "s3gym notebooks [flags] [NAME...]",
   "",
-  "  NAME             notebooks to run: a path to any .ipynb file (e.g. your study's analysis.ipynb), or one of the",
-  "                   kit's by file name, stem (01_main_results) or unique prefix (01); default all of the kit's",
-  "  --engine E       node (default: tslab's executor, Node alone) or jupyter (nbclient + the tslab kernel)",
-  "  --data DIR       the data directory the notebooks read (S3GYM_DATA; default data/)",
-  "  --out DIR        where their tables and figures go (S3GYM_OUT; default figures/); executed copies in DIR/notebooks/",
-  "  --jobs N         notebooks at a time (default 2)",
-  "  --timeout S      seconds one notebook may take (default 900)",
-  "  --compare DIR    then check every table and figure written has the same bytes as DIR's",
+  "  NAME: notebooks to run: a path to any .ipynb file (e.g. your study's analysis.ipynb), or one of the",
+  "  kit's by file name, stem (01_main_results) or unique prefix (01); default all of the kit's",
+  ...usageLines(ROWS),
 ].join("\n");
 
-const FLAGS = {
-  engine: { type: "string" },
-  data: { type: "string" },
-  out: { type: "string" },
-  jobs: { type: "string" },
-  timeout: { type: "string" },
-  compare: { type: "string" },
-} as const;
+const FLAGS = optionFlags(ROWS);
 
 interface Args {
   engine: EngineName;
@@ -51,20 +63,22 @@ interface Args {
 
 function parse(argv: string[]): Args {
   const { values: v, positionals } = parseFlagsAndPositionals(argv, FLAGS, NOTEBOOKS_USAGE);
-  for (const flag of ["data", "out", "compare"] as const) {
-    if (v[flag] !== undefined && v[flag]!.trim() === "") throw new UsageError(`--${flag} is empty: expected a directory`);
+  const f = NOTEBOOK_FOLDER_OPTIONS;
+  const run = NOTEBOOK_RUN_OPTIONS;
+  const read = <T>(row: Option<T>): T => readOption(row, v[row.name]) as T;
+  for (const row of [f.data, f.out, f.compare]) {
+    const given = v[row.name];
+    if (typeof given === "string" && given.trim() === "") throw new UsageError(`--${row.name} is empty: expected a directory`);
   }
-  const jobs = nonNegativeInt("jobs", v.jobs, 2, 256);
-  if (jobs < 1) throw new UsageError("--jobs must be at least 1");
-  const timeoutS = nonNegativeInt("timeout", v.timeout, NOTEBOOK_TIMEOUT_S, 86_400);
-  if (timeoutS < 1) throw new UsageError("--timeout must be at least 1 second");
+  const jobs = read(run.jobs);
+  const timeoutS = read(run.timeout);
   return {
-    engine: oneOf("engine", v.engine, ENGINE_NAMES, "node"),
-    data: v.data ?? "data",
-    out: folderFlag("out", v.out ?? "figures"),
+    engine: read(run.engine),
+    data: read(f.data),
+    out: read(f.out),
     jobs,
     timeoutS,
-    compare: v.compare ?? null,
+    compare: read(f.compare) ?? null,
     names: positionals,
   };
 }

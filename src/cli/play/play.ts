@@ -7,41 +7,58 @@ import { playEpisode, type ActionSource } from "../../games/episode.js";
 import { decide, POLICY_NAMES, resolvePolicyName } from "../../games/policies.js";
 import { getGame } from "../../games/registry.js";
 import { CONFIG_NAMES, GAME_NAMES } from "../../games/types.js";
-import { nonNegativeInt, oneOf, parseFlags, UsageError } from "../shared/args.js";
+import { intFlag, intRange, oneOf, optionFlags, optionRows, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
+import { parseFlags, UsageError } from "../shared/args.js";
 import { callSeed } from "../../models/callSeed.js";
 import { HUMAN_INTRO, humanSource, stdinLines } from "./humanPlay.js";
 
-const USAGE = "s3gym play --game G --config explore|eval --seed N [--policy random|heuristic|perfect-judge|ceiling|human] [--actions FILE] [--json]";
+const POLICIES = [...POLICY_NAMES, "human"] as const;
+
+/** play's rows: each value is read by its row (the game, config and seed must be given). */
+const PLAY_OPTIONS = {
+  game: { name: "game", kind: { type: "choice", choices: GAME_NAMES }, default: undefined, arg: "G", help: `the game (required): ${GAME_NAMES.join(", ")}` },
+  config: { name: "config", kind: { type: "choice", choices: CONFIG_NAMES }, default: undefined, help: "the exploration or the evaluation configuration (required)" },
+  seed: { name: "seed", kind: { type: "int", range: { min: 0, max: 4_294_967_295 } }, default: undefined, arg: "N", help: "the episode's seed (required)" },
+  policy: { name: "policy", kind: { type: "choice", choices: POLICIES }, default: "heuristic", help: "who plays (default heuristic; human: you, at the terminal)" },
+  actions: { name: "actions", kind: { type: "text", shown: "FILE", parse: (v: string) => v }, default: undefined, help: "play the actions of FILE, one a line (instead of --policy)" },
+  json: { name: "json", kind: { type: "switch", on: true }, default: false, help: 'print one step record per line, then {"episode": true, "score", "steps"}' },
+} as const satisfies OptionTable<{ game: string | undefined; config: string | undefined; seed: number | undefined; policy: string; actions: string | undefined; json: boolean }>;
+
+const ROWS: Option<unknown>[] = optionRows(PLAY_OPTIONS);
+
+const USAGE = [`s3gym play --game G ${usageToken(PLAY_OPTIONS.config).slice(1, -1)} --seed N [flags]`, ...usageLines(ROWS)].join("\n");
+
+const FLAGS = optionFlags(ROWS);
 
 export async function playCommand(argv: string[]): Promise<number> {
-  const { values } = parseFlags(
-    argv,
-    { game: { type: "string" }, config: { type: "string" }, seed: { type: "string" }, policy: { type: "string" }, actions: { type: "string" }, json: { type: "boolean" } },
-    USAGE,
-  );
-  const gameName = oneOf("game", values.game, GAME_NAMES);
-  const config = oneOf("config", values.config, CONFIG_NAMES);
-  const seed = nonNegativeInt("seed", values.seed, undefined, 4_294_967_295);
-  const policies = [...POLICY_NAMES, "human"] as const;
-  if (values.actions !== undefined && values.policy !== undefined) throw new UsageError("give either --policy or --actions, not both");
+  const { values } = parseFlags(argv, FLAGS, USAGE);
+  const o = PLAY_OPTIONS;
+  const str = (row: Option<unknown>): string | undefined => values[row.name] as string | undefined;
+  // Required rows without a default: absent, oneOf and intFlag say what to give.
+  const gameName = oneOf(o.game.name, str(o.game), o.game.kind.choices);
+  const config = oneOf(o.config.name, str(o.config), o.config.kind.choices);
+  const seed = intFlag(o.seed.name, str(o.seed), undefined, intRange(o.seed));
+  const actions = readOption(o.actions, values[o.actions.name]) as string | undefined;
+  const given = str(o.policy);
+  if (actions !== undefined && given !== undefined) throw new UsageError("give either --policy or --actions, not both");
   // `oracle` is perfect-judge's old name: accepted, with a notice on stderr.
-  const alias = values.policy === undefined ? null : resolvePolicyName(values.policy);
-  if (alias?.notice) process.stderr.write(`s3gym play: note: ${values.policy}: ${alias.notice}\n`);
-  const policy = alias?.notice ? alias.name : oneOf("policy", values.policy, policies, "heuristic");
+  const alias = given === undefined ? null : resolvePolicyName(given);
+  if (alias?.notice) process.stderr.write(`s3gym play: note: ${given}: ${alias.notice}\n`);
+  const policy = alias?.notice ? alias.name : (readOption(o.policy, given) as (typeof POLICIES)[number]);
   const game = getGame(gameName);
-  const json = values.json === true;
+  const json = readOption(o.json, values[o.json.name]) === true;
   const out = (s: string) => process.stdout.write(s);
 
   let source: ActionSource;
   let closeInput = () => {};
-  if (values.actions !== undefined) {
+  if (actions !== undefined) {
     let lines: string[];
     try {
-      lines = readFileSync(values.actions, "utf8")
+      lines = readFileSync(actions, "utf8")
         .split(/\r?\n/)
         .filter((l) => l.trim().length > 0);
     } catch (e) {
-      throw new UsageError(`cannot read --actions file '${values.actions}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new UsageError(`cannot read --actions file '${actions}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
     let i = 0;
     source = () => (i < lines.length ? { action: lines[i++]!, selfScore: null } : undefined);
@@ -56,7 +73,7 @@ export async function playCommand(argv: string[]): Promise<number> {
       decide(game, policy, state, ctx, callSeed({ runId: `play|${game.name}|${config}|${seed}`, purpose: "step", phase: null, checkpoint: null, episode: null, step: state.step, sample: 0 }));
   }
 
-  const human = policy === "human" && values.actions === undefined;
+  const human = policy === "human" && actions === undefined;
   if (!json) out(`${game.rules(config)}\n\n${human ? HUMAN_INTRO : ""}`);
   const result = await playEpisode(game, seed, config, source, (s) => {
     if (json) out(`${JSON.stringify(s)}\n`);

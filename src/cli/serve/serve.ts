@@ -1,18 +1,16 @@
 /**
- * `s3gym serve --port P [--host H] [--policy random|heuristic|learner[?judge=x]] [--latency-ms L] [--fault-rate p]
- *  [--faults 429,500,timeout,garbage,empty] [--seed S]
- *  [--prefix-cache [--cache-tokens N]]`: runs the OpenAI-compatible test server until
+ * `s3gym serve [flags]` (the rows: SERVE_OPTIONS, builtin/serverOptions.ts): runs the OpenAI-compatible test server until
  * SIGINT/SIGTERM. Bad values stop it before it starts, with one line naming the flag (exit 2).
  */
 import { parseArgs } from "node:util";
 import { HelpRequested, joinNegativeNumbers, UsageError } from "../shared/args.js";
-import { TEXT_POLICY_NAMES } from "../../games/policies.js";
-import { parseLearnerName } from "../../models/modelSpec.js";
-import { DEFAULT_CACHE_TOKENS, PREFIX_BLOCK_TOKENS } from "../../models/cache/prefixCache.js";
-import { FAULT_KINDS, startServer, type FaultKind, type ServerOptions } from "../../builtin/server.js";
+import { startServer, type ServerOptions } from "../../builtin/server.js";
+import { SERVE_OPTIONS } from "../../builtin/serverOptions.js";
+import { optionFlags, optionRows, readOption, usageLines, type Option } from "../../util/options.js";
 
-export const SERVE_USAGE =
-  "usage: s3gym serve [--port P] [--host H] [--policy random|heuristic|learner[?judge=x]] [--latency-ms L] [--fault-rate p] [--faults 429,500,timeout,garbage,empty] [--seed S] [--prefix-cache [--cache-tokens N]]";
+const ROWS: Option<unknown>[] = optionRows(SERVE_OPTIONS);
+
+export const SERVE_USAGE = ["usage: s3gym serve [flags]", ...usageLines(ROWS)].join("\n");
 
 export interface ServeIo {
   out: (line: string) => void;
@@ -23,74 +21,39 @@ export interface ServeIo {
 
 const defaultIo: ServeIo = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
 
-const SERVE_OPTIONS = {
-  port: { type: "string" },
-  host: { type: "string" },
-  policy: { type: "string" },
-  "latency-ms": { type: "string" },
-  "fault-rate": { type: "string" },
-  faults: { type: "string" },
-  seed: { type: "string" },
-  "prefix-cache": { type: "boolean" },
-  "cache-tokens": { type: "string" },
-} as const;
-
-function intFlag(name: string, v: string | undefined, fallback: number, min: number, max: number): number {
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (v.trim() === "" || !Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer in ${min}..${max}, got '${v}'`);
-  return n;
-}
+const FLAGS = optionFlags(ROWS);
 
 /** Parses serve's flags into server options; throws UsageError naming the flag. */
 export function parseServeArgs(argv: string[]): ServerOptions & { port: number; host: string } {
   let values: Record<string, string | boolean | undefined>;
   try {
-    ({ values } = parseArgs({
-      args: joinNegativeNumbers(argv, SERVE_OPTIONS),
+    values = parseArgs({
+      args: joinNegativeNumbers(argv, FLAGS),
       strict: true,
       allowPositionals: false,
-      options: SERVE_OPTIONS,
-    }));
+      options: FLAGS,
+    }).values as Record<string, string | boolean | undefined>;
   } catch (e) {
     throw new UsageError(`${(e as Error).message.split("\n")[0]}; ${SERVE_USAGE}`);
   }
-  const str = (k: string): string | undefined => values[k] as string | undefined;
-  const policy = str("policy") ?? "heuristic";
-  if (!(TEXT_POLICY_NAMES as readonly string[]).includes(policy)) {
-    let learner;
-    try {
-      learner = parseLearnerName(policy);
-    } catch (e) {
-      throw new UsageError(`--policy: ${(e as Error).message}`);
-    }
-    if (!learner) throw new UsageError(`--policy must be one of ${TEXT_POLICY_NAMES.join(", ")} or learner[?judge=x], got '${policy}'`);
-  }
-  const rate = str("fault-rate");
-  const faultRate = rate === undefined ? 0 : Number(rate);
-  if (rate !== undefined && (rate.trim() === "" || !Number.isFinite(faultRate) || faultRate < 0 || faultRate > 1)) {
-    throw new UsageError(`--fault-rate must be a number in [0, 1], got '${rate}'`);
-  }
-  const faultList = str("faults");
-  const faults = faultList === undefined ? [...FAULT_KINDS] : faultList.split(",").map((f) => f.trim());
-  for (const f of faults) {
-    if (!(FAULT_KINDS as readonly string[]).includes(f)) throw new UsageError(`--faults must be a comma list of ${FAULT_KINDS.join(", ")}, got '${faultList}'`);
-  }
-  const host = str("host") ?? "127.0.0.1";
-  if (host.trim() === "") throw new UsageError("--host must not be empty (e.g. 127.0.0.1)");
-  const prefixCache = values["prefix-cache"] === true;
-  if (!prefixCache && str("cache-tokens") !== undefined) throw new UsageError("--cache-tokens is the size of the simulated prefix cache: add --prefix-cache, or drop it");
-  // At least one block of 16 tokens; at most 2^31 tokens (a real server's KV cache is far smaller).
-  const cacheTokens = prefixCache ? intFlag("cache-tokens", str("cache-tokens"), DEFAULT_CACHE_TOKENS, PREFIX_BLOCK_TOKENS, 2 ** 31) : undefined;
+  const o = SERVE_OPTIONS;
+  const read = <T>(row: Option<T>): T => readOption(row, values[row.name]) as T;
+  const policy = read(o.policy);
+  const faultRate = read(o.faultRate);
+  const faults = read(o.faults);
+  const host = read(o.host);
+  const prefixCache = read(o.prefixCache);
+  if (!prefixCache && values[o.cacheTokens.name] !== undefined) throw new UsageError("--cache-tokens is the size of the simulated prefix cache: add --prefix-cache, or drop it");
+  const cacheTokens = prefixCache ? read(o.cacheTokens) : undefined;
   return {
     ...(cacheTokens !== undefined ? { prefixCacheTokens: cacheTokens } : {}),
-    port: intFlag("port", str("port"), 8000, 0, 65535),
+    port: read(o.port),
     host,
     policy,
-    latencyMs: intFlag("latency-ms", str("latency-ms"), 0, 0, 3_600_000),
+    latencyMs: read(o.latencyMs),
     faultRate,
-    faults: faults as FaultKind[],
-    seed: intFlag("seed", str("seed"), 0, 0, 2 ** 32 - 1),
+    faults: [...faults],
+    seed: read(o.seed),
   };
 }
 

@@ -1,48 +1,58 @@
 import { openLogDatabase, type LogDatabase } from "../../analysis/sql/logDatabase.js";
-import { cacheRoot } from "../../analysis/sql/sqlCache.js";
+import { cacheRoot, NO_CACHE_OPTION } from "../../analysis/sql/sqlCache.js";
 import { tableDefinitions, type SqlTable } from "../../analysis/sql/sqlSchema.js";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { UsageError, nonNegativeInt, parseFlagsAndPositionals } from "../shared/args.js";
 import { ConfigError } from "../../util/errors.js";
 import { textTable, withPrecision, writeCsv, writeJson, type ResultChunk } from "./sqlOutput.js";
 import { WriteFailedError } from "../../util/atomicWrite.js";
-import { dataDirs } from "../shared/tableOutput.js";
+import { DATA_DIRS_OPTION } from "../shared/dataFlags.js";
+import { optionFlags, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
 import { escapeControl } from "../../util/outsideText.js";
-
-const USAGE = `s3gym sql --data DIR [--data DIR ...] [--csv FILE | --json] [--max-rows 100] [--precision 6] [--no-cache] "SELECT ..."
-       s3gym sql --data DIR --file Q.sql
-       s3gym sql --schema
-
-  --data DIR      a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards)
-  --schema        list the tables and their columns with types and descriptions
-  --csv FILE      write the whole result to FILE as CSV (instead of the table on stdout)
-  --json          print the whole result as a JSON array of row objects
-  --max-rows N    rows of the table on stdout (default 100; the count of all rows is printed)
-  --file Q.sql    read the query from a file (instead of the command line)
-  --precision P   significant digits of floating-point cells (default 6 on the terminal table, where
-                  the integer part is never rounded; --csv and --json keep full precision unless
-                  --precision is given)
-  --no-cache      load the logs afresh and keep nothing (by default the loaded tables are kept in
-                  ${cacheRoot()} and answer the next query while no log file changed)
-
-Tables: runs, episodes, steps, checkpoints, calls, memory, curriculum, verdicts (docs/analysis.md,
-"Your own analysis"). A query is never read as a flag, even when it starts with a "--" comment.
-Example:
-  s3gym sql --data data "select game, pathway, avg(abs(self_score - reward)) from steps group by all"`;
-
-const FLAGS = {
-  data: { type: "string", multiple: true },
-  schema: { type: "boolean" },
-  csv: { type: "string" },
-  json: { type: "boolean" },
-  "max-rows": { type: "string" },
-  "no-cache": { type: "boolean" },
-  file: { type: "string" },
-  precision: { type: "string" },
-} as const;
 
 /** Significant digits of floating-point cells on the terminal table unless --precision says otherwise. */
 export const DEFAULT_PRECISION = 6;
+
+/** sql's own rows (`--data` is DATA_DIRS_OPTION, `--no-cache` the SQL cache's NO_CACHE_OPTION): each value is read by its row. */
+const SQL_OPTIONS: OptionTable<{ schema: boolean; csv: string | undefined; json: boolean; maxRows: number; file: string | undefined; precision: number | undefined }> = {
+  schema: { name: "schema", kind: { type: "switch", on: true }, default: false, help: "list the tables and their columns with types and descriptions" },
+  csv: { name: "csv", kind: { type: "text", shown: "FILE", parse: (v: string) => v }, default: undefined, help: "write the whole result to FILE as CSV (instead of the table on stdout)" },
+  json: { name: "json", kind: { type: "switch", on: true }, default: false, help: "print the whole result as a JSON array of row objects" },
+  maxRows: { name: "max-rows", kind: { type: "int", range: { min: 0, max: 1_000_000 } }, default: 100, help: "rows of the table on stdout (default 100; the count of all rows is printed)" },
+  file: { name: "file", kind: { type: "text", shown: "Q.sql", parse: (v: string) => v }, default: undefined, help: "read the query from a file (instead of the command line)" },
+  precision: {
+    name: "precision",
+    kind: {
+      type: "text",
+      shown: "P",
+      parse: (v: string) => {
+        const p = nonNegativeInt("precision", v, DEFAULT_PRECISION, 17);
+        if (p < 1) throw new UsageError("--precision must be at least 1 (significant digits)");
+        return p;
+      },
+    },
+    default: undefined,
+    help: `significant digits of floating-point cells (default ${DEFAULT_PRECISION} on the terminal table, where\n                  the integer part is never rounded; --csv and --json keep full precision unless\n                  --precision is given)`,
+  },
+};
+
+/** Every row, in the order `--help` lists them. */
+const ROWS: Option<unknown>[] = [DATA_DIRS_OPTION, SQL_OPTIONS.schema, SQL_OPTIONS.csv, SQL_OPTIONS.json, SQL_OPTIONS.maxRows, SQL_OPTIONS.file, SQL_OPTIONS.precision, NO_CACHE_OPTION];
+
+const USAGE = [
+  `s3gym sql ${usageToken(DATA_DIRS_OPTION)} [--data DIR ...] [flags] "SELECT ..."`,
+  "       s3gym sql --data DIR --file Q.sql",
+  "       s3gym sql --schema",
+  ...usageLines(ROWS),
+  `  (the SQL cache: ${cacheRoot()})`,
+  "",
+  "Tables: runs, episodes, steps, checkpoints, calls, memory, curriculum, verdicts (docs/analysis.md,",
+  '"Your own analysis"). A query is never read as a flag, even when it starts with a "--" comment.',
+  "Example:",
+  '  s3gym sql --data data "select game, pathway, avg(abs(self_score - reward)) from steps group by all"',
+].join("\n");
+
+const FLAGS = optionFlags(ROWS);
 
 /**
  * The arguments with every one that cannot be a flag moved behind `--`, so the parser reads it as
@@ -88,33 +98,37 @@ export function schemaText(tables: readonly SqlTable[]): string {
 
 export async function sqlCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlagsAndPositionals(queryLast(argv), FLAGS, USAGE);
-  const dirs = dataDirs(values.data);
+  const o = SQL_OPTIONS;
+  const read = <T>(row: Option<T>): T => readOption(row, values[row.name]) as T;
   const inline = positionals.join(" ").trim();
-  if (values.file !== undefined && inline !== "") throw new UsageError("give the query either on the command line or with --file, not both");
-  const query = values.file !== undefined ? queryFile(values.file).trim() : inline;
-  const precision = values.precision === undefined ? null : nonNegativeInt("precision", values.precision, DEFAULT_PRECISION, 17);
-  if (precision !== null && precision < 1) throw new UsageError("--precision must be at least 1 (significant digits)");
+  const file = read(o.file);
+  if (file !== undefined && inline !== "") throw new UsageError("give the query either on the command line or with --file, not both");
+  const query = file !== undefined ? queryFile(file).trim() : inline;
+  const precision = read(o.precision) ?? null;
+  const schema = read(o.schema);
   // The tables' description needs no data: it is the schema's.
-  if (values.schema === true && query === "") {
+  if (schema && query === "") {
     process.stdout.write(schemaText(tableDefinitions()));
     return 0;
   }
-  if (dirs.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)");
-  if (values.csv !== undefined && values.json === true) throw new UsageError("--csv and --json are alternatives: give one of them");
-  const maxRows = nonNegativeInt("max-rows", values["max-rows"], 100, 1_000_000);
+  const dirs = read(DATA_DIRS_OPTION);
+  const csv = read(o.csv);
+  const json = read(o.json);
+  if (csv !== undefined && json) throw new UsageError("--csv and --json are alternatives: give one of them");
+  const maxRows = read(o.maxRows);
   if (query === "") throw new UsageError(`a query is required, e.g. "select game, count(*) from steps group by game" (or --schema to list the tables)\nusage: ${USAGE}`);
 
   // A cache that cannot be written (WriteFailedError) or a log that cannot be read (LogFormatError)
   // is thrown: src/cli/main.ts prints it and exits 1.
-  const db: LogDatabase = await openLogDatabase(dirs, { cacheDir: values["no-cache"] === true ? null : undefined });
+  const db: LogDatabase = await openLogDatabase(dirs, { cacheDir: read(NO_CACHE_OPTION) ? null : undefined });
   try {
     printWarnings(db.warnings);
-    if (values.schema === true) process.stdout.write(schemaText(db.tables));
+    if (schema) process.stdout.write(schemaText(db.tables));
     try {
-      if (values.csv !== undefined) {
-        const n = await writeCsv(values.csv, withPrecision(db.stream(query), precision));
-        process.stdout.write(`wrote ${n} rows to ${values.csv}\n`);
-      } else if (values.json === true) {
+      if (csv !== undefined) {
+        const n = await writeCsv(csv, withPrecision(db.stream(query), precision));
+        process.stdout.write(`wrote ${n} rows to ${csv}\n`);
+      } else if (json) {
         await writeJson(withPrecision(db.stream(query), precision), (s) => process.stdout.write(s));
       } else {
         const shown: unknown[][] = [];
@@ -130,7 +144,7 @@ export async function sqlCommand(argv: string[]): Promise<number> {
       }
     } catch (e) {
       // The output could not be written (a full disk): the file is named, nothing partial is left.
-      if (e instanceof WriteFailedError) throw new Error(`${escapeControl(e.message)}; no file was left at ${escapeControl(values.csv ?? "")}`, { cause: e });
+      if (e instanceof WriteFailedError) throw new Error(`${escapeControl(e.message)}; no file was left at ${escapeControl(csv ?? "")}`, { cause: e });
       // DuckDB's own errors (a syntax error, a refused write) are the user's to fix: one line, exit 2.
       if (e instanceof Error && !(e instanceof UsageError)) throw new ConfigError(`the query failed: ${escapeControl(e.message.split("\n")[0] ?? e.message)}`, { cause: e });
       throw e;

@@ -4,19 +4,20 @@
  * run is done, 1 when some are not (or nothing was found), 2 for input that cannot be read as one plan (a ConfigError).
  */
 import { terminalSafe } from "../../models/secrets.js";
-import { RUN_STATES, shardStatus, type RunState, type ShardStatus } from "../../runner/shards/shardStatus.js";
+import { RUN_STATES, shardStatus, STATUS_DATA_OPTION, type RunState, type ShardStatus } from "../../runner/shards/shardStatus.js";
+import { optionFlags, usageLines, usageToken } from "../../util/options.js";
 import { shellLine } from "../../util/shellQuote.js";
 import { formatProgress } from "../../runner/monitor/runProgress.js";
 import { parseFlags, UsageError } from "../shared/args.js";
 
 export const STATUS_USAGE = [
-  "s3gym status --data DIR [--data DIR ...]",
-  "  DIR: a shard directory (DIR/shard-i-of-n, written by s3gym run --shard), the directory that holds them,",
-  "  or a plain data directory; prints each planned run's state per shard and the commands that resume",
-  "  what is missing; exit 0 when every planned run is done, 1 otherwise",
+  `s3gym status ${usageToken(STATUS_DATA_OPTION).slice(1, -1)} [--data DIR ...]`,
+  ...usageLines([STATUS_DATA_OPTION]),
+  "  prints each planned run's state per shard and the commands that resume what is missing;",
+  "  exit 0 when every planned run is done, 1 otherwise",
 ].join("\n");
 
-const FLAGS = { data: { type: "string", multiple: true } } as const;
+const FLAGS = optionFlags([STATUS_DATA_OPTION]);
 
 /** `a done, b partial` in RUN_STATES order. */
 function counts(states: readonly RunState[]): string {
@@ -63,7 +64,7 @@ export async function statusCommand(argv: string[], io: StatusIo = {}): Promise<
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
   const { values } = parseFlags(argv, FLAGS, STATUS_USAGE);
-  const dirs = (values.data ?? []).filter((d) => d.trim() !== "");
+  const dirs = ((values[STATUS_DATA_OPTION.name] as string[] | undefined) ?? []).filter((d) => d.trim() !== "");
   if (dirs.length === 0) throw new UsageError(`--data is required: a shard directory or the directory that holds them\nusage: ${STATUS_USAGE}`);
   const shards = shardStatus(dirs);
   // Directory names and model names are outside text: escaped before the terminal.

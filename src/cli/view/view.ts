@@ -1,5 +1,5 @@
 /**
- * `s3gym view --data DIR [--data DIR ...] [--out DIR] [--serve] [--port P] [--bootstrap B] [--seed N]`
+ * `s3gym view --data DIR [--data DIR ...] [flags]`
  *
  * Builds the static viewer site from the step logs (src/report/viewer/build.ts): open
  * `<out>/index.html` from disk, or pass `--serve` to serve it on 127.0.0.1 (only that address; the
@@ -12,11 +12,12 @@ import { spawn } from "node:child_process";
 import { createReadStream, existsSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { extname, join, resolve, sep } from "node:path";
-import { DEFAULT_B } from "../../analysis/stats/bootstrap.js";
+import { BOOTSTRAP_OPTIONS } from "../../analysis/stats/bootstrap.js";
 import { buildViewer, chunkStagePath } from "../../report/viewer/build.js";
 import { contentSecurityPolicy } from "../../report/viewer/html.js";
-import { repeatedList } from "../../util/options.js";
-import { nonNegativeInt, parseFlags, UsageError } from "../shared/args.js";
+import { nonNegativeInt, optionFlags, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
+import { parseFlags, UsageError } from "../shared/args.js";
+import { DATA_DIRS_OPTION } from "../shared/dataFlags.js";
 
 /** Set in the re-run command (to the heap limit it runs under), so it builds instead of re-running. */
 const CAPPED_ENV = "S3GYM_VIEW_HEAP_MB";
@@ -29,27 +30,59 @@ const DEFAULT_WORKERS = 1;
 /** The build thread's heap limit (and each run worker's), measured: see docs/viewer.md "Scale". */
 const DEFAULT_HEAP_MB = 300;
 
-export const VIEW_USAGE = `s3gym view --data DIR [--data DIR ...] [--out DIR] [--serve] [--port 8765] [--bootstrap ${DEFAULT_B}] [--seed 0]
+/**
+ * view's own rows (where the site goes, its server, and the build's threads and heap; `--data` is
+ * DATA_DIRS_OPTION, the bootstrap's rows BOOTSTRAP_OPTIONS): each value is read by its row.
+ */
+const VIEW_SITE_OPTIONS: OptionTable<{ out: string; serve: boolean; port: number; workers: number; heapMb: number }> = {
+  out: { name: "out", kind: { type: "text", shown: "DIR", parse: (v: string) => v }, default: "s3gym-view", help: "where the site is written (default ./s3gym-view): index.html and chunks/" },
+  serve: { name: "serve", kind: { type: "switch", on: true }, default: false, help: "serve the site on http://127.0.0.1:PORT/ until interrupted (Ctrl-C)" },
+  port: { name: "port", kind: { type: "int", range: { min: 0, max: 65_535 } }, default: 8765, help: "the port for --serve (default 8765; 0 picks a free one)" },
+  workers: {
+    name: "workers",
+    kind: {
+      type: "text",
+      shown: "N",
+      parse: (v: string) => {
+        const n = nonNegativeInt("workers", v, undefined, 64);
+        if (n < 1) throw new UsageError("--workers must be at least 1");
+        return n;
+      },
+    },
+    default: DEFAULT_WORKERS,
+    help: `threads writing runs in parallel (default ${DEFAULT_WORKERS}; 2 uses a second core, with more memory)`,
+  },
+  heapMb: {
+    name: "heap-mb",
+    kind: {
+      type: "text",
+      shown: "M",
+      parse: (v: string) => {
+        const n = nonNegativeInt("heap-mb", v, undefined, 65_536);
+        if (n < 32) throw new UsageError("--heap-mb must be at least 32 (MB)");
+        return n;
+      },
+    },
+    default: DEFAULT_HEAP_MB,
+    help: `the command's heap limit in MB (V8's old generation), and each worker's (default ${DEFAULT_HEAP_MB}; raise it if a run needs more)`,
+  },
+};
 
-  --data DIR     a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards)
-  --out DIR      where the site is written (default ./s3gym-view): index.html and chunks/
-  --serve        serve the site on http://127.0.0.1:PORT/ until interrupted (Ctrl-C)
-  --port P       the port for --serve (default 8765; 0 picks a free one)
-  --bootstrap B  bootstrap resamples of the curve intervals (default ${DEFAULT_B}, as report)
-  --seed N       seed of the bootstrap streams (default 0, as report)
-  --workers N    threads writing runs in parallel (default ${DEFAULT_WORKERS}; 2 uses a second core, with more memory)
-  --heap-mb M    the command's heap limit in MB (V8's old generation), and each worker's (default ${DEFAULT_HEAP_MB}; raise it if a run needs more)`;
+/** Every row, in the order `--help` lists them. */
+const ROWS: Option<unknown>[] = [
+  DATA_DIRS_OPTION,
+  VIEW_SITE_OPTIONS.out,
+  VIEW_SITE_OPTIONS.serve,
+  VIEW_SITE_OPTIONS.port,
+  BOOTSTRAP_OPTIONS.bootstrap,
+  BOOTSTRAP_OPTIONS.seed,
+  VIEW_SITE_OPTIONS.workers,
+  VIEW_SITE_OPTIONS.heapMb,
+];
 
-const FLAGS = {
-  data: { type: "string", multiple: true },
-  out: { type: "string" },
-  serve: { type: "boolean" },
-  port: { type: "string" },
-  bootstrap: { type: "string" },
-  seed: { type: "string" },
-  workers: { type: "string" },
-  "heap-mb": { type: "string" },
-} as const;
+export const VIEW_USAGE = [`s3gym view ${usageToken(DATA_DIRS_OPTION)} [--data DIR ...] [flags]`, ...usageLines(ROWS)].join("\n");
+
+const FLAGS = optionFlags(ROWS);
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -102,19 +135,17 @@ export function serveSite(root: string, port: number): Promise<{ server: Server;
 
 export async function viewCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, FLAGS, VIEW_USAGE);
-  const data = repeatedList(values.data);
-  if (data.length === 0) throw new UsageError("--data is required: a data directory holding runs/<run_id>/ (repeat it or give a comma list for shards)");
-  const out = values.out ?? "s3gym-view";
-  const B = nonNegativeInt("bootstrap", values.bootstrap, DEFAULT_B, 1_000_000);
-  if (B < 1) throw new UsageError("--bootstrap must be at least 1");
-  const seed = nonNegativeInt("seed", values.seed, 0, 4_294_967_295);
-  const port = nonNegativeInt("port", values.port, 8765, 65_535);
-  if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
-  if (values.port !== undefined && !values.serve) throw new UsageError("--port needs --serve");
-  const workers = nonNegativeInt("workers", values.workers, DEFAULT_WORKERS, 64);
-  if (workers < 1) throw new UsageError("--workers must be at least 1");
-  const heapMb = nonNegativeInt("heap-mb", values["heap-mb"], DEFAULT_HEAP_MB, 65_536);
-  if (heapMb < 32) throw new UsageError("--heap-mb must be at least 32 (MB)");
+  const o = VIEW_SITE_OPTIONS;
+  const read = <T>(row: Option<T>): T => readOption(row, values[row.name]) as T;
+  const data = read(DATA_DIRS_OPTION);
+  const out = read(o.out);
+  const B = read(BOOTSTRAP_OPTIONS.bootstrap);
+  const seed = read(BOOTSTRAP_OPTIONS.seed);
+  const port = read(o.port);
+  const serve = read(o.serve);
+  if (values.port !== undefined && !serve) throw new UsageError("--port needs --serve");
+  const workers = read(o.workers);
+  const heapMb = read(o.heapMb);
 
   // The heap limit is set on this process's own V8 (a re-run of the command under
   // --max-old-space-size): measured under 500 MB on the full reproduction, where the same limit on a
@@ -207,7 +238,7 @@ export async function viewCommand(argv: string[]): Promise<number> {
       `s3gym view: ${summary.runs} runs, ${summary.episodes} episodes, ${summary.steps} steps -> ${summary.chunks} chunks, ` +
         `${(summary.bytes / 1024 / 1024).toFixed(1)} MB in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
     );
-    if (!values.serve) {
+    if (!serve) {
       process.stdout.write(`open ${index}\n`);
       return 0;
     }

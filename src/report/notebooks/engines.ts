@@ -22,6 +22,8 @@ import { cellOutputs, parseNotebook } from "./nbformat.js";
 import { CELL_MARK } from "./cellRunner.js";
 import { DATASET_SNAPSHOT_VAR, writeDatasetSnapshot } from "./datasetSnapshot.js";
 import { notebookSettings } from "./settings.js";
+import { UsageError } from "../../util/errors.js";
+import { nonNegativeInt, type OptionTable } from "../../util/options.js";
 
 export type EngineName = "node" | "jupyter";
 export const ENGINE_NAMES: readonly EngineName[] = ["node", "jupyter"];
@@ -39,6 +41,39 @@ export interface NotebookEngine {
 
 /** The default per-notebook time limit (seconds). */
 export const NOTEBOOK_TIMEOUT_S = 900;
+
+/** How the notebooks are executed (`s3gym notebooks`): the engine, notebooks at a time, one notebook's time limit. */
+export const NOTEBOOK_RUN_OPTIONS: OptionTable<{ engine: EngineName; jobs: number; timeout: number }> = {
+  engine: { name: "engine", kind: { type: "choice", choices: ENGINE_NAMES }, default: "node", help: "node (default: tslab's executor, Node alone) or jupyter (nbclient + the tslab kernel)" },
+  jobs: {
+    name: "jobs",
+    kind: {
+      type: "text",
+      shown: "N",
+      parse: (v: string) => {
+        const n = nonNegativeInt("jobs", v, undefined, 256);
+        if (n < 1) throw new UsageError("--jobs must be at least 1");
+        return n;
+      },
+    },
+    default: 2,
+    help: "notebooks at a time (default 2)",
+  },
+  timeout: {
+    name: "timeout",
+    kind: {
+      type: "text",
+      shown: "S",
+      parse: (v: string) => {
+        const n = nonNegativeInt("timeout", v, undefined, 86_400);
+        if (n < 1) throw new UsageError("--timeout must be at least 1 second");
+        return n;
+      },
+    },
+    default: NOTEBOOK_TIMEOUT_S,
+    help: `seconds one notebook may take (default ${NOTEBOOK_TIMEOUT_S})`,
+  },
+};
 
 /** Problems of the built kit the notebooks import (both engines need it). */
 function kitProblems(root: string): string[] {

@@ -19,6 +19,7 @@ import { readRegularText } from "../../util/regularFile.js";
 import { lockPath, manifestPath, runDir, runFile, shardDirName, shardDirsUnder } from "../../logs/runDir.js";
 import { ConfigError } from "../../util/errors.js";
 import { pidIsAlive } from "../../util/pid.js";
+import type { Option } from "../../util/options.js";
 import { matrixDiff, readShardPlan, type ShardPlan } from "./shardPlan.js";
 import { checkShardSet, runIdsIn } from "./shardSet.js";
 import { episodeProgress, recordedCommand, resumeLine, type EpisodeProgress } from "../monitor/runProgress.js";
@@ -125,6 +126,18 @@ export function expandShardDirs(dataDirs: readonly string[]): string[] {
  * ones (`<parent>/shard-k-of-n`). Throws a ConfigError when the shards cannot be one data set
  * (shardSet.ts) or a directory is missing.
  */
+/**
+ * The folders whose status is read (`s3gym status --data`, repeated): the command takes each value
+ * whole (a comma is part of a folder's name here, not a list) and drops blank ones.
+ */
+export const STATUS_DATA_OPTION: Option<string> = {
+  name: "data",
+  kind: { type: "text", shown: "DIR", parse: (v: string) => v },
+  default: undefined,
+  multiple: true,
+  help: "a shard directory (DIR/shard-i-of-n, written by s3gym run --shard), the directory that holds them,\n  or a plain data directory (required; repeat it for several)",
+};
+
 export function shardStatus(dataDirs: readonly string[]): ShardStatus[] {
   const dirs = expandShardDirs(dataDirs);
   for (const d of dirs) {
