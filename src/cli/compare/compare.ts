@@ -1,3 +1,4 @@
+import { dataDirsOption } from "../shared/dataFlags.js";
 import { DEFAULT_B } from "../../analysis/stats/bootstrap.js";
 import { COMPARE_METRICS, CompareError, compareTable, parseSelector, type CompareMetric, type Selector } from "../../analysis/stats/compare.js";
 import { listOf, optionFlags, optionRows, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
@@ -14,22 +15,7 @@ const DATA_REQUIRED = "a data directory holding runs/<run_id>/";
 
 /** compare's rows: the parser spec, the usage and the values derive from them. */
 const COMPARE_OPTIONS = {
-  data: {
-    name: "data",
-    kind: {
-      type: "text",
-      shown: "DIR",
-      parse: (v: string) => {
-        const dirs = listOf(v);
-        if (dirs.length === 0) throw new UsageError(`--data is required: ${DATA_REQUIRED}`);
-        return dirs;
-      },
-    },
-    default: undefined,
-    multiple: true,
-    required: DATA_REQUIRED,
-    help: "a data directory holding runs/<run_id>/ (repeat it, or a comma list, for shards)",
-  },
+  data: dataDirsOption({ shown: "DIR", required: DATA_REQUIRED, help: "a data directory holding runs/<run_id>/ (repeat it, or a comma list, for shards)" }),
   a: {
     name: "a",
     kind: { type: "text", shown: "SELECTOR", parse: asGiven },

@@ -7,6 +7,7 @@
  * variation (analysis/stats/power.ts). Markdown on stdout; `--csv FILE` writes the same rows.
  * Exit codes: 0 done; 1 the data cannot be analysed; 2 bad arguments.
  */
+import { dataDirsOption } from "../shared/dataFlags.js";
 import { COMPARE_METRICS } from "../../analysis/stats/compare.js";
 import { DEFAULT_EPISODES, powerTable, type PowerMetric } from "../../analysis/stats/power.js";
 import { listOf, optionFlags, optionRows, readOptions, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
@@ -18,22 +19,7 @@ const DATA_REQUIRED = "a pilot data directory holding runs/<run_id>/";
 
 /** power's rows: the parser spec, the usage and the values derive from them, read in this order. */
 const POWER_OPTIONS = {
-  data: {
-    name: "data",
-    kind: {
-      type: "text",
-      shown: "PILOT",
-      parse: (v: string) => {
-        const dirs = listOf(v);
-        if (dirs.length === 0) throw new UsageError(`--data is required: ${DATA_REQUIRED}`);
-        return dirs;
-      },
-    },
-    default: undefined,
-    multiple: true,
-    required: DATA_REQUIRED,
-    help: "a pilot data directory (memory and history runs per model on shared seeds)",
-  },
+  data: dataDirsOption({ shown: "PILOT", required: DATA_REQUIRED, help: "a pilot data directory (memory and history runs per model on shared seeds)" }),
   episodes: {
     name: "episodes",
     kind: { type: "text", shown: DEFAULT_EPISODES.join(","), parse: (v: string) => intList("episodes", v, DEFAULT_EPISODES, 1) },

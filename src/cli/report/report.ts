@@ -6,6 +6,7 @@
  * `<out>/report.json` (method, B, seed, inputs, warnings, files).
  * Exit codes: 0 done; 1 the data could not be analysed (invalid log line, no runs); 2 bad arguments.
  */
+import { dataDirsOption } from "../shared/dataFlags.js";
 import { describeNullCheck, nullCheck } from "../../analysis/tables/gainTables.js";
 import { terminalSafe } from "../../models/secrets.js";
 import { parseArgs } from "node:util";
@@ -42,22 +43,11 @@ const DATA_REQUIRED = "a data directory holding runs/<run_id>/ (repeat it or giv
  * usage, the list of valid flags and the values derive from them. The values are read in this order.
  */
 const REPORT_OPTIONS = {
-  data: {
-    name: "data",
-    kind: {
-      type: "text",
-      shown: "DIR",
-      parse: (v: string) => {
-        const dirs = listOf(v);
-        if (dirs.length === 0) throw new UsageError(`--data is required: ${DATA_REQUIRED}`);
-        return dirs;
-      },
-    },
-    default: undefined,
-    multiple: true,
+  data: dataDirsOption({
+    shown: "DIR",
     required: DATA_REQUIRED,
     help: "a data directory holding runs/<run_id>/ (repeat, or a comma list, to merge shards);\n                      its dial/ subdirectory, when present, holds the judge dial's runs (judge_dose_response)",
-  },
+  }),
   out: {
     name: "out",
     kind: { type: "text", shown: "DIR", parse: (v: string) => folderFlag("out", v) },
