@@ -1,3 +1,4 @@
+import { choiceListOption } from "../shared/choiceListFlag.js";
 import { dataDirsOption } from "../shared/dataFlags.js";
 import { DEFAULT_B } from "../../analysis/stats/bootstrap.js";
 import { COMPARE_METRICS, CompareError, compareTable, parseSelector, type CompareMetric, type Selector } from "../../analysis/stats/compare.js";
@@ -23,21 +24,7 @@ const COMPARE_OPTIONS = {
     help: "key=value[,key=value] with key pathway, model or checkpoint, e.g.\n                     --a pathway=memory --b pathway=history    (pairs each model's two runs)\n                     --a model=gpt-4o --b model=gpt-4o-mini     (pairs runs of the same pathway)\n                     --a checkpoint=30 --b checkpoint=0         (a run against itself: y(30) - y(0))",
   },
   b: { name: "b", kind: { type: "text", shown: "SELECTOR", parse: asGiven }, default: undefined, help: "the other side, as --a" },
-  metrics: {
-    name: "metrics",
-    kind: {
-      type: "text",
-      shown: "avg,auc_plus,naba",
-      parse: (v: string) => {
-        const metrics = listOf(v);
-        const bad = metrics.find((m) => !(METRICS as readonly string[]).includes(m));
-        if (bad !== undefined) throw new UsageError(`unknown --metrics '${bad}': expected a comma list of ${METRICS.join(", ")}`);
-        return metrics as CompareMetric[];
-      },
-    },
-    default: undefined,
-    help: `${METRICS.join(", ")} (default avg,auc_plus,naba; with checkpoints: y)`,
-  },
+  metrics: choiceListOption<CompareMetric>({ name: "metrics", shown: "avg,auc_plus,naba", allowed: METRICS, help: `${METRICS.join(", ")} (default avg,auc_plus,naba; with checkpoints: y)` }),
   games: { name: "games", kind: { type: "text", shown: "g1,g2", parse: listOf }, default: undefined, help: "only these games (default every game where the sides pair up)" },
   bootstrap: {
     name: "bootstrap",

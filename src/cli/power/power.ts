@@ -7,10 +7,11 @@
  * variation (analysis/stats/power.ts). Markdown on stdout; `--csv FILE` writes the same rows.
  * Exit codes: 0 done; 1 the data cannot be analysed; 2 bad arguments.
  */
+import { choiceListOption } from "../shared/choiceListFlag.js";
 import { dataDirsOption } from "../shared/dataFlags.js";
 import { COMPARE_METRICS } from "../../analysis/stats/compare.js";
 import { DEFAULT_EPISODES, powerTable, type PowerMetric } from "../../analysis/stats/power.js";
-import { listOf, optionFlags, optionRows, readOptions, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
+import { optionFlags, optionRows, readOptions, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
 import { UsageError, nonNegativeInt, parseFlags } from "../shared/args.js";
 import { emitTable, intList, loadWithWarnings } from "../shared/tableOutput.js";
 
@@ -26,21 +27,7 @@ const POWER_OPTIONS = {
     default: [...DEFAULT_EPISODES],
     help: "evaluation episodes per checkpoint to assess",
   },
-  metrics: {
-    name: "metrics",
-    kind: {
-      type: "text",
-      shown: "avg,auc_plus,naba",
-      parse: (v: string) => {
-        const metrics = listOf(v);
-        const bad = metrics.find((m) => !(COMPARE_METRICS as readonly string[]).includes(m));
-        if (bad !== undefined) throw new UsageError(`unknown --metrics '${bad}': expected a comma list of ${COMPARE_METRICS.join(", ")}`);
-        return metrics as PowerMetric[];
-      },
-    },
-    default: undefined,
-    help: `${COMPARE_METRICS.join(", ")} (default avg,auc_plus,naba)`,
-  },
+  metrics: choiceListOption<PowerMetric>({ name: "metrics", shown: "avg,auc_plus,naba", allowed: COMPARE_METRICS, help: `${COMPARE_METRICS.join(", ")} (default avg,auc_plus,naba)` }),
   sims: {
     name: "sims",
     kind: {
