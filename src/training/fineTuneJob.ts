@@ -6,7 +6,7 @@
 import { createReadStream } from "node:fs";
 import OpenAI, { toFile } from "openai";
 import { UsageError } from "../util/errors.js";
-import { nonNegativeInt, type OptionTable } from "../util/options.js";
+import type { OptionTable } from "../util/options.js";
 
 const asGiven = (v: string): string => v;
 
@@ -48,15 +48,8 @@ export const FINETUNE_OPTIONS: OptionTable<{
   suffix: { name: "suffix", kind: { type: "text", shown: "S", parse: asGiven }, default: undefined, help: "the fine-tuned model's name suffix (openai)" },
   epochs: {
     name: "epochs",
-    kind: {
-      type: "text",
-      shown: "N",
-      parse: (v: string) => {
-        const n = nonNegativeInt("epochs", v, undefined, 1000);
-        if (n === 0) throw new UsageError("--epochs must be at least 1");
-        return n;
-      },
-    },
+    kind: { type: "int", range: { min: 1, max: 1000 } },
+    arg: "N",
     default: undefined,
     help: "training epochs (default: the provider's; builtin: 1)",
   },

@@ -18,6 +18,8 @@ import { UsageError } from "./errors.js";
 export interface IntRange {
   min: number;
   max: number;
+  /** Why the minimum is what it is, ending the refusal of a value below it (`the 95% quantile of the null needs them`). */
+  why?: string;
 }
 
 /** How an option's flag text is read. */
@@ -216,7 +218,7 @@ export function intFlag(flag: string, value: string | undefined, fallback: numbe
     const kind = range.min >= 0 ? "a non-negative integer" : "an integer";
     throw new UsageError(`--${flag} must be ${kind} in ${range.min}..${range.max}, got '${value}'`);
   }
-  if (n < range.min) throw new UsageError(`--${flag} must be at least ${range.min} (range ${range.min}..${range.max}), got ${t}`);
+  if (n < range.min) throw new UsageError(`--${flag} must be at least ${range.min} (range ${range.min}..${range.max}), got ${t}${range.why !== undefined ? `: ${range.why}` : ""}`);
   if (n > range.max) throw new UsageError(`--${flag} must be at most ${range.max} (range ${range.min}..${range.max}), got ${t}`);
   return n;
 }

@@ -8,8 +8,7 @@
  */
 import * as ss from "simple-statistics";
 import { Rng } from "../../util/rng.js";
-import { UsageError } from "../../util/errors.js";
-import { nonNegativeInt, type OptionTable } from "../../util/options.js";
+import type { OptionTable } from "../../util/options.js";
 
 /** The interval methods bench/coverage compares (intervals.ts implements them). */
 export type IntervalMethod = "percentile" | "bca" | "studentized";
@@ -39,15 +38,8 @@ export const DEFAULT_LEVEL = 0.95;
 export const BOOTSTRAP_OPTIONS: OptionTable<{ bootstrap: number; seed: number }> = {
   bootstrap: {
     name: "bootstrap",
-    kind: {
-      type: "text",
-      shown: "B",
-      parse: (v: string) => {
-        const B = nonNegativeInt("bootstrap", v, undefined, 1_000_000);
-        if (B < 1) throw new UsageError("--bootstrap must be at least 1");
-        return B;
-      },
-    },
+    kind: { type: "int", range: { min: 1, max: 1_000_000 } },
+    arg: "B",
     default: DEFAULT_B,
     help: `bootstrap resamples per interval (default ${DEFAULT_B}, as report)`,
   },

@@ -3,7 +3,7 @@ import { dataDirsOption } from "../shared/dataFlags.js";
 import { DEFAULT_B } from "../../analysis/stats/bootstrap.js";
 import { COMPARE_METRICS, CompareError, compareTable, parseSelector, type CompareMetric, type Selector } from "../../analysis/stats/compare.js";
 import { listOf, optionFlags, optionRows, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
-import { UsageError, nonNegativeInt, parseFlags } from "../shared/args.js";
+import { UsageError, parseFlags } from "../shared/args.js";
 import { emitTable, loadWithWarnings } from "../shared/tableOutput.js";
 
 /** A text row read as given (the selectors are read by parseSelector, naming their flag). */
@@ -28,15 +28,7 @@ const COMPARE_OPTIONS = {
   games: { name: "games", kind: { type: "text", shown: "g1,g2", parse: listOf }, default: undefined, help: "only these games (default every game where the sides pair up)" },
   bootstrap: {
     name: "bootstrap",
-    kind: {
-      type: "text",
-      shown: String(DEFAULT_B),
-      parse: (v: string) => {
-        const B = nonNegativeInt("bootstrap", v);
-        if (B < 1) throw new UsageError("--bootstrap must be at least 1");
-        return B;
-      },
-    },
+    kind: { type: "int", range: { min: 1, max: 1_000_000 } },
     default: DEFAULT_B,
     help: "resamples of the paired interval",
   },

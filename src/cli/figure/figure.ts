@@ -17,7 +17,7 @@ import type { TopLevelSpec } from "vega-lite";
 import { listOf, optionFlags, optionRows, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
 import { folderFlag, HelpRequested, UsageError } from "../shared/args.js";
 import { FIGURE_OPTIONS, figureOptionsFromFlags } from "../shared/figureFlags.js";
-import { DEFAULT_B } from "../../analysis/stats/bootstrap.js";
+import { BOOTSTRAP_OPTIONS, DEFAULT_B } from "../../analysis/stats/bootstrap.js";
 import { filterModels, loadDataset } from "../../analysis/load/dataset.js";
 import { buildReport } from "../../report/buildReport.js";
 import { saveFigure } from "../../report/writeReport.js";
@@ -26,14 +26,6 @@ import { loadTheme } from "../../report/figures/theme.js";
 import { ConfigError } from "../../util/errors.js";
 
 const asGiven = (v: string): string => v;
-
-/** An integer row of figure's >= `min`, read in figure's words; a UsageError names the flag. */
-function intAtLeast(flag: string, min: number): (raw: string) => number {
-  return (raw) => {
-    if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) throw new UsageError(`--${flag} must be an integer >= ${min} (got '${raw}')`);
-    return Number(raw);
-  };
-}
 
 /**
  * figure's own rows (the figure rows are FIGURE_OPTIONS, shared with `report`): the parser spec and
@@ -60,8 +52,8 @@ const FIGURE_COMMAND_OPTIONS: OptionTable<{
   models: { name: "models", kind: { type: "text", shown: "A,B[,..]", parse: listOf }, default: undefined, help: "curves: the models to compare (model names as logged, two or more)" },
   pathways: { name: "pathways", kind: { type: "text", shown: "history,memory", parse: listOf }, default: undefined, help: "curves: only these pathways' panels" },
   data: { name: "data", kind: { type: "text", shown: "DIR", parse: listOf }, default: undefined, multiple: true, help: "curves: a data directory holding runs/<run_id>/ (repeat, or a comma list)" },
-  bootstrap: { name: "bootstrap", kind: { type: "text", shown: "B", parse: intAtLeast("bootstrap", 1) }, default: DEFAULT_B, help: `curves: bootstrap resamples of the bands (default ${DEFAULT_B})` },
-  seed: { name: "seed", kind: { type: "text", shown: "N", parse: intAtLeast("seed", 0) }, default: 0, help: "curves: seed of the bootstrap streams (default 0)" },
+  bootstrap: { ...BOOTSTRAP_OPTIONS.bootstrap, help: `curves: bootstrap resamples of the bands (default ${DEFAULT_B})` },
+  seed: { ...BOOTSTRAP_OPTIONS.seed, help: "curves: seed of the bootstrap streams (default 0)" },
 };
 
 /** Every row, in the order `--help` lists them. */

@@ -12,7 +12,7 @@ import { dataDirsOption } from "../shared/dataFlags.js";
 import { COMPARE_METRICS } from "../../analysis/stats/compare.js";
 import { DEFAULT_EPISODES, powerTable, type PowerMetric } from "../../analysis/stats/power.js";
 import { optionFlags, optionRows, readOptions, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
-import { UsageError, nonNegativeInt, parseFlags } from "../shared/args.js";
+import { parseFlags } from "../shared/args.js";
 import { emitTable, intList, loadWithWarnings } from "../shared/tableOutput.js";
 
 /** What `--data` needs, said when it is missing or names nothing. */
@@ -30,15 +30,7 @@ const POWER_OPTIONS = {
   metrics: choiceListOption<PowerMetric>({ name: "metrics", shown: "avg,auc_plus,naba", allowed: COMPARE_METRICS, help: `${COMPARE_METRICS.join(", ")} (default avg,auc_plus,naba)` }),
   sims: {
     name: "sims",
-    kind: {
-      type: "text",
-      shown: "2000",
-      parse: (v: string) => {
-        const sims = nonNegativeInt("sims", v);
-        if (sims < 100) throw new UsageError("--sims must be at least 100 (the 95% quantile of the null needs them)");
-        return sims;
-      },
-    },
+    kind: { type: "int", range: { min: 100, max: 1_000_000, why: "the 95% quantile of the null needs them" } },
     default: 2000,
     help: "simulated experiments per row",
   },

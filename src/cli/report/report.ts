@@ -12,7 +12,7 @@ import { terminalSafe } from "../../models/secrets.js";
 import { parseArgs } from "node:util";
 import { listOf, optionFlags, optionRows, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
 import { folderFlag, HelpRequested, joinNegativeNumbers, UsageError } from "../shared/args.js";
-import { DEFAULT_B, methodsNamed } from "../../analysis/stats/bootstrap.js";
+import { BOOTSTRAP_OPTIONS, DEFAULT_B, methodsNamed } from "../../analysis/stats/bootstrap.js";
 import { filterModels, loadDataset, loadDialDataset, type Dataset } from "../../analysis/load/dataset.js";
 import { buildReport } from "../../report/buildReport.js";
 import type { Report } from "../../report/entries.js";
@@ -23,15 +23,6 @@ import { WriteFailedError } from "../../util/atomicWrite.js";
 import { FIGURE_OPTIONS, figureOptionsFromFlags } from "../shared/figureFlags.js";
 import type { FigureOptions } from "../../report/figures/printLayout.js";
 import type { IntervalLayout } from "../../report/latex.js";
-
-/** An integer flag of report's in [min, max], in report's words; a UsageError names the flag. */
-function intIn(flag: string, min: number, max: number): (raw: string) => number {
-  return (raw) => {
-    if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) throw new UsageError(`--${flag} must be an integer >= ${min} (got '${raw}'), at most ${max}`);
-    if (Number(raw) > max) throw new UsageError(`--${flag} must be at most ${max} (got '${raw}'), at least ${min}`);
-    return Number(raw);
-  };
-}
 
 const TEX_INTERVALS = ["cell", "columns"] as const;
 
@@ -69,18 +60,8 @@ const REPORT_OPTIONS = {
     default: null,
     help: "only these models (exact model strings as logged)",
   },
-  bootstrap: {
-    name: "bootstrap",
-    kind: { type: "text", shown: String(DEFAULT_B), parse: intIn("bootstrap", 1, 1_000_000) },
-    default: DEFAULT_B,
-    help: `bootstrap resamples per interval (integer >= 1; default ${DEFAULT_B})`,
-  },
-  seed: {
-    name: "seed",
-    kind: { type: "text", shown: "0", parse: intIn("seed", 0, 4_294_967_295) },
-    default: 0,
-    help: "seed of the bootstrap streams (integer >= 0; default 0): same seed, same digits",
-  },
+  bootstrap: { ...BOOTSTRAP_OPTIONS.bootstrap, arg: undefined, help: `bootstrap resamples per interval (integer >= 1; default ${DEFAULT_B})` },
+  seed: { ...BOOTSTRAP_OPTIONS.seed, arg: undefined, help: "seed of the bootstrap streams (integer >= 0; default 0): same seed, same digits" },
   requireComplete: { name: "require-complete", kind: { type: "switch", on: true }, default: false, help: "the paper's rule: only models with results on every game enter the main table" },
   includeFlagged: {
     name: "include-flagged",

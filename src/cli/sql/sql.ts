@@ -2,7 +2,7 @@ import { openLogDatabase, type LogDatabase } from "../../analysis/sql/logDatabas
 import { cacheRoot, NO_CACHE_OPTION } from "../../analysis/sql/sqlCache.js";
 import { tableDefinitions, type SqlTable } from "../../analysis/sql/sqlSchema.js";
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { UsageError, nonNegativeInt, parseFlagsAndPositionals } from "../shared/args.js";
+import { UsageError, parseFlagsAndPositionals } from "../shared/args.js";
 import { ConfigError } from "../../util/errors.js";
 import { textTable, withPrecision, writeCsv, writeJson, type ResultChunk } from "./sqlOutput.js";
 import { WriteFailedError } from "../../util/atomicWrite.js";
@@ -22,15 +22,8 @@ const SQL_OPTIONS: OptionTable<{ schema: boolean; csv: string | undefined; json:
   file: { name: "file", kind: { type: "text", shown: "Q.sql", parse: (v: string) => v }, default: undefined, help: "read the query from a file (instead of the command line)" },
   precision: {
     name: "precision",
-    kind: {
-      type: "text",
-      shown: "P",
-      parse: (v: string) => {
-        const p = nonNegativeInt("precision", v, DEFAULT_PRECISION, 17);
-        if (p < 1) throw new UsageError("--precision must be at least 1 (significant digits)");
-        return p;
-      },
-    },
+    kind: { type: "int", range: { min: 1, max: 17, why: "the significant digits printed" } },
+    arg: "P",
     default: undefined,
     help: `significant digits of floating-point cells (default ${DEFAULT_PRECISION} on the terminal table, where\n                  the integer part is never rounded; --csv and --json keep full precision unless\n                  --precision is given)`,
   },

@@ -10,7 +10,7 @@ import { createModelContext, validateModelSpecs, type ModelContext } from "../..
 import { createModel } from "../../runner/createModel.js";
 import { BUILTIN_TRAINER, runTrainLoop, TRAINER_PLACEHOLDERS } from "../../training/trainLoop.js";
 import { Progress, type ProgressMode, type ProgressStream } from "../../runner/monitor/progress.js";
-import { folderFlag, labelFlag, nonNegativeInt, oneOf, parseFlags, UsageError, type FlagValues } from "../shared/args.js";
+import { folderFlag, intFlag, labelFlag, oneOf, parseFlags, UsageError, type FlagValues } from "../shared/args.js";
 import { readJobFile, refuseFlagsBesideJob } from "../run/jobFile.js";
 import { defaultLoopLabel, type TrainLoopJobSettings } from "../../training/loopJob.js";
 import {
@@ -70,8 +70,7 @@ function loopJobFromFlags(v: FlagValues<typeof FLAGS>): TrainLoopJobSettings {
   if (v.model === undefined || v.model.trim() === "") throw new UsageError("--model is required: the base model M0 (epoch 0 and round 1's explorer)");
   const games = resolveGames(v.games);
   if (v.rounds === undefined) throw new UsageError("--rounds is required: how many explore -> build-sft -> train -> evaluate rounds");
-  const rounds = nonNegativeInt("rounds", v.rounds, undefined, 1000);
-  if (rounds < 1) throw new UsageError("--rounds must be at least 1");
+  const rounds = intFlag("rounds", v.rounds, undefined, { min: 1, max: 1000 });
   if (v.trainer !== undefined && v.trainer !== "builtin") throw new UsageError(`--trainer must be 'builtin' (the offline fine-tune of builtin:learner), got '${v.trainer}'`);
   if (v.trainer !== undefined && v["trainer-cmd"] !== undefined) throw new UsageError("give either --trainer builtin or --trainer-cmd, not both");
   if (v.trainer === "builtin" && !v.model.startsWith("builtin:learner")) throw new UsageError(`--trainer builtin fine-tunes builtin:learner[@ckpt][?judge=x]; --model is '${v.model}'`);

@@ -15,7 +15,7 @@ import { extname, join, resolve, sep } from "node:path";
 import { BOOTSTRAP_OPTIONS } from "../../analysis/stats/bootstrap.js";
 import { buildViewer, chunkStagePath } from "../../report/viewer/build.js";
 import { contentSecurityPolicy } from "../../report/viewer/html.js";
-import { nonNegativeInt, optionFlags, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
+import { optionFlags, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
 import { parseFlags, UsageError } from "../shared/args.js";
 import { DATA_DIRS_OPTION } from "../shared/dataFlags.js";
 
@@ -40,29 +40,15 @@ const VIEW_SITE_OPTIONS: OptionTable<{ out: string; serve: boolean; port: number
   port: { name: "port", kind: { type: "int", range: { min: 0, max: 65_535 } }, default: 8765, help: "the port for --serve (default 8765; 0 picks a free one)" },
   workers: {
     name: "workers",
-    kind: {
-      type: "text",
-      shown: "N",
-      parse: (v: string) => {
-        const n = nonNegativeInt("workers", v, undefined, 64);
-        if (n < 1) throw new UsageError("--workers must be at least 1");
-        return n;
-      },
-    },
+    kind: { type: "int", range: { min: 1, max: 64 } },
+    arg: "N",
     default: DEFAULT_WORKERS,
     help: `threads writing runs in parallel (default ${DEFAULT_WORKERS}; 2 uses a second core, with more memory)`,
   },
   heapMb: {
     name: "heap-mb",
-    kind: {
-      type: "text",
-      shown: "M",
-      parse: (v: string) => {
-        const n = nonNegativeInt("heap-mb", v, undefined, 65_536);
-        if (n < 32) throw new UsageError("--heap-mb must be at least 32 (MB)");
-        return n;
-      },
-    },
+    kind: { type: "int", range: { min: 32, max: 65_536, why: "a view worker's heap, in megabytes" } },
+    arg: "M",
     default: DEFAULT_HEAP_MB,
     help: `the command's heap limit in MB (V8's old generation), and each worker's (default ${DEFAULT_HEAP_MB}; raise it if a run needs more)`,
   },

@@ -22,8 +22,7 @@ import { cellOutputs, parseNotebook } from "./nbformat.js";
 import { CELL_MARK } from "./cellRunner.js";
 import { DATASET_SNAPSHOT_VAR, writeDatasetSnapshot } from "./datasetSnapshot.js";
 import { notebookSettings } from "./settings.js";
-import { UsageError } from "../../util/errors.js";
-import { nonNegativeInt, type OptionTable } from "../../util/options.js";
+import type { OptionTable } from "../../util/options.js";
 
 export type EngineName = "node" | "jupyter";
 export const ENGINE_NAMES: readonly EngineName[] = ["node", "jupyter"];
@@ -47,29 +46,15 @@ export const NOTEBOOK_RUN_OPTIONS: OptionTable<{ engine: EngineName; jobs: numbe
   engine: { name: "engine", kind: { type: "choice", choices: ENGINE_NAMES }, default: "node", help: "node (default: tslab's executor, Node alone) or jupyter (nbclient + the tslab kernel)" },
   jobs: {
     name: "jobs",
-    kind: {
-      type: "text",
-      shown: "N",
-      parse: (v: string) => {
-        const n = nonNegativeInt("jobs", v, undefined, 256);
-        if (n < 1) throw new UsageError("--jobs must be at least 1");
-        return n;
-      },
-    },
+    kind: { type: "int", range: { min: 1, max: 256 } },
+    arg: "N",
     default: 2,
     help: "notebooks at a time (default 2)",
   },
   timeout: {
     name: "timeout",
-    kind: {
-      type: "text",
-      shown: "S",
-      parse: (v: string) => {
-        const n = nonNegativeInt("timeout", v, undefined, 86_400);
-        if (n < 1) throw new UsageError("--timeout must be at least 1 second");
-        return n;
-      },
-    },
+    kind: { type: "int", range: { min: 1, max: 86_400 } },
+    arg: "S",
     default: NOTEBOOK_TIMEOUT_S,
     help: `seconds one notebook may take (default ${NOTEBOOK_TIMEOUT_S})`,
   },
