@@ -51,7 +51,8 @@ pathways: [history, memory]          # none, history, memory, verified
 protocol:
   explore-episodes: 30
   checkpoint-every: 3
-  eval-episodes: 3
+  eval-episodes: 3                   # the paper's; with 3 no gain can reach p < 0.05 (the exact test's smallest p is 0.25):
+                                     # 10 can (the kit's reproduction plays 10); s3gym power sizes it from a pilot
   max-steps: 64
   context-tokens: 100000             # lower it for every model if one endpoint's window is smaller
   max-new-tokens: 14000
@@ -60,7 +61,8 @@ protocol:
   # keep-think: false
 
 # views: { names: [eval, id, replay], view-episodes: 3, replay-episodes: 3 }
-seeds: [0]                           # run seeds: one replicate of the matrix each
+seeds: [0]                           # run seeds: one replicate of the matrix each; with 3 or more the tables'
+                                     # intervals resample runs and speak of the model, not of this one run
 # caps: { max-usd: 20 }              # stop between episodes before spend passes this
 # endpoint: { timeout-ms: 600000, max-retries: 5 }
 
