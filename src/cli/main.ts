@@ -44,7 +44,7 @@ export function registerCommand(name: string, about: string, command: Command): 
 
 function help(): string {
   const rows = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(12)} ${c.about}`);
-  return `s3gym: the S3Gym benchmark kit\n\nusage: s3gym <command> [flags]\n\ncommands:\n${rows.join("\n")}\n\nRun 's3gym <command> --help' for a command's flags.\n`;
+  return `s3gym: the S3Gym benchmark kit\n\nusage: s3gym <command> [flags]\n\ncommands:\n${rows.join("\n")}\n\nRun 's3gym <command> --help' for a command's flags; 's3gym --version' for the kit's version.\n`;
 }
 
 /** Where a command's help and error line go: the process's streams, or a test's. */
@@ -82,6 +82,14 @@ export async function main(argv: string[]): Promise<number> {
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     process.stdout.write(help());
     return name === undefined ? 2 : 0;
+  }
+  if (name === "--version" || name === "-V" || name === "version") {
+    // What a bug report or a methods section quotes: the kit's version, its checkout's commit when it has one, and Node's.
+    const { kitProvenance } = await import("../runner/settings/provenance.js");
+    const p = kitProvenance();
+    const commit = p.kit_commit === null ? "" : ` (commit ${p.kit_commit.slice(0, 12)}${p.kit_dirty === true ? ", uncommitted changes" : ""})`;
+    process.stdout.write(`s3gym ${p.kit_version}${commit}, node ${p.node_version}\n`);
+    return 0;
   }
   const command = COMMANDS[name];
   if (!command) {
