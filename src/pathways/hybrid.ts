@@ -156,24 +156,61 @@ export function retrievalTerms(text: string): string[] {
   return [...out];
 }
 
+/**
+ * A term is a stop term of an index when it occurs in more than this share of the indexed steps. Above
+ * half, the classic BM25 weight of a term (Robertson-Sparck Jones, ln((N - n + 0.5) / (n + 0.5)))
+ * is negative: its presence says less about a step than its absence. MiniSearch keeps such weights
+ * positive but small (ln 2 at half the steps, near 0 at all of them) and still pays a result per step
+ * that holds the term, so on game boards, where a few dozen words and empty rows occur in nearly every
+ * step, those terms were almost all of a query's cost and almost none of its ranking.
+ */
+export const STOP_TERM_SHARE = 0.5;
+
+/** The lower-cased terms of a text, each once, as the index and the query see them. */
+function indexTerms(text: string): Set<string> {
+  return new Set(retrievalTerms(text).map((t) => t.toLowerCase()));
+}
+
+/**
+ * The stop terms of an index over these observations: the terms in more than STOP_TERM_SHARE of them
+ * (an index of one step has none: there is nothing to separate it from). Depends on the indexed steps
+ * only, so live, resumed and replayed runs drop the same terms.
+ */
+export function stopTerms(observations: readonly string[]): Set<string> {
+  const stop = new Set<string>();
+  if (observations.length < 2) return stop;
+  const df = new Map<string, number>();
+  for (const o of observations) for (const t of indexTerms(o)) df.set(t, (df.get(t) ?? 0) + 1);
+  const limit = STOP_TERM_SHARE * observations.length;
+  for (const [t, n] of df) if (n > limit) stop.add(t);
+  return stop;
+}
+
 /** The retrieval index of one state: built on first use, shared by every step that reads the state. */
 class StepIndex {
   private readonly search: MiniSearch<{ id: number; observation: string }>;
   private readonly ranked = new Map<string, number[]>();
   constructor(private readonly steps: readonly IndexedStep[]) {
+    const stop = stopTerms(steps.map((s) => s.observation));
     this.search = new MiniSearch({
       fields: ["observation"],
       idField: "id",
       tokenize: retrievalTerms,
-      processTerm: (t) => t.toLowerCase(),
+      // The stop terms leave the index and every query; a step's length (MiniSearch counts the
+      // tokens before this step) stays its whole observation's, so the other terms score as before.
+      processTerm: (t) => {
+        const l = t.toLowerCase();
+        return stop.has(l) ? null : l;
+      },
       searchOptions: { combineWith: "OR", prefix: false, fuzzy: false },
     });
     this.search.addAll(steps.map((s, id) => ({ id, observation: s.observation })));
   }
 
   /**
-   * Positions in `steps` of every step sharing a term with the observation: BM25+ score descending,
-   * ties to the earlier episode, then the earlier step (the steps are in that order, so: lower id).
+   * Positions in `steps` of every step sharing a term other than a stop term with the observation:
+   * BM25+ score descending, ties to the earlier episode, then the earlier step (the steps are in that
+   * order, so: lower id).
    */
   rank(observation: string): number[] {
     let r = this.ranked.get(observation);
