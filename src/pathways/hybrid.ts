@@ -166,43 +166,66 @@ export function retrievalTerms(text: string): string[] {
  */
 export const STOP_TERM_SHARE = 0.5;
 
-/** The lower-cased terms of a text, each once, as the index and the query see them. */
-function indexTerms(text: string): Set<string> {
-  return new Set(retrievalTerms(text).map((t) => t.toLowerCase()));
+/** Document frequencies of lower-cased terms (each counted once per text) over texts' term lists. */
+function documentFrequencies(termLists: readonly (readonly string[])[]): Map<string, number> {
+  const df = new Map<string, number>();
+  for (const terms of termLists) for (const t of new Set(terms.map((x) => x.toLowerCase()))) df.set(t, (df.get(t) ?? 0) + 1);
+  return df;
 }
 
-/**
- * The stop terms of an index over these observations: the terms in more than STOP_TERM_SHARE of them
- * (an index of one step has none: there is nothing to separate it from). Depends on the indexed steps
- * only, so live, resumed and replayed runs drop the same terms.
- */
-export function stopTerms(observations: readonly string[]): Set<string> {
+/** The terms in more than STOP_TERM_SHARE of `count` texts, given their document frequencies (fewer than two texts: none). */
+function stopTermsOf(df: ReadonlyMap<string, number>, count: number): Set<string> {
   const stop = new Set<string>();
-  if (observations.length < 2) return stop;
-  const df = new Map<string, number>();
-  for (const o of observations) for (const t of indexTerms(o)) df.set(t, (df.get(t) ?? 0) + 1);
-  const limit = STOP_TERM_SHARE * observations.length;
+  if (count < 2) return stop;
+  const limit = STOP_TERM_SHARE * count;
   for (const [t, n] of df) if (n > limit) stop.add(t);
   return stop;
 }
 
-/** The retrieval index of one state: built on first use, shared by every step that reads the state. */
+/**
+ * The stop terms of an index over these observations: the lower-cased terms in more than
+ * STOP_TERM_SHARE of them (an index of one step has none: there is nothing to separate it from).
+ * Depends on the indexed steps only, so live, resumed and replayed runs drop the same terms.
+ */
+export function stopTerms(observations: readonly string[]): Set<string> {
+  return stopTermsOf(documentFrequencies(observations.map(retrievalTerms)), observations.length);
+}
+
+/** The retrieval index of one state: built on first use, shared by every step and snapshot that reads the state. */
 class StepIndex {
   private readonly search: MiniSearch<{ id: number; observation: string }>;
   private readonly ranked = new Map<string, number[]>();
+  /** The stop terms, for the record (tests and bench/hybridRetrieval.ts). */
+  readonly stop: ReadonlySet<string>;
   constructor(private readonly steps: readonly IndexedStep[]) {
-    const stop = stopTerms(steps.map((s) => s.observation));
+    // Each distinct observation is split into terms once, for the frequencies and for the index.
+    const termsOf = new Map<string, string[]>();
+    for (const s of steps) if (!termsOf.has(s.observation)) termsOf.set(s.observation, retrievalTerms(s.observation));
+    const df = documentFrequencies(steps.map((s) => termsOf.get(s.observation)!));
+    const stop = stopTermsOf(df, steps.length);
+    this.stop = stop;
     this.search = new MiniSearch({
       fields: ["observation"],
       idField: "id",
-      tokenize: retrievalTerms,
+      tokenize: (text) => termsOf.get(text) ?? retrievalTerms(text),
       // The stop terms leave the index and every query; a step's length (MiniSearch counts the
       // tokens before this step) stays its whole observation's, so the other terms score as before.
       processTerm: (t) => {
         const l = t.toLowerCase();
         return stop.has(l) ? null : l;
       },
-      searchOptions: { combineWith: "OR", prefix: false, fuzzy: false },
+      // A query term in no indexed step adds nothing to any score: it is dropped before the search
+      // rather than looked up (the same ranking, without the per-term work).
+      searchOptions: {
+        combineWith: "OR",
+        prefix: false,
+        fuzzy: false,
+        tokenize: retrievalTerms,
+        processTerm: (t) => {
+          const l = t.toLowerCase();
+          return stop.has(l) || !df.has(l) ? null : l;
+        },
+      },
     });
     this.search.addAll(steps.map((s, id) => ({ id, observation: s.observation })));
   }
@@ -228,8 +251,19 @@ class StepIndex {
   }
 }
 
-/** The snippets a step reads: at most k, in rank order, while they fit `budget` tokens. */
-export function chooseSnippets(ranked: readonly number[], stepAt: (i: number) => IndexedStep, k: number, budget: number, counter: TokenCounter): IndexedStep[] {
+/** One index per state's step list: explore episode x+1 and checkpoint x read the same state, and build it once. */
+const indexes = new WeakMap<readonly IndexedStep[], StepIndex>();
+function stepIndexOf(steps: readonly IndexedStep[]): StepIndex {
+  let index = indexes.get(steps);
+  if (!index) indexes.set(steps, (index = new StepIndex(steps)));
+  return index;
+}
+
+/**
+ * The snippets a step reads: at most k, in rank order, while they fit `budget` tokens. `costs`
+ * (optional) memoises each ranked position's snippet cost, for one counter.
+ */
+export function chooseSnippets(ranked: readonly number[], stepAt: (i: number) => IndexedStep, k: number, budget: number, counter: TokenCounter, costs?: Map<number, number>): IndexedStep[] {
   const out: IndexedStep[] = [];
   if (k <= 0 || ranked.length === 0) return out;
   const nl = counter.count("\n");
@@ -239,7 +273,11 @@ export function chooseSnippets(ranked: readonly number[], stepAt: (i: number) =>
   for (const i of ranked) {
     if (out.length >= k) break;
     const s = stepAt(i);
-    const cost = counter.count(retrievedStepText(s)) + nl;
+    let cost = costs?.get(i);
+    if (cost === undefined) {
+      cost = counter.count(retrievedStepText(s)) + nl;
+      costs?.set(i, cost);
+    }
     if (used + cost > budget) break;
     used += cost;
     out.push(s);
@@ -277,14 +315,16 @@ export const hybridPathway = definePathway<HybridState>({
     const summary = memoryExperience(state.memory);
     const summaryTokens = summary.length > 0 ? ctx.counter.count(summary) + 2 * ctx.counter.count("\n") : 0;
     let index: StepIndex | null = null;
+    // A snippet's token count depends on the step alone: counted once per snapshot.
+    const costs = new Map<number, number>();
     return {
       forStep(view) {
         if (state.steps.length === 0 || k === 0) return { text: summary, fields: { memory_version: state.memory.afterEpisode, retrieved_steps: [] } };
         const budget = experienceBudget(ctx.settings, view, ctx.counter);
         const snippetBudget = Math.min(Math.floor((1 - summaryShare) * budget), budget - summaryTokens);
-        index ??= new StepIndex(state.steps);
+        index ??= stepIndexOf(state.steps);
         const idx = index;
-        const chosen = chooseSnippets(idx.rank(view.observation), (i) => idx.step(i), k, snippetBudget, ctx.counter);
+        const chosen = chooseSnippets(idx.rank(view.observation), (i) => idx.step(i), k, snippetBudget, ctx.counter, costs);
         return {
           text: hybridText(state.memory, chosen),
           fields: { memory_version: state.memory.afterEpisode, retrieved_steps: chosen.map((s) => ({ episode: s.episode, step: s.step })) },
