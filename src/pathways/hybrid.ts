@@ -17,7 +17,8 @@
  * the first that does not fit. Token counts are additive over pieces, as History's (an upper bound).
  *
  * Terms are distinct words and numbered whole lines (retrievalTerms), so a term counts once per
- * observation. Ranking ties (equal BM25+ scores) go to the earlier exploration episode, then the earlier step. The
+ * observation; the terms in more than half of an index's steps are its stop terms, left out of the
+ * index and the query (STOP_TERM_SHARE). Ranking ties (equal BM25+ scores) go to the earlier exploration episode, then the earlier step. The
  * step records of a hybrid run carry `memory_version` and `retrieved_steps` (which snippets it saw,
  * in the order shown), which pin the experience text: replay rebuilds the same snippets from the logs.
  */
