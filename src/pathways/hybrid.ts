@@ -196,15 +196,12 @@ export function stopTerms(observations: readonly string[]): Set<string> {
 class StepIndex {
   private readonly search: MiniSearch<{ id: number; observation: string }>;
   private readonly ranked = new Map<string, number[]>();
-  /** The stop terms, for the record (tests and bench/hybridRetrieval.ts). */
-  readonly stop: ReadonlySet<string>;
   constructor(private readonly steps: readonly IndexedStep[]) {
     // Each distinct observation is split into terms once, for the frequencies and for the index.
     const termsOf = new Map<string, string[]>();
     for (const s of steps) if (!termsOf.has(s.observation)) termsOf.set(s.observation, retrievalTerms(s.observation));
     const df = documentFrequencies(steps.map((s) => termsOf.get(s.observation)!));
     const stop = stopTermsOf(df, steps.length);
-    this.stop = stop;
     this.search = new MiniSearch({
       fields: ["observation"],
       idField: "id",
