@@ -17,7 +17,8 @@
  * the first that does not fit. Token counts are additive over pieces, as History's (an upper bound).
  *
  * Terms are distinct words and numbered whole lines (retrievalTerms), so a term counts once per
- * observation. Ranking ties (equal BM25+ scores) go to the earlier exploration episode, then the earlier step. The
+ * observation; the terms in more than half of an index's steps are its stop terms, left out of the
+ * index and the query (STOP_TERM_SHARE). Ranking ties (equal BM25+ scores) go to the earlier exploration episode, then the earlier step. The
  * step records of a hybrid run carry `memory_version` and `retrieved_steps` (which snippets it saw,
  * in the order shown), which pin the experience text: replay rebuilds the same snippets from the logs.
  */
@@ -156,24 +157,81 @@ export function retrievalTerms(text: string): string[] {
   return [...out];
 }
 
-/** The retrieval index of one state: built on first use, shared by every step that reads the state. */
+/**
+ * A term is a stop term of an index when it occurs in more than this share of the indexed steps. Above
+ * half, the classic BM25 weight of a term (Robertson-Sparck Jones, ln((N - n + 0.5) / (n + 0.5)))
+ * is negative: its presence says less about a step than its absence. MiniSearch keeps such weights
+ * positive but small (ln 2 at half the steps, near 0 at all of them) and still pays a result per step
+ * that holds the term, so on game boards, where a few dozen words and empty rows occur in nearly every
+ * step, those terms were almost all of a query's cost and almost none of its ranking.
+ */
+export const STOP_TERM_SHARE = 0.5;
+
+/** Document frequencies of lower-cased terms (each counted once per text) over texts' term lists. */
+function documentFrequencies(termLists: readonly (readonly string[])[]): Map<string, number> {
+  const df = new Map<string, number>();
+  for (const terms of termLists) for (const t of new Set(terms.map((x) => x.toLowerCase()))) df.set(t, (df.get(t) ?? 0) + 1);
+  return df;
+}
+
+/** The terms in more than STOP_TERM_SHARE of `count` texts, given their document frequencies (fewer than two texts: none). */
+function stopTermsOf(df: ReadonlyMap<string, number>, count: number): Set<string> {
+  const stop = new Set<string>();
+  if (count < 2) return stop;
+  const limit = STOP_TERM_SHARE * count;
+  for (const [t, n] of df) if (n > limit) stop.add(t);
+  return stop;
+}
+
+/**
+ * The stop terms of an index over these observations: the lower-cased terms in more than
+ * STOP_TERM_SHARE of them (an index of one step has none: there is nothing to separate it from).
+ * Depends on the indexed steps only, so live, resumed and replayed runs drop the same terms.
+ */
+export function stopTerms(observations: readonly string[]): Set<string> {
+  return stopTermsOf(documentFrequencies(observations.map(retrievalTerms)), observations.length);
+}
+
+/** The retrieval index of one state: built on first use, shared by every step and snapshot that reads the state. */
 class StepIndex {
   private readonly search: MiniSearch<{ id: number; observation: string }>;
   private readonly ranked = new Map<string, number[]>();
   constructor(private readonly steps: readonly IndexedStep[]) {
+    // Each distinct observation is split into terms once, for the frequencies and for the index.
+    const termsOf = new Map<string, string[]>();
+    for (const s of steps) if (!termsOf.has(s.observation)) termsOf.set(s.observation, retrievalTerms(s.observation));
+    const df = documentFrequencies(steps.map((s) => termsOf.get(s.observation)!));
+    const stop = stopTermsOf(df, steps.length);
     this.search = new MiniSearch({
       fields: ["observation"],
       idField: "id",
-      tokenize: retrievalTerms,
-      processTerm: (t) => t.toLowerCase(),
-      searchOptions: { combineWith: "OR", prefix: false, fuzzy: false },
+      tokenize: (text) => termsOf.get(text) ?? retrievalTerms(text),
+      // The stop terms leave the index and every query; a step's length (MiniSearch counts the
+      // tokens before this step) stays its whole observation's, so the other terms score as before.
+      processTerm: (t) => {
+        const l = t.toLowerCase();
+        return stop.has(l) ? null : l;
+      },
+      // A query term in no indexed step adds nothing to any score: it is dropped before the search
+      // rather than looked up (the same ranking, without the per-term work).
+      searchOptions: {
+        combineWith: "OR",
+        prefix: false,
+        fuzzy: false,
+        tokenize: retrievalTerms,
+        processTerm: (t) => {
+          const l = t.toLowerCase();
+          return stop.has(l) || !df.has(l) ? null : l;
+        },
+      },
     });
     this.search.addAll(steps.map((s, id) => ({ id, observation: s.observation })));
   }
 
   /**
-   * Positions in `steps` of every step sharing a term with the observation: BM25+ score descending,
-   * ties to the earlier episode, then the earlier step (the steps are in that order, so: lower id).
+   * Positions in `steps` of every step sharing a term other than a stop term with the observation:
+   * BM25+ score descending, ties to the earlier episode, then the earlier step (the steps are in that
+   * order, so: lower id).
    */
   rank(observation: string): number[] {
     let r = this.ranked.get(observation);
@@ -191,8 +249,19 @@ class StepIndex {
   }
 }
 
-/** The snippets a step reads: at most k, in rank order, while they fit `budget` tokens. */
-export function chooseSnippets(ranked: readonly number[], stepAt: (i: number) => IndexedStep, k: number, budget: number, counter: TokenCounter): IndexedStep[] {
+/** One index per state's step list: explore episode x+1 and checkpoint x read the same state, and build it once. */
+const indexes = new WeakMap<readonly IndexedStep[], StepIndex>();
+function stepIndexOf(steps: readonly IndexedStep[]): StepIndex {
+  let index = indexes.get(steps);
+  if (!index) indexes.set(steps, (index = new StepIndex(steps)));
+  return index;
+}
+
+/**
+ * The snippets a step reads: at most k, in rank order, while they fit `budget` tokens. `costs`
+ * (optional) memoises each ranked position's snippet cost, for one counter.
+ */
+export function chooseSnippets(ranked: readonly number[], stepAt: (i: number) => IndexedStep, k: number, budget: number, counter: TokenCounter, costs?: Map<number, number>): IndexedStep[] {
   const out: IndexedStep[] = [];
   if (k <= 0 || ranked.length === 0) return out;
   const nl = counter.count("\n");
@@ -202,7 +271,11 @@ export function chooseSnippets(ranked: readonly number[], stepAt: (i: number) =>
   for (const i of ranked) {
     if (out.length >= k) break;
     const s = stepAt(i);
-    const cost = counter.count(retrievedStepText(s)) + nl;
+    let cost = costs?.get(i);
+    if (cost === undefined) {
+      cost = counter.count(retrievedStepText(s)) + nl;
+      costs?.set(i, cost);
+    }
     if (used + cost > budget) break;
     used += cost;
     out.push(s);
@@ -240,14 +313,16 @@ export const hybridPathway = definePathway<HybridState>({
     const summary = memoryExperience(state.memory);
     const summaryTokens = summary.length > 0 ? ctx.counter.count(summary) + 2 * ctx.counter.count("\n") : 0;
     let index: StepIndex | null = null;
+    // A snippet's token count depends on the step alone: counted once per snapshot.
+    const costs = new Map<number, number>();
     return {
       forStep(view) {
         if (state.steps.length === 0 || k === 0) return { text: summary, fields: { memory_version: state.memory.afterEpisode, retrieved_steps: [] } };
         const budget = experienceBudget(ctx.settings, view, ctx.counter);
         const snippetBudget = Math.min(Math.floor((1 - summaryShare) * budget), budget - summaryTokens);
-        index ??= new StepIndex(state.steps);
+        index ??= stepIndexOf(state.steps);
         const idx = index;
-        const chosen = chooseSnippets(idx.rank(view.observation), (i) => idx.step(i), k, snippetBudget, ctx.counter);
+        const chosen = chooseSnippets(idx.rank(view.observation), (i) => idx.step(i), k, snippetBudget, ctx.counter, costs);
         return {
           text: hybridText(state.memory, chosen),
           fields: { memory_version: state.memory.afterEpisode, retrieved_steps: chosen.map((s) => ({ episode: s.episode, step: s.step })) },

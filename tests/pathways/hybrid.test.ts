@@ -12,7 +12,7 @@ import { splitRetrieved } from "../../src/builtin/learner/experienceText.js";
 import { TACTIC_SETS } from "../../src/games/tacticSets.js";
 import type { EpisodeRecord, StepRecord } from "../../src/logs/schema.js";
 import { TokenCounter } from "../../src/models/tokenCounter.js";
-import { chooseSnippets, hybridOf, hybridPathway, hybridSettings, retrievalTerms, type HybridState, type IndexedStep } from "../../src/pathways/hybrid.js";
+import { STOP_TERM_SHARE, chooseSnippets, hybridOf, hybridPathway, hybridSettings, retrievalTerms, stopTerms, type HybridState, type IndexedStep } from "../../src/pathways/hybrid.js";
 import type { PathwayLogs, PathwaySettings, StepView } from "../../src/pathways/types.js";
 
 const counter = new TokenCounter("o200k");
@@ -38,14 +38,34 @@ describe("hybrid retrieval", () => {
   };
 
   it("ranks the most similar observation first, equal scores going to the earlier episode", () => {
-    // The query equals episode 1 step 0 and episode 2 step 1 (a tie: the earlier episode first), then
-    // episode 2 step 0 shares its first line; "apple far away" shares nothing and is not retrieved.
+    // Stop terms (in more than 2 of the 4 steps): `row`, `.`, `x` and the first line `0|row . . x`.
+    // The query's one other term, its second line `1|row . . .`, is in episode 1 step 0 and episode 2
+    // step 1 (equal scores: the earlier episode first). Episode 2 step 0 shares only stop terms with
+    // it and "apple far away" nothing: neither is retrieved.
     const { refs } = refsOf(state, "row . . X\nrow . . .");
     expect(refs).toEqual([
       { episode: 1, step: 0 },
       { episode: 2, step: 1 },
-      { episode: 2, step: 0 },
     ]);
+    // Episode 2 step 0's own second line ranks it first; the others share only stop terms with it.
+    expect(refsOf(state, "row . . X\nrow . O .").refs).toEqual([{ episode: 2, step: 0 }]);
+  });
+
+  it("stop terms: the terms in more than half of the indexed steps, lower-cased", () => {
+    const observations = state.steps.map((s) => s.observation);
+    // `1|row . . .` is in exactly half (2 of 4): not a stop term.
+    expect([...stopTerms(observations)].sort()).toEqual([".", "0|row . . x", "row", "x"]);
+    expect(STOP_TERM_SHARE).toBe(0.5);
+    // One indexed step has nothing to be separated from: no stop terms, and it is retrieved.
+    expect(stopTerms(["row . . X"]).size).toBe(0);
+    expect(refsOf({ memory, steps: [step(1, 0, "row . . X")] }, "row . . X").refs).toEqual([{ episode: 1, step: 0 }]);
+  });
+
+  it("a query that shares only stop terms with the steps retrieves nothing", () => {
+    const { text, refs } = refsOf(state, "row . . X");
+    expect(refs).toEqual([]);
+    expect(text).not.toContain("Retrieved");
+    expect(text).toContain("- keep left");
   });
 
   it("keeps at most k snippets, shown after the whole summary", () => {
@@ -114,9 +134,15 @@ describe("hybrid rebuild from the logs", () => {
     const z2 = hybridPathway.rebuild(logs, 2, ctx);
     expect(z2.memory.afterEpisode).toBe(2);
     expect(z2.steps.map((s) => s.episode)).toEqual([1, 2]);
-    // Episode 3's board is not retrievable at checkpoint 2, though it matches best.
-    const { refs, text } = refsOf(z2, "board 3");
-    expect(refs.every((r) => r.episode <= 2)).toBe(true);
+    // Episode 3's board is not retrievable at checkpoint 2, though it matches best (`board` is a stop
+    // term of both indexes; `2` and `3` are not).
+    const query = "board 3\nboard 2";
+    const { refs, text } = refsOf(z2, query);
+    expect(refs).toEqual([{ episode: 2, step: 0 }]);
+    expect(refsOf(hybridPathway.rebuild(logs, 3, ctx), query).refs).toEqual([
+      { episode: 3, step: 0 },
+      { episode: 2, step: 0 },
+    ]);
     expect(text).toContain("- r2");
     expect(text).not.toContain("board 3");
     expect(hybridPathway.rebuild(logs, 0, ctx).steps).toEqual([]);
