@@ -145,7 +145,7 @@ function earlierUserMessage(turn: EarlierTurn, previous: EarlierTurn | null, vis
   if (sameInputs(e, turn.observation, previous, visibility, experience)) return e.message;
   const current = previous === null ? undefined : currentTexts.get(previous);
   const made =
-    previous === null
+    previous === null && experience
       ? firstUserText(turn.observation, visibility, experience)
       : sameInputs(current, turn.observation, previous, visibility, experience)
         ? current
@@ -159,7 +159,8 @@ function earlierUserMessage(turn: EarlierTurn, previous: EarlierTurn | null, vis
  * An episode's first step shows its observation as the current turn and its second step as the
  * earlier first turn: one message object serves both, and every episode of a checkpoint that starts
  * from the same observation, so the experience text (~100k tokens) is copied and counted once, not
- * at every episode's first two steps. A few entries: concurrent episodes interleave.
+ * at every episode's first two steps. A few entries, only for messages with an experience (others are
+ * cheap to build and would push these out): concurrent episodes interleave.
  */
 const FIRST_TEXTS = 8;
 const firstTexts: UserText[] = [];
@@ -173,7 +174,7 @@ function firstUserText(observation: string, visibility: "hidden" | "visible", ex
 
 /** The message of a prompt's current (newest) user turn; remembered after its previous turn (currentTexts). */
 function currentUserMessage(observation: string, previous: EarlierTurn | null, visibility: "hidden" | "visible", experience: string | null): ChatMessage {
-  if (previous === null) return firstUserText(observation, visibility, experience).message;
+  if (previous === null) return experience ? firstUserText(observation, visibility, experience).message : userMessage(userTurn(observation, null, experience));
   const e = currentTexts.get(previous);
   if (sameInputs(e, observation, previous, visibility, experience)) return e.message;
   const made = newUserText(observation, previous, visibility, experience);

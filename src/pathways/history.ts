@@ -405,18 +405,22 @@ class AnchoredWalk {
   /** How many of this walk's first steps read exactly what `step`'s steps read. */
   validSteps(step: StepInput): number {
     const upTo = Math.min(this.steps.length, step.turns.length + 1);
+    // The fields `read` would give, compared in place: building a WalkStep per earlier step at every
+    // step allocated O(turns^2) objects per episode.
+    const turns = step.turns;
     let j = 0;
     for (; j < upTo; j++) {
       const a = this.steps[j]!;
-      const b = AnchoredWalk.read(step, j);
+      const turn = j > 0 ? turns[j - 1]! : null;
+      const current = j < turns.length ? turns[j]!.observation : step.observation;
       if (
-        a.turn !== b.turn ||
-        a.observation !== b.observation ||
-        a.response !== b.response ||
-        a.feedback !== b.feedback ||
-        a.reward !== b.reward ||
-        a.scoreAfter !== b.scoreAfter ||
-        a.current !== b.current
+        a.turn !== turn ||
+        a.observation !== (turn?.observation ?? "") ||
+        a.response !== turn?.response ||
+        a.feedback !== turn?.feedback ||
+        a.reward !== turn?.reward ||
+        a.scoreAfter !== turn?.scoreAfter ||
+        a.current !== current
       )
         break;
     }
