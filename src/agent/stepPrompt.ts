@@ -144,14 +144,37 @@ function earlierUserMessage(turn: EarlierTurn, previous: EarlierTurn | null, vis
   const e = slots[slot];
   if (sameInputs(e, turn.observation, previous, visibility, experience)) return e.message;
   const current = previous === null ? undefined : currentTexts.get(previous);
-  const made = sameInputs(current, turn.observation, previous, visibility, experience) ? current : newUserText(turn.observation, previous, visibility, experience);
+  const made =
+    previous === null && experience
+      ? firstUserText(turn.observation, visibility, experience)
+      : sameInputs(current, turn.observation, previous, visibility, experience)
+        ? current
+        : newUserText(turn.observation, previous, visibility, experience);
   slots[slot] = made;
   return made.message;
 }
 
+/**
+ * The first user messages built lately (no turn before them: the experience, then an observation).
+ * An episode's first step shows its observation as the current turn and its second step as the
+ * earlier first turn: one message object serves both, and every episode of a checkpoint that starts
+ * from the same observation, so the experience text (~100k tokens) is copied and counted once, not
+ * at every episode's first two steps. A few entries, only for messages with an experience (others are
+ * cheap to build and would push these out): concurrent episodes interleave.
+ */
+const FIRST_TEXTS = 8;
+const firstTexts: UserText[] = [];
+function firstUserText(observation: string, visibility: "hidden" | "visible", experience: string | null): UserText {
+  for (const e of firstTexts) if (sameInputs(e, observation, null, visibility, experience)) return e;
+  const made = newUserText(observation, null, visibility, experience);
+  firstTexts.unshift(made);
+  if (firstTexts.length > FIRST_TEXTS) firstTexts.pop();
+  return made;
+}
+
 /** The message of a prompt's current (newest) user turn; remembered after its previous turn (currentTexts). */
 function currentUserMessage(observation: string, previous: EarlierTurn | null, visibility: "hidden" | "visible", experience: string | null): ChatMessage {
-  if (previous === null) return userMessage(userTurn(observation, null, experience));
+  if (previous === null) return experience ? firstUserText(observation, visibility, experience).message : userMessage(userTurn(observation, null, experience));
   const e = currentTexts.get(previous);
   if (sameInputs(e, observation, previous, visibility, experience)) return e.message;
   const made = newUserText(observation, previous, visibility, experience);

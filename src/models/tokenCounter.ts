@@ -22,6 +22,9 @@ export function rememberJoinedText(open: string, text: string, pieces: readonly 
   if (recentJoined.length > RECENT_JOINED) recentJoined.pop();
 }
 
+/** Texts at least this long are counted line by line (TokenCounter.byLines); shorter ones whole. */
+const LINE_SPLIT_MIN = 128;
+
 export class TokenCounter {
   /** tokens * 2 + (1 when countTokensJoinable said joinable). */
   private readonly cache = new Map<string, number>();
@@ -35,14 +38,59 @@ export class TokenCounter {
     let v = this.cache.get(text);
     if (v === undefined) {
       const joined = this.joinedMessage(text);
-      if (joined !== undefined) v = joined * 2;
-      else {
-        const c = countTokensJoinable(text, this.tokenizer);
-        v = c.tokens * 2 + (c.joinable ? 1 : 0);
-      }
+      v = joined !== undefined ? joined * 2 : this.byLines(text);
       // Bounded: long runs must not keep every observation forever.
       if (this.cache.size > 50_000) this.cache.clear();
       this.cache.set(text, v);
+    }
+    return v;
+  }
+
+  /**
+   * The entry (tokens * 2 + joinable) of a text not counted before, as the sum of its lines' entries
+   * where tokens.ts's joinsCleanly proves the sum exact: the text is cut after a line break that the
+   * next line does not open with whitespace or `/`, each line is counted once per run (board rows,
+   * tags and the reminder repeat at every step; a prompt's new message is mostly such lines), and
+   * the whole text is counted as before when any line is not joinable. The joined text of joinable
+   * lines is joinable itself: its pre-tokens are the lines' own, and a clean join (a line break, then
+   * no whitespace) cannot make a window hazard.
+   */
+  private byLines(text: string): number {
+    if (text.length >= LINE_SPLIT_MIN) {
+      let total = 0;
+      let start = 0;
+      for (let i = text.indexOf("\n"); i !== -1 && i + 1 < text.length; i = text.indexOf("\n", i + 1)) {
+        const c = text.charCodeAt(i + 1);
+        // ASCII other than whitespace (all at or below the space) and `/` joins cleanly; any other
+        // character is asked of joinsCleanly itself (it reads only the first code point).
+        if (!((c > 0x20 && c < 0x7f && c !== 0x2f) || joinsCleanly("\n", text.slice(i + 1, i + 3)))) continue;
+        const v = this.line(text.slice(start, i + 1));
+        if (v % 2 === 0) return this.whole(text);
+        total += (v - 1) / 2;
+        start = i + 1;
+      }
+      if (start > 0) {
+        const v = this.line(text.slice(start));
+        if (v % 2 === 0) return this.whole(text);
+        return (total + (v - 1) / 2) * 2 + 1;
+      }
+    }
+    return this.whole(text);
+  }
+
+  private whole(text: string): number {
+    const c = countTokensJoinable(text, this.tokenizer);
+    return c.tokens * 2 + (c.joinable ? 1 : 0);
+  }
+
+  /** Lines' entries, bounded like the texts' (a long run must not keep every line it printed). */
+  private readonly lines = new Map<string, number>();
+  private line(text: string): number {
+    let v = this.lines.get(text);
+    if (v === undefined) {
+      v = this.whole(text);
+      if (this.lines.size > 100_000) this.lines.clear();
+      this.lines.set(text, v);
     }
     return v;
   }
@@ -57,18 +105,43 @@ export class TokenCounter {
       if (!text.startsWith(e.open)) continue;
       const at = e.open.length;
       const n = e.text.length;
-      if (text.length <= at + n + 1 || text.charCodeAt(at + n) !== 10 || !text.startsWith(e.text, at)) continue;
-      const last = e.pieces.length - 1;
-      const segments = [e.open, ...e.pieces.map((p, i) => (i < last ? `${p}\n\n` : `${p}\n`)), text.slice(at + n + 1)];
-      let total = 0;
-      for (let i = 0; i < segments.length; i++) {
-        const v = this.entry(segments[i]!);
-        if (v % 2 === 0 || (i > 0 && !joinsCleanly(segments[i - 1]!, segments[i]!))) return undefined;
-        total += Math.floor(v / 2);
-      }
-      return total;
+      // A slice compared with === (memcmp on the characters), not startsWith(e.text, at): that compares
+      // ~100k tokens of text one character at a time, ~50 times slower, at every new first message.
+      if (text.length <= at + n + 1 || text.charCodeAt(at + n) !== 10 || text.slice(at, at + n) !== e.text) continue;
+      const opening = this.openingTokens(e);
+      if (opening === null) return undefined;
+      const rest = text.slice(at + n + 1);
+      const v = this.entry(rest);
+      // The segment before `rest` ends with the text's line break, so joinsCleanly reads only `rest`'s start.
+      if (v % 2 === 0 || !joinsCleanly("\n", rest)) return undefined;
+      return opening + Math.floor(v / 2);
     }
     return undefined;
+  }
+
+  /**
+   * Per remembered joined text: the summed counts of its segments up to the text's line break (the
+   * opening, every piece with its "\n\n" and the last with its "\n"), or null when a segment is not
+   * joinable or a join not clean. The same for every message that opens with the text, so it is
+   * summed once, not re-derived (building and hashing ~100k tokens of segment strings) per message.
+   */
+  private readonly openings = new WeakMap<object, number | null>();
+  private openingTokens(e: (typeof recentJoined)[number]): number | null {
+    let total = this.openings.get(e);
+    if (total !== undefined) return total;
+    const last = e.pieces.length - 1;
+    const segments = [e.open, ...e.pieces.map((p, i) => (i < last ? `${p}\n\n` : `${p}\n`))];
+    total = 0;
+    for (let i = 0; i < segments.length; i++) {
+      const v = this.entry(segments[i]!);
+      if (v % 2 === 0 || (i > 0 && !joinsCleanly(segments[i - 1]!, segments[i]!))) {
+        total = null;
+        break;
+      }
+      total += Math.floor(v / 2);
+    }
+    this.openings.set(e, total);
+    return total;
   }
 
   private readonly numberedCounts: number[] = [];

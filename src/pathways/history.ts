@@ -405,18 +405,22 @@ class AnchoredWalk {
   /** How many of this walk's first steps read exactly what `step`'s steps read. */
   validSteps(step: StepInput): number {
     const upTo = Math.min(this.steps.length, step.turns.length + 1);
+    // The fields `read` would give, compared in place: building a WalkStep per earlier step at every
+    // step allocated O(turns^2) objects per episode.
+    const turns = step.turns;
     let j = 0;
     for (; j < upTo; j++) {
       const a = this.steps[j]!;
-      const b = AnchoredWalk.read(step, j);
+      const turn = j > 0 ? turns[j - 1]! : null;
+      const current = j < turns.length ? turns[j]!.observation : step.observation;
       if (
-        a.turn !== b.turn ||
-        a.observation !== b.observation ||
-        a.response !== b.response ||
-        a.feedback !== b.feedback ||
-        a.reward !== b.reward ||
-        a.scoreAfter !== b.scoreAfter ||
-        a.current !== b.current
+        a.turn !== turn ||
+        a.observation !== (turn?.observation ?? "") ||
+        a.response !== turn?.response ||
+        a.feedback !== turn?.feedback ||
+        a.reward !== turn?.reward ||
+        a.scoreAfter !== turn?.scoreAfter ||
+        a.current !== current
       )
         break;
     }
@@ -469,27 +473,21 @@ function renderHistoryOnce(blocks: readonly HistoryBlock[], keep: readonly numbe
   const key = keep.join(",");
   let text = e.texts.get(key);
   if (text === undefined) {
-    text = renderHistory(blocks, keep);
+    // renderHistory's text, joined here from its block texts (its definition) so that the pieces
+    // handed to TokenCounter are the text byte for byte by construction: checking a separately
+    // rendered text against them took two more passes over ~100k tokens at every new cut.
+    const pieces: string[] = [];
+    blocks.forEach((b, i) => {
+      const t = renderBlock(b, keep[i]);
+      if (t.length > 0) pieces.push(t);
+    });
+    text = pieces.join("\n\n");
     if (e.texts.size >= RENDERED_TEXTS) e.texts.delete(e.texts.keys().next().value!);
     e.texts.set(key, text);
-    rememberPieces(text, blocks, keep);
+    // TokenCounter counts a first user message from these pieces (their counts are kept per piece).
+    if (pieces.length > 0) rememberJoinedText(EXPERIENCE_OPEN, text, pieces);
   }
   return text;
-}
-
-/**
- * Hands a rendered experience text with its non-empty block texts (joined by "\n\n" they are the
- * text) to TokenCounter, which counts a first user message from them.
- */
-function rememberPieces(text: string, blocks: readonly HistoryBlock[], keep: readonly number[]): void {
-  const pieces: string[] = [];
-  blocks.forEach((b, i) => {
-    const t = renderBlock(b, keep[i]);
-    if (t.length > 0) pieces.push(t);
-  });
-  // Only a decomposition that is the text byte for byte may stand in for it.
-  if (pieces.length === 0 || pieces.join("\n\n") !== text) return;
-  rememberJoinedText(EXPERIENCE_OPEN, text, pieces);
 }
 
 /** The history context of one step: the text and the keep vector that produced it. */

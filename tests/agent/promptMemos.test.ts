@@ -8,6 +8,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildStepMessages, messagesToPolicyContext, type EarlierTurn } from "../../src/agent/stepPrompt.js";
+import { CONTRACT_REMINDER } from "../../src/games/responseContract.js";
 import { TokenCounter } from "../../src/models/tokenCounter.js";
 import { countMessageTokens } from "../../src/models/tokens.js";
 import type { ChatMessage } from "../../src/models/types.js";
@@ -66,5 +67,26 @@ describe("prompt memos by message object", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("an episode's first user message is one object at its first two steps, and always its own text", () => {
+    const first = (experience: string, observation: string) => `<experience>\n${experience}\n</experience>\n\n<observation>\n${observation}\n</observation>\n\n${CONTRACT_REMINDER}`;
+    const turn: EarlierTurn = { observation: "obs 0", response: "Answer: UP\nScore: 1", feedback: "ok" };
+    const experience = "Episode 1\n" + "row |..#|\n".repeat(500);
+    const step0 = buildStepMessages({ rules: "R", experience, turns: [], observation: "obs 0", rewardVisibility: "hidden" });
+    // Other episodes' first messages in between (another experience of the same length, other observations).
+    const other = "Episode 2\n" + "row |.#.|\n".repeat(500);
+    for (let i = 0; i < 20; i++) {
+      const m = buildStepMessages({ rules: "R", experience: i % 2 === 0 ? other : experience, turns: [], observation: `obs ${i % 3}`, rewardVisibility: "hidden" })[1]!;
+      expect(m.content).toBe(first(i % 2 === 0 ? other : experience, `obs ${i % 3}`));
+    }
+    const step1 = buildStepMessages({ rules: "R", experience, turns: [turn], observation: "obs 1", rewardVisibility: "hidden" });
+    expect(step0[1]!.content).toBe(first(experience, "obs 0"));
+    expect(step1[1]!.content).toBe(first(experience, "obs 0"));
+    const again = buildStepMessages({ rules: "R", experience, turns: [], observation: "obs 0", rewardVisibility: "hidden" });
+    expect(again[1]).toBe(step1[1]);
+    // A changed experience is a new message with the new text.
+    const step2 = buildStepMessages({ rules: "R", experience: other, turns: [turn], observation: "obs 1", rewardVisibility: "hidden" });
+    expect(step2[1]!.content).toBe(first(other, "obs 0"));
   });
 });
