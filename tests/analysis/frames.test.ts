@@ -144,6 +144,21 @@ describe("every logged field", () => {
     expect(cols.steps.memory_version).toEqual([Number.NaN, Number.NaN, Number.NaN, 4]);
     expect(cols.steps.custom_x).toEqual([null, "v", null, null]);
   });
+
+  it("a nested field's cell is what zod's copy of the line gives (declared keys, the schema's order), though the loader hands the line as written", async () => {
+    const dir = tempDir();
+    const e = exploreRecords(H, { 1: [[1, 1]] });
+    // Written by another tool: the retrieved snippet's keys reversed, one key the schema does not
+    // declare inside it, and an undeclared top-level field written before the declared ones.
+    const step = { custom_first: { b: 1, a: 2 }, ...(e.steps[0] as Record<string, unknown>), retrieved_steps: [{ step: 4, note: "x", episode: 2 }] };
+    writeRun(dir, H, { episodes: e.episodes, steps: [step] });
+    const cols = await loadColumns(dir);
+    // Hand-written: zod keeps episode then step (the schema's order) and drops `note`; an undeclared
+    // top-level value is kept whole, as written.
+    expect(cols.steps.retrieved_steps).toEqual(['[{"episode":2,"step":4}]']);
+    expect(cols.steps.custom_first).toEqual(['{"b":1,"a":2}']);
+    expect(Object.keys(cols.steps).slice(-1)).toEqual(["custom_first"]);
+  });
 });
 
 describe("typed column accessors", () => {

@@ -361,6 +361,29 @@ describe("bad lines in the pathway files", () => {
   });
 });
 
+describe("lines written by another tool", () => {
+  it("keys in another order, undeclared keys and absent optional fields give the columns zod's copy would: declared fields only, absent ones null", async () => {
+    const H = { run_id: "g.hybrid.m", model: "m", game: "g", pathway: "hybrid" };
+    const dir = tempDir("s3gym-sql-order-");
+    const e = exploreRecords(H, { 1: [[1, 1]] });
+    const first = e.steps[0] as Record<string, unknown>;
+    // Reversed key order; a snippet with its keys reversed and one the schema does not declare.
+    const reordered = Object.fromEntries(Object.entries({ ...first, retrieved_steps: [{ step: 4, note: "x", episode: 2 }], custom_x: 7 }).reverse());
+    writeRun(dir, H, { steps: [reordered], episodes: e.episodes, checkpoints: [] });
+    const d = await openLogDatabase([dir], { cacheDir: null });
+    try {
+      expect(d.warnings).toEqual([]);
+      // Hand-written: the snippet's declared fields only; history_keep and memory_version absent -> null.
+      expect(await rowsOf(d, "select to_json(retrieved_steps)::VARCHAR as r, history_keep, memory_version, self_score, reward from steps")).toEqual([
+        { r: '[{"episode":2,"step":4}]', history_keep: null, memory_version: null, self_score: 1, reward: 1 },
+      ]);
+      expect((await d.query("select * from steps")).columns).not.toContain("custom_x");
+    } finally {
+      d.close();
+    }
+  });
+});
+
 describe("the cache", () => {
   const H = { run_id: "g.history.c", model: "c", game: "g", pathway: "history" };
 
