@@ -97,9 +97,10 @@ const LEGACY_BUILD_AGE_MS = 60 * 60 * 1000;
 /**
  * Removes the build folders `<prefix><pid>-XXXXXX` under `dir` whose process is gone (a build killed
  * mid-way, e.g. by kill -9, leaves its partial database there), and those of earlier versions
- * (`<prefix>XXXXXX`, no pid) untouched for an hour. A live process's build is left alone.
+ * (`<prefix>XXXXXX`, no pid) untouched for an hour by `now` (the wall clock, or a test's). A live
+ * process's build is left alone.
  */
-export function removeDeadBuilds(dir: string, prefix: string): void {
+export function removeDeadBuilds(dir: string, prefix: string, now: () => number = Date.now): void {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -114,7 +115,7 @@ export function removeDeadBuilds(dir: string, prefix: string): void {
       if (m) {
         const pid = Number(m[1]);
         if (pid === process.pid || pidIsAlive(pid)) continue;
-      } else if (Date.now() - statSync(path).mtimeMs < LEGACY_BUILD_AGE_MS) continue;
+      } else if (now() - statSync(path).mtimeMs < LEGACY_BUILD_AGE_MS) continue;
       rmSync(path, { recursive: true, force: true });
     } catch {
       // best effort: a folder another process is removing too
