@@ -285,7 +285,9 @@ async function runAll(conn: DuckDBConnection, statements: readonly string[]): Pr
 export async function buildLogDatabase(dataDirs: readonly string[], opts: LogDatabaseOptions = {}): Promise<BuiltDatabase> {
   const cache = opts.cacheDir === null ? null : SqlCache.open(dataDirs, opts.cacheDir ?? cacheRoot());
   const fp = cache === null ? "" : fingerprint(dataDirs);
-  const hit = cache?.lookup(fp) ?? null;
+  // Another process building the same files (reproduce's warm-up beside its report) is waited for:
+  // loading them again beside it would only slow both down.
+  const hit = cache === null ? null : (cache.lookup(fp) ?? (await cache.awaitBuild(fp)));
   if (hit !== null) {
     for (const w of hit.meta.warnings) opts.onWarning?.(w);
     return { file: hit.file, warnings: hit.meta.warnings, rows: hit.meta.rows as Record<SqlTableName, number>, tables: tableDefinitions(), fromCache: true, remove: () => undefined };
@@ -293,7 +295,7 @@ export async function buildLogDatabase(dataDirs: readonly string[], opts: LogDat
   let dir: string;
   try {
     if (cache === null) removeDeadBuilds(tmpdir(), "s3gym-sql-");
-    dir = cache === null ? mkdtempSync(join(tmpdir(), `s3gym-sql-${process.pid}-`)) : cache.buildDir();
+    dir = cache === null ? mkdtempSync(join(tmpdir(), `s3gym-sql-${process.pid}-`)) : cache.buildDir(fp);
   } catch (e) {
     throw namedWriteError(cache === null ? tmpdir() : cacheRoot(), e);
   }
