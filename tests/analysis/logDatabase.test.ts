@@ -15,7 +15,8 @@ import { buildLogDatabase, exportTables, openLogDatabase, type LogDatabase } fro
 import { fingerprint, SqlCache } from "../../src/analysis/sql/sqlCache.js";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
 import { conform, parseSchemaComments, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS } from "../../src/analysis/sql/sqlSchema.js";
-import { viewOf } from "../../src/logs/schema.js";
+import { StepRecord, viewOf } from "../../src/logs/schema.js";
+import { fastCheckOf } from "../../src/util/zodFastCheck.js";
 import { checkpoint, curveRecords, episode, exploreRecords, step, tempDir, writeRun } from "./helpers.js";
 
 /** A value with bigints as numbers and undefined as null (DuckDB's JSON gives BIGINT as text: typed by column). */
@@ -365,13 +366,15 @@ describe("bad lines in the pathway files", () => {
 
 describe("lines written by another tool", () => {
   it("keys in another order, undeclared keys and absent optional fields give the columns zod's copy would: declared fields only, absent ones null", async () => {
-    const H = { run_id: "g.hybrid.m", model: "m", game: "g", pathway: "hybrid" };
+    // Names of two characters or more, so the loader's compiled check hands the line on as written.
+    const H = { run_id: "game.hybrid.model", model: "model", game: "game", pathway: "hybrid" };
     const dir = tempDir("s3gym-sql-order-");
     const e = exploreRecords(H, { 1: [[1, 1]] });
     const first = e.steps[0] as Record<string, unknown>;
     // Reversed key order; a snippet with its keys reversed and one the schema does not declare.
     const reordered = Object.fromEntries(Object.entries({ ...first, retrieved_steps: [{ step: 4, note: "x", episode: 2 }], custom_x: 7 }).reverse());
     writeRun(dir, H, { steps: [reordered], episodes: e.episodes, checkpoints: [] });
+    expect(fastCheckOf(StepRecord)!(reordered)).toBe(true);
     const d = await openLogDatabase([dir], { cacheDir: null });
     try {
       expect(d.warnings).toEqual([]);
