@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { loadDataset } from "../../src/analysis/load/dataset.js";
 import { booleanColumn, loadColumns, loadFrames, numberColumn, STEP_COLUMNS, STEP_TEXT_COLUMNS, textColumn } from "../../src/analysis/load/frames.js";
 import { StepRecord } from "../../src/logs/schema.js";
+import { fastCheckOf } from "../../src/util/zodFastCheck.js";
 import { curveRecords, exploreRecords, tempDir, writeRun } from "./helpers.js";
 
 /** JSON.parse's message for a text (the torn-line warning quotes it). */
@@ -143,6 +144,24 @@ describe("every logged field", () => {
     expect(cols.steps.history_keep).toEqual(["[]", "[3,0]", "[3,0]", null]);
     expect(cols.steps.memory_version).toEqual([Number.NaN, Number.NaN, Number.NaN, 4]);
     expect(cols.steps.custom_x).toEqual([null, "v", null, null]);
+  });
+
+  it("a nested field's cell is what zod's copy of the line gives (declared keys, the schema's order), though the loader hands the line as written", async () => {
+    const dir = tempDir();
+    // Names of two characters or more: the loader's compiled check passes the line without zod then
+    // (it leaves one-character names under a length floor to zod), so the line is handed on as written.
+    const e = exploreRecords({ run_id: "game.history.model", model: "model", game: "game", pathway: "history" }, { 1: [[1, 1]] });
+    // Written by another tool: the retrieved snippet's keys reversed, one key the schema does not
+    // declare inside it, and an undeclared top-level field written before the declared ones.
+    const step = { custom_first: { b: 1, a: 2 }, ...(e.steps[0] as Record<string, unknown>), retrieved_steps: [{ step: 4, note: "x", episode: 2 }] };
+    writeRun(dir, { run_id: "game.history.model", model: "model", game: "game", pathway: "history" }, { episodes: e.episodes, steps: [step] });
+    expect(fastCheckOf(StepRecord)!(step)).toBe(true);
+    const cols = await loadColumns(dir);
+    // Hand-written: zod keeps episode then step (the schema's order) and drops `note`; an undeclared
+    // top-level value is kept whole, as written.
+    expect(cols.steps.retrieved_steps).toEqual(['[{"episode":2,"step":4}]']);
+    expect(cols.steps.custom_first).toEqual(['{"b":1,"a":2}']);
+    expect(Object.keys(cols.steps).slice(-1)).toEqual(["custom_first"]);
   });
 });
 

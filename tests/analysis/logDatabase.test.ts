@@ -3,17 +3,20 @@
  * row; duplicates resolve as the loader resolves them; a malformed line is said as `report` says it;
  * the connection refuses writes; the Parquet export reads back equal through DuckDB and hyparquet.
  */
-import { appendFileSync, chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { spawn } from "node:child_process";
+import { appendFileSync, chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadColumns } from "../../src/analysis/load/frames.js";
 import { loadDataset, type Dataset } from "../../src/analysis/load/dataset.js";
-import { exportTables, openLogDatabase, type LogDatabase } from "../../src/analysis/sql/logDatabase.js";
+import { buildLogDatabase, exportTables, openLogDatabase, type LogDatabase } from "../../src/analysis/sql/logDatabase.js";
+import { fingerprint, SqlCache } from "../../src/analysis/sql/sqlCache.js";
 import { writeSyntheticData } from "../../src/logs/synthetic.js";
 import { conform, parseSchemaComments, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS } from "../../src/analysis/sql/sqlSchema.js";
-import { viewOf } from "../../src/logs/schema.js";
+import { StepRecord, viewOf } from "../../src/logs/schema.js";
+import { fastCheckOf } from "../../src/util/zodFastCheck.js";
 import { checkpoint, curveRecords, episode, exploreRecords, step, tempDir, writeRun } from "./helpers.js";
 
 /** A value with bigints as numbers and undefined as null (DuckDB's JSON gives BIGINT as text: typed by column). */
@@ -361,6 +364,31 @@ describe("bad lines in the pathway files", () => {
   });
 });
 
+describe("lines written by another tool", () => {
+  it("keys in another order, undeclared keys and absent optional fields give the columns zod's copy would: declared fields only, absent ones null", async () => {
+    // Names of two characters or more, so the loader's compiled check hands the line on as written.
+    const H = { run_id: "game.hybrid.model", model: "model", game: "game", pathway: "hybrid" };
+    const dir = tempDir("s3gym-sql-order-");
+    const e = exploreRecords(H, { 1: [[1, 1]] });
+    const first = e.steps[0] as Record<string, unknown>;
+    // Reversed key order; a snippet with its keys reversed and one the schema does not declare.
+    const reordered = Object.fromEntries(Object.entries({ ...first, retrieved_steps: [{ step: 4, note: "x", episode: 2 }], custom_x: 7 }).reverse());
+    writeRun(dir, H, { steps: [reordered], episodes: e.episodes, checkpoints: [] });
+    expect(fastCheckOf(StepRecord)!(reordered)).toBe(true);
+    const d = await openLogDatabase([dir], { cacheDir: null });
+    try {
+      expect(d.warnings).toEqual([]);
+      // Hand-written: the snippet's declared fields only; history_keep and memory_version absent -> null.
+      expect(await rowsOf(d, "select to_json(retrieved_steps)::VARCHAR as r, history_keep, memory_version, self_score, reward from steps")).toEqual([
+        { r: '[{"episode":2,"step":4}]', history_keep: null, memory_version: null, self_score: 1, reward: 1 },
+      ]);
+      expect((await d.query("select * from steps")).columns).not.toContain("custom_x");
+    } finally {
+      d.close();
+    }
+  });
+});
+
 describe("the cache", () => {
   const H = { run_id: "g.history.c", model: "c", game: "g", pathway: "history" };
 
@@ -410,6 +438,56 @@ describe("the cache", () => {
     // Only the newest load of these data directories is kept.
     expect(readdirSync(cacheDir)).toHaveLength(1);
     expect(readdirSync(join(cacheDir, readdirSync(cacheDir)[0]!))).toHaveLength(1);
+  });
+
+  it("waits for another live process building the same files and opens its database; loads itself when that build ends without storing one", async () => {
+    const dir = tempDir("s3gym-sql-cache-data-");
+    const e = exploreRecords(H, { 1: [[1, 1]] });
+    writeRun(dir, H, { steps: e.steps, episodes: e.episodes, checkpoints: [] });
+    // A database of these files, built in another cache: what the other process will store.
+    const other = await buildLogDatabase([dir], { cacheDir: tempDir("s3gym-sql-cache-other-") });
+    const meta = JSON.parse(readFileSync(join(dirname(other.file), "meta.json"), "utf8"));
+    const cacheDir = tempDir("s3gym-sql-cache-wait-");
+    const cache = SqlCache.open([dir], cacheDir)!;
+    const fp = fingerprint([dir]);
+    // The other process: alive, with its build folder marked with these files' fingerprint.
+    const builder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+    try {
+      const mine = cache.buildDir(fp);
+      const theirs = mine.replace(`.build-${process.pid}-`, `.build-${builder.pid}-`);
+      renameSync(mine, theirs);
+      let opened: LogDatabase | null = null;
+      const waiting = openLogDatabase([dir], { cacheDir }).then((d) => (opened = d));
+      await new Promise((r) => setTimeout(r, 800));
+      expect(opened).toBeNull(); // still waiting: it did not load the files beside the builder
+      copyFileSync(other.file, join(theirs, "logs.duckdb"));
+      cache.store(theirs, meta);
+      const d = await waiting;
+      try {
+        expect(d.fromCache).toBe(true);
+        expect((await rowsOf(d, "select reward from steps")).map((r) => r.reward)).toEqual([1]);
+      } finally {
+        d.close();
+      }
+      // A build of other files (another fingerprint) is not waited for; nor is one whose process is gone.
+      appendFileSync(join(dir, "runs", H.run_id, "steps.jsonl"), JSON.stringify(step(H, { episode: 1, step: 0, s: 0, r: 5 })) + "\n");
+      const stale = cache.buildDir(fp);
+      renameSync(stale, stale.replace(`.build-${process.pid}-`, `.build-${builder.pid}-`));
+      const d2 = await openLogDatabase([dir], { cacheDir });
+      expect(d2.fromCache).toBe(false);
+      d2.close();
+      builder.kill();
+      await new Promise((r) => builder.once("exit", r));
+      appendFileSync(join(dir, "runs", H.run_id, "steps.jsonl"), JSON.stringify(step(H, { episode: 1, step: 0, s: 0, r: 6 })) + "\n");
+      const dead = cache.buildDir(fingerprint([dir]));
+      renameSync(dead, dead.replace(`.build-${process.pid}-`, `.build-${builder.pid}-`));
+      const d3 = await openLogDatabase([dir], { cacheDir });
+      expect(d3.fromCache).toBe(false);
+      expect((await rowsOf(d3, "select reward from steps")).map((r) => r.reward)).toEqual([6]);
+      d3.close();
+    } finally {
+      builder.kill();
+    }
   });
 
   it("is never used from a folder others can write", async () => {

@@ -143,8 +143,13 @@ export interface LoadOptions {
    * Also handed every validated checkpoint, episode and step record (of every model, in reading
    * order) and every problem the reader tolerated (a torn last line), as they are read: one pass for
    * a caller that keeps more than the metrics do (loadColumns' frames).
+   *
+   * `asWritten: true`: the hooks take each record as its line parsed (reader.ts, `asWritten`: unknown
+   * keys of nested objects kept, keys in the line's order) instead of zod's copy; for hooks that read
+   * fields by name or shape every value by the schema (sqlSchema.ts `conform`), which see the same
+   * values either way. zod's copy of every line was about a third of such a load's CPU.
    */
-  also?: Pick<RunVisitor, "checkpoint" | "episode" | "step"> & { readWarning?: (w: ReadWarning) => void };
+  also?: Pick<RunVisitor, "checkpoint" | "episode" | "step"> & { readWarning?: (w: ReadWarning) => void; asWritten?: boolean };
 }
 
 /** A growable Float64Array (JS arrays of numbers would cost more and may box). */
@@ -575,8 +580,8 @@ export async function loadDataset(dataDirs: string | readonly string[], opts: Lo
         },
       },
       // The loader reads fields by name, so zod's copy of each record is not needed; a caller's own
-      // hooks (also) get zod's copy, as they always did.
-      { onWarning, asWritten: also.checkpoint === undefined && also.episode === undefined && also.step === undefined },
+      // hooks (also) get zod's copy unless they say they read the records as written.
+      { onWarning, asWritten: also.asWritten === true || (also.checkpoint === undefined && also.episode === undefined && also.step === undefined) },
     ).then(
       () => true,
       (e: unknown) => {

@@ -9,7 +9,8 @@
  */
 import { dirname } from "node:path";
 import type { DataFrame } from "danfojs";
-import { viewOf, type StepRecord } from "../../logs/schema.js";
+import type { z } from "zod";
+import { CheckpointRecord, EpisodeRecord, StepRecord, viewOf } from "../../logs/schema.js";
 import { curveMetrics } from "../metrics/curves.js";
 import { filterModels, loadDataset, type Dataset } from "./dataset.js";
 import { rememberDataset } from "./datasetMemo.js";
@@ -303,6 +304,37 @@ function cellValue(name: string, v: unknown): string | number | boolean | null {
   return v as string | number | boolean;
 }
 
+/** A schema's type under its optional / nullable / default wrappers. */
+function innerType(s: z.ZodType): string {
+  let d = (s as unknown as { def: { type: string; innerType?: z.ZodType } }).def;
+  while ((d.type === "optional" || d.type === "nullable" || d.type === "default") && d.innerType !== undefined) d = (d.innerType as unknown as { def: typeof d }).def;
+  return d.type === "array" ? `array<${innerType((d as unknown as { element: z.ZodType }).element)}>` : d.type;
+}
+
+const PLAIN = new Set(["string", "enum", "literal", "number", "boolean"]);
+
+/**
+ * A record as its line parsed, with each declared field whose cell text zod's copy could change (an
+ * object, a list of objects: zod keeps their declared keys only, in the schema's order) replaced by
+ * zod's copy of that field, as a whole-record parse gives it. Fields of plain values (and lists of
+ * them) are the same either way, and so is every top-level key: a cell is read by name, and the keys
+ * the schema does not declare keep their order. The record passed validation, so each parse succeeds.
+ */
+function zodCopied(schema: z.ZodObject): (rec: Record<string, unknown>) => Record<string, unknown> {
+  const nested = Object.entries(schema.shape as Record<string, z.ZodType>).filter(([, s]) => {
+    const t = innerType(s);
+    return !PLAIN.has(t) && !(t.startsWith("array<") && PLAIN.has(t.slice(6, -1)));
+  });
+  return (rec) => {
+    for (const [name, s] of nested) if (rec[name] !== undefined && rec[name] !== null) rec[name] = s.parse(rec[name]);
+    return rec;
+  };
+}
+
+const stepCopy = zodCopied(StepRecord);
+const episodeCopy = zodCopied(EpisodeRecord);
+const checkpointCopy = zodCopied(CheckpointRecord);
+
 /**
  * Reads data directories into plain columns (steps, episodes, checkpoints, runs). Every line is
  * validated like the metrics' loader does; the runs columns carry each run's headline numbers
@@ -332,9 +364,12 @@ export async function loadColumns(dataDirs: string | readonly string[], opts: Fr
     onWarning: (m) => m.startsWith("left out run ") && opts.onWarning?.(m),
     also: {
       // `view`: the evaluation view (views.md), `eval` where the record has none; null on exploration records.
-      checkpoint: (r, file) => keep(r.model) && (read.add(dirname(file)), checkpoints.push({ ...r, view: viewOf(r), n_scores: r.scores.length }, dirname(file))),
-      episode: (r, file) => keep(r.model) && (read.add(dirname(file)), episodes.push({ ...r, view: r.phase === "eval" ? viewOf(r) : null }, dirname(file))),
-      step: (r: StepRecord, file) => keep(r.model) && (read.add(dirname(file)), steps.push({ ...r, view: r.phase === "eval" ? viewOf(r) : null }, dirname(file))),
+      // The records as their lines parsed (the loader skips zod's copy of every line): each cell is read by
+      // name, and the few nested fields whose text zod's copy would change are copied by zod (zodCopied).
+      asWritten: true,
+      checkpoint: (r, file) => keep(r.model) && (read.add(dirname(file)), checkpoints.push(checkpointCopy({ ...r, view: viewOf(r), n_scores: r.scores.length }), dirname(file))),
+      episode: (r, file) => keep(r.model) && (read.add(dirname(file)), episodes.push(episodeCopy({ ...r, view: r.phase === "eval" ? viewOf(r) : null }), dirname(file))),
+      step: (r: StepRecord, file) => keep(r.model) && (read.add(dirname(file)), steps.push(stepCopy({ ...r, view: r.phase === "eval" ? viewOf(r) : null }), dirname(file))),
       readWarning: onWarning,
     },
   });

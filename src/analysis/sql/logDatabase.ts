@@ -35,7 +35,7 @@ import { pidIsAlive } from "../../util/pid.js";
 import { loadDataset, type RunData } from "../load/dataset.js";
 import type { Columns } from "../load/frames.js";
 import { cacheRoot, fingerprint, removeDeadBuilds, SqlCache } from "./sqlCache.js";
-import { conform, sqlTypeOf, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS, type SqlTable, type SqlTableName } from "./sqlSchema.js";
+import { conform, conformerOf, sqlTypeOf, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS, type SqlTable, type SqlTableName } from "./sqlSchema.js";
 
 /** DuckDB's memory while it builds the tables: sorts and joins beyond it spill to disk, so peak memory stays flat as the logs grow. */
 const BUILD_MEMORY = "1GB";
@@ -139,14 +139,17 @@ async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m:
   const srcOf = new Map(locations.map((l, i) => [l.runDir, i]));
   const staged = new Set<number>();
   let ord = 0;
+  const shape = Object.fromEntries(TABLE_NAMES.map((t) => [t, conformerOf(TABLE_SCHEMAS[t])])) as Record<SqlTableName, (v: unknown) => unknown>;
   const put = (table: SqlTableName, rec: Record<string, unknown>, file: string, view?: string | null): void => {
-    const row = conform(TABLE_SCHEMAS[table], rec) as Record<string, unknown>;
+    const row = shape[table](rec) as Record<string, unknown>;
     if (view !== undefined) row.view = view;
     row._src = srcOf.get(dirname(file)) ?? -1;
     row._ord = ord++;
     stage[table].push(row);
   };
-  // The loader validates and warns exactly as `report` does, and hands every record on.
+  // The loader validates and warns exactly as `report` does, and hands every record on as its line
+  // parsed: `put` shapes each by the schema (declared fields, in the schema's order), which is what
+  // zod's copy would have given it.
   const loaded = (table: SqlTableName, rec: Record<string, unknown>, file: string, view: string | null): void => {
     staged.add(srcOf.get(dirname(file)) ?? -1);
     put(table, rec, file, view);
@@ -154,6 +157,7 @@ async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m:
   const ds = await loadDataset(dataDirs, {
     onWarning: warn,
     also: {
+      asWritten: true,
       checkpoint: (r, file) => loaded("checkpoints", r, file, viewOf(r)),
       episode: (r, file) => loaded("episodes", r, file, r.phase === "eval" ? viewOf(r) : null),
       step: (r, file) => loaded("steps", r, file, r.phase === "eval" ? viewOf(r) : null),
@@ -177,7 +181,8 @@ async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m:
       const path = runFile(loc.runDir, kind);
       // calls.jsonl was read by the loader already (a bad line there left the run out): its torn line
       // has been reported once.
-      const opts = kind === "calls" ? { within: loc.dataDir } : { onWarning, onInvalid, within: loc.dataDir };
+      // As written, like the loader's records: `put` shapes them by the schema.
+      const opts = kind === "calls" ? { within: loc.dataDir, asWritten: true } : { onWarning, onInvalid, within: loc.dataDir, asWritten: true };
       if (!existsSync(path)) continue;
       try {
         for (const { value } of readJsonlSync(path, RUN_FILES[kind].schema, opts)) {
@@ -280,7 +285,9 @@ async function runAll(conn: DuckDBConnection, statements: readonly string[]): Pr
 export async function buildLogDatabase(dataDirs: readonly string[], opts: LogDatabaseOptions = {}): Promise<BuiltDatabase> {
   const cache = opts.cacheDir === null ? null : SqlCache.open(dataDirs, opts.cacheDir ?? cacheRoot());
   const fp = cache === null ? "" : fingerprint(dataDirs);
-  const hit = cache?.lookup(fp) ?? null;
+  // Another process building the same files (reproduce's warm-up beside its report) is waited for:
+  // loading them again beside it would only slow both down.
+  const hit = cache === null ? null : (cache.lookup(fp) ?? (await cache.awaitBuild(fp)));
   if (hit !== null) {
     for (const w of hit.meta.warnings) opts.onWarning?.(w);
     return { file: hit.file, warnings: hit.meta.warnings, rows: hit.meta.rows as Record<SqlTableName, number>, tables: tableDefinitions(), fromCache: true, remove: () => undefined };
@@ -288,7 +295,7 @@ export async function buildLogDatabase(dataDirs: readonly string[], opts: LogDat
   let dir: string;
   try {
     if (cache === null) removeDeadBuilds(tmpdir(), "s3gym-sql-");
-    dir = cache === null ? mkdtempSync(join(tmpdir(), `s3gym-sql-${process.pid}-`)) : cache.buildDir();
+    dir = cache === null ? mkdtempSync(join(tmpdir(), `s3gym-sql-${process.pid}-`)) : cache.buildDir(fp);
   } catch (e) {
     throw namedWriteError(cache === null ? tmpdir() : cacheRoot(), e);
   }

@@ -31,6 +31,9 @@ import { pidIsAlive } from "../../util/pid.js";
 import type { Option } from "../../util/options.js";
 import { TABLE_NAMES, tableDefinitions } from "./sqlSchema.js";
 
+/** The file in a build folder naming the fingerprint it is built from. */
+const BUILDING = "building";
+
 /** Bumped whenever the way tables are built changes without a change of their columns. */
 const CACHE_FORMAT = 2;
 
@@ -97,9 +100,10 @@ const LEGACY_BUILD_AGE_MS = 60 * 60 * 1000;
 /**
  * Removes the build folders `<prefix><pid>-XXXXXX` under `dir` whose process is gone (a build killed
  * mid-way, e.g. by kill -9, leaves its partial database there), and those of earlier versions
- * (`<prefix>XXXXXX`, no pid) untouched for an hour. A live process's build is left alone.
+ * (`<prefix>XXXXXX`, no pid) untouched for an hour by `now` (the wall clock, or a test's). A live
+ * process's build is left alone.
  */
-export function removeDeadBuilds(dir: string, prefix: string): void {
+export function removeDeadBuilds(dir: string, prefix: string, now: () => number = Date.now): void {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -114,7 +118,7 @@ export function removeDeadBuilds(dir: string, prefix: string): void {
       if (m) {
         const pid = Number(m[1]);
         if (pid === process.pid || pidIsAlive(pid)) continue;
-      } else if (Date.now() - statSync(path).mtimeMs < LEGACY_BUILD_AGE_MS) continue;
+      } else if (now() - statSync(path).mtimeMs < LEGACY_BUILD_AGE_MS) continue;
       rmSync(path, { recursive: true, force: true });
     } catch {
       // best effort: a folder another process is removing too
@@ -162,11 +166,53 @@ export class SqlCache {
     }
   }
 
-  /** A fresh private folder to build a database in (under the cache, so the final move is a rename). */
-  buildDir(): string {
+  /**
+   * A fresh private folder to build a database in (under the cache, so the final move is a rename),
+   * marked with the fingerprint it is built from (`building`), so that another process asking for the
+   * same files waits for it (`buildUnderWay`) instead of loading them a second time beside it.
+   */
+  buildDir(fp?: string): string {
     mkdirSync(this.entry, { recursive: true, mode: 0o700 });
     removeDeadBuilds(this.entry, ".build-");
-    return mkdtempSync(join(this.entry, `.build-${process.pid}-`));
+    const dir = mkdtempSync(join(this.entry, `.build-${process.pid}-`));
+    if (fp !== undefined) writeFileAtomic(join(dir, BUILDING), fp);
+    return dir;
+  }
+
+  /**
+   * Whether another live process is building this entry from files with fingerprint `fp` (its build
+   * folder's `building` mark): then its database, stored under `fp`, answers as soon as it is done.
+   */
+  buildUnderWay(fp: string): boolean {
+    let names: string[];
+    try {
+      names = readdirSync(this.entry);
+    } catch {
+      return false;
+    }
+    return names.some((name) => {
+      const m = /^\.build-(\d+)-/.exec(name);
+      if (!m || Number(m[1]) === process.pid || !pidIsAlive(Number(m[1]))) return false;
+      try {
+        return readFileSync(join(this.entry, name, BUILDING), "utf8") === fp;
+      } catch {
+        return false; // a build of an earlier version (no mark), or one just stored or removed
+      }
+    });
+  }
+
+  /**
+   * The entry of `fp` once another live process's build of the same files (buildUnderWay) is stored;
+   * null at once when there is none, or when that build ends without storing it (killed, failed, or
+   * its files changed under it): the caller then loads the logs itself. Polls every `pollMs`.
+   */
+  async awaitBuild(fp: string, pollMs = 250): Promise<CacheHit | null> {
+    for (;;) {
+      const hit = this.lookup(fp);
+      if (hit !== null) return hit;
+      if (!this.buildUnderWay(fp)) return this.lookup(fp);
+      await new Promise((r) => setTimeout(r, pollMs));
+    }
   }
 
   /**

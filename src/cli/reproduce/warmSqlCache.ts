@@ -7,8 +7,10 @@
  * phase, and notebook 00 then spends most of its time, on the notebook phase's critical path,
  * loading the same logs into DuckDB. Building the cache beside the report moves that load onto the
  * idle core (measured in README "What it costs"). The cache answers only for files unchanged since
- * the build (its fingerprint), so a notebook never reads a stale database; when the warm-up has not
- * finished (or failed) the notebook loads the logs itself, as before: the result is the same bytes.
+ * the build (its fingerprint), so a notebook never reads a stale database. A notebook that gets there
+ * before the warm-up is done waits for it (buildLogDatabase waits for a live build of the same files)
+ * rather than loading the same logs beside it; when the warm-up failed, the notebook loads the logs
+ * itself: the result is the same bytes.
  */
 import { spawn } from "node:child_process";
 import { s3gymArgv } from "../childCommand.js";
