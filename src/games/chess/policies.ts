@@ -93,31 +93,60 @@ interface Knowledge {
 function learn(history: PolicyContext["history"], hidden: PieceType[], prior: VectorPrior = {}): Map<PieceType, Knowledge> {
   const k = new Map<PieceType, Knowledge>(hidden.map((t) => [t, { legal: new Set<string>(prior[t]?.legal ?? []), bad: new Set<string>(prior[t]?.bad ?? []), inconclusive: new Set<string>() }]));
   for (const h of history) {
-    if (h.action === null) continue;
-    const a = parseAction(h.action);
-    if (!a || a.kind !== "move") continue;
-    let v: View;
-    try {
-      v = view(h.observation);
-    } catch {
-      continue;
-    }
-    const piece = v.pieces.find((p) => p.x === a.from.x && p.y === a.from.y);
-    const know = piece && k.get(piece.type);
-    if (!piece || !know) continue;
-    if (!onBoard(v.size, a.to.x, a.to.y) || (a.to.x === a.from.x && a.to.y === a.from.y)) continue;
-    if (at(v, a.to.x, a.to.y) !== "." && at(v, a.to.x, a.to.y) !== "t") continue;
-    const dx = a.to.x - a.from.x;
-    const dy = a.to.y - a.from.y;
-    if (h.feedback.startsWith("moved")) {
-      know.legal.add(key(dx, dy));
-    } else if (h.feedback.startsWith("illegal move")) {
-      if (know.legal.has(key(dx, dy))) continue;
-      if (lineBlocked(v, a.from, a.to)) know.inconclusive.add(key(dx, dy));
-      else know.bad.add(key(dx, dy));
+    const l = lessonOf(h);
+    if (l === null) continue;
+    const know = k.get(l.type);
+    if (!know) continue;
+    if (l.outcome === "legal") know.legal.add(l.vector);
+    else {
+      if (know.legal.has(l.vector)) continue;
+      if (l.outcome === "inconclusive") know.inconclusive.add(l.vector);
+      else know.bad.add(l.vector);
     }
   }
   return k;
+}
+
+/** What one history step says about its piece's vector, whatever is known already (null: nothing). */
+interface Lesson {
+  type: PieceType;
+  vector: string;
+  outcome: "legal" | "bad" | "inconclusive";
+}
+
+/**
+ * Lessons by history entry: every later step of the episode learns from the same entries again, and
+ * the step prompt's reader hands the same frozen entry objects to every step (agent/stepPrompt.ts).
+ * An entry is read by its fields, so the memo is checked against them.
+ */
+const lessons = new WeakMap<object, { observation: string; action: string | null; feedback: string; lesson: Lesson | null }>();
+
+function lessonOf(h: PolicyContext["history"][number]): Lesson | null {
+  const hit = lessons.get(h);
+  if (hit !== undefined && hit.observation === h.observation && hit.action === h.action && hit.feedback === h.feedback) return hit.lesson;
+  const lesson = readLesson(h);
+  lessons.set(h, { observation: h.observation, action: h.action, feedback: h.feedback, lesson });
+  return lesson;
+}
+
+function readLesson(h: PolicyContext["history"][number]): Lesson | null {
+  if (h.action === null) return null;
+  const a = parseAction(h.action);
+  if (!a || a.kind !== "move") return null;
+  let v: View;
+  try {
+    v = view(h.observation);
+  } catch {
+    return null;
+  }
+  const piece = v.pieces.find((p) => p.x === a.from.x && p.y === a.from.y);
+  if (!piece) return null;
+  if (!onBoard(v.size, a.to.x, a.to.y) || (a.to.x === a.from.x && a.to.y === a.from.y)) return null;
+  if (at(v, a.to.x, a.to.y) !== "." && at(v, a.to.x, a.to.y) !== "t") return null;
+  const vector = key(a.to.x - a.from.x, a.to.y - a.from.y);
+  if (h.feedback.startsWith("moved")) return { type: piece.type, vector, outcome: "legal" };
+  if (h.feedback.startsWith("illegal move")) return { type: piece.type, vector, outcome: lineBlocked(v, a.from, a.to) ? "inconclusive" : "bad" };
+  return null;
 }
 
 /**
