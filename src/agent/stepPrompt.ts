@@ -237,7 +237,8 @@ const contextAfter = new WeakMap<ChatMessage, ContextRead>();
 
 function remember(messages: readonly ChatMessage[], ctx: PolicyContext): PolicyContext {
   const last = messages.at(-1);
-  if (last !== undefined) contextAfter.set(last, { roles: messages.map((m) => m.role), contents: messages.map((m) => m.content), rules: ctx.rules, observation: ctx.observation, history: ctx.history.slice() });
+  if (last !== undefined)
+    contextAfter.set(last, { roles: messages.map((m) => m.role), contents: messages.map((m) => m.content), rules: ctx.rules, observation: ctx.observation, history: ctx.history.slice() });
   return ctx;
 }
 

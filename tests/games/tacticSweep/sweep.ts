@@ -44,7 +44,9 @@ export async function sweepTacticDecisions(o: SweepOptions = SWEEP, only?: reado
         let knowledge: TacticKnowledge = {};
         if (set.learn) {
           const first = set.tactics[0]!;
-          const earlier = await playEpisode(g, 1000 + seed, config, (ctx) => (ctx.history.length >= o.maxSteps ? undefined : first.policy(ctx, Rng.fromKey(`sweep|learn|${game}|${seed}|${ctx.history.length}`), {})));
+          const earlier = await playEpisode(g, 1000 + seed, config, (ctx) =>
+            ctx.history.length >= o.maxSteps ? undefined : first.policy(ctx, Rng.fromKey(`sweep|learn|${game}|${seed}|${ctx.history.length}`), {}),
+          );
           knowledge = set.learn(earlier.steps.map((s) => ({ observation: s.observation, action: s.action, feedback: s.feedback })));
         }
         for (const t of set.tactics) {
@@ -91,7 +93,13 @@ async function learnerEpisode(game: GameName, config: "explore" | "eval", seed: 
 async function experienceBlock(game: GameName, config: "explore" | "eval", seed: number, maxSteps: number): Promise<string> {
   const set = TACTIC_SETS[game];
   const t = set.tactics[seed % set.tactics.length]!;
-  const played = await playEpisode(GAMES[game], 500 + seed, config, (ctx) => (ctx.history.length >= Math.min(12, maxSteps) ? undefined : t.policy(ctx, Rng.fromKey(`sweep|exp|${game}|${seed}|${ctx.history.length}`), {})));
+  const played = await playEpisode(GAMES[game], 500 + seed, config, (ctx) =>
+    ctx.history.length >= Math.min(12, maxSteps) ? undefined : t.policy(ctx, Rng.fromKey(`sweep|exp|${game}|${seed}|${ctx.history.length}`), {}),
+  );
   const end = GAMES[game].observe(played.state);
-  return renderTrajectory({ episode: 1, steps: played.steps.map((s) => ({ observation: s.observation, action: s.action, selfScore: s.self_score, feedback: s.feedback, tactic: t.name })), endObservation: end });
+  return renderTrajectory({
+    episode: 1,
+    steps: played.steps.map((s) => ({ observation: s.observation, action: s.action, selfScore: s.self_score, feedback: s.feedback, tactic: t.name })),
+    endObservation: end,
+  });
 }
