@@ -221,8 +221,16 @@ function between(text: string, open: string, close: string): string | null {
 /**
  * Recovers what a text policy needs (rules, current observation, this episode's history) from a
  * step prompt built by `buildStepMessages`. Returns null when the messages are not a step prompt.
+ *
+ * An episode's prompt at step n is its prompt at step n-1 plus the reply and the new user turn, and
+ * the built-in models read every one: each read is kept by its prompt's last message (contextAfter)
+ * and the next step's prompt, when it extends that one (same roles and contents, compared mostly by
+ * reference), appends one history entry instead of reading every turn again. The history entries
+ * are frozen and shared by the contexts of later steps, so a policy may memoise by an entry object.
  */
 export function messagesToPolicyContext(messages: readonly ChatMessage[]): PolicyContext | null {
+  const extended = extendContext(messages);
+  if (extended !== undefined) return extended;
   const system = messages.find((m) => m.role === "system");
   const users = messages.filter((m) => m.role === "user");
   const assistants = messages.filter((m) => m.role === "assistant");
@@ -230,12 +238,61 @@ export function messagesToPolicyContext(messages: readonly ChatMessage[]): Polic
   const read = readTurns(users, assistants);
   if (read === null) return null;
   const { observations, feedbacks, actions } = read;
-  const history = assistants.map((_, i) => ({
-    observation: observations[i]!,
-    action: actions[i]!,
-    feedback: feedbacks[i + 1] === "(none)" ? "" : feedbacks[i + 1]!,
-  }));
-  return { rules: system.content, observation: observations.at(-1)!, history };
+  const history = assistants.map((_, i) =>
+    Object.freeze({
+      observation: observations[i]!,
+      action: actions[i]!,
+      feedback: feedbacks[i + 1] === "(none)" ? "" : feedbacks[i + 1]!,
+    }),
+  );
+  return remember(messages, { rules: system.content, observation: observations.at(-1)!, history });
+}
+
+/** A step prompt's read, by the prompt's last message: the roles and contents it was read from, and the read. */
+interface ContextRead {
+  roles: ChatMessage["role"][];
+  contents: string[];
+  rules: string;
+  observation: string;
+  history: PolicyContext["history"];
+}
+const contextAfter = new WeakMap<ChatMessage, ContextRead>();
+
+function remember(messages: readonly ChatMessage[], ctx: PolicyContext): PolicyContext {
+  const last = messages.at(-1);
+  if (last !== undefined)
+    contextAfter.set(last, { roles: messages.map((m) => m.role), contents: messages.map((m) => m.content), rules: ctx.rules, observation: ctx.observation, history: ctx.history.slice() });
+  return ctx;
+}
+
+/**
+ * The read of a prompt that extends the previous step's prompt by an assistant reply and a user turn
+ * (undefined when it does not, or that prompt was not read): the previous read plus one history entry.
+ */
+function extendContext(messages: readonly ChatMessage[]): PolicyContext | null | undefined {
+  const n = messages.length;
+  if (n < 3) return undefined;
+  const prevLast = messages[n - 3]!;
+  const prev = contextAfter.get(prevLast);
+  if (prev === undefined || prev.contents.length !== n - 2) return undefined;
+  const reply = messages[n - 2]!;
+  const turn = messages[n - 1]!;
+  if (reply.role !== "assistant" || turn.role !== "user") return undefined;
+  for (let i = 0; i < n - 2; i++) {
+    const m = messages[i]!;
+    if (m.role !== prev.roles[i] || m.content !== prev.contents[i]) return undefined;
+  }
+  // Read at most once per extension: the previous entry's arrays move to the new one.
+  contextAfter.delete(prevLast);
+  const read = userRead(turn);
+  if (read === null) return null;
+  const entry = Object.freeze({ observation: prev.observation, action: actionRead(reply), feedback: read.feedback === "(none)" ? "" : read.feedback });
+  prev.roles.push(reply.role, turn.role);
+  prev.contents.push(reply.content, turn.content);
+  prev.history.push(entry);
+  const ctx: PolicyContext = { rules: prev.rules, observation: read.observation, history: prev.history.slice() };
+  contextAfter.set(turn, { ...prev, observation: read.observation });
+  return ctx;
 }
 
 /**

@@ -136,3 +136,31 @@ describe("summary memory", () => {
     expect(renderTrajectory({ episode: 1, steps: [], endObservation: "E" }, 0)).toBe("");
   });
 });
+
+describe("messagesToPolicyContext extends the previous step's read only when the prompt extends it", () => {
+  const turn = (i: number) => ({ observation: `obs ${i}`, response: `Answer: a${i}\nScore: 0`, feedback: `fb ${i}` });
+  const prompt = (rules: string, n: number) => buildStepMessages({ rules, experience: "", turns: Array.from({ length: n }, (_, i) => turn(i)), observation: `obs ${n}`, rewardVisibility: "hidden" });
+
+  it("reads step after step as it reads each prompt alone, with entries shared and frozen", () => {
+    const a = buildStepMessages({ rules: "R", experience: "", turns: [], observation: "obs 0", rewardVisibility: "hidden" });
+    const first = messagesToPolicyContext(a)!;
+    // The next prompt reuses the first prompt's message objects and adds a reply and a user turn.
+    const b = [...a, { role: "assistant" as const, content: "Answer: a0\nScore: 0" }, { role: "user" as const, content: "<feedback>fb 0</feedback>\n\n<observation>\nobs 1\n</observation>" }];
+    const second = messagesToPolicyContext(b)!;
+    expect(first.history).toEqual([]);
+    expect(second).toEqual({ rules: "R", observation: "obs 1", history: [{ observation: "obs 0", action: "a0", feedback: "fb 0" }] });
+    expect(Object.isFrozen(second.history[0])).toBe(true);
+    expect(second).toEqual(messagesToPolicyContext(b.map((m) => ({ ...m }))));
+  });
+
+  it("does not reuse a read whose earlier messages changed (rules or a turn's text)", () => {
+    const p1 = prompt("RULES one", 1);
+    messagesToPolicyContext(p1);
+    const p2 = [...p1, { role: "assistant" as const, content: "Answer: z\nScore: 0" }, { role: "user" as const, content: "<feedback>f</feedback>\n\n<observation>\nnew\n</observation>" }];
+    p2[0] = { role: "system", content: "RULES two" };
+    expect(messagesToPolicyContext(p2)!.rules).toBe("RULES two");
+    const p3 = [...p1, { role: "assistant" as const, content: "Answer: y\nScore: 0" }, { role: "user" as const, content: "<observation>\nnewer\n</observation>" }];
+    p3[1] = { role: "user", content: "<observation>\nedited\n</observation>" };
+    expect(messagesToPolicyContext(p3)!.history.map((h) => h.observation)).toEqual(["edited", "obs 1"]);
+  });
+});

@@ -93,31 +93,60 @@ interface Knowledge {
 function learn(history: PolicyContext["history"], hidden: PieceType[], prior: VectorPrior = {}): Map<PieceType, Knowledge> {
   const k = new Map<PieceType, Knowledge>(hidden.map((t) => [t, { legal: new Set<string>(prior[t]?.legal ?? []), bad: new Set<string>(prior[t]?.bad ?? []), inconclusive: new Set<string>() }]));
   for (const h of history) {
-    if (h.action === null) continue;
-    const a = parseAction(h.action);
-    if (!a || a.kind !== "move") continue;
-    let v: View;
-    try {
-      v = view(h.observation);
-    } catch {
-      continue;
-    }
-    const piece = v.pieces.find((p) => p.x === a.from.x && p.y === a.from.y);
-    const know = piece && k.get(piece.type);
-    if (!piece || !know) continue;
-    if (!onBoard(v.size, a.to.x, a.to.y) || (a.to.x === a.from.x && a.to.y === a.from.y)) continue;
-    if (at(v, a.to.x, a.to.y) !== "." && at(v, a.to.x, a.to.y) !== "t") continue;
-    const dx = a.to.x - a.from.x;
-    const dy = a.to.y - a.from.y;
-    if (h.feedback.startsWith("moved")) {
-      know.legal.add(key(dx, dy));
-    } else if (h.feedback.startsWith("illegal move")) {
-      if (know.legal.has(key(dx, dy))) continue;
-      if (lineBlocked(v, a.from, a.to)) know.inconclusive.add(key(dx, dy));
-      else know.bad.add(key(dx, dy));
+    const l = lessonOf(h);
+    if (l === null) continue;
+    const know = k.get(l.type);
+    if (!know) continue;
+    if (l.outcome === "legal") know.legal.add(l.vector);
+    else {
+      if (know.legal.has(l.vector)) continue;
+      if (l.outcome === "inconclusive") know.inconclusive.add(l.vector);
+      else know.bad.add(l.vector);
     }
   }
   return k;
+}
+
+/** What one history step says about its piece's vector, whatever is known already (null: nothing). */
+interface Lesson {
+  type: PieceType;
+  vector: string;
+  outcome: "legal" | "bad" | "inconclusive";
+}
+
+/**
+ * Lessons by history entry: every later step of the episode learns from the same entries again, and
+ * the step prompt's reader hands the same frozen entry objects to every step (agent/stepPrompt.ts).
+ * An entry is read by its fields, so the memo is checked against them.
+ */
+const lessons = new WeakMap<object, { observation: string; action: string | null; feedback: string; lesson: Lesson | null }>();
+
+function lessonOf(h: PolicyContext["history"][number]): Lesson | null {
+  const hit = lessons.get(h);
+  if (hit !== undefined && hit.observation === h.observation && hit.action === h.action && hit.feedback === h.feedback) return hit.lesson;
+  const lesson = readLesson(h);
+  lessons.set(h, { observation: h.observation, action: h.action, feedback: h.feedback, lesson });
+  return lesson;
+}
+
+function readLesson(h: PolicyContext["history"][number]): Lesson | null {
+  if (h.action === null) return null;
+  const a = parseAction(h.action);
+  if (!a || a.kind !== "move") return null;
+  let v: View;
+  try {
+    v = view(h.observation);
+  } catch {
+    return null;
+  }
+  const piece = v.pieces.find((p) => p.x === a.from.x && p.y === a.from.y);
+  if (!piece) return null;
+  if (!onBoard(v.size, a.to.x, a.to.y) || (a.to.x === a.from.x && a.to.y === a.from.y)) return null;
+  if (at(v, a.to.x, a.to.y) !== "." && at(v, a.to.x, a.to.y) !== "t") return null;
+  const vector = key(a.to.x - a.from.x, a.to.y - a.from.y);
+  if (h.feedback.startsWith("moved")) return { type: piece.type, vector, outcome: "legal" };
+  if (h.feedback.startsWith("illegal move")) return { type: piece.type, vector, outcome: lineBlocked(v, a.from, a.to) ? "inconclusive" : "bad" };
+  return null;
 }
 
 /**
@@ -149,31 +178,98 @@ function knownRule(know: Knowledge): PieceRule {
   return { kind: "leaper", vectors, hidden: true, label: "" };
 }
 
-/** Moves needed from `start` to capture the nearest target with `rule` (Infinity if none); the piece is assumed lifted off the grid. */
-function distToTarget(rule: Pick<PieceRule, "kind" | "vectors">, size: number, grid: readonly string[], start: Sq, cap = Infinity): number {
-  if (grid[start.y * size + start.x] === "t") return 0;
-  const dist = new Map<number, number>([[start.y * size + start.x, 0]]);
-  const queue: Sq[] = [start];
-  while (queue.length) {
-    const cur = queue.shift() as Sq;
-    const d = dist.get(cur.y * size + cur.x) as number;
+/**
+ * Breadth-first search scratch, reused by every search: the policies run one search at a time, and a
+ * step runs hundreds of them (every candidate move of every piece), so fresh Maps and queues per
+ * search cost more than the search. `seen` holds the search's stamp, so it needs no clearing.
+ */
+let seen = new Int32Array(0);
+let queue = new Int32Array(0);
+let depth = new Int32Array(0);
+let stamp = 0;
+
+/**
+ * Moves needed from `start` to capture the nearest target with `rule` (Infinity if none, or none
+ * within `cap` moves). The square `lift` (the moving piece's own, -1: none) counts as empty; with
+ * `only` >= 0 every target but that square counts as empty too.
+ */
+function distToTarget(rule: Pick<PieceRule, "kind" | "vectors">, size: number, grid: readonly string[], start: Sq, cap = Infinity, lift = -1, only = -1): number {
+  const cellAt = (i: number): string => {
+    const c = i === lift ? "." : (grid[i] as string);
+    return only >= 0 && c === "t" && i !== only ? "." : c;
+  };
+  const s0 = start.y * size + start.x;
+  if (cellAt(s0) === "t") return 0;
+  const n = size * size;
+  if (seen.length < n) {
+    seen = new Int32Array(n);
+    queue = new Int32Array(n);
+    depth = new Int32Array(n);
+    stamp = 0;
+  }
+  if (++stamp > 0x7ffffff0) {
+    seen.fill(0);
+    stamp = 1;
+  }
+  const slides = rule.kind !== "leaper";
+  const vectors = rule.vectors;
+  seen[s0] = stamp;
+  depth[s0] = 0;
+  queue[0] = s0;
+  let head = 0;
+  let tail = 1;
+  while (head < tail) {
+    const cur = queue[head++] as number;
+    const d = depth[cur] as number;
     if (d + 1 > cap) break;
-    for (const n of destinations(rule, size, grid, cur.x, cur.y)) {
-      const idx = n.y * size + n.x;
-      if (grid[idx] === "t") return d + 1;
-      if (!dist.has(idx)) {
-        dist.set(idx, d + 1);
-        queue.push(n);
+    const cx = cur % size;
+    const cy = (cur - cx) / size;
+    for (let k = 0; k < vectors.length; k++) {
+      const [dx, dy] = vectors[k] as readonly [number, number];
+      let nx = cx + dx;
+      let ny = cy + dy;
+      while (nx >= 0 && ny >= 0 && nx < size && ny < size) {
+        const idx = ny * size + nx;
+        const c = cellAt(idx);
+        if (c === ".") {
+          if (seen[idx] !== stamp) {
+            seen[idx] = stamp;
+            depth[idx] = d + 1;
+            queue[tail++] = idx;
+          }
+        } else {
+          if (c === "t") return d + 1;
+          break;
+        }
+        if (!slides) break;
+        nx += dx;
+        ny += dy;
       }
     }
   }
   return Infinity;
 }
 
-function lifted(v: View, p: Sq): string[] {
-  const g = v.grid.slice();
-  g[p.y * v.size + p.x] = ".";
-  return g;
+/** How many targets (on `v`'s grid) `rule` reaches in one move from `from`, the moving piece lifted off `lift`. */
+function linedUp(rule: Pick<PieceRule, "kind" | "vectors">, v: View, from: Sq, lift: number): number {
+  const size = v.size;
+  let count = 0;
+  for (const [dx, dy] of rule.vectors) {
+    let nx = from.x + dx;
+    let ny = from.y + dy;
+    while (nx >= 0 && ny >= 0 && nx < size && ny < size) {
+      const idx = ny * size + nx;
+      const c = idx === lift ? "." : v.grid[idx];
+      if (c !== ".") {
+        if (c === "t") count++;
+        break;
+      }
+      if (rule.kind === "leaper") break;
+      nx += dx;
+      ny += dy;
+    }
+  }
+  return count;
 }
 
 /**
@@ -184,8 +280,8 @@ function cleanupEstimate(v: View, ruleOf: (t: PieceType) => Pick<PieceRule, "kin
   let total = 0;
   for (const t of v.targets) {
     let d = Infinity;
-    const g = v.grid.map((c, i) => (c === "t" && i !== t.y * v.size + t.x ? "." : c));
-    for (const p of v.pieces) d = Math.min(d, distToTarget(ruleOf(p.type), v.size, lifted({ ...v, grid: g }, p), p, d));
+    // The other targets count as empty, the piece as lifted off its square.
+    for (const p of v.pieces) d = Math.min(d, distToTarget(ruleOf(p.type), v.size, v.grid, p, d, p.y * v.size + p.x, t.y * v.size + t.x));
     total += d === Infinity ? 3 : d;
   }
   return total;
@@ -231,14 +327,13 @@ function planned(v: View, ruleOf: (t: PieceType) => Pick<PieceRule, "kind" | "ve
   let bestDist = Infinity;
   for (const p of v.pieces) {
     const rule = ruleOf(p.type);
-    const grid = lifted(v, p);
+    const lift = p.y * v.size + p.x;
     for (const d of destinations(rule, v.size, v.grid, p.x, p.y)) {
-      const dist = 1 + distToTarget(rule, v.size, grid, d, cap);
+      const dist = 1 + distToTarget(rule, v.size, v.grid, d, cap, lift);
       if (dist === Infinity) continue;
       bestDist = Math.min(bestDist, dist);
-      const after = grid.slice();
-      after[d.y * v.size + d.x] = p.type;
-      const lined = at(v, d.x, d.y) === "t" ? 0 : destinations(rule, v.size, after, d.x, d.y).filter((n) => at(v, n.x, n.y) === "t").length;
+      // From the landing square (the piece's own square now empty); its one moves that reach a target.
+      const lined = at(v, d.x, d.y) === "t" ? 0 : linedUp(rule, v, d, lift);
       cands.push({ action: move(p, d), rank: [-dist, lined] });
     }
   }

@@ -418,12 +418,22 @@ function plan(s: PvzInner, p: PvzConfig): Placement[] {
   return out;
 }
 
-/** Game parameters by the text they are read from (the rules, and the lawn size and costs shown). Shared: read only. */
-const paramsCache = new BoundedCache<string, PvzConfig>(64);
+/**
+ * Game parameters by the text they are read from (the rules, and the lawn size and costs shown).
+ * Shared: read only. Kept per rules text first: the rules string is the same object at every step,
+ * so its lookup needs no new key string as long as the rules (a string joined to them would be
+ * hashed again at every step).
+ */
+const paramsCache = new BoundedCache<string, BoundedCache<string, PvzConfig>>(16);
+
+function paramsOf(rules: string, f: PvzFacts): PvzConfig {
+  const byLawn = paramsCache.getOrSet(rules, () => new BoundedCache<string, PvzConfig>(64));
+  return byLawn.getOrSet(`${f.rows}|${f.cols}|${JSON.stringify(f.costs)}`, () => paramsFromRules(rules, f));
+}
 
 export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
   const f = factsOf(ctx.observation);
-  const p = paramsCache.getOrSet(`${f.rows}|${f.cols}|${JSON.stringify(f.costs)}|${ctx.rules}`, () => paramsFromRules(ctx.rules, f));
+  const p = paramsOf(ctx.rules, f);
   const s = reconstruct(ctx, p);
   // The decision is a function of the replayed lawn and the parameters alone, and the same lawns come
   // back: the heuristic, the perfect judge and the learner's tactics play the same evaluation seeds in every

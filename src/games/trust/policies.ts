@@ -63,7 +63,20 @@ class Planner {
 
   /** Memoised values so far (the planner is shared across decisions; see plannerFor). */
   get size(): number {
-    return this.memo.size;
+    return this.memo.size + this.rootMemo.size;
+  }
+
+  /** q of a decision's own node, memoised like `value` (the same nodes come back across episodes and tactics); callers get copies. */
+  private readonly rootMemo = new Map<string, ReadonlyArray<{ a: Move; value: number; now: number; mass: number }>>();
+
+  rootQ(you: Move[], them: Move[], dets: OpponentType[], wr: number, left: number, roundsAfter: number): Array<{ a: Move; value: number; now: number; mass: number }> {
+    const key = `${signature(you, them)}|${dets.join(",")}|${wr}|${left}|${roundsAfter}`;
+    let q = this.rootMemo.get(key);
+    if (q === undefined) {
+      q = this.q(you, them, dets, wr, left, roundsAfter);
+      this.rootMemo.set(key, q);
+    }
+    return q.map((x) => ({ ...x }));
   }
 
   /** Expected coins (unnormalised) of each move at this node, with the immediate part separated. */
@@ -152,8 +165,21 @@ export function heuristicWithPrior(ctx: PolicyContext, prior?: Readonly<Partial<
  * (the types weighted by `prior`, default uniform); null when the game is over, [] when no type
  * explains the history.
  */
+/**
+ * The last observation read, and its facts: a step asks for the same observation's belief twice or
+ * more (the tactic's move, then the fair estimate of it). The facts are only read here.
+ */
+let lastRead: { observation: string; facts: ReturnType<typeof parseObservation> } | null = null;
+
+function factsOf(observation: string): ReturnType<typeof parseObservation> {
+  if (lastRead !== null && lastRead.observation === observation) return lastRead.facts;
+  const facts = parseObservation(splitObservation(observation).body);
+  lastRead = { observation, facts };
+  return facts;
+}
+
 export function beliefValues(ctx: PolicyContext, prior?: Readonly<Partial<Record<OpponentType, number>>>): Array<{ a: Move; value: number; now: number; mass: number }> | null {
-  const f = parseObservation(splitObservation(ctx.observation).body);
+  const f = factsOf(ctx.observation);
   if (f.over || f.round === null || f.move === null) return null;
   const pool = PRIOR_TYPES;
   const current = f.history[f.round - 1] ?? { you: [], them: [] };
@@ -166,7 +192,7 @@ export function beliefValues(ctx: PolicyContext, prior?: Readonly<Partial<Record
   if (dets.length === 0 && wr === 0) return [];
   const planner = plannerFor(f.movesPerRound, prior);
   const left = f.movesPerRound - current.you.length;
-  return planner.q(current.you.slice(), current.them.slice(), dets, wr, left, f.rounds - f.round);
+  return planner.rootQ(current.you.slice(), current.them.slice(), dets, wr, left, f.rounds - f.round);
 }
 
 /** The expected payoff of `move` now under the belief (the heuristic's estimator, for any move). */
