@@ -28,8 +28,7 @@ import { GAME_NAMES } from "../src/games/types.js";
 import { readRunFile } from "../src/logs/reader.js";
 import { runFile, runsDir } from "../src/logs/runDir.js";
 import { EpisodeRecord } from "../src/logs/schema.js";
-import { planRuns } from "../src/runner/loop/schedule.js";
-import { DEFAULT_SCHEDULE, planReproduction, PROBE_SPEC, type ReproduceJob } from "../src/cli/reproduce/reproducePlan.js";
+import { DEFAULT_SCHEDULE, planReproduction, PROBE_SPEC, runJobPlan, type ReproduceJob } from "../src/cli/reproduce/reproducePlan.js";
 
 function flag(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -114,17 +113,7 @@ const asSim = (j: ReproduceJob): SimJob => {
 const probedModels = new Set(PROBE_SPEC.cells.flatMap((c) => [c.model, ...(c.transplantFrom !== undefined ? [c.transplantFrom] : [])]));
 function feedsProbes(job: ReproduceJob, game: string): boolean {
   if (job.command !== "run" || job.settings.data !== data) return false;
-  const s = job.settings;
-  const plan = planRuns({
-    models: s.models,
-    games: s.games,
-    pathways: s.pathways,
-    runSeed: s.settings.runSeed,
-    trainingLabel: s.training?.label ?? null,
-    shard: s.shard,
-    ...(s.settings.judge !== undefined ? { judge: s.settings.judge } : {}),
-  });
-  return plan.selected.some((e) => e.game === game && PROBE_SPEC.pathways.includes(e.pathway) && probedModels.has(e.model));
+  return runJobPlan(job.settings).selected.some((e) => e.game === game && PROBE_SPEC.pathways.includes(e.pathway) && probedModels.has(e.model));
 }
 
 // The probes' CPU by game, in proportion to the steps their runs played.

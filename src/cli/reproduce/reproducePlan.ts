@@ -377,15 +377,9 @@ export interface PlannedRun {
   totalEpisodes: number;
 }
 
-/** The runs one job plays, in its command's order (a run job: by run id; a loop: per game, its evaluation run). */
-export function jobRuns(job: Job): PlannedRun[] {
-  if (job.command === "train-loop") {
-    const s = job.settings;
-    const label = s.label ?? defaultLoopLabel(s.model);
-    return s.games.map((game) => ({ runId: runId({ game, pathway: TRAINING_PATHWAY, model: label, runSeed: s.settings.runSeed }), totalEpisodes: (s.rounds + 1) * s.settings.evalEpisodes }));
-  }
-  const s = job.settings;
-  const plan = planRuns({
+/** The matrix a run job plays (the runs of its shard in `selected`), as `s3gym run` plans it from the same settings. */
+export function runJobPlan(s: RunJobSettings): ReturnType<typeof planRuns> {
+  return planRuns({
     models: s.models,
     games: s.games,
     pathways: s.pathways,
@@ -394,6 +388,17 @@ export function jobRuns(job: Job): PlannedRun[] {
     shard: s.shard,
     ...(s.settings.judge !== undefined ? { judge: s.settings.judge } : {}),
   });
+}
+
+/** The runs one job plays, in its command's order (a run job: by run id; a loop: per game, its evaluation run). */
+export function jobRuns(job: Job): PlannedRun[] {
+  if (job.command === "train-loop") {
+    const s = job.settings;
+    const label = s.label ?? defaultLoopLabel(s.model);
+    return s.games.map((game) => ({ runId: runId({ game, pathway: TRAINING_PATHWAY, model: label, runSeed: s.settings.runSeed }), totalEpisodes: (s.rounds + 1) * s.settings.evalEpisodes }));
+  }
+  const s = job.settings;
+  const plan = runJobPlan(s);
   const loop = totalEpisodes(s.settings.exploreEpisodes, s.settings.checkpointEvery, s.settings.evalEpisodes) + viewEpisodeTotal(s.settings);
   return plan.selected.map((e) => ({ runId: e.runId, totalEpisodes: playsProtocolLoop(e.pathway) ? loop : (s.training?.checkpoints.length ?? 0) * s.settings.evalEpisodes }));
 }
