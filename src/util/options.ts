@@ -215,7 +215,8 @@ export function intFlag(flag: string, value: string | undefined, fallback: numbe
   const t = value.trim();
   const n = Number(t);
   if (!/^-?\d+$/.test(t) || (n < 0 && range.min >= 0)) {
-    const kind = range.min >= 0 ? "a non-negative integer" : "an integer";
+    // "non-negative" only where 0 is allowed: for a range from 1 up the range itself says it.
+    const kind = range.min === 0 ? "a non-negative integer" : "an integer";
     throw new UsageError(`--${flag} must be ${kind} in ${range.min}..${range.max}, got '${value}'`);
   }
   if (n < range.min) throw new UsageError(`--${flag} must be at least ${range.min} (range ${range.min}..${range.max}), got ${t}${range.why !== undefined ? `: ${range.why}` : ""}`);

@@ -58,7 +58,7 @@ function tmp(prefix: string) {
 describe("flags and configuration errors (exit 2, before any call)", () => {
   const base = (data: string) => ["--models", "builtin:random", "--games", games[0]!, "--pathways", "none", "--data", data];
   it.each([
-    [["--max-steps", "abc"], /--max-steps must be a non-negative integer/],
+    [["--max-steps", "abc"], /--max-steps must be an integer in 1\.\.100000/],
     [["--checkpoint-every", "0"], /--checkpoint-every must be at least 1/],
     [["--pathways", "none,dreams"], /unknown --pathways 'dreams'/],
     [["--pathways", "training"], /--pathways training needs --checkpoints/],
