@@ -410,7 +410,9 @@ async function reproduce(argv: string[]): Promise<number> {
   if (nullLine !== null) lines.push(`  null check  ${nullLine}`);
   // CPU beside wall: on a loaded machine the wall time grows, the CPU seconds do not.
   const cpuEnd = cpuTime();
-  lines.push(`  wall time and CPU seconds by phase${cpuEnd.withChildren ? " (CPU: this process and its children)" : " (CPU: this process only; children not measurable here)"}:`);
+  // A child's CPU reaches /proc's totals when it ends, so it counts in the phase it ends in: said where a child spans two phases.
+  const spans = args.notebooks ? "; a child counts in the phase it ends in: the SQL warm-up, started beside the report, in the notebooks' when it outlasts the report" : "";
+  lines.push(`  wall time and CPU seconds by phase${cpuEnd.withChildren ? ` (CPU: this process and its children${spans})` : " (CPU: this process only; children not measurable here)"}:`);
   for (const [name, ms, c] of timings) lines.push(`                ${name.padEnd(48)} ${seconds(ms).padStart(9)}   ${c}`);
   lines.push(`                ${"total".padEnd(48)} ${seconds(Date.now() - t0).padStart(9)}   ${formatCpu(cpu0, cpuEnd)}`);
   process.stdout.write(lines.join("\n") + "\n");
