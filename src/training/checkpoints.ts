@@ -8,10 +8,7 @@ import { readJsonFile } from "../logs/reader.js";
 import { RunManifest } from "../logs/schema.js";
 import { manifestPath, runDir } from "../logs/runDir.js";
 import { ConfigError } from "../util/errors.js";
-import type { OptionTable } from "../util/options.js";
-
-/** A text row read as given: `s3gym run` checks the three together (one list, with --pathways training only). */
-const asGiven = (v: string): string => v;
+import { asGiven, type OptionTable } from "../util/options.js";
 
 /** `s3gym run --pathways training`: the checkpoint list (inline or a file, one of them) and the run's label. */
 export const CHECKPOINT_OPTIONS: OptionTable<{ checkpoints: string | undefined; checkpointsFile: string | undefined; label: string | undefined }> = {

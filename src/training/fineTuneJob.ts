@@ -6,9 +6,7 @@
 import { createReadStream } from "node:fs";
 import OpenAI, { toFile } from "openai";
 import { UsageError } from "../util/errors.js";
-import type { OptionTable } from "../util/options.js";
-
-const asGiven = (v: string): string => v;
+import { asGiven, type OptionTable } from "../util/options.js";
 
 /** The fine-tuning backends: a provider's fine-tuning API, or the offline update of builtin:learner (builtinFineTune.ts). */
 export const FINETUNE_BACKENDS = ["openai", "builtin"] as const;

@@ -257,6 +257,9 @@ export function shareFlag(flag: string, value: string | undefined, fallback: num
   return n;
 }
 
+/** A text row's parse for a value taken as typed (a path, a selector, a spec): the row's reader checks it where it is used. */
+export const asGiven = (v: string): string => v;
+
 /** A comma list flag's items, trimmed, empty items dropped, in the order given (duplicates kept). */
 export function listOf(value: string): string[] {
   return value

@@ -15,7 +15,7 @@
  */
 import { shardDirName } from "../../logs/runDir.js";
 import { UsageError } from "../../util/errors.js";
-import type { OptionTable } from "../../util/options.js";
+import { asGiven, type OptionTable } from "../../util/options.js";
 import { escapeControl } from "../../util/outsideText.js";
 import { shellLine, shellQuote } from "../../util/shellQuote.js";
 
@@ -26,8 +26,6 @@ function matching(flag: string, pattern: RegExp, what: string): (value: string) 
     return value;
   };
 }
-
-const asGiven = (v: string): string => v;
 
 /**
  * The job's own rows (`s3gym cluster`): what each sets in the job file. Every other flag of the

@@ -2,12 +2,9 @@ import { choiceListOption } from "../shared/choiceListFlag.js";
 import { dataDirsOption } from "../shared/dataFlags.js";
 import { DEFAULT_B } from "../../analysis/stats/bootstrap.js";
 import { COMPARE_METRICS, CompareError, compareTable, parseSelector, type CompareMetric, type Selector } from "../../analysis/stats/compare.js";
-import { listOf, optionFlags, optionRows, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
+import { asGiven, listOf, optionFlags, optionRows, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
 import { UsageError, parseFlags } from "../shared/args.js";
 import { emitTable, loadWithWarnings } from "../shared/tableOutput.js";
-
-/** A text row read as given (the selectors are read by parseSelector, naming their flag). */
-const asGiven = (v: string): string => v;
 
 const METRICS = [...COMPARE_METRICS, "y"] as const;
 

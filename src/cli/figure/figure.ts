@@ -14,7 +14,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import type { TopLevelSpec } from "vega-lite";
-import { listOf, optionFlags, optionRows, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
+import { asGiven, listOf, optionFlags, optionRows, readOption, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
 import { folderFlag, HelpRequested, UsageError } from "../shared/args.js";
 import { FIGURE_OPTIONS, figureOptionsFromFlags } from "../shared/figureFlags.js";
 import { BOOTSTRAP_OPTIONS, DEFAULT_B } from "../../analysis/stats/bootstrap.js";
@@ -24,8 +24,6 @@ import { saveFigure } from "../../report/writeReport.js";
 import { compareCurvesSpec } from "../../report/figures/compareSpecs.js";
 import { loadTheme } from "../../report/figures/theme.js";
 import { ConfigError } from "../../util/errors.js";
-
-const asGiven = (v: string): string => v;
 
 /**
  * figure's own rows (the figure rows are FIGURE_OPTIONS, shared with `report`): the parser spec and

@@ -13,11 +13,9 @@ import { existsSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { diffTrees, hashTree } from "../../report/compareTrees.js";
 import { listNotebooks, NOTEBOOK_ENGINES, NOTEBOOK_RUN_OPTIONS, runNotebooks, selectNotebooks, type EngineName } from "../../report/notebooks/engines.js";
-import { optionFlags, readOption, usageLines, type Option, type OptionTable } from "../../util/options.js";
+import { asGiven, optionFlags, readOption, usageLines, type Option, type OptionTable } from "../../util/options.js";
 import { folderFlag, parseFlagsAndPositionals, UsageError } from "../shared/args.js";
 import { kitRootFromCli } from "../reproduce/reproduce.js";
-
-const asGiven = (v: string): string => v;
 
 /** Where the notebooks read and write (the engine's rows are NOTEBOOK_RUN_OPTIONS, report/notebooks/engines.ts). */
 const NOTEBOOK_FOLDER_OPTIONS: OptionTable<{ data: string; out: string; compare: string | undefined }> = {

@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { runDir } from "../../logs/runDir.js";
 import { PROGRESS_OPTION, type ProgressMode } from "../../runner/monitor/progress.js";
 import { dataDirOf } from "../../runner/resume/rejudge.js";
-import { optionRows, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
+import { asGiven, optionRows, usageLines, usageToken, type Option, type OptionTable } from "../../util/options.js";
 import { folderFlag, UsageError } from "./args.js";
 import { endpointUsage } from "./sharedFlags.js";
 
@@ -33,9 +33,6 @@ export interface RecordedRunCommand<W> {
   /** `--data`'s help. */
   data: string;
 }
-
-/** A text row read as given (the command checks it where the check needs other flags). */
-const asGiven = (v: string): string => v;
 
 /** The command's table: `--from`, its own list, `--data`, `--progress`. */
 export function recordedRunOptions<W>(c: RecordedRunCommand<W>): OptionTable<RecordedRunSettings<W>> {

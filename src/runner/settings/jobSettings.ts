@@ -18,7 +18,7 @@ import { EXTRA_VIEWS } from "../../logs/schema.js";
 import { pathwayOptions } from "../../pathways/registry.js";
 import type { VerifiedSettings } from "../../pathways/verified.js";
 import { PROTOCOL_SETTINGS, settingOption, type ProtocolSettings, type SettingFlag, type SettingRow } from "./protocolSettings.js";
-import { valueSchema, type OptionTable } from "../../util/options.js";
+import { asGiven, valueSchema, type OptionTable } from "../../util/options.js";
 import type { Shard } from "../loop/schedule.js";
 
 /** `s3gym run`'s settings: what its flags (or a job file) say to play. */
@@ -48,9 +48,6 @@ export interface RunJobSettings {
    */
   rejudge?: { judges: string[]; models: string[] } | null;
 }
-
-/** A text row read as given: `s3gym run` checks these against each other and the pathways. */
-const asGiven = (v: string): string => v;
 
 /** The matrix's flags as typed (`s3gym run` reads them into RunJobSettings: lists merged, `all` resolved, the folder checked). */
 export const MATRIX_OPTIONS: OptionTable<{ models: string | undefined; games: string | undefined; pathways: string | undefined; data: string | undefined }> = {
