@@ -3,28 +3,14 @@
  * folder, its executed copy in nbformat 4.5 with stream / display_data / execute_result / error
  * outputs, the failing cell named in the rejection, and a notebook that never finishes timed out.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { NOTEBOOK_ENGINES, executedProblems } from "../../../src/report/notebooks/engines.js";
 import { tempDir } from "../../analysis/helpers.js";
+import { writeTestNotebook } from "./data.js";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
-
-function writeNotebook(dir: string, name: string, cells: string[]): string {
-  const nb = {
-    nbformat: 4,
-    nbformat_minor: 5,
-    metadata: { kernelspec: { display_name: "TypeScript", language: "typescript", name: "tslab" } },
-    cells: [
-      { cell_type: "markdown", id: "intro", metadata: {}, source: ["# test"] },
-      ...cells.map((source, i) => ({ cell_type: "code", id: `c${i + 1}`, metadata: {}, source, outputs: [], execution_count: null })),
-    ],
-  };
-  const path = join(dir, name);
-  writeFileSync(path, JSON.stringify(nb));
-  return path;
-}
 
 interface Out {
   output_type: string;
@@ -44,7 +30,7 @@ describe("the node notebook engine", () => {
     const dir = tempDir("s3gym-nodeeng-");
     const out = join(dir, "out");
     mkdirSync(out);
-    const nb = writeNotebook(dir, "t.ipynb", [
+    const nb = writeTestNotebook(dir, "t.ipynb", [
       `import * as tslab from "tslab";\nconst a: number = 2;\nconsole.log("hello", process.env.S3GYM_PROBE);\ntslab.display.html("<b>x</b>");\na * 21`,
       `await new Promise((r) => setTimeout(r, 5));\nconsole.error("warned");\nconst b: number = a + 1;`,
       `const c: string = b;`,
@@ -81,7 +67,7 @@ describe("the node notebook engine", () => {
 
   it("a thrown error keeps its name, message and stack", async () => {
     const dir = tempDir("s3gym-nodeeng-");
-    const nb = writeNotebook(dir, "throws.ipynb", [`function deep(): never { throw new RangeError("boom at depth"); }\nawait Promise.resolve();\ndeep();`]);
+    const nb = writeTestNotebook(dir, "throws.ipynb", [`function deep(): never { throw new RangeError("boom at depth"); }\nawait Promise.resolve();\ndeep();`]);
     const err = await NOTEBOOK_ENGINES.node.execute(ROOT, nb, dir, {}, 120).then(
       () => null,
       (e: Error) => e,
@@ -94,7 +80,7 @@ describe("the node notebook engine", () => {
 
   it("a notebook that never finishes is killed at the time limit, naming the running cell", async () => {
     const dir = tempDir("s3gym-nodeeng-");
-    const nb = writeNotebook(dir, "hangs.ipynb", [`const x = 1;`, `await new Promise(() => {});`]);
+    const nb = writeTestNotebook(dir, "hangs.ipynb", [`const x = 1;`, `await new Promise(() => {});`]);
     // 45 s: on a loaded machine the worker's start (TypeScript's compiler) alone can take 20 s.
     const err = await NOTEBOOK_ENGINES.node.execute(ROOT, nb, dir, {}, 45).then(
       () => null,

@@ -14,25 +14,10 @@ import { reportCommand } from "../../../src/cli/report/report.js";
 import { diffTrees, hashTree } from "../../../src/report/compareTrees.js";
 import { runNotebooks } from "../../../src/report/notebooks/engines.js";
 import { tempDir } from "../../analysis/helpers.js";
-import { writeNotebookTestData } from "./data.js";
+import { writeNotebookTestData, writeTestNotebook } from "./data.js";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 const KIT = JSON.stringify(join(ROOT, "dist", "index.js"));
-
-function notebook(dir: string, name: string, cells: string[]): string {
-  const nb = {
-    nbformat: 4,
-    nbformat_minor: 5,
-    metadata: { kernelspec: { display_name: "TypeScript", language: "typescript", name: "tslab" } },
-    cells: [
-      { cell_type: "markdown", id: "intro", metadata: {}, source: ["# test"] },
-      ...cells.map((source, i) => ({ cell_type: "code", id: `c${i + 1}`, metadata: {}, source, outputs: [], execution_count: null })),
-    ],
-  };
-  const path = join(dir, name);
-  writeFileSync(path, JSON.stringify(nb));
-  return path;
-}
 
 // What every report notebook does: the report's call, then its writer, for main_results.
 const OPEN = `import { notebookSettings, notebookDataset, buildReport, writeTables, showTable, analyzeCurves, mainResultsTable, reportDataset, toCsv } from ${KIT};
@@ -73,7 +58,7 @@ afterAll(() => snap?.remove());
 async function check(cells: string[], snapshot: string): Promise<string[]> {
   const out = tempDir("s3gym-rsnap-nb-");
   cpSync(reportOut, out, { recursive: true });
-  const nb = notebook(tempDir("s3gym-rsnap-ipynb-"), "t.ipynb", cells);
+  const nb = writeTestNotebook(tempDir("s3gym-rsnap-ipynb-"), "t.ipynb", cells);
   await runNotebooks({ engine: "node", root: ROOT, notebooks: [nb], outDir: join(out, "notebooks"), env: { S3GYM_DATA: data, S3GYM_OUT: out, S3GYM_BOOTSTRAP: "40" }, jobs: 1, snapshot });
   const d = diffTrees(written, hashTree(out));
   return [...d.changed, ...d.added];
