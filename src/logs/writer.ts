@@ -1,9 +1,10 @@
 /**
  * The append-only JSONL writer (logs.md, "Layout"). Every line is validated against its zod schema
  * before it is written (a check compiled from the schema, zod itself for anything it cannot pass),
- * so nothing the reader would reject reaches the disk. Each line goes out in ONE
- * write(2) on a file opened with O_APPEND: concurrent episodes of a run share the file, and a crash
- * (kill -9, power loss) can tear at most the last line, never interleave two. `sync()` is called at
+ * so nothing the reader would reject reaches the disk. Each line (or a turn-batched writer's lines of
+ * one event-loop turn together: `turnBatched`) goes out in ONE write(2) on a file opened with
+ * O_APPEND: concurrent episodes of a run share the file, and a crash (kill -9, power loss) can tear
+ * at most the last line, never interleave two. `sync()` is called at
  * episode boundaries, so a finished episode's lines are durable before its record claims it is done.
  *
  * A full disk (ENOSPC, EDQUOT, EIO) can still cut a write short. The writer then cuts the file back to
