@@ -42,13 +42,18 @@ export class RunLogs {
     private readonly clock: () => number = () => performance.now(),
   ) {
     mkdirSync(dir, { recursive: true });
-    this.steps = JsonlWriter.open(runFile(dir, "steps"), StepRecord);
-    this.episodes = JsonlWriter.open(runFile(dir, "episodes"), EpisodeRecord);
-    this.checkpoints = JsonlWriter.open(runFile(dir, "checkpoints"), CheckpointRecord);
+    // Steps lines of one event-loop turn go out in one write (writer.ts, `turnBatched`): each is
+    // claimed by its episode's record, and every record file writes the held steps first, so no
+    // record reaches the disk ahead of its steps and a kill loses only steps that resume drops.
+    // calls.jsonl audits every call, a discarded attempt's included: each of its lines is written at once.
+    this.steps = JsonlWriter.open(runFile(dir, "steps"), StepRecord, { turnBatched: true });
+    const after = this.steps as JsonlWriter<z.ZodTypeAny>;
+    this.episodes = JsonlWriter.open(runFile(dir, "episodes"), EpisodeRecord, { after });
+    this.checkpoints = JsonlWriter.open(runFile(dir, "checkpoints"), CheckpointRecord, { after });
     this.calls = JsonlWriter.open(runFile(dir, "calls"), CallRecord);
     for (const kind of pathwayFiles) {
       if ((COMMON as readonly string[]).includes(kind)) continue;
-      this.own.set(kind, JsonlWriter.open(runFile(dir, kind), RUN_FILES[kind].schema));
+      this.own.set(kind, JsonlWriter.open(runFile(dir, kind), RUN_FILES[kind].schema, { after }));
     }
   }
 
@@ -84,6 +89,11 @@ export class RunLogs {
     this.checkpoints.sync();
     for (const w of this.own.values()) w.sync();
     this.lastDurable = this.clock();
+  }
+
+  /** Writes the steps lines held for this turn now: before anything reads the logs back. */
+  flush(): void {
+    this.steps.flush();
   }
 
   close(): void {

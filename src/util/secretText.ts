@@ -20,6 +20,19 @@ export const MIN_SECRET_LENGTH = 8;
 /** Each registered value with its encoded forms (computed once, at registration). */
 const registered = new Map<string, string[]>();
 
+/**
+ * Every registered form, when each is its own JSON text between quotes (holds no character
+ * JSON.stringify escapes: `"`, a backslash, a control character, a lone surrogate): then a form
+ * inside a string is also verbatim inside that string's JSON text. Null when some form is not
+ * (`jsonMayHoldSecret` then always says yes).
+ */
+let plainForms: string[] | null = [];
+
+function refreshPlainForms(): void {
+  const all = [...registered.values()].flat();
+  plainForms = all.some((f) => JSON.stringify(f) !== `"${f}"`) ? null : all;
+}
+
 /** The forms a key can take in text: itself, URL-encoded, base64 at each alignment. */
 function formsOf(value: string): string[] {
   const forms = new Set<string>([value, encodeURIComponent(value)]);
@@ -40,6 +53,7 @@ export function registerSecret(value: string | undefined | null): void {
   if (typeof value === "string" && value.length >= MIN_SECRET_LENGTH && !registered.has(value)) {
     registered.set(value, formsOf(value));
     redactedKeys.clear();
+    refreshPlainForms();
   }
 }
 
@@ -47,6 +61,7 @@ export function registerSecret(value: string | undefined | null): void {
 export function clearSecrets(): void {
   registered.clear();
   redactedKeys.clear();
+  refreshPlainForms();
 }
 
 /**
@@ -82,6 +97,29 @@ const KEY_PARAM = /([?&](?:api[-_]?key|key|token|access[-_]?token|auth|secret|pa
  * scan that tells a clean text (almost every log string) apart, so it skips the four replace passes.
  */
 const MAYBE_SECRET = new RegExp(`bearer\\s|://|=|${KEY_SHAPES.source}`, "i");
+
+/**
+ * What every match of the four patterns below holds as literal text: `bearer` in any case, `://`, a
+ * provider key's prefix (KEY_SHAPES is case-sensitive), and (KEY_PARAM_JSON, tried only when the text
+ * has a `=`) a credential parameter's name with its `?`/`&` and `=`. JSON.stringify escapes none of
+ * their characters, so a string or key a pattern matches puts the literal into the JSON text too.
+ * Literal alternatives only: one scan of a whole line costs less than the walk over its strings.
+ */
+const MAYBE_SECRET_JSON = /[Bb][Ee][Aa][Rr][Ee][Rr]|:\/\/|sk[-_]|hf_|AIza|xai-|gh[pousr]_|github_pat_|nvapi-|r8_/;
+const KEY_PARAM_JSON = /[?&](?:api[-_]?key|key|token|access[-_]?token|auth|secret|password|sig|signature)=/i;
+
+/**
+ * Whether `json`, the JSON.stringify text of plain data (a log record: plain objects, arrays,
+ * strings, numbers, booleans, null; no toJSON), may hold something `redactDeep` would change. False
+ * proves it clean: every registered form is JSON-plain and absent from the text, and no pattern can
+ * match any of its strings or keys, so `redactDeep` would return the value itself. The writer scans
+ * the text it makes anyway, instead of walking every string and key of the record.
+ */
+export function jsonMayHoldSecret(json: string): boolean {
+  if (plainForms === null) return true;
+  for (const f of plainForms) if (json.includes(f)) return true;
+  return MAYBE_SECRET_JSON.test(json) || (json.includes("=") && KEY_PARAM_JSON.test(json));
+}
 
 /** `text` without any registered key (in any of its forms), bearer token, provider-shaped key or URL credential. */
 export function redactSecrets(text: string, extra: readonly (string | null | undefined)[] = []): string {

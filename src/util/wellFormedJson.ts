@@ -26,7 +26,11 @@ function fixValue(_key: string, value: unknown): unknown {
 
 /** JSON.stringify whose output never holds a lone surrogate (see above); same bytes otherwise. */
 export function stringifyWellFormed(value: unknown, space?: number): string {
-  const text = JSON.stringify(value, null, space);
+  return wellFormedStringified(value, JSON.stringify(value, null, space), space);
+}
+
+/** stringifyWellFormed(value, space), given `text`: the caller's JSON.stringify(value, null, space) (no second serialisation of a clean value). */
+export function wellFormedStringified(value: unknown, text: string, space?: number): string {
   // JSON.stringify escapes exactly the lone surrogates (a pair is written as is), so the escape's
   // absence proves the common case clean in one scan; only then is a second pass made.
   if (text === undefined || !/\\u[dD][89abcdefABCDEF]/.test(text)) return text;

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -63,5 +63,92 @@ describe("RunLogs: durable points at boundaries, at most DURABLE_INTERVAL_MS apa
     synced.length = 0;
     logs.close();
     expect(synced).toEqual(expect.arrayContaining(["steps", "episodes", "checkpoints", "calls"]));
+  });
+});
+
+describe("RunLogs: steps lines of one turn go out together, never after a record that claims them", () => {
+  const step = (episode: number, n: number) => ({
+    run_id: "r",
+    model: "m",
+    game: "snake",
+    pathway: "memory",
+    phase: "explore" as const,
+    config: "explore",
+    checkpoint: null,
+    episode,
+    seed: 0,
+    step: n,
+    observation: "o",
+    response: "r",
+    action: null,
+    self_score: null,
+    parse_error: null,
+    valid: true,
+    feedback: "",
+    reward: 0,
+    score_after: 0,
+    done: n === 1,
+    tokens_in: 0,
+    tokens_out: 0,
+    latency_ms: 0,
+  });
+  const lines = (dir: string, f: string) => readFileSync(join(dir, f), "utf8").split("\n").filter(Boolean).length;
+
+  it("an episode, a checkpoint or a pathway record written in the same turn finds its steps on disk first; flush() writes them for a reader", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "s3gym-runlogs-"));
+    dirs.push(dir);
+    const logs = new RunLogs(dir, ["memory"], () => 0);
+    logs.steps.append(step(0, 0));
+    logs.steps.append(step(0, 1));
+    expect(lines(dir, "steps.jsonl")).toBe(0);
+    logs.episodes.append({
+      run_id: "r",
+      model: "m",
+      game: "snake",
+      pathway: "memory",
+      phase: "explore",
+      config: "explore",
+      checkpoint: null,
+      episode: 0,
+      seed: 0,
+      score: 0,
+      steps: 2,
+      status: "ok",
+      error: null,
+      started_at: "a",
+      ended_at: "b",
+    });
+    expect(lines(dir, "steps.jsonl")).toBe(2);
+    logs.steps.append(step(1, 0));
+    logs.checkpoints.append({ run_id: "r", model: "m", game: "snake", pathway: "memory", checkpoint: 0, scores: [0], mean: 0, status: "ok", reason: null });
+    expect(lines(dir, "steps.jsonl")).toBe(3);
+    logs.steps.append(step(1, 1));
+    logs.append("memory", { run_id: "r", model: "m", game: "snake", pathway: "memory", after_episode: 0, text: "m", retain: "", avoid: "", next: "", parsed: true, error: null, response: null });
+    expect(lines(dir, "steps.jsonl")).toBe(4);
+    logs.steps.append(step(2, 0));
+    logs.flush();
+    expect(lines(dir, "steps.jsonl")).toBe(5);
+    // A calls line (the audit log) is never held.
+    logs.calls.append({
+      run_id: "r",
+      purpose: "step",
+      phase: "explore",
+      checkpoint: null,
+      episode: 2,
+      step: 1,
+      tokens_in: 0,
+      tokens_out: 0,
+      tokens_cached: null,
+      latency_ms: 0,
+      retries: 0,
+      cached: false,
+      error: null,
+      cost_usd: null,
+    });
+    expect(lines(dir, "calls.jsonl")).toBe(1);
+    logs.steps.append(step(2, 1));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(lines(dir, "steps.jsonl")).toBe(6);
+    logs.close();
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Resume at every kind of kill point, deterministically: a reference run records the order of every
  * line the writers append (steps, episodes, checkpoints, memory, calls, interleaved as the
- * concurrent episodes wrote them); a "kill" after the k-th line is that prefix of every file (plus,
+ * concurrent episodes wrote them) and of every flush (steps.jsonl's lines reach the disk only at its
+ * writer's next flush); a "kill" after the k-th line is what was on disk then (plus,
  * every other time, half of line k+1: a torn write), a stale lock of a dead process and a stale
  * manifest temp file. The rerun must give the reference's records exactly: each step once, the same
  * experience at every step (the model's answers carry a hash of their whole prompt, so a checkpoint
@@ -56,13 +57,20 @@ afterEach(() => {
 
 async function everyKillPoint(play: (data: string) => Promise<RunOutcome[]>, runIds: string[], stride: number) {
   const spy = vi.spyOn(JsonlWriter.prototype, "append");
+  // A turn-batched writer's lines (steps.jsonl) reach the file only at its next flush: a kill loses the held ones.
+  const flushes = vi.spyOn(JsonlWriter.prototype, "flush");
   const reference = mkdtempSync(join(tmpdir(), "s3kp-ref-"));
   expect((await play(reference)).every((o) => o.status === "complete")).toBe(true);
+  const flushed = flushes.mock.invocationCallOrder.map((order, i) => ({ order, path: (flushes.mock.contexts[i] as unknown as { path: string }).path }));
   const events = spy.mock.calls.map((args, i) => {
     const path = (spy.mock.contexts[i] as unknown as { path: string }).path;
-    return { run: basename(dirname(path)), file: basename(path), line: JSON.stringify(args[0]) };
+    const order = spy.mock.invocationCallOrder[i]!;
+    // When the line is on disk: at once, or (steps.jsonl) at the first flush of its file after it.
+    const onDisk = basename(path) === "steps.jsonl" ? (flushed.find((f) => f.path === path && f.order > order)?.order ?? Infinity) : order;
+    return { run: basename(dirname(path)), file: basename(path), line: JSON.stringify(args[0]), order, onDisk };
   });
   spy.mockRestore();
+  flushes.mockRestore();
   const want = runRecords(reference);
   expect(events.length).toBeGreaterThan(20);
   const dead = deadPid();
@@ -78,7 +86,11 @@ async function everyKillPoint(play: (data: string) => Promise<RunOutcome[]>, run
       writeFileSync(join(dir, ".manifest.json.tmp-999999"), '{"run_id": "half a manif');
       writeFileSync(join(dir, ".lock"), `${dead}\n`);
     }
-    for (const e of events.slice(0, k)) appendFileSync(join(data, "runs", e.run, e.file), `${e.line}\n`);
+    // Killed just before line k is appended: what is on disk then, in the order it reached the disk.
+    const at = events[k]!.order;
+    const written = events.filter((e) => e.onDisk < at).sort((a, b) => a.onDisk - b.onDisk || a.order - b.order);
+    expect(written.length).toBeLessThanOrEqual(k);
+    for (const e of written) appendFileSync(join(data, "runs", e.run, e.file), `${e.line}\n`);
     if (torn) appendFileSync(join(data, "runs", events[k]!.run, events[k]!.file), events[k]!.line.slice(0, events[k]!.line.length >> 1));
     const outcomes = await play(data);
     expect(

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { clearSecrets, redactDeep, redactSecrets, registerSecret } from "../../src/util/secretText.js";
+import { clearSecrets, jsonMayHoldSecret, redactDeep, redactSecrets, registerSecret } from "../../src/util/secretText.js";
 
 afterEach(() => clearSecrets());
 
@@ -103,5 +103,119 @@ describe("redactDeep", () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("jsonMayHoldSecret (the log writer's one scan of a line's JSON text before it skips redactDeep)", () => {
+  it("says no for an ordinary step line, yes for each kind of secret, also right after a character JSON escapes", () => {
+    const clean = { observation: "Board:\n. . X\nscore=3? no", response: "Action: left\nScore: 0.5", tags: ["done", "score=3"] };
+    expect(jsonMayHoldSecret(JSON.stringify(clean))).toBe(false);
+    for (const text of [
+      "Bearer\ntok123",
+      "Bearer\u000btok123",
+      "x\nsk-abcdef123",
+      "x\u0001sk-abcdef123",
+      '"gsk_' + "a".repeat(16),
+      "https://u:p@h",
+      "?api_key=zz",
+      "\n&TOKEN=zz",
+      "hf_" + "a".repeat(16),
+    ]) {
+      expect(redactDeep({ t: text }), JSON.stringify(text)).not.toEqual({ t: text });
+      expect(jsonMayHoldSecret(JSON.stringify({ t: text })), JSON.stringify(text)).toBe(true);
+      expect(jsonMayHoldSecret(JSON.stringify({ [text]: 1 })), JSON.stringify(text)).toBe(true);
+      expect(jsonMayHoldSecret(JSON.stringify({ reasoning: { parts: [{ text }] } })), JSON.stringify(text)).toBe(true);
+    }
+  });
+
+  it("follows the registered values (a key in a response, a nested reasoning field, URL-encoded), and says yes for every line while one of them holds a character JSON escapes", () => {
+    const key = "plain+key/12345";
+    const inResponse = { response: `the key is ${key}` };
+    const inReasoning = { reasoning: { steps: ["think", `it was ${encodeURIComponent(key)}`] } };
+    expect(jsonMayHoldSecret(JSON.stringify(inResponse))).toBe(false);
+    registerSecret(key);
+    for (const rec of [inResponse, inReasoning]) {
+      expect(redactDeep(rec)).not.toEqual(rec);
+      expect(jsonMayHoldSecret(JSON.stringify(rec))).toBe(true);
+    }
+    expect(jsonMayHoldSecret(JSON.stringify({ response: "clean" }))).toBe(false);
+    registerSecret('quoted"key\\1');
+    expect(jsonMayHoldSecret(JSON.stringify({ response: "clean" }))).toBe(true);
+    clearSecrets();
+    expect(jsonMayHoldSecret(JSON.stringify({ response: "clean" }))).toBe(false);
+  });
+
+  it("a key split across two fields is in neither field: redactDeep leaves both, and so the scan may pass the line (its JSON holds the halves apart)", () => {
+    registerSecret("splitkey-ABCDEFGH");
+    const rec = { response: "splitkey-", reasoning: "ABCDEFGH" };
+    expect(redactDeep(rec)).toBe(rec);
+    expect(jsonMayHoldSecret(JSON.stringify(rec))).toBe(false);
+    // Joined in one field it is found by both.
+    const joined = { response: "splitkey-ABCDEFGH" };
+    expect(redactDeep(joined)).not.toBe(joined);
+    expect(jsonMayHoldSecret(JSON.stringify(joined))).toBe(true);
+  });
+
+  it("never says no for a value redactDeep would change (random texts of the patterns' pieces, JSON's escapes and registered forms)", () => {
+    const piece = fc.constantFrom(
+      "sk-",
+      "sk_",
+      "gsk_",
+      "Bearer",
+      "bearer",
+      "BeArEr",
+      " ",
+      "\n",
+      "\t",
+      "\u000b",
+      "\u2028",
+      '"',
+      "\\",
+      "://",
+      "?",
+      "&",
+      "api_key",
+      "API-KEY",
+      "token",
+      "Sig",
+      "=",
+      "a",
+      "B",
+      "0",
+      "_",
+      "-",
+      ".",
+      "@",
+      "registeredvalue1",
+      "cmVnaXN0ZXJlZHZhbHVlMQ",
+      "AIza",
+      "ghp_",
+      "xai-",
+      "nvapi-",
+      "r8_",
+      "hf_",
+      "github_pat_",
+      "x".repeat(20),
+      "\ud800",
+      "\udc00",
+    );
+    const text = fc.oneof(
+      fc.string(),
+      fc.array(piece, { maxLength: 8 }).map((p) => p.join("")),
+    );
+    registerSecret("registeredvalue1");
+    let changed = 0;
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 4 }), text, (values, key) => {
+        const rec = { [key]: values, nested: { v: values[0] } };
+        if (redactDeep(rec) !== rec) {
+          changed++;
+          expect(jsonMayHoldSecret(JSON.stringify(rec))).toBe(true);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+    // The property was exercised: many of the records held something to redact.
+    expect(changed).toBeGreaterThan(300);
   });
 });

@@ -378,11 +378,14 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
       outcome = await (o.play ?? runProtocol)(run, resume, () => written.write("running", false));
     } catch (e) {
       if (!(e instanceof SpendCapReached)) throw e;
+      logs.flush();
       // Stopped between episodes: every logged episode is whole, so the run resumes like a killed one.
       written.write("partial", false, { ...summarizeCalls(dir) }, { replies: { ...run.replies.stats }, quality: runQuality(dir, "partial", run.model.endpointHost !== BUILTIN_HOST) });
       events.runEnded?.(run.runId, "partial");
       return { runId: run.runId, status: "partial", checkpoints: [], error: e.message };
     }
+    // The run's end reads its logs back (runQuality): the steps held for this turn go out first.
+    logs.flush();
     const degenerate = run.replies.verdict();
     if (degenerate !== null) outcome = { ...outcome, status: "degenerate", error: degenerate };
     manifest.write(
