@@ -142,7 +142,11 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
   const view = task.view !== undefined ? { view: task.view } : {};
   const where = { phase: task.phase, ...view, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed };
   // Every step record opens with these fields, in this order: copied once per step from one object.
-  const head = { ...identity, ...where };
+  // Written out as literals (not spread from the two above): a clone of a literal's shape is a copy of its slots.
+  const head =
+    task.view !== undefined
+      ? { run_id: run.runId, model: run.modelName, game: game.name, pathway: run.pathway, phase: task.phase, view: task.view, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed }
+      : { run_id: run.runId, model: run.modelName, game: game.name, pathway: run.pathway, phase: task.phase, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed };
   const startedAt = run.now().toISOString();
   // A deterministic model's evaluation episode already played with the same inputs is replayed (evalMemo.ts).
   const memo = task.phase === "eval" && run.memo !== undefined && run.memo.model === run.model ? run.memo : null;
@@ -291,7 +295,11 @@ function stepRecord(
   record.reasoning = reasoning.reasoning;
   record.reasoning_chars = reasoning.reasoning_chars;
   if (answerSource !== "content") record.answer_source = answerSource;
-  for (const key of Object.keys(experienceFields)) record[key] = experienceFields[key];
+  for (const key of Object.keys(experienceFields)) {
+    // As a spread defines it: an own field even under the one name an assignment would not make one.
+    if (key === "__proto__") Object.defineProperty(record, key, { value: experienceFields[key], enumerable: true, writable: true, configurable: true });
+    else record[key] = experienceFields[key];
+  }
   if (dropped > 0) record.turns_dropped = dropped;
   return record as unknown as StepRecord;
 }
