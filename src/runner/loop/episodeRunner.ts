@@ -145,7 +145,18 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
   // Written out as literals (not spread from the two above): a clone of a literal's shape is a copy of its slots.
   const head =
     task.view !== undefined
-      ? { run_id: run.runId, model: run.modelName, game: game.name, pathway: run.pathway, phase: task.phase, view: task.view, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed }
+      ? {
+          run_id: run.runId,
+          model: run.modelName,
+          game: game.name,
+          pathway: run.pathway,
+          phase: task.phase,
+          view: task.view,
+          config: cfg.name,
+          checkpoint: task.checkpoint,
+          episode: task.episode,
+          seed: task.seed,
+        }
       : { run_id: run.runId, model: run.modelName, game: game.name, pathway: run.pathway, phase: task.phase, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed };
   const startedAt = run.now().toISOString();
   // A deterministic model's evaluation episode already played with the same inputs is replayed (evalMemo.ts).
