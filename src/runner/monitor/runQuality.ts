@@ -1,6 +1,7 @@
 /**
- * A run's quality from its logs (endpoints.md, "Run quality"): read once when the run ends (or stops),
- * over every invocation, and written into its manifest (`quality`). The report reads it back and leaves
+ * A run's quality from its logs (endpoints.md, "Run quality"): computed once when the run ends (or
+ * stops), over every invocation (its step lines from the run's own tally, StepQualityTally, the other
+ * files read), and written into its manifest (`quality`). The report reads it back and leaves
  * a flagged run out of the paper tables (analysis/tables/runQuality.ts); the flags come from one rule
  * (logs/qualityThresholds.ts), so the run and its report agree.
  */
