@@ -52,7 +52,8 @@ export interface TurnSource {
  */
 export function earlierTurnOf(step: TurnSource, keepThink: boolean): EarlierTurn {
   const text = turnTextOf(step);
-  return { observation: step.observation, response: keepThink ? text : dropThinkBlocks(text), feedback: step.feedback, reward: step.reward, scoreAfter: step.score_after };
+  // Frozen: a prompt built on it may be extended at the next step without reading it again (buildStepMessages).
+  return Object.freeze({ observation: step.observation, response: keepThink ? text : dropThinkBlocks(text), feedback: step.feedback, reward: step.reward, scoreAfter: step.score_after });
 }
 
 export interface StepPromptInput {
@@ -194,16 +195,61 @@ function assistantMessage(turn: EarlierTurn): ChatMessage {
   return made;
 }
 
+/**
+ * The earlier turns' messages of the last prompt built on a turns array (the runner's episode grows
+ * one array by a turn per step): the next step's prompt on the same array, with the same rules,
+ * experience and visibility, takes them as they are and builds only its new turns', where each turn's
+ * message was otherwise looked up again at every step (an episode's prompts cost O(steps^2) lookups).
+ * Only frozen turns (earlierTurnOf's) are kept: a turn the same object is then the same text; `turns`
+ * holds them by object, so an array changed in place is seen. Arrays of a few turns are not kept.
+ */
+interface PromptBody {
+  rules: string;
+  experience: string;
+  visibility: "hidden" | "visible";
+  turns: EarlierTurn[];
+  /** Per kept turn: its user message and its assistant message. */
+  messages: ChatMessage[];
+}
+const promptBodies = new WeakMap<readonly EarlierTurn[], PromptBody>();
+const PROMPT_BODY_MIN_TURNS = 4;
+
+/** How many of the body's turns `turns` still opens with (0 when the body was built for other inputs). */
+function bodyValid(b: PromptBody, input: StepPromptInput): number {
+  if (b.rules !== input.rules || b.experience !== input.experience || b.visibility !== input.rewardVisibility || b.turns.length > input.turns.length) return 0;
+  const kept = b.turns;
+  const turns = input.turns;
+  for (let i = 0; i < kept.length; i++) if (kept[i] !== turns[i]) return 0;
+  return kept.length;
+}
+
 /** The messages for one step. */
 export function buildStepMessages(input: StepPromptInput): ChatMessage[] {
-  const messages: ChatMessage[] = [{ role: "system", content: input.rules }];
   const { turns, rewardVisibility } = input;
-  for (let i = 0; i <= turns.length; i++) {
+  let body = turns.length >= PROMPT_BODY_MIN_TURNS ? promptBodies.get(turns) : undefined;
+  const from = body !== undefined ? bodyValid(body, input) : 0;
+  if (from === 0 && body !== undefined) body = undefined;
+  const messages: ChatMessage[] = [{ role: "system", content: input.rules }];
+  if (body !== undefined) for (const m of body.messages) messages.push(m);
+  else if (turns.length >= PROMPT_BODY_MIN_TURNS) {
+    body = { rules: input.rules, experience: input.experience, visibility: rewardVisibility, turns: [], messages: [] };
+    promptBodies.set(turns, body);
+  }
+  // Whether the body still grows: it stops at the first turn that is not frozen.
+  let growing = body !== undefined;
+  for (let i = from; i <= turns.length; i++) {
     const previous = i > 0 ? turns[i - 1]! : null;
     const experience = i === 0 ? input.experience : null;
     const own = turns[i];
-    messages.push(own ? earlierUserMessage(own, previous, rewardVisibility, experience) : currentUserMessage(input.observation, previous, rewardVisibility, experience));
-    if (own) messages.push(assistantMessage(own));
+    if (own === undefined) {
+      messages.push(currentUserMessage(input.observation, previous, rewardVisibility, experience));
+      break;
+    }
+    const user = earlierUserMessage(own, previous, rewardVisibility, experience);
+    const reply = assistantMessage(own);
+    messages.push(user, reply);
+    if (growing && Object.isFrozen(own)) body!.turns.push(own), body!.messages.push(user, reply);
+    else growing = false;
   }
   return messages;
 }
@@ -250,6 +296,9 @@ export function messagesToPolicyContext(messages: readonly ChatMessage[]): Polic
 
 /** A step prompt's read, by the prompt's last message: the roles and contents it was read from, and the read. */
 interface ContextRead {
+  /** The messages read, by object; `open`: the indices of those not frozen (their role and content are compared). */
+  messages: ChatMessage[];
+  open: number[];
   roles: ChatMessage["role"][];
   contents: string[];
   rules: string;
@@ -261,8 +310,23 @@ const contextAfter = new WeakMap<ChatMessage, ContextRead>();
 function remember(messages: readonly ChatMessage[], ctx: PolicyContext): PolicyContext {
   const last = messages.at(-1);
   if (last !== undefined)
-    contextAfter.set(last, { roles: messages.map((m) => m.role), contents: messages.map((m) => m.content), rules: ctx.rules, observation: ctx.observation, history: ctx.history.slice() });
+    contextAfter.set(last, {
+      messages: messages.slice(),
+      open: openIndices(messages, 0),
+      roles: messages.map((m) => m.role),
+      contents: messages.map((m) => m.content),
+      rules: ctx.rules,
+      observation: ctx.observation,
+      history: ctx.history.slice(),
+    });
   return ctx;
+}
+
+/** The indices from `from` on of the messages that are not frozen (a reader compares their text, not their object). */
+function openIndices(messages: readonly ChatMessage[], from: number): number[] {
+  const open: number[] = [];
+  for (let i = from; i < messages.length; i++) if (!Object.isFrozen(messages[i])) open.push(i);
+  return open;
 }
 
 /**
@@ -278,15 +342,23 @@ function extendContext(messages: readonly ChatMessage[]): PolicyContext | null |
   const reply = messages[n - 2]!;
   const turn = messages[n - 1]!;
   if (reply.role !== "assistant" || turn.role !== "user") return undefined;
+  // A frozen message read before is the same object (compared without reading it); another is compared by its role and text.
+  const open = prev.open;
+  let o = 0;
   for (let i = 0; i < n - 2; i++) {
     const m = messages[i]!;
-    if (m.role !== prev.roles[i] || m.content !== prev.contents[i]) return undefined;
+    if (o < open.length && open[o] === i) {
+      o++;
+      if (m.role !== prev.roles[i] || m.content !== prev.contents[i]) return undefined;
+    } else if (m !== prev.messages[i] && (m.role !== prev.roles[i] || m.content !== prev.contents[i])) return undefined;
   }
   // Read at most once per extension: the previous entry's arrays move to the new one.
   contextAfter.delete(prevLast);
   const read = userRead(turn);
   if (read === null) return null;
   const entry = Object.freeze({ observation: prev.observation, action: actionRead(reply), feedback: read.feedback === "(none)" ? "" : read.feedback });
+  for (const i of openIndices(messages, n - 2)) prev.open.push(i);
+  prev.messages.push(reply, turn);
   prev.roles.push(reply.role, turn.role);
   prev.contents.push(reply.content, turn.content);
   prev.history.push(entry);

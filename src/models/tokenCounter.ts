@@ -164,19 +164,83 @@ export class TokenCounter {
    */
   private readonly byMessage = new WeakMap<ChatMessage, { content: string; tokens: number }>();
 
+  private message(m: ChatMessage): number {
+    const hit = this.byMessage.get(m);
+    if (hit !== undefined && hit.content === m.content) return hit.tokens;
+    const tokens = this.count(m.content);
+    this.byMessage.set(m, { content: m.content, tokens });
+    return tokens;
+  }
+
+  /**
+   * The count of the last prompt counted, by its last message: a step's prompt is the previous step's
+   * plus a reply and a new user turn, so it is that count plus the two new messages', when its other
+   * messages are the same objects (frozen, or with the content they had: a message changed in place
+   * is seen). The entry moves to the new last message; a prompt that extends none is counted whole.
+   */
+  private readonly promptAfter = new WeakMap<ChatMessage, CountedPrompt>();
+
   /** Same formula as models/tokens.ts countMessageTokens, with per-message memoisation. */
   messages(messages: readonly ChatMessage[]): number {
-    let n = 3;
-    for (const m of messages) {
-      const hit = this.byMessage.get(m);
-      let tokens: number;
-      if (hit !== undefined && hit.content === m.content) tokens = hit.tokens;
-      else {
-        tokens = this.count(m.content);
-        this.byMessage.set(m, { content: m.content, tokens });
+    const k = messages.length;
+    if (k >= 3) {
+      const prev = this.promptAfter.get(messages[k - 3]!);
+      if (prev !== undefined && prev.messages.length === k - 2 && prev.extendedBy(messages)) {
+        this.promptAfter.delete(messages[k - 3]!);
+        const reply = messages[k - 2]!;
+        const turn = messages[k - 1]!;
+        prev.total += 2 * MESSAGE_OVERHEAD_TOKENS + this.message(reply) + this.message(turn);
+        prev.add(reply);
+        prev.add(turn);
+        this.promptAfter.set(turn, prev);
+        return prev.total;
       }
-      n += MESSAGE_OVERHEAD_TOKENS + tokens;
+    }
+    let n = 3;
+    for (const m of messages) n += MESSAGE_OVERHEAD_TOKENS + this.message(m);
+    if (k > 0) {
+      const counted = new CountedPrompt(n);
+      for (const m of messages) counted.add(m);
+      this.promptAfter.set(messages[k - 1]!, counted);
     }
     return n;
+  }
+}
+
+/** A counted prompt's messages, by object, and the role and content of each that is not frozen (it may change in place). */
+class CountedPrompt {
+  readonly messages: ChatMessage[] = [];
+  /** Indices of the messages that are not frozen, and their contents when counted. */
+  private readonly open: number[] = [];
+  private readonly openContents: string[] = [];
+  private readonly openRoles: string[] = [];
+  constructor(public total: number) {}
+
+  add(m: ChatMessage): void {
+    if (!Object.isFrozen(m)) {
+      this.open.push(this.messages.length);
+      this.openContents.push(m.content);
+      this.openRoles.push(m.role);
+    }
+    this.messages.push(m);
+  }
+
+  /**
+   * Whether `messages` opens with messages of the same counts: the same frozen objects, and where a
+   * counted message was not frozen (a prompt's system message is a new object at every step), one
+   * with the content and role it had.
+   */
+  extendedBy(messages: readonly ChatMessage[]): boolean {
+    const mine = this.messages;
+    const open = this.open;
+    let o = 0;
+    for (let i = 0; i < mine.length; i++) {
+      if (o < open.length && open[o] === i) {
+        const m = messages[i]!;
+        if (m.content !== this.openContents[o] || m.role !== this.openRoles[o]) return false;
+        o++;
+      } else if (mine[i] !== messages[i]) return false;
+    }
+    return true;
   }
 }

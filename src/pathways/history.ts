@@ -292,12 +292,16 @@ function turnTokensValid(e: TurnTokens | undefined, turn: EarlierTurn, prev: Ear
 function bareMessageTokens(step: { rules: string; turns: readonly EarlierTurn[]; observation: string; rewardVisibility: "hidden" | "visible" }, counter: TokenCounter): number {
   const { turns, rewardVisibility } = step;
   let total = 3 + MESSAGE_OVERHEAD_TOKENS + counter.count(step.rules);
+  // The turns this array's last count summed, while it still opens with them (bareSums).
+  const sum = bareSum(turns, rewardVisibility, counter);
+  let p = sum?.turns.length ?? 0;
+  total += sum?.tokens ?? 0;
   // Counted turns up to the first whose entry is missing or stale; every turn from it on is recounted.
-  let p = 0;
   for (; p < turns.length; p++) {
     const e = turnTokens.get(turns[p]!);
     if (!turnTokensValid(e, turns[p]!, p > 0 ? turns[p - 1]! : null, rewardVisibility, counter)) break;
     total += e.tokens;
+    sum?.add(turns[p]!, e.tokens);
   }
   // The messages from turn p-1 on (the one before the first to count, whose feedback opens turn p's
   // user message; the last turn when all are counted, whose feedback opens the current message):
@@ -321,8 +325,55 @@ function bareMessageTokens(step: { rules: string; turns: readonly EarlierTurn[];
       tokens,
     });
     total += tokens;
+    sum?.add(turn, tokens);
   }
   return total + MESSAGE_OVERHEAD_TOKENS + counter.count(tail[tail.length - 1]!.content);
+}
+
+/**
+ * Per turns array (the runner's episode grows one by a turn per step), the summed tokens of its
+ * first turns as the last count found them: the next count on the array starts after them instead of
+ * checking every earlier turn's entry again. Only frozen turns (earlierTurnOf's) are summed, so a turn
+ * the same object adds the same tokens; they are compared by object, so an array changed in place is
+ * seen. Arrays of a few turns are not kept.
+ */
+class BareSum {
+  readonly turns: EarlierTurn[] = [];
+  tokens = 0;
+  private growing = true;
+  constructor(
+    readonly counter: TokenCounter,
+    readonly visibility: "hidden" | "visible",
+  ) {}
+
+  /** Whether `turns` still opens with the summed turns (the same objects). */
+  opens(turns: readonly EarlierTurn[]): boolean {
+    const mine = this.turns;
+    if (mine.length > turns.length) return false;
+    for (let i = 0; i < mine.length; i++) if (mine[i] !== turns[i]) return false;
+    return true;
+  }
+
+  /** The next turn's tokens; the sum stops growing at the first turn that is not frozen. */
+  add(turn: EarlierTurn, tokens: number): void {
+    if (!this.growing || !Object.isFrozen(turn)) {
+      this.growing = false;
+      return;
+    }
+    this.turns.push(turn);
+    this.tokens += tokens;
+  }
+}
+const bareSums = new WeakMap<readonly EarlierTurn[], BareSum>();
+const BARE_SUM_MIN_TURNS = 4;
+
+function bareSum(turns: readonly EarlierTurn[], visibility: "hidden" | "visible", counter: TokenCounter): BareSum | undefined {
+  if (turns.length < BARE_SUM_MIN_TURNS) return undefined;
+  const s = bareSums.get(turns);
+  if (s !== undefined && s.counter === counter && s.visibility === visibility && s.opens(turns)) return s;
+  const fresh = new BareSum(counter, visibility);
+  bareSums.set(turns, fresh);
+  return fresh;
 }
 
 /** The anchored cut's reserve at least: this share of the context (6,250 tokens of 100,000). */
@@ -342,7 +393,7 @@ function anchoredKeep(blocks: readonly HistoryBlock[], settings: HistorySettings
   const budgetAt = (j: number) =>
     experienceBudget(
       settings,
-      { rules: step.rules, turns: step.turns.slice(0, j), observation: j < n ? step.turns[j]!.observation : step.observation, rewardVisibility: step.rewardVisibility },
+      { rules: step.rules, turns: j < n ? step.turns.slice(0, j) : step.turns, observation: j < n ? step.turns[j]!.observation : step.observation, rewardVisibility: step.rewardVisibility },
       counter,
     );
   const full = blocks.map((b) => b.stepTokens.length);

@@ -34,7 +34,7 @@ const editArb = fc.oneof(
 describe("prompt memos by message object", () => {
   it("read and count a prompt as they read and count fresh copies of it, step after step and after edits", () => {
     fc.assert(
-      fc.property(fc.array(turnArb, { minLength: 1, maxLength: 6 }), fc.array(editArb, { maxLength: 4 }), fc.constantFrom("", "EXP"), (turnList, edits, experience) => {
+      fc.property(fc.array(turnArb, { minLength: 1, maxLength: 9 }), fc.array(editArb, { maxLength: 4 }), fc.constantFrom("", "EXP"), (turnList, edits, experience) => {
         const counter = new TokenCounter("o200k");
         const turns: EarlierTurn[] = [];
         let last: ChatMessage[] = [];
@@ -45,7 +45,7 @@ describe("prompt memos by message object", () => {
         for (const t of turnList) {
           last = buildStepMessages({ rules: "RULES", experience, turns, observation: t.observation, rewardVisibility: "hidden" });
           check(last);
-          turns.push(t);
+          turns.push(Object.freeze({ ...t }));
         }
         // Edited prompts keep the first user message object (the memo's key) and most others.
         for (const e of edits) {
@@ -65,6 +65,37 @@ describe("prompt memos by message object", () => {
           check(ms);
         }
       }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a prompt built on a turns array it was built on before equals one built on a copy, after turns are appended, replaced in place or the inputs change", () => {
+    fc.assert(
+      fc.property(
+        fc.array(turnArb, { minLength: 4, maxLength: 12 }),
+        fc.array(fc.record({ at: fc.nat(11), turn: turnArb, frozen: fc.boolean(), experience: fc.constantFrom("", "EXP", "EXP2") }), { maxLength: 4 }),
+        (turnList, edits) => {
+          const turns: EarlierTurn[] = [];
+          let experience = "EXP";
+          const check = (observation: string) => {
+            const input = { rules: "RULES", experience, turns, observation, rewardVisibility: "hidden" as const };
+            const got = buildStepMessages(input);
+            expect(fresh(got)).toEqual(fresh(buildStepMessages({ ...input, turns: turns.map((t) => ({ ...t })) })));
+          };
+          for (const t of turnList) {
+            check(t.observation);
+            turns.push(Object.freeze({ ...t }));
+          }
+          for (const e of edits) {
+            // A turn replaced in place (frozen or not), and another experience.
+            turns[Math.min(e.at, turns.length - 1)] = e.frozen ? Object.freeze({ ...e.turn }) : { ...e.turn };
+            experience = e.experience;
+            check("now");
+            turns.push(Object.freeze({ ...e.turn }));
+            check("next");
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -65,6 +65,33 @@ describe("TokenCounter counts exactly what countTokens counts", () => {
     }
   });
 
+  it("messages(): a prompt that extends the last one counted by a reply and a turn is counted as a fresh one", () => {
+    const counter = new TokenCounter("o200k");
+    const frozen = (role: ChatMessage["role"], content: string): ChatMessage => Object.freeze({ role, content });
+    const system: ChatMessage = { role: "system", content: "rules" };
+    const [u1, a1, u2, a2, u3, a3, u4] = [
+      frozen("user", "first observation"),
+      frozen("assistant", "Answer: UP"),
+      frozen("user", "second observation, longer than the first"),
+      frozen("assistant", "Answer: DOWN\nScore: 1"),
+      frozen("user", "third"),
+      frozen("assistant", "Answer: LEFT"),
+      frozen("user", "fourth observation"),
+    ];
+    const check = (ms: ChatMessage[]) => expect(counter.messages(ms)).toBe(countMessageTokens(ms));
+    check([system, u1]);
+    check([system, u1, a1, u2]);
+    // The system message (not frozen) changed in place: the extension counts its new text.
+    system.content = "rules, now with many more words than before in the same message object";
+    check([system, u1, a1, u2, a2, u3]);
+    // Another system object with other text, then a frozen turn replaced by another object.
+    check([{ role: "system", content: "x" }, u1, a1, u2, a2, u3, a3, u4]);
+    check([system, frozen("user", "another first observation, of other length"), a1, u2, a2, u3, a3, u4]);
+    // The same prompt again, and one that extends a prompt counted two prompts ago.
+    check([system, u1, a1, u2, a2, u3, a3, u4]);
+    check([system, u1, a1, u2, a2, u3, a3, u4, a1, u2]);
+  });
+
   it("a first user message counted from a remembered experience text's pieces equals the whole count", () => {
     const rng = Rng.fromKey("tokenCounter|joined");
     const pool = Array.from({ length: 20 }, () => randomLine(rng));

@@ -279,7 +279,8 @@ describe("optimised history context equals a straightforward reference", () => {
         fc.constantFrom<TokenizerName>("o200k", "cl100k"),
         fc.integer({ min: 0, max: 400 }),
         fc.integer({ min: 0, max: 30 }),
-        (ts, episode, rules, rewardVisibility, tok, slack, maxNewTokens) => {
+        fc.boolean(),
+        (ts, episode, rules, rewardVisibility, tok, slack, maxNewTokens, frozen) => {
           const c = new TokenCounter(tok);
           const bs = ts.map((t) => makeHistoryBlock(t, c));
           // A context window around the point where cutting starts, so fits, cuts and drops all occur.
@@ -303,12 +304,19 @@ describe("optimised history context equals a straightforward reference", () => {
             // The prompt's count, its first message counted from the experience's parts, is the tokenizer's own.
             const prompt = buildStepMessages({ ...step, experience: ctx.text });
             expect(c.messages(prompt)).toBe(countMessageTokens(prompt, tok));
-            if (i < episode.length) turns.push({ ...episode[i]! });
+            // Frozen turns are the runner's (earlierTurnOf): counts summed per array are kept for them.
+            if (i < episode.length) turns.push(frozen ? Object.freeze({ ...episode[i]! }) : { ...episode[i]! });
           }
-          // Turns edited in place, reused in another array, or reordered are recounted, not trusted.
+          // Turns edited in place (a frozen one: replaced in the array), reused in another array, or reordered are recounted, not trusted.
           if (turns.length > 0) {
-            turns[0]!.feedback += "!";
-            turns[turns.length - 1]!.response = "changed";
+            const last = turns.length - 1;
+            if (frozen) {
+              turns[0] = Object.freeze({ ...turns[0]!, feedback: `${turns[0]!.feedback}!` });
+              turns[last] = Object.freeze({ ...turns[last]!, response: "changed" });
+            } else {
+              turns[0]!.feedback += "!";
+              turns[last]!.response = "changed";
+            }
             const flipped = rewardVisibility === "hidden" ? ("visible" as const) : ("hidden" as const);
             // Nor are counts reused across reward visibilities or counters (another tokenizer's).
             const other: TokenizerName = tok === "o200k" ? "cl100k" : "o200k";
@@ -328,7 +336,7 @@ describe("optimised history context equals a straightforward reference", () => {
           }
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 120 },
     );
   });
 

@@ -15,6 +15,7 @@ import { startServer, type RunningServer } from "../../src/builtin/server.js";
 import { loadForResume } from "../../src/runner/resume/resume.js";
 import { runDir } from "../../src/logs/runDir.js";
 import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { runQuality } from "../../src/runner/monitor/runQuality.js";
 import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { factory, implementedGames, lines, readCompleteRun, small } from "./helpers.js";
 
@@ -133,6 +134,10 @@ describe("resume after kill -9", () => {
       const m = JSON.parse(readFileSync(join(data, "runs", d, "manifest.json"), "utf8"));
       expect(m.status).toBe("complete");
       expect(m.invocations).toBeGreaterThan(1);
+      // The quality the run kept while it played (its lines from earlier invocations read when it
+      // reopened, then its own) is what reading its logs back gives.
+      expect(m.quality).toEqual(runQuality(join(data, "runs", d), "complete"));
+      expect(m.quality.step_replies).toBe(lines(join(data, "runs", d), "steps.jsonl").length);
       expect(existsSync(join(data, "runs", d, ".lock"))).toBe(false);
     }
   // Generous: up to five tsx children start here, which takes minutes on a loaded 2-core machine; the test judges what a resume keeps, not speed.
@@ -163,6 +168,10 @@ describe("loadForResume", () => {
     const [o] = await runMatrix({ dataDir: data, entries, settings, game: getGame, createModel: factory() });
     expect(o!.status).toBe("complete");
     await readCompleteRun(dir, settings, { resumed: true });
+    // The resumed run's quality counts the steps kept from before the kill and the ones played again, once each.
+    const m = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+    expect(m.quality.step_replies).toBe(lines(dir, "steps.jsonl").length);
+    expect(m.quality).toEqual(runQuality(dir, "complete", false));
   });
 
   it("records the model behind an alias and its sampling, and refuses to resume under another one", async () => {

@@ -10,6 +10,7 @@ import type { ExperienceState } from "../../pathways/types.js";
 import type { ReplyKind } from "../../agent/reply.js";
 import type { ReplyMonitor, ReplyStats } from "../monitor/replyMonitor.js";
 import type { TokenCounter } from "../../models/tokenCounter.js";
+import type { StepQualityTally } from "../monitor/runQuality.js";
 import type { RunLogs } from "../../logs/runLogs.js";
 import type { SpendCap } from "../monitor/spendCap.js";
 import type { EvalMemo } from "./evalMemo.js";
@@ -86,6 +87,11 @@ export interface RunContext {
   cap?: SpendCap;
   /** The evaluation memo (evalMemo.ts) of a deterministic model's run; absent: every episode is played. */
   memo?: EvalMemo;
+  /**
+   * The quality tally of steps.jsonl (runQuality.ts): its lines when the run opened, then each step
+   * appended through logStep; the run's end reads it instead of the file. Absent: the end reads the file.
+   */
+  stepTally?: StepQualityTally;
 }
 
 /** The game's config with the run's step cap applied (a game's shorter cap wins). */

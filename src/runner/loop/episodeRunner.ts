@@ -7,7 +7,8 @@
  */
 import { parseResponse, type ParseRule } from "../../agent/parseResponse.js";
 import { buildStepMessages, earlierTurnOf, type EarlierTurn, type StepPromptInput } from "../../agent/stepPrompt.js";
-import { answerOf, hasReasoning, reasoningFields, replyKind, type AnswerFrom } from "../../agent/reply.js";
+import { answerOf, hasReasoning, reasoningFields, replyKind, type Answer, type AnswerFrom } from "../../agent/reply.js";
+import type { Transition } from "../../games/types.js";
 import type { EpisodeRecord, StepRecord } from "../../logs/schema.js";
 import { callSeed, evalCallSeed } from "../../models/callSeed.js";
 import { redactSecrets } from "../../models/secrets.js";
@@ -112,6 +113,12 @@ function replyInfo(result: CompletionResult, valid: boolean, from: AnswerFrom, r
   };
 }
 
+/** Appends a step line to the run's steps.jsonl and counts it in the run's quality tally (context.ts). */
+export function logStep(run: RunContext, record: StepRecord): void {
+  run.logs.steps.append(record);
+  run.stepTally?.add(record);
+}
+
 export async function runEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeOutcome> {
   // The spend cap stops the matrix between episodes, never inside one (spendCap.ts).
   const cap = run.cap;
@@ -134,6 +141,23 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
   // `view` only on a view's records: an eval record without it is `eval` (and byte-for-byte today's).
   const view = task.view !== undefined ? { view: task.view } : {};
   const where = { phase: task.phase, ...view, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed };
+  // Every step record opens with these fields, in this order: copied once per step from one object.
+  // Written out as literals (not spread from the two above): a clone of a literal's shape is a copy of its slots.
+  const head =
+    task.view !== undefined
+      ? {
+          run_id: run.runId,
+          model: run.modelName,
+          game: game.name,
+          pathway: run.pathway,
+          phase: task.phase,
+          view: task.view,
+          config: cfg.name,
+          checkpoint: task.checkpoint,
+          episode: task.episode,
+          seed: task.seed,
+        }
+      : { run_id: run.runId, model: run.modelName, game: game.name, pathway: run.pathway, phase: task.phase, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed };
   const startedAt = run.now().toISOString();
   // A deterministic model's evaluation episode already played with the same inputs is replayed (evalMemo.ts).
   const memo = task.phase === "eval" && run.memo !== undefined && run.memo.model === run.model ? run.memo : null;
@@ -208,33 +232,8 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
     run.replies.record(kind, info);
     run.events.reply?.(run.runId, kind, run.replies.stats);
     const scoreAfter = game.score(next.state);
-    const record: StepRecord = {
-      ...identity,
-      ...where,
-      step: state.step,
-      observation,
-      response: result.text,
-      action: parsed.action,
-      self_score: parsed.selfScore,
-      parse_error: parsed.error,
-      valid: next.valid,
-      feedback: next.feedback,
-      reward: next.reward,
-      score_after: scoreAfter,
-      done: next.done,
-      tokens_in: result.usage.tokensIn,
-      tokens_out: result.usage.tokensOut,
-      latency_ms: result.latencyMs,
-      cached: result.cached,
-      finish_reason: result.finishReason,
-      tokens_cached: result.usage.tokensCached,
-      ...(result.usage.countedBy !== undefined ? { tokens_counted_by: result.usage.countedBy } : {}),
-      ...reasoningFields(result.reasoning),
-      ...(answer.source !== "content" ? { answer_source: answer.source } : {}),
-      ...experience.fields,
-      ...(fitted.dropped > 0 ? { turns_dropped: fitted.dropped } : {}),
-    };
-    if (!judged) run.logs.steps.append(record);
+    const record = stepRecord(head, state.step, observation, result, answer.source, parsed, next, scoreAfter, experience.fields, fitted.dropped);
+    if (!judged) logStep(run, record);
     steps.push(record);
     if (memo !== null) {
       const call = memo.takeCall(task.checkpoint, task.view, task.episode, state.step);
@@ -255,13 +254,65 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
         error = `judge: ${failureReason(e)}`;
       }
     }
-    for (const s of written) run.logs.steps.append(s);
+    for (const s of written) logStep(run, s);
   }
   const endObservation = game.observe(state);
   const score = game.score(state);
   // Only a whole ok play is a replay's source (every step with its call line).
   if (memo !== null && error === null && recorded.length === steps.length) memo.store(slot, { steps: recorded, score, endObservation });
   return endEpisode(run, identity, where, startedAt, steps, written, error, score, endObservation);
+}
+
+/**
+ * A played step's record. Its fields in the order the logs have always had them (the head's, the
+ * step's, then the optional ones and the experience's pinning fields, each overriding an earlier field
+ * of its name in that field's place, as an object spread would): one clone of the episode's head and
+ * stores in a fixed order, where a literal of several spreads copied each source field by field.
+ */
+function stepRecord(
+  head: Readonly<Record<string, unknown>>,
+  step: number,
+  observation: string,
+  result: CompletionResult,
+  answerSource: Answer["source"],
+  parsed: Answer["parsed"],
+  next: Transition,
+  scoreAfter: number,
+  experienceFields: Record<string, unknown>,
+  dropped: number,
+): StepRecord {
+  const record: Record<string, unknown> = {
+    ...head,
+    step,
+    observation,
+    response: result.text,
+    action: parsed.action,
+    self_score: parsed.selfScore,
+    parse_error: parsed.error,
+    valid: next.valid,
+    feedback: next.feedback,
+    reward: next.reward,
+    score_after: scoreAfter,
+    done: next.done,
+    tokens_in: result.usage.tokensIn,
+    tokens_out: result.usage.tokensOut,
+    latency_ms: result.latencyMs,
+    cached: result.cached,
+    finish_reason: result.finishReason,
+    tokens_cached: result.usage.tokensCached,
+  };
+  if (result.usage.countedBy !== undefined) record.tokens_counted_by = result.usage.countedBy;
+  const reasoning = reasoningFields(result.reasoning);
+  record.reasoning = reasoning.reasoning;
+  record.reasoning_chars = reasoning.reasoning_chars;
+  if (answerSource !== "content") record.answer_source = answerSource;
+  for (const key of Object.keys(experienceFields)) {
+    // As a spread defines it: an own field even under the one name an assignment would not make one.
+    if (key === "__proto__") Object.defineProperty(record, key, { value: experienceFields[key], enumerable: true, writable: true, configurable: true });
+    else record[key] = experienceFields[key];
+  }
+  if (dropped > 0) record.turns_dropped = dropped;
+  return record as unknown as StepRecord;
 }
 
 /**
@@ -279,7 +330,7 @@ async function replaySteps(run: RunContext, task: EpisodeTask, replay: readonly 
     run.replies.record(step.kind, step.info);
     run.events.reply?.(run.runId, step.kind, run.replies.stats);
     const record: StepRecord = { ...step.record, checkpoint: task.checkpoint, ...fields };
-    run.logs.steps.append(record);
+    logStep(run, record);
     steps.push(record);
     run.events.step?.(run.runId, record.tokens_in, record.tokens_out);
   }

@@ -40,14 +40,14 @@ import { protocolFingerprint } from "../settings/protocolFingerprint.js";
 import { checkResumable, ManifestWriter, modelConfig, type InvocationInput } from "../settings/manifest.js";
 import { episodeSlot, loadForResume, type ResumeState } from "../resume/resume.js";
 import { acquireRunLock } from "../resume/runLock.js";
-import { manifestPath, runDir } from "../../logs/runDir.js";
+import { manifestPath, runDir, runFile } from "../../logs/runDir.js";
 import { RunLogs } from "../../logs/runLogs.js";
 import { checkpointList, totalEpisodes, type MatrixEntry } from "./schedule.js";
 import { runSeeds } from "./seeds.js";
 import { extraViews, viewCheckpointKey, viewEpisodes, viewEpisodeTotal, type ViewEpisode } from "./views.js";
 import { DEFAULT_MAX_BAD_REPLIES, ReplyMonitor, WARMUP_REPLIES } from "../monitor/replyMonitor.js";
-import { summarizeCalls } from "../monitor/usage.js";
-import { runQuality } from "../monitor/runQuality.js";
+import { readCallLines, summarizeCalls } from "../monitor/usage.js";
+import { runQuality, StepQualityTally } from "../monitor/runQuality.js";
 
 /** The endpoint host of the built-in policies (instruments: the all-invalid rule does not judge them). */
 const BUILTIN_HOST = "builtin";
@@ -331,6 +331,8 @@ function contextFor(o: Pick<OpenRunOptions, "entry" | "game" | "model" | "settin
     ...(o.recorded ? { recorded: o.recorded } : {}),
     ...runSeeds(s, o.game.name),
     logs,
+    // Its lines from earlier invocations (a resume: after the rewrite and the torn tail's repair), read once.
+    stepTally: StepQualityTally.ofFile(runFile(logs.dir, "steps")),
     counter: new TokenCounter(s.tokenizer),
     events,
     replies: new ReplyMonitor(s.maxBadReplies ?? DEFAULT_MAX_BAD_REPLIES, WARMUP_REPLIES, s.answerFrom ?? "content", o.model.endpointHost !== BUILTIN_HOST),
@@ -380,7 +382,13 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
       if (!(e instanceof SpendCapReached)) throw e;
       logs.flush();
       // Stopped between episodes: every logged episode is whole, so the run resumes like a killed one.
-      written.write("partial", false, { ...summarizeCalls(dir) }, { replies: { ...run.replies.stats }, quality: runQuality(dir, "partial", run.model.endpointHost !== BUILTIN_HOST) });
+      const calls = readCallLines(dir);
+      written.write(
+        "partial",
+        false,
+        { ...summarizeCalls(dir, undefined, calls) },
+        { replies: { ...run.replies.stats }, quality: runQuality(dir, "partial", run.model.endpointHost !== BUILTIN_HOST, run.stepTally, calls) },
+      );
       events.runEnded?.(run.runId, "partial");
       return { runId: run.runId, status: "partial", checkpoints: [], error: e.message };
     }
@@ -388,14 +396,16 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
     logs.flush();
     const degenerate = run.replies.verdict();
     if (degenerate !== null) outcome = { ...outcome, status: "degenerate", error: degenerate };
+    // calls.jsonl read once, for the usage and the quality.
+    const calls = readCallLines(dir);
     manifest.write(
       outcome.status,
       true,
-      { ...summarizeCalls(dir) },
+      { ...summarizeCalls(dir, undefined, calls) },
       {
         replies: { ...run.replies.stats },
         ...(degenerate !== null ? { degenerate_reason: degenerate } : {}),
-        quality: runQuality(dir, outcome.status, run.model.endpointHost !== BUILTIN_HOST),
+        quality: runQuality(dir, outcome.status, run.model.endpointHost !== BUILTIN_HOST, run.stepTally, calls),
       },
     );
     events.runEnded?.(run.runId, outcome.status);

@@ -1,6 +1,7 @@
 /**
- * A run's quality from its logs (endpoints.md, "Run quality"): read once when the run ends (or stops),
- * over every invocation, and written into its manifest (`quality`). The report reads it back and leaves
+ * A run's quality from its logs (endpoints.md, "Run quality"): computed once when the run ends (or
+ * stops), over every invocation (its step lines from the run's own tally, StepQualityTally, the other
+ * files read), and written into its manifest (`quality`). The report reads it back and leaves
  * a flagged run out of the paper tables (analysis/tables/runQuality.ts); the flags come from one rule
  * (logs/qualityThresholds.ts), so the run and its report agree.
  */
@@ -14,25 +15,53 @@ export const CONTEXT_OVERFLOW = "context_overflow";
 
 const share = (n: number, d: number): number => (d === 0 ? 0 : n / d);
 
-/** The quality record of the run in `runDirectory`, whose status is `status`; `judgeInvalid` false for a built-in policy. */
-export function runQuality(runDirectory: string, status: string, judgeInvalid = true): RunQualityRecord {
-  // Read at the run's end like summarizeCalls: a damaged line (a full disk, a hand edit) is left out of
-  // the shares rather than turning a finished run into an error (resume quarantines it; reliability.md).
-  const skipDamaged = { damaged: () => undefined };
-  let replies = 0;
-  let bad = 0;
-  let cut = 0;
-  let invalid = 0;
-  let empty = 0;
-  let dropped = 0;
-  for (const { value: s } of readRunFile(runFile(runDirectory, "steps"), StepRecord, skipDamaged).lines) {
-    replies++;
-    if (s.action === null || s.self_score === null) bad++;
-    if (s.finish_reason === "length") cut++;
-    if (!s.valid) invalid++;
-    if (s.response.trim() === "" && (s as { answer_source?: unknown }).answer_source === undefined) empty++;
-    if ((s.turns_dropped ?? 0) > 0) dropped++;
+/** The fields of a step line the quality shares read. */
+type StepQualityFields = Pick<StepRecord, "action" | "self_score" | "finish_reason" | "valid" | "response" | "turns_dropped">;
+
+/**
+ * The step lines' part of the quality record, line by line. The run keeps one while it plays (seeded
+ * with the lines already on disk when it opens, then given each step it appends), so its end need not
+ * read steps.jsonl back: what it holds is what that read would count, since every appended record
+ * passed the writer's schema check and what the writer changes on the way (redaction, well-formed
+ * text) never turns a reply blank or a field null.
+ */
+export class StepQualityTally {
+  replies = 0;
+  bad = 0;
+  cut = 0;
+  invalid = 0;
+  empty = 0;
+  dropped = 0;
+
+  add(s: StepQualityFields): void {
+    this.replies++;
+    if (s.action === null || s.self_score === null) this.bad++;
+    if (s.finish_reason === "length") this.cut++;
+    if (!s.valid) this.invalid++;
+    if (s.response.trim() === "" && (s as { answer_source?: unknown }).answer_source === undefined) this.empty++;
+    if ((s.turns_dropped ?? 0) > 0) this.dropped++;
   }
+
+  /** The tally of a steps.jsonl as it is now (a damaged line left out, as at the run's end). */
+  static ofFile(path: string): StepQualityTally {
+    const t = new StepQualityTally();
+    for (const { value } of readRunFile(path, StepRecord, SKIP_DAMAGED).lines) t.add(value);
+    return t;
+  }
+}
+
+// Read at the run's end like summarizeCalls: a damaged line (a full disk, a hand edit) is left out of
+// the shares rather than turning a finished run into an error (resume quarantines it; reliability.md).
+const SKIP_DAMAGED = { damaged: () => undefined };
+
+/**
+ * The quality record of the run in `runDirectory`, whose status is `status`; `judgeInvalid` false for
+ * a built-in policy. `steps`: the run's own tally of its step lines (else steps.jsonl is read); `calls`:
+ * calls.jsonl's whole lines when the caller has read them (else they are read here).
+ */
+export function runQuality(runDirectory: string, status: string, judgeInvalid = true, steps?: StepQualityTally, calls?: readonly CallRecord[]): RunQualityRecord {
+  const skipDamaged = SKIP_DAMAGED;
+  const { replies, bad, cut, invalid, empty, dropped } = steps ?? StepQualityTally.ofFile(runFile(runDirectory, "steps"));
   let overContext = 0;
   for (const { value: e } of readRunFile(runFile(runDirectory, "episodes"), EpisodeRecord, skipDamaged).lines) {
     if (e.error?.startsWith(CONTEXT_OVERFLOW) === true) overContext++;
@@ -41,7 +70,7 @@ export function runQuality(runDirectory: string, status: string, judgeInvalid = 
   const retries: Record<string, number> = {};
   const fingerprints: string[] = [];
   const served: string[] = [];
-  for (const { value: c } of readRunFile(runFile(runDirectory, "calls"), CallRecord, skipDamaged).lines) {
+  for (const c of calls ?? readRunFile(runFile(runDirectory, "calls"), CallRecord, skipDamaged).lines.map((l) => l.value)) {
     if (c.server_truncated === true) truncated++;
     for (const k of c.retry_kinds ?? []) retries[k] = (retries[k] ?? 0) + 1;
     // Retries whose kinds were not recorded (logs from before retry_kinds) still count, as `unknown`.

@@ -6,12 +6,17 @@ import { runFile } from "../../logs/runDir.js";
 /** The manifest's `usage` (documented in src/logs/schema.ts). */
 export type UsageTotals = UsageRecord & Required<Pick<UsageRecord, "tokens_counted_by" | "retries">> & { spent_usd: number | null; spent_tokens_in: number };
 
+/** calls.jsonl's whole lines, in order (a damaged line left out, counted in `damaged`): read once for the usage and the quality. */
+export function readCallLines(runDirectory: string, damaged: { lines: number } = { lines: 0 }): CallRecord[] {
+  return readRunFile(runFile(runDirectory, "calls"), CallRecord, { damaged: () => damaged.lines++ }).lines.map((l) => l.value);
+}
+
 /**
  * calls.jsonl is an audit log read after every call was made: a damaged line in it (a full disk, a
  * hand edit) is left out of the totals rather than losing the run's summary and its manifest's end
  * (`damaged` counts them, for the caller to say).
  */
-export function summarizeCalls(runDirectory: string, damaged: { lines: number } = { lines: 0 }): UsageTotals {
+export function summarizeCalls(runDirectory: string, damaged: { lines: number } = { lines: 0 }, calls: readonly CallRecord[] = readCallLines(runDirectory, damaged)): UsageTotals {
   const t: UsageTotals = {
     calls: 0,
     failed_calls: 0,
@@ -25,7 +30,7 @@ export function summarizeCalls(runDirectory: string, damaged: { lines: number } 
     spent_usd: null,
     spent_tokens_in: 0,
   };
-  for (const { value: c } of readRunFile(runFile(runDirectory, "calls"), CallRecord, { damaged: () => damaged.lines++ }).lines) {
+  for (const c of calls) {
     t.calls++;
     if (c.error !== null) t.failed_calls++;
     if (c.cached) t.cached_calls++;

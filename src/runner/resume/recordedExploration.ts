@@ -15,7 +15,7 @@ import { readMergedRun } from "../../logs/mergedRun.js";
 import type { PlannedEpisode } from "../../pathways/types.js";
 import { ConfigError } from "../../util/errors.js";
 import type { RecordedEpisode, RecordedExploration, ReplayTarget, RunContext, StepTransform } from "../loop/context.js";
-import type { EpisodeOutcome } from "../loop/episodeRunner.js";
+import { logStep, type EpisodeOutcome } from "../loop/episodeRunner.js";
 import { judgeEpisode } from "../loop/judgeCalls.js";
 
 export type { RecordedEpisode, RecordedExploration, ReplayTarget, StepTransform };
@@ -60,7 +60,7 @@ export async function replayRecordedEpisode(run: RunContext, recorded: RecordedE
     return copy as StepRecord;
   });
   const steps = await recorded.transform(own, { run, episode: planned.episode, rules });
-  for (const s of steps) run.logs.steps.append(s);
+  for (const s of steps) logStep(run, s);
   run.logs.syncSteps();
   const record: EpisodeRecord = { ...rec.record, ...identity };
   run.logs.episodes.append(record);
