@@ -5,7 +5,7 @@
  * mid-way resumes to the same records.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,6 +17,7 @@ import type { CompletionRequest, CompletionResult, Model } from "../../src/model
 import { runCommand } from "../../src/cli/run/run.js";
 import { createModel } from "../../src/runner/createModel.js";
 import { runMatrix } from "../../src/runner/loop/runLoop.js";
+import { planDataProbes, runProbes } from "../../src/runner/probe/memoryProbe.js";
 import { buildMatrix } from "../../src/runner/loop/schedule.js";
 import { factory, lines, small } from "./helpers.js";
 
@@ -109,6 +110,63 @@ describe("evaluation memo", () => {
     const evalSteps = lines<{ phase: string; checkpoint: number }>(dir, "steps.jsonl").filter((s) => s.phase === "eval");
     expect(new Set(evalSteps.map((s) => s.checkpoint))).toEqual(new Set([0, 1, 2, 3, 4]));
   }, 120_000);
+
+  it("a memory probe (its checkpoints all played at once) follows the play of the same slot in progress, and writes what playing writes", async () => {
+    // Recorded runs: the probed learner's, another run seed's (shuffled), another model's (transplant), a stochastic null's.
+    const recorded = mkdtempSync(join(tmpdir(), "s3memo-probed-"));
+    const settings = small({ exploreEpisodes: 4, checkpointEvery: 1, evalEpisodes: 3, maxSteps: 10 });
+    const models = ["builtin:learner", "builtin:learner?judge=0.25", "builtin:random?noise=independent"];
+    for (const runSeed of [0, 1]) {
+      const entries = buildMatrix(runSeed === 0 ? models : ["builtin:learner"], ["minesweeper", "trust"], ["history", "memory"], runSeed);
+      await runMatrix({ dataDir: recorded, entries, settings: { ...settings, runSeed }, game: getGame, createModel: factory() });
+    }
+    const spec = {
+      pathways: ["history", "memory"],
+      cells: [
+        { model: "builtin:learner", empty: true, shuffledSeeds: [0], transplantFrom: "builtin:learner?judge=0.25", transplantSeeds: [0], runSeeds: [0] },
+        { model: "builtin:random?noise=independent", empty: true, shuffledSeeds: [], runSeeds: [0] },
+      ],
+    };
+    const probe = async (memo: boolean, runsAtOnce?: number) => {
+      const data = mkdtempSync(join(tmpdir(), `s3memo-probe-${memo ? "on" : "off"}-`));
+      cpSync(recorded, data, { recursive: true });
+      const planned = planDataProbes(data, spec);
+      const counters = new Map<string, CountingModel>();
+      const createModel = factory((name, m) => {
+        const c = new CountingModel(m, memo);
+        counters.set(name, c);
+        return c;
+      });
+      await runProbes({ dataDir: data, planned, game: getGame, createModel, ...(runsAtOnce !== undefined ? { runsAtOnce } : {}) });
+      return { data, planned: planned.length, calls: (model: string) => counters.get(model)?.calls ?? 0 };
+    };
+    const off = await probe(false);
+    const on = await probe(true);
+    // empty, shuffled and transplant of 2 games x 2 pathways, and the null's empty.
+    expect(on.planned).toBe(16);
+    // The manifests name the probed runs' and donors' folders: the data directory's path aside.
+    const at = (data: string) => new Map([...snapshot(data)].map(([f, t]) => [f, t.split(data).join("<data>")]));
+    const a = at(off.data);
+    const b = at(on.data);
+    expect([...b.keys()]).toEqual([...a.keys()]);
+    for (const [file, text] of a) expect(b.get(file), file).toBe(text);
+    const probeSteps = (model: string) => {
+      let n = 0;
+      for (const d of readdirSync(join(on.data, "runs")).filter((x) => x.includes("__probe-"))) {
+        const m = JSON.parse(readFileSync(join(on.data, "runs", d, "manifest.json"), "utf8")) as { model: string };
+        if (m.model === model) n += lines<{ phase: string }>(join(on.data, "runs", d), "steps.jsonl").filter((x) => x.phase === "eval").length;
+      }
+      return n;
+    };
+    expect(off.calls("builtin:learner")).toBe(probeSteps("builtin:learner"));
+    // The empty probes' checkpoints 1..4 repeat checkpoint 0, played beside it: followed, not called.
+    expect(on.calls("builtin:learner")).toBeLessThan(off.calls("builtin:learner") * 0.85);
+    expect(on.calls("builtin:random?noise=independent")).toBe(probeSteps("builtin:random?noise=independent"));
+    // One probe run at a time (what reproduce's probe processes do) writes the same files.
+    const oneAtATime = await probe(true, 1);
+    const c = at(oneAtATime.data);
+    for (const [file, text] of a) expect(c.get(file), file).toBe(text);
+  }, 240_000);
 
   it("only the built-ins without independent noise and without models-file sampling claim determinism", () => {
     const ctx = createModelContext({ cacheDir: null, baseUrl: "http://127.0.0.1:9/v1", env: { OPENAI_API_KEY: "k" } });

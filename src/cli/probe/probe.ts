@@ -95,7 +95,9 @@ export async function probeDataDir(dataDir: string, spec: DataProbeSpec, stdout:
   if (planned.length === 0) return 0;
   const ctx = createModelContext({ cacheDir: null });
   validateModelSpecs([...new Set(planned.map((p) => p.source.manifest.model))], ctx);
-  const outcomes = await runProbes({ dataDir, planned, game: (name) => getGame(name), createModel: (name, onCall) => createModel(name, { ...ctx, onCall }) });
+  // Built-in models only, which no limiter bounds: one probe run at a time holds one run's episodes
+  // in memory instead of every run's (less garbage collection), and writes the same logs.
+  const outcomes = await runProbes({ dataDir, planned, game: (name) => getGame(name), createModel: (name, onCall) => createModel(name, { ...ctx, onCall }), runsAtOnce: 1 });
   const summaries = outcomes.map((o) => summarizeRun(dataDir, o));
   stdout.write(`${terminalSafe(formatTotals(summaries))}\n`);
   return summaries.every((s) => s.status === "complete") ? 0 : 1;

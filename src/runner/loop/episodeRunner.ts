@@ -21,7 +21,7 @@ import type { ExtraView } from "./context.js";
 import { modelIdentity } from "../settings/runId.js";
 import { protocolFingerprint } from "../settings/protocolFingerprint.js";
 import { judgeEpisode, judgesExploration } from "./judgeCalls.js";
-import { EvalMemo, type MemoStep, type ReplayStep } from "./evalMemo.js";
+import { EvalMemo, type LivePlay, type MemoStep, type ReplayStep } from "./evalMemo.js";
 
 export interface EpisodeTask {
   phase: "explore" | "eval";
@@ -175,10 +175,24 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
       : replay;
     return endEpisode(run, identity, where, startedAt, played.steps, played.steps, played.error, end.score, end.endObservation);
   }
+  // A play of the same slot still in progress is followed while it reads the same text (evalMemo.ts, "Following").
+  // Step 0 is asked here, without a pause: a play that does not follow calls its model at once, as it would.
+  const leader = memo?.inProgress(slot);
+  const first = leader !== undefined ? followable(run, task, cfg.rules, leader, []) : null;
+  let followed: Followed | null = null;
+  if (first?.follows) followed = await followSteps(run, task, cfg.rules, leader!, keepThink, first.experience);
+  else if (first) followed = { steps: [], turns: [], recorded: [], end: null, experience: first.experience };
+  if (followed?.end) return endEpisode(run, identity, where, startedAt, followed.steps, followed.steps, null, followed.end.score, followed.end.endObservation);
   let state = game.reset(task.seed, cfg.config, cfg.name);
-  const turns: EarlierTurn[] = [];
-  const steps: StepRecord[] = [];
-  const recorded: MemoStep[] = [];
+  const turns: EarlierTurn[] = followed?.turns ?? [];
+  const steps: StepRecord[] = followed?.steps ?? [];
+  const recorded: MemoStep[] = followed?.recorded ?? [];
+  // The followed steps' actions lead to the state this episode plays on from.
+  for (const s of steps) state = game.step(state, s.action).state;
+  // The experience its next step reads, already asked by the follower (the same inputs).
+  let asked = followed?.experience;
+  // Without a play of the slot in progress, this play is the one later episodes of the slot follow.
+  const live = memo !== null && leader === undefined ? memo.lead(slot, recorded) : null;
   let error: string | null = null;
   // Under another judge than `self` an exploration episode's steps are written once the episode is
   // over, each with the score its experience carries (a placebo's permutation needs every step): an
@@ -194,7 +208,8 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
     }
     const observation = game.observe(state);
     const prompt = { rules: cfg.rules, turns, observation, rewardVisibility: run.settings.rewardVisibility };
-    const experience = task.experience.forStep(prompt);
+    const experience = asked ?? task.experience.forStep(prompt);
+    asked = undefined;
     const fitted = fitStep({ ...prompt, experience: experience.text }, run.counter, run.settings.contextTokens, run.settings.maxNewTokens);
     if (fitted === null) {
       const bare = run.counter.messages(buildStepMessages({ ...prompt, turns: [], experience: experience.text }));
@@ -204,6 +219,7 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
       break;
     }
     const messages = fitted.messages;
+    live?.tops.push({ observation, experience: experience.text, fieldKeys: Object.keys(experience.fields) });
     let result;
     try {
       const callIdentity: CallIdentity = { runId: run.runId, purpose: "step", phase: task.phase, checkpoint: task.checkpoint, episode: task.episode, step: state.step, sample: 0, ...view };
@@ -259,7 +275,9 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
   const endObservation = game.observe(state);
   const score = game.score(state);
   // Only a whole ok play is a replay's source (every step with its call line).
-  if (memo !== null && error === null && recorded.length === steps.length) memo.store(slot, { steps: recorded, score, endObservation });
+  const whole = memo !== null && error === null && recorded.length === steps.length;
+  if (whole) memo.store(slot, { steps: recorded, score, endObservation });
+  if (live !== null) memo!.ended(slot, live, whole ? { score, endObservation } : null);
   return endEpisode(run, identity, where, startedAt, steps, written, error, score, endObservation);
 }
 
@@ -335,6 +353,64 @@ async function replaySteps(run: RunContext, task: EpisodeTask, replay: readonly 
     run.events.step?.(run.runId, record.tokens_in, record.tokens_out);
   }
   return { steps, error: null };
+}
+
+/** What an episode took from the play it followed; `end` set when it followed it to its end. */
+interface Followed {
+  steps: StepRecord[];
+  turns: EarlierTurn[];
+  recorded: MemoStep[];
+  end: { score: number; endObservation: string } | null;
+  /** The experience of the step it stopped at, when it stopped because that step reads another text. */
+  experience?: { text: string; fields: Record<string, unknown> };
+}
+
+/**
+ * Whether the next step (after `turns`) can follow the leader's: null when the run tripped degenerate
+ * or the leader has not reached that step (the caller plays it, and stops where a play would); else
+ * this episode's experience for it and whether its text and fields' keys are the leader's.
+ */
+function followable(run: RunContext, task: EpisodeTask, rules: string, leader: LivePlay, turns: EarlierTurn[]): { follows: boolean; experience: NonNullable<Followed["experience"]> } | null {
+  const top = leader.tops[turns.length];
+  if (run.replies.tripped !== null || top === undefined) return null;
+  const experience = task.experience.forStep({ rules, turns, observation: top.observation, rewardVisibility: run.settings.rewardVisibility });
+  const keys = Object.keys(experience.fields);
+  return { follows: experience.text === top.experience && keys.length === top.fieldKeys.length && keys.every((key, i) => key === top.fieldKeys[i]), experience };
+}
+
+/**
+ * Follows `leader`, a play of this episode's slot in progress (evalMemo.ts, "Following"): per step,
+ * the follower's own experience text against the leader's, then the step's macrotask turn and the
+ * leader's step written as this episode's, as replaySteps writes a recorded play. Stops before a step
+ * where the texts differ, the leader has not reached it, or the run tripped degenerate: the caller
+ * plays from there (and stops the episode at the same step a play would).
+ */
+async function followSteps(run: RunContext, task: EpisodeTask, rules: string, leader: LivePlay, keepThink: boolean, first: NonNullable<Followed["experience"]>): Promise<Followed> {
+  const out: Followed = { steps: [], turns: [], recorded: [], end: null };
+  for (let k = 0; ; k++) {
+    const next = k === 0 ? { follows: true, experience: first } : followable(run, task, rules, leader, out.turns);
+    if (next === null) break;
+    if (!next.follows) return { ...out, experience: next.experience };
+    const experience = next.experience;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const step = leader.steps[k];
+    // Not expected (the leader's answer comes in before this turn): this step is played instead.
+    if (step === undefined) break;
+    run.memo!.writeCall({ ...step.call, checkpoint: task.checkpoint });
+    run.replies.record(step.kind, step.info);
+    run.events.reply?.(run.runId, step.kind, run.replies.stats);
+    const record: StepRecord = { ...step.record, checkpoint: task.checkpoint, ...experience.fields };
+    run.logs.steps.append(record);
+    out.steps.push(record);
+    out.recorded.push({ ...step, record });
+    run.events.step?.(run.runId, record.tokens_in, record.tokens_out);
+    out.turns.push(earlierTurnOf(record, keepThink));
+    if (record.done) {
+      out.end = leader.end;
+      break;
+    }
+  }
+  return out;
 }
 
 /** The episode's record, after its steps: durable in that order (runLogs.ts), then announced. */

@@ -19,6 +19,21 @@
  * first, the reply monitor (a run that trips degenerate stops the replay at the same step), the step
  * line, the progress events; the episode's end is the runner's own code. The memo lives in memory
  * only: a resumed run starts it empty.
+ *
+ * Following. An episode whose slot is still being played (a run that replays its exploration, a
+ * rejudge or a memory probe, starts every checkpoint's evaluation at once, so no play of a slot has
+ * ended when the next checkpoint's begins) follows that play (the leader) step by step instead: at
+ * step k it asks its own experience for the text, with its own earlier turns and the leader's
+ * observation at step k, and follows only when the text and the fields' keys equal what the leader's
+ * step k read; by the same induction its messages, seed and game state are the leader's, so the
+ * leader's reply, action and records are its own, checkpoint and experience fields aside. Where the
+ * text differs (or the leader stopped before step k), it plays step k and the rest itself, from the
+ * game state the followed actions lead to. The timing is a play's: the leader publishes step k's
+ * inputs just before its model call, which takes its macrotask turn at once (a built-in's first
+ * act), so the follower, asking after that, takes its own turn after the leader's and finds the
+ * leader's answer in: one turn per step, the call line, the reply monitor and the step line, as its
+ * play would. Should the answer be missing all the same (a leader whose call failed), the follower
+ * plays the step: the records stay exact, only that step takes a turn more.
  */
 import { earlierTurnOf, type EarlierTurn } from "../../agent/stepPrompt.js";
 import type { ReplyKind } from "../../agent/reply.js";
@@ -59,6 +74,23 @@ export interface Replay {
   endObservation: string;
 }
 
+/** What a step of a play in progress read, published just before its model call. */
+export interface LiveTop {
+  observation: string;
+  experience: string;
+  fieldKeys: string[];
+}
+
+/** A play of a slot in progress, as a later episode of the slot follows it (see "Following" above). */
+export interface LivePlay {
+  /** Per step, its prompt's observation and experience, set just before the step's model call. */
+  tops: LiveTop[];
+  /** Its steps so far as the memo records them (the play's own list, grown as it plays). */
+  steps: MemoStep[];
+  /** Its end, once it ended ok with every step recorded. */
+  end: { score: number; endObservation: string } | null;
+}
+
 /** Where a call line of an evaluation step is filed until its step takes it. */
 function callKey(checkpoint: number | null, view: string | undefined, episode: number | null, step: number | null): string {
   return `${checkpoint}|${view ?? "eval"}|${episode}|${step}`;
@@ -69,6 +101,8 @@ export class EvalMemo {
   private readonly plays = new Map<string, MemoEpisode>();
   /** Call lines of evaluation steps not yet taken by their step. */
   private readonly calls = new Map<string, CallRecord>();
+  /** The play of each slot in progress that later episodes of the slot follow. */
+  private readonly live = new Map<string, LivePlay>();
 
   constructor(
     /** The model the plays are of: another (a checkpoint list's next model) never reads them. */
@@ -97,6 +131,24 @@ export class EvalMemo {
   /** Records an ok play of `slot` (the latest wins: a pathway whose experience settles repeats the newest). */
   store(slot: string, play: MemoEpisode): void {
     this.plays.set(slot, play);
+  }
+
+  /** The play of `slot` in progress, if any. */
+  inProgress(slot: string): LivePlay | undefined {
+    return this.live.get(slot);
+  }
+
+  /** Makes a play of `slot` the one later episodes follow; `steps` is its own list of recorded steps. */
+  lead(slot: string, steps: MemoStep[]): LivePlay {
+    const play: LivePlay = { tops: [], steps, end: null };
+    this.live.set(slot, play);
+    return play;
+  }
+
+  /** A leader's end: `end` when it ended ok with every step recorded (else followers play on their own). */
+  ended(slot: string, play: LivePlay, end: LivePlay["end"]): void {
+    play.end = end;
+    if (this.live.get(slot) === play) this.live.delete(slot);
   }
 
   /**

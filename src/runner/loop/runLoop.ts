@@ -442,6 +442,27 @@ export interface MatrixOptions {
   cap?: CapLimits;
   /** Rejudged runs (`s3gym rejudge`): the recorded exploration an entry replays; undefined: it explores. */
   recorded?: (entry: MatrixEntry) => RecordedExploration | undefined;
+  /**
+   * How many runs play at once, in entry order (default: all). A run's logs do not depend on which
+   * other runs play beside it (each has its own files, and a model's reply depends on its own call
+   * alone), so a process of in-process models, which no limiter bounds, may play fewer to hold fewer
+   * episodes in memory at once; an endpoint's runs play all at once, so its limiter stays full.
+   */
+  runsAtOnce?: number;
+}
+
+/** `play` over `items` in order, at most `n` at a time; the results in item order (`play` must not throw: executeRun does not). */
+async function inTurns<T, R>(items: readonly T[], n: number, play: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await play(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, lane));
+  return out;
 }
 
 /**
@@ -525,23 +546,21 @@ export async function runMatrix(o: MatrixOptions): Promise<RunOutcome[]> {
     return { name, model: models.get(name)! };
   };
   planMatrix(o.dataDir, o.entries, settingsOf, (e) => models.get(e.model)!, o.game);
-  return Promise.all(
-    o.entries.map((entry) =>
-      executeRun({
-        dataDir: o.dataDir,
-        entry,
-        game: o.game(entry.game),
-        model: models.get(entry.model)!,
-        settings: settingsOf(entry),
-        ...(roleModelOf(entry) ? { roleModel: roleModelOf(entry)! } : {}),
-        ...(judgeModelOf(entry) ? { judgeModel: judgeModelOf(entry)! } : {}),
-        ...(o.recorded?.(entry) ? { recorded: o.recorded(entry)! } : {}),
-        router,
-        events,
-        ...(o.invocation ? { invocation: o.invocation } : {}),
-        ...(o.now ? { now: o.now } : {}),
-        ...(cap ? { cap } : {}),
-      }),
-    ),
+  return inTurns(o.entries, o.runsAtOnce ?? o.entries.length, (entry) =>
+    executeRun({
+      dataDir: o.dataDir,
+      entry,
+      game: o.game(entry.game),
+      model: models.get(entry.model)!,
+      settings: settingsOf(entry),
+      ...(roleModelOf(entry) ? { roleModel: roleModelOf(entry)! } : {}),
+      ...(judgeModelOf(entry) ? { judgeModel: judgeModelOf(entry)! } : {}),
+      ...(o.recorded?.(entry) ? { recorded: o.recorded(entry)! } : {}),
+      router,
+      events,
+      ...(o.invocation ? { invocation: o.invocation } : {}),
+      ...(o.now ? { now: o.now } : {}),
+      ...(cap ? { cap } : {}),
+    }),
   );
 }

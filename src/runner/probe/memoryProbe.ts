@@ -276,9 +276,11 @@ export interface ProbeOptions {
   createModel: (name: string, onCall: OnCall) => Model;
   events?: RunEvents;
   invocation?: InvocationInput;
+  /** How many probe runs play at once (default: all, like a matrix; runLoop.ts runsAtOnce). */
+  runsAtOnce?: number;
 }
 
-/** Plays every planned probe (concurrently, like a matrix). */
+/** Plays every planned probe (concurrently, like a matrix, or `runsAtOnce` at a time). */
 export async function runProbes(o: ProbeOptions): Promise<RunOutcome[]> {
   const byId = new Map(o.planned.map((p) => [p.entry.runId, p]));
   const episodes = new Map<string, Awaited<ReturnType<typeof readRecordedEpisodes>>>();
@@ -308,6 +310,7 @@ export async function runProbes(o: ProbeOptions): Promise<RunOutcome[]> {
     createModel: o.createModel,
     ...(o.events ? { events: o.events } : {}),
     ...(o.invocation ? { invocation: o.invocation } : {}),
+    ...(o.runsAtOnce !== undefined ? { runsAtOnce: o.runsAtOnce } : {}),
     recorded: (e) => recorded.get(e.runId),
   });
 }
