@@ -400,7 +400,7 @@ async function followSteps(run: RunContext, task: EpisodeTask, rules: string, le
     run.replies.record(step.kind, step.info);
     run.events.reply?.(run.runId, step.kind, run.replies.stats);
     const record: StepRecord = { ...step.record, checkpoint: task.checkpoint, ...experience.fields };
-    run.logs.steps.append(record);
+    logStep(run, record);
     out.steps.push(record);
     out.recorded.push({ ...step, record });
     run.events.step?.(run.runId, record.tokens_in, record.tokens_out);
