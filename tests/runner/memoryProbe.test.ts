@@ -115,7 +115,7 @@ describe("s3gym probe", () => {
     expect(rebuildExperience(emptyLogs, { phase: "eval", checkpoint: 4, episode: 0, step: 0 }, { rules: "", turns: [], observation: "" })).toBe("");
     // The probe runs stay out of every other table: status reads them as runs of their own.
     expect(await main(["status", "--data", data])).toBe(0);
-  // Generous: up to five tsx children start here, which takes minutes on a loaded 2-core machine; the test judges what a resume keeps, not speed.
+    // Generous: up to five tsx children start here, which takes minutes on a loaded 2-core machine; the test judges what a resume keeps, not speed.
   }, 420_000);
 
   it("names what is missing: no other run seed for shuffled, a same-model or other-game transplant, a none run", async () => {

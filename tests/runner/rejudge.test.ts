@@ -172,6 +172,6 @@ describe("s3gym rejudge", () => {
         .sort(),
     );
     expect(JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")).invocations).toBeGreaterThan(1);
-  // Generous: up to five tsx children start here, which takes minutes on a loaded 2-core machine; the test judges what a resume keeps, not speed.
+    // Generous: up to five tsx children start here, which takes minutes on a loaded 2-core machine; the test judges what a resume keeps, not speed.
   }, 420_000);
 });

@@ -140,7 +140,7 @@ describe("resume after kill -9", () => {
       expect(m.quality.step_replies).toBe(lines(join(data, "runs", d), "steps.jsonl").length);
       expect(existsSync(join(data, "runs", d, ".lock"))).toBe(false);
     }
-  // Generous: up to five tsx children start here, which takes minutes on a loaded 2-core machine; the test judges what a resume keeps, not speed.
+    // Generous: up to five tsx children start here, which takes minutes on a loaded 2-core machine; the test judges what a resume keeps, not speed.
   }, 420_000);
 });
 
