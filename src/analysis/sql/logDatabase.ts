@@ -33,7 +33,7 @@ import { namedWriteError, WriteFailedError, writeAllSync, writeFileAtomic } from
 import { replaceFileSet } from "../../util/fileSet.js";
 import { pidIsAlive } from "../../util/pid.js";
 import { loadDataset, type RunData } from "../load/dataset.js";
-import type { Columns } from "../load/frames.js";
+import { frameCollector, type Columns, type FrameColumns } from "../load/frames.js";
 import { cacheRoot, fingerprint, removeDeadBuilds, SqlCache } from "./sqlCache.js";
 import { conform, conformerOf, sqlTypeOf, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS, type SqlTable, type SqlTableName } from "./sqlSchema.js";
 
@@ -83,6 +83,12 @@ export interface LogDatabaseOptions {
   onWarning?: (message: string) => void;
   /** The cache folder (sqlCache.ts; default `cacheRoot()`); null: load afresh and keep nothing. */
   cacheDir?: string | null;
+  /**
+   * Also collect the frames' columns (what `loadColumns` gives with its default options) from the same
+   * validating pass, handed here once every record is staged, before DuckDB loads the tables
+   * (reproduce's warm-up writes them for notebook 00: framesSnapshot.ts). Not called when the cache answers.
+   */
+  frames?: (columns: FrameColumns) => void;
 }
 
 /** A built database file in its own temporary folder. */
@@ -134,7 +140,7 @@ function runRow(run: RunData): Record<string, unknown> {
  * directories (their `_src`) the loader left out: their records were handed on before the bad line
  * was reached, and the tables must leave them out as the loader does.
  */
-async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m: string) => void): Promise<number[]> {
+async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m: string) => void, frames?: (columns: FrameColumns) => void): Promise<number[]> {
   const locations = discoverRuns(dataDirs, warn);
   const srcOf = new Map(locations.map((l, i) => [l.runDir, i]));
   const staged = new Set<number>();
@@ -154,15 +160,27 @@ async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m:
     staged.add(srcOf.get(dirname(file)) ?? -1);
     put(table, rec, file, view);
   };
+  // The frames' hooks, when asked for, see the same records (neither side changes a record it is handed).
+  const collect = frames === undefined ? null : frameCollector();
+  const f = collect?.hooks;
   const ds = await loadDataset(dataDirs, {
     onWarning: warn,
-    also: {
-      asWritten: true,
-      checkpoint: (r, file) => loaded("checkpoints", r, file, viewOf(r)),
-      episode: (r, file) => loaded("episodes", r, file, r.phase === "eval" ? viewOf(r) : null),
-      step: (r, file) => loaded("steps", r, file, r.phase === "eval" ? viewOf(r) : null),
-    },
+    also:
+      f === undefined
+        ? {
+            asWritten: true,
+            checkpoint: (r, file) => loaded("checkpoints", r, file, viewOf(r)),
+            episode: (r, file) => loaded("episodes", r, file, r.phase === "eval" ? viewOf(r) : null),
+            step: (r, file) => loaded("steps", r, file, r.phase === "eval" ? viewOf(r) : null),
+          }
+        : {
+            asWritten: true,
+            checkpoint: (r, file, line) => (loaded("checkpoints", r, file, viewOf(r)), f.checkpoint?.(r, file, line)),
+            episode: (r, file, line) => (loaded("episodes", r, file, r.phase === "eval" ? viewOf(r) : null), f.episode?.(r, file, line)),
+            step: (r, file, line) => (loaded("steps", r, file, r.phase === "eval" ? viewOf(r) : null), f.step?.(r, file, line)),
+          },
   });
+  if (collect !== null && frames !== undefined) frames(collect.finish(ds));
   // A run directory whose records were handed on but that no run of the data set comes from was left
   // out by the loader (a line that breaks its schema; the loader's warning names it): its rows go too.
   const kept = new Set(ds.runs.flatMap((r) => r.sources));
@@ -337,10 +355,15 @@ async function buildInto(dir: string, dataDirs: readonly string[], opts: LogData
   const warnings: string[] = [];
   let leftOut: number[];
   try {
-    leftOut = await stageRecords(dataDirs, stage, (m) => {
-      warnings.push(m);
-      opts.onWarning?.(m);
-    });
+    leftOut = await stageRecords(
+      dataDirs,
+      stage,
+      (m) => {
+        warnings.push(m);
+        opts.onWarning?.(m);
+      },
+      opts.frames,
+    );
   } finally {
     for (const s of Object.values(stage)) s.close();
   }
