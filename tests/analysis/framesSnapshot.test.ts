@@ -63,7 +63,7 @@ describe("S3GYM_FRAMES", () => {
     // A run file changed after the snapshot's load began: not taken.
     const stepsFile = join(dir, "runs", readdirSync(join(dir, "runs"))[0] as string, "steps.jsonl");
     appendFileSync(stepsFile, "\n");
-    expect(readFramesSnapshot(file, [dir])).toBeNull();
+    expect(readFramesSnapshot<FrameColumns>(file, [dir])).toBeNull();
     expect((await loadColumns([dir])).runs.model).toEqual(own.runs.model);
   }, 60_000);
 
@@ -80,7 +80,7 @@ describe("S3GYM_FRAMES", () => {
       unmarkFramesSnapshot(file);
     }, 400);
     const t = Date.now();
-    const got = await awaitFramesSnapshot(file, [dir], 20);
+    const got = await awaitFramesSnapshot<FrameColumns>(file, [dir], 20);
     expect(Date.now() - t).toBeGreaterThanOrEqual(300);
     expect(got).toEqual(own);
     expect(existsSync(`${file}.writing`)).toBe(false);

@@ -3,7 +3,7 @@ import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openLogDatabase } from "../../src/analysis/sql/logDatabase.js";
-import { loadColumns } from "../../src/analysis/load/frames.js";
+import { loadColumns, type FrameColumns } from "../../src/analysis/load/frames.js";
 import { readFramesSnapshot } from "../../src/analysis/load/framesSnapshot.js";
 import { notebookSettings } from "../../src/report/notebooks/settings.js";
 import { writeSyntheticData } from "../../src/index.js";
@@ -58,7 +58,7 @@ describe.skipIf(!existsSync(built))("warmSqlCache: the report phase fills the SQ
     const dirs = notebookSettings({ S3GYM_DATA: data }).data;
     const own = await loadColumns(dirs);
     expect(own.steps.run_id.length).toBeGreaterThan(0);
-    expect(readFramesSnapshot(frames, dirs)).toEqual(own);
+    expect(readFramesSnapshot<FrameColumns>(frames, dirs)).toEqual(own);
   }, 60_000);
 
   it("a data directory that does not exist: a non-zero code, no throw", async () => {

@@ -395,7 +395,7 @@ export function frameCollector(opts: FrameOptions = {}): FrameCollector {
 export async function loadColumns(dataDirs: string | readonly string[], opts: FrameOptions = {}): Promise<FrameColumns> {
   const dirs = typeof dataDirs === "string" ? [dataDirs] : [...dataDirs];
   if (opts.text !== true && opts.models === undefined && opts.onWarning === undefined) {
-    const snap = await awaitFramesSnapshot(process.env[FRAMES_SNAPSHOT_VAR], dirs);
+    const snap = await awaitFramesSnapshot<FrameColumns>(process.env[FRAMES_SNAPSHOT_VAR], dirs);
     if (snap !== null) return snap;
   }
   const collect = frameCollector(opts);

@@ -22,20 +22,20 @@ import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "nod
 import { deserialize, serialize } from "node:v8";
 import { loadStillCurrent } from "../../logs/reader.js";
 import { pidIsAlive } from "../../util/pid.js";
-import type { FrameColumns } from "./frames.js";
 
 /** The variable that names the frames' snapshot file. */
 export const FRAMES_SNAPSHOT_VAR = "S3GYM_FRAMES";
 
 const FORMAT = "s3gym-frames-snapshot/1";
 
-interface FramesSnapshot {
+/** The columns are frames.ts' FrameColumns; kept generic here so that this module does not import frames.ts back. */
+interface FramesSnapshot<T> {
   format: string;
   /** The data directories as given to the load. */
   dirs: string[];
   /** Their run files' stamps taken before the load began (reader.ts runFileStamps). */
   stamps: string[];
-  columns: FrameColumns;
+  columns: T;
 }
 
 const markOf = (file: string): string => `${file}.writing`;
@@ -51,18 +51,18 @@ export function unmarkFramesSnapshot(file: string): void {
 }
 
 /** Writes the columns loaded from `dirs`, whose run files were `stamps` before the load; whole or absent. */
-export function writeFramesSnapshot(file: string, dirs: readonly string[], stamps: string[], columns: FrameColumns): void {
-  const snap: FramesSnapshot = { format: FORMAT, dirs: [...dirs], stamps, columns };
+export function writeFramesSnapshot<T>(file: string, dirs: readonly string[], stamps: string[], columns: T): void {
+  const snap: FramesSnapshot<T> = { format: FORMAT, dirs: [...dirs], stamps, columns };
   const tmp = `${file}.tmp-${process.pid}`;
   writeFileSync(tmp, serialize(snap));
   renameSync(tmp, file);
 }
 
 /** The columns in `file` when made from exactly `dirs` and none of their run files changed; else null. */
-export function readFramesSnapshot(file: string, dirs: readonly string[]): FrameColumns | null {
-  let snap: FramesSnapshot;
+export function readFramesSnapshot<T>(file: string, dirs: readonly string[]): T | null {
+  let snap: FramesSnapshot<T>;
   try {
-    snap = deserialize(readFileSync(file)) as FramesSnapshot;
+    snap = deserialize(readFileSync(file)) as FramesSnapshot<T>;
   } catch {
     return null;
   }
@@ -85,9 +85,9 @@ function beingWritten(file: string): boolean {
  * The snapshot named by `file` (unset: none) for `dirs`, waiting while a live writer is still at it
  * (polls every `pollMs`); null when there is none to take.
  */
-export async function awaitFramesSnapshot(file: string | undefined, dirs: readonly string[], pollMs = 250): Promise<FrameColumns | null> {
+export async function awaitFramesSnapshot<T>(file: string | undefined, dirs: readonly string[], pollMs = 250): Promise<T | null> {
   const path = file?.trim();
   if (!path) return null;
   while (!existsSync(path) && beingWritten(path)) await new Promise((r) => setTimeout(r, pollMs));
-  return existsSync(path) ? readFramesSnapshot(path, dirs) : null;
+  return existsSync(path) ? readFramesSnapshot<T>(path, dirs) : null;
 }

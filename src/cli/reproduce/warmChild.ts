@@ -10,6 +10,7 @@
 import { pathToFileURL } from "node:url";
 import { markFramesSnapshot, unmarkFramesSnapshot, writeFramesSnapshot } from "../../analysis/load/framesSnapshot.js";
 import { buildLogDatabase } from "../../analysis/sql/logDatabase.js";
+import type { FrameColumns } from "../../analysis/load/frames.js";
 import { runFileStamps } from "../../logs/reader.js";
 import { notebookSettings } from "../../report/notebooks/settings.js";
 
@@ -28,7 +29,7 @@ export async function warmChild(data: string, framesFile?: string): Promise<numb
   const frames =
     framesFile === undefined || stamps === null
       ? undefined
-      : (columns: Parameters<typeof writeFramesSnapshot>[3]): void => {
+      : (columns: FrameColumns): void => {
           try {
             writeFramesSnapshot(framesFile, dirs, stamps as string[], columns);
           } catch {
