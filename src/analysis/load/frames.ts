@@ -12,7 +12,8 @@ import type { DataFrame } from "danfojs";
 import type { z } from "zod";
 import { CheckpointRecord, EpisodeRecord, StepRecord, viewOf } from "../../logs/schema.js";
 import { curveMetrics } from "../metrics/curves.js";
-import { filterModels, loadDataset, type Dataset } from "./dataset.js";
+import { filterModels, loadDataset, type Dataset, type LoadOptions } from "./dataset.js";
+import { awaitFramesSnapshot, FRAMES_SNAPSHOT_VAR } from "./framesSnapshot.js";
 import { rememberDataset } from "./datasetMemo.js";
 import { runFileStamps } from "../../logs/reader.js";
 import { judgingStats, type RewardRange } from "../metrics/judging.js";
@@ -335,22 +336,71 @@ const stepCopy = zodCopied(StepRecord);
 const episodeCopy = zodCopied(EpisodeRecord);
 const checkpointCopy = zodCopied(CheckpointRecord);
 
+/** The loader's hooks that collect frame columns during a load, and the columns once it is done. */
+export interface FrameCollector {
+  /** The hooks for `loadDataset`'s `also` (records as written). */
+  hooks: NonNullable<LoadOptions["also"]>;
+  /** The columns, once `full` (the data set that load returned) is known: rows of runs it left out go. */
+  finish(full: Dataset): FrameColumns;
+}
+
 /**
- * Reads data directories into plain columns (steps, episodes, checkpoints, runs). Every line is
- * validated like the metrics' loader does; the runs columns carry each run's headline numbers
- * (curve metrics from the same functions as the tables, Agree/NMAE for history and memory runs).
+ * Collects the frames' columns from one `loadDataset` pass: `loadColumns` runs it, and the SQL tables'
+ * load (logDatabase.ts) can run the same hooks beside its own, so one validating pass gives both.
  */
-export async function loadColumns(dataDirs: string | readonly string[], opts: FrameOptions = {}): Promise<FrameColumns> {
-  const dirs = typeof dataDirs === "string" ? [dataDirs] : [...dataDirs];
+export function frameCollector(opts: FrameOptions = {}): FrameCollector {
   const wanted = opts.models ? new Set(opts.models) : null;
   const steps = new ColumnBuilder(opts.text ? [...STEP_COLUMNS, ...STEP_TEXT_COLUMNS] : STEP_COLUMNS, true, opts.text ? new Set() : new Set(STEP_TEXT_COLUMNS));
   const episodes = new ColumnBuilder(EPISODE_COLUMNS, false);
   const checkpoints = new ColumnBuilder(CHECKPOINT_COLUMNS, false);
   const keep = (m: string): boolean => wanted === null || wanted.has(m);
   const onWarning = (w: { file: string; line: number; message: string }): void => opts.onWarning?.(`${w.file}:${w.line}: ${w.message}`);
+  const read = new Set<string>();
+  return {
+    hooks: {
+      // `view`: the evaluation view (views.md), `eval` where the record has none; null on exploration records.
+      // The records as their lines parsed (the loader skips zod's copy of every line): each cell is read by
+      // name, and the few nested fields whose text zod's copy would change are copied by zod (zodCopied).
+      asWritten: true,
+      checkpoint: (r, file) => keep(r.model) && (read.add(dirname(file)), checkpoints.push(checkpointCopy({ ...r, view: viewOf(r), n_scores: r.scores.length }), dirname(file))),
+      episode: (r, file) => keep(r.model) && (read.add(dirname(file)), episodes.push(episodeCopy({ ...r, view: r.phase === "eval" ? viewOf(r) : null }), dirname(file))),
+      step: (r: StepRecord, file) => keep(r.model) && (read.add(dirname(file)), steps.push(stepCopy({ ...r, view: r.phase === "eval" ? viewOf(r) : null }), dirname(file))),
+      readWarning: onWarning,
+    },
+    finish(full) {
+      // The records of a run the loader left out were handed on before its bad line: they go too. A run
+      // directory that no run of the data set comes from is one the loader left out.
+      const kept = new Set(full.runs.flatMap((r) => r.sources));
+      const leftOut = new Set([...read].filter((d) => !kept.has(d)));
+      for (const b of [steps, episodes, checkpoints]) b.dropFrom(leftOut);
+      return {
+        steps: steps.cols as StepColumns,
+        episodes: episodes.cols as EpisodeColumns,
+        checkpoints: checkpoints.cols as CheckpointColumns,
+        runs: runColumns(opts.models ? filterModels(full, opts.models) : full, gameRewardRanges(full)),
+      };
+    },
+  };
+}
+
+/**
+ * Reads data directories into plain columns (steps, episodes, checkpoints, runs). Every line is
+ * validated like the metrics' loader does; the runs columns carry each run's headline numbers
+ * (curve metrics from the same functions as the tables, Agree/NMAE for history and memory runs).
+ *
+ * With the default options, the columns a run's SQL warm-up built from the same validated pass
+ * (`S3GYM_FRAMES`, framesSnapshot.ts) answer instead, when they were made from these directories and
+ * no run file changed since; a warm-up still building them is waited for.
+ */
+export async function loadColumns(dataDirs: string | readonly string[], opts: FrameOptions = {}): Promise<FrameColumns> {
+  const dirs = typeof dataDirs === "string" ? [dataDirs] : [...dataDirs];
+  if (opts.text !== true && opts.models === undefined && opts.onWarning === undefined) {
+    const snap = await awaitFramesSnapshot<FrameColumns>(process.env[FRAMES_SNAPSHOT_VAR], dirs);
+    if (snap !== null) return snap;
+  }
+  const collect = frameCollector(opts);
   // One pass: the loader validates every record for the runs' metrics and hands each to the frames.
   // The whole data set, then the model view: NMAE's range is the game's (all models), as in `report`.
-  const read = new Set<string>();
   // Taken before the load, so the remembered Dataset is never newer than its stamps (datasetMemo.ts);
   // a directory that cannot be listed is left for the loader to name.
   let stamps: string[] | null = null;
@@ -362,29 +412,10 @@ export async function loadColumns(dataDirs: string | readonly string[], opts: Fr
   const full = await loadDataset(dirs, {
     // A run the loader leaves out (a line that breaks its schema) is said in its words.
     onWarning: (m) => m.startsWith("left out run ") && opts.onWarning?.(m),
-    also: {
-      // `view`: the evaluation view (views.md), `eval` where the record has none; null on exploration records.
-      // The records as their lines parsed (the loader skips zod's copy of every line): each cell is read by
-      // name, and the few nested fields whose text zod's copy would change are copied by zod (zodCopied).
-      asWritten: true,
-      checkpoint: (r, file) => keep(r.model) && (read.add(dirname(file)), checkpoints.push(checkpointCopy({ ...r, view: viewOf(r), n_scores: r.scores.length }), dirname(file))),
-      episode: (r, file) => keep(r.model) && (read.add(dirname(file)), episodes.push(episodeCopy({ ...r, view: r.phase === "eval" ? viewOf(r) : null }), dirname(file))),
-      step: (r: StepRecord, file) => keep(r.model) && (read.add(dirname(file)), steps.push(stepCopy({ ...r, view: r.phase === "eval" ? viewOf(r) : null }), dirname(file))),
-      readWarning: onWarning,
-    },
+    also: collect.hooks,
   });
-  // The records of a run the loader left out were handed on before its bad line: they go too. A run
-  // directory that no run of the data set comes from is one the loader left out.
   if (stamps !== null) rememberDataset(dirs, stamps, full);
-  const kept = new Set(full.runs.flatMap((r) => r.sources));
-  const leftOut = new Set([...read].filter((d) => !kept.has(d)));
-  for (const b of [steps, episodes, checkpoints]) b.dropFrom(leftOut);
-  return {
-    steps: steps.cols as StepColumns,
-    episodes: episodes.cols as EpisodeColumns,
-    checkpoints: checkpoints.cols as CheckpointColumns,
-    runs: runColumns(opts.models ? filterModels(full, opts.models) : full, gameRewardRanges(full)),
-  };
+  return collect.finish(full);
 }
 
 /**

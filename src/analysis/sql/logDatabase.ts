@@ -32,8 +32,8 @@ import { viewOf, RUN_FILES } from "../../logs/schema.js";
 import { namedWriteError, WriteFailedError, writeAllSync, writeFileAtomic } from "../../util/atomicWrite.js";
 import { replaceFileSet } from "../../util/fileSet.js";
 import { pidIsAlive } from "../../util/pid.js";
-import { loadDataset, type RunData } from "../load/dataset.js";
-import type { Columns } from "../load/frames.js";
+import { loadDataset, type LoadOptions, type RunData } from "../load/dataset.js";
+import { frameCollector, type Columns, type FrameCollector, type FrameColumns } from "../load/frames.js";
 import { cacheRoot, fingerprint, removeDeadBuilds, SqlCache } from "./sqlCache.js";
 import { conform, conformerOf, sqlTypeOf, tableDefinitions, TABLE_NAMES, TABLE_SCHEMAS, type SqlTable, type SqlTableName } from "./sqlSchema.js";
 
@@ -83,6 +83,12 @@ export interface LogDatabaseOptions {
   onWarning?: (message: string) => void;
   /** The cache folder (sqlCache.ts; default `cacheRoot()`); null: load afresh and keep nothing. */
   cacheDir?: string | null;
+  /**
+   * Also collect the frames' columns (what `loadColumns` gives with its default options) from the same
+   * validating pass, handed here once every record is staged, before DuckDB loads the tables
+   * (reproduce's warm-up writes them for notebook 00: framesSnapshot.ts). Not called when the cache answers.
+   */
+  frames?: (columns: FrameColumns) => void;
 }
 
 /** A built database file in its own temporary folder. */
@@ -129,12 +135,30 @@ function runRow(run: RunData): Record<string, unknown> {
   };
 }
 
+/** The SQL staging's loader hooks. */
+type SqlHooks = Required<Pick<NonNullable<LoadOptions["also"]>, "checkpoint" | "episode" | "step">>;
+
+/**
+ * The loader's `also` for the SQL staging, and for the frames' collector beside it when given. A
+ * function of its own so that the collector is reachable only from the hooks, which the loader drops
+ * when it returns.
+ */
+function alsoHooks(sql: SqlHooks, frames: FrameCollector["hooks"] | undefined): NonNullable<LoadOptions["also"]> {
+  if (frames === undefined) return { asWritten: true, ...sql };
+  return {
+    asWritten: true,
+    checkpoint: (r, file, line) => (sql.checkpoint(r, file, line), frames.checkpoint?.(r, file, line)),
+    episode: (r, file, line) => (sql.episode(r, file, line), frames.episode?.(r, file, line)),
+    step: (r, file, line) => (sql.step(r, file, line), frames.step?.(r, file, line)),
+  };
+}
+
 /**
  * Streams every validated record of the data directories into the staged files. Returns the run
  * directories (their `_src`) the loader left out: their records were handed on before the bad line
  * was reached, and the tables must leave them out as the loader does.
  */
-async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m: string) => void): Promise<number[]> {
+async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m: string) => void, frames?: (columns: FrameColumns) => void): Promise<number[]> {
   const locations = discoverRuns(dataDirs, warn);
   const srcOf = new Map(locations.map((l, i) => [l.runDir, i]));
   const staged = new Set<number>();
@@ -154,15 +178,17 @@ async function stageRecords(dataDirs: readonly string[], stage: Stage, warn: (m:
     staged.add(srcOf.get(dirname(file)) ?? -1);
     put(table, rec, file, view);
   };
-  const ds = await loadDataset(dataDirs, {
-    onWarning: warn,
-    also: {
-      asWritten: true,
-      checkpoint: (r, file) => loaded("checkpoints", r, file, viewOf(r)),
-      episode: (r, file) => loaded("episodes", r, file, r.phase === "eval" ? viewOf(r) : null),
-      step: (r, file) => loaded("steps", r, file, r.phase === "eval" ? viewOf(r) : null),
-    },
-  });
+  // The frames' hooks, when asked for, see the same records (neither side changes a record it is handed).
+  let collect = frames === undefined ? null : frameCollector();
+  const sqlHooks: SqlHooks = {
+    checkpoint: (r, file) => loaded("checkpoints", r, file, viewOf(r)),
+    episode: (r, file) => loaded("episodes", r, file, r.phase === "eval" ? viewOf(r) : null),
+    step: (r, file) => loaded("steps", r, file, r.phase === "eval" ? viewOf(r) : null),
+  };
+  const ds = await loadDataset(dataDirs, { onWarning: warn, also: alsoHooks(sqlHooks, collect?.hooks) });
+  if (collect !== null && frames !== undefined) frames(collect.finish(ds));
+  // The columns are handed on: not held (1 GB on the full reproduction) while the other files are staged.
+  collect = null;
   // A run directory whose records were handed on but that no run of the data set comes from was left
   // out by the loader (a line that breaks its schema; the loader's warning names it): its rows go too.
   const kept = new Set(ds.runs.flatMap((r) => r.sources));
@@ -337,10 +363,15 @@ async function buildInto(dir: string, dataDirs: readonly string[], opts: LogData
   const warnings: string[] = [];
   let leftOut: number[];
   try {
-    leftOut = await stageRecords(dataDirs, stage, (m) => {
-      warnings.push(m);
-      opts.onWarning?.(m);
-    });
+    leftOut = await stageRecords(
+      dataDirs,
+      stage,
+      (m) => {
+        warnings.push(m);
+        opts.onWarning?.(m);
+      },
+      opts.frames,
+    );
   } finally {
     for (const s of Object.values(stage)) s.close();
   }

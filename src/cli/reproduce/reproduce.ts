@@ -61,6 +61,7 @@ import { folderFlag, nonNegativeInt, oneOf, parseFlags, UsageError } from "../sh
 import { runPool } from "./jobPool.js";
 import { s3gymArgv } from "../childCommand.js";
 import { warmSqlCache } from "./warmSqlCache.js";
+import { FRAMES_SNAPSHOT_VAR } from "../../analysis/load/framesSnapshot.js";
 import { startReportSnapshot } from "./reportSnapshot.js";
 import { jobFileText } from "../../training/loopJob.js";
 import {
@@ -339,7 +340,11 @@ async function reproduce(argv: string[]): Promise<number> {
 
   // 3. The report, exactly `s3gym report`; beside it, on the core the report leaves idle, the logs'
   // SQL tables go into the SQL cache that notebook 00's DuckDB cell then opens (warmSqlCache.ts).
-  const warm = args.notebooks ? warmSqlCache(dataAbs) : null;
+  // From the same pass it writes the frames' columns that notebook 00's loadFrames takes (framesSnapshot.ts).
+  const framesDir = args.notebooks ? mkdtempSync(join(tmpdir(), "s3gym-reproduce-frames-")) : null;
+  const framesFile = framesDir === null ? undefined : join(framesDir, "frames.v8");
+  const warm = args.notebooks ? warmSqlCache(dataAbs, framesFile) : null;
+  const removeFrames = (): void => void (framesDir !== null && rmSync(framesDir, { recursive: true, force: true }));
   await mkdir(outAbs, { recursive: true });
   const { reportCommand } = await import("../report/report.js");
   const dataArg = relative(cwd, dataAbs).startsWith("..") ? dataAbs : relative(cwd, dataAbs) || ".";
@@ -349,6 +354,7 @@ async function reproduce(argv: string[]): Promise<number> {
   if (reportCode !== 0) {
     warm?.stop();
     snapshot?.remove();
+    removeFrames();
     return 1;
   }
   const nullLine = nullCheckLine(outAbs);
@@ -359,7 +365,7 @@ async function reproduce(argv: string[]): Promise<number> {
   // 4. The notebooks, headless.
   let executed: string[] = [];
   if (args.notebooks) {
-    const env = { S3GYM_DATA: dataAbs, S3GYM_OUT: outAbs };
+    const env: Record<string, string> = { S3GYM_DATA: dataAbs, S3GYM_OUT: outAbs, ...(framesFile !== undefined ? { [FRAMES_SNAPSHOT_VAR]: framesFile } : {}) };
     const jobs = Math.min(args.jobs, notebooks.length);
     const ok = await phase(`notebooks (${notebooks.length}, ${jobs} at a time, ${args.engine} engine)`, async () => {
       try {
@@ -383,6 +389,7 @@ async function reproduce(argv: string[]): Promise<number> {
     });
     if (!ok) warm?.stop();
     await warm?.done;
+    removeFrames();
     if (!ok) return 1;
     // The notebooks wrote their tables and figures with the report's own functions: same bytes.
     const d = diffTrees(written, hashTree(outAbs));
