@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DURABLE_INTERVAL_MS, RunLogs } from "../../src/logs/runLogs.js";
+import type { StepRecord } from "../../src/logs/schema.js";
+import { step as stepRecord } from "../analysis/helpers.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -67,31 +69,9 @@ describe("RunLogs: durable points at boundaries, at most DURABLE_INTERVAL_MS apa
 });
 
 describe("RunLogs: steps lines of one turn go out together, never after a record that claims them", () => {
-  const step = (episode: number, n: number) => ({
-    run_id: "r",
-    model: "m",
-    game: "snake",
-    pathway: "memory",
-    phase: "explore" as const,
-    config: "explore",
-    checkpoint: null,
-    episode,
-    seed: 0,
-    step: n,
-    observation: "o",
-    response: "r",
-    action: null,
-    self_score: null,
-    parse_error: null,
-    valid: true,
-    feedback: "",
-    reward: 0,
-    score_after: 0,
-    done: n === 1,
-    tokens_in: 0,
-    tokens_out: 0,
-    latency_ms: 0,
-  });
+  const step = (episode: number, n: number): StepRecord =>
+    ({ ...stepRecord({ run_id: "r", model: "m", game: "snake", pathway: "memory" }, { episode, step: n, s: null, r: 0 }), done: n === 1 }) as StepRecord;
+
   const lines = (dir: string, f: string) => readFileSync(join(dir, f), "utf8").split("\n").filter(Boolean).length;
 
   it("an episode, a checkpoint or a pathway record written in the same turn finds its steps on disk first; flush() writes them for a reader", async () => {

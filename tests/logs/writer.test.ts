@@ -7,6 +7,7 @@ import { CheckpointRecord, EpisodeRecord, RunManifest, StepRecord } from "../../
 import { InvalidRecordError, JsonlWriter, LogWriteError, writeJsonAtomic, type WriteFn } from "../../src/logs/writer.js";
 import { clearSecrets, redactDeep, registerSecret } from "../../src/util/secretText.js";
 import { stringifyWellFormed } from "../../src/util/wellFormedJson.js";
+import { step as stepRecord } from "../analysis/helpers.js";
 
 const rec = (checkpoint: number) => ({
   run_id: "r",
@@ -131,31 +132,8 @@ describe("JsonlWriter", () => {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-const step = (episode: number, n: number, response = "Action: left") => ({
-  run_id: "r",
-  model: "m",
-  game: "snake",
-  pathway: "none",
-  phase: "explore" as const,
-  config: "explore",
-  checkpoint: null,
-  episode,
-  seed: 0,
-  step: n,
-  observation: "board",
-  response,
-  action: null,
-  self_score: null,
-  parse_error: null,
-  valid: true,
-  feedback: "",
-  reward: 0,
-  score_after: 0,
-  done: false,
-  tokens_in: 0,
-  tokens_out: 0,
-  latency_ms: 0,
-});
+const ID = { run_id: "r", model: "m", game: "snake", pathway: "none" };
+const step = (episode: number, n: number, response = "Action: left"): StepRecord => ({ ...stepRecord(ID, { episode, step: n, s: null, r: 0 }), response }) as StepRecord;
 
 const episodeRecord = (episode: number) => ({
   run_id: "r",

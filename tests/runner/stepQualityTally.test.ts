@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { StepQualityTally } from "../../src/runner/monitor/runQuality.js";
+import { step as stepRecord } from "../analysis/helpers.js";
 
 const ok = { action: "a", self_score: 1, finish_reason: "stop", valid: true, response: "Action: a", turns_dropped: undefined };
 
@@ -20,38 +21,8 @@ describe("StepQualityTally", () => {
 
   it("reads a steps file's whole lines, leaving a damaged one out", () => {
     const dir = mkdtempSync(join(tmpdir(), "s3tally-"));
-    const step = (over: Record<string, unknown>) =>
-      JSON.stringify({
-        run_id: "r",
-        model: "m",
-        game: "snake",
-        pathway: "none",
-        phase: "explore",
-        config: "explore",
-        checkpoint: null,
-        episode: 1,
-        seed: 0,
-        step: 0,
-        observation: "o",
-        response: "r",
-        action: "up",
-        self_score: 0,
-        parse_error: null,
-        valid: true,
-        feedback: "",
-        reward: 0,
-        score_after: 0,
-        done: false,
-        tokens_in: 1,
-        tokens_out: 1,
-        latency_ms: 0,
-        cached: false,
-        finish_reason: "stop",
-        tokens_cached: null,
-        reasoning: null,
-        reasoning_chars: 0,
-        ...over,
-      });
+    const step = (over: Record<string, unknown>) => JSON.stringify({ ...stepRecord({ run_id: "r", model: "m", game: "snake", pathway: "none" }, { episode: 1, step: 0, s: 0, r: 0 }), ...over });
+
     const path = join(dir, "steps.jsonl");
     writeFileSync(path, `${step({})}\n${step({ step: 1, valid: false })}\n{"run_id": 3}\n${step({ step: 2, action: null })}\n`);
     expect({ ...StepQualityTally.ofFile(path) }).toEqual({ replies: 3, bad: 1, cut: 0, invalid: 1, empty: 0, dropped: 0 });
