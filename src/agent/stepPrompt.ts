@@ -15,6 +15,7 @@
  */
 import { CONTRACT_REMINDER } from "../games/responseContract.js";
 import type { PolicyContext } from "../games/types.js";
+import { MessagePrefix } from "../models/messagePrefix.js";
 import type { ChatMessage } from "../models/types.js";
 import { BoundedCache } from "../util/boundedCache.js";
 import { parseResponse } from "./parseResponse.js";
@@ -294,13 +295,9 @@ export function messagesToPolicyContext(messages: readonly ChatMessage[]): Polic
   return remember(messages, { rules: system.content, observation: observations.at(-1)!, history });
 }
 
-/** A step prompt's read, by the prompt's last message: the roles and contents it was read from, and the read. */
+/** A step prompt's read, by the prompt's last message: the messages it was read from, and the read. */
 interface ContextRead {
-  /** The messages read, by object; `open`: the indices of those not frozen (their role and content are compared). */
-  messages: ChatMessage[];
-  open: number[];
-  roles: ChatMessage["role"][];
-  contents: string[];
+  messages: MessagePrefix;
   rules: string;
   observation: string;
   history: PolicyContext["history"];
@@ -310,23 +307,12 @@ const contextAfter = new WeakMap<ChatMessage, ContextRead>();
 function remember(messages: readonly ChatMessage[], ctx: PolicyContext): PolicyContext {
   const last = messages.at(-1);
   if (last !== undefined)
-    contextAfter.set(last, {
-      messages: messages.slice(),
-      open: openIndices(messages, 0),
-      roles: messages.map((m) => m.role),
-      contents: messages.map((m) => m.content),
-      rules: ctx.rules,
-      observation: ctx.observation,
-      history: ctx.history.slice(),
-    });
+    if (last !== undefined) {
+      const read = new MessagePrefix();
+      read.push(messages);
+      contextAfter.set(last, { messages: read, rules: ctx.rules, observation: ctx.observation, history: ctx.history.slice() });
+    }
   return ctx;
-}
-
-/** The indices from `from` on of the messages that are not frozen (a reader compares their text, not their object). */
-function openIndices(messages: readonly ChatMessage[], from: number): number[] {
-  const open: number[] = [];
-  for (let i = from; i < messages.length; i++) if (!Object.isFrozen(messages[i])) open.push(i);
-  return open;
 }
 
 /**
@@ -338,29 +324,17 @@ function extendContext(messages: readonly ChatMessage[]): PolicyContext | null |
   if (n < 3) return undefined;
   const prevLast = messages[n - 3]!;
   const prev = contextAfter.get(prevLast);
-  if (prev === undefined || prev.contents.length !== n - 2) return undefined;
+  if (prev === undefined || prev.messages.length !== n - 2) return undefined;
   const reply = messages[n - 2]!;
   const turn = messages[n - 1]!;
   if (reply.role !== "assistant" || turn.role !== "user") return undefined;
-  // A frozen message read before is the same object (compared without reading it); another is compared by its role and text.
-  const open = prev.open;
-  let o = 0;
-  for (let i = 0; i < n - 2; i++) {
-    const m = messages[i]!;
-    if (o < open.length && open[o] === i) {
-      o++;
-      if (m.role !== prev.roles[i] || m.content !== prev.contents[i]) return undefined;
-    } else if (m !== prev.messages[i] && (m.role !== prev.roles[i] || m.content !== prev.contents[i])) return undefined;
-  }
+  if (!prev.messages.opens(messages)) return undefined;
   // Read at most once per extension: the previous entry's arrays move to the new one.
   contextAfter.delete(prevLast);
   const read = userRead(turn);
   if (read === null) return null;
   const entry = Object.freeze({ observation: prev.observation, action: actionRead(reply), feedback: read.feedback === "(none)" ? "" : read.feedback });
-  for (const i of openIndices(messages, n - 2)) prev.open.push(i);
-  prev.messages.push(reply, turn);
-  prev.roles.push(reply.role, turn.role);
-  prev.contents.push(reply.content, turn.content);
+  prev.messages.push([reply, turn]);
   prev.history.push(entry);
   const ctx: PolicyContext = { rules: prev.rules, observation: read.observation, history: prev.history.slice() };
   contextAfter.set(turn, { ...prev, observation: read.observation });

@@ -6,6 +6,7 @@
  * re-tokenising ~100k tokens of experience per episode was a quarter of a History run's CPU.
  */
 import { countTokensJoinable, joinsCleanly, MESSAGE_OVERHEAD_TOKENS, type TokenizerName } from "./tokens.js";
+import { MessagePrefix } from "./messagePrefix.js";
 import type { ChatMessage } from "./types.js";
 
 /**
@@ -185,13 +186,12 @@ export class TokenCounter {
     const k = messages.length;
     if (k >= 3) {
       const prev = this.promptAfter.get(messages[k - 3]!);
-      if (prev !== undefined && prev.messages.length === k - 2 && prev.extendedBy(messages)) {
+      if (prev !== undefined && prev.messages.length === k - 2 && prev.messages.opens(messages)) {
         this.promptAfter.delete(messages[k - 3]!);
         const reply = messages[k - 2]!;
         const turn = messages[k - 1]!;
         prev.total += 2 * MESSAGE_OVERHEAD_TOKENS + this.message(reply) + this.message(turn);
-        prev.add(reply);
-        prev.add(turn);
+        prev.messages.push([reply, turn]);
         this.promptAfter.set(turn, prev);
         return prev.total;
       }
@@ -199,48 +199,16 @@ export class TokenCounter {
     let n = 3;
     for (const m of messages) n += MESSAGE_OVERHEAD_TOKENS + this.message(m);
     if (k > 0) {
-      const counted = new CountedPrompt(n);
-      for (const m of messages) counted.add(m);
+      const counted: CountedPrompt = { total: n, messages: new MessagePrefix() };
+      counted.messages.push(messages);
       this.promptAfter.set(messages[k - 1]!, counted);
     }
     return n;
   }
 }
 
-/** A counted prompt's messages, by object, and the role and content of each that is not frozen (it may change in place). */
-class CountedPrompt {
-  readonly messages: ChatMessage[] = [];
-  /** Indices of the messages that are not frozen, and their contents when counted. */
-  private readonly open: number[] = [];
-  private readonly openContents: string[] = [];
-  private readonly openRoles: string[] = [];
-  constructor(public total: number) {}
-
-  add(m: ChatMessage): void {
-    if (!Object.isFrozen(m)) {
-      this.open.push(this.messages.length);
-      this.openContents.push(m.content);
-      this.openRoles.push(m.role);
-    }
-    this.messages.push(m);
-  }
-
-  /**
-   * Whether `messages` opens with messages of the same counts: the same frozen objects, and where a
-   * counted message was not frozen (a prompt's system message is a new object at every step), one
-   * with the content and role it had.
-   */
-  extendedBy(messages: readonly ChatMessage[]): boolean {
-    const mine = this.messages;
-    const open = this.open;
-    let o = 0;
-    for (let i = 0; i < mine.length; i++) {
-      if (o < open.length && open[o] === i) {
-        const m = messages[i]!;
-        if (m.content !== this.openContents[o] || m.role !== this.openRoles[o]) return false;
-        o++;
-      } else if (mine[i] !== messages[i]) return false;
-    }
-    return true;
-  }
+/** A counted prompt: its count and the messages it was counted from. */
+interface CountedPrompt {
+  total: number;
+  messages: MessagePrefix;
 }
