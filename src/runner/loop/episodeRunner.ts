@@ -142,22 +142,7 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
   const view = task.view !== undefined ? { view: task.view } : {};
   const where = { phase: task.phase, ...view, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed };
   // Every step record opens with these fields, in this order: copied once per step from one object.
-  // Written out as literals (not spread from the two above): a clone of a literal's shape is a copy of its slots.
-  const head =
-    task.view !== undefined
-      ? {
-          run_id: run.runId,
-          model: run.modelName,
-          game: game.name,
-          pathway: run.pathway,
-          phase: task.phase,
-          view: task.view,
-          config: cfg.name,
-          checkpoint: task.checkpoint,
-          episode: task.episode,
-          seed: task.seed,
-        }
-      : { run_id: run.runId, model: run.modelName, game: game.name, pathway: run.pathway, phase: task.phase, config: cfg.name, checkpoint: task.checkpoint, episode: task.episode, seed: task.seed };
+  const head = { ...identity, ...where };
   const startedAt = run.now().toISOString();
   // A deterministic model's evaluation episode already played with the same inputs is replayed (evalMemo.ts).
   const memo = task.phase === "eval" && run.memo !== undefined && run.memo.model === run.model ? run.memo : null;

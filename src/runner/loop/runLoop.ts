@@ -392,7 +392,7 @@ export async function executeRun(o: OpenRunOptions): Promise<RunOutcome> {
       events.runEnded?.(run.runId, "partial");
       return { runId: run.runId, status: "partial", checkpoints: [], error: e.message };
     }
-    // The run's end reads its logs back (runQuality): the steps held for this turn go out first.
+    // The steps lines held for this turn go out before the manifest says the run ended.
     logs.flush();
     const degenerate = run.replies.verdict();
     if (degenerate !== null) outcome = { ...outcome, status: "degenerate", error: degenerate };

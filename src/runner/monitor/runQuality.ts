@@ -9,6 +9,7 @@ import { CallRecord, EpisodeRecord, StepRecord, type RunQualityRecord } from "..
 import { readRunFile } from "../../logs/reader.js";
 import { runFile } from "../../logs/runDir.js";
 import { qualityFlags } from "../../logs/qualityThresholds.js";
+import { readCallLines } from "./usage.js";
 
 /** The prefix of an episode error that means a step could not fit the context (episodeRunner.ts). */
 export const CONTEXT_OVERFLOW = "context_overflow";
@@ -60,17 +61,16 @@ const SKIP_DAMAGED = { damaged: () => undefined };
  * calls.jsonl's whole lines when the caller has read them (else they are read here).
  */
 export function runQuality(runDirectory: string, status: string, judgeInvalid = true, steps?: StepQualityTally, calls?: readonly CallRecord[]): RunQualityRecord {
-  const skipDamaged = SKIP_DAMAGED;
   const { replies, bad, cut, invalid, empty, dropped } = steps ?? StepQualityTally.ofFile(runFile(runDirectory, "steps"));
   let overContext = 0;
-  for (const { value: e } of readRunFile(runFile(runDirectory, "episodes"), EpisodeRecord, skipDamaged).lines) {
+  for (const { value: e } of readRunFile(runFile(runDirectory, "episodes"), EpisodeRecord, SKIP_DAMAGED).lines) {
     if (e.error?.startsWith(CONTEXT_OVERFLOW) === true) overContext++;
   }
   let truncated = 0;
   const retries: Record<string, number> = {};
   const fingerprints: string[] = [];
   const served: string[] = [];
-  for (const c of calls ?? readRunFile(runFile(runDirectory, "calls"), CallRecord, skipDamaged).lines.map((l) => l.value)) {
+  for (const c of calls ?? readCallLines(runDirectory)) {
     if (c.server_truncated === true) truncated++;
     for (const k of c.retry_kinds ?? []) retries[k] = (retries[k] ?? 0) + 1;
     // Retries whose kinds were not recorded (logs from before retry_kinds) still count, as `unknown`.
