@@ -103,6 +103,22 @@ describe("null check", () => {
     expect(nullCheck(fine).pass).toBe(true);
   });
 
+  it("with the stochastic nulls played but no gain carrying an interval (few evaluation seeds), says so instead of asking to add them", () => {
+    // The paper's design: 3 evaluation seeds, so a gain is a point without an interval, and its exact
+    // sign-flip p cannot go below 2 / 2^3 = 0.25.
+    const rows = [prow(NR, "history", pointOnly(0.2), pointOnly(-0.1), 0.25, 0.75), prow(NH, "memory", pointOnly(0), pointOnly(0.3), 1, 0.25)];
+    const c = nullCheck(rows);
+    expect([c.intervals, c.p_values.n, c.p_values.hits, c.pass]).toEqual([0, 4, 0, null]);
+    const line = describeNullCheck(c);
+    expect(line).toMatch(/^Null check not testable \(0 intervals\): .*the stochastic nulls were played, but none of their gains has an interval/);
+    expect(line).not.toMatch(/add the stochastic nulls/);
+    // One gain with an interval: "only 1 of their gains has".
+    const one = nullCheck([...rows, prow(NR, "none", pointOnly(null), iv(-1, 1), null, 0.5)]);
+    expect(describeNullCheck(one)).toMatch(/^Null check not testable \(1 interval\): .*but only 1 of their gains has an interval/);
+    // No stochastic null among the counted rows (an LLM's none row only): adding them is the fix.
+    expect(describeNullCheck(nullCheck([row("openai:m", "none", pointOnly(null), iv(-1, 1))]))).toMatch(/\(add the stochastic nulls, builtin:random\?noise=independent/);
+  });
+
   it("says so when there is nothing to count, and names the stochastic nulls as the fix", () => {
     expect(nullCheck([row("builtin:learner", "history", iv(1, 2), iv(1, 2))]).intervals).toBe(0);
     expect(describeNullCheck(nullCheck([]))).toMatch(/no gain .* to count; add builtin:random\?noise=independent/);

@@ -331,7 +331,12 @@ export function describeNullCheck(c: NullCheck): string {
   const pc = c.p_values.n > 0 ? `sign-flip p < 0.05: ${countText(c.p_values)}` : "sign-flip p < 0.05: none to count";
   const head = `over ${who} (${c.models.join(", ") || "none"}), ${ic}; ${pc}`;
   if (c.pass === null) {
-    return `Null check not testable (${c.intervals} interval${c.intervals === 1 ? "" : "s"}): ${head}; fewer than ${NULL_MIN_INTERVALS} intervals cannot show that the intervals cover 0 when nothing changes (add the stochastic nulls, builtin:random?noise=independent and builtin:heuristic?noise=independent, on every pathway).${deg} ${rule} ${flat}`;
+    // With the nulls already played, adding them is no fix: their gains lack intervals because the
+    // design has too few evaluation seeds for a covering interval (the paper's 3 per checkpoint).
+    const fix = c.models.some(isStochasticNull)
+      ? `the stochastic nulls were played, but ${c.intervals === 0 ? "none of their gains has" : `only ${c.intervals} of their gains ${c.intervals === 1 ? "has" : "have"}`} an interval: with few evaluation episodes per checkpoint (the paper's 3) a gain is printed without one; play more per checkpoint ('s3gym power' says how many; the default design of 's3gym reproduce' plays enough) to test the intervals`
+      : "add the stochastic nulls, builtin:random?noise=independent and builtin:heuristic?noise=independent, on every pathway";
+    return `Null check not testable (${c.intervals} interval${c.intervals === 1 ? "" : "s"}): ${head}; fewer than ${NULL_MIN_INTERVALS} intervals cannot show that the intervals cover 0 when nothing changes (${fix}).${deg} ${rule} ${flat}`;
   }
   const which = [c.interval_count.verdict === "above" ? "the intervals" : null, c.p_values.verdict === "above" ? "the p-values" : null].filter((x) => x !== null).join(" and ");
   return c.pass
