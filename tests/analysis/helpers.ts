@@ -6,6 +6,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { CallRecord } from "../../src/logs/schema.js";
 
 export interface Identity {
   run_id: string;
@@ -46,6 +47,27 @@ export function step(id: Identity, o: { phase?: "explore" | "eval"; checkpoint?:
 }
 
 /** A valid episode record. */
+/** A calls.jsonl line of `run_id`: a step call that used nothing and failed nothing, with `o` over it. */
+export function callRecord(run_id: string, o: Record<string, unknown> = {}): CallRecord {
+  return {
+    run_id,
+    purpose: "step",
+    phase: null,
+    checkpoint: null,
+    episode: null,
+    step: 0,
+    tokens_in: 0,
+    tokens_out: 0,
+    tokens_cached: null,
+    latency_ms: 0,
+    retries: 0,
+    cached: false,
+    error: null,
+    cost_usd: null,
+    ...o,
+  } as CallRecord;
+}
+
 export function episode(id: Identity, o: { phase: "explore" | "eval"; checkpoint?: number | null; episode: number; score?: number; status?: "ok" | "failed" }): Record<string, unknown> {
   const status = o.status ?? "ok";
   return {

@@ -26,7 +26,7 @@ import { buildReport } from "../../src/report/buildReport.js";
 import { loadVerifiedInputs, type VerifiedRunInput } from "../../src/analysis/load/verifiedData.js";
 import { factContradicted } from "../../src/analysis/metrics/verifiedFacts.js";
 import { reliabilityRow, tokensByPathwayTable } from "../../src/analysis/tables/verifiedTables.js";
-import { curveRecords, tempDir, writeRun } from "./helpers.js";
+import { callRecord, curveRecords, tempDir, writeRun } from "./helpers.js";
 
 const fact = (id: string, condition: string, action: string, effect: string, episodes: number[] = [1]) => ({
   id,
@@ -179,27 +179,7 @@ describe("the report with verified runs", () => {
         },
       ]),
     );
-    writeFileSync(
-      join(vdir, "calls.jsonl"),
-      jsonl([
-        {
-          run_id: ids.V.run_id,
-          purpose: "verifier",
-          phase: "explore",
-          checkpoint: null,
-          episode: 1,
-          step: null,
-          tokens_in: 7,
-          tokens_out: 3,
-          tokens_cached: null,
-          latency_ms: 0,
-          retries: 0,
-          cached: false,
-          error: null,
-          cost_usd: null,
-        },
-      ]),
-    );
+    writeFileSync(join(vdir, "calls.jsonl"), jsonl([callRecord(ids.V.run_id, { purpose: "verifier", phase: "explore", episode: 1, step: null, tokens_in: 7, tokens_out: 3 })]));
     mkdirSync(vdir, { recursive: true });
     const ds = await loadDataset(dir);
     const inputs = await loadVerifiedInputs(dir);

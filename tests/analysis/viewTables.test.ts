@@ -11,6 +11,7 @@ import { buildReport } from "../../src/report/buildReport.js";
 import { analyzeViews } from "../../src/analysis/tables/viewTables.js";
 import { INSTRUMENT_MARK } from "../../src/analysis/tables/instruments.js";
 import { reportFigures } from "../../src/report/writeReport.js";
+import { callRecord } from "./helpers.js";
 
 const ID = { run_id: "snake__history__m__seed0", model: "m", game: "snake", pathway: "history" };
 const jsonl = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : "");
@@ -49,23 +50,7 @@ function writeRun(data: string, scores: Record<string, Record<number, [number, n
   writeFileSync(join(dir, "calls.jsonl"), jsonl(calls));
 }
 
-const call = (o: object) => ({
-  run_id: ID.run_id,
-  purpose: "step",
-  phase: null,
-  checkpoint: null,
-  episode: null,
-  step: 0,
-  tokens_in: 0,
-  tokens_out: 0,
-  tokens_cached: null,
-  latency_ms: 0,
-  retries: 0,
-  cached: false,
-  error: null,
-  cost_usd: null,
-  ...o,
-});
+const call = (o: Record<string, unknown>) => callRecord(ID.run_id, o);
 
 const SCORES = {
   // y = 2, 3, 2: OODG 0, best snapshot x=2 (+1), regression 1.

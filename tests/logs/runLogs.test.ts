@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DURABLE_INTERVAL_MS, RunLogs } from "../../src/logs/runLogs.js";
 import type { StepRecord } from "../../src/logs/schema.js";
-import { step as stepRecord } from "../analysis/helpers.js";
+import { callRecord, step as stepRecord } from "../analysis/helpers.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -109,22 +109,7 @@ describe("RunLogs: steps lines of one turn go out together, never after a record
     logs.flush();
     expect(lines(dir, "steps.jsonl")).toBe(5);
     // A calls line (the audit log) is never held.
-    logs.calls.append({
-      run_id: "r",
-      purpose: "step",
-      phase: "explore",
-      checkpoint: null,
-      episode: 2,
-      step: 1,
-      tokens_in: 0,
-      tokens_out: 0,
-      tokens_cached: null,
-      latency_ms: 0,
-      retries: 0,
-      cached: false,
-      error: null,
-      cost_usd: null,
-    });
+    logs.calls.append(callRecord("r", { phase: "explore", episode: 2, step: 1 }));
     expect(lines(dir, "calls.jsonl")).toBe(1);
     logs.steps.append(step(2, 1));
     await new Promise<void>((resolve) => setImmediate(resolve));

@@ -7,7 +7,7 @@ import { CheckpointRecord, EpisodeRecord, RunManifest, StepRecord } from "../../
 import { InvalidRecordError, JsonlWriter, LogWriteError, writeJsonAtomic, type WriteFn } from "../../src/logs/writer.js";
 import { clearSecrets, redactDeep, registerSecret } from "../../src/util/secretText.js";
 import { stringifyWellFormed } from "../../src/util/wellFormedJson.js";
-import { step as stepRecord } from "../analysis/helpers.js";
+import { episode as episodeOf, step as stepRecord } from "../analysis/helpers.js";
 
 const rec = (checkpoint: number) => ({
   run_id: "r",
@@ -135,23 +135,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const ID = { run_id: "r", model: "m", game: "snake", pathway: "none" };
 const step = (episode: number, n: number, response = "Action: left"): StepRecord => ({ ...stepRecord(ID, { episode, step: n, s: null, r: 0 }), response }) as StepRecord;
 
-const episodeRecord = (episode: number) => ({
-  run_id: "r",
-  model: "m",
-  game: "snake",
-  pathway: "none",
-  phase: "explore" as const,
-  config: "explore",
-  checkpoint: null,
-  episode,
-  seed: 0,
-  score: 0,
-  steps: 2,
-  status: "ok" as const,
-  error: null,
-  started_at: "2026-01-01T00:00:00.000Z",
-  ended_at: "2026-01-01T00:00:01.000Z",
-});
+const episodeRecord = (episode: number): EpisodeRecord => episodeOf(ID, { phase: "explore", episode }) as EpisodeRecord;
 
 describe("JsonlWriter: a line's bytes are stringifyWellFormed(redactDeep(record)), whichever way the writer gets there", () => {
   afterEach(() => clearSecrets());
