@@ -10,10 +10,27 @@
  */
 export type RngState = [number, number, number, number];
 
-/** 32-bit FNV-1a over the UTF-8 bytes of `key`. */
+const UTF8 = new TextEncoder();
+
+/**
+ * 32-bit FNV-1a over the UTF-8 bytes of `key`. An ASCII character is its own UTF-8 byte, so an ASCII
+ * key (every seed key the kit makes) is hashed from its character codes without encoding it (a fresh
+ * encoder and byte array per call were most of the cost of a step's seed); any other key is encoded.
+ */
 export function fnv1a32(key: string): number {
   let h = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(key)) {
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c >= 0x80) return fnv1a32Bytes(UTF8.encode(key));
+    h ^= c;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+function fnv1a32Bytes(bytes: Uint8Array): number {
+  let h = 0x811c9dc5;
+  for (const byte of bytes) {
     h ^= byte;
     h = Math.imul(h, 0x01000193) >>> 0;
   }
