@@ -161,7 +161,7 @@ export class EvalMemo {
     const turns: EarlierTurn[] = [];
     const out: ReplayStep[] = [];
     for (const step of play.steps) {
-      const e = experience({ ...base, turns: [...turns], observation: step.record.observation });
+      const e = experience({ rules: base.rules, turns: [...turns], observation: step.record.observation, rewardVisibility: base.rewardVisibility });
       if (e.text !== step.experience) return null;
       const keys = Object.keys(e.fields);
       if (keys.length !== step.fieldKeys.length || keys.some((k, i) => k !== step.fieldKeys[i])) return null;
