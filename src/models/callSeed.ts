@@ -39,3 +39,24 @@ export interface EvalCallKey {
 export function evalCallSeed(key: EvalCallKey): number {
   return fnv1a32(`s3gym/eval-call-seed|${canonicalJson(key)}`) >>> 1;
 }
+
+/**
+ * evalCallSeed per step of one evaluation episode (its key but the step). The seeds are the same at
+ * every checkpoint and in every pathway of a model, game and run seed, so each is hashed once and
+ * looked up after (a few thousand episodes' rows are kept; the oldest row set is dropped whole).
+ */
+const evalSeedRows = new Map<string, number[]>();
+const EVAL_SEED_ROWS = 4096;
+export function evalCallSeeds(key: Omit<EvalCallKey, "step">): (step: number) => number {
+  const id = canonicalJson(key);
+  let row = evalSeedRows.get(id);
+  if (row === undefined) {
+    if (evalSeedRows.size >= EVAL_SEED_ROWS) evalSeedRows.clear();
+    evalSeedRows.set(id, (row = []));
+  }
+  const seeds = row;
+  return (step) => {
+    if (!Number.isInteger(step) || step < 0 || step > 1_000_000) return evalCallSeed({ ...key, step });
+    return (seeds[step] ??= evalCallSeed({ ...key, step }));
+  };
+}

@@ -10,7 +10,7 @@ import { buildStepMessages, earlierTurnOf, type EarlierTurn, type StepPromptInpu
 import { answerOf, hasReasoning, reasoningFields, replyKind, type Answer, type AnswerFrom } from "../../agent/reply.js";
 import type { Transition } from "../../games/types.js";
 import type { EpisodeRecord, StepRecord } from "../../logs/schema.js";
-import { callSeed, evalCallSeed } from "../../models/callSeed.js";
+import { callSeed, evalCallSeeds } from "../../models/callSeed.js";
 import { redactSecrets } from "../../models/secrets.js";
 import { ModelCallError, type CallIdentity, type ChatMessage, type CompletionResult } from "../../models/types.js";
 import type { ResolvedConfig, RunContext } from "./context.js";
@@ -89,13 +89,13 @@ export function fitStep(input: StepPromptInput, counter: TokenCounter, contextTo
 }
 
 /**
- * A step call's seed: an evaluation episode's from what it plays (evalCallSeed: common random numbers,
+ * An episode's step call seeds: an evaluation episode's from what it plays (evalCallSeed: common random numbers,
  * the same at every checkpoint and in every pathway), an exploration episode's from its identity.
  */
-function stepSeed(run: RunContext, task: EpisodeTask, step: number, identity: CallIdentity): number {
-  if (task.phase !== "eval") return callSeed(identity);
+function stepSeeds(run: RunContext, task: EpisodeTask): (step: number, identity: CallIdentity) => number {
+  if (task.phase !== "eval") return (_step, identity) => callSeed(identity);
   const view = task.view !== undefined ? { view: task.view } : {};
-  return evalCallSeed({ model: modelIdentity(run.modelName), game: run.game.name, runSeed: run.settings.runSeed, seed: task.seed, step, sample: 0, ...view });
+  return evalCallSeeds({ model: modelIdentity(run.modelName), game: run.game.name, runSeed: run.settings.runSeed, seed: task.seed, sample: 0, ...view });
 }
 
 /** What the reply monitor needs of one step beyond its kind (replyMonitor.ts): the cause of a bad reply. */
@@ -183,6 +183,7 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
   // over, each with the score its experience carries (a placebo's permutation needs every step): an
   // episode cut short is played again on resume anyway, so nothing a resume keeps is lost.
   const judged = task.phase === "explore" && judgesExploration(run);
+  const stepSeed = stepSeeds(run, task);
 
   while (!state.done) {
     // A degenerate run stops playing: its remaining episodes end here, named.
@@ -211,7 +212,7 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
       result = await run.model.complete({
         messages,
         // Every request carries a seed from its identity (a models file may turn sending it off).
-        sampling: { max_tokens: run.settings.maxNewTokens, seed: stepSeed(run, task, state.step, callIdentity) },
+        sampling: { max_tokens: run.settings.maxNewTokens, seed: stepSeed(state.step, callIdentity) },
         identity: callIdentity,
         // Only builtin:perfect-judge and builtin:ceiling read it; it is never sent over HTTP nor part of a cache key.
         privileged: { game, state },
