@@ -26,10 +26,20 @@ export function rememberJoinedText(open: string, text: string, pieces: readonly 
 /** Texts at least this long are counted line by line (TokenCounter.byLines); shorter ones whole. */
 const LINE_SPLIT_MIN = 128;
 
+/**
+ * Lines' entries (tokens * 2 + joinable), one table per tokenizer for the whole process: a line's
+ * entry depends on its text and the tokenizer alone, and the runs of a matrix that play one game print
+ * the same board rows (with a table per run, over half the lines tokenised were ones another run had done). Bounded: a long
+ * process must not keep every line it printed.
+ */
+const LINE_ENTRIES: Record<TokenizerName, Map<string, number>> = { o200k: new Map(), cl100k: new Map() };
+
 export class TokenCounter {
   /** tokens * 2 + (1 when countTokensJoinable said joinable). */
   private readonly cache = new Map<string, number>();
-  constructor(readonly tokenizer: TokenizerName) {}
+  constructor(readonly tokenizer: TokenizerName) {
+    this.lines = LINE_ENTRIES[tokenizer];
+  }
 
   count(text: string): number {
     return Math.floor(this.entry(text) / 2);
@@ -84,14 +94,15 @@ export class TokenCounter {
     return c.tokens * 2 + (c.joinable ? 1 : 0);
   }
 
-  /** Lines' entries, bounded like the texts' (a long run must not keep every line it printed). */
-  private readonly lines = new Map<string, number>();
+  /** Lines' entries: the process's table for this counter's tokenizer (LINE_ENTRIES). */
+  private readonly lines: Map<string, number>;
   private line(text: string): number {
-    let v = this.lines.get(text);
+    const lines = this.lines;
+    let v = lines.get(text);
     if (v === undefined) {
       v = this.whole(text);
-      if (this.lines.size > 100_000) this.lines.clear();
-      this.lines.set(text, v);
+      if (lines.size > 100_000) lines.clear();
+      lines.set(text, v);
     }
     return v;
   }

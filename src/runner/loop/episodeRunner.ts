@@ -196,7 +196,12 @@ async function playEpisode(run: RunContext, task: EpisodeTask): Promise<EpisodeO
     const prompt = { rules: cfg.rules, turns, observation, rewardVisibility: run.settings.rewardVisibility };
     const experience = asked ?? task.experience.forStep(prompt);
     asked = undefined;
-    const fitted = fitStep({ rules: prompt.rules, experience: experience.text, turns, observation, rewardVisibility: prompt.rewardVisibility }, run.counter, run.settings.contextTokens, run.settings.maxNewTokens);
+    const fitted = fitStep(
+      { rules: prompt.rules, experience: experience.text, turns, observation, rewardVisibility: prompt.rewardVisibility },
+      run.counter,
+      run.settings.contextTokens,
+      run.settings.maxNewTokens,
+    );
     if (fitted === null) {
       const bare = run.counter.messages(buildStepMessages({ ...prompt, turns: [], experience: experience.text }));
       error =
