@@ -13,6 +13,19 @@ export type RngState = [number, number, number, number];
 /** 32-bit FNV-1a over the UTF-8 bytes of `key`. */
 export function fnv1a32(key: string): number {
   let h = 0x811c9dc5;
+  // ASCII keys (every key the kit builds: names, numbers, '|') are their own UTF-8 bytes: hashed from
+  // the char codes without encoding a byte array per key; any other code unit takes the encoder.
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c >= 0x80) return fnv1a32Utf8(key);
+    h ^= c;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+function fnv1a32Utf8(key: string): number {
+  let h = 0x811c9dc5;
   for (const byte of new TextEncoder().encode(key)) {
     h ^= byte;
     h = Math.imul(h, 0x01000193) >>> 0;
