@@ -77,6 +77,8 @@ const PROBE_RADIUS = 4;
 const SLACK = 2;
 
 const key = (dx: number, dy: number): string => `${dx},${dy}`;
+/** key(dx, dy) of every probe vector, row by row from (-PROBE_RADIUS, -PROBE_RADIUS): built once, not per probe per step. */
+const PROBE_KEYS: readonly string[] = Array.from({ length: (2 * PROBE_RADIUS + 1) ** 2 }, (_, i) => key((i % (2 * PROBE_RADIUS + 1)) - PROBE_RADIUS, Math.floor(i / (2 * PROBE_RADIUS + 1)) - PROBE_RADIUS));
 
 interface Knowledge {
   legal: Set<string>;
@@ -487,7 +489,7 @@ export const heuristicKnowing =
       if (!k) continue;
       for (let dy = -PROBE_RADIUS; dy <= PROBE_RADIUS; dy++) {
         for (let dx = -PROBE_RADIUS; dx <= PROBE_RADIUS; dx++) {
-          const kk = key(dx, dy);
+          const kk = PROBE_KEYS[(dy + PROBE_RADIUS) * (2 * PROBE_RADIUS + 1) + dx + PROBE_RADIUS] as string;
           if ((dx === 0 && dy === 0) || k.legal.has(kk) || k.bad.has(kk)) continue;
           const to = { x: p.x + dx, y: p.y + dy };
           if (!onBoard(v.size, to.x, to.y)) continue;
