@@ -78,7 +78,9 @@ const SLACK = 2;
 
 const key = (dx: number, dy: number): string => `${dx},${dy}`;
 /** key(dx, dy) of every probe vector, row by row from (-PROBE_RADIUS, -PROBE_RADIUS): built once, not per probe per step. */
-const PROBE_KEYS: readonly string[] = Array.from({ length: (2 * PROBE_RADIUS + 1) ** 2 }, (_, i) => key((i % (2 * PROBE_RADIUS + 1)) - PROBE_RADIUS, Math.floor(i / (2 * PROBE_RADIUS + 1)) - PROBE_RADIUS));
+const PROBE_KEYS: readonly string[] = Array.from({ length: (2 * PROBE_RADIUS + 1) ** 2 }, (_, i) =>
+  key((i % (2 * PROBE_RADIUS + 1)) - PROBE_RADIUS, Math.floor(i / (2 * PROBE_RADIUS + 1)) - PROBE_RADIUS),
+);
 
 interface Knowledge {
   legal: Set<string>;
@@ -436,8 +438,8 @@ function planned(v: View, ruleOf: (t: PieceType) => Pick<PieceRule, "kind" | "ve
     for (const d of destinations(rule, v.size, v.grid, p.x, p.y)) {
       const i = d.y * v.size + d.x;
       const c = at(v, d.x, d.y);
-      const dist =
-        1 + (leaper && (c === "." || c === "t") && i !== lift ? (back.seen[i] === back.stamp ? (back.depth[i] as number) : Infinity) : distToTarget(rule, v.size, v.grid, d, cap, lift));
+      const known = leaper && (c === "." || c === "t") && i !== lift;
+      const dist = 1 + (known ? (back.seen[i] === back.stamp ? (back.depth[i] as number) : Infinity) : distToTarget(rule, v.size, v.grid, d, cap, lift));
       if (dist === Infinity) continue;
       bestDist = Math.min(bestDist, dist);
       // From the landing square (the piece's own square now empty); its one moves that reach a target.
