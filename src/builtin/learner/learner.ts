@@ -26,7 +26,7 @@ import { BoundedCache } from "../../util/boundedCache.js";
 import { Rng } from "../../util/rng.js";
 import { loadCheckpoint, type LearnerCheckpoint } from "./checkpoint.js";
 import { chooseTactic } from "./choose.js";
-import { experienceOf, mergeKnowledge, parseEpisodeBlocks, parseMemoryText, round3, splitRetrieved, statsFromEpisodes, type SeenEpisode, type TacticStats } from "./experienceText.js";
+import { experienceOf, mergeKnowledge, parseEpisodeBlocks, parseMemoryText, round3, splitRetrieved, statsFromEpisodes, type SeenEpisode, type TacticStats, type Vectors } from "./experienceText.js";
 import { learnerSummary } from "./summary.js";
 import { learnerRoleAnswer } from "./roles/index.js";
 import { readVerifiedFacts } from "./roles/memory.js";
@@ -87,6 +87,22 @@ function experienceRead(firstUser: ChatMessage | undefined, learn: TacticSet["le
   }
   experienceByMessage.set(firstUser, { content: text, learn, read });
   return read;
+}
+
+/**
+ * The experience's knowledge merged with a checkpoint's vectors, once per (read, checkpoint vectors):
+ * every step of an episode holds the same read and the same checkpoint, and merging sorts and copies
+ * every vector list again. The tactics only read their knowledge (chess's learn and trust's priorFrom
+ * copy what they use), so one merged object serves every step.
+ */
+const mergedKnowledge = new WeakMap<ExperienceRead["knowledge"], { ck: Vectors | undefined; merged: Required<TacticKnowledge> }>();
+
+function knowledgeWith(read: ExperienceRead["knowledge"], ckVectors: Vectors | undefined): Required<TacticKnowledge> {
+  const hit = mergedKnowledge.get(read);
+  if (hit !== undefined && hit.ck === ckVectors) return hit.merged;
+  const merged = mergeKnowledge(read, { vectors: ckVectors });
+  mergedKnowledge.set(read, { ck: ckVectors, merged });
+  return merged;
 }
 
 const HEADER_START = "=== Exploration episode ";
@@ -177,7 +193,7 @@ export function learnerStep(messages: readonly ChatMessage[], options: LearnerOp
     ({ tactic, why } = chooseTactic(names, exp.stats, phase, prior, callRng("choose", seed, messages)));
   }
   const t = findTactic(set, tactic)!;
-  const knowledge = set.learn ? mergeKnowledge(exp.knowledge, { vectors: fromCk?.vectors }) : {};
+  const knowledge = set.learn ? knowledgeWith(exp.knowledge, fromCk?.vectors) : {};
   const d = t.policy(ctx, callRng("act", seed, messages), knowledge);
   const judgeRng = callRng("judge", seed, messages);
   const score = judgeRng.float() < options.judge ? d.selfScore : uninformedScore(set.scoreRange, judgeRng);

@@ -77,6 +77,10 @@ const PROBE_RADIUS = 4;
 const SLACK = 2;
 
 const key = (dx: number, dy: number): string => `${dx},${dy}`;
+/** key(dx, dy) of every probe vector, row by row from (-PROBE_RADIUS, -PROBE_RADIUS): built once, not per probe per step. */
+const PROBE_KEYS: readonly string[] = Array.from({ length: (2 * PROBE_RADIUS + 1) ** 2 }, (_, i) =>
+  key((i % (2 * PROBE_RADIUS + 1)) - PROBE_RADIUS, Math.floor(i / (2 * PROBE_RADIUS + 1)) - PROBE_RADIUS),
+);
 
 interface Knowledge {
   legal: Set<string>;
@@ -250,6 +254,98 @@ function distToTarget(rule: Pick<PieceRule, "kind" | "vectors">, size: number, g
   return Infinity;
 }
 
+/**
+ * A leaper's distances to the nearest target from every square, searched backwards from the targets
+ * in one breadth-first pass (the square `lift` counting as empty), up to `cap` moves: what
+ * distToTarget would say from each start, for one search instead of one per start. A square from
+ * which a capture is at most `cap` moves away has back.seen === back.stamp and its distance in
+ * back.depth (0 on a target). Only for leapers: one jump per vector, so a square's predecessors are
+ * the squares one reversed vector away that the forward search may pass through (the empty ones).
+ */
+const back = { seen: new Int32Array(0), queue: new Int32Array(0), depth: new Int32Array(0), stamp: 0 };
+
+function leaperDistances(vectors: readonly (readonly [number, number])[], size: number, grid: readonly string[], cap: number, lift: number): void {
+  const n = size * size;
+  if (back.seen.length < n) {
+    back.seen = new Int32Array(n);
+    back.queue = new Int32Array(n);
+    back.depth = new Int32Array(n);
+    back.stamp = 0;
+  }
+  if (++back.stamp > 0x7ffffff0) {
+    back.seen.fill(0);
+    back.stamp = 1;
+  }
+  const { seen: bs, queue: bq, depth: bd, stamp: st } = back;
+  let tail = 0;
+  for (let i = 0; i < n; i++) {
+    if (i !== lift && grid[i] === "t") {
+      bs[i] = st;
+      bd[i] = 0;
+      bq[tail++] = i;
+    }
+  }
+  let head = 0;
+  while (head < tail) {
+    const cur = bq[head++] as number;
+    const d = bd[cur] as number;
+    if (d + 1 > cap) break;
+    const cx = cur % size;
+    const cy = (cur - cx) / size;
+    for (let k = 0; k < vectors.length; k++) {
+      const [dx, dy] = vectors[k] as readonly [number, number];
+      const px = cx - dx;
+      const py = cy - dy;
+      if (px < 0 || py < 0 || px >= size || py >= size) continue;
+      const idx = py * size + px;
+      if (bs[idx] === st || (idx !== lift && grid[idx] !== ".")) continue;
+      bs[idx] = st;
+      bd[idx] = d + 1;
+      bq[tail++] = idx;
+    }
+  }
+}
+
+/**
+ * Moves from `start` (the square `lift` counting as empty) to every square, every target counting as
+ * empty too: depthOut[i] for each square reached, -1 otherwise. Up to a target, the search is the one
+ * distToTarget(..., only = that target) makes, which meets that target at this same depth (the
+ * target's cell matters only once it is met), so one search gives every target's distance.
+ */
+function distancesThroughTargets(rule: Pick<PieceRule, "kind" | "vectors">, size: number, grid: readonly string[], start: number, lift: number, depthOut: Int32Array): void {
+  depthOut.fill(-1);
+  const q = new Int32Array(size * size);
+  const slides = rule.kind !== "leaper";
+  const vectors = rule.vectors;
+  depthOut[start] = 0;
+  q[0] = start;
+  let head = 0;
+  let tail = 1;
+  while (head < tail) {
+    const cur = q[head++] as number;
+    const d = depthOut[cur] as number;
+    const cx = cur % size;
+    const cy = (cur - cx) / size;
+    for (let k = 0; k < vectors.length; k++) {
+      const [dx, dy] = vectors[k] as readonly [number, number];
+      let nx = cx + dx;
+      let ny = cy + dy;
+      while (nx >= 0 && ny >= 0 && nx < size && ny < size) {
+        const idx = ny * size + nx;
+        const c = idx === lift ? "." : (grid[idx] as string);
+        if (c !== "." && c !== "t") break;
+        if (depthOut[idx] === -1) {
+          depthOut[idx] = d + 1;
+          q[tail++] = idx;
+        }
+        if (!slides) break;
+        nx += dx;
+        ny += dy;
+      }
+    }
+  }
+}
+
 /** How many targets (on `v`'s grid) `rule` reaches in one move from `from`, the moving piece lifted off `lift`. */
 function linedUp(rule: Pick<PieceRule, "kind" | "vectors">, v: View, from: Sq, lift: number): number {
   const size = v.size;
@@ -277,13 +373,21 @@ function linedUp(rule: Pick<PieceRule, "kind" | "vectors">, v: View, from: Sq, l
  * by what is known of its rule (3 when nothing known reaches it). The budget probing must leave.
  */
 function cleanupEstimate(v: View, ruleOf: (t: PieceType) => Pick<PieceRule, "kind" | "vectors">): number {
-  let total = 0;
-  for (const t of v.targets) {
-    let d = Infinity;
-    // The other targets count as empty, the piece as lifted off its square.
-    for (const p of v.pieces) d = Math.min(d, distToTarget(ruleOf(p.type), v.size, v.grid, p, d, p.y * v.size + p.x, t.y * v.size + t.x));
-    total += d === Infinity ? 3 : d;
+  // Per target, the fewest moves of any piece, the other targets counting as empty and the piece as
+  // lifted off its square: one search per piece (distancesThroughTargets) instead of one per piece
+  // and target.
+  const nearest = v.targets.map(() => Infinity);
+  const depths = new Int32Array(v.size * v.size);
+  for (const p of v.pieces) {
+    const own = p.y * v.size + p.x;
+    distancesThroughTargets(ruleOf(p.type), v.size, v.grid, own, own, depths);
+    v.targets.forEach((t, i) => {
+      const d = depths[t.y * v.size + t.x] as number;
+      if (d >= 0 && d < (nearest[i] as number)) nearest[i] = d;
+    });
   }
+  let total = 0;
+  for (const d of nearest) total += d === Infinity ? 3 : d;
   return total;
 }
 
@@ -328,8 +432,14 @@ function planned(v: View, ruleOf: (t: PieceType) => Pick<PieceRule, "kind" | "ve
   for (const p of v.pieces) {
     const rule = ruleOf(p.type);
     const lift = p.y * v.size + p.x;
+    // A leaper's distances from every landing square come from one backward search.
+    const leaper = rule.kind === "leaper";
+    if (leaper) leaperDistances(rule.vectors, v.size, v.grid, cap, lift);
     for (const d of destinations(rule, v.size, v.grid, p.x, p.y)) {
-      const dist = 1 + distToTarget(rule, v.size, v.grid, d, cap, lift);
+      const i = d.y * v.size + d.x;
+      const c = at(v, d.x, d.y);
+      const known = leaper && (c === "." || c === "t") && i !== lift;
+      const dist = 1 + (known ? (back.seen[i] === back.stamp ? (back.depth[i] as number) : Infinity) : distToTarget(rule, v.size, v.grid, d, cap, lift));
       if (dist === Infinity) continue;
       bestDist = Math.min(bestDist, dist);
       // From the landing square (the piece's own square now empty); its one moves that reach a target.
@@ -358,9 +468,16 @@ export const heuristicKnowing =
     const v = view(ctx.observation);
     const perCapture = 1 / Math.max(1, v.facts.targetsTotal);
     const know = learn(ctx.history, v.facts.hidden, prior);
+    // Each type's rule is built once per step (the searches ask for it per piece and per target).
+    const rules = new Map<PieceType, Pick<PieceRule, "kind" | "vectors">>();
     const ruleOf = (t: PieceType): Pick<PieceRule, "kind" | "vectors"> => {
-      const k = know.get(t);
-      return k ? knownRule(k) : PIECE_RULES[t];
+      let r = rules.get(t);
+      if (r === undefined) {
+        const k = know.get(t);
+        r = k ? knownRule(k) : PIECE_RULES[t];
+        rules.set(t, r);
+      }
+      return r;
     };
 
     // 1 and 3: moves by known rules, ranked by how soon they lead to a capture.
@@ -374,7 +491,7 @@ export const heuristicKnowing =
       if (!k) continue;
       for (let dy = -PROBE_RADIUS; dy <= PROBE_RADIUS; dy++) {
         for (let dx = -PROBE_RADIUS; dx <= PROBE_RADIUS; dx++) {
-          const kk = key(dx, dy);
+          const kk = PROBE_KEYS[(dy + PROBE_RADIUS) * (2 * PROBE_RADIUS + 1) + dx + PROBE_RADIUS] as string;
           if ((dx === 0 && dy === 0) || k.legal.has(kk) || k.bad.has(kk)) continue;
           const to = { x: p.x + dx, y: p.y + dy };
           if (!onBoard(v.size, to.x, to.y)) continue;

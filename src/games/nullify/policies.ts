@@ -27,8 +27,20 @@ export function searchDeepening(units: SolverUnit[], budgets: readonly number[] 
   return res;
 }
 
-function visibleUnits(ctx: PolicyContext): Unit[] {
-  return parseObservation(splitObservation(ctx.observation).body).units;
+/**
+ * The units of the last observation read: a learner tactic reads its step's observation twice or
+ * more (its own rule, then the search that judges it). Shared: read only (toSolverUnits and the
+ * searches copy what they change). An observation that does not parse is not kept.
+ */
+let lastObservation: string | null = null;
+let lastUnits: Unit[] = [];
+
+export function visibleUnits(ctx: PolicyContext): Unit[] {
+  if (ctx.observation === lastObservation) return lastUnits;
+  const units = parseObservation(splitObservation(ctx.observation).body).units;
+  lastObservation = ctx.observation;
+  lastUnits = units;
+  return units;
 }
 
 /**

@@ -169,6 +169,20 @@ interface Candidate {
 export function solve(start: SolverUnit[], opts: SolveOptions): SolveResult {
   const digits = opts.tolerant ? 9 : 12;
   const path: Array<[number, number]> = [];
+  /**
+   * A number's key by its value (the key is a function of the value and `digits` alone): the search
+   * meets the same sums again and again, and formatting a value to `digits` digits costs more than
+   * the lookup. One solve's values only, so the table does not outlive the search.
+   */
+  const numKeys = new Map<number, string>();
+  const keyOf = (u: SolverNum): string => {
+    let k = numKeys.get(u.v);
+    if (k === undefined) {
+      k = unitKey(u, digits);
+      numKeys.set(u.v, k);
+    }
+    return k;
+  };
   let nodes = 0;
   let limit = 0;
   let outOfBudget = false;
@@ -228,7 +242,7 @@ export function solve(start: SolverUnit[], opts: SolveOptions): SolveResult {
       const nextKeys = keys.filter((_, k) => k !== c.i && k !== c.j);
       if (c.result !== null) {
         next.push(c.result);
-        nextKeys.push(unitKey(c.result, digits));
+        nextKeys.push(keyOf(c.result));
       }
       // In the chain phase a new number must be extended next; a cancellation frees the next move.
       const nextMode = mode === FREE ? FREE : c.result !== null ? CHAIN : OPEN;

@@ -1,12 +1,10 @@
 /** Nullify tactics (learner.md): exact search, a careless variant, always the first two units. */
-import { splitObservation } from "../envelope.js";
 import { judgedBy, mixed, plain, type TacticSet } from "../tactics.js";
-import { heuristic, random } from "./policies.js";
-import { parseObservation } from "./render.js";
+import { heuristic, random, visibleUnits } from "./policies.js";
 
 const exact = plain(heuristic);
 const leftToRight = judgedBy(exact, (ctx) => {
-  parseObservation(splitObservation(ctx.observation).body);
+  visibleUnits(ctx);
   return { action: "0 1", selfScore: 0 };
 });
 

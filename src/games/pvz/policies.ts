@@ -438,12 +438,22 @@ export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
   // The decision is a function of the replayed lawn and the parameters alone, and the same lawns come
   // back: the heuristic, the perfect judge and the learner's tactics play the same evaluation seeds in every
   // pathway of a matrix.
-  const d = decisionCache.getOrSet(`${paramsKey(p)}|${JSON.stringify(s)}`, () => decideOn(s, p));
-  return { ...d };
+  // Kept by the lawn's JSON with the parameters' JSON beside it (the same string object per parameters
+  // object: paramsKey), not by a key joining the two texts anew at every step.
+  const params = paramsKey(p);
+  const lawn = JSON.stringify(s);
+  const hit = decisionCache.get(lawn);
+  if (hit !== undefined && hit.params === params) return { ...hit.decision };
+  const decision = decideOn(s, p);
+  decisionCache.set(lawn, { params, decision });
+  return { ...decision };
 };
 
-/** Decisions by (parameters, replayed lawn) as JSON (bounded; a hit returns a copy, so callers own what they get). */
-const decisionCache = new BoundedCache<string, PolicyDecision>(8192);
+/**
+ * Decisions by replayed lawn as JSON, each with the parameters (as JSON) it was decided under: a hit
+ * is a lawn decided under the same parameters (bounded; a hit returns a copy, so callers own what they get).
+ */
+const decisionCache = new BoundedCache<string, { params: string; decision: PolicyDecision }>(8192);
 
 function decideOn(s: PvzInner, p: PvzConfig): PolicyDecision {
   const chosen = plan(s, p);

@@ -9,9 +9,25 @@ import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
 import { parseObservation, type SnakeFacts } from "./render.js";
 import { collision, DELTA, DIRECTIONS, isWall, sameCell, type Cell, type Direction } from "./rules.js";
 
+/**
+ * The facts of the last observation read: a learner tactic reads its step's observation twice (its
+ * own rule, then the heuristic that judges it), so the second read is the first's facts. Shared:
+ * nothing may mutate them. An observation that does not parse is not kept (it throws every time).
+ */
+let lastObservation: string | null = null;
+let lastFacts: SnakeFacts | null = null;
+
+export function factsOf(observation: string): SnakeFacts {
+  if (observation === lastObservation) return lastFacts!;
+  const f = parseObservation(splitObservation(observation).body);
+  lastObservation = observation;
+  lastFacts = f;
+  return f;
+}
+
 export const random: TextPolicy = (ctx: PolicyContext, rng: Rng): PolicyDecision => {
   // Parsing first keeps the policy honest: it only answers observations of this game.
-  parseObservation(splitObservation(ctx.observation).body);
+  factsOf(ctx.observation);
   return { action: rng.pick(DIRECTIONS), selfScore: 0 };
 };
 
@@ -92,7 +108,7 @@ export function evaluateMoves(f: SnakeFacts): Option[] {
 }
 
 export const heuristic: TextPolicy = (ctx: PolicyContext): PolicyDecision => {
-  const f = parseObservation(splitObservation(ctx.observation).body);
+  const f = factsOf(ctx.observation);
   const options = evaluateMoves(f);
   if (options.length === 0) return { action: f.direction, selfScore: 0 };
   options.sort((a, b) => Number(b.safe) - Number(a.safe) || a.dist - b.dist || b.area - a.area);

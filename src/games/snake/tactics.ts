@@ -2,14 +2,12 @@
  * Snake tactics (learner.md): the heuristic's safe shortest path, a greedy variant that ignores traps,
  * and the random mover. Estimates: 1 when the move eats an apple (what the heuristic's estimator says).
  */
-import { splitObservation } from "../envelope.js";
 import { judgedBy, plain, type TacticPolicy, type TacticSet } from "../tactics.js";
-import { evaluateMoves, heuristic, random } from "./policies.js";
-import { parseObservation } from "./render.js";
+import { evaluateMoves, factsOf, heuristic, random } from "./policies.js";
 
 /** Nearest apple first among the moves that do not collide now, blind to traps. */
 const greedyUnsafe: TacticPolicy = (ctx, rng) => {
-  const f = parseObservation(splitObservation(ctx.observation).body);
+  const f = factsOf(ctx.observation);
   const options = evaluateMoves(f);
   if (options.length === 0) return { action: f.direction, selfScore: 0 };
   const bestDist = Math.min(...options.map((o) => o.dist));
@@ -19,7 +17,7 @@ const greedyUnsafe: TacticPolicy = (ctx, rng) => {
 
 /** Keeps going the way the snake faces; its estimate is whether that eats. */
 const straight: TacticPolicy = (ctx, rng, k) => {
-  const f = parseObservation(splitObservation(ctx.observation).body);
+  const f = factsOf(ctx.observation);
   return judgedBy(plain(heuristic), () => ({ action: f.direction, selfScore: 0 }))(ctx, rng, k);
 };
 
