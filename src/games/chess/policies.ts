@@ -183,38 +183,45 @@ function knownRule(know: Knowledge): PieceRule {
 }
 
 /**
- * Breadth-first search scratch, reused by every search: the policies run one search at a time, and a
- * step runs hundreds of them (every candidate move of every piece), so fresh Maps and queues per
- * search cost more than the search. `seen` holds the search's stamp, so it needs no clearing.
+ * Breadth-first search scratch, reused by every search: a step runs hundreds of searches (every
+ * candidate move of every piece), so fresh Maps and queues per search cost more than the search.
+ * `seen` holds the search's stamp, so it needs no clearing. Two sets: the forward searches run one at
+ * a time, while a leaper's backward distances stay read during the forward searches of its moves.
  */
-let seen = new Int32Array(0);
-let queue = new Int32Array(0);
-let depth = new Int32Array(0);
-let stamp = 0;
+interface Scratch {
+  seen: Int32Array;
+  queue: Int32Array;
+  depth: Int32Array;
+  stamp: number;
+}
+const forward: Scratch = { seen: new Int32Array(0), queue: new Int32Array(0), depth: new Int32Array(0), stamp: 0 };
+const back: Scratch = { seen: new Int32Array(0), queue: new Int32Array(0), depth: new Int32Array(0), stamp: 0 };
+
+/** Readies `s` for a search over `n` squares: the arrays at least `n` long, and a new stamp (returned). */
+function nextSearch(s: Scratch, n: number): number {
+  if (s.seen.length < n) {
+    s.seen = new Int32Array(n);
+    s.queue = new Int32Array(n);
+    s.depth = new Int32Array(n);
+    s.stamp = 0;
+  }
+  if (++s.stamp > 0x7ffffff0) {
+    s.seen.fill(0);
+    s.stamp = 1;
+  }
+  return s.stamp;
+}
 
 /**
  * Moves needed from `start` to capture the nearest target with `rule` (Infinity if none, or none
- * within `cap` moves). The square `lift` (the moving piece's own, -1: none) counts as empty; with
- * `only` >= 0 every target but that square counts as empty too.
+ * within `cap` moves). The square `lift` (the moving piece's own, -1: none) counts as empty.
  */
-function distToTarget(rule: Pick<PieceRule, "kind" | "vectors">, size: number, grid: readonly string[], start: Sq, cap = Infinity, lift = -1, only = -1): number {
-  const cellAt = (i: number): string => {
-    const c = i === lift ? "." : (grid[i] as string);
-    return only >= 0 && c === "t" && i !== only ? "." : c;
-  };
+function distToTarget(rule: Pick<PieceRule, "kind" | "vectors">, size: number, grid: readonly string[], start: Sq, cap = Infinity, lift = -1): number {
+  const cellAt = (i: number): string => (i === lift ? "." : (grid[i] as string));
   const s0 = start.y * size + start.x;
   if (cellAt(s0) === "t") return 0;
-  const n = size * size;
-  if (seen.length < n) {
-    seen = new Int32Array(n);
-    queue = new Int32Array(n);
-    depth = new Int32Array(n);
-    stamp = 0;
-  }
-  if (++stamp > 0x7ffffff0) {
-    seen.fill(0);
-    stamp = 1;
-  }
+  const stamp = nextSearch(forward, size * size);
+  const { seen, queue, depth } = forward;
   const slides = rule.kind !== "leaper";
   const vectors = rule.vectors;
   seen[s0] = stamp;
@@ -262,21 +269,10 @@ function distToTarget(rule: Pick<PieceRule, "kind" | "vectors">, size: number, g
  * back.depth (0 on a target). Only for leapers: one jump per vector, so a square's predecessors are
  * the squares one reversed vector away that the forward search may pass through (the empty ones).
  */
-const back = { seen: new Int32Array(0), queue: new Int32Array(0), depth: new Int32Array(0), stamp: 0 };
-
 function leaperDistances(vectors: readonly (readonly [number, number])[], size: number, grid: readonly string[], cap: number, lift: number): void {
   const n = size * size;
-  if (back.seen.length < n) {
-    back.seen = new Int32Array(n);
-    back.queue = new Int32Array(n);
-    back.depth = new Int32Array(n);
-    back.stamp = 0;
-  }
-  if (++back.stamp > 0x7ffffff0) {
-    back.seen.fill(0);
-    back.stamp = 1;
-  }
-  const { seen: bs, queue: bq, depth: bd, stamp: st } = back;
+  const st = nextSearch(back, n);
+  const { seen: bs, queue: bq, depth: bd } = back;
   let tail = 0;
   for (let i = 0; i < n; i++) {
     if (i !== lift && grid[i] === "t") {
@@ -308,13 +304,14 @@ function leaperDistances(vectors: readonly (readonly [number, number])[], size: 
 
 /**
  * Moves from `start` (the square `lift` counting as empty) to every square, every target counting as
- * empty too: depthOut[i] for each square reached, -1 otherwise. Up to a target, the search is the one
- * distToTarget(..., only = that target) makes, which meets that target at this same depth (the
- * target's cell matters only once it is met), so one search gives every target's distance.
+ * empty too: depthOut[i] for each square reached, -1 otherwise. A target's depth is the fewest moves
+ * that capture it with the other targets counting as empty (its own cell matters only once it is
+ * met), so one search gives every target's distance.
  */
 function distancesThroughTargets(rule: Pick<PieceRule, "kind" | "vectors">, size: number, grid: readonly string[], start: number, lift: number, depthOut: Int32Array): void {
   depthOut.fill(-1);
-  const q = new Int32Array(size * size);
+  nextSearch(forward, size * size);
+  const q = forward.queue;
   const slides = rule.kind !== "leaper";
   const vectors = rule.vectors;
   depthOut[start] = 0;
