@@ -29,6 +29,22 @@ export function splitObservation(text: string): { step: number; maxSteps: number
   return { step: Number(m[1]) - 1, maxSteps: Number(m[2]), body: text.slice(m[0].length) };
 }
 
+/**
+ * A reader of observations that keeps the last one's parse: a learner tactic reads its step's
+ * observation twice or more (its own rule, then the heuristic or search that judges it), so later reads
+ * get the first's result. The result is shared: callers only read it. An observation whose body does
+ * not parse is not kept (it throws every time).
+ */
+export function lastObservationReader<T>(parse: (body: string) => T): (observation: string) => T {
+  let last: { observation: string; value: T } | null = null;
+  return (observation) => {
+    if (last !== null && last.observation === observation) return last.value;
+    const value = parse(splitObservation(observation).body);
+    last = { observation, value };
+    return value;
+  };
+}
+
 /** Feedback for an unparsable or illegal action, naming the expected grammar. */
 export function invalidFeedback(grammar: string, why = "invalid action"): string {
   return `${why}: expected '${grammar}'`;

@@ -1,6 +1,6 @@
 /** gameFromModules: a game's index.ts hands over its modules whole; only the members the envelope needs are read. */
 import { describe, expect, it } from "vitest";
-import { gameFromModules } from "../../src/games/envelope.js";
+import { gameFromModules, lastObservationReader } from "../../src/games/envelope.js";
 import { GAMES, getGame } from "../../src/games/registry.js";
 import type { BaseConfig, Game } from "../../src/games/types.js";
 import * as chessPolicies from "../../src/games/chess/policies.js";
@@ -44,3 +44,21 @@ function samePlay<I, C extends BaseConfig, F>(built: Game<I, C, F>, registered: 
     b = sb.state;
   }
 }
+
+describe("lastObservationReader", () => {
+  it("parses an observation's body once while it is the last one read, again for another, and keeps no failure", () => {
+    const bodies: string[] = [];
+    const read = lastObservationReader((body) => {
+      bodies.push(body);
+      if (body === "bad") throw new Error("unparsable");
+      return { body };
+    });
+    const a = read("Step 1 of 4\nboard A");
+    expect(read("Step 1 of 4\nboard A")).toBe(a);
+    expect(read("Step 2 of 4\nboard B")).toEqual({ body: "board B" });
+    expect(read("Step 1 of 4\nboard A")).not.toBe(a);
+    expect(() => read("Step 3 of 4\nbad")).toThrow(/unparsable/);
+    expect(() => read("Step 3 of 4\nbad")).toThrow(/unparsable/);
+    expect(bodies).toEqual(["board A", "board B", "board A", "bad", "bad"]);
+  });
+});

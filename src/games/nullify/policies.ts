@@ -1,4 +1,4 @@
-import { splitObservation } from "../envelope.js";
+import { lastObservationReader, splitObservation } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
 import type { Unit } from "./arith.js";
@@ -27,20 +27,11 @@ export function searchDeepening(units: SolverUnit[], budgets: readonly number[] 
   return res;
 }
 
-/**
- * The units of the last observation read: a learner tactic reads its step's observation twice or
- * more (its own rule, then the search that judges it). Shared: read only (toSolverUnits and the
- * searches copy what they change). An observation that does not parse is not kept.
- */
-let lastObservation: string | null = null;
-let lastUnits: Unit[] = [];
+/** The units of an observation (the last one's kept: lastObservationReader; toSolverUnits and the searches copy what they change). */
+const unitsOf = lastObservationReader((body) => parseObservation(body).units);
 
 export function visibleUnits(ctx: PolicyContext): Unit[] {
-  if (ctx.observation === lastObservation) return lastUnits;
-  const units = parseObservation(splitObservation(ctx.observation).body).units;
-  lastObservation = ctx.observation;
-  lastUnits = units;
-  return units;
+  return unitsOf(ctx.observation);
 }
 
 /**

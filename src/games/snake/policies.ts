@@ -3,27 +3,14 @@
  * the snake out of a trap (the tail stays reachable, or the open area still fits the body), then the
  * shortest path (BFS aware of the body clearing over time) to an apple. Self-score 1 if its move eats.
  */
-import { splitObservation } from "../envelope.js";
+import { lastObservationReader } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
 import { parseObservation, type SnakeFacts } from "./render.js";
 import { collision, DELTA, DIRECTIONS, isWall, sameCell, type Cell, type Direction } from "./rules.js";
 
-/**
- * The facts of the last observation read: a learner tactic reads its step's observation twice (its
- * own rule, then the heuristic that judges it), so the second read is the first's facts. Shared:
- * nothing may mutate them. An observation that does not parse is not kept (it throws every time).
- */
-let lastObservation: string | null = null;
-let lastFacts: SnakeFacts | null = null;
-
-export function factsOf(observation: string): SnakeFacts {
-  if (observation === lastObservation) return lastFacts!;
-  const f = parseObservation(splitObservation(observation).body);
-  lastObservation = observation;
-  lastFacts = f;
-  return f;
-}
+/** An observation's facts (the last one's kept: lastObservationReader; nothing may mutate them). */
+export const factsOf: (observation: string) => SnakeFacts = lastObservationReader(parseObservation);
 
 export const random: TextPolicy = (ctx: PolicyContext, rng: Rng): PolicyDecision => {
   // Parsing first keeps the policy honest: it only answers observations of this game.

@@ -1,5 +1,5 @@
 /** Text-only trust policies: they read the observation, never the hidden type. */
-import { splitObservation } from "../envelope.js";
+import { lastObservationReader } from "../envelope.js";
 import type { Rng } from "../../util/rng.js";
 import type { PolicyContext, PolicyDecision, TextPolicy } from "../types.js";
 import { parseObservation, type TrustFacts } from "./render.js";
@@ -166,17 +166,10 @@ export function heuristicWithPrior(ctx: PolicyContext, prior?: Readonly<Partial<
  * explains the history.
  */
 /**
- * The last observation read, and its facts: a step asks for the same observation's belief twice or
- * more (the tactic's move, then the fair estimate of it). The facts are only read here.
+ * An observation's facts, the last one's kept (lastObservationReader): a step asks for the same
+ * observation's belief twice or more (the tactic's move, then the fair estimate of it). The facts are only read here.
  */
-let lastRead: { observation: string; facts: ReturnType<typeof parseObservation> } | null = null;
-
-function factsOf(observation: string): ReturnType<typeof parseObservation> {
-  if (lastRead !== null && lastRead.observation === observation) return lastRead.facts;
-  const facts = parseObservation(splitObservation(observation).body);
-  lastRead = { observation, facts };
-  return facts;
-}
+const factsOf = lastObservationReader(parseObservation);
 
 export function beliefValues(ctx: PolicyContext, prior?: Readonly<Partial<Record<OpponentType, number>>>): Array<{ a: Move; value: number; now: number; mass: number }> | null {
   const f = factsOf(ctx.observation);
